@@ -1,0 +1,216 @@
+//! End-of-block classification, selection and settlement math (CIP-5 §5, §6.3, §6.5).
+//!
+//! The engine decides; the chain moves the money and runs the handlers. [`plan`] drains the
+//! height's bucket, classifies each due timer and pre-charges the ones selected to fire through
+//! the [`Ledger`] trait; the chain executes them and settles each with [`settle`].
+
+use super::config::{GC_CYCLES_PER_REMOVAL, TimerConfig};
+use super::events::{DeferReason, TimerEvent};
+use super::queue::CalendarQueue;
+use super::timer::Timer;
+use super::types::Address;
+use serde::{Deserialize, Serialize};
+
+/// Balances as the engine sees them during classification.
+pub trait Ledger {
+    fn balance(&self, who: &Address) -> u128;
+    /// Debits `amount`; the engine only calls this after checking the balance covers it.
+    fn debit(&mut self, who: &Address, amount: u128);
+}
+
+/// The per-unit prices in force for this block, read once at the block boundary (CIP-5 §7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeeQuote {
+    pub cycle_basefee: u128,
+    pub cell_basefee: u128,
+}
+
+/// A timer selected to fire, already pre-charged `max_cost`.
+#[derive(Clone, Debug)]
+pub struct Fire {
+    pub timer: Timer,
+    pub max_cost: u128,
+    pub tip_per_cycle: u128,
+    pub cycle_basefee: u128,
+    pub cell_basefee: u128,
+    pub cells_limit: u64,
+}
+
+/// Counters for one end of block.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EobStats {
+    pub due: u64,
+    pub fired: u64,
+    pub deferred: u64,
+    pub expired: u64,
+    pub unfunded: u64,
+    /// Lane cycles reserved by the fired timers' `gas_limit_per_fire`.
+    pub lane_reserved: u64,
+    /// Lane cycles the fired handlers actually used (filled in by the chain).
+    pub lane_used: u64,
+    pub gc_cycles: u64,
+}
+
+impl EobStats {
+    /// Timers removed under the GC budget.
+    pub fn gc_removed(&self) -> u64 {
+        self.expired + self.unfunded
+    }
+}
+
+/// What [`plan`] decided.
+#[derive(Debug, Default)]
+pub struct EobPlan {
+    pub fires: Vec<Fire>,
+    pub events: Vec<TimerEvent>,
+    pub stats: EobStats,
+}
+
+/// `max_cost` of CIP-5 §6.3 step 2, with the CIP-1 v3 §3 step 8 tip term (zero under FIFO).
+pub fn max_cost(gas_limit: u64, cells_limit: u64, quote: &FeeQuote, tip_per_cycle: u128) -> u128 {
+    (gas_limit as u128)
+        .saturating_mul(quote.cycle_basefee.saturating_add(tip_per_cycle))
+        .saturating_add((cells_limit as u128).saturating_mul(quote.cell_basefee))
+}
+
+/// Classifies and selects the timers due at `height` under the FIFO scheduler (CIP-5 §5.1).
+///
+/// For each due timer, in bucket order:
+/// 1. `height > expires_at` → TTL expiry (§5.4 path 3), under the GC budget.
+/// 2. `balance(fee_payer) < max_cost` → insufficient-funds self-destruct (§5.4 path 2), under
+///    the GC budget. The balance is read before the lane check, so an unfunded timer is cleared
+///    on time even when the lane is full; reading it costs the owner nothing.
+/// 3. Otherwise the timer fires if its `gas_limit_per_fire` fits the lane; it is pre-charged
+///    `max_cost` (§6.3 step 4) and handed to the chain.
+///
+/// A removal that finds the GC budget spent is carried to the next block ("still expired means
+/// still expired", §8), as is a timer that does not fit the lane (§6.5).
+///
+/// Spec note (open point 3): the lane is *reserved* by `gas_limit_per_fire` (§6.5 compares
+/// `gas_limit_per_fire` with the remaining budget; CIP-1 v3 §3 step 7 gates on it), because all
+/// timers are classified and pre-charged before any handler runs (§5.1 steps 3–5), so the
+/// actual cycles are not yet known. The lane can therefore never be exceeded. Under FIFO the
+/// first live timer that does not fit *closes the lane for the block*: the smaller timers behind
+/// it are deferred too, so execution never leaves insertion order. (The eip1559 scheduler's
+/// "greedily fill" lets smaller timers pass; that is a different policy.)
+pub fn plan(
+    queue: &mut CalendarQueue,
+    height: u64,
+    cfg: &TimerConfig,
+    quote: &FeeQuote,
+    ledger: &mut dyn Ledger,
+) -> EobPlan {
+    let due = queue.take_due(height);
+    let mut out = EobPlan::default();
+    out.stats.due = due.len() as u64;
+    let mut lane_left = cfg.lane_timer_cycles;
+    let mut lane_closed = false;
+    let mut gc_left = cfg.gc_cycles_per_block;
+    let mut carried: Vec<u32> = Vec::new();
+    let to_height = height + 1;
+
+    for slot in due {
+        let t = queue.slot(slot);
+        let expired = height > t.expires_at;
+        let cost = max_cost(t.gas_limit_per_fire, cfg.max_cells_per_fire, quote, 0);
+        let available = if expired {
+            0
+        } else {
+            ledger.balance(&t.fee_payer)
+        };
+        let remove = expired || available < cost;
+        if remove {
+            if gc_left < GC_CYCLES_PER_REMOVAL {
+                out.events.push(TimerEvent::TimerDeferred {
+                    timer_id: t.timer_id,
+                    actor: t.actor_address,
+                    height: t.height,
+                    to_height,
+                    reason: DeferReason::GcBudget,
+                });
+                out.stats.deferred += 1;
+                carried.push(slot);
+                continue;
+            }
+            gc_left -= GC_CYCLES_PER_REMOVAL;
+            out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
+            let t = queue.conclude(slot);
+            if expired {
+                out.stats.expired += 1;
+                out.events.push(TimerEvent::TimerExpired {
+                    timer_id: t.timer_id,
+                    actor: t.actor_address,
+                    expires_at: t.expires_at,
+                    current_height: height,
+                });
+            } else {
+                out.stats.unfunded += 1;
+                out.events.push(TimerEvent::TimerCancelledInsufficientFunds {
+                    timer_id: t.timer_id,
+                    actor: t.actor_address,
+                    fee_payer: t.fee_payer,
+                    required: cost,
+                    available,
+                });
+            }
+            continue;
+        }
+        if lane_closed || t.gas_limit_per_fire > lane_left {
+            lane_closed = true;
+            out.events.push(TimerEvent::TimerDeferred {
+                timer_id: t.timer_id,
+                actor: t.actor_address,
+                height: t.height,
+                to_height,
+                reason: DeferReason::Lane,
+            });
+            out.stats.deferred += 1;
+            carried.push(slot);
+            continue;
+        }
+        lane_left -= t.gas_limit_per_fire;
+        out.stats.lane_reserved += t.gas_limit_per_fire;
+        ledger.debit(&t.fee_payer, cost);
+        let timer = queue.conclude(slot).clone();
+        out.stats.fired += 1;
+        out.fires.push(Fire {
+            timer,
+            max_cost: cost,
+            tip_per_cycle: 0,
+            cycle_basefee: quote.cycle_basefee,
+            cell_basefee: quote.cell_basefee,
+            cells_limit: cfg.max_cells_per_fire,
+        });
+    }
+    queue.carry(&carried);
+    out
+}
+
+/// The money of one fire (CIP-5 §6.3 steps 6–7).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Settlement {
+    /// `actual_cost`: what the fee payer ends up paying.
+    pub cost: u128,
+    /// `max_cost − actual_cost`, credited back to the fee payer.
+    pub refund: u128,
+    /// The basefee portion of `actual_cost`, burned.
+    pub burned: u128,
+    /// The priority-tip portion, paid to the block proposer.
+    pub tip: u128,
+}
+
+/// Settles a fire that used `cycles` and `cells` (both already capped by the fire's limits).
+/// A reverted handler settles the same way: what it used is charged (§6.3 step 5).
+pub fn settle(fire: &Fire, cycles: u64, cells: u64) -> Settlement {
+    let cycles = cycles.min(fire.timer.gas_limit_per_fire) as u128;
+    let cells = cells.min(fire.cells_limit) as u128;
+    let burned = cycles * fire.cycle_basefee + cells * fire.cell_basefee;
+    let tip = cycles * fire.tip_per_cycle;
+    let cost = (burned + tip).min(fire.max_cost);
+    Settlement {
+        cost,
+        refund: fire.max_cost - cost,
+        burned: cost - tip.min(cost),
+        tip: tip.min(cost),
+    }
+}

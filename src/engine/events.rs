@@ -1,0 +1,151 @@
+//! Timer events (CIP-5 §5.4, §6.4), with the exact kind names the tools key on.
+
+use super::config::TimerConfig;
+use super::types::{Address, TimerId, u128_str};
+use serde::{Deserialize, Serialize};
+
+/// Why a due timer was carried to the next block instead of concluding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DeferReason {
+    /// Its `gas_limit_per_fire` did not fit the remaining `LANE_TIMER_CYCLES` (CIP-5 §6.5).
+    Lane,
+    /// It was to be removed (expired or unfunded) but the GC budget was spent (CIP-5 §8).
+    GcBudget,
+}
+
+/// An event of the timer engine. Serialized with `"kind": "<name>"`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum TimerEvent {
+    TimerScheduled {
+        timer_id: TimerId,
+        actor: Address,
+        height: u64,
+        fee_payer: Address,
+        gas_limit_per_fire: u64,
+        expires_at: u64,
+        handler: String,
+        payload_len: u64,
+    },
+    TimerFired {
+        timer_id: TimerId,
+        actor: Address,
+        fee_payer: Address,
+        /// The height the timer was scheduled for (below the block height if it was carried).
+        height: u64,
+        handler: String,
+        cycles_used: u64,
+        cells_used: u64,
+        #[serde(with = "u128_str")]
+        max_cost: u128,
+        #[serde(with = "u128_str")]
+        cost: u128,
+        #[serde(with = "u128_str")]
+        refund: u128,
+        #[serde(with = "u128_str")]
+        burned: u128,
+        #[serde(with = "u128_str")]
+        tip: u128,
+        success: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    TimerDeferred {
+        timer_id: TimerId,
+        actor: Address,
+        height: u64,
+        to_height: u64,
+        reason: DeferReason,
+    },
+    TimerExpired {
+        timer_id: TimerId,
+        actor: Address,
+        expires_at: u64,
+        current_height: u64,
+    },
+    TimerCancelledInsufficientFunds {
+        timer_id: TimerId,
+        actor: Address,
+        fee_payer: Address,
+        #[serde(with = "u128_str")]
+        required: u128,
+        #[serde(with = "u128_str")]
+        available: u128,
+    },
+    TimerCancelled {
+        timer_id: TimerId,
+        actor: Address,
+        /// A pre-charge refunded because the timer was cancelled between its pre-charge and its
+        /// execution in the same end of block (CIP-5 §5.4); zero otherwise.
+        #[serde(with = "u128_str")]
+        refund: u128,
+    },
+    TimerCancelledByGovernance {
+        timer_id: TimerId,
+        /// False when the timer was already gone: the instruction is idempotent (CIP-5 §5.4).
+        existed: bool,
+    },
+    TimerExtended {
+        timer_id: TimerId,
+        actor: Address,
+        old_expires_at: u64,
+        new_expires_at: u64,
+    },
+    TimerExtendedByGovernance {
+        timer_id: TimerId,
+        old_expires_at: u64,
+        new_expires_at: u64,
+    },
+    TimerConfigUpdated {
+        config: TimerConfig,
+    },
+}
+
+impl TimerEvent {
+    /// The event's kind name.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TimerEvent::TimerScheduled { .. } => "TimerScheduled",
+            TimerEvent::TimerFired { .. } => "TimerFired",
+            TimerEvent::TimerDeferred { .. } => "TimerDeferred",
+            TimerEvent::TimerExpired { .. } => "TimerExpired",
+            TimerEvent::TimerCancelledInsufficientFunds { .. } => "TimerCancelledInsufficientFunds",
+            TimerEvent::TimerCancelled { .. } => "TimerCancelled",
+            TimerEvent::TimerCancelledByGovernance { .. } => "TimerCancelledByGovernance",
+            TimerEvent::TimerExtended { .. } => "TimerExtended",
+            TimerEvent::TimerExtendedByGovernance { .. } => "TimerExtendedByGovernance",
+            TimerEvent::TimerConfigUpdated { .. } => "TimerConfigUpdated",
+        }
+    }
+
+    /// The timer this event is about, if any.
+    pub fn timer_id(&self) -> Option<TimerId> {
+        match self {
+            TimerEvent::TimerScheduled { timer_id, .. }
+            | TimerEvent::TimerFired { timer_id, .. }
+            | TimerEvent::TimerDeferred { timer_id, .. }
+            | TimerEvent::TimerExpired { timer_id, .. }
+            | TimerEvent::TimerCancelledInsufficientFunds { timer_id, .. }
+            | TimerEvent::TimerCancelled { timer_id, .. }
+            | TimerEvent::TimerCancelledByGovernance { timer_id, .. }
+            | TimerEvent::TimerExtended { timer_id, .. }
+            | TimerEvent::TimerExtendedByGovernance { timer_id, .. } => Some(*timer_id),
+            TimerEvent::TimerConfigUpdated { .. } => None,
+        }
+    }
+
+    /// The actor this event is about, if it names one.
+    pub fn actor(&self) -> Option<Address> {
+        match self {
+            TimerEvent::TimerScheduled { actor, .. }
+            | TimerEvent::TimerFired { actor, .. }
+            | TimerEvent::TimerDeferred { actor, .. }
+            | TimerEvent::TimerExpired { actor, .. }
+            | TimerEvent::TimerCancelledInsufficientFunds { actor, .. }
+            | TimerEvent::TimerCancelled { actor, .. }
+            | TimerEvent::TimerExtended { actor, .. } => Some(*actor),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! The timer engine: pure, deterministic, no I/O (DESIGN.md, `engine/`).
+//!
+//! Timers ([`timer`]), their validation ([`validate_schedule`], [`validate_extend`]), the
+//! three-tier calendar queue ([`queue`]), end-of-block classification and settlement ([`eob`])
+//! and the events they produce ([`events`]).
+
+pub mod config;
+pub mod eob;
+pub mod error;
+pub mod events;
+pub mod merkle;
+pub mod queue;
+pub mod timer;
+pub mod types;
+
+pub use config::{QueueConfig, TimerConfig};
+pub use eob::{EobPlan, EobStats, FeeQuote, Fire, Ledger, Settlement};
+pub use error::TimerError;
+pub use events::{DeferReason, TimerEvent};
+pub use queue::{CalendarQueue, Tier, TierCounts};
+pub use timer::{Handler, Timer};
+pub use types::{Address, H256, TimerId};
+
+use config::{MAX_PAYLOAD_BYTES, MAX_TIMER_ID_BYTES};
+use serde::{Deserialize, Serialize};
+
+/// Which scheduler orders the lane. Only `fifo` (CIP-5) exists in this wave; `eip1559`
+/// (CIP-1 v3) arrives with its activation height in the scheduler issue.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SchedulerKind {
+    #[default]
+    Fifo,
+}
+
+/// The arguments of `schedule_timer` / `schedule_timer_ex` (CIP-5 §4.1). `None` means the
+/// protocol default.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduleArgs {
+    pub height: u64,
+    #[serde(default)]
+    pub payload: Vec<u8>,
+    #[serde(default)]
+    pub fee_payer: Option<Address>,
+    #[serde(default)]
+    pub gas_limit: Option<u64>,
+    #[serde(default)]
+    pub expires_at: Option<u64>,
+}
+
+/// Who is scheduling, and when.
+#[derive(Clone, Copy, Debug)]
+pub struct ScheduleCtx {
+    /// The height of the block being built (timers must be strictly later, §5.3).
+    pub current_height: u64,
+    /// The executing actor: the timer's owner.
+    pub actor: Address,
+    /// The transaction's sender (the actor itself inside a timer handler, §5.2).
+    pub tx_sender: Address,
+    /// The actor's nonce, fed into the timer id (§3.3).
+    pub actor_nonce: u64,
+    /// Live timers the actor will hold once this transaction's earlier side effects commit.
+    pub actor_timers: u32,
+}
+
+/// Validates a schedule request against every CIP-5 §4.2 rule and builds the timer.
+///
+/// Spec note (open point 5): CIP-5 §4.2 bounds `expires_at` only from above. A timer with
+/// `expires_at < height` could never fire, only cost GC budget, so it is rejected with
+/// `InvalidInput`. In particular a height more than `max_ttl_blocks` ahead needs an explicit
+/// (and still capped) `expires_at` that it cannot have, so such heights are rejected too.
+pub fn validate_schedule(
+    cfg: &TimerConfig,
+    ctx: &ScheduleCtx,
+    args: ScheduleArgs,
+) -> Result<Timer, TimerError> {
+    let invalid = |m: String| Err(TimerError::InvalidInput(m));
+    if args.height <= ctx.current_height {
+        return invalid(format!(
+            "height {} is not in the future: timers must be scheduled above the current height {} (CIP-5 §4.2, §5.3)",
+            args.height, ctx.current_height
+        ));
+    }
+    if args.payload.len() > MAX_PAYLOAD_BYTES {
+        return invalid(format!(
+            "payload is {} bytes, the limit is {MAX_PAYLOAD_BYTES}",
+            args.payload.len()
+        ));
+    }
+    let (handler, _) = timer::parse_handler_convention(&args.payload)
+        .map_err(TimerError::InvalidInput)?;
+    if handler.name() == "deploy" {
+        return invalid("a timer cannot invoke the `deploy` handler".into());
+    }
+    let fee_payer = args.fee_payer.unwrap_or(ctx.actor);
+    if fee_payer == Address::ZERO {
+        return invalid("fee_payer is the zero (burn) address".into());
+    }
+    if fee_payer.is_system() {
+        return invalid(format!(
+            "fee_payer {fee_payer} is in the reserved system-actor band 0x01..=0x0F"
+        ));
+    }
+    if fee_payer != ctx.actor && fee_payer != ctx.tx_sender {
+        return invalid(format!(
+            "fee_payer {fee_payer} must be the executing actor {} or the tx sender {}",
+            ctx.actor, ctx.tx_sender
+        ));
+    }
+    let gas_limit = args.gas_limit.unwrap_or(cfg.max_cycles_per_fire);
+    if gas_limit == 0 || gas_limit > cfg.max_cycles_per_fire {
+        return invalid(format!(
+            "gas_limit {gas_limit} must be in 1..={} (max_cycles_per_fire)",
+            cfg.max_cycles_per_fire
+        ));
+    }
+    let ttl_cap = ctx.current_height.saturating_add(cfg.max_ttl_blocks);
+    let expires_at = args.expires_at.unwrap_or(ttl_cap);
+    if expires_at > ttl_cap {
+        return invalid(format!(
+            "expires_at {expires_at} is past current height + max_ttl_blocks = {ttl_cap}"
+        ));
+    }
+    if expires_at < args.height {
+        return invalid(format!(
+            "expires_at {expires_at} is below the timer's height {}: it could only expire",
+            args.height
+        ));
+    }
+    if ctx.actor_timers >= cfg.max_timers_per_actor {
+        return Err(TimerError::TimerCapExceeded(format!(
+            "actor {} already holds {} live timers (max_timers_per_actor)",
+            ctx.actor, ctx.actor_timers
+        )));
+    }
+    Ok(Timer {
+        timer_id: timer::derive_timer_id(&ctx.actor, args.height, &args.payload, ctx.actor_nonce),
+        actor_address: ctx.actor,
+        fee_payer,
+        height: args.height,
+        seq: 0,
+        schedule_block: ctx.current_height,
+        gas_limit_per_fire: gas_limit,
+        expires_at,
+        handler,
+        payload: args.payload.into_boxed_slice(),
+        max_fee_per_cycle: 0,
+        max_priority_fee_per_cycle: 0,
+    })
+}
+
+/// Parses a timer id given as bytes by a host call (at most 256 bytes, CIP-5 §3.1).
+pub fn parse_timer_id(bytes: &[u8]) -> Result<TimerId, TimerError> {
+    if bytes.len() > MAX_TIMER_ID_BYTES {
+        return Err(TimerError::InvalidInput(format!(
+            "timer id is {} bytes, the limit is {MAX_TIMER_ID_BYTES}",
+            bytes.len()
+        )));
+    }
+    let arr: [u8; 32] = bytes.try_into().map_err(|_| {
+        TimerError::TimerNotFound(format!("0x{} is not a live timer id", hex::encode(bytes)))
+    })?;
+    Ok(TimerId(arr))
+}
+
+/// The TTL an extension sets (CIP-5 §5.4): strictly above the current height, clamped to
+/// `current + max_ttl_blocks`. Shared by the actor path and the governance path.
+pub fn clamp_extension(
+    cfg: &TimerConfig,
+    current_height: u64,
+    new_expires_at: u64,
+) -> Result<u64, TimerError> {
+    if new_expires_at <= current_height {
+        return Err(TimerError::InvalidInput(format!(
+            "new expires_at {new_expires_at} must be greater than the current height {current_height}"
+        )));
+    }
+    Ok(new_expires_at.min(current_height.saturating_add(cfg.max_ttl_blocks)))
+}
+
+/// Checks that `caller` owns `timer` (CIP-5 §4.2: cancel and extend are owner-only).
+pub fn check_owner(timer: &Timer, caller: &Address) -> Result<(), TimerError> {
+    if timer.actor_address != *caller {
+        return Err(TimerError::Unauthorized(format!(
+            "timer {} belongs to actor {}, not {caller}",
+            timer.timer_id, timer.actor_address
+        )));
+    }
+    Ok(())
+}

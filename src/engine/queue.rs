@@ -1,0 +1,633 @@
+//! The three-tier calendar queue (CIP-1 v3 §2) holding pending timers.
+//!
+//! * Tier 1, the ring buffer: one FIFO bucket per height for the current epoch and the next.
+//! * Tier 2, the epoch queue: one FIFO bucket per epoch for the following `epoch_slots − 1`
+//!   epochs.
+//! * Tier 3, the overflow sorted set: a `(height, seq)`-ordered tree for everything later, with
+//!   its own Merkle root.
+//!
+//! Timers live once, in a slab; buckets hold 8-byte generation-checked handles, so cancel and
+//! extend find a timer through the id index without scanning, and a cancelled timer's handle is
+//! simply skipped when its bucket is drained.
+//!
+//! **Amortized epoch maintenance.** During epoch `e` the queue migrates epoch `e+1` from the epoch
+//! queue into the ring, and the overflow entries of epoch `e+S` into the epoch queue, a slice
+//! per block (`ceil(remaining / blocks left in the epoch)`), so no block pays for a whole
+//! epoch's migration. A tier's horizon moves only once its migration is complete, so a timer
+//! scheduled meanwhile is appended behind the older ones of its height: FIFO order within a
+//! height survives every migration.
+//!
+//! **Order of carried timers.** Spec note (open point 4, CIP-5 §6.5): a timer deferred by the lane
+//! (or left over by the GC budget) keeps its original height and is carried to the *front* of
+//! the next height's bucket, ahead of the timers originally due there, in its own FIFO order.
+//! Every bucket is therefore ordered by `(original height, insertion seq)`: oldest due first.
+
+use super::config::QueueConfig;
+use super::error::TimerError;
+use super::merkle::SetCommitment;
+use super::timer::Timer;
+use super::types::{Address, TimerId, keccak_parts};
+use hashbrown::HashTable;
+use std::collections::{BTreeMap, HashSet, VecDeque};
+
+/// Which tier a timer sits in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Tier {
+    Ring,
+    Epoch,
+    Overflow,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Handle {
+    slot: u32,
+    generation: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Meta {
+    generation: u32,
+    tier: Tier,
+}
+
+/// Counts per tier, for dashboards and benchmarks.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TierCounts {
+    pub ring: usize,
+    pub epoch: usize,
+    pub overflow: usize,
+}
+
+/// Where the queue stands: the scalars that, with the timer set, fix every timer's tier.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Horizons {
+    pub next_height: u64,
+    pub ring_horizon: u64,
+    pub epoch_horizon: u64,
+}
+
+#[derive(Clone)]
+pub struct CalendarQueue {
+    cfg: QueueConfig,
+    slots: Vec<Option<Timer>>,
+    meta: Vec<Meta>,
+    free: Vec<u32>,
+    index: HashTable<u32>,
+    ring: Vec<VecDeque<Handle>>,
+    epochs: Vec<VecDeque<Handle>>,
+    epoch_live: Vec<usize>,
+    overflow: BTreeMap<(u64, u64), u32>,
+    overflow_per_epoch: BTreeMap<u64, usize>,
+    next_height: u64,
+    ring_horizon: u64,
+    epoch_horizon: u64,
+    per_actor: BTreeMap<Address, u32>,
+    counts: TierCounts,
+    next_seq: u64,
+    // State commitment (see `commit`).
+    timers_commit: SetCommitment,
+    overflow_commit: SetCommitment,
+    graveyard: Vec<Timer>,
+    fresh: Vec<TimerId>,
+    touched: HashSet<TimerId>,
+    committed_seq: u64,
+}
+
+fn id_hash(id: &TimerId) -> u64 {
+    u64::from_le_bytes(id.0[..8].try_into().expect("8 bytes"))
+}
+
+fn overflow_leaf(t: &Timer) -> [u8; 32] {
+    keccak_parts(&[
+        b"overflow",
+        &t.height.to_be_bytes(),
+        &t.seq.to_be_bytes(),
+        &t.timer_id.0,
+    ])
+}
+
+impl std::fmt::Debug for CalendarQueue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CalendarQueue")
+            .field("horizons", &self.horizons())
+            .field("counts", &self.counts)
+            .finish()
+    }
+}
+
+impl CalendarQueue {
+    /// An empty queue whose first undrained height is `start_height`.
+    pub fn new(cfg: QueueConfig, start_height: u64) -> Self {
+        let ring = (0..cfg.ring_size()).map(|_| VecDeque::new()).collect();
+        let epochs = (0..cfg.epoch_slots).map(|_| VecDeque::new()).collect();
+        let mut q = CalendarQueue {
+            epoch_live: vec![0; cfg.epoch_slots as usize],
+            cfg,
+            slots: Vec::new(),
+            meta: Vec::new(),
+            free: Vec::new(),
+            index: HashTable::new(),
+            ring,
+            epochs,
+            overflow: BTreeMap::new(),
+            overflow_per_epoch: BTreeMap::new(),
+            next_height: start_height,
+            ring_horizon: 0,
+            epoch_horizon: 0,
+            per_actor: BTreeMap::new(),
+            counts: TierCounts::default(),
+            next_seq: 0,
+            timers_commit: SetCommitment::new(16),
+            overflow_commit: SetCommitment::new(12),
+            graveyard: Vec::new(),
+            fresh: Vec::new(),
+            touched: HashSet::new(),
+            committed_seq: 0,
+        };
+        q.reset_horizons(start_height);
+        q
+    }
+
+    pub fn config(&self) -> &QueueConfig {
+        &self.cfg
+    }
+
+    fn reset_horizons(&mut self, h: u64) {
+        let e = h / self.cfg.epoch_blocks;
+        self.ring_horizon = (e + 1) * self.cfg.epoch_blocks;
+        self.epoch_horizon = (e + self.cfg.epoch_slots) * self.cfg.epoch_blocks;
+    }
+
+    pub fn horizons(&self) -> Horizons {
+        Horizons {
+            next_height: self.next_height,
+            ring_horizon: self.ring_horizon,
+            epoch_horizon: self.epoch_horizon,
+        }
+    }
+
+    /// The lowest height whose bucket has not been drained yet.
+    pub fn next_height(&self) -> u64 {
+        self.next_height
+    }
+
+    pub fn len(&self) -> usize {
+        self.counts.ring + self.counts.epoch + self.counts.overflow
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn counts(&self) -> TierCounts {
+        self.counts
+    }
+
+    /// The insertion sequence number the next timer will get.
+    pub fn next_seq(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Live timers owned by `actor` (the CIP-5 §4.2 per-actor index).
+    pub fn actor_count(&self, actor: &Address) -> u32 {
+        self.per_actor.get(actor).copied().unwrap_or(0)
+    }
+
+    /// Actors with live timers and their counts, in address order.
+    pub fn actor_counts(&self) -> impl Iterator<Item = (&Address, &u32)> {
+        self.per_actor.iter()
+    }
+
+    fn find_slot(&self, id: &TimerId) -> Option<u32> {
+        let slots = &self.slots;
+        self.index
+            .find(id_hash(id), |&s| {
+                slots[s as usize].as_ref().map(|t| &t.timer_id) == Some(id)
+            })
+            .copied()
+    }
+
+    pub fn get(&self, id: &TimerId) -> Option<&Timer> {
+        self.find_slot(id)
+            .and_then(|s| self.slots[s as usize].as_ref())
+    }
+
+    pub fn contains(&self, id: &TimerId) -> bool {
+        self.find_slot(id).is_some()
+    }
+
+    /// The tier the timer with this id sits in.
+    pub fn tier_of(&self, id: &TimerId) -> Option<Tier> {
+        self.find_slot(id).map(|s| self.meta[s as usize].tier)
+    }
+
+    fn place(&self, height: u64) -> Tier {
+        if height < self.ring_horizon {
+            Tier::Ring
+        } else if height < self.epoch_horizon {
+            Tier::Epoch
+        } else {
+            Tier::Overflow
+        }
+    }
+
+    fn ring_pos(&self, height: u64) -> usize {
+        (height % self.cfg.ring_size()) as usize
+    }
+
+    fn epoch_pos(&self, height: u64) -> usize {
+        ((height / self.cfg.epoch_blocks) % self.cfg.epoch_slots) as usize
+    }
+
+    /// Inserts a timer. Its `seq` is assigned here (insertion order). The caller has validated
+    /// it against CIP-5 §4.2; the queue only refuses a duplicate id or a height already drained.
+    pub fn insert(&mut self, mut timer: Timer) -> Result<TimerId, TimerError> {
+        if timer.height < self.next_height {
+            return Err(TimerError::InvalidInput(format!(
+                "height {} is already past (next undrained height is {})",
+                timer.height, self.next_height
+            )));
+        }
+        if self.contains(&timer.timer_id) {
+            return Err(TimerError::InvalidInput(format!(
+                "timer id {} already exists",
+                timer.timer_id
+            )));
+        }
+        timer.seq = self.next_seq;
+        self.next_seq += 1;
+        let id = timer.timer_id;
+        self.fresh.push(id);
+        *self.per_actor.entry(timer.actor_address).or_insert(0) += 1;
+        self.store(timer, None);
+        Ok(id)
+    }
+
+    /// Puts a timer into a slot and the tier its height belongs to. `carry_to` places it at the
+    /// back of that height's ring bucket instead (used when rebuilding after a height jump).
+    fn store(&mut self, timer: Timer, carry_to: Option<u64>) -> u32 {
+        let tier = if carry_to.is_some() {
+            Tier::Ring
+        } else {
+            self.place(timer.height)
+        };
+        let slot = match self.free.pop() {
+            Some(s) => s,
+            None => {
+                self.slots.push(None);
+                self.meta.push(Meta {
+                    generation: 0,
+                    tier: Tier::Ring,
+                });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        let generation = self.meta[slot as usize].generation;
+        self.meta[slot as usize].tier = tier;
+        let h = Handle { slot, generation };
+        match tier {
+            Tier::Ring => {
+                let pos = self.ring_pos(carry_to.unwrap_or(timer.height));
+                self.ring[pos].push_back(h);
+                self.counts.ring += 1;
+            }
+            Tier::Epoch => {
+                let pos = self.epoch_pos(timer.height);
+                self.epochs[pos].push_back(h);
+                self.epoch_live[pos] += 1;
+                self.counts.epoch += 1;
+            }
+            Tier::Overflow => {
+                self.overflow.insert((timer.height, timer.seq), slot);
+                *self
+                    .overflow_per_epoch
+                    .entry(timer.height / self.cfg.epoch_blocks)
+                    .or_insert(0) += 1;
+                self.overflow_commit.insert(overflow_leaf(&timer));
+                self.counts.overflow += 1;
+            }
+        }
+        let slots = &self.slots;
+        self.index
+            .insert_unique(id_hash(&timer.timer_id), slot, |&s| {
+                id_hash(&slots[s as usize].as_ref().expect("indexed slot is live").timer_id)
+            });
+        self.slots[slot as usize] = Some(timer);
+        slot
+    }
+
+    /// Takes the timer out of its slot and every index (its bucket handle goes stale).
+    fn unstore(&mut self, slot: u32) -> Timer {
+        let timer = self.slots[slot as usize].take().expect("live slot");
+        let meta = &mut self.meta[slot as usize];
+        meta.generation = meta.generation.wrapping_add(1);
+        match meta.tier {
+            Tier::Ring => self.counts.ring -= 1,
+            Tier::Epoch => {
+                let pos = self.epoch_pos(timer.height);
+                self.epoch_live[pos] -= 1;
+                self.counts.epoch -= 1;
+            }
+            Tier::Overflow => {
+                self.overflow.remove(&(timer.height, timer.seq));
+                let e = timer.height / self.cfg.epoch_blocks;
+                if let Some(c) = self.overflow_per_epoch.get_mut(&e) {
+                    *c -= 1;
+                    if *c == 0 {
+                        self.overflow_per_epoch.remove(&e);
+                    }
+                }
+                self.overflow_commit.remove(&overflow_leaf(&timer));
+                self.counts.overflow -= 1;
+            }
+        }
+        if let Ok(e) = self.index.find_entry(id_hash(&timer.timer_id), |&s| s == slot) {
+            e.remove();
+        }
+        self.free.push(slot);
+        timer
+    }
+
+    /// Removes a timer for good (fire, expiry, insufficient funds, cancel) and returns it.
+    pub fn remove(&mut self, id: &TimerId) -> Option<&Timer> {
+        let slot = self.find_slot(id)?;
+        Some(self.retire(slot))
+    }
+
+    fn retire(&mut self, slot: u32) -> &Timer {
+        let timer = self.unstore(slot);
+        if let Some(c) = self.per_actor.get_mut(&timer.actor_address) {
+            *c -= 1;
+            if *c == 0 {
+                self.per_actor.remove(&timer.actor_address);
+            }
+        }
+        self.graveyard.push(timer);
+        self.graveyard.last().expect("just pushed")
+    }
+
+    /// Sets a timer's `expires_at` (extend). Returns the previous value.
+    pub fn set_expires_at(&mut self, id: &TimerId, expires_at: u64) -> Option<u64> {
+        let slot = self.find_slot(id)? as usize;
+        let committed_seq = self.committed_seq;
+        let t = self.slots[slot].as_mut().expect("live slot");
+        if t.seq < committed_seq && !self.touched.contains(id) {
+            let old_leaf = t.leaf();
+            self.timers_commit.remove(&old_leaf);
+        }
+        self.touched.insert(*id);
+        self.fresh.push(*id);
+        Some(std::mem::replace(&mut t.expires_at, expires_at))
+    }
+
+    // ---- end of block -------------------------------------------------------------------
+
+    /// Drains the bucket of `height` (which must be the next undrained height) and returns the
+    /// due timers' slots in bucket order: carried timers first, then FIFO.
+    pub fn take_due(&mut self, height: u64) -> Vec<u32> {
+        assert_eq!(
+            height, self.next_height,
+            "take_due out of order: expected height {}",
+            self.next_height
+        );
+        let pos = self.ring_pos(height);
+        let bucket = std::mem::take(&mut self.ring[pos]);
+        self.next_height = height + 1;
+        bucket
+            .into_iter()
+            .filter(|h| self.meta[h.slot as usize].generation == h.generation && self.slots[h.slot as usize].is_some())
+            .map(|h| h.slot)
+            .collect()
+    }
+
+    /// The timer in a slot returned by [`take_due`](Self::take_due).
+    pub fn slot(&self, slot: u32) -> &Timer {
+        self.slots[slot as usize].as_ref().expect("live slot")
+    }
+
+    /// Concludes a due timer (fired or destroyed): removes it and returns it.
+    pub fn conclude(&mut self, slot: u32) -> &Timer {
+        self.retire(slot)
+    }
+
+    /// Carries due timers that were not concluded to the front of the next height's bucket,
+    /// keeping their order (see the module docs).
+    pub fn carry(&mut self, slots: &[u32]) {
+        let pos = self.ring_pos(self.next_height);
+        for &s in slots.iter().rev() {
+            let generation = self.meta[s as usize].generation;
+            self.ring[pos].push_front(Handle { slot: s, generation });
+        }
+    }
+
+    /// Epoch maintenance for the block at `height` (CIP-1 v3 §3 step 2): migrates this block's
+    /// slice of the next epoch into the ring and of the overflow set into the epoch queue.
+    /// Returns how many timers moved.
+    pub fn maintain(&mut self, height: u64) -> usize {
+        let eb = self.cfg.epoch_blocks;
+        let s = self.cfg.epoch_slots;
+        let e = height / eb;
+        let blocks_left = ((e + 1) * eb).saturating_sub(height).max(1) as usize;
+        let mut moved = 0;
+
+        // Epoch e+1: epoch queue -> ring.
+        let ring_target = (e + 2) * eb;
+        if self.ring_horizon < ring_target {
+            let pos = self.epoch_pos((e + 1) * eb);
+            let remaining = self.epoch_live[pos];
+            let mut quota = remaining.div_ceil(blocks_left);
+            while quota > 0 {
+                let Some(h) = self.epochs[pos].pop_front() else {
+                    break;
+                };
+                let m = self.meta[h.slot as usize];
+                if m.generation != h.generation || self.slots[h.slot as usize].is_none() {
+                    continue;
+                }
+                let height = self.slots[h.slot as usize].as_ref().expect("live").height;
+                self.meta[h.slot as usize].tier = Tier::Ring;
+                let rpos = self.ring_pos(height);
+                self.ring[rpos].push_back(h);
+                self.epoch_live[pos] -= 1;
+                self.counts.epoch -= 1;
+                self.counts.ring += 1;
+                quota -= 1;
+                moved += 1;
+            }
+            if self.epoch_live[pos] == 0 {
+                self.epochs[pos].clear();
+                self.ring_horizon = ring_target;
+            }
+        }
+
+        // Epoch e+S: overflow -> epoch queue.
+        let epoch_target = (e + s + 1) * eb;
+        if self.epoch_horizon < epoch_target {
+            let target_epoch = e + s;
+            let remaining = self
+                .overflow_per_epoch
+                .get(&target_epoch)
+                .copied()
+                .unwrap_or(0);
+            let quota = remaining.div_ceil(blocks_left);
+            let lo = (target_epoch * eb, 0);
+            let keys: Vec<(u64, u64)> = self
+                .overflow
+                .range(lo..)
+                .take(quota)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in keys {
+                let slot = self.overflow.remove(&k).expect("present");
+                let t = self.slots[slot as usize].as_ref().expect("live");
+                let leaf = overflow_leaf(t);
+                let pos = self.epoch_pos(t.height);
+                self.overflow_commit.remove(&leaf);
+                let c = self
+                    .overflow_per_epoch
+                    .get_mut(&target_epoch)
+                    .expect("counted");
+                *c -= 1;
+                if *c == 0 {
+                    self.overflow_per_epoch.remove(&target_epoch);
+                }
+                let generation = self.meta[slot as usize].generation;
+                self.meta[slot as usize].tier = Tier::Epoch;
+                self.epochs[pos].push_back(Handle { slot, generation });
+                self.epoch_live[pos] += 1;
+                self.counts.overflow -= 1;
+                self.counts.epoch += 1;
+                moved += 1;
+            }
+            if !self.overflow_per_epoch.contains_key(&target_epoch) {
+                self.epoch_horizon = epoch_target;
+            }
+        }
+        moved
+    }
+
+    /// Moves the queue to `height` without draining the heights in between (a halted chain
+    /// resuming, CIP-5 §8 "resume-after-outage"). Timers of the skipped heights become due at
+    /// `height`, ordered by (height, seq). Rebuilds the tiers: O(n log n), a rare operation.
+    pub fn jump_to(&mut self, height: u64) {
+        if height <= self.next_height {
+            return;
+        }
+        let mut live: Vec<u32> = (0..self.slots.len() as u32)
+            .filter(|&s| self.slots[s as usize].is_some())
+            .collect();
+        live.sort_by_key(|&s| {
+            let t = self.slots[s as usize].as_ref().expect("live");
+            (t.height, t.seq)
+        });
+        let timers: Vec<Timer> = live.into_iter().map(|s| self.unstore(s)).collect();
+        for b in self.ring.iter_mut().chain(self.epochs.iter_mut()) {
+            b.clear();
+        }
+        self.epoch_live.iter_mut().for_each(|c| *c = 0);
+        self.next_height = height;
+        self.reset_horizons(height);
+        for t in timers {
+            let carry = (t.height < height).then_some(height);
+            self.store(t, carry);
+        }
+    }
+
+    // ---- views --------------------------------------------------------------------------
+
+    /// The live timers of one height's ring bucket, in firing order (empty for heights outside
+    /// the ring).
+    pub fn bucket(&self, height: u64) -> Vec<&Timer> {
+        if height < self.next_height || height >= self.ring_horizon {
+            return Vec::new();
+        }
+        self.ring[self.ring_pos(height)]
+            .iter()
+            .filter(|h| self.meta[h.slot as usize].generation == h.generation)
+            .filter_map(|h| self.slots[h.slot as usize].as_ref())
+            .collect()
+    }
+
+    /// Live timers per epoch-queue bucket, as `(first height of the epoch, count)`.
+    pub fn epoch_buckets(&self) -> Vec<(u64, usize)> {
+        let eb = self.cfg.epoch_blocks;
+        let first = self.next_height / eb + 1;
+        (first..first + self.cfg.epoch_slots)
+            .map(|e| (e * eb, self.epoch_live[self.epoch_pos(e * eb)]))
+            .filter(|(h, _)| *h < self.epoch_horizon)
+            .collect()
+    }
+
+    /// Overflow-set population per epoch, as `(first height of the epoch, count)`.
+    pub fn overflow_epochs(&self) -> Vec<(u64, usize)> {
+        self.overflow_per_epoch
+            .iter()
+            .map(|(e, c)| (e * self.cfg.epoch_blocks, *c))
+            .collect()
+    }
+
+    /// Every pending timer in firing order: by (due height, original height, seq).
+    pub fn pending(&self) -> Vec<&Timer> {
+        let mut v: Vec<&Timer> = self.slots.iter().flatten().collect();
+        let next = self.next_height;
+        v.sort_by_key(|t| (t.height.max(next), t.height, t.seq));
+        v
+    }
+
+    // ---- commitment ---------------------------------------------------------------------
+
+    /// Folds this block's changes into the timer-set and overflow commitments and returns
+    /// `(timers_root, overflow_root)`. Cost follows the timers that changed since the last call.
+    ///
+    /// The height index and the per-actor index of CIP-5 §3.2 are functions of the timer set:
+    /// each committed record carries its actor, its height and its insertion `seq`, which fix
+    /// its bucket and its FIFO position, so committing the records commits the indexes.
+    pub fn commit(&mut self) -> ([u8; 32], [u8; 32]) {
+        for t in std::mem::take(&mut self.graveyard) {
+            if t.seq < self.committed_seq && !self.touched.contains(&t.timer_id) {
+                self.timers_commit.remove(&t.leaf());
+            }
+        }
+        for id in std::mem::take(&mut self.fresh) {
+            if let Some(slot) = self.find_slot(&id) {
+                let leaf = self.slots[slot as usize].as_ref().expect("live").leaf();
+                self.timers_commit.insert(leaf);
+            }
+        }
+        self.touched.clear();
+        self.committed_seq = self.next_seq;
+        (self.timers_commit.root(), self.overflow_commit.root())
+    }
+
+    /// Changes waiting for the next [`commit`](Self::commit).
+    pub fn uncommitted(&self) -> usize {
+        self.graveyard.len() + self.fresh.len()
+    }
+
+    /// Rough heap bytes held per pending timer, payload excluded (for the memory report).
+    pub fn approx_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let slots = self.slots.capacity() * size_of::<Option<Timer>>();
+        let meta = self.meta.capacity() * size_of::<Meta>();
+        let index = self.index.capacity() * (size_of::<u32>() + 1);
+        let ring: usize = self
+            .ring
+            .iter()
+            .chain(self.epochs.iter())
+            .map(|b| b.capacity() * size_of::<Handle>())
+            .sum();
+        let overflow = self.overflow.len() * (size_of::<(u64, u64)>() + size_of::<u32>() + 8);
+        let commit = (self.timers_commit.len() + self.overflow_commit.len()) * 32;
+        let handlers: usize = self
+            .slots
+            .iter()
+            .flatten()
+            .map(|t| match &t.handler {
+                super::timer::Handler::Default => 0,
+                super::timer::Handler::Named(n) => n.len(),
+            })
+            .sum();
+        slots + meta + index + ring + overflow + commit + handlers + self.free.capacity() * 4
+    }
+}

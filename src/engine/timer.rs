@@ -1,0 +1,195 @@
+//! The timer record (CIP-5 §3.1), its id (§3.3) and the `_handler` payload convention (§4.2).
+
+use super::config::{DEFAULT_HANDLER, MAX_HANDLER_BYTES};
+use super::types::{Address, TimerId, keccak_parts};
+use base64::Engine as _;
+use serde::{Deserialize, Serialize};
+
+/// A pending one-shot timer.
+///
+/// Fields of CIP-5 §3.1 plus what the queue needs: `seq` (global insertion order, which fixes
+/// FIFO order within a height bucket, CIP-5 §7) and `schedule_block`. The two fee caps are the
+/// CIP-1 v3 §6 parameters; they are zero and unused under the FIFO scheduler.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timer {
+    pub timer_id: TimerId,
+    pub actor_address: Address,
+    pub fee_payer: Address,
+    /// Height the timer was scheduled for. A timer carried over (deferred by the lane, or left
+    /// by the GC budget) keeps this height and is due at the next block.
+    pub height: u64,
+    pub seq: u64,
+    pub schedule_block: u64,
+    pub gas_limit_per_fire: u64,
+    pub expires_at: u64,
+    pub handler: Handler,
+    #[serde(with = "payload_b64")]
+    pub payload: Box<[u8]>,
+    #[serde(default, with = "super::types::u128_str")]
+    pub max_fee_per_cycle: u128,
+    #[serde(default, with = "super::types::u128_str")]
+    pub max_priority_fee_per_cycle: u128,
+}
+
+/// The handler a timer invokes: the default `handle_timer`, or one named through the
+/// `{"_handler", "_payload"}` convention. The default takes no heap space.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Handler {
+    Default,
+    Named(Box<str>),
+}
+
+impl Handler {
+    pub fn name(&self) -> &str {
+        match self {
+            Handler::Default => DEFAULT_HANDLER,
+            Handler::Named(n) => n,
+        }
+    }
+}
+
+/// CIP-5 §3.3: `keccak256(actor[20] || height[8 BE] || payload || nonce[8 BE])`.
+///
+/// Spec note (open point 1): the literal "transaction nonce" makes two schedules in one
+/// transaction with the same height and payload collide, and two senders with equal nonces
+/// calling one actor collide too. We take "the transaction nonce of the calling actor" to be the
+/// scheduling *actor's* own account nonce, which advances by one on every successful schedule
+/// (as an EVM contract's nonce advances on every CREATE). Ids are then unique by construction;
+/// the queue still rejects a duplicate id defensively.
+pub fn derive_timer_id(actor: &Address, height: u64, payload: &[u8], nonce: u64) -> TimerId {
+    TimerId(keccak_parts(&[
+        &actor.0,
+        &height.to_be_bytes(),
+        payload,
+        &nonce.to_be_bytes(),
+    ]))
+}
+
+/// Applies the CIP-5 §4.2 convention: a payload that is a JSON object with a string `_handler`
+/// and a base64 string `_payload` names the handler and carries the inner payload. Anything else
+/// goes to `handle_timer` unchanged. Returns the handler and, for the convention, the decoded
+/// inner payload.
+///
+/// Returns `Err` only for a convention payload whose handler name is over 256 bytes or empty.
+pub fn parse_handler_convention(payload: &[u8]) -> Result<(Handler, Option<Vec<u8>>), String> {
+    if payload.first() != Some(&b'{') {
+        return Ok((Handler::Default, None));
+    }
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(payload)
+    else {
+        return Ok((Handler::Default, None));
+    };
+    let (Some(serde_json::Value::String(name)), Some(serde_json::Value::String(inner))) =
+        (map.get("_handler"), map.get("_payload"))
+    else {
+        return Ok((Handler::Default, None));
+    };
+    let Ok(inner) = base64::engine::general_purpose::STANDARD.decode(inner) else {
+        return Ok((Handler::Default, None));
+    };
+    if name.is_empty() {
+        return Err("handler name is empty".into());
+    }
+    if name.len() > MAX_HANDLER_BYTES {
+        return Err(format!(
+            "handler name is {} bytes, the limit is {MAX_HANDLER_BYTES}",
+            name.len()
+        ));
+    }
+    let handler = if name == DEFAULT_HANDLER {
+        Handler::Default
+    } else {
+        Handler::Named(name.as_str().into())
+    };
+    Ok((handler, Some(inner)))
+}
+
+/// Builds a `{"_handler", "_payload"}` payload (for fixtures, the dashboard and RPC).
+pub fn handler_payload(handler: &str, inner: &[u8]) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "_handler": handler,
+        "_payload": base64::engine::general_purpose::STANDARD.encode(inner),
+    }))
+    .expect("json of strings")
+}
+
+impl Timer {
+    /// The payload the handler receives: the inner payload under the `_handler` convention,
+    /// the raw payload otherwise.
+    pub fn delivered_payload(&self) -> Vec<u8> {
+        match parse_handler_convention(&self.payload) {
+            Ok((_, Some(inner))) => inner,
+            _ => self.payload.to_vec(),
+        }
+    }
+
+    /// The leaf this timer contributes to the state root: a digest of every field.
+    pub fn leaf(&self) -> [u8; 32] {
+        keccak_parts(&[
+            b"timer",
+            &self.timer_id.0,
+            &self.actor_address.0,
+            &self.fee_payer.0,
+            &self.height.to_be_bytes(),
+            &self.seq.to_be_bytes(),
+            &self.schedule_block.to_be_bytes(),
+            &self.gas_limit_per_fire.to_be_bytes(),
+            &self.expires_at.to_be_bytes(),
+            &(self.handler.name().len() as u32).to_be_bytes(),
+            self.handler.name().as_bytes(),
+            &self.max_fee_per_cycle.to_be_bytes(),
+            &self.max_priority_fee_per_cycle.to_be_bytes(),
+            &(self.payload.len() as u32).to_be_bytes(),
+            &self.payload,
+        ])
+    }
+}
+
+mod payload_b64 {
+    use base64::Engine as _;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &[u8], s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&base64::engine::general_purpose::STANDARD.encode(v))
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Box<[u8]>, D::Error> {
+        let s = String::deserialize(d)?;
+        base64::engine::general_purpose::STANDARD
+            .decode(s)
+            .map(Vec::into_boxed_slice)
+            .map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn convention_routes_to_named_handler() {
+        let p = handler_payload("tick", b"abc");
+        let (h, inner) = parse_handler_convention(&p).unwrap();
+        assert_eq!(h.name(), "tick");
+        assert_eq!(inner.unwrap(), b"abc");
+    }
+
+    #[test]
+    fn non_convention_goes_to_default() {
+        for p in [&b"hello"[..], b"{\"_handler\":\"x\"}", b"{bad json", b""] {
+            let (h, inner) = parse_handler_convention(p).unwrap();
+            assert_eq!(h, Handler::Default);
+            assert!(inner.is_none());
+        }
+    }
+
+    #[test]
+    fn id_depends_on_every_input() {
+        let a = Address::from_label("a");
+        let base = derive_timer_id(&a, 10, b"p", 0);
+        assert_ne!(base, derive_timer_id(&a, 11, b"p", 0));
+        assert_ne!(base, derive_timer_id(&a, 10, b"q", 0));
+        assert_ne!(base, derive_timer_id(&a, 10, b"p", 1));
+        assert_ne!(base, derive_timer_id(&Address::from_label("b"), 10, b"p", 0));
+    }
+}
