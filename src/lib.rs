@@ -5,4 +5,6 @@
 //! runtimes behind [`chain::runtime::ActorRuntime`]), [`node`] (the live devnet) and
 //! [`scenario`] (fixtures and the headless runner).
 
+pub mod chain;
 pub mod engine;
+pub mod vm;

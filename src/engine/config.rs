@@ -71,7 +71,9 @@ impl TimerConfig {
             return bad("max_timers_per_actor must be at least 1");
         }
         if self.lane_timer_cycles < self.max_cycles_per_fire {
-            return bad("lane_timer_cycles must be at least max_cycles_per_fire, or a maximal timer never fits the lane");
+            return bad(
+                "lane_timer_cycles must be at least max_cycles_per_fire, or a maximal timer never fits the lane",
+            );
         }
         if self.gc_cycles_per_block < GC_CYCLES_PER_REMOVAL {
             return bad("gc_cycles_per_block must cover at least one removal (5,000 cycles)");

@@ -145,13 +145,14 @@ pub fn plan(
                 });
             } else {
                 out.stats.unfunded += 1;
-                out.events.push(TimerEvent::TimerCancelledInsufficientFunds {
-                    timer_id: t.timer_id,
-                    actor: t.actor_address,
-                    fee_payer: t.fee_payer,
-                    required: cost,
-                    available,
-                });
+                out.events
+                    .push(TimerEvent::TimerCancelledInsufficientFunds {
+                        timer_id: t.timer_id,
+                        actor: t.actor_address,
+                        fee_payer: t.fee_payer,
+                        required: cost,
+                        available,
+                    });
             }
             continue;
         }

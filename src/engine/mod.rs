@@ -33,6 +33,22 @@ pub enum SchedulerKind {
     Fifo,
 }
 
+/// The timer engine's state: the calendar queue and the scheduler in force.
+#[derive(Clone, Debug)]
+pub struct Engine {
+    pub queue: CalendarQueue,
+    pub scheduler: SchedulerKind,
+}
+
+impl Engine {
+    pub fn new(queue_cfg: QueueConfig, scheduler: SchedulerKind, start_height: u64) -> Self {
+        Engine {
+            queue: CalendarQueue::new(queue_cfg, start_height),
+            scheduler,
+        }
+    }
+}
+
 /// The arguments of `schedule_timer` / `schedule_timer_ex` (CIP-5 §4.1). `None` means the
 /// protocol default.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,8 +103,8 @@ pub fn validate_schedule(
             args.payload.len()
         ));
     }
-    let (handler, _) = timer::parse_handler_convention(&args.payload)
-        .map_err(TimerError::InvalidInput)?;
+    let (handler, _) =
+        timer::parse_handler_convention(&args.payload).map_err(TimerError::InvalidInput)?;
     if handler.name() == "deploy" {
         return invalid("a timer cannot invoke the `deploy` handler".into());
     }

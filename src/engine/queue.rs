@@ -311,7 +311,12 @@ impl CalendarQueue {
         let slots = &self.slots;
         self.index
             .insert_unique(id_hash(&timer.timer_id), slot, |&s| {
-                id_hash(&slots[s as usize].as_ref().expect("indexed slot is live").timer_id)
+                id_hash(
+                    &slots[s as usize]
+                        .as_ref()
+                        .expect("indexed slot is live")
+                        .timer_id,
+                )
             });
         self.slots[slot as usize] = Some(timer);
         slot
@@ -342,7 +347,10 @@ impl CalendarQueue {
                 self.counts.overflow -= 1;
             }
         }
-        if let Ok(e) = self.index.find_entry(id_hash(&timer.timer_id), |&s| s == slot) {
+        if let Ok(e) = self
+            .index
+            .find_entry(id_hash(&timer.timer_id), |&s| s == slot)
+        {
             e.remove();
         }
         self.free.push(slot);
@@ -396,7 +404,10 @@ impl CalendarQueue {
         self.next_height = height + 1;
         bucket
             .into_iter()
-            .filter(|h| self.meta[h.slot as usize].generation == h.generation && self.slots[h.slot as usize].is_some())
+            .filter(|h| {
+                self.meta[h.slot as usize].generation == h.generation
+                    && self.slots[h.slot as usize].is_some()
+            })
             .map(|h| h.slot)
             .collect()
     }
@@ -417,7 +428,10 @@ impl CalendarQueue {
         let pos = self.ring_pos(self.next_height);
         for &s in slots.iter().rev() {
             let generation = self.meta[s as usize].generation;
-            self.ring[pos].push_front(Handle { slot: s, generation });
+            self.ring[pos].push_front(Handle {
+                slot: s,
+                generation,
+            });
         }
     }
 

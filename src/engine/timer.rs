@@ -190,6 +190,9 @@ mod tests {
         assert_ne!(base, derive_timer_id(&a, 11, b"p", 0));
         assert_ne!(base, derive_timer_id(&a, 10, b"q", 0));
         assert_ne!(base, derive_timer_id(&a, 10, b"p", 1));
-        assert_ne!(base, derive_timer_id(&Address::from_label("b"), 10, b"p", 0));
+        assert_ne!(
+            base,
+            derive_timer_id(&Address::from_label("b"), 10, b"p", 0)
+        );
     }
 }

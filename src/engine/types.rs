@@ -28,10 +28,7 @@ fn parse_fixed<const N: usize>(s: &str, what: &str) -> Result<[u8; N], ParseHexE
     let t = s.strip_prefix("0x").unwrap_or(s);
     let bytes = hex::decode(t).map_err(|e| ParseHexError(format!("{what} `{s}`: {e}")))?;
     bytes.try_into().map_err(|b: Vec<u8>| {
-        ParseHexError(format!(
-            "{what} `{s}`: expected {N} bytes, got {}",
-            b.len()
-        ))
+        ParseHexError(format!("{what} `{s}`: expected {N} bytes, got {}", b.len()))
     })
 }
 

@@ -1,0 +1,572 @@
+//! Building blocks: the transaction phase, the end of block (CIP-5 §5.1) and sealing.
+
+use super::exec::{ExecCtx, Meter, Overlay};
+use super::runtime::{ActorCode, Host, Lang, VmError, cost};
+use super::state::{Actor, StateKey};
+use super::*;
+
+impl Chain {
+    fn open_block(&mut self) -> &mut OpenBlock {
+        if self.open.is_none() {
+            let height = self.height + 1;
+            let migrated = self.engine.queue.maintain(height) as u64;
+            self.open = Some(OpenBlock {
+                height,
+                skipped: std::mem::take(&mut self.skip_next),
+                cfg: self.timer_config.clone(),
+                quote: self.fee_quote(),
+                receipts: Vec::new(),
+                events: Vec::new(),
+                migrated,
+            });
+        }
+        self.open.as_mut().expect("just opened")
+    }
+
+    /// Checks a transaction without applying it: what [`apply_tx`](Self::apply_tx) would reject.
+    pub fn check_tx(&self, tx: &Transaction) -> Result<(), TxError> {
+        let expected = self.nonce(&tx.from);
+        if let Some(n) = tx.nonce
+            && n != expected
+        {
+            return Err(TxError::NonceMismatch { expected, got: n });
+        }
+        let limit = tx.cycle_limit.unwrap_or(self.basefee.tx_cycle_limit);
+        if limit < self.basefee.tx_base_cycles {
+            return Err(TxError::InvalidInput(format!(
+                "cycle_limit {limit} is below the {} base cycles of a transaction",
+                self.basefee.tx_base_cycles
+            )));
+        }
+        let max_fee = self.max_tx_fee(limit);
+        let have = self.balance(&tx.from);
+        if have < max_fee {
+            return Err(TxError::InsufficientFunds(format!(
+                "{} holds {have}, the transaction may cost up to {max_fee}",
+                tx.from
+            )));
+        }
+        match &tx.kind {
+            TxKind::Transfer { to, .. } if *to == Address::ZERO => {
+                Err(TxError::InvalidInput("transfer to the zero address".into()))
+            }
+            TxKind::Transfer { .. } | TxKind::System(_) => Ok(()),
+            TxKind::Deploy { address, code, .. } => {
+                let addr = address.unwrap_or_else(|| self.derive_address(&tx.from));
+                if addr == Address::ZERO || addr.is_system() {
+                    return Err(TxError::InvalidInput(format!(
+                        "cannot deploy at reserved address {addr}"
+                    )));
+                }
+                if self.actors.contains_key(&addr) {
+                    return Err(TxError::ActorExists(addr));
+                }
+                self.runtime.prepare(code).map_err(TxError::Code)
+            }
+            TxKind::Call {
+                actor,
+                handler,
+                payload,
+            } => {
+                if !self.actors.contains_key(actor) {
+                    return Err(TxError::UnknownActor(*actor));
+                }
+                if handler.is_empty() || handler.len() > engine::config::MAX_HANDLER_BYTES {
+                    return Err(TxError::InvalidInput(format!(
+                        "handler name must be 1..=256 bytes, got {}",
+                        handler.len()
+                    )));
+                }
+                if handler == "deploy" {
+                    return Err(TxError::InvalidInput(
+                        "`deploy` runs once, at deployment".into(),
+                    ));
+                }
+                if payload.len() > engine::config::MAX_PAYLOAD_BYTES {
+                    return Err(TxError::InvalidInput("payload over 1 MiB".into()));
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn max_tx_fee(&self, cycle_limit: u64) -> u128 {
+        (cycle_limit as u128) * self.basefee.cycle_basefee
+            + (self.basefee.tx_cell_limit as u128) * self.basefee.cell_basefee
+    }
+
+    /// The address a deploy without an explicit address gets: keccak(sender, nonce)[12..].
+    pub fn derive_address(&self, sender: &Address) -> Address {
+        let h = keccak_parts(&[b"deploy", &sender.0, &self.nonce(sender).to_be_bytes()]);
+        let mut a = [0u8; 20];
+        a.copy_from_slice(&h[12..]);
+        Address(a)
+    }
+
+    /// Applies a transaction to the open block (opening one if needed).
+    ///
+    /// `Err` means the transaction was rejected before inclusion and nothing changed. An
+    /// included transaction gets a receipt: if it failed, every effect is discarded (timer side
+    /// effects included, CIP-5 §4.3) but the nonce advances and the cycles used are paid, as
+    /// on any chain.
+    pub fn apply_tx(&mut self, tx: Transaction) -> Result<Receipt, TxError> {
+        self.check_tx(&tx)?;
+        self.open_block();
+        let height = self.pending_height();
+        let cycle_limit = tx.cycle_limit.unwrap_or(self.basefee.tx_cycle_limit);
+        let max_fee = self.max_tx_fee(cycle_limit);
+        let tx_hash = H256(keccak(&serde_json::to_vec(&tx).expect("tx serializes")));
+        let nonce = self.nonce(&tx.from);
+        {
+            let acc = self.accounts.entry(tx.from).or_default();
+            acc.balance -= max_fee;
+            acc.nonce += 1;
+            self.commit.mark(StateKey::Account(tx.from));
+        }
+        let mut meter = Meter::new(cycle_limit, self.basefee.tx_cell_limit);
+        meter.cycles = self.basefee.tx_base_cycles;
+        let mut created = None;
+        let cfg = self.open.as_ref().expect("open").cfg.clone();
+
+        let (result, overlay, meter) = match &tx.kind {
+            TxKind::System(ins) => {
+                let r = self.apply_system(&tx.from, ins, &cfg);
+                (r.map_err(VmError::Timer), None, meter)
+            }
+            TxKind::Transfer { to, amount } => {
+                let ex = self.execute(&cfg, height, tx.from, tx.from, tx.from, meter, |ctx, _| {
+                    ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
+                    ctx.move_funds(&tx.from, to, *amount)
+                });
+                (ex.result, Some(ex.overlay), ex.meter)
+            }
+            TxKind::Deploy {
+                address,
+                code,
+                endowment,
+            } => {
+                let addr = address.unwrap_or_else(|| self.derive_address(&tx.from));
+                created = Some(addr);
+                let rt = self.runtime.clone();
+                let has_deploy = rt.has_entry(code, "deploy");
+                let ex = self.execute(&cfg, height, addr, tx.from, tx.from, meter, |ctx, _| {
+                    ctx.overlay.new_actor = Some((
+                        addr,
+                        Actor {
+                            code: code.clone(),
+                            deployer: tx.from,
+                            storage: BTreeMap::new(),
+                        },
+                    ));
+                    ctx.overlay
+                        .events
+                        .push(Event::Chain(ChainEvent::ActorDeployed {
+                            actor: addr,
+                            deployer: tx.from,
+                        }));
+                    ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
+                    ctx.move_funds(&tx.from, &addr, *endowment)?;
+                    if has_deploy {
+                        rt.invoke(code, "deploy", &[], ctx)?;
+                    }
+                    Ok(())
+                });
+                (ex.result, Some(ex.overlay), ex.meter)
+            }
+            TxKind::Call {
+                actor,
+                handler,
+                payload,
+            } => {
+                let rt = self.runtime.clone();
+                let deployer = self.actors[actor].deployer;
+                let code = self.actors[actor].code.clone();
+                let ex = self.execute(&cfg, height, *actor, tx.from, deployer, meter, |ctx, _| {
+                    rt.invoke(&code, handler, payload, ctx)
+                });
+                (ex.result, Some(ex.overlay), ex.meter)
+            }
+        };
+
+        let success = result.is_ok();
+        let mut timers = Vec::new();
+        if let (true, Some(o)) = (success, overlay) {
+            timers = exec::scheduled_ids(&o);
+            self.apply_overlay(o, Phase::Tx);
+        }
+        let fee = (meter.cycles as u128) * self.basefee.cycle_basefee
+            + (meter.cells as u128) * self.basefee.cell_basefee;
+        let fee = fee.min(max_fee);
+        self.accounts.entry(tx.from).or_default().balance += max_fee - fee;
+        self.commit.mark(StateKey::Account(tx.from));
+        self.burned += fee;
+        let open = self.open.as_mut().expect("open");
+        let receipt = Receipt {
+            tx_hash,
+            index: open.receipts.len() as u32,
+            from: tx.from,
+            nonce,
+            kind: tx.kind_name().to_string(),
+            success,
+            error: result.err().map(|e| e.to_string()),
+            cycles_used: meter.cycles,
+            cells_used: meter.cells,
+            fee,
+            created: created.filter(|_| success),
+            timers,
+        };
+        open.receipts.push(receipt.clone());
+        Ok(receipt)
+    }
+
+    /// Runs `f` in a fresh execution context; a fatal host error overrides an `Ok`.
+    #[allow(clippy::too_many_arguments)]
+    fn execute<F>(
+        &self,
+        cfg: &TimerConfig,
+        height: u64,
+        actor: Address,
+        sender: Address,
+        deployer: Address,
+        meter: Meter,
+        f: F,
+    ) -> Executed
+    where
+        F: FnOnce(&mut ExecCtx<'_>, &Chain) -> Result<(), VmError>,
+    {
+        let no_pending = BTreeMap::new();
+        self.execute_with(cfg, &no_pending, height, actor, sender, deployer, meter, f)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn execute_with<F>(
+        &self,
+        cfg: &TimerConfig,
+        pending: &BTreeMap<TimerId, Address>,
+        height: u64,
+        actor: Address,
+        sender: Address,
+        deployer: Address,
+        meter: Meter,
+        f: F,
+    ) -> Executed
+    where
+        F: FnOnce(&mut ExecCtx<'_>, &Chain) -> Result<(), VmError>,
+    {
+        let mut ctx = ExecCtx::new(self, cfg, pending, height, actor, sender, deployer, meter);
+        let r = f(&mut ctx, self);
+        let result = match (ctx.fatal.take(), r) {
+            (Some(e), _) => Err(e),
+            (None, r) => r,
+        };
+        Executed {
+            result,
+            overlay: ctx.overlay,
+            meter: ctx.meter,
+        }
+    }
+
+    fn push_event(&mut self, phase: Phase, event: Event) {
+        let open = self.open.as_mut().expect("open block");
+        open.events.push(EventRecord {
+            height: open.height,
+            phase,
+            event,
+        });
+    }
+
+    /// Commits an execution's buffered writes.
+    fn apply_overlay(&mut self, o: Overlay, phase: Phase) {
+        if let Some((addr, actor)) = o.new_actor {
+            self.actors.insert(addr, actor);
+            self.accounts.entry(addr).or_default();
+            self.commit.mark(StateKey::Actor(addr));
+            self.commit.mark(StateKey::Account(addr));
+        }
+        for (a, b) in o.balances {
+            self.accounts.entry(a).or_default().balance = b;
+            self.commit.mark(StateKey::Account(a));
+        }
+        for (a, n) in o.nonces {
+            self.accounts.entry(a).or_default().nonce = n;
+            self.commit.mark(StateKey::Account(a));
+        }
+        for ((a, k), v) in o.storage {
+            if let Some(actor) = self.actors.get_mut(&a) {
+                match v {
+                    Some(v) => actor.storage.insert(k.clone(), v),
+                    None => actor.storage.remove(&k),
+                };
+                self.commit.mark(StateKey::Storage(a, k));
+            }
+        }
+        for id in o.cancelled {
+            self.engine.queue.remove(&id);
+        }
+        for (id, exp) in o.extended {
+            self.engine.queue.set_expires_at(&id, exp);
+        }
+        for t in o.scheduled {
+            self.engine
+                .queue
+                .insert(t)
+                .expect("validated in the execution context");
+        }
+        self.cancelled_fires.extend(o.cancelled_fires);
+        for e in o.events {
+            self.push_event(phase, e);
+        }
+    }
+
+    /// System instructions 48/49/50 (CIP-5 §5.4, §6.4), gated by `system_deployers`.
+    fn apply_system(
+        &mut self,
+        from: &Address,
+        ins: &SystemInstruction,
+        block_cfg: &TimerConfig,
+    ) -> Result<(), TimerError> {
+        if !self.system_deployers.contains(from) {
+            return Err(TimerError::Unauthorized(format!(
+                "{from} is not in system_deployers (opcode {})",
+                ins.opcode()
+            )));
+        }
+        let height = self.pending_height();
+        match ins {
+            SystemInstruction::CancelTimer { timer_id } => {
+                let existed = self.engine.queue.remove(timer_id).is_some();
+                self.push_event(
+                    Phase::Tx,
+                    Event::Timer(TimerEvent::TimerCancelledByGovernance {
+                        timer_id: *timer_id,
+                        existed,
+                    }),
+                );
+            }
+            SystemInstruction::ExtendTimer {
+                timer_id,
+                new_expires_at,
+            } => {
+                let new = engine::clamp_extension(block_cfg, height, *new_expires_at)?;
+                let old = self
+                    .engine
+                    .queue
+                    .set_expires_at(timer_id, new)
+                    .ok_or_else(|| {
+                        TimerError::TimerNotFound(format!("{timer_id} is not a live timer"))
+                    })?;
+                self.push_event(
+                    Phase::Tx,
+                    Event::Timer(TimerEvent::TimerExtendedByGovernance {
+                        timer_id: *timer_id,
+                        old_expires_at: old,
+                        new_expires_at: new,
+                    }),
+                );
+            }
+            SystemInstruction::UpdateTimerConfig { config } => {
+                config.validate()?;
+                // Takes effect from the next block: this block read its config at its start.
+                self.timer_config = config.clone();
+                self.push_event(
+                    Phase::Tx,
+                    Event::Timer(TimerEvent::TimerConfigUpdated {
+                        config: config.clone(),
+                    }),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.
+    pub fn seal_block(&mut self) -> &Block {
+        self.open_block();
+        let (height, cfg, quote) = {
+            let o = self.open.as_ref().expect("open");
+            (o.height, o.cfg.clone(), o.quote)
+        };
+        let mut plan = {
+            let mut ledger = ChainLedger {
+                accounts: &mut self.accounts,
+                commit: &mut self.commit,
+            };
+            engine::eob::plan(&mut self.engine.queue, height, &cfg, &quote, &mut ledger)
+        };
+        for e in std::mem::take(&mut plan.events) {
+            self.push_event(Phase::Eob, Event::Timer(e));
+        }
+        let mut stats: EobStats = plan.stats;
+        let mut pending: BTreeMap<TimerId, Address> = plan
+            .fires
+            .iter()
+            .map(|f| (f.timer.timer_id, f.timer.actor_address))
+            .collect();
+        let rt = self.runtime.clone();
+        for fire in plan.fires {
+            let t = &fire.timer;
+            pending.remove(&t.timer_id);
+            if self.cancelled_fires.remove(&t.timer_id) {
+                // Cancelled by its owner after its pre-charge: refund it whole (CIP-5 §5.4).
+                self.credit(&t.fee_payer, fire.max_cost);
+                stats.fired -= 1;
+                self.push_event(
+                    Phase::Eob,
+                    Event::Timer(TimerEvent::TimerCancelled {
+                        timer_id: t.timer_id,
+                        actor: t.actor_address,
+                        refund: fire.max_cost,
+                    }),
+                );
+                continue;
+            }
+            let meter = Meter::new(t.gas_limit_per_fire, fire.cells_limit);
+            let payload = t.delivered_payload();
+            let entry = t.handler.name().to_string();
+            let none = ActorCode::none();
+            let (code, deployer) = match self.actors.get(&t.actor_address) {
+                Some(a) => (&a.code, a.deployer),
+                None => (&none, t.actor_address),
+            };
+            // §5.2: the deferred transaction's sender is the actor itself.
+            let ex = self.execute_with(
+                &cfg,
+                &pending,
+                height,
+                t.actor_address,
+                t.actor_address,
+                deployer,
+                meter,
+                |ctx, _| rt.invoke(code, &entry, &payload, ctx),
+            );
+            let success = ex.result.is_ok();
+            let error = ex.result.err().map(|e| e.to_string());
+            let s = engine::eob::settle(&fire, ex.meter.cycles, ex.meter.cells);
+            self.credit(&t.fee_payer, s.refund);
+            self.burned += s.burned;
+            if s.tip > 0 {
+                let p = self.proposer;
+                self.credit(&p, s.tip);
+            }
+            stats.lane_used += ex.meter.cycles;
+            self.push_event(
+                Phase::Eob,
+                Event::Timer(TimerEvent::TimerFired {
+                    timer_id: t.timer_id,
+                    actor: t.actor_address,
+                    fee_payer: t.fee_payer,
+                    height: t.height,
+                    handler: entry,
+                    cycles_used: ex.meter.cycles,
+                    cells_used: ex.meter.cells,
+                    max_cost: fire.max_cost,
+                    cost: s.cost,
+                    refund: s.refund,
+                    burned: s.burned,
+                    tip: s.tip,
+                    success,
+                    error,
+                }),
+            );
+            if success {
+                self.apply_overlay(ex.overlay, Phase::Eob);
+            }
+        }
+        self.cancelled_fires.clear();
+        self.seal(stats)
+    }
+
+    fn credit(&mut self, who: &Address, amount: u128) {
+        if amount == 0 {
+            return;
+        }
+        self.accounts.entry(*who).or_default().balance += amount;
+        self.commit.mark(StateKey::Account(*who));
+    }
+
+    fn seal(&mut self, eob: EobStats) -> &Block {
+        let open = self.open.take().expect("open");
+        let state_root = self.state_root();
+        let body = serde_json::to_vec(&(&open.receipts, &open.events)).expect("body serializes");
+        let body_hash = H256(keccak(&body));
+        let parent_hash = self.head.hash;
+        let hash = H256(keccak_parts(&[
+            &open.height.to_be_bytes(),
+            &parent_hash.0,
+            &state_root.0,
+            &body_hash.0,
+            &self.proposer.0,
+            &open.skipped.to_be_bytes(),
+        ]));
+        let header = BlockHeader {
+            height: open.height,
+            parent_hash,
+            state_root,
+            body_hash,
+            proposer: self.proposer,
+            skipped: open.skipped,
+            hash,
+        };
+        self.height = open.height;
+        self.head = header.clone();
+        self.blocks.push_back(Block {
+            header,
+            receipts: open.receipts,
+            events: open.events,
+            eob,
+            migrated: open.migrated,
+            pending: self.engine.queue.len() as u64,
+        });
+        if self.blocks.len() > self.keep_blocks {
+            self.blocks.pop_front();
+        }
+        self.blocks.back().expect("just pushed")
+    }
+
+    /// Applies `txs` and seals a block. Rejected transactions are returned beside the block.
+    pub fn produce_block(&mut self, txs: Vec<Transaction>) -> (&Block, Vec<TxError>) {
+        let mut rejected = Vec::new();
+        for tx in txs {
+            if let Err(e) = self.apply_tx(tx) {
+                rejected.push(e);
+            }
+        }
+        (self.seal_block(), rejected)
+    }
+
+    /// The state root over everything: accounts, actors and storage, the timer set (which fixes
+    /// the height and per-actor indexes), the overflow tier, the queue's scalars and the configs.
+    /// Computed from what changed since the last call.
+    pub fn state_root(&mut self) -> H256 {
+        let chain_root = self.commit.root(&self.accounts, &self.actors);
+        let (timers_root, overflow_root) = self.engine.queue.commit();
+        let h = self.engine.queue.horizons();
+        let mut deployers = Vec::new();
+        for d in &self.system_deployers {
+            deployers.extend_from_slice(&d.0);
+        }
+        H256(keccak_parts(&[
+            b"cowboy-devnet/state/1",
+            &chain_root,
+            &timers_root,
+            &overflow_root,
+            &keccak(&self.timer_config.encode()),
+            &keccak(&self.basefee.encode()),
+            &keccak(&deployers),
+            &self.proposer.0,
+            &self.engine.queue.next_seq().to_be_bytes(),
+            &h.next_height.to_be_bytes(),
+            &h.ring_horizon.to_be_bytes(),
+            &h.epoch_horizon.to_be_bytes(),
+            &self.supply.to_be_bytes(),
+            &self.burned.to_be_bytes(),
+        ]))
+    }
+
+    /// Whether an actor's code is the no-code default.
+    pub fn is_codeless(&self, who: &Address) -> bool {
+        self.actors
+            .get(who)
+            .is_some_and(|a| a.code.lang == Lang::None)
+    }
+}

@@ -1,0 +1,454 @@
+//! One execution (a transaction's handler or a timer fire) against a read-only view of the
+//! chain, with every write buffered in an [`Overlay`]. The chain applies the overlay if the
+//! handler succeeds and drops it if it reverts (CIP-5 §4.3): timer side effects included.
+
+use super::Chain;
+use super::runtime::{Host, VmError, cost};
+use super::state::Actor;
+use super::types::{ChainEvent, Event};
+use crate::engine::{
+    self, Address, ScheduleArgs, ScheduleCtx, Timer, TimerConfig, TimerError, TimerEvent, TimerId,
+};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Buffered writes of one execution.
+#[derive(Debug, Default)]
+pub struct Overlay {
+    pub balances: BTreeMap<Address, u128>,
+    pub storage: BTreeMap<(Address, Vec<u8>), Option<Vec<u8>>>,
+    pub nonces: BTreeMap<Address, u64>,
+    pub new_actor: Option<(Address, Actor)>,
+    pub scheduled: Vec<Timer>,
+    pub cancelled: Vec<TimerId>,
+    /// Pre-charged timers of this end of block cancelled before their turn.
+    pub cancelled_fires: Vec<TimerId>,
+    pub extended: BTreeMap<TimerId, u64>,
+    pub events: Vec<Event>,
+}
+
+/// Metered limits of one execution.
+#[derive(Debug, Clone, Copy)]
+pub struct Meter {
+    pub cycles_limit: u64,
+    pub cells_limit: u64,
+    pub cycles: u64,
+    pub cells: u64,
+}
+
+impl Meter {
+    pub fn new(cycles_limit: u64, cells_limit: u64) -> Self {
+        Meter {
+            cycles_limit,
+            cells_limit,
+            cycles: 0,
+            cells: 0,
+        }
+    }
+}
+
+/// The execution context: implements the actor host API.
+pub struct ExecCtx<'a> {
+    chain: &'a Chain,
+    cfg: &'a TimerConfig,
+    /// Timers pre-charged in this end of block and not yet run: id -> owner.
+    pending_fires: &'a BTreeMap<TimerId, Address>,
+    pub height: u64,
+    pub actor: Address,
+    pub sender: Address,
+    pub deployer: Address,
+    pub meter: Meter,
+    pub overlay: Overlay,
+    /// The first fatal error a host call returned; the execution reverts if set.
+    pub fatal: Option<VmError>,
+}
+
+impl<'a> ExecCtx<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        chain: &'a Chain,
+        cfg: &'a TimerConfig,
+        pending_fires: &'a BTreeMap<TimerId, Address>,
+        height: u64,
+        actor: Address,
+        sender: Address,
+        deployer: Address,
+        meter: Meter,
+    ) -> Self {
+        ExecCtx {
+            chain,
+            cfg,
+            pending_fires,
+            height,
+            actor,
+            sender,
+            deployer,
+            meter,
+            overlay: Overlay::default(),
+            fatal: None,
+        }
+    }
+
+    fn fail<T>(&mut self, e: VmError) -> Result<T, VmError> {
+        if self.fatal.is_none() {
+            self.fatal = Some(e.clone());
+        }
+        Err(e)
+    }
+
+    fn cycles(&mut self, n: u64) -> Result<(), VmError> {
+        let next = self.meter.cycles.saturating_add(n);
+        if next > self.meter.cycles_limit {
+            self.meter.cycles = self.meter.cycles_limit;
+            return self.fail(VmError::OutOfCycles {
+                limit: self.meter.cycles_limit,
+            });
+        }
+        self.meter.cycles = next;
+        Ok(())
+    }
+
+    fn cells(&mut self, n: u64) -> Result<(), VmError> {
+        let next = self.meter.cells.saturating_add(n);
+        if next > self.meter.cells_limit {
+            self.meter.cells = self.meter.cells_limit;
+            return self.fail(VmError::OutOfCells {
+                limit: self.meter.cells_limit,
+            });
+        }
+        self.meter.cells = next;
+        Ok(())
+    }
+
+    fn timer_err<T>(&mut self, e: TimerError) -> Result<T, VmError> {
+        self.fail(VmError::Timer(e))
+    }
+
+    /// Current balance as this execution sees it.
+    pub fn balance_of(&self, who: &Address) -> u128 {
+        self.overlay
+            .balances
+            .get(who)
+            .copied()
+            .unwrap_or_else(|| self.chain.balance(who))
+    }
+
+    /// Moves funds inside the overlay (used by `transfer` and deploy endowments).
+    pub fn move_funds(
+        &mut self,
+        from: &Address,
+        to: &Address,
+        amount: u128,
+    ) -> Result<(), VmError> {
+        let have = self.balance_of(from);
+        if have < amount {
+            return self.fail(VmError::InsufficientFunds(format!(
+                "{from} holds {have}, cannot send {amount}"
+            )));
+        }
+        if from == to {
+            return Ok(());
+        }
+        let to_bal = self.balance_of(to);
+        let Some(new_to) = to_bal.checked_add(amount) else {
+            return self.fail(VmError::InvalidInput("balance overflow".into()));
+        };
+        self.overlay.balances.insert(*from, have - amount);
+        self.overlay.balances.insert(*to, new_to);
+        Ok(())
+    }
+
+    fn actor_nonce(&self) -> u64 {
+        self.overlay
+            .nonces
+            .get(&self.actor)
+            .copied()
+            .unwrap_or_else(|| self.chain.nonce(&self.actor))
+    }
+
+    fn live_timers_of_actor(&self) -> u32 {
+        let q = &self.chain.engine.queue;
+        let base = q.actor_count(&self.actor);
+        let cancelled = self
+            .overlay
+            .cancelled
+            .iter()
+            .filter(|id| q.get(id).is_some_and(|t| t.actor_address == self.actor))
+            .count() as u32;
+        base + self.overlay.scheduled.len() as u32 - cancelled
+    }
+
+    fn actor_exists(&self, who: &Address) -> bool {
+        self.chain.actors.contains_key(who)
+            || self
+                .overlay
+                .new_actor
+                .as_ref()
+                .is_some_and(|(a, _)| a == who)
+    }
+}
+
+impl Host for ExecCtx<'_> {
+    fn charge_cycles(&mut self, n: u64) -> Result<(), VmError> {
+        self.cycles(n)
+    }
+    fn cycles_used(&self) -> u64 {
+        self.meter.cycles
+    }
+    fn cycles_limit(&self) -> u64 {
+        self.meter.cycles_limit
+    }
+    fn block_height(&mut self) -> Result<u64, VmError> {
+        self.cycles(cost::CONTEXT_CYCLES)?;
+        Ok(self.height)
+    }
+    fn self_address(&mut self) -> Result<Address, VmError> {
+        self.cycles(cost::CONTEXT_CYCLES)?;
+        Ok(self.actor)
+    }
+    fn tx_sender(&mut self) -> Result<Address, VmError> {
+        self.cycles(cost::CONTEXT_CYCLES)?;
+        Ok(self.sender)
+    }
+    fn deployer(&mut self) -> Result<Address, VmError> {
+        self.cycles(cost::CONTEXT_CYCLES)?;
+        Ok(self.deployer)
+    }
+
+    fn storage_get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, VmError> {
+        self.cycles(cost::STORAGE_READ_CYCLES)?;
+        if let Some(v) = self.overlay.storage.get(&(self.actor, key.to_vec())) {
+            return Ok(v.clone());
+        }
+        Ok(self
+            .chain
+            .actors
+            .get(&self.actor)
+            .and_then(|a| a.storage.get(key).cloned()))
+    }
+
+    fn storage_set(&mut self, key: &[u8], value: &[u8]) -> Result<(), VmError> {
+        self.cycles(cost::STORAGE_WRITE_CYCLES)?;
+        self.cells((key.len() + value.len()) as u64)?;
+        self.overlay
+            .storage
+            .insert((self.actor, key.to_vec()), Some(value.to_vec()));
+        Ok(())
+    }
+
+    fn storage_remove(&mut self, key: &[u8]) -> Result<(), VmError> {
+        self.cycles(cost::STORAGE_WRITE_CYCLES)?;
+        self.overlay
+            .storage
+            .insert((self.actor, key.to_vec()), None);
+        Ok(())
+    }
+
+    fn balance(&mut self, who: &Address) -> Result<u128, VmError> {
+        self.cycles(cost::BALANCE_CYCLES)?;
+        Ok(self.balance_of(who))
+    }
+
+    fn transfer(&mut self, to: &Address, amount: u128) -> Result<(), VmError> {
+        self.cycles(cost::TRANSFER_CYCLES)?;
+        if *to == Address::ZERO {
+            return self.fail(VmError::InvalidInput(
+                "transfer to the zero address: use burn_cycles to burn".into(),
+            ));
+        }
+        let from = self.actor;
+        self.move_funds(&from, to, amount)
+    }
+
+    fn emit(&mut self, topic: &str, data: &[u8]) -> Result<(), VmError> {
+        self.cycles(cost::EMIT_CYCLES)?;
+        self.cells((topic.len() + data.len()) as u64)?;
+        let data = match std::str::from_utf8(data) {
+            Ok(s) => s.to_string(),
+            Err(_) => format!("0x{}", hex::encode(data)),
+        };
+        self.overlay
+            .events
+            .push(Event::Chain(ChainEvent::ActorEmitted {
+                actor: self.actor,
+                topic: topic.to_string(),
+                data,
+            }));
+        Ok(())
+    }
+
+    fn schedule_timer(&mut self, args: ScheduleArgs) -> Result<TimerId, VmError> {
+        self.cycles(cost::SET_TIMER_BASE_CYCLES)?;
+        self.cells(args.payload.len() as u64)?;
+        if !self.actor_exists(&self.actor) {
+            return self.timer_err(TimerError::InvalidInput(format!(
+                "{} is not an actor",
+                self.actor
+            )));
+        }
+        let ctx = ScheduleCtx {
+            current_height: self.height,
+            actor: self.actor,
+            tx_sender: self.sender,
+            actor_nonce: self.actor_nonce(),
+            actor_timers: self.live_timers_of_actor(),
+        };
+        let timer = match engine::validate_schedule(self.cfg, &ctx, args) {
+            Ok(t) => t,
+            Err(e) => return self.timer_err(e),
+        };
+        if self.chain.engine.queue.contains(&timer.timer_id)
+            || self
+                .overlay
+                .scheduled
+                .iter()
+                .any(|t| t.timer_id == timer.timer_id)
+        {
+            return self.timer_err(TimerError::InvalidInput(format!(
+                "timer id {} already exists",
+                timer.timer_id
+            )));
+        }
+        let id = timer.timer_id;
+        self.overlay
+            .events
+            .push(Event::Timer(TimerEvent::TimerScheduled {
+                timer_id: id,
+                actor: timer.actor_address,
+                height: timer.height,
+                fee_payer: timer.fee_payer,
+                gas_limit_per_fire: timer.gas_limit_per_fire,
+                expires_at: timer.expires_at,
+                handler: timer.handler.name().to_string(),
+                payload_len: timer.payload.len() as u64,
+            }));
+        self.overlay.nonces.insert(self.actor, ctx.actor_nonce + 1);
+        self.overlay.scheduled.push(timer);
+        Ok(id)
+    }
+
+    fn extend_timer(&mut self, timer_id: &[u8], new_expires_at: u64) -> Result<(), VmError> {
+        self.cycles(cost::EXTEND_TIMER_CYCLES)?;
+        let id = match engine::parse_timer_id(timer_id) {
+            Ok(id) => id,
+            Err(e) => return self.timer_err(e),
+        };
+        let new = match engine::clamp_extension(self.cfg, self.height, new_expires_at) {
+            Ok(n) => n,
+            Err(e) => return self.timer_err(e),
+        };
+        if let Some(t) = self.overlay.scheduled.iter_mut().find(|t| t.timer_id == id) {
+            // Scheduled earlier in this same execution: owned by this actor by construction.
+            let old = t.expires_at;
+            t.expires_at = new;
+            self.overlay
+                .events
+                .push(Event::Timer(TimerEvent::TimerExtended {
+                    timer_id: id,
+                    actor: self.actor,
+                    old_expires_at: old,
+                    new_expires_at: new,
+                }));
+            return Ok(());
+        }
+        let found = self
+            .chain
+            .engine
+            .queue
+            .get(&id)
+            .filter(|_| !self.overlay.cancelled.contains(&id))
+            .map(|t| (t.actor_address, t.expires_at));
+        let Some((owner, committed)) = found else {
+            return self.timer_err(TimerError::TimerNotFound(format!(
+                "{id} is not a live timer"
+            )));
+        };
+        if owner != self.actor {
+            return self.timer_err(TimerError::Unauthorized(format!(
+                "timer {id} belongs to actor {owner}, not {}",
+                self.actor
+            )));
+        }
+        let old = self.overlay.extended.get(&id).copied().unwrap_or(committed);
+        self.overlay.extended.insert(id, new);
+        self.overlay
+            .events
+            .push(Event::Timer(TimerEvent::TimerExtended {
+                timer_id: id,
+                actor: self.actor,
+                old_expires_at: old,
+                new_expires_at: new,
+            }));
+        Ok(())
+    }
+
+    fn cancel_timer(&mut self, timer_id: &[u8]) -> Result<(), VmError> {
+        self.cycles(cost::CANCEL_TIMER_CYCLES)?;
+        let id = match engine::parse_timer_id(timer_id) {
+            Ok(id) => id,
+            Err(e) => return self.timer_err(e),
+        };
+        let actor = self.actor;
+        if let Some(i) = self.overlay.scheduled.iter().position(|t| t.timer_id == id) {
+            self.overlay.scheduled.remove(i);
+            self.overlay
+                .events
+                .push(Event::Timer(TimerEvent::TimerCancelled {
+                    timer_id: id,
+                    actor,
+                    refund: 0,
+                }));
+            return Ok(());
+        }
+        let owner =
+            if self.overlay.cancelled.contains(&id) || self.overlay.cancelled_fires.contains(&id) {
+                None
+            } else if let Some(t) = self.chain.engine.queue.get(&id) {
+                Some((t.actor_address, false))
+            } else {
+                self.pending_fires.get(&id).map(|a| (*a, true))
+            };
+        let Some((owner, pending)) = owner else {
+            return self.timer_err(TimerError::TimerNotFound(format!(
+                "{id} is not a live timer"
+            )));
+        };
+        if owner != actor {
+            return self.timer_err(TimerError::Unauthorized(format!(
+                "timer {id} belongs to actor {owner}, not {actor}: cross-actor cancel is only possible through SYS_CANCEL_TIMER"
+            )));
+        }
+        if pending {
+            // The TimerCancelled event (with its refund) is written when its turn comes.
+            self.overlay.cancelled_fires.push(id);
+        } else {
+            self.overlay.extended.remove(&id);
+            self.overlay.cancelled.push(id);
+            self.overlay
+                .events
+                .push(Event::Timer(TimerEvent::TimerCancelled {
+                    timer_id: id,
+                    actor,
+                    refund: 0,
+                }));
+        }
+        Ok(())
+    }
+
+    fn revert(&mut self, reason: &str) -> VmError {
+        let e = VmError::Revert(reason.to_string());
+        if self.fatal.is_none() {
+            self.fatal = Some(e.clone());
+        }
+        e
+    }
+}
+
+/// Ids of the scheduled timers an overlay will persist (for receipts).
+pub fn scheduled_ids(o: &Overlay) -> Vec<TimerId> {
+    o.scheduled.iter().map(|t| t.timer_id).collect()
+}
+
+/// Actors touched by an overlay's storage writes.
+pub fn touched_actors(o: &Overlay) -> BTreeSet<Address> {
+    o.storage.keys().map(|(a, _)| *a).collect()
+}

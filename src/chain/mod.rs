@@ -1,0 +1,330 @@
+//! The devnet chain: accounts, actors, transactions, blocks and the state root (DESIGN.md,
+//! `chain/`). It drives the timer engine at the end of every block (CIP-5 §5).
+
+mod block;
+pub mod exec;
+pub mod runtime;
+pub mod state;
+pub mod types;
+
+use crate::engine::types::{keccak, keccak_parts};
+use crate::engine::{
+    self, Address, EobStats, FeeQuote, H256, Ledger, QueueConfig, SchedulerKind, TimerConfig,
+    TimerError, TimerEvent, TimerId,
+};
+use exec::{Meter, Overlay};
+use runtime::{ActorRuntime, VmError};
+use serde::{Deserialize, Serialize};
+use state::{Account, Actor, StateCommit, StateKey};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+pub use types::*;
+
+/// Genesis settings: everything a fresh chain starts from.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Genesis {
+    pub timer: TimerConfig,
+    pub basefee: BasefeeConfig,
+    pub queue: QueueConfig,
+    pub scheduler: SchedulerKind,
+    /// Senders allowed to issue system instructions 48/49/50 (CIP-5 §5.4).
+    pub system_deployers: Vec<Address>,
+    /// Receives priority tips (CIP-1 v3 §3 step 8).
+    pub proposer: Address,
+    /// Initial balances, minted at genesis.
+    pub accounts: Vec<GenesisAccount>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GenesisAccount {
+    pub address: Address,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub balance: u128,
+}
+
+/// The default governance account of a devnet (`Address::from_label("governance")`).
+pub fn default_governor() -> Address {
+    Address::from_label("governance")
+}
+
+impl Default for Genesis {
+    fn default() -> Self {
+        Genesis {
+            timer: TimerConfig::default(),
+            basefee: BasefeeConfig::default(),
+            queue: QueueConfig::default(),
+            scheduler: SchedulerKind::Fifo,
+            system_deployers: vec![default_governor()],
+            proposer: Address::from_label("proposer"),
+            accounts: Vec::new(),
+        }
+    }
+}
+
+/// A transaction rejected before inclusion: nothing changed, not even the nonce.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, Serialize, Deserialize)]
+#[serde(tag = "error", content = "message")]
+pub enum TxError {
+    #[error("NonceMismatch: expected nonce {expected}, got {got}")]
+    NonceMismatch { expected: u64, got: u64 },
+    #[error("InsufficientFunds: {0}")]
+    InsufficientFunds(String),
+    #[error("UnknownActor: {0} is not a deployed actor")]
+    UnknownActor(Address),
+    #[error("ActorExists: an actor is already deployed at {0}")]
+    ActorExists(Address),
+    #[error("InvalidInput: {0}")]
+    InvalidInput(String),
+    /// The code failed to compile at deploy.
+    #[error("{0}")]
+    Code(VmError),
+}
+
+impl TxError {
+    pub fn name(&self) -> &'static str {
+        match self {
+            TxError::NonceMismatch { .. } => "NonceMismatch",
+            TxError::InsufficientFunds(_) => "InsufficientFunds",
+            TxError::UnknownActor(_) => "UnknownActor",
+            TxError::ActorExists(_) => "ActorExists",
+            TxError::InvalidInput(_) => "InvalidInput",
+            TxError::Code(e) => e.name(),
+        }
+    }
+}
+
+/// A load of a dumped state failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("InvalidInput: state dump format version {found}, this build reads {expected}")]
+    Version { found: u32, expected: u32 },
+    #[error("InvalidInput: state dump is not valid: {0}")]
+    Format(String),
+}
+
+/// The block being built.
+#[derive(Clone, Debug)]
+struct OpenBlock {
+    height: u64,
+    skipped: u64,
+    /// TimerConfig read once at the block boundary (CIP-5 §7).
+    cfg: TimerConfig,
+    quote: FeeQuote,
+    receipts: Vec<Receipt>,
+    events: Vec<EventRecord>,
+    migrated: u64,
+}
+
+/// State dump format version (bumped with any change to the dump or the timer codec).
+pub const DUMP_FORMAT_VERSION: u32 = 1;
+
+/// How many sealed blocks the chain keeps in memory by default.
+pub const DEFAULT_KEEP_BLOCKS: usize = 100_000;
+
+#[derive(Clone)]
+pub struct Chain {
+    pub genesis: Genesis,
+    pub timer_config: TimerConfig,
+    pub basefee: BasefeeConfig,
+    pub system_deployers: BTreeSet<Address>,
+    pub proposer: Address,
+    pub accounts: BTreeMap<Address, Account>,
+    pub actors: BTreeMap<Address, Actor>,
+    pub engine: engine::Engine,
+    /// Height of the last sealed block (0: genesis).
+    pub height: u64,
+    pub head: BlockHeader,
+    /// Everything ever minted (genesis and devnet balance changes).
+    pub supply: u128,
+    /// Everything burned (basefees).
+    pub burned: u128,
+    blocks: VecDeque<Block>,
+    keep_blocks: usize,
+    open: Option<OpenBlock>,
+    skip_next: u64,
+    cancelled_fires: BTreeSet<TimerId>,
+    commit: StateCommit,
+    runtime: Arc<dyn ActorRuntime>,
+}
+
+impl std::fmt::Debug for Chain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chain")
+            .field("height", &self.height)
+            .field("head", &self.head.hash)
+            .finish_non_exhaustive()
+    }
+}
+
+struct ChainLedger<'a> {
+    accounts: &'a mut BTreeMap<Address, Account>,
+    commit: &'a mut StateCommit,
+}
+
+impl Ledger for ChainLedger<'_> {
+    fn balance(&self, who: &Address) -> u128 {
+        self.accounts.get(who).map_or(0, |a| a.balance)
+    }
+    fn debit(&mut self, who: &Address, amount: u128) {
+        let acc = self.accounts.entry(*who).or_default();
+        acc.balance -= amount;
+        self.commit.mark(StateKey::Account(*who));
+    }
+}
+
+/// The outcome of one execution, taken out of its context.
+struct Executed {
+    result: Result<(), VmError>,
+    overlay: Overlay,
+    meter: Meter,
+}
+
+impl Chain {
+    /// A new chain at height 0 with `genesis` and the given actor runtime.
+    pub fn new(genesis: Genesis, runtime: Arc<dyn ActorRuntime>) -> Result<Self, TimerError> {
+        genesis.timer.validate()?;
+        genesis.queue.validate()?;
+        if genesis.basefee.tx_cycle_limit < genesis.basefee.tx_base_cycles {
+            return Err(TimerError::InvalidInput(
+                "basefee.tx_cycle_limit must cover tx_base_cycles".into(),
+            ));
+        }
+        let mut chain = Chain {
+            timer_config: genesis.timer.clone(),
+            basefee: genesis.basefee.clone(),
+            system_deployers: genesis.system_deployers.iter().copied().collect(),
+            proposer: genesis.proposer,
+            accounts: BTreeMap::new(),
+            actors: BTreeMap::new(),
+            engine: engine::Engine::new(genesis.queue.clone(), genesis.scheduler, 1),
+            height: 0,
+            head: BlockHeader {
+                height: 0,
+                parent_hash: H256::default(),
+                state_root: H256::default(),
+                body_hash: H256::default(),
+                proposer: genesis.proposer,
+                skipped: 0,
+                hash: H256::default(),
+            },
+            supply: 0,
+            burned: 0,
+            blocks: VecDeque::new(),
+            keep_blocks: DEFAULT_KEEP_BLOCKS,
+            open: None,
+            skip_next: 0,
+            cancelled_fires: BTreeSet::new(),
+            commit: StateCommit::default(),
+            runtime,
+            genesis,
+        };
+        for acc in chain.genesis.accounts.clone() {
+            chain.set_balance(&acc.address, acc.balance);
+        }
+        let root = chain.state_root();
+        chain.head.state_root = root;
+        chain.head.hash = H256(keccak_parts(&[b"genesis", &root.0]));
+        Ok(chain)
+    }
+
+    pub fn runtime(&self) -> &Arc<dyn ActorRuntime> {
+        &self.runtime
+    }
+
+    /// Replaces the actor runtime (after a load, or to swap runtimes in a benchmark).
+    pub fn set_runtime(&mut self, runtime: Arc<dyn ActorRuntime>) {
+        self.runtime = runtime;
+    }
+
+    /// Keep at most `n` sealed blocks in memory (older ones are dropped; headers stay hashed).
+    pub fn set_keep_blocks(&mut self, n: usize) {
+        self.keep_blocks = n.max(1);
+        while self.blocks.len() > self.keep_blocks {
+            self.blocks.pop_front();
+        }
+    }
+
+    // ---- reads ---------------------------------------------------------------------------
+
+    pub fn balance(&self, who: &Address) -> u128 {
+        self.accounts.get(who).map_or(0, |a| a.balance)
+    }
+
+    pub fn nonce(&self, who: &Address) -> u64 {
+        self.accounts.get(who).map_or(0, |a| a.nonce)
+    }
+
+    pub fn actor(&self, who: &Address) -> Option<&Actor> {
+        self.actors.get(who)
+    }
+
+    pub fn timer(&self, id: &TimerId) -> Option<&engine::Timer> {
+        self.engine.queue.get(id)
+    }
+
+    /// Sum of all balances (for the conservation invariant: balances + burned = supply).
+    pub fn total_balances(&self) -> u128 {
+        self.accounts.values().map(|a| a.balance).sum()
+    }
+
+    /// The sealed blocks still held in memory, oldest first.
+    pub fn blocks(&self) -> impl DoubleEndedIterator<Item = &Block> {
+        self.blocks.iter()
+    }
+
+    pub fn block(&self, height: u64) -> Option<&Block> {
+        let first = self.blocks.front()?.header.height;
+        if height < first {
+            return None;
+        }
+        // Heights may skip (outages); search from the back, where lookups usually land.
+        self.blocks.iter().rev().find(|b| b.header.height == height)
+    }
+
+    pub fn last_block(&self) -> Option<&Block> {
+        self.blocks.back()
+    }
+
+    /// The height of the block being built (or that will be built next).
+    pub fn pending_height(&self) -> u64 {
+        self.open.as_ref().map_or(self.height + 1, |o| o.height)
+    }
+
+    /// The quote the next fire would pay under, from the current config.
+    pub fn fee_quote(&self) -> FeeQuote {
+        FeeQuote {
+            cycle_basefee: self.basefee.cycle_basefee,
+            cell_basefee: self.basefee.cell_basefee,
+        }
+    }
+
+    // ---- devnet controls -------------------------------------------------------------------
+
+    /// Sets a balance directly (a devnet control, like anvil's `setBalance`). The difference is
+    /// minted or unminted so that balances + burned = supply keeps holding.
+    pub fn set_balance(&mut self, who: &Address, amount: u128) {
+        let acc = self.accounts.entry(*who).or_default();
+        if amount >= acc.balance {
+            self.supply += amount - acc.balance;
+        } else {
+            self.supply -= acc.balance - amount;
+        }
+        acc.balance = amount;
+        self.commit.mark(StateKey::Account(*who));
+    }
+
+    /// Simulates a halted chain: the next block is sealed `blocks` heights later, and every
+    /// timer due in between becomes due at once (CIP-5 §8, resume-after-outage).
+    pub fn halt(&mut self, blocks: u64) {
+        if blocks == 0 {
+            return;
+        }
+        if self.open.is_some() {
+            self.seal_block();
+        }
+        self.height += blocks;
+        self.engine.queue.jump_to(self.height + 1);
+        self.skip_next += blocks;
+    }
+}

@@ -1,0 +1,252 @@
+//! Transactions, receipts, events and blocks.
+
+use super::runtime::ActorCode;
+use crate::engine::types::u128_str;
+use crate::engine::{Address, EobStats, H256, TimerConfig, TimerEvent, TimerId};
+use serde::{Deserialize, Serialize};
+
+/// CIP-3 basefees (not in our specs): a governed config with devnet defaults.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BasefeeConfig {
+    /// Price of one cycle, in base units (default 1).
+    #[serde(with = "u128_str")]
+    pub cycle_basefee: u128,
+    /// Price of one cell (one byte written), in base units (default 1).
+    #[serde(with = "u128_str")]
+    pub cell_basefee: u128,
+    /// Cycles every transaction pays before it does anything (default 1,000).
+    pub tx_base_cycles: u64,
+    /// A transaction's cycle limit when it names none (default 5,000,000).
+    pub tx_cycle_limit: u64,
+    /// A transaction's cell limit (default 2,000,000: room for a 1 MiB payload).
+    pub tx_cell_limit: u64,
+}
+
+impl Default for BasefeeConfig {
+    fn default() -> Self {
+        BasefeeConfig {
+            cycle_basefee: 1,
+            cell_basefee: 1,
+            tx_base_cycles: 1_000,
+            tx_cycle_limit: 5_000_000,
+            tx_cell_limit: 2_000_000,
+        }
+    }
+}
+
+impl BasefeeConfig {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::new();
+        v.extend_from_slice(&self.cycle_basefee.to_be_bytes());
+        v.extend_from_slice(&self.cell_basefee.to_be_bytes());
+        v.extend_from_slice(&self.tx_base_cycles.to_be_bytes());
+        v.extend_from_slice(&self.tx_cycle_limit.to_be_bytes());
+        v.extend_from_slice(&self.tx_cell_limit.to_be_bytes());
+        v
+    }
+}
+
+/// The timer-management system instructions (CIP-5 §5.4, §6.4; CIP-1 v3 §12).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum SystemInstruction {
+    /// `SYS_CANCEL_TIMER` (48).
+    CancelTimer { timer_id: TimerId },
+    /// `SYS_UPDATE_TIMER_CONFIG` (49).
+    UpdateTimerConfig { config: TimerConfig },
+    /// `SYS_EXTEND_TIMER` (50).
+    ExtendTimer {
+        timer_id: TimerId,
+        new_expires_at: u64,
+    },
+}
+
+impl SystemInstruction {
+    pub const SYS_CANCEL_TIMER: u8 = 48;
+    pub const SYS_UPDATE_TIMER_CONFIG: u8 = 49;
+    pub const SYS_EXTEND_TIMER: u8 = 50;
+
+    pub fn opcode(&self) -> u8 {
+        match self {
+            SystemInstruction::CancelTimer { .. } => Self::SYS_CANCEL_TIMER,
+            SystemInstruction::UpdateTimerConfig { .. } => Self::SYS_UPDATE_TIMER_CONFIG,
+            SystemInstruction::ExtendTimer { .. } => Self::SYS_EXTEND_TIMER,
+        }
+    }
+}
+
+/// What a transaction does.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TxKind {
+    Transfer {
+        to: Address,
+        #[serde(with = "u128_str")]
+        amount: u128,
+    },
+    /// Deploys an actor at `address` (or one derived from sender and nonce), moves `endowment`
+    /// to it and runs its `deploy()` handler with the sender as `tx_sender`.
+    Deploy {
+        #[serde(default)]
+        address: Option<Address>,
+        code: ActorCode,
+        #[serde(default, with = "u128_str")]
+        endowment: u128,
+    },
+    /// Calls a handler of an actor.
+    Call {
+        actor: Address,
+        handler: String,
+        #[serde(default)]
+        payload: Vec<u8>,
+    },
+    System(SystemInstruction),
+}
+
+/// A transaction. `nonce: None` takes the sender's next nonce (a devnet convenience).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Transaction {
+    pub from: Address,
+    #[serde(default)]
+    pub nonce: Option<u64>,
+    #[serde(default)]
+    pub cycle_limit: Option<u64>,
+    pub kind: TxKind,
+}
+
+impl Transaction {
+    pub fn new(from: Address, kind: TxKind) -> Self {
+        Transaction {
+            from,
+            nonce: None,
+            cycle_limit: None,
+            kind,
+        }
+    }
+
+    pub fn kind_name(&self) -> &'static str {
+        match self.kind {
+            TxKind::Transfer { .. } => "transfer",
+            TxKind::Deploy { .. } => "deploy",
+            TxKind::Call { .. } => "call",
+            TxKind::System(_) => "system",
+        }
+    }
+}
+
+/// The outcome of an included transaction.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Receipt {
+    pub tx_hash: H256,
+    pub index: u32,
+    pub from: Address,
+    pub nonce: u64,
+    pub kind: String,
+    pub success: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub cycles_used: u64,
+    pub cells_used: u64,
+    /// What the sender paid (all burned: user transactions carry no tip here).
+    #[serde(with = "u128_str")]
+    pub fee: u128,
+    /// The deployed actor, for a deploy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created: Option<Address>,
+    /// Timers this transaction scheduled (empty if it reverted).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timers: Vec<TimerId>,
+}
+
+/// Events that are not about timers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum ChainEvent {
+    ActorDeployed {
+        actor: Address,
+        deployer: Address,
+    },
+    /// `emit(topic, data)` from a handler. `data` is shown as UTF-8 when it is, else hex.
+    ActorEmitted {
+        actor: Address,
+        topic: String,
+        data: String,
+    },
+}
+
+/// Any event, serialized flat with its `kind`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Event {
+    Timer(TimerEvent),
+    Chain(ChainEvent),
+}
+
+impl Event {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Event::Timer(e) => e.kind(),
+            Event::Chain(ChainEvent::ActorDeployed { .. }) => "ActorDeployed",
+            Event::Chain(ChainEvent::ActorEmitted { .. }) => "ActorEmitted",
+        }
+    }
+    pub fn timer_id(&self) -> Option<TimerId> {
+        match self {
+            Event::Timer(e) => e.timer_id(),
+            _ => None,
+        }
+    }
+    pub fn actor(&self) -> Option<Address> {
+        match self {
+            Event::Timer(e) => e.actor(),
+            Event::Chain(ChainEvent::ActorDeployed { actor, .. })
+            | Event::Chain(ChainEvent::ActorEmitted { actor, .. }) => Some(*actor),
+        }
+    }
+}
+
+/// An event as recorded in a block: where it happened and what.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventRecord {
+    pub height: u64,
+    /// `tx` for the transaction phase, `eob` for end of block.
+    pub phase: Phase,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Tx,
+    Eob,
+}
+
+/// A sealed block's header.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockHeader {
+    pub height: u64,
+    pub parent_hash: H256,
+    pub state_root: H256,
+    /// keccak256 over the receipts and events.
+    pub body_hash: H256,
+    pub proposer: Address,
+    /// Heights skipped before this block (a simulated outage), usually 0.
+    #[serde(default)]
+    pub skipped: u64,
+    pub hash: H256,
+}
+
+/// A sealed block with its receipts, events and end-of-block counters.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Block {
+    pub header: BlockHeader,
+    pub receipts: Vec<Receipt>,
+    pub events: Vec<EventRecord>,
+    pub eob: EobStats,
+    /// Timers migrated between tiers by this block's epoch maintenance.
+    pub migrated: u64,
+    /// Timers pending after the block.
+    pub pending: u64,
+}

@@ -1,0 +1,80 @@
+//! Actor runtimes (DESIGN.md, `vm/`): they run actor handlers for the chain through
+//! [`ActorRuntime`] and reach the chain only through [`Host`](crate::chain::runtime::Host).
+//!
+//! [`DevnetRuntime`] dispatches on the code's language: no code (a no-op `handle_timer`),
+//! native test programs ([`native`]) and Rhai scripts ([`rhai`]).
+
+pub mod native;
+
+use crate::chain::runtime::{ActorCode, ActorRuntime, Host, Lang, VmError};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// The runtime the devnet uses.
+#[derive(Default)]
+pub struct DevnetRuntime {
+    native: Mutex<HashMap<[u8; 32], Arc<native::Program>>>,
+}
+
+impl DevnetRuntime {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A shareable handle, as the chain wants it.
+    pub fn shared() -> Arc<dyn ActorRuntime> {
+        Arc::new(Self::new())
+    }
+
+    fn native_program(&self, code: &ActorCode) -> Result<Arc<native::Program>, VmError> {
+        let key = code.hash();
+        let mut cache = self.native.lock().expect("native cache lock");
+        if let Some(p) = cache.get(&key) {
+            return Ok(p.clone());
+        }
+        let p = Arc::new(native::parse(code)?);
+        cache.insert(key, p.clone());
+        Ok(p)
+    }
+}
+
+impl ActorRuntime for DevnetRuntime {
+    fn prepare(&self, code: &ActorCode) -> Result<(), VmError> {
+        match code.lang {
+            Lang::None => Ok(()),
+            Lang::Native => self.native_program(code).map(|_| ()),
+            Lang::Rhai => Err(VmError::Compile {
+                location: code.name.clone(),
+                message: "the Rhai runtime is not part of this build yet".into(),
+            }),
+        }
+    }
+
+    fn has_entry(&self, code: &ActorCode, entry: &str) -> bool {
+        match code.lang {
+            Lang::None => entry == "handle_timer",
+            Lang::Native => self
+                .native_program(code)
+                .is_ok_and(|p| p.contains_key(entry)),
+            Lang::Rhai => false,
+        }
+    }
+
+    fn invoke(
+        &self,
+        code: &ActorCode,
+        entry: &str,
+        payload: &[u8],
+        host: &mut dyn Host,
+    ) -> Result<(), VmError> {
+        let _ = payload;
+        match code.lang {
+            Lang::None if entry == "handle_timer" => Ok(()),
+            Lang::None => Err(VmError::HandlerNotFound(format!(
+                "actor has no code, so no handler `{entry}`"
+            ))),
+            Lang::Native => native::invoke(&*self.native_program(code)?, entry, host),
+            Lang::Rhai => self.prepare(code),
+        }
+    }
+}

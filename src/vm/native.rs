@@ -1,0 +1,151 @@
+//! The native test runtime: actor "code" is a JSON table of handlers, each a list of
+//! operations. Deterministic and fast; used to test the engine and chain without scripts and as
+//! the no-op baseline in benchmarks.
+//!
+//! ```json
+//! {"handle_timer": [{"op": "burn", "cycles": 1000},
+//!                   {"op": "write", "key": "k", "bytes": 10},
+//!                   {"op": "schedule", "delta": 5, "payload": "again"},
+//!                   {"op": "revert", "reason": "boom"}]}
+//! ```
+
+use crate::chain::runtime::{ActorCode, Host, VmError};
+use crate::engine::types::u128_str;
+use crate::engine::{Address, ScheduleArgs};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Who pays for a timer a native program schedules.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Payer {
+    /// The actor itself (the default).
+    #[serde(rename = "self")]
+    Actor,
+    /// The transaction's sender.
+    Sender,
+    /// The actor's deployer (accepted only when the deployer sends the transaction).
+    Deployer,
+    /// Any address (to exercise the CIP-5 §4.2 rejection).
+    Address(Address),
+}
+
+/// One operation of a native handler.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Op {
+    /// Consume cycles.
+    Burn {
+        cycles: u64,
+    },
+    /// Write `bytes` bytes under `key` (charges cells).
+    Write {
+        key: String,
+        bytes: u64,
+    },
+    /// Schedule a timer `delta` blocks ahead.
+    Schedule {
+        delta: u64,
+        #[serde(default)]
+        payload: String,
+        #[serde(default)]
+        fee_payer: Option<Payer>,
+        #[serde(default)]
+        gas_limit: Option<u64>,
+        #[serde(default)]
+        expires_in: Option<u64>,
+        /// Store the new id under this storage key (for a later cancel or extend).
+        #[serde(default)]
+        save_as: Option<String>,
+    },
+    /// Cancel the timer whose id is stored under `key`.
+    Cancel {
+        key: String,
+    },
+    /// Extend the timer whose id is stored under `key` to `blocks` past the current height.
+    Extend {
+        key: String,
+        blocks: u64,
+    },
+    Emit {
+        topic: String,
+        #[serde(default)]
+        data: String,
+    },
+    Transfer {
+        to: Address,
+        #[serde(with = "u128_str")]
+        amount: u128,
+    },
+    Revert {
+        reason: String,
+    },
+}
+
+/// A native program: handler name -> operations.
+pub type Program = BTreeMap<String, Vec<Op>>;
+
+pub fn parse(code: &ActorCode) -> Result<Program, VmError> {
+    serde_json::from_str(&code.source).map_err(|e| VmError::Compile {
+        location: format!("{}:{}:{}", code.name, e.line(), e.column()),
+        message: e.to_string(),
+    })
+}
+
+/// Runs `entry` of a native program.
+pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), VmError> {
+    let Some(ops) = prog.get(entry) else {
+        return if entry == "handle_timer" {
+            Ok(())
+        } else {
+            Err(VmError::HandlerNotFound(format!("no handler `{entry}`")))
+        };
+    };
+    for op in ops {
+        match op {
+            Op::Burn { cycles } => host.charge_cycles(*cycles)?,
+            Op::Write { key, bytes } => {
+                host.storage_set(key.as_bytes(), &vec![0xAB; *bytes as usize])?
+            }
+            Op::Schedule {
+                delta,
+                payload,
+                fee_payer,
+                gas_limit,
+                expires_in,
+                save_as,
+            } => {
+                let h = host.block_height()?;
+                let fee_payer = match fee_payer {
+                    None | Some(Payer::Actor) => None,
+                    Some(Payer::Sender) => Some(host.tx_sender()?),
+                    Some(Payer::Deployer) => Some(host.deployer()?),
+                    Some(Payer::Address(a)) => Some(*a),
+                };
+                let id = host.schedule_timer(ScheduleArgs {
+                    height: h + delta,
+                    payload: payload.as_bytes().to_vec(),
+                    fee_payer,
+                    gas_limit: *gas_limit,
+                    expires_at: expires_in.map(|e| h + e),
+                })?;
+                if let Some(k) = save_as {
+                    host.storage_set(k.as_bytes(), &id.0)?;
+                }
+            }
+            Op::Cancel { key } => {
+                let id = host.storage_get(key.as_bytes())?.unwrap_or_default();
+                host.cancel_timer(&id)?;
+            }
+            Op::Extend { key, blocks } => {
+                let id = host.storage_get(key.as_bytes())?.unwrap_or_default();
+                let h = host.block_height()?;
+                host.extend_timer(&id, h + blocks)?;
+            }
+            Op::Emit { topic, data } => host.emit(topic, data.as_bytes())?,
+            Op::Transfer { to, amount } => host.transfer(to, *amount)?,
+            Op::Revert { reason } => return Err(host.revert(reason)),
+        }
+    }
+    Ok(())
+}
