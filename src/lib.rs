@@ -7,4 +7,5 @@
 
 pub mod chain;
 pub mod engine;
+pub mod node;
 pub mod vm;

@@ -51,6 +51,16 @@ impl Chain {
                 Err(TxError::InvalidInput("transfer to the zero address".into()))
             }
             TxKind::Transfer { .. } | TxKind::System(_) => Ok(()),
+            TxKind::ActAs { actor, .. } => {
+                let a = self.actors.get(actor).ok_or(TxError::UnknownActor(*actor))?;
+                if a.deployer != tx.from {
+                    return Err(TxError::Unauthorized(format!(
+                        "only {actor}'s deployer {} may act as it",
+                        a.deployer
+                    )));
+                }
+                Ok(())
+            }
             TxKind::Deploy { address, code, .. } => {
                 let addr = address.unwrap_or_else(|| self.derive_address(&tx.from));
                 if addr == Address::ZERO || addr.is_system() {
@@ -170,6 +180,20 @@ impl Chain {
                         rt.invoke(code, "deploy", &[], ctx)?;
                     }
                     Ok(())
+                });
+                (ex.result, Some(ex.overlay), ex.meter)
+            }
+            TxKind::ActAs { actor, op } => {
+                let deployer = self.actors[actor].deployer;
+                let ex = self.execute(&cfg, height, *actor, tx.from, deployer, meter, |ctx, _| {
+                    match op {
+                        TimerOp::ScheduleTimer(args) => ctx.schedule_timer(args.clone()).map(|_| ()),
+                        TimerOp::CancelTimer { timer_id } => ctx.cancel_timer(&timer_id.0),
+                        TimerOp::ExtendTimer {
+                            timer_id,
+                            new_expires_at,
+                        } => ctx.extend_timer(&timer_id.0, *new_expires_at),
+                    }
                 });
                 (ex.result, Some(ex.overlay), ex.meter)
             }

@@ -76,6 +76,8 @@ pub enum TxError {
     ActorExists(Address),
     #[error("InvalidInput: {0}")]
     InvalidInput(String),
+    #[error("Unauthorized: {0}")]
+    Unauthorized(String),
     /// The code failed to compile at deploy.
     #[error("{0}")]
     Code(VmError),
@@ -89,6 +91,7 @@ impl TxError {
             TxError::UnknownActor(_) => "UnknownActor",
             TxError::ActorExists(_) => "ActorExists",
             TxError::InvalidInput(_) => "InvalidInput",
+            TxError::Unauthorized(_) => "Unauthorized",
             TxError::Code(e) => e.name(),
         }
     }
@@ -326,5 +329,88 @@ impl Chain {
         self.height += blocks;
         self.engine.queue.jump_to(self.height + 1);
         self.skip_next += blocks;
+    }
+}
+
+/// A whole chain state, serializable (`cowboy-devnet dump` / `load`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainDump {
+    pub format_version: u32,
+    pub genesis: Genesis,
+    pub height: u64,
+    pub head: BlockHeader,
+    pub timer_config: TimerConfig,
+    pub basefee: BasefeeConfig,
+    pub system_deployers: Vec<Address>,
+    pub proposer: Address,
+    pub accounts: BTreeMap<Address, Account>,
+    pub actors: BTreeMap<Address, Actor>,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub supply: u128,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub burned: u128,
+    pub scheduler: SchedulerKind,
+    pub queue: engine::queue::QueueDump,
+}
+
+impl Chain {
+    /// The state as of the last sealed block (an open block is sealed first).
+    pub fn dump(&mut self) -> ChainDump {
+        if self.open.is_some() {
+            self.seal_block();
+        }
+        ChainDump {
+            format_version: DUMP_FORMAT_VERSION,
+            genesis: self.genesis.clone(),
+            height: self.height,
+            head: self.head.clone(),
+            timer_config: self.timer_config.clone(),
+            basefee: self.basefee.clone(),
+            system_deployers: self.system_deployers.iter().copied().collect(),
+            proposer: self.proposer,
+            accounts: self.accounts.clone(),
+            actors: self.actors.clone(),
+            supply: self.supply,
+            burned: self.burned,
+            scheduler: self.engine.scheduler,
+            queue: self.engine.queue.dump(),
+        }
+    }
+
+    /// Rebuilds a chain from a dump and checks that its state root matches the dumped head.
+    pub fn load(d: ChainDump, runtime: Arc<dyn ActorRuntime>) -> Result<Chain, LoadError> {
+        if d.format_version != DUMP_FORMAT_VERSION {
+            return Err(LoadError::Version {
+                found: d.format_version,
+                expected: DUMP_FORMAT_VERSION,
+            });
+        }
+        let queue = engine::CalendarQueue::restore(d.queue).map_err(LoadError::Format)?;
+        let mut chain = Chain::new(d.genesis.clone(), runtime)
+            .map_err(|e| LoadError::Format(e.to_string()))?;
+        chain.timer_config = d.timer_config;
+        chain.basefee = d.basefee;
+        chain.system_deployers = d.system_deployers.into_iter().collect();
+        chain.proposer = d.proposer;
+        chain.accounts = d.accounts;
+        chain.actors = d.actors;
+        chain.supply = d.supply;
+        chain.burned = d.burned;
+        chain.height = d.height;
+        chain.engine = engine::Engine {
+            queue,
+            scheduler: d.scheduler,
+        };
+        chain.commit = StateCommit::default();
+        chain.commit.mark_all(&chain.accounts, &chain.actors);
+        let root = chain.state_root();
+        if root != d.head.state_root {
+            return Err(LoadError::Format(format!(
+                "state root {root} does not match the dumped head's {}",
+                d.head.state_root
+            )));
+        }
+        chain.head = d.head;
+        Ok(chain)
     }
 }

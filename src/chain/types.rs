@@ -102,6 +102,20 @@ pub enum TxKind {
         payload: Vec<u8>,
     },
     System(SystemInstruction),
+    /// Devnet impersonation: runs one timer host call *as the actor*, in a transaction sent by
+    /// the actor's deployer (the dashboard's and RPC's schedule / cancel / extend keys). Every
+    /// CIP-5 §4.2 rule applies as if the actor's code had made the call: the executing actor is
+    /// `actor`, the tx sender is `from`.
+    ActAs { actor: Address, op: TimerOp },
+}
+
+/// A timer host call made through [`TxKind::ActAs`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "call", rename_all = "snake_case")]
+pub enum TimerOp {
+    ScheduleTimer(crate::engine::ScheduleArgs),
+    CancelTimer { timer_id: TimerId },
+    ExtendTimer { timer_id: TimerId, new_expires_at: u64 },
 }
 
 /// A transaction. `nonce: None` takes the sender's next nonce (a devnet convenience).
@@ -131,6 +145,7 @@ impl Transaction {
             TxKind::Deploy { .. } => "deploy",
             TxKind::Call { .. } => "call",
             TxKind::System(_) => "system",
+            TxKind::ActAs { .. } => "act_as",
         }
     }
 }

@@ -645,3 +645,149 @@ impl CalendarQueue {
         slots + meta + index + ring + overflow + commit + handlers + self.free.capacity() * 4
     }
 }
+
+/// The queue in a serializable form: the timers and the order of every bucket, so that a
+/// restored queue is identical (same tiers, same FIFO order, same roots).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct QueueDump {
+    pub config: QueueConfig,
+    pub next_height: u64,
+    pub ring_horizon: u64,
+    pub epoch_horizon: u64,
+    pub next_seq: u64,
+    /// Non-empty ring buckets: `(height, ids in firing order)`.
+    pub ring: Vec<(u64, Vec<TimerId>)>,
+    /// Non-empty epoch buckets: `(slot, ids in order)`.
+    pub epochs: Vec<(u64, Vec<TimerId>)>,
+    /// Every live timer, by seq. Those in no bucket list are in the overflow set.
+    pub timers: Vec<Timer>,
+}
+
+impl CalendarQueue {
+    /// Serializable image of the queue (see [`QueueDump`]).
+    pub fn dump(&self) -> QueueDump {
+        let live_ids = |b: &VecDeque<Handle>| -> Vec<TimerId> {
+            b.iter()
+                .filter(|h| self.meta[h.slot as usize].generation == h.generation)
+                .filter_map(|h| self.slots[h.slot as usize].as_ref().map(|t| t.timer_id))
+                .collect()
+        };
+        let mut ring = Vec::new();
+        for h in self.next_height..self.next_height + self.cfg.ring_size() {
+            let ids = live_ids(&self.ring[self.ring_pos(h)]);
+            if !ids.is_empty() {
+                ring.push((h, ids));
+            }
+        }
+        let epochs = self
+            .epochs
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (i as u64, live_ids(b)))
+            .filter(|(_, ids)| !ids.is_empty())
+            .collect();
+        let mut timers: Vec<Timer> = self.slots.iter().flatten().cloned().collect();
+        timers.sort_by_key(|t| t.seq);
+        QueueDump {
+            config: self.cfg.clone(),
+            next_height: self.next_height,
+            ring_horizon: self.ring_horizon,
+            epoch_horizon: self.epoch_horizon,
+            next_seq: self.next_seq,
+            ring,
+            epochs,
+            timers,
+        }
+    }
+
+    /// Rebuilds a queue from [`dump`](Self::dump). Rejects an inconsistent image.
+    pub fn restore(d: QueueDump) -> Result<Self, String> {
+        d.config.validate().map_err(|e| e.to_string())?;
+        let mut q = CalendarQueue::new(d.config.clone(), d.next_height);
+        q.ring_horizon = d.ring_horizon;
+        q.epoch_horizon = d.epoch_horizon;
+        q.next_seq = d.next_seq;
+        let ring_size = q.cfg.ring_size();
+        let mut placed: HashSet<TimerId> = HashSet::new();
+        let mut tier_of: std::collections::HashMap<TimerId, (Tier, u64)> = Default::default();
+        for (h, ids) in &d.ring {
+            if *h < d.next_height || *h >= d.next_height + ring_size {
+                return Err(format!("ring bucket {h} is outside the ring"));
+            }
+            for id in ids {
+                if tier_of.insert(*id, (Tier::Ring, *h)).is_some() {
+                    return Err(format!("timer {id} listed twice"));
+                }
+            }
+        }
+        for (slot, ids) in &d.epochs {
+            if *slot >= q.cfg.epoch_slots {
+                return Err(format!("epoch slot {slot} out of range"));
+            }
+            for id in ids {
+                if tier_of.insert(*id, (Tier::Epoch, *slot)).is_some() {
+                    return Err(format!("timer {id} listed twice"));
+                }
+            }
+        }
+        let mut slot_of: std::collections::HashMap<TimerId, u32> = Default::default();
+        for t in d.timers {
+            if t.seq >= d.next_seq {
+                return Err(format!("timer {} has seq {} ≥ next_seq", t.timer_id, t.seq));
+            }
+            if !placed.insert(t.timer_id) {
+                return Err(format!("timer {} appears twice", t.timer_id));
+            }
+            let id = t.timer_id;
+            *q.per_actor.entry(t.actor_address).or_insert(0) += 1;
+            q.fresh.push(id);
+            let slot = q.slots.len() as u32;
+            let tier = tier_of.get(&id).map_or(Tier::Overflow, |(t, _)| *t);
+            q.slots.push(None);
+            q.meta.push(Meta {
+                generation: 0,
+                tier,
+            });
+            if tier == Tier::Overflow {
+                if t.height < q.epoch_horizon {
+                    return Err(format!("timer {id} is below the overflow horizon"));
+                }
+                q.overflow.insert((t.height, t.seq), slot);
+                *q.overflow_per_epoch
+                    .entry(t.height / q.cfg.epoch_blocks)
+                    .or_insert(0) += 1;
+                q.overflow_commit.insert(overflow_leaf(&t));
+                q.counts.overflow += 1;
+            }
+            let slots = &q.slots;
+            q.index.insert_unique(id_hash(&id), slot, |&s| {
+                id_hash(&slots[s as usize].as_ref().expect("live").timer_id)
+            });
+            q.slots[slot as usize] = Some(t);
+            slot_of.insert(id, slot);
+        }
+        for (h, ids) in d.ring {
+            let pos = q.ring_pos(h);
+            for id in ids {
+                let slot = *slot_of.get(&id).ok_or(format!("ring lists unknown timer {id}"))?;
+                q.ring[pos].push_back(Handle {
+                    slot,
+                    generation: 0,
+                });
+                q.counts.ring += 1;
+            }
+        }
+        for (e, ids) in d.epochs {
+            for id in ids {
+                let slot = *slot_of.get(&id).ok_or(format!("epoch lists unknown timer {id}"))?;
+                q.epochs[e as usize].push_back(Handle {
+                    slot,
+                    generation: 0,
+                });
+                q.epoch_live[e as usize] += 1;
+                q.counts.epoch += 1;
+            }
+        }
+        Ok(q)
+    }
+}
