@@ -8,4 +8,5 @@
 pub mod chain;
 pub mod engine;
 pub mod node;
+pub mod scenario;
 pub mod vm;

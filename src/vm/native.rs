@@ -58,6 +58,18 @@ pub enum Op {
         #[serde(default)]
         save_as: Option<String>,
     },
+    /// Schedule `count` timers, the i-th at `delta + i % spread` blocks ahead.
+    ScheduleMany {
+        count: u64,
+        delta: u64,
+        #[serde(default = "one")]
+        spread: u64,
+        #[serde(default)]
+        gas_limit: Option<u64>,
+        /// `expires_at` as blocks past each timer's height.
+        #[serde(default)]
+        ttl: Option<u64>,
+    },
     /// Cancel the timer whose id is stored under `key`.
     Cancel {
         key: String,
@@ -80,6 +92,10 @@ pub enum Op {
     Revert {
         reason: String,
     },
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// A native program: handler name -> operations.
@@ -131,6 +147,25 @@ pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), Vm
                 })?;
                 if let Some(k) = save_as {
                     host.storage_set(k.as_bytes(), &id.0)?;
+                }
+            }
+            Op::ScheduleMany {
+                count,
+                delta,
+                spread,
+                gas_limit,
+                ttl,
+            } => {
+                let h = host.block_height()?;
+                for i in 0..*count {
+                    let height = h + delta + i % (*spread).max(1);
+                    host.schedule_timer(ScheduleArgs {
+                        height,
+                        payload: i.to_be_bytes().to_vec(),
+                        fee_payer: None,
+                        gas_limit: *gas_limit,
+                        expires_at: ttl.map(|t| height + t),
+                    })?;
                 }
             }
             Op::Cancel { key } => {

@@ -1,0 +1,48 @@
+//! The fixtures shipped in `fixtures/`, compiled into the binary so that `cargo run` and
+//! `cowboy-devnet run demo` work from any directory.
+
+use super::fixture::{FixtureError, LoadedFixture};
+
+/// `(name, fixture text)` of every shipped fixture.
+pub const FIXTURES: &[(&str, &str)] = &[
+    ("demo", include_str!("../../fixtures/demo.toml")),
+    ("heartbeat", include_str!("../../fixtures/heartbeat.toml")),
+    ("storm", include_str!("../../fixtures/storm.toml")),
+    ("outage", include_str!("../../fixtures/outage.toml")),
+    ("drain", include_str!("../../fixtures/drain.toml")),
+    ("governance", include_str!("../../fixtures/governance.toml")),
+];
+
+/// `(path relative to fixtures/, text)` of every shipped script.
+pub const SCRIPTS: &[(&str, &str)] = &[
+    (
+        "scripts/heartbeat.rhai",
+        include_str!("../../fixtures/scripts/heartbeat.rhai"),
+    ),
+    (
+        "scripts/sponsored.rhai",
+        include_str!("../../fixtures/scripts/sponsored.rhai"),
+    ),
+    (
+        "scripts/worker.rhai",
+        include_str!("../../fixtures/scripts/worker.rhai"),
+    ),
+];
+
+/// A shipped fixture by name (`demo`, `heartbeat`, ...).
+pub fn fixture(name: &str) -> Option<Result<LoadedFixture, FixtureError>> {
+    FIXTURES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(n, src)| LoadedFixture::parse(&format!("fixtures/{n}.toml"), src.to_string()))
+}
+
+/// Loads a script for a shipped fixture: from the embedded copies.
+pub fn script_loader(_f: &LoadedFixture, rel: &str) -> Result<String, String> {
+    let rel = rel.trim_start_matches("./");
+    SCRIPTS
+        .iter()
+        .find(|(p, _)| *p == rel)
+        .map(|(_, s)| s.to_string())
+        .ok_or_else(|| format!("no shipped script `{rel}`"))
+}
