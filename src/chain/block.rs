@@ -52,7 +52,10 @@ impl Chain {
             }
             TxKind::Transfer { .. } | TxKind::System(_) => Ok(()),
             TxKind::ActAs { actor, .. } => {
-                let a = self.actors.get(actor).ok_or(TxError::UnknownActor(*actor))?;
+                let a = self
+                    .actors
+                    .get(actor)
+                    .ok_or(TxError::UnknownActor(*actor))?;
                 if a.deployer != tx.from {
                     return Err(TxError::Unauthorized(format!(
                         "only {actor}'s deployer {} may act as it",
@@ -138,79 +141,85 @@ impl Chain {
         let mut created = None;
         let cfg = self.open.as_ref().expect("open").cfg.clone();
 
-        let (result, overlay, meter) = match &tx.kind {
-            TxKind::System(ins) => {
-                let r = self.apply_system(&tx.from, ins, &cfg);
-                (r.map_err(VmError::Timer), None, meter)
-            }
-            TxKind::Transfer { to, amount } => {
-                let ex = self.execute(&cfg, height, tx.from, tx.from, tx.from, meter, |ctx, _| {
-                    ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
-                    ctx.move_funds(&tx.from, to, *amount)
-                });
-                (ex.result, Some(ex.overlay), ex.meter)
-            }
-            TxKind::Deploy {
-                address,
-                code,
-                endowment,
-            } => {
-                let addr = address.unwrap_or_else(|| self.derive_address(&tx.from));
-                created = Some(addr);
-                let rt = self.runtime.clone();
-                let has_deploy = rt.has_entry(code, "deploy");
-                let ex = self.execute(&cfg, height, addr, tx.from, tx.from, meter, |ctx, _| {
-                    ctx.overlay.new_actor = Some((
-                        addr,
-                        Actor {
-                            code: code.clone(),
-                            deployer: tx.from,
-                            storage: BTreeMap::new(),
-                        },
-                    ));
-                    ctx.overlay
-                        .events
-                        .push(Event::Chain(ChainEvent::ActorDeployed {
-                            actor: addr,
-                            deployer: tx.from,
-                        }));
-                    ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
-                    ctx.move_funds(&tx.from, &addr, *endowment)?;
-                    if has_deploy {
-                        rt.invoke(code, "deploy", &[], ctx)?;
-                    }
-                    Ok(())
-                });
-                (ex.result, Some(ex.overlay), ex.meter)
-            }
-            TxKind::ActAs { actor, op } => {
-                let deployer = self.actors[actor].deployer;
-                let ex = self.execute(&cfg, height, *actor, tx.from, deployer, meter, |ctx, _| {
-                    match op {
-                        TimerOp::ScheduleTimer(args) => ctx.schedule_timer(args.clone()).map(|_| ()),
-                        TimerOp::CancelTimer { timer_id } => ctx.cancel_timer(&timer_id.0),
-                        TimerOp::ExtendTimer {
-                            timer_id,
-                            new_expires_at,
-                        } => ctx.extend_timer(&timer_id.0, *new_expires_at),
-                    }
-                });
-                (ex.result, Some(ex.overlay), ex.meter)
-            }
-            TxKind::Call {
-                actor,
-                handler,
-                payload,
-            } => {
-                let rt = self.runtime.clone();
-                let deployer = self.actors[actor].deployer;
-                let code = self.actors[actor].code.clone();
-                let ex = self.execute(&cfg, height, *actor, tx.from, deployer, meter, |ctx, _| {
-                    rt.invoke(&code, handler, payload, ctx)
-                });
-                (ex.result, Some(ex.overlay), ex.meter)
-            }
-        };
+        let (result, overlay, meter) =
+            match &tx.kind {
+                TxKind::System(ins) => {
+                    let r = self.apply_system(&tx.from, ins, &cfg);
+                    (r.map_err(VmError::Timer), None, meter)
+                }
+                TxKind::Transfer { to, amount } => {
+                    let ex =
+                        self.execute(&cfg, height, tx.from, tx.from, tx.from, meter, |ctx, _| {
+                            ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
+                            ctx.move_funds(&tx.from, to, *amount)
+                        });
+                    (ex.result, Some(ex.overlay), ex.meter)
+                }
+                TxKind::Deploy {
+                    address,
+                    code,
+                    endowment,
+                } => {
+                    let addr = address.unwrap_or_else(|| self.derive_address(&tx.from));
+                    created = Some(addr);
+                    let rt = self.runtime.clone();
+                    let has_deploy = rt.has_entry(code, "deploy");
+                    let ex = self.execute(&cfg, height, addr, tx.from, tx.from, meter, |ctx, _| {
+                        ctx.overlay.new_actor = Some((
+                            addr,
+                            Actor {
+                                code: code.clone(),
+                                deployer: tx.from,
+                                storage: BTreeMap::new(),
+                            },
+                        ));
+                        ctx.overlay
+                            .events
+                            .push(Event::Chain(ChainEvent::ActorDeployed {
+                                actor: addr,
+                                deployer: tx.from,
+                            }));
+                        ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
+                        ctx.move_funds(&tx.from, &addr, *endowment)?;
+                        if has_deploy {
+                            rt.invoke(code, "deploy", &[], ctx)?;
+                        }
+                        Ok(())
+                    });
+                    (ex.result, Some(ex.overlay), ex.meter)
+                }
+                TxKind::ActAs { actor, op } => {
+                    let deployer = self.actors[actor].deployer;
+                    let ex =
+                        self.execute(&cfg, height, *actor, tx.from, deployer, meter, |ctx, _| {
+                            match op {
+                                TimerOp::ScheduleTimer(args) => {
+                                    ctx.schedule_timer(args.clone()).map(|_| ())
+                                }
+                                TimerOp::CancelTimer { timer_id } => ctx.cancel_timer(&timer_id.0),
+                                TimerOp::ExtendTimer {
+                                    timer_id,
+                                    new_expires_at,
+                                } => ctx.extend_timer(&timer_id.0, *new_expires_at),
+                            }
+                        });
+                    (ex.result, Some(ex.overlay), ex.meter)
+                }
+                TxKind::Call {
+                    actor,
+                    handler,
+                    payload,
+                } => {
+                    let rt = self.runtime.clone();
+                    let deployer = self.actors[actor].deployer;
+                    let code = self.actors[actor].code.clone();
+                    let ex =
+                        self.execute(&cfg, height, *actor, tx.from, deployer, meter, |ctx, _| {
+                            rt.invoke(&code, handler, payload, ctx)
+                        });
+                    (ex.result, Some(ex.overlay), ex.meter)
+                }
+            };
 
         let success = result.is_ok();
         let mut timers = Vec::new();

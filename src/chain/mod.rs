@@ -386,8 +386,8 @@ impl Chain {
             });
         }
         let queue = engine::CalendarQueue::restore(d.queue).map_err(LoadError::Format)?;
-        let mut chain = Chain::new(d.genesis.clone(), runtime)
-            .map_err(|e| LoadError::Format(e.to_string()))?;
+        let mut chain =
+            Chain::new(d.genesis.clone(), runtime).map_err(|e| LoadError::Format(e.to_string()))?;
         chain.timer_config = d.timer_config;
         chain.basefee = d.basefee;
         chain.system_deployers = d.system_deployers.into_iter().collect();

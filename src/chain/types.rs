@@ -106,7 +106,10 @@ pub enum TxKind {
     /// the actor's deployer (the dashboard's and RPC's schedule / cancel / extend keys). Every
     /// CIP-5 §4.2 rule applies as if the actor's code had made the call: the executing actor is
     /// `actor`, the tx sender is `from`.
-    ActAs { actor: Address, op: TimerOp },
+    ActAs {
+        actor: Address,
+        op: TimerOp,
+    },
 }
 
 /// A timer host call made through [`TxKind::ActAs`].
@@ -114,8 +117,13 @@ pub enum TxKind {
 #[serde(tag = "call", rename_all = "snake_case")]
 pub enum TimerOp {
     ScheduleTimer(crate::engine::ScheduleArgs),
-    CancelTimer { timer_id: TimerId },
-    ExtendTimer { timer_id: TimerId, new_expires_at: u64 },
+    CancelTimer {
+        timer_id: TimerId,
+    },
+    ExtendTimer {
+        timer_id: TimerId,
+        new_expires_at: u64,
+    },
 }
 
 /// A transaction. `nonce: None` takes the sender's next nonce (a devnet convenience).

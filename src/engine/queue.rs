@@ -769,7 +769,9 @@ impl CalendarQueue {
         for (h, ids) in d.ring {
             let pos = q.ring_pos(h);
             for id in ids {
-                let slot = *slot_of.get(&id).ok_or(format!("ring lists unknown timer {id}"))?;
+                let slot = *slot_of
+                    .get(&id)
+                    .ok_or(format!("ring lists unknown timer {id}"))?;
                 q.ring[pos].push_back(Handle {
                     slot,
                     generation: 0,
@@ -779,7 +781,9 @@ impl CalendarQueue {
         }
         for (e, ids) in d.epochs {
             for id in ids {
-                let slot = *slot_of.get(&id).ok_or(format!("epoch lists unknown timer {id}"))?;
+                let slot = *slot_of
+                    .get(&id)
+                    .ok_or(format!("epoch lists unknown timer {id}"))?;
                 q.epochs[e as usize].push_back(Handle {
                     slot,
                     generation: 0,
