@@ -1,0 +1,136 @@
+//! The shipped fixtures run with their expectations, deterministically, and broken fixtures
+//! are refused with a named file, line and field.
+
+use cowboy_devnet::scenario::builtin;
+use cowboy_devnet::scenario::runner::disk_loader;
+use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario};
+use cowboy_devnet::vm::DevnetRuntime;
+use std::path::Path;
+
+fn run_file(path: &str) -> Report {
+    let lf = LoadedFixture::read(Path::new(path)).expect("fixture parses");
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader).expect("fixture checks");
+    s.run(DevnetRuntime::shared(), RunOptions::default(), &mut |_, _| {})
+        .expect("fixture runs")
+}
+
+fn assert_passes(path: &str) -> Report {
+    let r = run_file(path);
+    for e in &r.expectations {
+        assert!(e.passed, "{path}:{} {} ({})", e.line, e.description, e.detail);
+    }
+    for s in &r.steps {
+        assert!(s.as_expected, "{path}:{} step {} at {}: {:?}", s.line, s.action, s.at, s.error);
+    }
+    assert!(r.summary.funds_conserved, "{path}: balances + burned != supply");
+    assert!(!r.expectations.is_empty(), "{path} carries expectations");
+    r
+}
+
+#[test]
+fn every_shipped_fixture_is_compiled_in_and_on_disk() {
+    for (name, text) in builtin::FIXTURES {
+        let on_disk = std::fs::read_to_string(format!("fixtures/{name}.toml")).unwrap();
+        assert_eq!(&on_disk, text, "fixtures/{name}.toml");
+    }
+}
+
+#[test]
+fn cip5_6_5_storm_defers_what_the_lane_cannot_hold() {
+    let r = assert_passes("fixtures/storm.toml");
+    // The lane is reserved by gas_limit_per_fire and never exceeded.
+    for b in &r.blocks {
+        assert!(b.lane_reserved <= 2_000_000, "block {} reserved {}", b.height, b.lane_reserved);
+        assert!(b.lane_used <= b.lane_reserved);
+    }
+}
+
+#[test]
+fn cip5_8_outage_clears_expired_timers_under_the_gc_budget() {
+    let r = assert_passes("fixtures/outage.toml");
+    for b in &r.blocks {
+        assert!(b.gc_cycles <= 5_000_000, "block {} used {} GC cycles", b.height, b.gc_cycles);
+    }
+    let resume = r.blocks.iter().find(|b| b.skipped > 0).expect("an outage");
+    assert_eq!((resume.height, resume.skipped), (66, 50));
+}
+
+#[test]
+fn cip5_5_4_governance_instructions_48_49_50() {
+    assert_passes("fixtures/governance.toml");
+}
+
+#[test]
+fn same_fixture_same_report_byte_for_byte() {
+    for f in ["fixtures/storm.toml", "fixtures/governance.toml"] {
+        let a = run_file(f);
+        let b = run_file(f);
+        assert_eq!(a.to_json(), b.to_json(), "{f}");
+        assert_eq!(a.to_csv(), b.to_csv(), "{f}");
+    }
+}
+
+fn prepare_err(text: &str) -> String {
+    let lf = match LoadedFixture::parse("broken.toml", text.to_string()) {
+        Ok(lf) => lf,
+        Err(e) => return e.to_string(),
+    };
+    match Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader) {
+        Ok(_) => panic!("broken fixture accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn broken_fixtures_name_file_line_and_field() {
+    let cases: &[(&str, &str)] = &[
+        // unknown key in a step
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = 1\n\n[[steps]]\nat = 1\naction = \"halt\"\nblocks = 2\nbogus = 3\n",
+            "broken.toml:5:",
+        ),
+        // bad type
+        ("blocks = \"many\"\n", "broken.toml:1: blocks:"),
+        // unknown actor in a step
+        (
+            "[[steps]]\nat = 3\naction = \"cancel\"\nactor = \"ghost\"\ntimer = \"t\"\n",
+            "broken.toml:1: steps.actor: `ghost` is not an actor",
+        ),
+        // label used before it is defined
+        (
+            "[[accounts]]\nname = \"a\"\n[[actors]]\nname = \"x\"\ndeployer = \"a\"\n[[steps]]\nat = 3\naction = \"cancel\"\nactor = \"x\"\ntimer = \"later\"\n",
+            "broken.toml:6: steps.timer:",
+        ),
+        // missing script file
+        (
+            "[[accounts]]\nname = \"a\"\n[[actors]]\nname = \"x\"\ndeployer = \"a\"\nscript = \"nope.rhai\"\n",
+            "broken.toml:3: actors.script: cannot read",
+        ),
+        // broken native program
+        (
+            "[[accounts]]\nname = \"a\"\n[[actors]]\nname = \"x\"\ndeployer = \"a\"\nnative = '{\"handle_timer\": [{\"op\": \"fly\"}]}'\n",
+            "broken.toml:3: actors.script: CompileError",
+        ),
+        // expectation with two kinds
+        (
+            "[[expect]]\nkind = \"TimerFired\"\nbalance_of = \"governance\"\nequals = 1\n",
+            "broken.toml:1: expect.kind:",
+        ),
+        // unknown event kind
+        ("[[expect]]\nkind = \"TimerExploded\"\n", "unknown event kind `TimerExploded`"),
+        // step inside an outage
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = 5\n[[steps]]\nat = 2\naction = \"halt\"\nblocks = 10\n[[steps]]\nat = 5\naction = \"transfer\"\nfrom = \"a\"\nto = \"governance\"\namount = 1\n",
+            "broken.toml:8: steps.at: height 5 falls inside the outage",
+        ),
+        // invalid TimerConfig override
+        (
+            "[chain.timer]\nlane_timer_cycles = 0\n",
+            "broken.toml:1: chain.timer: InvalidInput",
+        ),
+    ];
+    for (text, want) in cases {
+        let got = prepare_err(text);
+        assert!(got.contains(want), "expected `{want}` in `{got}`");
+    }
+}
