@@ -48,6 +48,9 @@ struct RunArgs {
     /// Write one CSV row per block here.
     #[arg(long, value_name = "FILE.csv")]
     csv: Option<PathBuf>,
+    /// Write the final chain state here (JSON, `Chain::load` reads it back).
+    #[arg(long, value_name = "FILE.json")]
+    dump: Option<PathBuf>,
     /// Print every event under its block.
     #[arg(long)]
     events: bool,
@@ -68,6 +71,7 @@ fn main() -> ExitCode {
             blocks: None,
             report: None,
             csv: None,
+            dump: None,
             events: true,
             quiet: false,
         }),
@@ -201,8 +205,8 @@ fn run(a: RunArgs) -> Result<ExitCode> {
             bar.println(s);
         }
     };
-    let report: Report = scenario
-        .run(
+    let (report, mut devnet): (Report, _) = scenario
+        .run_devnet(
             DevnetRuntime::shared(),
             RunOptions { blocks: a.blocks },
             &mut |b, chain| {
@@ -224,6 +228,12 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     if let Some(p) = &a.report {
         std::fs::write(p, report.to_json()).with_context(|| format!("writing {}", p.display()))?;
         println!("report: {}", p.display());
+    }
+    if let Some(p) = &a.dump {
+        let dump = devnet.chain_mut().dump();
+        let text = serde_json::to_string_pretty(&dump).context("serializing the state")?;
+        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
+        println!("state dump: {}", p.display());
     }
     if let Some(p) = &a.csv {
         std::fs::write(p, report.to_csv()).with_context(|| format!("writing {}", p.display()))?;

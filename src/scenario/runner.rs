@@ -455,6 +455,16 @@ impl Scenario {
         opts: RunOptions,
         on_block: &mut dyn FnMut(&Block, &Chain),
     ) -> Result<Report, NodeError> {
+        self.run_devnet(runtime, opts, on_block).map(|(r, _)| r)
+    }
+
+    /// [`run`](Self::run), also handing back the devnet as the run left it.
+    pub fn run_devnet(
+        &self,
+        runtime: Arc<dyn ActorRuntime>,
+        opts: RunOptions,
+        on_block: &mut dyn FnMut(&Block, &Chain),
+    ) -> Result<(Report, Devnet), NodeError> {
         let mut devnet = Devnet::new(self.genesis.clone(), runtime)?;
         let last = opts.blocks.unwrap_or(self.default_blocks);
         let mut labels: BTreeMap<String, TimerId> = BTreeMap::new();
@@ -568,7 +578,7 @@ impl Scenario {
             expectations_passed: checks.iter().filter(|c| c.passed).count() as u64,
             expectations_failed: checks.iter().filter(|c| !c.passed).count() as u64,
         };
-        Ok(Report {
+        let report = Report {
             fixture: self.path.clone(),
             name: self.name.clone(),
             description: self.description.clone(),
@@ -577,7 +587,8 @@ impl Scenario {
             steps: outcomes,
             blocks: rows,
             events,
-        })
+        };
+        Ok((report, devnet))
     }
 
     fn addr(&self, n: &str) -> Address {
