@@ -10,19 +10,34 @@ use std::path::Path;
 fn run_file(path: &str) -> Report {
     let lf = LoadedFixture::read(Path::new(path)).expect("fixture parses");
     let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader).expect("fixture checks");
-    s.run(DevnetRuntime::shared(), RunOptions::default(), &mut |_, _| {})
-        .expect("fixture runs")
+    s.run(
+        DevnetRuntime::shared(),
+        RunOptions::default(),
+        &mut |_, _| {},
+    )
+    .expect("fixture runs")
 }
 
 fn assert_passes(path: &str) -> Report {
     let r = run_file(path);
     for e in &r.expectations {
-        assert!(e.passed, "{path}:{} {} ({})", e.line, e.description, e.detail);
+        assert!(
+            e.passed,
+            "{path}:{} {} ({})",
+            e.line, e.description, e.detail
+        );
     }
     for s in &r.steps {
-        assert!(s.as_expected, "{path}:{} step {} at {}: {:?}", s.line, s.action, s.at, s.error);
+        assert!(
+            s.as_expected,
+            "{path}:{} step {} at {}: {:?}",
+            s.line, s.action, s.at, s.error
+        );
     }
-    assert!(r.summary.funds_conserved, "{path}: balances + burned != supply");
+    assert!(
+        r.summary.funds_conserved,
+        "{path}: balances + burned != supply"
+    );
     assert!(!r.expectations.is_empty(), "{path} carries expectations");
     r
 }
@@ -40,7 +55,12 @@ fn cip5_6_5_storm_defers_what_the_lane_cannot_hold() {
     let r = assert_passes("fixtures/storm.toml");
     // The lane is reserved by gas_limit_per_fire and never exceeded.
     for b in &r.blocks {
-        assert!(b.lane_reserved <= 2_000_000, "block {} reserved {}", b.height, b.lane_reserved);
+        assert!(
+            b.lane_reserved <= 2_000_000,
+            "block {} reserved {}",
+            b.height,
+            b.lane_reserved
+        );
         assert!(b.lane_used <= b.lane_reserved);
     }
 }
@@ -49,7 +69,12 @@ fn cip5_6_5_storm_defers_what_the_lane_cannot_hold() {
 fn cip5_8_outage_clears_expired_timers_under_the_gc_budget() {
     let r = assert_passes("fixtures/outage.toml");
     for b in &r.blocks {
-        assert!(b.gc_cycles <= 5_000_000, "block {} used {} GC cycles", b.height, b.gc_cycles);
+        assert!(
+            b.gc_cycles <= 5_000_000,
+            "block {} used {} GC cycles",
+            b.height,
+            b.gc_cycles
+        );
     }
     let resume = r.blocks.iter().find(|b| b.skipped > 0).expect("an outage");
     assert_eq!((resume.height, resume.skipped), (66, 50));
@@ -117,7 +142,10 @@ fn broken_fixtures_name_file_line_and_field() {
             "broken.toml:1: expect.kind:",
         ),
         // unknown event kind
-        ("[[expect]]\nkind = \"TimerExploded\"\n", "unknown event kind `TimerExploded`"),
+        (
+            "[[expect]]\nkind = \"TimerExploded\"\n",
+            "unknown event kind `TimerExploded`",
+        ),
         // step inside an outage
         (
             "[[accounts]]\nname = \"a\"\nbalance = 5\n[[steps]]\nat = 2\naction = \"halt\"\nblocks = 10\n[[steps]]\nat = 5\naction = \"transfer\"\nfrom = \"a\"\nto = \"governance\"\namount = 1\n",

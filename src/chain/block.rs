@@ -8,7 +8,11 @@ use super::*;
 impl Chain {
     fn open_block(&mut self) -> &mut OpenBlock {
         if self.open.is_none() {
-            let height = self.height + 1;
+            let height = self.height + 1 + self.skip_next;
+            if self.skip_next > 0 {
+                // Resume after an outage (CIP-5 §8): the skipped heights' timers become due now.
+                self.engine.queue.jump_to(height);
+            }
             let migrated = self.engine.queue.maintain(height) as u64;
             self.open = Some(OpenBlock {
                 height,
@@ -475,12 +479,6 @@ impl Chain {
             let success = ex.result.is_ok();
             let error = ex.result.err().map(|e| e.to_string());
             let s = engine::eob::settle(&fire, ex.meter.cycles, ex.meter.cells);
-            self.credit(&t.fee_payer, s.refund);
-            self.burned += s.burned;
-            if s.tip > 0 {
-                let p = self.proposer;
-                self.credit(&p, s.tip);
-            }
             stats.lane_used += ex.meter.cycles;
             self.push_event(
                 Phase::Eob,
@@ -501,8 +499,17 @@ impl Chain {
                     error,
                 }),
             );
+            // The overlay holds absolute balances read after the pre-charge, so it is applied
+            // before the refund and tip are credited: crediting first would let a handler that
+            // moves the fee payer's (or proposer's) funds overwrite them.
             if success {
                 self.apply_overlay(ex.overlay, Phase::Eob);
+            }
+            self.credit(&t.fee_payer, s.refund);
+            self.burned += s.burned;
+            if s.tip > 0 {
+                let p = self.proposer;
+                self.credit(&p, s.tip);
             }
         }
         self.cancelled_fires.clear();

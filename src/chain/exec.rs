@@ -399,14 +399,17 @@ impl Host for ExecCtx<'_> {
                 }));
             return Ok(());
         }
-        let owner =
-            if self.overlay.cancelled.contains(&id) || self.overlay.cancelled_fires.contains(&id) {
-                None
-            } else if let Some(t) = self.chain.engine.queue.get(&id) {
-                Some((t.actor_address, false))
-            } else {
-                self.pending_fires.get(&id).map(|a| (*a, true))
-            };
+        // A pre-charged timer an earlier handler of this end of block already cancelled is gone.
+        let owner = if self.overlay.cancelled.contains(&id)
+            || self.overlay.cancelled_fires.contains(&id)
+            || self.chain.cancelled_fires.contains(&id)
+        {
+            None
+        } else if let Some(t) = self.chain.engine.queue.get(&id) {
+            Some((t.actor_address, false))
+        } else {
+            self.pending_fires.get(&id).map(|a| (*a, true))
+        };
         let Some((owner, pending)) = owner else {
             return self.timer_err(TimerError::TimerNotFound(format!(
                 "{id} is not a live timer"

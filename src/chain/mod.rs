@@ -291,7 +291,9 @@ impl Chain {
 
     /// The height of the block being built (or that will be built next).
     pub fn pending_height(&self) -> u64 {
-        self.open.as_ref().map_or(self.height + 1, |o| o.height)
+        self.open
+            .as_ref()
+            .map_or(self.height + 1 + self.skip_next, |o| o.height)
     }
 
     /// The quote the next fire would pay under, from the current config.
@@ -326,8 +328,8 @@ impl Chain {
         if self.open.is_some() {
             self.seal_block();
         }
-        self.height += blocks;
-        self.engine.queue.jump_to(self.height + 1);
+        // Applied when the next block opens (`open_block`): until then the state is still the
+        // last sealed block's, so a dump taken during the outage matches its head's root.
         self.skip_next += blocks;
     }
 }
@@ -351,6 +353,13 @@ pub struct ChainDump {
     pub burned: u128,
     pub scheduler: SchedulerKind,
     pub queue: engine::queue::QueueDump,
+    /// Heights a [`Chain::halt`] will skip before the next block (0 unless dumped mid-outage).
+    #[serde(default)]
+    pub halted: u64,
+    /// The root of the dumped state when devnet controls (`set_balance`) changed it after the
+    /// last block, so that it no longer matches `head.state_root`; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_root: Option<H256>,
 }
 
 impl Chain {
@@ -359,6 +368,7 @@ impl Chain {
         if self.open.is_some() {
             self.seal_block();
         }
+        let root = self.state_root();
         ChainDump {
             format_version: DUMP_FORMAT_VERSION,
             genesis: self.genesis.clone(),
@@ -374,6 +384,8 @@ impl Chain {
             burned: self.burned,
             scheduler: self.engine.scheduler,
             queue: self.engine.queue.dump(),
+            halted: self.skip_next,
+            state_root: (root != self.head.state_root).then_some(root),
         }
     }
 
@@ -384,6 +396,12 @@ impl Chain {
                 found: d.format_version,
                 expected: DUMP_FORMAT_VERSION,
             });
+        }
+        if d.height != d.head.height {
+            return Err(LoadError::Format(format!(
+                "height {} is not the dumped head's {}",
+                d.height, d.head.height
+            )));
         }
         let queue = engine::CalendarQueue::restore(d.queue).map_err(LoadError::Format)?;
         let mut chain =
@@ -397,6 +415,7 @@ impl Chain {
         chain.supply = d.supply;
         chain.burned = d.burned;
         chain.height = d.height;
+        chain.skip_next = d.halted;
         chain.engine = engine::Engine {
             queue,
             scheduler: d.scheduler,
@@ -404,10 +423,10 @@ impl Chain {
         chain.commit = StateCommit::default();
         chain.commit.mark_all(&chain.accounts, &chain.actors);
         let root = chain.state_root();
-        if root != d.head.state_root {
+        let expected = d.state_root.unwrap_or(d.head.state_root);
+        if root != expected {
             return Err(LoadError::Format(format!(
-                "state root {root} does not match the dumped head's {}",
-                d.head.state_root
+                "state root {root} does not match the dumped state root {expected}"
             )));
         }
         chain.head = d.head;

@@ -232,6 +232,9 @@ impl Event {
 /// An event as recorded in a block: where it happened and what.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventRecord {
+    /// The block the event happened in. Serialized as `block_height`: the flattened timer
+    /// events carry their own `height` (the timer's), and a JSON object cannot hold both.
+    #[serde(rename = "block_height")]
     pub height: u64,
     /// `tx` for the transaction phase, `eob` for end of block.
     pub phase: Phase,

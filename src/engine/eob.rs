@@ -92,7 +92,9 @@ pub fn max_cost(gas_limit: u64, cells_limit: u64, quote: &FeeQuote, tip_per_cycl
 /// actual cycles are not yet known. The lane can therefore never be exceeded. Under FIFO the
 /// first live timer that does not fit *closes the lane for the block*: the smaller timers behind
 /// it are deferred too, so execution never leaves insertion order. (The eip1559 scheduler's
-/// "greedily fill" lets smaller timers pass; that is a different policy.)
+/// "greedily fill" lets smaller timers pass; that is a different policy.) One exception keeps the
+/// lane live: a timer whose `gas_limit_per_fire` exceeds the whole lane under the current config
+/// (governance shrank the lane after it was scheduled) is deferred without closing the lane.
 pub fn plan(
     queue: &mut CalendarQueue,
     height: u64,
@@ -154,6 +156,21 @@ pub fn plan(
                         available,
                     });
             }
+            continue;
+        }
+        if t.gas_limit_per_fire > cfg.lane_timer_cycles {
+            // Cannot fit even an empty lane under this config (governance shrank the lane after
+            // it was scheduled): it waits, deferred, for a larger lane or its TTL, without
+            // closing the lane, or it would stall every timer behind it.
+            out.events.push(TimerEvent::TimerDeferred {
+                timer_id: t.timer_id,
+                actor: t.actor_address,
+                height: t.height,
+                to_height,
+                reason: DeferReason::Lane,
+            });
+            out.stats.deferred += 1;
+            carried.push(slot);
             continue;
         }
         if lane_closed || t.gas_limit_per_fire > lane_left {

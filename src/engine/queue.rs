@@ -766,12 +766,34 @@ impl CalendarQueue {
             q.slots[slot as usize] = Some(t);
             slot_of.insert(id, slot);
         }
+        // Bucket placement and order are not covered by the state root (they follow from each
+        // timer's height and seq), so a dump must agree with them: a ring bucket holds its own
+        // height's timers (the next height's also the carried ones), in (height, seq) order; an
+        // epoch bucket holds its epoch's timers, in seq order per height.
+        let timer_at = |q: &CalendarQueue, slot: u32| -> (u64, u64) {
+            let t = q.slots[slot as usize].as_ref().expect("restored");
+            (t.height, t.seq)
+        };
         for (h, ids) in d.ring {
             let pos = q.ring_pos(h);
+            let mut last: Option<(u64, u64)> = None;
             for id in ids {
                 let slot = *slot_of
                     .get(&id)
                     .ok_or(format!("ring lists unknown timer {id}"))?;
+                let key = timer_at(&q, slot);
+                if key.0 != h && !(h == d.next_height && key.0 < h) {
+                    return Err(format!(
+                        "timer {id} of height {} is in the ring bucket of height {h}",
+                        key.0
+                    ));
+                }
+                if last.is_some_and(|l| l >= key) {
+                    return Err(format!(
+                        "ring bucket {h} is out of (height, seq) order at {id}"
+                    ));
+                }
+                last = Some(key);
                 q.ring[pos].push_back(Handle {
                     slot,
                     generation: 0,
@@ -780,10 +802,23 @@ impl CalendarQueue {
             }
         }
         for (e, ids) in d.epochs {
+            let mut last_seq: std::collections::HashMap<u64, u64> = Default::default();
             for id in ids {
                 let slot = *slot_of
                     .get(&id)
                     .ok_or(format!("epoch lists unknown timer {id}"))?;
+                let (height, seq) = timer_at(&q, slot);
+                if q.epoch_pos(height) as u64 != e
+                    || height < q.ring_horizon
+                    || height >= q.epoch_horizon.saturating_add(q.cfg.epoch_blocks)
+                {
+                    return Err(format!(
+                        "timer {id} of height {height} does not belong in epoch slot {e}"
+                    ));
+                }
+                if last_seq.insert(height, seq).is_some_and(|l| l >= seq) {
+                    return Err(format!("epoch slot {e} is out of FIFO order at {id}"));
+                }
                 q.epochs[e as usize].push_back(Handle {
                     slot,
                     generation: 0,

@@ -1,0 +1,416 @@
+//! CIP-1 v3 §2: the three-tier calendar queue (ring buffer, epoch queue, overflow set).
+//!
+//! A small queue (`epoch_blocks` 4, `epoch_slots` 3) makes every tier reachable in a few blocks:
+//! the ring holds 8 heights (the current epoch and the next), the epoch queue the next two
+//! epochs, the overflow set everything later.
+
+mod common;
+
+use common::*;
+use cowboy_devnet::chain::{Chain, SystemInstruction};
+use cowboy_devnet::engine::queue::Tier;
+use cowboy_devnet::engine::types::keccak;
+use cowboy_devnet::engine::{
+    Address, CalendarQueue, Handler, QueueConfig, ScheduleArgs, TierCounts, Timer, TimerId,
+};
+
+fn small() -> QueueConfig {
+    QueueConfig {
+        epoch_blocks: 4,
+        epoch_slots: 3,
+    }
+}
+
+fn timer(n: u64, height: u64) -> Timer {
+    let actor = Address::from_label("q-actor");
+    Timer {
+        timer_id: TimerId(keccak(&n.to_be_bytes())),
+        actor_address: actor,
+        fee_payer: actor,
+        height,
+        seq: 0,
+        schedule_block: 0,
+        gas_limit_per_fire: 1_000,
+        expires_at: height + 1_000,
+        handler: Handler::Default,
+        payload: Box::new([]),
+        max_fee_per_cycle: 0,
+        max_priority_fee_per_cycle: 0,
+    }
+}
+
+fn id(n: u64) -> TimerId {
+    TimerId(keccak(&n.to_be_bytes()))
+}
+
+/// One block at the engine level: epoch maintenance, then the height's bucket drained.
+fn block(q: &mut CalendarQueue, h: u64) -> Vec<TimerId> {
+    q.maintain(h);
+    drain(q, h)
+}
+
+fn drain(q: &mut CalendarQueue, h: u64) -> Vec<TimerId> {
+    let slots = q.take_due(h);
+    slots.into_iter().map(|s| q.conclude(s).timer_id).collect()
+}
+
+#[test]
+fn cip1_2_timers_are_placed_in_ring_epoch_or_overflow_by_height() {
+    let mut q = CalendarQueue::new(small(), 1);
+    let h = q.horizons();
+    assert_eq!((h.next_height, h.ring_horizon, h.epoch_horizon), (1, 4, 12));
+    for (n, height) in [(1, 1), (2, 3), (3, 4), (4, 11), (5, 12), (6, 100)] {
+        q.insert(timer(n, height)).unwrap();
+    }
+    let tiers: Vec<_> = (1..=6).map(|n| q.tier_of(&id(n)).unwrap()).collect();
+    assert_eq!(
+        tiers,
+        [
+            Tier::Ring,
+            Tier::Ring,
+            Tier::Epoch,
+            Tier::Epoch,
+            Tier::Overflow,
+            Tier::Overflow
+        ]
+    );
+    assert_eq!(
+        q.counts(),
+        TierCounts {
+            ring: 2,
+            epoch: 2,
+            overflow: 2
+        }
+    );
+    assert_eq!(q.epoch_buckets(), vec![(4, 1), (8, 1)]);
+    assert_eq!(q.overflow_epochs(), vec![(12, 1), (100, 1)]);
+    assert_eq!(q.bucket(3).len(), 1);
+    assert!(
+        q.bucket(4).is_empty(),
+        "epoch-tier timers are not in a ring bucket yet"
+    );
+    // A drained height refuses new timers.
+    assert_eq!(drain(&mut q, 1), vec![id(1)]);
+    assert!(q.insert(timer(7, 1)).is_err());
+    // Duplicate ids are refused.
+    assert!(q.insert(timer(2, 9)).is_err());
+}
+
+#[test]
+fn cip1_2_1_ring_bucket_is_fifo_per_height() {
+    let mut q = CalendarQueue::new(small(), 1);
+    for n in [5, 3, 9, 1] {
+        q.insert(timer(n, 2)).unwrap();
+    }
+    q.insert(timer(100, 3)).unwrap();
+    let seqs: Vec<u64> = q.bucket(2).iter().map(|t| t.seq).collect();
+    assert_eq!(seqs, vec![0, 1, 2, 3]);
+    assert_eq!(block(&mut q, 1), vec![]);
+    assert_eq!(block(&mut q, 2), vec![id(5), id(3), id(9), id(1)]);
+    assert_eq!(block(&mut q, 3), vec![id(100)]);
+    assert!(q.is_empty());
+}
+
+#[test]
+fn cip1_2_2_epoch_rollover_migrates_a_slice_per_block_keeping_fifo() {
+    let mut q = CalendarQueue::new(small(), 1);
+    for n in 1..=3 {
+        q.insert(timer(n, 6)).unwrap();
+    }
+    assert_eq!(q.counts().epoch, 3);
+    // Block 1: 3 left to move over 3 blocks of epoch 0 → one moves.
+    assert_eq!(q.maintain(1), 1);
+    assert_eq!(q.tier_of(&id(1)), Some(Tier::Ring));
+    assert_eq!(q.tier_of(&id(2)), Some(Tier::Epoch));
+    assert_eq!(
+        q.horizons().ring_horizon,
+        4,
+        "horizon waits for the whole epoch"
+    );
+    assert_eq!(drain(&mut q, 1), vec![]);
+    // Inserted mid-migration: queued behind the older timers of its height.
+    q.insert(timer(4, 6)).unwrap();
+    assert_eq!(q.tier_of(&id(4)), Some(Tier::Epoch));
+    assert_eq!(q.maintain(2), 2);
+    assert_eq!(drain(&mut q, 2), vec![]);
+    assert_eq!(
+        q.maintain(3),
+        1,
+        "the last block of the epoch moves the rest"
+    );
+    assert_eq!(q.horizons().ring_horizon, 8);
+    assert_eq!(q.counts().epoch, 0);
+    // Once the epoch is in the ring, new timers for it go straight to the ring, at the back.
+    q.insert(timer(5, 6)).unwrap();
+    assert_eq!(q.tier_of(&id(5)), Some(Tier::Ring));
+    let order: Vec<TimerId> = q.bucket(6).iter().map(|t| t.timer_id).collect();
+    assert_eq!(order, vec![id(1), id(2), id(3), id(4), id(5)]);
+    assert_eq!(drain(&mut q, 3), vec![]);
+    assert_eq!(block(&mut q, 4), vec![]);
+    assert_eq!(block(&mut q, 5), vec![]);
+    assert_eq!(block(&mut q, 6), vec![id(1), id(2), id(3), id(4), id(5)]);
+}
+
+#[test]
+fn cip1_2_3_overflow_timers_travel_epoch_and_ring_and_fire_in_fifo_order() {
+    let mut q = CalendarQueue::new(small(), 1);
+    let target = 20;
+    q.insert(timer(1, target)).unwrap();
+    q.insert(timer(2, target)).unwrap();
+    q.insert(timer(3, target + 1)).unwrap();
+    assert_eq!(q.tier_of(&id(1)), Some(Tier::Overflow));
+    let mut seen = vec![Tier::Overflow];
+    let mut late = 10;
+    let mut fired = Vec::new();
+    for h in 1..=target + 1 {
+        q.maintain(h);
+        if let Some(t) = q.tier_of(&id(1))
+            && *seen.last().unwrap() != t
+        {
+            seen.push(t);
+        }
+        // Another timer for the same height at every block, whatever tier it lands in.
+        if h < target {
+            late += 1;
+            q.insert(timer(late, target)).unwrap();
+        }
+        fired.push(drain(&mut q, h));
+    }
+    assert_eq!(seen, vec![Tier::Overflow, Tier::Epoch, Tier::Ring]);
+    let mut want = vec![id(1), id(2)];
+    want.extend((11..=late).map(id));
+    assert_eq!(
+        fired[(target - 1) as usize],
+        want,
+        "FIFO order within the height"
+    );
+    assert_eq!(fired[target as usize], vec![id(3)]);
+    assert!(fired[..(target - 1) as usize].iter().all(Vec::is_empty));
+    assert!(q.is_empty());
+}
+
+#[test]
+fn cip1_2_cancel_and_extend_find_timers_in_every_tier() {
+    let mut g = genesis();
+    g.queue = small();
+    let mut c = chain_with_actors(g);
+    // Block 1 migrated the empty epoch 1 and the empty overflow epoch 3 at once.
+    let h = c.engine.queue.horizons();
+    assert_eq!((h.ring_horizon, h.epoch_horizon), (8, 16));
+    let heights = [3, 9, 40];
+    let tiers = [Tier::Ring, Tier::Epoch, Tier::Overflow];
+    let mine: Vec<TimerId> = heights
+        .iter()
+        .map(|&h| schedule(&mut c, actor_a(), args(h)))
+        .collect();
+    let gov_owned: Vec<TimerId> = heights
+        .iter()
+        .map(|&h| schedule(&mut c, actor_b(), args(h)))
+        .collect();
+    for i in 0..3 {
+        assert_eq!(c.engine.queue.tier_of(&mine[i]), Some(tiers[i]));
+        assert_eq!(c.engine.queue.tier_of(&gov_owned[i]), Some(tiers[i]));
+    }
+    assert_eq!(
+        c.engine.queue.counts(),
+        TierCounts {
+            ring: 2,
+            epoch: 2,
+            overflow: 2
+        }
+    );
+    c.seal_block();
+    for i in 0..3 {
+        let r = extend(&mut c, actor_a(), mine[i], 100 + i as u64);
+        assert!(r.success, "{:?}", r.error);
+        assert_eq!(c.timer(&mine[i]).unwrap().expires_at, 100 + i as u64);
+        let r = system(
+            &mut c,
+            gov(),
+            SystemInstruction::ExtendTimer {
+                timer_id: gov_owned[i],
+                new_expires_at: 200 + i as u64,
+            },
+        );
+        assert!(r.success, "{:?}", r.error);
+        assert_eq!(c.timer(&gov_owned[i]).unwrap().expires_at, 200 + i as u64);
+        assert_eq!(
+            c.engine.queue.tier_of(&mine[i]),
+            Some(tiers[i]),
+            "extend keeps the tier"
+        );
+    }
+    for i in 0..3 {
+        assert!(cancel(&mut c, actor_a(), mine[i]).success);
+        assert!(
+            system(
+                &mut c,
+                gov(),
+                SystemInstruction::CancelTimer {
+                    timer_id: gov_owned[i]
+                }
+            )
+            .success
+        );
+    }
+    assert!(c.engine.queue.is_empty());
+    assert_eq!(c.engine.queue.counts(), TierCounts::default());
+    assert!(c.engine.queue.overflow_epochs().is_empty());
+    // Nothing fires later: the cancelled handles are skipped in every bucket.
+    c.set_balance(&actor_a(), 100_000_000);
+    c.set_balance(&actor_b(), 100_000_000);
+    let mut all_fired = 0;
+    while c.pending_height() <= 41 {
+        all_fired += c.seal_block().eob.due;
+    }
+    assert_eq!(all_fired, 0);
+}
+
+#[test]
+fn cip1_2_chain_migrates_each_far_timer_twice_and_fires_it_on_time() {
+    let mut g = genesis();
+    g.queue = small();
+    let mut c = chain_with_actors(g);
+    c.set_balance(&actor_a(), 100_000_000);
+    let far: Vec<TimerId> = (0..3)
+        .map(|_| schedule(&mut c, actor_a(), args_gas(30, 1_000)))
+        .collect();
+    assert!(
+        far.iter()
+            .all(|t| c.engine.queue.tier_of(t) == Some(Tier::Overflow))
+    );
+    let mut migrated = 0;
+    let mut tiers_seen = vec![Tier::Overflow];
+    loop {
+        let b = c.seal_block();
+        migrated += b.migrated;
+        let height = b.header.height;
+        let f = fired(b);
+        if height == 30 {
+            assert_eq!(f, far, "fires at its height, in FIFO order");
+            break;
+        }
+        assert!(f.is_empty());
+        let t = c.engine.queue.tier_of(&far[0]).unwrap();
+        if *tiers_seen.last().unwrap() != t {
+            tiers_seen.push(t);
+        }
+    }
+    assert_eq!(tiers_seen, vec![Tier::Overflow, Tier::Epoch, Tier::Ring]);
+    assert_eq!(
+        migrated, 6,
+        "overflow → epoch and epoch → ring, once each per timer"
+    );
+}
+
+/// The timer-set commitment depends on the timers, never on the tier that holds them.
+#[test]
+fn cip1_2_timer_set_root_is_independent_of_tier_path() {
+    let mut tiny = CalendarQueue::new(small(), 1);
+    let mut wide = CalendarQueue::new(QueueConfig::default(), 1);
+    let empty_overflow = CalendarQueue::new(small(), 1).commit().1;
+    let ops: Vec<(u64, u64)> = vec![(1, 30), (2, 30), (3, 5), (4, 13), (5, 41)];
+    for &(n, h) in &ops {
+        tiny.insert(timer(n, h)).unwrap();
+        wide.insert(timer(n, h)).unwrap();
+    }
+    assert_eq!(tiny.tier_of(&id(1)), Some(Tier::Overflow));
+    assert_eq!(wide.tier_of(&id(1)), Some(Tier::Ring));
+    let (t0, o0) = tiny.commit();
+    let (w0, wo0) = wide.commit();
+    assert_eq!(t0, w0);
+    assert_ne!(o0, wo0, "the overflow tier has its own root");
+    assert_eq!(wo0, empty_overflow);
+    for h in 1..=45 {
+        tiny.maintain(h);
+        wide.maintain(h);
+        if h == 7 {
+            tiny.set_expires_at(&id(2), 500).unwrap();
+            wide.set_expires_at(&id(2), 500).unwrap();
+            tiny.remove(&id(5)).unwrap();
+            wide.remove(&id(5)).unwrap();
+        }
+        assert_eq!(drain(&mut tiny, h), drain(&mut wide, h), "height {h}");
+        let (t, o) = tiny.commit();
+        let (w, _) = wide.commit();
+        assert_eq!(t, w, "timer-set root at height {h}");
+        if tiny.counts().overflow == 0 {
+            assert_eq!(o, empty_overflow);
+        }
+    }
+    assert!(tiny.is_empty() && wide.is_empty());
+}
+
+/// Same ops, same roots: a chain's state root at every height is a function of its inputs,
+/// however the timers moved between tiers.
+#[test]
+fn cip1_2_same_ops_same_roots_through_all_tiers() {
+    fn run() -> Vec<cowboy_devnet::engine::H256> {
+        let mut g = genesis();
+        g.queue = small();
+        let mut c: Chain = chain_with_actors(g);
+        c.set_balance(&actor_a(), 100_000_000);
+        let mut roots = Vec::new();
+        for i in 0..30u64 {
+            let h = c.pending_height();
+            schedule(
+                &mut c,
+                actor_a(),
+                ScheduleArgs {
+                    height: h + 1 + (i * 7) % 29,
+                    payload: vec![i as u8],
+                    gas_limit: Some(10_000),
+                    ..ScheduleArgs::default()
+                },
+            );
+            roots.push(c.seal_block().header.state_root);
+        }
+        for _ in 0..32 {
+            roots.push(c.seal_block().header.state_root);
+        }
+        assert!(c.engine.queue.is_empty());
+        roots
+    }
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn cip1_2_outage_rebuilds_the_tiers_around_the_resume_height() {
+    let mut g = genesis();
+    g.queue = small();
+    let mut c = chain_with_actors(g);
+    c.set_balance(&actor_a(), 100_000_000);
+    let skipped = schedule(&mut c, actor_a(), args_gas(5, 1_000));
+    let far = schedule(&mut c, actor_a(), args_gas(40, 1_000));
+    let farther = schedule(&mut c, actor_a(), args_gas(60, 1_000));
+    assert_eq!(c.engine.queue.tier_of(&far), Some(Tier::Overflow));
+    c.seal_block(); // 2
+    c.halt(34); // resume at 37: epoch 9
+    assert_eq!(c.pending_height(), 37);
+    assert_eq!(c.engine.queue.tier_of(&far), Some(Tier::Overflow));
+    // Opening block 37 rebuilds the tiers around it, then runs its epoch maintenance: epoch 10
+    // (heights 40..44) moves into the ring within the three blocks left of epoch 9.
+    let r = c
+        .apply_tx(cowboy_devnet::chain::Transaction::new(
+            alice(),
+            cowboy_devnet::chain::TxKind::Transfer {
+                to: bob(),
+                amount: 1,
+            },
+        ))
+        .unwrap();
+    assert!(r.success);
+    let h = c.engine.queue.horizons();
+    assert_eq!(
+        (h.next_height, h.ring_horizon, h.epoch_horizon),
+        (37, 44, 52)
+    );
+    assert_eq!(c.engine.queue.tier_of(&skipped), Some(Tier::Ring));
+    assert_eq!(c.engine.queue.tier_of(&far), Some(Tier::Ring));
+    assert_eq!(c.engine.queue.tier_of(&farther), Some(Tier::Overflow));
+    assert_eq!(fired(c.seal_block()), vec![skipped]);
+    seal_until(&mut c, 40);
+    assert_eq!(fired(c.seal_block()), vec![far]);
+    seal_until(&mut c, 60);
+    assert_eq!(fired(c.seal_block()), vec![farther]);
+}

@@ -1,0 +1,241 @@
+//! Helpers shared by the behaviour and property tests: a funded chain, deploys, `ActAs` timer
+//! calls, governance instructions and event queries.
+#![allow(dead_code)]
+
+use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{
+    Block, Chain, Event, EventRecord, Genesis, GenesisAccount, Phase, Receipt, SystemInstruction,
+    TimerOp, Transaction, TxKind,
+};
+use cowboy_devnet::engine::{Address, ScheduleArgs, TimerConfig, TimerEvent, TimerId};
+use cowboy_devnet::vm::DevnetRuntime;
+use sha3::{Digest, Keccak256};
+
+/// Plenty for any number of transactions (each reserves up to 7,000,000 at default basefees).
+pub const RICH: u128 = 1_000_000_000_000;
+
+pub fn gov() -> Address {
+    Address::from_label("governance")
+}
+pub fn alice() -> Address {
+    Address::from_label("alice")
+}
+pub fn bob() -> Address {
+    Address::from_label("bob")
+}
+pub fn actor_a() -> Address {
+    Address::from_label("actor-a")
+}
+pub fn actor_b() -> Address {
+    Address::from_label("actor-b")
+}
+
+/// A genesis funding governance, alice and bob with [`RICH`].
+pub fn genesis() -> Genesis {
+    Genesis {
+        accounts: [gov(), alice(), bob()]
+            .into_iter()
+            .map(|address| GenesisAccount {
+                address,
+                balance: RICH,
+            })
+            .collect(),
+        ..Genesis::default()
+    }
+}
+
+pub fn chain_with(genesis: Genesis) -> Chain {
+    Chain::new(genesis, DevnetRuntime::shared()).expect("valid genesis")
+}
+
+pub fn chain() -> Chain {
+    chain_with(genesis())
+}
+
+/// Deploys `code` at `address` from `from`; panics unless the deploy succeeds.
+pub fn deploy(chain: &mut Chain, from: Address, address: Address, code: ActorCode) -> Address {
+    let r = chain
+        .apply_tx(Transaction::new(
+            from,
+            TxKind::Deploy {
+                address: Some(address),
+                code,
+                endowment: 0,
+            },
+        ))
+        .expect("deploy accepted");
+    assert!(r.success, "deploy failed: {:?}", r.error);
+    address
+}
+
+pub fn deploy_native(chain: &mut Chain, from: Address, address: Address, json: &str) -> Address {
+    deploy(chain, from, address, ActorCode::native(json))
+}
+
+/// The standard fixture: alice deploys code-less `actor_a` and `actor_b`, block 1 is sealed.
+pub fn chain_with_actors(genesis: Genesis) -> Chain {
+    let mut c = chain_with(genesis);
+    deploy(&mut c, alice(), actor_a(), ActorCode::none());
+    deploy(&mut c, alice(), actor_b(), ActorCode::none());
+    c.seal_block();
+    c
+}
+
+pub fn act_as(chain: &mut Chain, from: Address, actor: Address, op: TimerOp) -> Receipt {
+    chain
+        .apply_tx(Transaction::new(from, TxKind::ActAs { actor, op }))
+        .expect("act_as included")
+}
+
+pub fn args(height: u64) -> ScheduleArgs {
+    ScheduleArgs {
+        height,
+        ..ScheduleArgs::default()
+    }
+}
+
+pub fn args_gas(height: u64, gas: u64) -> ScheduleArgs {
+    ScheduleArgs {
+        height,
+        gas_limit: Some(gas),
+        ..ScheduleArgs::default()
+    }
+}
+
+/// Schedules through `ActAs` from alice; returns the receipt.
+pub fn try_schedule(chain: &mut Chain, actor: Address, a: ScheduleArgs) -> Receipt {
+    act_as(chain, alice(), actor, TimerOp::ScheduleTimer(a))
+}
+
+/// Schedules through `ActAs` from alice; panics unless it succeeds. Returns the id.
+pub fn schedule(chain: &mut Chain, actor: Address, a: ScheduleArgs) -> TimerId {
+    let r = try_schedule(chain, actor, a);
+    assert!(r.success, "schedule failed: {:?}", r.error);
+    assert_eq!(r.timers.len(), 1);
+    r.timers[0]
+}
+
+pub fn cancel(chain: &mut Chain, actor: Address, timer_id: TimerId) -> Receipt {
+    act_as(chain, alice(), actor, TimerOp::CancelTimer { timer_id })
+}
+
+pub fn extend(
+    chain: &mut Chain,
+    actor: Address,
+    timer_id: TimerId,
+    new_expires_at: u64,
+) -> Receipt {
+    act_as(
+        chain,
+        alice(),
+        actor,
+        TimerOp::ExtendTimer {
+            timer_id,
+            new_expires_at,
+        },
+    )
+}
+
+pub fn system(chain: &mut Chain, from: Address, ins: SystemInstruction) -> Receipt {
+    chain
+        .apply_tx(Transaction::new(from, TxKind::System(ins)))
+        .expect("system tx included")
+}
+
+pub fn call(chain: &mut Chain, from: Address, actor: Address, handler: &str) -> Receipt {
+    chain
+        .apply_tx(Transaction::new(
+            from,
+            TxKind::Call {
+                actor,
+                handler: handler.into(),
+                payload: Vec::new(),
+            },
+        ))
+        .expect("call included")
+}
+
+/// The error name a failed receipt carries (`InvalidInput`, `Unauthorized`, ...).
+pub fn err_name(r: &Receipt) -> &str {
+    assert!(!r.success, "expected a failed receipt, got success");
+    let e = r.error.as_deref().expect("failed receipt has an error");
+    e.split(':').next().unwrap_or(e)
+}
+
+/// CIP-5 §3.3, computed independently of the crate.
+pub fn expected_id(actor: &Address, height: u64, payload: &[u8], nonce: u64) -> TimerId {
+    let mut h = Keccak256::new();
+    h.update(actor.0);
+    h.update(height.to_be_bytes());
+    h.update(payload);
+    h.update(nonce.to_be_bytes());
+    TimerId(h.finalize().into())
+}
+
+pub fn timer_events(block: &Block) -> Vec<&TimerEvent> {
+    block
+        .events
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Timer(e) => Some(e),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn eob_events(block: &Block) -> Vec<&EventRecord> {
+    block
+        .events
+        .iter()
+        .filter(|r| r.phase == Phase::Eob)
+        .collect()
+}
+
+/// `(kind, timer id)` of every end-of-block timer event, in order.
+pub fn eob_kinds(block: &Block) -> Vec<(&'static str, TimerId)> {
+    eob_events(block)
+        .into_iter()
+        .filter_map(|r| r.event.timer_id().map(|id| (r.event.kind(), id)))
+        .collect()
+}
+
+/// Ids of the timers fired in `block`, in firing order.
+pub fn fired(block: &Block) -> Vec<TimerId> {
+    timer_events(block)
+        .into_iter()
+        .filter_map(|e| match e {
+            TimerEvent::TimerFired { timer_id, .. } => Some(*timer_id),
+            _ => None,
+        })
+        .collect()
+}
+
+pub fn find_fired(block: &Block, id: TimerId) -> TimerEvent {
+    timer_events(block)
+        .into_iter()
+        .find(|e| matches!(e, TimerEvent::TimerFired { timer_id, .. } if *timer_id == id))
+        .cloned()
+        .unwrap_or_else(|| panic!("{id:?} did not fire in block {}", block.header.height))
+}
+
+/// Seals blocks until the next one to be sealed is `height` (the open block, if any, first).
+pub fn seal_until(chain: &mut Chain, height: u64) {
+    while chain.pending_height() < height {
+        chain.seal_block();
+    }
+}
+
+pub fn assert_conserved(chain: &Chain) {
+    assert_eq!(
+        chain.total_balances() + chain.burned,
+        chain.supply,
+        "balances + burned must equal supply at height {}",
+        chain.height
+    );
+}
+
+pub fn cfg_with(f: impl FnOnce(&mut TimerConfig)) -> TimerConfig {
+    let mut c = TimerConfig::default();
+    f(&mut c);
+    c
+}
