@@ -5,11 +5,13 @@
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use cowboy_devnet::chain::{Block, Chain, Event};
+use cowboy_devnet::engine::Address;
 use cowboy_devnet::scenario::builtin;
 use cowboy_devnet::scenario::runner::disk_loader;
 use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario};
 use cowboy_devnet::vm::DevnetRuntime;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -150,35 +152,153 @@ fn block_line(b: &Block, chain: &Chain) -> String {
     )
 }
 
-fn event_line(e: &Event) -> String {
-    let mut v = serde_json::to_value(e).expect("event serializes");
-    let kind = v
-        .as_object_mut()
-        .and_then(|o| o.remove("kind"))
-        .and_then(|k| k.as_str().map(str::to_string))
-        .unwrap_or_default();
-    let mut parts = Vec::new();
-    if let Some(o) = v.as_object() {
-        for (k, val) in o {
-            let s = match val {
-                serde_json::Value::String(s) if s.len() == 66 && s.starts_with("0x") => {
-                    format!("{}…", &s[..10])
+/// One event as a human line, with the fixture's names for addresses.
+fn event_line(e: &Event, book: &BTreeMap<Address, String>) -> String {
+    use cowboy_devnet::chain::ChainEvent;
+    use cowboy_devnet::engine::TimerEvent as T;
+    let who = |a: &Address| {
+        book.get(a)
+            .cloned()
+            .unwrap_or_else(|| format!("{}…", &a.to_string()[..10]))
+    };
+    let id = |t: &cowboy_devnet::engine::TimerId| format!("timer {}", t.short());
+    let body = match e {
+        Event::Timer(t) => match t {
+            T::TimerScheduled {
+                timer_id,
+                actor,
+                height,
+                fee_payer,
+                gas_limit_per_fire,
+                expires_at,
+                handler,
+                ..
+            } => format!(
+                "{} by {} for height {height} → {handler}, gas {gas_limit_per_fire}, paid by {}, expires {expires_at}",
+                id(timer_id),
+                who(actor),
+                who(fee_payer)
+            ),
+            T::TimerFired {
+                timer_id,
+                actor,
+                handler,
+                cycles_used,
+                cost,
+                refund,
+                success,
+                error,
+                ..
+            } => format!(
+                "{} of {} ran {handler}: {cycles_used} cycles, cost {cost}, refund {refund}{}",
+                id(timer_id),
+                who(actor),
+                if *success {
+                    String::new()
+                } else {
+                    format!(" — REVERTED ({})", error.as_deref().unwrap_or(""))
                 }
-                serde_json::Value::String(s) if s.len() == 42 && s.starts_with("0x") => {
-                    format!("{}…", &s[..8])
+            ),
+            T::TimerDeferred {
+                timer_id,
+                actor,
+                to_height,
+                reason,
+                ..
+            } => format!(
+                "{} of {} → height {to_height} ({})",
+                id(timer_id),
+                who(actor),
+                match reason {
+                    cowboy_devnet::engine::DeferReason::Lane => "lane full",
+                    cowboy_devnet::engine::DeferReason::GcBudget => "GC budget spent",
                 }
-                serde_json::Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            parts.push(format!("{k}={s}"));
+            ),
+            T::TimerExpired {
+                timer_id,
+                actor,
+                expires_at,
+                current_height,
+            } => format!(
+                "{} of {} expired at {expires_at}, removed at {current_height}",
+                id(timer_id),
+                who(actor)
+            ),
+            T::TimerCancelledInsufficientFunds {
+                timer_id,
+                fee_payer,
+                required,
+                available,
+                ..
+            } => format!(
+                "{}: {} holds {available}, a fire needs {required}",
+                id(timer_id),
+                who(fee_payer)
+            ),
+            T::TimerCancelled {
+                timer_id,
+                actor,
+                refund,
+            } => format!(
+                "{} by its owner {}{}",
+                id(timer_id),
+                who(actor),
+                if *refund > 0 {
+                    format!(", pre-charge {refund} refunded")
+                } else {
+                    String::new()
+                }
+            ),
+            T::TimerCancelledByGovernance { timer_id, existed } => format!(
+                "{}{}",
+                id(timer_id),
+                if *existed {
+                    ""
+                } else {
+                    " (already gone: no-op)"
+                }
+            ),
+            T::TimerExtended {
+                timer_id,
+                actor,
+                old_expires_at,
+                new_expires_at,
+            } => format!(
+                "{} of {}: expires {old_expires_at} → {new_expires_at}",
+                id(timer_id),
+                who(actor)
+            ),
+            T::TimerExtendedByGovernance {
+                timer_id,
+                old_expires_at,
+                new_expires_at,
+            } => format!(
+                "{}: expires {old_expires_at} → {new_expires_at}",
+                id(timer_id)
+            ),
+            T::TimerConfigUpdated { config } => format!(
+                "lane {} · GC {} · max/fire {} · TTL {} · cap {}",
+                config.lane_timer_cycles,
+                config.gc_cycles_per_block,
+                config.max_cycles_per_fire,
+                config.max_ttl_blocks,
+                config.max_timers_per_actor
+            ),
+        },
+        Event::Chain(ChainEvent::ActorDeployed { actor, deployer }) => {
+            format!("{} by {}", who(actor), who(deployer))
         }
-    }
-    format!("         {kind:<32} {}", parts.join(" "))
+        Event::Chain(ChainEvent::ActorEmitted { actor, topic, data }) => {
+            format!("{} [{topic}] {data}", who(actor))
+        }
+    };
+    format!("         {:<32} {body}", e.kind())
 }
 
 fn run(a: RunArgs) -> Result<ExitCode> {
     let scenario = load(&a.fixture)?;
     let total = a.blocks.unwrap_or(scenario.default_blocks);
+    let book = scenario.address_book();
     if !a.quiet {
         println!("cowboy-devnet: {} — {}", scenario.name, scenario.path);
         if !scenario.description.is_empty() {
@@ -217,7 +337,7 @@ fn run(a: RunArgs) -> Result<ExitCode> {
                 print(block_line(b, chain));
                 if a.events {
                     for r in &b.events {
-                        print(event_line(&r.event));
+                        print(event_line(&r.event, &book));
                     }
                 }
             },

@@ -1659,3 +1659,36 @@ fn cip5_6_5_timer_larger_than_a_shrunk_lane_does_not_stall_the_lane() {
         "the big timer waits for a larger lane or its TTL"
     );
 }
+
+/// A deploy without an explicit address lands where `Chain::derive_address` says, and a second
+/// one from the same sender gets a new address.
+#[test]
+fn deploy_without_address_lands_at_the_derived_address() {
+    use cowboy_devnet::chain::{Transaction, TxKind};
+    let alice = cowboy_devnet::engine::Address::from_label("alice");
+    let mut g = cowboy_devnet::chain::Genesis::default();
+    g.accounts.push(cowboy_devnet::chain::GenesisAccount {
+        address: alice,
+        balance: 10_000_000_000,
+    });
+    let mut c =
+        cowboy_devnet::chain::Chain::new(g, cowboy_devnet::vm::DevnetRuntime::shared()).unwrap();
+    let deploy = || {
+        Transaction::new(
+            alice,
+            TxKind::Deploy {
+                address: None,
+                code: cowboy_devnet::chain::runtime::ActorCode::none(),
+                endowment: 0,
+            },
+        )
+    };
+    let first = c.derive_address(&alice);
+    let r = c.apply_tx(deploy()).unwrap();
+    assert_eq!(r.created, Some(first));
+    let second = c.derive_address(&alice);
+    assert_ne!(first, second);
+    let r = c.apply_tx(deploy()).unwrap();
+    assert_eq!(r.created, Some(second));
+    assert!(c.actor(&first).is_some() && c.actor(&second).is_some());
+}

@@ -86,8 +86,77 @@ fn cip5_5_4_governance_instructions_48_49_50() {
 }
 
 #[test]
+fn demo_shows_every_timer_event_kind_within_100_blocks() {
+    let r = assert_passes("fixtures/demo.toml");
+    for kind in [
+        "TimerScheduled",
+        "TimerFired",
+        "TimerDeferred",
+        "TimerExpired",
+        "TimerCancelledInsufficientFunds",
+        "TimerCancelled",
+        "TimerCancelledByGovernance",
+        "TimerExtended",
+        "TimerExtendedByGovernance",
+        "TimerConfigUpdated",
+    ] {
+        assert!(
+            r.events
+                .iter()
+                .any(|e| e.event.kind() == kind && e.height <= 100),
+            "demo never shows {kind}"
+        );
+    }
+}
+
+#[test]
+fn cip5_appendix_b_heartbeat_self_and_deployer_funded() {
+    assert_passes("fixtures/heartbeat.toml");
+}
+
+#[test]
+fn cip5_5_4_drain_fee_payer_runs_dry() {
+    let r = assert_passes("fixtures/drain.toml");
+    let unfunded: Vec<_> = r
+        .events
+        .iter()
+        .filter(|e| e.event.kind() == "TimerCancelledInsufficientFunds")
+        .map(|e| serde_json::to_value(&e.event).unwrap())
+        .collect();
+    // The deployer-funded round: required = 200,000 × 1 + 550,000 × 1, available = 100,000.
+    assert!(
+        unfunded
+            .iter()
+            .any(|v| v["required"] == "750000" && v["available"] == "100000"),
+        "{unfunded:?}"
+    );
+}
+
+#[test]
+fn the_built_in_demo_is_the_shipped_demo() {
+    let lf = builtin::fixture("demo").unwrap().unwrap();
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader).unwrap();
+    let r = s
+        .run(
+            DevnetRuntime::shared(),
+            RunOptions::default(),
+            &mut |_, _| {},
+        )
+        .unwrap();
+    assert!(r.passed());
+    assert_eq!(
+        r.summary.final_state_root,
+        run_file("fixtures/demo.toml").summary.final_state_root
+    );
+}
+
+#[test]
 fn same_fixture_same_report_byte_for_byte() {
-    for f in ["fixtures/storm.toml", "fixtures/governance.toml"] {
+    for f in [
+        "fixtures/demo.toml",
+        "fixtures/storm.toml",
+        "fixtures/governance.toml",
+    ] {
         let a = run_file(f);
         let b = run_file(f);
         assert_eq!(a.to_json(), b.to_json(), "{f}");

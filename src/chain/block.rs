@@ -134,6 +134,13 @@ impl Chain {
         let max_fee = self.max_tx_fee(cycle_limit);
         let tx_hash = H256(keccak(&serde_json::to_vec(&tx).expect("tx serializes")));
         let nonce = self.nonce(&tx.from);
+        // Derived from the nonce *before* this transaction consumes it, as `check_tx` did.
+        let deploy_addr = match &tx.kind {
+            TxKind::Deploy { address, .. } => {
+                Some(address.unwrap_or_else(|| self.derive_address(&tx.from)))
+            }
+            _ => None,
+        };
         {
             let acc = self.accounts.entry(tx.from).or_default();
             acc.balance -= max_fee;
@@ -160,11 +167,11 @@ impl Chain {
                     (ex.result, Some(ex.overlay), ex.meter)
                 }
                 TxKind::Deploy {
-                    address,
+                    address: _,
                     code,
                     endowment,
                 } => {
-                    let addr = address.unwrap_or_else(|| self.derive_address(&tx.from));
+                    let addr = deploy_addr.expect("a deploy");
                     created = Some(addr);
                     let rt = self.runtime.clone();
                     let has_deploy = rt.has_entry(code, "deploy");

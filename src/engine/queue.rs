@@ -98,6 +98,17 @@ fn id_hash(id: &TimerId) -> u64 {
     u64::from_le_bytes(id.0[..8].try_into().expect("8 bytes"))
 }
 
+/// Keeps an emptied change buffer's capacity for the next block, up to twice what this block
+/// used (at least 1,024 entries), so a one-off burst does not pin its memory.
+fn recycle<T>(mut buf: Vec<T>, used: usize) -> Vec<T> {
+    buf.clear();
+    let keep = used.max(1_024);
+    if buf.capacity() > 2 * keep {
+        buf.shrink_to(keep);
+    }
+    buf
+}
+
 fn overflow_leaf(t: &Timer) -> [u8; 32] {
     keccak_parts(&[
         b"overflow",
@@ -598,17 +609,25 @@ impl CalendarQueue {
     /// each committed record carries its actor, its height and its insertion `seq`, which fix
     /// its bucket and its FIFO position, so committing the records commits the indexes.
     pub fn commit(&mut self) -> ([u8; 32], [u8; 32]) {
-        for t in std::mem::take(&mut self.graveyard) {
+        // The two change buffers are drained in place, so the next block reuses their capacity
+        // instead of regrowing (and re-faulting) them from empty; see `recycle`.
+        let mut graveyard = std::mem::take(&mut self.graveyard);
+        let used = graveyard.len();
+        for t in graveyard.drain(..) {
             if t.seq < self.committed_seq && !self.touched.contains(&t.timer_id) {
                 self.timers_commit.remove(&t.leaf());
             }
         }
-        for id in std::mem::take(&mut self.fresh) {
+        self.graveyard = recycle(graveyard, used);
+        let mut fresh = std::mem::take(&mut self.fresh);
+        let used = fresh.len();
+        for id in fresh.drain(..) {
             if let Some(slot) = self.find_slot(&id) {
                 let leaf = self.slots[slot as usize].as_ref().expect("live").leaf();
                 self.timers_commit.insert(leaf);
             }
         }
+        self.fresh = recycle(fresh, used);
         self.touched.clear();
         self.committed_seq = self.next_seq;
         (self.timers_commit.root(), self.overflow_commit.root())

@@ -448,6 +448,11 @@ impl Scenario {
         self.names.get(name).copied()
     }
 
+    /// The fixture's names by address (accounts, actors, `governance`, `proposer`).
+    pub fn address_book(&self) -> BTreeMap<Address, String> {
+        self.names.iter().map(|(n, a)| (*a, n.clone())).collect()
+    }
+
     /// Plays the fixture on a fresh devnet. `on_block` sees every sealed block.
     pub fn run(
         &self,

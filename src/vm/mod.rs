@@ -5,6 +5,7 @@
 //! native test programs ([`native`]) and Rhai scripts ([`rhai`]).
 
 pub mod native;
+pub mod rhai;
 
 use crate::chain::runtime::{ActorCode, ActorRuntime, Host, Lang, VmError};
 use std::collections::HashMap;
@@ -14,6 +15,7 @@ use std::sync::{Arc, Mutex};
 #[derive(Default)]
 pub struct DevnetRuntime {
     native: Mutex<HashMap<[u8; 32], Arc<native::Program>>>,
+    rhai: self::rhai::RhaiRuntime,
 }
 
 impl DevnetRuntime {
@@ -24,6 +26,12 @@ impl DevnetRuntime {
     /// A shareable handle, as the chain wants it.
     pub fn shared() -> Arc<dyn ActorRuntime> {
         Arc::new(Self::new())
+    }
+
+    /// The Rhai runtime, for calls beyond the [`ActorRuntime`] entry points (read-only calls of
+    /// custom GBA scripts).
+    pub fn rhai(&self) -> &self::rhai::RhaiRuntime {
+        &self.rhai
     }
 
     fn native_program(&self, code: &ActorCode) -> Result<Arc<native::Program>, VmError> {
@@ -43,10 +51,7 @@ impl ActorRuntime for DevnetRuntime {
         match code.lang {
             Lang::None => Ok(()),
             Lang::Native => self.native_program(code).map(|_| ()),
-            Lang::Rhai => Err(VmError::Compile {
-                location: code.name.clone(),
-                message: "the Rhai runtime is not part of this build yet".into(),
-            }),
+            Lang::Rhai => self.rhai.prepare(code),
         }
     }
 
@@ -56,7 +61,7 @@ impl ActorRuntime for DevnetRuntime {
             Lang::Native => self
                 .native_program(code)
                 .is_ok_and(|p| p.contains_key(entry)),
-            Lang::Rhai => false,
+            Lang::Rhai => self.rhai.has_entry(code, entry),
         }
     }
 
@@ -67,14 +72,13 @@ impl ActorRuntime for DevnetRuntime {
         payload: &[u8],
         host: &mut dyn Host,
     ) -> Result<(), VmError> {
-        let _ = payload;
         match code.lang {
             Lang::None if entry == "handle_timer" => Ok(()),
             Lang::None => Err(VmError::HandlerNotFound(format!(
                 "actor has no code, so no handler `{entry}`"
             ))),
             Lang::Native => native::invoke(&*self.native_program(code)?, entry, host),
-            Lang::Rhai => self.prepare(code),
+            Lang::Rhai => self.rhai.invoke(code, entry, payload, host),
         }
     }
 }

@@ -1,0 +1,321 @@
+//! Near-term enqueue + dequeue through the calendar queue, beside two baselines measured in the
+//! same run on the same schedule:
+//!
+//! * `btreemap`: a naive `BTreeMap<height, VecDeque<Timer>>`;
+//! * `hash_wheel`: `hierarchical_hash_wheel_timer::QuadWheelWithOverflow` (one tick = one block).
+//!
+//! Every structure is pre-filled to `N` pending timers (N = 1,000 .. 1,000,000) and then driven in
+//! steady state: each block inserts `k = N / 32.5` timers whose delays come from the same
+//! deterministic LCG over 1..=64 blocks (mean 32.5), then drains the height that is due, so the
+//! number pending stays at `N`. One measured operation is "insert one timer" plus `1/k` of a
+//! block's advance (drain, conclude, epoch maintenance); throughput is in operations per second.
+//!
+//! The queue's state commitment (`commit()`) is not part of this benchmark: it is called outside
+//! the timed region whenever enough changes are buffered, so its buffers stay bounded.
+//!
+//! Run: `cargo bench --bench calendar_queue`.
+
+use cowboy_devnet::engine::{Address, CalendarQueue, Handler, QueueConfig, Timer, TimerId};
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
+    criterion_main,
+};
+use hierarchical_hash_wheel_timer::wheels::quad_wheel::QuadWheelWithOverflow;
+use std::collections::{BTreeMap, VecDeque};
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+const SIZES: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
+const MAX_DELAY: u64 = 64;
+/// Buffered commitment changes after which the queue is committed (outside the timing): about
+/// one block's worth at the large sizes (the chain commits every block), never less than this.
+const COMMIT_AT_LEAST: usize = 1 << 14;
+const ACTORS: u64 = 16;
+
+/// The deterministic delay sequence shared by all three structures.
+#[derive(Clone)]
+struct Lcg(u64);
+
+impl Lcg {
+    fn new() -> Self {
+        Lcg(0x853c_49e6_748f_ea9b)
+    }
+    /// A delay in 1..=64 blocks.
+    fn delay(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        1 + (self.0 >> 33) % MAX_DELAY
+    }
+}
+
+/// splitmix64: spreads a counter over the id's leading bytes (the queue hashes those), as a
+/// keccak-derived id would be.
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// A timer literal with a unique id; `seq` is assigned by the queue.
+fn timer(n: u64, height: u64) -> Timer {
+    let mut id = [0u8; 32];
+    id[..8].copy_from_slice(&mix(n).to_le_bytes());
+    id[8..16].copy_from_slice(&n.to_le_bytes());
+    let actor = Address::from_low_u64(0x1000 + n % ACTORS);
+    Timer {
+        timer_id: TimerId(id),
+        actor_address: actor,
+        fee_payer: actor,
+        height,
+        seq: 0,
+        schedule_block: height.saturating_sub(1),
+        gas_limit_per_fire: 100,
+        expires_at: height + 1_000,
+        handler: Handler::Default,
+        payload: Box::default(),
+        max_fee_per_cycle: 0,
+        max_priority_fee_per_cycle: 0,
+    }
+}
+
+/// Timers inserted per block so that `n` stay pending (mean delay 32.5 blocks).
+fn per_block(n: u64) -> u64 {
+    (n * 2).div_ceil(MAX_DELAY + 1).max(1)
+}
+
+/// One structure under test, driven through the same steady-state loop.
+trait Workload {
+    /// Inserts one timer `delay` blocks ahead of the last drained height.
+    fn insert(&mut self, n: u64, delay: u64);
+    /// Advances one block: drains the next height. Returns how many timers it removed.
+    fn advance(&mut self) -> usize;
+    /// Whether untimed housekeeping (the queue's commitment) is due after this block.
+    fn needs_housekeeping(&self) -> bool {
+        false
+    }
+    fn housekeeping(&mut self) {}
+    fn len(&self) -> usize;
+}
+
+/// The calendar queue, driven as the chain drives it: `maintain(h)` when block `h` opens,
+/// inserts during the block, `take_due(h)` + `conclude` at its end.
+struct Ours {
+    q: CalendarQueue,
+    /// Commit once this many changes are buffered.
+    commit_at: usize,
+    /// The block being built (its height is the queue's next undrained height).
+    h: u64,
+}
+
+impl Ours {
+    fn new(n: u64) -> Self {
+        let mut q = CalendarQueue::new(QueueConfig::default(), 1);
+        q.maintain(1);
+        Ours {
+            q,
+            commit_at: COMMIT_AT_LEAST.max(2 * per_block(n) as usize),
+            h: 1,
+        }
+    }
+}
+
+impl Workload for Ours {
+    fn insert(&mut self, n: u64, delay: u64) {
+        self.q.insert(timer(n, self.h + delay)).expect("fresh id");
+    }
+    fn advance(&mut self) -> usize {
+        let due = self.q.take_due(self.h);
+        let fired = due.len();
+        for s in due {
+            black_box(self.q.conclude(s));
+        }
+        self.h += 1;
+        self.q.maintain(self.h);
+        fired
+    }
+    fn needs_housekeeping(&self) -> bool {
+        self.q.uncommitted() >= self.commit_at
+    }
+    fn housekeeping(&mut self) {
+        black_box(self.q.commit());
+    }
+    fn len(&self) -> usize {
+        self.q.len()
+    }
+}
+
+/// Naive baseline: an ordered map from height to a FIFO of timers.
+struct Btree {
+    map: BTreeMap<u64, VecDeque<Timer>>,
+    h: u64,
+    len: usize,
+}
+
+impl Workload for Btree {
+    fn insert(&mut self, n: u64, delay: u64) {
+        let height = self.h + delay;
+        self.map
+            .entry(height)
+            .or_default()
+            .push_back(timer(n, height));
+        self.len += 1;
+    }
+    fn advance(&mut self) -> usize {
+        let mut fired = 0;
+        if let Some(entry) = self.map.first_entry()
+            && *entry.key() == self.h
+        {
+            for t in entry.remove() {
+                black_box(&t);
+                fired += 1;
+            }
+        }
+        self.len -= fired;
+        self.h += 1;
+        fired
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// The hierarchical hash wheel, one tick per block.
+struct Wheel {
+    w: QuadWheelWithOverflow<Timer>,
+    h: u64,
+    len: usize,
+}
+
+impl Workload for Wheel {
+    fn insert(&mut self, n: u64, delay: u64) {
+        self.w
+            .insert_with_delay(timer(n, self.h + delay), Duration::from_millis(delay))
+            .expect("delay > 0");
+        self.len += 1;
+    }
+    fn advance(&mut self) -> usize {
+        let mut fired = 0;
+        for t in self.w.tick() {
+            black_box(&t);
+            fired += 1;
+        }
+        self.len -= fired;
+        self.h += 1;
+        fired
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// A workload in steady state plus where it is in its current block.
+struct Driver<W> {
+    w: W,
+    lcg: Lcg,
+    next_id: u64,
+    k: u64,
+    in_block: u64,
+}
+
+impl<W: Workload> Driver<W> {
+    /// Builds the workload and runs it untimed until `n` timers are pending in steady state.
+    fn prefill(w: W, n: u64) -> Self {
+        let mut d = Driver {
+            w,
+            lcg: Lcg::new(),
+            next_id: 0,
+            k: per_block(n),
+            in_block: 0,
+        };
+        for _ in 0..(2 * MAX_DELAY * d.k) {
+            if d.op() && d.w.needs_housekeeping() {
+                d.w.housekeeping();
+            }
+        }
+        d.w.housekeeping();
+        d
+    }
+
+    /// One operation: insert one timer, and finish the block every `k` inserts.
+    #[inline]
+    fn op(&mut self) -> bool {
+        let delay = self.lcg.delay();
+        self.w.insert(self.next_id, delay);
+        self.next_id += 1;
+        self.in_block += 1;
+        if self.in_block == self.k {
+            self.in_block = 0;
+            self.w.advance();
+            true
+        } else {
+            false
+        }
+    }
+
+    /// `iters` operations; housekeeping runs outside the returned time.
+    fn run(&mut self, iters: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        let mut start = Instant::now();
+        for _ in 0..iters {
+            if self.op() && self.w.needs_housekeeping() {
+                total += start.elapsed();
+                self.w.housekeeping();
+                start = Instant::now();
+            }
+        }
+        total + start.elapsed()
+    }
+}
+
+fn bench_calendar_queue(c: &mut Criterion) {
+    let mut g = c.benchmark_group("calendar_queue/steady_state_op");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1_500))
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(1));
+    for &n in &SIZES {
+        // Each state is built on first use (so a filtered run builds only what it measures) and
+        // kept for every sample of its benchmark, then dropped.
+        bench_one(&mut g, "calendar_queue", n, || Ours::new(n));
+        bench_one(&mut g, "btreemap", n, || Btree {
+            map: BTreeMap::new(),
+            h: 1,
+            len: 0,
+        });
+        bench_one(&mut g, "hash_wheel", n, || Wheel {
+            w: QuadWheelWithOverflow::default(),
+            h: 1,
+            len: 0,
+        });
+    }
+    g.finish();
+}
+
+fn bench_one<W: Workload>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    n: u64,
+    make: impl Fn() -> W,
+) {
+    let mut state: Option<Driver<W>> = None;
+    g.bench_function(BenchmarkId::new(name, n), |b| {
+        let d = state.get_or_insert_with(|| {
+            let d = Driver::prefill(make(), n);
+            println!(
+                "[calendar_queue] {name}: {} pending in steady state (target {n}), {} inserts per block",
+                d.w.len(),
+                d.k
+            );
+            d
+        });
+        b.iter_custom(|iters| d.run(iters))
+    });
+}
+
+criterion_group!(benches, bench_calendar_queue);
+criterion_main!(benches);

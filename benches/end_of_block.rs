@@ -1,0 +1,664 @@
+//! End of block: cost per due timer, independence from the number pending, memory per pending
+//! timer, and epoch maintenance without a rollover spike. Every measurement has a naive baseline
+//! measured in the same run.
+//!
+//! * `end_of_block/seal_10k_due`: one `Chain::seal_block()` with 10,000 due timers owned by
+//!   no-code actors (no-op handler), with 10,000 and with 1,000,000 timers pending. Beside it, at
+//!   the engine level on a queue in the same state: `engine_plan` (epoch maintenance,
+//!   `take_due`, classification, pre-charge, `conclude`), `timer_root` (the queue's incremental
+//!   commitment of the block's 10,000 changes, the part of `state_root()` that follows the
+//!   timers), and the naive baselines `naive_eob_scan` (scan every pending timer for the due
+//!   height) and `naive_full_root` (rebuild the timer-set commitment from every pending timer's
+//!   cached leaf). Throughput is in due timers per second.
+//! * A report (printed) of heap bytes per pending timer at 1,000,000 pending, from a counting
+//!   global allocator and from `approx_bytes()`.
+//! * A report (printed) of per-block times across epoch rollovers with 1,000,000 timers pending
+//!   over ten 100-block epochs: the chain's `seal_block()`, the queue's block work, and a naive
+//!   calendar that migrates a whole epoch at the rollover; slowest vs median block.
+//!
+//! The due timers of each measured block are inserted, and folded into the state commitment,
+//! before the clock starts, so each block pays for exactly its own 10,000 fires.
+//!
+//! Run: `cargo bench --bench end_of_block` (filters: `seal_10k_due`, `memory`, `epoch_rollover`).
+
+use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
+use cowboy_devnet::engine::eob::{self, Ledger};
+use cowboy_devnet::engine::merkle::SetCommitment;
+use cowboy_devnet::engine::{
+    Address, CalendarQueue, FeeQuote, Handler, QueueConfig, Timer, TimerConfig, TimerId,
+};
+use cowboy_devnet::vm::DevnetRuntime;
+use criterion::measurement::WallTime;
+use criterion::{
+    BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
+    criterion_main,
+};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::collections::{BTreeMap, VecDeque};
+use std::hint::black_box;
+use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
+use std::time::{Duration, Instant};
+
+// ---- a counting allocator (counts only while enabled, so the timed benches pay one load) -------
+
+struct Counting;
+
+static COUNTING: AtomicBool = AtomicBool::new(false);
+static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
+
+// SAFETY: every call is forwarded unchanged to the system allocator; the counter is a side
+// effect only.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
+            LIVE_BYTES.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
+            LIVE_BYTES.fetch_add(layout.size() as isize, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        unsafe { System.dealloc(ptr, layout) };
+        if COUNTING.load(Ordering::Relaxed) {
+            LIVE_BYTES.fetch_sub(layout.size() as isize, Ordering::Relaxed);
+        }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
+            LIVE_BYTES.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOCATOR: Counting = Counting;
+
+// ---- shared setup ------------------------------------------------------------------------------
+
+/// Due timers per measured block.
+const DUE: usize = 10_000;
+/// Actors owning the timers (fee payers too).
+const ACTORS: usize = 100;
+const GAS: u64 = 100;
+/// Background timers sit at least this far ahead, beyond every block a run seals.
+const BACKGROUND_FROM: u64 = 10_000;
+/// ... spread over this many heights (with the default queue: ring, epoch queue and overflow).
+const BACKGROUND_SPAN: u64 = 200_000;
+const RICH: u128 = 1_000_000_000_000_000_000_000_000_000_000;
+
+fn mix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn actor(i: usize) -> Address {
+    Address::from_low_u64(0x1_0000 + (i % ACTORS) as u64)
+}
+
+/// A timer literal with a unique id (spread over the leading bytes, as a keccak id is).
+fn timer(n: u64, owner: Address, height: u64) -> Timer {
+    let mut id = [0u8; 32];
+    id[..8].copy_from_slice(&mix(n).to_le_bytes());
+    id[8..16].copy_from_slice(&n.to_le_bytes());
+    Timer {
+        timer_id: TimerId(id),
+        actor_address: owner,
+        fee_payer: owner,
+        height,
+        seq: 0,
+        schedule_block: height.saturating_sub(1),
+        gas_limit_per_fire: GAS,
+        expires_at: height + 1_000,
+        handler: Handler::Default,
+        payload: Box::default(),
+        max_fee_per_cycle: 0,
+        max_priority_fee_per_cycle: 0,
+    }
+}
+
+fn timer_config() -> TimerConfig {
+    TimerConfig {
+        max_timers_per_actor: u32::MAX,
+        lane_timer_cycles: 1_000_000_000,
+        ..TimerConfig::default()
+    }
+}
+
+/// Something that holds pending timers and can take more.
+trait Sink {
+    fn put(&mut self, t: Timer);
+}
+
+impl Sink for Chain {
+    fn put(&mut self, t: Timer) {
+        self.engine.queue.insert(t).expect("fresh id");
+    }
+}
+impl Sink for CalendarQueue {
+    fn put(&mut self, t: Timer) {
+        self.insert(t).expect("fresh id");
+    }
+}
+impl Sink for Vec<Timer> {
+    fn put(&mut self, t: Timer) {
+        self.push(t);
+    }
+}
+
+/// Hands out unique timer ids.
+struct Ids(u64);
+
+impl Ids {
+    /// `count` timers due at `height`, round-robin over the actors.
+    fn due(&mut self, sink: &mut impl Sink, height: u64, count: usize) {
+        for i in 0..count {
+            sink.put(timer(self.0, actor(i), height));
+            self.0 += 1;
+        }
+    }
+    /// `count` timers spread evenly over `span` heights from `from`.
+    fn spread(&mut self, sink: &mut impl Sink, from: u64, span: u64, count: usize) {
+        for i in 0..count {
+            let h = from + (i as u64 * span) / count.max(1) as u64;
+            sink.put(timer(self.0, actor(i), h));
+            self.0 += 1;
+        }
+    }
+}
+
+/// A chain with `ACTORS` funded no-code actors, keeping one block in memory.
+fn chain(queue: QueueConfig) -> Chain {
+    let funder = Address::from_label("bench-funder");
+    let genesis = Genesis {
+        timer: timer_config(),
+        queue,
+        accounts: vec![GenesisAccount {
+            address: funder,
+            balance: RICH * (ACTORS as u128 + 1),
+        }],
+        ..Genesis::default()
+    };
+    let mut c = Chain::new(genesis, DevnetRuntime::shared()).expect("genesis");
+    c.set_keep_blocks(1);
+    for i in 0..ACTORS {
+        c.apply_tx(Transaction::new(
+            funder,
+            TxKind::Deploy {
+                address: Some(actor(i)),
+                code: ActorCode::none(),
+                endowment: RICH,
+            },
+        ))
+        .expect("deploy");
+    }
+    c.seal_block();
+    c
+}
+
+/// A ledger that can pay for everything (the chain's ledger is measured by `seal_block`).
+struct Unlimited;
+
+impl Ledger for Unlimited {
+    fn balance(&self, _who: &Address) -> u128 {
+        RICH
+    }
+    fn debit(&mut self, _who: &Address, _amount: u128) {}
+}
+
+/// Whether a report should run under the command line's filter (criterion's positional args).
+fn selected(name: &str) -> bool {
+    let filters: Vec<String> = std::env::args()
+        .skip(1)
+        .filter(|a| !a.starts_with('-'))
+        .collect();
+    filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()))
+}
+
+// ---- a/b: one block with 10,000 due ------------------------------------------------------------
+
+/// The chain side: `seal_block()` with `DUE` due and `pending` in total.
+struct ChainState {
+    chain: Chain,
+    ids: Ids,
+}
+
+impl ChainState {
+    fn new(pending: usize) -> Self {
+        let mut chain = chain(QueueConfig::default());
+        let mut ids = Ids(0);
+        let h = chain.pending_height();
+        ids.spread(
+            &mut chain,
+            h + BACKGROUND_FROM,
+            BACKGROUND_SPAN,
+            pending - DUE,
+        );
+        chain.state_root();
+        ChainState { chain, ids }
+    }
+
+    /// Seals `blocks` blocks of `DUE` fires each; returns the time spent in `seal_block`.
+    fn run(&mut self, blocks: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        for _ in 0..blocks {
+            let h = self.chain.pending_height();
+            self.ids.due(&mut self.chain, h, DUE);
+            self.chain.state_root();
+            let start = Instant::now();
+            let block = self.chain.seal_block();
+            total += start.elapsed();
+            assert_eq!(block.eob.fired, DUE as u64, "every due timer fires");
+        }
+        total
+    }
+}
+
+/// The engine side, on a bare queue in the same state as the chain's.
+struct QueueState {
+    q: CalendarQueue,
+    ids: Ids,
+    cfg: TimerConfig,
+}
+
+impl QueueState {
+    fn new(pending: usize) -> Self {
+        let mut q = CalendarQueue::new(QueueConfig::default(), 2);
+        let mut ids = Ids(0);
+        ids.spread(&mut q, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, pending - DUE);
+        q.commit();
+        QueueState {
+            q,
+            ids,
+            cfg: timer_config(),
+        }
+    }
+
+    /// Loads the next block's due timers and commits them (untimed).
+    fn load(&mut self) -> u64 {
+        let h = self.q.next_height();
+        self.ids.due(&mut self.q, h, DUE);
+        self.q.commit();
+        h
+    }
+
+    /// The engine's end of block for height `h`: maintenance, then the FIFO plan.
+    fn plan(&mut self, h: u64) -> eob::EobPlan {
+        self.q.maintain(h);
+        let quote = FeeQuote {
+            cycle_basefee: 1,
+            cell_basefee: 1,
+        };
+        let plan = eob::plan(&mut self.q, h, &self.cfg, &quote, &mut Unlimited);
+        assert_eq!(plan.stats.fired, DUE as u64);
+        plan
+    }
+
+    fn run_plan(&mut self, blocks: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        for _ in 0..blocks {
+            let h = self.load();
+            let start = Instant::now();
+            let plan = self.plan(h);
+            total += start.elapsed();
+            drop(plan);
+            self.q.commit();
+        }
+        total
+    }
+
+    fn run_root(&mut self, blocks: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        for _ in 0..blocks {
+            let h = self.load();
+            drop(self.plan(h));
+            let start = Instant::now();
+            black_box(self.q.commit());
+            total += start.elapsed();
+        }
+        total
+    }
+}
+
+/// Naive end of block: every pending timer in one vector, scanned for the due height.
+struct NaiveScan {
+    all: Vec<Timer>,
+    h: u64,
+    ids: Ids,
+}
+
+impl NaiveScan {
+    fn new(pending: usize) -> Self {
+        let mut all = Vec::with_capacity(pending);
+        let mut ids = Ids(0);
+        ids.spread(&mut all, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, pending - DUE);
+        NaiveScan { all, h: 2, ids }
+    }
+
+    fn run(&mut self, blocks: u64) -> Duration {
+        let mut total = Duration::ZERO;
+        for _ in 0..blocks {
+            let h = self.h;
+            self.ids.due(&mut self.all, h, DUE);
+            let start = Instant::now();
+            // Same classification as the engine (expiry, then the lane), in FIFO order.
+            let mut lane = timer_config().lane_timer_cycles;
+            let mut fired = Vec::with_capacity(DUE);
+            for t in self.all.extract_if(.., |t| t.height <= h) {
+                if t.expires_at >= h && t.gas_limit_per_fire <= lane {
+                    lane -= t.gas_limit_per_fire;
+                    fired.push(t);
+                }
+            }
+            total += start.elapsed();
+            assert_eq!(fired.len(), DUE);
+            self.h += 1;
+        }
+        total
+    }
+}
+
+/// Naive state root: the timer-set commitment rebuilt from every pending timer's (cached)
+/// leaf each block, instead of folding in the block's changes.
+struct NaiveRoot {
+    leaves: Vec<[u8; 32]>,
+}
+
+impl NaiveRoot {
+    fn new(pending: usize) -> Self {
+        let mut all = Vec::with_capacity(pending);
+        Ids(0).spread(&mut all, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, pending - DUE);
+        NaiveRoot {
+            leaves: all.iter().map(Timer::leaf).collect(),
+        }
+    }
+
+    fn run(&mut self, blocks: u64) -> Duration {
+        let start = Instant::now();
+        for _ in 0..blocks {
+            let mut set = SetCommitment::new(16);
+            for l in &self.leaves {
+                set.insert(*l);
+            }
+            black_box(set.root());
+        }
+        start.elapsed()
+    }
+}
+
+fn lazily<S>(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    make: impl Fn() -> S,
+    mut run: impl FnMut(&mut S, u64) -> Duration,
+) {
+    let mut state: Option<S> = None;
+    g.bench_function(id, |b| {
+        let s = state.get_or_insert_with(&make);
+        b.iter_custom(|iters| run(s, iters))
+    });
+}
+
+fn bench_seal(c: &mut Criterion) {
+    let mut g = c.benchmark_group("end_of_block/seal_10k_due");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2))
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(DUE as u64));
+    for pending in [10_000, 1_000_000] {
+        lazily(
+            &mut g,
+            BenchmarkId::new("seal_block", pending),
+            || ChainState::new(pending),
+            ChainState::run,
+        );
+        // The engine state is shared by the two engine benchmarks.
+        let mut engine: Option<QueueState> = None;
+        lazily(
+            &mut g,
+            BenchmarkId::new("engine_plan", pending),
+            || (),
+            |_, iters| {
+                engine
+                    .get_or_insert_with(|| QueueState::new(pending))
+                    .run_plan(iters)
+            },
+        );
+        lazily(
+            &mut g,
+            BenchmarkId::new("timer_root", pending),
+            || (),
+            |_, iters| {
+                engine
+                    .get_or_insert_with(|| QueueState::new(pending))
+                    .run_root(iters)
+            },
+        );
+        drop(engine);
+        lazily(
+            &mut g,
+            BenchmarkId::new("naive_eob_scan", pending),
+            || NaiveScan::new(pending),
+            NaiveScan::run,
+        );
+        lazily(
+            &mut g,
+            BenchmarkId::new("naive_full_root", pending),
+            || NaiveRoot::new(pending),
+            NaiveRoot::run,
+        );
+    }
+    g.finish();
+}
+
+// ---- c: memory per pending timer ---------------------------------------------------------------
+
+fn report_memory(_c: &mut Criterion) {
+    if !selected("end_of_block/memory") {
+        return;
+    }
+    const N: usize = 1_000_000;
+    COUNTING.store(true, Ordering::SeqCst);
+    let before = LIVE_BYTES.load(Ordering::SeqCst);
+    let mut q = CalendarQueue::new(QueueConfig::default(), 2);
+    Ids(0).spread(&mut q, 2, BACKGROUND_SPAN, N);
+    q.commit();
+    // The next block's commit (with nothing new) releases the bulk load's change buffers.
+    q.commit();
+    let after = LIVE_BYTES.load(Ordering::SeqCst);
+    COUNTING.store(false, Ordering::SeqCst);
+    let counted = (after - before) as f64 / N as f64;
+    let approx = q.approx_bytes() as f64 / q.len() as f64;
+    let tiers = q.counts();
+    println!(
+        "end_of_block/memory: {} pending timers (ring {}, epoch {}, overflow {}), empty payloads",
+        q.len(),
+        tiers.ring,
+        tiers.epoch,
+        tiers.overflow
+    );
+    println!(
+        "end_of_block/memory: {counted:.1} B per pending timer (counting allocator, committed \
+         queue), {approx:.1} B (approx_bytes), of which {} B is the inline timer record; target <= 256 B",
+        std::mem::size_of::<Option<Timer>>()
+    );
+    drop(q);
+}
+
+// ---- d: epoch rollover --------------------------------------------------------------------------
+
+const EPOCH_BLOCKS: u64 = 100;
+const EPOCH_SLOTS: u64 = 4;
+const ROLLOVER_PENDING: usize = 1_000_000;
+/// Pending timers are spread over this many blocks (ten epochs), so this many are due per block.
+const ROLLOVER_SPAN: u64 = 1_000;
+const ROLLOVER_PER_BLOCK: usize = ROLLOVER_PENDING / ROLLOVER_SPAN as usize;
+/// Blocks timed: three epochs, so three rollovers.
+const ROLLOVER_BLOCKS: u64 = 300;
+
+fn rollover_config() -> QueueConfig {
+    QueueConfig {
+        epoch_blocks: EPOCH_BLOCKS,
+        epoch_slots: EPOCH_SLOTS,
+    }
+}
+
+fn summarize(name: &str, mut times: Vec<Duration>, first_height: u64) {
+    let slowest = times
+        .iter()
+        .enumerate()
+        .max_by_key(|(_, t)| **t)
+        .map(|(i, t)| (first_height + i as u64, *t))
+        .expect("blocks");
+    times.sort();
+    let median = times[times.len() / 2];
+    let p99 = times[times.len() * 99 / 100];
+    println!(
+        "end_of_block/epoch_rollover/{name}: median {median:?}, p99 {p99:?}, slowest {:?} at \
+         height {} ({}), slowest/median {:.2}x",
+        slowest.1,
+        slowest.0,
+        if slowest.0 % EPOCH_BLOCKS == 0 {
+            "a rollover"
+        } else {
+            "not a rollover"
+        },
+        slowest.1.as_secs_f64() / median.as_secs_f64()
+    );
+}
+
+/// The chain: every block seals `ROLLOVER_PER_BLOCK` fires; as many new timers are scheduled
+/// `ROLLOVER_SPAN` blocks ahead (untimed), so a million stay pending.
+fn rollover_chain() {
+    let mut chain = chain(rollover_config());
+    let mut ids = Ids(0);
+    let start = chain.pending_height();
+    ids.spread(&mut chain, start, ROLLOVER_SPAN, ROLLOVER_PENDING);
+    chain.state_root();
+    let mut times = Vec::new();
+    for _ in 0..ROLLOVER_BLOCKS {
+        let h = chain.pending_height();
+        ids.due(&mut chain, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        chain.state_root();
+        let t = Instant::now();
+        let b = chain.seal_block();
+        times.push(t.elapsed());
+        assert_eq!(b.eob.fired, ROLLOVER_PER_BLOCK as u64);
+    }
+    summarize("chain_seal_block", times, start);
+}
+
+/// The queue's own block work (maintenance, take_due, conclude); commit untimed every block.
+fn rollover_queue() {
+    let mut q = CalendarQueue::new(rollover_config(), 1);
+    let mut ids = Ids(0);
+    ids.spread(&mut q, 1, ROLLOVER_SPAN, ROLLOVER_PENDING);
+    q.commit();
+    let start = q.next_height();
+    let mut times = Vec::new();
+    for _ in 0..ROLLOVER_BLOCKS {
+        let h = q.next_height();
+        ids.due(&mut q, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        q.commit();
+        let t = Instant::now();
+        q.maintain(h);
+        let due = q.take_due(h);
+        assert_eq!(due.len(), ROLLOVER_PER_BLOCK);
+        for s in due {
+            black_box(q.conclude(s));
+        }
+        times.push(t.elapsed());
+    }
+    q.commit();
+    summarize("calendar_queue", times, start);
+}
+
+/// Naive baseline: the same ring of two epochs, but the next epoch moves into the ring all at
+/// once at the rollover.
+struct NaiveEpochs {
+    ring: Vec<Vec<Timer>>,
+    later: BTreeMap<u64, VecDeque<Timer>>,
+    ring_horizon: u64,
+}
+
+impl Sink for NaiveEpochs {
+    fn put(&mut self, t: Timer) {
+        if t.height < self.ring_horizon {
+            let pos = (t.height % (2 * EPOCH_BLOCKS)) as usize;
+            self.ring[pos].push(t);
+        } else {
+            self.later
+                .entry(t.height / EPOCH_BLOCKS)
+                .or_default()
+                .push_back(t);
+        }
+    }
+}
+
+impl NaiveEpochs {
+    fn block(&mut self, h: u64) -> usize {
+        if h.is_multiple_of(EPOCH_BLOCKS) {
+            // Epoch e starts: all of epoch e+1 moves into the ring now.
+            let next = h / EPOCH_BLOCKS + 1;
+            self.ring_horizon = (next + 1) * EPOCH_BLOCKS;
+            for t in self.later.remove(&next).unwrap_or_default() {
+                let pos = (t.height % (2 * EPOCH_BLOCKS)) as usize;
+                self.ring[pos].push(t);
+            }
+        }
+        let pos = (h % (2 * EPOCH_BLOCKS)) as usize;
+        let due = std::mem::take(&mut self.ring[pos]);
+        let n = due.len();
+        for t in due {
+            black_box(&t);
+        }
+        n
+    }
+}
+
+fn rollover_naive() {
+    let mut naive = NaiveEpochs {
+        ring: (0..2 * EPOCH_BLOCKS).map(|_| Vec::new()).collect(),
+        later: BTreeMap::new(),
+        ring_horizon: 2 * EPOCH_BLOCKS,
+    };
+    let mut ids = Ids(0);
+    ids.spread(&mut naive, 1, ROLLOVER_SPAN, ROLLOVER_PENDING);
+    let mut times = Vec::new();
+    for h in 1..=ROLLOVER_BLOCKS {
+        ids.due(&mut naive, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        let t = Instant::now();
+        let n = naive.block(h);
+        times.push(t.elapsed());
+        assert_eq!(n, ROLLOVER_PER_BLOCK);
+    }
+    summarize("naive_whole_epoch_migration", times, 1);
+}
+
+fn report_rollover(_c: &mut Criterion) {
+    if !selected("end_of_block/epoch_rollover") {
+        return;
+    }
+    println!(
+        "end_of_block/epoch_rollover: {ROLLOVER_PENDING} pending over {ROLLOVER_SPAN} blocks \
+         (epoch_blocks {EPOCH_BLOCKS}, epoch_slots {EPOCH_SLOTS}), {ROLLOVER_PER_BLOCK} due per \
+         block, {ROLLOVER_BLOCKS} blocks timed"
+    );
+    rollover_queue();
+    rollover_naive();
+    rollover_chain();
+}
+
+criterion_group!(benches, bench_seal, report_memory, report_rollover);
+criterion_main!(benches);

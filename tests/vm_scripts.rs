@@ -1,0 +1,707 @@
+//! Rhai actor scripts driven through real transactions and blocks (src/vm/rhai.rs). Each test
+//! names the CIP-5 section it checks.
+
+use cowboy_devnet::chain::runtime::{ActorCode, VmError};
+use cowboy_devnet::chain::{
+    Block, Chain, ChainEvent, Event, Genesis, GenesisAccount, Receipt, Transaction, TxError, TxKind,
+};
+use cowboy_devnet::engine::{Address, TimerEvent, TimerId};
+use cowboy_devnet::vm::DevnetRuntime;
+use std::str::FromStr;
+
+const RICH: u128 = 1_000_000_000_000;
+
+fn alice() -> Address {
+    Address::from_label("alice")
+}
+
+fn bob() -> Address {
+    Address::from_label("bob")
+}
+
+fn chain() -> Chain {
+    let genesis = Genesis {
+        accounts: vec![
+            GenesisAccount {
+                address: alice(),
+                balance: RICH,
+            },
+            GenesisAccount {
+                address: bob(),
+                balance: RICH,
+            },
+        ],
+        ..Genesis::default()
+    };
+    Chain::new(genesis, DevnetRuntime::shared()).expect("valid genesis")
+}
+
+/// A deploy at an address derived from the script's name (one actor per name).
+fn deploy_tx(from: Address, name: &str, source: &str, endowment: u128) -> Transaction {
+    Transaction::new(
+        from,
+        TxKind::Deploy {
+            address: Some(Address::from_label(name)),
+            code: ActorCode::rhai(name, source),
+            endowment,
+        },
+    )
+}
+
+/// Deploys a script and returns its address; the deploy must succeed.
+fn deploy(chain: &mut Chain, from: Address, name: &str, source: &str, endowment: u128) -> Address {
+    let r = chain
+        .apply_tx(deploy_tx(from, name, source, endowment))
+        .expect("deploy accepted");
+    assert!(r.success, "deploy failed: {:?}", r.error);
+    r.created.expect("created")
+}
+
+fn call_tx(from: Address, actor: Address, handler: &str, payload: &[u8]) -> Transaction {
+    Transaction::new(
+        from,
+        TxKind::Call {
+            actor,
+            handler: handler.into(),
+            payload: payload.to_vec(),
+        },
+    )
+}
+
+fn call(
+    chain: &mut Chain,
+    from: Address,
+    actor: Address,
+    handler: &str,
+    payload: &[u8],
+) -> Receipt {
+    chain
+        .apply_tx(call_tx(from, actor, handler, payload))
+        .expect("call included")
+}
+
+fn storage(chain: &Chain, actor: Address, key: &str) -> Option<String> {
+    chain
+        .actor(&actor)
+        .expect("actor")
+        .storage
+        .get(key.as_bytes())
+        .map(|v| String::from_utf8(v.clone()).expect("utf-8"))
+}
+
+/// A timer fire as the block records it.
+#[derive(Debug, Clone)]
+struct Fired {
+    fee_payer: Address,
+    handler: String,
+    cycles_used: u64,
+    cost: u128,
+    success: bool,
+    error: Option<String>,
+}
+
+fn fires(block: &Block, actor: Address) -> Vec<Fired> {
+    block
+        .events
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Timer(TimerEvent::TimerFired {
+                actor: a,
+                fee_payer,
+                handler,
+                cycles_used,
+                cost,
+                success,
+                error,
+                ..
+            }) if *a == actor => Some(Fired {
+                fee_payer: *fee_payer,
+                handler: handler.clone(),
+                cycles_used: *cycles_used,
+                cost: *cost,
+                success: *success,
+                error: error.clone(),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn emitted(block: &Block) -> Vec<(String, String)> {
+    block
+        .events
+        .iter()
+        .filter_map(|r| match &r.event {
+            Event::Chain(ChainEvent::ActorEmitted { topic, data, .. }) => {
+                Some((topic.clone(), data.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Seals `n` blocks and returns every fire of `actor` in them, in order.
+fn run_blocks(chain: &mut Chain, n: u64, actor: Address) -> Vec<Fired> {
+    let mut all = Vec::new();
+    for _ in 0..n {
+        let b = chain.seal_block();
+        all.extend(fires(b, actor));
+    }
+    all
+}
+
+fn error_name(r: &Receipt) -> String {
+    r.error
+        .as_deref()
+        .unwrap_or("")
+        .split(':')
+        .next()
+        .unwrap_or("")
+        .to_string()
+}
+
+// ---- Appendix B: the recurring heartbeat -----------------------------------------------------
+
+const HEARTBEAT: &str = r#"
+// CIP-5 Appendix B, self-funded: fee_payer defaults to the actor, so endow it to fund the loop.
+const INTERVAL = 3;
+
+fn deploy() {
+    schedule_timer(block_height() + global::INTERVAL, "");
+}
+
+fn handle_timer(payload) {
+    let beats = parse_int(storage_get("beats") ?? "0") + 1;
+    storage_set("beats", `${beats}`);
+    schedule_timer(block_height() + global::INTERVAL, "");
+}
+"#;
+
+#[test]
+fn cip5_appendix_b_self_funded_heartbeat_fires_repeatedly() {
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "heartbeat.rhai", HEARTBEAT, 100_000_000);
+    let deploy_block = c.pending_height();
+    let fired = run_blocks(&mut c, 13, actor);
+    // Deployed at height 1: beats at 4, 7, 10, 13.
+    assert_eq!(deploy_block, 1);
+    assert_eq!(fired.len(), 4, "{fired:?}");
+    for f in &fired {
+        assert!(f.success, "{f:?}");
+        assert_eq!(f.fee_payer, actor, "self-funded");
+        assert_eq!(f.handler, "handle_timer");
+        assert!(f.cycles_used > 0);
+    }
+    assert_eq!(storage(&c, actor, "beats").as_deref(), Some("4"));
+    // The next beat is pending.
+    assert_eq!(c.engine.queue.actor_count(&actor), 1);
+}
+
+const HEARTBEAT_DEPLOYER_FUNDED: &str = r#"
+// CIP-5 Appendix B, deployer-funded variant.
+const INTERVAL = 3;
+
+fn deploy() {
+    schedule_timer_ex(block_height() + global::INTERVAL, "", #{
+        fee_payer: deployer(),     // == tx_sender() during deploy: accepted (CIP-5 §4.2)
+        gas_limit: 200_000,        // tighter than the default 550,000
+        expires_at: block_height() + 2_592_000,
+    });
+}
+
+fn handle_timer(payload) {
+    let beats = parse_int(storage_get("beats") ?? "0") + 1;
+    storage_set("beats", `${beats}`);
+    // Inside a fire tx_sender() is the actor (CIP-5 §5.2), so the re-schedule is actor-funded.
+    schedule_timer_ex(block_height() + global::INTERVAL, "", #{ gas_limit: 200_000 });
+}
+"#;
+
+#[test]
+fn cip5_appendix_b_deployer_funded_heartbeat_fires_repeatedly() {
+    let mut c = chain();
+    let actor = deploy(
+        &mut c,
+        alice(),
+        "heartbeat_deployer.rhai",
+        HEARTBEAT_DEPLOYER_FUNDED,
+        100_000_000,
+    );
+    let alice_before = c.balance(&alice());
+    let fired = run_blocks(&mut c, 13, actor);
+    assert_eq!(fired.len(), 4, "{fired:?}");
+    assert!(fired.iter().all(|f| f.success), "{fired:?}");
+    // The first beat was paid by the deployer, the re-scheduled ones by the actor.
+    assert_eq!(fired[0].fee_payer, alice());
+    assert!(fired[1..].iter().all(|f| f.fee_payer == actor));
+    assert_eq!(c.balance(&alice()), alice_before - fired[0].cost);
+    assert_eq!(storage(&c, actor, "beats").as_deref(), Some("4"));
+}
+
+#[test]
+fn cip5_4_2_deployer_is_no_fee_payer_outside_the_deployers_tx() {
+    // Appendix B: fee_payer = deployer from a handler not invoked by the deployer is rejected.
+    let src = r#"
+        fn subscribe(payload) {
+            schedule_timer_ex(block_height() + 2, "", #{ fee_payer: deployer() });
+        }
+        fn handle_timer(payload) {}
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "sub.rhai", src, 0);
+    let r = call(&mut c, bob(), actor, "subscribe", b"");
+    assert!(!r.success);
+    assert_eq!(error_name(&r), "InvalidInput", "{:?}", r.error);
+    assert!(r.timers.is_empty());
+    let r = call(&mut c, alice(), actor, "subscribe", b"");
+    assert!(r.success, "{:?}", r.error);
+    assert_eq!(r.timers.len(), 1);
+}
+
+// ---- §4.1: the host API --------------------------------------------------------------------
+
+#[test]
+fn cip5_4_1_schedule_timer_from_deploy_returns_an_id_that_round_trips() {
+    let src = r#"
+        fn deploy() {
+            let id = schedule_timer(block_height() + 10, "later");
+            storage_set("timer", id);
+        }
+        fn extend(payload) { extend_timer(storage_get("timer"), block_height() + 100); }
+        fn stop(payload) { cancel_timer(storage_get("timer")); storage_remove("timer"); }
+        fn handle_timer(payload) {}
+    "#;
+    let mut c = chain();
+    let r = c
+        .apply_tx(deploy_tx(alice(), "ids.rhai", src, 0))
+        .expect("deploy");
+    assert!(r.success, "{:?}", r.error);
+    let actor = r.created.unwrap();
+    assert_eq!(r.timers.len(), 1);
+    let id = r.timers[0];
+    let stored = storage(&c, actor, "timer").expect("id stored");
+    assert_eq!(TimerId::from_str(&stored).unwrap(), id);
+    assert_eq!(c.timer(&id).unwrap().height, 11);
+
+    let r = call(&mut c, bob(), actor, "extend", b"");
+    assert!(r.success, "{:?}", r.error);
+    assert_eq!(c.timer(&id).unwrap().expires_at, 101);
+
+    let r = call(&mut c, bob(), actor, "stop", b"");
+    assert!(r.success, "{:?}", r.error);
+    assert!(c.timer(&id).is_none());
+    assert!(storage(&c, actor, "timer").is_none());
+    let b = c.seal_block();
+    assert!(
+        b.events
+            .iter()
+            .any(|e| e.event.kind() == "TimerCancelled" && e.event.timer_id() == Some(id))
+    );
+}
+
+#[test]
+fn cip5_4_1_schedule_timer_ex_rejects_unknown_options() {
+    let src = r#"
+        fn start(payload) { schedule_timer_ex(block_height() + 2, "", #{ gas: 5 }); }
+        fn handle_timer(payload) {}
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "opts.rhai", src, 0);
+    let r = call(&mut c, alice(), actor, "start", b"");
+    assert!(!r.success);
+    assert_eq!(error_name(&r), "InvalidInput");
+    assert!(r.error.unwrap().contains("unknown option `gas`"));
+}
+
+#[test]
+fn cip5_4_1_context_storage_funds_and_events() {
+    let src = r#"
+        fn probe(payload) {
+            emit("self", self_address());
+            emit("sender", tx_sender());
+            emit("deployer", deployer());
+            emit("payload", payload);
+            storage_set("raw", payload);
+            emit("raw", storage_get_blob("raw"));
+            let b = balance(self_address());
+            if b >= u128("1_000") { transfer(tx_sender(), b / 2); }
+            emit("balance", `${b}`);
+        }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "probe.rhai", src, 1_001);
+    let bob_before = c.balance(&bob());
+    let r = call(&mut c, bob(), actor, "probe", b"hi");
+    assert!(r.success, "{:?}", r.error);
+    assert_eq!(c.balance(&bob()), bob_before - r.fee + 500);
+    assert_eq!(c.balance(&actor), 501);
+    let b = c.seal_block();
+    let ev = emitted(b);
+    let get = |t: &str| ev.iter().find(|(k, _)| k == t).map(|(_, v)| v.clone());
+    assert_eq!(get("self"), Some(actor.to_string()));
+    assert_eq!(get("sender"), Some(bob().to_string()));
+    assert_eq!(get("deployer"), Some(alice().to_string()));
+    assert_eq!(get("payload").as_deref(), Some("hi"));
+    assert_eq!(get("raw").as_deref(), Some("hi"));
+    assert_eq!(get("balance").as_deref(), Some("1001"));
+}
+
+// ---- §4.2: the `_handler` convention -------------------------------------------------------
+
+#[test]
+fn cip5_4_2_handler_convention_reaches_a_named_handler() {
+    let src = r#"
+        fn deploy() {
+            schedule_timer(block_height() + 1, handler_payload("tick", "hello"));
+        }
+        fn tick(payload) { emit("tick", payload.as_string()); }
+        fn handle_timer(payload) { emit("default", payload); }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "named.rhai", src, 10_000_000);
+    c.seal_block();
+    let b = c.seal_block();
+    let f = fires(b, actor);
+    assert_eq!(f.len(), 1);
+    assert!(f[0].success, "{:?}", f[0]);
+    assert_eq!(f[0].handler, "tick");
+    assert_eq!(emitted(b), vec![("tick".to_string(), "hello".to_string())]);
+}
+
+#[test]
+fn cip5_4_2_missing_handler_is_handler_not_found() {
+    let src = r#"
+        fn deploy() { schedule_timer(block_height() + 1, handler_payload("nope", "")); }
+        fn helper() { 1 }
+        private fn secret(payload) { 2 }
+        fn handle_timer(payload) {}
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "missing.rhai", src, 10_000_000);
+    for handler in ["nope", "helper", "secret"] {
+        let r = call(&mut c, bob(), actor, handler, b"");
+        assert!(!r.success);
+        assert_eq!(
+            error_name(&r),
+            "HandlerNotFound",
+            "{handler}: {:?}",
+            r.error
+        );
+    }
+    let b = c.seal_block();
+    assert!(fires(b, actor).is_empty());
+    let b = c.seal_block();
+    let f = fires(b, actor);
+    assert_eq!(f.len(), 1);
+    assert!(!f[0].success);
+    assert!(
+        f[0].error
+            .as_deref()
+            .unwrap()
+            .starts_with("HandlerNotFound")
+    );
+}
+
+#[test]
+fn cip5_3_1_deploy_and_handle_timer_must_have_their_shape() {
+    let mut c = chain();
+    // No deploy() at all is fine.
+    deploy(&mut c, alice(), "nodeploy.rhai", "fn handle_timer(p) {}", 0);
+    for src in [
+        "fn deploy(x) {}",
+        "fn handle_timer() {}",
+        "private fn deploy() {}",
+    ] {
+        let e = c
+            .apply_tx(deploy_tx(alice(), "shape.rhai", src, 0))
+            .unwrap_err();
+        assert!(
+            matches!(&e, TxError::Code(VmError::Compile { location, .. }) if location == "shape.rhai:1:1" || location.starts_with("shape.rhai:1:")),
+            "{src}: {e}"
+        );
+    }
+}
+
+// ---- §4.3: reverts -------------------------------------------------------------------------
+
+#[test]
+fn cip5_4_3_revert_discards_writes_but_charges() {
+    let src = r#"
+        fn work(payload) {
+            storage_set("k", "v");
+            schedule_timer(block_height() + 5, "x");
+            emit("e", "d");
+            transfer(tx_sender(), 1);
+            burn_cycles(10_000);
+            revert("nope");
+            storage_set("unreachable", "v");
+        }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "revert.rhai", src, 100);
+    let bob_before = c.balance(&bob());
+    let r = call(&mut c, bob(), actor, "work", b"");
+    assert!(!r.success);
+    assert_eq!(r.error.as_deref(), Some("Reverted: nope"));
+    assert!(r.cycles_used > 1_000 + 10_000, "{}", r.cycles_used);
+    assert!(r.fee > 0);
+    assert_eq!(c.balance(&bob()), bob_before - r.fee);
+    assert_eq!(c.balance(&actor), 100);
+    assert!(storage(&c, actor, "k").is_none());
+    assert!(r.timers.is_empty());
+    assert_eq!(c.engine.queue.actor_count(&actor), 0);
+    let b = c.seal_block();
+    assert!(emitted(b).is_empty());
+}
+
+#[test]
+fn cip5_4_3_catching_a_failing_host_call_still_reverts() {
+    let src = r#"
+        fn sneaky(payload) {
+            try { schedule_timer(0, "in the past"); } catch (e) { storage_set("caught", "yes"); }
+            storage_set("after", "yes");
+        }
+        fn nested(payload) {
+            try { pay_nobody(); } catch (e) { storage_set("caught", "yes"); }
+            storage_set("after", "yes");
+        }
+        fn pay_nobody() { transfer("0x0000000000000000000000000000000000000000", 1) }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "sneaky.rhai", src, 10);
+    let r = call(&mut c, bob(), actor, "sneaky", b"");
+    assert!(!r.success);
+    assert_eq!(error_name(&r), "InvalidInput", "{:?}", r.error);
+    assert!(r.error.unwrap().contains("not in the future"));
+    let r = call(&mut c, bob(), actor, "nested", b"");
+    assert!(!r.success);
+    assert_eq!(error_name(&r), "InvalidInput", "{:?}", r.error);
+    assert!(storage(&c, actor, "caught").is_none());
+    assert!(storage(&c, actor, "after").is_none());
+}
+
+// ---- §6: metering ----------------------------------------------------------------------------
+
+#[test]
+fn cip5_6_1_burn_cycles_charges_exactly_n() {
+    let src = r#"
+        fn idle(payload) { 0 }
+        fn burn(payload) { burn_cycles(12_345) }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "burn.rhai", src, 0);
+    let idle = call(&mut c, bob(), actor, "idle", b"");
+    let burn = call(&mut c, bob(), actor, "burn", b"");
+    assert!(idle.success && burn.success);
+    let extra = burn.cycles_used - idle.cycles_used;
+    // 12,345 plus the few operations of the call expression.
+    assert!((12_345..12_345 + 100).contains(&extra), "{extra}");
+}
+
+#[test]
+fn cip5_6_2_infinite_loop_is_out_of_cycles_and_the_chain_goes_on() {
+    let src = r#"
+        fn deploy() { schedule_timer_ex(block_height() + 1, "", #{ gas_limit: 50_000 }); }
+        fn spin(payload) { loop {} }
+        fn handle_timer(payload) { let i = 0; while true { i += 1; } }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "spin.rhai", src, 10_000_000);
+    let mut tx = call_tx(bob(), actor, "spin", b"");
+    tx.cycle_limit = Some(200_000);
+    let bob_before = c.balance(&bob());
+    let r = c.apply_tx(tx).expect("included");
+    assert!(!r.success);
+    assert_eq!(error_name(&r), "OutOfCycles", "{:?}", r.error);
+    assert_eq!(r.cycles_used, 200_000, "the whole limit is charged");
+    assert_eq!(c.balance(&bob()), bob_before - r.fee);
+    let h = c.seal_block().header.height;
+    // The timer handler loops too: it stops at its gas limit.
+    let b = c.seal_block();
+    let f = fires(b, actor);
+    assert_eq!(f.len(), 1);
+    assert!(!f[0].success);
+    assert!(f[0].error.as_deref().unwrap().starts_with("OutOfCycles"));
+    assert_eq!(f[0].cycles_used, 50_000);
+    // The chain keeps producing blocks and running transactions.
+    let r = c
+        .apply_tx(Transaction::new(
+            alice(),
+            TxKind::Transfer {
+                to: bob(),
+                amount: 7,
+            },
+        ))
+        .unwrap();
+    assert!(r.success);
+    assert_eq!(c.seal_block().header.height, h + 2);
+}
+
+// ---- §8: the sandbox -------------------------------------------------------------------------
+
+#[test]
+fn cip5_8_huge_allocations_hit_a_sandbox_limit() {
+    let src = r#"
+        fn double(payload) { let s = "x"; loop { s += s; } }
+        fn giant_array(payload) { let a = []; a.pad(100_000_000, 0); }
+        fn giant_blob(payload) { let b = blob(1_000_000_000); }
+        fn giant_map(payload) { let m = #{}; for i in 0..5_000 { m[`k${i}`] = i; } m.len() }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "alloc.rhai", src, 0);
+    for (h, what) in [
+        ("double", "Length of string"),
+        ("giant_array", "Size of array"),
+        ("giant_blob", "Size of array"),
+        ("giant_map", "Size of object map"),
+    ] {
+        let r = call(&mut c, bob(), actor, h, b"");
+        assert!(!r.success, "{h} succeeded");
+        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
+        let e = r.error.unwrap();
+        assert!(e.contains("sandbox limit") && e.contains(what), "{h}: {e}");
+        assert!(e.contains("alloc.rhai, fn "), "{e}");
+    }
+}
+
+#[test]
+fn cip5_8_deep_recursion_and_deep_nesting_are_script_errors() {
+    // Each would overflow the native stack (and abort the node) without the sandbox limits.
+    let src = r#"
+        fn down(n) { down(n + 1) }
+        fn heavy(n) { abs(abs(abs(abs(abs(abs(abs(abs(heavy(n + 1))))))))) }
+        fn recurse(payload) { down(0) }
+        fn recurse_heavy(payload) { heavy(0) }
+        fn nest_arrays(payload) { let a = []; loop { a = [a]; } }
+        fn nest_maps(payload) { let m = #{}; loop { m = #{ inner: m }; } }
+        fn nest_mixed(payload) { let m = #{}; loop { m = [#{ inner: m }]; } }
+        fn print_nested(payload) { let a = []; for i in 0..1_000 { a = [a]; } `${a}` }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "deep.rhai", src, 0);
+    for h in [
+        "recurse",
+        "recurse_heavy",
+        "nest_arrays",
+        "nest_maps",
+        "nest_mixed",
+        "print_nested",
+    ] {
+        let r = call(&mut c, bob(), actor, h, b"");
+        assert!(!r.success, "{h}");
+        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
+        assert!(r.error.unwrap().contains("sandbox limit"), "{h}");
+    }
+}
+
+#[test]
+fn cip5_8_no_clock_no_eval_no_imports() {
+    let mut c = chain();
+    // `sleep` is overridden to fail; the time package is compiled out.
+    let src = "fn nap(p) { sleep(3600) } fn now(p) { timestamp() }";
+    let actor = deploy(&mut c, alice(), "nap.rhai", src, 0);
+    for h in ["nap", "now"] {
+        let r = call(&mut c, bob(), actor, h, b"");
+        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
+    }
+    for src in ["fn f(p) { eval(\"1\") }", "import \"std\" as s; fn f(p) {}"] {
+        let before = c.state_root();
+        let e = c.apply_tx(deploy_tx(alice(), "bad.rhai", src, 0));
+        let e = e.map(|r| r.success);
+        assert!(
+            matches!(e, Err(TxError::Code(VmError::Compile { .. }))),
+            "{src}: {e:?}"
+        );
+        assert_eq!(c.state_root(), before);
+    }
+}
+
+#[test]
+fn cip5_8_syntax_error_rejects_the_deploy_and_changes_nothing() {
+    let src = "fn deploy() {\n    let x = ;\n}\n";
+    let mut c = chain();
+    let root = c.state_root();
+    let nonce = c.nonce(&alice());
+    let addr = Address::from_label("broken.rhai");
+    let e = c
+        .apply_tx(deploy_tx(alice(), "broken.rhai", src, 1_000))
+        .unwrap_err();
+    assert_eq!(e.name(), "CompileError");
+    match &e {
+        TxError::Code(VmError::Compile { location, message }) => {
+            assert!(location.starts_with("broken.rhai:2:"), "{location}");
+            assert!(!message.is_empty());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        e.to_string().starts_with("CompileError: broken.rhai:2:"),
+        "{e}"
+    );
+    assert_eq!(c.state_root(), root);
+    assert_eq!(c.nonce(&alice()), nonce);
+    assert!(c.actor(&addr).is_none());
+}
+
+#[test]
+fn cip5_8_runtime_type_error_is_a_script_error() {
+    let src = r#"
+        fn bad(payload) { let x = 1 + true; }
+        fn cond(payload) { if payload { 1 } }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "types.rhai", src, 0);
+    for h in ["bad", "cond"] {
+        let r = call(&mut c, bob(), actor, h, b"");
+        assert!(!r.success);
+        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
+        assert!(r.error.unwrap().contains("types.rhai:"));
+    }
+}
+
+// ---- §7: determinism -------------------------------------------------------------------------
+
+#[test]
+fn cip5_7_amounts_are_checked_u128() {
+    let src = r#"
+        fn big(payload) {
+            let max = u128("340282366920938463463374607431768211455");
+            storage_set("max", max.to_string());
+            storage_set("cmp", `${max > 5} ${u128(3) == 3} ${u128(2) < 3}`);
+        }
+        fn overflow(payload) { balance(self_address()) + u128("340282366920938463463374607431768211455") }
+        fn underflow(payload) { balance(self_address()) - 1 }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "u128.rhai", src, 1);
+    assert!(call(&mut c, bob(), actor, "big", b"").success);
+    assert_eq!(
+        storage(&c, actor, "max").as_deref(),
+        Some("340282366920938463463374607431768211455")
+    );
+    assert_eq!(storage(&c, actor, "cmp").as_deref(), Some("true true true"));
+    let r = call(&mut c, bob(), actor, "overflow", b"");
+    assert_eq!(error_name(&r), "ScriptError", "{:?}", r.error);
+    assert!(call(&mut c, bob(), actor, "underflow", b"").success);
+    c.set_balance(&actor, 0);
+    let r = call(&mut c, bob(), actor, "underflow", b"");
+    assert_eq!(error_name(&r), "ScriptError", "{:?}", r.error);
+}
+
+#[test]
+fn cip5_7_replay_gives_the_same_state_root_and_a_cache_miss_compiles_lazily() {
+    let run = |swap_runtime: bool| {
+        let mut c = chain();
+        let actor = deploy(&mut c, alice(), "heartbeat.rhai", HEARTBEAT, 100_000_000);
+        c.seal_block();
+        if swap_runtime {
+            // As after a state load: a fresh runtime with an empty cache.
+            c.set_runtime(DevnetRuntime::shared());
+        }
+        let fired = run_blocks(&mut c, 9, actor);
+        assert_eq!(fired.len(), 3);
+        assert!(fired.iter().all(|f| f.success), "{fired:?}");
+        c.state_root()
+    };
+    assert_eq!(run(false), run(true));
+}
