@@ -46,6 +46,14 @@ impl Meter {
     }
 }
 
+/// Adds `n` to a metered counter; past `limit` the counter is pinned at the limit (running out
+/// charges everything, CIP-5 §6.3) and `false` is returned.
+fn charge(used: &mut u64, limit: u64, n: u64) -> bool {
+    let next = used.saturating_add(n);
+    *used = next.min(limit);
+    next <= limit
+}
+
 /// The execution context: implements the actor host API.
 pub struct ExecCtx<'a> {
     chain: &'a Chain,
@@ -96,26 +104,18 @@ impl<'a> ExecCtx<'a> {
     }
 
     fn cycles(&mut self, n: u64) -> Result<(), VmError> {
-        let next = self.meter.cycles.saturating_add(n);
-        if next > self.meter.cycles_limit {
-            self.meter.cycles = self.meter.cycles_limit;
-            return self.fail(VmError::OutOfCycles {
-                limit: self.meter.cycles_limit,
-            });
+        let limit = self.meter.cycles_limit;
+        if !charge(&mut self.meter.cycles, limit, n) {
+            return self.fail(VmError::OutOfCycles { limit });
         }
-        self.meter.cycles = next;
         Ok(())
     }
 
     fn cells(&mut self, n: u64) -> Result<(), VmError> {
-        let next = self.meter.cells.saturating_add(n);
-        if next > self.meter.cells_limit {
-            self.meter.cells = self.meter.cells_limit;
-            return self.fail(VmError::OutOfCells {
-                limit: self.meter.cells_limit,
-            });
+        let limit = self.meter.cells_limit;
+        if !charge(&mut self.meter.cells, limit, n) {
+            return self.fail(VmError::OutOfCells { limit });
         }
-        self.meter.cells = next;
         Ok(())
     }
 

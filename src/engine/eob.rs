@@ -123,14 +123,7 @@ pub fn plan(
         let remove = expired || available < cost;
         if remove {
             if gc_left < GC_CYCLES_PER_REMOVAL {
-                out.events.push(TimerEvent::TimerDeferred {
-                    timer_id: t.timer_id,
-                    actor: t.actor_address,
-                    height: t.height,
-                    to_height,
-                    reason: DeferReason::GcBudget,
-                });
-                out.stats.deferred += 1;
+                defer(&mut out, t, to_height, DeferReason::GcBudget);
                 carried.push(slot);
                 continue;
             }
@@ -158,31 +151,13 @@ pub fn plan(
             }
             continue;
         }
-        if t.gas_limit_per_fire > cfg.lane_timer_cycles {
-            // Cannot fit even an empty lane under this config (governance shrank the lane after
-            // it was scheduled): it waits, deferred, for a larger lane or its TTL, without
-            // closing the lane, or it would stall every timer behind it.
-            out.events.push(TimerEvent::TimerDeferred {
-                timer_id: t.timer_id,
-                actor: t.actor_address,
-                height: t.height,
-                to_height,
-                reason: DeferReason::Lane,
-            });
-            out.stats.deferred += 1;
-            carried.push(slot);
-            continue;
-        }
-        if lane_closed || t.gas_limit_per_fire > lane_left {
-            lane_closed = true;
-            out.events.push(TimerEvent::TimerDeferred {
-                timer_id: t.timer_id,
-                actor: t.actor_address,
-                height: t.height,
-                to_height,
-                reason: DeferReason::Lane,
-            });
-            out.stats.deferred += 1;
+        // A timer larger than the whole lane under this config (governance shrank the lane
+        // after it was scheduled) waits for a larger lane or its TTL without closing the lane,
+        // or it would stall every timer behind it.
+        let never_fits = t.gas_limit_per_fire > cfg.lane_timer_cycles;
+        if never_fits || lane_closed || t.gas_limit_per_fire > lane_left {
+            lane_closed |= !never_fits;
+            defer(&mut out, t, to_height, DeferReason::Lane);
             carried.push(slot);
             continue;
         }
@@ -202,6 +177,17 @@ pub fn plan(
     }
     queue.carry(&carried);
     out
+}
+
+fn defer(out: &mut EobPlan, t: &Timer, to_height: u64, reason: DeferReason) {
+    out.events.push(TimerEvent::TimerDeferred {
+        timer_id: t.timer_id,
+        actor: t.actor_address,
+        height: t.height,
+        to_height,
+        reason,
+    });
+    out.stats.deferred += 1;
 }
 
 /// The money of one fire (CIP-5 §6.3 steps 6–7).

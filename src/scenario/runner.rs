@@ -210,6 +210,16 @@ impl Scenario {
                     .ok_or_else(|| err(field, format!("unknown account or actor `{n}`")))
             };
             let is_actor = |n: &str| actors.iter().any(|a| a.name == n);
+            // The actor a timer step acts as, and the optional sender standing in for its deployer.
+            let actor_and_from = |actor: &str, from: &Option<String>| -> Result<(), FixtureError> {
+                if !is_actor(actor) {
+                    return Err(err("actor", format!("`{actor}` is not an actor")));
+                }
+                if let Some(fr) = from {
+                    name("from", fr)?;
+                }
+                Ok(())
+            };
             let timer_ref = |t: &str, at: u64| -> Result<(), FixtureError> {
                 if t.starts_with("0x") {
                     return t
@@ -248,12 +258,7 @@ impl Scenario {
                     label,
                     ..
                 } => {
-                    if !is_actor(actor) {
-                        return Err(err("actor", format!("`{actor}` is not an actor")));
-                    }
-                    if let Some(fr) = from {
-                        name("from", fr)?;
-                    }
+                    actor_and_from(actor, from)?;
                     if height.is_some() == after.is_some() {
                         return Err(err(
                             "height",
@@ -278,12 +283,7 @@ impl Scenario {
                 Step::Cancel {
                     actor, timer, from, ..
                 } => {
-                    if !is_actor(actor) {
-                        return Err(err("actor", format!("`{actor}` is not an actor")));
-                    }
-                    if let Some(fr) = from {
-                        name("from", fr)?;
-                    }
+                    actor_and_from(actor, from)?;
                     timer_ref(timer, at)?;
                 }
                 Step::Extend {
@@ -294,12 +294,7 @@ impl Scenario {
                     from,
                     ..
                 } => {
-                    if !is_actor(actor) {
-                        return Err(err("actor", format!("`{actor}` is not an actor")));
-                    }
-                    if let Some(fr) = from {
-                        name("from", fr)?;
-                    }
+                    actor_and_from(actor, from)?;
                     if to.is_some() == by.is_some() {
                         return Err(err("to", "give exactly one of `to` or `by`".into()));
                     }
