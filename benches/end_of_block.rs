@@ -3,18 +3,21 @@
 //! measured in the same run.
 //!
 //! * `end_of_block/seal_10k_due`: one `Chain::seal_block()` with 10,000 due timers owned by
-//!   no-code actors (no-op handler), with 10,000 and with 1,000,000 timers pending. Beside it, at
+//!   no-code actors (no-op handler), with 10,000 and with 1,000,000 other timers pending (the
+//!   benchmark parameter; they lie beyond every height the run reaches). Beside it, at
 //!   the engine level on a queue in the same state: `engine_plan` (epoch maintenance,
 //!   `take_due`, classification, pre-charge, `conclude`), `timer_root` (the queue's incremental
 //!   commitment of the block's 10,000 changes, the part of `state_root()` that follows the
 //!   timers), and the naive baselines `naive_eob_scan` (scan every pending timer for the due
 //!   height) and `naive_full_root` (rebuild the timer-set commitment from every pending timer's
-//!   cached leaf). Throughput is in due timers per second.
+//!   cached leaf). Throughput is in due timers per second; time is per block.
 //! * A report (printed) of heap bytes per pending timer at 1,000,000 pending, from a counting
 //!   global allocator and from `approx_bytes()`.
 //! * A report (printed) of per-block times across epoch rollovers with 1,000,000 timers pending
-//!   over ten 100-block epochs: the chain's `seal_block()`, the queue's block work, and a naive
-//!   calendar that migrates a whole epoch at the rollover; slowest vs median block.
+//!   over ten 100-block epochs: the chain's `seal_block()`, the queue's block work (and, apart,
+//!   its commit), and a naive calendar that migrates a whole epoch at the rollover; slowest vs
+//!   median block. The deterministic block sequence is replayed from clones and each block keeps
+//!   its fastest time, so preemption on a busy machine does not read as a spike.
 //!
 //! The due timers of each measured block are inserted, and folded into the state commitment,
 //! before the clock starts, so each block pays for exactly its own 10,000 fires.
@@ -73,7 +76,10 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
-            LIVE_BYTES.fetch_add(new_size as isize - layout.size() as isize, Ordering::Relaxed);
+            LIVE_BYTES.fetch_add(
+                new_size as isize - layout.size() as isize,
+                Ordering::Relaxed,
+            );
         }
         p
     }
@@ -227,23 +233,18 @@ fn selected(name: &str) -> bool {
 
 // ---- a/b: one block with 10,000 due ------------------------------------------------------------
 
-/// The chain side: `seal_block()` with `DUE` due and `pending` in total.
+/// The chain side: `seal_block()` with `DUE` due and `others` more pending.
 struct ChainState {
     chain: Chain,
     ids: Ids,
 }
 
 impl ChainState {
-    fn new(pending: usize) -> Self {
+    fn new(others: usize) -> Self {
         let mut chain = chain(QueueConfig::default());
         let mut ids = Ids(0);
         let h = chain.pending_height();
-        ids.spread(
-            &mut chain,
-            h + BACKGROUND_FROM,
-            BACKGROUND_SPAN,
-            pending - DUE,
-        );
+        ids.spread(&mut chain, h + BACKGROUND_FROM, BACKGROUND_SPAN, others);
         chain.state_root();
         ChainState { chain, ids }
     }
@@ -272,10 +273,10 @@ struct QueueState {
 }
 
 impl QueueState {
-    fn new(pending: usize) -> Self {
+    fn new(others: usize) -> Self {
         let mut q = CalendarQueue::new(QueueConfig::default(), 2);
         let mut ids = Ids(0);
-        ids.spread(&mut q, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, pending - DUE);
+        ids.spread(&mut q, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, others);
         q.commit();
         QueueState {
             q,
@@ -331,6 +332,7 @@ impl QueueState {
 }
 
 /// Naive end of block: every pending timer in one vector, scanned for the due height.
+/// `h` never advances (see `run`).
 struct NaiveScan {
     all: Vec<Timer>,
     h: u64,
@@ -338,10 +340,10 @@ struct NaiveScan {
 }
 
 impl NaiveScan {
-    fn new(pending: usize) -> Self {
-        let mut all = Vec::with_capacity(pending);
+    fn new(others: usize) -> Self {
+        let mut all = Vec::with_capacity(others + DUE);
         let mut ids = Ids(0);
-        ids.spread(&mut all, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, pending - DUE);
+        ids.spread(&mut all, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, others);
         NaiveScan { all, h: 2, ids }
     }
 
@@ -362,22 +364,25 @@ impl NaiveScan {
             }
             total += start.elapsed();
             assert_eq!(fired.len(), DUE);
-            self.h += 1;
+            // The height stays put: the next block's due timers go to the same height, so a
+            // fast baseline never runs into the background timers.
         }
         total
     }
 }
 
-/// Naive state root: the timer-set commitment rebuilt from every pending timer's (cached)
-/// leaf each block, instead of folding in the block's changes.
+/// Naive state root: the timer-set commitment rebuilt each block from every pending timer's
+/// leaf (cached, so only the set is rehashed), instead of folding in the block's changes.
 struct NaiveRoot {
     leaves: Vec<[u8; 32]>,
 }
 
 impl NaiveRoot {
-    fn new(pending: usize) -> Self {
-        let mut all = Vec::with_capacity(pending);
-        Ids(0).spread(&mut all, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, pending - DUE);
+    fn new(others: usize) -> Self {
+        let mut all = Vec::with_capacity(others + DUE);
+        let mut ids = Ids(0);
+        ids.spread(&mut all, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, others);
+        ids.due(&mut all, 2, DUE);
         NaiveRoot {
             leaves: all.iter().map(Timer::leaf).collect(),
         }
@@ -412,50 +417,50 @@ fn lazily<S>(
 fn bench_seal(c: &mut Criterion) {
     let mut g = c.benchmark_group("end_of_block/seal_10k_due");
     g.sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2))
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1_500))
         .sampling_mode(SamplingMode::Flat)
         .throughput(Throughput::Elements(DUE as u64));
-    for pending in [10_000, 1_000_000] {
+    for others in [10_000, 1_000_000] {
         lazily(
             &mut g,
-            BenchmarkId::new("seal_block", pending),
-            || ChainState::new(pending),
+            BenchmarkId::new("seal_block", others),
+            || ChainState::new(others),
             ChainState::run,
         );
         // The engine state is shared by the two engine benchmarks.
         let mut engine: Option<QueueState> = None;
         lazily(
             &mut g,
-            BenchmarkId::new("engine_plan", pending),
+            BenchmarkId::new("engine_plan", others),
             || (),
             |_, iters| {
                 engine
-                    .get_or_insert_with(|| QueueState::new(pending))
+                    .get_or_insert_with(|| QueueState::new(others))
                     .run_plan(iters)
             },
         );
         lazily(
             &mut g,
-            BenchmarkId::new("timer_root", pending),
+            BenchmarkId::new("timer_root", others),
             || (),
             |_, iters| {
                 engine
-                    .get_or_insert_with(|| QueueState::new(pending))
+                    .get_or_insert_with(|| QueueState::new(others))
                     .run_root(iters)
             },
         );
         drop(engine);
         lazily(
             &mut g,
-            BenchmarkId::new("naive_eob_scan", pending),
-            || NaiveScan::new(pending),
+            BenchmarkId::new("naive_eob_scan", others),
+            || NaiveScan::new(others),
             NaiveScan::run,
         );
         lazily(
             &mut g,
-            BenchmarkId::new("naive_full_root", pending),
-            || NaiveRoot::new(pending),
+            BenchmarkId::new("naive_full_root", others),
+            || NaiveRoot::new(others),
             NaiveRoot::run,
         );
     }
@@ -464,23 +469,46 @@ fn bench_seal(c: &mut Criterion) {
 
 // ---- c: memory per pending timer ---------------------------------------------------------------
 
+/// Heap bytes `build` leaves allocated (counting allocator), with what it built.
+fn counted<T>(build: impl FnOnce() -> T) -> (T, isize) {
+    COUNTING.store(true, Ordering::SeqCst);
+    let before = LIVE_BYTES.load(Ordering::SeqCst);
+    let built = build();
+    let after = LIVE_BYTES.load(Ordering::SeqCst);
+    COUNTING.store(false, Ordering::SeqCst);
+    (built, after - before)
+}
+
 fn report_memory(_c: &mut Criterion) {
     if !selected("end_of_block/memory") {
         return;
     }
     const N: usize = 1_000_000;
-    COUNTING.store(true, Ordering::SeqCst);
-    let before = LIVE_BYTES.load(Ordering::SeqCst);
-    let mut q = CalendarQueue::new(QueueConfig::default(), 2);
-    Ids(0).spread(&mut q, 2, BACKGROUND_SPAN, N);
-    q.commit();
-    // The next block's commit (with nothing new) releases the bulk load's change buffers.
-    q.commit();
-    let after = LIVE_BYTES.load(Ordering::SeqCst);
-    COUNTING.store(false, Ordering::SeqCst);
-    let counted = (after - before) as f64 / N as f64;
-    let approx = q.approx_bytes() as f64 / q.len() as f64;
+    let (q, bytes) = counted(|| {
+        let mut q = CalendarQueue::new(QueueConfig::default(), 2);
+        Ids(0).spread(&mut q, 2, BACKGROUND_SPAN, N);
+        q.commit();
+        // The next block's commit (with nothing new) releases the bulk load's change buffers.
+        q.commit();
+        q
+    });
     let tiers = q.counts();
+    // The commitments alone: the same leaves in stand-alone sets of the queue's sizes.
+    let all: Vec<Timer> = q.pending().into_iter().cloned().collect();
+    let (sets, commit_bytes) = counted(|| {
+        let mut timers = SetCommitment::new(16);
+        let mut overflow = SetCommitment::new(12);
+        for t in &all {
+            timers.insert(t.leaf());
+        }
+        // Overflow leaves are other digests; any distinct 32 bytes cost the same.
+        for t in all.iter().take(tiers.overflow) {
+            overflow.insert(t.timer_id.0);
+        }
+        (timers.root(), overflow.root(), timers, overflow)
+    });
+    drop((sets, all));
+    let per = |b: isize| b as f64 / q.len() as f64;
     println!(
         "end_of_block/memory: {} pending timers (ring {}, epoch {}, overflow {}), empty payloads",
         q.len(),
@@ -489,11 +517,14 @@ fn report_memory(_c: &mut Criterion) {
         tiers.overflow
     );
     println!(
-        "end_of_block/memory: {counted:.1} B per pending timer (counting allocator, committed \
-         queue), {approx:.1} B (approx_bytes), of which {} B is the inline timer record; target <= 256 B",
+        "end_of_block/memory: {:.1} B per pending timer (counting allocator, committed queue; \
+         approx_bytes says {:.1} B); of which {:.1} B the two commitments' leaves and trees and \
+         {} B the inline timer record; target <= 256 B",
+        per(bytes),
+        q.approx_bytes() as f64 / q.len() as f64,
+        per(commit_bytes),
         std::mem::size_of::<Option<Timer>>()
     );
-    drop(q);
 }
 
 // ---- d: epoch rollover --------------------------------------------------------------------------
@@ -504,8 +535,10 @@ const ROLLOVER_PENDING: usize = 1_000_000;
 /// Pending timers are spread over this many blocks (ten epochs), so this many are due per block.
 const ROLLOVER_SPAN: u64 = 1_000;
 const ROLLOVER_PER_BLOCK: usize = ROLLOVER_PENDING / ROLLOVER_SPAN as usize;
-/// Blocks timed: three epochs, so three rollovers.
-const ROLLOVER_BLOCKS: u64 = 300;
+/// Blocks timed: two and a half epochs, so two rollovers (heights 100 and 200).
+const ROLLOVER_BLOCKS: u64 = 250;
+/// Times the block sequence is replayed (each block keeps its fastest time).
+const ROLLOVER_REPEATS: usize = 2;
 
 fn rollover_config() -> QueueConfig {
     QueueConfig {
@@ -538,6 +571,26 @@ fn summarize(name: &str, mut times: Vec<Duration>, first_height: u64) {
     );
 }
 
+/// Runs the same deterministic sequence of `ROLLOVER_BLOCKS` blocks `ROLLOVER_REPEATS` times,
+/// each from a clone of `initial`, and keeps every block's fastest time (per measured part), so
+/// a block that was merely preempted does not pass for a spike.
+fn replay<S: Clone, const M: usize>(
+    initial: &S,
+    mut block: impl FnMut(&mut S) -> [Duration; M],
+) -> [Vec<Duration>; M] {
+    let mut best: [Vec<Duration>; M] =
+        std::array::from_fn(|_| vec![Duration::MAX; ROLLOVER_BLOCKS as usize]);
+    for _ in 0..ROLLOVER_REPEATS {
+        let mut s = initial.clone();
+        for i in 0..ROLLOVER_BLOCKS as usize {
+            for (b, t) in best.iter_mut().zip(block(&mut s)) {
+                b[i] = b[i].min(t);
+            }
+        }
+    }
+    best
+}
+
 /// The chain: every block seals `ROLLOVER_PER_BLOCK` fires; as many new timers are scheduled
 /// `ROLLOVER_SPAN` blocks ahead (untimed), so a million stay pending.
 fn rollover_chain() {
@@ -546,30 +599,34 @@ fn rollover_chain() {
     let start = chain.pending_height();
     ids.spread(&mut chain, start, ROLLOVER_SPAN, ROLLOVER_PENDING);
     chain.state_root();
-    let mut times = Vec::new();
-    for _ in 0..ROLLOVER_BLOCKS {
+    let [times] = replay(&(chain, ids.0), |(chain, next)| {
         let h = chain.pending_height();
-        ids.due(&mut chain, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        let mut ids = Ids(*next);
+        ids.due(chain, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        *next = ids.0;
         chain.state_root();
         let t = Instant::now();
         let b = chain.seal_block();
-        times.push(t.elapsed());
+        let elapsed = t.elapsed();
         assert_eq!(b.eob.fired, ROLLOVER_PER_BLOCK as u64);
-    }
+        [elapsed]
+    });
     summarize("chain_seal_block", times, start);
 }
 
-/// The queue's own block work (maintenance, take_due, conclude); commit untimed every block.
+/// The queue's own block work (maintenance, take_due, conclude), and apart from it the commit
+/// of the block's changes (the timer part of the state root).
 fn rollover_queue() {
     let mut q = CalendarQueue::new(rollover_config(), 1);
     let mut ids = Ids(0);
     ids.spread(&mut q, 1, ROLLOVER_SPAN, ROLLOVER_PENDING);
     q.commit();
     let start = q.next_height();
-    let mut times = Vec::new();
-    for _ in 0..ROLLOVER_BLOCKS {
+    let [times, commits] = replay(&(q, ids.0), |(q, next)| {
         let h = q.next_height();
-        ids.due(&mut q, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        let mut ids = Ids(*next);
+        ids.due(q, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        *next = ids.0;
         q.commit();
         let t = Instant::now();
         q.maintain(h);
@@ -578,14 +635,18 @@ fn rollover_queue() {
         for s in due {
             black_box(q.conclude(s));
         }
-        times.push(t.elapsed());
-    }
-    q.commit();
+        let work = t.elapsed();
+        let t = Instant::now();
+        black_box(q.commit());
+        [work, t.elapsed()]
+    });
     summarize("calendar_queue", times, start);
+    summarize("calendar_queue_commit", commits, start);
 }
 
 /// Naive baseline: the same ring of two epochs, but the next epoch moves into the ring all at
 /// once at the rollover.
+#[derive(Clone)]
 struct NaiveEpochs {
     ring: Vec<Vec<Timer>>,
     later: BTreeMap<u64, VecDeque<Timer>>,
@@ -635,14 +696,17 @@ fn rollover_naive() {
     };
     let mut ids = Ids(0);
     ids.spread(&mut naive, 1, ROLLOVER_SPAN, ROLLOVER_PENDING);
-    let mut times = Vec::new();
-    for h in 1..=ROLLOVER_BLOCKS {
-        ids.due(&mut naive, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+    let [times] = replay(&(naive, ids.0, 1), |(naive, next, h)| {
+        let mut ids = Ids(*next);
+        ids.due(naive, *h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        *next = ids.0;
         let t = Instant::now();
-        let n = naive.block(h);
-        times.push(t.elapsed());
+        let n = naive.block(*h);
+        let elapsed = t.elapsed();
         assert_eq!(n, ROLLOVER_PER_BLOCK);
-    }
+        *h += 1;
+        [elapsed]
+    });
     summarize("naive_whole_epoch_migration", times, 1);
 }
 
@@ -653,7 +717,7 @@ fn report_rollover(_c: &mut Criterion) {
     println!(
         "end_of_block/epoch_rollover: {ROLLOVER_PENDING} pending over {ROLLOVER_SPAN} blocks \
          (epoch_blocks {EPOCH_BLOCKS}, epoch_slots {EPOCH_SLOTS}), {ROLLOVER_PER_BLOCK} due per \
-         block, {ROLLOVER_BLOCKS} blocks timed"
+         block, {ROLLOVER_BLOCKS} blocks timed, each the fastest of {ROLLOVER_REPEATS} replays"
     );
     rollover_queue();
     rollover_naive();
