@@ -534,8 +534,9 @@ impl Chain {
     fn seal(&mut self, eob: EobStats) -> &Block {
         let open = self.open.take().expect("open");
         let state_root = self.state_root();
-        let body = serde_json::to_vec(&(&open.receipts, &open.events)).expect("body serializes");
-        let body_hash = H256(keccak(&body));
+        let mut body = crate::engine::types::KeccakWriter::default();
+        serde_json::to_writer(&mut body, &(&open.receipts, &open.events)).expect("body serializes");
+        let body_hash = H256(body.finish());
         let parent_hash = self.head.hash;
         let hash = H256(keccak_parts(&[
             &open.height.to_be_bytes(),

@@ -82,7 +82,8 @@ pub struct CalendarQueue {
     next_height: u64,
     ring_horizon: u64,
     epoch_horizon: u64,
-    per_actor: BTreeMap<Address, u32>,
+    /// Live timers per actor. Only looked up, never iterated for a decision (views sort).
+    per_actor: hashbrown::HashMap<Address, u32>,
     counts: TierCounts,
     next_seq: u64,
     // State commitment (see `commit`).
@@ -146,11 +147,11 @@ impl CalendarQueue {
             next_height: start_height,
             ring_horizon: 0,
             epoch_horizon: 0,
-            per_actor: BTreeMap::new(),
+            per_actor: hashbrown::HashMap::new(),
             counts: TierCounts::default(),
             next_seq: 0,
             timers_commit: SetCommitment::new(16),
-            overflow_commit: SetCommitment::new(12),
+            overflow_commit: SetCommitment::new(16),
             graveyard: Vec::new(),
             fresh: Vec::new(),
             touched: HashSet::new(),
@@ -206,8 +207,10 @@ impl CalendarQueue {
     }
 
     /// Actors with live timers and their counts, in address order.
-    pub fn actor_counts(&self) -> impl Iterator<Item = (&Address, &u32)> {
-        self.per_actor.iter()
+    pub fn actor_counts(&self) -> Vec<(Address, u32)> {
+        let mut v: Vec<(Address, u32)> = self.per_actor.iter().map(|(a, c)| (*a, *c)).collect();
+        v.sort_unstable();
+        v
     }
 
     fn find_slot(&self, id: &TimerId) -> Option<u32> {

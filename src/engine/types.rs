@@ -116,10 +116,15 @@ impl FromStr for TimerId {
 }
 
 macro_rules! hex_serde {
-    ($t:ty) => {
+    ($t:ty, $n:expr) => {
         impl Serialize for $t {
+            /// `0x`-prefixed lower-case hex, formatted on the stack (block bodies hash many).
             fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.serialize_str(&self.to_string())
+                let mut buf = [0u8; 2 + 2 * $n];
+                buf[0] = b'0';
+                buf[1] = b'x';
+                hex::encode_to_slice(self.0, &mut buf[2..]).expect("sized buffer");
+                s.serialize_str(std::str::from_utf8(&buf).expect("hex is ASCII"))
             }
         }
         impl<'de> Deserialize<'de> for $t {
@@ -130,8 +135,28 @@ macro_rules! hex_serde {
         }
     };
 }
-hex_serde!(Address);
-hex_serde!(TimerId);
+hex_serde!(Address, 20);
+hex_serde!(TimerId, 32);
+
+/// A `std::io::Write` that feeds keccak256: serialize straight into the hash, no buffer.
+#[derive(Default)]
+pub struct KeccakWriter(Keccak256);
+
+impl KeccakWriter {
+    pub fn finish(self) -> [u8; 32] {
+        self.0.finalize().into()
+    }
+}
+
+impl std::io::Write for KeccakWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 /// A 32-byte hash (state roots, block hashes), hex in serde.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -153,14 +178,14 @@ impl FromStr for H256 {
         parse_fixed::<32>(s, "hash").map(H256)
     }
 }
-hex_serde!(H256);
+hex_serde!(H256, 32);
 
 /// u128 amounts travel as decimal strings in JSON (JSON numbers lose precision past 2^53).
 pub mod u128_str {
     use serde::{Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(v: &u128, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&v.to_string())
+        s.serialize_str(itoa::Buffer::new().format(*v))
     }
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u128, D::Error> {
         #[derive(Deserialize)]
