@@ -11,6 +11,9 @@
 //!   timers), and the naive baselines `naive_eob_scan` (scan every pending timer for the due
 //!   height) and `naive_full_root` (rebuild the timer-set commitment from every pending timer's
 //!   cached leaf). Throughput is in due timers per second; time is per block.
+//! * `end_of_block/commitment_10k_out_and_in`: the timer commitment alone, 10,000 timers of one
+//!   height removed (root) and put back (root), scheduled together or scattered over the whole
+//!   history, beside the leaf-keyed `SetCommitment` doing the same.
 //! * A report (printed) of heap bytes per pending timer at 1,000,000 pending, from a counting
 //!   global allocator and from `approx_bytes()`.
 //! * A report (printed) of per-block times across epoch rollovers with 1,000,000 timers pending
@@ -22,12 +25,13 @@
 //! The due timers of each measured block are inserted, and folded into the state commitment,
 //! before the clock starts, so each block pays for exactly its own 10,000 fires.
 //!
-//! Run: `cargo bench --bench end_of_block` (filters: `seal_10k_due`, `memory`, `epoch_rollover`).
+//! Run: `cargo bench --bench end_of_block` (filters: `seal_10k_due`, `commitment`, `memory`,
+//! `epoch_rollover`).
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
 use cowboy_devnet::engine::eob::{self, Ledger};
-use cowboy_devnet::engine::merkle::SetCommitment;
+use cowboy_devnet::engine::merkle::{SetCommitment, TimerCommitment};
 use cowboy_devnet::engine::{
     Address, CalendarQueue, FeeQuote, Handler, QueueConfig, Timer, TimerConfig, TimerId,
 };
@@ -374,7 +378,7 @@ impl NaiveScan {
 /// Naive state root: the timer-set commitment rebuilt each block from every pending timer's
 /// leaf (cached, so only the set is rehashed), instead of folding in the block's changes.
 struct NaiveRoot {
-    leaves: Vec<[u8; 32]>,
+    leaves: Vec<(u64, u64, [u8; 32])>,
 }
 
 impl NaiveRoot {
@@ -384,21 +388,142 @@ impl NaiveRoot {
         ids.spread(&mut all, 2 + BACKGROUND_FROM, BACKGROUND_SPAN, others);
         ids.due(&mut all, 2, DUE);
         NaiveRoot {
-            leaves: all.iter().map(Timer::leaf).collect(),
+            leaves: all
+                .iter()
+                .enumerate()
+                .map(|(seq, t)| (t.height, seq as u64, t.leaf()))
+                .collect(),
         }
     }
 
     fn run(&mut self, blocks: u64) -> Duration {
         let start = Instant::now();
         for _ in 0..blocks {
-            let mut set = SetCommitment::new(16);
-            for l in &self.leaves {
-                set.insert(*l);
+            let mut set = TimerCommitment::new(16);
+            for &(h, seq, l) in &self.leaves {
+                set.insert(h, seq, l);
             }
             black_box(set.root());
         }
         start.elapsed()
     }
+}
+
+// ---- the timer commitment on its own: clustered vs scattered changes ----------------------------
+
+/// A block's worth of commitment changes at the leaf level: 10,000 timers of one height leave and
+/// come back, on a commitment that holds `others` more (five per height, as scheduled in bursts).
+/// `clustered`: the 10,000 were scheduled together (consecutive seqs, the seal benchmark's case);
+/// `scattered`: one at a time among everything else (seqs spread over the whole history), the
+/// worst case for the height-and-seq keyed buckets. Baseline: the leaf-keyed `SetCommitment`
+/// (every leaf in its own random bucket) doing the same.
+struct CommitBench {
+    keyed: TimerCommitment,
+    by_leaf: SetCommitment,
+    due: Vec<(u64, u64, [u8; 32])>,
+}
+
+impl CommitBench {
+    const HEIGHT: u64 = 7;
+
+    fn new(others: usize, scattered: bool) -> Self {
+        let mut keyed = TimerCommitment::new(16);
+        let mut by_leaf = SetCommitment::new(16);
+        let total = (others + DUE) as u64;
+        let leaf = |seq: u64| cowboy_devnet::engine::types::keccak(&seq.to_be_bytes());
+        let mut due = Vec::with_capacity(DUE);
+        for seq in 0..total {
+            let is_due = if scattered {
+                seq % (total / DUE as u64) == 0 && due.len() < DUE
+            } else {
+                seq >= others as u64
+            };
+            let h = if is_due {
+                Self::HEIGHT
+            } else {
+                1_000 + seq / 5
+            };
+            if is_due {
+                due.push((h, seq, leaf(seq)));
+            }
+            keyed.insert(h, seq, leaf(seq));
+            by_leaf.insert(leaf(seq));
+        }
+        assert_eq!(due.len(), DUE);
+        keyed.root();
+        by_leaf.root();
+        CommitBench {
+            keyed,
+            by_leaf,
+            due,
+        }
+    }
+
+    /// One block removing the 10,000 (root), one block putting them back (root).
+    fn run_keyed(&mut self, blocks: u64) -> Duration {
+        let start = Instant::now();
+        for _ in 0..blocks {
+            for &(h, seq, _) in &self.due {
+                self.keyed.remove(h, seq);
+            }
+            black_box(self.keyed.root());
+            for &(h, seq, l) in &self.due {
+                self.keyed.insert(h, seq, l);
+            }
+            black_box(self.keyed.root());
+        }
+        start.elapsed()
+    }
+
+    fn run_by_leaf(&mut self, blocks: u64) -> Duration {
+        let start = Instant::now();
+        for _ in 0..blocks {
+            for (_, _, l) in &self.due {
+                self.by_leaf.remove(l);
+            }
+            black_box(self.by_leaf.root());
+            for (_, _, l) in &self.due {
+                self.by_leaf.insert(*l);
+            }
+            black_box(self.by_leaf.root());
+        }
+        start.elapsed()
+    }
+}
+
+fn bench_commitment(c: &mut Criterion) {
+    let mut g = c.benchmark_group("end_of_block/commitment_10k_out_and_in");
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1_500))
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(2 * DUE as u64));
+    for others in [10_000, 1_000_000] {
+        for (name, scattered) in [("clustered", false), ("scattered", true)] {
+            let mut state: Option<CommitBench> = None;
+            lazily(
+                &mut g,
+                BenchmarkId::new(format!("height_seq_keyed/{name}"), others),
+                || (),
+                |_, iters| {
+                    state
+                        .get_or_insert_with(|| CommitBench::new(others, scattered))
+                        .run_keyed(iters)
+                },
+            );
+            lazily(
+                &mut g,
+                BenchmarkId::new(format!("leaf_keyed_baseline/{name}"), others),
+                || (),
+                |_, iters| {
+                    state
+                        .get_or_insert_with(|| CommitBench::new(others, scattered))
+                        .run_by_leaf(iters)
+                },
+            );
+        }
+    }
+    g.finish();
 }
 
 fn lazily<S>(
@@ -493,17 +618,20 @@ fn report_memory(_c: &mut Criterion) {
         q
     });
     let tiers = q.counts();
-    // The commitments alone: the same leaves in stand-alone sets of the queue's sizes.
+    // The commitments alone: the same leaves in stand-alone commitments of the queue's sizes
+    // (each timer's leaf is in one of the queue's two, by tier).
     let all: Vec<Timer> = q.pending().into_iter().cloned().collect();
     let (sets, commit_bytes) = counted(|| {
-        let mut timers = SetCommitment::new(16);
-        let mut overflow = SetCommitment::new(12);
-        for t in &all {
-            timers.insert(t.leaf());
-        }
-        // Overflow leaves are other digests; any distinct 32 bytes cost the same.
-        for t in all.iter().take(tiers.overflow) {
-            overflow.insert(t.timer_id.0);
+        let mut timers = TimerCommitment::new(16);
+        let mut overflow = TimerCommitment::new(16);
+        for (i, t) in all.iter().enumerate() {
+            // `pending()` is in firing order: the overflow tier's timers come last.
+            let set = if i >= all.len() - tiers.overflow {
+                &mut overflow
+            } else {
+                &mut timers
+            };
+            set.insert(t.height, t.seq, t.leaf());
         }
         (timers.root(), overflow.root(), timers, overflow)
     });
@@ -724,5 +852,11 @@ fn report_rollover(_c: &mut Criterion) {
     rollover_chain();
 }
 
-criterion_group!(benches, bench_seal, report_memory, report_rollover);
+criterion_group!(
+    benches,
+    bench_seal,
+    bench_commitment,
+    report_memory,
+    report_rollover
+);
 criterion_main!(benches);

@@ -164,7 +164,7 @@ pub fn plan(
         lane_left -= t.gas_limit_per_fire;
         out.stats.lane_reserved += t.gas_limit_per_fire;
         ledger.debit(&t.fee_payer, cost);
-        let timer = queue.conclude(slot).clone();
+        let timer = queue.conclude(slot);
         out.stats.fired += 1;
         out.fires.push(Fire {
             timer,

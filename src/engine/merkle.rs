@@ -1,45 +1,46 @@
-//! An incremental, history-independent commitment to a set of 32-byte leaves.
+//! Incremental, history-independent commitments to sets of 32-byte leaves.
 //!
-//! Leaves are spread over `2^bits` buckets by their leading bits; a bucket's hash is keccak256
-//! of its sorted leaves, and the buckets are the leaves of a fixed-depth binary Merkle tree.
-//! The root depends only on the set, not on the order of insertion. Inserts and removals only
-//! mark their bucket dirty; [`SetCommitment::root`] rehashes the dirty buckets and the paths
-//! above them once, so the cost of a block's root follows what changed in the block, not the
-//! size of the set. Empty subtrees hash to zero and cost nothing.
+//! Both commitments spread their leaves over `2^bits` buckets; a bucket's hash is keccak256 of
+//! its leaves in a canonical order, and the bucket hashes are the leaves of a fixed-depth binary
+//! Merkle tree. The root depends only on the set, not on the order of insertion. Changes only
+//! mark their bucket dirty; `root()` rehashes the dirty buckets and the paths above them once, so
+//! the cost of a block's root follows what changed in the block, not the size of the set. Empty
+//! subtrees hash to zero and cost nothing.
+//!
+//! * [`SetCommitment`] places a leaf by its own leading bits (accounts, actors, storage).
+//! * [`TimerCommitment`] places a timer's leaf by its height and insertion sequence, so the
+//!   timers of one height scheduled together share a few buckets: a block that fires, or
+//!   schedules, thousands of timers of one height rehashes a handful of buckets instead of one
+//!   per timer.
 
 use super::types::keccak_parts;
 
+const ZERO: [u8; 32] = [0; 32];
+
+/// The fixed-depth binary tree over bucket hashes, with its dirty set.
 #[derive(Clone, Debug)]
-pub struct SetCommitment {
+struct BucketTree {
     bits: u32,
-    buckets: Vec<Vec<[u8; 32]>>,
     /// Heap-ordered tree: node 1 is the root, the leaves (bucket hashes) start at `2^bits`.
     nodes: Vec<[u8; 32]>,
     dirty: Vec<u32>,
     dirty_flag: Vec<bool>,
-    len: usize,
 }
 
-const ZERO: [u8; 32] = [0; 32];
-
-impl SetCommitment {
-    /// A commitment with `2^bits` buckets (`bits` in 1..=20).
-    pub fn new(bits: u32) -> Self {
+impl BucketTree {
+    fn new(bits: u32) -> Self {
         assert!((1..=20).contains(&bits), "bucket bits out of range");
         let n = 1usize << bits;
-        SetCommitment {
+        BucketTree {
             bits,
-            buckets: vec![Vec::new(); n],
             nodes: vec![ZERO; 2 * n],
             dirty: Vec::new(),
             dirty_flag: vec![false; n],
-            len: 0,
         }
     }
 
-    fn bucket_of(&self, leaf: &[u8; 32]) -> usize {
-        let top = u32::from_be_bytes([leaf[0], leaf[1], leaf[2], leaf[3]]);
-        (top >> (32 - self.bits)) as usize
+    fn buckets(&self) -> usize {
+        1 << self.bits
     }
 
     fn mark(&mut self, b: usize) {
@@ -49,69 +50,20 @@ impl SetCommitment {
         }
     }
 
-    /// Adds a leaf. Returns false (and changes nothing) if it is already present.
-    pub fn insert(&mut self, leaf: [u8; 32]) -> bool {
-        let b = self.bucket_of(&leaf);
-        match self.buckets[b].binary_search(&leaf) {
-            Ok(_) => false,
-            Err(i) => {
-                self.buckets[b].insert(i, leaf);
-                self.len += 1;
-                self.mark(b);
-                true
-            }
-        }
-    }
-
-    /// Removes a leaf. Returns false if it was not present.
-    pub fn remove(&mut self, leaf: &[u8; 32]) -> bool {
-        let b = self.bucket_of(leaf);
-        match self.buckets[b].binary_search(leaf) {
-            Ok(i) => {
-                self.buckets[b].remove(i);
-                self.len -= 1;
-                self.mark(b);
-                true
-            }
-            Err(_) => false,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.len
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// Leaves changed since the last root, pending rehash (a cost gauge for benchmarks).
-    pub fn dirty_buckets(&self) -> usize {
-        self.dirty.len()
-    }
-
-    /// The root, rehashing only what changed since the previous call.
-    pub fn root(&mut self) -> [u8; 32] {
+    /// Rehashes the dirty buckets with `hash_bucket` (zero for an empty one) and the paths
+    /// above them, each parent once; returns the root.
+    fn root(&mut self, mut hash_bucket: impl FnMut(usize) -> [u8; 32]) -> [u8; 32] {
         if self.dirty.is_empty() {
             return self.nodes[1];
         }
-        let n = 1usize << self.bits;
+        let n = self.buckets();
         let mut level: Vec<u32> = std::mem::take(&mut self.dirty);
         level.sort_unstable();
         for &b in &level {
             let b = b as usize;
             self.dirty_flag[b] = false;
-            let bucket = &self.buckets[b];
-            self.nodes[n + b] = if bucket.is_empty() {
-                ZERO
-            } else {
-                let mut parts: Vec<&[u8]> = Vec::with_capacity(bucket.len() + 1);
-                parts.push(b"bucket");
-                parts.extend(bucket.iter().map(|l| &l[..]));
-                keccak_parts(&parts)
-            };
+            self.nodes[n + b] = hash_bucket(b);
         }
-        // Walk up, one level at a time, each parent once.
         let mut idx: Vec<usize> = level.iter().map(|&b| (n + b as usize) / 2).collect();
         while !idx.is_empty() {
             idx.dedup();
@@ -134,6 +86,247 @@ impl SetCommitment {
         self.dirty = level;
         self.nodes[1]
     }
+
+    fn approx_bytes(&self) -> usize {
+        self.nodes.capacity() * 32 + self.dirty_flag.capacity() + self.dirty.capacity() * 4
+    }
+}
+
+/// keccak256("bucket" || leaves...), zero for an empty bucket.
+fn hash_leaves<'a>(leaves: impl ExactSizeIterator<Item = &'a [u8; 32]>) -> [u8; 32] {
+    if leaves.len() == 0 {
+        return ZERO;
+    }
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(leaves.len() + 1);
+    parts.push(b"bucket");
+    parts.extend(leaves.map(|l| &l[..]));
+    keccak_parts(&parts)
+}
+
+/// A set of leaves, each placed by its own leading bits and kept sorted in its bucket.
+#[derive(Clone, Debug)]
+pub struct SetCommitment {
+    tree: BucketTree,
+    buckets: Vec<Vec<[u8; 32]>>,
+    len: usize,
+}
+
+impl SetCommitment {
+    /// A commitment with `2^bits` buckets (`bits` in 1..=20).
+    pub fn new(bits: u32) -> Self {
+        let tree = BucketTree::new(bits);
+        SetCommitment {
+            buckets: vec![Vec::new(); tree.buckets()],
+            tree,
+            len: 0,
+        }
+    }
+
+    fn bucket_of(&self, leaf: &[u8; 32]) -> usize {
+        let top = u32::from_be_bytes([leaf[0], leaf[1], leaf[2], leaf[3]]);
+        (top >> (32 - self.tree.bits)) as usize
+    }
+
+    /// Adds a leaf. Returns false (and changes nothing) if it is already present.
+    pub fn insert(&mut self, leaf: [u8; 32]) -> bool {
+        let b = self.bucket_of(&leaf);
+        match self.buckets[b].binary_search(&leaf) {
+            Ok(_) => false,
+            Err(i) => {
+                self.buckets[b].insert(i, leaf);
+                self.len += 1;
+                self.tree.mark(b);
+                true
+            }
+        }
+    }
+
+    /// Removes a leaf. Returns false if it was not present.
+    pub fn remove(&mut self, leaf: &[u8; 32]) -> bool {
+        let b = self.bucket_of(leaf);
+        match self.buckets[b].binary_search(leaf) {
+            Ok(i) => {
+                self.buckets[b].remove(i);
+                self.len -= 1;
+                self.tree.mark(b);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Buckets changed since the last root, pending rehash (a cost gauge for benchmarks).
+    pub fn dirty_buckets(&self) -> usize {
+        self.tree.dirty.len()
+    }
+
+    /// The root, rehashing only what changed since the previous call.
+    pub fn root(&mut self) -> [u8; 32] {
+        let buckets = &self.buckets;
+        self.tree.root(|b| hash_leaves(buckets[b].iter()))
+    }
+}
+
+/// The commitment to a set of timers, each a 32-byte leaf keyed by its `(height, seq)`.
+///
+/// A timer's bucket is a hash of its height and of its insertion sequence divided by
+/// [`SEQ_GROUP`]; a bucket keeps `(seq, leaf)` sorted by `seq` (globally unique), and hashes its
+/// leaves in that order. Both are functions of each timer's own fields, so the root is
+/// history-independent. Timers scheduled together for one height share a bucket, which is what
+/// makes a block that drains a height cheap to commit; a new timer's `seq` is the largest yet, so
+/// inserting it appends to its bucket.
+///
+/// Changes are buffered and applied in [`root`](Self::root): removals are one merge pass per
+/// touched bucket, so draining thousands of entries from one bucket is linear, not quadratic.
+/// The caller removes only entries it inserted, and inserts only keys that are absent (after the
+/// buffered removals).
+#[derive(Clone, Debug)]
+pub struct TimerCommitment {
+    tree: BucketTree,
+    buckets: Vec<Vec<(u64, [u8; 32])>>,
+    pending_remove: Vec<(u32, u64)>,
+    pending_insert: Vec<(u32, u64, [u8; 32])>,
+    len: usize,
+}
+
+/// Consecutive insertion sequences that share a bucket when they are due at the same height.
+pub const SEQ_GROUP: u64 = 1 << 10;
+
+fn mix64(mut z: u64) -> u64 {
+    // splitmix64's finalizer: a fixed, platform-independent bijection.
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+impl TimerCommitment {
+    /// A commitment with `2^bits` buckets (`bits` in 1..=20).
+    pub fn new(bits: u32) -> Self {
+        let tree = BucketTree::new(bits);
+        TimerCommitment {
+            buckets: vec![Vec::new(); tree.buckets()],
+            tree,
+            pending_remove: Vec::new(),
+            pending_insert: Vec::new(),
+            len: 0,
+        }
+    }
+
+    fn bucket_of(&self, height: u64, seq: u64) -> u32 {
+        let key = mix64(height.wrapping_add(0x9e37_79b9_7f4a_7c15)) ^ (seq / SEQ_GROUP);
+        (mix64(key) >> (64 - self.tree.bits)) as u32
+    }
+
+    /// Buffers the insertion of the timer `(height, seq)` with its leaf.
+    pub fn insert(&mut self, height: u64, seq: u64, leaf: [u8; 32]) {
+        let b = self.bucket_of(height, seq);
+        self.pending_insert.push((b, seq, leaf));
+        self.len += 1;
+    }
+
+    /// Buffers the removal of the timer `(height, seq)`.
+    pub fn remove(&mut self, height: u64, seq: u64) {
+        let b = self.bucket_of(height, seq);
+        self.pending_remove.push((b, seq));
+        self.len -= 1;
+    }
+
+    /// Entries once the buffered changes are applied.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Applies the buffered changes: removals first, then insertions.
+    fn apply(&mut self) {
+        let mut removes = std::mem::take(&mut self.pending_remove);
+        removes.sort_unstable();
+        for group in removes.chunk_by(|a, b| a.0 == b.0) {
+            let b = group[0].0 as usize;
+            let bucket = &mut self.buckets[b];
+            let mut gone = group.iter().map(|r| r.1).peekable();
+            bucket.retain(|(seq, _)| {
+                while gone.next_if(|g| g < seq).is_some() {}
+                gone.next_if_eq(seq).is_none()
+            });
+            debug_assert!(gone.peek().is_none(), "removed a timer never inserted");
+            self.tree.mark(b);
+        }
+        self.pending_remove = recycle(removes);
+        let mut inserts = std::mem::take(&mut self.pending_insert);
+        inserts.sort_unstable_by_key(|i| (i.0, i.1));
+        for group in inserts.chunk_by(|a, b| a.0 == b.0) {
+            let b = group[0].0 as usize;
+            let bucket = &mut self.buckets[b];
+            let new = group.iter().map(|i| (i.1, i.2));
+            if bucket.last().is_none_or(|l| l.0 < group[0].1) {
+                bucket.extend(new);
+            } else {
+                let old = std::mem::take(bucket);
+                *bucket = merge_by_seq(old, new);
+            }
+            self.tree.mark(b);
+        }
+        self.pending_insert = recycle(inserts);
+    }
+
+    /// The root, applying and rehashing only what changed since the previous call.
+    pub fn root(&mut self) -> [u8; 32] {
+        self.apply();
+        let buckets = &self.buckets;
+        self.tree
+            .root(|b| hash_leaves(buckets[b].iter().map(|(_, leaf)| leaf)))
+    }
+
+    /// Heap bytes held (for the memory report).
+    pub fn approx_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(u64, [u8; 32])>();
+        self.tree.approx_bytes()
+            + self.buckets.capacity() * std::mem::size_of::<Vec<(u64, [u8; 32])>>()
+            + self
+                .buckets
+                .iter()
+                .map(|b| b.capacity() * entry)
+                .sum::<usize>()
+            + self.pending_remove.capacity() * 16
+            + self.pending_insert.capacity() * 48
+    }
+}
+
+/// Two seq-sorted runs merged into one.
+fn merge_by_seq(
+    old: Vec<(u64, [u8; 32])>,
+    new: impl Iterator<Item = (u64, [u8; 32])>,
+) -> Vec<(u64, [u8; 32])> {
+    let mut out = Vec::with_capacity(old.len() + new.size_hint().0);
+    let mut new = new.peekable();
+    for e in old {
+        while let Some(n) = new.next_if(|n| n.0 < e.0) {
+            out.push(n);
+        }
+        out.push(e);
+    }
+    out.extend(new);
+    out
+}
+
+/// Keeps an emptied change buffer's capacity for the next block, up to 64 Ki entries, so a
+/// one-off burst does not pin its memory.
+fn recycle<T>(mut buf: Vec<T>) -> Vec<T> {
+    buf.clear();
+    buf.shrink_to(1 << 16);
+    buf
 }
 
 #[cfg(test)]
@@ -170,5 +363,78 @@ mod tests {
         assert_ne!(c.root(), [0; 32]);
         c.remove(&l);
         assert_eq!(c.root(), [0; 32]);
+    }
+
+    fn entries() -> Vec<(u64, u64, [u8; 32])> {
+        // 3,000 timers over 7 heights, seqs in insertion order.
+        (0u64..3_000)
+            .map(|seq| (100 + seq % 7, seq, keccak(&seq.to_be_bytes())))
+            .collect()
+    }
+
+    #[test]
+    fn timer_root_is_history_independent() {
+        let all = entries();
+        let mut a = TimerCommitment::new(8);
+        for &(h, s, l) in &all {
+            a.insert(h, s, l);
+        }
+        let ra = a.root();
+        // Another history: in reverse, in small batches with roots between, with a detour.
+        let mut b = TimerCommitment::new(8);
+        for batch in all.rchunks(97) {
+            for &(h, s, l) in batch {
+                b.insert(h, s, l);
+            }
+            b.root();
+        }
+        for &(h, s, _) in all.iter().step_by(5) {
+            b.remove(h, s);
+        }
+        assert_ne!(b.root(), ra);
+        assert_eq!(b.len(), all.len() - all.len().div_ceil(5));
+        for &(h, s, l) in all.iter().step_by(5) {
+            b.insert(h, s, l);
+        }
+        assert_eq!(b.root(), ra);
+        assert_eq!(b.len(), all.len());
+    }
+
+    #[test]
+    fn timer_root_changes_with_a_leaf_and_empties_to_zero() {
+        let all = entries();
+        let mut c = TimerCommitment::new(8);
+        for &(h, s, l) in &all {
+            c.insert(h, s, l);
+        }
+        let r = c.root();
+        // Replace one leaf (an extend): remove and re-insert under the same key.
+        let (h, s, _) = all[1_234];
+        c.remove(h, s);
+        c.insert(h, s, keccak(b"extended"));
+        assert_ne!(c.root(), r);
+        c.remove(h, s);
+        c.insert(h, s, all[1_234].2);
+        assert_eq!(c.root(), r);
+        // Drain everything, as blocks drain heights.
+        for &(h, s, _) in &all {
+            c.remove(h, s);
+        }
+        assert_eq!(c.root(), [0; 32]);
+        assert!(c.is_empty());
+    }
+
+    #[test]
+    fn one_heights_batch_shares_few_buckets() {
+        let mut c = TimerCommitment::new(16);
+        for seq in 0..10_000u64 {
+            c.insert(500, seq, keccak(&seq.to_be_bytes()));
+        }
+        c.apply();
+        let dirty = c.tree.dirty.len() as u64;
+        assert!(
+            dirty <= 10_000u64.div_ceil(SEQ_GROUP) + 1,
+            "{dirty} buckets"
+        );
     }
 }

@@ -24,11 +24,15 @@
 
 use super::config::QueueConfig;
 use super::error::TimerError;
-use super::merkle::SetCommitment;
+use super::merkle::TimerCommitment;
 use super::timer::Timer;
-use super::types::{Address, TimerId, keccak_parts};
+use super::types::{Address, TimerId};
 use hashbrown::HashTable;
 use std::collections::{BTreeMap, HashSet, VecDeque};
+
+/// Buckets of each timer commitment: `2^16`, so a million pending timers average ~15 leaves a
+/// bucket.
+const COMMIT_BITS: u32 = 16;
 
 /// Which tier a timer sits in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -49,6 +53,46 @@ struct Handle {
 struct Meta {
     generation: u32,
     tier: Tier,
+    /// Which commitment holds the timer's leaf as of the last `commit`.
+    committed: Side,
+    /// A `Change::Dirty` for this slot is waiting for the next `commit`.
+    dirty: bool,
+}
+
+impl Meta {
+    const FRESH: Meta = Meta {
+        generation: 0,
+        tier: Tier::Ring,
+        committed: Side::None,
+        dirty: false,
+    };
+}
+
+/// The commitment a timer's leaf belongs in: the overflow tier has its own root (CIP-1 v3 §2),
+/// the ring and the epoch queue share the other.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Side {
+    None,
+    Main,
+    Overflow,
+}
+
+impl Tier {
+    fn side(self) -> Side {
+        match self {
+            Tier::Ring | Tier::Epoch => Side::Main,
+            Tier::Overflow => Side::Overflow,
+        }
+    }
+}
+
+/// A change waiting for the next `commit`.
+#[derive(Clone, Copy, Debug)]
+enum Change {
+    /// A committed timer left the queue.
+    Gone { height: u64, seq: u64, side: Side },
+    /// The timer in this slot is new, changed (extend) or changed sides (migration).
+    Dirty { slot: u32, generation: u32 },
 }
 
 /// Counts per tier, for dashboards and benchmarks.
@@ -86,37 +130,14 @@ pub struct CalendarQueue {
     per_actor: hashbrown::HashMap<Address, u32>,
     counts: TierCounts,
     next_seq: u64,
-    // State commitment (see `commit`).
-    timers_commit: SetCommitment,
-    overflow_commit: SetCommitment,
-    graveyard: Vec<Timer>,
-    fresh: Vec<TimerId>,
-    touched: HashSet<TimerId>,
-    committed_seq: u64,
+    // State commitment (see `commit`): the ring and epoch tiers' timers, the overflow tier's.
+    timers_commit: TimerCommitment,
+    overflow_commit: TimerCommitment,
+    changes: Vec<Change>,
 }
 
 fn id_hash(id: &TimerId) -> u64 {
     u64::from_le_bytes(id.0[..8].try_into().expect("8 bytes"))
-}
-
-/// Keeps an emptied change buffer's capacity for the next block, up to twice what this block
-/// used (at least 1,024 entries), so a one-off burst does not pin its memory.
-fn recycle<T>(mut buf: Vec<T>, used: usize) -> Vec<T> {
-    buf.clear();
-    let keep = used.max(1_024);
-    if buf.capacity() > 2 * keep {
-        buf.shrink_to(keep);
-    }
-    buf
-}
-
-fn overflow_leaf(t: &Timer) -> [u8; 32] {
-    keccak_parts(&[
-        b"overflow",
-        &t.height.to_be_bytes(),
-        &t.seq.to_be_bytes(),
-        &t.timer_id.0,
-    ])
 }
 
 impl std::fmt::Debug for CalendarQueue {
@@ -150,12 +171,9 @@ impl CalendarQueue {
             per_actor: hashbrown::HashMap::new(),
             counts: TierCounts::default(),
             next_seq: 0,
-            timers_commit: SetCommitment::new(16),
-            overflow_commit: SetCommitment::new(16),
-            graveyard: Vec::new(),
-            fresh: Vec::new(),
-            touched: HashSet::new(),
-            committed_seq: 0,
+            timers_commit: TimerCommitment::new(COMMIT_BITS),
+            overflow_commit: TimerCommitment::new(COMMIT_BITS),
+            changes: Vec::new(),
         };
         q.reset_horizons(start_height);
         q
@@ -272,7 +290,6 @@ impl CalendarQueue {
         timer.seq = self.next_seq;
         self.next_seq += 1;
         let id = timer.timer_id;
-        self.fresh.push(id);
         *self.per_actor.entry(timer.actor_address).or_insert(0) += 1;
         self.store(timer, None);
         Ok(id)
@@ -290,10 +307,7 @@ impl CalendarQueue {
             Some(s) => s,
             None => {
                 self.slots.push(None);
-                self.meta.push(Meta {
-                    generation: 0,
-                    tier: Tier::Ring,
-                });
+                self.meta.push(Meta::FRESH);
                 (self.slots.len() - 1) as u32
             }
         };
@@ -318,10 +332,10 @@ impl CalendarQueue {
                     .overflow_per_epoch
                     .entry(timer.height / self.cfg.epoch_blocks)
                     .or_insert(0) += 1;
-                self.overflow_commit.insert(overflow_leaf(&timer));
                 self.counts.overflow += 1;
             }
         }
+        self.mark_dirty(slot);
         let slots = &self.slots;
         self.index
             .insert_unique(id_hash(&timer.timer_id), slot, |&s| {
@@ -341,6 +355,15 @@ impl CalendarQueue {
         let timer = self.slots[slot as usize].take().expect("live slot");
         let meta = &mut self.meta[slot as usize];
         meta.generation = meta.generation.wrapping_add(1);
+        meta.dirty = false;
+        if meta.committed != Side::None {
+            self.changes.push(Change::Gone {
+                height: timer.height,
+                seq: timer.seq,
+                side: meta.committed,
+            });
+            meta.committed = Side::None;
+        }
         match meta.tier {
             Tier::Ring => self.counts.ring -= 1,
             Tier::Epoch => {
@@ -357,7 +380,6 @@ impl CalendarQueue {
                         self.overflow_per_epoch.remove(&e);
                     }
                 }
-                self.overflow_commit.remove(&overflow_leaf(&timer));
                 self.counts.overflow -= 1;
             }
         }
@@ -372,12 +394,12 @@ impl CalendarQueue {
     }
 
     /// Removes a timer for good (fire, expiry, insufficient funds, cancel) and returns it.
-    pub fn remove(&mut self, id: &TimerId) -> Option<&Timer> {
+    pub fn remove(&mut self, id: &TimerId) -> Option<Timer> {
         let slot = self.find_slot(id)?;
         Some(self.retire(slot))
     }
 
-    fn retire(&mut self, slot: u32) -> &Timer {
+    fn retire(&mut self, slot: u32) -> Timer {
         let timer = self.unstore(slot);
         if let Some(c) = self.per_actor.get_mut(&timer.actor_address) {
             *c -= 1;
@@ -385,21 +407,26 @@ impl CalendarQueue {
                 self.per_actor.remove(&timer.actor_address);
             }
         }
-        self.graveyard.push(timer);
-        self.graveyard.last().expect("just pushed")
+        timer
+    }
+
+    /// Queues the timer in `slot` for (re)commitment at the next `commit`.
+    fn mark_dirty(&mut self, slot: u32) {
+        let meta = &mut self.meta[slot as usize];
+        if !meta.dirty {
+            meta.dirty = true;
+            self.changes.push(Change::Dirty {
+                slot,
+                generation: meta.generation,
+            });
+        }
     }
 
     /// Sets a timer's `expires_at` (extend). Returns the previous value.
     pub fn set_expires_at(&mut self, id: &TimerId, expires_at: u64) -> Option<u64> {
-        let slot = self.find_slot(id)? as usize;
-        let committed_seq = self.committed_seq;
-        let t = self.slots[slot].as_mut().expect("live slot");
-        if t.seq < committed_seq && !self.touched.contains(id) {
-            let old_leaf = t.leaf();
-            self.timers_commit.remove(&old_leaf);
-        }
-        self.touched.insert(*id);
-        self.fresh.push(*id);
+        let slot = self.find_slot(id)?;
+        self.mark_dirty(slot);
+        let t = self.slots[slot as usize].as_mut().expect("live slot");
         Some(std::mem::replace(&mut t.expires_at, expires_at))
     }
 
@@ -432,7 +459,7 @@ impl CalendarQueue {
     }
 
     /// Concludes a due timer (fired or destroyed): removes it and returns it.
-    pub fn conclude(&mut self, slot: u32) -> &Timer {
+    pub fn conclude(&mut self, slot: u32) -> Timer {
         self.retire(slot)
     }
 
@@ -509,9 +536,7 @@ impl CalendarQueue {
             for k in keys {
                 let slot = self.overflow.remove(&k).expect("present");
                 let t = self.slots[slot as usize].as_ref().expect("live");
-                let leaf = overflow_leaf(t);
                 let pos = self.epoch_pos(t.height);
-                self.overflow_commit.remove(&leaf);
                 let c = self
                     .overflow_per_epoch
                     .get_mut(&target_epoch)
@@ -522,6 +547,7 @@ impl CalendarQueue {
                 }
                 let generation = self.meta[slot as usize].generation;
                 self.meta[slot as usize].tier = Tier::Epoch;
+                self.mark_dirty(slot);
                 self.epochs[pos].push_back(Handle { slot, generation });
                 self.epoch_live[pos] += 1;
                 self.counts.overflow -= 1;
@@ -612,33 +638,46 @@ impl CalendarQueue {
     /// each committed record carries its actor, its height and its insertion `seq`, which fix
     /// its bucket and its FIFO position, so committing the records commits the indexes.
     pub fn commit(&mut self) -> ([u8; 32], [u8; 32]) {
-        // The two change buffers are drained in place, so the next block reuses their capacity
-        // instead of regrowing (and re-faulting) them from empty; see `recycle`.
-        let mut graveyard = std::mem::take(&mut self.graveyard);
-        let used = graveyard.len();
-        for t in graveyard.drain(..) {
-            if t.seq < self.committed_seq && !self.touched.contains(&t.timer_id) {
-                self.timers_commit.remove(&t.leaf());
+        let mut changes = std::mem::take(&mut self.changes);
+        for change in changes.drain(..) {
+            match change {
+                Change::Gone { height, seq, side } => self.commitment(side).remove(height, seq),
+                Change::Dirty { slot, generation } => {
+                    let meta = self.meta[slot as usize];
+                    if meta.generation != generation || !meta.dirty {
+                        continue;
+                    }
+                    let t = self.slots[slot as usize]
+                        .as_ref()
+                        .expect("dirty slot is live");
+                    let (height, seq, leaf) = (t.height, t.seq, t.leaf());
+                    if meta.committed != Side::None {
+                        self.commitment(meta.committed).remove(height, seq);
+                    }
+                    let side = meta.tier.side();
+                    self.commitment(side).insert(height, seq, leaf);
+                    let meta = &mut self.meta[slot as usize];
+                    meta.committed = side;
+                    meta.dirty = false;
+                }
             }
         }
-        self.graveyard = recycle(graveyard, used);
-        let mut fresh = std::mem::take(&mut self.fresh);
-        let used = fresh.len();
-        for id in fresh.drain(..) {
-            if let Some(slot) = self.find_slot(&id) {
-                let leaf = self.slots[slot as usize].as_ref().expect("live").leaf();
-                self.timers_commit.insert(leaf);
-            }
-        }
-        self.fresh = recycle(fresh, used);
-        self.touched.clear();
-        self.committed_seq = self.next_seq;
+        changes.shrink_to(1 << 16);
+        self.changes = changes;
         (self.timers_commit.root(), self.overflow_commit.root())
+    }
+
+    fn commitment(&mut self, side: Side) -> &mut TimerCommitment {
+        match side {
+            Side::Main => &mut self.timers_commit,
+            Side::Overflow => &mut self.overflow_commit,
+            Side::None => unreachable!("an uncommitted timer has no commitment"),
+        }
     }
 
     /// Changes waiting for the next [`commit`](Self::commit).
     pub fn uncommitted(&self) -> usize {
-        self.graveyard.len() + self.fresh.len()
+        self.changes.len()
     }
 
     /// Rough heap bytes held per pending timer, payload excluded (for the memory report).
@@ -654,7 +693,9 @@ impl CalendarQueue {
             .map(|b| b.capacity() * size_of::<Handle>())
             .sum();
         let overflow = self.overflow.len() * (size_of::<(u64, u64)>() + size_of::<u32>() + 8);
-        let commit = (self.timers_commit.len() + self.overflow_commit.len()) * 32;
+        let commit = self.timers_commit.approx_bytes()
+            + self.overflow_commit.approx_bytes()
+            + self.changes.capacity() * size_of::<Change>();
         let handlers: usize = self
             .slots
             .iter()
@@ -762,14 +803,14 @@ impl CalendarQueue {
             }
             let id = t.timer_id;
             *q.per_actor.entry(t.actor_address).or_insert(0) += 1;
-            q.fresh.push(id);
             let slot = q.slots.len() as u32;
             let tier = tier_of.get(&id).map_or(Tier::Overflow, |(t, _)| *t);
             q.slots.push(None);
             q.meta.push(Meta {
-                generation: 0,
                 tier,
+                ..Meta::FRESH
             });
+            q.mark_dirty(slot);
             if tier == Tier::Overflow {
                 if t.height < q.epoch_horizon {
                     return Err(format!("timer {id} is below the overflow horizon"));
@@ -778,7 +819,6 @@ impl CalendarQueue {
                 *q.overflow_per_epoch
                     .entry(t.height / q.cfg.epoch_blocks)
                     .or_insert(0) += 1;
-                q.overflow_commit.insert(overflow_leaf(&t));
                 q.counts.overflow += 1;
             }
             let slots = &q.slots;
