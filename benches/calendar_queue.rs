@@ -19,7 +19,7 @@
 //!
 //! Run: `cargo bench --bench calendar_queue`.
 
-use cowboy_devnet::engine::{Address, CalendarQueue, Handler, QueueConfig, Timer, TimerId};
+use cowboy_devnet::engine::{Address, CalendarQueue, QueueConfig, Timer, TimerId};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
@@ -79,10 +79,8 @@ fn timer(n: u64, height: u64) -> Timer {
         schedule_block: height.saturating_sub(1),
         gas_limit_per_fire: 100,
         expires_at: height + 1_000,
-        handler: Handler::Default,
         payload: Box::default(),
-        max_fee_per_cycle: 0,
-        max_priority_fee_per_cycle: 0,
+        fee_caps: None,
     }
 }
 

@@ -33,7 +33,7 @@ use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
 use cowboy_devnet::engine::eob::{self, Ledger};
 use cowboy_devnet::engine::merkle::{SetCommitment, TimerCommitment};
 use cowboy_devnet::engine::{
-    Address, CalendarQueue, FeeQuote, Handler, QueueConfig, Timer, TimerConfig, TimerId,
+    Address, CalendarQueue, FeeQuote, QueueConfig, Timer, TimerConfig, TimerId,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 use criterion::measurement::WallTime;
@@ -130,10 +130,8 @@ fn timer(n: u64, owner: Address, height: u64) -> Timer {
         schedule_block: height.saturating_sub(1),
         gas_limit_per_fire: GAS,
         expires_at: height + 1_000,
-        handler: Handler::Default,
         payload: Box::default(),
-        max_fee_per_cycle: 0,
-        max_priority_fee_per_cycle: 0,
+        fee_caps: None,
     }
 }
 

@@ -11,7 +11,7 @@ use cowboy_devnet::chain::{Chain, SystemInstruction};
 use cowboy_devnet::engine::queue::Tier;
 use cowboy_devnet::engine::types::keccak;
 use cowboy_devnet::engine::{
-    Address, CalendarQueue, Handler, QueueConfig, ScheduleArgs, TierCounts, Timer, TimerId,
+    Address, CalendarQueue, QueueConfig, ScheduleArgs, TierCounts, Timer, TimerId,
 };
 
 fn small() -> QueueConfig {
@@ -32,10 +32,8 @@ fn timer(n: u64, height: u64) -> Timer {
         schedule_block: 0,
         gas_limit_per_fire: 1_000,
         expires_at: height + 1_000,
-        handler: Handler::Default,
         payload: Box::new([]),
-        max_fee_per_cycle: 0,
-        max_priority_fee_per_cycle: 0,
+        fee_caps: None,
     }
 }
 

@@ -173,7 +173,7 @@ fn cip5_4_2_handler_name_at_most_256_bytes() {
     };
     let id = schedule(&mut c, actor_a(), named(256));
     let t = c.timer(&id).unwrap();
-    assert_eq!(t.handler.name(), "h".repeat(256));
+    assert_eq!(t.handler().name(), "h".repeat(256));
     assert_eq!(t.delivered_payload(), b"inner");
     assert_schedule_rejected(&mut c, actor_a(), named(257), "InvalidInput");
 }

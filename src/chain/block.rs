@@ -465,8 +465,8 @@ impl Chain {
                 continue;
             }
             let meter = Meter::new(t.gas_limit_per_fire, fire.cells_limit);
-            let payload = t.delivered_payload();
-            let entry = t.handler.name().to_string();
+            let (handler, payload) = t.dispatch();
+            let entry = handler.name().to_string();
             let none = ActorCode::none();
             let (code, deployer) = match self.actors.get(&t.actor_address) {
                 Some(a) => (&a.code, a.deployer),

@@ -120,7 +120,7 @@ struct OpenBlock {
 }
 
 /// State dump format version (bumped with any change to the dump or the timer codec).
-pub const DUMP_FORMAT_VERSION: u32 = 1;
+pub const DUMP_FORMAT_VERSION: u32 = 2;
 
 /// How many sealed blocks the chain keeps in memory by default.
 pub const DEFAULT_KEEP_BLOCKS: usize = 100_000;

@@ -158,10 +158,8 @@ pub fn validate_schedule(
         schedule_block: ctx.current_height,
         gas_limit_per_fire: gas_limit,
         expires_at,
-        handler,
         payload: args.payload.into_boxed_slice(),
-        max_fee_per_cycle: 0,
-        max_priority_fee_per_cycle: 0,
+        fee_caps: None,
     })
 }
 

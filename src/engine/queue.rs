@@ -696,16 +696,7 @@ impl CalendarQueue {
         let commit = self.timers_commit.approx_bytes()
             + self.overflow_commit.approx_bytes()
             + self.changes.capacity() * size_of::<Change>();
-        let handlers: usize = self
-            .slots
-            .iter()
-            .flatten()
-            .map(|t| match &t.handler {
-                super::timer::Handler::Default => 0,
-                super::timer::Handler::Named(n) => n.len(),
-            })
-            .sum();
-        slots + meta + index + ring + overflow + commit + handlers + self.free.capacity() * 4
+        slots + meta + index + ring + overflow + commit + self.free.capacity() * 4
     }
 }
 
