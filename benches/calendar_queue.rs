@@ -10,8 +10,9 @@
 //! number pending stays at `N`. One measured operation is "insert one timer" plus `1/k` of a
 //! block's advance (drain, conclude, epoch maintenance); throughput is in operations per second.
 //!
-//! A third baseline, `btreemap_with_id_index`, adds to the map the id index that cancel and
-//! extend need (the calendar queue has one); it is context, not the target's reference.
+//! Two more rows are context, not the target's reference: `btreemap_with_id_index` adds to the
+//! map the id index that cancel and extend need (the calendar queue has one), and
+//! `id_index_floor` is that index alone beside a ring of ids, with no timer records.
 //!
 //! The queue's state commitment (`commit()`) is not part of this benchmark: it is called outside
 //! the timed region once about a block's worth of changes (at least 16,384) is buffered, so its
@@ -221,6 +222,48 @@ impl Workload for BtreeIndexed {
     }
 }
 
+/// Floor (context, not the target's reference): only what cancel and extend by id require, an
+/// id index (hashbrown, the calendar queue's hasher) beside a ring of the ids due per height, and
+/// no timer records at all. No queue that finds a timer by id can do less per operation.
+struct IdIndexFloor {
+    index: hashbrown::HashMap<TimerId, u64>,
+    ring: Vec<Vec<TimerId>>,
+    h: u64,
+}
+
+impl IdIndexFloor {
+    fn new() -> Self {
+        IdIndexFloor {
+            index: hashbrown::HashMap::new(),
+            ring: (0..=MAX_DELAY).map(|_| Vec::new()).collect(),
+            h: 1,
+        }
+    }
+}
+
+impl Workload for IdIndexFloor {
+    fn insert(&mut self, n: u64, delay: u64) {
+        let height = self.h + delay;
+        let id = timer(n, height).timer_id;
+        self.index.insert(id, height);
+        self.ring[(height % (MAX_DELAY + 1)) as usize].push(id);
+    }
+    fn advance(&mut self) -> usize {
+        let pos = (self.h % (MAX_DELAY + 1)) as usize;
+        let mut due = std::mem::take(&mut self.ring[pos]);
+        let fired = due.len();
+        for id in due.drain(..) {
+            black_box(self.index.remove(&id));
+        }
+        self.ring[pos] = due;
+        self.h += 1;
+        fired
+    }
+    fn len(&self) -> usize {
+        self.index.len()
+    }
+}
+
 /// The hierarchical hash wheel, one tick per block.
 struct Wheel {
     w: QuadWheelWithOverflow<Timer>,
@@ -332,6 +375,7 @@ fn bench_calendar_queue(c: &mut Criterion) {
             index: HashMap::new(),
             h: 1,
         });
+        bench_one(&mut g, "id_index_floor", n, IdIndexFloor::new);
         bench_one(&mut g, "hash_wheel", n, || Wheel {
             w: QuadWheelWithOverflow::default(),
             h: 1,
