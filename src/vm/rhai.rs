@@ -136,7 +136,7 @@ use ::rhai::{
 };
 use std::cell::RefCell;
 use std::cmp::Ordering;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::ptr::NonNull;
 use std::str::FromStr;
@@ -792,10 +792,14 @@ fn script_error(file: &str, entry: &str, err: EvalAltResult) -> VmError {
 
 // ---- the runtime --------------------------------------------------------------------------
 
-/// Runs Rhai actor scripts: compiles each once and caches it by [`ActorCode::hash`].
+/// Runs Rhai actor scripts: compiles each once and caches it by its source text.
+///
+/// The cache is keyed by the source itself, not by [`ActorCode::hash`]: a lookup then costs a
+/// fast hash and one comparison of the text, where keccak of the source on every fire cost
+/// about as much as running a small handler.
 #[derive(Default)]
 pub struct RhaiRuntime {
-    scripts: Mutex<HashMap<[u8; 32], Arc<Script>>>,
+    scripts: Mutex<hashbrown::HashMap<Box<str>, Arc<Script>>>,
 }
 
 impl std::fmt::Debug for RhaiRuntime {
@@ -822,12 +826,11 @@ impl RhaiRuntime {
     /// The compiled script for `code`: from the cache, or compiled now (a cache miss, e.g. after
     /// a state load) and cached.
     fn script(&self, code: &ActorCode) -> Result<Arc<Script>, VmError> {
-        let key = code.hash();
         if let Some(s) = self
             .scripts
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
+            .get(code.source.as_str())
         {
             return Ok(s.clone());
         }
@@ -837,7 +840,7 @@ impl RhaiRuntime {
         self.scripts
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, s.clone());
+            .insert(code.source.as_str().into(), s.clone());
         Ok(s)
     }
 
