@@ -108,11 +108,8 @@ fn load(fixture: &str) -> Result<Scenario> {
         return Ok(Scenario::prepare(&lf, &rt, &disk_loader)?);
     }
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or(fixture);
-    match builtin::fixture(name) {
-        Some(lf) => {
-            let lf = lf?;
-            Ok(Scenario::prepare(&lf, &rt, &builtin::script_loader)?)
-        }
+    match builtin::scenario(name, &rt) {
+        Some(s) => Ok(s?),
         None => anyhow::bail!(
             "no fixture file `{fixture}` and no shipped fixture of that name (try `cowboy-devnet fixtures`)"
         ),

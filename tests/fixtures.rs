@@ -19,7 +19,10 @@ fn run_file(path: &str) -> Report {
 }
 
 fn assert_passes(path: &str) -> Report {
-    let r = run_file(path);
+    assert_report_passes(path, run_file(path))
+}
+
+fn assert_report_passes(path: &str, r: Report) -> Report {
     for e in &r.expectations {
         assert!(
             e.passed,
@@ -47,6 +50,58 @@ fn every_shipped_fixture_is_compiled_in_and_on_disk() {
     for (name, text) in builtin::FIXTURES {
         let on_disk = std::fs::read_to_string(format!("fixtures/{name}.toml")).unwrap();
         assert_eq!(&on_disk, text, "fixtures/{name}.toml");
+    }
+}
+
+/// Every shipped fixture, by name, through the same path as `cowboy-devnet run <name>`
+/// (the embedded fixture text and embedded scripts), with its expectations passing.
+#[test]
+fn every_shipped_fixture_runs_by_name_with_its_expectations() {
+    assert!(builtin::FIXTURES.len() >= 6);
+    for (name, _) in builtin::FIXTURES {
+        let s = match builtin::scenario(name, &DevnetRuntime::new()) {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => panic!("`cowboy-devnet run {name}` refuses the fixture: {e}"),
+            None => panic!("no shipped fixture `{name}`"),
+        };
+        let r = s
+            .run(
+                DevnetRuntime::shared(),
+                RunOptions::default(),
+                &mut |_, _| {},
+            )
+            .unwrap_or_else(|e| panic!("`cowboy-devnet run {name}`: {e}"));
+        assert_report_passes(name, r);
+    }
+}
+
+/// Every script in `fixtures/scripts/` is embedded verbatim, every embedded script is on disk,
+/// and every script a shipped fixture names is embedded.
+#[test]
+fn every_shipped_script_is_compiled_in_and_on_disk() {
+    let mut on_disk: Vec<String> = std::fs::read_dir("fixtures/scripts")
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".rhai"))
+        .map(|n| format!("scripts/{n}"))
+        .collect();
+    on_disk.sort();
+    let mut embedded: Vec<String> = builtin::SCRIPTS.iter().map(|(p, _)| p.to_string()).collect();
+    embedded.sort();
+    assert_eq!(on_disk, embedded, "fixtures/scripts/ vs builtin::SCRIPTS");
+    for (rel, text) in builtin::SCRIPTS {
+        let disk = std::fs::read_to_string(format!("fixtures/{rel}")).unwrap();
+        assert_eq!(&disk, text, "fixtures/{rel}");
+    }
+    for (name, _) in builtin::FIXTURES {
+        let lf = builtin::fixture(name).unwrap().unwrap();
+        for a in &lf.fixture.actors {
+            if let Some(rel) = &a.get_ref().script {
+                builtin::script_loader(&lf, rel).unwrap_or_else(|e| {
+                    panic!("fixtures/{name}.toml: actor `{}`: {e}", a.get_ref().name)
+                });
+            }
+        }
     }
 }
 
