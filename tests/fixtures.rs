@@ -86,7 +86,10 @@ fn every_shipped_script_is_compiled_in_and_on_disk() {
         .map(|n| format!("scripts/{n}"))
         .collect();
     on_disk.sort();
-    let mut embedded: Vec<String> = builtin::SCRIPTS.iter().map(|(p, _)| p.to_string()).collect();
+    let mut embedded: Vec<String> = builtin::SCRIPTS
+        .iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
     embedded.sort();
     assert_eq!(on_disk, embedded, "fixtures/scripts/ vs builtin::SCRIPTS");
     for (rel, text) in builtin::SCRIPTS {

@@ -45,10 +45,7 @@ pub fn fixture(name: &str) -> Option<Result<LoadedFixture, FixtureError>> {
 
 /// A shipped fixture by name, checked against `runtime` with the embedded scripts: what
 /// `cowboy-devnet run <name>` and `cowboy-devnet check <name>` play.
-pub fn scenario(
-    name: &str,
-    runtime: &dyn ActorRuntime,
-) -> Option<Result<Scenario, FixtureError>> {
+pub fn scenario(name: &str, runtime: &dyn ActorRuntime) -> Option<Result<Scenario, FixtureError>> {
     fixture(name).map(|lf| Scenario::prepare(&lf?, runtime, &script_loader))
 }
 
