@@ -289,3 +289,54 @@ fn broken_fixtures_name_file_line_and_field() {
         assert!(got.contains(want), "expected `{want}` in `{got}`");
     }
 }
+
+#[test]
+fn amounts_of_the_wrong_type_say_what_an_amount_is() {
+    let expected = r#"expected an integer amount or a decimal string like "1000000""#;
+    let cases: &[(&str, &str)] = &[
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = true\n",
+            "broken.toml:3: balance: invalid type: boolean `true`, ",
+        ),
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = 1.5\n",
+            "broken.toml:3: balance: invalid type: floating point `1.5`, ",
+        ),
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = \"lots\"\n",
+            "broken.toml:3: balance: `lots` is not an amount: ",
+        ),
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = -5\n",
+            "broken.toml:3: balance: amount -5 is negative",
+        ),
+    ];
+    for (text, want) in cases {
+        let got = prepare_err(text);
+        assert!(got.contains(want), "expected `{want}` in `{got}`");
+        assert!(
+            want.ends_with("negative") || got.ends_with(expected),
+            "expected `{expected}` in `{got}`"
+        );
+        assert!(!got.contains("untagged"), "{got}");
+    }
+    // Amounts inside a step (deserialized through serde's buffer) say the same.
+    let got = prepare_err(
+        "[[steps]]\nat = 2\naction = \"transfer\"\nfrom = \"a\"\nto = \"b\"\namount = [1]\n",
+    );
+    assert!(got.contains("invalid type: sequence"), "{got}");
+    assert!(got.ends_with(expected), "{got}");
+    // Valid amounts still parse: integers and decimal strings with underscores, up to u128.
+    let lf = LoadedFixture::parse(
+        "ok.toml",
+        "[[accounts]]\nname = \"a\"\nbalance = 7\n[[accounts]]\nname = \"b\"\nbalance = \"340_282_366_920_938_463_463_374_607_431_768_211_455\"\n".into(),
+    )
+    .unwrap();
+    let balances: Vec<u128> = lf
+        .fixture
+        .accounts
+        .iter()
+        .map(|a| a.get_ref().balance.0)
+        .collect();
+    assert_eq!(balances, [7, u128::MAX]);
+}

@@ -21,23 +21,42 @@ pub struct FixtureError {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Amount(pub u128);
 
+/// What an amount field accepts, in error messages.
+pub const AMOUNT_EXPECTED: &str = "an integer amount or a decimal string like \"1000000\"";
+
 impl<'de> Deserialize<'de> for Amount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            I(i64),
-            S(String),
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Amount;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(AMOUNT_EXPECTED)
+            }
+            fn visit_i64<E: serde::de::Error>(self, i: i64) -> Result<Amount, E> {
+                u128::try_from(i)
+                    .map(Amount)
+                    .map_err(|_| E::custom(format!("amount {i} is negative")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, u: u64) -> Result<Amount, E> {
+                Ok(Amount(u.into()))
+            }
+            fn visit_i128<E: serde::de::Error>(self, i: i128) -> Result<Amount, E> {
+                u128::try_from(i)
+                    .map(Amount)
+                    .map_err(|_| E::custom(format!("amount {i} is negative")))
+            }
+            fn visit_u128<E: serde::de::Error>(self, u: u128) -> Result<Amount, E> {
+                Ok(Amount(u))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Amount, E> {
+                s.replace('_', "").parse::<u128>().map(Amount).map_err(|_| {
+                    E::custom(format!(
+                        "`{s}` is not an amount: expected {AMOUNT_EXPECTED}"
+                    ))
+                })
+            }
         }
-        match Raw::deserialize(d)? {
-            Raw::I(i) if i >= 0 => Ok(Amount(i as u128)),
-            Raw::I(i) => Err(serde::de::Error::custom(format!("amount {i} is negative"))),
-            Raw::S(s) => s
-                .replace('_', "")
-                .parse::<u128>()
-                .map(Amount)
-                .map_err(|_| serde::de::Error::custom(format!("`{s}` is not an amount"))),
-        }
+        d.deserialize_any(V)
     }
 }
 
