@@ -548,28 +548,21 @@ fn locate_in_array(
         let mut keys: Vec<_> = t.iter().collect();
         keys.sort_by_key(|(k, _)| k.span().start);
         // A precise span inside the element names its key.
-        if let Some(sp) = e.span() {
-            if let Some((k, _)) = keys
-                .iter()
+        // A precise span inside the element, or the key an unknown-field error names.
+        let by_span = e.span().and_then(|sp| {
+            keys.iter()
                 .find(|(k, v)| k.span().contains(&sp.start) || v.span().contains(&sp.start))
-            {
-                return Some((
-                    i,
-                    line_of(source, k.span().start),
-                    format!(".{}", k.get_ref()),
-                    message,
-                ));
-            }
-        }
-        if let Some(key) = unknown_field(&message) {
-            if let Some((k, _)) = keys.iter().find(|(k, _)| k.get_ref() == key) {
-                return Some((
-                    i,
-                    line_of(source, k.span().start),
-                    format!(".{key}"),
-                    message,
-                ));
-            }
+        });
+        let by_name = || {
+            unknown_field(&message).and_then(|key| keys.iter().find(|(k, _)| k.get_ref() == key))
+        };
+        if let Some((k, _)) = by_span.or_else(by_name) {
+            return Some((
+                i,
+                line_of(source, k.span().start),
+                format!(".{}", k.get_ref()),
+                message,
+            ));
         }
         // A missing field is named, on the element's first line.
         if let Some(key) = message
