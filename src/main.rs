@@ -108,11 +108,8 @@ fn load(fixture: &str) -> Result<Scenario> {
         return Ok(Scenario::prepare(&lf, &rt, &disk_loader)?);
     }
     let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or(fixture);
-    match builtin::fixture(name) {
-        Some(lf) => {
-            let lf = lf?;
-            Ok(Scenario::prepare(&lf, &rt, &builtin::script_loader)?)
-        }
+    match builtin::scenario(name, &rt) {
+        Some(s) => Ok(s?),
         None => anyhow::bail!(
             "no fixture file `{fixture}` and no shipped fixture of that name (try `cowboy-devnet fixtures`)"
         ),
@@ -311,8 +308,15 @@ fn run(a: RunArgs) -> Result<ExitCode> {
     let bar = if total >= 200 && std::io::stderr().is_terminal() {
         let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         pb.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} blocks  {per_sec}  eta {eta}")
-                .expect("valid template"),
+            ProgressStyle::with_template("{bar:40} {pos}/{len} blocks  {rate}  eta {eta}")
+                .expect("valid template")
+                // Whole blocks per second (`{per_sec}` prints e.g. `11,468.2999/s`).
+                .with_key(
+                    "rate",
+                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                        let _ = write!(w, "{:.0} blocks/s", s.per_sec());
+                    },
+                ),
         );
         pb
     } else {
@@ -345,19 +349,31 @@ fn run(a: RunArgs) -> Result<ExitCode> {
         .context("the devnet refused a command")?;
     bar.finish_and_clear();
     print_summary(&report);
+    // An output that cannot be written is not a broken fixture (exit 2): it is exit 3, after
+    // trying the other outputs.
+    let mut unwritten = false;
+    let mut write_out = |what: &str, p: &Path, text: Result<String>| match text
+        .and_then(|t| std::fs::write(p, t).with_context(|| format!("writing {}", p.display())))
+    {
+        Ok(()) => println!("{what}: {}", p.display()),
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            unwritten = true;
+        }
+    };
     if let Some(p) = &a.report {
-        std::fs::write(p, report.to_json()).with_context(|| format!("writing {}", p.display()))?;
-        println!("report: {}", p.display());
+        write_out("report", p, Ok(report.to_json()));
     }
     if let Some(p) = &a.dump {
         let dump = devnet.chain_mut().dump();
-        let text = serde_json::to_string_pretty(&dump).context("serializing the state")?;
-        std::fs::write(p, text).with_context(|| format!("writing {}", p.display()))?;
-        println!("state dump: {}", p.display());
+        let text = serde_json::to_string_pretty(&dump).context("serializing the state");
+        write_out("state dump", p, text);
     }
     if let Some(p) = &a.csv {
-        std::fs::write(p, report.to_csv()).with_context(|| format!("writing {}", p.display()))?;
-        println!("csv: {}", p.display());
+        write_out("csv", p, Ok(report.to_csv()));
+    }
+    if unwritten {
+        return Ok(ExitCode::from(3));
     }
     Ok(if report.passed() {
         ExitCode::SUCCESS

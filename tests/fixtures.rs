@@ -19,7 +19,10 @@ fn run_file(path: &str) -> Report {
 }
 
 fn assert_passes(path: &str) -> Report {
-    let r = run_file(path);
+    assert_report_passes(path, run_file(path))
+}
+
+fn assert_report_passes(path: &str, r: Report) -> Report {
     for e in &r.expectations {
         assert!(
             e.passed,
@@ -47,6 +50,61 @@ fn every_shipped_fixture_is_compiled_in_and_on_disk() {
     for (name, text) in builtin::FIXTURES {
         let on_disk = std::fs::read_to_string(format!("fixtures/{name}.toml")).unwrap();
         assert_eq!(&on_disk, text, "fixtures/{name}.toml");
+    }
+}
+
+/// Every shipped fixture, by name, through the same path as `cowboy-devnet run <name>`
+/// (the embedded fixture text and embedded scripts), with its expectations passing.
+#[test]
+fn every_shipped_fixture_runs_by_name_with_its_expectations() {
+    assert!(builtin::FIXTURES.len() >= 6);
+    for (name, _) in builtin::FIXTURES {
+        let s = match builtin::scenario(name, &DevnetRuntime::new()) {
+            Some(Ok(s)) => s,
+            Some(Err(e)) => panic!("`cowboy-devnet run {name}` refuses the fixture: {e}"),
+            None => panic!("no shipped fixture `{name}`"),
+        };
+        let r = s
+            .run(
+                DevnetRuntime::shared(),
+                RunOptions::default(),
+                &mut |_, _| {},
+            )
+            .unwrap_or_else(|e| panic!("`cowboy-devnet run {name}`: {e}"));
+        assert_report_passes(name, r);
+    }
+}
+
+/// Every script in `fixtures/scripts/` is embedded verbatim, every embedded script is on disk,
+/// and every script a shipped fixture names is embedded.
+#[test]
+fn every_shipped_script_is_compiled_in_and_on_disk() {
+    let mut on_disk: Vec<String> = std::fs::read_dir("fixtures/scripts")
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.ends_with(".rhai"))
+        .map(|n| format!("scripts/{n}"))
+        .collect();
+    on_disk.sort();
+    let mut embedded: Vec<String> = builtin::SCRIPTS
+        .iter()
+        .map(|(p, _)| p.to_string())
+        .collect();
+    embedded.sort();
+    assert_eq!(on_disk, embedded, "fixtures/scripts/ vs builtin::SCRIPTS");
+    for (rel, text) in builtin::SCRIPTS {
+        let disk = std::fs::read_to_string(format!("fixtures/{rel}")).unwrap();
+        assert_eq!(&disk, text, "fixtures/{rel}");
+    }
+    for (name, _) in builtin::FIXTURES {
+        let lf = builtin::fixture(name).unwrap().unwrap();
+        for a in &lf.fixture.actors {
+            if let Some(rel) = &a.get_ref().script {
+                builtin::script_loader(&lf, rel).unwrap_or_else(|e| {
+                    panic!("fixtures/{name}.toml: actor `{}`: {e}", a.get_ref().name)
+                });
+            }
+        }
     }
 }
 
@@ -181,10 +239,13 @@ fn broken_fixtures_name_file_line_and_field() {
         // unknown key in a step
         (
             "[[accounts]]\nname = \"a\"\nbalance = 1\n\n[[steps]]\nat = 1\naction = \"halt\"\nblocks = 2\nbogus = 3\n",
-            "broken.toml:5:",
+            "broken.toml:9: steps[1].bogus: unknown field `bogus`",
         ),
         // bad type
-        ("blocks = \"many\"\n", "broken.toml:1: blocks:"),
+        (
+            "blocks = \"many\"\n",
+            "broken.toml:1: blocks: invalid type: string \"many\", expected u64",
+        ),
         // unknown actor in a step
         (
             "[[steps]]\nat = 3\naction = \"cancel\"\nactor = \"ghost\"\ntimer = \"t\"\n",
@@ -227,6 +288,166 @@ fn broken_fixtures_name_file_line_and_field() {
         ),
     ];
     for (text, want) in cases {
+        let got = prepare_err(text);
+        assert!(got.contains(want), "expected `{want}` in `{got}`");
+    }
+}
+
+#[test]
+fn amounts_of_the_wrong_type_say_what_an_amount_is() {
+    let expected = r#"expected an integer amount or a decimal string like "1000000""#;
+    let cases: &[(&str, &str)] = &[
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = true\n",
+            "broken.toml:3: accounts[1].balance: invalid type: boolean `true`, ",
+        ),
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = 1.5\n",
+            "broken.toml:3: accounts[1].balance: invalid type: floating point `1.5`, ",
+        ),
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = \"lots\"\n",
+            "broken.toml:3: accounts[1].balance: `lots` is not an amount: ",
+        ),
+        (
+            "[[accounts]]\nname = \"a\"\nbalance = -5\n",
+            "broken.toml:3: accounts[1].balance: amount -5 is negative",
+        ),
+    ];
+    for (text, want) in cases {
+        let got = prepare_err(text);
+        assert!(got.contains(want), "expected `{want}` in `{got}`");
+        assert!(
+            want.ends_with("negative") || got.ends_with(expected),
+            "expected `{expected}` in `{got}`"
+        );
+        assert!(!got.contains("untagged"), "{got}");
+    }
+    // Amounts inside a step (deserialized through serde's buffer) say the same.
+    let got = prepare_err(
+        "[[steps]]\nat = 2\naction = \"transfer\"\nfrom = \"a\"\nto = \"b\"\namount = [1]\n",
+    );
+    assert!(
+        got.contains("broken.toml:6: steps[1].amount: invalid type: sequence"),
+        "{got}"
+    );
+    assert!(got.ends_with(expected), "{got}");
+    // Valid amounts still parse: integers and decimal strings with underscores, up to u128.
+    let lf = LoadedFixture::parse(
+        "ok.toml",
+        "[[accounts]]\nname = \"a\"\nbalance = 7\n[[accounts]]\nname = \"b\"\nbalance = \"340_282_366_920_938_463_463_374_607_431_768_211_455\"\n".into(),
+    )
+    .unwrap();
+    let balances: Vec<u128> = lf
+        .fixture
+        .accounts
+        .iter()
+        .map(|a| a.get_ref().balance.0)
+        .collect();
+    assert_eq!(balances, [7, u128::MAX]);
+}
+
+/// The audit's case: a type error in the second `[[steps]]` after other tables used to be
+/// reported at an earlier table's header, named `actors`.
+const STEPS_AFTER_OTHER_TABLES: &str = r#"name = "t"
+blocks = 20
+
+[[accounts]]
+name = "alice"
+balance = 1_000_000_000
+
+[[actors]]
+name = "w"
+deployer = "alice"
+
+[[steps]]
+at = 2
+action = "transfer"
+from = "alice"
+to = "governance"
+amount = 1
+
+[[steps]]
+at = 3
+action = "schedule"
+actor = "w"
+after = "ten"
+"#;
+
+#[test]
+fn toml_errors_in_tables_name_the_element_key_and_its_line() {
+    let line_of =
+        |text: &str, needle: &str| text.lines().position(|l| l.starts_with(needle)).unwrap() + 1;
+    let t = STEPS_AFTER_OTHER_TABLES;
+    assert_eq!(line_of(t, "after"), 23);
+    let cases: Vec<(String, &str)> = vec![
+        // a bad type in a step
+        (
+            t.into(),
+            "broken.toml:23: steps[2].after: invalid type: string \"ten\", expected u64",
+        ),
+        // an unknown key in a step
+        (
+            t.replace("after = \"ten\"", "after = 4\nbogus = 1"),
+            "broken.toml:24: steps[2].bogus: unknown field `bogus`, expected one of `at`, `actor`",
+        ),
+        // an unknown action
+        (
+            t.replace("\"schedule\"", "\"fly\""),
+            "broken.toml:21: steps[2].action: unknown variant `fly`, expected one of `schedule`",
+        ),
+        // a missing key: the step's header line
+        (
+            t.replace("actor = \"w\"\n", "").replace("\"ten\"", "10"),
+            "broken.toml:19: steps[2].actor: missing field `actor`",
+        ),
+        // an amount in a step
+        (
+            t.replace("amount = 1", "amount = true"),
+            "broken.toml:17: steps[1].amount: invalid type: boolean `true`",
+        ),
+        // a bad value and an unknown key in one step: the bad value is named
+        (
+            t.replace("after = \"ten\"", "zork = 1\nafter = \"ten\""),
+            "broken.toml:24: steps[2].after: invalid type: string \"ten\"",
+        ),
+        // other arrays of tables and nested tables
+        (
+            t.replace("after = \"ten\"", "after = 10")
+                .replace("deployer = \"alice\"", "deployer = \"alice\"\nat = \"one\""),
+            "broken.toml:11: actors[1].at: invalid type: string \"one\", expected u64",
+        ),
+        (
+            t.replace("after = \"ten\"", "after = 10")
+                .replace("name = \"alice\"", "name = \"alice\"\nbogus = 1"),
+            "broken.toml:6: accounts[1].bogus: unknown field `bogus`",
+        ),
+        (
+            format!(
+                "{}\n[[expect]]\nkind = \"TimerFired\"\ncount = \"x\"\n",
+                t.replace("after = \"ten\"", "after = 10")
+            ),
+            "broken.toml:27: expect[1].count: invalid type: string \"x\", expected u64",
+        ),
+        (
+            "blocks = 3\n\n[chain.timer]\nlane_timer_cycles = \"x\"\n".into(),
+            "broken.toml:4: chain.timer.lane_timer_cycles: invalid type: string \"x\"",
+        ),
+        (
+            "[chain]\nscheduler = \"fifo\"\nbogus = 1\n".into(),
+            "broken.toml:3: chain.bogus: unknown field `bogus`",
+        ),
+        (
+            "name = \"x\"\nbogus = 1\n".into(),
+            "broken.toml:2: bogus: unknown field `bogus`",
+        ),
+        // a syntax error: the key on its line
+        (
+            "name = \"x\"\nblocks = [1,\n".into(),
+            "broken.toml:2: blocks: ",
+        ),
+    ];
+    for (text, want) in &cases {
         let got = prepare_err(text);
         assert!(got.contains(want), "expected `{want}` in `{got}`");
     }

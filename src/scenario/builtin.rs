@@ -2,6 +2,8 @@
 //! `cowboy-devnet run demo` work from any directory.
 
 use super::fixture::{FixtureError, LoadedFixture};
+use super::runner::Scenario;
+use crate::chain::runtime::ActorRuntime;
 
 /// `(name, fixture text)` of every shipped fixture.
 pub const FIXTURES: &[(&str, &str)] = &[
@@ -15,6 +17,10 @@ pub const FIXTURES: &[(&str, &str)] = &[
 
 /// `(path relative to fixtures/, text)` of every shipped script.
 pub const SCRIPTS: &[(&str, &str)] = &[
+    (
+        "scripts/drain.rhai",
+        include_str!("../../fixtures/scripts/drain.rhai"),
+    ),
     (
         "scripts/heartbeat.rhai",
         include_str!("../../fixtures/scripts/heartbeat.rhai"),
@@ -35,6 +41,12 @@ pub fn fixture(name: &str) -> Option<Result<LoadedFixture, FixtureError>> {
         .iter()
         .find(|(n, _)| *n == name)
         .map(|(n, src)| LoadedFixture::parse(&format!("fixtures/{n}.toml"), src.to_string()))
+}
+
+/// A shipped fixture by name, checked against `runtime` with the embedded scripts: what
+/// `cowboy-devnet run <name>` and `cowboy-devnet check <name>` play.
+pub fn scenario(name: &str, runtime: &dyn ActorRuntime) -> Option<Result<Scenario, FixtureError>> {
+    fixture(name).map(|lf| Scenario::prepare(&lf?, runtime, &script_loader))
 }
 
 /// Loads a script for a shipped fixture: from the embedded copies.

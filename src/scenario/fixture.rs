@@ -21,23 +21,42 @@ pub struct FixtureError {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Amount(pub u128);
 
+/// What an amount field accepts, in error messages.
+pub const AMOUNT_EXPECTED: &str = "an integer amount or a decimal string like \"1000000\"";
+
 impl<'de> Deserialize<'de> for Amount {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Raw {
-            I(i64),
-            S(String),
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Amount;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(AMOUNT_EXPECTED)
+            }
+            fn visit_i64<E: serde::de::Error>(self, i: i64) -> Result<Amount, E> {
+                u128::try_from(i)
+                    .map(Amount)
+                    .map_err(|_| E::custom(format!("amount {i} is negative")))
+            }
+            fn visit_u64<E: serde::de::Error>(self, u: u64) -> Result<Amount, E> {
+                Ok(Amount(u.into()))
+            }
+            fn visit_i128<E: serde::de::Error>(self, i: i128) -> Result<Amount, E> {
+                u128::try_from(i)
+                    .map(Amount)
+                    .map_err(|_| E::custom(format!("amount {i} is negative")))
+            }
+            fn visit_u128<E: serde::de::Error>(self, u: u128) -> Result<Amount, E> {
+                Ok(Amount(u))
+            }
+            fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<Amount, E> {
+                s.replace('_', "").parse::<u128>().map(Amount).map_err(|_| {
+                    E::custom(format!(
+                        "`{s}` is not an amount: expected {AMOUNT_EXPECTED}"
+                    ))
+                })
+            }
         }
-        match Raw::deserialize(d)? {
-            Raw::I(i) if i >= 0 => Ok(Amount(i as u128)),
-            Raw::I(i) => Err(serde::de::Error::custom(format!("amount {i} is negative"))),
-            Raw::S(s) => s
-                .replace('_', "")
-                .parse::<u128>()
-                .map(Amount)
-                .map_err(|_| serde::de::Error::custom(format!("`{s}` is not an amount"))),
-        }
+        d.deserialize_any(V)
     }
 }
 
@@ -331,9 +350,7 @@ impl LoadedFixture {
     /// Parses fixture text. `path` is used in error messages and to resolve scripts.
     pub fn parse(path: &str, source: String) -> Result<Self, FixtureError> {
         let fixture: Fixture = toml::from_str(&source).map_err(|e| {
-            let line = e.span().map_or(1, |s| line_of(&source, s.start));
-            let message = e.message().to_string();
-            let field = field_of(&source, e.span().map(|s| s.start));
+            let (line, field, message) = locate(&source, &e);
             FixtureError {
                 file: path.to_string(),
                 line,
@@ -386,6 +403,214 @@ impl LoadedFixture {
             message: message.into(),
         }
     }
+}
+
+type DeItem<'i> = Spanned<toml::de::DeValue<'i>>;
+
+/// Line, field path (`steps[2].after`, `chain.timer.lane_timer_cycles`; array elements count
+/// from 1) and message of a TOML error. A syntax error is named by the key on its line; a type
+/// or unknown-key error is traced through the parsed document to the offending key.
+fn locate(source: &str, e: &toml::de::Error) -> (usize, String, String) {
+    let message = e.message().to_string();
+    let fallback = || {
+        let line = e.span().map_or(1, |s| line_of(source, s.start));
+        (
+            line,
+            field_of(source, e.span().map(|s| s.start)),
+            message.clone(),
+        )
+    };
+    let (Some(span), Ok(root)) = (e.span(), toml::de::DeTable::parse(source)) else {
+        return fallback();
+    };
+    let mut path = String::new();
+    let Some(node) = find_in_table(root.get_ref(), &span, &mut path) else {
+        return fallback();
+    };
+    match node {
+        Found::Key(k) => (line_of(source, k.start), path, message),
+        Found::Value(v) => match v.get_ref() {
+            // An array of tables deserialized through a buffer (`[[steps]]`, a tagged enum)
+            // reports the whole array: find the element and its key by checking each alone.
+            toml::de::DeValue::Array(a) => match locate_in_array(source, &path, a) {
+                Some((i, line, key, msg)) => (line, format!("{path}[{}]{key}", i + 1), msg),
+                None => (line_of(source, span.start), path, message),
+            },
+            // A table reports an unknown key by its header: find the key.
+            toml::de::DeValue::Table(t) => {
+                match unknown_field(&message)
+                    .and_then(|key| t.iter().find(|(k, _)| k.get_ref() == key))
+                {
+                    Some((k, _)) => (
+                        line_of(source, k.span().start),
+                        format!("{path}.{}", k.get_ref()),
+                        message,
+                    ),
+                    None => (line_of(source, span.start), path, message),
+                }
+            }
+            _ => (line_of(source, span.start), path, message),
+        },
+    }
+}
+
+enum Found<'a, 'i> {
+    Key(std::ops::Range<usize>),
+    Value(&'a DeItem<'i>),
+}
+
+/// The deepest key or value of `t` whose span holds `span.start`, its path appended to `path`.
+fn find_in_table<'a, 'i>(
+    t: &'a toml::de::DeTable<'i>,
+    span: &std::ops::Range<usize>,
+    path: &mut String,
+) -> Option<Found<'a, 'i>> {
+    for (k, v) in t.iter() {
+        let len = path.len();
+        if !path.is_empty() {
+            path.push('.');
+        }
+        path.push_str(k.get_ref());
+        if k.span().contains(&span.start) {
+            return Some(Found::Key(k.span()));
+        }
+        if let Some(found) = find_in_value(v, span, path) {
+            return Some(found);
+        }
+        path.truncate(len);
+    }
+    None
+}
+
+fn find_in_value<'a, 'i>(
+    v: &'a DeItem<'i>,
+    span: &std::ops::Range<usize>,
+    path: &mut String,
+) -> Option<Found<'a, 'i>> {
+    match v.get_ref() {
+        // An array of tables is spanned by its first header, as may be its first element:
+        // an error with exactly that span is about the array.
+        toml::de::DeValue::Array(a) if is_array_of_tables(a) && v.span() == *span => {
+            return Some(Found::Value(v));
+        }
+        toml::de::DeValue::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{}]", i + 1));
+                if let Some(found) = find_in_value(x, span, path) {
+                    return Some(found);
+                }
+                path.truncate(len);
+            }
+        }
+        toml::de::DeValue::Table(t) => {
+            if let Some(found) = find_in_table(t, span, path) {
+                return Some(found);
+            }
+        }
+        _ => {}
+    }
+    v.span().contains(&span.start).then_some(Found::Value(v))
+}
+
+fn is_array_of_tables(a: &toml::de::DeArray) -> bool {
+    !a.is_empty() && a.iter().all(|x| x.get_ref().is_table())
+}
+
+/// The name in serde's "unknown field `x`, expected ..." message.
+fn unknown_field(message: &str) -> Option<&str> {
+    message.strip_prefix("unknown field `")?.split('`').next()
+}
+
+/// The first element of a top-level array of tables that does not deserialize alone, with the
+/// line and key (`.after`, or empty when no single key is to blame) of the offending entry.
+fn locate_in_array(
+    source: &str,
+    path: &str,
+    a: &toml::de::DeArray,
+) -> Option<(usize, usize, String, String)> {
+    fn check<'i, T: serde::de::DeserializeOwned>(v: &DeItem<'i>) -> Result<(), toml::de::Error> {
+        T::deserialize(toml::de::ValueDeserializer::from(v.clone())).map(|_| ())
+    }
+    let check: fn(&DeItem) -> Result<(), toml::de::Error> = match path {
+        "accounts" => check::<AccountSpec>,
+        "actors" => check::<ActorSpec>,
+        "steps" => check::<Step>,
+        "expect" => check::<Expect>,
+        _ => return None,
+    };
+    for (i, item) in a.iter().enumerate() {
+        let Err(e) = check(item) else { continue };
+        let message = e.message().to_string();
+        let toml::de::DeValue::Table(t) = item.get_ref() else {
+            continue;
+        };
+        let mut keys: Vec<_> = t.iter().collect();
+        keys.sort_by_key(|(k, _)| k.span().start);
+        // A precise span inside the element names its key.
+        // A precise span inside the element, or the key an unknown-field error names.
+        let by_span = e.span().and_then(|sp| {
+            keys.iter()
+                .find(|(k, v)| k.span().contains(&sp.start) || v.span().contains(&sp.start))
+        });
+        let by_name = || {
+            unknown_field(&message).and_then(|key| keys.iter().find(|(k, _)| k.get_ref() == key))
+        };
+        if let Some((k, _)) = by_span.or_else(by_name) {
+            return Some((
+                i,
+                line_of(source, k.span().start),
+                format!(".{}", k.get_ref()),
+                message,
+            ));
+        }
+        // A missing field is named, on the element's first line.
+        if let Some(key) = message
+            .strip_prefix("missing field `")
+            .and_then(|m| m.split('`').next())
+        {
+            return Some((
+                i,
+                line_of(source, item.span().start),
+                format!(".{key}"),
+                message,
+            ));
+        }
+        // Otherwise the key whose removal changes the error (removing an innocent key leaves
+        // it as is: serde reports a bad value before a missing key). Without its tag `action`
+        // every step fails, so the tag is only blamed for an unknown variant.
+        let variant = message.contains("variant");
+        for (k, _) in keys
+            .iter()
+            .filter(|(k, _)| variant || k.get_ref() != "action")
+        {
+            let rest: toml::de::DeTable = t
+                .iter()
+                .filter(|(k2, _)| k2.get_ref() != k.get_ref())
+                .map(|(k2, v2)| (k2.clone(), v2.clone()))
+                .collect();
+            let without = Spanned::new(item.span(), toml::de::DeValue::Table(rest));
+            let gone = match check(&without) {
+                Ok(()) => true,
+                Err(e2) => e2.message() != message,
+            };
+            if gone {
+                return Some((
+                    i,
+                    line_of(source, k.span().start),
+                    format!(".{}", k.get_ref()),
+                    message,
+                ));
+            }
+        }
+        return Some((
+            i,
+            line_of(source, item.span().start),
+            String::new(),
+            message,
+        ));
+    }
+    None
 }
 
 /// Best-effort name of the key at or before `offset` (TOML errors carry a span, not a path).
