@@ -491,11 +491,7 @@ impl CommitBench {
 
 fn bench_commitment(c: &mut Criterion) {
     let mut g = c.benchmark_group("end_of_block/commitment_10k_out_and_in");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_millis(1_500))
-        .sampling_mode(SamplingMode::Flat)
-        .throughput(Throughput::Elements(2 * DUE as u64));
+    per_block_group(&mut g, 2 * DUE as u64);
     for others in [10_000, 1_000_000] {
         for (name, scattered) in [("clustered", false), ("scattered", true)] {
             let mut state: Option<CommitBench> = None;
@@ -524,6 +520,15 @@ fn bench_commitment(c: &mut Criterion) {
     g.finish();
 }
 
+/// Settings for groups whose iteration is a whole block: few, flat samples.
+fn per_block_group(g: &mut BenchmarkGroup<'_, WallTime>, elements: u64) {
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(1_500))
+        .sampling_mode(SamplingMode::Flat)
+        .throughput(Throughput::Elements(elements));
+}
+
 fn lazily<S>(
     g: &mut BenchmarkGroup<'_, WallTime>,
     id: BenchmarkId,
@@ -539,11 +544,7 @@ fn lazily<S>(
 
 fn bench_seal(c: &mut Criterion) {
     let mut g = c.benchmark_group("end_of_block/seal_10k_due");
-    g.sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_millis(1_500))
-        .sampling_mode(SamplingMode::Flat)
-        .throughput(Throughput::Elements(DUE as u64));
+    per_block_group(&mut g, DUE as u64);
     for others in [10_000, 1_000_000] {
         lazily(
             &mut g,
