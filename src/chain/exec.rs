@@ -292,7 +292,7 @@ impl Host for ExecCtx<'_> {
             actor_nonce: self.actor_nonce(),
             actor_timers: self.live_timers_of_actor(),
         };
-        let timer = match engine::validate_schedule(self.cfg, &ctx, args) {
+        let (timer, handler) = match engine::validate_schedule(self.cfg, &ctx, args) {
             Ok(t) => t,
             Err(e) => return self.timer_err(e),
         };
@@ -318,7 +318,7 @@ impl Host for ExecCtx<'_> {
                 fee_payer: timer.fee_payer,
                 gas_limit_per_fire: timer.gas_limit_per_fire,
                 expires_at: timer.expires_at,
-                handler: timer.handler().name().to_string(),
+                handler: handler.name().to_string(),
                 payload_len: timer.payload.len() as u64,
             }));
         self.overlay.nonces.insert(self.actor, ctx.actor_nonce + 1);

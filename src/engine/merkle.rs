@@ -323,7 +323,7 @@ fn merge_by_seq(
 
 /// Keeps an emptied change buffer's capacity for the next block, up to 64 Ki entries, so a
 /// one-off burst does not pin its memory.
-fn recycle<T>(mut buf: Vec<T>) -> Vec<T> {
+pub(super) fn recycle<T>(mut buf: Vec<T>) -> Vec<T> {
     buf.clear();
     buf.shrink_to(1 << 16);
     buf

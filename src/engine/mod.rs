@@ -79,7 +79,8 @@ pub struct ScheduleCtx {
     pub actor_timers: u32,
 }
 
-/// Validates a schedule request against every CIP-5 §4.2 rule and builds the timer.
+/// Validates a schedule request against every CIP-5 §4.2 rule and builds the timer, with the
+/// handler its payload names (parsed once here; the timer does not store it).
 ///
 /// Spec note (open point 5): CIP-5 §4.2 bounds `expires_at` only from above. A timer with
 /// `expires_at < height` could never fire, only cost GC budget, so it is rejected with
@@ -89,7 +90,7 @@ pub fn validate_schedule(
     cfg: &TimerConfig,
     ctx: &ScheduleCtx,
     args: ScheduleArgs,
-) -> Result<Timer, TimerError> {
+) -> Result<(Timer, Handler), TimerError> {
     let invalid = |m: String| Err(TimerError::InvalidInput(m));
     if args.height <= ctx.current_height {
         return invalid(format!(
@@ -149,7 +150,7 @@ pub fn validate_schedule(
             ctx.actor, ctx.actor_timers
         )));
     }
-    Ok(Timer {
+    let timer = Timer {
         timer_id: timer::derive_timer_id(&ctx.actor, args.height, &args.payload, ctx.actor_nonce),
         actor_address: ctx.actor,
         fee_payer,
@@ -160,7 +161,8 @@ pub fn validate_schedule(
         expires_at,
         payload: args.payload.into_boxed_slice(),
         fee_caps: None,
-    })
+    };
+    Ok((timer, handler))
 }
 
 /// Parses a timer id given as bytes by a host call (at most 256 bytes, CIP-5 §3.1).

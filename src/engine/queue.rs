@@ -24,7 +24,7 @@
 
 use super::config::QueueConfig;
 use super::error::TimerError;
-use super::merkle::TimerCommitment;
+use super::merkle::{TimerCommitment, recycle};
 use super::timer::Timer;
 use super::types::{Address, TimerId};
 use hashbrown::HashTable;
@@ -662,8 +662,7 @@ impl CalendarQueue {
                 }
             }
         }
-        changes.shrink_to(1 << 16);
-        self.changes = changes;
+        self.changes = recycle(changes);
         (self.timers_commit.root(), self.overflow_commit.root())
     }
 
