@@ -70,6 +70,12 @@ impl Meta {
 
 /// The commitment a timer's leaf belongs in: the overflow tier has its own root (CIP-1 v3 §2),
 /// the ring and the epoch queue share the other.
+///
+/// Spec note (CIP-1 v3 §2.3): the spec's "Merkleized balanced binary search tree" would have a
+/// root that depends on the order of inserts and removals. The overflow tier stays a
+/// `(height, seq)`-sorted set (`overflow`), and its root is the history-independent
+/// [`TimerCommitment`] over its timers' full leaves; each timer is committed once, under its
+/// tier's root, and migration moves the leaf across.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Side {
     None,
