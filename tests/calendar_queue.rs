@@ -428,3 +428,49 @@ fn cip1_2_outage_rebuilds_the_tiers_around_the_resume_height() {
     seal_until(&mut c, 60);
     assert_eq!(fired(c.seal_block()), vec![farther]);
 }
+
+/// CIP-1 v3 §2 (cancel and extend find a timer by id): a removed timer is gone from every lookup
+/// at once, within the same block, even while its index entry waits to be deleted with the
+/// block's batch; its slot is reused only afterwards, and the index can grow meanwhile.
+#[test]
+fn cip1_2_removed_timers_vanish_from_lookups_at_once_and_slots_are_reused_safely() {
+    let mut q = CalendarQueue::new(small(), 1);
+    q.maintain(1);
+    for n in 0..100 {
+        q.insert(timer(n, 2 + n % 6)).expect("fresh id");
+    }
+    // Remove half, then look every id up in the same block.
+    for n in (0..100).step_by(2) {
+        assert_eq!(q.remove(&id(n)).expect("pending").timer_id, id(n));
+    }
+    for n in 0..100 {
+        assert_eq!(q.contains(&id(n)), n % 2 == 1, "timer {n}");
+        assert_eq!(q.get(&id(n)).is_some(), n % 2 == 1, "timer {n}");
+        assert_eq!(
+            q.set_expires_at(&id(n), 5_000).is_some(),
+            n % 2 == 1,
+            "timer {n}"
+        );
+    }
+    assert!(q.remove(&id(0)).is_none(), "removing twice finds nothing");
+    // A removed id may be inserted again before the batch is flushed, and the index grows
+    // past its capacity with removed entries still in it.
+    q.insert(timer(0, 3)).expect("a removed id is free again");
+    for n in 1_000..3_000 {
+        q.insert(timer(n, 2 + n % 6)).expect("fresh id");
+    }
+    assert!(q.contains(&id(0)) && q.contains(&id(1)) && !q.contains(&id(2)));
+    assert_eq!(q.len(), 50 + 1 + 2_000);
+    // Drain everything: each live timer leaves exactly once, in FIFO order per height.
+    let mut seen = std::collections::HashSet::new();
+    for h in 1..=8 {
+        for t in block(&mut q, h) {
+            assert!(seen.insert(t), "timer {t} drained twice");
+        }
+    }
+    assert_eq!(seen.len(), 2_051);
+    assert!(q.is_empty());
+    for n in 0..100 {
+        assert!(!q.contains(&id(n)));
+    }
+}

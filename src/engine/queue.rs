@@ -34,6 +34,10 @@ use std::collections::{BTreeMap, HashSet, VecDeque};
 /// bucket.
 const COMMIT_BITS: u32 = 16;
 
+/// Removed timers whose index entries are deleted in one batch at the latest (see
+/// `flush_retired`); normally a block's `maintain` flushes them first.
+const RETIRED_FLUSH_AT: usize = 1 << 16;
+
 /// Which tier a timer sits in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -65,6 +69,19 @@ impl Meta {
         tier: Tier::Ring,
         committed: Side::None,
         dirty: false,
+    };
+}
+
+#[derive(Clone, Debug)]
+struct Slot {
+    timer: Option<Timer>,
+    meta: Meta,
+}
+
+impl Slot {
+    const EMPTY: Slot = Slot {
+        timer: None,
+        meta: Meta::FRESH,
     };
 }
 
@@ -120,9 +137,14 @@ pub struct Horizons {
 #[derive(Clone)]
 pub struct CalendarQueue {
     cfg: QueueConfig,
-    slots: Vec<Option<Timer>>,
-    meta: Vec<Meta>,
+    /// The slab: each timer record beside its bookkeeping, so that checking and taking a due
+    /// timer touches one place in memory.
+    slots: Vec<Slot>,
     free: Vec<u32>,
+    /// Slots of removed timers whose id-index entries are still to be deleted, with their id
+    /// hashes (see [`flush_retired`](Self::flush_retired)). Such a slot is empty and not yet
+    /// free, so its stale index entry can never match a lookup.
+    retired: Vec<(u64, u32)>,
     index: HashTable<u32>,
     ring: Vec<VecDeque<Handle>>,
     epochs: Vec<VecDeque<Handle>>,
@@ -133,7 +155,10 @@ pub struct CalendarQueue {
     ring_horizon: u64,
     epoch_horizon: u64,
     /// Live timers per actor. Only looked up, never iterated for a decision (views sort).
-    per_actor: hashbrown::HashMap<Address, u32>,
+    per_actor: hashbrown::HashMap<Address, u32, BuildAddrHasher>,
+    /// Emptied ring-bucket buffers kept for reuse, so a busy height does not regrow its bucket
+    /// from nothing (not state: a clone or a restored queue starts without them).
+    spare: Vec<VecDeque<Handle>>,
     counts: TierCounts,
     next_seq: u64,
     // State commitment (see `commit`): the ring and epoch tiers' timers, the overflow tier's.
@@ -141,6 +166,50 @@ pub struct CalendarQueue {
     overflow_commit: TimerCommitment,
     changes: Vec<Change>,
 }
+
+/// Spare ring-bucket buffers kept at most, and the largest kept (in handles).
+const SPARE_BUFFERS: usize = 64;
+const SPARE_MAX_CAPACITY: usize = 1 << 16;
+
+/// Hashes an address for the per-actor index: the 20 bytes folded into a word and mixed
+/// (a splitmix64 finalizer). Fixed, not seeded: the index is only looked up, never iterated for
+/// a decision, so its layout cannot influence consensus; and it is a few multiplies where a
+/// general-purpose hasher spends most of a schedule's bookkeeping on a 20-byte key.
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl AddrHasher {
+    #[inline]
+    fn fold(&mut self, w: u64) {
+        self.0 = (self.0 ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(31);
+    }
+}
+
+impl std::hash::Hasher for AddrHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.fold(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
+        }
+        let rest = chunks.remainder();
+        if !rest.is_empty() {
+            let mut w = [0u8; 8];
+            w[..rest.len()].copy_from_slice(rest);
+            self.fold(u64::from_le_bytes(w));
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 ^= n as u64;
+    }
+    fn finish(&self) -> u64 {
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+type BuildAddrHasher = std::hash::BuildHasherDefault<AddrHasher>;
 
 fn id_hash(id: &TimerId) -> u64 {
     u64::from_le_bytes(id.0[..8].try_into().expect("8 bytes"))
@@ -164,8 +233,8 @@ impl CalendarQueue {
             epoch_live: vec![0; cfg.epoch_slots as usize],
             cfg,
             slots: Vec::new(),
-            meta: Vec::new(),
             free: Vec::new(),
+            retired: Vec::new(),
             index: HashTable::new(),
             ring,
             epochs,
@@ -174,7 +243,8 @@ impl CalendarQueue {
             next_height: start_height,
             ring_horizon: 0,
             epoch_horizon: 0,
-            per_actor: hashbrown::HashMap::new(),
+            per_actor: hashbrown::HashMap::default(),
+            spare: Vec::new(),
             counts: TierCounts::default(),
             next_seq: 0,
             timers_commit: TimerCommitment::new(COMMIT_BITS),
@@ -241,14 +311,14 @@ impl CalendarQueue {
         let slots = &self.slots;
         self.index
             .find(id_hash(id), |&s| {
-                slots[s as usize].as_ref().map(|t| &t.timer_id) == Some(id)
+                slots[s as usize].timer.as_ref().map(|t| &t.timer_id) == Some(id)
             })
             .copied()
     }
 
     pub fn get(&self, id: &TimerId) -> Option<&Timer> {
         self.find_slot(id)
-            .and_then(|s| self.slots[s as usize].as_ref())
+            .and_then(|s| self.slots[s as usize].timer.as_ref())
     }
 
     pub fn contains(&self, id: &TimerId) -> bool {
@@ -257,7 +327,7 @@ impl CalendarQueue {
 
     /// The tier the timer with this id sits in.
     pub fn tier_of(&self, id: &TimerId) -> Option<Tier> {
-        self.find_slot(id).map(|s| self.meta[s as usize].tier)
+        self.find_slot(id).map(|s| self.slots[s as usize].meta.tier)
     }
 
     fn place(&self, height: u64) -> Tier {
@@ -280,6 +350,7 @@ impl CalendarQueue {
 
     /// Inserts a timer. Its `seq` is assigned here (insertion order). The caller has validated
     /// it against CIP-5 §4.2; the queue only refuses a duplicate id or a height already drained.
+    #[inline]
     pub fn insert(&mut self, mut timer: Timer) -> Result<TimerId, TimerError> {
         if timer.height < self.next_height {
             return Err(TimerError::InvalidInput(format!(
@@ -303,6 +374,7 @@ impl CalendarQueue {
 
     /// Puts a timer into a slot and the tier its height belongs to. `carry_to` places it at the
     /// back of that height's ring bucket instead (used when rebuilding after a height jump).
+    #[inline]
     fn store(&mut self, timer: Timer, carry_to: Option<u64>) -> u32 {
         let tier = if carry_to.is_some() {
             Tier::Ring
@@ -312,18 +384,17 @@ impl CalendarQueue {
         let slot = match self.free.pop() {
             Some(s) => s,
             None => {
-                self.slots.push(None);
-                self.meta.push(Meta::FRESH);
+                self.slots.push(Slot::EMPTY);
                 (self.slots.len() - 1) as u32
             }
         };
-        let generation = self.meta[slot as usize].generation;
-        self.meta[slot as usize].tier = tier;
+        let generation = self.slots[slot as usize].meta.generation;
+        self.slots[slot as usize].meta.tier = tier;
         let h = Handle { slot, generation };
         match tier {
             Tier::Ring => {
                 let pos = self.ring_pos(carry_to.unwrap_or(timer.height));
-                self.ring[pos].push_back(h);
+                self.ring_bucket(pos).push_back(h);
                 self.counts.ring += 1;
             }
             Tier::Epoch => {
@@ -342,24 +413,30 @@ impl CalendarQueue {
             }
         }
         self.mark_dirty(slot);
+        if self.index.len() == self.index.capacity() {
+            // The index is about to grow, and growing rehashes every entry from its slot: delete
+            // the stale entries first (their slots are empty).
+            self.flush_retired();
+        }
         let slots = &self.slots;
         self.index
             .insert_unique(id_hash(&timer.timer_id), slot, |&s| {
                 id_hash(
-                    &slots[s as usize]
+                    &slots[s as usize].timer
                         .as_ref()
                         .expect("indexed slot is live")
                         .timer_id,
                 )
             });
-        self.slots[slot as usize] = Some(timer);
+        self.slots[slot as usize].timer = Some(timer);
         slot
     }
 
     /// Takes the timer out of its slot and every index (its bucket handle goes stale).
+    #[inline]
     fn unstore(&mut self, slot: u32) -> Timer {
-        let timer = self.slots[slot as usize].take().expect("live slot");
-        let meta = &mut self.meta[slot as usize];
+        let timer = self.slots[slot as usize].timer.take().expect("live slot");
+        let meta = &mut self.slots[slot as usize].meta;
         meta.generation = meta.generation.wrapping_add(1);
         meta.dirty = false;
         if meta.committed != Side::None {
@@ -389,14 +466,36 @@ impl CalendarQueue {
                 self.counts.overflow -= 1;
             }
         }
-        if let Ok(e) = self
-            .index
-            .find_entry(id_hash(&timer.timer_id), |&s| s == slot)
-        {
-            e.remove();
+        self.retired.push((id_hash(&timer.timer_id), slot));
+        if self.retired.len() >= RETIRED_FLUSH_AT {
+            self.flush_retired();
         }
-        self.free.push(slot);
         timer
+    }
+
+    /// Deletes the id-index entries of removed timers and frees their slots.
+    ///
+    /// A block's drained timers leave together, so their index deletions are batched here (once
+    /// per block, from [`maintain`](Self::maintain), or whenever enough accumulate) in index
+    /// order: at a million pending timers each deletion is a cache miss in a table far larger
+    /// than the caches, and walking the table in order lets the misses overlap instead of
+    /// paying one full memory latency per timer.
+    fn flush_retired(&mut self) {
+        let mut retired = std::mem::take(&mut self.retired);
+        // Freed in the order they left, so the next inserts reuse the records touched last.
+        self.free.extend(retired.iter().map(|&(_, slot)| slot));
+        if retired.len() > 64 {
+            // hashbrown places an entry by the low bits of its hash (buckets are a power of two,
+            // at most 7/8 full).
+            let mask = (self.index.capacity() * 8 / 7).next_power_of_two() as u64 - 1;
+            retired.sort_unstable_by_key(|&(h, _)| h & mask);
+        }
+        for (hash, slot) in retired.drain(..) {
+            if let Ok(e) = self.index.find_entry(hash, |&s| s == slot) {
+                e.remove();
+            }
+        }
+        self.retired = recycle(retired);
     }
 
     /// Removes a timer for good (fire, expiry, insufficient funds, cancel) and returns it.
@@ -405,6 +504,7 @@ impl CalendarQueue {
         Some(self.retire(slot))
     }
 
+    #[inline]
     fn retire(&mut self, slot: u32) -> Timer {
         let timer = self.unstore(slot);
         if let Some(c) = self.per_actor.get_mut(&timer.actor_address) {
@@ -417,8 +517,9 @@ impl CalendarQueue {
     }
 
     /// Queues the timer in `slot` for (re)commitment at the next `commit`.
+    #[inline]
     fn mark_dirty(&mut self, slot: u32) {
-        let meta = &mut self.meta[slot as usize];
+        let meta = &mut self.slots[slot as usize].meta;
         if !meta.dirty {
             meta.dirty = true;
             self.changes.push(Change::Dirty {
@@ -432,7 +533,7 @@ impl CalendarQueue {
     pub fn set_expires_at(&mut self, id: &TimerId, expires_at: u64) -> Option<u64> {
         let slot = self.find_slot(id)?;
         self.mark_dirty(slot);
-        let t = self.slots[slot as usize].as_mut().expect("live slot");
+        let t = self.slots[slot as usize].timer.as_mut().expect("live slot");
         Some(std::mem::replace(&mut t.expires_at, expires_at))
     }
 
@@ -447,24 +548,41 @@ impl CalendarQueue {
             self.next_height
         );
         let pos = self.ring_pos(height);
-        let bucket = std::mem::take(&mut self.ring[pos]);
+        let mut bucket = std::mem::take(&mut self.ring[pos]);
         self.next_height = height + 1;
-        bucket
-            .into_iter()
+        let due = bucket
+            .iter()
             .filter(|h| {
-                self.meta[h.slot as usize].generation == h.generation
-                    && self.slots[h.slot as usize].is_some()
+                self.slots[h.slot as usize].meta.generation == h.generation
+                    && self.slots[h.slot as usize].timer.is_some()
             })
             .map(|h| h.slot)
-            .collect()
+            .collect();
+        if self.spare.len() < SPARE_BUFFERS && bucket.capacity() <= SPARE_MAX_CAPACITY {
+            bucket.clear();
+            self.spare.push(bucket);
+        }
+        due
+    }
+
+    /// The ring bucket at `pos`, given a spare buffer if it has none.
+    fn ring_bucket(&mut self, pos: usize) -> &mut VecDeque<Handle> {
+        let b = &mut self.ring[pos];
+        if b.capacity() == 0
+            && let Some(spare) = self.spare.pop()
+        {
+            *b = spare;
+        }
+        b
     }
 
     /// The timer in a slot returned by [`take_due`](Self::take_due).
     pub fn slot(&self, slot: u32) -> &Timer {
-        self.slots[slot as usize].as_ref().expect("live slot")
+        self.slots[slot as usize].timer.as_ref().expect("live slot")
     }
 
     /// Concludes a due timer (fired or destroyed): removes it and returns it.
+    #[inline]
     pub fn conclude(&mut self, slot: u32) -> Timer {
         self.retire(slot)
     }
@@ -474,8 +592,8 @@ impl CalendarQueue {
     pub fn carry(&mut self, slots: &[u32]) {
         let pos = self.ring_pos(self.next_height);
         for &s in slots.iter().rev() {
-            let generation = self.meta[s as usize].generation;
-            self.ring[pos].push_front(Handle {
+            let generation = self.slots[s as usize].meta.generation;
+            self.ring_bucket(pos).push_front(Handle {
                 slot: s,
                 generation,
             });
@@ -486,6 +604,7 @@ impl CalendarQueue {
     /// slice of the next epoch into the ring and of the overflow set into the epoch queue.
     /// Returns how many timers moved.
     pub fn maintain(&mut self, height: u64) -> usize {
+        self.flush_retired();
         let eb = self.cfg.epoch_blocks;
         let s = self.cfg.epoch_slots;
         let e = height / eb;
@@ -502,14 +621,14 @@ impl CalendarQueue {
                 let Some(h) = self.epochs[pos].pop_front() else {
                     break;
                 };
-                let m = self.meta[h.slot as usize];
-                if m.generation != h.generation || self.slots[h.slot as usize].is_none() {
+                let m = self.slots[h.slot as usize].meta;
+                if m.generation != h.generation || self.slots[h.slot as usize].timer.is_none() {
                     continue;
                 }
-                let height = self.slots[h.slot as usize].as_ref().expect("live").height;
-                self.meta[h.slot as usize].tier = Tier::Ring;
+                let height = self.slots[h.slot as usize].timer.as_ref().expect("live").height;
+                self.slots[h.slot as usize].meta.tier = Tier::Ring;
                 let rpos = self.ring_pos(height);
-                self.ring[rpos].push_back(h);
+                self.ring_bucket(rpos).push_back(h);
                 self.epoch_live[pos] -= 1;
                 self.counts.epoch -= 1;
                 self.counts.ring += 1;
@@ -541,7 +660,7 @@ impl CalendarQueue {
                 .collect();
             for k in keys {
                 let slot = self.overflow.remove(&k).expect("present");
-                let t = self.slots[slot as usize].as_ref().expect("live");
+                let t = self.slots[slot as usize].timer.as_ref().expect("live");
                 let pos = self.epoch_pos(t.height);
                 let c = self
                     .overflow_per_epoch
@@ -551,8 +670,8 @@ impl CalendarQueue {
                 if *c == 0 {
                     self.overflow_per_epoch.remove(&target_epoch);
                 }
-                let generation = self.meta[slot as usize].generation;
-                self.meta[slot as usize].tier = Tier::Epoch;
+                let generation = self.slots[slot as usize].meta.generation;
+                self.slots[slot as usize].meta.tier = Tier::Epoch;
                 self.mark_dirty(slot);
                 self.epochs[pos].push_back(Handle { slot, generation });
                 self.epoch_live[pos] += 1;
@@ -575,13 +694,14 @@ impl CalendarQueue {
             return;
         }
         let mut live: Vec<u32> = (0..self.slots.len() as u32)
-            .filter(|&s| self.slots[s as usize].is_some())
+            .filter(|&s| self.slots[s as usize].timer.is_some())
             .collect();
         live.sort_by_key(|&s| {
-            let t = self.slots[s as usize].as_ref().expect("live");
+            let t = self.slots[s as usize].timer.as_ref().expect("live");
             (t.height, t.seq)
         });
         let timers: Vec<Timer> = live.into_iter().map(|s| self.unstore(s)).collect();
+        self.flush_retired();
         for b in self.ring.iter_mut().chain(self.epochs.iter_mut()) {
             b.clear();
         }
@@ -604,8 +724,8 @@ impl CalendarQueue {
         }
         self.ring[self.ring_pos(height)]
             .iter()
-            .filter(|h| self.meta[h.slot as usize].generation == h.generation)
-            .filter_map(|h| self.slots[h.slot as usize].as_ref())
+            .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
+            .filter_map(|h| self.slots[h.slot as usize].timer.as_ref())
             .collect()
     }
 
@@ -629,7 +749,7 @@ impl CalendarQueue {
 
     /// Every pending timer in firing order: by (due height, original height, seq).
     pub fn pending(&self) -> Vec<&Timer> {
-        let mut v: Vec<&Timer> = self.slots.iter().flatten().collect();
+        let mut v: Vec<&Timer> = self.slots.iter().filter_map(|s| s.timer.as_ref()).collect();
         let next = self.next_height;
         v.sort_by_key(|t| (t.height.max(next), t.height, t.seq));
         v
@@ -649,11 +769,11 @@ impl CalendarQueue {
             match change {
                 Change::Gone { height, seq, side } => self.commitment(side).remove(height, seq),
                 Change::Dirty { slot, generation } => {
-                    let meta = self.meta[slot as usize];
+                    let meta = self.slots[slot as usize].meta;
                     if meta.generation != generation || !meta.dirty {
                         continue;
                     }
-                    let t = self.slots[slot as usize]
+                    let t = self.slots[slot as usize].timer
                         .as_ref()
                         .expect("dirty slot is live");
                     let (height, seq, leaf) = (t.height, t.seq, t.leaf());
@@ -662,7 +782,7 @@ impl CalendarQueue {
                     }
                     let side = meta.tier.side();
                     self.commitment(side).insert(height, seq, leaf);
-                    let meta = &mut self.meta[slot as usize];
+                    let meta = &mut self.slots[slot as usize].meta;
                     meta.committed = side;
                     meta.dirty = false;
                 }
@@ -688,8 +808,7 @@ impl CalendarQueue {
     /// Rough heap bytes held per pending timer, payload excluded (for the memory report).
     pub fn approx_bytes(&self) -> usize {
         use std::mem::size_of;
-        let slots = self.slots.capacity() * size_of::<Option<Timer>>();
-        let meta = self.meta.capacity() * size_of::<Meta>();
+        let slots = self.slots.capacity() * size_of::<Slot>();
         let index = self.index.capacity() * (size_of::<u32>() + 1);
         let ring: usize = self
             .ring
@@ -701,7 +820,13 @@ impl CalendarQueue {
         let commit = self.timers_commit.approx_bytes()
             + self.overflow_commit.approx_bytes()
             + self.changes.capacity() * size_of::<Change>();
-        slots + meta + index + ring + overflow + commit + self.free.capacity() * 4
+        slots
+            + index
+            + ring
+            + overflow
+            + commit
+            + self.free.capacity() * 4
+            + self.retired.capacity() * size_of::<(u64, u32)>()
     }
 }
 
@@ -727,8 +852,8 @@ impl CalendarQueue {
     pub fn dump(&self) -> QueueDump {
         let live_ids = |b: &VecDeque<Handle>| -> Vec<TimerId> {
             b.iter()
-                .filter(|h| self.meta[h.slot as usize].generation == h.generation)
-                .filter_map(|h| self.slots[h.slot as usize].as_ref().map(|t| t.timer_id))
+                .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
+                .filter_map(|h| self.slots[h.slot as usize].timer.as_ref().map(|t| t.timer_id))
                 .collect()
         };
         let mut ring = Vec::new();
@@ -745,7 +870,7 @@ impl CalendarQueue {
             .map(|(i, b)| (i as u64, live_ids(b)))
             .filter(|(_, ids)| !ids.is_empty())
             .collect();
-        let mut timers: Vec<Timer> = self.slots.iter().flatten().cloned().collect();
+        let mut timers: Vec<Timer> = self.slots.iter().filter_map(|s| s.timer.as_ref()).cloned().collect();
         timers.sort_by_key(|t| t.seq);
         QueueDump {
             config: self.cfg.clone(),
@@ -801,10 +926,12 @@ impl CalendarQueue {
             *q.per_actor.entry(t.actor_address).or_insert(0) += 1;
             let slot = q.slots.len() as u32;
             let tier = tier_of.get(&id).map_or(Tier::Overflow, |(t, _)| *t);
-            q.slots.push(None);
-            q.meta.push(Meta {
-                tier,
-                ..Meta::FRESH
+            q.slots.push(Slot {
+                timer: None,
+                meta: Meta {
+                    tier,
+                    ..Meta::FRESH
+                },
             });
             q.mark_dirty(slot);
             if tier == Tier::Overflow {
@@ -819,9 +946,9 @@ impl CalendarQueue {
             }
             let slots = &q.slots;
             q.index.insert_unique(id_hash(&id), slot, |&s| {
-                id_hash(&slots[s as usize].as_ref().expect("live").timer_id)
+                id_hash(&slots[s as usize].timer.as_ref().expect("live").timer_id)
             });
-            q.slots[slot as usize] = Some(t);
+            q.slots[slot as usize].timer = Some(t);
             slot_of.insert(id, slot);
         }
         // Bucket placement and order are not covered by the state root (they follow from each
@@ -829,7 +956,7 @@ impl CalendarQueue {
         // height's timers (the next height's also the carried ones), in (height, seq) order; an
         // epoch bucket holds its epoch's timers, in seq order per height.
         let timer_at = |q: &CalendarQueue, slot: u32| -> (u64, u64) {
-            let t = q.slots[slot as usize].as_ref().expect("restored");
+            let t = q.slots[slot as usize].timer.as_ref().expect("restored");
             (t.height, t.seq)
         };
         for (h, ids) in d.ring {
