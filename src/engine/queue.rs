@@ -157,7 +157,7 @@ pub struct CalendarQueue {
     /// Live timers per actor. Only looked up, never iterated for a decision (views sort).
     per_actor: hashbrown::HashMap<Address, u32, BuildAddrHasher>,
     /// Emptied ring-bucket buffers kept for reuse, so a busy height does not regrow its bucket
-    /// from nothing (not state: a clone or a restored queue starts without them).
+    /// from nothing (not state: a restored queue starts without them).
     spare: Vec<VecDeque<Handle>>,
     counts: TierCounts,
     next_seq: u64,
