@@ -155,7 +155,7 @@ pub struct CalendarQueue {
     ring_horizon: u64,
     epoch_horizon: u64,
     /// Live timers per actor. Only looked up, never iterated for a decision (views sort).
-    per_actor: hashbrown::HashMap<Address, u32, BuildAddrHasher>,
+    per_actor: HashTable<(Address, u32)>,
     /// Emptied ring-bucket buffers kept for reuse, so a busy height does not regrow its bucket
     /// from nothing (not state: a restored queue starts without them).
     spare: Vec<VecDeque<Handle>>,
@@ -171,45 +171,22 @@ pub struct CalendarQueue {
 const SPARE_BUFFERS: usize = 64;
 const SPARE_MAX_CAPACITY: usize = 1 << 16;
 
-/// Hashes an address for the per-actor index: the 20 bytes folded into a word and mixed
-/// (a splitmix64 finalizer). Fixed, not seeded: the index is only looked up, never iterated for
-/// a decision, so its layout cannot influence consensus; and it is a few multiplies where a
-/// general-purpose hasher spends most of a schedule's bookkeeping on a 20-byte key.
-#[derive(Default)]
-struct AddrHasher(u64);
-
-impl AddrHasher {
-    #[inline]
-    fn fold(&mut self, w: u64) {
-        self.0 = (self.0 ^ w).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(31);
-    }
+/// Hashes an address for the per-actor index: its 20 bytes read as three words, folded and
+/// mixed (a splitmix64 finalizer). Fixed, not seeded: the index is only looked up, never
+/// iterated for a decision, so its layout cannot influence consensus; and it is a few
+/// multiplies where a general-purpose byte hasher spent a large share of a schedule's
+/// bookkeeping on this 20-byte key.
+#[inline]
+fn addr_hash(a: &Address) -> u64 {
+    let b = &a.0;
+    let w0 = u64::from_le_bytes(b[0..8].try_into().expect("8 bytes"));
+    let w1 = u64::from_le_bytes(b[8..16].try_into().expect("8 bytes"));
+    let w2 = u64::from(u32::from_le_bytes(b[16..20].try_into().expect("4 bytes")));
+    let mut z = w0 ^ w1.rotate_left(21) ^ w2.rotate_left(42);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
-
-impl std::hash::Hasher for AddrHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.fold(u64::from_le_bytes(chunk.try_into().expect("8 bytes")));
-        }
-        let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut w = [0u8; 8];
-            w[..rest.len()].copy_from_slice(rest);
-            self.fold(u64::from_le_bytes(w));
-        }
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.0 ^= n as u64;
-    }
-    fn finish(&self) -> u64 {
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-}
-
-type BuildAddrHasher = std::hash::BuildHasherDefault<AddrHasher>;
 
 fn id_hash(id: &TimerId) -> u64 {
     u64::from_le_bytes(id.0[..8].try_into().expect("8 bytes"))
@@ -243,7 +220,7 @@ impl CalendarQueue {
             next_height: start_height,
             ring_horizon: 0,
             epoch_horizon: 0,
-            per_actor: hashbrown::HashMap::default(),
+            per_actor: HashTable::new(),
             spare: Vec::new(),
             counts: TierCounts::default(),
             next_seq: 0,
@@ -297,12 +274,14 @@ impl CalendarQueue {
 
     /// Live timers owned by `actor` (the CIP-5 §4.2 per-actor index).
     pub fn actor_count(&self, actor: &Address) -> u32 {
-        self.per_actor.get(actor).copied().unwrap_or(0)
+        self.per_actor
+            .find(addr_hash(actor), |(a, _)| a == actor)
+            .map_or(0, |(_, c)| *c)
     }
 
     /// Actors with live timers and their counts, in address order.
     pub fn actor_counts(&self) -> Vec<(Address, u32)> {
-        let mut v: Vec<(Address, u32)> = self.per_actor.iter().map(|(a, c)| (*a, *c)).collect();
+        let mut v: Vec<(Address, u32)> = self.per_actor.iter().copied().collect();
         v.sort_unstable();
         v
     }
@@ -367,7 +346,7 @@ impl CalendarQueue {
         timer.seq = self.next_seq;
         self.next_seq += 1;
         let id = timer.timer_id;
-        *self.per_actor.entry(timer.actor_address).or_insert(0) += 1;
+        self.actor_added(&timer.actor_address);
         self.store(timer, None);
         Ok(id)
     }
@@ -422,7 +401,8 @@ impl CalendarQueue {
         self.index
             .insert_unique(id_hash(&timer.timer_id), slot, |&s| {
                 id_hash(
-                    &slots[s as usize].timer
+                    &slots[s as usize]
+                        .timer
                         .as_ref()
                         .expect("indexed slot is live")
                         .timer_id,
@@ -507,13 +487,32 @@ impl CalendarQueue {
     #[inline]
     fn retire(&mut self, slot: u32) -> Timer {
         let timer = self.unstore(slot);
-        if let Some(c) = self.per_actor.get_mut(&timer.actor_address) {
-            *c -= 1;
-            if *c == 0 {
-                self.per_actor.remove(&timer.actor_address);
+        let actor = &timer.actor_address;
+        if let Ok(mut e) = self
+            .per_actor
+            .find_entry(addr_hash(actor), |(a, _)| a == actor)
+        {
+            e.get_mut().1 -= 1;
+            if e.get().1 == 0 {
+                e.remove();
             }
         }
         timer
+    }
+
+    /// Counts one more live timer for `actor` in the per-actor index.
+    #[inline]
+    fn actor_added(&mut self, actor: &Address) {
+        let h = addr_hash(actor);
+        match self
+            .per_actor
+            .entry(h, |(a, _)| a == actor, |(a, _)| addr_hash(a))
+        {
+            hashbrown::hash_table::Entry::Occupied(mut e) => e.get_mut().1 += 1,
+            hashbrown::hash_table::Entry::Vacant(v) => {
+                v.insert((*actor, 1));
+            }
+        }
     }
 
     /// Queues the timer in `slot` for (re)commitment at the next `commit`.
@@ -625,7 +624,11 @@ impl CalendarQueue {
                 if m.generation != h.generation || self.slots[h.slot as usize].timer.is_none() {
                     continue;
                 }
-                let height = self.slots[h.slot as usize].timer.as_ref().expect("live").height;
+                let height = self.slots[h.slot as usize]
+                    .timer
+                    .as_ref()
+                    .expect("live")
+                    .height;
                 self.slots[h.slot as usize].meta.tier = Tier::Ring;
                 let rpos = self.ring_pos(height);
                 self.ring_bucket(rpos).push_back(h);
@@ -773,7 +776,8 @@ impl CalendarQueue {
                     if meta.generation != generation || !meta.dirty {
                         continue;
                     }
-                    let t = self.slots[slot as usize].timer
+                    let t = self.slots[slot as usize]
+                        .timer
                         .as_ref()
                         .expect("dirty slot is live");
                     let (height, seq, leaf) = (t.height, t.seq, t.leaf());
@@ -853,7 +857,12 @@ impl CalendarQueue {
         let live_ids = |b: &VecDeque<Handle>| -> Vec<TimerId> {
             b.iter()
                 .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
-                .filter_map(|h| self.slots[h.slot as usize].timer.as_ref().map(|t| t.timer_id))
+                .filter_map(|h| {
+                    self.slots[h.slot as usize]
+                        .timer
+                        .as_ref()
+                        .map(|t| t.timer_id)
+                })
                 .collect()
         };
         let mut ring = Vec::new();
@@ -870,7 +879,12 @@ impl CalendarQueue {
             .map(|(i, b)| (i as u64, live_ids(b)))
             .filter(|(_, ids)| !ids.is_empty())
             .collect();
-        let mut timers: Vec<Timer> = self.slots.iter().filter_map(|s| s.timer.as_ref()).cloned().collect();
+        let mut timers: Vec<Timer> = self
+            .slots
+            .iter()
+            .filter_map(|s| s.timer.as_ref())
+            .cloned()
+            .collect();
         timers.sort_by_key(|t| t.seq);
         QueueDump {
             config: self.cfg.clone(),
@@ -923,7 +937,7 @@ impl CalendarQueue {
                 return Err(format!("timer {} appears twice", t.timer_id));
             }
             let id = t.timer_id;
-            *q.per_actor.entry(t.actor_address).or_insert(0) += 1;
+            q.actor_added(&t.actor_address);
             let slot = q.slots.len() as u32;
             let tier = tier_of.get(&id).map_or(Tier::Overflow, |(t, _)| *t);
             q.slots.push(Slot {
