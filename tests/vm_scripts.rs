@@ -705,3 +705,33 @@ fn cip5_7_replay_gives_the_same_state_root_and_a_cache_miss_compiles_lazily() {
     };
     assert_eq!(run(false), run(true));
 }
+
+/// CIP-5 §8 (hostile handlers): a map, array or string grown in place in a loop, never passed to
+/// a function, still stops at its sandbox limit: the call fails with a named error instead of
+/// holding hundreds of megabytes until its cycles run out.
+#[test]
+fn cip5_8_containers_grown_in_place_hit_their_limit() {
+    let src = r#"
+        fn map_in_loop(payload) { let m = #{}; let i = 0; loop { m["k" + i] = "xxxxxxxxxxxxxxxx"; i += 1; } }
+        fn nested_map(payload) { let m = #{ inner: #{} }; let i = 0; loop { m.inner["k" + i] = i; i += 1; } }
+        fn array_in_loop(payload) { let a = [[]]; loop { a[0].push("xxxxxxxxxxxxxxxx"); } }
+        fn map_of_strings(payload) { let m = #{}; let s = "x"; let i = 0; loop { s += "yyyyyyyyyyyyyyyy"; m["a"] = s; m["b" + i % 200] = s; i += 1; } }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "grow.rhai", src, 0);
+    for (h, what) in [
+        ("map_in_loop", "Size of object map"),
+        ("nested_map", "Size of object map"),
+        ("array_in_loop", "Size of array"),
+        ("map_of_strings", "sandbox limit"),
+    ] {
+        let r = call(&mut c, bob(), actor, h, b"");
+        assert!(!r.success, "{h} succeeded");
+        let e = r.error.clone().unwrap_or_default();
+        assert_eq!(error_name(&r), "ScriptError", "{h}: {e}");
+        assert!(e.contains("sandbox limit") && e.contains(what), "{h}: {e}");
+    }
+    // The node goes on: the actor still answers.
+    let r = call(&mut c, bob(), actor, "map_in_loop", b"");
+    assert_eq!(error_name(&r), "ScriptError");
+}

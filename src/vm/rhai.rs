@@ -106,11 +106,9 @@
 //! nesting does) may fail at a different point in a debug build than in a release build, where
 //! the deterministic limits above are normally met first.
 //!
-//! Known limit: Rhai re-checks a container's size on method calls, `op=` assignments and
-//! function results, but not on a plain `m[key] = value` / `m.field = value`, so a map can grow
-//! past [`MAX_MAP_SIZE`] until the next check. A call's memory is therefore bounded by its
-//! operation budget times the largest single value (about [`MAX_STRING_BYTES`]), not by the
-//! container limits.
+//! Rhai re-checks a container's size on method calls, `op=` assignments and function results,
+//! but not on a plain `m[key] = value` / `m.field = value`; a variable-access hook ([`on_var`])
+//! closes that gap, so a container grown in place stops one element past its limit.
 //!
 //! # Host access
 //!
@@ -214,6 +212,9 @@ fn build_engine() -> Engine {
     e.set_max_variables(MAX_VARIABLES);
     e.set_max_functions(MAX_FUNCTIONS);
     e.on_progress(on_progress);
+    // `on_var` is stable in practice but flagged "volatile" by Rhai (a deprecation marker).
+    #[allow(deprecated)]
+    e.on_var(on_var);
     // The core package's `sleep(seconds)` blocks the thread: functions registered on the engine
     // are resolved before package functions, so this override shadows it.
     e.register_fn("sleep", |_: INT| -> RhaiResult<()> {
@@ -230,8 +231,10 @@ fn build_engine() -> Engine {
 struct Frame {
     /// The call's host, lifetime-erased. `None` while a host function has it on loan.
     host: Option<NonNull<dyn Host + 'static>>,
-    /// The latest operation count Rhai reported.
+    /// The latest operation count Rhai reported, plus the size-check work charged by `on_var`.
     ops: u64,
+    /// Operations charged for walking containers in `on_var` (added to Rhai's own count).
+    walk_ops: u64,
     /// Operations already charged to the host.
     charged_ops: u64,
     /// The script is stopped at the first operation past this count.
@@ -251,6 +254,7 @@ impl Frame {
         Frame {
             host,
             ops: 0,
+            walk_ops: 0,
             charged_ops: 0,
             op_limit,
             fatal: None,
@@ -281,16 +285,117 @@ fn on_progress(count: u64) -> Option<Dynamic> {
         };
         match slot.as_mut() {
             Some(f) => {
-                f.ops = count;
+                f.ops = count.saturating_add(f.walk_ops);
                 if f.stack_base.abs_diff(stack_address()) > STACK_GUARD_BYTES {
                     f.stack_exhausted = true;
                 }
-                (f.fatal.is_some() || f.stack_exhausted || count > f.op_limit)
+                (f.fatal.is_some() || f.stack_exhausted || f.ops > f.op_limit)
                     .then_some(Dynamic::UNIT)
             }
             None => Some(Dynamic::UNIT),
         }
     })
+}
+
+/// Container elements `on_var` may walk per charged operation.
+const WALK_ELEMENTS_PER_OPERATION: usize = 16;
+
+/// Rhai's variable-access hook, used as a size guard: before a variable (or `this`) holding an
+/// array, blob or map is used, its total size, counted as Rhai counts it for
+/// [`MAX_ARRAY_SIZE`], [`MAX_MAP_SIZE`] and [`MAX_STRING_BYTES`] (nested contents included), must
+/// be within the limits. Rhai checks sizes after method calls, `op=` assignments and function
+/// results but not after `m[key] = value` or `m.field = value`, so without this a loop could grow
+/// a container far past its limit (until its cycles ran out). Every growth step goes through a
+/// variable, so the container stops one element past its limit with a `sandbox limit` error at
+/// the access's position. The walk is charged to the call: one operation per
+/// [`WALK_ELEMENTS_PER_OPERATION`] elements visited.
+fn on_var(name: &str, _index: usize, ctx: ::rhai::EvalContext) -> RhaiResult<Option<Dynamic>> {
+    let mut visited = 0usize;
+    if let Some(v) = ctx.scope().get(name) {
+        check_container(v, &mut visited)?;
+    }
+    if let Some(this) = ctx.this_ptr() {
+        check_container(this, &mut visited)?;
+    }
+    if visited >= WALK_ELEMENTS_PER_OPERATION {
+        FRAME.with(|slot| {
+            if let Ok(mut slot) = slot.try_borrow_mut()
+                && let Some(f) = slot.as_mut()
+            {
+                let n = (visited / WALK_ELEMENTS_PER_OPERATION) as u64;
+                f.walk_ops = f.walk_ops.saturating_add(n);
+                f.ops = f.ops.saturating_add(n);
+            }
+        });
+    }
+    Ok(None)
+}
+
+/// Fails if a container's sizes exceed the sandbox limits (see [`on_var`]).
+fn check_container(v: &Dynamic, visited: &mut usize) -> RhaiResult<()> {
+    if !(v.is_array() || v.is_blob() || v.is_map()) {
+        return Ok(());
+    }
+    let mut sizes = Sizes::default();
+    sizes.add(v, visited);
+    let too_large = |what: &str| {
+        Err(EvalAltResult::ErrorDataTooLarge(what.into(), ::rhai::Position::NONE).into())
+    };
+    if sizes.strings > MAX_STRING_BYTES {
+        return too_large("Length of string");
+    }
+    if sizes.arrays > MAX_ARRAY_SIZE {
+        return too_large("Size of array/BLOB");
+    }
+    if sizes.maps > MAX_MAP_SIZE {
+        return too_large("Size of object map");
+    }
+    Ok(())
+}
+
+/// Total array elements (and blob bytes), map entries and string bytes in a value, nested
+/// contents included, as Rhai totals them for its limits. Stops descending once any total is
+/// over its limit.
+#[derive(Default)]
+struct Sizes {
+    arrays: usize,
+    maps: usize,
+    strings: usize,
+}
+
+impl Sizes {
+    fn over(&self) -> bool {
+        self.arrays > MAX_ARRAY_SIZE || self.maps > MAX_MAP_SIZE || self.strings > MAX_STRING_BYTES
+    }
+
+    fn add(&mut self, v: &Dynamic, visited: &mut usize) {
+        if self.over() {
+            return;
+        }
+        if let Some(a) = v.read_lock::<::rhai::Array>() {
+            self.arrays += a.len();
+            for x in a.iter() {
+                *visited += 1;
+                self.add(x, visited);
+                if self.over() {
+                    return;
+                }
+            }
+        } else if let Some(b) = v.read_lock::<::rhai::Blob>() {
+            self.arrays += b.len();
+        } else if let Some(m) = v.read_lock::<::rhai::Map>() {
+            self.maps += m.len();
+            for x in m.values() {
+                *visited += 1;
+                self.add(x, visited);
+                if self.over() {
+                    return;
+                }
+            }
+        } else if let Some(s) = v.read_lock::<::rhai::ImmutableString>() {
+            self.strings += s.len();
+        }
+    }
 }
 
 /// Restores the frame that was current before a call, on every exit path.
