@@ -617,6 +617,33 @@ fn cip5_8_no_clock_no_eval_no_imports() {
 }
 
 #[test]
+fn cip5_8_closures_cannot_capture_variables() {
+    // A captured variable would be shared behind a lock; calling the closure as a method of that
+    // variable made every access a data race that slept 50 ms before failing, and a `try` in a
+    // loop repeated it. Capturing is compiled out: the deploy is rejected and changes nothing.
+    let mut c = chain();
+    let src = r#"
+        fn stall(payload) {
+            let m = #{};
+            let c = |x| { m.a = 1; };
+            loop { try { m.call(c, 1) } catch {} }
+        }
+    "#;
+    let before = c.state_root();
+    let e = c.apply_tx(deploy_tx(alice(), "stall.rhai", src, 0));
+    let e = e.map(|r| r.success);
+    assert!(
+        matches!(e, Err(TxError::Code(VmError::Compile { .. }))),
+        "{e:?}"
+    );
+    assert_eq!(c.state_root(), before);
+    // Closures that capture nothing still work.
+    let src = "fn twice(payload) { let f = |x| x * 2; f.call(21) }";
+    let actor = deploy(&mut c, alice(), "pure.rhai", src, 0);
+    assert!(call(&mut c, bob(), actor, "twice", b"").success);
+}
+
+#[test]
 fn cip5_8_syntax_error_rejects_the_deploy_and_changes_nothing() {
     let src = "fn deploy() {\n    let x = ;\n}\n";
     let mut c = chain();

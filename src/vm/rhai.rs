@@ -89,7 +89,10 @@
 //! No file, clock, network, randomness or module access: modules resolve through a
 //! `DummyModuleResolver`, `import` and `eval` are disabled symbols, `sleep` is overridden to
 //! fail, the time package is compiled out (`no_time`), and `print`/`debug` only reach the
-//! `tracing` log at debug level. Limits, set explicitly so that debug and release builds agree
+//! `tracing` log at debug level. Closures cannot capture variables (Rhai's `no_closure`): a
+//! captured variable is shared behind a lock, and under the `sync` feature Rhai sleeps up to
+//! 50 ms waiting for a locked value before it reports a data race, which a script could catch
+//! and repeat to stall the node for minutes. Limits, set explicitly so that debug and release builds agree
 //! (Rhai's own defaults differ between them): [`MAX_OPERATIONS_PER_CALL`], [`MAX_CALL_LEVELS`],
 //! [`MAX_EXPR_DEPTH`], [`MAX_FUNCTION_EXPR_DEPTH`], [`MAX_STRING_BYTES`], [`MAX_ARRAY_SIZE`]
 //! (array elements and `Blob` bytes), [`MAX_MAP_SIZE`], [`MAX_VARIABLES`], [`MAX_FUNCTIONS`] and
