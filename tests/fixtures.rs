@@ -249,27 +249,27 @@ fn broken_fixtures_name_file_line_and_field() {
         // unknown actor in a step
         (
             "[[steps]]\nat = 3\naction = \"cancel\"\nactor = \"ghost\"\ntimer = \"t\"\n",
-            "broken.toml:1: steps.actor: `ghost` is not an actor",
+            "broken.toml:4: steps[1].actor: `ghost` is not an actor",
         ),
         // label used before it is defined
         (
             "[[accounts]]\nname = \"a\"\n[[actors]]\nname = \"x\"\ndeployer = \"a\"\n[[steps]]\nat = 3\naction = \"cancel\"\nactor = \"x\"\ntimer = \"later\"\n",
-            "broken.toml:6: steps.timer:",
+            "broken.toml:10: steps[1].timer: no earlier step labels a timer `later`",
         ),
         // missing script file
         (
             "[[accounts]]\nname = \"a\"\n[[actors]]\nname = \"x\"\ndeployer = \"a\"\nscript = \"nope.rhai\"\n",
-            "broken.toml:3: actors.script: cannot read",
+            "broken.toml:6: actors[1].script: cannot read",
         ),
         // broken native program
         (
             "[[accounts]]\nname = \"a\"\n[[actors]]\nname = \"x\"\ndeployer = \"a\"\nnative = '{\"handle_timer\": [{\"op\": \"fly\"}]}'\n",
-            "broken.toml:3: actors.script: CompileError",
+            "broken.toml:6: actors[1].native: CompileError",
         ),
         // expectation with two kinds
         (
             "[[expect]]\nkind = \"TimerFired\"\nbalance_of = \"governance\"\nequals = 1\n",
-            "broken.toml:1: expect.kind:",
+            "broken.toml:2: expect[1].kind: give exactly one of",
         ),
         // unknown event kind
         (
@@ -279,12 +279,12 @@ fn broken_fixtures_name_file_line_and_field() {
         // step inside an outage
         (
             "[[accounts]]\nname = \"a\"\nbalance = 5\n[[steps]]\nat = 2\naction = \"halt\"\nblocks = 10\n[[steps]]\nat = 5\naction = \"transfer\"\nfrom = \"a\"\nto = \"governance\"\namount = 1\n",
-            "broken.toml:8: steps.at: height 5 falls inside the outage",
+            "broken.toml:9: steps[2].at: height 5 falls inside the outage",
         ),
         // invalid TimerConfig override
         (
-            "[chain.timer]\nlane_timer_cycles = 0\n",
-            "broken.toml:1: chain.timer: InvalidInput",
+            "name = \"x\"\n\n[chain.timer]\nlane_timer_cycles = 0\n",
+            "broken.toml:3: chain.timer: InvalidInput",
         ),
     ];
     for (text, want) in cases {
@@ -450,5 +450,130 @@ fn toml_errors_in_tables_name_the_element_key_and_its_line() {
     for (text, want) in &cases {
         let got = prepare_err(text);
         assert!(got.contains(want), "expected `{want}` in `{got}`");
+    }
+}
+
+/// Errors found after parsing (a name that does not resolve, a label used too early, a height
+/// inside an outage) are named and placed like TOML errors: the element (counting from 1, in
+/// file order, whatever order the steps run in), the key, and the key's line.
+#[test]
+fn semantic_errors_name_the_element_key_and_its_line() {
+    let t = STEPS_AFTER_OTHER_TABLES.replace("after = \"ten\"", "after = 10");
+    let line_of = |text: &str, needle: &str| {
+        text.lines()
+            .position(|l| l.starts_with(needle))
+            .expect(needle)
+            + 1
+    };
+    let cases: Vec<(String, String)> = vec![
+        // an unknown actor in the second step
+        {
+            let x = t.replace("actor = \"w\"", "actor = \"ghost\"");
+            let line = line_of(&x, "actor = \"ghost\"");
+            (
+                x,
+                format!("broken.toml:{line}: steps[2].actor: `ghost` is not an actor"),
+            )
+        },
+        // the second step in the file runs first (at 1): still steps[2]
+        {
+            let x = t
+                .replace("at = 3", "at = 1")
+                .replace("actor = \"w\"", "actor = \"ghost\"");
+            let line = line_of(&x, "actor = \"ghost\"");
+            (
+                x,
+                format!("broken.toml:{line}: steps[2].actor: `ghost` is not an actor"),
+            )
+        },
+        // an unknown sender in the first step
+        {
+            let x = t.replace("from = \"alice\"", "from = \"nobody\"");
+            let line = line_of(&x, "from = \"nobody\"");
+            (
+                x,
+                format!("broken.toml:{line}: steps[1].from: unknown account or actor `nobody`"),
+            )
+        },
+        // a key that the step lacks is named, on the step's header line
+        {
+            let x = t.replace("after = 10", "after = 10\nheight = 30");
+            let line = line_of(&x, "height = 30");
+            (
+                x,
+                format!(
+                    "broken.toml:{line}: steps[2].height: give exactly one of `height` or `after`"
+                ),
+            )
+        },
+        {
+            let x = t.replace("after = 10\n", "");
+            // the second `[[steps]]` header
+            let header = x
+                .lines()
+                .enumerate()
+                .filter(|(_, l)| *l == "[[steps]]")
+                .nth(1)
+                .unwrap()
+                .0
+                + 1;
+            (
+                x,
+                format!(
+                    "broken.toml:{header}: steps[2].height: give exactly one of `height` or `after`"
+                ),
+            )
+        },
+        // actors, accounts, expectations, the chain table
+        {
+            let x = t.replace("deployer = \"alice\"", "deployer = \"bob\"");
+            let line = line_of(&x, "deployer = \"bob\"");
+            (
+                x,
+                format!("broken.toml:{line}: actors[1].deployer: unknown account `bob`"),
+            )
+        },
+        {
+            let x = format!("{t}\n[[accounts]]\nname = \"alice\"\n");
+            let line = x.lines().count();
+            (
+                x,
+                format!("broken.toml:{line}: accounts[2].name: account `alice` is defined twice"),
+            )
+        },
+        {
+            let x = format!(
+                "{t}\n[[expect]]\nkind = \"TimerFired\"\n\n[[expect]]\nbalance_of = \"carol\"\nequals = 1\n"
+            );
+            let line = line_of(&x, "balance_of");
+            (
+                x,
+                format!("broken.toml:{line}: expect[2].balance_of: unknown account `carol`"),
+            )
+        },
+        {
+            let x = t.replace("blocks = 20", "blocks = 20\n\n[chain]\nproposer = \"zed\"");
+            let line = line_of(&x, "proposer");
+            (
+                x,
+                format!("broken.toml:{line}: chain.proposer: unknown account `zed`"),
+            )
+        },
+        // a deploy inside an outage
+        {
+            let x = format!(
+                "{}\n[[steps]]\nat = 8\naction = \"halt\"\nblocks = 5\n",
+                t.replace("deployer = \"alice\"", "deployer = \"alice\"\nat = 10")
+            );
+            let line = line_of(&x, "at = 10");
+            (
+                x,
+                format!("broken.toml:{line}: actors[1].at: height 10 falls inside the outage"),
+            )
+        },
+    ];
+    for (text, want) in &cases {
+        let got = prepare_err(text);
+        assert!(got.contains(want.as_str()), "expected `{want}` in `{got}`");
     }
 }

@@ -565,6 +565,124 @@ fn cip5_8_huge_allocations_hit_a_sandbox_limit() {
 }
 
 #[test]
+fn cip5_8_maps_grown_by_indexed_assignment_hit_a_sandbox_limit_and_revert() {
+    // Rhai does not check a map's size on `m[key] = value`: unchecked, each of these loops ran
+    // until the call's 5,000,000 cycles were spent, holding up to gigabytes of strings. The
+    // sandbox stops each near the limit it breaks, names it, and the call reverts.
+    let mut hoard = String::from(r#"fn hoard(payload) { let s = "x"; s.pad(60000, 'y'); "#);
+    for i in 0..100 {
+        hoard.push_str(&format!("let v{i} = s + {i}; "));
+    }
+    hoard.push_str("let t = 0; for i in 0..1000 { t += i; } t }");
+    let src = format!(
+        r#"
+        fn flat(payload) {{
+            storage_set("touched", "yes");
+            let m = #{{}}; let i = 0;
+            loop {{ m["k" + i] = i; i += 1; }}
+        }}
+        fn nested(payload) {{ let m = #{{ inner: #{{}} }}; let i = 0; loop {{ m.inner["k" + i] = i; i += 1; }} }}
+        fn in_array(payload) {{ let a = [#{{}}]; let i = 0; loop {{ a[0]["k" + i] = i; i += 1; }} }}
+        fn big_values(payload) {{
+            let s = "x"; s.pad(60000, 'y');
+            let m = #{{}}; let i = 0;
+            loop {{ m["k" + i] = s + i; i += 1; }}
+        }}
+        fn long_keys(payload) {{
+            let s = "x"; s.pad(60000, 'y');
+            let m = #{{}}; let i = 0;
+            loop {{ m[s + i] = i; i += 1; }}
+        }}
+        {hoard}
+        fn fine(payload) {{ let m = #{{}}; m.a = 1; m.len() }}
+        "#
+    );
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "hoard.rhai", &src, 0);
+    for (h, what) in [
+        ("flat", "Size of object map too large"),
+        ("nested", "Size of object map too large"),
+        ("in_array", "Size of object map too large"),
+        ("big_values", "Length of string too large"),
+        ("long_keys", "Length of string too large"),
+        (
+            "hoard",
+            "Data of one script function call (4 MiB limit) too large",
+        ),
+    ] {
+        let mut tx = call_tx(bob(), actor, h, b"");
+        tx.cycle_limit = Some(5_000_000);
+        let r = c.apply_tx(tx).expect("included");
+        assert!(!r.success, "{h} succeeded");
+        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
+        let e = r.error.unwrap();
+        assert!(e.contains("sandbox limit") && e.contains(what), "{h}: {e}");
+        // Stopped at the limit, a few thousand operations in at most, not at the cycle limit:
+        // the data it built stayed within a few limits' worth.
+        assert!(r.cycles_used < 60_000, "{h}: {} cycles", r.cycles_used);
+    }
+    // The failed calls changed nothing but their fees and nonces.
+    assert_eq!(storage(&c, actor, "touched"), None);
+    // The chain carries on, and the script's other functions still work.
+    let r = call(&mut c, alice(), actor, "fine", b"");
+    assert!(r.success, "{:?}", r.error);
+    let h = c.pending_height();
+    assert_eq!(c.seal_block().header.height, h);
+}
+
+#[test]
+fn cip5_8_data_checks_leave_legitimate_data_alone() {
+    // A map at its limit, read many times over (every read is checked, and the walks run every
+    // 64 operations), and a payload larger than the array limit, kept in variables and passed
+    // on: both succeed.
+    let src = r#"
+        fn full_map(payload) {
+            let m = #{};
+            for i in 0..256 { m["k" + i] = i; }
+            let t = 0;
+            for j in 0..2000 { t += m["k7"]; }
+            emit("sum", t.to_string());
+        }
+        fn relay(payload) {
+            let copy = payload;
+            let t = 0;
+            for j in 0..500 { t += j; }
+            emit("relay", copy);
+        }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "legit.rhai", src, 0);
+    let r = call(&mut c, bob(), actor, "full_map", b"");
+    assert!(r.success, "{:?}", r.error);
+    let payload = vec![b'p'; 200_000];
+    let r = call(&mut c, bob(), actor, "relay", &payload);
+    assert!(r.success, "{:?}", r.error);
+    let b = c.seal_block();
+    let ev = emitted(b);
+    assert_eq!(ev[0], ("sum".to_string(), "14000".to_string()));
+    assert_eq!(ev[1].0, "relay");
+}
+
+#[test]
+fn cip5_8_this_is_not_available_to_scripts() {
+    // `this` would let a method-style function change its caller's map with no variable access,
+    // out of sight of the data checks; it is a disabled symbol, so such a script never deploys.
+    let mut c = chain();
+    let before = c.state_root();
+    let src = r#"
+        fn grow() { let i = 0; loop { this["k" + i] = i; i += 1; } }
+        fn start(payload) { let m = #{}; m.grow(); }
+    "#;
+    let e = c.apply_tx(deploy_tx(alice(), "this.rhai", src, 0));
+    let e = e.map(|r| r.success);
+    assert!(
+        matches!(e, Err(TxError::Code(VmError::Compile { .. }))),
+        "{e:?}"
+    );
+    assert_eq!(c.state_root(), before);
+}
+
+#[test]
 fn cip5_8_deep_recursion_and_deep_nesting_are_script_errors() {
     // Each would overflow the native stack (and abort the node) without the sandbox limits.
     let src = r#"
@@ -614,6 +732,33 @@ fn cip5_8_no_clock_no_eval_no_imports() {
         );
         assert_eq!(c.state_root(), before);
     }
+}
+
+#[test]
+fn cip5_8_closures_cannot_capture_variables() {
+    // A captured variable would be shared behind a lock; calling the closure as a method of that
+    // variable made every access a data race that slept 50 ms before failing, and a `try` in a
+    // loop repeated it. Capturing is compiled out: the deploy is rejected and changes nothing.
+    let mut c = chain();
+    let src = r#"
+        fn stall(payload) {
+            let m = #{};
+            let c = |x| { m.a = 1; };
+            loop { try { m.call(c, 1) } catch {} }
+        }
+    "#;
+    let before = c.state_root();
+    let e = c.apply_tx(deploy_tx(alice(), "stall.rhai", src, 0));
+    let e = e.map(|r| r.success);
+    assert!(
+        matches!(e, Err(TxError::Code(VmError::Compile { .. }))),
+        "{e:?}"
+    );
+    assert_eq!(c.state_root(), before);
+    // Closures that capture nothing still work.
+    let src = "fn twice(payload) { let f = |x| x * 2; f.call(21) }";
+    let actor = deploy(&mut c, alice(), "pure.rhai", src, 0);
+    assert!(call(&mut c, bob(), actor, "twice", b"").success);
 }
 
 #[test]

@@ -132,7 +132,7 @@ impl Chain {
         let height = self.pending_height();
         let cycle_limit = tx.cycle_limit.unwrap_or(self.basefee.tx_cycle_limit);
         let max_fee = self.max_tx_fee(cycle_limit);
-        let tx_hash = H256(keccak(&serde_json::to_vec(&tx).expect("tx serializes")));
+        let tx_hash = tx.hash();
         let nonce = self.nonce(&tx.from);
         // Derived from the nonce *before* this transaction consumes it, as `check_tx` did.
         let deploy_addr = match &tx.kind {
@@ -534,9 +534,7 @@ impl Chain {
     fn seal(&mut self, eob: EobStats) -> &Block {
         let open = self.open.take().expect("open");
         let state_root = self.state_root();
-        let mut body = crate::engine::types::KeccakWriter::default();
-        serde_json::to_writer(&mut body, &(&open.receipts, &open.events)).expect("body serializes");
-        let body_hash = H256(body.finish());
+        let body_hash = body_hash(&open.receipts, &open.events);
         let parent_hash = self.head.hash;
         let hash = H256(keccak_parts(&[
             &open.height.to_be_bytes(),

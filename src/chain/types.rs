@@ -1,7 +1,7 @@
 //! Transactions, receipts, events and blocks.
 
-use super::runtime::ActorCode;
-use crate::engine::types::u128_str;
+use super::runtime::{ActorCode, Lang};
+use crate::engine::types::{HashEncode, HashEncoder, u128_str};
 use crate::engine::{Address, EobStats, H256, TimerConfig, TimerEvent, TimerId};
 use serde::{Deserialize, Serialize};
 
@@ -156,6 +156,122 @@ impl Transaction {
             TxKind::ActAs { .. } => "act_as",
         }
     }
+
+    /// The transaction hash: keccak256 of `cowboy-devnet/tx/1` followed by the transaction's
+    /// canonical encoding ([`HashEncoder`]): `from`, `nonce` (optional), `cycle_limit`
+    /// (optional), then the kind (see the [`HashEncode`] impl of [`TxKind`]).
+    pub fn hash(&self) -> H256 {
+        let mut e = HashEncoder::new(b"cowboy-devnet/tx/1");
+        self.hash_encode(&mut e);
+        H256(e.finish())
+    }
+}
+
+impl HashEncode for Transaction {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        self.from.hash_encode(e);
+        self.nonce.hash_encode(e);
+        self.cycle_limit.hash_encode(e);
+        self.kind.hash_encode(e);
+    }
+}
+
+impl HashEncode for TxKind {
+    /// Tag `Transfer` 1, `Deploy` 2, `Call` 3, `System` 4, `ActAs` 5, then the fields in
+    /// declaration order (a payload as a byte string).
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        match self {
+            TxKind::Transfer { to, amount } => {
+                e.u8(1);
+                to.hash_encode(e);
+                e.u128(*amount);
+            }
+            TxKind::Deploy {
+                address,
+                code,
+                endowment,
+            } => {
+                e.u8(2);
+                address.hash_encode(e);
+                code.hash_encode(e);
+                e.u128(*endowment);
+            }
+            TxKind::Call {
+                actor,
+                handler,
+                payload,
+            } => {
+                e.u8(3);
+                actor.hash_encode(e);
+                e.str(handler);
+                e.bytes(payload);
+            }
+            TxKind::System(ins) => {
+                e.u8(4);
+                ins.hash_encode(e);
+            }
+            TxKind::ActAs { actor, op } => {
+                e.u8(5);
+                actor.hash_encode(e);
+                op.hash_encode(e);
+            }
+        }
+    }
+}
+
+impl HashEncode for SystemInstruction {
+    /// The opcode (48, 49, 50), then the fields in declaration order.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u8(self.opcode());
+        match self {
+            SystemInstruction::CancelTimer { timer_id } => timer_id.hash_encode(e),
+            SystemInstruction::UpdateTimerConfig { config } => config.hash_encode(e),
+            SystemInstruction::ExtendTimer {
+                timer_id,
+                new_expires_at,
+            } => {
+                timer_id.hash_encode(e);
+                e.u64(*new_expires_at);
+            }
+        }
+    }
+}
+
+impl HashEncode for TimerOp {
+    /// Tag `ScheduleTimer` 1, `CancelTimer` 2, `ExtendTimer` 3, then the fields.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        match self {
+            TimerOp::ScheduleTimer(args) => {
+                e.u8(1);
+                args.hash_encode(e);
+            }
+            TimerOp::CancelTimer { timer_id } => {
+                e.u8(2);
+                timer_id.hash_encode(e);
+            }
+            TimerOp::ExtendTimer {
+                timer_id,
+                new_expires_at,
+            } => {
+                e.u8(3);
+                timer_id.hash_encode(e);
+                e.u64(*new_expires_at);
+            }
+        }
+    }
+}
+
+impl HashEncode for ActorCode {
+    /// The language (`None` 0, `Rhai` 1, `Native` 2), the source, the name.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u8(match self.lang {
+            Lang::None => 0,
+            Lang::Rhai => 1,
+            Lang::Native => 2,
+        });
+        e.str(&self.source);
+        e.str(&self.name);
+    }
 }
 
 /// The outcome of an included transaction.
@@ -180,6 +296,24 @@ pub struct Receipt {
     /// Timers this transaction scheduled (empty if it reverted).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub timers: Vec<TimerId>,
+}
+
+impl HashEncode for Receipt {
+    /// Every field in declaration order.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        self.tx_hash.hash_encode(e);
+        e.u32(self.index);
+        self.from.hash_encode(e);
+        e.u64(self.nonce);
+        e.str(&self.kind);
+        e.bool(self.success);
+        self.error.hash_encode(e);
+        e.u64(self.cycles_used);
+        e.u64(self.cells_used);
+        e.u128(self.fee);
+        self.created.hash_encode(e);
+        self.timers.hash_encode(e);
+    }
 }
 
 /// Events that are not about timers.
@@ -229,6 +363,36 @@ impl Event {
     }
 }
 
+impl HashEncode for ChainEvent {
+    /// Tag `ActorDeployed` 0x21, `ActorEmitted` 0x22 (apart from the timer events' 1 to 10),
+    /// then the fields in declaration order.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        match self {
+            ChainEvent::ActorDeployed { actor, deployer } => {
+                e.u8(0x21);
+                actor.hash_encode(e);
+                deployer.hash_encode(e);
+            }
+            ChainEvent::ActorEmitted { actor, topic, data } => {
+                e.u8(0x22);
+                actor.hash_encode(e);
+                e.str(topic);
+                e.str(data);
+            }
+        }
+    }
+}
+
+impl HashEncode for Event {
+    /// The inner event's own encoding: the tags of timer and chain events do not overlap.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        match self {
+            Event::Timer(t) => t.hash_encode(e),
+            Event::Chain(c) => c.hash_encode(e),
+        }
+    }
+}
+
 /// An event as recorded in a block: where it happened and what.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EventRecord {
@@ -242,11 +406,34 @@ pub struct EventRecord {
     pub event: Event,
 }
 
+impl HashEncode for EventRecord {
+    /// The block height, the phase (`Tx` 0, `Eob` 1), the event.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u64(self.height);
+        e.u8(match self.phase {
+            Phase::Tx => 0,
+            Phase::Eob => 1,
+        });
+        self.event.hash_encode(e);
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     Tx,
     Eob,
+}
+
+/// A block's body hash: keccak256 of `cowboy-devnet/body/1`, then the receipts and then the
+/// events, each as a sequence in its canonical encoding ([`HashEncoder`]; a sequence is its
+/// length and then its elements). It commits to every field of every receipt and event, in
+/// block order.
+pub fn body_hash(receipts: &[Receipt], events: &[EventRecord]) -> H256 {
+    let mut e = HashEncoder::new(b"cowboy-devnet/body/1");
+    receipts.hash_encode(&mut e);
+    events.hash_encode(&mut e);
+    H256(e.finish())
 }
 
 /// A sealed block's header.
@@ -255,12 +442,15 @@ pub struct BlockHeader {
     pub height: u64,
     pub parent_hash: H256,
     pub state_root: H256,
-    /// keccak256 over the receipts and events.
+    /// keccak256 over the receipts and events ([`body_hash`]).
     pub body_hash: H256,
     pub proposer: Address,
     /// Heights skipped before this block (a simulated outage), usually 0.
     #[serde(default)]
     pub skipped: u64,
+    /// keccak256 of the header's other fields, concatenated in declaration order: `height`
+    /// (u64 big-endian), `parent_hash`, `state_root`, `body_hash`, `proposer`, `skipped` (u64
+    /// big-endian). Every field is fixed-size, so the concatenation is unambiguous.
     pub hash: H256,
 }
 

@@ -1,6 +1,7 @@
 //! Governed timer parameters (CIP-5 §6.4, CIP-1 v3 §9) and protocol constants.
 
 use super::error::TimerError;
+use super::types::{HashEncode, HashEncoder};
 use serde::{Deserialize, Serialize};
 
 /// `SET_TIMER_BASE_CYCLES` (CIP-5 §6.1).
@@ -81,7 +82,7 @@ impl TimerConfig {
         Ok(())
     }
 
-    /// Canonical bytes for the state root.
+    /// Canonical bytes for the state root (the same bytes as its [`HashEncode`] encoding).
     pub fn encode(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(44);
         v.extend_from_slice(&self.max_ttl_blocks.to_be_bytes());
@@ -136,5 +137,17 @@ impl QueueConfig {
             ));
         }
         Ok(())
+    }
+}
+
+impl HashEncode for TimerConfig {
+    /// Every field in declaration order, fixed width: the bytes of [`TimerConfig::encode`].
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u64(self.max_ttl_blocks);
+        e.u64(self.max_cycles_per_fire);
+        e.u64(self.max_cells_per_fire);
+        e.u32(self.max_timers_per_actor);
+        e.u64(self.gc_cycles_per_block);
+        e.u64(self.lane_timer_cycles);
     }
 }

@@ -1,7 +1,7 @@
 //! Timer events (CIP-5 §5.4, §6.4), with the exact kind names the tools key on.
 
 use super::config::TimerConfig;
-use super::types::{Address, TimerId, u128_str};
+use super::types::{Address, HashEncode, HashEncoder, TimerId, u128_str};
 use serde::{Deserialize, Serialize};
 
 /// Why a due timer was carried to the next block instead of concluding.
@@ -146,6 +146,158 @@ impl TimerEvent {
             | TimerEvent::TimerCancelled { actor, .. }
             | TimerEvent::TimerExtended { actor, .. } => Some(*actor),
             _ => None,
+        }
+    }
+}
+
+impl HashEncode for DeferReason {
+    /// One byte: `Lane` 0, `GcBudget` 1.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u8(match self {
+            DeferReason::Lane => 0,
+            DeferReason::GcBudget => 1,
+        });
+    }
+}
+
+impl HashEncode for TimerEvent {
+    /// A tag byte, 1 to 10 in the order the variants are declared (`TimerScheduled` 1 ...
+    /// `TimerConfigUpdated` 10), then every field in declaration order.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        match self {
+            TimerEvent::TimerScheduled {
+                timer_id,
+                actor,
+                height,
+                fee_payer,
+                gas_limit_per_fire,
+                expires_at,
+                handler,
+                payload_len,
+            } => {
+                e.u8(1);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u64(*height);
+                fee_payer.hash_encode(e);
+                e.u64(*gas_limit_per_fire);
+                e.u64(*expires_at);
+                e.str(handler);
+                e.u64(*payload_len);
+            }
+            TimerEvent::TimerFired {
+                timer_id,
+                actor,
+                fee_payer,
+                height,
+                handler,
+                cycles_used,
+                cells_used,
+                max_cost,
+                cost,
+                refund,
+                burned,
+                tip,
+                success,
+                error,
+            } => {
+                e.u8(2);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                fee_payer.hash_encode(e);
+                e.u64(*height);
+                e.str(handler);
+                e.u64(*cycles_used);
+                e.u64(*cells_used);
+                e.u128(*max_cost);
+                e.u128(*cost);
+                e.u128(*refund);
+                e.u128(*burned);
+                e.u128(*tip);
+                e.bool(*success);
+                error.hash_encode(e);
+            }
+            TimerEvent::TimerDeferred {
+                timer_id,
+                actor,
+                height,
+                to_height,
+                reason,
+            } => {
+                e.u8(3);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u64(*height);
+                e.u64(*to_height);
+                reason.hash_encode(e);
+            }
+            TimerEvent::TimerExpired {
+                timer_id,
+                actor,
+                expires_at,
+                current_height,
+            } => {
+                e.u8(4);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u64(*expires_at);
+                e.u64(*current_height);
+            }
+            TimerEvent::TimerCancelledInsufficientFunds {
+                timer_id,
+                actor,
+                fee_payer,
+                required,
+                available,
+            } => {
+                e.u8(5);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                fee_payer.hash_encode(e);
+                e.u128(*required);
+                e.u128(*available);
+            }
+            TimerEvent::TimerCancelled {
+                timer_id,
+                actor,
+                refund,
+            } => {
+                e.u8(6);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u128(*refund);
+            }
+            TimerEvent::TimerCancelledByGovernance { timer_id, existed } => {
+                e.u8(7);
+                timer_id.hash_encode(e);
+                e.bool(*existed);
+            }
+            TimerEvent::TimerExtended {
+                timer_id,
+                actor,
+                old_expires_at,
+                new_expires_at,
+            } => {
+                e.u8(8);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u64(*old_expires_at);
+                e.u64(*new_expires_at);
+            }
+            TimerEvent::TimerExtendedByGovernance {
+                timer_id,
+                old_expires_at,
+                new_expires_at,
+            } => {
+                e.u8(9);
+                timer_id.hash_encode(e);
+                e.u64(*old_expires_at);
+                e.u64(*new_expires_at);
+            }
+            TimerEvent::TimerConfigUpdated { config } => {
+                e.u8(10);
+                config.hash_encode(e);
+            }
         }
     }
 }

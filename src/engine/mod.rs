@@ -23,6 +23,7 @@ pub use types::{Address, H256, TimerId};
 
 use config::{MAX_PAYLOAD_BYTES, MAX_TIMER_ID_BYTES};
 use serde::{Deserialize, Serialize};
+use types::{HashEncode, HashEncoder};
 
 /// Which scheduler orders the lane. Only `fifo` (CIP-5) exists in this wave; `eip1559`
 /// (CIP-1 v3) arrives with its activation height in the scheduler issue.
@@ -62,6 +63,17 @@ pub struct ScheduleArgs {
     pub gas_limit: Option<u64>,
     #[serde(default)]
     pub expires_at: Option<u64>,
+}
+
+impl HashEncode for ScheduleArgs {
+    /// Every field in declaration order (the payload as a byte string).
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u64(self.height);
+        e.bytes(&self.payload);
+        self.fee_payer.hash_encode(e);
+        self.gas_limit.hash_encode(e);
+        self.expires_at.hash_encode(e);
+    }
 }
 
 /// Who is scheduling, and when.

@@ -138,23 +138,165 @@ macro_rules! hex_serde {
 hex_serde!(Address, 20);
 hex_serde!(TimerId, 32);
 
-/// A `std::io::Write` that feeds keccak256: serialize straight into the hash, no buffer.
-#[derive(Default)]
-pub struct KeccakWriter(Keccak256);
+/// keccak256 over the canonical binary encoding of values ([`HashEncode`]): what the chain
+/// hashes for transaction hashes and block bodies. Values are written field by field into a
+/// small buffer that is fed to the hasher in blocks, so nothing is serialized as a whole.
+///
+/// The encoding, applied to every field in declaration order:
+///
+/// - unsigned integers: fixed width, big-endian (`u8`, `u32`, `u64`, `u128`);
+/// - `bool`: one byte, 0 or 1;
+/// - byte strings and UTF-8 strings: the length as a `u64`, then the bytes;
+/// - fixed-size values (`Address`: 20 bytes, `TimerId` and `H256`: 32 bytes): the raw bytes;
+/// - `Option<T>`: the byte 0 (none), or the byte 1 and then `T`;
+/// - sequences: the length as a `u64`, then each element;
+/// - enums: a one-byte tag written out in each type's [`HashEncode`] impl (never derived from
+///   declaration order, so reordering variants cannot change a hash), then the variant's fields.
+///
+/// Every value is self-delimiting, so the encoding is injective: two different values (of one
+/// type) never give the same bytes. A hash starts with a domain tag (e.g.
+/// `cowboy-devnet/tx/1`), so hashes of different kinds of value, or of an older encoding, never
+/// share a preimage.
+pub struct HashEncoder {
+    hasher: Keccak256,
+    buf: Vec<u8>,
+}
 
-impl KeccakWriter {
-    pub fn finish(self) -> [u8; 32] {
-        self.0.finalize().into()
+impl HashEncoder {
+    /// Bytes buffered before they are absorbed (a multiple of keccak256's 136-byte rate).
+    const BUFFER: usize = 136 * 32;
+
+    /// A hasher whose preimage starts with `domain` (raw bytes, no length).
+    pub fn new(domain: &[u8]) -> Self {
+        let mut e = HashEncoder {
+            hasher: Keccak256::new(),
+            buf: Vec::with_capacity(Self::BUFFER),
+        };
+        e.raw(domain);
+        e
+    }
+
+    /// Writes `bytes` as they are (for fixed-size values; variable-size ones need [`Self::bytes`]).
+    pub fn raw(&mut self, bytes: &[u8]) {
+        if self.buf.len() + bytes.len() > Self::BUFFER {
+            self.hasher.update(&self.buf);
+            self.buf.clear();
+            if bytes.len() > Self::BUFFER {
+                self.hasher.update(bytes);
+                return;
+            }
+        }
+        self.buf.extend_from_slice(bytes);
+    }
+
+    pub fn u8(&mut self, v: u8) {
+        self.raw(&[v]);
+    }
+    pub fn u32(&mut self, v: u32) {
+        self.raw(&v.to_be_bytes());
+    }
+    pub fn u64(&mut self, v: u64) {
+        self.raw(&v.to_be_bytes());
+    }
+    pub fn u128(&mut self, v: u128) {
+        self.raw(&v.to_be_bytes());
+    }
+    pub fn bool(&mut self, v: bool) {
+        self.u8(v as u8);
+    }
+    /// A length (of a byte string or a sequence), as a `u64`.
+    pub fn length(&mut self, n: usize) {
+        self.u64(n as u64);
+    }
+    /// A variable-length byte string: its length, then its bytes.
+    pub fn bytes(&mut self, v: &[u8]) {
+        self.length(v.len());
+        self.raw(v);
+    }
+    /// A UTF-8 string, as a byte string.
+    pub fn str(&mut self, v: &str) {
+        self.bytes(v.as_bytes());
+    }
+
+    /// The keccak256 digest of everything written.
+    pub fn finish(mut self) -> [u8; 32] {
+        self.hasher.update(&self.buf);
+        self.hasher.finalize().into()
     }
 }
 
-impl std::io::Write for KeccakWriter {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.update(buf);
-        Ok(buf.len())
+/// A value's canonical binary encoding, written into a [`HashEncoder`] (see there for the rules).
+pub trait HashEncode {
+    fn hash_encode(&self, e: &mut HashEncoder);
+}
+
+impl HashEncode for u32 {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u32(*self);
     }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
+}
+impl HashEncode for u64 {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u64(*self);
+    }
+}
+impl HashEncode for u128 {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u128(*self);
+    }
+}
+impl HashEncode for bool {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.bool(*self);
+    }
+}
+impl HashEncode for str {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.str(self);
+    }
+}
+impl HashEncode for String {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.str(self);
+    }
+}
+impl<T: HashEncode> HashEncode for Option<T> {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        match self {
+            None => e.u8(0),
+            Some(v) => {
+                e.u8(1);
+                v.hash_encode(e);
+            }
+        }
+    }
+}
+impl<T: HashEncode> HashEncode for [T] {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.length(self.len());
+        for v in self {
+            v.hash_encode(e);
+        }
+    }
+}
+impl<T: HashEncode> HashEncode for Vec<T> {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        self.as_slice().hash_encode(e);
+    }
+}
+impl HashEncode for Address {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.raw(&self.0);
+    }
+}
+impl HashEncode for TimerId {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.raw(&self.0);
+    }
+}
+impl HashEncode for H256 {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.raw(&self.0);
     }
 }
 
@@ -211,6 +353,69 @@ mod tests {
         assert!(Address::from_low_u64(1).is_system());
         assert!(Address::from_low_u64(0x0F).is_system());
         assert!(!Address::from_low_u64(0x10).is_system());
+    }
+
+    fn digest(f: impl FnOnce(&mut HashEncoder)) -> [u8; 32] {
+        let mut e = HashEncoder::new(b"test");
+        f(&mut e);
+        e.finish()
+    }
+
+    #[test]
+    fn hash_encoder_is_the_documented_byte_layout() {
+        // Buffering (small writes, writes across the buffer edge, writes larger than it) never
+        // changes the digest: it is keccak256 of the concatenated encoding.
+        let big = vec![7u8; HashEncoder::BUFFER * 2 + 5];
+        let got = digest(|e| {
+            e.u8(1);
+            e.u32(2);
+            e.u64(3);
+            e.u128(4);
+            e.bool(true);
+            e.str("hi");
+            Some(Address::from_low_u64(9)).hash_encode(e);
+            None::<u64>.hash_encode(e);
+            vec![TimerId([5; 32])].hash_encode(e);
+            for _ in 0..HashEncoder::BUFFER {
+                e.u8(8);
+            }
+            e.bytes(&big);
+        });
+        let mut want = b"test".to_vec();
+        want.push(1);
+        want.extend_from_slice(&2u32.to_be_bytes());
+        want.extend_from_slice(&3u64.to_be_bytes());
+        want.extend_from_slice(&4u128.to_be_bytes());
+        want.push(1);
+        want.extend_from_slice(&2u64.to_be_bytes());
+        want.extend_from_slice(b"hi");
+        want.push(1);
+        want.extend_from_slice(&Address::from_low_u64(9).0);
+        want.push(0);
+        want.extend_from_slice(&1u64.to_be_bytes());
+        want.extend_from_slice(&[5; 32]);
+        want.extend(std::iter::repeat_n(8u8, HashEncoder::BUFFER));
+        want.extend_from_slice(&(big.len() as u64).to_be_bytes());
+        want.extend_from_slice(&big);
+        assert_eq!(got, keccak(&want));
+    }
+
+    #[test]
+    fn hash_encoding_is_self_delimiting() {
+        // Moving a byte across a string boundary changes the hash.
+        let a = digest(|e| {
+            e.str("ab");
+            e.str("c");
+        });
+        let b = digest(|e| {
+            e.str("a");
+            e.str("bc");
+        });
+        assert_ne!(a, b);
+        assert_ne!(
+            digest(|e| None::<u64>.hash_encode(e)),
+            digest(|e| Some(0u64).hash_encode(e))
+        );
     }
 
     #[test]

@@ -394,6 +394,39 @@ impl LoadedFixture {
         }
     }
 
+    /// An error about `key` of element `index` (from 0) of the array of tables `array`
+    /// (`steps`, `actors`, ...), named like TOML errors name it: `steps[2].actor`, elements
+    /// counting from 1. It points at the key's line when the element has the key, else at the
+    /// element's first line (`span`, the element's span).
+    pub fn element_error(
+        &self,
+        array: &str,
+        index: usize,
+        span: std::ops::Range<usize>,
+        key: &str,
+        message: impl Into<String>,
+    ) -> FixtureError {
+        FixtureError {
+            file: self.path.clone(),
+            line: key_line(&self.source, &[array], Some(index), key)
+                .unwrap_or_else(|| line_of(&self.source, span.start)),
+            field: format!("{array}[{}].{key}", index + 1),
+            message: message.into(),
+        }
+    }
+
+    /// An error about `key` of the table `table` (`chain`, `chain.timer`, ...), named
+    /// `table.key`, at the key's line (line 1 when the fixture does not have it).
+    pub fn table_error(&self, table: &str, key: &str, message: impl Into<String>) -> FixtureError {
+        let path: Vec<&str> = table.split('.').collect();
+        FixtureError {
+            file: self.path.clone(),
+            line: key_line(&self.source, &path, None, key).unwrap_or(1),
+            field: format!("{table}.{key}"),
+            message: message.into(),
+        }
+    }
+
     /// An error about the fixture as a whole.
     pub fn error(&self, field: impl Into<String>, message: impl Into<String>) -> FixtureError {
         FixtureError {
@@ -406,6 +439,26 @@ impl LoadedFixture {
 }
 
 type DeItem<'i> = Spanned<toml::de::DeValue<'i>>;
+
+/// The line of `key` in the table at `tables` (nested table names from the root), or in element
+/// `index` of the array of tables at `tables` when `index` is given.
+fn key_line(source: &str, tables: &[&str], index: Option<usize>, key: &str) -> Option<usize> {
+    let root = toml::de::DeTable::parse(source).ok()?;
+    let mut table = root.get_ref();
+    for (n, name) in tables.iter().enumerate() {
+        let (_, v) = table.iter().find(|(k, _)| k.get_ref() == name)?;
+        let v = match (v.get_ref(), index) {
+            (toml::de::DeValue::Array(a), Some(i)) if n + 1 == tables.len() => a.get(i)?,
+            _ => v,
+        };
+        let toml::de::DeValue::Table(t) = v.get_ref() else {
+            return None;
+        };
+        table = t;
+    }
+    let (k, _) = table.iter().find(|(k, _)| k.get_ref() == key)?;
+    Some(line_of(source, k.span().start))
+}
 
 /// Line, field path (`steps[2].after`, `chain.timer.lane_timer_cycles`; array elements count
 /// from 1) and message of a TOML error. A syntax error is named by the key on its line; a type

@@ -33,6 +33,9 @@ struct PreparedActor {
     endowment: u128,
     at: u64,
     line: usize,
+    /// Where it is in the fixture's `[[actors]]`, for errors found later.
+    index: usize,
+    span: std::ops::Range<usize>,
 }
 
 struct PreparedStep {
@@ -88,13 +91,15 @@ impl Scenario {
         names.insert("proposer".into(), Address::from_label("proposer"));
         let mut genesis = Genesis::default();
         let mut explicit = std::collections::BTreeSet::new();
-        for a in &f.accounts {
+        for (i, a) in f.accounts.iter().enumerate() {
             let span = a.span();
             let a = a.get_ref();
             if !explicit.insert(a.name.clone()) {
-                return Err(lf.error_at(
+                return Err(lf.element_error(
+                    "accounts",
+                    i,
                     span,
-                    "accounts.name",
+                    "name",
                     format!("account `{}` is defined twice", a.name),
                 ));
             }
@@ -106,48 +111,39 @@ impl Scenario {
             });
         }
         let mut actors = Vec::new();
-        for a in &f.actors {
+        for (i, a) in f.actors.iter().enumerate() {
             let span = a.span();
             let line = lf.error_at(span.clone(), "", "").line;
             let a = a.get_ref();
+            let err = |key: &str, m: String| lf.element_error("actors", i, span.clone(), key, m);
             if !explicit.insert(a.name.clone()) {
-                return Err(lf.error_at(
-                    span,
-                    "actors.name",
+                return Err(err(
+                    "name",
                     format!("`{}` is already an account or actor", a.name),
                 ));
             }
             let address = Address::from_label(&a.name);
             names.insert(a.name.clone(), address);
-            let deployer = *names.get(&a.deployer).ok_or_else(|| {
-                lf.error_at(
-                    span.clone(),
-                    "actors.deployer",
-                    format!("unknown account `{}`", a.deployer),
-                )
-            })?;
-            let code = match (&a.script, &a.native) {
+            let deployer = *names
+                .get(&a.deployer)
+                .ok_or_else(|| err("deployer", format!("unknown account `{}`", a.deployer)))?;
+            let (code, code_key) = match (&a.script, &a.native) {
                 (Some(_), Some(_)) => {
-                    return Err(lf.error_at(
-                        span,
-                        "actors.script",
-                        "give `script` or `native`, not both",
-                    ));
+                    return Err(err("script", "give `script` or `native`, not both".into()));
                 }
                 (Some(path), None) => {
-                    let src = load_script(lf, path)
-                        .map_err(|e| lf.error_at(span.clone(), "actors.script", e))?;
-                    ActorCode::rhai(path.clone(), src)
+                    let src = load_script(lf, path).map_err(|e| err("script", e))?;
+                    (ActorCode::rhai(path.clone(), src), "script")
                 }
-                (None, Some(json)) => ActorCode::native(json.clone()),
-                (None, None) => ActorCode::none(),
+                (None, Some(json)) => (ActorCode::native(json.clone()), "native"),
+                (None, None) => (ActorCode::none(), "script"),
             };
             runtime
                 .prepare(&code)
-                .map_err(|e| lf.error_at(span.clone(), "actors.script", e.to_string()))?;
+                .map_err(|e| err(code_key, e.to_string()))?;
             let at = a.at.unwrap_or(1);
             if at == 0 {
-                return Err(lf.error_at(span, "actors.at", "deploys happen at height 1 or later"));
+                return Err(err("at", "deploys happen at height 1 or later".into()));
             }
             actors.push(PreparedActor {
                 name: a.name.clone(),
@@ -157,6 +153,8 @@ impl Scenario {
                 endowment: a.balance.0,
                 at,
                 line,
+                index: i,
+                span: span.clone(),
             });
         }
         let c = &f.chain;
@@ -165,7 +163,7 @@ impl Scenario {
         }
         if let Some(t) = &c.timer {
             t.validate()
-                .map_err(|e| lf.error("chain.timer", e.to_string()))?;
+                .map_err(|e| lf.table_error("chain", "timer", e.to_string()))?;
             genesis.timer = t.clone();
         }
         if let Some(b) = &c.basefee {
@@ -173,20 +171,24 @@ impl Scenario {
         }
         if let Some(q) = &c.queue {
             q.validate()
-                .map_err(|e| lf.error("chain.queue", e.to_string()))?;
+                .map_err(|e| lf.table_error("chain", "queue", e.to_string()))?;
             genesis.queue = q.clone();
         }
         if let Some(p) = &c.proposer {
-            genesis.proposer = *names
-                .get(p)
-                .ok_or_else(|| lf.error("chain.proposer", format!("unknown account `{p}`")))?;
+            genesis.proposer = *names.get(p).ok_or_else(|| {
+                lf.table_error("chain", "proposer", format!("unknown account `{p}`"))
+            })?;
         }
         if let Some(ds) = &c.system_deployers {
             genesis.system_deployers = ds
                 .iter()
                 .map(|d| {
                     names.get(d).copied().ok_or_else(|| {
-                        lf.error("chain.system_deployers", format!("unknown account `{d}`"))
+                        lf.table_error(
+                            "chain",
+                            "system_deployers",
+                            format!("unknown account `{d}`"),
+                        )
                     })
                 })
                 .collect::<Result<_, _>>()?;
@@ -196,13 +198,13 @@ impl Scenario {
         let mut steps: Vec<PreparedStep> = Vec::new();
         let mut labels: BTreeMap<String, u64> = BTreeMap::new();
         let mut outages: Vec<(u64, u64)> = Vec::new();
-        let mut ordered: Vec<_> = f.steps.iter().collect();
-        ordered.sort_by_key(|s| s.get_ref().at());
-        for s in ordered {
+        // In height order (stable: file order within a height), named by their place in the file.
+        let mut ordered: Vec<_> = f.steps.iter().enumerate().collect();
+        ordered.sort_by_key(|(_, s)| s.get_ref().at());
+        for (i, s) in ordered {
             let span = s.span();
             let step = s.get_ref();
-            let err =
-                |field: &str, m: String| lf.error_at(span.clone(), format!("steps.{field}"), m);
+            let err = |key: &str, m: String| lf.element_error("steps", i, span.clone(), key, m);
             let name = |field: &str, n: &str| -> Result<Address, FixtureError> {
                 names
                     .get(n)
@@ -339,24 +341,24 @@ impl Scenario {
         }
         for a in &actors {
             if let Some((from, to)) = outages.iter().find(|(x, y)| a.at > *x && a.at <= *y) {
-                return Err(FixtureError {
-                    file: lf.path.clone(),
-                    line: a.line,
-                    field: "actors.at".into(),
-                    message: format!(
+                return Err(lf.element_error(
+                    "actors",
+                    a.index,
+                    a.span.clone(),
+                    "at",
+                    format!(
                         "height {} falls inside the outage after block {from} (up to {to})",
                         a.at
                     ),
-                });
+                ));
             }
         }
 
         let mut expects = Vec::new();
-        for e in &f.expect {
+        for (i, e) in f.expect.iter().enumerate() {
             let span = e.span();
             let x = e.get_ref();
-            let err =
-                |field: &str, m: String| lf.error_at(span.clone(), format!("expect.{field}"), m);
+            let err = |key: &str, m: String| lf.element_error("expect", i, span.clone(), key, m);
             let kinds = [x.kind.is_some(), x.balance_of.is_some(), x.status.is_some()];
             if kinds.iter().filter(|k| **k).count() != 1 {
                 return Err(err(

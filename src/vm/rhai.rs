@@ -87,15 +87,19 @@
 //! # Sandbox
 //!
 //! No file, clock, network, randomness or module access: modules resolve through a
-//! `DummyModuleResolver`, `import` and `eval` are disabled symbols, `sleep` is overridden to
-//! fail, the time package is compiled out (`no_time`), and `print`/`debug` only reach the
-//! `tracing` log at debug level. Limits, set explicitly so that debug and release builds agree
-//! (Rhai's own defaults differ between them): [`MAX_OPERATIONS_PER_CALL`], [`MAX_CALL_LEVELS`],
-//! [`MAX_EXPR_DEPTH`], [`MAX_FUNCTION_EXPR_DEPTH`], [`MAX_STRING_BYTES`], [`MAX_ARRAY_SIZE`]
-//! (array elements and `Blob` bytes), [`MAX_MAP_SIZE`], [`MAX_VARIABLES`], [`MAX_FUNCTIONS`] and
-//! [`MAX_SOURCE_BYTES`]. An infinite loop is `OutOfCycles`; deep recursion, an oversized value
-//! or any other runtime failure is `ScriptError` naming `file:line:column` (or `file, fn entry`
-//! where Rhai keeps no position, as for sandbox limits); a syntax error is `CompileError` at
+//! `DummyModuleResolver`, `import` and `eval` are disabled symbols (as is `this`, see below),
+//! `sleep` is overridden to fail, the time package is compiled out (`no_time`), and `print`/`debug`
+//! only reach the `tracing` log at debug level. Closures cannot capture variables (Rhai's
+//! `no_closure`): a captured variable is shared behind a lock, and under the `sync` feature Rhai
+//! sleeps up to 50 ms waiting for a locked value before it reports a data race, which a script
+//! could catch and repeat to stall the node for minutes. Limits, set explicitly so that debug and
+//! release builds agree (Rhai's own defaults differ between them): [`MAX_OPERATIONS_PER_CALL`],
+//! [`MAX_CALL_LEVELS`], [`MAX_EXPR_DEPTH`], [`MAX_FUNCTION_EXPR_DEPTH`], [`MAX_STRING_BYTES`],
+//! [`MAX_ARRAY_SIZE`] (array elements and `Blob` bytes), [`MAX_MAP_SIZE`], [`MAX_VARIABLES`],
+//! [`MAX_FUNCTIONS`] and [`MAX_SOURCE_BYTES`], and [`MAX_FRAME_DATA_BYTES`] of live data per
+//! function call. An infinite loop is `OutOfCycles`; deep recursion, an oversized value or any
+//! other runtime failure is `ScriptError` naming `file:line:column` (or `file, fn entry` where Rhai
+//! keeps no position, as for sandbox limits); a syntax error is `CompileError` at
 //! `file:line:column`, with [`ActorCode::name`] as the file.
 //!
 //! The array and map limits are small on purpose: Rhai walks nested data recursively (size
@@ -106,9 +110,31 @@
 //! nesting does) may fail at a different point in a debug build than in a release build, where
 //! the deterministic limits above are normally met first.
 //!
-//! Rhai re-checks a container's size on method calls, `op=` assignments and function results,
-//! but not on a plain `m[key] = value` / `m.field = value`; a variable-access hook ([`on_var`])
-//! closes that gap, so a container grown in place stops one element past its limit.
+//! **Data limits between Rhai's checks.** Rhai re-checks a container's size on method calls,
+//! `op=` assignments and function results, but not on `m[key] = value` (nor on a nested
+//! `m.inner[key] = value`), which inserts into a map unchecked: a loop could grow one map until
+//! the call ran out of cycles (a 5,000,000-cycle call held over 2 GB). Two checks, run from Rhai's
+//! variable hooks (`on_var` before every read or write of a variable, `on_def_var` at every
+//! `let`), close the gap:
+//!
+//! - every access to a variable near the top of its scope (the common case) checks its map size:
+//!   a map grown by `m[key] = value` fails at its next use, one entry past [`MAX_MAP_SIZE`];
+//! - every [`DATA_CHECK_INTERVAL`] operations the running function's variables are walked, nested
+//!   values included: a value over [`MAX_ARRAY_SIZE`], [`MAX_MAP_SIZE`] or [`MAX_STRING_BYTES`]
+//!   (map keys count as string bytes), or a frame holding more than [`MAX_FRAME_DATA_BYTES`],
+//!   fails. A `Blob` variable counts only towards the frame, so a large payload still passes
+//!   through. The walk is charged to the call: one operation per [`DATA_VALUES_PER_OPERATION`]
+//!   values visited (about what visiting them costs, measured against an operation).
+//!
+//! Both fail with `ScriptError: … sandbox limit: <what> too large`, which `try` cannot catch, and
+//! the call reverts like any failed call. Every change to a function's data begins with an access
+//! to one of its variables or a `let`, so both checks see it: `this`, through which a method-style
+//! function changes its caller's variable without naming a variable, is a disabled symbol, and
+//! closures cannot capture. A frame can exceed its limits only by what it does between two walks
+//! (at most [`DATA_CHECK_INTERVAL`] operations, each creating at most a string of
+//! [`MAX_STRING_BYTES`] or a copy of a value already checked), and a call nests at most
+//! [`MAX_CALL_LEVELS`] frames beyond its entry: about 136 MiB in the worst case. The hostile
+//! loops of `tests/vm_scripts.rs` stop after at most 4,300 operations, holding a few MB at most.
 //!
 //! # Host access
 //!
@@ -129,8 +155,8 @@ use crate::engine::timer::handler_payload;
 use crate::engine::{Address, ScheduleArgs, TimerId};
 use ::rhai::module_resolvers::DummyModuleResolver;
 use ::rhai::{
-    AST, Blob, CallFnOptions, Dynamic, Engine, EvalAltResult, FnAccess, INT, Map,
-    OptimizationLevel, Position, Scope,
+    AST, Blob, CallFnOptions, Dynamic, Engine, EvalAltResult, EvalContext, FnAccess, INT, Map,
+    OptimizationLevel, Position, Scope, VarDefInfo,
 };
 use std::cell::RefCell;
 use std::cmp::Ordering;
@@ -175,6 +201,20 @@ pub const MAX_FUNCTIONS: usize = 1_024;
 pub const STACK_GUARD_BYTES: usize = 512 << 10;
 /// Maximum script source size in bytes.
 pub const MAX_SOURCE_BYTES: usize = 262_144;
+/// Operations between two walks of the running script function's live data (its variables,
+/// nested values included; see "Sandbox" in the module docs).
+pub const DATA_CHECK_INTERVAL: u64 = 64;
+/// Maximum live data of one script function call (one frame: its parameters and variables), in
+/// data bytes: the bytes of its strings, `Blob`s and map keys plus [`DATA_BYTES_PER_VALUE`] for
+/// every value (variable, array element, map entry).
+pub const MAX_FRAME_DATA_BYTES: usize = 4 << 20;
+/// Data bytes counted for each value on top of its string, `Blob` or key bytes.
+pub const DATA_BYTES_PER_VALUE: usize = 16;
+/// Values a data walk visits per operation it is charged ([`CYCLES_PER_OPERATION`] each).
+pub const DATA_VALUES_PER_OPERATION: u64 = 32;
+/// A variable this close to the top of its scope (Rhai's offset) has its map size checked at
+/// every access, so `m[key] = value` cannot grow `m` past [`MAX_MAP_SIZE`] by more than one entry.
+const DIRECT_CHECK_OFFSET: usize = 32;
 
 /// The entry run once at deploy, with no parameters.
 pub const DEPLOY_ENTRY: &str = "deploy";
@@ -197,6 +237,9 @@ fn build_engine() -> Engine {
     e.set_module_resolver(DummyModuleResolver::new());
     e.disable_symbol("eval");
     e.disable_symbol("import");
+    // `this` lets a method-style script function mutate its caller's variable without naming
+    // any variable, out of reach of the data checks (see "Sandbox").
+    e.disable_symbol("this");
     e.on_print(|s| tracing::debug!(target: "cowboy_devnet::vm::rhai", "print: {s}"));
     e.on_debug(|s, src, pos| {
         tracing::debug!(target: "cowboy_devnet::vm::rhai", "debug: {} {pos:?}: {s}", src.unwrap_or(""))
@@ -212,9 +255,10 @@ fn build_engine() -> Engine {
     e.set_max_variables(MAX_VARIABLES);
     e.set_max_functions(MAX_FUNCTIONS);
     e.on_progress(on_progress);
-    // `on_var` is stable in practice but flagged "volatile" by Rhai (a deprecation marker).
+    // The variable hooks only check data; they never resolve or forbid a variable. (Rhai marks
+    // them unstable, not deprecated.)
     #[allow(deprecated)]
-    e.on_var(on_var);
+    e.on_var(on_var).on_def_var(on_def_var);
     // The core package's `sleep(seconds)` blocks the thread: functions registered on the engine
     // are resolved before package functions, so this override shadows it.
     e.register_fn("sleep", |_: INT| -> RhaiResult<()> {
@@ -231,10 +275,8 @@ fn build_engine() -> Engine {
 struct Frame {
     /// The call's host, lifetime-erased. `None` while a host function has it on loan.
     host: Option<NonNull<dyn Host + 'static>>,
-    /// The latest operation count Rhai reported, plus the size-check work charged by `on_var`.
+    /// The latest operation count Rhai reported.
     ops: u64,
-    /// Operations charged for walking containers in `on_var` (added to Rhai's own count).
-    walk_ops: u64,
     /// Operations already charged to the host.
     charged_ops: u64,
     /// The script is stopped at the first operation past this count.
@@ -247,6 +289,12 @@ struct Frame {
     stack_exhausted: bool,
     /// A host function is running (a panic caught now is the host's, and is resumed).
     in_host: bool,
+    /// `ops` at which the running function's live data is next walked.
+    next_data_check: u64,
+    /// Operations charged for data walks so far (included in `ops`).
+    walk_ops: u64,
+    /// Values visited by data walks and not yet charged (fewer than a whole operation's worth).
+    walk_carry: u64,
 }
 
 impl Frame {
@@ -254,13 +302,15 @@ impl Frame {
         Frame {
             host,
             ops: 0,
-            walk_ops: 0,
             charged_ops: 0,
             op_limit,
             fatal: None,
             stack_base: stack_address(),
             stack_exhausted: false,
             in_host: false,
+            next_data_check: DATA_CHECK_INTERVAL,
+            walk_ops: 0,
+            walk_carry: 0,
         }
     }
 }
@@ -297,105 +347,182 @@ fn on_progress(count: u64) -> Option<Dynamic> {
     })
 }
 
-/// Container elements `on_var` may walk per charged operation.
-const WALK_ELEMENTS_PER_OPERATION: usize = 16;
+// ---- data checks ------------------------------------------------------------------------------
 
-/// Rhai's variable-access hook, used as a size guard: before a variable (or `this`) holding an
-/// array, blob or map is used, its total size, counted as Rhai counts it for
-/// [`MAX_ARRAY_SIZE`], [`MAX_MAP_SIZE`] and [`MAX_STRING_BYTES`] (nested contents included), must
-/// be within the limits. Rhai checks sizes after method calls, `op=` assignments and function
-/// results but not after `m[key] = value` or `m.field = value`, so without this a loop could grow
-/// a container far past its limit (until its cycles ran out). Every growth step goes through a
-/// variable, so the container stops one element past its limit with a `sandbox limit` error at
-/// the access's position. The walk is charged to the call: one operation per
-/// [`WALK_ELEMENTS_PER_OPERATION`] elements visited.
-fn on_var(name: &str, _index: usize, ctx: ::rhai::EvalContext) -> RhaiResult<Option<Dynamic>> {
-    let mut visited = 0usize;
-    if let Some(v) = ctx.scope().get(name) {
-        check_container(v, &mut visited)?;
+/// Rhai's variable-access hook, called before every read or write of a variable. It only checks
+/// data and never resolves the variable itself (`Ok(None)`).
+fn on_var(_name: &str, offset: usize, ctx: EvalContext) -> RhaiResult<Option<Dynamic>> {
+    if (1..=DIRECT_CHECK_OFFSET).contains(&offset)
+        && let Some((_, _, value)) = ctx.scope().iter_raw().nth(offset - 1)
+        && value.is_map()
+        && let Ok(map) = value.as_map_ref()
+        && map.len() > MAX_MAP_SIZE
+    {
+        return Err(too_large("Size of object map".into()));
     }
-    if let Some(this) = ctx.this_ptr() {
-        check_container(this, &mut visited)?;
-    }
-    if visited >= WALK_ELEMENTS_PER_OPERATION {
-        FRAME.with(|slot| {
-            if let Ok(mut slot) = slot.try_borrow_mut()
-                && let Some(f) = slot.as_mut()
-            {
-                let n = (visited / WALK_ELEMENTS_PER_OPERATION) as u64;
-                f.walk_ops = f.walk_ops.saturating_add(n);
-                f.ops = f.ops.saturating_add(n);
-            }
-        });
-    }
+    check_frame_data(&ctx)?;
     Ok(None)
 }
 
-/// Fails if a container's sizes exceed the sandbox limits (see [`on_var`]).
-fn check_container(v: &Dynamic, visited: &mut usize) -> RhaiResult<()> {
-    if !(v.is_array() || v.is_blob() || v.is_map()) {
-        return Ok(());
+/// Rhai's variable-definition hook (`let`, `const`): checks data, never forbids a definition.
+fn on_def_var(at_runtime: bool, _: VarDefInfo, ctx: EvalContext) -> RhaiResult<bool> {
+    if at_runtime {
+        check_frame_data(&ctx)?;
     }
-    let mut sizes = Sizes::default();
-    sizes.add(v, visited);
-    let too_large = |what: &str| {
-        Err(EvalAltResult::ErrorDataTooLarge(what.into(), ::rhai::Position::NONE).into())
-    };
-    if sizes.strings > MAX_STRING_BYTES {
-        return too_large("Length of string");
-    }
-    if sizes.arrays > MAX_ARRAY_SIZE {
-        return too_large("Size of array/BLOB");
-    }
-    if sizes.maps > MAX_MAP_SIZE {
-        return too_large("Size of object map");
-    }
-    Ok(())
+    Ok(true)
 }
 
-/// Total array elements (and blob bytes), map entries and string bytes in a value, nested
-/// contents included, as Rhai totals them for its limits. Stops descending once any total is
-/// over its limit.
+fn too_large(what: String) -> Box<EvalAltResult> {
+    EvalAltResult::ErrorDataTooLarge(what, Position::NONE).into()
+}
+
+/// Walks the running function's live data when [`DATA_CHECK_INTERVAL`] operations have passed
+/// since the last walk, and charges the walk to the call (one operation per
+/// [`DATA_VALUES_PER_OPERATION`] values visited). Fails when a value is over the sandbox's array,
+/// map or string limits or the frame holds more than [`MAX_FRAME_DATA_BYTES`].
+fn check_frame_data(ctx: &EvalContext) -> RhaiResult<()> {
+    FRAME.with(|slot| {
+        let Ok(mut slot) = slot.try_borrow_mut() else {
+            return Ok(());
+        };
+        let Some(f) = slot.as_mut() else {
+            return Ok(());
+        };
+        if f.ops < f.next_data_check {
+            return Ok(());
+        }
+        let mut tally = Tally::default();
+        let result = tally.scope(ctx.scope());
+        let visited = f.walk_carry.saturating_add(tally.values);
+        let charge = visited / DATA_VALUES_PER_OPERATION;
+        f.walk_carry = visited % DATA_VALUES_PER_OPERATION;
+        f.walk_ops = f.walk_ops.saturating_add(charge);
+        f.ops = f.ops.saturating_add(charge);
+        f.next_data_check = f.ops.saturating_add(DATA_CHECK_INTERVAL);
+        result
+    })
+}
+
+/// Sizes of live data, counted the way Rhai counts them for its limits (nested array elements
+/// and `Blob` bytes, nested map entries, string bytes) except that map keys count as string
+/// bytes too, plus the frame's data bytes.
 #[derive(Default)]
-struct Sizes {
-    arrays: usize,
-    maps: usize,
-    strings: usize,
+struct Tally {
+    /// Of the variable being walked: array elements and `Blob` bytes, nested.
+    array: usize,
+    /// Of the variable being walked: map entries, nested.
+    map: usize,
+    /// Of the variable being walked: string and map-key bytes, nested.
+    string: usize,
+    /// Of the whole frame: data bytes (see [`MAX_FRAME_DATA_BYTES`]).
+    bytes: usize,
+    /// Values visited.
+    values: u64,
 }
 
-impl Sizes {
-    fn over(&self) -> bool {
-        self.arrays > MAX_ARRAY_SIZE || self.maps > MAX_MAP_SIZE || self.strings > MAX_STRING_BYTES
+impl Tally {
+    /// Walks every variable of `scope`, stopping at the first limit exceeded.
+    fn scope(&mut self, scope: &Scope) -> RhaiResult<()> {
+        for (_, _, value) in scope.iter_raw() {
+            (self.array, self.map, self.string) = (0, 0, 0);
+            // A `Blob` variable (a handler's payload) may be larger than MAX_ARRAY_SIZE: it
+            // passes through untouched (Rhai checks it when a method works on it in place).
+            if value.is_blob()
+                && let Ok(blob) = value.as_blob_ref()
+            {
+                self.values += 1;
+                self.bytes = self.bytes.saturating_add(DATA_BYTES_PER_VALUE + blob.len());
+            } else {
+                self.value(value);
+            }
+            self.check()?;
+        }
+        Ok(())
     }
 
-    fn add(&mut self, v: &Dynamic, visited: &mut usize) {
-        if self.over() {
-            return;
-        }
-        if let Some(a) = v.read_lock::<::rhai::Array>() {
-            self.arrays += a.len();
-            for x in a.iter() {
-                *visited += 1;
-                self.add(x, visited);
-                if self.over() {
+    fn exceeded(&self) -> bool {
+        self.string > MAX_STRING_BYTES
+            || self.array > MAX_ARRAY_SIZE
+            || self.map > MAX_MAP_SIZE
+            || self.bytes > MAX_FRAME_DATA_BYTES
+    }
+
+    /// The error for the first limit exceeded, in the order Rhai checks its own.
+    fn check(&self) -> RhaiResult<()> {
+        let what = if self.string > MAX_STRING_BYTES {
+            "Length of string".into()
+        } else if self.array > MAX_ARRAY_SIZE {
+            "Size of array/BLOB".into()
+        } else if self.map > MAX_MAP_SIZE {
+            "Size of object map".into()
+        } else if self.bytes > MAX_FRAME_DATA_BYTES {
+            format!(
+                "Data of one script function call ({} MiB limit)",
+                MAX_FRAME_DATA_BYTES >> 20
+            )
+        } else {
+            return Ok(());
+        };
+        Err(too_large(what))
+    }
+
+    /// Adds `value` and everything in it, stopping early once a limit is exceeded (which also
+    /// bounds the recursion by the container limits).
+    fn value(&mut self, value: &Dynamic) {
+        self.values += 1;
+        self.bytes = self.bytes.saturating_add(DATA_BYTES_PER_VALUE);
+        // The `is_*` tests are plain tag checks; a failed `as_*_ref` would build an error.
+        if value.is_string()
+            && let Ok(s) = value.as_immutable_string_ref()
+        {
+            self.string = self.string.saturating_add(s.len());
+            self.bytes = self.bytes.saturating_add(s.len());
+        } else if value.is_array()
+            && let Ok(array) = value.as_array_ref()
+        {
+            for item in array.iter() {
+                self.array += 1;
+                if !holds_data(item) {
+                    // The common element (a number, a bool, `()`), counted inline.
+                    self.values += 1;
+                    self.bytes = self.bytes.saturating_add(DATA_BYTES_PER_VALUE);
+                    continue;
+                }
+                if self.exceeded() {
                     return;
                 }
+                self.value(item);
             }
-        } else if let Some(b) = v.read_lock::<::rhai::Blob>() {
-            self.arrays += b.len();
-        } else if let Some(m) = v.read_lock::<::rhai::Map>() {
-            self.maps += m.len();
-            for x in m.values() {
-                *visited += 1;
-                self.add(x, visited);
-                if self.over() {
+        } else if value.is_blob()
+            && let Ok(blob) = value.as_blob_ref()
+        {
+            // Nested in an array or map: an element plus its bytes, as Rhai counts it.
+            self.array = self.array.saturating_add(1 + blob.len());
+            self.bytes = self.bytes.saturating_add(blob.len());
+        } else if value.is_map()
+            && let Ok(map) = value.as_map_ref()
+        {
+            for (key, item) in map.iter() {
+                self.map += 1;
+                self.string = self.string.saturating_add(key.len());
+                self.bytes = self.bytes.saturating_add(key.len());
+                if !holds_data(item) {
+                    self.values += 1;
+                    self.bytes = self.bytes.saturating_add(DATA_BYTES_PER_VALUE);
+                    continue;
+                }
+                if self.exceeded() {
                     return;
                 }
+                self.value(item);
             }
-        } else if let Some(s) = v.read_lock::<::rhai::ImmutableString>() {
-            self.strings += s.len();
         }
     }
+}
+
+/// Whether `value` is a string, array, `Blob` or map (plain tag checks).
+fn holds_data(value: &Dynamic) -> bool {
+    value.is_string() || value.is_array() || value.is_map() || value.is_blob()
 }
 
 /// Restores the frame that was current before a call, on every exit path.

@@ -1,0 +1,204 @@
+//! Transaction hashes and block body hashes commit to every field of what they hash: changing
+//! any one field of a transaction, receipt or event (as serialized, every kind the demo shows)
+//! changes the hash. The encoding hashed is binary (`HashEncoder`), not the JSON used here to
+//! reach each field.
+
+use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{
+    Block, EventRecord, Receipt, SystemInstruction, TimerOp, Transaction, TxKind, body_hash,
+};
+use cowboy_devnet::engine::{Address, ScheduleArgs, TimerConfig, TimerId};
+use cowboy_devnet::scenario::runner::disk_loader;
+use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario};
+use cowboy_devnet::vm::DevnetRuntime;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Paths (JSON pointers) to every leaf of `v`.
+fn leaves(v: &Value, at: String, out: &mut Vec<String>) {
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .for_each(|(k, x)| leaves(x, format!("{at}/{k}"), out)),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .for_each(|(i, x)| leaves(x, format!("{at}/{i}"), out)),
+        _ => out.push(at),
+    }
+}
+
+/// A different value of the same shape: numbers + 1, `null` (`None`) 1, booleans flipped, unit
+/// variants swapped for another, hex strings with their last digit changed, decimal strings + 1, other strings
+/// extended.
+fn perturb(v: &mut Value) {
+    const SWAPS: [(&str, &str); 3] = [("tx", "eob"), ("lane", "gc_budget"), ("rhai", "native")];
+    if let Value::String(s) = v
+        && let Some((a, b)) = SWAPS.iter().find(|(a, b)| a == s || b == s)
+    {
+        *v = Value::from(if a == s { *b } else { *a });
+        return;
+    }
+    *v = match v.take() {
+        Value::Null => Value::from(1u64),
+        Value::Number(n) => Value::from(n.as_u64().expect("unsigned") + 1),
+        Value::Bool(b) => Value::Bool(!b),
+        Value::String(s) if s.starts_with("0x") => {
+            let mut s = s;
+            let last = s.pop().expect("hex digit");
+            s.push(if last == '0' { '1' } else { '0' });
+            Value::String(s)
+        }
+        Value::String(s) if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) => {
+            Value::String((s.parse::<u128>().expect("decimal") + 1).to_string())
+        }
+        Value::String(s) => Value::String(s + "x"),
+        other => other,
+    }
+}
+
+/// Every single-field change of `value` that still deserializes to a different value. Changes
+/// that do not parse are skipped: in the values below, only enum tags (`kind`, `type`, `op`,
+/// `call`), whose variants carry different fields.
+fn variants<T: Serialize + DeserializeOwned + PartialEq>(value: &T) -> Vec<(String, T)> {
+    let json = serde_json::to_value(value).unwrap();
+    let mut paths = Vec::new();
+    leaves(&json, String::new(), &mut paths);
+    let mut out = Vec::new();
+    for p in paths {
+        let mut j = json.clone();
+        perturb(j.pointer_mut(&p).unwrap());
+        if let Ok(t) = serde_json::from_value::<T>(j)
+            && t != *value
+        {
+            out.push((p, t));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_transaction_hash_commits_to_every_field() {
+    let a = Address::from_label("alice");
+    let id = TimerId([7; 32]);
+    let mut txs = vec![
+        Transaction::new(
+            a,
+            TxKind::Transfer {
+                to: Address::from_label("bob"),
+                amount: 5,
+            },
+        ),
+        Transaction::new(
+            a,
+            TxKind::Deploy {
+                address: Some(Address::from_label("x")),
+                code: ActorCode::rhai("x.rhai", "fn handle_timer(p) {}"),
+                endowment: 9,
+            },
+        ),
+        Transaction::new(
+            a,
+            TxKind::Call {
+                actor: Address::from_label("x"),
+                handler: "settle".into(),
+                payload: b"abc".to_vec(),
+            },
+        ),
+        Transaction::new(
+            a,
+            TxKind::System(SystemInstruction::ExtendTimer {
+                timer_id: id,
+                new_expires_at: 40,
+            }),
+        ),
+        Transaction::new(
+            a,
+            TxKind::System(SystemInstruction::UpdateTimerConfig {
+                config: TimerConfig::default(),
+            }),
+        ),
+        Transaction::new(
+            a,
+            TxKind::ActAs {
+                actor: Address::from_label("x"),
+                op: TimerOp::ScheduleTimer(ScheduleArgs {
+                    height: 12,
+                    payload: b"p".to_vec(),
+                    fee_payer: Some(a),
+                    gas_limit: Some(1_000),
+                    expires_at: Some(20),
+                }),
+            },
+        ),
+    ];
+    txs[0].nonce = Some(3);
+    txs[0].cycle_limit = Some(100_000);
+    let mut checked = 0;
+    for tx in &txs {
+        for (path, changed) in variants(tx) {
+            assert_ne!(changed.hash(), tx.hash(), "{} {path}", tx.kind_name());
+            checked += 1;
+        }
+    }
+    // Same value, same hash.
+    assert_eq!(txs[1].clone().hash(), txs[1].hash());
+    assert!(checked >= 44, "{checked}");
+}
+
+#[test]
+fn a_block_body_hash_commits_to_every_field_of_every_receipt_and_event_kind() {
+    // The demo fixture shows every event kind and every transaction kind; its blocks' body
+    // hashes are recomputed, then one receipt per (kind, outcome) and one event per kind have
+    // each of their fields changed in turn.
+    let lf = LoadedFixture::read(Path::new("fixtures/demo.toml")).expect("fixture parses");
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader).expect("fixture checks");
+    let mut blocks: Vec<Block> = Vec::new();
+    s.run(
+        DevnetRuntime::shared(),
+        RunOptions::default(),
+        &mut |b, _| blocks.push(b.clone()),
+    )
+    .expect("fixture runs");
+    let mut receipts: BTreeMap<(String, bool), Receipt> = BTreeMap::new();
+    let mut events: BTreeMap<&str, EventRecord> = BTreeMap::new();
+    for b in &blocks {
+        assert_eq!(body_hash(&b.receipts, &b.events), b.header.body_hash);
+        for r in &b.receipts {
+            receipts
+                .entry((r.kind.clone(), r.success))
+                .or_insert_with(|| r.clone());
+        }
+        for e in &b.events {
+            events.entry(e.event.kind()).or_insert_with(|| e.clone());
+        }
+    }
+    assert_eq!(events.len(), 12, "{:?}", events.keys());
+    let mut checked = 0;
+    for r in receipts.values() {
+        let h = body_hash(std::slice::from_ref(r), &[]);
+        for (path, changed) in variants(r) {
+            assert_ne!(body_hash(&[changed], &[]), h, "receipt {} {path}", r.kind);
+            checked += 1;
+        }
+    }
+    for e in events.values() {
+        let h = body_hash(&[], std::slice::from_ref(e));
+        for (path, changed) in variants(e) {
+            assert_ne!(body_hash(&[], &[changed]), h, "{} {path}", e.event.kind());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 142, "{checked}");
+    // Order matters: the same events in another order hash differently.
+    let b = blocks
+        .iter()
+        .find(|b| b.events.len() >= 2)
+        .expect("a block with two events");
+    let mut swapped = b.events.clone();
+    swapped.swap(0, 1);
+    assert_ne!(body_hash(&b.receipts, &swapped), b.header.body_hash);
+}
