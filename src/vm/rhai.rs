@@ -466,6 +466,22 @@ impl Tally {
         Err(too_large(what))
     }
 
+    /// Adds one element of an array or map. Returns `false` once a limit is exceeded, when the
+    /// walk stops.
+    fn element(&mut self, item: &Dynamic) -> bool {
+        if !holds_data(item) {
+            // The common element (a number, a bool, `()`), counted inline.
+            self.values += 1;
+            self.bytes = self.bytes.saturating_add(DATA_BYTES_PER_VALUE);
+            return true;
+        }
+        if self.exceeded() {
+            return false;
+        }
+        self.value(item);
+        true
+    }
+
     /// Adds `value` and everything in it, stopping early once a limit is exceeded (which also
     /// bounds the recursion by the container limits).
     fn value(&mut self, value: &Dynamic) {
@@ -482,16 +498,9 @@ impl Tally {
         {
             for item in array.iter() {
                 self.array += 1;
-                if !holds_data(item) {
-                    // The common element (a number, a bool, `()`), counted inline.
-                    self.values += 1;
-                    self.bytes = self.bytes.saturating_add(DATA_BYTES_PER_VALUE);
-                    continue;
-                }
-                if self.exceeded() {
+                if !self.element(item) {
                     return;
                 }
-                self.value(item);
             }
         } else if value.is_blob()
             && let Ok(blob) = value.as_blob_ref()
@@ -506,15 +515,9 @@ impl Tally {
                 self.map += 1;
                 self.string = self.string.saturating_add(key.len());
                 self.bytes = self.bytes.saturating_add(key.len());
-                if !holds_data(item) {
-                    self.values += 1;
-                    self.bytes = self.bytes.saturating_add(DATA_BYTES_PER_VALUE);
-                    continue;
-                }
-                if self.exceeded() {
+                if !self.element(item) {
                     return;
                 }
-                self.value(item);
             }
         }
     }
