@@ -474,3 +474,81 @@ fn cip1_2_removed_timers_vanish_from_lookups_at_once_and_slots_are_reused_safely
         assert!(!q.contains(&id(n)));
     }
 }
+
+/// CIP-1 v3 §2.1 (FIFO per height through every path): a busy height (over 512 timers, whose
+/// records the queue lays out in pages of their own) keeps its FIFO order and loses nothing
+/// through cancels, timers carried to the next height, a dump and restore, an outage jump and
+/// the reuse of its pages by later heights.
+#[test]
+fn cip1_2_1_busy_heights_keep_fifo_through_cancel_carry_restore_and_jump() {
+    use std::collections::BTreeMap;
+    let mut q = CalendarQueue::new(small(), 1);
+    q.maintain(1);
+    let mut model: BTreeMap<u64, Vec<TimerId>> = BTreeMap::new();
+    for n in 0..3_000 {
+        let h = 2 + n % 3;
+        q.insert(timer(n, h)).expect("fresh id");
+        model.entry(h).or_default().push(id(n));
+    }
+    for n in 3_000..3_200 {
+        q.insert(timer(n, 6)).expect("fresh id");
+        model.entry(6).or_default().push(id(n));
+    }
+    let mut removed = std::collections::HashSet::new();
+    for n in (0..3_200).step_by(5) {
+        assert!(q.remove(&id(n)).is_some(), "timer {n}");
+        removed.insert(id(n));
+    }
+    for ids in model.values_mut() {
+        ids.retain(|t| !removed.contains(t));
+    }
+    assert_eq!(q.len(), 2_560);
+    assert!(block(&mut q, 1).is_empty());
+
+    // Height 2: the first half fires, the rest is carried to the front of height 3.
+    q.maintain(2);
+    let due = q.take_due(2);
+    let due_ids: Vec<TimerId> = due.iter().map(|&s| q.slot(s).timer_id).collect();
+    assert_eq!(due_ids, model[&2]);
+    let (fire, carry) = due.split_at(due.len() / 2);
+    for &s in fire {
+        q.conclude(s);
+    }
+    q.carry(carry);
+    let mut expect3: Vec<TimerId> = due_ids[fire.len()..].to_vec();
+    expect3.extend(&model[&3]);
+
+    // A dump restores the same queue: same roots, same timers, same order.
+    let mut restored = CalendarQueue::restore(q.dump()).expect("consistent dump");
+    assert_eq!(restored.commit(), q.commit());
+    let ids = |q: &CalendarQueue| q.pending().iter().map(|t| t.timer_id).collect::<Vec<_>>();
+    assert_eq!(ids(&restored), ids(&q));
+    for q in [&mut q, &mut restored] {
+        assert_eq!(block(q, 3), expect3);
+    }
+
+    // An outage from height 4 to 6: height 4's timers fall due at 6, ahead of 6's own.
+    q.jump_to(6);
+    let mut expect6 = model[&4].clone();
+    expect6.extend(&model[&6]);
+    assert_eq!(block(&mut q, 6), expect6);
+    assert!(q.is_empty());
+
+    // The freed pages serve a new busy height; everything leaves exactly once.
+    for n in 10_000..11_500 {
+        q.insert(timer(n, 9 + n % 2)).expect("fresh id");
+    }
+    let mut fired = block(&mut q, 7);
+    for h in 8..=10 {
+        fired.extend(block(&mut q, h));
+    }
+    let mut expected: Vec<TimerId> = (10_000..11_500).filter(|n| n % 2 == 0).map(id).collect();
+    expected.extend((10_000..11_500).filter(|n| n % 2 == 1).map(id));
+    assert_eq!(fired, expected);
+    assert!(q.is_empty());
+    assert!(
+        (0..3_200)
+            .chain(10_000..11_500)
+            .all(|n| !q.contains(&id(n)))
+    );
+}
