@@ -14,6 +14,9 @@
 //! * `end_of_block/commitment_10k_out_and_in`: the timer commitment alone, 10,000 timers of one
 //!   height removed (root) and put back (root), scheduled together or scattered over the whole
 //!   history, beside the leaf-keyed `SetCommitment` doing the same.
+//! * A report (printed) of the same `seal_block()` at 10,000 and at 1,000,000 pending, one block
+//!   of each in turn, with the medians' ratio: interleaving keeps the drift of a shared machine
+//!   out of the ratio.
 //! * A report (printed) of heap bytes per pending timer at 1,000,000 pending, from a counting
 //!   global allocator and from `approx_bytes()`.
 //! * A report (printed) of per-block times across epoch rollovers with 1,000,000 timers pending
@@ -25,8 +28,8 @@
 //! The due timers of each measured block are inserted, and folded into the state commitment,
 //! before the clock starts, so each block pays for exactly its own 10,000 fires.
 //!
-//! Run: `cargo bench --bench end_of_block` (filters: `seal_10k_due`, `commitment`, `memory`,
-//! `epoch_rollover`).
+//! Run: `cargo bench --bench end_of_block` (filters: `seal_10k_due`, `commitment`, `seal_ratio`,
+//! `memory`, `epoch_rollover`).
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
@@ -838,6 +841,40 @@ fn rollover_naive() {
     summarize("naive_whole_epoch_migration", times, 1);
 }
 
+// ---- b': the 1M / 10k ratio of one sealed block, interleaved ------------------------------------
+
+/// Blocks sealed per state in the interleaved comparison.
+const RATIO_BLOCKS: usize = 21;
+
+/// `seal_block()` with 10,000 due at 10,000 and at 1,000,000 other pending, one block of each
+/// in turn, so that a slow spell of a shared machine lands on both sides alike (the criterion
+/// rows above measure each state in its own stretch of time). Reports both medians and their
+/// ratio, the figure of the "cost follows the due timers" target.
+fn report_seal_ratio(_c: &mut Criterion) {
+    if !selected("end_of_block/seal_ratio") {
+        return;
+    }
+    let mut small = ChainState::new(10_000);
+    let mut large = ChainState::new(1_000_000);
+    // One untimed block each, to warm both up.
+    small.run(1);
+    large.run(1);
+    let (mut s, mut l) = (Vec::new(), Vec::new());
+    for _ in 0..RATIO_BLOCKS {
+        s.push(small.run(1));
+        l.push(large.run(1));
+    }
+    s.sort();
+    l.sort();
+    let (ms, ml) = (s[RATIO_BLOCKS / 2], l[RATIO_BLOCKS / 2]);
+    println!(
+        "end_of_block/seal_ratio: seal_block with {DUE} due, {RATIO_BLOCKS} blocks each, \
+         interleaved: median {ms:?} at 10,000 pending, {ml:?} at 1,000,000; ratio {:.2}x \
+         (target <= 1.2x)",
+        ml.as_secs_f64() / ms.as_secs_f64()
+    );
+}
+
 fn report_rollover(_c: &mut Criterion) {
     if !selected("end_of_block/epoch_rollover") {
         return;
@@ -856,6 +893,7 @@ criterion_group!(
     benches,
     bench_seal,
     bench_commitment,
+    report_seal_ratio,
     report_memory,
     report_rollover
 );
