@@ -10,6 +10,14 @@
 //! extend find a timer through the id index without scanning, and a cancelled timer's handle is
 //! simply skipped when its bucket is drained.
 //!
+//! **Records of a busy height sit together.** The slab is made of fixed pages of 64 records. A
+//! ring bucket that already holds `BUSY_BUCKET` (512) handles takes the records of its further
+//! timers in order from pages of its own, so a height with thousands of timers is written as a
+//! few streams and drained as one, instead of touching one scattered record (a cache miss at a
+//! million pending) per timer. Such a page is freed as a whole once every timer it held has left
+//! (fired, removed, or carried on and concluded later). Quiet buckets and the epoch and overflow
+//! tiers draw single slots from pooled pages, so a sparse schedule carries no page slack.
+//!
 //! **Amortized epoch maintenance.** During epoch `e` the queue migrates epoch `e+1` from the epoch
 //! queue into the ring, and the overflow entries of epoch `e+S` into the epoch queue, a slice
 //! per block (`ceil(remaining / blocks left in the epoch)`), so no block pays for a whole
