@@ -466,23 +466,18 @@ impl CalendarQueue {
         } else {
             self.place(timer.height)
         };
-        let slot = match tier {
-            Tier::Ring => {
-                let pos = self.ring_pos(carry_to.unwrap_or(timer.height));
-                if self.ring[pos].len() >= BUSY_BUCKET {
-                    self.alloc_for_height(pos)
-                } else {
-                    self.alloc_pooled()
-                }
-            }
-            Tier::Epoch | Tier::Overflow => self.alloc_pooled(),
+        let ring_pos =
+            (tier == Tier::Ring).then(|| self.ring_pos(carry_to.unwrap_or(timer.height)));
+        let slot = match ring_pos {
+            Some(pos) if self.ring[pos].len() >= BUSY_BUCKET => self.alloc_for_height(pos),
+            _ => self.alloc_pooled(),
         };
         let generation = self.slots[slot as usize].meta.generation;
         self.slots[slot as usize].meta.tier = tier;
         let h = Handle { slot, generation };
         match tier {
             Tier::Ring => {
-                let pos = self.ring_pos(carry_to.unwrap_or(timer.height));
+                let pos = ring_pos.expect("a ring timer has a ring position");
                 self.ring_bucket(pos).push_back(h);
                 self.counts.ring += 1;
             }
