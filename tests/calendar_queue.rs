@@ -9,10 +9,7 @@ mod common;
 use common::*;
 use cowboy_devnet::chain::{Chain, SystemInstruction};
 use cowboy_devnet::engine::queue::Tier;
-use cowboy_devnet::engine::types::keccak;
-use cowboy_devnet::engine::{
-    Address, CalendarQueue, QueueConfig, ScheduleArgs, TierCounts, Timer, TimerId,
-};
+use cowboy_devnet::engine::{CalendarQueue, QueueConfig, ScheduleArgs, TierCounts, TimerId};
 
 fn small() -> QueueConfig {
     QueueConfig {
@@ -21,25 +18,7 @@ fn small() -> QueueConfig {
     }
 }
 
-fn timer(n: u64, height: u64) -> Timer {
-    let actor = Address::from_label("q-actor");
-    Timer {
-        timer_id: TimerId(keccak(&n.to_be_bytes())),
-        actor_address: actor,
-        fee_payer: actor,
-        height,
-        seq: 0,
-        schedule_block: 0,
-        gas_limit_per_fire: 1_000,
-        expires_at: height + 1_000,
-        payload: Box::new([]),
-        fee_caps: None,
-    }
-}
-
-fn id(n: u64) -> TimerId {
-    TimerId(keccak(&n.to_be_bytes()))
-}
+use common::{queue_id as id, queue_timer as timer};
 
 /// One block at the engine level: epoch maintenance, then the height's bucket drained.
 fn block(q: &mut CalendarQueue, h: u64) -> Vec<TimerId> {

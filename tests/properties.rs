@@ -746,24 +746,6 @@ fn queue_op() -> impl Strategy<Value = QueueOp> {
     ]
 }
 
-fn bare_timer(n: u64, height: u64) -> cowboy_devnet::engine::Timer {
-    let mut id = [0u8; 32];
-    id[..8].copy_from_slice(&n.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
-    id[8..16].copy_from_slice(&n.to_le_bytes());
-    cowboy_devnet::engine::Timer {
-        timer_id: TimerId(id),
-        actor_address: actor_a(),
-        fee_payer: actor_a(),
-        height,
-        seq: 0,
-        schedule_block: 0,
-        gas_limit_per_fire: 1_000,
-        expires_at: height + 1_000,
-        payload: Box::new([]),
-        fee_caps: None,
-    }
-}
-
 /// Runs `ops` on a bare queue beside a model of its buckets; checks every drained bucket's
 /// order, then drains the rest and checks that every timer left exactly once.
 fn busy_run(ops: &[QueueOp]) {
@@ -803,7 +785,7 @@ fn busy_run(ops: &[QueueOp]) {
             QueueOp::Insert { ahead, count } => {
                 let h = q.next_height() + ahead;
                 for _ in 0..count {
-                    let id = q.insert(bare_timer(n, h)).expect("fresh id");
+                    let id = q.insert(queue_timer(n, h)).expect("fresh id");
                     n += 1;
                     model.entry(h).or_default().push(id);
                     live.push(id);

@@ -1,5 +1,5 @@
 //! Helpers shared by the behaviour and property tests: a funded chain, deploys, `ActAs` timer
-//! calls, governance instructions and event queries.
+//! calls, governance instructions, event queries and bare timers for queue-level tests.
 #![allow(dead_code)]
 
 use cowboy_devnet::chain::runtime::ActorCode;
@@ -238,4 +238,27 @@ pub fn cfg_with(f: impl FnOnce(&mut TimerConfig)) -> TimerConfig {
     let mut c = TimerConfig::default();
     f(&mut c);
     c
+}
+
+/// A bare timer for queue-level tests: id `keccak(n)`, one actor, due at `height`; `seq` is
+/// assigned by the queue.
+pub fn queue_timer(n: u64, height: u64) -> cowboy_devnet::engine::Timer {
+    let actor = Address::from_label("q-actor");
+    cowboy_devnet::engine::Timer {
+        timer_id: queue_id(n),
+        actor_address: actor,
+        fee_payer: actor,
+        height,
+        seq: 0,
+        schedule_block: 0,
+        gas_limit_per_fire: 1_000,
+        expires_at: height + 1_000,
+        payload: Box::new([]),
+        fee_caps: None,
+    }
+}
+
+/// The id of [`queue_timer`]`(n, _)`.
+pub fn queue_id(n: u64) -> TimerId {
+    TimerId(cowboy_devnet::engine::types::keccak(&n.to_be_bytes()))
 }
