@@ -10,9 +10,12 @@
 //! number pending stays at `N`. One measured operation is "insert one timer" plus `1/k` of a
 //! block's advance (drain, conclude, epoch maintenance); throughput is in operations per second.
 //!
-//! Two more rows are context, not the target's reference: `btreemap_with_id_index` adds to the
-//! map the id index that cancel and extend need (the calendar queue has one), and
-//! `id_index_floor` is that index alone beside a ring of ids, with no timer records.
+//! Three more rows are context, not the target's reference: `btreemap_with_id_index` adds to the
+//! map the id index that cancel and extend need (the calendar queue has one); `id_index_floor` is
+//! that index alone beside a ring of ids, with no timer records; and `records_floor` is the
+//! records alone, with no index: a ring of one `Vec<Timer>` per height, each timer moved in once
+//! and out once. No structure that holds the timers can do less per operation than
+//! `records_floor`, nor one that also finds them by id less than `id_index_floor`.
 //!
 //! The queue's state commitment (`commit()`) is not part of this benchmark: it is called outside
 //! the timed region once about a block's worth of changes (at least 16,384) is buffered, so its
@@ -264,6 +267,48 @@ impl Workload for IdIndexFloor {
     }
 }
 
+/// Floor (context, not the target's reference): only what holding the timers requires, a ring
+/// of one `Vec<Timer>` per pending height (the delays span 65 heights), each timer moved in on
+/// insert and out on its block's drain, the vectors keeping their capacity; no index, no tree,
+/// no bookkeeping. No structure that stores the timer records can do less per operation.
+struct RecordsFloor {
+    ring: Vec<Vec<Timer>>,
+    h: u64,
+    len: usize,
+}
+
+impl RecordsFloor {
+    fn new() -> Self {
+        RecordsFloor {
+            ring: (0..=MAX_DELAY).map(|_| Vec::new()).collect(),
+            h: 1,
+            len: 0,
+        }
+    }
+}
+
+impl Workload for RecordsFloor {
+    fn insert(&mut self, n: u64, delay: u64) {
+        let height = self.h + delay;
+        self.ring[(height % (MAX_DELAY + 1)) as usize].push(timer(n, height));
+        self.len += 1;
+    }
+    fn advance(&mut self) -> usize {
+        let pos = (self.h % (MAX_DELAY + 1)) as usize;
+        let mut fired = 0;
+        for t in self.ring[pos].drain(..) {
+            black_box(&t);
+            fired += 1;
+        }
+        self.len -= fired;
+        self.h += 1;
+        fired
+    }
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
 /// The hierarchical hash wheel, one tick per block.
 struct Wheel {
     w: QuadWheelWithOverflow<Timer>,
@@ -376,6 +421,7 @@ fn bench_calendar_queue(c: &mut Criterion) {
             h: 1,
         });
         bench_one(&mut g, "id_index_floor", n, IdIndexFloor::new);
+        bench_one(&mut g, "records_floor", n, RecordsFloor::new);
         bench_one(&mut g, "hash_wheel", n, || Wheel {
             w: QuadWheelWithOverflow::default(),
             h: 1,
