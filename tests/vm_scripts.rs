@@ -880,3 +880,47 @@ fn cip5_8_containers_grown_in_place_hit_their_limit() {
     let r = call(&mut c, bob(), actor, "map_in_loop", b"");
     assert_eq!(error_name(&r), "ScriptError");
 }
+
+/// CIP-5 §8 (metering): comparing or copying a payload costs in proportion to its size. Each read
+/// of a variable holding a `Blob` over 1 KiB costs one more operation per KiB, so a handler that
+/// compares a 1 MiB payload with itself 20 times (two reads each) needs about 41,000 operations
+/// and runs out of a 200,000-cycle limit, where the same loop over a small payload costs a few
+/// hundred. Without the charge a 5,000,000-cycle call could loop over it for seconds.
+#[test]
+fn cip5_8_reading_a_large_payload_is_charged_by_its_size() {
+    let src = r#"
+        fn compare(payload) { let n = 0; for i in 0..20 { if payload == payload { n += 1; } } n }
+        fn pass_on(payload) { let n = 0; for i in 0..20 { n += helper(payload); } n }
+        fn helper(p) { 1 }
+        fn read_once(payload) { let n = payload == payload; }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "big.rhai", src, 0);
+    let big = vec![7u8; 1 << 20];
+    let limited = |handler: &str, payload: &[u8]| {
+        let mut tx = call_tx(bob(), actor, handler, payload);
+        tx.cycle_limit = Some(200_000);
+        tx
+    };
+    for handler in ["compare", "pass_on"] {
+        let small = c.apply_tx(limited(handler, b"small")).unwrap();
+        assert!(small.success, "{handler}: {:?}", small.error);
+        assert!(
+            small.cycles_used < 10_000,
+            "{handler}: {}",
+            small.cycles_used
+        );
+        let r = c.apply_tx(limited(handler, &big)).unwrap();
+        assert!(
+            !r.success,
+            "{handler} ran 20 reads of a 1 MiB payload on 200,000 cycles"
+        );
+        assert_eq!(error_name(&r), "OutOfCycles", "{handler}: {:?}", r.error);
+    }
+    // Two reads of a 1 MiB payload: at least 2 × 1,024 operations of 10 cycles.
+    let r = c.apply_tx(limited("read_once", &big)).unwrap();
+    assert!(r.success, "{:?}", r.error);
+    assert!(r.cycles_used >= 2 * 1_024 * 10, "{}", r.cycles_used);
+    let small = c.apply_tx(limited("read_once", b"x")).unwrap();
+    assert!(small.cycles_used < 2_000, "{}", small.cycles_used);
+}
