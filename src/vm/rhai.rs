@@ -27,8 +27,9 @@
 //!   reads it as UTF-8 text (up to [`MAX_STRING_BYTES`]), `payload.len()` and the other in-place
 //!   `Blob` methods work up to [`MAX_ARRAY_SIZE`] bytes, and a larger payload can still be passed
 //!   on untouched. Each read of a variable holding such a payload costs one more operation per
-//!   [`BLOB_BYTES_PER_OPERATION`] bytes of it, so a script pays for copying or comparing it. `schedule_timer`, `emit`, `storage_set` and `handler_payload` accept a string
-//!   (sent as its UTF-8 bytes) or a `Blob`.
+//!   [`BLOB_BYTES_PER_OPERATION`] bytes of it, so a script pays for copying or comparing it.
+//!   `schedule_timer`, `emit`, `storage_set` and `handler_payload` accept a string (sent as its
+//!   UTF-8 bytes) or a `Blob`.
 //! - **Addresses** are `"0x…"` hex strings (20 bytes, any case on input, lower case on output).
 //! - **Timer ids** are `"0x…"` hex strings of the 32-byte id; `cancel_timer` and `extend_timer`
 //!   take them back (or a `Blob` of the raw bytes), so an id can be kept in storage as a string.
@@ -214,8 +215,8 @@ pub const DATA_BYTES_PER_VALUE: usize = 16;
 /// Reading a variable that holds a `Blob` costs one more operation per this many bytes of it
 /// (rounded down). Only a call's payload can be a `Blob` larger than [`MAX_ARRAY_SIZE`] (Rhai
 /// refuses any larger one a function returns, `storage_get_blob` included), and comparing or
-/// copying one costs far more than an operation: without this
-/// charge, `loop { if payload == payload {} }` on a 1 MiB payload held the node for 6.6 s and
+/// copying one costs far more than an operation: without this charge,
+/// `loop { if payload == payload {} }` on a 1 MiB payload held the node for 6.6 s and
 /// 10.5 s (two runs) on one 5,000,000-cycle transaction, and passing it to a script function in
 /// a loop for 2.5 s. With it, each read of that payload costs 1,024 more operations (10,240
 /// cycles), about what copying it takes, and the same loops stop after 30 ms and 22 ms.
@@ -306,13 +307,13 @@ struct Frame {
     /// Values visited by data walks and not yet charged (fewer than a whole operation's worth).
     walk_carry: u64,
     /// The call's payload is a `Blob` over [`MAX_ARRAY_SIZE`]: every variable read is then
-    /// checked for one and charged by its size (see
-    /// [`BLOB_BYTES_PER_OPERATION`]). Calls without one skip the check.
+    /// checked for one and charged by its size (see [`BLOB_BYTES_PER_OPERATION`]). Calls
+    /// without one skip the check.
     big_blobs: bool,
 }
 
 impl Frame {
-    fn new(host: Option<NonNull<dyn Host + 'static>>, op_limit: u64) -> Self {
+    fn new(host: Option<NonNull<dyn Host + 'static>>, op_limit: u64, big_blobs: bool) -> Self {
         Frame {
             host,
             ops: 0,
@@ -325,7 +326,7 @@ impl Frame {
             next_data_check: DATA_CHECK_INTERVAL,
             walk_ops: 0,
             walk_carry: 0,
-            big_blobs: false,
+            big_blobs,
         }
     }
 }
@@ -368,7 +369,7 @@ fn on_progress(count: u64) -> Option<Dynamic> {
 /// data and never resolves the variable itself (`Ok(None)`).
 fn on_var(name: &str, offset: usize, ctx: EvalContext) -> RhaiResult<Option<Dynamic>> {
     if (1..=DIRECT_CHECK_OFFSET).contains(&offset)
-        && let Some((_, _, value)) = ctx.scope().iter_raw().nth(offset - 1)
+        && let Some(value) = scope_var(&ctx, name, offset)
         && value.is_map()
         && let Ok(map) = value.as_map_ref()
         && map.len() > MAX_MAP_SIZE
@@ -377,6 +378,18 @@ fn on_var(name: &str, offset: usize, ctx: EvalContext) -> RhaiResult<Option<Dyna
     }
     check_frame_data(&ctx, Some((name, offset)))?;
     Ok(None)
+}
+
+/// The value of the variable `name` that Rhai's variable hook is about to access: `offset`
+/// counts from the top of the scope (O(offset) to reach); 0 means Rhai has no offset for it and
+/// it is looked up by name.
+fn scope_var<'a>(ctx: &'a EvalContext, name: &str, offset: usize) -> Option<&'a Dynamic> {
+    let mut vars = ctx.scope().iter_raw();
+    let var = match offset {
+        0 => vars.find(|(n, ..)| *n == name),
+        n => vars.nth(n - 1),
+    };
+    var.map(|(_, _, value)| value)
 }
 
 /// Rhai's variable-definition hook (`let`, `const`): checks data, never forbids a definition.
@@ -408,20 +421,12 @@ fn check_frame_data(ctx: &EvalContext, read: Option<(&str, usize)>) -> RhaiResul
         };
         if f.big_blobs
             && let Some((name, offset)) = read
+            && let Some(value) = scope_var(ctx, name, offset)
+            && let Ok(blob) = value.as_blob_ref()
         {
-            // Rhai's offset counts from the top of the scope; 0 means "look it up by name".
-            let mut vars = ctx.scope().iter_raw();
-            let var = match offset {
-                0 => vars.find(|(n, ..)| *n == name),
-                n => vars.nth(n - 1),
-            };
-            if let Some((_, _, value)) = var
-                && let Ok(blob) = value.as_blob_ref()
-            {
-                let charge = (blob.len() / BLOB_BYTES_PER_OPERATION) as u64;
-                f.walk_ops = f.walk_ops.saturating_add(charge);
-                f.ops = f.ops.saturating_add(charge);
-            }
+            let charge = (blob.len() / BLOB_BYTES_PER_OPERATION) as u64;
+            f.walk_ops = f.walk_ops.saturating_add(charge);
+            f.ops = f.ops.saturating_add(charge);
         }
         if f.ops < f.next_data_check {
             return Ok(());
@@ -576,7 +581,12 @@ impl Drop for RestoreFrame {
 /// Runs `f` with `host` installed as this thread's host and returns `f`'s result with the final
 /// state of the frame. The host is charged for every operation; the caller charges what is left
 /// (`ops - charged_ops`).
-fn with_frame<R>(host: &mut dyn Host, op_limit: u64, f: impl FnOnce() -> R) -> (R, Frame) {
+fn with_frame<R>(
+    host: &mut dyn Host,
+    op_limit: u64,
+    big_blobs: bool,
+    f: impl FnOnce() -> R,
+) -> (R, Frame) {
     let ptr: NonNull<dyn Host + '_> = NonNull::from(&mut *host);
     // SAFETY: only the trait object's lifetime bound is erased (same layout, same vtable). The
     // pointer is dereferenced only by `host_call`, and only while this function runs: it is
@@ -585,14 +595,14 @@ fn with_frame<R>(host: &mut dyn Host, op_limit: u64, f: impl FnOnce() -> R) -> (
     // cannot be leaked. For that whole time `host` is exclusively borrowed by this function and
     // not otherwise used, so the referent is alive and the pointer's accesses are the only ones.
     let ptr: NonNull<dyn Host + 'static> = unsafe { std::mem::transmute(ptr) };
-    let frame = Frame::new(Some(ptr), op_limit);
+    let frame = Frame::new(Some(ptr), op_limit, big_blobs);
     let prev = FRAME.with(|slot| slot.borrow_mut().replace(frame));
     let restore = RestoreFrame(prev);
     let r = f();
     let frame = FRAME.with(|slot| slot.borrow_mut().take());
     drop(restore);
     let frame = frame.unwrap_or_else(|| {
-        let mut lost = Frame::new(None, 0);
+        let mut lost = Frame::new(None, 0, false);
         lost.fatal = Some(VmError::Script("internal: the call frame was lost".into()));
         lost
     });
@@ -1166,17 +1176,11 @@ impl RhaiRuntime {
             )));
         }
         let remaining = host.cycles_limit().saturating_sub(host.cycles_used());
-        let big_blob = args
+        let big_blobs = args
             .iter()
             .any(|a| a.as_blob_ref().is_ok_and(|b| b.len() > MAX_ARRAY_SIZE));
-        let (result, frame) = with_frame(host, remaining / CYCLES_PER_OPERATION, || {
-            if big_blob {
-                FRAME.with(|slot| {
-                    if let Some(f) = slot.borrow_mut().as_mut() {
-                        f.big_blobs = true;
-                    }
-                });
-            }
+        let op_limit = remaining / CYCLES_PER_OPERATION;
+        let (result, frame) = with_frame(host, op_limit, big_blobs, || {
             // A safety net: a panic inside the engine fails this call instead of the node. (The
             // engine is immutable and the frame is restored on unwinding, so nothing observed
             // later is left half-updated.)
@@ -1524,7 +1528,7 @@ mod tests {
         assert!(FRAME.with(|s| s.borrow().is_none()));
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut h = TestHost::new(1_000);
-            with_frame(&mut h, 10, || panic!("boom"))
+            with_frame(&mut h, 10, false, || panic!("boom"))
         }));
         assert!(r.is_err());
         assert!(FRAME.with(|s| s.borrow().is_none()));
