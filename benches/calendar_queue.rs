@@ -88,6 +88,26 @@ fn timer(n: u64, height: u64) -> Timer {
     }
 }
 
+/// Consumes the timers a block fires (as every structure's drain does) and counts them.
+fn fire(timers: impl IntoIterator<Item = Timer>) -> usize {
+    let mut fired = 0;
+    for t in timers {
+        black_box(&t);
+        fired += 1;
+    }
+    fired
+}
+
+/// A ring of one bucket per pending height for the floors (the delays span `MAX_DELAY + 1`
+/// heights), and a height's bucket in it.
+fn height_ring<T>() -> Vec<Vec<T>> {
+    (0..=MAX_DELAY).map(|_| Vec::new()).collect()
+}
+
+fn ring_pos(height: u64) -> usize {
+    (height % (MAX_DELAY + 1)) as usize
+}
+
 /// Timers inserted per block so that `n` stay pending (mean delay 32.5 blocks).
 fn per_block(n: u64) -> u64 {
     (n * 2).div_ceil(MAX_DELAY + 1).max(1)
@@ -176,10 +196,7 @@ impl Workload for Btree {
         if let Some(entry) = self.map.first_entry()
             && *entry.key() == self.h
         {
-            for t in entry.remove() {
-                black_box(&t);
-                fired += 1;
-            }
+            fired = fire(entry.remove());
         }
         self.len -= fired;
         self.h += 1;
@@ -238,7 +255,7 @@ impl IdIndexFloor {
     fn new() -> Self {
         IdIndexFloor {
             index: hashbrown::HashMap::new(),
-            ring: (0..=MAX_DELAY).map(|_| Vec::new()).collect(),
+            ring: height_ring(),
             h: 1,
         }
     }
@@ -249,10 +266,10 @@ impl Workload for IdIndexFloor {
         let height = self.h + delay;
         let id = timer(n, height).timer_id;
         self.index.insert(id, height);
-        self.ring[(height % (MAX_DELAY + 1)) as usize].push(id);
+        self.ring[ring_pos(height)].push(id);
     }
     fn advance(&mut self) -> usize {
-        let pos = (self.h % (MAX_DELAY + 1)) as usize;
+        let pos = ring_pos(self.h);
         let mut due = std::mem::take(&mut self.ring[pos]);
         let fired = due.len();
         for id in due.drain(..) {
@@ -280,7 +297,7 @@ struct RecordsFloor {
 impl RecordsFloor {
     fn new() -> Self {
         RecordsFloor {
-            ring: (0..=MAX_DELAY).map(|_| Vec::new()).collect(),
+            ring: height_ring(),
             h: 1,
             len: 0,
         }
@@ -290,16 +307,11 @@ impl RecordsFloor {
 impl Workload for RecordsFloor {
     fn insert(&mut self, n: u64, delay: u64) {
         let height = self.h + delay;
-        self.ring[(height % (MAX_DELAY + 1)) as usize].push(timer(n, height));
+        self.ring[ring_pos(height)].push(timer(n, height));
         self.len += 1;
     }
     fn advance(&mut self) -> usize {
-        let pos = (self.h % (MAX_DELAY + 1)) as usize;
-        let mut fired = 0;
-        for t in self.ring[pos].drain(..) {
-            black_box(&t);
-            fired += 1;
-        }
+        let fired = fire(self.ring[ring_pos(self.h)].drain(..));
         self.len -= fired;
         self.h += 1;
         fired
@@ -326,11 +338,7 @@ impl Workload for Wheel {
         self.len += 1;
     }
     fn advance(&mut self) -> usize {
-        let mut fired = 0;
-        for t in self.w.tick() {
-            black_box(&t);
-            fired += 1;
-        }
+        let fired = fire(self.w.tick());
         self.len -= fired;
         self.h += 1;
         fired
