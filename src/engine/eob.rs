@@ -29,6 +29,10 @@ pub struct FeeQuote {
 #[derive(Clone, Debug)]
 pub struct Fire {
     pub timer: Timer,
+    /// The cycle budget of this fire: `min(gas_limit_per_fire, max_cycles_per_fire)` under the
+    /// config in force at fire time (see [`fire_budget`]). `max_cost`, the lane reservation
+    /// and the metering all use it.
+    pub cycles_limit: u64,
     pub max_cost: u128,
     pub tip_per_cycle: u128,
     pub cycle_basefee: u128,
@@ -73,6 +77,18 @@ pub fn max_cost(gas_limit: u64, cells_limit: u64, quote: &FeeQuote, tip_per_cycl
         .saturating_add((cells_limit as u128).saturating_mul(quote.cell_basefee))
 }
 
+/// The cycle budget a timer fires with: its `gas_limit_per_fire`, bounded by the
+/// `max_cycles_per_fire` in force at fire time.
+///
+/// Spec note (CIP-5 §6.2 "bounded by", §6.4 "lower per-fire caps"): a cap lowered by governance
+/// binds timers already scheduled. Such a timer fires with the lowered cap as its budget; its
+/// `max_cost` (§6.3 step 2), its funds check, its lane reservation and its metered limit all
+/// follow that budget, so it can neither use nor be charged more than the cap allows. Raising
+/// the cap never raises a timer's budget above the `gas_limit_per_fire` it was scheduled with.
+pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
+    timer.gas_limit_per_fire.min(cfg.max_cycles_per_fire)
+}
+
 /// Classifies and selects the timers due at `height` under the FIFO scheduler (CIP-5 §5.1).
 ///
 /// For each due timer, in bucket order:
@@ -114,7 +130,8 @@ pub fn plan(
     for slot in due {
         let t = queue.slot(slot);
         let expired = height > t.expires_at;
-        let cost = max_cost(t.gas_limit_per_fire, cfg.max_cells_per_fire, quote, 0);
+        let budget = fire_budget(t, cfg);
+        let cost = max_cost(budget, cfg.max_cells_per_fire, quote, 0);
         let available = if expired {
             0
         } else {
@@ -154,20 +171,21 @@ pub fn plan(
         // A timer larger than the whole lane under this config (governance shrank the lane
         // after it was scheduled) waits for a larger lane or its TTL without closing the lane,
         // or it would stall every timer behind it.
-        let never_fits = t.gas_limit_per_fire > cfg.lane_timer_cycles;
-        if never_fits || lane_closed || t.gas_limit_per_fire > lane_left {
+        let never_fits = budget > cfg.lane_timer_cycles;
+        if never_fits || lane_closed || budget > lane_left {
             lane_closed |= !never_fits;
             defer(&mut out, t, to_height, DeferReason::Lane);
             carried.push(slot);
             continue;
         }
-        lane_left -= t.gas_limit_per_fire;
-        out.stats.lane_reserved += t.gas_limit_per_fire;
+        lane_left -= budget;
+        out.stats.lane_reserved += budget;
         ledger.debit(&t.fee_payer, cost);
         let timer = queue.conclude(slot);
         out.stats.fired += 1;
         out.fires.push(Fire {
             timer,
+            cycles_limit: budget,
             max_cost: cost,
             tip_per_cycle: 0,
             cycle_basefee: quote.cycle_basefee,
@@ -206,7 +224,7 @@ pub struct Settlement {
 /// Settles a fire that used `cycles` and `cells` (both already capped by the fire's limits).
 /// A reverted handler settles the same way: what it used is charged (§6.3 step 5).
 pub fn settle(fire: &Fire, cycles: u64, cells: u64) -> Settlement {
-    let cycles = cycles.min(fire.timer.gas_limit_per_fire) as u128;
+    let cycles = cycles.min(fire.cycles_limit) as u128;
     let cells = cells.min(fire.cells_limit) as u128;
     let burned = cycles * fire.cycle_basefee + cells * fire.cell_basefee;
     let tip = cycles * fire.tip_per_cycle;
