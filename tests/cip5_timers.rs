@@ -499,22 +499,30 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
     let b = c.seal_block();
     // expires_at == height is still within TTL: `a` fires.
     assert_eq!(fired(b), vec![a]);
-    assert_eq!(
-        eob_kinds(b),
-        vec![("TimerDeferred", b_id), ("TimerFired", a)]
-    );
+    assert_eq!(eob_kinds(b), vec![("TimerFired", a)]);
+    assert_eq!(b.eob.deferred, 1);
     let bal = c.balance(&actor_a());
     let burned = c.burned;
     let b = c.seal_block();
     assert_eq!(b.header.height, h + 1);
+    // The deferral is recorded by the block it was carried into (Spec note on to_height).
     assert_eq!(
         timer_events(b),
-        vec![&TimerEvent::TimerExpired {
+        vec![
+            &TimerEvent::TimerDeferred {
+                timer_id: b_id,
+                actor: actor_a(),
+                height: h,
+                to_height: h + 1,
+                reason: DeferReason::Lane,
+            },
+            &TimerEvent::TimerExpired {
             timer_id: b_id,
             actor: actor_a(),
             expires_at: h,
             current_height: h + 1,
-        }]
+            }
+        ]
     );
     assert_eq!(b.eob.expired, 1);
     assert_eq!(b.eob.gc_cycles, 5_000);
@@ -606,18 +614,22 @@ fn cip5_5_4_classification_order_ttl_then_funds_then_lane() {
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerDeferred", blocker),
             ("TimerCancelledInsufficientFunds", unfunded),
-            ("TimerDeferred", small),
             ("TimerFired", a),
         ]
     );
+    assert_eq!(b.eob.deferred, 2);
     // At h + 1 both carried timers are past their TTL *and* unfunded: TTL is checked first.
     c.set_balance(&actor_a(), 0);
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
-        vec![("TimerExpired", blocker), ("TimerExpired", small)]
+        vec![
+            ("TimerDeferred", blocker),
+            ("TimerDeferred", small),
+            ("TimerExpired", blocker),
+            ("TimerExpired", small)
+        ]
     );
     assert_eq!((b.eob.expired, b.eob.unfunded), (2, 0));
 }
@@ -852,10 +864,8 @@ fn cip5_5_4_sys_extend_timer_50_clamps_and_rescues_from_expiry() {
     seal_until(&mut c, h);
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![a]);
-    assert_eq!(
-        eob_kinds(blk),
-        vec![("TimerDeferred", b_id), ("TimerFired", a)]
-    );
+    assert_eq!(eob_kinds(blk), vec![("TimerFired", a)]);
+    assert_eq!(blk.eob.deferred, 1, "b deferred by the lane");
     // b is past its TTL at h + 1 unless governance extends it in h + 1's tx phase.
     let r = system(&mut c, gov(), ext(b_id, h + 3));
     assert!(r.success, "{:?}", r.error);
@@ -921,11 +931,11 @@ fn cip5_6_4_sys_update_timer_config_49_applies_from_next_block() {
     assert_schedule_rejected(&mut c, actor_a(), args_gas(h + 5, 300_001), "InvalidInput");
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![b1]);
-    assert_eq!(
-        eob_kinds(blk),
-        vec![("TimerDeferred", b2), ("TimerFired", b1)]
-    );
+    assert_eq!(eob_kinds(blk), vec![("TimerFired", b1)]);
+    assert_eq!(blk.eob.deferred, 1, "b2 waits for the next block");
     assert_eq!(blk.eob.lane_reserved, 300_000);
+    let blk = c.seal_block();
+    assert_eq!(eob_kinds(blk)[0], ("TimerDeferred", b2));
 }
 
 #[test]
@@ -1214,9 +1224,12 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
         to_height: h + 1,
         reason: DeferReason::Lane,
     };
-    let evs = timer_events(&blk);
-    assert_eq!(evs[0], &deferred(b));
-    assert_eq!(evs[1], &deferred(small));
+    assert!(
+        !timer_events(&blk)
+            .iter()
+            .any(|e| e.kind() == "TimerDeferred"),
+        "recorded by the block they are carried into"
+    );
     assert_eq!(blk.eob.fired, 1);
     assert_eq!(blk.eob.deferred, 2);
     assert_eq!(blk.eob.lane_reserved, 500_000);
@@ -1231,6 +1244,9 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
         .collect();
     assert_eq!(order, vec![b, small, d]);
     let blk = c.seal_block();
+    let evs = timer_events(blk);
+    assert_eq!(evs[0], &deferred(b));
+    assert_eq!(evs[1], &deferred(small));
     assert_eq!(fired(blk), vec![b, small, d]);
     assert_eq!(blk.eob.lane_reserved, 750_000);
     let TimerEvent::TimerFired { height, .. } = find_fired(blk, b) else {
@@ -1276,9 +1292,12 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
         vec![
             ("TimerCancelledInsufficientFunds", t[0]),
             ("TimerCancelledInsufficientFunds", t[1]),
-            ("TimerDeferred", t[2]),
         ]
     );
+    assert_eq!(b.eob.gc_cycles, 10_000);
+    assert_eq!(b.eob.unfunded, 2);
+    assert_eq!(b.eob.deferred, 1);
+    let b = c.seal_block();
     assert!(timer_events(b).contains(&&TimerEvent::TimerDeferred {
         timer_id: t[2],
         actor: actor_b(),
@@ -1286,19 +1305,22 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
         to_height: h + 1,
         reason: DeferReason::GcBudget,
     }));
-    assert_eq!(b.eob.gc_cycles, 10_000);
-    assert_eq!(b.eob.unfunded, 2);
+    assert_eq!(
+        eob_kinds(b),
+        vec![
+            ("TimerDeferred", t[2]),
+            ("TimerCancelledInsufficientFunds", t[2]),
+            ("TimerCancelledInsufficientFunds", t4),
+        ]
+    );
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerCancelledInsufficientFunds", t[2]),
-            ("TimerCancelledInsufficientFunds", t4),
             ("TimerDeferred", t5),
+            ("TimerCancelledInsufficientFunds", t5)
         ]
     );
-    let b = c.seal_block();
-    assert_eq!(eob_kinds(b), vec![("TimerCancelledInsufficientFunds", t5)]);
     assert!(c.engine.queue.is_empty());
 }
 
@@ -1332,13 +1354,10 @@ fn cip5_7_timer_config_read_once_per_block() {
     let near = schedule(&mut c, actor_a(), args(h + 5));
     assert_eq!(c.timer(&near).unwrap().expires_at, h + 1 + 10);
     let b = c.seal_block();
-    assert_eq!(
-        eob_kinds(b),
-        vec![
-            ("TimerCancelledInsufficientFunds", u1),
-            ("TimerDeferred", u2)
-        ]
-    );
+    assert_eq!(eob_kinds(b), vec![("TimerCancelledInsufficientFunds", u1)]);
+    assert_eq!(b.eob.deferred, 1);
+    let b = c.seal_block();
+    assert_eq!(eob_kinds(b)[0], ("TimerDeferred", u2));
 }
 
 // ---- §8 resume after outage ------------------------------------------------------------------
@@ -1415,13 +1434,59 @@ fn cip5_8_outage_expiry_storm_is_paced_by_the_gc_budget() {
         vec![
             ("TimerExpired", e[0]),
             ("TimerExpired", e[1]),
-            ("TimerDeferred", e[2]),
             ("TimerFired", live),
         ],
         "live timers are not crowded out by the expiry storm"
     );
+    assert_eq!(b.eob.deferred, 1);
     let b = c.seal_block();
-    assert_eq!(eob_kinds(b), vec![("TimerExpired", e[2])]);
+    assert_eq!(
+        eob_kinds(b),
+        vec![("TimerDeferred", e[2]), ("TimerExpired", e[2])]
+    );
+}
+
+/// §6.5/§8: `TimerDeferred.to_height` is the height of the next block that actually runs, also
+/// when an outage follows the block that deferred the timer; the block that records it commits
+/// the right value in its hash.
+#[test]
+fn cip5_8_timer_deferred_to_height_is_the_next_block_that_runs_after_an_outage() {
+    // A 550,000 lane: the second 550,000 timer of a height waits for the next block.
+    let mut c = chain_with_actors(genesis_cfg(|t| t.lane_timer_cycles = 550_000));
+    c.set_balance(&actor_a(), 100_000_000);
+    let h = 4;
+    let first = schedule(&mut c, actor_a(), args_gas(h, 550_000));
+    let second = schedule(&mut c, actor_a(), args_gas(h, 550_000));
+    seal_until(&mut c, h);
+    let b = c.seal_block().clone();
+    assert_eq!(fired(&b), vec![first]);
+    assert_eq!(b.eob.deferred, 1);
+    // The chain halts after block h: heights h+1..=h+5 never happen.
+    c.halt(5);
+    let root = c.state_root();
+    // The pending deferral is part of the state: a dump taken during the outage keeps it.
+    let dump = c.dump();
+    let mut restored = cowboy_devnet::chain::Chain::load(
+        serde_json::from_str(&serde_json::to_string(&dump).unwrap()).unwrap(),
+        cowboy_devnet::vm::DevnetRuntime::shared(),
+    )
+    .expect("loads");
+    assert_eq!(restored.state_root(), root);
+    let b = c.seal_block().clone();
+    assert_eq!(b.header.height, h + 6);
+    assert_eq!(
+        timer_events(&b)[0],
+        &TimerEvent::TimerDeferred {
+            timer_id: second,
+            actor: actor_a(),
+            height: h,
+            to_height: h + 6,
+            reason: DeferReason::Lane,
+        }
+    );
+    assert_eq!(fired(&b), vec![second]);
+    let rb = restored.seal_block();
+    assert_eq!(rb.header.hash, b.header.hash, "same block from the dump");
 }
 
 // ---- event kind names ------------------------------------------------------------------------

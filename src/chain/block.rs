@@ -624,6 +624,18 @@ impl Chain {
         let chain_root = self.commit.root(&self.accounts, &self.actors);
         let (timers_root, overflow_root) = self.engine.queue.commit();
         let h = self.engine.queue.horizons();
+        // The deferrals waiting for the next block's height (their `TimerDeferred` events):
+        // committed when there are any, nothing otherwise.
+        let pending = self.engine.queue.deferrals();
+        let deferrals: Vec<u8> = if pending.is_empty() {
+            Vec::new()
+        } else {
+            let mut v = Vec::new();
+            for d in pending {
+                v.extend_from_slice(&d.encode());
+            }
+            keccak(&v).to_vec()
+        };
         let mut deployers = Vec::new();
         for d in &self.system_deployers {
             deployers.extend_from_slice(&d.0);
@@ -643,6 +655,7 @@ impl Chain {
             &h.epoch_horizon.to_be_bytes(),
             &self.supply.to_be_bytes(),
             &self.burned.to_be_bytes(),
+            &deferrals,
         ]))
     }
 
