@@ -517,10 +517,10 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
                 reason: DeferReason::Lane,
             },
             &TimerEvent::TimerExpired {
-            timer_id: b_id,
-            actor: actor_a(),
-            expires_at: h,
-            current_height: h + 1,
+                timer_id: b_id,
+                actor: actor_a(),
+                expires_at: h,
+                current_height: h + 1,
             }
         ]
     );
@@ -1832,7 +1832,10 @@ fn cip5_4_3_cancelled_precharge_is_refunded_on_the_same_commit() {
     assert!(success, "{error:?}");
     assert_eq!(c.balance(&bob()), bob_bal + 600_000);
     // t1: 1,000 base + 100 read + 200 cancel; t2: 1,000 base + 500 transfer.
-    assert_eq!(c.balance(&own), 1_000 + 3 * 560_000 - 1_300 - 1_500 - 600_000);
+    assert_eq!(
+        c.balance(&own),
+        1_000 + 3 * 560_000 - 1_300 - 1_500 - 600_000
+    );
     assert_eq!(b.eob.fired, 2);
     assert!(c.timer(&t3).is_none());
     assert_conserved(&c);
@@ -1907,7 +1910,12 @@ fn cip5_5_4_actor_extend_below_the_timers_height_is_invalid_input() {
     assert_eq!(c.timer(&t).unwrap().expires_at, before, "nothing changed");
     // At or above the height it is accepted.
     let r = extend(&mut c, actor_a(), t, 20);
-    assert_eq!(err_name(&r), "InvalidInput", "clamped to {} + 5 < 20", c.height + 1);
+    assert_eq!(
+        err_name(&r),
+        "InvalidInput",
+        "clamped to {} + 5 < 20",
+        c.height + 1
+    );
     seal_until(&mut c, 16);
     let r = extend(&mut c, actor_a(), t, 1_000);
     assert!(r.success, "{:?}", r.error);
@@ -1970,7 +1978,11 @@ fn cip5_4_2_handler_convention_accepts_json_whitespace_and_rejects_broken_conven
         gas_limit: Some(10_000),
         ..ScheduleArgs::default()
     };
-    let spaced = schedule(&mut c, n, with(" \n{\"_handler\": \"tick\", \"_payload\": \"aGk=\"}\n"));
+    let spaced = schedule(
+        &mut c,
+        n,
+        with(" \n{\"_handler\": \"tick\", \"_payload\": \"aGk=\"}\n"),
+    );
     let bare = schedule(&mut c, n, with("{\"_handler\":\"tick\"}"));
     for broken in [
         "{\"_handler\": 7, \"_payload\": \"\"}",
@@ -2026,7 +2038,11 @@ fn cip5_6_3_fire_pays_the_base_cycles_of_a_transaction_even_without_a_handler() 
     else {
         unreachable!()
     };
-    assert_eq!((cycles_used, cost), (1_000, 2_000), "1,000 base cycles × basefee 2");
+    assert_eq!(
+        (cycles_used, cost),
+        (1_000, 2_000),
+        "1,000 base cycles × basefee 2"
+    );
     assert!(fire_error(&b, tiny).starts_with("OutOfCycles"));
     let TimerEvent::TimerFired {
         cycles_used, cost, ..

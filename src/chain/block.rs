@@ -279,7 +279,17 @@ impl Chain {
         F: FnOnce(&mut ExecCtx<'_>, &Chain) -> Result<(), VmError>,
     {
         let no_pending = BTreeMap::new();
-        self.execute_with(cfg, &no_pending, None, height, actor, sender, deployer, meter, f)
+        self.execute_with(
+            cfg,
+            &no_pending,
+            None,
+            height,
+            actor,
+            sender,
+            deployer,
+            meter,
+            f,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]

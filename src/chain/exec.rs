@@ -358,7 +358,12 @@ impl Host for ExecCtx<'_> {
         let (cfg, height) = (self.cfg, self.height);
         if let Some(i) = self.overlay.scheduled.iter().position(|t| t.timer_id == id) {
             // Scheduled earlier in this same execution: owned by this actor by construction.
-            let new = match engine::clamp_extension(cfg, height, self.overlay.scheduled[i].height, new_expires_at) {
+            let new = match engine::clamp_extension(
+                cfg,
+                height,
+                self.overlay.scheduled[i].height,
+                new_expires_at,
+            ) {
                 Ok(n) => n,
                 Err(e) => return self.timer_err(e),
             };

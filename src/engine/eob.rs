@@ -272,9 +272,13 @@ pub struct Settlement {
 pub fn settle(fire: &Fire, cycles: u64, cells: u64) -> Settlement {
     let cycles = cycles.min(fire.cycles_limit) as u128;
     let cells = cells.min(fire.cells_limit) as u128;
-    let burned = cycles * fire.cycle_basefee + cells * fire.cell_basefee;
-    let tip = cycles * fire.tip_per_cycle;
-    let cost = (burned + tip).min(fire.max_cost);
+    // Saturating: whatever the basefee, the cost is capped by `max_cost` just below, which the
+    // fee payer was able to pay.
+    let burned = cycles
+        .saturating_mul(fire.cycle_basefee)
+        .saturating_add(cells.saturating_mul(fire.cell_basefee));
+    let tip = cycles.saturating_mul(fire.tip_per_cycle);
+    let cost = burned.saturating_add(tip).min(fire.max_cost);
     Settlement {
         cost,
         refund: fire.max_cost - cost,

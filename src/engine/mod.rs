@@ -194,12 +194,14 @@ pub fn parse_timer_id(bytes: &[u8]) -> Result<TimerId, TimerError> {
 /// `current_height + max_ttl_blocks`, the latest `expires_at` anything may set (CIP-5 §4.2,
 /// §5.4), or `InvalidInput` when the sum overflows `u64` (never a wrapped or saturated cap).
 pub fn ttl_cap(cfg: &TimerConfig, current_height: u64) -> Result<u64, TimerError> {
-    current_height.checked_add(cfg.max_ttl_blocks).ok_or_else(|| {
-        TimerError::InvalidInput(format!(
-            "current height {current_height} + max_ttl_blocks {} overflows u64",
-            cfg.max_ttl_blocks
-        ))
-    })
+    current_height
+        .checked_add(cfg.max_ttl_blocks)
+        .ok_or_else(|| {
+            TimerError::InvalidInput(format!(
+                "current height {current_height} + max_ttl_blocks {} overflows u64",
+                cfg.max_ttl_blocks
+            ))
+        })
 }
 
 /// `base + blocks` for a height computed from an offset (a timer `after` blocks ahead, an

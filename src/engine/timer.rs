@@ -270,7 +270,11 @@ mod tests {
             b"{\"_handler\":\"x\",\"_payload\":7}",
             b"{\"_handler\":\"\"}",
         ] {
-            assert!(parse_handler_convention(p).is_err(), "{}", String::from_utf8_lossy(p));
+            assert!(
+                parse_handler_convention(p).is_err(),
+                "{}",
+                String::from_utf8_lossy(p)
+            );
         }
     }
 
