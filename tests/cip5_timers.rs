@@ -499,22 +499,30 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
     let b = c.seal_block();
     // expires_at == height is still within TTL: `a` fires.
     assert_eq!(fired(b), vec![a]);
-    assert_eq!(
-        eob_kinds(b),
-        vec![("TimerDeferred", b_id), ("TimerFired", a)]
-    );
+    assert_eq!(eob_kinds(b), vec![("TimerFired", a)]);
+    assert_eq!(b.eob.deferred, 1);
     let bal = c.balance(&actor_a());
     let burned = c.burned;
     let b = c.seal_block();
     assert_eq!(b.header.height, h + 1);
+    // The deferral is recorded by the block it was carried into (Spec note on to_height).
     assert_eq!(
         timer_events(b),
-        vec![&TimerEvent::TimerExpired {
-            timer_id: b_id,
-            actor: actor_a(),
-            expires_at: h,
-            current_height: h + 1,
-        }]
+        vec![
+            &TimerEvent::TimerDeferred {
+                timer_id: b_id,
+                actor: actor_a(),
+                height: h,
+                to_height: h + 1,
+                reason: DeferReason::Lane,
+            },
+            &TimerEvent::TimerExpired {
+                timer_id: b_id,
+                actor: actor_a(),
+                expires_at: h,
+                current_height: h + 1,
+            }
+        ]
     );
     assert_eq!(b.eob.expired, 1);
     assert_eq!(b.eob.gc_cycles, 5_000);
@@ -555,8 +563,8 @@ fn cip5_5_4_insufficient_funds_reports_required_and_available() {
     assert_eq!(b.eob.unfunded, 1);
     assert_eq!(b.eob.gc_cycles, 5_000);
     assert_eq!(c.balance(&actor_a()), max_cost - 1, "nothing debited");
-    // A code-less handler uses nothing: the whole pre-charge comes back.
-    assert_eq!(c.balance(&actor_b()), max_cost);
+    // A code-less handler uses only the fire's 1,000 base cycles (§6.3): the rest comes back.
+    assert_eq!(c.balance(&actor_b()), max_cost - 1_000);
     assert!(c.timer(&short).is_none());
 }
 
@@ -580,7 +588,8 @@ fn cip5_5_4_precharges_accumulate_within_one_block() {
             available: 649_999,
         })
     );
-    assert_eq!(c.balance(&actor_a()), 1_299_999);
+    // t1 paid its 1,000 base cycles (§6.3); the rest of its pre-charge came back.
+    assert_eq!(c.balance(&actor_a()), 1_299_999 - 1_000);
 }
 
 #[test]
@@ -605,18 +614,22 @@ fn cip5_5_4_classification_order_ttl_then_funds_then_lane() {
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerDeferred", blocker),
             ("TimerCancelledInsufficientFunds", unfunded),
-            ("TimerDeferred", small),
             ("TimerFired", a),
         ]
     );
+    assert_eq!(b.eob.deferred, 2);
     // At h + 1 both carried timers are past their TTL *and* unfunded: TTL is checked first.
     c.set_balance(&actor_a(), 0);
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
-        vec![("TimerExpired", blocker), ("TimerExpired", small)]
+        vec![
+            ("TimerDeferred", blocker),
+            ("TimerDeferred", small),
+            ("TimerExpired", blocker),
+            ("TimerExpired", small)
+        ]
     );
     assert_eq!((b.eob.expired, b.eob.unfunded), (2, 0));
 }
@@ -660,14 +673,14 @@ fn cip5_5_4_owner_cancel_of_precharged_timer_refunds_in_full() {
         actor: own,
         refund: 650_000,
     }));
-    // t1: storage read 100 + cancel 200 cycles, no cells.
+    // t1: 1,000 base cycles, storage read 100 + cancel 200 cycles, no cells.
     let TimerEvent::TimerFired { cost, .. } = find_fired(b, t1) else {
         unreachable!()
     };
-    assert_eq!(cost, 300);
+    assert_eq!(cost, 1_300);
     assert_eq!(b.eob.fired, 1);
-    assert_eq!(c.balance(&own), 10_000_000 - 300);
-    assert_eq!(c.burned, burned + 300);
+    assert_eq!(c.balance(&own), 10_000_000 - 1_300);
+    assert_eq!(c.burned, burned + 1_300);
     assert!(c.timer(&t2).is_none());
     assert_conserved(&c);
 }
@@ -700,8 +713,8 @@ fn cip5_5_4_second_cancel_of_a_cancelled_precharged_timer_is_not_found() {
         eob_kinds(&b),
         vec![
             ("TimerFired", t1),
-            ("TimerFired", t2),
-            ("TimerCancelled", t3)
+            ("TimerCancelled", t3),
+            ("TimerFired", t2)
         ]
     );
     let TimerEvent::TimerFired { success, .. } = find_fired(&b, t1) else {
@@ -714,7 +727,7 @@ fn cip5_5_4_second_cancel_of_a_cancelled_precharged_timer_is_not_found() {
     };
     assert!(!success);
     assert!(error.unwrap().starts_with("TimerNotFound"));
-    assert_eq!(c.balance(&own), 10_000_000 - 300 - 300);
+    assert_eq!(c.balance(&own), 10_000_000 - 1_300 - 1_300);
     assert_conserved(&c);
 }
 
@@ -851,10 +864,8 @@ fn cip5_5_4_sys_extend_timer_50_clamps_and_rescues_from_expiry() {
     seal_until(&mut c, h);
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![a]);
-    assert_eq!(
-        eob_kinds(blk),
-        vec![("TimerDeferred", b_id), ("TimerFired", a)]
-    );
+    assert_eq!(eob_kinds(blk), vec![("TimerFired", a)]);
+    assert_eq!(blk.eob.deferred, 1, "b deferred by the lane");
     // b is past its TTL at h + 1 unless governance extends it in h + 1's tx phase.
     let r = system(&mut c, gov(), ext(b_id, h + 3));
     assert!(r.success, "{:?}", r.error);
@@ -920,11 +931,11 @@ fn cip5_6_4_sys_update_timer_config_49_applies_from_next_block() {
     assert_schedule_rejected(&mut c, actor_a(), args_gas(h + 5, 300_001), "InvalidInput");
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![b1]);
-    assert_eq!(
-        eob_kinds(blk),
-        vec![("TimerDeferred", b2), ("TimerFired", b1)]
-    );
+    assert_eq!(eob_kinds(blk), vec![("TimerFired", b1)]);
+    assert_eq!(blk.eob.deferred, 1, "b2 waits for the next block");
     assert_eq!(blk.eob.lane_reserved, 300_000);
+    let blk = c.seal_block();
+    assert_eq!(eob_kinds(blk)[0], ("TimerDeferred", b2));
 }
 
 #[test]
@@ -1017,7 +1028,8 @@ fn cip5_6_3_precharge_refund_burn_arithmetic() {
     seal_until(&mut c, h);
     let (w_bal, a_bal, burned, supply) = (c.balance(&w), c.balance(&alice()), c.burned, c.supply);
     let b = c.seal_block().clone();
-    // max_cost = 100,000 × 2 + 550,000 × 3; actual = 1,200 cycles × 2 + 11 cells × 3.
+    // max_cost = 100,000 × 2 + 550,000 × 3; actual = 2,200 cycles × 2 + 11 cells × 3 (1,000
+    // base cycles, burn 1,000, write 200).
     for (id, payer) in [(by_actor, w), (by_deployer, alice())] {
         assert_eq!(
             find_fired(&b, id),
@@ -1027,26 +1039,26 @@ fn cip5_6_3_precharge_refund_burn_arithmetic() {
                 fee_payer: payer,
                 height: h,
                 handler: "handle_timer".into(),
-                cycles_used: 1_200,
+                cycles_used: 2_200,
                 cells_used: 11,
                 max_cost: 1_850_000,
-                cost: 2_433,
-                refund: 1_847_567,
-                burned: 2_433,
+                cost: 4_433,
+                refund: 1_845_567,
+                burned: 4_433,
                 tip: 0,
                 success: true,
                 error: None,
             }
         );
     }
-    assert_eq!(c.balance(&w), w_bal - 2_433);
-    assert_eq!(c.balance(&alice()), a_bal - 2_433);
-    assert_eq!(c.burned, burned + 2 * 2_433);
+    assert_eq!(c.balance(&w), w_bal - 4_433);
+    assert_eq!(c.balance(&alice()), a_bal - 4_433);
+    assert_eq!(c.burned, burned + 2 * 4_433);
     assert_eq!(c.supply, supply);
     assert_eq!(c.balance(&c.proposer), 0, "no tip under FIFO");
     assert_eq!(c.actor(&w).unwrap().storage[&b"k".to_vec()], vec![0xAB; 10]);
     assert_eq!(b.eob.lane_reserved, 200_000);
-    assert_eq!(b.eob.lane_used, 2_400);
+    assert_eq!(b.eob.lane_used, 4_400);
     assert_conserved(&c);
 }
 
@@ -1081,7 +1093,7 @@ fn cip5_6_3_reverted_handler_pays_what_it_used_and_its_writes_are_discarded() {
     seal_until(&mut c, h);
     let (bal, burned, nonce) = (c.balance(&r), c.burned, c.nonce(&r));
     let b = c.seal_block().clone();
-    // write 200 + emit 100 + block_height 10 + schedule 200 + burn 500 cycles;
+    // 1,000 base + write 200 + emit 100 + block_height 10 + schedule 200 + burn 500 cycles;
     // cells: k + 10, t + d, empty payload.
     let TimerEvent::TimerFired {
         cycles_used,
@@ -1096,8 +1108,8 @@ fn cip5_6_3_reverted_handler_pays_what_it_used_and_its_writes_are_discarded() {
     else {
         unreachable!()
     };
-    assert_eq!((cycles_used, cells_used), (1_010, 13));
-    assert_eq!((cost, refund, fire_burned), (1_023, 650_000 - 1_023, 1_023));
+    assert_eq!((cycles_used, cells_used), (2_010, 13));
+    assert_eq!((cost, refund, fire_burned), (2_023, 650_000 - 2_023, 2_023));
     assert!(!success);
     assert!(error.unwrap().starts_with("Reverted"));
     // Out of cycles: the whole gas limit is used and charged.
@@ -1114,8 +1126,8 @@ fn cip5_6_3_reverted_handler_pays_what_it_used_and_its_writes_are_discarded() {
     assert_eq!((cycles_used, cost), (50_000, 50_000));
     assert!(!success);
     assert!(error.unwrap().starts_with("OutOfCycles"));
-    assert_eq!(c.balance(&r), bal - 1_023 - 50_000);
-    assert_eq!(c.burned, burned + 51_023);
+    assert_eq!(c.balance(&r), bal - 2_023 - 50_000);
+    assert_eq!(c.burned, burned + 52_023);
     assert!(c.actor(&r).unwrap().storage.is_empty(), "write discarded");
     assert!(c.engine.queue.is_empty(), "schedule discarded");
     assert_eq!(c.nonce(&r), nonce);
@@ -1155,8 +1167,9 @@ fn cip5_6_3_refund_is_kept_when_the_handler_moves_fee_payer_funds() {
         unreachable!()
     };
     assert!(success);
-    assert_eq!((cost, refund), (500, 1_100_000 - 500));
-    assert_eq!(c.balance(&payer), 10_000_000 - 1_000 - 500);
+    // 1,000 base cycles + the 500-cycle transfer.
+    assert_eq!((cost, refund), (1_500, 1_100_000 - 1_500));
+    assert_eq!(c.balance(&payer), 10_000_000 - 1_000 - 1_500);
     assert_eq!(c.balance(&bob()), bob_bal + 1_000);
     assert_conserved(&c);
 }
@@ -1211,9 +1224,12 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
         to_height: h + 1,
         reason: DeferReason::Lane,
     };
-    let evs = timer_events(&blk);
-    assert_eq!(evs[0], &deferred(b));
-    assert_eq!(evs[1], &deferred(small));
+    assert!(
+        !timer_events(&blk)
+            .iter()
+            .any(|e| e.kind() == "TimerDeferred"),
+        "recorded by the block they are carried into"
+    );
     assert_eq!(blk.eob.fired, 1);
     assert_eq!(blk.eob.deferred, 2);
     assert_eq!(blk.eob.lane_reserved, 500_000);
@@ -1228,6 +1244,9 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
         .collect();
     assert_eq!(order, vec![b, small, d]);
     let blk = c.seal_block();
+    let evs = timer_events(blk);
+    assert_eq!(evs[0], &deferred(b));
+    assert_eq!(evs[1], &deferred(small));
     assert_eq!(fired(blk), vec![b, small, d]);
     assert_eq!(blk.eob.lane_reserved, 750_000);
     let TimerEvent::TimerFired { height, .. } = find_fired(blk, b) else {
@@ -1273,9 +1292,12 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
         vec![
             ("TimerCancelledInsufficientFunds", t[0]),
             ("TimerCancelledInsufficientFunds", t[1]),
-            ("TimerDeferred", t[2]),
         ]
     );
+    assert_eq!(b.eob.gc_cycles, 10_000);
+    assert_eq!(b.eob.unfunded, 2);
+    assert_eq!(b.eob.deferred, 1);
+    let b = c.seal_block();
     assert!(timer_events(b).contains(&&TimerEvent::TimerDeferred {
         timer_id: t[2],
         actor: actor_b(),
@@ -1283,19 +1305,22 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
         to_height: h + 1,
         reason: DeferReason::GcBudget,
     }));
-    assert_eq!(b.eob.gc_cycles, 10_000);
-    assert_eq!(b.eob.unfunded, 2);
+    assert_eq!(
+        eob_kinds(b),
+        vec![
+            ("TimerDeferred", t[2]),
+            ("TimerCancelledInsufficientFunds", t[2]),
+            ("TimerCancelledInsufficientFunds", t4),
+        ]
+    );
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerCancelledInsufficientFunds", t[2]),
-            ("TimerCancelledInsufficientFunds", t4),
             ("TimerDeferred", t5),
+            ("TimerCancelledInsufficientFunds", t5)
         ]
     );
-    let b = c.seal_block();
-    assert_eq!(eob_kinds(b), vec![("TimerCancelledInsufficientFunds", t5)]);
     assert!(c.engine.queue.is_empty());
 }
 
@@ -1329,13 +1354,10 @@ fn cip5_7_timer_config_read_once_per_block() {
     let near = schedule(&mut c, actor_a(), args(h + 5));
     assert_eq!(c.timer(&near).unwrap().expires_at, h + 1 + 10);
     let b = c.seal_block();
-    assert_eq!(
-        eob_kinds(b),
-        vec![
-            ("TimerCancelledInsufficientFunds", u1),
-            ("TimerDeferred", u2)
-        ]
-    );
+    assert_eq!(eob_kinds(b), vec![("TimerCancelledInsufficientFunds", u1)]);
+    assert_eq!(b.eob.deferred, 1);
+    let b = c.seal_block();
+    assert_eq!(eob_kinds(b)[0], ("TimerDeferred", u2));
 }
 
 // ---- §8 resume after outage ------------------------------------------------------------------
@@ -1412,13 +1434,59 @@ fn cip5_8_outage_expiry_storm_is_paced_by_the_gc_budget() {
         vec![
             ("TimerExpired", e[0]),
             ("TimerExpired", e[1]),
-            ("TimerDeferred", e[2]),
             ("TimerFired", live),
         ],
         "live timers are not crowded out by the expiry storm"
     );
+    assert_eq!(b.eob.deferred, 1);
     let b = c.seal_block();
-    assert_eq!(eob_kinds(b), vec![("TimerExpired", e[2])]);
+    assert_eq!(
+        eob_kinds(b),
+        vec![("TimerDeferred", e[2]), ("TimerExpired", e[2])]
+    );
+}
+
+/// §6.5/§8: `TimerDeferred.to_height` is the height of the next block that actually runs, also
+/// when an outage follows the block that deferred the timer; the block that records it commits
+/// the right value in its hash.
+#[test]
+fn cip5_8_timer_deferred_to_height_is_the_next_block_that_runs_after_an_outage() {
+    // A 550,000 lane: the second 550,000 timer of a height waits for the next block.
+    let mut c = chain_with_actors(genesis_cfg(|t| t.lane_timer_cycles = 550_000));
+    c.set_balance(&actor_a(), 100_000_000);
+    let h = 4;
+    let first = schedule(&mut c, actor_a(), args_gas(h, 550_000));
+    let second = schedule(&mut c, actor_a(), args_gas(h, 550_000));
+    seal_until(&mut c, h);
+    let b = c.seal_block().clone();
+    assert_eq!(fired(&b), vec![first]);
+    assert_eq!(b.eob.deferred, 1);
+    // The chain halts after block h: heights h+1..=h+5 never happen.
+    c.halt(5);
+    let root = c.state_root();
+    // The pending deferral is part of the state: a dump taken during the outage keeps it.
+    let dump = c.dump();
+    let mut restored = cowboy_devnet::chain::Chain::load(
+        serde_json::from_str(&serde_json::to_string(&dump).unwrap()).unwrap(),
+        cowboy_devnet::vm::DevnetRuntime::shared(),
+    )
+    .expect("loads");
+    assert_eq!(restored.state_root(), root);
+    let b = c.seal_block().clone();
+    assert_eq!(b.header.height, h + 6);
+    assert_eq!(
+        timer_events(&b)[0],
+        &TimerEvent::TimerDeferred {
+            timer_id: second,
+            actor: actor_a(),
+            height: h,
+            to_height: h + 6,
+            reason: DeferReason::Lane,
+        }
+    );
+    assert_eq!(fired(&b), vec![second]);
+    let rb = restored.seal_block();
+    assert_eq!(rb.header.hash, b.header.hash, "same block from the dump");
 }
 
 // ---- event kind names ------------------------------------------------------------------------
@@ -1585,10 +1653,11 @@ fn cip5_4_3_act_as_only_from_the_deployer() {
     assert_eq!(c.state_root(), before);
 }
 
-/// CIP-5 §6.4/§6.5: after governance shrinks the lane below a pending timer's
-/// `gas_limit_per_fire`, that timer waits (deferred) without stalling the timers behind it.
+/// CIP-5 §6.4/§6.5: after governance shrinks the lane (and with it `max_cycles_per_fire`) below
+/// a pending timer's `gas_limit_per_fire`, that timer fires within the new cap and does not
+/// stall the timers behind it.
 #[test]
-fn cip5_6_5_timer_larger_than_a_shrunk_lane_does_not_stall_the_lane() {
+fn cip5_6_5_timer_larger_than_a_shrunk_lane_fires_within_the_new_cap() {
     use cowboy_devnet::chain::{SystemInstruction, TimerOp, Transaction, TxKind};
     use cowboy_devnet::engine::{ScheduleArgs, TimerConfig};
     let gov = cowboy_devnet::chain::default_governor();
@@ -1653,11 +1722,14 @@ fn cip5_6_5_timer_larger_than_a_shrunk_lane_does_not_stall_the_lane() {
         .iter()
         .map(|e| (e.event.kind(), e.event.timer_id().unwrap()))
         .collect();
-    assert_eq!(kinds, vec![("TimerDeferred", big), ("TimerFired", small)]);
-    assert!(
-        c.timer(&big).is_some(),
-        "the big timer waits for a larger lane or its TTL"
-    );
+    // The lowered max_cycles_per_fire binds the big timer too (§6.2, §6.4): it fires with a
+    // 100,000-cycle budget, which the shrunk lane holds, so it no longer waits.
+    assert_eq!(kinds, vec![("TimerFired", big), ("TimerFired", small)]);
+    assert_eq!(b.eob.lane_reserved, 150_000);
+    let TimerEvent::TimerFired { max_cost, .. } = find_fired(b, big) else {
+        unreachable!()
+    };
+    assert_eq!(max_cost, 100_000 + 550_000);
 }
 
 /// A deploy without an explicit address lands where `Chain::derive_address` says, and a second
@@ -1691,4 +1763,379 @@ fn deploy_without_address_lands_at_the_derived_address() {
     let r = c.apply_tx(deploy()).unwrap();
     assert_eq!(r.created, Some(second));
     assert!(c.actor(&first).is_some() && c.actor(&second).is_some());
+}
+
+// ---- hardening (issue 11): CIP-5 rules the engine got wrong --------------------------------
+
+/// The `error` of a failed fire.
+fn fire_error(b: &cowboy_devnet::chain::Block, id: TimerId) -> String {
+    let TimerEvent::TimerFired { success, error, .. } = find_fired(b, id) else {
+        unreachable!()
+    };
+    assert!(!success, "expected a failed fire");
+    error.expect("a failed fire has an error")
+}
+
+/// The issue's example: three timers due at one height, each pre-charged 560,000; the first
+/// handler cancels the third, the second transfers 600,000. The third's pre-charge is credited
+/// on the first handler's commit, so the second handler sees it.
+#[test]
+fn cip5_4_3_cancelled_precharge_is_refunded_on_the_same_commit() {
+    let mut c = chain_with_actors(genesis());
+    let own = Address::from_label("own");
+    deploy_native(
+        &mut c,
+        alice(),
+        own,
+        &format!(
+            r#"{{"cancel_t3": [{{"op": "cancel", "key": "t3"}}],
+                "pay": [{{"op": "transfer", "to": "{}", "amount": "600000"}}],
+                "setup": [{{"op": "schedule", "delta": 3, "payload": "", "gas_limit": 10000, "save_as": "t3"}}]}}"#,
+            bob()
+        ),
+    );
+    c.seal_block();
+    // 3 × 560,000 pre-charged, 1,000 left over.
+    c.set_balance(&own, 3 * 560_000 + 1_000);
+    let h = c.pending_height() + 3;
+    let named = |handler: &str| ScheduleArgs {
+        height: h,
+        payload: handler_payload(handler, b""),
+        gas_limit: Some(10_000),
+        ..ScheduleArgs::default()
+    };
+    let t1 = schedule(&mut c, own, named("cancel_t3"));
+    let t2 = schedule(&mut c, own, named("pay"));
+    let r = call(&mut c, alice(), own, "setup");
+    assert!(r.success, "{:?}", r.error);
+    let t3 = r.timers[0];
+    seal_until(&mut c, h);
+    let bob_bal = c.balance(&bob());
+    let b = c.seal_block().clone();
+    assert_eq!(
+        eob_kinds(&b),
+        vec![
+            ("TimerFired", t1),
+            ("TimerCancelled", t3),
+            ("TimerFired", t2)
+        ]
+    );
+    assert!(timer_events(&b).contains(&&TimerEvent::TimerCancelled {
+        timer_id: t3,
+        actor: own,
+        refund: 560_000,
+    }));
+    // Before the pay handler: 1,000 + t1's refund (560,000 - 1,300) + t3's refund 560,000.
+    let TimerEvent::TimerFired { success, error, .. } = find_fired(&b, t2) else {
+        unreachable!()
+    };
+    assert!(success, "{error:?}");
+    assert_eq!(c.balance(&bob()), bob_bal + 600_000);
+    // t1: 1,000 base + 100 read + 200 cancel; t2: 1,000 base + 500 transfer.
+    assert_eq!(
+        c.balance(&own),
+        1_000 + 3 * 560_000 - 1_300 - 1_500 - 600_000
+    );
+    assert_eq!(b.eob.fired, 2);
+    assert!(c.timer(&t3).is_none());
+    assert_conserved(&c);
+}
+
+/// §6.2 "bounded by", §6.4: a `max_cycles_per_fire` lowered after a timer was scheduled binds
+/// it at fire time: its budget, `max_cost` and metering follow the cap in force.
+#[test]
+fn cip5_6_2_lowered_max_cycles_per_fire_binds_timers_already_scheduled() {
+    let mut c = chain_with_actors(genesis());
+    let w = Address::from_label("worker");
+    deploy_native(
+        &mut c,
+        alice(),
+        w,
+        r#"{"handle_timer": [{"op": "burn", "cycles": 300000}]}"#,
+    );
+    c.set_balance(&w, 10_000_000);
+    let h = c.pending_height() + 3;
+    let t = schedule(&mut c, w, args_gas(h, 550_000));
+    let r = system(
+        &mut c,
+        gov(),
+        SystemInstruction::UpdateTimerConfig {
+            config: cfg_with(|t| t.max_cycles_per_fire = 100_000),
+        },
+    );
+    assert!(r.success, "{:?}", r.error);
+    seal_until(&mut c, h);
+    let bal = c.balance(&w);
+    let b = c.seal_block().clone();
+    let TimerEvent::TimerFired {
+        cycles_used,
+        max_cost,
+        cost,
+        ..
+    } = find_fired(&b, t)
+    else {
+        unreachable!()
+    };
+    assert!(fire_error(&b, t).starts_with("OutOfCycles"));
+    assert_eq!(cycles_used, 100_000, "the cap in force bounds the fire");
+    assert_eq!(max_cost, 100_000 + MAX_CELLS);
+    assert_eq!(cost, 100_000);
+    assert_eq!(b.eob.lane_reserved, 100_000);
+    assert_eq!(c.balance(&w), bal - 100_000);
+    assert_conserved(&c);
+}
+
+/// Spec note 5 and 10 reconciled (§4.2, §5.4): an actor's extension may not leave
+/// `expires_at` below the timer's height, whether asked for or produced by the clamp.
+#[test]
+fn cip5_5_4_actor_extend_below_the_timers_height_is_invalid_input() {
+    let mut c = chain_with_actors(genesis());
+    let t = schedule(&mut c, actor_a(), args(20));
+    let before = c.timer(&t).unwrap().expires_at;
+    let r = extend(&mut c, actor_a(), t, 10);
+    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
+    assert!(r.error.unwrap().contains("below the timer's height 20"));
+    // Governance lowers max_ttl_blocks: the clamp would now land below the height.
+    let r = system(
+        &mut c,
+        gov(),
+        SystemInstruction::UpdateTimerConfig {
+            config: cfg_with(|t| t.max_ttl_blocks = 5),
+        },
+    );
+    assert!(r.success);
+    c.seal_block();
+    let r = extend(&mut c, actor_a(), t, 1_000);
+    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
+    assert_eq!(c.timer(&t).unwrap().expires_at, before, "nothing changed");
+    // At or above the height it is accepted.
+    let r = extend(&mut c, actor_a(), t, 20);
+    assert_eq!(
+        err_name(&r),
+        "InvalidInput",
+        "clamped to {} + 5 < 20",
+        c.height + 1
+    );
+    seal_until(&mut c, 16);
+    let r = extend(&mut c, actor_a(), t, 1_000);
+    assert!(r.success, "{:?}", r.error);
+    assert_eq!(c.timer(&t).unwrap().expires_at, 21);
+}
+
+#[test]
+fn cip5_5_4_sys_extend_timer_50_below_the_timers_height_is_invalid_input() {
+    let mut c = chain_with_actors(genesis());
+    let t = schedule(&mut c, actor_a(), args(20));
+    let before = c.timer(&t).unwrap().expires_at;
+    let ext = |new_expires_at| SystemInstruction::ExtendTimer {
+        timer_id: t,
+        new_expires_at,
+    };
+    let r = system(&mut c, gov(), ext(10));
+    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
+    let r = system(
+        &mut c,
+        gov(),
+        SystemInstruction::UpdateTimerConfig {
+            config: cfg_with(|t| t.max_ttl_blocks = 5),
+        },
+    );
+    assert!(r.success);
+    c.seal_block();
+    let r = system(&mut c, gov(), ext(1_000));
+    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
+    assert_eq!(c.timer(&t).unwrap().expires_at, before, "nothing changed");
+    // A missing timer is still TimerNotFound (Spec note 10).
+    let r = system(
+        &mut c,
+        gov(),
+        SystemInstruction::ExtendTimer {
+            timer_id: TimerId([7; 32]),
+            new_expires_at: 10,
+        },
+    );
+    assert_eq!(err_name(&r), "TimerNotFound");
+}
+
+/// §4.2 `_handler` convention: JSON whitespace around the object is allowed, `_payload` may be
+/// absent; a convention payload with a non-string `_handler` or a `_payload` that is not base64
+/// is rejected at schedule time.
+#[test]
+fn cip5_4_2_handler_convention_accepts_json_whitespace_and_rejects_broken_conventions() {
+    let mut c = chain_with_actors(genesis());
+    let n = Address::from_label("named");
+    deploy_native(
+        &mut c,
+        alice(),
+        n,
+        r#"{"tick": [{"op": "emit", "topic": "tick", "data": ""}]}"#,
+    );
+    c.set_balance(&n, 10_000_000);
+    let h = c.pending_height() + 2;
+    let with = |payload: &str| ScheduleArgs {
+        height: h,
+        payload: payload.as_bytes().to_vec(),
+        gas_limit: Some(10_000),
+        ..ScheduleArgs::default()
+    };
+    let spaced = schedule(
+        &mut c,
+        n,
+        with(" \n{\"_handler\": \"tick\", \"_payload\": \"aGk=\"}\n"),
+    );
+    let bare = schedule(&mut c, n, with("{\"_handler\":\"tick\"}"));
+    for broken in [
+        "{\"_handler\": 7, \"_payload\": \"\"}",
+        "{\"_handler\": \"tick\", \"_payload\": \"not base64!\"}",
+        "{\"_handler\": \"tick\", \"_payload\": 5}",
+    ] {
+        assert_schedule_rejected(&mut c, n, with(broken), "InvalidInput");
+    }
+    seal_until(&mut c, h);
+    let b = c.seal_block().clone();
+    for t in [spaced, bare] {
+        let TimerEvent::TimerFired {
+            handler, success, ..
+        } = find_fired(&b, t)
+        else {
+            unreachable!()
+        };
+        assert_eq!((handler.as_str(), success), ("tick", true));
+    }
+    assert_eq!(c.engine.queue.len(), 0);
+}
+
+/// §6.3 "the same burn + tip breakdown as a normal user transaction": a fire pays the base
+/// cycles of a transaction, also when its handler does not exist.
+#[test]
+fn cip5_6_3_fire_pays_the_base_cycles_of_a_transaction_even_without_a_handler() {
+    let mut g = genesis();
+    g.basefee.cycle_basefee = 2;
+    let mut c = chain_with(g);
+    let n = Address::from_label("native");
+    deploy_native(&mut c, alice(), n, r#"{"other": []}"#);
+    c.set_balance(&n, 10_000_000);
+    let h = c.pending_height() + 2;
+    let missing = schedule(
+        &mut c,
+        n,
+        ScheduleArgs {
+            height: h,
+            payload: handler_payload("missing", b""),
+            gas_limit: Some(10_000),
+            ..ScheduleArgs::default()
+        },
+    );
+    // A budget below the base cycles runs out before the handler starts.
+    let tiny = schedule(&mut c, n, args_gas(h, 400));
+    seal_until(&mut c, h);
+    let (bal, burned) = (c.balance(&n), c.burned);
+    let b = c.seal_block().clone();
+    assert!(fire_error(&b, missing).starts_with("HandlerNotFound"));
+    let TimerEvent::TimerFired {
+        cycles_used, cost, ..
+    } = find_fired(&b, missing)
+    else {
+        unreachable!()
+    };
+    assert_eq!(
+        (cycles_used, cost),
+        (1_000, 2_000),
+        "1,000 base cycles × basefee 2"
+    );
+    assert!(fire_error(&b, tiny).starts_with("OutOfCycles"));
+    let TimerEvent::TimerFired {
+        cycles_used, cost, ..
+    } = find_fired(&b, tiny)
+    else {
+        unreachable!()
+    };
+    assert_eq!((cycles_used, cost), (400, 800));
+    assert_eq!(b.eob.lane_used, 1_400);
+    assert_eq!(c.balance(&n), bal - 2_800);
+    assert_eq!(c.burned, burned + 2_800);
+    assert_conserved(&c);
+}
+
+/// §6.3 "extend_timer on the current timer before returning": the running timer is still
+/// addressable; the extension is recorded, the handler succeeds, and the one-shot timer does
+/// not fire again.
+#[test]
+fn cip5_6_3_extend_timer_on_the_current_timer_succeeds_and_does_not_refire() {
+    let mut c = chain_with_actors(genesis());
+    let s = Address::from_label("selfext");
+    deploy_native(
+        &mut c,
+        alice(),
+        s,
+        r#"{"handle_timer": [{"op": "extend", "key": "me", "blocks": 10},
+                             {"op": "emit", "topic": "after-extend", "data": ""}],
+            "setup": [{"op": "schedule", "delta": 2, "payload": "", "gas_limit": 50000, "save_as": "me"}]}"#,
+    );
+    c.set_balance(&s, 10_000_000);
+    let r = call(&mut c, alice(), s, "setup");
+    assert!(r.success, "{:?}", r.error);
+    let t = r.timers[0];
+    let h = c.timer(&t).unwrap().height;
+    let old = c.timer(&t).unwrap().expires_at;
+    seal_until(&mut c, h);
+    let b = c.seal_block().clone();
+    let TimerEvent::TimerFired { success, error, .. } = find_fired(&b, t) else {
+        unreachable!()
+    };
+    assert!(success, "{error:?}");
+    assert!(timer_events(&b).contains(&&TimerEvent::TimerExtended {
+        timer_id: t,
+        actor: s,
+        old_expires_at: old,
+        new_expires_at: h + 10,
+    }));
+    assert!(b.events.iter().any(|e| e.event.kind() == "ActorEmitted"));
+    assert!(c.timer(&t).is_none(), "a fired one-shot timer is removed");
+    for _ in 0..12 {
+        let b = c.seal_block();
+        assert!(fired(b).is_empty());
+    }
+}
+
+/// Numbers that wrap: every sum of heights is checked; an overflow is `InvalidInput` naming
+/// it, never a wrapped height reported as "not in the future" or an `expires_at` below it.
+#[test]
+fn cip5_4_2_height_sums_that_overflow_are_invalid_input() {
+    let mut c = chain_with_actors(genesis());
+    let n = Address::from_label("wrap");
+    deploy_native(
+        &mut c,
+        alice(),
+        n,
+        r#"{"far": [{"op": "schedule", "delta": 18446744073709551615, "payload": ""}],
+            "ttl": [{"op": "schedule_many", "count": 1, "delta": 5, "ttl": 18446744073709551615}],
+            "setup": [{"op": "schedule", "delta": 5, "payload": "", "save_as": "k"}],
+            "ext": [{"op": "extend", "key": "k", "blocks": 18446744073709551615}]}"#,
+    );
+    for handler in ["far", "ttl"] {
+        let r = call(&mut c, alice(), n, handler);
+        assert_eq!(err_name(&r), "InvalidInput", "{handler}: {:?}", r.error);
+        assert!(r.error.unwrap().contains("overflows u64"));
+    }
+    assert!(call(&mut c, alice(), n, "setup").success);
+    let r = call(&mut c, alice(), n, "ext");
+    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
+    assert!(r.error.unwrap().contains("overflows u64"));
+
+    // current height + max_ttl_blocks (the TTL cap of a schedule and an extension).
+    use cowboy_devnet::engine::{ScheduleCtx, clamp_extension, validate_schedule};
+    let cfg = cfg_with(|t| t.max_ttl_blocks = u64::MAX);
+    let ctx = ScheduleCtx {
+        current_height: 5,
+        actor: actor_a(),
+        tx_sender: actor_a(),
+        actor_nonce: 0,
+        actor_timers: 0,
+    };
+    let e = validate_schedule(&cfg, &ctx, args(6)).unwrap_err();
+    assert_eq!(e.name(), "InvalidInput");
+    assert!(e.to_string().contains("overflows u64"), "{e}");
+    let e = clamp_extension(&cfg, 5, 6, 10).unwrap_err();
+    assert!(e.to_string().contains("overflows u64"), "{e}");
 }

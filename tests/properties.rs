@@ -489,13 +489,14 @@ impl Run {
                         assert_eq!(cost + refund, *max_cost);
                         assert_eq!(burned + tip, *cost);
                         assert_eq!(*tip, 0, "no tip under FIFO");
-                        lane += k.gas;
+                        // The budget is bounded by the cap in force at fire time (§6.2).
+                        lane += k.gas.min(cfg.max_cycles_per_fire);
                     }
                     TimerEvent::TimerCancelled {
                         timer_id, refund, ..
                     } if r.phase == Phase::Eob && *refund > 0 => {
                         // Pre-charged, then cancelled by its owner: it held a lane reservation.
-                        lane += self.known[timer_id].gas;
+                        lane += self.known[timer_id].gas.min(cfg.max_cycles_per_fire);
                     }
                     TimerEvent::TimerExpired { .. }
                     | TimerEvent::TimerCancelledInsufficientFunds { .. } => {

@@ -368,6 +368,38 @@ fn cip5_4_2_handler_convention_reaches_a_named_handler() {
     assert_eq!(emitted(b), vec![("tick".to_string(), "hello".to_string())]);
 }
 
+/// The convention as a script writes it by hand: JSON whitespace around the object is fine;
+/// a payload that claims the convention but is broken (a non-string `_handler`, a `_payload`
+/// that is not base64) is rejected with `InvalidInput` when scheduled, never routed elsewhere.
+#[test]
+fn cip5_4_2_handler_convention_by_hand_routes_or_is_rejected() {
+    let src = r#"
+        fn deploy() {
+            schedule_timer(block_height() + 1, "  {\"_handler\": \"tick\", \"_payload\": \"aGk=\"}\n");
+        }
+        fn bad_name(p) { schedule_timer(block_height() + 1, "{\"_handler\": 7}"); }
+        fn bad_b64(p) {
+            schedule_timer(block_height() + 1, "{\"_handler\": \"tick\", \"_payload\": \"%%\"}");
+        }
+        fn tick(payload) { emit("tick", payload.as_string()); }
+        fn handle_timer(payload) { emit("default", payload); }
+    "#;
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "byhand.rhai", src, 10_000_000);
+    for handler in ["bad_name", "bad_b64"] {
+        let r = call(&mut c, bob(), actor, handler, b"");
+        assert!(!r.success, "{handler}");
+        assert_eq!(error_name(&r), "InvalidInput", "{handler}: {:?}", r.error);
+        assert!(r.timers.is_empty());
+    }
+    c.seal_block();
+    let b = c.seal_block();
+    let f = fires(b, actor);
+    assert_eq!(f.len(), 1);
+    assert_eq!(f[0].handler, "tick");
+    assert_eq!(emitted(b), vec![("tick".to_string(), "hi".to_string())]);
+}
+
 #[test]
 fn cip5_4_2_missing_handler_is_handler_not_found() {
     let src = r#"

@@ -1,6 +1,6 @@
 //! Building blocks: the transaction phase, the end of block (CIP-5 §5.1) and sealing.
 
-use super::exec::{ExecCtx, Meter, Overlay};
+use super::exec::{ExecCtx, Firing, Meter, Overlay, PendingFire};
 use super::runtime::{ActorCode, Host, Lang, VmError, cost};
 use super::state::{Actor, StateKey};
 use super::*;
@@ -279,14 +279,25 @@ impl Chain {
         F: FnOnce(&mut ExecCtx<'_>, &Chain) -> Result<(), VmError>,
     {
         let no_pending = BTreeMap::new();
-        self.execute_with(cfg, &no_pending, height, actor, sender, deployer, meter, f)
+        self.execute_with(
+            cfg,
+            &no_pending,
+            None,
+            height,
+            actor,
+            sender,
+            deployer,
+            meter,
+            f,
+        )
     }
 
     #[allow(clippy::too_many_arguments)]
     fn execute_with<F>(
         &self,
         cfg: &TimerConfig,
-        pending: &BTreeMap<TimerId, Address>,
+        pending: &BTreeMap<TimerId, PendingFire>,
+        firing: Option<Firing>,
         height: u64,
         actor: Address,
         sender: Address,
@@ -298,6 +309,7 @@ impl Chain {
         F: FnOnce(&mut ExecCtx<'_>, &Chain) -> Result<(), VmError>,
     {
         let mut ctx = ExecCtx::new(self, cfg, pending, height, actor, sender, deployer, meter);
+        ctx.firing = firing;
         let r = f(&mut ctx, self);
         let result = match (ctx.fatal.take(), r) {
             (Some(e), _) => Err(e),
@@ -356,7 +368,11 @@ impl Chain {
                 .insert(t)
                 .expect("validated in the execution context");
         }
-        self.cancelled_fires.extend(o.cancelled_fires);
+        // Applied after the overlay's absolute balances, so a refund is never overwritten.
+        for (id, fee_payer, refund) in o.cancelled_fires {
+            self.cancelled_fires.insert(id);
+            self.credit(&fee_payer, refund);
+        }
         for e in o.events {
             self.push_event(phase, e);
         }
@@ -391,14 +407,21 @@ impl Chain {
                 timer_id,
                 new_expires_at,
             } => {
-                let new = engine::clamp_extension(block_cfg, height, *new_expires_at)?;
+                let timer_height = self
+                    .engine
+                    .queue
+                    .get(timer_id)
+                    .map(|t| t.height)
+                    .ok_or_else(|| {
+                        TimerError::TimerNotFound(format!("{timer_id} is not a live timer"))
+                    })?;
+                let new =
+                    engine::clamp_extension(block_cfg, height, timer_height, *new_expires_at)?;
                 let old = self
                     .engine
                     .queue
                     .set_expires_at(timer_id, new)
-                    .ok_or_else(|| {
-                        TimerError::TimerNotFound(format!("{timer_id} is not a live timer"))
-                    })?;
+                    .expect("looked up above");
                 self.push_event(
                     Phase::Tx,
                     Event::Timer(TimerEvent::TimerExtendedByGovernance {
@@ -441,30 +464,30 @@ impl Chain {
             self.push_event(Phase::Eob, Event::Timer(e));
         }
         let mut stats: EobStats = plan.stats;
-        let mut pending: BTreeMap<TimerId, Address> = plan
+        let mut pending: BTreeMap<TimerId, PendingFire> = plan
             .fires
             .iter()
-            .map(|f| (f.timer.timer_id, f.timer.actor_address))
+            .map(|f| {
+                let p = PendingFire {
+                    owner: f.timer.actor_address,
+                    fee_payer: f.timer.fee_payer,
+                    max_cost: f.max_cost,
+                };
+                (f.timer.timer_id, p)
+            })
             .collect();
+        let base_cycles = self.basefee.tx_base_cycles;
         let rt = self.runtime.clone();
         for fire in plan.fires {
             let t = &fire.timer;
             pending.remove(&t.timer_id);
             if self.cancelled_fires.remove(&t.timer_id) {
-                // Cancelled by its owner after its pre-charge: refund it whole (CIP-5 §5.4).
-                self.credit(&t.fee_payer, fire.max_cost);
+                // Cancelled by its owner after its pre-charge: its refund and `TimerCancelled`
+                // were committed with the cancelling handler (CIP-5 §4.3, §5.4).
                 stats.fired -= 1;
-                self.push_event(
-                    Phase::Eob,
-                    Event::Timer(TimerEvent::TimerCancelled {
-                        timer_id: t.timer_id,
-                        actor: t.actor_address,
-                        refund: fire.max_cost,
-                    }),
-                );
                 continue;
             }
-            let meter = Meter::new(t.gas_limit_per_fire, fire.cells_limit);
+            let mut meter = Meter::new(fire.cycles_limit, fire.cells_limit);
             let (handler, payload) = t.dispatch();
             let entry = handler.name().to_string();
             let none = ActorCode::none();
@@ -472,17 +495,41 @@ impl Chain {
                 Some(a) => (&a.code, a.deployer),
                 None => (&none, t.actor_address),
             };
-            // §5.2: the deferred transaction's sender is the actor itself.
-            let ex = self.execute_with(
-                &cfg,
-                &pending,
-                height,
-                t.actor_address,
-                t.actor_address,
-                deployer,
-                meter,
-                |ctx, _| rt.invoke(code, &entry, &payload, ctx),
-            );
+            let firing = Firing {
+                timer_id: t.timer_id,
+                height: t.height,
+                expires_at: t.expires_at,
+            };
+            // Spec note (CIP-5 §6.3, "the same burn + tip breakdown as a normal user
+            // transaction"): a fire is charged the base cycles of a transaction
+            // (`tx_base_cycles`, 1,000 by default) before its handler runs. They count in its
+            // metered cycles, inside its cycle budget and the lane, and are paid by its fee
+            // payer at the block's basefee, even when the handler does not exist or reverts.
+            // A budget below the base cycles runs out before the handler starts.
+            let ex = if base_cycles > meter.cycles_limit {
+                meter.cycles = meter.cycles_limit;
+                Executed {
+                    result: Err(VmError::OutOfCycles {
+                        limit: meter.cycles_limit,
+                    }),
+                    overlay: Overlay::default(),
+                    meter,
+                }
+            } else {
+                meter.cycles = base_cycles;
+                // §5.2: the deferred transaction's sender is the actor itself.
+                self.execute_with(
+                    &cfg,
+                    &pending,
+                    Some(firing),
+                    height,
+                    t.actor_address,
+                    t.actor_address,
+                    deployer,
+                    meter,
+                    |ctx, _| rt.invoke(code, &entry, &payload, ctx),
+                )
+            };
             let success = ex.result.is_ok();
             let error = ex.result.err().map(|e| e.to_string());
             let s = engine::eob::settle(&fire, ex.meter.cycles, ex.meter.cells);
@@ -587,6 +634,18 @@ impl Chain {
         let chain_root = self.commit.root(&self.accounts, &self.actors);
         let (timers_root, overflow_root) = self.engine.queue.commit();
         let h = self.engine.queue.horizons();
+        // The deferrals waiting for the next block's height (their `TimerDeferred` events):
+        // committed when there are any, nothing otherwise.
+        let pending = self.engine.queue.deferrals();
+        let deferrals: Vec<u8> = if pending.is_empty() {
+            Vec::new()
+        } else {
+            let mut v = Vec::new();
+            for d in pending {
+                v.extend_from_slice(&d.encode());
+            }
+            keccak(&v).to_vec()
+        };
         let mut deployers = Vec::new();
         for d in &self.system_deployers {
             deployers.extend_from_slice(&d.0);
@@ -606,6 +665,7 @@ impl Chain {
             &h.epoch_horizon.to_be_bytes(),
             &self.supply.to_be_bytes(),
             &self.burned.to_be_bytes(),
+            &deferrals,
         ]))
     }
 

@@ -20,10 +20,30 @@ pub struct Overlay {
     pub new_actor: Option<(Address, Actor)>,
     pub scheduled: Vec<Timer>,
     pub cancelled: Vec<TimerId>,
-    /// Pre-charged timers of this end of block cancelled before their turn.
-    pub cancelled_fires: Vec<TimerId>,
+    /// Pre-charged timers of this end of block cancelled before their turn, with the fee payer
+    /// and the pre-charge refunded when this overlay commits (CIP-5 §4.3, §5.4).
+    pub cancelled_fires: Vec<(TimerId, Address, u128)>,
+    /// The `expires_at` the running handler set on its own timer (CIP-5 §6.3), if it did.
+    pub firing_extended: Option<u64>,
     pub extended: BTreeMap<TimerId, u64>,
     pub events: Vec<Event>,
+}
+
+/// A timer pre-charged in this end of block and not yet run.
+#[derive(Debug, Clone, Copy)]
+pub struct PendingFire {
+    pub owner: Address,
+    pub fee_payer: Address,
+    /// Its pre-charge, refunded whole if its owner cancels it before its turn.
+    pub max_cost: u128,
+}
+
+/// The timer whose handler is running (none for a transaction).
+#[derive(Debug, Clone, Copy)]
+pub struct Firing {
+    pub timer_id: TimerId,
+    pub height: u64,
+    pub expires_at: u64,
 }
 
 /// Metered limits of one execution.
@@ -58,8 +78,10 @@ fn charge(used: &mut u64, limit: u64, n: u64) -> bool {
 pub struct ExecCtx<'a> {
     chain: &'a Chain,
     cfg: &'a TimerConfig,
-    /// Timers pre-charged in this end of block and not yet run: id -> owner.
-    pending_fires: &'a BTreeMap<TimerId, Address>,
+    /// Timers pre-charged in this end of block and not yet run.
+    pending_fires: &'a BTreeMap<TimerId, PendingFire>,
+    /// The timer whose handler this execution is.
+    pub firing: Option<Firing>,
     pub height: u64,
     pub actor: Address,
     pub sender: Address,
@@ -75,7 +97,7 @@ impl<'a> ExecCtx<'a> {
     pub fn new(
         chain: &'a Chain,
         cfg: &'a TimerConfig,
-        pending_fires: &'a BTreeMap<TimerId, Address>,
+        pending_fires: &'a BTreeMap<TimerId, PendingFire>,
         height: u64,
         actor: Address,
         sender: Address,
@@ -86,6 +108,7 @@ impl<'a> ExecCtx<'a> {
             chain,
             cfg,
             pending_fires,
+            firing: None,
             height,
             actor,
             sender,
@@ -332,14 +355,43 @@ impl Host for ExecCtx<'_> {
             Ok(id) => id,
             Err(e) => return self.timer_err(e),
         };
-        let new = match engine::clamp_extension(self.cfg, self.height, new_expires_at) {
-            Ok(n) => n,
-            Err(e) => return self.timer_err(e),
-        };
-        if let Some(t) = self.overlay.scheduled.iter_mut().find(|t| t.timer_id == id) {
+        let (cfg, height) = (self.cfg, self.height);
+        if let Some(i) = self.overlay.scheduled.iter().position(|t| t.timer_id == id) {
             // Scheduled earlier in this same execution: owned by this actor by construction.
+            let new = match engine::clamp_extension(
+                cfg,
+                height,
+                self.overlay.scheduled[i].height,
+                new_expires_at,
+            ) {
+                Ok(n) => n,
+                Err(e) => return self.timer_err(e),
+            };
+            let t = &mut self.overlay.scheduled[i];
             let old = t.expires_at;
             t.expires_at = new;
+            self.overlay
+                .events
+                .push(Event::Timer(TimerEvent::TimerExtended {
+                    timer_id: id,
+                    actor: self.actor,
+                    old_expires_at: old,
+                    new_expires_at: new,
+                }));
+            return Ok(());
+        }
+        if let Some(f) = self.firing.filter(|f| f.timer_id == id) {
+            // Spec note (CIP-5 §6.3, "extend_timer on the current timer before returning"):
+            // while its handler runs, a timer is still addressable by extend_timer. The
+            // extension is validated like any other and recorded (`TimerExtended`), but a fired
+            // one-shot timer is removed all the same: it cannot fire again. A handler that
+            // wants to keep firing schedules a new timer.
+            let new = match engine::clamp_extension(cfg, height, f.height, new_expires_at) {
+                Ok(n) => n,
+                Err(e) => return self.timer_err(e),
+            };
+            let old = self.overlay.firing_extended.unwrap_or(f.expires_at);
+            self.overlay.firing_extended = Some(new);
             self.overlay
                 .events
                 .push(Event::Timer(TimerEvent::TimerExtended {
@@ -356,8 +408,8 @@ impl Host for ExecCtx<'_> {
             .queue
             .get(&id)
             .filter(|_| !self.overlay.cancelled.contains(&id))
-            .map(|t| (t.actor_address, t.expires_at));
-        let Some((owner, committed)) = found else {
+            .map(|t| (t.actor_address, t.expires_at, t.height));
+        let Some((owner, committed, timer_height)) = found else {
             return self.timer_err(TimerError::TimerNotFound(format!(
                 "{id} is not a live timer"
             )));
@@ -368,6 +420,10 @@ impl Host for ExecCtx<'_> {
                 self.actor
             )));
         }
+        let new = match engine::clamp_extension(cfg, height, timer_height, new_expires_at) {
+            Ok(n) => n,
+            Err(e) => return self.timer_err(e),
+        };
         let old = self.overlay.extended.get(&id).copied().unwrap_or(committed);
         self.overlay.extended.insert(id, new);
         self.overlay
@@ -401,14 +457,14 @@ impl Host for ExecCtx<'_> {
         }
         // A pre-charged timer an earlier handler of this end of block already cancelled is gone.
         let owner = if self.overlay.cancelled.contains(&id)
-            || self.overlay.cancelled_fires.contains(&id)
+            || self.overlay.cancelled_fires.iter().any(|c| c.0 == id)
             || self.chain.cancelled_fires.contains(&id)
         {
             None
         } else if let Some(t) = self.chain.engine.queue.get(&id) {
-            Some((t.actor_address, false))
+            Some((t.actor_address, None))
         } else {
-            self.pending_fires.get(&id).map(|a| (*a, true))
+            self.pending_fires.get(&id).map(|p| (p.owner, Some(*p)))
         };
         let Some((owner, pending)) = owner else {
             return self.timer_err(TimerError::TimerNotFound(format!(
@@ -420,9 +476,20 @@ impl Host for ExecCtx<'_> {
                 "timer {id} belongs to actor {owner}, not {actor}: cross-actor cancel is only possible through SYS_CANCEL_TIMER"
             )));
         }
-        if pending {
-            // The TimerCancelled event (with its refund) is written when its turn comes.
-            self.overlay.cancelled_fires.push(id);
+        if let Some(p) = pending {
+            // CIP-5 §4.3 "refunded on the same commit": the pre-charge is credited when this
+            // execution's writes commit, so the handlers that run after it in this end of
+            // block see the refunded balance. The timer is skipped when its turn comes.
+            self.overlay
+                .cancelled_fires
+                .push((id, p.fee_payer, p.max_cost));
+            self.overlay
+                .events
+                .push(Event::Timer(TimerEvent::TimerCancelled {
+                    timer_id: id,
+                    actor,
+                    refund: p.max_cost,
+                }));
         } else {
             self.overlay.extended.remove(&id);
             self.overlay.cancelled.push(id);

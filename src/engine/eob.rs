@@ -8,7 +8,7 @@ use super::config::{GC_CYCLES_PER_REMOVAL, TimerConfig};
 use super::events::{DeferReason, TimerEvent};
 use super::queue::CalendarQueue;
 use super::timer::Timer;
-use super::types::Address;
+use super::types::{Address, TimerId};
 use serde::{Deserialize, Serialize};
 
 /// Balances as the engine sees them during classification.
@@ -29,11 +29,40 @@ pub struct FeeQuote {
 #[derive(Clone, Debug)]
 pub struct Fire {
     pub timer: Timer,
+    /// The cycle budget of this fire: `min(gas_limit_per_fire, max_cycles_per_fire)` under the
+    /// config in force at fire time (see [`fire_budget`]). `max_cost`, the lane reservation
+    /// and the metering all use it.
+    pub cycles_limit: u64,
     pub max_cost: u128,
     pub tip_per_cycle: u128,
     pub cycle_basefee: u128,
     pub cell_basefee: u128,
     pub cells_limit: u64,
+}
+
+/// A due timer carried to the next block (CIP-5 §6.5, §8), waiting for that block's height
+/// to be recorded as a `TimerDeferred` event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deferral {
+    pub timer_id: TimerId,
+    pub actor: Address,
+    pub height: u64,
+    pub reason: DeferReason,
+}
+
+impl Deferral {
+    /// Bytes the state root commits for a pending deferral.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(32 + 20 + 8 + 1);
+        v.extend_from_slice(&self.timer_id.0);
+        v.extend_from_slice(&self.actor.0);
+        v.extend_from_slice(&self.height.to_be_bytes());
+        v.push(match self.reason {
+            DeferReason::Lane => 0,
+            DeferReason::GcBudget => 1,
+        });
+        v
+    }
 }
 
 /// Counters for one end of block.
@@ -73,6 +102,18 @@ pub fn max_cost(gas_limit: u64, cells_limit: u64, quote: &FeeQuote, tip_per_cycl
         .saturating_add((cells_limit as u128).saturating_mul(quote.cell_basefee))
 }
 
+/// The cycle budget a timer fires with: its `gas_limit_per_fire`, bounded by the
+/// `max_cycles_per_fire` in force at fire time.
+///
+/// Spec note (CIP-5 §6.2 "bounded by", §6.4 "lower per-fire caps"): a cap lowered by governance
+/// binds timers already scheduled. Such a timer fires with the lowered cap as its budget; its
+/// `max_cost` (§6.3 step 2), its funds check, its lane reservation and its metered limit all
+/// follow that budget, so it can neither use nor be charged more than the cap allows. Raising
+/// the cap never raises a timer's budget above the `gas_limit_per_fire` it was scheduled with.
+pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
+    timer.gas_limit_per_fire.min(cfg.max_cycles_per_fire)
+}
+
 /// Classifies and selects the timers due at `height` under the FIFO scheduler (CIP-5 §5.1).
 ///
 /// For each due timer, in bucket order:
@@ -86,15 +127,26 @@ pub fn max_cost(gas_limit: u64, cells_limit: u64, quote: &FeeQuote, tip_per_cycl
 /// A removal that finds the GC budget spent is carried to the next block ("still expired means
 /// still expired", §8), as is a timer that does not fit the lane (§6.5).
 ///
-/// Spec note (open point 3): the lane is *reserved* by `gas_limit_per_fire` (§6.5 compares
-/// `gas_limit_per_fire` with the remaining budget; CIP-1 v3 §3 step 7 gates on it), because all
+/// Spec note (§6.5, `TimerDeferred.to_height`): the deferral target is the next block that
+/// actually runs, which after a devnet `halt` (an outage, §8) is not the next height, and
+/// which is not known when this block is sealed (the outage is declared afterwards). So a
+/// deferral is counted in this block's stats (`deferred`) but its `TimerDeferred` event is
+/// recorded by the block it is carried into, first in that block's end of block, with
+/// `to_height` that block's height. Until then the pending deferrals are part of the state
+/// (the queue holds them, the state root and dumps include them). Every deferral gets its
+/// event, also when a transaction of the next block cancels the carried timer first.
+///
+/// Spec note (open point 3): the lane is *reserved* by the fire budget, `gas_limit_per_fire`
+/// bounded by the cap in force ([`fire_budget`]) (§6.5 compares `gas_limit_per_fire` with the
+/// remaining budget; CIP-1 v3 §3 step 7 gates on it), because all
 /// timers are classified and pre-charged before any handler runs (§5.1 steps 3–5), so the
 /// actual cycles are not yet known. The lane can therefore never be exceeded. Under FIFO the
 /// first live timer that does not fit *closes the lane for the block*: the smaller timers behind
 /// it are deferred too, so execution never leaves insertion order. (The eip1559 scheduler's
-/// "greedily fill" lets smaller timers pass; that is a different policy.) One exception keeps the
-/// lane live: a timer whose `gas_limit_per_fire` exceeds the whole lane under the current config
-/// (governance shrank the lane after it was scheduled) is deferred without closing the lane.
+/// "greedily fill" lets smaller timers pass; that is a different policy.) A timer whose budget
+/// exceeds the whole lane would be deferred without closing the lane; since `TimerConfig`
+/// requires `lane_timer_cycles >= max_cycles_per_fire` and the budget is bounded by the cap,
+/// this guard cannot trigger under a valid config.
 pub fn plan(
     queue: &mut CalendarQueue,
     height: u64,
@@ -102,19 +154,30 @@ pub fn plan(
     quote: &FeeQuote,
     ledger: &mut dyn Ledger,
 ) -> EobPlan {
-    let due = queue.take_due(height);
     let mut out = EobPlan::default();
+    // The previous end of block's deferrals, now that the block they were carried into runs.
+    for d in queue.take_deferrals() {
+        out.events.push(TimerEvent::TimerDeferred {
+            timer_id: d.timer_id,
+            actor: d.actor,
+            height: d.height,
+            to_height: height,
+            reason: d.reason,
+        });
+    }
+    let due = queue.take_due(height);
     out.stats.due = due.len() as u64;
+    let mut deferrals = Vec::new();
     let mut lane_left = cfg.lane_timer_cycles;
     let mut lane_closed = false;
     let mut gc_left = cfg.gc_cycles_per_block;
     let mut carried: Vec<u32> = Vec::new();
-    let to_height = height + 1;
 
     for slot in due {
         let t = queue.slot(slot);
         let expired = height > t.expires_at;
-        let cost = max_cost(t.gas_limit_per_fire, cfg.max_cells_per_fire, quote, 0);
+        let budget = fire_budget(t, cfg);
+        let cost = max_cost(budget, cfg.max_cells_per_fire, quote, 0);
         let available = if expired {
             0
         } else {
@@ -123,7 +186,7 @@ pub fn plan(
         let remove = expired || available < cost;
         if remove {
             if gc_left < GC_CYCLES_PER_REMOVAL {
-                defer(&mut out, t, to_height, DeferReason::GcBudget);
+                defer(&mut out, &mut deferrals, t, DeferReason::GcBudget);
                 carried.push(slot);
                 continue;
             }
@@ -154,20 +217,21 @@ pub fn plan(
         // A timer larger than the whole lane under this config (governance shrank the lane
         // after it was scheduled) waits for a larger lane or its TTL without closing the lane,
         // or it would stall every timer behind it.
-        let never_fits = t.gas_limit_per_fire > cfg.lane_timer_cycles;
-        if never_fits || lane_closed || t.gas_limit_per_fire > lane_left {
+        let never_fits = budget > cfg.lane_timer_cycles;
+        if never_fits || lane_closed || budget > lane_left {
             lane_closed |= !never_fits;
-            defer(&mut out, t, to_height, DeferReason::Lane);
+            defer(&mut out, &mut deferrals, t, DeferReason::Lane);
             carried.push(slot);
             continue;
         }
-        lane_left -= t.gas_limit_per_fire;
-        out.stats.lane_reserved += t.gas_limit_per_fire;
+        lane_left -= budget;
+        out.stats.lane_reserved += budget;
         ledger.debit(&t.fee_payer, cost);
         let timer = queue.conclude(slot);
         out.stats.fired += 1;
         out.fires.push(Fire {
             timer,
+            cycles_limit: budget,
             max_cost: cost,
             tip_per_cycle: 0,
             cycle_basefee: quote.cycle_basefee,
@@ -176,15 +240,15 @@ pub fn plan(
         });
     }
     queue.carry(&carried);
+    queue.set_deferrals(deferrals);
     out
 }
 
-fn defer(out: &mut EobPlan, t: &Timer, to_height: u64, reason: DeferReason) {
-    out.events.push(TimerEvent::TimerDeferred {
+fn defer(out: &mut EobPlan, deferrals: &mut Vec<Deferral>, t: &Timer, reason: DeferReason) {
+    deferrals.push(Deferral {
         timer_id: t.timer_id,
         actor: t.actor_address,
         height: t.height,
-        to_height,
         reason,
     });
     out.stats.deferred += 1;
@@ -206,11 +270,15 @@ pub struct Settlement {
 /// Settles a fire that used `cycles` and `cells` (both already capped by the fire's limits).
 /// A reverted handler settles the same way: what it used is charged (§6.3 step 5).
 pub fn settle(fire: &Fire, cycles: u64, cells: u64) -> Settlement {
-    let cycles = cycles.min(fire.timer.gas_limit_per_fire) as u128;
+    let cycles = cycles.min(fire.cycles_limit) as u128;
     let cells = cells.min(fire.cells_limit) as u128;
-    let burned = cycles * fire.cycle_basefee + cells * fire.cell_basefee;
-    let tip = cycles * fire.tip_per_cycle;
-    let cost = (burned + tip).min(fire.max_cost);
+    // Saturating: whatever the basefee, the cost is capped by `max_cost` just below, which the
+    // fee payer was able to pay.
+    let burned = cycles
+        .saturating_mul(fire.cycle_basefee)
+        .saturating_add(cells.saturating_mul(fire.cell_basefee));
+    let tip = cycles.saturating_mul(fire.tip_per_cycle);
+    let cost = burned.saturating_add(tip).min(fire.max_cost);
     Settlement {
         cost,
         refund: fire.max_cost - cost,

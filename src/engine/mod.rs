@@ -143,7 +143,7 @@ pub fn validate_schedule(
             cfg.max_cycles_per_fire
         ));
     }
-    let ttl_cap = ctx.current_height.saturating_add(cfg.max_ttl_blocks);
+    let ttl_cap = ttl_cap(cfg, ctx.current_height)?;
     let expires_at = args.expires_at.unwrap_or(ttl_cap);
     if expires_at > ttl_cap {
         return invalid(format!(
@@ -191,11 +191,42 @@ pub fn parse_timer_id(bytes: &[u8]) -> Result<TimerId, TimerError> {
     Ok(TimerId(arr))
 }
 
+/// `current_height + max_ttl_blocks`, the latest `expires_at` anything may set (CIP-5 §4.2,
+/// §5.4), or `InvalidInput` when the sum overflows `u64` (never a wrapped or saturated cap).
+pub fn ttl_cap(cfg: &TimerConfig, current_height: u64) -> Result<u64, TimerError> {
+    current_height
+        .checked_add(cfg.max_ttl_blocks)
+        .ok_or_else(|| {
+            TimerError::InvalidInput(format!(
+                "current height {current_height} + max_ttl_blocks {} overflows u64",
+                cfg.max_ttl_blocks
+            ))
+        })
+}
+
+/// `base + blocks` for a height computed from an offset (a timer `after` blocks ahead, an
+/// `expires_at` `ttl` blocks past a height): `InvalidInput` naming `what` when the sum
+/// overflows `u64`, so that an overflow is never reported as a wrapped (past) height.
+pub fn height_plus(base: u64, blocks: u64, what: &str) -> Result<u64, TimerError> {
+    base.checked_add(blocks).ok_or_else(|| {
+        TimerError::InvalidInput(format!(
+            "{what}: height {base} + {blocks} blocks overflows u64"
+        ))
+    })
+}
+
 /// The TTL an extension sets (CIP-5 §5.4): strictly above the current height, clamped to
-/// `current + max_ttl_blocks`. Shared by the actor path and the governance path.
+/// `current + max_ttl_blocks`, and never below the timer's own `height`. Shared by the actor
+/// path and the governance path.
+///
+/// Spec note (open point 5, §5.4): an extension that would leave `expires_at` below the
+/// timer's height (asked for, or after the clamp when governance lowered `max_ttl_blocks`
+/// since it was scheduled) is rejected with `InvalidInput`, like a schedule with such an
+/// `expires_at`: it would create a timer that could only expire.
 pub fn clamp_extension(
     cfg: &TimerConfig,
     current_height: u64,
+    timer_height: u64,
     new_expires_at: u64,
 ) -> Result<u64, TimerError> {
     if new_expires_at <= current_height {
@@ -203,7 +234,14 @@ pub fn clamp_extension(
             "new expires_at {new_expires_at} must be greater than the current height {current_height}"
         )));
     }
-    Ok(new_expires_at.min(current_height.saturating_add(cfg.max_ttl_blocks)))
+    let cap = ttl_cap(cfg, current_height)?;
+    let new = new_expires_at.min(cap);
+    if new < timer_height {
+        return Err(TimerError::InvalidInput(format!(
+            "new expires_at {new} (asked {new_expires_at}, capped at current height + max_ttl_blocks = {cap}) is below the timer's height {timer_height}: it could only expire"
+        )));
+    }
+    Ok(new)
 }
 
 /// Checks that `caller` owns `timer` (CIP-5 §4.2: cancel and extend are owner-only).

@@ -31,6 +31,7 @@
 //! Every bucket is therefore ordered by `(original height, insertion seq)`: oldest due first.
 
 use super::config::QueueConfig;
+use super::eob::Deferral;
 use super::error::TimerError;
 use super::merkle::{TimerCommitment, recycle};
 use super::timer::Timer;
@@ -247,6 +248,9 @@ pub struct CalendarQueue {
     timers_commit: TimerCommitment,
     overflow_commit: TimerCommitment,
     changes: Vec<Change>,
+    /// The deferrals of the last end of block, waiting for the height of the block they are
+    /// carried into (see [`eob::plan`](super::eob::plan)).
+    deferrals: Vec<Deferral>,
 }
 
 /// Spare ring-bucket buffers kept at most, and the largest kept (in handles).
@@ -333,6 +337,7 @@ impl CalendarQueue {
             timers_commit: TimerCommitment::new(COMMIT_BITS),
             overflow_commit: TimerCommitment::new(COMMIT_BITS),
             changes: Vec::new(),
+            deferrals: Vec::new(),
         };
         q.reset_horizons(start_height);
         q
@@ -797,6 +802,22 @@ impl CalendarQueue {
 
     /// Carries due timers that were not concluded to the front of the next height's bucket,
     /// keeping their order (see the module docs).
+    /// The deferrals of the last end of block whose `TimerDeferred` events wait for the height
+    /// of the next block that runs (part of the state: the state root commits them).
+    pub fn deferrals(&self) -> &[Deferral] {
+        &self.deferrals
+    }
+
+    /// Takes the pending deferrals (when the next block records them).
+    pub fn take_deferrals(&mut self) -> Vec<Deferral> {
+        std::mem::take(&mut self.deferrals)
+    }
+
+    /// Stores the deferrals of this end of block until the next block records them.
+    pub fn set_deferrals(&mut self, d: Vec<Deferral>) {
+        self.deferrals = d;
+    }
+
     pub fn carry(&mut self, slots: &[u32]) {
         let pos = self.ring_pos(self.next_height);
         for &s in slots.iter().rev() {
@@ -1065,6 +1086,9 @@ pub struct QueueDump {
     pub epochs: Vec<(u64, Vec<TimerId>)>,
     /// Every live timer, by seq. Those in no bucket list are in the overflow set.
     pub timers: Vec<Timer>,
+    /// The last end of block's deferrals, not yet recorded (see [`CalendarQueue::deferrals`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deferrals: Vec<Deferral>,
 }
 
 impl CalendarQueue {
@@ -1111,6 +1135,7 @@ impl CalendarQueue {
             ring,
             epochs,
             timers,
+            deferrals: self.deferrals.clone(),
         }
     }
 
@@ -1121,6 +1146,7 @@ impl CalendarQueue {
         q.ring_horizon = d.ring_horizon;
         q.epoch_horizon = d.epoch_horizon;
         q.next_seq = d.next_seq;
+        q.deferrals = d.deferrals.clone();
         let ring_size = q.cfg.ring_size();
         let mut placed: HashSet<TimerId> = HashSet::new();
         let mut tier_of: std::collections::HashMap<TimerId, (Tier, u64)> = Default::default();

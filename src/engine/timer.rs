@@ -76,27 +76,34 @@ pub fn derive_timer_id(actor: &Address, height: u64, payload: &[u8], nonce: u64)
     ]))
 }
 
-/// Applies the CIP-5 §4.2 convention: a payload that is a JSON object with a string `_handler`
-/// and a base64 string `_payload` names the handler and carries the inner payload. Anything else
-/// goes to `handle_timer` unchanged. Returns the handler and, for the convention, the decoded
-/// inner payload.
+/// Applies the CIP-5 §4.2 `_handler` convention. Returns the handler and, for a payload that
+/// uses the convention, the decoded inner payload.
 ///
-/// Returns `Err` only for a convention payload whose handler name is over 256 bytes or empty.
+/// Spec note (§4.2, the `_handler` convention): a payload uses the convention when it parses
+/// (as a whole, JSON whitespace allowed before and after) as a JSON object with a `_handler`
+/// key. Such a payload must then name a handler: `_handler` a string of 1..=256 bytes, and
+/// `_payload`, if present, a string of standard (padded) base64, the inner payload the handler
+/// receives (absent: empty). Other keys are ignored. A payload that claims the convention but
+/// breaks one of these rules is `Err` (scheduling rejects it with `InvalidInput`, so nothing is
+/// scheduled that could only fail or silently reach another handler). Every other payload (not
+/// JSON, not an object, no `_handler` key) goes unchanged to `handle_timer`.
 pub fn parse_handler_convention(payload: &[u8]) -> Result<(Handler, Option<Vec<u8>>), String> {
-    if payload.first() != Some(&b'{') {
+    let is_ws = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+    if payload.iter().find(|b| !is_ws(b)) != Some(&b'{') {
         return Ok((Handler::Default, None));
     }
     let Ok(serde_json::Value::Object(map)) = serde_json::from_slice::<serde_json::Value>(payload)
     else {
         return Ok((Handler::Default, None));
     };
-    let (Some(serde_json::Value::String(name)), Some(serde_json::Value::String(inner))) =
-        (map.get("_handler"), map.get("_payload"))
-    else {
+    let Some(name) = map.get("_handler") else {
         return Ok((Handler::Default, None));
     };
-    let Ok(inner) = base64::engine::general_purpose::STANDARD.decode(inner) else {
-        return Ok((Handler::Default, None));
+    let serde_json::Value::String(name) = name else {
+        return Err(format!(
+            "`_handler` must be a string naming the handler, got {}",
+            json_kind(name)
+        ));
     };
     if name.is_empty() {
         return Err("handler name is empty".into());
@@ -107,12 +114,35 @@ pub fn parse_handler_convention(payload: &[u8]) -> Result<(Handler, Option<Vec<u
             name.len()
         ));
     }
+    let inner = match map.get("_payload") {
+        None => Vec::new(),
+        Some(serde_json::Value::String(b64)) => base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .map_err(|e| format!("`_payload` is not valid base64: {e}"))?,
+        Some(other) => {
+            return Err(format!(
+                "`_payload` must be a base64 string, got {}",
+                json_kind(other)
+            ));
+        }
+    };
     let handler = if name == DEFAULT_HANDLER {
         Handler::Default
     } else {
         Handler::Named(name.as_str().into())
     };
     Ok((handler, Some(inner)))
+}
+
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    match v {
+        serde_json::Value::Null => "null",
+        serde_json::Value::Bool(_) => "a boolean",
+        serde_json::Value::Number(_) => "a number",
+        serde_json::Value::String(_) => "a string",
+        serde_json::Value::Array(_) => "an array",
+        serde_json::Value::Object(_) => "an object",
+    }
 }
 
 /// Builds a `{"_handler", "_payload"}` payload (for fixtures, the dashboard and RPC).
@@ -211,10 +241,40 @@ mod tests {
 
     #[test]
     fn non_convention_goes_to_default() {
-        for p in [&b"hello"[..], b"{\"_handler\":\"x\"}", b"{bad json", b""] {
+        for p in [
+            &b"hello"[..],
+            b"{\"_payload\":\"\"}",
+            b"{bad json",
+            b"",
+            b"[1]",
+            b"{\"a\":1} x",
+        ] {
             let (h, inner) = parse_handler_convention(p).unwrap();
             assert_eq!(h, Handler::Default);
             assert!(inner.is_none());
+        }
+    }
+
+    #[test]
+    fn convention_allows_whitespace_and_an_absent_payload() {
+        let (h, inner) = parse_handler_convention(b" \n\t{\"_handler\":\"x\"}\r\n").unwrap();
+        assert_eq!(h.name(), "x");
+        assert_eq!(inner.unwrap(), b"");
+    }
+
+    #[test]
+    fn broken_convention_is_an_error() {
+        for p in [
+            &b"{\"_handler\":1,\"_payload\":\"\"}"[..],
+            b"{\"_handler\":\"x\",\"_payload\":\"not base64!\"}",
+            b"{\"_handler\":\"x\",\"_payload\":7}",
+            b"{\"_handler\":\"\"}",
+        ] {
+            assert!(
+                parse_handler_convention(p).is_err(),
+                "{}",
+                String::from_utf8_lossy(p)
+            );
         }
     }
 

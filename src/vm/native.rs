@@ -108,6 +108,11 @@ pub fn parse(code: &ActorCode) -> Result<Program, VmError> {
     })
 }
 
+/// `base + blocks` as a height, or the engine's named `InvalidInput` when it overflows `u64`.
+fn height_plus(base: u64, blocks: u64, what: &str) -> Result<u64, VmError> {
+    crate::engine::height_plus(base, blocks, what).map_err(VmError::Timer)
+}
+
 /// Runs `entry` of a native program.
 pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), VmError> {
     let Some(ops) = prog.get(entry) else {
@@ -138,12 +143,16 @@ pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), Vm
                     Some(Payer::Deployer) => Some(host.deployer()?),
                     Some(Payer::Address(a)) => Some(*a),
                 };
+                let expires_at = match expires_in {
+                    Some(e) => Some(height_plus(h, *e, "expires_in")?),
+                    None => None,
+                };
                 let id = host.schedule_timer(ScheduleArgs {
-                    height: h + delta,
+                    height: height_plus(h, *delta, "delta")?,
                     payload: payload.as_bytes().to_vec(),
                     fee_payer,
                     gas_limit: *gas_limit,
-                    expires_at: expires_in.map(|e| h + e),
+                    expires_at,
                 })?;
                 if let Some(k) = save_as {
                     host.storage_set(k.as_bytes(), &id.0)?;
@@ -158,13 +167,18 @@ pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), Vm
             } => {
                 let h = host.block_height()?;
                 for i in 0..*count {
-                    let height = h + delta + i % (*spread).max(1);
+                    let height = height_plus(h, *delta, "delta")?;
+                    let height = height_plus(height, i % (*spread).max(1), "spread")?;
+                    let expires_at = match ttl {
+                        Some(t) => Some(height_plus(height, *t, "ttl")?),
+                        None => None,
+                    };
                     host.schedule_timer(ScheduleArgs {
                         height,
                         payload: i.to_be_bytes().to_vec(),
                         fee_payer: None,
                         gas_limit: *gas_limit,
-                        expires_at: ttl.map(|t| height + t),
+                        expires_at,
                     })?;
                 }
             }
@@ -175,7 +189,7 @@ pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), Vm
             Op::Extend { key, blocks } => {
                 let id = host.storage_get(key.as_bytes())?.unwrap_or_default();
                 let h = host.block_height()?;
-                host.extend_timer(&id, h + blocks)?;
+                host.extend_timer(&id, height_plus(h, *blocks, "blocks")?)?;
             }
             Op::Emit { topic, data } => host.emit(topic, data.as_bytes())?,
             Op::Transfer { to, amount } => host.transfer(to, *amount)?,
