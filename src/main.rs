@@ -1,412 +1,377 @@
 //! `cowboy-devnet`: a local Cowboy chain with the CIP-5 timer engine.
 //!
-//! With no arguments it plays the built-in demo scenario, headless.
+//! With no arguments it plays the built-in demo scenario, headless. The command line is in
+//! `cli.rs`; the lines printed per block and per event are the library's
+//! (`scenario::lines`).
+
+mod cli;
 
 use anyhow::{Context, Result};
-use clap::{Parser, Subcommand};
-use cowboy_devnet::chain::{Block, Chain, Event};
-use cowboy_devnet::engine::Address;
-use cowboy_devnet::scenario::builtin;
+use clap::Parser;
+use cli::{Cli, Cmd, EXIT_FAILED, EXIT_FIXTURE, EXIT_OK, EXIT_OUTPUT, EXIT_USAGE, RunArgs};
+use cowboy_devnet::scenario::lines::{block_line, event_line};
+use cowboy_devnet::scenario::report::BlockRow;
 use cowboy_devnet::scenario::runner::disk_loader;
-use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario};
+use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::BTreeMap;
-use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::ops::ControlFlow;
+use std::path::Path;
 use std::process::ExitCode;
-
-#[derive(Parser)]
-#[command(name = "cowboy-devnet", version, about = "A local Cowboy devnet with the CIP-5 timer engine", long_about = None)]
-struct Cli {
-    #[command(subcommand)]
-    command: Option<Cmd>,
-}
-
-#[derive(Subcommand)]
-enum Cmd {
-    /// Replay a fixture headless: a line per block, a summary, and reports.
-    Run(RunArgs),
-    /// Check a fixture (names, scripts, steps) without running it.
-    Check {
-        /// A fixture file, or the name of a shipped fixture (demo, heartbeat, ...).
-        fixture: String,
-    },
-    /// List the shipped fixtures.
-    Fixtures,
-}
-
-#[derive(clap::Args)]
-struct RunArgs {
-    /// A fixture file, or the name of a shipped fixture (demo, heartbeat, storm, outage,
-    /// drain, governance).
-    fixture: String,
-    /// Play until this height (default: the fixture's `blocks`).
-    #[arg(long)]
-    blocks: Option<u64>,
-    /// Write the JSON report (every block and every event) here.
-    #[arg(long, value_name = "FILE.json")]
-    report: Option<PathBuf>,
-    /// Write one CSV row per block here.
-    #[arg(long, value_name = "FILE.csv")]
-    csv: Option<PathBuf>,
-    /// Write the final chain state here (JSON, `Chain::load` reads it back).
-    #[arg(long, value_name = "FILE.json")]
-    dump: Option<PathBuf>,
-    /// Print every event under its block.
-    #[arg(long)]
-    events: bool,
-    /// Only the summary.
-    #[arg(long, short)]
-    quiet: bool,
-}
 
 fn main() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
         .with_writer(std::io::stderr)
         .init();
-    let cli = Cli::parse();
-    let result = match cli.command {
-        None => run(RunArgs {
-            fixture: "demo".into(),
-            blocks: None,
-            report: None,
-            csv: None,
-            dump: None,
-            events: true,
-            quiet: false,
-        }),
-        Some(Cmd::Run(a)) => run(a),
-        Some(Cmd::Check { fixture }) => check(&fixture),
-        Some(Cmd::Fixtures) => {
-            for (name, src) in builtin::FIXTURES {
-                let desc = LoadedFixture::parse(name, src.to_string())
-                    .ok()
-                    .and_then(|f| f.fixture.description)
-                    .unwrap_or_default();
-                println!("{name:<12} {}", desc.lines().next().unwrap_or(""));
-            }
-            Ok(ExitCode::SUCCESS)
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            // `--help` and `--version` print to stdout and succeed; a usage error has its own
+            // code, apart from a broken fixture.
+            let code = if e.use_stderr() { EXIT_USAGE } else { EXIT_OK };
+            let _ = e.print();
+            return ExitCode::from(code);
         }
     };
-    match result {
+    let mut out = Out::stdout();
+    let result = match cli.command {
+        None => run(RunArgs::demo(), &mut out),
+        Some(Cmd::Run(a)) => run(a, &mut out),
+        Some(Cmd::Check { fixture }) => check(&fixture, &mut out),
+        Some(Cmd::Fixtures) => {
+            list_fixtures(&mut out);
+            Ok(EXIT_OK)
+        }
+    };
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            EXIT_FIXTURE
         }
+    };
+    ExitCode::from(out.finish().unwrap_or(code))
+}
+
+/// Standard output, written with error handling: a closed pipe ends the program quietly
+/// (exit 0), any other write error (a full disk) is exit 3 with a message.
+struct Out {
+    w: BufWriter<io::Stdout>,
+    /// Flush after every line (a terminal shows each block as it is sealed).
+    flush_lines: bool,
+    error: Option<io::Error>,
+}
+
+impl Out {
+    fn stdout() -> Self {
+        let stdout = io::stdout();
+        Out {
+            flush_lines: stdout.is_terminal(),
+            w: BufWriter::with_capacity(64 * 1024, stdout),
+            error: None,
+        }
+    }
+
+    /// Writes a line; `false` once stdout cannot be written (the caller stops).
+    fn line(&mut self, s: &str) -> bool {
+        if self.error.is_some() {
+            return false;
+        }
+        let r = writeln!(self.w, "{s}").and_then(|()| {
+            if self.flush_lines {
+                self.w.flush()
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(e) = r {
+            self.error = Some(e);
+        }
+        self.error.is_none()
+    }
+
+    fn failed(&self) -> bool {
+        self.error.is_some()
+    }
+
+    /// Flushes; the exit code that a write error imposes, if any.
+    fn finish(mut self) -> Option<u8> {
+        if self.error.is_none()
+            && let Err(e) = self.w.flush()
+        {
+            self.error = Some(e);
+        }
+        let e = self.error.take()?;
+        // The buffer cannot be written: drop it rather than retry on drop.
+        let (_, _) = self.w.into_parts();
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            return Some(EXIT_OK);
+        }
+        eprintln!("error: cannot write to stdout: {e}");
+        Some(EXIT_OUTPUT)
     }
 }
 
-/// Loads a fixture from disk, or a shipped one by name.
+/// Loads a fixture: a bare name (no `/`, no extension) is a shipped fixture; anything else is
+/// a path.
 fn load(fixture: &str) -> Result<Scenario> {
     let rt = DevnetRuntime::new();
     let path = Path::new(fixture);
-    if path.exists() {
-        let lf = LoadedFixture::read(path)?;
-        return Ok(Scenario::prepare(&lf, &rt, &disk_loader)?);
+    let bare = !fixture.contains('/')
+        && !fixture.contains(std::path::MAIN_SEPARATOR)
+        && path.extension().is_none();
+    if bare {
+        return match builtin::scenario(fixture, &rt) {
+            Some(s) => Ok(s?),
+            None => {
+                let names: Vec<&str> = builtin::FIXTURES.iter().map(|(n, _)| *n).collect();
+                anyhow::bail!(
+                    "no shipped fixture `{fixture}` (shipped: {}); a fixture file is given by its path, e.g. `./{fixture}`",
+                    names.join(", ")
+                )
+            }
+        };
     }
-    let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or(fixture);
-    match builtin::scenario(name, &rt) {
-        Some(s) => Ok(s?),
-        None => anyhow::bail!(
-            "no fixture file `{fixture}` and no shipped fixture of that name (try `cowboy-devnet fixtures`)"
-        ),
+    if !path.is_file() {
+        anyhow::bail!("no fixture file `{fixture}`");
     }
+    let lf = LoadedFixture::read(path)?;
+    Ok(Scenario::prepare(&lf, &rt, &disk_loader)?)
 }
 
-fn check(fixture: &str) -> Result<ExitCode> {
+fn check(fixture: &str, out: &mut Out) -> Result<u8> {
     let s = load(fixture)?;
-    println!("{}: ok ({} blocks by default)", s.path, s.default_blocks);
-    Ok(ExitCode::SUCCESS)
+    out.line(&format!(
+        "{}: ok ({} blocks by default)",
+        s.path, s.default_blocks
+    ));
+    Ok(EXIT_OK)
 }
 
-fn short(h: &cowboy_devnet::engine::H256) -> String {
-    hex::encode(&h.0[..4])
-}
+/// Width of a description in `fixtures`.
+const DESCRIPTION_WIDTH: usize = 66;
 
-fn block_line(b: &Block, chain: &Chain) -> String {
-    let e = &b.eob;
-    let outage = if b.header.skipped > 0 {
-        format!("  (resumed after {} skipped)", b.header.skipped)
-    } else {
-        String::new()
-    };
-    format!(
-        "#{:<6} txs {:<3} fired {:<4} deferred {:<5} gc {:<4} lane {:>9}/{:<9} (used {:>9})  pending {:<6} root {}{}",
-        b.header.height,
-        b.receipts.len(),
-        e.fired,
-        e.deferred,
-        e.gc_removed(),
-        e.lane_reserved,
-        chain.timer_config.lane_timer_cycles,
-        e.lane_used,
-        b.pending,
-        short(&b.header.state_root),
-        outage
-    )
-}
-
-/// One event as a human line, with the fixture's names for addresses.
-fn event_line(e: &Event, book: &BTreeMap<Address, String>) -> String {
-    use cowboy_devnet::chain::ChainEvent;
-    use cowboy_devnet::engine::TimerEvent as T;
-    let who = |a: &Address| {
-        book.get(a)
-            .cloned()
-            .unwrap_or_else(|| format!("{}…", &a.to_string()[..10]))
-    };
-    let id = |t: &cowboy_devnet::engine::TimerId| format!("timer {}", t.short());
-    let body = match e {
-        Event::Timer(t) => match t {
-            T::TimerScheduled {
-                timer_id,
-                actor,
-                height,
-                fee_payer,
-                gas_limit_per_fire,
-                expires_at,
-                handler,
-                ..
-            } => format!(
-                "{} by {} for height {height} → {handler}, gas {gas_limit_per_fire}, paid by {}, expires {expires_at}",
-                id(timer_id),
-                who(actor),
-                who(fee_payer)
-            ),
-            T::TimerFired {
-                timer_id,
-                actor,
-                handler,
-                cycles_used,
-                cost,
-                refund,
-                success,
-                error,
-                ..
-            } => format!(
-                "{} of {} ran {handler}: {cycles_used} cycles, cost {cost}, refund {refund}{}",
-                id(timer_id),
-                who(actor),
-                if *success {
-                    String::new()
-                } else {
-                    format!(" — REVERTED ({})", error.as_deref().unwrap_or(""))
-                }
-            ),
-            T::TimerDeferred {
-                timer_id,
-                actor,
-                to_height,
-                reason,
-                ..
-            } => format!(
-                "{} of {} → height {to_height} ({})",
-                id(timer_id),
-                who(actor),
-                match reason {
-                    cowboy_devnet::engine::DeferReason::Lane => "lane full",
-                    cowboy_devnet::engine::DeferReason::GcBudget => "GC budget spent",
-                }
-            ),
-            T::TimerExpired {
-                timer_id,
-                actor,
-                expires_at,
-                current_height,
-            } => format!(
-                "{} of {} expired at {expires_at}, removed at {current_height}",
-                id(timer_id),
-                who(actor)
-            ),
-            T::TimerCancelledInsufficientFunds {
-                timer_id,
-                fee_payer,
-                required,
-                available,
-                ..
-            } => format!(
-                "{}: {} holds {available}, a fire needs {required}",
-                id(timer_id),
-                who(fee_payer)
-            ),
-            T::TimerCancelled {
-                timer_id,
-                actor,
-                refund,
-            } => format!(
-                "{} by its owner {}{}",
-                id(timer_id),
-                who(actor),
-                if *refund > 0 {
-                    format!(", pre-charge {refund} refunded")
-                } else {
-                    String::new()
-                }
-            ),
-            T::TimerCancelledByGovernance { timer_id, existed } => format!(
-                "{}{}",
-                id(timer_id),
-                if *existed {
-                    ""
-                } else {
-                    " (already gone: no-op)"
-                }
-            ),
-            T::TimerExtended {
-                timer_id,
-                actor,
-                old_expires_at,
-                new_expires_at,
-            } => format!(
-                "{} of {}: expires {old_expires_at} → {new_expires_at}",
-                id(timer_id),
-                who(actor)
-            ),
-            T::TimerExtendedByGovernance {
-                timer_id,
-                old_expires_at,
-                new_expires_at,
-            } => format!(
-                "{}: expires {old_expires_at} → {new_expires_at}",
-                id(timer_id)
-            ),
-            T::TimerConfigUpdated { config } => format!(
-                "lane {} · GC {} · max/fire {} · TTL {} · cap {}",
-                config.lane_timer_cycles,
-                config.gc_cycles_per_block,
-                config.max_cycles_per_fire,
-                config.max_ttl_blocks,
-                config.max_timers_per_actor
-            ),
-        },
-        Event::Chain(ChainEvent::ActorDeployed { actor, deployer }) => {
-            format!("{} by {}", who(actor), who(deployer))
+fn list_fixtures(out: &mut Out) {
+    for (name, src) in builtin::FIXTURES {
+        let desc = LoadedFixture::parse(name, src.to_string())
+            .ok()
+            .and_then(|f| f.fixture.description)
+            .unwrap_or_default();
+        if !out.line(&format!("{name:<12} {}", cut(&desc, DESCRIPTION_WIDTH))) {
+            return;
         }
-        Event::Chain(ChainEvent::ActorEmitted { actor, topic, data }) => {
-            format!("{} [{topic}] {data}", who(actor))
-        }
-    };
-    format!("         {:<32} {body}", e.kind())
+    }
 }
 
-fn run(a: RunArgs) -> Result<ExitCode> {
+/// `text` on one line, cut at a word with `…` when longer than `width` characters.
+fn cut(text: &str, width: usize) -> String {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut s = String::new();
+    for (i, w) in words.iter().enumerate() {
+        let len = s.chars().count() + usize::from(!s.is_empty()) + w.chars().count();
+        let last = i + 1 == words.len();
+        // Room for the word, and for the ellipsis unless it is the last word.
+        if len + usize::from(!last) > width {
+            s.push('…');
+            return s;
+        }
+        if !s.is_empty() {
+            s.push(' ');
+        }
+        s.push_str(w);
+    }
+    s
+}
+
+fn progress_bar(total: u64, asked: bool) -> ProgressBar {
+    let auto = total >= 200 && io::stderr().is_terminal() && !io::stdout().is_terminal();
+    if !asked && !auto {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+    pb.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} blocks  {rate}  eta {eta}")
+            .expect("valid template")
+            // Whole blocks per second (`{per_sec}` prints e.g. `11,468.2999/s`).
+            .with_key(
+                "rate",
+                |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+                    let _ = write!(w, "{:.0} blocks/s", s.per_sec());
+                },
+            ),
+    );
+    pb
+}
+
+/// The CSV file, written a row per block as the run goes.
+struct Csv {
+    path: String,
+    w: Option<BufWriter<File>>,
+    error: Option<String>,
+}
+
+impl Csv {
+    fn create(p: &Path) -> Self {
+        let path = p.display().to_string();
+        let mut csv = Csv {
+            path,
+            w: None,
+            error: None,
+        };
+        match File::create(p) {
+            Ok(f) => csv.w = Some(BufWriter::new(f)),
+            Err(e) => csv.error = Some(e.to_string()),
+        }
+        csv.write(BlockRow::CSV_HEADER);
+        csv
+    }
+
+    fn write(&mut self, line: &str) {
+        if let Some(w) = &mut self.w
+            && let Err(e) = writeln!(w, "{line}")
+        {
+            self.error = Some(e.to_string());
+            self.w = None;
+        }
+    }
+
+    fn finish(mut self) -> Result<()> {
+        if let Some(mut w) = self.w.take()
+            && let Err(e) = w.flush()
+        {
+            self.error = Some(e.to_string());
+        }
+        match self.error {
+            None => Ok(()),
+            Some(e) => anyhow::bail!("writing {}: {e}", self.path),
+        }
+    }
+}
+
+fn write_report(p: &Path, report: &Report) -> Result<()> {
+    let f = File::create(p).with_context(|| format!("writing {}", p.display()))?;
+    let mut w = BufWriter::new(f);
+    report
+        .write_json(&mut w)
+        .and_then(|()| w.flush())
+        .with_context(|| format!("writing {}", p.display()))
+}
+
+fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     let scenario = load(&a.fixture)?;
     let total = a.blocks.unwrap_or(scenario.default_blocks);
     let book = scenario.address_book();
     if !a.quiet {
-        println!("cowboy-devnet: {} — {}", scenario.name, scenario.path);
-        if !scenario.description.is_empty() {
-            for l in scenario.description.lines() {
-                println!("  {l}");
-            }
+        out.line(&format!(
+            "cowboy-devnet: {} — {}",
+            scenario.name, scenario.path
+        ));
+        for l in scenario.description.lines() {
+            out.line(&format!("  {l}"));
         }
-        println!("playing {total} blocks (headless)\n");
+        out.line(&format!("playing {total} blocks (headless)\n"));
     }
-    let bar = if total >= 200 && std::io::stderr().is_terminal() {
-        let pb = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        pb.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} blocks  {rate}  eta {eta}")
-                .expect("valid template")
-                // Whole blocks per second (`{per_sec}` prints e.g. `11,468.2999/s`).
-                .with_key(
-                    "rate",
-                    |s: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
-                        let _ = write!(w, "{:.0} blocks/s", s.per_sec());
-                    },
-                ),
-        );
-        pb
-    } else {
-        ProgressBar::hidden()
+    if out.failed() {
+        return Ok(EXIT_OK);
+    }
+    let bar = progress_bar(total, a.progress);
+    let mut csv = a.csv.as_deref().map(Csv::create);
+    let opts = RunOptions {
+        blocks: a.blocks,
+        skip_rows: a.report.is_none(),
     };
-    let print = |s: String| {
-        if bar.is_hidden() {
-            println!("{s}");
-        } else {
-            bar.println(s);
-        }
-    };
-    let (report, mut devnet): (Report, _) = scenario
-        .run_devnet(
-            DevnetRuntime::shared(),
-            RunOptions { blocks: a.blocks },
-            &mut |b, chain| {
-                bar.set_position(b.header.height.min(total));
-                if a.quiet {
-                    return;
-                }
-                print(block_line(b, chain));
-                if a.events {
-                    for r in &b.events {
-                        print(event_line(&r.event, &book));
+    let (report, mut devnet) = scenario
+        .run_with(DevnetRuntime::shared(), opts, &mut |b, chain| {
+            bar.set_position(b.header.height.min(total));
+            if let Some(csv) = &mut csv {
+                csv.write(&BlockRow::of(b).csv());
+            }
+            if !a.quiet && !out.line(&block_line(b, chain)) {
+                return ControlFlow::Break(());
+            }
+            if a.events && !a.quiet {
+                for r in &b.events {
+                    if !out.line(&event_line(&r.event, &book)) {
+                        return ControlFlow::Break(());
                     }
                 }
-            },
-        )
+            }
+            ControlFlow::Continue(())
+        })
         .context("the devnet refused a command")?;
     bar.finish_and_clear();
-    print_summary(&report);
-    // An output that cannot be written is not a broken fixture (exit 2): it is exit 3, after
-    // trying the other outputs.
+    if out.failed() {
+        // Stdout is gone: the run ended there; `main` reports how.
+        return Ok(EXIT_OK);
+    }
+    print_summary(&report, out);
+    if let Some(r) = &report.refused {
+        eprintln!("error: {r}");
+    }
+    // An output that cannot be written is not a broken fixture: it is exit 3, after trying
+    // the other outputs.
     let mut unwritten = false;
-    let mut write_out = |what: &str, p: &Path, text: Result<String>| match text
-        .and_then(|t| std::fs::write(p, t).with_context(|| format!("writing {}", p.display())))
-    {
-        Ok(()) => println!("{what}: {}", p.display()),
+    let mut written = |what: &str, p: &Path, r: Result<()>| match r {
+        Ok(()) => {
+            out.line(&format!("{what}: {}", p.display()));
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             unwritten = true;
         }
     };
     if let Some(p) = &a.report {
-        write_out("report", p, Ok(report.to_json()));
+        written("report", p, write_report(p, &report));
     }
     if let Some(p) = &a.dump {
         let dump = devnet.chain_mut().dump();
-        let text = serde_json::to_string_pretty(&dump).context("serializing the state");
-        write_out("state dump", p, text);
+        let r = serde_json::to_string_pretty(&dump)
+            .context("serializing the state")
+            .and_then(|t| std::fs::write(p, t).with_context(|| format!("writing {}", p.display())));
+        written("state dump", p, r);
     }
-    if let Some(p) = &a.csv {
-        write_out("csv", p, Ok(report.to_csv()));
+    if let (Some(p), Some(csv)) = (&a.csv, csv) {
+        written("csv", p, csv.finish());
     }
-    if unwritten {
-        return Ok(ExitCode::from(3));
-    }
-    Ok(if report.passed() {
-        ExitCode::SUCCESS
+    Ok(if unwritten {
+        EXIT_OUTPUT
+    } else if report.refused.is_some() {
+        EXIT_FIXTURE
+    } else if report.passed() {
+        EXIT_OK
     } else {
-        ExitCode::from(1)
+        EXIT_FAILED
     })
 }
 
-fn print_summary(r: &Report) {
+fn print_summary(r: &Report, out: &mut Out) {
     let s = &r.summary;
-    println!();
-    println!(
+    out.line("");
+    out.line(&format!(
         "summary: {} blocks to height {}, state root {}",
         s.blocks, s.final_height, s.final_state_root
-    );
-    println!(
+    ));
+    out.line(&format!(
         "  fired {}  deferred {}  expired {}  unfunded {}  still pending {}",
         s.fired, s.deferred, s.expired, s.unfunded, s.pending
-    );
+    ));
     let kinds: Vec<String> = s
         .events_by_kind
         .iter()
         .map(|(k, n)| format!("{k} {n}"))
         .collect();
-    println!("  events: {}", kinds.join(", "));
-    println!(
+    out.line(&format!("  events: {}", kinds.join(", ")));
+    out.line(&format!(
         "  supply {}  burned {}  balances + burned = supply: {}",
         s.supply,
         s.burned,
         if s.funds_conserved { "yes" } else { "NO" }
-    );
+    ));
     for st in r.steps.iter().filter(|st| !st.as_expected) {
-        println!(
+        out.line(&format!(
             "  step error: {}:{} {} at height {}: {}",
             r.fixture,
             st.line,
@@ -415,19 +380,19 @@ fn print_summary(r: &Report) {
             st.error
                 .as_deref()
                 .unwrap_or("succeeded, but an error was expected")
-        );
+        ));
     }
     if !r.expectations.is_empty() {
-        println!(
+        out.line(&format!(
             "  expectations: {} passed, {} failed",
             s.expectations_passed, s.expectations_failed
-        );
+        ));
         for e in &r.expectations {
             let mark = if e.passed { "ok  " } else { "FAIL" };
-            println!(
+            out.line(&format!(
                 "    {mark} {}:{} {} ({})",
                 r.fixture, e.line, e.description, e.detail
-            );
+            ));
         }
     }
 }

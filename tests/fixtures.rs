@@ -218,7 +218,8 @@ fn same_fixture_same_report_byte_for_byte() {
         let a = run_file(f);
         let b = run_file(f);
         assert_eq!(a.to_json(), b.to_json(), "{f}");
-        assert_eq!(a.to_csv(), b.to_csv(), "{f}");
+        let csv = |r: &Report| r.blocks.iter().map(|b| b.csv()).collect::<Vec<_>>();
+        assert_eq!(csv(&a), csv(&b), "{f}");
     }
 }
 
@@ -564,6 +565,8 @@ fn semantic_errors_name_the_element_key_and_its_line() {
             let x = format!(
                 "{}\n[[steps]]\nat = 8\naction = \"halt\"\nblocks = 5\n",
                 t.replace("deployer = \"alice\"", "deployer = \"alice\"\nat = 10")
+                    // the schedule comes after the deploy (one before it is broken too)
+                    .replace("at = 3", "at = 15")
             );
             let line = line_of(&x, "at = 10");
             (

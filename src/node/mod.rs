@@ -114,14 +114,21 @@ impl Devnet {
             Command::Halt { blocks } => {
                 if blocks > MAX_MINE_PER_COMMAND {
                     return Err(NodeError::InvalidInput(format!(
-                        "an outage may skip at most {MAX_MINE_PER_COMMAND} heights"
+                        "an outage may skip at most {MAX_MINE_PER_COMMAND} heights, got {blocks}"
+                    )));
+                }
+                // The resume height must be a height: checked, never wrapped.
+                if self.chain.pending_height().checked_add(blocks).is_none() {
+                    return Err(NodeError::InvalidInput(format!(
+                        "an outage of {blocks} heights after height {} passes u64::MAX",
+                        self.chain.height
                     )));
                 }
                 self.chain.halt(blocks);
                 Ok(Outcome::Done)
             }
             Command::SetBalance { address, balance } => {
-                self.chain.set_balance(&address, balance);
+                self.chain.try_set_balance(&address, balance)?;
                 Ok(Outcome::Done)
             }
             Command::Snapshot => {
