@@ -708,7 +708,13 @@ fn field_of(source: &str, offset: Option<usize>) -> String {
     if let Some(k) = t.split('=').next().filter(|_| t.contains('=')) {
         return k.trim().to_string();
     }
-    // A table header: report the table.
+    // A table header, broken or not: report its table.
+    if t.starts_with('[') {
+        return t
+            .trim_matches(|c: char| c == '[' || c == ']' || c.is_whitespace())
+            .to_string();
+    }
+    // Inside a table: report the table.
     let mut table = "fixture".to_string();
     for l in source[..line_start].lines() {
         let l = l.trim();
