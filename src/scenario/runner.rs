@@ -139,6 +139,31 @@ struct Totals {
 }
 
 impl Run {
+    fn new(s: &Scenario, opts: RunOptions, funds_conserved: bool) -> Self {
+        Run {
+            labels: BTreeMap::new(),
+            outcomes: Vec::new(),
+            rows: Vec::new(),
+            skip_rows: opts.skip_rows,
+            events: Vec::new(),
+            checks: Vec::new(),
+            totals: Totals::default(),
+            funds_conserved,
+            refused: None,
+            book: s
+                .names
+                .iter()
+                .map(|(n, a)| (a.to_string(), n.clone()))
+                .collect(),
+            deployers: s
+                .actors
+                .iter()
+                .map(|a| (a.name.clone(), a.deployer))
+                .collect(),
+            last_row_eventless: false,
+        }
+    }
+
     /// An error message with the fixture's names for the addresses it holds.
     fn named(&self, msg: String) -> String {
         let mut msg = msg;
@@ -217,28 +242,7 @@ impl Scenario {
         let mut devnet = Devnet::new(self.genesis.clone(), runtime)?;
         devnet.chain_mut().set_keep_blocks(RUN_KEEP_BLOCKS);
         let last = opts.blocks.unwrap_or(self.default_blocks);
-        let mut run = Run {
-            labels: BTreeMap::new(),
-            outcomes: Vec::new(),
-            rows: Vec::new(),
-            skip_rows: opts.skip_rows,
-            events: Vec::new(),
-            checks: Vec::new(),
-            totals: Totals::default(),
-            funds_conserved: devnet.chain().funds_conserved(),
-            refused: None,
-            book: self
-                .names
-                .iter()
-                .map(|(n, a)| (a.to_string(), n.clone()))
-                .collect(),
-            deployers: self
-                .actors
-                .iter()
-                .map(|a| (a.name.clone(), a.deployer))
-                .collect(),
-            last_row_eventless: false,
-        };
+        let mut run = Run::new(self, opts, devnet.chain().funds_conserved());
         // State expectations by height, checked after their block (or, for a height an
         // outage skips, with the state the outage holds).
         let mut state_at: BTreeMap<u64, Vec<&PreparedExpect>> = BTreeMap::new();

@@ -343,62 +343,7 @@ impl<'a> Check<'a> {
         // A failure the fixture does not expect, known before the run, makes it broken.
         let expected = step.expect_error().is_some();
         match step {
-            Step::Schedule {
-                actor,
-                from,
-                height,
-                after,
-                fee_payer,
-                ttl,
-                label,
-                ..
-            } => {
-                self.actor_and_from(actor, from, at, expected, &err)?;
-                let h = match (height, after) {
-                    (Some(h), None) => *h,
-                    (None, Some(a)) => at.checked_add(*a).ok_or_else(|| {
-                        err("after", format!("at + after ({at} + {a}) passes u64::MAX"))
-                    })?,
-                    _ => {
-                        return Err(err(
-                            "height",
-                            "give exactly one of `height` or `after`".into(),
-                        ));
-                    }
-                };
-                if h <= at && !expected {
-                    let key = if height.is_some() { "height" } else { "after" };
-                    return Err(err(
-                        key,
-                        format!("the timer's height {h} is not after the step's height {at}"),
-                    ));
-                }
-                if let Some(t) = ttl
-                    && h.checked_add(*t).is_none()
-                {
-                    return Err(err(
-                        "ttl",
-                        format!("height + ttl ({h} + {t}) passes u64::MAX"),
-                    ));
-                }
-                if let Some(p) = fee_payer
-                    && p != "self"
-                    && p != "sender"
-                {
-                    self.name("fee_payer", p, &err)?;
-                }
-                if let Some(l) = label {
-                    if l.is_empty() {
-                        return Err(err("label", "a label must not be empty".into()));
-                    }
-                    if l.starts_with("0x") {
-                        return Err(err("label", "labels must not start with 0x".into()));
-                    }
-                    if self.labels.insert(l.clone(), at).is_some() {
-                        return Err(err("label", format!("label `{l}` is used twice")));
-                    }
-                }
-            }
+            Step::Schedule { .. } => self.schedule(step, expected, &err)?,
             Step::Cancel {
                 actor, timer, from, ..
             } => {
@@ -416,11 +361,10 @@ impl<'a> Check<'a> {
                 self.actor_and_from(actor, from, at, expected, &err)?;
                 match (to, by) {
                     (Some(_), None) => {}
-                    (None, Some(b)) => {
-                        if at.checked_add(*b).is_none() {
-                            return Err(err("by", format!("at + by ({at} + {b}) passes u64::MAX")));
-                        }
+                    (None, Some(b)) if at.checked_add(*b).is_none() => {
+                        return Err(err("by", format!("at + by ({at} + {b}) passes u64::MAX")));
                     }
+                    (None, Some(_)) => {}
                     _ => return Err(err("to", "give exactly one of `to` or `by`".into())),
                 }
                 self.timer_ref(timer, at, &err)?;
@@ -443,37 +387,122 @@ impl<'a> Check<'a> {
                 if let Some(fr) = from {
                     self.name("from", fr, &err)?;
                 }
-                let merged = merge_config(&self.config, set).map_err(|m| err("set", m))?;
-                match merged.validate() {
-                    Ok(()) => self.config = merged,
-                    Err(e) if !expected => return Err(err("set", e.to_string())),
-                    Err(_) => {}
-                }
+                self.gov_config(set, expected, &err)?;
             }
             Step::SetBalance { account, .. } => {
                 self.name("account", account, &err)?;
             }
-            Step::Halt { blocks, .. } => {
-                if *blocks == 0 {
-                    return Err(err("blocks", "an outage skips at least one height".into()));
-                }
-                if *blocks > MAX_MINE_PER_COMMAND {
-                    return Err(err(
-                        "blocks",
-                        format!(
-                            "an outage skips at most {MAX_MINE_PER_COMMAND} heights, got {blocks}"
-                        ),
-                    ));
-                }
-                let end = at.checked_add(*blocks).ok_or_else(|| {
-                    err(
-                        "blocks",
-                        format!("at + blocks ({at} + {blocks}) passes u64::MAX"),
-                    )
-                })?;
-                self.outages.push((at, end));
+            Step::Halt { blocks, .. } => self.halt(at, *blocks, &err)?,
+        }
+        Ok(())
+    }
+
+    /// A `schedule` step: its actor and sender, a timer height after the step and sums that
+    /// fit, a known fee payer, a new label.
+    fn schedule(
+        &mut self,
+        step: &Step,
+        expected: bool,
+        err: &ElemErr<'_>,
+    ) -> Result<(), FixtureError> {
+        let Step::Schedule {
+            at,
+            actor,
+            from,
+            height,
+            after,
+            fee_payer,
+            ttl,
+            label,
+            ..
+        } = step
+        else {
+            unreachable!("a schedule step");
+        };
+        let at = *at;
+        self.actor_and_from(actor, from, at, expected, err)?;
+        let h = match (height, after) {
+            (Some(h), None) => *h,
+            (None, Some(a)) => at
+                .checked_add(*a)
+                .ok_or_else(|| err("after", format!("at + after ({at} + {a}) passes u64::MAX")))?,
+            _ => {
+                return Err(err(
+                    "height",
+                    "give exactly one of `height` or `after`".into(),
+                ));
+            }
+        };
+        if h <= at && !expected {
+            let key = if height.is_some() { "height" } else { "after" };
+            return Err(err(
+                key,
+                format!("the timer's height {h} is not after the step's height {at}"),
+            ));
+        }
+        if let Some(t) = ttl
+            && h.checked_add(*t).is_none()
+        {
+            return Err(err(
+                "ttl",
+                format!("height + ttl ({h} + {t}) passes u64::MAX"),
+            ));
+        }
+        if let Some(p) = fee_payer
+            && p != "self"
+            && p != "sender"
+        {
+            self.name("fee_payer", p, err)?;
+        }
+        if let Some(l) = label {
+            if l.is_empty() {
+                return Err(err("label", "a label must not be empty".into()));
+            }
+            if l.starts_with("0x") {
+                return Err(err("label", "labels must not start with 0x".into()));
+            }
+            if self.labels.insert(l.clone(), at).is_some() {
+                return Err(err("label", format!("label `{l}` is used twice")));
             }
         }
+        Ok(())
+    }
+
+    /// A `gov_config` step: its fields make a config, and one the chain accepts (over the
+    /// config the earlier `gov_config` steps leave) unless the step expects the failure.
+    fn gov_config(
+        &mut self,
+        set: &toml::Table,
+        expected: bool,
+        err: &ElemErr<'_>,
+    ) -> Result<(), FixtureError> {
+        let merged = merge_config(&self.config, set).map_err(|m| err("set", m))?;
+        match merged.validate() {
+            Ok(()) => self.config = merged,
+            Err(e) if !expected => return Err(err("set", e.to_string())),
+            Err(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A `halt` step: 1..=[`MAX_MINE_PER_COMMAND`] heights, ending below `u64::MAX`.
+    fn halt(&mut self, at: u64, blocks: u64, err: &ElemErr<'_>) -> Result<(), FixtureError> {
+        if blocks == 0 {
+            return Err(err("blocks", "an outage skips at least one height".into()));
+        }
+        if blocks > MAX_MINE_PER_COMMAND {
+            return Err(err(
+                "blocks",
+                format!("an outage skips at most {MAX_MINE_PER_COMMAND} heights, got {blocks}"),
+            ));
+        }
+        let end = at.checked_add(blocks).ok_or_else(|| {
+            err(
+                "blocks",
+                format!("at + blocks ({at} + {blocks}) passes u64::MAX"),
+            )
+        })?;
+        self.outages.push((at, end));
         Ok(())
     }
 
