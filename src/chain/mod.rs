@@ -379,7 +379,15 @@ impl Chain {
         }
         // Applied when the next block opens (`open_block`): until then the state is still the
         // last sealed block's, so a dump taken during the outage matches its head's root.
-        self.skip_next += blocks;
+        self.skip_next = self
+            .skip_next
+            .checked_add(blocks)
+            .filter(|s| {
+                s.checked_add(1)
+                    .and_then(|s| self.height.checked_add(s))
+                    .is_some()
+            })
+            .expect("an outage past u64::MAX (`Devnet::execute` refuses it)");
     }
 }
 

@@ -138,6 +138,14 @@ struct Totals {
     unfunded: u64,
 }
 
+/// How one step went.
+enum Applied {
+    /// It did what it asks; a schedule names its timer.
+    Done { timer: Option<TimerId> },
+    /// It failed with the named error (`Unauthorized`, `InvalidInput`, ...).
+    Failed { name: String, message: String },
+}
+
 impl Run {
     fn new(s: &Scenario, opts: RunOptions, funds_conserved: bool) -> Self {
         Run {
@@ -175,18 +183,34 @@ impl Run {
         msg
     }
 
-    fn outcome(&mut self, r: Result<Outcome, NodeError>) -> (bool, Option<String>) {
-        let (ok, e) = outcome_of(r);
-        (ok, e.map(|e| self.named(e)))
+    /// What a command did, its error named by the fixture's names.
+    fn applied(&self, r: Result<Outcome, NodeError>) -> Applied {
+        match r {
+            Ok(Outcome::Receipt(r)) if r.success => Applied::Done {
+                timer: r.timers.first().copied(),
+            },
+            Ok(Outcome::Receipt(r)) => {
+                let message = self.named(r.error.clone().unwrap_or_default());
+                Applied::Failed {
+                    name: error_name(&message).to_string(),
+                    message,
+                }
+            }
+            Ok(_) => Applied::Done { timer: None },
+            Err(e) => Applied::Failed {
+                name: e.name().to_string(),
+                message: self.named(e.to_string()),
+            },
+        }
     }
 
     fn record_block(&mut self, b: &Block) {
         let t = &mut self.totals;
-        t.blocks += 1;
-        t.fired += b.eob.fired;
-        t.deferred += b.eob.deferred;
-        t.expired += b.eob.expired;
-        t.unfunded += b.eob.unfunded;
+        t.blocks = t.blocks.saturating_add(1);
+        t.fired = t.fired.saturating_add(b.eob.fired);
+        t.deferred = t.deferred.saturating_add(b.eob.deferred);
+        t.expired = t.expired.saturating_add(b.eob.expired);
+        t.unfunded = t.unfunded.saturating_add(b.eob.unfunded);
         self.events.extend(b.events.iter().cloned());
         if self.skip_rows {
             return;
@@ -306,7 +330,10 @@ impl Scenario {
                     endowment: a.endowment,
                 },
             );
-            let (ok, error) = run.outcome(devnet.execute(Command::SendTx(tx)));
+            let (ok, error) = match run.applied(devnet.execute(Command::SendTx(tx))) {
+                Applied::Done { .. } => (true, None),
+                Applied::Failed { message, .. } => (false, Some(message)),
+            };
             run.outcomes.push(StepOutcome {
                 at: h,
                 line: a.line,
@@ -335,14 +362,20 @@ impl Scenario {
                 let total = halt.map_or(blocks, |(b, _)| b.saturating_add(blocks));
                 halt = Some((total, ps));
             }
-            let (ok, error, timer) = self.apply_step(ps, h, devnet, run);
-            if let (Some(id), Step::Schedule { label: Some(l), .. }) = (timer, &ps.step) {
-                run.labels.insert(l.clone(), id);
+            let applied = self.apply_step(ps, h, devnet, run);
+            if let (Applied::Done { timer: Some(id) }, Step::Schedule { label: Some(l), .. }) =
+                (&applied, &ps.step)
+            {
+                run.labels.insert(l.clone(), *id);
             }
-            let as_expected = match (ps.step.expect_error(), &error) {
-                (None, None) => true,
-                (Some(want), Some(got)) => error_name(got) == want,
+            let as_expected = match (ps.step.expect_error(), &applied) {
+                (None, Applied::Done { .. }) => true,
+                (Some(want), Applied::Failed { name, .. }) => name == want,
                 _ => false,
+            };
+            let (ok, error) = match applied {
+                Applied::Done { .. } => (true, None),
+                Applied::Failed { message, .. } => (false, Some(message)),
             };
             run.outcomes.push(StepOutcome {
                 at: h,
@@ -356,14 +389,8 @@ impl Scenario {
         halt
     }
 
-    /// Applies one step; returns (ok, error, timer scheduled).
-    fn apply_step(
-        &self,
-        ps: &PreparedStep,
-        h: u64,
-        devnet: &mut Devnet,
-        run: &mut Run,
-    ) -> (bool, Option<String>, Option<TimerId>) {
+    /// Applies one step.
+    fn apply_step(&self, ps: &PreparedStep, h: u64, devnet: &mut Devnet, run: &mut Run) -> Applied {
         let cx = StepContext {
             height: h,
             names: &self.names,
@@ -373,16 +400,15 @@ impl Scenario {
         };
         let cmd = match command_for(&ps.step, &cx) {
             Ok(Some(cmd)) => cmd,
-            Ok(None) => return (true, None, None),
-            Err(e) => return (false, Some(e.to_string()), None),
-        };
-        match devnet.execute(cmd) {
-            Ok(Outcome::Receipt(r)) if r.success => (true, None, r.timers.first().copied()),
-            r => {
-                let (ok, e) = run.outcome(r);
-                (ok, e, None)
+            Ok(None) => return Applied::Done { timer: None },
+            Err(e) => {
+                return Applied::Failed {
+                    name: e.name().to_string(),
+                    message: e.to_string(),
+                };
             }
-        }
+        };
+        run.applied(devnet.execute(cmd))
     }
 
     /// The report of a run: the event expectations, the state expectations left, the summary.
@@ -449,17 +475,10 @@ pub const KNOWN_KINDS: [&str; 12] = [
     "ActorEmitted",
 ];
 
-/// The leading error name of an error message (`Unauthorized: ...` -> `Unauthorized`).
+/// The leading error name of an error message (`Unauthorized: ...` -> `Unauthorized`): how a
+/// failed receipt's error (a message) is named until receipts carry a typed error.
 pub fn error_name(msg: &str) -> &str {
     msg.split(':').next().unwrap_or(msg).trim()
-}
-
-fn outcome_of(r: Result<Outcome, NodeError>) -> (bool, Option<String>) {
-    match r {
-        Ok(Outcome::Receipt(r)) if !r.success => (false, r.error.clone()),
-        Ok(_) => (true, None),
-        Err(e) => (false, Some(e.to_string())),
-    }
 }
 
 /// Overrides fields of `base` with the keys of `set` (names and types checked).
