@@ -956,3 +956,31 @@ fn line_numbers_come_from_one_index_of_the_source() {
     assert_eq!(lf.line(13), 4);
     assert_eq!(lf.line(22), 4);
 }
+
+#[test]
+fn numbers_halts_after_one_block_are_bounded_together() {
+    let halt = "\n[[steps]]\nat = 2\naction = \"halt\"\nblocks = 600000\n";
+    assert_refused(
+        &format!("{ALICE_AND_W}{halt}{halt}"),
+        "t.toml:21: steps[2].blocks: the halts after block 2 skip 1200000 heights together, at most 1000000",
+    );
+}
+
+#[test]
+fn a_run_keeps_only_the_last_blocks_of_its_chain() {
+    use cowboy_devnet::scenario::runner::RUN_KEEP_BLOCKS;
+    let text = ALICE_AND_W.replace("blocks = 20", "blocks = 200");
+    let s = prepare_text(&text).unwrap();
+    let (r, devnet) = s
+        .run_devnet(
+            DevnetRuntime::shared(),
+            RunOptions {
+                skip_rows: true,
+                ..RunOptions::default()
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+    assert_eq!(r.summary.blocks, 200);
+    assert!(devnet.chain().blocks().count() <= RUN_KEEP_BLOCKS);
+}

@@ -496,10 +496,28 @@ impl<'a> Check<'a> {
                 format!("an outage skips at most {MAX_MINE_PER_COMMAND} heights, got {blocks}"),
             ));
         }
-        let end = at.checked_add(blocks).ok_or_else(|| {
+        // Halts after one block make one outage: their sum is bounded too.
+        let before = match self.outages.last() {
+            Some((a, b)) if *a == at => {
+                let skipped = b - a;
+                self.outages.pop();
+                skipped
+            }
+            _ => 0,
+        };
+        let total = before.saturating_add(blocks);
+        if total > MAX_MINE_PER_COMMAND {
+            return Err(err(
+                "blocks",
+                format!(
+                    "the halts after block {at} skip {total} heights together, at most {MAX_MINE_PER_COMMAND}"
+                ),
+            ));
+        }
+        let end = at.checked_add(total).ok_or_else(|| {
             err(
                 "blocks",
-                format!("at + blocks ({at} + {blocks}) passes u64::MAX"),
+                format!("at + blocks ({at} + {total}) passes u64::MAX"),
             )
         })?;
         self.outages.push((at, end));
