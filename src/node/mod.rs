@@ -1,8 +1,9 @@
 //! The live devnet (DESIGN.md, `node/`): one owner of the [`Chain`], driven by typed
 //! [`Command`]s. A key press, an RPC call and a fixture step all become the same command.
 //!
-//! This wave runs commands synchronously (the headless runner); the dashboard and RPC wave puts
-//! a [`Devnet`] inside one tokio task with a command channel and an event broadcast.
+//! Commands run synchronously, one at a time (the headless runner drives them); a front end
+//! (dashboard, RPC) holds a [`Devnet`] inside one task with a command channel and an event
+//! broadcast.
 
 use crate::chain::runtime::ActorRuntime;
 use crate::chain::{Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError};
