@@ -218,7 +218,8 @@ fn same_fixture_same_report_byte_for_byte() {
         let a = run_file(f);
         let b = run_file(f);
         assert_eq!(a.to_json(), b.to_json(), "{f}");
-        assert_eq!(a.to_csv(), b.to_csv(), "{f}");
+        let csv = |r: &Report| r.blocks.iter().map(|b| b.csv()).collect::<Vec<_>>();
+        assert_eq!(csv(&a), csv(&b), "{f}");
     }
 }
 
@@ -564,6 +565,8 @@ fn semantic_errors_name_the_element_key_and_its_line() {
             let x = format!(
                 "{}\n[[steps]]\nat = 8\naction = \"halt\"\nblocks = 5\n",
                 t.replace("deployer = \"alice\"", "deployer = \"alice\"\nat = 10")
+                    // the schedule comes after the deploy (one before it is broken too)
+                    .replace("at = 3", "at = 15")
             );
             let line = line_of(&x, "at = 10");
             (
@@ -576,4 +579,408 @@ fn semantic_errors_name_the_element_key_and_its_line() {
         let got = prepare_err(text);
         assert!(got.contains(want.as_str()), "expected `{want}` in `{got}`");
     }
+}
+
+// ---- issue 11: numbers that wrap, check = run, the runner's scale ---------------------------
+
+/// Prepares fixture text with the shipped scripts; the error as text.
+fn prepare_text(text: &str) -> Result<Scenario, String> {
+    let lf = LoadedFixture::parse("t.toml", text.to_string()).map_err(|e| e.to_string())?;
+    Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader)
+        .map_err(|e| e.to_string())
+}
+
+fn run_text(text: &str, opts: RunOptions) -> Report {
+    let s = prepare_text(text).expect("fixture checks");
+    s.run(DevnetRuntime::shared(), opts, &mut |_, _| {})
+        .expect("fixture runs")
+}
+
+fn assert_refused(text: &str, want: &str) {
+    match prepare_text(text) {
+        Ok(_) => panic!("accepted, expected `{want}`:\n{text}"),
+        Err(e) => assert!(e.contains(want), "expected `{want}` in `{e}`"),
+    }
+}
+
+const ALICE_AND_W: &str = r#"name = "t"
+blocks = 20
+
+[[accounts]]
+name = "alice"
+balance = 1_000_000_000
+
+[[actors]]
+name = "w"
+deployer = "alice"
+balance = 100_000_000
+"#;
+
+#[test]
+fn numbers_genesis_balances_past_u128_max_are_named_at_the_account() {
+    let text = "[[accounts]]\nname = \"a\"\nbalance = \"340282366920938463463374607431768211455\"\n\n[[accounts]]\nname = \"b\"\nbalance = \"340282366920938463463374607431768211455\"\n";
+    assert_refused(
+        text,
+        "t.toml:7: accounts[2].balance: the genesis balances sum past u128::MAX",
+    );
+}
+
+#[test]
+fn numbers_a_chain_refuses_genesis_balances_past_u128_max() {
+    use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount};
+    use cowboy_devnet::engine::Address;
+    let mut g = Genesis::default();
+    for n in ["a", "b"] {
+        g.accounts.push(GenesisAccount {
+            address: Address::from_label(n),
+            balance: u128::MAX,
+        });
+    }
+    let e = Chain::new(g, DevnetRuntime::shared()).expect_err("a wrapped supply");
+    assert!(e.to_string().starts_with("InvalidInput"), "{e}");
+}
+
+#[test]
+fn numbers_a_set_balance_past_the_supply_limit_fails_the_step_and_changes_nothing() {
+    let text = r#"
+blocks = 5
+[[accounts]]
+name = "alice"
+balance = "340282366920938463463374607431768211455"
+[[accounts]]
+name = "bob"
+[[steps]]
+at = 2
+action = "set_balance"
+account = "bob"
+balance = 1
+"#;
+    let r = run_text(text, RunOptions::default());
+    let step = r.steps.iter().find(|s| s.action == "set_balance").unwrap();
+    let err = step.error.as_deref().expect("the step fails");
+    assert!(err.starts_with("InvalidInput"), "{err}");
+    assert!(err.contains("`bob`"), "named, not an address: {err}");
+    assert!(r.summary.funds_conserved);
+    assert_eq!(r.summary.supply, u128::MAX);
+    assert!(!r.passed());
+}
+
+#[test]
+fn numbers_the_conservation_check_fails_on_a_corrupted_state() {
+    use cowboy_devnet::chain::{Chain, Genesis};
+    use cowboy_devnet::engine::Address;
+    let mut c = Chain::new(Genesis::default(), DevnetRuntime::shared()).unwrap();
+    assert!(c.funds_conserved());
+    // Balances whose sum wraps to 0 = supply: a wrapped sum would say "conserved".
+    c.accounts
+        .entry(Address::from_label("a"))
+        .or_default()
+        .balance = u128::MAX;
+    c.accounts
+        .entry(Address::from_label("b"))
+        .or_default()
+        .balance = 1;
+    assert!(!c.funds_conserved());
+    assert_eq!(c.checked_total_balances(), None);
+    // A supply that does not match.
+    let mut c = Chain::new(Genesis::default(), DevnetRuntime::shared()).unwrap();
+    c.set_balance(&Address::from_label("a"), 10);
+    c.supply = 11;
+    assert!(!c.funds_conserved());
+}
+
+#[test]
+fn numbers_a_halt_of_u64_max_is_refused_by_check() {
+    let text = format!(
+        "{ALICE_AND_W}\n[[steps]]\nat = 2\naction = \"halt\"\nblocks = 18446744073709551615\n"
+    );
+    assert_refused(
+        &text,
+        "t.toml:16: steps[1].blocks: an outage skips at most 1000000 heights",
+    );
+}
+
+#[test]
+fn numbers_after_and_ttl_past_u64_max_are_named() {
+    let step = "\n[[steps]]\nat = 2\naction = \"schedule\"\nactor = \"w\"\n";
+    let text = format!("{ALICE_AND_W}{step}after = 18446744073709551615\n");
+    assert_refused(
+        &text,
+        "steps[1].after: at + after (2 + 18446744073709551615) passes u64::MAX",
+    );
+    let text = format!("{ALICE_AND_W}{step}after = 5\nttl = 18446744073709551615\n");
+    assert_refused(
+        &text,
+        "steps[1].ttl: height + ttl (7 + 18446744073709551615) passes u64::MAX",
+    );
+    let text = format!(
+        "{ALICE_AND_W}{step}after = 5\nlabel = \"x\"\n[[steps]]\nat = 3\naction = \"extend\"\nactor = \"w\"\ntimer = \"x\"\nby = 18446744073709551615\n"
+    );
+    assert_refused(
+        &text,
+        "steps[2].by: at + by (3 + 18446744073709551615) passes u64::MAX",
+    );
+}
+
+#[test]
+fn check_refuses_blocks_past_the_longest_run() {
+    let text = ALICE_AND_W.replace("blocks = 20", "blocks = 18446744073709551615");
+    assert_refused(&text, "t.toml:2: blocks: a run is 1..=100000000 blocks");
+}
+
+#[test]
+fn check_refuses_a_gov_config_the_chain_refuses_unless_expected() {
+    let step = "\n[[steps]]\nat = 2\naction = \"gov_config\"\nset = { lane_timer_cycles = 0 }\n";
+    assert_refused(
+        &format!("{ALICE_AND_W}{step}"),
+        "t.toml:16: steps[1].set: InvalidInput: TimerConfig: lane_timer_cycles",
+    );
+    let expected = format!("{ALICE_AND_W}{step}expect_error = \"InvalidInput\"\n");
+    let r = run_text(&expected, RunOptions::default());
+    assert!(r.passed(), "{:?}", r.steps);
+}
+
+#[test]
+fn check_refuses_a_timer_height_not_after_its_step() {
+    let step = "\n[[steps]]\nat = 5\naction = \"schedule\"\nactor = \"w\"\nheight = 2\n";
+    assert_refused(
+        &format!("{ALICE_AND_W}{step}"),
+        "t.toml:17: steps[1].height: the timer's height 2 is not after the step's height 5",
+    );
+    let expected = format!("{ALICE_AND_W}{step}expect_error = \"InvalidInput\"\n");
+    assert!(run_text(&expected, RunOptions::default()).passed());
+}
+
+#[test]
+fn check_refuses_a_step_on_an_actor_before_its_deploy() {
+    let text = ALICE_AND_W.replace("balance = 100_000_000", "balance = 100_000_000\nat = 6");
+    let step = "\n[[steps]]\nat = 3\naction = \"call\"\nfrom = \"alice\"\nactor = \"w\"\nhandler = \"go\"\n";
+    assert_refused(
+        &format!("{text}{step}"),
+        "steps[1].actor: `w` is deployed at height 6, after this step's height 3",
+    );
+    // Expected, it runs, and its error names the actor, not its address.
+    let r = run_text(
+        &format!("{text}{step}expect_error = \"UnknownActor\"\n"),
+        RunOptions::default(),
+    );
+    assert!(r.passed(), "{:?}", r.steps);
+    let err = r
+        .steps
+        .iter()
+        .find(|s| s.action == "call")
+        .unwrap()
+        .error
+        .clone();
+    assert_eq!(
+        err.as_deref(),
+        Some("UnknownActor: `w` is not a deployed actor")
+    );
+}
+
+#[test]
+fn steps_and_expectations_past_the_end_of_the_run_are_errors() {
+    let x = "\n[[expect]]\nbalance_of = \"alice\"\nat = 500\nat_least = 1\n";
+    assert_refused(
+        &format!("{ALICE_AND_W}{x}"),
+        "t.toml:13: expect[1].at: the expectation at height 500 is past the end of the run (height 20)",
+    );
+    let s =
+        "\n[[steps]]\nat = 21\naction = \"transfer\"\nfrom = \"alice\"\nto = \"w\"\namount = 1\n";
+    assert_refused(
+        &format!("{ALICE_AND_W}{s}"),
+        "t.toml:13: steps[1].at: the step at height 21 is past the end of the run (height 20)",
+    );
+    let a = ALICE_AND_W.replace("balance = 100_000_000", "balance = 100_000_000\nat = 30");
+    assert_refused(
+        &a,
+        "t.toml:8: actors[1].at: the deploy at height 30 is past the end",
+    );
+}
+
+#[test]
+fn a_run_shorter_than_its_steps_is_refused_with_file_line_and_field() {
+    let text = format!(
+        "{ALICE_AND_W}\n[[steps]]\nat = 9\naction = \"transfer\"\nfrom = \"alice\"\nto = \"w\"\namount = 1\n"
+    );
+    let r = run_text(
+        &text,
+        RunOptions {
+            blocks: Some(5),
+            ..RunOptions::default()
+        },
+    );
+    assert_eq!(
+        r.refused.as_deref(),
+        Some("t.toml:13: steps[1].at: the step at height 9 is past the end of the run (height 5)")
+    );
+    assert!(!r.passed());
+    assert!(r.to_json().contains("\"refused\""));
+}
+
+#[test]
+fn state_expectations_at_a_height_an_outage_skips_are_checked() {
+    let text = format!(
+        "{ALICE_AND_W}\n[[steps]]\nat = 3\naction = \"halt\"\nblocks = 5\n\n[[expect]]\nbalance_of = \"w\"\nat = 5\nequals = 100_000_000\n"
+    );
+    let r = run_text(&text, RunOptions::default());
+    assert_eq!(r.expectations.len(), 1, "the expectation at 5 is checked");
+    assert!(r.passed(), "{:?}", r.expectations);
+}
+
+#[test]
+fn smaller_two_accounts_on_one_address_are_refused() {
+    let a = "0x1111111111111111111111111111111111111111";
+    let text = format!(
+        "[[accounts]]\nname = \"a\"\naddress = \"{a}\"\n[[accounts]]\nname = \"b\"\naddress = \"{a}\"\n"
+    );
+    assert_refused(&text, "accounts[2].address: `b` has the address of `a`");
+}
+
+#[test]
+fn smaller_a_broken_steps_header_is_named_as_such() {
+    let text = format!("{ALICE_AND_W}\n[[steps]\nat = 2\naction = \"halt\"\nblocks = 1\n");
+    let e = prepare_text(&text).err().expect("a broken header");
+    assert!(e.starts_with("t.toml:13: steps: "), "{e}");
+}
+
+#[test]
+fn smaller_count_with_min_or_max_and_min_above_max_are_refused() {
+    let x = "\n[[expect]]\nkind = \"TimerFired\"\n";
+    assert_refused(
+        &format!("{ALICE_AND_W}{x}count = 1\nmin = 5\nmax = 2\n"),
+        "expect[1].count: give `count`, or `min` and/or `max`, not both",
+    );
+    assert_refused(
+        &format!("{ALICE_AND_W}{x}min = 5\nmax = 2\n"),
+        "expect[1].min: min 5 is above max 2",
+    );
+}
+
+#[test]
+fn smaller_empty_names_are_refused() {
+    assert_refused(
+        "[[accounts]]\nname = \"\"\n",
+        "accounts[1].name: a name must not be empty",
+    );
+    let text = ALICE_AND_W.replace("name = \"w\"", "name = \" \"");
+    assert_refused(&text, "actors[1].name: a name must not be empty");
+}
+
+#[test]
+fn smaller_the_implicit_governance_account_can_pay_for_its_instructions() {
+    let text = format!(
+        "{ALICE_AND_W}\n[[steps]]\nat = 2\naction = \"gov_config\"\nset = {{ max_ttl_blocks = 500 }}\n"
+    );
+    let r = run_text(&text, RunOptions::default());
+    assert!(r.passed(), "{:?}", r.steps);
+}
+
+#[test]
+fn the_readme_example_fixture_checks_and_runs() {
+    let readme = include_str!("../README.md");
+    let start = readme.find("## Fixture format").expect("section");
+    let block = &readme[start..];
+    let begin = block.find("```toml\n").expect("example") + "```toml\n".len();
+    let end = block[begin..].find("```").expect("end of example");
+    let r = run_text(&block[begin..begin + end], RunOptions::default());
+    assert!(r.passed(), "{:?} {:?}", r.steps, r.expectations);
+}
+
+#[test]
+fn runs_of_empty_blocks_are_one_report_row_with_a_count() {
+    let text = format!(
+        "{ALICE_AND_W}\n[[steps]]\nat = 10\naction = \"transfer\"\nfrom = \"alice\"\nto = \"w\"\namount = 1\n"
+    )
+    .replace("blocks = 20", "blocks = 50");
+    let r = run_text(&text, RunOptions::default());
+    assert_eq!(r.summary.blocks, 50);
+    let heights: Vec<(u64, u64)> = r.blocks.iter().map(|b| (b.height, b.count)).collect();
+    // Block 1 deploys, 2..=9 are empty, 10 transfers, 11..=50 are empty.
+    assert_eq!(heights, vec![(1, 1), (2, 8), (10, 1), (11, 40)]);
+    assert_eq!(r.blocks.iter().map(|b| b.count).sum::<u64>(), 50);
+    let json = r.to_json();
+    assert!(json.contains("\"count\": 40"), "{json}");
+    let mut streamed = Vec::new();
+    r.write_json(&mut streamed).unwrap();
+    assert_eq!(String::from_utf8(streamed).unwrap(), json);
+}
+
+#[test]
+fn without_rows_a_run_keeps_no_block_rows_but_counts_every_block() {
+    let r = run_text(
+        ALICE_AND_W,
+        RunOptions {
+            skip_rows: true,
+            ..RunOptions::default()
+        },
+    );
+    assert!(r.blocks.is_empty());
+    assert_eq!(r.summary.blocks, 20);
+    assert_eq!(r.summary.final_height, 20);
+}
+
+#[test]
+fn block_line_columns_stay_in_place_when_counts_reach_six_digits() {
+    use cowboy_devnet::scenario::lines::block_line;
+    let s = prepare_text(ALICE_AND_W).unwrap();
+    let mut lines = Vec::new();
+    s.run(
+        DevnetRuntime::shared(),
+        RunOptions::default(),
+        &mut |b, c| {
+            let mut big = b.clone();
+            big.header.height = 99_999_999;
+            big.eob.fired = 123_456;
+            big.eob.deferred = 123_456;
+            big.eob.expired = 123_456;
+            big.pending = 9_999_999;
+            lines.push((block_line(b, c), block_line(&big, c)));
+        },
+    )
+    .unwrap();
+    let cols = |l: &str| {
+        ["txs", "fired", "deferred", "gc", "lane", "pending", "root"]
+            .map(|w| l.find(&format!(" {w} ")).expect(w))
+    };
+    for (small, big) in &lines {
+        assert_eq!(cols(small), cols(big), "\n{small}\n{big}");
+    }
+}
+
+#[test]
+fn line_numbers_come_from_one_index_of_the_source() {
+    let lf = LoadedFixture::parse("t.toml", "name = \"x\"\n\n\nblocks = 3\n".into()).unwrap();
+    assert_eq!(lf.line(0), 1);
+    assert_eq!(lf.line(11), 2);
+    assert_eq!(lf.line(13), 4);
+    assert_eq!(lf.line(22), 4);
+}
+
+#[test]
+fn numbers_halts_after_one_block_are_bounded_together() {
+    let halt = "\n[[steps]]\nat = 2\naction = \"halt\"\nblocks = 600000\n";
+    assert_refused(
+        &format!("{ALICE_AND_W}{halt}{halt}"),
+        "t.toml:21: steps[2].blocks: the halts after block 2 skip 1200000 heights together, at most 1000000",
+    );
+}
+
+#[test]
+fn a_run_keeps_only_the_last_blocks_of_its_chain() {
+    use cowboy_devnet::scenario::runner::RUN_KEEP_BLOCKS;
+    let text = ALICE_AND_W.replace("blocks = 20", "blocks = 200");
+    let s = prepare_text(&text).unwrap();
+    let (r, devnet) = s
+        .run_devnet(
+            DevnetRuntime::shared(),
+            RunOptions {
+                skip_rows: true,
+                ..RunOptions::default()
+            },
+            &mut |_, _| {},
+        )
+        .unwrap();
+    assert_eq!(r.summary.blocks, 200);
+    assert!(devnet.chain().blocks().count() <= RUN_KEEP_BLOCKS);
 }

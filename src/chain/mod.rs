@@ -223,7 +223,14 @@ impl Chain {
             genesis,
         };
         for acc in chain.genesis.accounts.clone() {
-            chain.set_balance(&acc.address, acc.balance);
+            chain
+                .try_set_balance(&acc.address, acc.balance)
+                .map_err(|_| {
+                    TimerError::InvalidInput(format!(
+                        "genesis balances sum past u128::MAX at {}",
+                        acc.address
+                    ))
+                })?;
         }
         let root = chain.state_root();
         chain.head.state_root = root;
@@ -267,8 +274,26 @@ impl Chain {
     }
 
     /// Sum of all balances (for the conservation invariant: balances + burned = supply).
+    /// Panics if the sum passes `u128::MAX`, which a state that conserves funds cannot do (the
+    /// sum is at most the supply); [`funds_conserved`](Self::funds_conserved) checks instead.
     pub fn total_balances(&self) -> u128 {
-        self.accounts.values().map(|a| a.balance).sum()
+        self.checked_total_balances()
+            .expect("balances sum past u128::MAX: funds are not conserved")
+    }
+
+    /// Sum of all balances, `None` if it passes `u128::MAX`.
+    pub fn checked_total_balances(&self) -> Option<u128> {
+        self.accounts
+            .values()
+            .try_fold(0u128, |sum, a| sum.checked_add(a.balance))
+    }
+
+    /// Does balances + burned = supply hold? Computed with checked sums: a state whose sum
+    /// passes `u128::MAX` does not conserve funds (a wrapped sum could match the supply).
+    pub fn funds_conserved(&self) -> bool {
+        self.checked_total_balances()
+            .and_then(|b| b.checked_add(self.burned))
+            == Some(self.supply)
     }
 
     /// The sealed blocks still held in memory, oldest first.
@@ -307,16 +332,40 @@ impl Chain {
     // ---- devnet controls -------------------------------------------------------------------
 
     /// Sets a balance directly (a devnet control, like anvil's `setBalance`). The difference is
-    /// minted or unminted so that balances + burned = supply keeps holding.
+    /// minted or unminted so that balances + burned = supply keeps holding. Panics where
+    /// [`try_set_balance`](Self::try_set_balance) fails: for tests and set-ups with known
+    /// amounts; input goes through `try_set_balance`.
     pub fn set_balance(&mut self, who: &Address, amount: u128) {
-        let acc = self.accounts.entry(*who).or_default();
-        if amount >= acc.balance {
-            self.supply += amount - acc.balance;
-        } else {
-            self.supply -= acc.balance - amount;
+        if let Err(e) = self.try_set_balance(who, amount) {
+            panic!("{e}");
         }
-        acc.balance = amount;
+    }
+
+    /// [`set_balance`](Self::set_balance), refusing (`InvalidInput`, nothing changed) an amount
+    /// that would take the supply past `u128::MAX`, or a state whose supply is already below
+    /// the balance being unminted.
+    pub fn try_set_balance(&mut self, who: &Address, amount: u128) -> Result<(), TxError> {
+        let old = self.balance(who);
+        let supply = if amount >= old {
+            self.supply.checked_add(amount - old).ok_or_else(|| {
+                TxError::InvalidInput(format!(
+                    "setting the balance of {who} to {amount} takes the supply ({}) past u128::MAX",
+                    self.supply
+                ))
+            })?
+        } else {
+            self.supply.checked_sub(old - amount).ok_or_else(|| {
+                TxError::InvalidInput(format!(
+                    "the supply ({}) is below the {} being unminted from {who}",
+                    self.supply,
+                    old - amount
+                ))
+            })?
+        };
+        self.supply = supply;
+        self.accounts.entry(*who).or_default().balance = amount;
         self.commit.mark(StateKey::Account(*who));
+        Ok(())
     }
 
     /// Simulates a halted chain: the next block is sealed `blocks` heights later, and every
@@ -330,7 +379,15 @@ impl Chain {
         }
         // Applied when the next block opens (`open_block`): until then the state is still the
         // last sealed block's, so a dump taken during the outage matches its head's root.
-        self.skip_next += blocks;
+        self.skip_next = self
+            .skip_next
+            .checked_add(blocks)
+            .filter(|s| {
+                s.checked_add(1)
+                    .and_then(|s| self.height.checked_add(s))
+                    .is_some()
+            })
+            .expect("an outage past u64::MAX (`Devnet::execute` refuses it)");
     }
 }
 

@@ -1,8 +1,9 @@
 //! The live devnet (DESIGN.md, `node/`): one owner of the [`Chain`], driven by typed
 //! [`Command`]s. A key press, an RPC call and a fixture step all become the same command.
 //!
-//! This wave runs commands synchronously (the headless runner); the dashboard and RPC wave puts
-//! a [`Devnet`] inside one tokio task with a command channel and an event broadcast.
+//! Commands run synchronously, one at a time (the headless runner drives them); a front end
+//! (dashboard, RPC) holds a [`Devnet`] inside one task with a command channel and an event
+//! broadcast.
 
 use crate::chain::runtime::ActorRuntime;
 use crate::chain::{Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError};
@@ -114,14 +115,21 @@ impl Devnet {
             Command::Halt { blocks } => {
                 if blocks > MAX_MINE_PER_COMMAND {
                     return Err(NodeError::InvalidInput(format!(
-                        "an outage may skip at most {MAX_MINE_PER_COMMAND} heights"
+                        "an outage may skip at most {MAX_MINE_PER_COMMAND} heights, got {blocks}"
+                    )));
+                }
+                // The resume height must be a height: checked, never wrapped.
+                if self.chain.pending_height().checked_add(blocks).is_none() {
+                    return Err(NodeError::InvalidInput(format!(
+                        "an outage of {blocks} heights after height {} passes u64::MAX",
+                        self.chain.height
                     )));
                 }
                 self.chain.halt(blocks);
                 Ok(Outcome::Done)
             }
             Command::SetBalance { address, balance } => {
-                self.chain.set_balance(&address, balance);
+                self.chain.try_set_balance(&address, balance)?;
                 Ok(Outcome::Done)
             }
             Command::Snapshot => {

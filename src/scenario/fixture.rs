@@ -340,10 +340,20 @@ pub struct LoadedFixture {
     pub dir: Option<PathBuf>,
     pub source: String,
     pub fixture: Fixture,
+    /// Offsets where each line of `source` starts, so that naming the line of an element is
+    /// a binary search, not a rescan of the source (checking stays linear in the steps).
+    line_starts: Vec<usize>,
 }
 
 fn line_of(source: &str, offset: usize) -> usize {
     source[..offset.min(source.len())].matches('\n').count() + 1
+}
+
+/// Where each line of `source` starts.
+fn line_starts(source: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(source.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
 }
 
 impl LoadedFixture {
@@ -362,6 +372,7 @@ impl LoadedFixture {
         Ok(LoadedFixture {
             path: path.to_string(),
             dir,
+            line_starts: line_starts(&source),
             source,
             fixture,
         })
@@ -379,6 +390,13 @@ impl LoadedFixture {
         Self::parse(&shown, source)
     }
 
+    /// The line (from 1) of a byte offset into the source.
+    pub fn line(&self, offset: usize) -> usize {
+        self.line_starts
+            .partition_point(|&start| start <= offset)
+            .max(1)
+    }
+
     /// An error at a spanned item.
     pub fn error_at(
         &self,
@@ -388,7 +406,7 @@ impl LoadedFixture {
     ) -> FixtureError {
         FixtureError {
             file: self.path.clone(),
-            line: line_of(&self.source, span.start),
+            line: self.line(span.start),
             field: field.into(),
             message: message.into(),
         }
@@ -409,7 +427,7 @@ impl LoadedFixture {
         FixtureError {
             file: self.path.clone(),
             line: key_line(&self.source, &[array], Some(index), key)
-                .unwrap_or_else(|| line_of(&self.source, span.start)),
+                .unwrap_or_else(|| self.line(span.start)),
             field: format!("{array}[{}].{key}", index + 1),
             message: message.into(),
         }
@@ -423,6 +441,17 @@ impl LoadedFixture {
             file: self.path.clone(),
             line: key_line(&self.source, &path, None, key).unwrap_or(1),
             field: format!("{table}.{key}"),
+            message: message.into(),
+        }
+    }
+
+    /// An error about the top-level key `key` (`blocks`, `name`, ...), at its line (line 1
+    /// when the fixture does not have it).
+    pub fn key_error(&self, key: &str, message: impl Into<String>) -> FixtureError {
+        FixtureError {
+            file: self.path.clone(),
+            line: key_line(&self.source, &[], None, key).unwrap_or(1),
+            field: key.to_string(),
             message: message.into(),
         }
     }
@@ -679,7 +708,13 @@ fn field_of(source: &str, offset: Option<usize>) -> String {
     if let Some(k) = t.split('=').next().filter(|_| t.contains('=')) {
         return k.trim().to_string();
     }
-    // A table header: report the table.
+    // A table header, broken or not: report its table.
+    if t.starts_with('[') {
+        return t
+            .trim_matches(|c: char| c == '[' || c == ']' || c.is_whitespace())
+            .to_string();
+    }
+    // Inside a table: report the table.
     let mut table = "fixture".to_string();
     for l in source[..line_start].lines() {
         let l = l.trim();

@@ -2,10 +2,15 @@
 //! and timers and replay them, with reports in JSON and CSV.
 
 pub mod builtin;
+mod expect;
 pub mod fixture;
+pub mod lines;
 pub mod report;
 pub mod runner;
+pub mod translate;
+mod validate;
 
 pub use fixture::{FixtureError, LoadedFixture};
 pub use report::Report;
-pub use runner::{RunOptions, Scenario};
+pub use runner::{MAX_RUN_BLOCKS, RunOptions, Scenario};
+pub use validate::DEFAULT_GOVERNANCE_BALANCE;

@@ -26,6 +26,16 @@ pub struct BlockRow {
     pub lane_used: u64,
     pub migrated: u64,
     pub pending: u64,
+    /// How many consecutive blocks the row stands for: a run of empty blocks (no
+    /// transactions, nothing due, no events, no outage, no migration, the same pending count)
+    /// is one row, from `height` to `height + count - 1`, with the hash and state root of its
+    /// last block. Absent (1) for every other row.
+    #[serde(skip_serializing_if = "is_one")]
+    pub count: u64,
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 impl BlockRow {
@@ -47,7 +57,39 @@ impl BlockRow {
             lane_used: b.eob.lane_used,
             migrated: b.migrated,
             pending: b.pending,
+            count: 1,
         }
+    }
+
+    /// Nothing happened in the block(s) of this row.
+    pub fn is_empty(&self) -> bool {
+        self.skipped == 0
+            && self.txs == 0
+            && self.due == 0
+            && self.fired == 0
+            && self.deferred == 0
+            && self.expired == 0
+            && self.unfunded == 0
+            && self.gc_cycles == 0
+            && self.lane_reserved == 0
+            && self.lane_used == 0
+            && self.migrated == 0
+    }
+
+    /// Whether `next`, the row of the next block, joins this row's run of empty blocks.
+    /// (An empty block has no events: every event comes with a transaction or a due timer.)
+    pub fn absorbs(&self, next: &BlockRow) -> bool {
+        self.is_empty()
+            && next.is_empty()
+            && self.pending == next.pending
+            && self.height.checked_add(self.count) == Some(next.height)
+    }
+
+    /// Adds `next` to this row's run (see [`absorbs`](Self::absorbs)).
+    pub fn absorb(&mut self, next: &BlockRow) {
+        self.count += 1;
+        self.hash = next.hash;
+        self.state_root = next.state_root;
     }
 
     pub const CSV_HEADER: &'static str = "height,hash,state_root,skipped,txs,failed_txs,due,fired,deferred,expired,unfunded,gc_cycles,lane_reserved,lane_used,migrated,pending";
@@ -124,6 +166,9 @@ pub struct Report {
     pub fixture: String,
     pub name: String,
     pub description: String,
+    /// Why the run stopped before its end (`file:line: field: message`), if it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
     pub summary: Summary,
     pub expectations: Vec<ExpectationResult>,
     pub steps: Vec<StepOutcome>,
@@ -134,7 +179,8 @@ pub struct Report {
 impl Report {
     /// Did everything the fixture asked for hold?
     pub fn passed(&self) -> bool {
-        self.summary.expectations_failed == 0
+        self.refused.is_none()
+            && self.summary.expectations_failed == 0
             && self.summary.unexpected_step_errors == 0
             && self.summary.funds_conserved
     }
@@ -145,13 +191,10 @@ impl Report {
         s
     }
 
-    pub fn to_csv(&self) -> String {
-        let mut s = String::from(BlockRow::CSV_HEADER);
-        s.push('\n');
-        for r in &self.blocks {
-            s.push_str(&r.csv());
-            s.push('\n');
-        }
-        s
+    /// Writes [`to_json`](Self::to_json)'s text to `w` as it is serialized, without building
+    /// it in memory.
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut *w, self).map_err(std::io::Error::from)?;
+        w.write_all(b"\n")
     }
 }

@@ -1,17 +1,19 @@
-//! Turns a fixture into node commands and plays it, headless.
+//! Plays a prepared fixture on a devnet, headless: deploys and steps at their heights, a
+//! block sealed per height, the expectations checked, a report. Checking a fixture is in
+//! `validate.rs`, a step's command in `translate.rs`, the expectations in `expect.rs`.
 
-use super::fixture::{Expect, FixtureError, LoadedFixture, Step};
+use super::fixture::{Expect, LoadedFixture, Step};
 use super::report::{BlockRow, ExpectationResult, Report, StepOutcome, Summary};
+use super::translate::{StepContext, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
-use crate::chain::{
-    Block, Chain, Event, EventRecord, Genesis, GenesisAccount, SystemInstruction, TimerOp,
-    Transaction, TxKind, default_governor,
-};
-use crate::engine::timer::handler_payload;
-use crate::engine::{Address, ScheduleArgs, TimerConfig, TimerEvent, TimerId};
+use crate::chain::{Block, Chain, EventRecord, Genesis, Transaction, TxKind};
+use crate::engine::{Address, TimerConfig, TimerId};
 use crate::node::{Command, Devnet, NodeError, Outcome};
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::sync::Arc;
+
+pub use super::expect::timer_status;
 
 /// Reads a script named by a fixture (a path relative to the fixture).
 pub type ScriptLoader<'a> = dyn Fn(&LoadedFixture, &str) -> Result<String, String> + 'a;
@@ -25,27 +27,31 @@ pub fn disk_loader(f: &LoadedFixture, rel: &str) -> Result<String, String> {
     std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))
 }
 
-struct PreparedActor {
-    name: String,
-    address: Address,
-    code: ActorCode,
-    deployer: Address,
-    endowment: u128,
-    at: u64,
-    line: usize,
+pub(super) struct PreparedActor {
+    pub(super) name: String,
+    pub(super) address: Address,
+    pub(super) code: ActorCode,
+    pub(super) deployer: Address,
+    pub(super) endowment: u128,
+    pub(super) at: u64,
+    pub(super) line: usize,
     /// Where it is in the fixture's `[[actors]]`, for errors found later.
-    index: usize,
-    span: std::ops::Range<usize>,
+    pub(super) index: usize,
+    pub(super) span: std::ops::Range<usize>,
 }
 
-struct PreparedStep {
-    line: usize,
-    step: Step,
+pub(super) struct PreparedStep {
+    /// Where it is in the fixture's `[[steps]]` (from 0).
+    pub(super) index: usize,
+    pub(super) line: usize,
+    pub(super) step: Step,
 }
 
-struct PreparedExpect {
-    line: usize,
-    expect: Expect,
+pub(super) struct PreparedExpect {
+    /// Where it is in the fixture's `[[expect]]` (from 0).
+    pub(super) index: usize,
+    pub(super) line: usize,
+    pub(super) expect: Expect,
 }
 
 /// A fixture checked and ready to play.
@@ -54,11 +60,11 @@ pub struct Scenario {
     pub name: String,
     pub description: String,
     pub default_blocks: u64,
-    genesis: Genesis,
-    names: BTreeMap<String, Address>,
-    actors: Vec<PreparedActor>,
-    steps: Vec<PreparedStep>,
-    expects: Vec<PreparedExpect>,
+    pub(super) genesis: Genesis,
+    pub(super) names: BTreeMap<String, Address>,
+    pub(super) actors: Vec<PreparedActor>,
+    pub(super) steps: Vec<PreparedStep>,
+    pub(super) expects: Vec<PreparedExpect>,
 }
 
 /// Options of one run.
@@ -66,9 +72,19 @@ pub struct Scenario {
 pub struct RunOptions {
     /// Play until this height (default: the fixture's `blocks`).
     pub blocks: Option<u64>,
+    /// Keep no per-block rows (the report's `blocks` stays empty, the summary still counts
+    /// every block): memory then follows the events, not the blocks.
+    pub skip_rows: bool,
 }
 
-const STATUSES: [&str; 6] = [
+/// The most blocks one run plays (`blocks` in a fixture, `--blocks`): about 10 minutes of
+/// empty blocks in a release build.
+pub const MAX_RUN_BLOCKS: u64 = 100_000_000;
+
+/// Sealed blocks the chain of a run keeps in memory (the runner reads only the last).
+pub const RUN_KEEP_BLOCKS: usize = 16;
+
+pub(super) const STATUSES: [&str; 6] = [
     "pending",
     "fired",
     "expired",
@@ -78,364 +94,6 @@ const STATUSES: [&str; 6] = [
 ];
 
 impl Scenario {
-    /// Checks a parsed fixture against itself and the runtime: every name resolves, every
-    /// script compiles, every step is well-formed. Errors name the file, line and field.
-    pub fn prepare(
-        lf: &LoadedFixture,
-        runtime: &dyn ActorRuntime,
-        load_script: &ScriptLoader<'_>,
-    ) -> Result<Scenario, FixtureError> {
-        let f = &lf.fixture;
-        let mut names: BTreeMap<String, Address> = BTreeMap::new();
-        names.insert("governance".into(), default_governor());
-        names.insert("proposer".into(), Address::from_label("proposer"));
-        let mut genesis = Genesis::default();
-        let mut explicit = std::collections::BTreeSet::new();
-        for (i, a) in f.accounts.iter().enumerate() {
-            let span = a.span();
-            let a = a.get_ref();
-            if !explicit.insert(a.name.clone()) {
-                return Err(lf.element_error(
-                    "accounts",
-                    i,
-                    span,
-                    "name",
-                    format!("account `{}` is defined twice", a.name),
-                ));
-            }
-            let addr = a.address.unwrap_or_else(|| Address::from_label(&a.name));
-            names.insert(a.name.clone(), addr);
-            genesis.accounts.push(GenesisAccount {
-                address: addr,
-                balance: a.balance.0,
-            });
-        }
-        let mut actors = Vec::new();
-        for (i, a) in f.actors.iter().enumerate() {
-            let span = a.span();
-            let line = lf.error_at(span.clone(), "", "").line;
-            let a = a.get_ref();
-            let err = |key: &str, m: String| lf.element_error("actors", i, span.clone(), key, m);
-            if !explicit.insert(a.name.clone()) {
-                return Err(err(
-                    "name",
-                    format!("`{}` is already an account or actor", a.name),
-                ));
-            }
-            let address = Address::from_label(&a.name);
-            names.insert(a.name.clone(), address);
-            let deployer = *names
-                .get(&a.deployer)
-                .ok_or_else(|| err("deployer", format!("unknown account `{}`", a.deployer)))?;
-            let (code, code_key) = match (&a.script, &a.native) {
-                (Some(_), Some(_)) => {
-                    return Err(err("script", "give `script` or `native`, not both".into()));
-                }
-                (Some(path), None) => {
-                    let src = load_script(lf, path).map_err(|e| err("script", e))?;
-                    (ActorCode::rhai(path.clone(), src), "script")
-                }
-                (None, Some(json)) => (ActorCode::native(json.clone()), "native"),
-                (None, None) => (ActorCode::none(), "script"),
-            };
-            runtime
-                .prepare(&code)
-                .map_err(|e| err(code_key, e.to_string()))?;
-            let at = a.at.unwrap_or(1);
-            if at == 0 {
-                return Err(err("at", "deploys happen at height 1 or later".into()));
-            }
-            actors.push(PreparedActor {
-                name: a.name.clone(),
-                address,
-                code,
-                deployer,
-                endowment: a.balance.0,
-                at,
-                line,
-                index: i,
-                span: span.clone(),
-            });
-        }
-        let c = &f.chain;
-        if let Some(s) = c.scheduler {
-            genesis.scheduler = s;
-        }
-        if let Some(t) = &c.timer {
-            t.validate()
-                .map_err(|e| lf.table_error("chain", "timer", e.to_string()))?;
-            genesis.timer = t.clone();
-        }
-        if let Some(b) = &c.basefee {
-            genesis.basefee = b.clone();
-        }
-        if let Some(q) = &c.queue {
-            q.validate()
-                .map_err(|e| lf.table_error("chain", "queue", e.to_string()))?;
-            genesis.queue = q.clone();
-        }
-        if let Some(p) = &c.proposer {
-            genesis.proposer = *names.get(p).ok_or_else(|| {
-                lf.table_error("chain", "proposer", format!("unknown account `{p}`"))
-            })?;
-        }
-        if let Some(ds) = &c.system_deployers {
-            genesis.system_deployers = ds
-                .iter()
-                .map(|d| {
-                    names.get(d).copied().ok_or_else(|| {
-                        lf.table_error(
-                            "chain",
-                            "system_deployers",
-                            format!("unknown account `{d}`"),
-                        )
-                    })
-                })
-                .collect::<Result<_, _>>()?;
-        }
-
-        // Steps: names resolve, shapes are whole, labels are defined before use.
-        let mut steps: Vec<PreparedStep> = Vec::new();
-        let mut labels: BTreeMap<String, u64> = BTreeMap::new();
-        let mut outages: Vec<(u64, u64)> = Vec::new();
-        // In height order (stable: file order within a height), named by their place in the file.
-        let mut ordered: Vec<_> = f.steps.iter().enumerate().collect();
-        ordered.sort_by_key(|(_, s)| s.get_ref().at());
-        for (i, s) in ordered {
-            let span = s.span();
-            let step = s.get_ref();
-            let err = |key: &str, m: String| lf.element_error("steps", i, span.clone(), key, m);
-            let name = |field: &str, n: &str| -> Result<Address, FixtureError> {
-                names
-                    .get(n)
-                    .copied()
-                    .ok_or_else(|| err(field, format!("unknown account or actor `{n}`")))
-            };
-            let is_actor = |n: &str| actors.iter().any(|a| a.name == n);
-            // The actor a timer step acts as, and the optional sender standing in for its deployer.
-            let actor_and_from = |actor: &str, from: &Option<String>| -> Result<(), FixtureError> {
-                if !is_actor(actor) {
-                    return Err(err("actor", format!("`{actor}` is not an actor")));
-                }
-                if let Some(fr) = from {
-                    name("from", fr)?;
-                }
-                Ok(())
-            };
-            let timer_ref = |t: &str, at: u64| -> Result<(), FixtureError> {
-                if t.starts_with("0x") {
-                    return t
-                        .parse::<TimerId>()
-                        .map(|_| ())
-                        .map_err(|e| err("timer", e.to_string()));
-                }
-                match labels.get(t) {
-                    Some(h) if *h <= at => Ok(()),
-                    _ => Err(err(
-                        "timer",
-                        format!("no earlier step labels a timer `{t}`"),
-                    )),
-                }
-            };
-            let at = step.at();
-            if at == 0 {
-                return Err(err("at", "steps happen at height 1 or later".into()));
-            }
-            if let Some((from, to)) = outages.iter().find(|(a, b)| at > *a && at <= *b) {
-                return Err(err(
-                    "at",
-                    format!(
-                        "height {at} falls inside the outage after block {from} (heights {}..={to} are skipped)",
-                        from + 1
-                    ),
-                ));
-            }
-            match step {
-                Step::Schedule {
-                    actor,
-                    from,
-                    height,
-                    after,
-                    fee_payer,
-                    label,
-                    ..
-                } => {
-                    actor_and_from(actor, from)?;
-                    if height.is_some() == after.is_some() {
-                        return Err(err(
-                            "height",
-                            "give exactly one of `height` or `after`".into(),
-                        ));
-                    }
-                    if let Some(p) = fee_payer
-                        && p != "self"
-                        && p != "sender"
-                    {
-                        name("fee_payer", p)?;
-                    }
-                    if let Some(l) = label {
-                        if l.starts_with("0x") {
-                            return Err(err("label", "labels must not start with 0x".into()));
-                        }
-                        if labels.insert(l.clone(), at).is_some() {
-                            return Err(err("label", format!("label `{l}` is used twice")));
-                        }
-                    }
-                }
-                Step::Cancel {
-                    actor, timer, from, ..
-                } => {
-                    actor_and_from(actor, from)?;
-                    timer_ref(timer, at)?;
-                }
-                Step::Extend {
-                    actor,
-                    timer,
-                    to,
-                    by,
-                    from,
-                    ..
-                } => {
-                    actor_and_from(actor, from)?;
-                    if to.is_some() == by.is_some() {
-                        return Err(err("to", "give exactly one of `to` or `by`".into()));
-                    }
-                    timer_ref(timer, at)?;
-                }
-                Step::Call { from, actor, .. } => {
-                    name("from", from)?;
-                    if !is_actor(actor) {
-                        return Err(err("actor", format!("`{actor}` is not an actor")));
-                    }
-                }
-                Step::Transfer { from, to, .. } => {
-                    name("from", from)?;
-                    name("to", to)?;
-                }
-                Step::GovCancel { timer, from, .. } | Step::GovExtend { timer, from, .. } => {
-                    if let Some(fr) = from {
-                        name("from", fr)?;
-                    }
-                    timer_ref(timer, at)?;
-                }
-                Step::GovConfig { set, from, .. } => {
-                    if let Some(fr) = from {
-                        name("from", fr)?;
-                    }
-                    merge_config(&TimerConfig::default(), set).map_err(|m| err("set", m))?;
-                }
-                Step::SetBalance { account, .. } => {
-                    name("account", account)?;
-                }
-                Step::Halt { blocks, .. } => {
-                    if *blocks == 0 {
-                        return Err(err("blocks", "an outage skips at least one height".into()));
-                    }
-                    outages.push((at, at + blocks));
-                }
-            }
-            steps.push(PreparedStep {
-                line: lf.error_at(span.clone(), "", "").line,
-                step: step.clone(),
-            });
-        }
-        for a in &actors {
-            if let Some((from, to)) = outages.iter().find(|(x, y)| a.at > *x && a.at <= *y) {
-                return Err(lf.element_error(
-                    "actors",
-                    a.index,
-                    a.span.clone(),
-                    "at",
-                    format!(
-                        "height {} falls inside the outage after block {from} (up to {to})",
-                        a.at
-                    ),
-                ));
-            }
-        }
-
-        let mut expects = Vec::new();
-        for (i, e) in f.expect.iter().enumerate() {
-            let span = e.span();
-            let x = e.get_ref();
-            let err = |key: &str, m: String| lf.element_error("expect", i, span.clone(), key, m);
-            let kinds = [x.kind.is_some(), x.balance_of.is_some(), x.status.is_some()];
-            if kinds.iter().filter(|k| **k).count() != 1 {
-                return Err(err(
-                    "kind",
-                    "give exactly one of `kind`, `balance_of` or `status`".into(),
-                ));
-            }
-            if let Some(t) = &x.timer
-                && !t.starts_with("0x")
-                && !labels.contains_key(t)
-            {
-                return Err(err("timer", format!("no step labels a timer `{t}`")));
-            }
-            if let Some(a) = &x.actor
-                && !names.contains_key(a)
-            {
-                return Err(err("actor", format!("unknown actor `{a}`")));
-            }
-            if let Some(b) = &x.balance_of {
-                if !names.contains_key(b) {
-                    return Err(err("balance_of", format!("unknown account `{b}`")));
-                }
-                if x.equals.is_none() && x.at_least.is_none() && x.at_most.is_none() {
-                    return Err(err(
-                        "equals",
-                        "a balance expectation needs `equals`, `at_least` or `at_most`".into(),
-                    ));
-                }
-            }
-            if let Some(s) = &x.status {
-                if !STATUSES.contains(&s.as_str()) {
-                    return Err(err(
-                        "status",
-                        format!("`{s}` is not one of {}", STATUSES.join(", ")),
-                    ));
-                }
-                if x.timer.is_none() {
-                    return Err(err("timer", "a status expectation names a `timer`".into()));
-                }
-            }
-            if let Some(k) = &x.kind
-                && !KNOWN_KINDS.contains(&k.as_str())
-            {
-                return Err(err(
-                    "kind",
-                    format!(
-                        "unknown event kind `{k}` (known: {})",
-                        KNOWN_KINDS.join(", ")
-                    ),
-                ));
-            }
-            expects.push(PreparedExpect {
-                line: lf.error_at(span, "", "").line,
-                expect: x.clone(),
-            });
-        }
-
-        let last_at = steps
-            .iter()
-            .map(|s| s.step.at())
-            .chain(actors.iter().map(|a| a.at))
-            .max()
-            .unwrap_or(0);
-        let extra: u64 = outages.iter().map(|(a, b)| b - a).sum();
-        Ok(Scenario {
-            path: lf.path.clone(),
-            name: f.name.clone().unwrap_or_else(|| lf.path.clone()),
-            description: f.description.clone().unwrap_or_default(),
-            default_blocks: f.blocks.unwrap_or(last_at + extra + 10),
-            genesis,
-            names,
-            actors,
-            steps,
-            expects,
-        })
-    }
-
     pub fn genesis(&self) -> &Genesis {
         &self.genesis
     }
@@ -449,7 +107,129 @@ impl Scenario {
     pub fn address_book(&self) -> BTreeMap<Address, String> {
         self.names.iter().map(|(n, a)| (*a, n.clone())).collect()
     }
+}
 
+/// A run in progress: what the report collects.
+struct Run {
+    labels: BTreeMap<String, TimerId>,
+    outcomes: Vec<StepOutcome>,
+    rows: Vec<BlockRow>,
+    skip_rows: bool,
+    events: Vec<EventRecord>,
+    checks: Vec<ExpectationResult>,
+    totals: Totals,
+    funds_conserved: bool,
+    refused: Option<String>,
+    /// Hex addresses and the fixture's names for them, to name them in errors.
+    book: Vec<(String, String)>,
+    /// The deployer of each actor, by name.
+    deployers: BTreeMap<String, Address>,
+    /// The last row's blocks had no events (so an empty block may join it).
+    last_row_eventless: bool,
+}
+
+/// Counts over every block of a run.
+#[derive(Default)]
+struct Totals {
+    blocks: u64,
+    fired: u64,
+    deferred: u64,
+    expired: u64,
+    unfunded: u64,
+}
+
+/// How one step went.
+enum Applied {
+    /// It did what it asks; a schedule names its timer.
+    Done { timer: Option<TimerId> },
+    /// It failed with the named error (`Unauthorized`, `InvalidInput`, ...).
+    Failed { name: String, message: String },
+}
+
+impl Run {
+    fn new(s: &Scenario, opts: RunOptions, funds_conserved: bool) -> Self {
+        Run {
+            labels: BTreeMap::new(),
+            outcomes: Vec::new(),
+            rows: Vec::new(),
+            skip_rows: opts.skip_rows,
+            events: Vec::new(),
+            checks: Vec::new(),
+            totals: Totals::default(),
+            funds_conserved,
+            refused: None,
+            book: s
+                .names
+                .iter()
+                .map(|(n, a)| (a.to_string(), n.clone()))
+                .collect(),
+            deployers: s
+                .actors
+                .iter()
+                .map(|a| (a.name.clone(), a.deployer))
+                .collect(),
+            last_row_eventless: false,
+        }
+    }
+
+    /// An error message with the fixture's names for the addresses it holds.
+    fn named(&self, msg: String) -> String {
+        let mut msg = msg;
+        for (hex, name) in &self.book {
+            if msg.contains(hex.as_str()) {
+                msg = msg.replace(hex.as_str(), &format!("`{name}`"));
+            }
+        }
+        msg
+    }
+
+    /// What a command did, its error named by the fixture's names.
+    fn applied(&self, r: Result<Outcome, NodeError>) -> Applied {
+        match r {
+            Ok(Outcome::Receipt(r)) if r.success => Applied::Done {
+                timer: r.timers.first().copied(),
+            },
+            Ok(Outcome::Receipt(r)) => {
+                let message = self.named(r.error.clone().unwrap_or_default());
+                Applied::Failed {
+                    name: error_name(&message).to_string(),
+                    message,
+                }
+            }
+            Ok(_) => Applied::Done { timer: None },
+            Err(e) => Applied::Failed {
+                name: e.name().to_string(),
+                message: self.named(e.to_string()),
+            },
+        }
+    }
+
+    fn record_block(&mut self, b: &Block) {
+        let t = &mut self.totals;
+        t.blocks = t.blocks.saturating_add(1);
+        t.fired = t.fired.saturating_add(b.eob.fired);
+        t.deferred = t.deferred.saturating_add(b.eob.deferred);
+        t.expired = t.expired.saturating_add(b.eob.expired);
+        t.unfunded = t.unfunded.saturating_add(b.eob.unfunded);
+        self.events.extend(b.events.iter().cloned());
+        if self.skip_rows {
+            return;
+        }
+        let row = BlockRow::of(b);
+        let eventless = b.events.is_empty();
+        match self.rows.last_mut() {
+            Some(prev) if eventless && self.last_row_eventless && prev.absorbs(&row) => {
+                prev.absorb(&row)
+            }
+            _ => {
+                self.rows.push(row);
+                self.last_row_eventless = eventless;
+            }
+        }
+    }
+}
+
+impl Scenario {
     /// Plays the fixture on a fresh devnet. `on_block` sees every sealed block.
     pub fn run(
         &self,
@@ -467,430 +247,214 @@ impl Scenario {
         opts: RunOptions,
         on_block: &mut dyn FnMut(&Block, &Chain),
     ) -> Result<(Report, Devnet), NodeError> {
+        self.run_with(runtime, opts, &mut |b, c| {
+            on_block(b, c);
+            ControlFlow::Continue(())
+        })
+    }
+
+    /// [`run_devnet`](Self::run_devnet) where `on_block` may end the run after any block
+    /// (`ControlFlow::Break`: the report covers the blocks played). A run that the fixture's
+    /// length or a refused command stops is reported with [`Report::refused`] naming the
+    /// fixture's file, line and field; the summary covers the blocks played.
+    pub fn run_with(
+        &self,
+        runtime: Arc<dyn ActorRuntime>,
+        opts: RunOptions,
+        on_block: &mut dyn FnMut(&Block, &Chain) -> ControlFlow<()>,
+    ) -> Result<(Report, Devnet), NodeError> {
         let mut devnet = Devnet::new(self.genesis.clone(), runtime)?;
+        devnet.chain_mut().set_keep_blocks(RUN_KEEP_BLOCKS);
         let last = opts.blocks.unwrap_or(self.default_blocks);
-        let mut labels: BTreeMap<String, TimerId> = BTreeMap::new();
-        let mut outcomes = Vec::new();
-        let mut rows = Vec::new();
-        let mut events: Vec<EventRecord> = Vec::new();
-        let mut checks: Vec<ExpectationResult> = Vec::new();
-        let mut funds_conserved = true;
+        let mut run = Run::new(self, opts, devnet.chain().funds_conserved());
+        // State expectations by height, checked after their block (or, for a height an
+        // outage skips, with the state the outage holds).
+        let mut state_at: BTreeMap<u64, Vec<&PreparedExpect>> = BTreeMap::new();
+        for pe in self.expects.iter().filter(|e| e.expect.kind.is_none()) {
+            if let Some(at) = pe.expect.at {
+                state_at.entry(at).or_default().push(pe);
+            }
+        }
+        if let Err(e) = self.check_length(last) {
+            run.refused = Some(e.to_string());
+        }
         let mut step_idx = 0;
-
-        while devnet.chain().pending_height() <= last {
+        while run.refused.is_none() && devnet.chain().pending_height() <= last {
             let h = devnet.chain().pending_height();
-            for a in self.actors.iter().filter(|a| a.at == h) {
-                let tx = Transaction::new(
-                    a.deployer,
-                    TxKind::Deploy {
-                        address: Some(a.address),
-                        code: a.code.clone(),
-                        endowment: a.endowment,
-                    },
-                );
-                let r = devnet.execute(Command::SendTx(tx));
-                let (ok, error) = outcome_of(r);
-                outcomes.push(StepOutcome {
-                    at: h,
-                    line: a.line,
-                    action: format!("deploy {}", a.name),
-                    ok,
-                    as_expected: ok,
-                    error,
-                });
-            }
-            let mut halt_after = 0;
-            while step_idx < self.steps.len() && self.steps[step_idx].step.at() <= h {
-                let ps = &self.steps[step_idx];
-                step_idx += 1;
-                if let Step::Halt { blocks, .. } = ps.step {
-                    halt_after += blocks;
-                    outcomes.push(StepOutcome {
-                        at: h,
-                        line: ps.line,
-                        action: "halt".into(),
-                        ok: true,
-                        error: None,
-                        as_expected: true,
-                    });
-                    continue;
+            let skipped: Vec<_> = state_at.range(..h).map(|(k, _)| *k).collect();
+            for at in skipped {
+                for pe in state_at.remove(&at).unwrap_or_default() {
+                    let c = self.check_state(pe, devnet.chain(), &run.labels, &run.events);
+                    run.checks.push(c);
                 }
-                let (ok, error, new_timer) = self.apply_step(&mut devnet, &ps.step, h, &labels);
-                if let (Some(id), Step::Schedule { label: Some(l), .. }) = (new_timer, &ps.step) {
-                    labels.insert(l.clone(), id);
-                }
-                let as_expected = match (ps.step.expect_error(), &error) {
-                    (None, None) => true,
-                    (Some(want), Some(got)) => error_name(got) == want,
-                    _ => false,
-                };
-                outcomes.push(StepOutcome {
-                    at: h,
-                    line: ps.line,
-                    action: ps.step.action().into(),
-                    ok,
-                    error,
-                    as_expected,
-                });
             }
-            let block = devnet.chain_mut().seal_block().clone();
+            self.deploy_actors(h, &mut devnet, &mut run);
+            let halt = self.play_steps(h, &mut step_idx, &mut devnet, &mut run);
+            devnet.chain_mut().seal_block();
             let chain = devnet.chain();
-            funds_conserved &= chain.total_balances() + chain.burned == chain.supply;
-            rows.push(BlockRow::of(&block));
-            events.extend(block.events.iter().cloned());
-            on_block(&block, chain);
-            for pe in self.expects.iter().filter(|e| e.expect.at == Some(h)) {
-                if pe.expect.kind.is_none() {
-                    checks.push(self.check_state(pe, chain, &labels, &events));
-                }
+            let block = chain.last_block().expect("a block was just sealed");
+            run.funds_conserved &= chain.funds_conserved();
+            run.record_block(block);
+            let flow = on_block(block, chain);
+            for pe in state_at.remove(&h).unwrap_or_default() {
+                run.checks
+                    .push(self.check_state(pe, chain, &run.labels, &run.events));
             }
-            if halt_after > 0 {
-                devnet.execute(Command::Halt { blocks: halt_after })?;
+            if flow.is_break() {
+                break;
+            }
+            if let Some((blocks, ps)) = halt
+                && let Err(e) = devnet.execute(Command::Halt { blocks })
+            {
+                let msg = run.named(e.to_string());
+                run.refused = Some(format!(
+                    "{}:{}: steps[{}].blocks: {msg}",
+                    self.path,
+                    ps.line,
+                    ps.index + 1
+                ));
             }
         }
-        let chain = devnet.chain();
-        for pe in &self.expects {
-            if pe.expect.kind.is_some() {
-                checks.push(self.check_events(pe, &labels, &events));
-            } else if pe.expect.at.is_none_or(|a| a > chain.height) {
-                checks.push(self.check_state(pe, chain, &labels, &events));
-            }
-        }
-        checks.sort_by_key(|c| c.line);
-
-        let mut by_kind: BTreeMap<String, u64> = BTreeMap::new();
-        for e in &events {
-            *by_kind.entry(e.event.kind().to_string()).or_default() += 1;
-        }
-        let sum = |f: fn(&BlockRow) -> u64| rows.iter().map(f).sum::<u64>();
-        let summary = Summary {
-            blocks: rows.len() as u64,
-            final_height: chain.height,
-            final_state_root: chain.head.state_root,
-            events_by_kind: by_kind,
-            fired: sum(|r| r.fired),
-            deferred: sum(|r| r.deferred),
-            expired: sum(|r| r.expired),
-            unfunded: sum(|r| r.unfunded),
-            pending: chain.engine.queue.len() as u64,
-            supply: chain.supply,
-            burned: chain.burned,
-            funds_conserved,
-            unexpected_step_errors: outcomes.iter().filter(|o| !o.as_expected).count() as u64,
-            expectations_passed: checks.iter().filter(|c| c.passed).count() as u64,
-            expectations_failed: checks.iter().filter(|c| !c.passed).count() as u64,
-        };
-        let report = Report {
-            fixture: self.path.clone(),
-            name: self.name.clone(),
-            description: self.description.clone(),
-            summary,
-            expectations: checks,
-            steps: outcomes,
-            blocks: rows,
-            events,
-        };
+        let report = self.finish(run, devnet.chain());
         Ok((report, devnet))
     }
 
-    fn addr(&self, n: &str) -> Address {
-        self.names[n]
-    }
-
-    fn resolve_timer(&self, t: &str, labels: &BTreeMap<String, TimerId>) -> Option<TimerId> {
-        if t.starts_with("0x") {
-            t.parse().ok()
-        } else {
-            labels.get(t).copied()
-        }
-    }
-
-    /// Applies one step; returns (ok, error, timer scheduled).
-    fn apply_step(
-        &self,
-        devnet: &mut Devnet,
-        step: &Step,
-        h: u64,
-        labels: &BTreeMap<String, TimerId>,
-    ) -> (bool, Option<String>, Option<TimerId>) {
-        let deployer_of = |actor: &str| {
-            self.actors
-                .iter()
-                .find(|a| a.name == actor)
-                .map(|a| a.deployer)
-                .expect("validated actor")
-        };
-        let missing = |t: &str| {
-            (
-                false,
-                Some(format!(
-                    "TimerNotFound: label `{t}` names no scheduled timer (its schedule failed)"
-                )),
-                None,
-            )
-        };
-        let gov =
-            |from: &Option<String>| from.as_deref().map_or(default_governor(), |f| self.addr(f));
-        let tx = match step {
-            Step::Schedule {
-                actor,
-                from,
-                height,
-                after,
-                payload,
-                handler,
-                fee_payer,
-                gas_limit,
-                expires_at,
-                ttl,
-                ..
-            } => {
-                let sender = from
-                    .as_deref()
-                    .map_or_else(|| deployer_of(actor), |f| self.addr(f));
-                let height = height.unwrap_or_else(|| h + after.unwrap_or(0));
-                let raw = payload.clone().unwrap_or_default().into_bytes();
-                let payload = match handler {
-                    Some(name) => handler_payload(name, &raw),
-                    None => raw,
-                };
-                let fee_payer = match fee_payer.as_deref() {
-                    None | Some("self") => None,
-                    Some("sender") => Some(sender),
-                    Some(n) => Some(self.addr(n)),
-                };
-                Transaction::new(
-                    sender,
-                    TxKind::ActAs {
-                        actor: self.addr(actor),
-                        op: TimerOp::ScheduleTimer(ScheduleArgs {
-                            height,
-                            payload,
-                            fee_payer,
-                            gas_limit: *gas_limit,
-                            expires_at: expires_at.or(ttl.map(|t| height + t)),
-                        }),
-                    },
-                )
-            }
-            Step::Cancel {
-                actor, timer, from, ..
-            } => {
-                let Some(id) = self.resolve_timer(timer, labels) else {
-                    return missing(timer);
-                };
-                let sender = from
-                    .as_deref()
-                    .map_or_else(|| deployer_of(actor), |f| self.addr(f));
-                Transaction::new(
-                    sender,
-                    TxKind::ActAs {
-                        actor: self.addr(actor),
-                        op: TimerOp::CancelTimer { timer_id: id },
-                    },
-                )
-            }
-            Step::Extend {
-                actor,
-                timer,
-                to,
-                by,
-                from,
-                ..
-            } => {
-                let Some(id) = self.resolve_timer(timer, labels) else {
-                    return missing(timer);
-                };
-                let sender = from
-                    .as_deref()
-                    .map_or_else(|| deployer_of(actor), |f| self.addr(f));
-                Transaction::new(
-                    sender,
-                    TxKind::ActAs {
-                        actor: self.addr(actor),
-                        op: TimerOp::ExtendTimer {
-                            timer_id: id,
-                            new_expires_at: to.unwrap_or_else(|| h + by.unwrap_or(0)),
-                        },
-                    },
-                )
-            }
-            Step::Call {
-                from,
-                actor,
-                handler,
-                payload,
-                ..
-            } => Transaction::new(
-                self.addr(from),
-                TxKind::Call {
-                    actor: self.addr(actor),
-                    handler: handler.clone(),
-                    payload: payload.clone().unwrap_or_default().into_bytes(),
+    /// Deploys the actors due at height `h`.
+    fn deploy_actors(&self, h: u64, devnet: &mut Devnet, run: &mut Run) {
+        for a in self.actors.iter().filter(|a| a.at == h) {
+            let tx = Transaction::new(
+                a.deployer,
+                TxKind::Deploy {
+                    address: Some(a.address),
+                    code: a.code.clone(),
+                    endowment: a.endowment,
                 },
-            ),
-            Step::Transfer {
-                from, to, amount, ..
-            } => Transaction::new(
-                self.addr(from),
-                TxKind::Transfer {
-                    to: self.addr(to),
-                    amount: amount.0,
-                },
-            ),
-            Step::GovCancel { timer, from, .. } => {
-                let Some(id) = self.resolve_timer(timer, labels) else {
-                    return missing(timer);
-                };
-                Transaction::new(
-                    gov(from),
-                    TxKind::System(SystemInstruction::CancelTimer { timer_id: id }),
-                )
-            }
-            Step::GovExtend {
-                timer, to, from, ..
-            } => {
-                let Some(id) = self.resolve_timer(timer, labels) else {
-                    return missing(timer);
-                };
-                Transaction::new(
-                    gov(from),
-                    TxKind::System(SystemInstruction::ExtendTimer {
-                        timer_id: id,
-                        new_expires_at: *to,
-                    }),
-                )
-            }
-            Step::GovConfig { set, from, .. } => {
-                let config = match merge_config(&devnet.chain().timer_config, set) {
-                    Ok(c) => c,
-                    Err(m) => return (false, Some(format!("InvalidInput: {m}")), None),
-                };
-                Transaction::new(
-                    gov(from),
-                    TxKind::System(SystemInstruction::UpdateTimerConfig { config }),
-                )
-            }
-            Step::SetBalance {
-                account, balance, ..
-            } => {
-                let r = devnet.execute(Command::SetBalance {
-                    address: self.addr(account),
-                    balance: balance.0,
-                });
-                let (ok, e) = outcome_of(r);
-                return (ok, e, None);
-            }
-            Step::Halt { .. } => return (true, None, None),
-        };
-        match devnet.execute(Command::SendTx(tx)) {
-            Ok(Outcome::Receipt(r)) if r.success => (true, None, r.timers.first().copied()),
-            Ok(Outcome::Receipt(r)) => (false, r.error.clone(), None),
-            Ok(_) => (true, None, None),
-            Err(e) => (false, Some(e.to_string()), None),
-        }
-    }
-
-    fn describe(&self, e: &Expect) -> String {
-        if let Some(d) = &e.description {
-            return d.clone();
-        }
-        let mut s = String::new();
-        if let Some(k) = &e.kind {
-            s = match (e.count, e.min, e.max) {
-                (Some(c), _, _) => format!("exactly {c} {k}"),
-                (None, Some(m), Some(x)) => format!("{m}..={x} {k}"),
-                (None, Some(m), None) => format!("at least {m} {k}"),
-                (None, None, Some(x)) => format!("at most {x} {k}"),
-                (None, None, None) => format!("a {k}"),
+            );
+            let (ok, error) = match run.applied(devnet.execute(Command::SendTx(tx))) {
+                Applied::Done { .. } => (true, None),
+                Applied::Failed { message, .. } => (false, Some(message)),
             };
-        }
-        if let Some(b) = &e.balance_of {
-            s = format!("balance of {b}");
-            if let Some(v) = e.equals {
-                s += &format!(" = {}", v.0);
-            }
-            if let Some(v) = e.at_least {
-                s += &format!(" >= {}", v.0);
-            }
-            if let Some(v) = e.at_most {
-                s += &format!(" <= {}", v.0);
-            }
-        }
-        if let Some(st) = &e.status {
-            s = format!("status {st}");
-        }
-        if let Some(t) = &e.timer {
-            s += &format!(" for timer {t}");
-        }
-        if let Some(a) = &e.actor {
-            s += &format!(" for actor {a}");
-        }
-        if let Some(h) = e.at {
-            s += &format!(" at height {h}");
-        }
-        s
-    }
-
-    fn check_events(
-        &self,
-        pe: &PreparedExpect,
-        labels: &BTreeMap<String, TimerId>,
-        events: &[EventRecord],
-    ) -> ExpectationResult {
-        let e = &pe.expect;
-        let kind = e.kind.as_deref().expect("event expectation");
-        let timer = e.timer.as_deref().map(|t| self.resolve_timer(t, labels));
-        let actor = e.actor.as_deref().map(|a| self.addr(a));
-        let n = events
-            .iter()
-            .filter(|r| r.event.kind() == kind)
-            .filter(|r| e.at.is_none_or(|h| r.height == h))
-            .filter(|r| timer.is_none_or(|t| t.is_some() && r.event.timer_id() == t))
-            .filter(|r| actor.is_none_or(|a| r.event.actor() == Some(a)))
-            .count() as u64;
-        let passed = match (e.count, e.min, e.max) {
-            (Some(c), _, _) => n == c,
-            (None, min, max) => n >= min.unwrap_or(1) && max.is_none_or(|m| n <= m),
-        };
-        ExpectationResult {
-            line: pe.line,
-            description: self.describe(e),
-            passed,
-            detail: format!("{n} matching event(s)"),
+            run.outcomes.push(StepOutcome {
+                at: h,
+                line: a.line,
+                action: format!("deploy {}", a.name),
+                ok,
+                as_expected: ok,
+                error,
+            });
         }
     }
 
-    fn check_state(
-        &self,
-        pe: &PreparedExpect,
-        chain: &Chain,
-        labels: &BTreeMap<String, TimerId>,
-        events: &[EventRecord],
-    ) -> ExpectationResult {
-        let e = &pe.expect;
-        let (passed, detail) = if let Some(who) = &e.balance_of {
-            let b = chain.balance(&self.addr(who));
-            let ok = e.equals.is_none_or(|v| b == v.0)
-                && e.at_least.is_none_or(|v| b >= v.0)
-                && e.at_most.is_none_or(|v| b <= v.0);
-            (ok, format!("balance is {b}"))
-        } else {
-            let want = e.status.as_deref().expect("status expectation");
-            let t = e.timer.as_deref().expect("validated");
-            match self.resolve_timer(t, labels) {
-                None => (false, format!("timer `{t}` was never scheduled")),
-                Some(id) => {
-                    let got = timer_status(id, chain, events);
-                    (got == want, format!("status is {got}"))
-                }
+    /// Plays the steps due at height `h`; returns the outage they ask for after the block
+    /// (its length and the last `halt` step, which a refusal names).
+    fn play_steps<'s>(
+        &'s self,
+        h: u64,
+        step_idx: &mut usize,
+        devnet: &mut Devnet,
+        run: &mut Run,
+    ) -> Option<(u64, &'s PreparedStep)> {
+        let mut halt: Option<(u64, &PreparedStep)> = None;
+        while *step_idx < self.steps.len() && self.steps[*step_idx].step.at() <= h {
+            let ps = &self.steps[*step_idx];
+            *step_idx += 1;
+            if let Step::Halt { blocks, .. } = ps.step {
+                let total = halt.map_or(blocks, |(b, _)| b.saturating_add(blocks));
+                halt = Some((total, ps));
+            }
+            let applied = self.apply_step(ps, h, devnet, run);
+            if let (Applied::Done { timer: Some(id) }, Step::Schedule { label: Some(l), .. }) =
+                (&applied, &ps.step)
+            {
+                run.labels.insert(l.clone(), *id);
+            }
+            let as_expected = match (ps.step.expect_error(), &applied) {
+                (None, Applied::Done { .. }) => true,
+                (Some(want), Applied::Failed { name, .. }) => name == want,
+                _ => false,
+            };
+            let (ok, error) = match applied {
+                Applied::Done { .. } => (true, None),
+                Applied::Failed { message, .. } => (false, Some(message)),
+            };
+            run.outcomes.push(StepOutcome {
+                at: h,
+                line: ps.line,
+                action: ps.step.action().into(),
+                ok,
+                error,
+                as_expected,
+            });
+        }
+        halt
+    }
+
+    /// Applies one step.
+    fn apply_step(&self, ps: &PreparedStep, h: u64, devnet: &mut Devnet, run: &mut Run) -> Applied {
+        let cx = StepContext {
+            height: h,
+            names: &self.names,
+            deployers: &run.deployers,
+            labels: &run.labels,
+            config: &devnet.chain().timer_config,
+        };
+        let cmd = match command_for(&ps.step, &cx) {
+            Ok(Some(cmd)) => cmd,
+            Ok(None) => return Applied::Done { timer: None },
+            Err(e) => {
+                return Applied::Failed {
+                    name: e.name().to_string(),
+                    message: e.to_string(),
+                };
             }
         };
-        ExpectationResult {
-            line: pe.line,
-            description: self.describe(e),
-            passed,
-            detail,
+        run.applied(devnet.execute(cmd))
+    }
+
+    /// The report of a run: the event expectations, the state expectations left, the summary.
+    fn finish(&self, mut run: Run, chain: &Chain) -> Report {
+        for pe in &self.expects {
+            if pe.expect.kind.is_some() {
+                run.checks
+                    .push(self.check_events(pe, &run.labels, &run.events));
+            } else if pe.expect.at.is_none_or(|a| a > chain.height) {
+                run.checks
+                    .push(self.check_state(pe, chain, &run.labels, &run.events));
+            }
+        }
+        run.checks.sort_by_key(|c| c.line);
+        let mut by_kind: BTreeMap<String, u64> = BTreeMap::new();
+        for e in &run.events {
+            *by_kind.entry(e.event.kind().to_string()).or_default() += 1;
+        }
+        let t = &run.totals;
+        let summary = Summary {
+            blocks: t.blocks,
+            final_height: chain.height,
+            final_state_root: chain.head.state_root,
+            events_by_kind: by_kind,
+            fired: t.fired,
+            deferred: t.deferred,
+            expired: t.expired,
+            unfunded: t.unfunded,
+            pending: chain.engine.queue.len() as u64,
+            supply: chain.supply,
+            burned: chain.burned,
+            funds_conserved: run.funds_conserved,
+            unexpected_step_errors: run.outcomes.iter().filter(|o| !o.as_expected).count() as u64,
+            expectations_passed: run.checks.iter().filter(|c| c.passed).count() as u64,
+            expectations_failed: run.checks.iter().filter(|c| !c.passed).count() as u64,
+        };
+        Report {
+            fixture: self.path.clone(),
+            name: self.name.clone(),
+            description: self.description.clone(),
+            refused: run.refused,
+            summary,
+            expectations: run.checks,
+            steps: run.outcomes,
+            blocks: run.rows,
+            events: run.events,
         }
     }
 }
@@ -911,43 +475,10 @@ pub const KNOWN_KINDS: [&str; 12] = [
     "ActorEmitted",
 ];
 
-/// A timer's status as of the events seen so far.
-pub fn timer_status(id: TimerId, chain: &Chain, events: &[EventRecord]) -> &'static str {
-    if chain.timer(&id).is_some() {
-        return "pending";
-    }
-    for r in events
-        .iter()
-        .rev()
-        .filter(|r| r.event.timer_id() == Some(id))
-    {
-        if let Event::Timer(t) = &r.event {
-            match t {
-                TimerEvent::TimerFired { .. } => return "fired",
-                TimerEvent::TimerExpired { .. } => return "expired",
-                TimerEvent::TimerCancelledInsufficientFunds { .. } => return "unfunded",
-                TimerEvent::TimerCancelled { .. } => return "cancelled",
-                TimerEvent::TimerCancelledByGovernance { existed: true, .. } => {
-                    return "cancelled_by_governance";
-                }
-                _ => {}
-            }
-        }
-    }
-    "unknown"
-}
-
-/// The leading error name of an error message (`Unauthorized: ...` -> `Unauthorized`).
+/// The leading error name of an error message (`Unauthorized: ...` -> `Unauthorized`): how a
+/// failed receipt's error (a message) is named until receipts carry a typed error.
 pub fn error_name(msg: &str) -> &str {
     msg.split(':').next().unwrap_or(msg).trim()
-}
-
-fn outcome_of(r: Result<Outcome, NodeError>) -> (bool, Option<String>) {
-    match r {
-        Ok(Outcome::Receipt(r)) if !r.success => (false, r.error.clone()),
-        Ok(_) => (true, None),
-        Err(e) => (false, Some(e.to_string())),
-    }
 }
 
 /// Overrides fields of `base` with the keys of `set` (names and types checked).

@@ -1,0 +1,152 @@
+//! The expectations of a fixture, checked against the events and the state of a run.
+
+use super::fixture::Expect;
+use super::report::ExpectationResult;
+use super::runner::{PreparedExpect, Scenario};
+use crate::chain::{Chain, Event, EventRecord};
+use crate::engine::{TimerEvent, TimerId};
+use std::collections::BTreeMap;
+
+impl Scenario {
+    pub(super) fn resolve_timer(
+        &self,
+        t: &str,
+        labels: &BTreeMap<String, TimerId>,
+    ) -> Option<TimerId> {
+        if t.starts_with("0x") {
+            t.parse().ok()
+        } else {
+            labels.get(t).copied()
+        }
+    }
+
+    pub(super) fn check_events(
+        &self,
+        pe: &PreparedExpect,
+        labels: &BTreeMap<String, TimerId>,
+        events: &[EventRecord],
+    ) -> ExpectationResult {
+        let e = &pe.expect;
+        let kind = e.kind.as_deref().expect("event expectation");
+        let timer = e.timer.as_deref().map(|t| self.resolve_timer(t, labels));
+        let actor = e.actor.as_deref().and_then(|a| self.address(a));
+        let n = events
+            .iter()
+            .filter(|r| r.event.kind() == kind)
+            .filter(|r| e.at.is_none_or(|h| r.height == h))
+            .filter(|r| timer.is_none_or(|t| t.is_some() && r.event.timer_id() == t))
+            .filter(|r| actor.is_none_or(|a| r.event.actor() == Some(a)))
+            .count() as u64;
+        let passed = match (e.count, e.min, e.max) {
+            (Some(c), _, _) => n == c,
+            (None, min, max) => n >= min.unwrap_or(1) && max.is_none_or(|m| n <= m),
+        };
+        ExpectationResult {
+            line: pe.line,
+            description: describe(e),
+            passed,
+            detail: format!("{n} matching event(s)"),
+        }
+    }
+
+    pub(super) fn check_state(
+        &self,
+        pe: &PreparedExpect,
+        chain: &Chain,
+        labels: &BTreeMap<String, TimerId>,
+        events: &[EventRecord],
+    ) -> ExpectationResult {
+        let e = &pe.expect;
+        let (passed, detail) = if let Some(who) = &e.balance_of {
+            let b = self.address(who).map_or(0, |a| chain.balance(&a));
+            let ok = e.equals.is_none_or(|v| b == v.0)
+                && e.at_least.is_none_or(|v| b >= v.0)
+                && e.at_most.is_none_or(|v| b <= v.0);
+            (ok, format!("balance is {b}"))
+        } else {
+            let want = e.status.as_deref().expect("status expectation");
+            let t = e.timer.as_deref().expect("validated");
+            match self.resolve_timer(t, labels) {
+                None => (false, format!("timer `{t}` was never scheduled")),
+                Some(id) => {
+                    let got = timer_status(id, chain, events);
+                    (got == want, format!("status is {got}"))
+                }
+            }
+        };
+        ExpectationResult {
+            line: pe.line,
+            description: describe(e),
+            passed,
+            detail,
+        }
+    }
+}
+
+/// The expectation in words, for the report.
+fn describe(e: &Expect) -> String {
+    if let Some(d) = &e.description {
+        return d.clone();
+    }
+    let mut s = String::new();
+    if let Some(k) = &e.kind {
+        s = match (e.count, e.min, e.max) {
+            (Some(c), _, _) => format!("exactly {c} {k}"),
+            (None, Some(m), Some(x)) => format!("{m}..={x} {k}"),
+            (None, Some(m), None) => format!("at least {m} {k}"),
+            (None, None, Some(x)) => format!("at most {x} {k}"),
+            (None, None, None) => format!("a {k}"),
+        };
+    }
+    if let Some(b) = &e.balance_of {
+        s = format!("balance of {b}");
+        if let Some(v) = e.equals {
+            s += &format!(" = {}", v.0);
+        }
+        if let Some(v) = e.at_least {
+            s += &format!(" >= {}", v.0);
+        }
+        if let Some(v) = e.at_most {
+            s += &format!(" <= {}", v.0);
+        }
+    }
+    if let Some(st) = &e.status {
+        s = format!("status {st}");
+    }
+    if let Some(t) = &e.timer {
+        s += &format!(" for timer {t}");
+    }
+    if let Some(a) = &e.actor {
+        s += &format!(" for actor {a}");
+    }
+    if let Some(h) = e.at {
+        s += &format!(" at height {h}");
+    }
+    s
+}
+
+/// A timer's status as of the events seen so far.
+pub fn timer_status(id: TimerId, chain: &Chain, events: &[EventRecord]) -> &'static str {
+    if chain.timer(&id).is_some() {
+        return "pending";
+    }
+    for r in events
+        .iter()
+        .rev()
+        .filter(|r| r.event.timer_id() == Some(id))
+    {
+        if let Event::Timer(t) = &r.event {
+            match t {
+                TimerEvent::TimerFired { .. } => return "fired",
+                TimerEvent::TimerExpired { .. } => return "expired",
+                TimerEvent::TimerCancelledInsufficientFunds { .. } => return "unfunded",
+                TimerEvent::TimerCancelled { .. } => return "cancelled",
+                TimerEvent::TimerCancelledByGovernance { existed: true, .. } => {
+                    return "cancelled_by_governance";
+                }
+                _ => {}
+            }
+        }
+    }
+    "unknown"
+}

@@ -1,0 +1,197 @@
+//! The text lines the headless runner prints: one per block, one per event. The dashboard's
+//! event feed uses the same text.
+
+use crate::chain::{Block, Chain, ChainEvent, Event};
+use crate::engine::{Address, TimerEvent, TimerId};
+use std::collections::BTreeMap;
+
+fn short(h: &crate::engine::H256) -> String {
+    hex::encode(&h.0[..4])
+}
+
+/// One sealed block as a line of fixed-width columns: heights up to [`MAX_RUN_BLOCKS`] (nine
+/// digits), counts up to six digits and lane figures up to ten keep every column in place.
+///
+/// [`MAX_RUN_BLOCKS`]: super::MAX_RUN_BLOCKS
+pub fn block_line(b: &Block, chain: &Chain) -> String {
+    let e = &b.eob;
+    let outage = if b.header.skipped > 0 {
+        format!("  (resumed after {} skipped)", b.header.skipped)
+    } else {
+        String::new()
+    };
+    format!(
+        "#{:<9} txs {:<6} fired {:<6} deferred {:<6} gc {:<6} lane {:>10}/{:<10} (used {:>10})  pending {:<8} root {}{}",
+        b.header.height,
+        b.receipts.len(),
+        e.fired,
+        e.deferred,
+        e.gc_removed(),
+        e.lane_reserved,
+        chain.timer_config.lane_timer_cycles,
+        e.lane_used,
+        b.pending,
+        short(&b.header.state_root),
+        outage
+    )
+}
+
+/// One event as a human line, with the fixture's names for addresses.
+pub fn event_line(e: &Event, book: &BTreeMap<Address, String>) -> String {
+    let who = |a: &Address| {
+        book.get(a)
+            .cloned()
+            .unwrap_or_else(|| format!("{}…", &a.to_string()[..10]))
+    };
+    let body = match e {
+        Event::Timer(t) => timer_run_text(t, &who).unwrap_or_else(|| timer_change_text(t, &who)),
+        Event::Chain(ChainEvent::ActorDeployed { actor, deployer }) => {
+            format!("{} by {}", who(actor), who(deployer))
+        }
+        Event::Chain(ChainEvent::ActorEmitted { actor, topic, data }) => {
+            format!("{} [{topic}] {data}", who(actor))
+        }
+    };
+    format!("         {:<32} {body}", e.kind())
+}
+
+fn id(t: &TimerId) -> String {
+    format!("timer {}", t.short())
+}
+
+/// A timer's scheduling, fire, deferral, expiry or unfunded removal; `None` for the others.
+fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<String> {
+    use TimerEvent as T;
+    let text = match t {
+        T::TimerScheduled {
+            timer_id,
+            actor,
+            height,
+            fee_payer,
+            gas_limit_per_fire,
+            expires_at,
+            handler,
+            ..
+        } => format!(
+            "{} by {} for height {height} → {handler}, gas {gas_limit_per_fire}, paid by {}, expires {expires_at}",
+            id(timer_id),
+            who(actor),
+            who(fee_payer)
+        ),
+        T::TimerFired {
+            timer_id,
+            actor,
+            handler,
+            cycles_used,
+            cost,
+            refund,
+            success,
+            error,
+            ..
+        } => format!(
+            "{} of {} ran {handler}: {cycles_used} cycles, cost {cost}, refund {refund}{}",
+            id(timer_id),
+            who(actor),
+            if *success {
+                String::new()
+            } else {
+                format!(" — REVERTED ({})", error.as_deref().unwrap_or(""))
+            }
+        ),
+        T::TimerDeferred {
+            timer_id,
+            actor,
+            to_height,
+            reason,
+            ..
+        } => format!(
+            "{} of {} → height {to_height} ({})",
+            id(timer_id),
+            who(actor),
+            match reason {
+                crate::engine::DeferReason::Lane => "lane full",
+                crate::engine::DeferReason::GcBudget => "GC budget spent",
+            }
+        ),
+        T::TimerExpired {
+            timer_id,
+            actor,
+            expires_at,
+            current_height,
+        } => format!(
+            "{} of {} expired at {expires_at}, removed at {current_height}",
+            id(timer_id),
+            who(actor)
+        ),
+        T::TimerCancelledInsufficientFunds {
+            timer_id,
+            fee_payer,
+            required,
+            available,
+            ..
+        } => format!(
+            "{}: {} holds {available}, a fire needs {required}",
+            id(timer_id),
+            who(fee_payer)
+        ),
+        _ => return None,
+    };
+    Some(text)
+}
+
+/// A timer's cancellation or extension, or a config update.
+fn timer_change_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
+    use TimerEvent as T;
+    match t {
+        T::TimerCancelled {
+            timer_id,
+            actor,
+            refund,
+        } => format!(
+            "{} by its owner {}{}",
+            id(timer_id),
+            who(actor),
+            if *refund > 0 {
+                format!(", pre-charge {refund} refunded")
+            } else {
+                String::new()
+            }
+        ),
+        T::TimerCancelledByGovernance { timer_id, existed } => format!(
+            "{}{}",
+            id(timer_id),
+            if *existed {
+                ""
+            } else {
+                " (already gone: no-op)"
+            }
+        ),
+        T::TimerExtended {
+            timer_id,
+            actor,
+            old_expires_at,
+            new_expires_at,
+        } => format!(
+            "{} of {}: expires {old_expires_at} → {new_expires_at}",
+            id(timer_id),
+            who(actor)
+        ),
+        T::TimerExtendedByGovernance {
+            timer_id,
+            old_expires_at,
+            new_expires_at,
+        } => format!(
+            "{}: expires {old_expires_at} → {new_expires_at}",
+            id(timer_id)
+        ),
+        T::TimerConfigUpdated { config } => format!(
+            "lane {} · GC {} · max/fire {} · TTL {} · cap {}",
+            config.lane_timer_cycles,
+            config.gc_cycles_per_block,
+            config.max_cycles_per_fire,
+            config.max_ttl_blocks,
+            config.max_timers_per_actor
+        ),
+        _ => unreachable!("timer_run_text covers the other kinds"),
+    }
+}

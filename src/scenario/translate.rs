@@ -1,0 +1,221 @@
+//! A fixture step as a node command: a pure function of the step, the height it is played
+//! at, the fixture's names and the timer labels known so far.
+
+use super::fixture::Step;
+use super::runner::merge_config;
+use crate::chain::{SystemInstruction, TimerOp, Transaction, TxKind, default_governor};
+use crate::engine::timer::handler_payload;
+use crate::engine::{Address, ScheduleArgs, TimerConfig, TimerId};
+use crate::node::Command;
+use std::collections::BTreeMap;
+
+/// What a step needs to know to become a command.
+pub struct StepContext<'a> {
+    /// Height of the block the step is played in.
+    pub height: u64,
+    pub names: &'a BTreeMap<String, Address>,
+    /// The deployer of each actor, by name.
+    pub deployers: &'a BTreeMap<String, Address>,
+    /// Timer ids by label, for the schedules that succeeded.
+    pub labels: &'a BTreeMap<String, TimerId>,
+    /// The timer config in force (`gov_config` overrides its fields).
+    pub config: &'a TimerConfig,
+}
+
+/// Why a step could not become a command (it fails without reaching the node).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NotSent {
+    /// A label whose schedule failed.
+    TimerNotFound(String),
+    /// A `gov_config` whose fields do not make a config.
+    InvalidInput(String),
+}
+
+impl NotSent {
+    pub fn name(&self) -> &'static str {
+        match self {
+            NotSent::TimerNotFound(_) => "TimerNotFound",
+            NotSent::InvalidInput(_) => "InvalidInput",
+        }
+    }
+}
+
+impl std::fmt::Display for NotSent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotSent::TimerNotFound(t) => write!(
+                f,
+                "TimerNotFound: label `{t}` names no scheduled timer (its schedule failed)"
+            ),
+            NotSent::InvalidInput(m) => write!(f, "InvalidInput: {m}"),
+        }
+    }
+}
+
+impl StepContext<'_> {
+    fn addr(&self, n: &str) -> Address {
+        self.names[n]
+    }
+
+    /// The sender of a step acting as `actor`: `from`, or the actor's deployer.
+    fn sender(&self, actor: &str, from: &Option<String>) -> Address {
+        from.as_deref()
+            .map_or_else(|| self.deployers[actor], |f| self.addr(f))
+    }
+
+    fn gov(&self, from: &Option<String>) -> Address {
+        from.as_deref()
+            .map_or_else(default_governor, |f| self.addr(f))
+    }
+
+    fn timer(&self, t: &str) -> Result<TimerId, NotSent> {
+        let id = if t.starts_with("0x") {
+            t.parse().ok()
+        } else {
+            self.labels.get(t).copied()
+        };
+        id.ok_or_else(|| NotSent::TimerNotFound(t.to_string()))
+    }
+
+    fn act_as(&self, actor: &str, from: &Option<String>, op: TimerOp) -> Command {
+        let tx = Transaction::new(
+            self.sender(actor, from),
+            TxKind::ActAs {
+                actor: self.addr(actor),
+                op,
+            },
+        );
+        Command::SendTx(tx)
+    }
+}
+
+/// The command a step sends, `Ok(None)` for a step that is not a command (`halt`, which the
+/// runner applies after the block). The step was validated by [`Scenario::prepare`]: its
+/// names resolve and its sums fit.
+///
+/// [`Scenario::prepare`]: super::Scenario::prepare
+pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<Command>, NotSent> {
+    let h = cx.height;
+    let system = |from: &Option<String>, i: SystemInstruction| {
+        Command::SendTx(Transaction::new(cx.gov(from), TxKind::System(i)))
+    };
+    let cmd = match step {
+        Step::Schedule { actor, from, .. } => {
+            cx.act_as(actor, from, TimerOp::ScheduleTimer(schedule_args(step, cx)))
+        }
+        Step::Cancel {
+            actor, timer, from, ..
+        } => {
+            let timer_id = cx.timer(timer)?;
+            cx.act_as(actor, from, TimerOp::CancelTimer { timer_id })
+        }
+        Step::Extend {
+            actor,
+            timer,
+            to,
+            by,
+            from,
+            ..
+        } => {
+            let timer_id = cx.timer(timer)?;
+            let new_expires_at = to.unwrap_or_else(|| h.saturating_add(by.unwrap_or(0)));
+            cx.act_as(
+                actor,
+                from,
+                TimerOp::ExtendTimer {
+                    timer_id,
+                    new_expires_at,
+                },
+            )
+        }
+        Step::Call {
+            from,
+            actor,
+            handler,
+            payload,
+            ..
+        } => Command::SendTx(Transaction::new(
+            cx.addr(from),
+            TxKind::Call {
+                actor: cx.addr(actor),
+                handler: handler.clone(),
+                payload: payload.clone().unwrap_or_default().into_bytes(),
+            },
+        )),
+        Step::Transfer {
+            from, to, amount, ..
+        } => Command::SendTx(Transaction::new(
+            cx.addr(from),
+            TxKind::Transfer {
+                to: cx.addr(to),
+                amount: amount.0,
+            },
+        )),
+        Step::GovCancel { timer, from, .. } => system(
+            from,
+            SystemInstruction::CancelTimer {
+                timer_id: cx.timer(timer)?,
+            },
+        ),
+        Step::GovExtend {
+            timer, to, from, ..
+        } => system(
+            from,
+            SystemInstruction::ExtendTimer {
+                timer_id: cx.timer(timer)?,
+                new_expires_at: *to,
+            },
+        ),
+        Step::GovConfig { set, from, .. } => {
+            let config = merge_config(cx.config, set).map_err(NotSent::InvalidInput)?;
+            system(from, SystemInstruction::UpdateTimerConfig { config })
+        }
+        Step::SetBalance {
+            account, balance, ..
+        } => Command::SetBalance {
+            address: cx.addr(account),
+            balance: balance.0,
+        },
+        Step::Halt { .. } => return Ok(None),
+    };
+    Ok(Some(cmd))
+}
+
+/// The arguments of a `schedule` step (`after` and `ttl` resolved against the height; their
+/// sums were checked when the fixture was prepared).
+fn schedule_args(step: &Step, cx: &StepContext<'_>) -> ScheduleArgs {
+    let Step::Schedule {
+        actor,
+        from,
+        height,
+        after,
+        payload,
+        handler,
+        fee_payer,
+        gas_limit,
+        expires_at,
+        ttl,
+        ..
+    } = step
+    else {
+        unreachable!("schedule_args of a schedule step");
+    };
+    let height = height.unwrap_or_else(|| cx.height.saturating_add(after.unwrap_or(0)));
+    let raw = payload.clone().unwrap_or_default().into_bytes();
+    let payload = match handler {
+        Some(name) => handler_payload(name, &raw),
+        None => raw,
+    };
+    let fee_payer = match fee_payer.as_deref() {
+        None | Some("self") => None,
+        Some("sender") => Some(cx.sender(actor, from)),
+        Some(n) => Some(cx.addr(n)),
+    };
+    ScheduleArgs {
+        height,
+        payload,
+        fee_payer,
+        gas_limit: *gas_limit,
+        expires_at: expires_at.or(ttl.map(|t| height.saturating_add(t))),
+    }
+}

@@ -1,0 +1,723 @@
+//! Checking a fixture against itself and the runtime: every name resolves, every script
+//! compiles, every step is well-formed and can be played, every sum of amounts and heights
+//! fits. `check` and `run` both go through [`Scenario::prepare`], so a fixture `check` accepts
+//! is one `run` plays. Errors name the file, the line and the field.
+
+use super::fixture::{Expect, FixtureError, LoadedFixture, Step};
+use super::runner::{
+    KNOWN_KINDS, MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, STATUSES, Scenario,
+    ScriptLoader, merge_config,
+};
+use crate::chain::runtime::{ActorCode, ActorRuntime};
+use crate::chain::{Genesis, GenesisAccount, default_governor};
+use crate::engine::{Address, TimerConfig, TimerId};
+use crate::node::MAX_MINE_PER_COMMAND;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+
+/// What the implicit `governance` account holds at genesis when the fixture does not define
+/// it: enough for its `gov_*` instructions to pay their fees (devnet choice, README Spec note).
+pub const DEFAULT_GOVERNANCE_BALANCE: u128 = 1_000_000_000;
+
+/// The state of a check in progress.
+struct Check<'a> {
+    lf: &'a LoadedFixture,
+    names: BTreeMap<String, Address>,
+    /// Which name holds an address (two names on one address would silently merge).
+    holders: BTreeMap<Address, String>,
+    defined: BTreeSet<String>,
+    genesis: Genesis,
+    minted: u128,
+    actors: Vec<PreparedActor>,
+    /// The height each label is scheduled at.
+    labels: BTreeMap<String, u64>,
+    /// `(after block, last skipped height)` of every outage.
+    outages: Vec<(u64, u64)>,
+    /// The timer config as the `gov_config` steps so far leave it.
+    config: TimerConfig,
+}
+
+/// An error about `key` of element `i` of `array`.
+type ElemErr<'e> = dyn Fn(&str, String) -> FixtureError + 'e;
+
+impl Scenario {
+    /// Checks a parsed fixture against itself and the runtime: every name resolves, every
+    /// script compiles, every step is well-formed, no step or expectation falls past the end
+    /// of the run. Errors name the file, line and field.
+    pub fn prepare(
+        lf: &LoadedFixture,
+        runtime: &dyn ActorRuntime,
+        load_script: &ScriptLoader<'_>,
+    ) -> Result<Scenario, FixtureError> {
+        let mut c = Check::new(lf);
+        c.accounts()?;
+        c.actors(runtime, load_script)?;
+        c.chain_section()?;
+        let steps = c.steps()?;
+        c.actors_outside_outages()?;
+        let expects = c.expects()?;
+        c.governance_default();
+        let default_blocks = c.default_blocks(&steps)?;
+        let f = &lf.fixture;
+        let s = Scenario {
+            path: lf.path.clone(),
+            name: f.name.clone().unwrap_or_else(|| lf.path.clone()),
+            description: f.description.clone().unwrap_or_default(),
+            default_blocks,
+            genesis: c.genesis,
+            names: c.names,
+            actors: c.actors,
+            steps,
+            expects,
+        };
+        s.check_length(default_blocks)?;
+        Ok(s)
+    }
+
+    /// Refuses a run to height `last` that would leave a deploy, a step or an expectation of
+    /// the fixture unplayed (they would otherwise pass silently), or that is longer than
+    /// [`MAX_RUN_BLOCKS`].
+    pub fn check_length(&self, last: u64) -> Result<(), FixtureError> {
+        let err = |line: usize, field: String, message: String| FixtureError {
+            file: self.path.clone(),
+            line,
+            field,
+            message,
+        };
+        if last > MAX_RUN_BLOCKS {
+            return Err(err(
+                1,
+                "blocks".into(),
+                format!("a run is at most {MAX_RUN_BLOCKS} blocks, got {last}"),
+            ));
+        }
+        let past = |what: &str, at: u64| {
+            format!("{what} at height {at} is past the end of the run (height {last})")
+        };
+        if let Some(a) = self.actors.iter().find(|a| a.at > last) {
+            let field = format!("actors[{}].at", a.index + 1);
+            return Err(err(a.line, field, past("the deploy", a.at)));
+        }
+        if let Some(s) = self.steps.iter().find(|s| s.step.at() > last) {
+            let field = format!("steps[{}].at", s.index + 1);
+            return Err(err(s.line, field, past("the step", s.step.at())));
+        }
+        if let Some((e, at)) = self
+            .expects
+            .iter()
+            .find_map(|e| e.expect.at.filter(|at| *at > last).map(|at| (e, at)))
+        {
+            let field = format!("expect[{}].at", e.index + 1);
+            return Err(err(e.line, field, past("the expectation", at)));
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Check<'a> {
+    fn new(lf: &'a LoadedFixture) -> Self {
+        let mut names = BTreeMap::new();
+        names.insert("governance".to_string(), default_governor());
+        names.insert("proposer".to_string(), Address::from_label("proposer"));
+        let genesis = Genesis::default();
+        Check {
+            lf,
+            names,
+            holders: BTreeMap::new(),
+            defined: BTreeSet::new(),
+            config: genesis.timer.clone(),
+            genesis,
+            minted: 0,
+            actors: Vec::new(),
+            labels: BTreeMap::new(),
+            outages: Vec::new(),
+        }
+    }
+
+    /// Records a defined name at `address`: names are non-empty and unique, and no two names
+    /// share an address.
+    fn define(
+        &mut self,
+        name: &str,
+        address: Address,
+        actor: bool,
+        err: &ElemErr<'_>,
+    ) -> Result<(), FixtureError> {
+        if name.trim().is_empty() {
+            return Err(err("name", "a name must not be empty".into()));
+        }
+        if !self.defined.insert(name.to_string()) {
+            let m = if actor {
+                format!("`{name}` is already an account or actor")
+            } else {
+                format!("account `{name}` is defined twice")
+            };
+            return Err(err("name", m));
+        }
+        if let Some(other) = self.holders.get(&address) {
+            return Err(err(
+                "address",
+                format!("`{name}` has the address of `{other}` ({address})"),
+            ));
+        }
+        self.holders.insert(address, name.to_string());
+        self.names.insert(name.to_string(), address);
+        Ok(())
+    }
+
+    fn accounts(&mut self) -> Result<(), FixtureError> {
+        let lf = self.lf;
+        for (i, a) in lf.fixture.accounts.iter().enumerate() {
+            let span = a.span();
+            let a = a.get_ref();
+            let err = |key: &str, m: String| lf.element_error("accounts", i, span.clone(), key, m);
+            let addr = a.address.unwrap_or_else(|| Address::from_label(&a.name));
+            self.define(&a.name, addr, false, &err)?;
+            self.minted = self.minted.checked_add(a.balance.0).ok_or_else(|| {
+                err(
+                    "balance",
+                    format!(
+                        "the genesis balances sum past u128::MAX ({}) with this one",
+                        u128::MAX
+                    ),
+                )
+            })?;
+            self.genesis.accounts.push(GenesisAccount {
+                address: addr,
+                balance: a.balance.0,
+            });
+        }
+        Ok(())
+    }
+
+    fn actors(
+        &mut self,
+        runtime: &dyn ActorRuntime,
+        load_script: &ScriptLoader<'_>,
+    ) -> Result<(), FixtureError> {
+        let lf = self.lf;
+        for (i, a) in lf.fixture.actors.iter().enumerate() {
+            let span = a.span();
+            let line = lf.line(span.start);
+            let a = a.get_ref();
+            let err = |key: &str, m: String| lf.element_error("actors", i, span.clone(), key, m);
+            let address = Address::from_label(&a.name);
+            self.define(&a.name, address, true, &err)?;
+            let deployer = *self
+                .names
+                .get(&a.deployer)
+                .ok_or_else(|| err("deployer", format!("unknown account `{}`", a.deployer)))?;
+            let (code, code_key) = match (&a.script, &a.native) {
+                (Some(_), Some(_)) => {
+                    return Err(err("script", "give `script` or `native`, not both".into()));
+                }
+                (Some(path), None) => {
+                    let src = load_script(lf, path).map_err(|e| err("script", e))?;
+                    (ActorCode::rhai(path.clone(), src), "script")
+                }
+                (None, Some(json)) => (ActorCode::native(json.clone()), "native"),
+                (None, None) => (ActorCode::none(), "script"),
+            };
+            runtime
+                .prepare(&code)
+                .map_err(|e| err(code_key, e.to_string()))?;
+            let at = a.at.unwrap_or(1);
+            if at == 0 {
+                return Err(err("at", "deploys happen at height 1 or later".into()));
+            }
+            self.actors.push(PreparedActor {
+                name: a.name.clone(),
+                address,
+                code,
+                deployer,
+                endowment: a.balance.0,
+                at,
+                line,
+                index: i,
+                span: span.clone(),
+            });
+        }
+        Ok(())
+    }
+
+    fn chain_section(&mut self) -> Result<(), FixtureError> {
+        let lf = self.lf;
+        let c = &lf.fixture.chain;
+        if let Some(s) = c.scheduler {
+            self.genesis.scheduler = s;
+        }
+        if let Some(t) = &c.timer {
+            t.validate()
+                .map_err(|e| lf.table_error("chain", "timer", e.to_string()))?;
+            self.genesis.timer = t.clone();
+            self.config = t.clone();
+        }
+        if let Some(b) = &c.basefee {
+            if b.tx_cycle_limit < b.tx_base_cycles {
+                return Err(lf.table_error(
+                    "chain.basefee",
+                    "tx_cycle_limit",
+                    "tx_cycle_limit must cover tx_base_cycles",
+                ));
+            }
+            self.genesis.basefee = b.clone();
+        }
+        if let Some(q) = &c.queue {
+            q.validate()
+                .map_err(|e| lf.table_error("chain", "queue", e.to_string()))?;
+            self.genesis.queue = q.clone();
+        }
+        if let Some(p) = &c.proposer {
+            self.genesis.proposer = *self.names.get(p).ok_or_else(|| {
+                lf.table_error("chain", "proposer", format!("unknown account `{p}`"))
+            })?;
+        }
+        if let Some(ds) = &c.system_deployers {
+            let names = &self.names;
+            self.genesis.system_deployers = ds
+                .iter()
+                .map(|d| {
+                    names.get(d).copied().ok_or_else(|| {
+                        lf.table_error(
+                            "chain",
+                            "system_deployers",
+                            format!("unknown account `{d}`"),
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?;
+        }
+        Ok(())
+    }
+
+    /// The implicit `governance` account starts with [`DEFAULT_GOVERNANCE_BALANCE`] unless the
+    /// fixture defines it.
+    fn governance_default(&mut self) {
+        if !self.defined.contains("governance") {
+            let balance = DEFAULT_GOVERNANCE_BALANCE;
+            if self.minted.checked_add(balance).is_some() {
+                self.genesis.accounts.push(GenesisAccount {
+                    address: default_governor(),
+                    balance,
+                });
+            }
+        }
+    }
+
+    /// Steps in height order (stable: file order within a height), named by their place in
+    /// the file.
+    fn steps(&mut self) -> Result<Vec<PreparedStep>, FixtureError> {
+        let lf = self.lf;
+        let mut ordered: Vec<_> = lf.fixture.steps.iter().enumerate().collect();
+        ordered.sort_by_key(|(_, s)| s.get_ref().at());
+        let mut steps = Vec::with_capacity(ordered.len());
+        for (i, s) in ordered {
+            let span = s.span();
+            let step = s.get_ref();
+            self.step(i, span.clone(), step)?;
+            steps.push(PreparedStep {
+                index: i,
+                line: lf.line(span.start),
+                step: step.clone(),
+            });
+        }
+        Ok(steps)
+    }
+
+    fn step(&mut self, i: usize, span: Range<usize>, step: &Step) -> Result<(), FixtureError> {
+        let lf = self.lf;
+        let err = |key: &str, m: String| lf.element_error("steps", i, span.clone(), key, m);
+        let at = step.at();
+        if at == 0 {
+            return Err(err("at", "steps happen at height 1 or later".into()));
+        }
+        if let Some((from, to)) = self.outages.iter().find(|(a, b)| at > *a && at <= *b) {
+            return Err(err(
+                "at",
+                format!(
+                    "height {at} falls inside the outage after block {from} (heights {}..={to} are skipped)",
+                    from + 1
+                ),
+            ));
+        }
+        // A failure the fixture does not expect, known before the run, makes it broken.
+        let expected = step.expect_error().is_some();
+        match step {
+            Step::Schedule { .. } => self.schedule(step, expected, &err)?,
+            Step::Cancel {
+                actor, timer, from, ..
+            } => {
+                self.actor_and_from(actor, from, at, expected, &err)?;
+                self.timer_ref(timer, at, &err)?;
+            }
+            Step::Extend {
+                actor,
+                timer,
+                to,
+                by,
+                from,
+                ..
+            } => {
+                self.actor_and_from(actor, from, at, expected, &err)?;
+                match (to, by) {
+                    (Some(_), None) => {}
+                    (None, Some(b)) if at.checked_add(*b).is_none() => {
+                        return Err(err("by", format!("at + by ({at} + {b}) passes u64::MAX")));
+                    }
+                    (None, Some(_)) => {}
+                    _ => return Err(err("to", "give exactly one of `to` or `by`".into())),
+                }
+                self.timer_ref(timer, at, &err)?;
+            }
+            Step::Call { from, actor, .. } => {
+                self.name("from", from, &err)?;
+                self.deployed_actor(actor, at, expected, &err)?;
+            }
+            Step::Transfer { from, to, .. } => {
+                self.name("from", from, &err)?;
+                self.name("to", to, &err)?;
+            }
+            Step::GovCancel { timer, from, .. } | Step::GovExtend { timer, from, .. } => {
+                if let Some(fr) = from {
+                    self.name("from", fr, &err)?;
+                }
+                self.timer_ref(timer, at, &err)?;
+            }
+            Step::GovConfig { set, from, .. } => {
+                if let Some(fr) = from {
+                    self.name("from", fr, &err)?;
+                }
+                self.gov_config(set, expected, &err)?;
+            }
+            Step::SetBalance { account, .. } => {
+                self.name("account", account, &err)?;
+            }
+            Step::Halt { blocks, .. } => self.halt(at, *blocks, &err)?,
+        }
+        Ok(())
+    }
+
+    /// A `schedule` step: its actor and sender, a timer height after the step and sums that
+    /// fit, a known fee payer, a new label.
+    fn schedule(
+        &mut self,
+        step: &Step,
+        expected: bool,
+        err: &ElemErr<'_>,
+    ) -> Result<(), FixtureError> {
+        let Step::Schedule {
+            at,
+            actor,
+            from,
+            height,
+            after,
+            fee_payer,
+            ttl,
+            label,
+            ..
+        } = step
+        else {
+            unreachable!("a schedule step");
+        };
+        let at = *at;
+        self.actor_and_from(actor, from, at, expected, err)?;
+        let h = match (height, after) {
+            (Some(h), None) => *h,
+            (None, Some(a)) => at
+                .checked_add(*a)
+                .ok_or_else(|| err("after", format!("at + after ({at} + {a}) passes u64::MAX")))?,
+            _ => {
+                return Err(err(
+                    "height",
+                    "give exactly one of `height` or `after`".into(),
+                ));
+            }
+        };
+        if h <= at && !expected {
+            let key = if height.is_some() { "height" } else { "after" };
+            return Err(err(
+                key,
+                format!("the timer's height {h} is not after the step's height {at}"),
+            ));
+        }
+        if let Some(t) = ttl
+            && h.checked_add(*t).is_none()
+        {
+            return Err(err(
+                "ttl",
+                format!("height + ttl ({h} + {t}) passes u64::MAX"),
+            ));
+        }
+        if let Some(p) = fee_payer
+            && p != "self"
+            && p != "sender"
+        {
+            self.name("fee_payer", p, err)?;
+        }
+        if let Some(l) = label {
+            if l.is_empty() {
+                return Err(err("label", "a label must not be empty".into()));
+            }
+            if l.starts_with("0x") {
+                return Err(err("label", "labels must not start with 0x".into()));
+            }
+            if self.labels.insert(l.clone(), at).is_some() {
+                return Err(err("label", format!("label `{l}` is used twice")));
+            }
+        }
+        Ok(())
+    }
+
+    /// A `gov_config` step: its fields make a config, and one the chain accepts (over the
+    /// config the earlier `gov_config` steps leave) unless the step expects the failure.
+    fn gov_config(
+        &mut self,
+        set: &toml::Table,
+        expected: bool,
+        err: &ElemErr<'_>,
+    ) -> Result<(), FixtureError> {
+        let merged = merge_config(&self.config, set).map_err(|m| err("set", m))?;
+        match merged.validate() {
+            Ok(()) => self.config = merged,
+            Err(e) if !expected => return Err(err("set", e.to_string())),
+            Err(_) => {}
+        }
+        Ok(())
+    }
+
+    /// A `halt` step: 1..=[`MAX_MINE_PER_COMMAND`] heights, ending below `u64::MAX`.
+    fn halt(&mut self, at: u64, blocks: u64, err: &ElemErr<'_>) -> Result<(), FixtureError> {
+        if blocks == 0 {
+            return Err(err("blocks", "an outage skips at least one height".into()));
+        }
+        if blocks > MAX_MINE_PER_COMMAND {
+            return Err(err(
+                "blocks",
+                format!("an outage skips at most {MAX_MINE_PER_COMMAND} heights, got {blocks}"),
+            ));
+        }
+        // Halts after one block make one outage: their sum is bounded too.
+        let before = match self.outages.last() {
+            Some((a, b)) if *a == at => {
+                let skipped = b - a;
+                self.outages.pop();
+                skipped
+            }
+            _ => 0,
+        };
+        let total = before.saturating_add(blocks);
+        if total > MAX_MINE_PER_COMMAND {
+            return Err(err(
+                "blocks",
+                format!(
+                    "the halts after block {at} skip {total} heights together, at most {MAX_MINE_PER_COMMAND}"
+                ),
+            ));
+        }
+        let end = at.checked_add(total).ok_or_else(|| {
+            err(
+                "blocks",
+                format!("at + blocks ({at} + {total}) passes u64::MAX"),
+            )
+        })?;
+        self.outages.push((at, end));
+        Ok(())
+    }
+
+    fn name(&self, field: &str, n: &str, err: &ElemErr<'_>) -> Result<Address, FixtureError> {
+        self.names
+            .get(n)
+            .copied()
+            .ok_or_else(|| err(field, format!("unknown account or actor `{n}`")))
+    }
+
+    /// `actor` is an actor deployed by height `at` (or the step expects its failure).
+    fn deployed_actor(
+        &self,
+        actor: &str,
+        at: u64,
+        expected: bool,
+        err: &ElemErr<'_>,
+    ) -> Result<(), FixtureError> {
+        let Some(a) = self.actors.iter().find(|a| a.name == actor) else {
+            return Err(err("actor", format!("`{actor}` is not an actor")));
+        };
+        if a.at > at && !expected {
+            return Err(err(
+                "actor",
+                format!(
+                    "`{actor}` is deployed at height {}, after this step's height {at}",
+                    a.at
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The actor a timer step acts as, and the optional sender standing in for its deployer.
+    fn actor_and_from(
+        &self,
+        actor: &str,
+        from: &Option<String>,
+        at: u64,
+        expected: bool,
+        err: &ElemErr<'_>,
+    ) -> Result<(), FixtureError> {
+        self.deployed_actor(actor, at, expected, err)?;
+        if let Some(fr) = from {
+            self.name("from", fr, err)?;
+        }
+        Ok(())
+    }
+
+    fn timer_ref(&self, t: &str, at: u64, err: &ElemErr<'_>) -> Result<(), FixtureError> {
+        if t.starts_with("0x") {
+            return t
+                .parse::<TimerId>()
+                .map(|_| ())
+                .map_err(|e| err("timer", e.to_string()));
+        }
+        match self.labels.get(t) {
+            Some(h) if *h <= at => Ok(()),
+            _ => Err(err(
+                "timer",
+                format!("no earlier step labels a timer `{t}`"),
+            )),
+        }
+    }
+
+    fn actors_outside_outages(&self) -> Result<(), FixtureError> {
+        for a in &self.actors {
+            if let Some((from, to)) = self.outages.iter().find(|(x, y)| a.at > *x && a.at <= *y) {
+                return Err(self.lf.element_error(
+                    "actors",
+                    a.index,
+                    a.span.clone(),
+                    "at",
+                    format!(
+                        "height {} falls inside the outage after block {from} (up to {to})",
+                        a.at
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn expects(&self) -> Result<Vec<PreparedExpect>, FixtureError> {
+        let lf = self.lf;
+        let mut expects = Vec::with_capacity(lf.fixture.expect.len());
+        for (i, e) in lf.fixture.expect.iter().enumerate() {
+            let span = e.span();
+            let x = e.get_ref();
+            let err = |key: &str, m: String| lf.element_error("expect", i, span.clone(), key, m);
+            self.expect(x, &err)?;
+            expects.push(PreparedExpect {
+                index: i,
+                line: lf.line(span.start),
+                expect: x.clone(),
+            });
+        }
+        Ok(expects)
+    }
+
+    fn expect(&self, x: &Expect, err: &ElemErr<'_>) -> Result<(), FixtureError> {
+        let kinds = [x.kind.is_some(), x.balance_of.is_some(), x.status.is_some()];
+        if kinds.iter().filter(|k| **k).count() != 1 {
+            return Err(err(
+                "kind",
+                "give exactly one of `kind`, `balance_of` or `status`".into(),
+            ));
+        }
+        if let Some(t) = &x.timer
+            && !t.starts_with("0x")
+            && !self.labels.contains_key(t)
+        {
+            return Err(err("timer", format!("no step labels a timer `{t}`")));
+        }
+        if let Some(a) = &x.actor
+            && !self.names.contains_key(a)
+        {
+            return Err(err("actor", format!("unknown actor `{a}`")));
+        }
+        if let Some(b) = &x.balance_of {
+            if !self.names.contains_key(b) {
+                return Err(err("balance_of", format!("unknown account `{b}`")));
+            }
+            if x.equals.is_none() && x.at_least.is_none() && x.at_most.is_none() {
+                return Err(err(
+                    "equals",
+                    "a balance expectation needs `equals`, `at_least` or `at_most`".into(),
+                ));
+            }
+        }
+        if let Some(s) = &x.status {
+            if !STATUSES.contains(&s.as_str()) {
+                return Err(err(
+                    "status",
+                    format!("`{s}` is not one of {}", STATUSES.join(", ")),
+                ));
+            }
+            if x.timer.is_none() {
+                return Err(err("timer", "a status expectation names a `timer`".into()));
+            }
+        }
+        if let Some(k) = &x.kind
+            && !KNOWN_KINDS.contains(&k.as_str())
+        {
+            return Err(err(
+                "kind",
+                format!(
+                    "unknown event kind `{k}` (known: {})",
+                    KNOWN_KINDS.join(", ")
+                ),
+            ));
+        }
+        if x.count.is_some() && (x.min.is_some() || x.max.is_some()) {
+            return Err(err(
+                "count",
+                "give `count`, or `min` and/or `max`, not both".into(),
+            ));
+        }
+        if let (Some(min), Some(max)) = (x.min, x.max)
+            && min > max
+        {
+            return Err(err("min", format!("min {min} is above max {max}")));
+        }
+        Ok(())
+    }
+
+    /// The fixture's `blocks`, or the last deploy or step plus the outages plus 10; checked.
+    fn default_blocks(&self, steps: &[PreparedStep]) -> Result<u64, FixtureError> {
+        let lf = self.lf;
+        if let Some(b) = lf.fixture.blocks {
+            if b == 0 || b > MAX_RUN_BLOCKS {
+                return Err(lf.key_error(
+                    "blocks",
+                    format!("a run is 1..={MAX_RUN_BLOCKS} blocks, got {b}"),
+                ));
+            }
+            return Ok(b);
+        }
+        let last_at = steps
+            .iter()
+            .map(|s| s.step.at())
+            .chain(self.actors.iter().map(|a| a.at))
+            .max()
+            .unwrap_or(0);
+        let total = self
+            .outages
+            .iter()
+            .try_fold(last_at, |sum, (a, b)| sum.checked_add(b - a))
+            .and_then(|s| s.checked_add(10))
+            .filter(|b| *b <= MAX_RUN_BLOCKS);
+        total.ok_or_else(|| {
+            lf.key_error(
+                "blocks",
+                format!(
+                    "the steps and outages need more than {MAX_RUN_BLOCKS} blocks, the most a run plays"
+                ),
+            )
+        })
+    }
+}

@@ -1,0 +1,188 @@
+//! The command line, run as the real binary: output streams, closed pipes, a full disk, exit
+//! codes, fixture names against paths.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_cowboy-devnet"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    bin().args(args).output().expect("the binary runs")
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// A fixture file in this test's own directory.
+fn fixture_file(name: &str, body: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = dir.join(name);
+    std::fs::write(&p, body).unwrap();
+    p
+}
+
+#[test]
+fn cli_block_lines_go_to_stdout_also_with_a_progress_bar() {
+    let o = run(&["run", "storm", "--progress"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    for h in 1..=30 {
+        assert!(
+            out.lines().any(|l| l.starts_with(&format!("#{h} "))),
+            "block {h} on stdout:\n{out}"
+        );
+    }
+    assert!(!text(&o.stderr).contains("#10 "));
+}
+
+#[test]
+fn cli_a_closed_pipe_ends_the_run_quietly() {
+    let p = fixture_file("long.toml", "name = \"long\"\nblocks = 2000000\n");
+    let mut child = bin()
+        .args(["run", p.to_str().unwrap()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // The reader is dropped: the pipe is closed.
+    let o = child.wait_with_output().unwrap();
+    assert!(first.starts_with("cowboy-devnet: long"), "{first}");
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stderr), "", "quietly");
+}
+
+#[test]
+fn cli_a_full_disk_is_exit_3_with_a_message() {
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let o = bin()
+        .args(["run", "demo"])
+        .stdout(Stdio::from(full))
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("cannot write to stdout"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn cli_a_missing_path_is_an_error_naming_it_even_with_a_shipped_stem() {
+    for args in [
+        ["run", "/nonexistent/dir/storm.toml"],
+        ["check", "demo.rhai"],
+        ["check", "./demo"],
+    ] {
+        let o = run(&args);
+        let err = text(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("no fixture file `{}`", args[1])),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+#[test]
+fn cli_a_bare_name_is_a_shipped_fixture() {
+    let o = run(&["check", "storm"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).starts_with("fixtures/storm.toml: ok"));
+    let o = run(&["check", "nosuch"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no shipped fixture `nosuch`"));
+}
+
+#[test]
+fn cli_usage_errors_have_their_own_exit_code() {
+    for args in [&["run", "--bogus", "demo"][..], &["run"][..], &["fly"][..]] {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(64), "{args:?}");
+    }
+    assert_eq!(run(&["--help"]).status.code(), Some(0));
+    let o = run(&["run", "demo", "--blocks", "18446744073709551615"]);
+    assert_eq!(o.status.code(), Some(64), "{}", text(&o.stderr));
+}
+
+#[test]
+fn cli_check_refuses_what_run_refuses() {
+    let p = fixture_file(
+        "blocks_max.toml",
+        "name = \"x\"\nblocks = 18446744073709551615\n",
+    );
+    let o = run(&["check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("blocks_max.toml:2: blocks: a run is 1..=100000000 blocks"));
+}
+
+#[test]
+fn cli_a_refused_run_names_file_line_field_and_still_writes_its_summary_and_report() {
+    let p = fixture_file(
+        "short.toml",
+        "name = \"short\"\nblocks = 20\n[[accounts]]\nname = \"a\"\nbalance = 5\n[[steps]]\nat = 9\naction = \"transfer\"\nfrom = \"a\"\nto = \"governance\"\namount = 1\n",
+    );
+    let report = p.with_extension("json");
+    let _ = std::fs::remove_file(&report);
+    let o = run(&[
+        "run",
+        p.to_str().unwrap(),
+        "--blocks",
+        "5",
+        "--report",
+        report.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(
+            "short.toml:6: steps[1].at: the step at height 9 is past the end of the run (height 5)"
+        ),
+        "{err}"
+    );
+    assert!(text(&o.stdout).contains("summary: "));
+    let json = std::fs::read_to_string(&report).expect("the report is written");
+    assert!(json.contains("\"refused\""));
+}
+
+#[test]
+fn cli_fixtures_listing_cuts_descriptions_at_a_word() {
+    let o = run(&["fixtures"]);
+    assert_eq!(o.status.code(), Some(0));
+    let list = text(&o.stdout);
+    for (name, src) in cowboy_devnet::scenario::builtin::FIXTURES {
+        let lf = cowboy_devnet::scenario::LoadedFixture::parse(name, src.to_string()).unwrap();
+        let full: Vec<String> = lf
+            .fixture
+            .description
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        let line = list
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(*name))
+            .expect(name);
+        let shown = line[12..].trim().trim_end_matches('…');
+        let words: Vec<&str> = shown.split_whitespace().collect();
+        assert_eq!(
+            words[..],
+            full.iter().map(String::as_str).collect::<Vec<_>>()[..words.len()],
+            "{line}"
+        );
+        assert!(line.ends_with('…') || words.len() == full.len(), "{line}");
+        assert!(line.chars().count() <= 80, "{line}");
+    }
+}
