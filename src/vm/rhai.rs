@@ -26,8 +26,7 @@
 //! - **Payloads** are bytes. A handler's `payload` is always a `Blob`: `payload.as_string()`
 //!   reads it as UTF-8 text (up to [`MAX_STRING_BYTES`]), `payload.len()` and the other in-place
 //!   `Blob` methods work up to [`MAX_ARRAY_SIZE`] bytes, and a larger payload can still be passed
-//!   on untouched. Each read of a variable holding such a payload costs one more operation per
-//!   [`BLOB_BYTES_PER_OPERATION`] bytes of it, so a script pays for copying or comparing it.
+//!   on untouched. Like every value, it costs more to read the larger it is (see "Metering").
 //!   `schedule_timer`, `emit`, `storage_set` and `handler_payload` accept a string (sent as its
 //!   UTF-8 bytes) or a `Blob`.
 //! - **Addresses** are `"0x…"` hex strings (20 bytes, any case on input, lower case on output).
@@ -86,41 +85,61 @@
 //! whole limit. `burn_cycles(n)` charges `n` cycles. Compilation is not metered (it happens once,
 //! at deploy, and the deploy transaction is rejected if it fails).
 //!
+//! Work is priced by the bytes it touches, not only by the operations Rhai counts:
+//!
+//! - each read of a variable costs one more operation per [`READ_BYTES_PER_OPERATION`] data bytes
+//!   its value holds (strings, `Blob`s, map keys, [`DATA_BYTES_PER_VALUE`] per nested value), since
+//!   copying, comparing or passing on a value costs in proportion to its size;
+//! - `print` and `debug` cost [`PRINT_BASE_OPERATIONS`] plus one operation per
+//!   [`PRINT_BYTES_PER_OPERATION`] bytes of the text they produce;
+//! - the data walks of the sandbox cost one operation per [`DATA_VALUES_PER_OPERATION`] values.
+//!
+//! With these charges the most expensive scripts known (copying a 60 KB string or array, printing
+//! it, comparing a 1 MiB payload: `benches/hostile_scripts.rs`) hold the node for a few tens of
+//! milliseconds per million cycles at most, within a small factor of `loop {}`.
+//!
 //! # Sandbox
 //!
 //! No file, clock, network, randomness or module access: modules resolve through a
 //! `DummyModuleResolver`, `import` and `eval` are disabled symbols (as is `this`, see below),
 //! `sleep` is overridden to fail, the time package is compiled out (`no_time`), and `print`/`debug`
-//! only reach the `tracing` log at debug level. Closures cannot capture variables (Rhai's
+//! only reach the `tracing` log at debug level (target `cowboy_devnet::vm::rhai`), each line cut to
+//! [`MAX_PRINT_BYTES`], at most [`MAX_PRINT_LINES_PER_CALL`] lines per call; their output is never
+//! part of a block, and their charge does not depend on whether the log is on. Closures cannot capture variables (Rhai's
 //! `no_closure`): a captured variable is shared behind a lock, and under the `sync` feature Rhai
 //! sleeps up to 50 ms waiting for a locked value before it reports a data race, which a script
 //! could catch and repeat to stall the node for minutes. Limits, set explicitly so that debug and
 //! release builds agree (Rhai's own defaults differ between them): [`MAX_OPERATIONS_PER_CALL`],
 //! [`MAX_CALL_LEVELS`], [`MAX_EXPR_DEPTH`], [`MAX_FUNCTION_EXPR_DEPTH`], [`MAX_STRING_BYTES`],
 //! [`MAX_ARRAY_SIZE`] (array elements and `Blob` bytes), [`MAX_MAP_SIZE`], [`MAX_VARIABLES`],
-//! [`MAX_FUNCTIONS`] and [`MAX_SOURCE_BYTES`], and [`MAX_FRAME_DATA_BYTES`] of live data per
-//! function call. An infinite loop is `OutOfCycles`; deep recursion, an oversized value or any
+//! [`MAX_FUNCTIONS`] and [`MAX_SOURCE_BYTES`], [`MAX_DATA_DEPTH`] levels of nested arrays and
+//! maps, and [`MAX_FRAME_DATA_BYTES`] of live data per function call. An infinite loop is `OutOfCycles`; deep recursion, an oversized value or any
 //! other runtime failure is `ScriptError` naming `file:line:column` (or `file, fn entry` where Rhai
 //! keeps no position, as for sandbox limits); a syntax error is `CompileError` at
 //! `file:line:column`, with [`ActorCode::name`] as the file.
 //!
-//! The array and map limits are small on purpose: Rhai walks nested data recursively (size
-//! checks, comparisons, printing, drop), and they bound that nesting. Two backstops catch what
-//! the limits cannot: a native-stack guard ([`STACK_GUARD_BYTES`] below the call's start, checked
-//! at every operation) and a `catch_unwind` around the engine. The stack guard depends on frame
-//! sizes, which differ between builds and compilers: a script that reaches it (only pathological
-//! nesting does) may fail at a different point in a debug build than in a release build, where
-//! the deterministic limits above are normally met first.
+//! **Depth is counted.** Recursion and nesting end at counted limits, so the same script stops at
+//! the same point in every build and on every machine: [`MAX_CALL_LEVELS`] script calls, each at
+//! most [`MAX_FUNCTION_EXPR_DEPTH`] expression levels deep (checked at compile time), and
+//! [`MAX_DATA_DEPTH`] levels of nested arrays and maps (Rhai compares, prints, clones and drops
+//! nested data recursively; every read of a variable checks its nesting, so a value is at most
+//! one statement's worth of nesting past the limit when Rhai walks it). The deepest recursion
+//! these allow uses about a quarter of [`STACK_GUARD_BYTES`]. Two backstops remain for what the
+//! limits would miss (an engine bug): a native-stack guard, [`STACK_GUARD_BYTES`] below where
+//! the call started, checked at every operation, and a `catch_unwind` around the engine. A call
+//! runs on a stack with room for the guard and [`STACK_MARGIN_BYTES`] more (the caller's, else a
+//! fresh stack of [`CALL_STACK_BYTES`]), so the backstop is met before the end of the stack.
 //!
 //! **Data limits between Rhai's checks.** Rhai re-checks a container's size on method calls,
 //! `op=` assignments and function results, but not on `m[key] = value` (nor on a nested
 //! `m.inner[key] = value`), which inserts into a map unchecked: a loop could grow one map until
-//! the call ran out of cycles (a 5,000,000-cycle call held over 2 GB). Two checks, run from Rhai's
+//! the call ran out of cycles, gigabytes later. Two checks, run from Rhai's
 //! variable hooks (`on_var` before every read or write of a variable, `on_def_var` at every
 //! `let`), close the gap:
 //!
-//! - every access to a variable near the top of its scope (the common case) checks its map size:
-//!   a map grown by `m[key] = value` fails at its next use, one entry past [`MAX_MAP_SIZE`];
+//! - every access to a variable checks its map size and nesting (and charges the read, see
+//!   "Metering"): a map grown by `m[key] = value` fails at its next use, one entry past
+//!   [`MAX_MAP_SIZE`];
 //! - every [`DATA_CHECK_INTERVAL`] operations the running function's variables are walked, nested
 //!   values included: a value over [`MAX_ARRAY_SIZE`], [`MAX_MAP_SIZE`] or [`MAX_STRING_BYTES`]
 //!   (map keys count as string bytes), or a frame holding more than [`MAX_FRAME_DATA_BYTES`],
@@ -178,7 +197,9 @@ pub const CYCLES_PER_OPERATION: u64 = 10;
 /// with huge cycle limits): 100,000,000 cycles' worth.
 pub const MAX_OPERATIONS_PER_CALL: u64 = 10_000_000;
 /// Maximum nesting of script function calls (recursion depth). With the expression depths below,
-/// the deepest recursion a script can build stays under [`STACK_GUARD_BYTES`] in release builds.
+/// the deepest recursion a script can build uses about a quarter of [`STACK_GUARD_BYTES`] (each
+/// level at most 32 expression levels deep, about 32 KiB of Rhai's evaluator frames), so this
+/// counted limit, never the guard, stops it (see "Sandbox").
 pub const MAX_CALL_LEVELS: usize = 16;
 /// Maximum expression nesting at the top level (parse-time).
 pub const MAX_EXPR_DEPTH: usize = 32;
@@ -196,11 +217,20 @@ pub const MAX_MAP_SIZE: usize = 256;
 pub const MAX_VARIABLES: usize = 1_024;
 /// Maximum script functions in one script.
 pub const MAX_FUNCTIONS: usize = 1_024;
-/// The native-stack guard: a call is stopped (`ScriptError`) at the first operation evaluated
-/// this many bytes of stack below where the call started. Sized for the 2 MiB threads of tests
-/// and tokio workers, debug builds included: the guard plus the deepest data Rhai may walk
-/// without reporting operations fit in 2 MiB (see "Sandbox" in the module docs).
-pub const STACK_GUARD_BYTES: usize = 512 << 10;
+/// Maximum nesting of arrays and maps in one value (an array in an array counts two). Rhai
+/// compares, prints, clones and drops nested data recursively; this counted limit bounds that
+/// recursion (see "Sandbox").
+pub const MAX_DATA_DEPTH: usize = 32;
+/// The native-stack guard, a backstop: a call is stopped (`ScriptError`) at the first operation
+/// evaluated this many bytes of stack below where the call started. The counted limits
+/// ([`MAX_CALL_LEVELS`], the expression depths, [`MAX_DATA_DEPTH`]) stop every script well
+/// before it, so where a script stops does not depend on the build or the machine.
+pub const STACK_GUARD_BYTES: usize = 2 << 20;
+/// Stack a call is guaranteed beyond the guard, for the data Rhai walks between two operations.
+pub const STACK_MARGIN_BYTES: usize = 1 << 20;
+/// A call runs on the caller's stack when at least [`STACK_GUARD_BYTES`] +
+/// [`STACK_MARGIN_BYTES`] of it are left, else on a fresh stack of this size.
+pub const CALL_STACK_BYTES: usize = 4 << 20;
 /// Maximum script source size in bytes.
 pub const MAX_SOURCE_BYTES: usize = 262_144;
 /// Operations between two walks of the running script function's live data (its variables,
@@ -212,21 +242,27 @@ pub const DATA_CHECK_INTERVAL: u64 = 64;
 pub const MAX_FRAME_DATA_BYTES: usize = 4 << 20;
 /// Data bytes counted for each value on top of its string, `Blob` or key bytes.
 pub const DATA_BYTES_PER_VALUE: usize = 16;
-/// Reading a variable that holds a `Blob` costs one more operation per this many bytes of it
-/// (rounded down). Only a call's payload can be a `Blob` larger than [`MAX_ARRAY_SIZE`] (Rhai
-/// refuses any larger one a function returns, `storage_get_blob` included), and comparing or
-/// copying one costs far more than an operation: without this charge,
-/// `loop { if payload == payload {} }` on a 1 MiB payload held the node for 6.6 s and
-/// 10.5 s (two runs) on one 5,000,000-cycle transaction, and passing it to a script function in
-/// a loop for 2.5 s. With it, each read of that payload costs 1,024 more operations (10,240
-/// cycles), about what copying it takes, and the same loops stop after 30 ms and 22 ms.
-pub const BLOB_BYTES_PER_OPERATION: usize = 1_024;
+/// Reading a variable costs one more operation per this many data bytes it holds (rounded down;
+/// data bytes as [`MAX_FRAME_DATA_BYTES`] counts them: string, `Blob` and map-key bytes plus
+/// [`DATA_BYTES_PER_VALUE`] per nested value). Copying, comparing or passing on a value costs in
+/// proportion to its size, far more than an operation for a large one, so a script pays for the
+/// bytes it touches: a read of a 60,000-byte string costs 117 more operations, a read of an
+/// array of 1,024 numbers 32 more, a read of a 1 MiB payload 2,048 more.
+pub const READ_BYTES_PER_OPERATION: usize = 512;
+/// `print` and `debug` cost this many operations each, plus one per [`PRINT_BYTES_PER_OPERATION`]
+/// bytes of the text they produce (before it is cut to [`MAX_PRINT_BYTES`]).
+pub const PRINT_BASE_OPERATIONS: u64 = 10;
+/// See [`PRINT_BASE_OPERATIONS`]: formatting text (`debug` escapes every character) costs about
+/// an operation per this many bytes.
+pub const PRINT_BYTES_PER_OPERATION: usize = 64;
+/// `print`/`debug` output reaches the `tracing` log (debug level, target
+/// `cowboy_devnet::vm::rhai`) cut to this many bytes, marked as cut. It is never part of a block.
+pub const MAX_PRINT_BYTES: usize = 256;
+/// Lines of `print`/`debug` output one call may write to the log; further output is charged
+/// the same but not logged (one line says so).
+pub const MAX_PRINT_LINES_PER_CALL: u32 = 32;
 /// Values a data walk visits per operation it is charged ([`CYCLES_PER_OPERATION`] each).
 pub const DATA_VALUES_PER_OPERATION: u64 = 32;
-/// A variable this close to the top of its scope (Rhai's offset) has its map size checked at
-/// every access, so `m[key] = value` cannot grow `m` past [`MAX_MAP_SIZE`] by more than one entry.
-const DIRECT_CHECK_OFFSET: usize = 32;
-
 /// The entry run once at deploy, with no parameters.
 pub const DEPLOY_ENTRY: &str = "deploy";
 /// The default timer handler (CIP-5 §3.1).
@@ -251,9 +287,10 @@ fn build_engine() -> Engine {
     // `this` lets a method-style script function mutate its caller's variable without naming
     // any variable, out of reach of the data checks (see "Sandbox").
     e.disable_symbol("this");
-    e.on_print(|s| tracing::debug!(target: "cowboy_devnet::vm::rhai", "print: {s}"));
+    e.on_print(|s| print_line("print", s));
     e.on_debug(|s, src, pos| {
-        tracing::debug!(target: "cowboy_devnet::vm::rhai", "debug: {} {pos:?}: {s}", src.unwrap_or(""))
+        let at = location(src.unwrap_or("<script>"), pos);
+        print_line(&format!("debug {at}"), s)
     });
     e.set_optimization_level(OptimizationLevel::Simple);
     e.set_strict_variables(true);
@@ -306,14 +343,12 @@ struct Frame {
     walk_ops: u64,
     /// Values visited by data walks and not yet charged (fewer than a whole operation's worth).
     walk_carry: u64,
-    /// The call's payload is a `Blob` over [`MAX_ARRAY_SIZE`]: every variable read is then
-    /// checked for one and charged by its size (see [`BLOB_BYTES_PER_OPERATION`]). Calls
-    /// without one skip the check.
-    big_blobs: bool,
+    /// Lines of `print`/`debug` output written to the log by this call.
+    printed: u32,
 }
 
 impl Frame {
-    fn new(host: Option<NonNull<dyn Host + 'static>>, op_limit: u64, big_blobs: bool) -> Self {
+    fn new(host: Option<NonNull<dyn Host + 'static>>, op_limit: u64) -> Self {
         Frame {
             host,
             ops: 0,
@@ -326,8 +361,16 @@ impl Frame {
             next_data_check: DATA_CHECK_INTERVAL,
             walk_ops: 0,
             walk_carry: 0,
-            big_blobs,
+            printed: 0,
         }
+    }
+}
+
+impl Frame {
+    /// Charges `n` operations on top of those Rhai counts (data reads and walks, `print`).
+    fn charge(&mut self, n: u64) {
+        self.walk_ops = self.walk_ops.saturating_add(n);
+        self.ops = self.ops.saturating_add(n);
     }
 }
 
@@ -336,6 +379,15 @@ impl Frame {
 fn stack_address() -> usize {
     let marker = 0u8;
     std::hint::black_box(&marker) as *const u8 as usize
+}
+
+/// Measures the native-stack guard of the running call from here (the stack the script runs on).
+fn set_stack_base() {
+    FRAME.with(|slot| {
+        if let Some(f) = slot.borrow_mut().as_mut() {
+            f.stack_base = stack_address();
+        }
+    });
 }
 
 thread_local! {
@@ -363,20 +415,62 @@ fn on_progress(count: u64) -> Option<Dynamic> {
     })
 }
 
+/// `print`/`debug` output: charged to the running call by its size (see
+/// [`PRINT_BASE_OPERATIONS`]) and written to the `tracing` log at debug level, cut to
+/// [`MAX_PRINT_BYTES`], at most [`MAX_PRINT_LINES_PER_CALL`] lines per call. The output is never
+/// part of a block, and the charge does not depend on whether the log is enabled. Past its
+/// budget the call stops at its next operation (`OutOfCycles`).
+fn print_line(what: &str, text: &str) {
+    let logged = FRAME.with(|slot| {
+        let Ok(mut slot) = slot.try_borrow_mut() else {
+            return true;
+        };
+        let Some(f) = slot.as_mut() else {
+            return true;
+        };
+        f.charge(PRINT_BASE_OPERATIONS + (text.len() / PRINT_BYTES_PER_OPERATION) as u64);
+        f.printed = f.printed.saturating_add(1);
+        if f.printed == MAX_PRINT_LINES_PER_CALL + 1 {
+            tracing::debug!(
+                target: "cowboy_devnet::vm::rhai",
+                "further print/debug output of this call is not logged ({MAX_PRINT_LINES_PER_CALL} lines per call)"
+            );
+        }
+        f.printed <= MAX_PRINT_LINES_PER_CALL
+    });
+    if !logged || !tracing::enabled!(target: "cowboy_devnet::vm::rhai", tracing::Level::DEBUG) {
+        return;
+    }
+    if text.len() <= MAX_PRINT_BYTES {
+        tracing::debug!(target: "cowboy_devnet::vm::rhai", "{what}: {text}");
+    } else {
+        let mut cut = MAX_PRINT_BYTES;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        tracing::debug!(
+            target: "cowboy_devnet::vm::rhai",
+            "{what}: {}… (cut, {} bytes)",
+            &text[..cut],
+            text.len()
+        );
+    }
+}
+
 // ---- data checks ------------------------------------------------------------------------------
 
 /// Rhai's variable-access hook, called before every read or write of a variable. It only checks
 /// data and never resolves the variable itself (`Ok(None)`).
 fn on_var(name: &str, offset: usize, ctx: EvalContext) -> RhaiResult<Option<Dynamic>> {
-    if (1..=DIRECT_CHECK_OFFSET).contains(&offset)
-        && let Some(value) = scope_var(&ctx, name, offset)
+    let value = scope_var(&ctx, name, offset);
+    if let Some(value) = value
         && value.is_map()
         && let Ok(map) = value.as_map_ref()
         && map.len() > MAX_MAP_SIZE
     {
         return Err(too_large("Size of object map".into()));
     }
-    check_frame_data(&ctx, Some((name, offset)))?;
+    check_frame_data(&ctx, value)?;
     Ok(None)
 }
 
@@ -409,9 +503,9 @@ fn too_large(what: String) -> Box<EvalAltResult> {
 /// [`DATA_VALUES_PER_OPERATION`] values visited). Fails when a value is over the sandbox's array,
 /// map or string limits or the frame holds more than [`MAX_FRAME_DATA_BYTES`].
 ///
-/// `read` is the variable about to be read (its name and Rhai's offset), if any: in a call that
-/// may hold a large `Blob`, reading one is charged by its size (see [`BLOB_BYTES_PER_OPERATION`]).
-fn check_frame_data(ctx: &EvalContext, read: Option<(&str, usize)>) -> RhaiResult<()> {
+/// `read` is the value of the variable about to be read, if any: the read is charged by the data
+/// it holds (see [`READ_BYTES_PER_OPERATION`]).
+fn check_frame_data(ctx: &EvalContext, read: Option<&Dynamic>) -> RhaiResult<()> {
     FRAME.with(|slot| {
         let Ok(mut slot) = slot.try_borrow_mut() else {
             return Ok(());
@@ -419,14 +513,14 @@ fn check_frame_data(ctx: &EvalContext, read: Option<(&str, usize)>) -> RhaiResul
         let Some(f) = slot.as_mut() else {
             return Ok(());
         };
-        if f.big_blobs
-            && let Some((name, offset)) = read
-            && let Some(value) = scope_var(ctx, name, offset)
-            && let Ok(blob) = value.as_blob_ref()
+        if let Some(value) = read
+            && holds_data(value)
         {
-            let charge = (blob.len() / BLOB_BYTES_PER_OPERATION) as u64;
-            f.walk_ops = f.walk_ops.saturating_add(charge);
-            f.ops = f.ops.saturating_add(charge);
+            let tally = read_tally(value);
+            f.charge((tally.bytes / READ_BYTES_PER_OPERATION) as u64);
+            if tally.max_depth > MAX_DATA_DEPTH {
+                return tally.check();
+            }
         }
         if f.ops < f.next_data_check {
             return Ok(());
@@ -434,10 +528,8 @@ fn check_frame_data(ctx: &EvalContext, read: Option<(&str, usize)>) -> RhaiResul
         let mut tally = Tally::default();
         let result = tally.scope(ctx.scope());
         let visited = f.walk_carry.saturating_add(tally.values);
-        let charge = visited / DATA_VALUES_PER_OPERATION;
         f.walk_carry = visited % DATA_VALUES_PER_OPERATION;
-        f.walk_ops = f.walk_ops.saturating_add(charge);
-        f.ops = f.ops.saturating_add(charge);
+        f.charge(visited / DATA_VALUES_PER_OPERATION);
         f.next_data_check = f.ops.saturating_add(DATA_CHECK_INTERVAL);
         result
     })
@@ -458,13 +550,17 @@ struct Tally {
     bytes: usize,
     /// Values visited.
     values: u64,
+    /// Of the variable being walked: nesting of arrays and maps at the current value.
+    depth: usize,
+    /// Of the variable being walked: the deepest nesting seen.
+    max_depth: usize,
 }
 
 impl Tally {
     /// Walks every variable of `scope`, stopping at the first limit exceeded.
     fn scope(&mut self, scope: &Scope) -> RhaiResult<()> {
         for (_, _, value) in scope.iter_raw() {
-            (self.array, self.map, self.string) = (0, 0, 0);
+            (self.array, self.map, self.string, self.max_depth) = (0, 0, 0, 0);
             // A `Blob` variable (a handler's payload) may be larger than MAX_ARRAY_SIZE: it
             // passes through untouched (Rhai checks it when a method works on it in place).
             if value.is_blob()
@@ -485,6 +581,7 @@ impl Tally {
             || self.array > MAX_ARRAY_SIZE
             || self.map > MAX_MAP_SIZE
             || self.bytes > MAX_FRAME_DATA_BYTES
+            || self.max_depth > MAX_DATA_DEPTH
     }
 
     /// The error for the first limit exceeded, in the order Rhai checks its own.
@@ -500,6 +597,8 @@ impl Tally {
                 "Data of one script function call ({} MiB limit)",
                 MAX_FRAME_DATA_BYTES >> 20
             )
+        } else if self.max_depth > MAX_DATA_DEPTH {
+            format!("Nesting of arrays and maps ({MAX_DATA_DEPTH} levels limit)")
         } else {
             return Ok(());
         };
@@ -523,8 +622,22 @@ impl Tally {
     }
 
     /// Adds `value` and everything in it, stopping early once a limit is exceeded (which also
-    /// bounds the recursion by the container limits).
+    /// bounds the recursion by [`MAX_DATA_DEPTH`]).
     fn value(&mut self, value: &Dynamic) {
+        if value.is_array() || value.is_map() {
+            self.depth += 1;
+            self.max_depth = self.max_depth.max(self.depth);
+            if self.depth <= MAX_DATA_DEPTH {
+                self.container(value);
+            }
+            self.depth -= 1;
+        } else {
+            self.container(value);
+        }
+    }
+
+    /// [`value`](Self::value) without the nesting count.
+    fn container(&mut self, value: &Dynamic) {
         self.values += 1;
         self.bytes = self.bytes.saturating_add(DATA_BYTES_PER_VALUE);
         // The `is_*` tests are plain tag checks; a failed `as_*_ref` would build an error.
@@ -563,6 +676,19 @@ impl Tally {
     }
 }
 
+/// The data bytes `value` holds (counted as [`MAX_FRAME_DATA_BYTES`] counts them) and its
+/// nesting. The walk stops once a sandbox limit is exceeded, which bounds its cost; a value
+/// nested deeper than [`MAX_DATA_DEPTH`] fails the read, the other limits the next data check.
+fn read_tally(value: &Dynamic) -> Tally {
+    let mut tally = Tally::default();
+    if let Ok(blob) = value.as_blob_ref() {
+        tally.bytes = DATA_BYTES_PER_VALUE + blob.len();
+    } else {
+        tally.value(value);
+    }
+    tally
+}
+
 /// Whether `value` is a string, array, `Blob` or map (plain tag checks).
 fn holds_data(value: &Dynamic) -> bool {
     value.is_string() || value.is_array() || value.is_map() || value.is_blob()
@@ -581,12 +707,7 @@ impl Drop for RestoreFrame {
 /// Runs `f` with `host` installed as this thread's host and returns `f`'s result with the final
 /// state of the frame. The host is charged for every operation; the caller charges what is left
 /// (`ops - charged_ops`).
-fn with_frame<R>(
-    host: &mut dyn Host,
-    op_limit: u64,
-    big_blobs: bool,
-    f: impl FnOnce() -> R,
-) -> (R, Frame) {
+fn with_frame<R>(host: &mut dyn Host, op_limit: u64, f: impl FnOnce() -> R) -> (R, Frame) {
     let ptr: NonNull<dyn Host + '_> = NonNull::from(&mut *host);
     // SAFETY: only the trait object's lifetime bound is erased (same layout, same vtable). The
     // pointer is dereferenced only by `host_call`, and only while this function runs: it is
@@ -595,14 +716,14 @@ fn with_frame<R>(
     // cannot be leaked. For that whole time `host` is exclusively borrowed by this function and
     // not otherwise used, so the referent is alive and the pointer's accesses are the only ones.
     let ptr: NonNull<dyn Host + 'static> = unsafe { std::mem::transmute(ptr) };
-    let frame = Frame::new(Some(ptr), op_limit, big_blobs);
+    let frame = Frame::new(Some(ptr), op_limit);
     let prev = FRAME.with(|slot| slot.borrow_mut().replace(frame));
     let restore = RestoreFrame(prev);
     let r = f();
     let frame = FRAME.with(|slot| slot.borrow_mut().take());
     drop(restore);
     let frame = frame.unwrap_or_else(|| {
-        let mut lost = Frame::new(None, 0, false);
+        let mut lost = Frame::new(None, 0);
         lost.fatal = Some(VmError::Script("internal: the call frame was lost".into()));
         lost
     });
@@ -1176,23 +1297,29 @@ impl RhaiRuntime {
             )));
         }
         let remaining = host.cycles_limit().saturating_sub(host.cycles_used());
-        let big_blobs = args
-            .iter()
-            .any(|a| a.as_blob_ref().is_ok_and(|b| b.len() > MAX_ARRAY_SIZE));
         let op_limit = remaining / CYCLES_PER_OPERATION;
-        let (result, frame) = with_frame(host, op_limit, big_blobs, || {
-            // A safety net: a panic inside the engine fails this call instead of the node. (The
-            // engine is immutable and the frame is restored on unwinding, so nothing observed
-            // later is left half-updated.)
-            catch_unwind(AssertUnwindSafe(|| {
-                ENGINE.call_fn_with_options::<Dynamic>(
-                    CallFnOptions::new().rewind_scope(false),
-                    &mut Scope::new(),
-                    &script.ast,
-                    function,
-                    args,
-                )
-            }))
+        let (result, frame) = with_frame(host, op_limit, || {
+            // On a stack with room for the guard and its margin (the caller's, else a fresh one),
+            // so the guard, not the end of the stack, is the backstop.
+            stacker::maybe_grow(
+                STACK_GUARD_BYTES + STACK_MARGIN_BYTES,
+                CALL_STACK_BYTES,
+                || {
+                    set_stack_base();
+                    // A safety net: a panic inside the engine fails this call instead of the
+                    // node. (The engine is immutable and the frame is restored on unwinding, so
+                    // nothing observed later is left half-updated.)
+                    catch_unwind(AssertUnwindSafe(|| {
+                        ENGINE.call_fn_with_options::<Dynamic>(
+                            CallFnOptions::new().rewind_scope(false),
+                            &mut Scope::new(),
+                            &script.ast,
+                            function,
+                            args,
+                        )
+                    }))
+                },
+            )
         });
         let result = match result {
             Ok(r) => r,
@@ -1528,7 +1655,7 @@ mod tests {
         assert!(FRAME.with(|s| s.borrow().is_none()));
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let mut h = TestHost::new(1_000);
-            with_frame(&mut h, 10, false, || panic!("boom"))
+            with_frame(&mut h, 10, || panic!("boom"))
         }));
         assert!(r.is_err());
         assert!(FRAME.with(|s| s.borrow().is_none()));
