@@ -5,8 +5,8 @@ use super::*;
 /// Runs Rhai actor scripts: compiles each once and caches it by its source text.
 ///
 /// The cache is keyed by the source itself, not by [`ActorCode::hash`]: a lookup then costs a
-/// fast hash and one comparison of the text, where keccak of the source on every fire cost
-/// about as much as running a small handler.
+/// fast hash and one comparison of the text, where keccak of the source on every fire would
+/// cost about as much as running a small handler.
 #[derive(Default)]
 pub struct RhaiRuntime {
     scripts: Mutex<hashbrown::HashMap<Box<str>, Arc<Script>>>,

@@ -154,8 +154,7 @@
 //! closures cannot capture. A frame can exceed its limits only by what it does between two walks
 //! (at most [`DATA_CHECK_INTERVAL`] operations, each creating at most a string of
 //! [`MAX_STRING_BYTES`] or a copy of a value already checked), and a call nests at most
-//! [`MAX_CALL_LEVELS`] frames beyond its entry: about 136 MiB in the worst case. The hostile
-//! loops of `tests/vm_scripts.rs` stop after at most 4,300 operations, holding a few MB at most.
+//! [`MAX_CALL_LEVELS`] frames beyond its entry: about 136 MiB in the worst case.
 //!
 //! # Host access
 //!
