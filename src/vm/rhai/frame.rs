@@ -18,6 +18,8 @@ pub(super) struct Frame {
     pub(super) stack_base: usize,
     /// The script was stopped by the native-stack guard.
     pub(super) stack_exhausted: bool,
+    /// The deepest stack seen at an operation, in bytes below `stack_base`.
+    pub(super) max_stack: usize,
     /// A host function is running (a panic caught now is the host's, and is resumed).
     pub(super) in_host: bool,
     /// `ops` at which the running function's live data is next walked.
@@ -40,6 +42,7 @@ impl Frame {
             fatal: None,
             stack_base: stack_address(),
             stack_exhausted: false,
+            max_stack: 0,
             in_host: false,
             next_data_check: DATA_CHECK_INTERVAL,
             walk_ops: 0,
@@ -87,7 +90,9 @@ pub(super) fn on_progress(count: u64) -> Option<Dynamic> {
         match slot.as_mut() {
             Some(f) => {
                 f.ops = count.saturating_add(f.walk_ops);
-                if f.stack_base.abs_diff(stack_address()) > STACK_GUARD_BYTES {
+                let depth = f.stack_base.abs_diff(stack_address());
+                f.max_stack = f.max_stack.max(depth);
+                if depth > STACK_GUARD_BYTES {
                     f.stack_exhausted = true;
                 }
                 (f.fatal.is_some() || f.stack_exhausted || f.ops > f.op_limit)

@@ -89,6 +89,8 @@ impl RhaiRuntime {
                 )));
             }
         };
+        #[cfg(test)]
+        tests::DEEPEST_STACK.with(|d| d.set(frame.max_stack));
         let mut fatal = frame.fatal;
         let pending = frame.ops.saturating_sub(frame.charged_ops);
         if let Err(e) = host.charge_cycles(pending.saturating_mul(CYCLES_PER_OPERATION)) {

@@ -1,4 +1,10 @@
 use super::*;
+use std::cell::Cell;
+
+thread_local! {
+    /// The deepest stack the last call on this thread reached (see `Frame::max_stack`).
+    pub(super) static DEEPEST_STACK: Cell<usize> = const { Cell::new(0) };
+}
 
 /// A minimal host: counts cycles, keeps storage, refuses timers.
 struct TestHost {
@@ -214,5 +220,45 @@ fn sandbox_blocks_sleep_eval_and_import() {
     for src in [r#"fn f(p) { eval("1") }"#, r#"import "x" as y; fn f(p) {}"#] {
         let e = run(src, "f", &mut h).unwrap_err();
         assert!(matches!(e, VmError::Compile { .. }), "{src}: {e}");
+    }
+}
+
+/// The counted limits stop the deepest script the compiler accepts (every call level as deep in
+/// expressions as a function may be, in several forms) at under half the native-stack guard, so
+/// the guard is never what stops a script (issue 12, determinism).
+#[test]
+fn the_counted_limits_stop_recursion_well_inside_the_stack_guard() {
+    let forms: [(&str, fn(&str) -> String); 4] = [
+        ("calls", |e| format!("abs({e})")),
+        ("sums", |e| format!("(1 + {e})")),
+        ("arrays", |e| format!("[{e}]")),
+        ("blocks", |e| format!("{{ let x = 1; {e} }}")),
+    ];
+    for (name, wrap) in forms {
+        let mut deepest = None;
+        for k in 0..64 {
+            let mut e = String::from("f(n + 1)");
+            for _ in 0..k {
+                e = wrap(&e);
+            }
+            let src = format!("fn f(n) {{ {e} }}\nfn start(p) {{ f(0) }}");
+            if let Err(e) = compile(&ActorCode::rhai("deep.rhai", &src)) {
+                assert!(k > 0, "{name}: {e}");
+                break;
+            }
+            deepest = Some(src);
+        }
+        let src = deepest.expect("the simplest recursion compiles");
+        let mut h = TestHost::new(10_000_000);
+        let e = run(&src, "start", &mut h).unwrap_err();
+        assert!(
+            matches!(&e, VmError::Script(m) if m.contains("Stack overflow")),
+            "{name}: {e}"
+        );
+        let used = DEEPEST_STACK.with(Cell::get);
+        assert!(
+            used < STACK_GUARD_BYTES / 2,
+            "{name}: {used} bytes of stack at {MAX_CALL_LEVELS} call levels"
+        );
     }
 }
