@@ -228,7 +228,8 @@ fn sandbox_blocks_sleep_eval_and_import() {
 /// the guard is never what stops a script (issue 12, determinism).
 #[test]
 fn the_counted_limits_stop_recursion_well_inside_the_stack_guard() {
-    let forms: [(&str, fn(&str) -> String); 4] = [
+    type Wrap = fn(&str) -> String;
+    let forms: [(&str, Wrap); 4] = [
         ("calls", |e| format!("abs({e})")),
         ("sums", |e| format!("(1 + {e})")),
         ("arrays", |e| format!("[{e}]")),
