@@ -1123,8 +1123,8 @@ fn cip5_6_2_block_tx_cycles_bounds_the_cycles_of_a_blocks_transactions() {
 
 /// Issue 12 / CIP-5 §7 (determinism): recursion and expression depth are bounded by counted
 /// limits (Rhai's call levels and expression depths), never by the native stack: a deep recursion
-/// ends with the same error, cycles and state root on a thread with a 4 MiB stack and on one
-/// with a 64 MiB stack, and the error is the counted call-level limit (Rhai's "Stack overflow",
+/// ends with the same error, cycles and state root on threads with 1 MiB, 4 MiB and 64 MiB
+/// stacks, and the error is the counted call-level limit (Rhai's "Stack overflow",
 /// met at 16 calls with every call as deep in expressions as a function may be) or the counted
 /// nesting limit of data (which Rhai prints, compares and drops recursively).
 #[test]
@@ -1160,8 +1160,11 @@ fn cip5_7_deep_recursion_ends_the_same_at_any_stack_size() {
             .join()
             .expect("no panic")
     };
+    // 1 MiB is less than the guard: calls then run on a stack of their own.
+    let tiny = on_stack(1 << 20);
     let small = on_stack(4 << 20);
     let large = on_stack(64 << 20);
+    assert_eq!(tiny, small);
     assert_eq!(small, large);
     for (h, name, error, _) in &small.0 {
         let counted = match *h {
