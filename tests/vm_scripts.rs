@@ -649,9 +649,10 @@ fn cip5_8_maps_grown_by_indexed_assignment_hit_a_sandbox_limit_and_revert() {
         assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
         let e = r.error.unwrap();
         assert!(e.contains("sandbox limit") && e.contains(what), "{h}: {e}");
-        // Stopped at the limit, a few thousand operations in at most, not at the cycle limit:
-        // the data it built stayed within a few limits' worth.
-        assert!(r.cycles_used < 60_000, "{h}: {} cycles", r.cycles_used);
+        // Stopped at the limit, a few thousand operations in at most (plus the reads of the
+        // 60,000-byte string, 117 operations each), not at the cycle limit: the data it built
+        // stayed within a few limits' worth.
+        assert!(r.cycles_used < 150_000, "{h}: {} cycles", r.cycles_used);
     }
     // The failed calls changed nothing but their fees and nonces.
     assert_eq!(storage(&c, actor, "touched"), None);
@@ -955,4 +956,257 @@ fn cip5_8_reading_a_large_payload_is_charged_by_its_size() {
     assert!(r.cycles_used >= 2 * 1_024 * 10, "{}", r.cycles_used);
     let small = c.apply_tx(limited("read_once", b"x")).unwrap();
     assert!(small.cycles_used < 2_000, "{}", small.cycles_used);
+}
+
+// ---- §6.2: metering by the bytes a script touches --------------------------------------------
+
+/// Large values copied, compared or printed in a loop of `n` iterations, and the same loops over
+/// small values.
+const COPIES: &str = r#"
+fn big_string() { let s = "x"; s.pad(60_000, 'y'); s }
+fn big_array() { let a = []; for i in 0..1_000 { a.push("0123456789abcdef0123456789abcdef0123456789abcdef012345678" + i); } a }
+fn int_array() { let a = []; a.pad(1_024, 0); a }
+fn copy_array(n) { let a = big_array(); for i in 0..n { let b = a; } }
+fn copy_int_array(n) { let a = int_array(); for i in 0..n { let b = a; } }
+fn copy_string(n) { let s = big_string(); for i in 0..n { let t = s; } }
+fn print_debug(n) { let s = big_string(); for i in 0..n { print(s); debug(s); } }
+fn copy_small(n) { let a = [1, 2, 3]; let s = "abc"; for i in 0..n { let b = a; let t = s; } }
+fn print_small(n) { let s = "abc"; for i in 0..n { print(s); debug(s); } }
+"#;
+
+/// A call of `handler` with the iteration count as its payload (`payload.as_string()`), under
+/// `cycle_limit`.
+fn counted_call(actor: Address, handler: &str, n: u32, cycle_limit: u64) -> Transaction {
+    let src_handler = format!("{handler}_n");
+    let mut tx = call_tx(bob(), actor, &src_handler, n.to_string().as_bytes());
+    tx.cycle_limit = Some(cycle_limit);
+    tx
+}
+
+/// `COPIES` with an entry per loop that reads the count from the payload.
+fn copies_script() -> String {
+    let mut src = COPIES.to_string();
+    for h in [
+        "copy_array",
+        "copy_int_array",
+        "copy_string",
+        "print_debug",
+        "copy_small",
+        "print_small",
+    ] {
+        src.push_str(&format!(
+            "fn {h}_n(payload) {{ {h}(parse_int(payload.as_string())) }}\n"
+        ));
+    }
+    src
+}
+
+/// CIP-5 §6.2 (metering): reading a variable costs in proportion to the data it holds, and
+/// `print`/`debug` by the text they produce, so a loop that copies or prints a large value runs
+/// out of cycles after few iterations instead of holding the node for seconds. 300 copies of a
+/// 60 KB string or a 1,000-string array, 1,000 copies of a 1,024-number array, or 100 prints of
+/// the string do not fit in 200,000 cycles (each read of such a value costs 32 operations or
+/// more); the same loops over small values do, for a few operations per iteration. The chain
+/// carries on.
+#[test]
+fn cip5_6_2_metering_copying_or_printing_large_values_is_charged_by_size() {
+    let mut c = chain();
+    let actor = deploy(&mut c, alice(), "copies.rhai", &copies_script(), 0);
+    for (handler, n) in [
+        ("copy_array", 300),
+        ("copy_int_array", 1_000),
+        ("copy_string", 300),
+        ("print_debug", 100),
+    ] {
+        let r = c
+            .apply_tx(counted_call(actor, handler, n, 200_000))
+            .expect("included");
+        assert!(!r.success, "{handler} ran {n} iterations on 200,000 cycles");
+        assert_eq!(error_name(&r), "OutOfCycles", "{handler}: {:?}", r.error);
+        assert_eq!(r.cycles_used, 200_000);
+    }
+    for (handler, n) in [("copy_small", 300), ("print_small", 100)] {
+        let r = c
+            .apply_tx(counted_call(actor, handler, n, 200_000))
+            .expect("included");
+        assert!(r.success, "{handler}: {:?}", r.error);
+    }
+    // The node carries on.
+    let r = c
+        .apply_tx(Transaction::new(
+            alice(),
+            TxKind::Transfer {
+                to: bob(),
+                amount: 1,
+            },
+        ))
+        .expect("included");
+    assert!(r.success);
+    let h = c.pending_height();
+    assert_eq!(c.seal_block().header.height, h);
+}
+
+/// CIP-5 §6.2 (metering) and §7 (determinism): `print`/`debug` output goes to the log only, never
+/// into a block, and is charged the same whether the log is enabled or not: the same calls give
+/// the same receipts, events and state root with a debug-level log and without one.
+#[test]
+fn cip5_6_2_metering_print_and_debug_are_charged_and_stay_out_of_blocks() {
+    let run = || {
+        let mut c = chain();
+        let actor = deploy(&mut c, alice(), "copies.rhai", &copies_script(), 0);
+        let r = c
+            .apply_tx(counted_call(actor, "print_debug", 3, 5_000_000))
+            .expect("included");
+        assert!(r.success, "{:?}", r.error);
+        // Two prints of 60,000 bytes, three times: at least 2 × 3 × 60,000 / 64 operations.
+        assert!(r.cycles_used > 6 * 937 * 10, "{}", r.cycles_used);
+        let b = c.seal_block();
+        assert!(
+            b.events
+                .iter()
+                .all(|e| !matches!(e.event, Event::Chain(ChainEvent::ActorEmitted { .. }))),
+            "print output reached the block"
+        );
+        (r.cycles_used, c.state_root())
+    };
+    let quiet = run();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::DEBUG)
+        .with_writer(std::io::sink)
+        .finish();
+    let logged = tracing::subscriber::with_default(subscriber, run);
+    assert_eq!(quiet, logged);
+}
+
+/// A chain whose blocks hold at most 1,000,000 transaction cycles.
+fn small_block_chain() -> Chain {
+    let mut genesis = Genesis {
+        accounts: vec![
+            GenesisAccount {
+                address: alice(),
+                balance: RICH,
+            },
+            GenesisAccount {
+                address: bob(),
+                balance: RICH,
+            },
+        ],
+        ..Genesis::default()
+    };
+    genesis.basefee.tx_cycle_limit = 200_000;
+    genesis.basefee.block_tx_cycles = 1_000_000;
+    Chain::new(genesis, DevnetRuntime::shared()).expect("valid genesis")
+}
+
+/// CIP-5 §6.2 (metering, the block's share): the cycles of one block's transactions add up to at
+/// most `basefee.block_tx_cycles`. A transaction whose cycle limit does not fit in what is left
+/// is rejected with `BlockFull` before it runs and changes nothing; a smaller one still fits,
+/// and the next block starts empty.
+#[test]
+fn cip5_6_2_block_tx_cycles_bounds_the_cycles_of_a_blocks_transactions() {
+    let mut c = small_block_chain();
+    let actor = deploy(
+        &mut c,
+        alice(),
+        "spin.rhai",
+        "fn spin(payload) { loop {} }",
+        0,
+    );
+    // The deploy used some cycles; four spins of 200,000 fill the block up to under 200,000.
+    for _ in 0..4 {
+        let r = c
+            .apply_tx(call_tx(bob(), actor, "spin", b""))
+            .expect("included");
+        assert_eq!(error_name(&r), "OutOfCycles");
+    }
+    let root = c.state_root();
+    let nonce = c.nonce(&bob());
+    let e = c
+        .apply_tx(call_tx(bob(), actor, "spin", b""))
+        .expect_err("the block is full");
+    assert_eq!(e.name(), "BlockFull", "{e}");
+    assert_eq!(c.state_root(), root);
+    assert_eq!(c.nonce(&bob()), nonce);
+    // A transaction that asks for less still fits.
+    let mut small = Transaction::new(
+        bob(),
+        TxKind::Transfer {
+            to: alice(),
+            amount: 1,
+        },
+    );
+    small.cycle_limit = Some(10_000);
+    assert!(c.apply_tx(small).expect("fits").success);
+    // The next block has room again.
+    c.seal_block();
+    let r = c
+        .apply_tx(call_tx(bob(), actor, "spin", b""))
+        .expect("included");
+    assert_eq!(error_name(&r), "OutOfCycles");
+    // A cycle limit above the whole block is invalid, and a genesis whose block cannot hold one
+    // default transaction is refused.
+    let mut huge = call_tx(bob(), actor, "spin", b"");
+    huge.cycle_limit = Some(1_000_001);
+    assert_eq!(c.apply_tx(huge).unwrap_err().name(), "InvalidInput");
+    let mut genesis = Genesis::default();
+    genesis.basefee.block_tx_cycles = genesis.basefee.tx_cycle_limit - 1;
+    assert!(Chain::new(genesis, DevnetRuntime::shared()).is_err());
+}
+
+/// Issue 12 / CIP-5 §7 (determinism): recursion and expression depth are bounded by counted
+/// limits (Rhai's call levels and expression depths), never by the native stack: a deep recursion
+/// ends with the same error, cycles and state root on threads with 1 MiB, 4 MiB and 64 MiB
+/// stacks, and the error is the counted call-level limit (Rhai's "Stack overflow",
+/// met at 16 calls with every call as deep in expressions as a function may be) or the counted
+/// nesting limit of data (which Rhai prints, compares and drops recursively).
+#[test]
+fn cip5_7_deep_recursion_ends_the_same_at_any_stack_size() {
+    let run = || {
+        let src = r#"
+            fn heavy(n) { abs(abs(abs(abs(abs(abs(abs(abs(abs(abs(abs(abs(heavy(n + 1))))))))))))) }
+            fn deep(n) { if n > 0 { [[[[deep(n - 1)]]]] } else { [] } }
+            fn recurse(payload) { heavy(0) }
+            fn nested(payload) { deep(1_000) }
+            // The call-level limit cannot be caught.
+            fn caught(payload) { let n = 0; loop { try { heavy(0) } catch { n += 1; } } }
+            fn nest(payload) { let a = []; loop { a = [a]; } }
+            fn print_nested(payload) { let a = []; for i in 0..1_000 { a = [[[[a]]]]; } `${a}` }
+        "#;
+        let mut c = chain();
+        let actor = deploy(&mut c, alice(), "deep.rhai", src, 0);
+        let mut out = Vec::new();
+        for h in ["recurse", "nested", "caught", "nest", "print_nested"] {
+            let mut tx = call_tx(bob(), actor, h, b"");
+            tx.cycle_limit = Some(300_000);
+            let r = c.apply_tx(tx).expect("included");
+            assert!(!r.success, "{h}");
+            out.push((h, error_name(&r), r.error.unwrap(), r.cycles_used));
+        }
+        (out, c.state_root())
+    };
+    let on_stack = |bytes: usize| {
+        std::thread::Builder::new()
+            .stack_size(bytes)
+            .spawn(run)
+            .expect("thread")
+            .join()
+            .expect("no panic")
+    };
+    // 1 MiB is less than the guard: calls then run on a stack of their own.
+    let tiny = on_stack(1 << 20);
+    let small = on_stack(4 << 20);
+    let large = on_stack(64 << 20);
+    assert_eq!(tiny, small);
+    assert_eq!(small, large);
+    for (h, name, error, _) in &small.0 {
+        let counted = match *h {
+            "nest" | "print_nested" => "Nesting of arrays and maps (32 levels limit)",
+            _ => "Stack overflow",
+        };
+        assert_eq!(name, "ScriptError", "{h}: {error}");
+        assert!(
+            error.contains(counted) && !error.contains("native stack"),
+            "{h}: {error}"
+        );
+    }
 }

@@ -22,6 +22,7 @@ impl Chain {
                 receipts: Vec::new(),
                 events: Vec::new(),
                 migrated,
+                tx_cycles: 0,
             });
         }
         self.open.as_mut().expect("just opened")
@@ -40,6 +41,20 @@ impl Chain {
             return Err(TxError::InvalidInput(format!(
                 "cycle_limit {limit} is below the {} base cycles of a transaction",
                 self.basefee.tx_base_cycles
+            )));
+        }
+        if limit > self.basefee.block_tx_cycles {
+            return Err(TxError::InvalidInput(format!(
+                "cycle_limit {limit} is above the block's transaction cycle limit {}",
+                self.basefee.block_tx_cycles
+            )));
+        }
+        let used = self.open.as_ref().map_or(0, |o| o.tx_cycles);
+        let left = self.basefee.block_tx_cycles.saturating_sub(used);
+        if limit > left {
+            return Err(TxError::BlockFull(format!(
+                "cycle_limit {limit} does not fit in the {left} cycles left of the block's {}",
+                self.basefee.block_tx_cycles
             )));
         }
         let max_fee = self.max_tx_fee(limit);
@@ -245,6 +260,7 @@ impl Chain {
         self.commit.mark(StateKey::Account(tx.from));
         self.burned += fee;
         let open = self.open.as_mut().expect("open");
+        open.tx_cycles = open.tx_cycles.saturating_add(meter.cycles);
         let receipt = Receipt {
             tx_hash,
             index: open.receipts.len() as u32,

@@ -78,6 +78,10 @@ pub enum TxError {
     InvalidInput(String),
     #[error("Unauthorized: {0}")]
     Unauthorized(String),
+    /// The transaction's cycle limit does not fit in what is left of the block's
+    /// `block_tx_cycles`: send it again in a later block.
+    #[error("BlockFull: {0}")]
+    BlockFull(String),
     /// The code failed to compile at deploy.
     #[error("{0}")]
     Code(VmError),
@@ -92,6 +96,7 @@ impl TxError {
             TxError::ActorExists(_) => "ActorExists",
             TxError::InvalidInput(_) => "InvalidInput",
             TxError::Unauthorized(_) => "Unauthorized",
+            TxError::BlockFull(_) => "BlockFull",
             TxError::Code(e) => e.name(),
         }
     }
@@ -117,6 +122,8 @@ struct OpenBlock {
     receipts: Vec<Receipt>,
     events: Vec<EventRecord>,
     migrated: u64,
+    /// Cycles used by the block's transactions so far (at most `basefee.block_tx_cycles`).
+    tx_cycles: u64,
 }
 
 /// State dump format version (bumped with any change to the dump or the timer codec).
@@ -188,6 +195,11 @@ impl Chain {
     pub fn new(genesis: Genesis, runtime: Arc<dyn ActorRuntime>) -> Result<Self, TimerError> {
         genesis.timer.validate()?;
         genesis.queue.validate()?;
+        if genesis.basefee.block_tx_cycles < genesis.basefee.tx_cycle_limit {
+            return Err(TimerError::InvalidInput(
+                "basefee.block_tx_cycles must hold one transaction at tx_cycle_limit".into(),
+            ));
+        }
         if genesis.basefee.tx_cycle_limit < genesis.basefee.tx_base_cycles {
             return Err(TimerError::InvalidInput(
                 "basefee.tx_cycle_limit must cover tx_base_cycles".into(),

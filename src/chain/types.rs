@@ -21,6 +21,11 @@ pub struct BasefeeConfig {
     pub tx_cycle_limit: u64,
     /// A transaction's cell limit (default 2,000,000: room for a 1 MiB payload).
     pub tx_cell_limit: u64,
+    /// The block's transaction cycle limit: the cycles used by one block's transactions add up
+    /// to at most this (default 50,000,000: ten transactions at the default `tx_cycle_limit`).
+    /// A transaction whose cycle limit does not fit in what is left is rejected with
+    /// `BlockFull` before it runs. Timer fires have their own lane (`lane_timer_cycles`).
+    pub block_tx_cycles: u64,
 }
 
 impl Default for BasefeeConfig {
@@ -31,6 +36,7 @@ impl Default for BasefeeConfig {
             tx_base_cycles: 1_000,
             tx_cycle_limit: 5_000_000,
             tx_cell_limit: 2_000_000,
+            block_tx_cycles: 50_000_000,
         }
     }
 }
@@ -43,6 +49,7 @@ impl BasefeeConfig {
         v.extend_from_slice(&self.tx_base_cycles.to_be_bytes());
         v.extend_from_slice(&self.tx_cycle_limit.to_be_bytes());
         v.extend_from_slice(&self.tx_cell_limit.to_be_bytes());
+        v.extend_from_slice(&self.block_tx_cycles.to_be_bytes());
         v
     }
 }

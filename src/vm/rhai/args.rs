@@ -1,0 +1,76 @@
+//! Conversions of host-function arguments from Rhai values.
+
+use super::*;
+
+pub(super) fn invalid(msg: String) -> VmError {
+    VmError::InvalidInput(msg)
+}
+
+pub(super) fn non_negative(what: &str, v: INT) -> Result<u64, VmError> {
+    u64::try_from(v).map_err(|_| invalid(format!("{what} must not be negative, got {v}")))
+}
+
+pub(super) fn to_int(what: &str, v: u64) -> Result<INT, VmError> {
+    INT::try_from(v).map_err(|_| invalid(format!("{what} {v} does not fit an INT")))
+}
+
+pub(super) fn parse_address(what: &str, s: &str) -> Result<Address, VmError> {
+    Address::from_str(s).map_err(|e| invalid(format!("{what}: {e}")))
+}
+
+/// A timer id given as a `"0x…"` string: decoded to bytes, which the host validates (CIP-5 §3.1).
+pub(super) fn timer_id_bytes(s: &str) -> Result<Vec<u8>, VmError> {
+    let t = s.strip_prefix("0x").unwrap_or(s);
+    hex::decode(t).map_err(|e| invalid(format!("timer id `{s}` is not hex: {e}")))
+}
+
+/// Applies `schedule_timer_ex`'s options map (CIP-5 §4.1 Model B) to `args`. Every key is
+/// optional and `()` means "the protocol default"; an unknown key is `InvalidInput`.
+pub(super) fn apply_schedule_options(opts: &Map, args: &mut ScheduleArgs) -> Result<(), VmError> {
+    for (k, v) in opts {
+        if v.is_unit() {
+            continue;
+        }
+        let int = |what: &str| {
+            v.as_int()
+                .map_err(|t| {
+                    invalid(format!(
+                        "schedule_timer_ex: `{what}` must be an INT, got {t}"
+                    ))
+                })
+                .and_then(|i| non_negative(what, i))
+        };
+        match k.as_str() {
+            "fee_payer" => {
+                let s = v.clone().into_immutable_string().map_err(|t| {
+                    invalid(format!(
+                        "schedule_timer_ex: `fee_payer` must be an address string, got {t}"
+                    ))
+                })?;
+                args.fee_payer = Some(parse_address("fee_payer", &s)?);
+            }
+            "gas_limit" => args.gas_limit = Some(int("gas_limit")?),
+            "expires_at" => args.expires_at = Some(int("expires_at")?),
+            other => {
+                return Err(invalid(format!(
+                    "schedule_timer_ex: unknown option `{other}` (expected fee_payer, gas_limit, expires_at)"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn schedule(height: INT, payload: &[u8], opts: Option<&Map>) -> RhaiResult<String> {
+    host_call(|h| {
+        let mut args = ScheduleArgs {
+            height: non_negative("height", height)?,
+            payload: payload.to_vec(),
+            ..ScheduleArgs::default()
+        };
+        if let Some(m) = opts {
+            apply_schedule_options(m, &mut args)?;
+        }
+        h.schedule_timer(args).map(|id| id.to_string())
+    })
+}
