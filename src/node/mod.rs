@@ -4,6 +4,8 @@
 //! This wave runs commands synchronously (the headless runner); the dashboard and RPC wave puts
 //! a [`Devnet`] inside one tokio task with a command channel and an event broadcast.
 
+pub mod view;
+
 use crate::chain::runtime::ActorRuntime;
 use crate::chain::{Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError};
 use crate::engine::{Address, TimerError};
