@@ -47,9 +47,9 @@ fn run() -> Result<(), String> {
     }
     let theme = Theme::select(theme.as_deref(), Theme::no_color_env())?;
     let keys = match keys {
-        Some(p) => KeyMap::with_overrides(
-            &std::fs::read_to_string(&p).map_err(|e| format!("{p}: {e}"))?,
-        )?,
+        Some(p) => {
+            KeyMap::with_overrides(&std::fs::read_to_string(&p).map_err(|e| format!("{p}: {e}"))?)?
+        }
         None => KeyMap::default(),
     };
 

@@ -107,7 +107,11 @@ impl LocalDevnet {
 
     /// Sends a transaction (sealing it at once under `auto` mining); a reverted one is an error.
     fn send(&mut self, tx: Transaction) -> Result<Vec<TimerId>, CommandError> {
-        let receipt = match self.devnet.execute(Command::SendTx(tx)).map_err(node_error)? {
+        let receipt = match self
+            .devnet
+            .execute(Command::SendTx(tx))
+            .map_err(node_error)?
+        {
             Outcome::Receipt(r) => r,
             other => unreachable!("SendTx answers a receipt, got {other:?}"),
         };
@@ -183,7 +187,8 @@ impl LocalDevnet {
         match validate_schedule(cfg, &ctx, Self::schedule_args(req)) {
             Ok((t, _)) => gas_limit = t.gas_limit_per_fire,
             Err(e) => {
-                error.get_or_insert_with(|| CommandError::new(e.name(), strip_name(&e.to_string())));
+                error
+                    .get_or_insert_with(|| CommandError::new(e.name(), strip_name(&e.to_string())));
             }
         }
         let lane = cfg.lane_timer_cycles;
@@ -367,7 +372,13 @@ impl DashboardSource for LocalDevnet {
         }
         let bucket_timers = q
             .selected_bucket
-            .map(|h| queue.bucket(h).into_iter().map(|t| self.timer_row(t)).collect())
+            .map(|h| {
+                queue
+                    .bucket(h)
+                    .into_iter()
+                    .map(|t| self.timer_row(t))
+                    .collect()
+            })
             .unwrap_or_default();
         let counts = queue.counts();
         let eb = queue.config().epoch_blocks;
@@ -604,11 +615,13 @@ impl DashboardSource for LocalDevnet {
                         },
                     },
                 ))?;
+                // CIP-5 §5.4 clamps the new expiry to the TTL cap: report what was applied.
+                let applied = self
+                    .chain()
+                    .timer(&timer_id)
+                    .map_or(new_expires_at, |t| t.expires_at);
                 Ok(CommandOutcome::Applied {
-                    what: format!(
-                        "extended timer {} to expire at {new_expires_at}",
-                        timer_id.short()
-                    ),
+                    what: format!("extended timer {} to expire at {applied}", timer_id.short()),
                 })
             }
             UiCommand::GovCancelTimer { from, timer_id } => {

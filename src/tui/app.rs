@@ -156,7 +156,10 @@ impl ScheduleForm {
         let when = self.value(FormField::When).trim();
         // `+N` counts from the block being built (the head's next), as a fixture's `after`.
         let at = if let Some(d) = when.strip_prefix('+') {
-            height + 1 + d.parse::<u64>().map_err(|_| format!("delay `{d}` is not a number"))?
+            height
+                + 1
+                + d.parse::<u64>()
+                    .map_err(|_| format!("delay `{d}` is not a number"))?
         } else {
             when.parse::<u64>()
                 .map_err(|_| format!("height `{when}` is not a number (or +delay)"))?
@@ -254,6 +257,8 @@ pub struct App {
     pub events_from: u64,
     pub focus: Pane,
     pub bucket_sel: usize,
+    /// The height the user selected, kept selected while blocks pass (until it is drained).
+    pub bucket_pin: Option<u64>,
     /// Inside the selected bucket's timer list.
     pub in_bucket: bool,
     pub timer_sel: usize,
@@ -301,6 +306,7 @@ impl App {
             events_from: 0,
             focus: Pane::Buckets,
             bucket_sel: 0,
+            bucket_pin: None,
             in_bucket: false,
             timer_sel: 0,
             event_sel: 0,
@@ -336,12 +342,9 @@ impl App {
             return true;
         }
         let kind = e.kind.to_ascii_lowercase();
-        let actor = e.actor.map(|a| {
-            (
-                self.data.label(&a).to_ascii_lowercase(),
-                a.to_string(),
-            )
-        });
+        let actor = e
+            .actor
+            .map(|a| (self.data.label(&a).to_ascii_lowercase(), a.to_string()));
         let timer = e.timer.map(|t| t.to_string());
         let m_actor = |w: &str| {
             actor
@@ -372,9 +375,7 @@ impl App {
         let mut v: Vec<&FairnessRow> = self.data.fairness.iter().collect();
         match self.fairness_sort {
             FairnessSort::Fires => v.sort_by_key(|r| (std::cmp::Reverse(r.fires), r.actor)),
-            FairnessSort::Deferrals => {
-                v.sort_by_key(|r| (std::cmp::Reverse(r.deferrals), r.actor))
-            }
+            FairnessSort::Deferrals => v.sort_by_key(|r| (std::cmp::Reverse(r.deferrals), r.actor)),
             FairnessSort::Pending => v.sort_by_key(|r| (std::cmp::Reverse(r.pending), r.actor)),
             FairnessSort::W => v.sort_by_key(|r| (std::cmp::Reverse(r.w_bps), r.actor)),
             FairnessSort::Actor => v.sort_by_key(|r| (self.data.label(&r.actor), r.actor)),
@@ -415,7 +416,11 @@ impl App {
                 .bucket_timers
                 .get(self.timer_sel)
                 .map(|t| (t.id, Some(t.actor))),
-            Pane::Buckets => self.data.bucket_timers.first().map(|t| (t.id, Some(t.actor))),
+            Pane::Buckets => self
+                .data
+                .bucket_timers
+                .first()
+                .map(|t| (t.id, Some(t.actor))),
             Pane::Events => self
                 .selected_event()
                 .and_then(|e| e.timer.map(|t| (t, e.actor))),
@@ -471,9 +476,22 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.events_from = 0;
             }
             app.data = d;
-            app.bucket_sel = app.bucket_sel.min(app.data.buckets.len().saturating_sub(1));
-            app.timer_sel = app.timer_sel.min(app.data.bucket_timers.len().saturating_sub(1));
-            app.fairness_sel = app.fairness_sel.min(app.data.fairness.len().saturating_sub(1));
+            match app
+                .bucket_pin
+                .and_then(|h| app.data.buckets.iter().position(|b| b.height == h))
+            {
+                Some(i) => app.bucket_sel = i,
+                None => {
+                    app.bucket_pin = None;
+                    app.bucket_sel = app.bucket_sel.min(app.data.buckets.len().saturating_sub(1));
+                }
+            }
+            app.timer_sel = app
+                .timer_sel
+                .min(app.data.bucket_timers.len().saturating_sub(1));
+            app.fairness_sel = app
+                .fairness_sel
+                .min(app.data.fairness.len().saturating_sub(1));
             if let Overlay::Form(f) = &mut app.overlay {
                 f.actor = f.actor.min(app.data.actors.len().saturating_sub(1));
             }
@@ -532,8 +550,7 @@ fn on_done(
                 CommandOutcome::MiningSet(MiningMode::Interval { ms }) => app.block_time_ms = *ms,
                 _ => {}
             }
-            if matches!(cmd, UiCommand::ScheduleTimer(_))
-                && matches!(app.overlay, Overlay::Form(_))
+            if matches!(cmd, UiCommand::ScheduleTimer(_)) && matches!(app.overlay, Overlay::Form(_))
             {
                 app.overlay = Overlay::None;
             }
@@ -604,6 +621,7 @@ fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 Pane::Buckets => {
                     let before = app.bucket_sel;
                     step(&mut app.bucket_sel, app.data.buckets.len());
+                    app.bucket_pin = app.data.buckets.get(app.bucket_sel).map(|b| b.height);
                     if before != app.bucket_sel {
                         app.timer_sel = 0;
                         return vec![Effect::Refresh];
@@ -614,7 +632,14 @@ fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                     // Up goes back in time (away from the newest).
                     if down {
                         app.event_sel = app.event_sel.saturating_sub(1);
-                    } else if app.feed.iter().rev().filter(|e| app.passes(e)).nth(app.event_sel + 1).is_some() {
+                    } else if app
+                        .feed
+                        .iter()
+                        .rev()
+                        .filter(|e| app.passes(e))
+                        .nth(app.event_sel + 1)
+                        .is_some()
+                    {
                         app.event_sel += 1;
                     }
                 }
@@ -628,12 +653,11 @@ fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         }
         KeyAction::Left => app.in_bucket = false,
         KeyAction::Select => match app.focus {
-            Pane::Buckets if !app.in_bucket => {
-                if !app.data.bucket_timers.is_empty() {
-                    app.in_bucket = true;
-                    app.timer_sel = 0;
-                }
+            Pane::Buckets if !app.in_bucket && !app.data.bucket_timers.is_empty() => {
+                app.in_bucket = true;
+                app.timer_sel = 0;
             }
+            Pane::Buckets if !app.in_bucket => {}
             Pane::Buckets | Pane::Events => {
                 if let Some((id, _)) = app.selected_timer() {
                     app.overlay = Overlay::LifeLoading(id);
@@ -679,9 +703,11 @@ fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.block_time_ms = BLOCK_TIMES_MS[j];
             match app.data.status.as_ref().map(|s| s.mining) {
                 Some(MiningMode::Interval { .. }) => {
-                    return vec![Effect::Command(UiCommand::SetMining(MiningMode::Interval {
-                        ms: app.block_time_ms,
-                    }))];
+                    return vec![Effect::Command(UiCommand::SetMining(
+                        MiningMode::Interval {
+                            ms: app.block_time_ms,
+                        },
+                    ))];
                 }
                 _ => app.toast(
                     format!(
@@ -743,7 +769,10 @@ fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.overlay = Overlay::Prompt(Prompt {
                 kind: PromptKind::Revert,
                 title: "revert to snapshot".into(),
-                input: app.snapshots.last().map_or(String::new(), |s| s.to_string()),
+                input: app
+                    .snapshots
+                    .last()
+                    .map_or(String::new(), |s| s.to_string()),
                 help: "snapshot id".into(),
             });
         }

@@ -138,9 +138,7 @@ impl KeySpec {
             return false;
         }
         match (self.code, ev.code) {
-            (KeyCode::Char(a), KeyCode::Char(b)) if self.ctrl => {
-                a.eq_ignore_ascii_case(&b)
-            }
+            (KeyCode::Char(a), KeyCode::Char(b)) if self.ctrl => a.eq_ignore_ascii_case(&b),
             (a, b) => a == b,
         }
     }
@@ -196,28 +194,93 @@ pub struct KeyMap {
 }
 
 const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
-    (KeyAction::Step, &["space", "n"], "mine one block", Some("step")),
-    (KeyAction::StepTen, &["N"], "mine ten blocks", Some("step 10")),
-    (KeyAction::ToggleMining, &["p"], "pause or resume interval mining", Some("pause")),
+    (
+        KeyAction::Step,
+        &["space", "n"],
+        "mine one block",
+        Some("step"),
+    ),
+    (
+        KeyAction::StepTen,
+        &["N"],
+        "mine ten blocks",
+        Some("step 10"),
+    ),
+    (
+        KeyAction::ToggleMining,
+        &["p"],
+        "pause or resume interval mining",
+        Some("pause"),
+    ),
     (KeyAction::Faster, &["+", "="], "shorter block time", None),
     (KeyAction::Slower, &["-"], "longer block time", None),
-    (KeyAction::Schedule, &["s"], "schedule a timer (form)", Some("schedule")),
-    (KeyAction::Cancel, &["c"], "cancel the selected timer", Some("cancel")),
-    (KeyAction::Extend, &["e"], "extend the selected timer", Some("extend")),
-    (KeyAction::Govern, &["g"], "governance: cancel, extend, config, activation", Some("gov")),
+    (
+        KeyAction::Schedule,
+        &["s"],
+        "schedule a timer (form)",
+        Some("schedule"),
+    ),
+    (
+        KeyAction::Cancel,
+        &["c"],
+        "cancel the selected timer",
+        Some("cancel"),
+    ),
+    (
+        KeyAction::Extend,
+        &["e"],
+        "extend the selected timer",
+        Some("extend"),
+    ),
+    (
+        KeyAction::Govern,
+        &["g"],
+        "governance: cancel, extend, config, activation",
+        Some("gov"),
+    ),
     (KeyAction::Snapshot, &["S"], "take a snapshot", None),
     (KeyAction::Revert, &["R"], "revert to a snapshot", None),
     (KeyAction::FocusNext, &["tab"], "focus the next pane", None),
-    (KeyAction::FocusPrev, &["shift-tab"], "focus the previous pane", None),
+    (
+        KeyAction::FocusPrev,
+        &["shift-tab"],
+        "focus the previous pane",
+        None,
+    ),
     (KeyAction::Up, &["up", "k"], "move up", None),
     (KeyAction::Down, &["down", "j"], "move down", None),
     (KeyAction::Left, &["left", "h"], "back (bucket list)", None),
-    (KeyAction::Right, &["right", "l"], "into (a bucket's timers)", None),
-    (KeyAction::Select, &["enter"], "details: the selected timer's life", Some("details")),
+    (
+        KeyAction::Right,
+        &["right", "l"],
+        "into (a bucket's timers)",
+        None,
+    ),
+    (
+        KeyAction::Select,
+        &["enter"],
+        "details: the selected timer's life",
+        Some("details"),
+    ),
     (KeyAction::Close, &["esc"], "close the overlay", None),
-    (KeyAction::Filter, &["/"], "filter the feed: kind, actor or timer", Some("filter")),
-    (KeyAction::PauseFeed, &["f"], "pause or resume the event feed", None),
-    (KeyAction::Sort, &["o"], "sort the fairness table by the next column", None),
+    (
+        KeyAction::Filter,
+        &["/"],
+        "filter the feed: kind, actor or timer",
+        Some("filter"),
+    ),
+    (
+        KeyAction::PauseFeed,
+        &["f"],
+        "pause or resume the event feed",
+        None,
+    ),
+    (
+        KeyAction::Sort,
+        &["o"],
+        "sort the fairness table by the next column",
+        None,
+    ),
     (KeyAction::Help, &["?"], "this help", Some("help")),
     (KeyAction::Quit, &["q", "ctrl-c"], "quit", Some("quit")),
 ];
@@ -256,8 +319,7 @@ impl KeyMap {
     /// The defaults with the actions a user file names rebound; every other action keeps its
     /// keys.
     pub fn with_overrides(toml_text: &str) -> Result<KeyMap, String> {
-        let file: OverrideFile =
-            toml::from_str(toml_text).map_err(|e| format!("key file: {e}"))?;
+        let file: OverrideFile = toml::from_str(toml_text).map_err(|e| format!("key file: {e}"))?;
         let mut map = KeyMap::default();
         for (name, keys) in file.keys {
             let b = map
@@ -341,7 +403,10 @@ mod tests {
             o.action_for(&key(KeyCode::Char('x'), KeyModifiers::NONE)),
             Some(KeyAction::Step)
         );
-        assert_eq!(o.action_for(&key(KeyCode::Char('n'), KeyModifiers::NONE)), None);
+        assert_eq!(
+            o.action_for(&key(KeyCode::Char('n'), KeyModifiers::NONE)),
+            None
+        );
         assert_eq!(o.keys_label(KeyAction::Quit), "q/C-c");
         assert!(KeyMap::with_overrides("[keys]\nnope = [\"x\"]\n").is_err());
         assert!(KeyMap::with_overrides("[keys]\nstep = [\"what\"]\n").is_err());

@@ -111,10 +111,8 @@ pub fn handle_key<S: DashboardSource + ?Sized>(
 pub fn run<S: DashboardSource + ?Sized>(source: &mut S, opts: RunOptions) -> io::Result<()> {
     let mut guard = TerminalGuard::new()?;
     let mut app = App::new(opts.keys.clone());
-    if let Some(model::MiningMode::Interval { ms }) = source
-        .dashboard(&app.query())
-        .status
-        .map(|s| s.mining)
+    if let Some(model::MiningMode::Interval { ms }) =
+        source.dashboard(&app.query()).status.map(|s| s.mining)
     {
         app.block_time_ms = ms;
     }

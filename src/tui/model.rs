@@ -32,12 +32,11 @@ impl MiningMode {
 }
 
 fn fmt_ms(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
-        format!("{}.{:03}s", ms / 1000, ms % 1000)
-            .trim_end_matches('0')
-            .to_string()
+        let frac = format!("{:03}", ms % 1000);
+        format!("{}.{}s", ms / 1000, frac.trim_end_matches('0'))
     }
 }
 
@@ -352,14 +351,24 @@ pub struct Estimate {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CommandOutcome {
     /// The new head height.
-    Mined { height: u64 },
+    Mined {
+        height: u64,
+    },
     MiningSet(MiningMode),
-    Scheduled { timer_id: TimerId, height: u64 },
+    Scheduled {
+        timer_id: TimerId,
+        height: u64,
+    },
     Estimated(Estimate),
     /// A transaction went through (cancel, extend, governance).
-    Applied { what: String },
+    Applied {
+        what: String,
+    },
     SnapshotTaken(u64),
-    Reverted { id: u64, height: u64 },
+    Reverted {
+        id: u64,
+        height: u64,
+    },
 }
 
 impl CommandOutcome {
@@ -372,7 +381,10 @@ impl CommandOutcome {
                 format!("scheduled timer {} for #{height}", timer_id.short())
             }
             CommandOutcome::Estimated(e) => match &e.error {
-                None => format!("estimate: max cost {} fires at #{}", e.max_cost, e.fire_height),
+                None => format!(
+                    "estimate: max cost {} fires at #{}",
+                    e.max_cost, e.fire_height
+                ),
                 Some(err) => format!("estimate: would fail: {err}"),
             },
             CommandOutcome::Applied { what } => what.clone(),

@@ -59,10 +59,18 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
                 "need {MIN_WIDTH}x{MIN_HEIGHT}, have {}x{}",
                 area.width, area.height
             )),
-            Line::from(format!("{}: quit", app.keys.keys_label(super::keys::KeyAction::Quit))),
+            Line::from(format!(
+                "{}: quit",
+                app.keys.keys_label(super::keys::KeyAction::Quit)
+            )),
         ];
         let y = area.height.saturating_sub(3) / 2;
-        let r = Rect::new(area.x, area.y + y, area.width, area.height.saturating_sub(y));
+        let r = Rect::new(
+            area.x,
+            area.y + y,
+            area.width,
+            area.height.saturating_sub(y),
+        );
         frame.render_widget(
             Paragraph::new(msg)
                 .style(theme.get("warn"))

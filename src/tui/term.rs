@@ -76,9 +76,14 @@ pub fn next_event(timeout: Duration) -> io::Result<Option<TermEvent>> {
     if !event::poll(timeout)? {
         return Ok(None);
     }
-    Ok(match event::read()? {
+    Ok(filter_event(event::read()?))
+}
+
+/// The events the dashboard acts on: key presses (not releases or repeats) and resizes.
+pub fn filter_event(ev: Event) -> Option<TermEvent> {
+    match ev {
         Event::Key(k) if k.kind == KeyEventKind::Press => Some(TermEvent::Key(k)),
         Event::Resize(..) => Some(TermEvent::Resize),
         _ => None,
-    })
+    }
 }

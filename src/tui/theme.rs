@@ -21,7 +21,10 @@ use std::str::FromStr;
 pub const SHIPPED: &[(&str, &str)] = &[
     ("dark", include_str!("../../themes/dark.toml")),
     ("light", include_str!("../../themes/light.toml")),
-    ("high-contrast", include_str!("../../themes/high-contrast.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
     ("colorblind", include_str!("../../themes/colorblind.toml")),
     ("mono", include_str!("../../themes/mono.toml")),
 ];

@@ -19,7 +19,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let [left, right] =
-        Layout::horizontal([Constraint::Length(33), Constraint::Min(20)]).areas(inner);
+        Layout::horizontal([Constraint::Length(28), Constraint::Min(20)]).areas(inner);
 
     let focused = app.focus == Pane::Buckets;
     let h = left.height.saturating_sub(1) as usize;
@@ -59,14 +59,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let t = Table::new(
         rows,
         [
-            Constraint::Length(9),
+            Constraint::Length(8),
             Constraint::Length(6),
-            Constraint::Length(7),
+            Constraint::Length(6),
             Constraint::Length(4),
         ],
     )
     .header(Row::new(vec!["height", "timers", "gas", "fits"]).style(theme.get("header")))
-    .block(Block::default().borders(Borders::RIGHT).border_style(theme.get("border")));
+    .block(
+        Block::default()
+            .borders(Borders::RIGHT)
+            .border_style(theme.get("border")),
+    );
     frame.render_widget(t, left);
 
     let sel = app.data.buckets.get(app.bucket_sel);
@@ -85,6 +89,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let timers = &app.data.bucket_timers;
     let h = list.height.saturating_sub(1) as usize;
     let off = scroll_offset(app.timer_sel, timers.len(), h);
+    // Columns by priority: narrow panes drop the ones further right in this list.
+    const COLS: [(&str, u16); 8] = [
+        ("id", 8),
+        ("actor", 9),
+        ("gas", 6),
+        ("expires", 8),
+        ("maxcost", 7),
+        ("payer", 9),
+        ("prio", 5),
+        ("handler", 12),
+    ];
+    let mut shown = 0;
+    let mut used = 0u16;
+    for (_, w) in COLS {
+        if used + w > list.width {
+            break;
+        }
+        used += w + 1;
+        shown += 1;
+    }
     let rows: Vec<Row> = timers
         .iter()
         .enumerate()
@@ -96,38 +120,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             } else {
                 theme.get("text")
             };
-            Row::new(vec![
+            let cells = [
                 t.id.short(),
                 app.data.label(&t.actor),
-                app.data.label(&t.fee_payer),
                 short_amount(t.gas_limit.into()),
                 t.expires_at.to_string(),
                 short_amount(t.max_cost),
-                t.effective_priority
-                    .map_or("—".into(), |p| short_amount(p)),
+                app.data.label(&t.fee_payer),
+                t.effective_priority.map_or("—".into(), short_amount),
                 t.handler.clone(),
-            ])
-            .style(style)
+            ];
+            Row::new(cells.into_iter().take(shown)).style(style)
         })
         .collect();
-    let t = Table::new(
-        rows,
-        [
-            Constraint::Length(8),
-            Constraint::Length(9),
-            Constraint::Length(9),
-            Constraint::Length(6),
-            Constraint::Length(8),
-            Constraint::Length(7),
-            Constraint::Length(5),
-            Constraint::Min(6),
-        ],
-    )
-    .header(
-        Row::new(vec![
-            "id", "actor", "payer", "gas", "expires", "maxcost", "prio", "handler",
-        ])
-        .style(theme.get("header")),
-    );
+    let widths: Vec<Constraint> = COLS
+        .iter()
+        .take(shown)
+        .map(|(_, w)| Constraint::Length(*w))
+        .collect();
+    let t = Table::new(rows, widths)
+        .header(Row::new(COLS.iter().take(shown).map(|(n, _)| *n)).style(theme.get("header")));
     frame.render_widget(t, list);
 }

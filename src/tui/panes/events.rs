@@ -35,7 +35,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let h = inner.height as usize;
     // Enough rows that the selection is on screen; then the window that shows it.
     let rows = app.visible_events(h + app.event_sel);
-    let end = rows.len().saturating_sub(app.event_sel.saturating_sub(h.saturating_sub(1)));
+    let end = rows
+        .len()
+        .saturating_sub(app.event_sel.saturating_sub(h.saturating_sub(1)));
     let start = end.saturating_sub(h);
     let focused = app.focus == Pane::Events;
     let lines: Vec<Line> = rows[start..end]

@@ -62,7 +62,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Constraint::Length(6),
         ],
     )
-    .header(Row::new(vec!["actor", "fires", "deferrals", "pending", "W"]).style(theme.get("header")))
+    .header(
+        Row::new(vec!["actor", "fires", "deferrals", "pending", "W"]).style(theme.get("header")),
+    )
     .block(block);
     frame.render_widget(t, area);
 }

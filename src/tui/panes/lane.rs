@@ -69,7 +69,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .iter()
         .map(|r| {
             let lane = app.data.status.as_ref().map_or(1, |s| s.lane_cycles.max(1));
-            (r.height as f64, r.cycles_reserved as f64 * 100.0 / lane as f64)
+            (
+                r.height as f64,
+                r.cycles_reserved as f64 * 100.0 / lane as f64,
+            )
         })
         .collect();
     let x0 = rows.first().map_or(0.0, |r| r.height as f64);

@@ -69,7 +69,11 @@ pub fn loading(frame: &mut Frame, area: Rect, id: &TimerId, theme: &Theme) {
 }
 
 pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &Theme) {
-    let r = centered(area, area.width.saturating_sub(8).min(110), area.height.saturating_sub(4));
+    let r = centered(
+        area,
+        area.width.saturating_sub(8).min(110),
+        area.height.saturating_sub(4),
+    );
     frame.render_widget(Clear, r);
     let block = frame_block(format!("timer {} · {}", l.id.short(), l.status), theme);
     let inner = block.inner(r);
@@ -82,7 +86,10 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
             Span::styled(v, txt),
         ])
     };
-    let mut lines = vec![field("id", l.id.to_string()), field("status", l.status.clone())];
+    let mut lines = vec![
+        field("id", l.id.to_string()),
+        field("status", l.status.clone()),
+    ];
     if let Some(t) = &l.record {
         lines.extend([
             field(
@@ -100,7 +107,10 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
             field("expires_at", t.expires_at.to_string()),
             field("gas per fire", t.gas_limit.to_string()),
             field("max cost", t.max_cost.to_string()),
-            field("handler", format!("{} ({} payload bytes)", t.handler, t.payload_len)),
+            field(
+                "handler",
+                format!("{} ({} payload bytes)", t.handler, t.payload_len),
+            ),
             field(
                 "priority",
                 t.effective_priority
@@ -109,9 +119,11 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
         ]);
     }
     lines.push(field("deferrals", l.deferrals.to_string()));
-    let [top, bottom] =
-        Layout::vertical([Constraint::Length(lines.len() as u16 + 1), Constraint::Min(1)])
-            .areas(inner);
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(lines.len() as u16 + 1),
+        Constraint::Min(1),
+    ])
+    .areas(inner);
     frame.render_widget(Paragraph::new(lines), top);
     let h = bottom.height.saturating_sub(1) as usize;
     // The latest steps when the timeline is longer than the screen.
@@ -155,7 +167,9 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
                 .data
                 .actors
                 .get(f.actor)
-                .map_or("(no actor)".into(), |a| format!("◂ {} ▸", app.data.label(a))),
+                .map_or("(no actor)".into(), |a| {
+                    format!("◂ {} ▸", app.data.label(a))
+                }),
             _ => f.value(*field).to_string(),
         };
         let current = i == f.field;

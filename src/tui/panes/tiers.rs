@@ -15,8 +15,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(block, area);
     let [label, spark, text] = Layout::vertical([
         Constraint::Length(1),
-        Constraint::Length(2),
-        Constraint::Min(0),
+        Constraint::Min(2),
+        Constraint::Length(3),
     ])
     .areas(inner);
     let w = (spark.width as usize).min(t.ring.len());
@@ -27,9 +27,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Span::styled("ring ", theme.get("header")),
             Span::styled(
                 format!(
-                    "{} timers in {} slots; next {} heights from #{}:",
+                    "{} timers to #{}; per height, the next {} from #{}:",
                     t.ring_total,
-                    t.ring.len(),
+                    t.ring_start + t.ring.len() as u64,
                     w,
                     t.ring_start
                 ),
@@ -40,7 +40,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     );
     let data: Vec<u64> = t.ring.iter().take(w).map(|c| u64::from(*c)).collect();
     frame.render_widget(
-        Sparkline::default().data(&data).style(theme.get("tier_ring")),
+        Sparkline::default()
+            .data(&data)
+            .style(theme.get("tier_ring")),
         spark,
     );
     let epochs: Vec<String> = t
@@ -63,7 +65,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Line::from(vec![
             Span::styled("epoch ", theme.get("header")),
             Span::styled(
-                format!("{} timers in {} buckets ", t.epoch_total, t.epoch_buckets.len()),
+                format!(
+                    "{} timers in {} buckets ",
+                    t.epoch_total,
+                    t.epoch_buckets.len()
+                ),
                 txt,
             ),
             Span::styled(
