@@ -12,7 +12,10 @@ use cowboy_devnet::tui::term::{TermEvent, filter_event};
 use cowboy_devnet::tui::theme::Theme;
 use cowboy_devnet::tui::{handle_key, panes, refresh, render};
 use cowboy_devnet::vm::DevnetRuntime;
-use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers};
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers, MouseButton, MouseEvent,
+    MouseEventKind,
+};
 use insta::assert_snapshot;
 use ratatui::Frame;
 use ratatui::Terminal;
@@ -307,6 +310,45 @@ fn only_key_presses_count() {
     k.state = KeyEventState::NONE;
     assert_eq!(filter_event(Event::Key(k)), None);
     assert_eq!(filter_event(Event::Resize(80, 24)), Some(TermEvent::Resize));
+    let click = |kind| {
+        Event::Mouse(MouseEvent {
+            kind,
+            column: 3,
+            row: 4,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    assert_eq!(
+        filter_event(click(MouseEventKind::Down(MouseButton::Left))),
+        Some(TermEvent::Click { column: 3, row: 4 })
+    );
+    assert_eq!(filter_event(click(MouseEventKind::Moved)), None);
+}
+
+#[test]
+fn a_click_focuses_the_pane_under_it() {
+    use cowboy_devnet::tui::app::{Action, update};
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    let a = render::areas(Rect::new(0, 0, 160, 48));
+    for (pane, r) in [
+        (Pane::Fairness, a.fairness),
+        (Pane::Events, a.events),
+        (Pane::Tiers, a.tiers),
+        (Pane::Lane, a.lane),
+        (Pane::Buckets, a.buckets),
+    ] {
+        update(
+            &mut app,
+            Action::Click {
+                column: r.x + 1,
+                row: r.y + 1,
+                width: 160,
+                height: 48,
+            },
+        );
+        assert_eq!(app.focus, pane);
+    }
 }
 
 #[test]

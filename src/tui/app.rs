@@ -276,6 +276,76 @@ pub struct App {
     pub quit: bool,
 }
 
+/// The event feed's filter, parsed once per use: every word must match the event's kind, its
+/// actor (name or address prefix) or its timer id (hex prefix); `kind:`, `actor:` and
+/// `timer:` narrow a word to one of them. Case does not matter.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeedFilter {
+    words: Vec<(Scope, String)>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scope {
+    Any,
+    Kind,
+    Actor,
+    Timer,
+}
+
+impl FeedFilter {
+    pub fn parse(s: &str) -> Self {
+        let words = s
+            .split_whitespace()
+            .map(|w| {
+                let w = w.to_ascii_lowercase();
+                for (p, scope) in [
+                    ("kind:", Scope::Kind),
+                    ("actor:", Scope::Actor),
+                    ("timer:", Scope::Timer),
+                ] {
+                    if let Some(v) = w.strip_prefix(p) {
+                        return (scope, v.to_string());
+                    }
+                }
+                (Scope::Any, w)
+            })
+            .collect();
+        FeedFilter { words }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.words.is_empty()
+    }
+
+    pub fn matches(&self, e: &EventRow, data: &DashboardData) -> bool {
+        let contains_ci = |hay: &str, w: &str| {
+            hay.as_bytes()
+                .windows(w.len().max(1))
+                .any(|win| win.eq_ignore_ascii_case(w.as_bytes()))
+        };
+        let actor = |w: &str| {
+            e.actor.is_some_and(|a| {
+                data.names.get(&a).is_some_and(|n| contains_ci(n, w))
+                    || (w.len() > 2 && w.starts_with("0x") && a.to_string().starts_with(w))
+            })
+        };
+        let timer = |w: &str| {
+            let w = w.trim_start_matches("0x");
+            !w.is_empty()
+                && w.len() <= 64
+                && w.bytes().all(|b| b.is_ascii_hexdigit())
+                && e.timer
+                    .is_some_and(|t| hex::encode(&t.0[..w.len().div_ceil(2)]).starts_with(w))
+        };
+        self.words.iter().all(|(scope, w)| match scope {
+            Scope::Kind => contains_ci(&e.kind, w),
+            Scope::Actor => actor(w),
+            Scope::Timer => timer(w),
+            Scope::Any => contains_ci(&e.kind, w) || actor(w) || timer(w),
+        })
+    }
+}
+
 /// Inputs of [`update`].
 #[derive(Clone, Debug)]
 pub enum Action {
@@ -284,6 +354,13 @@ pub enum Action {
     Events(Vec<EventRow>),
     Life(TimerId, Option<Box<TimerLife>>),
     Done(UiCommand, Result<CommandOutcome, CommandError>),
+    /// A mouse button went down at this cell of a terminal of this size: focus the pane there.
+    Click {
+        column: u16,
+        row: u16,
+        width: u16,
+        height: u16,
+    },
 }
 
 /// What the loop must do for the app.
@@ -334,40 +411,9 @@ impl App {
         self.data.status.as_ref().map_or(0, |s| s.height)
     }
 
-    /// Whether an event passes the feed filter: every word must match the kind, the actor's
-    /// name or address, or the timer id; `kind:`, `actor:` and `timer:` narrow a word to one.
+    /// Whether an event passes the feed filter.
     pub fn passes(&self, e: &EventRow) -> bool {
-        let f = self.filter.trim().to_ascii_lowercase();
-        if f.is_empty() {
-            return true;
-        }
-        let kind = e.kind.to_ascii_lowercase();
-        let actor = e
-            .actor
-            .map(|a| (self.data.label(&a).to_ascii_lowercase(), a.to_string()));
-        let timer = e.timer.map(|t| t.to_string());
-        let m_actor = |w: &str| {
-            actor
-                .as_ref()
-                .is_some_and(|(n, a)| n.contains(w) || a.starts_with(w))
-        };
-        let m_timer = |w: &str| {
-            let w = w.trim_start_matches("0x");
-            timer
-                .as_ref()
-                .is_some_and(|t| !w.is_empty() && t[2..].starts_with(w))
-        };
-        f.split_whitespace().all(|w| {
-            if let Some(v) = w.strip_prefix("kind:") {
-                kind.contains(v)
-            } else if let Some(v) = w.strip_prefix("actor:") {
-                m_actor(v)
-            } else if let Some(v) = w.strip_prefix("timer:") {
-                m_timer(v)
-            } else {
-                kind.contains(w) || m_actor(w) || m_timer(w)
-            }
-        })
+        FeedFilter::parse(&self.filter).matches(e, &self.data)
     }
 
     /// The fairness rows in the current sort order.
@@ -386,12 +432,13 @@ impl App {
     /// The newest events that pass the filter, at most `n`, oldest first, with the index (from
     /// the newest) of each. Walks back only as far as it needs.
     pub fn visible_events(&self, n: usize) -> Vec<&EventRow> {
+        let f = FeedFilter::parse(&self.filter);
         let mut v: Vec<&EventRow> = Vec::with_capacity(n);
         for e in self.feed.iter().rev() {
             if v.len() >= n {
                 break;
             }
-            if self.passes(e) {
+            if f.matches(e, &self.data) {
                 v.push(e);
             }
         }
@@ -401,10 +448,11 @@ impl App {
 
     /// The selected event (the newest passing the filter when nothing else is selected).
     pub fn selected_event(&self) -> Option<&EventRow> {
+        let f = FeedFilter::parse(&self.filter);
         self.feed
             .iter()
             .rev()
-            .filter(|e| self.passes(e))
+            .filter(|e| f.matches(e, &self.data))
             .nth(self.event_sel)
     }
 
@@ -521,6 +569,29 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Done(cmd, result) => on_done(app, cmd, result),
+        Action::Click {
+            column,
+            row,
+            width,
+            height,
+        } => {
+            if app.overlay == Overlay::None {
+                let a = super::render::areas(ratatui::layout::Rect::new(0, 0, width, height));
+                let at = ratatui::layout::Position::new(column, row);
+                for (pane, r) in [
+                    (Pane::Buckets, a.buckets),
+                    (Pane::Tiers, a.tiers),
+                    (Pane::Lane, a.lane),
+                    (Pane::Fairness, a.fairness),
+                    (Pane::Events, a.events),
+                ] {
+                    if r.contains(at) {
+                        app.focus = pane;
+                    }
+                }
+            }
+            vec![]
+        }
         Action::Key(k) => on_key(app, k),
     }
 }
@@ -632,15 +703,17 @@ fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                     // Up goes back in time (away from the newest).
                     if down {
                         app.event_sel = app.event_sel.saturating_sub(1);
-                    } else if app
-                        .feed
-                        .iter()
-                        .rev()
-                        .filter(|e| app.passes(e))
-                        .nth(app.event_sel + 1)
-                        .is_some()
-                    {
-                        app.event_sel += 1;
+                    } else {
+                        let f = FeedFilter::parse(&app.filter);
+                        let older = app
+                            .feed
+                            .iter()
+                            .rev()
+                            .filter(|e| f.matches(e, &app.data))
+                            .nth(app.event_sel + 1);
+                        if older.is_some() {
+                            app.event_sel += 1;
+                        }
                     }
                 }
                 _ => {}

@@ -129,6 +129,18 @@ pub fn run<S: DashboardSource + ?Sized>(source: &mut S, opts: RunOptions) -> io:
         }
         match term::next_event(wait)? {
             Some(TermEvent::Key(k)) => handle_key(source, &mut app, k),
+            Some(TermEvent::Click { column, row }) => {
+                let size = guard.terminal.size()?;
+                update(
+                    &mut app,
+                    Action::Click {
+                        column,
+                        row,
+                        width: size.width,
+                        height: size.height,
+                    },
+                );
+            }
             Some(TermEvent::Resize) | None => {}
         }
         let now = Instant::now();

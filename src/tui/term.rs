@@ -2,7 +2,9 @@
 //! guard drops (a normal exit or an error) and by a panic hook before the panic message prints,
 //! so a panic anywhere (any thread) never leaves a half-restored screen.
 
-use crossterm::event::{self, Event, KeyEvent, KeyEventKind};
+use crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEvent, KeyEventKind, MouseEventKind,
+};
 use crossterm::terminal::{
     EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
 };
@@ -23,7 +25,12 @@ static HOOK: Once = Once::new();
 pub fn restore() {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = disable_raw_mode();
-        let _ = execute!(io::stdout(), LeaveAlternateScreen, cursor::Show);
+        let _ = execute!(
+            io::stdout(),
+            DisableMouseCapture,
+            LeaveAlternateScreen,
+            cursor::Show
+        );
     }
 }
 
@@ -43,7 +50,12 @@ impl TerminalGuard {
         });
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
-        if let Err(e) = execute!(io::stdout(), EnterAlternateScreen, cursor::Hide) {
+        if let Err(e) = execute!(
+            io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            cursor::Hide
+        ) {
             restore();
             return Err(e);
         }
@@ -67,6 +79,11 @@ impl Drop for TerminalGuard {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TermEvent {
     Key(KeyEvent),
+    /// A mouse button went down at `(column, row)`.
+    Click {
+        column: u16,
+        row: u16,
+    },
     Resize,
 }
 
@@ -79,11 +96,16 @@ pub fn next_event(timeout: Duration) -> io::Result<Option<TermEvent>> {
     Ok(filter_event(event::read()?))
 }
 
-/// The events the dashboard acts on: key presses (not releases or repeats) and resizes.
+/// The events the dashboard acts on: key presses (not releases or repeats), mouse clicks and
+/// resizes.
 pub fn filter_event(ev: Event) -> Option<TermEvent> {
     match ev {
         Event::Key(k) if k.kind == KeyEventKind::Press => Some(TermEvent::Key(k)),
         Event::Resize(..) => Some(TermEvent::Resize),
+        Event::Mouse(m) if matches!(m.kind, MouseEventKind::Down(_)) => Some(TermEvent::Click {
+            column: m.column,
+            row: m.row,
+        }),
         _ => None,
     }
 }
