@@ -451,7 +451,7 @@ fn schedule_form_schedules_and_the_timer_fires_in_the_feed() {
 }
 
 #[test]
-fn schedule_errors_show_in_the_form_and_change_nothing() {
+fn schedule_errors_show_in_the_form_and_schedule_nothing() {
     let mut src = demo_at(27);
     let mut app = app_on(&mut src);
     let before = src.chain().engine.queue.len();
