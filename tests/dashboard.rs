@@ -684,3 +684,61 @@ fn tiers_show_the_epoch_and_overflow_tiers() {
         draw_pane(panes::tiers::render, &app, 100, 9)
     );
 }
+
+#[test]
+fn governance_and_feed_selection_keys() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    // Governance cancel (system instruction 48) of the selected bucket timer, by the governor.
+    press(&mut src, &mut app, &[key('j'), key('l'), key('g')]);
+    let t = app.data.bucket_timers[0].clone();
+    press(&mut src, &mut app, &typed("cancel"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter), key(' ')]);
+    assert!(src.chain().timer(&t.id).is_none());
+    assert!(
+        app.feed
+            .iter()
+            .any(|e| e.kind == "TimerCancelledByGovernance" && e.timer == Some(t.id))
+    );
+    // In the feed, Up selects older events and Enter opens the selected one's timer.
+    app.focus = Pane::Events;
+    press(&mut src, &mut app, &typed("/kind:scheduled"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let newest_two: Vec<TimerId> = app
+        .visible_events(2)
+        .iter()
+        .map(|e| e.timer.unwrap())
+        .collect();
+    press(&mut src, &mut app, &[key('k'), code(KeyCode::Enter)]);
+    let Overlay::Life(l) = &app.overlay else {
+        panic!("{:?}", app.overlay)
+    };
+    assert_eq!(l.id, newest_two[0], "one up from the newest");
+    // A form field clears with Ctrl-U.
+    press(&mut src, &mut app, &[code(KeyCode::Esc), key('s')]);
+    press(
+        &mut src,
+        &mut app,
+        &[KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)],
+    );
+    press(&mut src, &mut app, &typed("40"));
+    let Overlay::Form(f) = &app.overlay else {
+        panic!()
+    };
+    assert_eq!(f.values[1], "40");
+}
+
+#[test]
+fn dashboard_queries_change_no_state_root() {
+    // The view folds the overflow commitment early; the roots must not notice.
+    let mut watched = demo_at(20);
+    let mut plain = demo_at(20);
+    let mut app = app_on(&mut watched);
+    for _ in 0..15 {
+        press(&mut watched, &mut app, &[key(' ')]);
+        let _ = watched.dashboard(&app.query());
+        plain.execute(UiCommand::Mine(1)).unwrap();
+    }
+    assert_eq!(watched.chain().height, 35);
+    assert_eq!(watched.chain().head, plain.chain().head);
+}

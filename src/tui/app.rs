@@ -870,7 +870,15 @@ fn filter_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     vec![]
 }
 
+/// Edits a text field: characters append, Backspace deletes one, Ctrl-U clears it.
 fn edit(s: &mut String, k: &KeyEvent) -> bool {
+    if k.modifiers.contains(KeyModifiers::CONTROL) {
+        if k.code == KeyCode::Char('u') {
+            s.clear();
+            return true;
+        }
+        return false;
+    }
     match k.code {
         KeyCode::Backspace => {
             s.pop();

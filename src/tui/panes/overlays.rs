@@ -29,7 +29,7 @@ fn frame_block<'a>(title: String, theme: &Theme) -> Block<'a> {
 
 pub fn help(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let b = app.keys.bindings();
-    let r = centered(area, 72, b.len() as u16 + 8);
+    let r = centered(area, 92, b.len() as u16 + 8);
     frame.render_widget(Clear, r);
     let mut lines: Vec<Line> = b
         .iter()
@@ -45,7 +45,7 @@ pub fn help(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .collect();
     lines.push(Line::from(""));
     lines.push(Line::styled(
-        " forms: Tab/↓ next field · S-Tab/↑ previous · ←/→ choose · Enter send · Esc close",
+        " forms: Tab/↓ next field · S-Tab/↑ previous · ←/→ choose · C-u clear · Enter send · Esc close",
         theme.get("dim"),
     ));
     lines.push(Line::styled(
