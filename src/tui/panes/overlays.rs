@@ -45,7 +45,7 @@ pub fn help(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .collect();
     lines.push(Line::from(""));
     lines.push(Line::styled(
-        " forms: Tab/↓ next field · S-Tab/↑ previous · ←/→ choose · C-u clear · Enter send · Esc close",
+        " forms: Tab/↓ next · S-Tab/↑ previous · ←/→ choose · C-u clear · Enter send · Esc close",
         theme.get("dim"),
     ));
     lines.push(Line::styled(
