@@ -522,6 +522,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.feed.clear();
                 app.held.clear();
                 app.events_from = 0;
+                app.event_sel = 0;
             }
             app.data = d;
             match app
