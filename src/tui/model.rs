@@ -433,6 +433,19 @@ impl CommandError {
 ///
 /// Queries must answer quickly (the UI calls them between frames); a source that would block
 /// (RPC) answers from a cache its own task keeps fresh.
+///
+/// Over JSON-RPC (issues 13 and 14) each part maps to:
+///
+/// | here | JSON-RPC |
+/// | --- | --- |
+/// | `dashboard` status | `devnet_blockNumber`, `devnet_getMining`, `scheduler_config` (basefees, lane), the head view |
+/// | `dashboard` buckets, bucket timers | `timer_bucket [height]` per coming height (or a range variant) |
+/// | `dashboard` tiers | `scheduler_tiers` |
+/// | `dashboard` lane, fairness | `scheduler_lane [{"last"}]`, `scheduler_fairness` (CIP-1 v3 issue) |
+/// | `dashboard` names, actors | `devnet_accounts` plus the fixture's names |
+/// | `events` | `devnet_getEvents [{"from_height", "limit"}]`, then `devnet_subscribeEvents` |
+/// | `timer_life` | `timer_get [id]` (record, status, deferrals, history) |
+/// | `execute` | the method [`UiCommand::method`] names; errors carry `data.reason` |
 pub trait DashboardSource {
     /// One refresh: status, buckets, tiers, lane, fairness, names.
     fn dashboard(&mut self, q: &ViewQuery) -> DashboardData;
