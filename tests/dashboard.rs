@@ -742,3 +742,18 @@ fn dashboard_queries_change_no_state_root() {
     assert_eq!(watched.chain().height, 35);
     assert_eq!(watched.chain().head, plain.chain().head);
 }
+
+#[test]
+fn snapshot_lane_after_the_outage() {
+    // The demo halts at 50 for 20 heights; at 71 the throttled GC lane clears expired timers
+    // (10 a block) and the backlog is deferred.
+    let mut src = demo_at(75);
+    let app = app_on(&mut src);
+    let at71 = app.data.lane.iter().find(|r| r.height == 71).unwrap();
+    assert_eq!(at71.gc_cycles, 50_000);
+    assert!(at71.deferred >= 20);
+    assert_snapshot!(
+        "pane_lane_after_outage",
+        draw_pane(panes::lane::render, &app, 90, 16)
+    );
+}

@@ -350,6 +350,7 @@ impl DashboardSource for LocalDevnet {
             pending_timers: queue.len() as u64,
             rpc_address: self.rpc_address.clone(),
             lane_cycles: cfg.lane_timer_cycles,
+            gc_cycles: cfg.gc_cycles_per_block,
         };
 
         // Ring occupancy, and from it the coming non-empty buckets (the next height always).

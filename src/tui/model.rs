@@ -59,6 +59,8 @@ pub struct Status {
     pub rpc_address: Option<String>,
     /// `LANE_TIMER_CYCLES` in force.
     pub lane_cycles: u64,
+    /// The GC lane's budget per block (`gc_cycles_per_block`).
+    pub gc_cycles: u64,
 }
 
 /// One coming height and what is due there.

@@ -63,31 +63,47 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
     let util: Vec<(f64, f64)> = rows
         .iter()
-        .map(|r| (r.height as f64, f64::from(r.utilisation_bps) / 100.0))
+        .enumerate()
+        .map(|(i, r)| (i as f64, f64::from(r.utilisation_bps) / 100.0))
         .collect();
     let reserved: Vec<(f64, f64)> = rows
         .iter()
-        .map(|r| {
+        .enumerate()
+        .map(|(i, r)| {
             let lane = app.data.status.as_ref().map_or(1, |s| s.lane_cycles.max(1));
-            (
-                r.height as f64,
-                r.cycles_reserved as f64 * 100.0 / lane as f64,
-            )
+            (i as f64, r.cycles_reserved as f64 * 100.0 / lane as f64)
         })
         .collect();
-    let x0 = rows.first().map_or(0.0, |r| r.height as f64);
-    let x1 = rows.last().map_or(1.0, |r| r.height as f64).max(x0 + 1.0);
+    // GC lane use against the GC budget of the config now (CIP-5 §6.5, CIP-1 v3 §9).
+    let gc_budget = app.data.status.as_ref().map_or(1, |s| s.gc_cycles.max(1));
+    let gc: Vec<(f64, f64)> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i as f64, r.gc_cycles as f64 * 100.0 / gc_budget as f64))
+        .collect();
+    // One x step per sealed block (an outage's skipped heights take no width); the axis is
+    // labelled with the first and last heights.
+    let x1 = (rows.len().max(2) - 1) as f64;
+    let h0 = rows.first().map_or(0, |r| r.height);
+    let h1 = rows.last().map_or(0, |r| r.height);
     let ymax = util
         .iter()
         .chain(&reserved)
+        .chain(&gc)
         .map(|p| p.1)
         .fold(100.0f64, f64::max);
     let c = Chart::new(vec![
         Dataset::default()
-            .name("reserved %")
+            .name("gc %")
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
             .style(theme.get("gc_line"))
+            .data(&gc),
+        Dataset::default()
+            .name("reserved %")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
+            .style(theme.get("dim"))
             .data(&reserved),
         Dataset::default()
             .name("used %")
@@ -98,8 +114,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ])
     .x_axis(
         Axis::default()
-            .bounds([x0, x1])
-            .labels([format!("#{x0}"), format!("#{x1}")])
+            .bounds([0.0, x1])
+            .labels([format!("#{h0}"), format!("#{h1}")])
             .style(theme.get("dim")),
     )
     .y_axis(
