@@ -118,6 +118,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .labels([format!("#{h0}"), format!("#{h1}")])
             .style(theme.get("dim")),
     )
+    .hidden_legend_constraints((Constraint::Ratio(1, 3), Constraint::Ratio(1, 2)))
     .y_axis(
         Axis::default()
             .bounds([0.0, ymax])
