@@ -700,6 +700,13 @@ fn governance_and_feed_selection_keys() {
             .iter()
             .any(|e| e.kind == "TimerCancelledByGovernance" && e.timer == Some(t.id))
     );
+    let life = src.timer_life(&t.id).unwrap();
+    assert_eq!(life.status, "cancelled_by_governance");
+    assert_eq!(
+        life.timeline.last().unwrap().reason,
+        "system instruction 48"
+    );
+    assert!(src.timer_life(&TimerId([7; 32])).is_none());
     // In the feed, Up selects older events and Enter opens the selected one's timer.
     app.focus = Pane::Events;
     press(&mut src, &mut app, &typed("/kind:scheduled"));
