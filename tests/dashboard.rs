@@ -764,3 +764,15 @@ fn snapshot_lane_after_the_outage() {
         draw_pane(panes::lane::render, &app, 90, 16)
     );
 }
+
+#[test]
+fn a_selected_event_stays_selected_as_new_events_arrive() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    app.focus = Pane::Events;
+    press(&mut src, &mut app, &[key('k'), key('k')]);
+    let before = app.selected_event().cloned().unwrap();
+    press(&mut src, &mut app, &[key('N')]);
+    assert!(app.feed.len() > 60, "ten blocks brought events");
+    assert_eq!(app.selected_event(), Some(&before));
+}

@@ -230,11 +230,37 @@ impl LocalDevnet {
         let Some(map) = v.as_object() else {
             return String::new();
         };
+        // The telling fields first (where, why, outcome), the rest in name order.
+        const FIRST: &[&str] = &[
+            "handler",
+            "height",
+            "to_height",
+            "reason",
+            "success",
+            "error",
+            "expires_at",
+            "current_height",
+            "old_expires_at",
+            "new_expires_at",
+            "cycles_used",
+            "cost",
+            "refund",
+            "required",
+            "available",
+        ];
+        let mut keys: Vec<&String> = map
+            .keys()
+            .filter(|k| !matches!(k.as_str(), "kind" | "timer_id" | "actor"))
+            .collect();
+        keys.sort_by_key(|k| {
+            (
+                FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()),
+                k.as_str(),
+            )
+        });
         let mut out = Vec::new();
-        for (k, v) in map {
-            if matches!(k.as_str(), "kind" | "timer_id" | "actor") {
-                continue;
-            }
+        for k in keys {
+            let v = &map[k];
             let s = match v {
                 serde_json::Value::String(s) => match s.parse::<Address>() {
                     Ok(a) => self.label(&a),

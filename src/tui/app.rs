@@ -553,6 +553,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if app.feed_paused {
                 app.held.extend(ev);
             } else {
+                // A selection away from the newest stays on its event as newer ones arrive.
+                if app.event_sel > 0 {
+                    let f = FeedFilter::parse(&app.filter);
+                    app.event_sel += ev.iter().filter(|e| f.matches(e, &app.data)).count();
+                }
                 app.push_events(ev);
             }
             vec![]
