@@ -173,8 +173,13 @@ impl Theme {
         if SHIPPED.iter().any(|(n, _)| *n == name_or_path) {
             return Theme::shipped(name_or_path);
         }
-        let text = std::fs::read_to_string(name_or_path)
-            .map_err(|e| format!("theme `{name_or_path}`: {e}"))?;
+        let text = std::fs::read_to_string(name_or_path).map_err(|e| {
+            let names: Vec<_> = SHIPPED.iter().map(|(n, _)| *n).collect();
+            format!(
+                "theme `{name_or_path}`: no shipped theme of that name ({}) and no such file: {e}",
+                names.join(", ")
+            )
+        })?;
         Theme::parse(name_or_path, &text, Some(&Theme::default()))
     }
 
@@ -225,5 +230,10 @@ mod tests {
         assert_eq!(t.get("selection"), dark.get("selection"));
         assert!(Theme::parse("bad", "[styles]\ntitel = {}\n", Some(&dark)).is_err());
         assert!(Theme::parse("bad", "[styles]\ntitle = { fg = \"nocolour\" }\n", None).is_err());
+        let e = Theme::load("no-such-theme").unwrap_err();
+        assert!(
+            e.contains("dark, light, high-contrast, colorblind, mono"),
+            "{e}"
+        );
     }
 }
