@@ -234,6 +234,7 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     let opts = RunOptions {
         blocks: a.blocks,
         skip_rows: a.report.is_none(),
+        keep_blocks: None,
     };
     let (report, mut devnet) = scenario
         .run_with(DevnetRuntime::shared(), opts, &mut |b, chain| {

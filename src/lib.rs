@@ -9,4 +9,5 @@ pub mod chain;
 pub mod engine;
 pub mod node;
 pub mod scenario;
+pub mod tui;
 pub mod vm;

@@ -75,6 +75,9 @@ pub struct RunOptions {
     /// Keep no per-block rows (the report's `blocks` stays empty, the summary still counts
     /// every block): memory then follows the events, not the blocks.
     pub skip_rows: bool,
+    /// Sealed blocks the run's chain keeps (`None`: [`RUN_KEEP_BLOCKS`], enough for the
+    /// runner, which reads only the last; a front end that browses the history asks for more).
+    pub keep_blocks: Option<usize>,
 }
 
 /// The most blocks one run plays (`blocks` in a fixture, `--blocks`): about 10 minutes of
@@ -264,7 +267,9 @@ impl Scenario {
         on_block: &mut dyn FnMut(&Block, &Chain) -> ControlFlow<()>,
     ) -> Result<(Report, Devnet), NodeError> {
         let mut devnet = Devnet::new(self.genesis.clone(), runtime)?;
-        devnet.chain_mut().set_keep_blocks(RUN_KEEP_BLOCKS);
+        devnet
+            .chain_mut()
+            .set_keep_blocks(opts.keep_blocks.unwrap_or(RUN_KEEP_BLOCKS));
         let last = opts.blocks.unwrap_or(self.default_blocks);
         let mut run = Run::new(self, opts, devnet.chain().funds_conserved());
         // State expectations by height, checked after their block (or, for a height an

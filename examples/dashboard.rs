@@ -1,0 +1,82 @@
+//! The dashboard on an in-process devnet: the shipped demo fixture played to height 20 (its
+//! actors deployed, its first timers pending), then mined live every second.
+//!
+//! `cargo run --example dashboard [-- --theme NAME|FILE] [--keys FILE] [--at HEIGHT]
+//! [--block-time SECONDS]`. `NO_COLOR=1` draws in mono.
+
+use cowboy_devnet::scenario::{RunOptions, builtin};
+use cowboy_devnet::tui::keys::KeyMap;
+use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::model::MiningMode;
+use cowboy_devnet::tui::theme::Theme;
+use cowboy_devnet::vm::DevnetRuntime;
+use std::io::IsTerminal;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run() -> Result<(), String> {
+    let mut theme = None;
+    let mut keys = None;
+    let mut at = 20;
+    let mut block_ms = 1_000;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = || args.next().ok_or(format!("{a} needs a value"));
+        match a.as_str() {
+            "--theme" => theme = Some(value()?),
+            "--keys" => keys = Some(value()?),
+            "--at" => at = value()?.parse().map_err(|e| format!("--at: {e}"))?,
+            "--block-time" => {
+                let s: f64 = value()?.parse().map_err(|e| format!("--block-time: {e}"))?;
+                block_ms = (s * 1000.0).round() as u64;
+            }
+            other => return Err(format!("unknown argument `{other}`")),
+        }
+    }
+    if !std::io::stdout().is_terminal() {
+        return Err("the dashboard needs a terminal (stdout is not one)".into());
+    }
+    let theme = Theme::select(theme.as_deref(), Theme::no_color_env())?;
+    let keys = match keys {
+        Some(p) => {
+            KeyMap::with_overrides(&std::fs::read_to_string(&p).map_err(|e| format!("{p}: {e}"))?)?
+        }
+        None => KeyMap::default(),
+    };
+
+    let rt = DevnetRuntime::shared();
+    let scenario = builtin::scenario("demo", &DevnetRuntime::new())
+        .expect("the demo fixture ships")
+        .map_err(|e| e.to_string())?;
+    let (_, devnet) = scenario
+        .run_devnet(
+            rt,
+            RunOptions {
+                blocks: Some(at),
+                skip_rows: true,
+                keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
+            },
+            &mut |_, _| {},
+        )
+        .map_err(|e| e.to_string())?;
+    let mut source = LocalDevnet::new(devnet, scenario.address_book())
+        .with_mining(MiningMode::Interval { ms: block_ms });
+    cowboy_devnet::tui::run(
+        &mut source,
+        cowboy_devnet::tui::RunOptions {
+            theme,
+            keys,
+            ..Default::default()
+        },
+    )
+    .map_err(|e| e.to_string())
+}

@@ -1,0 +1,470 @@
+//! The one data interface the dashboard renders from (issue 15, "How it is built").
+//!
+//! Plain data, no chain types beyond ids and addresses: an in-process node
+//! ([`crate::tui::local::LocalDevnet`]) and, later, a JSON-RPC client both fill these types, and
+//! the dashboard never sees which one it talks to. Every command a key press sends is a
+//! [`UiCommand`], answered by a typed [`CommandOutcome`] or a named [`CommandError`], the same
+//! `{reason, message}` pair the JSON-RPC API puts in `data.reason` and the error message.
+
+use crate::engine::{Address, H256, TimerConfig, TimerId};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// How the node produces blocks (issue 13: mining modes are state of the node).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MiningMode {
+    /// Every transaction seals a block.
+    Auto,
+    /// Blocks only on request.
+    Manual,
+    /// A block every `ms` milliseconds.
+    Interval { ms: u64 },
+}
+
+impl MiningMode {
+    pub fn label(&self) -> String {
+        match self {
+            MiningMode::Auto => "auto".into(),
+            MiningMode::Manual => "manual".into(),
+            MiningMode::Interval { ms } => format!("interval {}", fmt_ms(*ms)),
+        }
+    }
+}
+
+fn fmt_ms(ms: u64) -> String {
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        let frac = format!("{:03}", ms % 1000);
+        format!("{}.{}s", ms / 1000, frac.trim_end_matches('0'))
+    }
+}
+
+/// The status bar's figures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    /// Height of the last sealed block.
+    pub height: u64,
+    pub mining: MiningMode,
+    /// `fifo` or `eip1559`.
+    pub scheduler: String,
+    /// Height at which the CIP-1 v3 scheduler takes over, when one is set.
+    pub activation_height: Option<u64>,
+    pub cycle_basefee: u128,
+    pub cell_basefee: u128,
+    /// The CIP-1 v3 timer-lane basefee; `None` under `fifo`.
+    pub lane_basefee: Option<u128>,
+    pub pending_timers: u64,
+    /// Where the JSON-RPC API listens, when it does.
+    pub rpc_address: Option<String>,
+    /// `LANE_TIMER_CYCLES` in force.
+    pub lane_cycles: u64,
+    /// The GC lane's budget per block (`gc_cycles_per_block`).
+    pub gc_cycles: u64,
+}
+
+/// One coming height and what is due there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BucketSummary {
+    pub height: u64,
+    pub count: u64,
+    /// Sum of the timers' `gas_limit_per_fire`.
+    pub gas: u64,
+    /// Whether the summed gas fits the execution lane.
+    pub fits_lane: bool,
+}
+
+/// A pending timer as a row of a bucket (execution order) or of a timer's life.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimerRow {
+    pub id: TimerId,
+    pub actor: Address,
+    pub fee_payer: Address,
+    /// The height it was scheduled for (a carried timer keeps it).
+    pub height: u64,
+    pub schedule_block: u64,
+    pub gas_limit: u64,
+    pub expires_at: u64,
+    pub handler: String,
+    pub payload_len: u64,
+    /// The most a fire may cost the fee payer at today's basefees.
+    pub max_cost: u128,
+    /// CIP-1 v3 effective priority; `None` under `fifo`.
+    pub effective_priority: Option<u128>,
+}
+
+/// Calendar-queue tiers (CIP-1 v3 §2).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tiers {
+    /// First height of the ring (the next height to drain).
+    pub ring_start: u64,
+    /// Timers per ring slot, for heights `ring_start..ring_start + ring.len()`.
+    pub ring: Vec<u32>,
+    pub ring_total: u64,
+    /// `(first height of the epoch, timers)` per epoch-queue bucket.
+    pub epoch_buckets: Vec<(u64, u64)>,
+    pub epoch_total: u64,
+    pub overflow_size: u64,
+    pub overflow_root: Option<H256>,
+    /// `(first height of the epoch, timers)` in the overflow set.
+    pub overflow_epochs: Vec<(u64, u64)>,
+    /// The height whose block runs the next maintenance slice.
+    pub next_maintenance: u64,
+    /// First height of the next epoch (where the ring's window moves on).
+    pub next_epoch: u64,
+    /// Timers moved inward by the last block's maintenance.
+    pub last_migrated: u64,
+}
+
+/// One sealed block's lane figures.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaneRow {
+    pub height: u64,
+    /// The lane basefee (CIP-1 v3), or the cycle basefee under `fifo`.
+    pub basefee: u128,
+    /// Lane use in basis points of `LANE_TIMER_CYCLES`.
+    pub utilisation_bps: u32,
+    pub cycles_used: u64,
+    pub cycles_reserved: u64,
+    pub gc_cycles: u64,
+    pub fired: u64,
+    pub deferred: u64,
+    /// Prior-block p50 fired-timer tip (CIP-1 v3 §7.1); `None` under `fifo`.
+    pub p50_tip: Option<u128>,
+}
+
+/// One actor's share of the lane.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FairnessRow {
+    pub actor: Address,
+    /// Fires in the recent window.
+    pub fires: u64,
+    pub deferrals: u64,
+    pub pending: u64,
+    /// W(actor) in basis points (10,000 = 1.0); `None` under `fifo`.
+    pub w_bps: Option<u32>,
+}
+
+/// One event of the feed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    pub height: u64,
+    /// The engine's exact kind name (`TimerFired`, ...).
+    pub kind: String,
+    /// The event's other fields, `name=value` separated by spaces.
+    pub fields: String,
+    pub timer: Option<TimerId>,
+    pub actor: Option<Address>,
+}
+
+/// One step of a timer's life.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LifeEntry {
+    pub height: u64,
+    /// The event kind.
+    pub what: String,
+    /// Why (a deferral's reason, an error, a refund...), empty when there is nothing to add.
+    pub reason: String,
+}
+
+/// Everything known about one timer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimerLife {
+    pub id: TimerId,
+    /// As the fixture format names it: `pending`, `fired`, `expired`, `unfunded`,
+    /// `cancelled`, `cancelled_by_governance`, or `unknown`.
+    pub status: String,
+    /// Its record while pending, or as scheduled (from its `TimerScheduled` event).
+    pub record: Option<TimerRow>,
+    pub deferrals: u64,
+    pub timeline: Vec<LifeEntry>,
+}
+
+/// What the dashboard asks for in one refresh.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewQuery {
+    /// Coming heights to summarise.
+    pub buckets: usize,
+    /// The bucket whose timers to list.
+    pub selected_bucket: Option<u64>,
+    /// Recent blocks of lane history.
+    pub lane_blocks: usize,
+    /// The fairness window, in blocks.
+    pub fairness_window: u64,
+}
+
+impl Default for ViewQuery {
+    fn default() -> Self {
+        ViewQuery {
+            buckets: 32,
+            selected_bucket: None,
+            lane_blocks: 120,
+            fairness_window: 1_000,
+        }
+    }
+}
+
+/// One refresh's worth of data.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DashboardData {
+    pub status: Option<Status>,
+    pub buckets: Vec<BucketSummary>,
+    /// The selected bucket's timers, in execution order.
+    pub bucket_timers: Vec<TimerRow>,
+    pub tiers: Tiers,
+    /// Oldest first.
+    pub lane: Vec<LaneRow>,
+    pub fairness: Vec<FairnessRow>,
+    /// Names for addresses (fixture names, dev accounts).
+    pub names: BTreeMap<Address, String>,
+    /// Actors the schedule form offers, in name order.
+    pub actors: Vec<Address>,
+}
+
+impl DashboardData {
+    /// A short human label: the name when known, else the address's first bytes.
+    pub fn label(&self, a: &Address) -> String {
+        self.names
+            .get(a)
+            .cloned()
+            .unwrap_or_else(|| a.to_string()[..10].to_string())
+    }
+}
+
+/// A schedule request, as `timer_schedule` takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleRequest {
+    pub actor: Address,
+    pub height: u64,
+    pub payload: Vec<u8>,
+    /// A named handler (the `_handler` convention); `None` for `handle_timer`.
+    pub handler: Option<String>,
+    /// The sender; `None`: the actor's deployer.
+    pub from: Option<Address>,
+    pub fee_payer: Option<Address>,
+    pub gas_limit: Option<u64>,
+    pub expires_at: Option<u64>,
+}
+
+/// A partial `TimerConfig`: the named fields change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConfigPatch {
+    pub max_ttl_blocks: Option<u64>,
+    pub max_cycles_per_fire: Option<u64>,
+    pub max_cells_per_fire: Option<u64>,
+    pub max_timers_per_actor: Option<u32>,
+    pub gc_cycles_per_block: Option<u64>,
+    pub lane_timer_cycles: Option<u64>,
+}
+
+impl ConfigPatch {
+    pub fn apply(&self, base: &TimerConfig) -> TimerConfig {
+        let mut c = base.clone();
+        macro_rules! set {
+            ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* };
+        }
+        set!(
+            max_ttl_blocks,
+            max_cycles_per_fire,
+            max_cells_per_fire,
+            max_timers_per_actor,
+            gc_cycles_per_block,
+            lane_timer_cycles
+        );
+        c
+    }
+}
+
+/// Everything the dashboard can ask the node to do. Each maps to one JSON-RPC method.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UiCommand {
+    /// `devnet_mine [n]`.
+    Mine(u64),
+    /// `devnet_setMining`.
+    SetMining(MiningMode),
+    /// `timer_schedule`.
+    ScheduleTimer(ScheduleRequest),
+    /// `timer_estimate`: changes nothing.
+    EstimateTimer(ScheduleRequest),
+    /// `timer_cancel` (sent by the actor's deployer acting as the actor).
+    CancelTimer { actor: Address, timer_id: TimerId },
+    /// `timer_extend`.
+    ExtendTimer {
+        actor: Address,
+        timer_id: TimerId,
+        new_expires_at: u64,
+    },
+    /// `gov_cancelTimer` (system instruction 48); `from: None` is the devnet's governor.
+    GovCancelTimer {
+        from: Option<Address>,
+        timer_id: TimerId,
+    },
+    /// `gov_extendTimer` (50).
+    GovExtendTimer {
+        from: Option<Address>,
+        timer_id: TimerId,
+        new_expires_at: u64,
+    },
+    /// `gov_updateTimerConfig` (49).
+    GovUpdateConfig {
+        from: Option<Address>,
+        patch: ConfigPatch,
+    },
+    /// `gov_setActivationHeight` (the CIP-1 v3 scheduler issue).
+    GovSetActivationHeight { from: Option<Address>, height: u64 },
+    /// `devnet_snapshot`.
+    Snapshot,
+    /// `devnet_revert [id]`.
+    Revert(u64),
+}
+
+impl UiCommand {
+    /// The JSON-RPC method this command is.
+    pub fn method(&self) -> &'static str {
+        match self {
+            UiCommand::Mine(_) => "devnet_mine",
+            UiCommand::SetMining(_) => "devnet_setMining",
+            UiCommand::ScheduleTimer(_) => "timer_schedule",
+            UiCommand::EstimateTimer(_) => "timer_estimate",
+            UiCommand::CancelTimer { .. } => "timer_cancel",
+            UiCommand::ExtendTimer { .. } => "timer_extend",
+            UiCommand::GovCancelTimer { .. } => "gov_cancelTimer",
+            UiCommand::GovExtendTimer { .. } => "gov_extendTimer",
+            UiCommand::GovUpdateConfig { .. } => "gov_updateTimerConfig",
+            UiCommand::GovSetActivationHeight { .. } => "gov_setActivationHeight",
+            UiCommand::Snapshot => "devnet_snapshot",
+            UiCommand::Revert(_) => "devnet_revert",
+        }
+    }
+}
+
+/// `timer_estimate`'s answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Estimate {
+    /// The most one fire may cost.
+    pub max_cost: u128,
+    /// Where it would fire given the queue and the lane now.
+    pub fire_height: u64,
+    /// What `timer_schedule` would answer, if it would refuse.
+    pub error: Option<CommandError>,
+}
+
+/// A command's typed result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommandOutcome {
+    /// The new head height.
+    Mined {
+        height: u64,
+    },
+    MiningSet(MiningMode),
+    Scheduled {
+        timer_id: TimerId,
+        height: u64,
+    },
+    Estimated(Estimate),
+    /// A transaction went through (cancel, extend, governance).
+    Applied {
+        what: String,
+    },
+    SnapshotTaken(u64),
+    Reverted {
+        id: u64,
+        height: u64,
+    },
+}
+
+impl CommandOutcome {
+    /// A one-line summary for the status line.
+    pub fn summary(&self) -> String {
+        match self {
+            CommandOutcome::Mined { height } => format!("mined to #{height}"),
+            CommandOutcome::MiningSet(m) => format!("mining: {}", m.label()),
+            CommandOutcome::Scheduled { timer_id, height } => {
+                format!("scheduled timer {} for #{height}", timer_id.short())
+            }
+            CommandOutcome::Estimated(e) => match &e.error {
+                None => format!(
+                    "estimate: max cost {} fires at #{}",
+                    e.max_cost, e.fire_height
+                ),
+                Some(err) => format!("estimate: would fail: {err}"),
+            },
+            CommandOutcome::Applied { what } => what.clone(),
+            CommandOutcome::SnapshotTaken(id) => format!("snapshot {id} taken"),
+            CommandOutcome::Reverted { id, height } => {
+                format!("reverted to snapshot {id} (#{height})")
+            }
+        }
+    }
+}
+
+/// A rejected command: the spec's error name and a message a person can act on. Nothing
+/// changed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{reason}: {message}")]
+pub struct CommandError {
+    pub reason: String,
+    pub message: String,
+}
+
+impl CommandError {
+    pub fn new(reason: impl Into<String>, message: impl Into<String>) -> Self {
+        CommandError {
+            reason: reason.into(),
+            message: message.into(),
+        }
+    }
+
+    /// Splits a `Name: message` error string, as the chain formats its errors.
+    pub fn from_message(msg: &str) -> Self {
+        match msg.split_once(':') {
+            Some((name, rest))
+                if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()) =>
+            {
+                CommandError::new(name, rest.trim())
+            }
+            _ => CommandError::new("Error", msg),
+        }
+    }
+}
+
+/// What the dashboard needs from a devnet: queries answered from the node's current state and
+/// commands with typed replies. Implemented in-process by
+/// [`LocalDevnet`](crate::tui::local::LocalDevnet); a JSON-RPC client implements it with
+/// `scheduler_tiers`, `timer_bucket`, `timer_get`, `devnet_getEvents` and the command methods.
+///
+/// Queries must answer quickly (the UI calls them between frames); a source that would block
+/// (RPC) answers from a cache its own task keeps fresh.
+///
+/// Over JSON-RPC (issues 13 and 14) each part maps to:
+///
+/// | here | JSON-RPC |
+/// | --- | --- |
+/// | `dashboard` status | `devnet_blockNumber`, `devnet_getMining`, `scheduler_config` (basefees, lane), the head view |
+/// | `dashboard` buckets, bucket timers | `timer_bucket [height]` per coming height (or a range variant) |
+/// | `dashboard` tiers | `scheduler_tiers` |
+/// | `dashboard` lane, fairness | `scheduler_lane [{"last"}]`, `scheduler_fairness` (CIP-1 v3 issue) |
+/// | `dashboard` names, actors | `devnet_accounts` plus the fixture's names |
+/// | `events` | `devnet_getEvents [{"from_height", "limit"}]`, then `devnet_subscribeEvents` |
+/// | `timer_life` | `timer_get [id]` (record, status, deferrals, history) |
+/// | `execute` | the method [`UiCommand::method`] names; errors carry `data.reason` |
+pub trait DashboardSource {
+    /// One refresh: status, buckets, tiers, lane, fairness, names.
+    fn dashboard(&mut self, q: &ViewQuery) -> DashboardData;
+    /// Events of sealed blocks at heights `from_height..`, oldest first, at most `limit`
+    /// (the newest ones when there are more).
+    fn events(&mut self, from_height: u64, limit: usize) -> Vec<EventRow>;
+    /// A timer's record and timeline; `None` when the id is unknown.
+    fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife>;
+    /// Applies a command.
+    fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError>;
+    /// Lets time pass (the interval miner of an in-process node); true when blocks were sealed.
+    /// Sources whose node keeps its own time ignore it.
+    fn tick(&mut self, _now: Instant) -> bool {
+        false
+    }
+    /// When [`tick`](Self::tick) next has something to do.
+    fn next_deadline(&self) -> Option<Instant> {
+        None
+    }
+}

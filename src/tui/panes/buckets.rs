@@ -1,0 +1,144 @@
+//! Coming heights and their timers; the selected bucket's timers in execution order.
+
+use crate::tui::app::{App, Pane};
+use crate::tui::render::{pane_block, scroll_offset, short_amount};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Borders, Paragraph, Row, Table};
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let lane = app.data.status.as_ref().map_or(0, |s| s.lane_cycles);
+    let block = pane_block(
+        format!("buckets · lane {} cycles", short_amount(lane.into())),
+        Pane::Buckets,
+        app,
+        theme,
+    );
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [left, right] =
+        Layout::horizontal([Constraint::Length(28), Constraint::Min(20)]).areas(inner);
+
+    let focused = app.focus == Pane::Buckets;
+    let h = left.height.saturating_sub(1) as usize;
+    let off = scroll_offset(app.bucket_sel, app.data.buckets.len(), h);
+    let next = app.data.status.as_ref().map_or(0, |s| s.height + 1);
+    let rows: Vec<Row> = app
+        .data
+        .buckets
+        .iter()
+        .enumerate()
+        .skip(off)
+        .take(h)
+        .map(|(i, b)| {
+            let mut style = if !b.fits_lane {
+                theme.get("bucket_over")
+            } else if b.height == next {
+                theme.get("bucket_due")
+            } else {
+                theme.get("text")
+            };
+            if i == app.bucket_sel {
+                style = if focused && !app.in_bucket {
+                    theme.get("selection")
+                } else {
+                    style.patch(theme.get("header"))
+                };
+            }
+            Row::new(vec![
+                format!("#{}", b.height),
+                b.count.to_string(),
+                short_amount(b.gas.into()),
+                if b.fits_lane { "yes" } else { "NO" }.to_string(),
+            ])
+            .style(style)
+        })
+        .collect();
+    let t = Table::new(
+        rows,
+        [
+            Constraint::Length(8),
+            Constraint::Length(6),
+            Constraint::Length(6),
+            Constraint::Length(4),
+        ],
+    )
+    .header(Row::new(vec!["height", "timers", "gas", "fits"]).style(theme.get("header")))
+    .block(
+        Block::default()
+            .borders(Borders::RIGHT)
+            .border_style(theme.get("border")),
+    );
+    frame.render_widget(t, left);
+
+    let sel = app.data.buckets.get(app.bucket_sel);
+    let [title, list] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(right);
+    let head = match sel {
+        Some(b) => format!(
+            " bucket #{} · {} timers in execution order",
+            b.height, b.count
+        ),
+        None => " no bucket".into(),
+    };
+    frame.render_widget(
+        Paragraph::new(Line::styled(head, theme.get("title"))),
+        title,
+    );
+    let timers = &app.data.bucket_timers;
+    let h = list.height.saturating_sub(1) as usize;
+    let off = scroll_offset(app.timer_sel, timers.len(), h);
+    // Columns by priority: narrow panes drop the ones further right in this list.
+    const COLS: [(&str, u16); 8] = [
+        ("id", 8),
+        ("actor", 9),
+        ("gas", 6),
+        ("expires", 8),
+        ("maxcost", 7),
+        ("payer", 9),
+        ("prio", 5),
+        ("handler", 12),
+    ];
+    let mut shown = 0;
+    let mut used = 0u16;
+    for (_, w) in COLS {
+        if used + w > list.width {
+            break;
+        }
+        used += w + 1;
+        shown += 1;
+    }
+    let rows: Vec<Row> = timers
+        .iter()
+        .enumerate()
+        .skip(off)
+        .take(h)
+        .map(|(i, t)| {
+            let style = if focused && app.in_bucket && i == app.timer_sel {
+                theme.get("selection")
+            } else {
+                theme.get("text")
+            };
+            let cells = [
+                t.id.short(),
+                app.data.label(&t.actor),
+                short_amount(t.gas_limit.into()),
+                t.expires_at.to_string(),
+                short_amount(t.max_cost),
+                app.data.label(&t.fee_payer),
+                t.effective_priority.map_or("—".into(), short_amount),
+                t.handler.clone(),
+            ];
+            Row::new(cells.into_iter().take(shown)).style(style)
+        })
+        .collect();
+    let widths: Vec<Constraint> = COLS
+        .iter()
+        .take(shown)
+        .map(|(_, w)| Constraint::Length(*w))
+        .collect();
+    let t = Table::new(rows, widths)
+        .header(Row::new(COLS.iter().take(shown).map(|(n, _)| *n)).style(theme.get("header")));
+    frame.render_widget(t, list);
+}

@@ -1,0 +1,9 @@
+//! One file per pane; each draws into the area it is given from the app state alone.
+
+pub mod buckets;
+pub mod events;
+pub mod fairness;
+pub mod lane;
+pub mod overlays;
+pub mod status;
+pub mod tiers;

@@ -1,0 +1,221 @@
+//! Overlays: help (from the key table), a timer's life, the schedule form, prompts.
+
+use crate::engine::TimerId;
+use crate::tui::app::{App, FormField, Prompt, ScheduleForm};
+use crate::tui::model::TimerLife;
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, Wrap};
+
+/// A centred rectangle of at most `w` x `h` inside `area`.
+pub fn centered(area: Rect, w: u16, h: u16) -> Rect {
+    let w = w.min(area.width);
+    let h = h.min(area.height);
+    Rect::new(
+        area.x + (area.width - w) / 2,
+        area.y + (area.height - h) / 2,
+        w,
+        h,
+    )
+}
+
+fn frame_block<'a>(title: String, theme: &Theme) -> Block<'a> {
+    Block::bordered()
+        .title(Line::styled(format!(" {title} "), theme.get("title")))
+        .border_style(theme.get("border_focus"))
+}
+
+pub fn help(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let b = app.keys.bindings();
+    let r = centered(area, 92, b.len() as u16 + 8);
+    frame.render_widget(Clear, r);
+    let mut lines: Vec<Line> = b
+        .iter()
+        .map(|k| {
+            Line::from(vec![
+                Span::styled(
+                    format!(" {:<16}", app.keys.keys_label(k.action)),
+                    theme.get("hint_key"),
+                ),
+                Span::styled(k.help, theme.get("text")),
+            ])
+        })
+        .collect();
+    lines.push(Line::from(""));
+    lines.push(Line::styled(
+        " forms: Tab/↓ next · S-Tab/↑ previous · ←/→ choose · C-u clear · Enter send · Esc close",
+        theme.get("dim"),
+    ));
+    lines.push(Line::styled(
+        " filter: words match kind, actor or timer id; kind: actor: timer: narrow a word",
+        theme.get("dim"),
+    ));
+    frame.render_widget(
+        Paragraph::new(lines).block(frame_block("keys (? or Esc closes)".into(), theme)),
+        r,
+    );
+}
+
+pub fn loading(frame: &mut Frame, area: Rect, id: &TimerId, theme: &Theme) {
+    let r = centered(area, 40, 3);
+    frame.render_widget(Clear, r);
+    frame.render_widget(
+        Paragraph::new(format!("loading timer {}…", id.short()))
+            .block(frame_block("timer".into(), theme)),
+        r,
+    );
+}
+
+pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &Theme) {
+    let r = centered(
+        area,
+        area.width.saturating_sub(8).min(110),
+        area.height.saturating_sub(4),
+    );
+    frame.render_widget(Clear, r);
+    let block = frame_block(format!("timer {} · {}", l.id.short(), l.status), theme);
+    let inner = block.inner(r);
+    frame.render_widget(block, r);
+    let head = theme.get("header");
+    let txt = theme.get("text");
+    let field = |k: &str, v: String| {
+        Line::from(vec![
+            Span::styled(format!(" {k:<16}"), head),
+            Span::styled(v, txt),
+        ])
+    };
+    let mut lines = vec![
+        field("id", l.id.to_string()),
+        field("status", l.status.clone()),
+    ];
+    if let Some(t) = &l.record {
+        lines.extend([
+            field(
+                "actor",
+                format!("{} ({})", app.data.label(&t.actor), t.actor),
+            ),
+            field(
+                "fee payer",
+                format!("{} ({})", app.data.label(&t.fee_payer), t.fee_payer),
+            ),
+            field(
+                "height",
+                format!("#{} (scheduled in #{})", t.height, t.schedule_block),
+            ),
+            field("expires_at", t.expires_at.to_string()),
+            field("gas per fire", t.gas_limit.to_string()),
+            field("max cost", t.max_cost.to_string()),
+            field(
+                "handler",
+                format!("{} ({} payload bytes)", t.handler, t.payload_len),
+            ),
+            field(
+                "priority",
+                t.effective_priority
+                    .map_or("— (fifo)".into(), |p| p.to_string()),
+            ),
+        ]);
+    }
+    lines.push(field("deferrals", l.deferrals.to_string()));
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(lines.len() as u16 + 1),
+        Constraint::Min(1),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(lines), top);
+    let h = bottom.height.saturating_sub(1) as usize;
+    // The latest steps when the timeline is longer than the screen.
+    let skip = l.timeline.len().saturating_sub(h);
+    let rows: Vec<Row> = l
+        .timeline
+        .iter()
+        .skip(skip)
+        .map(|e| {
+            Row::new(vec![
+                Span::styled(format!("#{}", e.height), theme.get("dim")),
+                Span::styled(e.what.clone(), theme.kind(&e.what)),
+                Span::styled(e.reason.clone(), txt),
+            ])
+        })
+        .collect();
+    frame.render_widget(
+        Table::new(
+            rows,
+            [
+                Constraint::Length(8),
+                Constraint::Length(32),
+                Constraint::Min(10),
+            ],
+        )
+        .header(Row::new(vec!["height", "what", "why"]).style(head)),
+        bottom,
+    );
+}
+
+pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &Theme) {
+    let r = centered(area, 76, FormField::ALL.len() as u16 + 7);
+    frame.render_widget(Clear, r);
+    let block = frame_block("schedule a timer (Enter sends, Esc closes)".into(), theme);
+    let inner = block.inner(r);
+    frame.render_widget(block, r);
+    let mut lines = Vec::new();
+    for (i, field) in FormField::ALL.iter().enumerate() {
+        let value = match field {
+            FormField::Actor => app
+                .data
+                .actors
+                .get(f.actor)
+                .map_or("(no actor)".into(), |a| {
+                    format!("◂ {} ▸", app.data.label(a))
+                }),
+            _ => f.value(*field).to_string(),
+        };
+        let current = i == f.field;
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {:<17}", field.label()), theme.get("header")),
+            Span::styled(
+                format!("{value:<24}{}", if current { "▏" } else { " " }),
+                if current {
+                    theme.get("selection")
+                } else {
+                    theme.get("text")
+                },
+            ),
+            Span::styled(format!("  {}", field.hint()), theme.get("dim")),
+        ]));
+    }
+    lines.push(Line::from(""));
+    match &f.estimate {
+        Some(e) => lines.push(Line::styled(
+            format!(
+                " estimate: max cost {} per fire, fires at #{}",
+                e.max_cost, e.fire_height
+            ),
+            theme.get("ok"),
+        )),
+        None => lines.push(Line::styled(" estimate: —", theme.get("dim"))),
+    }
+    if let Some(e) = &f.error {
+        lines.push(Line::styled(format!(" {e}"), theme.get("error")));
+    }
+    frame.render_widget(Paragraph::new(lines).wrap(Wrap { trim: false }), inner);
+}
+
+pub fn prompt(frame: &mut Frame, area: Rect, p: &Prompt, theme: &Theme) {
+    let r = centered(area, 84, 5);
+    frame.render_widget(Clear, r);
+    let lines = vec![
+        Line::from(vec![
+            Span::styled(" > ", theme.get("hint_key")),
+            Span::styled(format!("{}▏", p.input), theme.get("selection")),
+        ]),
+        Line::styled(format!(" {}", p.help), theme.get("dim")),
+        Line::styled(" Enter sends · Esc closes", theme.get("dim")),
+    ];
+    frame.render_widget(
+        Paragraph::new(lines).block(frame_block(p.title.clone(), theme)),
+        r,
+    );
+}

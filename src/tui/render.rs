@@ -1,0 +1,127 @@
+//! The pure view: `render(frame, &App, &Theme)` draws the whole dashboard from the app state,
+//! nothing else. Tests call it on a `TestBackend`.
+
+use super::app::{App, Overlay, Pane};
+use super::panes;
+use super::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::{Alignment, Constraint, Layout, Rect};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Paragraph, Wrap};
+
+/// Below this size the dashboard says so instead of drawing.
+pub const MIN_WIDTH: u16 = 80;
+pub const MIN_HEIGHT: u16 = 24;
+
+/// Where each pane sits in a frame of this size (also what mouse focus would hit-test).
+pub struct Areas {
+    pub status: Rect,
+    pub buckets: Rect,
+    pub tiers: Rect,
+    pub lane: Rect,
+    pub fairness: Rect,
+    pub events: Rect,
+    pub hints: Rect,
+}
+
+pub fn areas(area: Rect) -> Areas {
+    let [status, body, events, hints] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(10),
+        Constraint::Percentage(30),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body);
+    let [buckets, tiers] =
+        Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(left);
+    let [lane, fairness] =
+        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
+    Areas {
+        status,
+        buckets,
+        tiers,
+        lane,
+        fairness,
+        events,
+        hints,
+    }
+}
+
+/// Draws the dashboard.
+pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
+    let area = frame.area();
+    if area.width < MIN_WIDTH || area.height < MIN_HEIGHT {
+        let msg = vec![
+            Line::from("terminal too small"),
+            Line::from(format!(
+                "need {MIN_WIDTH}x{MIN_HEIGHT}, have {}x{}",
+                area.width, area.height
+            )),
+            Line::from(format!(
+                "{}: quit",
+                app.keys.keys_label(super::keys::KeyAction::Quit)
+            )),
+        ];
+        let y = area.height.saturating_sub(3) / 2;
+        let r = Rect::new(
+            area.x,
+            area.y + y,
+            area.width,
+            area.height.saturating_sub(y),
+        );
+        frame.render_widget(
+            Paragraph::new(msg)
+                .style(theme.get("warn"))
+                .alignment(Alignment::Center)
+                .wrap(Wrap { trim: true }),
+            r,
+        );
+        return;
+    }
+    let a = areas(area);
+    panes::status::render(frame, a.status, app, theme);
+    panes::buckets::render(frame, a.buckets, app, theme);
+    panes::tiers::render(frame, a.tiers, app, theme);
+    panes::lane::render(frame, a.lane, app, theme);
+    panes::fairness::render(frame, a.fairness, app, theme);
+    panes::events::render(frame, a.events, app, theme);
+    panes::status::render_hints(frame, a.hints, app, theme);
+    match &app.overlay {
+        Overlay::None => {}
+        Overlay::Help => panes::overlays::help(frame, area, app, theme),
+        Overlay::Life(l) => panes::overlays::life(frame, area, app, l, theme),
+        Overlay::LifeLoading(id) => panes::overlays::loading(frame, area, id, theme),
+        Overlay::Form(f) => panes::overlays::form(frame, area, app, f, theme),
+        Overlay::Prompt(p) => panes::overlays::prompt(frame, area, p, theme),
+    }
+}
+
+/// A pane's frame: its title, focused or not.
+pub fn pane_block<'a>(title: String, pane: Pane, app: &App, theme: &Theme) -> Block<'a> {
+    let focused = app.focus == pane;
+    Block::bordered()
+        .title(Line::styled(format!(" {title} "), theme.get("title")))
+        .border_style(theme.get(if focused { "border_focus" } else { "border" }))
+}
+
+/// Short display of an amount: `1.2M`, `35k`, exact below 10,000.
+pub fn short_amount(v: u128) -> String {
+    match v {
+        0..10_000 => v.to_string(),
+        10_000..10_000_000 => format!("{}k", v / 1_000),
+        10_000_000..10_000_000_000 => format!("{}M", v / 1_000_000),
+        _ => format!("{}G", v / 1_000_000_000),
+    }
+}
+
+/// Keeps the selected row on screen: the first row to draw of `len` rows in `height` lines.
+pub fn scroll_offset(selected: usize, len: usize, height: usize) -> usize {
+    if height == 0 || len <= height {
+        return 0;
+    }
+    selected
+        .saturating_sub(height.saturating_sub(1))
+        .min(len - height)
+}

@@ -1,0 +1,111 @@
+//! The terminal: raw mode and the alternate screen while the dashboard runs, restored when the
+//! guard drops (a normal exit or an error) and by a panic hook before the panic message prints,
+//! so a panic anywhere (any thread) never leaves a half-restored screen.
+
+use crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEvent, KeyEventKind, MouseEventKind,
+};
+use crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use crossterm::{cursor, execute};
+use ratatui::Terminal;
+use ratatui::backend::CrosstermBackend;
+use std::io::{self, Stdout};
+use std::sync::Once;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// Whether the terminal is currently in the dashboard's mode (so restoring twice is harmless).
+static ACTIVE: AtomicBool = AtomicBool::new(false);
+static HOOK: Once = Once::new();
+
+/// Puts the terminal back: leaves the alternate screen, shows the cursor, ends raw mode.
+/// Does nothing when the dashboard does not hold the terminal.
+pub fn restore() {
+    if ACTIVE.swap(false, Ordering::SeqCst) {
+        let _ = disable_raw_mode();
+        let _ = execute!(
+            io::stdout(),
+            DisableMouseCapture,
+            LeaveAlternateScreen,
+            cursor::Show
+        );
+    }
+}
+
+/// Holds the terminal for the dashboard; dropping it restores the terminal.
+pub struct TerminalGuard {
+    pub terminal: Terminal<CrosstermBackend<Stdout>>,
+}
+
+impl TerminalGuard {
+    pub fn new() -> io::Result<Self> {
+        HOOK.call_once(|| {
+            let previous = std::panic::take_hook();
+            std::panic::set_hook(Box::new(move |info| {
+                restore();
+                previous(info);
+            }));
+        });
+        enable_raw_mode()?;
+        ACTIVE.store(true, Ordering::SeqCst);
+        if let Err(e) = execute!(
+            io::stdout(),
+            EnterAlternateScreen,
+            EnableMouseCapture,
+            cursor::Hide
+        ) {
+            restore();
+            return Err(e);
+        }
+        match Terminal::new(CrosstermBackend::new(io::stdout())) {
+            Ok(terminal) => Ok(TerminalGuard { terminal }),
+            Err(e) => {
+                restore();
+                Err(e)
+            }
+        }
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        restore();
+    }
+}
+
+/// What the terminal said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TermEvent {
+    Key(KeyEvent),
+    /// A mouse button went down at `(column, row)`.
+    Click {
+        column: u16,
+        row: u16,
+    },
+    Resize,
+}
+
+/// Waits up to `timeout` for a terminal event. Only key presses count: releases and repeats
+/// (reported by terminals with the kitty keyboard protocol) are dropped.
+pub fn next_event(timeout: Duration) -> io::Result<Option<TermEvent>> {
+    if !event::poll(timeout)? {
+        return Ok(None);
+    }
+    Ok(filter_event(event::read()?))
+}
+
+/// The events the dashboard acts on: key presses (not releases or repeats), mouse clicks and
+/// resizes.
+pub fn filter_event(ev: Event) -> Option<TermEvent> {
+    match ev {
+        Event::Key(k) if k.kind == KeyEventKind::Press => Some(TermEvent::Key(k)),
+        Event::Resize(..) => Some(TermEvent::Resize),
+        Event::Mouse(m) if matches!(m.kind, MouseEventKind::Down(_)) => Some(TermEvent::Click {
+            column: m.column,
+            row: m.row,
+        }),
+        _ => None,
+    }
+}

@@ -1,0 +1,780 @@
+//! The dashboard (issue 15): snapshots of every pane and overlay on fixed demo heights (colour
+//! dropped), buffer assertions for styles, and key tests from a key press to the node command
+//! and its visible result, errors included.
+
+use cowboy_devnet::engine::TimerId;
+use cowboy_devnet::scenario::{RunOptions, builtin};
+use cowboy_devnet::tui::app::{App, Overlay, Pane};
+use cowboy_devnet::tui::keys::KeyMap;
+use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::model::{DashboardSource, MiningMode, UiCommand};
+use cowboy_devnet::tui::term::{TermEvent, filter_event};
+use cowboy_devnet::tui::theme::Theme;
+use cowboy_devnet::tui::{handle_key, panes, refresh, render};
+use cowboy_devnet::vm::DevnetRuntime;
+use crossterm::event::{
+    Event, KeyCode, KeyEvent, KeyEventKind, KeyEventState, KeyModifiers, MouseButton, MouseEvent,
+    MouseEventKind,
+};
+use insta::assert_snapshot;
+use ratatui::Frame;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier};
+
+/// The shipped demo fixture played to `height`, manual mining.
+fn demo_at(height: u64) -> LocalDevnet {
+    let sc = builtin::scenario("demo", &DevnetRuntime::new())
+        .expect("demo ships")
+        .expect("demo prepares");
+    let (_, devnet) = sc
+        .run_devnet(
+            DevnetRuntime::shared(),
+            RunOptions {
+                blocks: Some(height),
+                skip_rows: true,
+                keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
+            },
+            &mut |_, _| {},
+        )
+        .expect("demo runs");
+    LocalDevnet::new(devnet, sc.address_book())
+}
+
+fn app_on(src: &mut LocalDevnet) -> App {
+    let mut app = App::new(KeyMap::default());
+    refresh(src, &mut app);
+    app
+}
+
+fn draw(app: &App, theme: &Theme, w: u16, h: u16) -> Buffer {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| render::render(f, app, theme)).unwrap();
+    t.backend().buffer().clone()
+}
+
+type PaneFn = fn(&mut Frame, Rect, &App, &Theme);
+
+fn draw_pane(pane: PaneFn, app: &App, w: u16, h: u16) -> String {
+    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
+    t.draw(|f| pane(f, f.area(), app, &Theme::default()))
+        .unwrap();
+    t.backend().to_string()
+}
+
+fn text(b: &Buffer) -> String {
+    let w = b.area.width as usize;
+    b.content
+        .chunks(w)
+        .map(|row| row.iter().map(|c| c.symbol()).collect::<String>())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn screen(app: &App) -> String {
+    let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
+    t.draw(|f| render::render(f, app, &Theme::default()))
+        .unwrap();
+    t.backend().to_string()
+}
+
+fn key(c: char) -> KeyEvent {
+    let m = if c.is_ascii_uppercase() {
+        KeyModifiers::SHIFT
+    } else {
+        KeyModifiers::NONE
+    };
+    KeyEvent::new(KeyCode::Char(c), m)
+}
+
+fn code(c: KeyCode) -> KeyEvent {
+    KeyEvent::new(c, KeyModifiers::NONE)
+}
+
+fn press(src: &mut LocalDevnet, app: &mut App, keys: &[KeyEvent]) {
+    for k in keys {
+        handle_key(src, app, *k);
+    }
+}
+
+fn typed(s: &str) -> Vec<KeyEvent> {
+    s.chars().map(key).collect()
+}
+
+/// Finds the cell where `needle` starts on screen.
+fn find(b: &Buffer, needle: &str) -> Option<(u16, u16)> {
+    let t = text(b);
+    for (y, line) in t.lines().enumerate() {
+        if let Some(byte) = line.find(needle) {
+            let x = line[..byte].chars().count();
+            return Some((x as u16, y as u16));
+        }
+    }
+    None
+}
+
+fn first_deferred_timer(src: &mut LocalDevnet) -> TimerId {
+    src.events(0, usize::MAX)
+        .into_iter()
+        .find(|e| e.kind == "TimerDeferred")
+        .and_then(|e| e.timer)
+        .expect("the demo defers timers at 30")
+}
+
+// ---- snapshots ------------------------------------------------------------------------------
+
+#[test]
+fn snapshot_full_dashboard_at_demo_height_27() {
+    let mut src = demo_at(27);
+    let app = app_on(&mut src);
+    assert_snapshot!("full_200x60_h27", {
+        let mut t = Terminal::new(TestBackend::new(200, 60)).unwrap();
+        t.draw(|f| render::render(f, &app, &Theme::default()))
+            .unwrap();
+        t.backend().to_string()
+    });
+    assert_snapshot!("full_120x40_h27", {
+        let mut t = Terminal::new(TestBackend::new(120, 40)).unwrap();
+        t.draw(|f| render::render(f, &app, &Theme::default()))
+            .unwrap();
+        t.backend().to_string()
+    });
+}
+
+#[test]
+fn snapshot_each_pane_at_demo_height_27() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    // Select bucket #30 (five 550,000-cycle timers: over the lane) and enter its timer list.
+    press(&mut src, &mut app, &[key('j'), key('j'), key('l')]);
+    assert_eq!(app.data.buckets[app.bucket_sel].height, 30);
+    assert_snapshot!(
+        "pane_status",
+        draw_pane(panes::status::render, &app, 120, 1)
+    );
+    assert_snapshot!(
+        "pane_buckets",
+        draw_pane(panes::buckets::render, &app, 110, 12)
+    );
+    assert_snapshot!("pane_tiers", draw_pane(panes::tiers::render, &app, 100, 9));
+    assert_snapshot!("pane_lane", draw_pane(panes::lane::render, &app, 90, 16));
+    assert_snapshot!(
+        "pane_fairness",
+        draw_pane(panes::fairness::render, &app, 70, 8)
+    );
+    assert_snapshot!(
+        "pane_events",
+        draw_pane(panes::events::render, &app, 150, 12)
+    );
+    assert_snapshot!(
+        "pane_hints",
+        draw_pane(panes::status::render_hints, &app, 120, 1)
+    );
+}
+
+#[test]
+fn snapshot_overlays() {
+    let mut src = demo_at(32);
+    let mut app = app_on(&mut src);
+
+    press(&mut src, &mut app, &[key('?')]);
+    assert_snapshot!("overlay_help", screen(&app));
+    press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+    assert_eq!(app.overlay, Overlay::None);
+
+    // A timer deferred by the full lane at 30: its life runs scheduled, deferred, then fired
+    // or expired at 31.
+    let id = first_deferred_timer(&mut src);
+    app.focus = Pane::Events;
+    press(&mut src, &mut app, &typed("/"));
+    press(&mut src, &mut app, &typed(&id.short()));
+    press(
+        &mut src,
+        &mut app,
+        &[code(KeyCode::Enter), code(KeyCode::Enter)],
+    );
+    let Overlay::Life(life) = &app.overlay else {
+        panic!(
+            "Enter on a feed event opens its timer's life, got {:?}",
+            app.overlay
+        );
+    };
+    assert_eq!(life.id, id);
+    let whats: Vec<&str> = life.timeline.iter().map(|e| e.what.as_str()).collect();
+    assert_eq!(whats[0], "TimerScheduled");
+    assert!(whats.contains(&"TimerDeferred"), "{whats:?}");
+    assert_eq!(life.deferrals, 1);
+    assert_snapshot!("overlay_timer_life", screen(&app));
+    press(
+        &mut src,
+        &mut app,
+        &[code(KeyCode::Esc), code(KeyCode::Esc)],
+    );
+
+    app.focus = Pane::Buckets;
+    press(&mut src, &mut app, &[key('s')]);
+    assert!(matches!(app.overlay, Overlay::Form(_)));
+    assert_snapshot!("overlay_schedule_form", screen(&app));
+    press(&mut src, &mut app, &[code(KeyCode::Esc), key('g')]);
+    assert_snapshot!("overlay_governance_prompt", screen(&app));
+}
+
+#[test]
+fn snapshot_terminal_too_small() {
+    let mut src = demo_at(5);
+    let app = app_on(&mut src);
+    let b = draw(&app, &Theme::default(), 60, 12);
+    let t = text(&b);
+    assert!(t.contains("terminal too small"), "{t}");
+    assert!(t.contains("need 80x24, have 60x12"), "{t}");
+    let mut term = Terminal::new(TestBackend::new(60, 12)).unwrap();
+    term.draw(|f| render::render(f, &app, &Theme::default()))
+        .unwrap();
+    assert_snapshot!("too_small_60x12", term.backend().to_string());
+}
+
+// ---- styles ---------------------------------------------------------------------------------
+
+#[test]
+fn selection_and_theme_colours_are_drawn() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    let dark = Theme::default();
+    app.focus = Pane::Fairness;
+    let b = draw(&app, &dark, 160, 48);
+    // The first fairness row is selected: its cells carry the theme's selection style.
+    let first = app.fairness_sorted()[0].actor;
+    let name = app.data.label(&first);
+    let (_, y) = find(&b, "fairness").expect("fairness title");
+    let row = y + 2;
+    let line: String = (0..b.area.width)
+        .map(|x| b[(x, row)].symbol().to_string())
+        .collect();
+    let col = line.find(&name).expect("selected actor on its row");
+    let col = line[..col].chars().count() as u16;
+    assert_eq!(b[(col, row)].bg, Color::Yellow, "selection background");
+    assert_eq!(b[(col, row)].fg, Color::Black, "selection foreground");
+
+    // Event kinds are coloured by the theme: TimerFired green in the dark theme.
+    let (x, y) = find(&b, "TimerFired").expect("a fired event in the feed");
+    assert_eq!(b[(x, y)].fg, Color::Green);
+    // A bucket over the lane is drawn with bucket_over (red, bold).
+    let (x, y) = find(&b, "#30 ").expect("bucket #30");
+    assert_eq!(b[(x, y)].fg, Color::Red);
+    assert!(b[(x, y)].modifier.contains(Modifier::BOLD));
+
+    // Another theme changes the colours, not the text.
+    let light = Theme::shipped("light").unwrap();
+    let bl = draw(&app, &light, 160, 48);
+    assert_eq!(text(&bl), text(&b));
+    assert_eq!(bl[(col, row)].bg, Color::Blue);
+}
+
+#[test]
+fn mono_theme_uses_only_modifiers() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    app.focus = Pane::Fairness;
+    let mono = Theme::select(Some("dark"), true).unwrap();
+    assert_eq!(mono.name, "mono");
+    let b = draw(&app, &mono, 160, 48);
+    for c in &b.content {
+        assert_eq!(c.fg, Color::Reset, "mono draws no foreground colour");
+        assert_eq!(c.bg, Color::Reset, "mono draws no background colour");
+    }
+    let reversed = b
+        .content
+        .iter()
+        .filter(|c| c.modifier.contains(Modifier::REVERSED))
+        .count();
+    let bold = b
+        .content
+        .iter()
+        .filter(|c| c.modifier.contains(Modifier::BOLD))
+        .count();
+    assert!(reversed > 100, "status bar and selection are reversed");
+    assert!(bold > 0);
+    let (x, y) = find(&b, "TimerFired").unwrap();
+    assert!(b[(x, y)].modifier.contains(Modifier::BOLD));
+}
+
+// ---- keys -----------------------------------------------------------------------------------
+
+#[test]
+fn only_key_presses_count() {
+    let mut k = key('q');
+    assert_eq!(filter_event(Event::Key(k)), Some(TermEvent::Key(k)));
+    k.kind = KeyEventKind::Release;
+    assert_eq!(filter_event(Event::Key(k)), None);
+    k.kind = KeyEventKind::Repeat;
+    k.state = KeyEventState::NONE;
+    assert_eq!(filter_event(Event::Key(k)), None);
+    assert_eq!(filter_event(Event::Resize(80, 24)), Some(TermEvent::Resize));
+    let click = |kind| {
+        Event::Mouse(MouseEvent {
+            kind,
+            column: 3,
+            row: 4,
+            modifiers: KeyModifiers::NONE,
+        })
+    };
+    assert_eq!(
+        filter_event(click(MouseEventKind::Down(MouseButton::Left))),
+        Some(TermEvent::Click { column: 3, row: 4 })
+    );
+    assert_eq!(filter_event(click(MouseEventKind::Moved)), None);
+}
+
+#[test]
+fn a_click_focuses_the_pane_under_it() {
+    use cowboy_devnet::tui::app::{Action, update};
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    let a = render::areas(Rect::new(0, 0, 160, 48));
+    for (pane, r) in [
+        (Pane::Fairness, a.fairness),
+        (Pane::Events, a.events),
+        (Pane::Tiers, a.tiers),
+        (Pane::Lane, a.lane),
+        (Pane::Buckets, a.buckets),
+    ] {
+        update(
+            &mut app,
+            Action::Click {
+                column: r.x + 1,
+                row: r.y + 1,
+                width: 160,
+                height: 48,
+            },
+        );
+        assert_eq!(app.focus, pane);
+    }
+}
+
+#[test]
+fn step_keys_mine_and_show_the_new_height() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    use cowboy_devnet::tui::app::{Action, Effect, update};
+    assert_eq!(
+        update(&mut app.clone(), Action::Key(key(' '))),
+        vec![Effect::Command(UiCommand::Mine(1))]
+    );
+    assert_eq!(
+        update(&mut app.clone(), Action::Key(key('N'))),
+        vec![Effect::Command(UiCommand::Mine(10))]
+    );
+    press(&mut src, &mut app, &[key(' ')]);
+    assert_eq!(src.chain().height, 28);
+    let s = screen(&app);
+    assert!(s.contains("# 28"), "status bar shows the height\n{s}");
+    assert!(s.contains("mined to #28"), "{s}");
+    press(&mut src, &mut app, &[key('n'), key('N')]);
+    assert_eq!(src.chain().height, 39);
+    // The full lane at 30 shows in the feed: two deferrals there.
+    let s = screen(&app);
+    assert!(s.contains("#30     TimerDeferred"), "{s}");
+}
+
+#[test]
+fn pause_and_block_time_keys_set_the_mining_mode() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('p')]);
+    assert_eq!(src.mining(), MiningMode::Interval { ms: 1_000 });
+    assert!(screen(&app).contains("mining interval 1s"));
+    press(&mut src, &mut app, &[key('+')]);
+    assert_eq!(src.mining(), MiningMode::Interval { ms: 500 });
+    assert!(screen(&app).contains("mining interval 0.5s"));
+    press(&mut src, &mut app, &[key('-'), key('-')]);
+    assert_eq!(src.mining(), MiningMode::Interval { ms: 2_000 });
+    press(&mut src, &mut app, &[key('p')]);
+    assert_eq!(src.mining(), MiningMode::Manual);
+    assert!(screen(&app).contains("mining manual"));
+    // The interval miner seals when told time has passed (no clock read by the source).
+    press(&mut src, &mut app, &[key('p')]);
+    let t0 = std::time::Instant::now();
+    assert!(!src.tick(t0));
+    assert!(src.tick(t0 + std::time::Duration::from_millis(4_100)));
+    assert_eq!(src.chain().height, 7);
+}
+
+#[test]
+fn schedule_form_schedules_and_the_timer_fires_in_the_feed() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('s')]);
+    let Overlay::Form(f) = &app.overlay else {
+        panic!("s opens the form");
+    };
+    // Live estimate with the defaults (+5: height 27 + 1 + 5 = 33).
+    let e = f
+        .estimate
+        .as_ref()
+        .expect("an estimate as soon as the form opens");
+    assert_eq!(e.fire_height, 33);
+    assert!(e.error.is_none(), "{e:?}");
+    let actor = app.data.actors[f.actor];
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert_eq!(
+        app.overlay,
+        Overlay::None,
+        "a scheduled timer closes the form"
+    );
+    let toast = app.toast.clone().expect("a result in place");
+    assert!(
+        !toast.error && toast.text.starts_with("scheduled timer"),
+        "{toast:?}"
+    );
+    let short = toast.text.split_whitespace().nth(2).unwrap().to_string();
+    let pending = src
+        .chain()
+        .engine
+        .queue
+        .pending()
+        .into_iter()
+        .find(|t| t.timer_id.short() == short)
+        .expect("the timer is pending")
+        .clone();
+    assert_eq!(pending.actor_address, actor);
+    assert_eq!(pending.height, 33);
+    for _ in 0..6 {
+        press(&mut src, &mut app, &[key(' ')]);
+    }
+    let fired = app
+        .feed
+        .iter()
+        .find(|e| e.kind == "TimerFired" && e.timer == Some(pending.timer_id))
+        .expect("the feed shows the fire");
+    assert_eq!(fired.height, 33);
+    assert!(screen(&app).contains(&short));
+}
+
+#[test]
+fn schedule_errors_show_in_the_form_and_schedule_nothing() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    let before = src.chain().engine.queue.len();
+    press(&mut src, &mut app, &[key('s')]);
+    // Height 10 is in the past: the estimate already says so, and sending is refused.
+    press(
+        &mut src,
+        &mut app,
+        &[code(KeyCode::Backspace), code(KeyCode::Backspace)],
+    );
+    press(&mut src, &mut app, &typed("10"));
+    let Overlay::Form(f) = &app.overlay else {
+        panic!()
+    };
+    let err = f.error.clone().expect("estimate reports the error");
+    assert_eq!(err.reason, "InvalidInput");
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert!(
+        matches!(app.overlay, Overlay::Form(_)),
+        "the form stays open"
+    );
+    let toast = app.toast.clone().unwrap();
+    assert!(toast.error);
+    assert!(
+        toast
+            .text
+            .starts_with("timer_schedule failed: InvalidInput"),
+        "{toast:?}"
+    );
+    assert_eq!(src.chain().engine.queue.len(), before);
+    let s = screen(&app);
+    assert!(
+        s.contains("InvalidInput: height 10 is not in the future"),
+        "{s}"
+    );
+}
+
+#[test]
+fn cancel_and_extend_keys_act_on_the_selected_timer() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    // Bucket #29 holds the oracle's timer; enter it and cancel.
+    press(&mut src, &mut app, &[key('j'), key('l')]);
+    let t = app.data.bucket_timers[0].clone();
+    assert_eq!(app.data.label(&t.actor), "oracle");
+    press(&mut src, &mut app, &[key('e')]);
+    let Overlay::Prompt(p) = &app.overlay else {
+        panic!("e opens a prompt")
+    };
+    assert_eq!(p.input, (t.expires_at + 100).to_string());
+    // CIP-5 clamps an extension to the TTL cap from the block it lands in.
+    let cap = src.chain().pending_height() + src.chain().timer_config.max_ttl_blocks;
+    let want = (t.expires_at + 100).min(cap);
+    assert!(want > t.expires_at);
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert_eq!(src.chain().timer(&t.id).unwrap().expires_at, want);
+    assert_eq!(
+        app.toast.as_ref().unwrap().text,
+        format!("extended timer {} to expire at {want}", t.id.short())
+    );
+    press(&mut src, &mut app, &[key('l'), key('c')]);
+    assert!(src.chain().timer(&t.id).is_none(), "cancelled");
+    let toast = app.toast.clone().unwrap();
+    assert_eq!(toast.text, format!("cancelled timer {}", t.id.short()));
+    press(&mut src, &mut app, &[key(' ')]);
+    assert!(
+        app.feed
+            .iter()
+            .any(|e| e.kind == "TimerCancelled" && e.timer == Some(t.id))
+    );
+    // Nothing selected: the key says so instead of sending anything.
+    app.focus = Pane::Lane;
+    let h = src.chain().height;
+    press(&mut src, &mut app, &[key('c')]);
+    assert!(app.toast.as_ref().unwrap().error);
+    assert_eq!(src.chain().height, h);
+}
+
+#[test]
+fn node_errors_are_shown_in_place() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('R')]);
+    press(&mut src, &mut app, &typed("99"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let toast = app.toast.clone().unwrap();
+    assert!(toast.error);
+    assert_eq!(
+        toast.text,
+        "devnet_revert failed: UnknownSnapshot: no snapshot 99"
+    );
+    assert!(screen(&app).contains("UnknownSnapshot: no snapshot 99"));
+
+    // Governance from the governor: a config change; an activation height is refused by name.
+    press(&mut src, &mut app, &[key('g')]);
+    press(
+        &mut src,
+        &mut app,
+        &typed("config gc_cycles_per_block=50000"),
+    );
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert!(!app.toast.as_ref().unwrap().error, "{:?}", app.toast);
+    press(&mut src, &mut app, &[key(' ')]);
+    assert_eq!(src.chain().timer_config.gc_cycles_per_block, 50_000);
+    press(&mut src, &mut app, &[key('g')]);
+    press(&mut src, &mut app, &typed("activate 100"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let t = app.toast.clone().unwrap();
+    assert!(t.error && t.text.contains("Unsupported"), "{t:?}");
+}
+
+#[test]
+fn snapshot_and_revert_keys_go_back() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('S')]);
+    assert_eq!(app.snapshots, vec![1]);
+    press(&mut src, &mut app, &[key('N')]);
+    assert_eq!(src.chain().height, 37);
+    press(&mut src, &mut app, &[key('R'), code(KeyCode::Enter)]);
+    assert_eq!(src.chain().height, 27);
+    assert_eq!(app.height(), 27);
+    assert!(
+        app.feed.iter().all(|e| e.height <= 27),
+        "the feed restarted"
+    );
+    assert!(
+        app.toast
+            .as_ref()
+            .unwrap()
+            .text
+            .contains("reverted to snapshot 1")
+    );
+}
+
+#[test]
+fn filter_and_pause_the_feed() {
+    let mut src = demo_at(32);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &typed("/kind:deferred"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let shown = app.visible_events(50);
+    assert_eq!(shown.len(), 2);
+    assert!(shown.iter().all(|e| e.kind == "TimerDeferred"));
+    let s = screen(&app);
+    assert!(s.contains("filter /kind:deferred"));
+    assert!(!s.contains("TimerFired "), "{s}");
+    // An actor by name.
+    press(&mut src, &mut app, &typed("/"));
+    press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+    press(&mut src, &mut app, &typed("/heartbeat fired"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let shown = app.visible_events(100);
+    assert!(!shown.is_empty());
+    assert!(shown.iter().all(
+        |e| e.kind == "TimerFired" && app.data.label(e.actor.as_ref().unwrap()) == "heartbeat"
+    ));
+
+    // Paused, new events wait; resumed, they appear.
+    press(&mut src, &mut app, &[key('f')]);
+    let kept = app.feed.len();
+    press(&mut src, &mut app, &[key('N')]);
+    assert_eq!(app.feed.len(), kept);
+    assert!(!app.held.is_empty());
+    assert!(screen(&app).contains("PAUSED"));
+    press(&mut src, &mut app, &[key('f')]);
+    assert!(app.feed.len() > kept);
+    assert!(app.held.is_empty());
+}
+
+#[test]
+fn the_key_table_drives_keys_hints_and_help() {
+    let keys = KeyMap::with_overrides("[keys]\nstep = [\"x\"]\n").unwrap();
+    let mut src = demo_at(5);
+    let mut app = App::new(keys);
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key(' ')]);
+    assert_eq!(src.chain().height, 5, "space no longer steps");
+    press(&mut src, &mut app, &[key('x')]);
+    assert_eq!(src.chain().height, 6);
+    app.toast = None;
+    let s = screen(&app);
+    assert!(s.contains(" x step "), "hint bar from the table\n{s}");
+    press(&mut src, &mut app, &[key('?')]);
+    let s = screen(&app);
+    assert!(s.contains("x               mine one block"), "{s}");
+    for b in app.keys.bindings() {
+        assert!(s.contains(b.help), "help lists `{}`", b.help);
+    }
+    press(&mut src, &mut app, &[key('q')]);
+    assert!(app.quit, "q quits from the help overlay too");
+    let mut app = App::new(KeyMap::default());
+    handle_key(
+        &mut src,
+        &mut app,
+        KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL),
+    );
+    assert!(app.quit);
+}
+
+#[test]
+fn tiers_show_the_epoch_and_overflow_tiers() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    // Beyond the ring (2 x 3,600 heights) and beyond the epoch queue (24 epochs).
+    press(&mut src, &mut app, &[key('s')]);
+    press(
+        &mut src,
+        &mut app,
+        &[code(KeyCode::Backspace), code(KeyCode::Backspace)],
+    );
+    press(&mut src, &mut app, &typed("20000"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert!(!app.toast.as_ref().unwrap().error, "{:?}", app.toast);
+    press(&mut src, &mut app, &[key('s')]);
+    press(
+        &mut src,
+        &mut app,
+        &[code(KeyCode::Backspace), code(KeyCode::Backspace)],
+    );
+    press(&mut src, &mut app, &typed("200000"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert!(!app.toast.as_ref().unwrap().error, "{:?}", app.toast);
+    let t = &app.data.tiers;
+    assert_eq!(t.epoch_total, 1);
+    assert_eq!(t.overflow_size, 1);
+    assert_eq!(t.overflow_epochs, vec![(198_000, 1)]);
+    assert_snapshot!(
+        "pane_tiers_epoch_overflow",
+        draw_pane(panes::tiers::render, &app, 100, 9)
+    );
+}
+
+#[test]
+fn governance_and_feed_selection_keys() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    // Governance cancel (system instruction 48) of the selected bucket timer, by the governor.
+    press(&mut src, &mut app, &[key('j'), key('l'), key('g')]);
+    let t = app.data.bucket_timers[0].clone();
+    press(&mut src, &mut app, &typed("cancel"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter), key(' ')]);
+    assert!(src.chain().timer(&t.id).is_none());
+    assert!(
+        app.feed
+            .iter()
+            .any(|e| e.kind == "TimerCancelledByGovernance" && e.timer == Some(t.id))
+    );
+    let life = src.timer_life(&t.id).unwrap();
+    assert_eq!(life.status, "cancelled_by_governance");
+    assert_eq!(
+        life.timeline.last().unwrap().reason,
+        "system instruction 48"
+    );
+    assert!(src.timer_life(&TimerId([7; 32])).is_none());
+    // In the feed, Up selects older events and Enter opens the selected one's timer.
+    app.focus = Pane::Events;
+    press(&mut src, &mut app, &typed("/kind:scheduled"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let newest_two: Vec<TimerId> = app
+        .visible_events(2)
+        .iter()
+        .map(|e| e.timer.unwrap())
+        .collect();
+    press(&mut src, &mut app, &[key('k'), code(KeyCode::Enter)]);
+    let Overlay::Life(l) = &app.overlay else {
+        panic!("{:?}", app.overlay)
+    };
+    assert_eq!(l.id, newest_two[0], "one up from the newest");
+    // A form field clears with Ctrl-U.
+    press(&mut src, &mut app, &[code(KeyCode::Esc), key('s')]);
+    press(
+        &mut src,
+        &mut app,
+        &[KeyEvent::new(KeyCode::Char('u'), KeyModifiers::CONTROL)],
+    );
+    press(&mut src, &mut app, &typed("40"));
+    let Overlay::Form(f) = &app.overlay else {
+        panic!()
+    };
+    assert_eq!(f.values[1], "40");
+}
+
+#[test]
+fn dashboard_queries_change_no_state_root() {
+    // The view folds the overflow commitment early; the roots must not notice.
+    let mut watched = demo_at(20);
+    let mut plain = demo_at(20);
+    let mut app = app_on(&mut watched);
+    for _ in 0..15 {
+        press(&mut watched, &mut app, &[key(' ')]);
+        let _ = watched.dashboard(&app.query());
+        plain.execute(UiCommand::Mine(1)).unwrap();
+    }
+    assert_eq!(watched.chain().height, 35);
+    assert_eq!(watched.chain().head, plain.chain().head);
+}
+
+#[test]
+fn snapshot_lane_after_the_outage() {
+    // The demo halts at 50 for 20 heights; at 71 the throttled GC lane clears expired timers
+    // (10 a block) and the backlog is deferred.
+    let mut src = demo_at(75);
+    let app = app_on(&mut src);
+    let at71 = app.data.lane.iter().find(|r| r.height == 71).unwrap();
+    assert_eq!(at71.gc_cycles, 50_000);
+    assert!(at71.deferred >= 20);
+    assert_snapshot!(
+        "pane_lane_after_outage",
+        draw_pane(panes::lane::render, &app, 90, 16)
+    );
+}
+
+#[test]
+fn a_selected_event_stays_selected_as_new_events_arrive() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    app.focus = Pane::Events;
+    press(&mut src, &mut app, &[key('k'), key('k')]);
+    let before = app.selected_event().cloned().unwrap();
+    press(&mut src, &mut app, &[key('N')]);
+    assert!(app.feed.len() > 60, "ten blocks brought events");
+    assert_eq!(app.selected_event(), Some(&before));
+}
