@@ -23,23 +23,39 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
+use std::ops::ControlFlow;
 
-/// The shipped demo fixture played to `height`, manual mining.
+/// The shipped demo fixture played up to block `height` (the steps of later heights not
+/// played), manual mining. The run is the fixture's whole length, stopped after that block: a
+/// shorter run would end before the fixture's later steps and expectations, which makes the
+/// fixture broken (Spec note 24) and plays nothing.
 fn demo_at(height: u64) -> LocalDevnet {
     let sc = builtin::scenario("demo", &DevnetRuntime::new())
         .expect("demo ships")
         .expect("demo prepares");
-    let (_, devnet) = sc
-        .run_devnet(
+    let (report, devnet) = sc
+        .run_with(
             DevnetRuntime::shared(),
             RunOptions {
-                blocks: Some(height),
+                blocks: None,
                 skip_rows: true,
                 keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
             },
-            &mut |_, _| {},
+            &mut |b, _| {
+                if b.header.height >= height {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
         )
         .expect("demo runs");
+    assert_eq!(report.refused, None, "the demo plays");
+    assert_eq!(
+        devnet.chain().height,
+        height,
+        "the demo is played to #{height}"
+    );
     LocalDevnet::new(devnet, sc.address_book())
 }
 
