@@ -4,14 +4,18 @@
 //! `cargo run --example dashboard [-- --theme NAME|FILE] [--keys FILE] [--at HEIGHT]
 //! [--block-time SECONDS]`. `NO_COLOR=1` draws in mono.
 
-use cowboy_devnet::scenario::{RunOptions, builtin};
+use cowboy_devnet::chain::runtime::ActorRuntime;
+use cowboy_devnet::node::Devnet;
+use cowboy_devnet::scenario::{RunOptions, Scenario, builtin};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
 use cowboy_devnet::tui::model::MiningMode;
 use cowboy_devnet::tui::theme::Theme;
 use cowboy_devnet::vm::DevnetRuntime;
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 fn main() -> ExitCode {
     match run() {
@@ -57,17 +61,7 @@ fn run() -> Result<(), String> {
     let scenario = builtin::scenario("demo", &DevnetRuntime::new())
         .expect("the demo fixture ships")
         .map_err(|e| e.to_string())?;
-    let (_, devnet) = scenario
-        .run_devnet(
-            rt,
-            RunOptions {
-                blocks: Some(at),
-                skip_rows: true,
-                keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
-            },
-            &mut |_, _| {},
-        )
-        .map_err(|e| e.to_string())?;
+    let devnet = play(&scenario, rt, at)?;
     let mut source = LocalDevnet::new(devnet, scenario.address_book())
         .with_mining(MiningMode::Interval { ms: block_ms });
     cowboy_devnet::tui::run(
@@ -79,4 +73,38 @@ fn run() -> Result<(), String> {
         },
     )
     .map_err(|e| e.to_string())
+}
+
+/// The fixture played up to block `at` (the first block at or after it, if an outage skips it);
+/// its later steps are not played. The run is the fixture's whole length (or `at`, if longer),
+/// stopped after that block: a run shorter than the fixture's steps and expectations makes the
+/// fixture broken (Spec note 24), and such a run plays nothing.
+fn play(scenario: &Scenario, rt: Arc<dyn ActorRuntime>, at: u64) -> Result<Devnet, String> {
+    let keep_blocks = cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS;
+    if at == 0 {
+        let mut devnet = Devnet::new(scenario.genesis().clone(), rt).map_err(|e| e.to_string())?;
+        devnet.chain_mut().set_keep_blocks(keep_blocks);
+        return Ok(devnet);
+    }
+    let (report, devnet) = scenario
+        .run_with(
+            rt,
+            RunOptions {
+                blocks: Some(at.max(scenario.default_blocks)),
+                skip_rows: true,
+                keep_blocks: Some(keep_blocks),
+            },
+            &mut |b, _| {
+                if b.header.height >= at {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        )
+        .map_err(|e| e.to_string())?;
+    match report.refused {
+        Some(why) => Err(why),
+        None => Ok(devnet),
+    }
 }

@@ -102,6 +102,9 @@ fn dashboard_in_tmux_pause_step_schedule_fire_quit() {
     s.keys(&["p"]);
     let screen = s.wait_for("mining manual");
     let h = number_after(&screen, "# ");
+    // The example opens on the demo played to #20: its actors deployed, then mined live.
+    assert!(h >= 20, "the demo was played to #20 first:\n{screen}");
+    assert!(screen.contains("heartbeat"), "{screen}");
     s.keys(&["Space"]);
     s.wait_for(&format!("# {}", h + 1));
 
