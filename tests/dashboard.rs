@@ -389,9 +389,25 @@ fn step_keys_mine_and_show_the_new_height() {
     assert!(s.contains("mined to #28"), "{s}");
     press(&mut src, &mut app, &[key('n'), key('N')]);
     assert_eq!(src.chain().height, 39);
-    // The full lane at 30 shows in the feed: two deferrals there.
+    // The full lane at 30 shows in the feed: two deferrals, recorded by the block they were
+    // carried into (Spec note 18), and the lane chart counts them at 30.
+    let deferred: Vec<_> = app
+        .feed
+        .iter()
+        .filter(|e| e.kind == "TimerDeferred")
+        .collect();
+    assert_eq!(deferred.len(), 2, "{deferred:?}");
+    for e in &deferred {
+        assert_eq!(e.height, 31);
+        assert!(
+            e.fields.starts_with("height=30 to_height=31 reason=lane"),
+            "{e:?}"
+        );
+    }
     let s = screen(&app);
-    assert!(s.contains("#30     TimerDeferred"), "{s}");
+    assert!(s.contains("#31     TimerDeferred"), "{s}");
+    let at30 = app.data.lane.iter().find(|r| r.height == 30).unwrap();
+    assert_eq!((at30.fired, at30.deferred), (3, 2));
 }
 
 #[test]
@@ -793,4 +809,69 @@ fn a_selected_event_stays_selected_as_new_events_arrive() {
     press(&mut src, &mut app, &[key('N')]);
     assert!(app.feed.len() > 60, "ten blocks brought events");
     assert_eq!(app.selected_event(), Some(&before));
+}
+
+#[test]
+fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
+    use cowboy_devnet::tui::model::{CommandOutcome, ScheduleRequest};
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    let at30 = |app: &App| {
+        app.data
+            .buckets
+            .iter()
+            .find(|b| b.height == 30)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!((at30(&app).gas, at30(&app).fits_lane), (2_750_000, false));
+    // Governance lowers the cap to 100,000 (in force from block 29): the five 550,000-cycle
+    // timers at 30 then fire with 100,000 each (Spec note 16), and all fit the lane.
+    press(&mut src, &mut app, &[key('g')]);
+    press(
+        &mut src,
+        &mut app,
+        &typed("config max_cycles_per_fire=100000"),
+    );
+    press(&mut src, &mut app, &[code(KeyCode::Enter), key(' ')]);
+    assert_eq!(src.chain().timer_config.max_cycles_per_fire, 100_000);
+    let b = at30(&app);
+    assert_eq!((b.count, b.gas, b.fits_lane), (5, 500_000, true));
+    // The bucket's timers show the budget they fire with and the max cost charged on it (at
+    // 28 the buckets start at #29: #30 is the second).
+    press(&mut src, &mut app, &[key('j'), key('l')]);
+    assert_eq!(app.data.buckets[app.bucket_sel].height, 30);
+    let quote = src.chain().fee_quote();
+    let cells = src.chain().timer_config.max_cells_per_fire;
+    let want_cost = cowboy_devnet::engine::eob::max_cost(100_000, cells, &quote, 0);
+    assert_eq!(app.data.bucket_timers.len(), 5);
+    for t in &app.data.bucket_timers {
+        assert_eq!((t.gas_limit, t.max_cost), (100_000, want_cost), "{t:?}");
+    }
+    // A sixth timer at 30 fits beside them.
+    let crowd = src
+        .chain()
+        .actors
+        .keys()
+        .copied()
+        .find(|a| app.data.label(a) == "crowd")
+        .unwrap();
+    let req = ScheduleRequest {
+        actor: crowd,
+        height: 30,
+        payload: Vec::new(),
+        handler: None,
+        from: None,
+        fee_payer: None,
+        gas_limit: None,
+        expires_at: None,
+    };
+    let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req)) else {
+        panic!("an estimate")
+    };
+    assert_eq!(e.fire_height, 30, "{e:?}");
+    // What the pane said is what happened: all five fire at 30, none is deferred.
+    press(&mut src, &mut app, &[key(' '), key(' '), key(' ')]);
+    let row = app.data.lane.iter().find(|r| r.height == 30).unwrap();
+    assert_eq!((row.fired, row.deferred), (5, 0), "{row:?}");
 }

@@ -9,7 +9,7 @@
 use crate::chain::{
     Chain, Event, EventRecord, SystemInstruction, TimerOp, Transaction, TxKind, default_governor,
 };
-use crate::engine::eob::max_cost;
+use crate::engine::eob::{fire_budget, max_cost};
 use crate::engine::timer::handler_payload;
 use crate::engine::{
     Address, ScheduleArgs, ScheduleCtx, Timer, TimerEvent, TimerId, validate_schedule,
@@ -76,20 +76,24 @@ impl LocalDevnet {
             .unwrap_or_else(|| a.to_string()[..10].to_string())
     }
 
+    /// A pending timer's row. Its gas is its fire budget, `gas_limit_per_fire` bounded by the
+    /// `max_cycles_per_fire` in force (Spec note 16): what its fire reserves of the lane and
+    /// what its `max_cost` is charged on.
     fn timer_row(&self, t: &Timer) -> TimerRow {
         let chain = self.chain();
+        let budget = fire_budget(t, &chain.timer_config);
         TimerRow {
             id: t.timer_id,
             actor: t.actor_address,
             fee_payer: t.fee_payer,
             height: t.height,
             schedule_block: t.schedule_block,
-            gas_limit: t.gas_limit_per_fire,
+            gas_limit: budget,
             expires_at: t.expires_at,
             handler: t.handler().name().to_string(),
             payload_len: t.payload.len() as u64,
             max_cost: max_cost(
-                t.gas_limit_per_fire,
+                budget,
                 chain.timer_config.max_cells_per_fire,
                 &chain.fee_quote(),
                 0,
@@ -155,6 +159,7 @@ impl LocalDevnet {
     /// `timer_estimate`: the checks `timer_schedule` makes, the max cost per fire, and the
     /// height the timer would fire at: its own, or under FIFO the first height from there whose
     /// bucket still has lane room for it (CIP-5 §5.1 carries the rest over one block at a time).
+    /// A bucket's room is counted in fire budgets (Spec notes 16, 28).
     fn estimate(&self, req: &ScheduleRequest) -> Result<Estimate, CommandError> {
         let chain = self.chain();
         let from = match req.from {
@@ -200,7 +205,7 @@ impl LocalDevnet {
                 .queue
                 .bucket(fire)
                 .iter()
-                .map(|t| t.gas_limit_per_fire)
+                .map(|t| fire_budget(t, cfg))
                 .sum();
             if used.saturating_add(gas_limit) <= lane {
                 break;
@@ -411,7 +416,7 @@ impl DashboardSource for LocalDevnet {
             let b = queue.bucket(h);
             ring.push(b.len() as u32);
             if (!b.is_empty() || h == start) && buckets.len() < q.buckets {
-                let gas: u64 = b.iter().map(|t| t.gas_limit_per_fire).sum();
+                let gas: u64 = b.iter().map(|t| fire_budget(t, cfg)).sum();
                 buckets.push(BucketSummary {
                     height: h,
                     count: b.len() as u64,

@@ -68,7 +68,8 @@ pub struct Status {
 pub struct BucketSummary {
     pub height: u64,
     pub count: u64,
-    /// Sum of the timers' `gas_limit_per_fire`.
+    /// Sum of the timers' fire budgets (`gas_limit_per_fire` bounded by the `max_cycles_per_fire`
+    /// in force, Spec note 16): the lane they reserve.
     pub gas: u64,
     /// Whether the summed gas fits the execution lane.
     pub fits_lane: bool,
@@ -83,6 +84,8 @@ pub struct TimerRow {
     /// The height it was scheduled for (a carried timer keeps it).
     pub height: u64,
     pub schedule_block: u64,
+    /// Cycles per fire: a pending timer's fire budget (`gas_limit_per_fire` bounded by the
+    /// `max_cycles_per_fire` in force, Spec note 16); a timer no longer pending, as scheduled.
     pub gas_limit: u64,
     pub expires_at: u64,
     pub handler: String,
