@@ -875,3 +875,60 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
     let row = app.data.lane.iter().find(|r| r.height == 30).unwrap();
     assert_eq!((row.fired, row.deferred), (5, 0), "{row:?}");
 }
+
+#[test]
+fn cip5_6_5_a_deferral_shows_from_the_block_that_made_it_to_the_block_that_records_it() {
+    // At 30 the lane takes three of the five crowd timers; the two others are deferred. Their
+    // `TimerDeferred` events are recorded by block 31 (Spec note 18), but fairness and the
+    // timer's life show the deferrals from 30, as the lane pane does.
+    let mut src = demo_at(30);
+    let mut app = app_on(&mut src);
+    assert!(app.feed.iter().all(|e| e.kind != "TimerDeferred"));
+    let at30 = app.data.lane.iter().find(|r| r.height == 30).unwrap();
+    assert_eq!(at30.deferred, 2);
+    let crowd = |app: &App| {
+        app.data
+            .fairness
+            .iter()
+            .find(|r| app.data.label(&r.actor) == "crowd")
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(crowd(&app).deferrals, 2);
+    let carried = src.chain().engine.queue.deferrals()[0].timer_id;
+    let life = src.timer_life(&carried).unwrap();
+    assert_eq!(life.status, "pending");
+    assert_eq!(life.deferrals, 1);
+    let last = life.timeline.last().unwrap();
+    assert_eq!(
+        (last.height, last.what.as_str(), last.reason.as_str()),
+        (
+            30,
+            "TimerDeferred",
+            "lane: carried to the next block, which records the event"
+        )
+    );
+
+    // Block 31 records the events; nothing is counted twice.
+    press(&mut src, &mut app, &[key(' ')]);
+    let recorded: Vec<_> = app
+        .feed
+        .iter()
+        .filter(|e| e.kind == "TimerDeferred")
+        .collect();
+    assert_eq!(recorded.len(), 2);
+    assert!(recorded.iter().all(|e| e.height == 31));
+    assert_eq!(crowd(&app).deferrals, 2);
+    let life = src.timer_life(&carried).unwrap();
+    assert_eq!(life.deferrals, 1);
+    let deferred: Vec<_> = life
+        .timeline
+        .iter()
+        .filter(|e| e.what == "TimerDeferred")
+        .collect();
+    assert_eq!(deferred.len(), 1);
+    assert_eq!(
+        (deferred[0].height, deferred[0].reason.as_str()),
+        (31, "lane: carried to #31")
+    );
+}

@@ -12,7 +12,7 @@ use crate::chain::{
 use crate::engine::eob::{fire_budget, max_cost};
 use crate::engine::timer::handler_payload;
 use crate::engine::{
-    Address, ScheduleArgs, ScheduleCtx, Timer, TimerEvent, TimerId, validate_schedule,
+    Address, DeferReason, ScheduleArgs, ScheduleCtx, Timer, TimerEvent, TimerId, validate_schedule,
 };
 use crate::node::{Command, Devnet, NodeError, Outcome};
 use crate::tui::model::*;
@@ -302,13 +302,7 @@ impl LocalDevnet {
                 }
                 TimerEvent::TimerDeferred {
                     reason, to_height, ..
-                } => {
-                    let why = serde_json::to_value(reason)
-                        .ok()
-                        .and_then(|v| v.as_str().map(str::to_string))
-                        .unwrap_or_default();
-                    format!("{why}: carried to #{to_height}")
-                }
+                } => format!("{}: carried to #{to_height}", defer_reason(reason)),
                 TimerEvent::TimerExpired { expires_at, .. } => {
                     format!("expires_at {expires_at} passed")
                 }
@@ -368,6 +362,14 @@ fn status_of(pending: bool, records: &[&EventRecord]) -> &'static str {
         }
     }
     "unknown"
+}
+
+/// A deferral's reason as events name it (`lane`, `gc_budget`).
+fn defer_reason(reason: &DeferReason) -> String {
+    serde_json::to_value(reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
 }
 
 fn strip_name(msg: &str) -> String {
@@ -503,6 +505,11 @@ impl DashboardSource for LocalDevnet {
                 }
             }
         }
+        // The last block's deferrals too: their events wait for the block the timers are
+        // carried into (Spec note 18), while the lane pane already counts them.
+        for d in queue.deferrals() {
+            per.entry(d.actor).or_insert_with(|| row(d.actor)).deferrals += 1;
+        }
         for (a, c) in queue.actor_counts() {
             per.entry(a).or_insert_with(|| row(a)).pending = u64::from(c);
         }
@@ -585,11 +592,29 @@ impl DashboardSource for LocalDevnet {
                 _ => None,
             }),
         };
-        let deferrals = records
+        let mut timeline: Vec<LifeEntry> = records.iter().map(|r| self.life_entry(r)).collect();
+        // Deferred by the last block: its `TimerDeferred` is recorded by the block it is
+        // carried into (Spec note 18), but the deferral has happened.
+        if let Some(d) = chain
+            .engine
+            .queue
+            .deferrals()
             .iter()
-            .filter(|r| matches!(r.event, Event::Timer(TimerEvent::TimerDeferred { .. })))
+            .find(|d| d.timer_id == *id)
+        {
+            timeline.push(LifeEntry {
+                height: chain.height,
+                what: "TimerDeferred".into(),
+                reason: format!(
+                    "{}: carried to the next block, which records the event",
+                    defer_reason(&d.reason)
+                ),
+            });
+        }
+        let deferrals = timeline
+            .iter()
+            .filter(|e| e.what == "TimerDeferred")
             .count() as u64;
-        let timeline = records.iter().map(|r| self.life_entry(r)).collect();
         Some(TimerLife {
             id: *id,
             status,
