@@ -181,12 +181,15 @@ fn a_block_body_hash_commits_to_every_field_of_every_receipt_and_event_kind() {
     }
     assert_eq!(events.len(), 12, "{:?}", events.keys());
     let mut checked = 0;
+    // Error messages changed (a failed receipt's and a failed fire's): hashed the same.
+    let mut messages = 0;
     for r in receipts.values() {
         let h = body_hash(std::slice::from_ref(r), &[]);
         for (path, changed) in variants(r) {
             if path.ends_with("/error/message") {
                 // The message is for people: only the error's kind is hashed.
                 assert_eq!(body_hash(&[changed], &[]), h, "receipt {} {path}", r.kind);
+                messages += 1;
                 continue;
             }
             assert_ne!(body_hash(&[changed], &[]), h, "receipt {} {path}", r.kind);
@@ -198,13 +201,15 @@ fn a_block_body_hash_commits_to_every_field_of_every_receipt_and_event_kind() {
         for (path, changed) in variants(e) {
             if path.ends_with("/error/message") {
                 assert_eq!(body_hash(&[], &[changed]), h, "{} {path}", e.event.kind());
+                messages += 1;
                 continue;
             }
             assert_ne!(body_hash(&[], &[changed]), h, "{} {path}", e.event.kind());
             checked += 1;
         }
     }
-    assert!(checked >= 142, "{checked}");
+    assert!(checked >= 140, "{checked}");
+    assert!(messages >= 2, "{messages}");
     // Order matters: the same events in another order hash differently.
     let b = blocks
         .iter()
