@@ -269,21 +269,33 @@ fn body_hash_commits_the_error_kind_not_its_message() {
     let cycles = |m: &str| Failure::new(ErrorKind::OutOfCycles, m);
     let a = failed_receipt(cycles("the 5000-cycle limit was reached"));
     let b = failed_receipt(cycles("ran out of cycles after 5000"));
-    assert_eq!(body_hash(&[a.clone()], &[]), body_hash(&[b], &[]));
+    assert_eq!(
+        body_hash(std::slice::from_ref(&a), &[]),
+        body_hash(&[b], &[])
+    );
     let c = failed_receipt(Failure::new(
         ErrorKind::ScriptError,
         "the 5000-cycle limit was reached",
     ));
-    assert_ne!(body_hash(&[a.clone()], &[]), body_hash(&[c], &[]));
+    assert_ne!(
+        body_hash(std::slice::from_ref(&a), &[]),
+        body_hash(&[c], &[])
+    );
 
     let f = failed_fire(cycles("the 5000-cycle limit was reached"));
     let g = failed_fire(cycles("Out of cycles (rhai 2.0 wording)"));
-    assert_eq!(body_hash(&[], &[f.clone()]), body_hash(&[], &[g]));
+    assert_eq!(
+        body_hash(&[], std::slice::from_ref(&f)),
+        body_hash(&[], &[g])
+    );
     let h = failed_fire(Failure::new(
         ErrorKind::HandlerNotFound,
         "the 5000-cycle limit was reached",
     ));
-    assert_ne!(body_hash(&[], &[f.clone()]), body_hash(&[], &[h]));
+    assert_ne!(
+        body_hash(&[], std::slice::from_ref(&f)),
+        body_hash(&[], &[h])
+    );
 
     // Every kind hashes apart from every other, and from no error at all.
     let mut seen = std::collections::BTreeSet::new();
