@@ -1027,3 +1027,25 @@ fn fixture_kinds_and_statuses_are_exactly_the_event_kind_and_timer_status_lists(
         );
     }
 }
+
+/// A step's `expect_error` names one of the spec's error kinds: a misspelt name is refused at
+/// check, not reported as an unexpected outcome after the run.
+#[test]
+fn fixture_expect_error_names_an_error_kind() {
+    let step = |e: &str| {
+        format!(
+            "[[accounts]]\nname = \"a\"\nbalance = 5\n[[steps]]\nat = 2\naction = \"transfer\"\n\
+             from = \"a\"\nto = \"governance\"\namount = 1\nexpect_error = \"{e}\"\n"
+        )
+    };
+    for k in ErrorKind::ALL {
+        assert!(prepare_text(&step(k.as_str())).is_ok(), "{k} rejected");
+    }
+    let err = prepare_text(&step("Unauthorised"))
+        .err()
+        .expect("a misspelt error kind is refused");
+    assert!(
+        err.contains("steps[1].expect_error: unknown error kind `Unauthorised` (known: InvalidInput, Unauthorized,"),
+        "{err}"
+    );
+}

@@ -10,7 +10,7 @@ use super::runner::{
 };
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Genesis, GenesisAccount, default_governor};
-use crate::engine::{Address, EventKind, TimerConfig, TimerId, TimerStatus};
+use crate::engine::{Address, ErrorKind, EventKind, TimerConfig, TimerId, TimerStatus};
 use crate::node::MAX_MINE_PER_COMMAND;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -337,6 +337,17 @@ impl<'a> Check<'a> {
                 format!(
                     "height {at} falls inside the outage after block {from} (heights {}..={to} are skipped)",
                     from + 1
+                ),
+            ));
+        }
+        if let Some(want) = step.expect_error()
+            && want.parse::<ErrorKind>().is_err()
+        {
+            return Err(err(
+                "expect_error",
+                format!(
+                    "unknown error kind `{want}` (known: {})",
+                    joined(&ErrorKind::ALL)
                 ),
             ));
         }
