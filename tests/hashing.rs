@@ -320,3 +320,51 @@ fn body_hash_error_kind_tags_are_fixed_and_names_round_trip() {
     }
     assert!("OutOfGas".parse::<ErrorKind>().is_err());
 }
+
+/// Every error type's text opens with its kind's name, so a failure's message is the text
+/// after it, never a second copy of the name (and never a different name).
+#[test]
+fn a_failure_is_the_errors_kind_and_the_text_after_its_name() {
+    use cowboy_devnet::chain::TxError;
+    use cowboy_devnet::chain::runtime::VmError;
+    use cowboy_devnet::engine::TimerError;
+    let a = Address::from_label("a");
+    let vm = [
+        VmError::OutOfCycles { limit: 5 },
+        VmError::OutOfCells { limit: 5 },
+        VmError::Timer(TimerError::TimerCapExceeded("m".into())),
+        VmError::Revert("m".into()),
+        VmError::InsufficientFunds("m".into()),
+        VmError::HandlerNotFound("m".into()),
+        VmError::Compile {
+            location: "x.rhai:1:2".into(),
+            message: "m".into(),
+        },
+        VmError::Script("m".into()),
+        VmError::InvalidInput("m".into()),
+    ];
+    let mut failures: Vec<(String, Failure)> = vm
+        .iter()
+        .map(|e| (e.to_string(), Failure::from(e)))
+        .collect();
+    let tx = [
+        TxError::NonceMismatch {
+            expected: 1,
+            got: 2,
+        },
+        TxError::InsufficientFunds("m".into()),
+        TxError::UnknownActor(a),
+        TxError::ActorExists(a),
+        TxError::InvalidInput("m".into()),
+        TxError::Unauthorized("m".into()),
+        TxError::BlockFull("m".into()),
+        TxError::Code(VmError::Script("m".into())),
+    ];
+    failures.extend(tx.iter().map(|e| (e.to_string(), Failure::from(e))));
+    for (text, f) in &failures {
+        assert_eq!(&f.to_string(), text);
+        assert!(!f.message.starts_with(f.kind.as_str()), "{text}");
+    }
+    let kinds: std::collections::BTreeSet<_> = failures.iter().map(|(_, f)| f.kind).collect();
+    assert_eq!(kinds.len(), 14, "{kinds:?}");
+}
