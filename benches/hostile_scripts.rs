@@ -107,8 +107,7 @@ fn hostile_scripts(c: &mut Criterion) {
         let start = Instant::now();
         let r = run(&mut fresh, tx);
         let elapsed = start.elapsed();
-        let err = r.error.as_deref().unwrap_or("-");
-        let name = err.split(':').next().unwrap_or("");
+        let name = r.error.as_ref().map_or("", |e| e.kind.as_str());
         let per_m = elapsed.as_secs_f64() * 1e3 * 1e6 / r.cycles_used.max(1) as f64;
         eprintln!(
             "{handler:<20} {:>11}  {name:<18} {per_m:>8.2}",

@@ -353,9 +353,10 @@ fn print_summary(r: &Report, out: &mut Out) {
             st.line,
             st.action,
             st.at,
-            st.error
-                .as_deref()
-                .unwrap_or("succeeded, but an error was expected")
+            st.error.as_ref().map_or_else(
+                || "succeeded, but an error was expected".to_string(),
+                |e| e.to_string()
+            )
         ));
     }
     if !r.expectations.is_empty() {

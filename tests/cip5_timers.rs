@@ -5,7 +5,10 @@ mod common;
 use common::*;
 use cowboy_devnet::chain::{Event, EventRecord, Genesis, Phase, SystemInstruction, TxKind};
 use cowboy_devnet::engine::timer::handler_payload;
-use cowboy_devnet::engine::{Address, DeferReason, ScheduleArgs, TimerConfig, TimerEvent, TimerId};
+use cowboy_devnet::engine::{
+    Address, DeferReason, ErrorKind, EventKind, Failure, ScheduleArgs, TimerConfig, TimerEvent,
+    TimerId,
+};
 
 const MAX_TTL: u64 = 2_592_000;
 const MAX_CYCLES: u64 = 550_000;
@@ -23,7 +26,7 @@ fn assert_schedule_rejected(
     c: &mut cowboy_devnet::chain::Chain,
     actor: Address,
     a: ScheduleArgs,
-    name: &str,
+    kind: ErrorKind,
 ) {
     let pending = c.engine.queue.len();
     let actor_nonce = c.nonce(&actor);
@@ -31,7 +34,7 @@ fn assert_schedule_rejected(
     let sender_balance = c.balance(&alice());
     let payload_len = a.payload.len() as u64;
     let r = try_schedule(c, actor, a);
-    assert_eq!(err_name(&r), name, "{:?}", r.error);
+    assert_eq!(err_kind(&r), kind, "{:?}", r.error);
     assert!(r.timers.is_empty());
     assert_eq!(c.engine.queue.len(), pending, "no timer persisted");
     assert_eq!(c.nonce(&actor), actor_nonce, "actor nonce unchanged");
@@ -67,7 +70,7 @@ fn cip5_3_3_timer_id_is_keccak_of_actor_height_payload_actor_nonce() {
     assert_ne!(id0, id1);
     assert_eq!(c.nonce(&actor_a()), 2);
     // A rejected schedule does not consume a nonce.
-    assert_schedule_rejected(&mut c, actor_a(), args(1), "InvalidInput");
+    assert_schedule_rejected(&mut c, actor_a(), args(1), ErrorKind::InvalidInput);
     let id2 = schedule(&mut c, actor_a(), args(11));
     assert_eq!(id2, expected_id(&actor_a(), 11, b"", 2));
 }
@@ -104,9 +107,9 @@ fn cip5_4_2_height_must_be_strictly_future() {
     let mut c = chain_with_actors(genesis());
     let cur = c.pending_height();
     assert_eq!(cur, 2);
-    assert_schedule_rejected(&mut c, actor_a(), args(cur), "InvalidInput");
-    assert_schedule_rejected(&mut c, actor_a(), args(cur - 1), "InvalidInput");
-    assert_schedule_rejected(&mut c, actor_a(), args(0), "InvalidInput");
+    assert_schedule_rejected(&mut c, actor_a(), args(cur), ErrorKind::InvalidInput);
+    assert_schedule_rejected(&mut c, actor_a(), args(cur - 1), ErrorKind::InvalidInput);
+    assert_schedule_rejected(&mut c, actor_a(), args(0), ErrorKind::InvalidInput);
     let id = schedule(&mut c, actor_a(), args(cur + 1));
     assert_eq!(c.timer(&id).unwrap().height, cur + 1);
 }
@@ -121,7 +124,7 @@ fn cip5_4_2_expires_at_bounds() {
         ..ScheduleArgs::default()
     };
     // Below the timer's height: it could only expire.
-    assert_schedule_rejected(&mut c, actor_a(), with_exp(10, 9), "InvalidInput");
+    assert_schedule_rejected(&mut c, actor_a(), with_exp(10, 9), ErrorKind::InvalidInput);
     // Equal to the height: accepted.
     let id = schedule(&mut c, actor_a(), with_exp(10, 10));
     assert_eq!(c.timer(&id).unwrap().expires_at, 10);
@@ -132,13 +135,18 @@ fn cip5_4_2_expires_at_bounds() {
         &mut c,
         actor_a(),
         with_exp(10, cur + MAX_TTL + 1),
-        "InvalidInput",
+        ErrorKind::InvalidInput,
     );
     // Default: current + max_ttl_blocks.
     let id = schedule(&mut c, actor_a(), args(12));
     assert_eq!(c.timer(&id).unwrap().expires_at, cur + MAX_TTL);
     // A height past the TTL cap can have no valid expires_at.
-    assert_schedule_rejected(&mut c, actor_a(), args(cur + MAX_TTL + 1), "InvalidInput");
+    assert_schedule_rejected(
+        &mut c,
+        actor_a(),
+        args(cur + MAX_TTL + 1),
+        ErrorKind::InvalidInput,
+    );
     let id = schedule(&mut c, actor_a(), args(cur + MAX_TTL));
     assert_eq!(c.timer(&id).unwrap().height, cur + MAX_TTL);
 }
@@ -160,7 +168,7 @@ fn cip5_4_2_payload_at_most_1_mib() {
         payload: vec![7u8; 1_048_577],
         ..ScheduleArgs::default()
     };
-    assert_schedule_rejected(&mut c, actor_a(), big, "InvalidInput");
+    assert_schedule_rejected(&mut c, actor_a(), big, ErrorKind::InvalidInput);
 }
 
 #[test]
@@ -175,7 +183,7 @@ fn cip5_4_2_handler_name_at_most_256_bytes() {
     let t = c.timer(&id).unwrap();
     assert_eq!(t.handler().name(), "h".repeat(256));
     assert_eq!(t.delivered_payload(), b"inner");
-    assert_schedule_rejected(&mut c, actor_a(), named(257), "InvalidInput");
+    assert_schedule_rejected(&mut c, actor_a(), named(257), ErrorKind::InvalidInput);
 }
 
 #[test]
@@ -195,7 +203,7 @@ fn cip5_4_2_fee_payer_must_be_actor_or_sender() {
         bob(),
         actor_b(),
     ] {
-        assert_schedule_rejected(&mut c, actor_a(), payer(bad), "InvalidInput");
+        assert_schedule_rejected(&mut c, actor_a(), payer(bad), ErrorKind::InvalidInput);
     }
     // The actor itself, explicitly or by default, and the tx sender are accepted.
     let id = schedule(&mut c, actor_a(), payer(actor_a()));
@@ -209,12 +217,12 @@ fn cip5_4_2_fee_payer_must_be_actor_or_sender() {
 #[test]
 fn cip5_4_2_gas_limit_within_1_and_max_cycles_per_fire() {
     let mut c = chain_with_actors(genesis());
-    assert_schedule_rejected(&mut c, actor_a(), args_gas(5, 0), "InvalidInput");
+    assert_schedule_rejected(&mut c, actor_a(), args_gas(5, 0), ErrorKind::InvalidInput);
     assert_schedule_rejected(
         &mut c,
         actor_a(),
         args_gas(5, MAX_CYCLES + 1),
-        "InvalidInput",
+        ErrorKind::InvalidInput,
     );
     let id = schedule(&mut c, actor_a(), args_gas(5, 1));
     assert_eq!(c.timer(&id).unwrap().gas_limit_per_fire, 1);
@@ -234,14 +242,14 @@ fn cip5_4_2_per_actor_cap() {
     let t1 = schedule(&mut c, actor_a(), args(5));
     let _t2 = schedule(&mut c, actor_a(), args(6));
     assert_eq!(c.engine.queue.actor_count(&actor_a()), 2);
-    assert_schedule_rejected(&mut c, actor_a(), args(7), "TimerCapExceeded");
+    assert_schedule_rejected(&mut c, actor_a(), args(7), ErrorKind::TimerCapExceeded);
     // Another actor has its own count.
     schedule(&mut c, actor_b(), args(7));
     // Cancelling frees a place, even within the same block.
     assert!(cancel(&mut c, actor_a(), t1).success);
     assert_eq!(c.engine.queue.actor_count(&actor_a()), 1);
     schedule(&mut c, actor_a(), args(7));
-    assert_schedule_rejected(&mut c, actor_a(), args(8), "TimerCapExceeded");
+    assert_schedule_rejected(&mut c, actor_a(), args(8), ErrorKind::TimerCapExceeded);
 }
 
 #[test]
@@ -256,7 +264,7 @@ fn cip5_4_2_per_actor_cap_counts_schedules_of_the_same_tx() {
                    {"op": "schedule", "delta": 5}]}"#,
     );
     let r = call(&mut c, alice(), three, "go");
-    assert_eq!(err_name(&r), "TimerCapExceeded");
+    assert_eq!(err_kind(&r), ErrorKind::TimerCapExceeded);
     assert_eq!(
         c.engine.queue.actor_count(&three),
         0,
@@ -270,18 +278,21 @@ fn cip5_4_2_cancel_and_extend_are_owner_only() {
     let id = schedule(&mut c, actor_a(), args(20));
     let exp = c.timer(&id).unwrap().expires_at;
     let r = cancel(&mut c, actor_b(), id);
-    assert_eq!(err_name(&r), "Unauthorized");
+    assert_eq!(err_kind(&r), ErrorKind::Unauthorized);
     assert_eq!(r.cycles_used, 1_200, "the 200-cycle call is still charged");
     let r = extend(&mut c, actor_b(), id, 30);
-    assert_eq!(err_name(&r), "Unauthorized");
+    assert_eq!(err_kind(&r), ErrorKind::Unauthorized);
     assert!(c.timer(&id).is_some());
     assert_eq!(c.timer(&id).unwrap().expires_at, exp);
     // Unknown ids.
     let ghost = TimerId([0x42; 32]);
-    assert_eq!(err_name(&cancel(&mut c, actor_a(), ghost)), "TimerNotFound");
     assert_eq!(
-        err_name(&extend(&mut c, actor_a(), ghost, 30)),
-        "TimerNotFound"
+        err_kind(&cancel(&mut c, actor_a(), ghost)),
+        ErrorKind::TimerNotFound
+    );
+    assert_eq!(
+        err_kind(&extend(&mut c, actor_a(), ghost, 30)),
+        ErrorKind::TimerNotFound
     );
     // The owner may.
     let r = extend(&mut c, actor_a(), id, 30);
@@ -290,10 +301,20 @@ fn cip5_4_2_cancel_and_extend_are_owner_only() {
     let r = cancel(&mut c, actor_a(), id);
     assert!(r.success, "{:?}", r.error);
     assert!(c.timer(&id).is_none());
-    assert_eq!(err_name(&cancel(&mut c, actor_a(), id)), "TimerNotFound");
+    assert_eq!(
+        err_kind(&cancel(&mut c, actor_a(), id)),
+        ErrorKind::TimerNotFound
+    );
     let b = c.seal_block();
     let kinds: Vec<_> = timer_events(b).iter().map(|e| e.kind()).collect();
-    assert_eq!(kinds, ["TimerScheduled", "TimerExtended", "TimerCancelled"]);
+    assert_eq!(
+        kinds,
+        [
+            EventKind::TimerScheduled,
+            EventKind::TimerExtended,
+            EventKind::TimerCancelled
+        ]
+    );
 }
 
 #[test]
@@ -302,8 +323,8 @@ fn cip5_4_2_actor_extend_must_be_future_and_is_clamped() {
     let id = schedule(&mut c, actor_a(), args(20));
     let cur = c.pending_height();
     assert_eq!(
-        err_name(&extend(&mut c, actor_a(), id, cur)),
-        "InvalidInput"
+        err_kind(&extend(&mut c, actor_a(), id, cur)),
+        ErrorKind::InvalidInput
     );
     assert!(extend(&mut c, actor_a(), id, u64::MAX).success);
     assert_eq!(c.timer(&id).unwrap().expires_at, cur + MAX_TTL);
@@ -334,7 +355,7 @@ fn cip5_4_3_rejected_timer_call_reverts_the_whole_tx() {
     let bal = c.balance(&bob());
     let nonce = c.nonce(&bob());
     let r = call(&mut c, bob(), prog, "go");
-    assert_eq!(err_name(&r), "InvalidInput");
+    assert_eq!(err_kind(&r), ErrorKind::InvalidInput);
     // 1,000 base + write 200 + 2 × (block_height 10 + schedule 200) cycles;
     // cells: "k" + 4 bytes, "ok", "bad".
     assert_eq!(r.cycles_used, 1_620);
@@ -408,7 +429,7 @@ fn cip5_5_2_handler_sender_is_the_actor_so_fee_payer_must_be_actor() {
         unreachable!()
     };
     assert!(!success);
-    assert!(error.unwrap().starts_with("InvalidInput"));
+    assert_eq!(error.unwrap().kind, ErrorKind::InvalidInput);
     assert_eq!(c.engine.queue.actor_count(&svc), 2, "next + deployer_paid");
 }
 
@@ -456,7 +477,7 @@ fn cip5_5_3_timer_never_fires_in_the_block_that_scheduled_it() {
             .unwrap(),
     );
     assert!(b.events.iter().any(|r| r.phase == Phase::Eob
-        && r.event.kind() == "TimerScheduled"
+        && r.event.kind() == EventKind::TimerScheduled
         && r.event.timer_id() == Some(next)));
     assert_eq!(c.timer(&next).unwrap().height, h + 1);
     // `zero` tried to schedule at the current height from its handler: InvalidInput.
@@ -464,7 +485,7 @@ fn cip5_5_3_timer_never_fires_in_the_block_that_scheduled_it() {
         unreachable!()
     };
     assert!(!success);
-    assert!(error.unwrap().starts_with("InvalidInput"));
+    assert_eq!(error.unwrap().kind, ErrorKind::InvalidInput);
     let b = c.seal_block();
     assert_eq!(fired(b), vec![next]);
 }
@@ -499,7 +520,7 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
     let b = c.seal_block();
     // expires_at == height is still within TTL: `a` fires.
     assert_eq!(fired(b), vec![a]);
-    assert_eq!(eob_kinds(b), vec![("TimerFired", a)]);
+    assert_eq!(eob_kinds(b), vec![(EventKind::TimerFired, a)]);
     assert_eq!(b.eob.deferred, 1);
     let bal = c.balance(&actor_a());
     let burned = c.burned;
@@ -614,8 +635,8 @@ fn cip5_5_4_classification_order_ttl_then_funds_then_lane() {
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerCancelledInsufficientFunds", unfunded),
-            ("TimerFired", a),
+            (EventKind::TimerCancelledInsufficientFunds, unfunded),
+            (EventKind::TimerFired, a),
         ]
     );
     assert_eq!(b.eob.deferred, 2);
@@ -625,10 +646,10 @@ fn cip5_5_4_classification_order_ttl_then_funds_then_lane() {
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerDeferred", blocker),
-            ("TimerDeferred", small),
-            ("TimerExpired", blocker),
-            ("TimerExpired", small)
+            (EventKind::TimerDeferred, blocker),
+            (EventKind::TimerDeferred, small),
+            (EventKind::TimerExpired, blocker),
+            (EventKind::TimerExpired, small)
         ]
     );
     assert_eq!((b.eob.expired, b.eob.unfunded), (2, 0));
@@ -666,7 +687,7 @@ fn cip5_5_4_owner_cancel_of_precharged_timer_refunds_in_full() {
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
-        vec![("TimerFired", t1), ("TimerCancelled", t2)]
+        vec![(EventKind::TimerFired, t1), (EventKind::TimerCancelled, t2)]
     );
     assert!(timer_events(b).contains(&&TimerEvent::TimerCancelled {
         timer_id: t2,
@@ -712,9 +733,9 @@ fn cip5_5_4_second_cancel_of_a_cancelled_precharged_timer_is_not_found() {
     assert_eq!(
         eob_kinds(&b),
         vec![
-            ("TimerFired", t1),
-            ("TimerCancelled", t3),
-            ("TimerFired", t2)
+            (EventKind::TimerFired, t1),
+            (EventKind::TimerCancelled, t3),
+            (EventKind::TimerFired, t2)
         ]
     );
     let TimerEvent::TimerFired { success, .. } = find_fired(&b, t1) else {
@@ -726,7 +747,7 @@ fn cip5_5_4_second_cancel_of_a_cancelled_precharged_timer_is_not_found() {
         unreachable!()
     };
     assert!(!success);
-    assert!(error.unwrap().starts_with("TimerNotFound"));
+    assert_eq!(error.unwrap().kind, ErrorKind::TimerNotFound);
     assert_eq!(c.balance(&own), 10_000_000 - 1_300 - 1_300);
     assert_conserved(&c);
 }
@@ -750,7 +771,10 @@ fn cip5_5_4_handler_cancel_of_queued_timer_refunds_nothing() {
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
-        vec![("TimerFired", first), ("TimerCancelled", later)]
+        vec![
+            (EventKind::TimerFired, first),
+            (EventKind::TimerCancelled, later)
+        ]
     );
     assert!(timer_events(b).contains(&&TimerEvent::TimerCancelled {
         timer_id: later,
@@ -770,7 +794,7 @@ fn cip5_5_4_sys_cancel_timer_48_is_gated_and_idempotent() {
     assert_eq!(ins.opcode(), 48);
     // Not a system deployer.
     let r = system(&mut c, alice(), ins.clone());
-    assert_eq!(err_name(&r), "Unauthorized");
+    assert_eq!(err_kind(&r), ErrorKind::Unauthorized);
     assert_eq!(r.fee, 1_000);
     assert!(c.timer(&id).is_some());
     // Governance.
@@ -785,7 +809,7 @@ fn cip5_5_4_sys_cancel_timer_48_is_gated_and_idempotent() {
     let b = c.seal_block();
     let gov_events: Vec<_> = timer_events(b)
         .into_iter()
-        .filter(|e| e.kind() == "TimerCancelledByGovernance")
+        .filter(|e| e.kind() == EventKind::TimerCancelledByGovernance)
         .cloned()
         .collect();
     assert_eq!(
@@ -808,7 +832,7 @@ fn cip5_5_4_sys_cancel_timer_48_is_gated_and_idempotent() {
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
-        vec![("TimerCancelledInsufficientFunds", gone)]
+        vec![(EventKind::TimerCancelledInsufficientFunds, gone)]
     );
     let r = system(
         &mut c,
@@ -847,24 +871,24 @@ fn cip5_5_4_sys_extend_timer_50_clamps_and_rescues_from_expiry() {
     };
     assert_eq!(ext(a, 1).opcode(), 50);
     assert_eq!(
-        err_name(&system(&mut c, alice(), ext(a, 100))),
-        "Unauthorized"
+        err_kind(&system(&mut c, alice(), ext(a, 100))),
+        ErrorKind::Unauthorized
     );
     assert_eq!(
-        err_name(&system(&mut c, gov(), ext(TimerId([9; 32]), 100))),
-        "TimerNotFound"
+        err_kind(&system(&mut c, gov(), ext(TimerId([9; 32]), 100))),
+        ErrorKind::TimerNotFound
     );
     let cur = c.pending_height();
     assert_eq!(
-        err_name(&system(&mut c, gov(), ext(a, cur))),
-        "InvalidInput"
+        err_kind(&system(&mut c, gov(), ext(a, cur))),
+        ErrorKind::InvalidInput
     );
     assert!(system(&mut c, gov(), ext(a, u64::MAX)).success);
     assert_eq!(c.timer(&a).unwrap().expires_at, cur + MAX_TTL, "clamped");
     seal_until(&mut c, h);
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![a]);
-    assert_eq!(eob_kinds(blk), vec![("TimerFired", a)]);
+    assert_eq!(eob_kinds(blk), vec![(EventKind::TimerFired, a)]);
     assert_eq!(blk.eob.deferred, 1, "b deferred by the lane");
     // b is past its TTL at h + 1 unless governance extends it in h + 1's tx phase.
     let r = system(&mut c, gov(), ext(b_id, h + 3));
@@ -901,14 +925,17 @@ fn cip5_6_4_sys_update_timer_config_49_applies_from_next_block() {
     };
     assert_eq!(upd.opcode(), 49);
     assert_eq!(
-        err_name(&system(&mut c, alice(), upd.clone())),
-        "Unauthorized"
+        err_kind(&system(&mut c, alice(), upd.clone())),
+        ErrorKind::Unauthorized
     );
     // Invalid configs are rejected and change nothing.
     let bad = SystemInstruction::UpdateTimerConfig {
         config: cfg_with(|t| t.lane_timer_cycles = 1),
     };
-    assert_eq!(err_name(&system(&mut c, gov(), bad)), "InvalidInput");
+    assert_eq!(
+        err_kind(&system(&mut c, gov(), bad)),
+        ErrorKind::InvalidInput
+    );
     assert_eq!(c.timer_config, TimerConfig::default());
     // Block h: the update lands; the block keeps the config it opened with.
     assert!(system(&mut c, gov(), upd).success);
@@ -928,14 +955,19 @@ fn cip5_6_4_sys_update_timer_config_49_applies_from_next_block() {
         })
     );
     // Block h + 1: the new config.
-    assert_schedule_rejected(&mut c, actor_a(), args_gas(h + 5, 300_001), "InvalidInput");
+    assert_schedule_rejected(
+        &mut c,
+        actor_a(),
+        args_gas(h + 5, 300_001),
+        ErrorKind::InvalidInput,
+    );
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![b1]);
-    assert_eq!(eob_kinds(blk), vec![("TimerFired", b1)]);
+    assert_eq!(eob_kinds(blk), vec![(EventKind::TimerFired, b1)]);
     assert_eq!(blk.eob.deferred, 1, "b2 waits for the next block");
     assert_eq!(blk.eob.lane_reserved, 300_000);
     let blk = c.seal_block();
-    assert_eq!(eob_kinds(blk)[0], ("TimerDeferred", b2));
+    assert_eq!(eob_kinds(blk)[0], (EventKind::TimerDeferred, b2));
 }
 
 #[test]
@@ -946,8 +978,8 @@ fn cip5_5_4_system_deployers_come_from_genesis() {
     let id = schedule(&mut c, actor_a(), args(10));
     let ins = SystemInstruction::CancelTimer { timer_id: id };
     assert_eq!(
-        err_name(&system(&mut c, gov(), ins.clone())),
-        "Unauthorized"
+        err_kind(&system(&mut c, gov(), ins.clone())),
+        ErrorKind::Unauthorized
     );
     assert!(c.timer(&id).is_some());
     assert!(system(&mut c, bob(), ins).success);
@@ -1111,7 +1143,7 @@ fn cip5_6_3_reverted_handler_pays_what_it_used_and_its_writes_are_discarded() {
     assert_eq!((cycles_used, cells_used), (2_010, 13));
     assert_eq!((cost, refund, fire_burned), (2_023, 650_000 - 2_023, 2_023));
     assert!(!success);
-    assert!(error.unwrap().starts_with("Reverted"));
+    assert_eq!(error.unwrap().kind, ErrorKind::Reverted);
     // Out of cycles: the whole gas limit is used and charged.
     let TimerEvent::TimerFired {
         cycles_used,
@@ -1125,14 +1157,16 @@ fn cip5_6_3_reverted_handler_pays_what_it_used_and_its_writes_are_discarded() {
     };
     assert_eq!((cycles_used, cost), (50_000, 50_000));
     assert!(!success);
-    assert!(error.unwrap().starts_with("OutOfCycles"));
+    assert_eq!(error.unwrap().kind, ErrorKind::OutOfCycles);
     assert_eq!(c.balance(&r), bal - 2_023 - 50_000);
     assert_eq!(c.burned, burned + 52_023);
     assert!(c.actor(&r).unwrap().storage.is_empty(), "write discarded");
     assert!(c.engine.queue.is_empty(), "schedule discarded");
     assert_eq!(c.nonce(&r), nonce);
     assert!(
-        !b.events.iter().any(|e| e.event.kind() == "ActorEmitted"),
+        !b.events
+            .iter()
+            .any(|e| e.event.kind() == EventKind::ActorEmitted),
         "emit discarded"
     );
     assert_conserved(&c);
@@ -1227,7 +1261,7 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
     assert!(
         !timer_events(&blk)
             .iter()
-            .any(|e| e.kind() == "TimerDeferred"),
+            .any(|e| e.kind() == EventKind::TimerDeferred),
         "recorded by the block they are carried into"
     );
     assert_eq!(blk.eob.fired, 1);
@@ -1290,8 +1324,8 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerCancelledInsufficientFunds", t[0]),
-            ("TimerCancelledInsufficientFunds", t[1]),
+            (EventKind::TimerCancelledInsufficientFunds, t[0]),
+            (EventKind::TimerCancelledInsufficientFunds, t[1]),
         ]
     );
     assert_eq!(b.eob.gc_cycles, 10_000);
@@ -1308,17 +1342,17 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerDeferred", t[2]),
-            ("TimerCancelledInsufficientFunds", t[2]),
-            ("TimerCancelledInsufficientFunds", t4),
+            (EventKind::TimerDeferred, t[2]),
+            (EventKind::TimerCancelledInsufficientFunds, t[2]),
+            (EventKind::TimerCancelledInsufficientFunds, t4),
         ]
     );
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerDeferred", t5),
-            ("TimerCancelledInsufficientFunds", t5)
+            (EventKind::TimerDeferred, t5),
+            (EventKind::TimerCancelledInsufficientFunds, t5)
         ]
     );
     assert!(c.engine.queue.is_empty());
@@ -1350,14 +1384,17 @@ fn cip5_7_timer_config_read_once_per_block() {
     let u2 = schedule(&mut c, actor_b(), args_gas(h + 1, 1));
     c.seal_block();
     // Block h + 1: the new TTL cap and a one-removal GC budget.
-    assert_schedule_rejected(&mut c, actor_a(), args(h + 100), "InvalidInput");
+    assert_schedule_rejected(&mut c, actor_a(), args(h + 100), ErrorKind::InvalidInput);
     let near = schedule(&mut c, actor_a(), args(h + 5));
     assert_eq!(c.timer(&near).unwrap().expires_at, h + 1 + 10);
     let b = c.seal_block();
-    assert_eq!(eob_kinds(b), vec![("TimerCancelledInsufficientFunds", u1)]);
+    assert_eq!(
+        eob_kinds(b),
+        vec![(EventKind::TimerCancelledInsufficientFunds, u1)]
+    );
     assert_eq!(b.eob.deferred, 1);
     let b = c.seal_block();
-    assert_eq!(eob_kinds(b)[0], ("TimerDeferred", u2));
+    assert_eq!(eob_kinds(b)[0], (EventKind::TimerDeferred, u2));
 }
 
 // ---- §8 resume after outage ------------------------------------------------------------------
@@ -1390,10 +1427,10 @@ fn cip5_8_outage_skipped_heights_fire_at_resume_in_height_seq_order() {
     assert_eq!(
         eob_kinds(&b),
         vec![
-            ("TimerExpired", tc),
-            ("TimerFired", tb),
-            ("TimerFired", ta),
-            ("TimerFired", td),
+            (EventKind::TimerExpired, tc),
+            (EventKind::TimerFired, tb),
+            (EventKind::TimerFired, ta),
+            (EventKind::TimerFired, td),
         ]
     );
     assert!(timer_events(&b).contains(&&TimerEvent::TimerExpired {
@@ -1432,9 +1469,9 @@ fn cip5_8_outage_expiry_storm_is_paced_by_the_gc_budget() {
     assert_eq!(
         eob_kinds(b),
         vec![
-            ("TimerExpired", e[0]),
-            ("TimerExpired", e[1]),
-            ("TimerFired", live),
+            (EventKind::TimerExpired, e[0]),
+            (EventKind::TimerExpired, e[1]),
+            (EventKind::TimerFired, live),
         ],
         "live timers are not crowded out by the expiry storm"
     );
@@ -1442,7 +1479,10 @@ fn cip5_8_outage_expiry_storm_is_paced_by_the_gc_budget() {
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
-        vec![("TimerDeferred", e[2]), ("TimerExpired", e[2])]
+        vec![
+            (EventKind::TimerDeferred, e[2]),
+            (EventKind::TimerExpired, e[2])
+        ]
     );
 }
 
@@ -1597,7 +1637,7 @@ fn cip5_5_4_event_kind_names() {
         ),
     ];
     for (e, name) in cases {
-        assert_eq!(e.kind(), name);
+        assert_eq!(e.kind().as_str(), name);
         let rec = EventRecord {
             height: 3,
             phase: Phase::Eob,
@@ -1648,7 +1688,7 @@ fn cip5_4_3_act_as_only_from_the_deployer() {
             },
         ))
         .unwrap_err();
-    assert_eq!(err.name(), "Unauthorized");
+    assert_eq!(err.kind(), ErrorKind::Unauthorized);
     assert_eq!(c.nonce(&bob()), 0, "rejected before inclusion");
     assert_eq!(c.state_root(), before);
 }
@@ -1724,7 +1764,10 @@ fn cip5_6_5_timer_larger_than_a_shrunk_lane_fires_within_the_new_cap() {
         .collect();
     // The lowered max_cycles_per_fire binds the big timer too (§6.2, §6.4): it fires with a
     // 100,000-cycle budget, which the shrunk lane holds, so it no longer waits.
-    assert_eq!(kinds, vec![("TimerFired", big), ("TimerFired", small)]);
+    assert_eq!(
+        kinds,
+        vec![(EventKind::TimerFired, big), (EventKind::TimerFired, small)]
+    );
     assert_eq!(b.eob.lane_reserved, 150_000);
     let TimerEvent::TimerFired { max_cost, .. } = find_fired(b, big) else {
         unreachable!()
@@ -1768,7 +1811,7 @@ fn deploy_without_address_lands_at_the_derived_address() {
 // ---- hardening (issue 11): CIP-5 rules the engine got wrong --------------------------------
 
 /// The `error` of a failed fire.
-fn fire_error(b: &cowboy_devnet::chain::Block, id: TimerId) -> String {
+fn fire_error(b: &cowboy_devnet::chain::Block, id: TimerId) -> Failure {
     let TimerEvent::TimerFired { success, error, .. } = find_fired(b, id) else {
         unreachable!()
     };
@@ -1815,9 +1858,9 @@ fn cip5_4_3_cancelled_precharge_is_refunded_on_the_same_commit() {
     assert_eq!(
         eob_kinds(&b),
         vec![
-            ("TimerFired", t1),
-            ("TimerCancelled", t3),
-            ("TimerFired", t2)
+            (EventKind::TimerFired, t1),
+            (EventKind::TimerCancelled, t3),
+            (EventKind::TimerFired, t2)
         ]
     );
     assert!(timer_events(&b).contains(&&TimerEvent::TimerCancelled {
@@ -1876,7 +1919,7 @@ fn cip5_6_2_lowered_max_cycles_per_fire_binds_timers_already_scheduled() {
     else {
         unreachable!()
     };
-    assert!(fire_error(&b, t).starts_with("OutOfCycles"));
+    assert_eq!(fire_error(&b, t).kind, ErrorKind::OutOfCycles);
     assert_eq!(cycles_used, 100_000, "the cap in force bounds the fire");
     assert_eq!(max_cost, 100_000 + MAX_CELLS);
     assert_eq!(cost, 100_000);
@@ -1893,8 +1936,13 @@ fn cip5_5_4_actor_extend_below_the_timers_height_is_invalid_input() {
     let t = schedule(&mut c, actor_a(), args(20));
     let before = c.timer(&t).unwrap().expires_at;
     let r = extend(&mut c, actor_a(), t, 10);
-    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
-    assert!(r.error.unwrap().contains("below the timer's height 20"));
+    assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{:?}", r.error);
+    assert!(
+        r.error
+            .unwrap()
+            .message
+            .contains("below the timer's height 20")
+    );
     // Governance lowers max_ttl_blocks: the clamp would now land below the height.
     let r = system(
         &mut c,
@@ -1906,13 +1954,13 @@ fn cip5_5_4_actor_extend_below_the_timers_height_is_invalid_input() {
     assert!(r.success);
     c.seal_block();
     let r = extend(&mut c, actor_a(), t, 1_000);
-    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
+    assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{:?}", r.error);
     assert_eq!(c.timer(&t).unwrap().expires_at, before, "nothing changed");
     // At or above the height it is accepted.
     let r = extend(&mut c, actor_a(), t, 20);
     assert_eq!(
-        err_name(&r),
-        "InvalidInput",
+        err_kind(&r),
+        ErrorKind::InvalidInput,
         "clamped to {} + 5 < 20",
         c.height + 1
     );
@@ -1932,7 +1980,7 @@ fn cip5_5_4_sys_extend_timer_50_below_the_timers_height_is_invalid_input() {
         new_expires_at,
     };
     let r = system(&mut c, gov(), ext(10));
-    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
+    assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{:?}", r.error);
     let r = system(
         &mut c,
         gov(),
@@ -1943,7 +1991,7 @@ fn cip5_5_4_sys_extend_timer_50_below_the_timers_height_is_invalid_input() {
     assert!(r.success);
     c.seal_block();
     let r = system(&mut c, gov(), ext(1_000));
-    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
+    assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{:?}", r.error);
     assert_eq!(c.timer(&t).unwrap().expires_at, before, "nothing changed");
     // A missing timer is still TimerNotFound (Spec note 10).
     let r = system(
@@ -1954,7 +2002,7 @@ fn cip5_5_4_sys_extend_timer_50_below_the_timers_height_is_invalid_input() {
             new_expires_at: 10,
         },
     );
-    assert_eq!(err_name(&r), "TimerNotFound");
+    assert_eq!(err_kind(&r), ErrorKind::TimerNotFound);
 }
 
 /// §4.2 `_handler` convention: JSON whitespace around the object is allowed, `_payload` may be
@@ -1989,7 +2037,7 @@ fn cip5_4_2_handler_convention_accepts_json_whitespace_and_rejects_broken_conven
         "{\"_handler\": \"tick\", \"_payload\": \"not base64!\"}",
         "{\"_handler\": \"tick\", \"_payload\": 5}",
     ] {
-        assert_schedule_rejected(&mut c, n, with(broken), "InvalidInput");
+        assert_schedule_rejected(&mut c, n, with(broken), ErrorKind::InvalidInput);
     }
     seal_until(&mut c, h);
     let b = c.seal_block().clone();
@@ -2031,7 +2079,7 @@ fn cip5_6_3_fire_pays_the_base_cycles_of_a_transaction_even_without_a_handler() 
     seal_until(&mut c, h);
     let (bal, burned) = (c.balance(&n), c.burned);
     let b = c.seal_block().clone();
-    assert!(fire_error(&b, missing).starts_with("HandlerNotFound"));
+    assert_eq!(fire_error(&b, missing).kind, ErrorKind::HandlerNotFound);
     let TimerEvent::TimerFired {
         cycles_used, cost, ..
     } = find_fired(&b, missing)
@@ -2043,7 +2091,7 @@ fn cip5_6_3_fire_pays_the_base_cycles_of_a_transaction_even_without_a_handler() 
         (1_000, 2_000),
         "1,000 base cycles × basefee 2"
     );
-    assert!(fire_error(&b, tiny).starts_with("OutOfCycles"));
+    assert_eq!(fire_error(&b, tiny).kind, ErrorKind::OutOfCycles);
     let TimerEvent::TimerFired {
         cycles_used, cost, ..
     } = find_fired(&b, tiny)
@@ -2090,7 +2138,11 @@ fn cip5_6_3_extend_timer_on_the_current_timer_succeeds_and_does_not_refire() {
         old_expires_at: old,
         new_expires_at: h + 10,
     }));
-    assert!(b.events.iter().any(|e| e.event.kind() == "ActorEmitted"));
+    assert!(
+        b.events
+            .iter()
+            .any(|e| e.event.kind() == EventKind::ActorEmitted)
+    );
     assert!(c.timer(&t).is_none(), "a fired one-shot timer is removed");
     for _ in 0..12 {
         let b = c.seal_block();
@@ -2115,13 +2167,18 @@ fn cip5_4_2_height_sums_that_overflow_are_invalid_input() {
     );
     for handler in ["far", "ttl"] {
         let r = call(&mut c, alice(), n, handler);
-        assert_eq!(err_name(&r), "InvalidInput", "{handler}: {:?}", r.error);
-        assert!(r.error.unwrap().contains("overflows u64"));
+        assert_eq!(
+            err_kind(&r),
+            ErrorKind::InvalidInput,
+            "{handler}: {:?}",
+            r.error
+        );
+        assert!(r.error.unwrap().message.contains("overflows u64"));
     }
     assert!(call(&mut c, alice(), n, "setup").success);
     let r = call(&mut c, alice(), n, "ext");
-    assert_eq!(err_name(&r), "InvalidInput", "{:?}", r.error);
-    assert!(r.error.unwrap().contains("overflows u64"));
+    assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{:?}", r.error);
+    assert!(r.error.unwrap().message.contains("overflows u64"));
 
     // current height + max_ttl_blocks (the TTL cap of a schedule and an extension).
     use cowboy_devnet::engine::{ScheduleCtx, clamp_extension, validate_schedule};
@@ -2134,7 +2191,7 @@ fn cip5_4_2_height_sums_that_overflow_are_invalid_input() {
         actor_timers: 0,
     };
     let e = validate_schedule(&cfg, &ctx, args(6)).unwrap_err();
-    assert_eq!(e.name(), "InvalidInput");
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
     assert!(e.to_string().contains("overflows u64"), "{e}");
     let e = clamp_extension(&cfg, 5, 6, 10).unwrap_err();
     assert!(e.to_string().contains("overflows u64"), "{e}");

@@ -7,7 +7,7 @@ use common::*;
 use cowboy_devnet::chain::{Chain, ChainDump, SystemInstruction};
 use cowboy_devnet::chain::{DUMP_FORMAT_VERSION, LoadError};
 use cowboy_devnet::engine::queue::Tier;
-use cowboy_devnet::engine::{Address, QueueConfig, ScheduleArgs, TimerId};
+use cowboy_devnet::engine::{Address, ErrorKind, QueueConfig, RestoreError, ScheduleArgs, TimerId};
 use cowboy_devnet::vm::DevnetRuntime;
 
 fn small() -> QueueConfig {
@@ -213,7 +213,18 @@ fn dump_load_rejects_another_format_version() {
 
 fn assert_rejected(d: ChainDump, what: &str) {
     match Chain::load(d, DevnetRuntime::shared()) {
-        Err(LoadError::Format(_)) => {}
+        Err(e @ (LoadError::Format(_) | LoadError::Queue(_))) => {
+            assert_eq!(e.kind(), ErrorKind::InvalidInput, "{what}");
+        }
+        Err(e) => panic!("{what}: unexpected error {e}"),
+        Ok(_) => panic!("{what}: a tampered dump was accepted"),
+    }
+}
+
+/// The queue image's own error, for a dump whose queue is inconsistent.
+fn queue_rejected(d: ChainDump, what: &str) -> RestoreError {
+    match Chain::load(d, DevnetRuntime::shared()) {
+        Err(LoadError::Queue(e)) => e,
         Err(e) => panic!("{what}: unexpected error {e}"),
         Ok(_) => panic!("{what}: a tampered dump was accepted"),
     }
@@ -285,7 +296,8 @@ fn dump_load_rejects_tampered_bucket_order_and_placement() {
         .find(|(_, ids)| ids.len() >= 2)
         .expect("a bucket with two timers");
     bucket.swap(0, 1);
-    assert_rejected(t, "ring order");
+    let e = queue_rejected(t, "ring order");
+    assert!(matches!(e, RestoreError::RingOutOfOrder { .. }), "{e}");
 
     // A ring timer moved to another height's bucket: it would fire at the wrong height.
     let mut t = d.clone();
@@ -293,13 +305,15 @@ fn dump_load_rejects_tampered_bucket_order_and_placement() {
     let (h, ids) = t.queue.ring.pop().unwrap();
     let other = if h == next + 1 { next + 2 } else { next + 1 };
     t.queue.ring.push((other, ids));
-    assert_rejected(t, "ring placement");
+    let e = queue_rejected(t, "ring placement");
+    assert!(matches!(e, RestoreError::WrongRingBucket { .. }), "{e}");
 
     // An epoch-queue timer listed under another epoch slot.
     let mut t = d.clone();
     let (slot, ids) = t.queue.epochs.pop().expect("an epoch bucket");
     t.queue.epochs.push(((slot + 1) % 3, ids));
-    assert_rejected(t, "epoch placement");
+    let e = queue_rejected(t, "epoch placement");
+    assert!(matches!(e, RestoreError::WrongEpochSlot { .. }), "{e}");
 
     // An epoch-queue timer dropped from its bucket would silently move to the overflow set.
     let mut t = d.clone();

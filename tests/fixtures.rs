@@ -1,6 +1,7 @@
 //! The shipped fixtures run with their expectations, deterministically, and broken fixtures
 //! are refused with a named file, line and field.
 
+use cowboy_devnet::engine::{ErrorKind, EventKind, Failure, TimerStatus};
 use cowboy_devnet::scenario::builtin;
 use cowboy_devnet::scenario::runner::disk_loader;
 use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario};
@@ -147,16 +148,16 @@ fn cip5_5_4_governance_instructions_48_49_50() {
 fn demo_shows_every_timer_event_kind_within_100_blocks() {
     let r = assert_passes("fixtures/demo.toml");
     for kind in [
-        "TimerScheduled",
-        "TimerFired",
-        "TimerDeferred",
-        "TimerExpired",
-        "TimerCancelledInsufficientFunds",
-        "TimerCancelled",
-        "TimerCancelledByGovernance",
-        "TimerExtended",
-        "TimerExtendedByGovernance",
-        "TimerConfigUpdated",
+        EventKind::TimerScheduled,
+        EventKind::TimerFired,
+        EventKind::TimerDeferred,
+        EventKind::TimerExpired,
+        EventKind::TimerCancelledInsufficientFunds,
+        EventKind::TimerCancelled,
+        EventKind::TimerCancelledByGovernance,
+        EventKind::TimerExtended,
+        EventKind::TimerExtendedByGovernance,
+        EventKind::TimerConfigUpdated,
     ] {
         assert!(
             r.events
@@ -178,7 +179,7 @@ fn cip5_5_4_drain_fee_payer_runs_dry() {
     let unfunded: Vec<_> = r
         .events
         .iter()
-        .filter(|e| e.event.kind() == "TimerCancelledInsufficientFunds")
+        .filter(|e| e.event.kind() == EventKind::TimerCancelledInsufficientFunds)
         .map(|e| serde_json::to_value(&e.event).unwrap())
         .collect();
     // The deployer-funded round: required = 200,000 × 1 + 550,000 × 1, available = 100,000.
@@ -657,9 +658,12 @@ balance = 1
 "#;
     let r = run_text(text, RunOptions::default());
     let step = r.steps.iter().find(|s| s.action == "set_balance").unwrap();
-    let err = step.error.as_deref().expect("the step fails");
-    assert!(err.starts_with("InvalidInput"), "{err}");
-    assert!(err.contains("`bob`"), "named, not an address: {err}");
+    let err = step.error.as_ref().expect("the step fails");
+    assert_eq!(err.kind, ErrorKind::InvalidInput, "{err}");
+    assert!(
+        err.message.contains("`bob`"),
+        "named, not an address: {err}"
+    );
     assert!(r.summary.funds_conserved);
     assert_eq!(r.summary.supply, u128::MAX);
     assert!(!r.passed());
@@ -773,8 +777,11 @@ fn check_refuses_a_step_on_an_actor_before_its_deploy() {
         .error
         .clone();
     assert_eq!(
-        err.as_deref(),
-        Some("UnknownActor: `w` is not a deployed actor")
+        err,
+        Some(Failure::new(
+            ErrorKind::UnknownActor,
+            "`w` is not a deployed actor"
+        ))
     );
 }
 
@@ -983,4 +990,62 @@ fn a_run_keeps_only_the_last_blocks_of_its_chain() {
         .unwrap();
     assert_eq!(r.summary.blocks, 200);
     assert!(devnet.chain().blocks().count() <= RUN_KEEP_BLOCKS);
+}
+
+// ---- issue 12: one list of event kinds and timer statuses --------------------------------
+
+/// Every event kind's name round-trips through `EventKind`, the fixture checker accepts exactly
+/// those names as an expectation's `kind` (the names the serialized events carry), and the
+/// same for `TimerStatus` and an expectation's `status`.
+#[test]
+fn fixture_kinds_and_statuses_are_exactly_the_event_kind_and_timer_status_lists() {
+    assert_eq!(EventKind::ALL.len(), 12);
+    for k in EventKind::ALL {
+        assert_eq!(k.as_str().parse::<EventKind>(), Ok(*k));
+        let text = format!("[[expect]]\nkind = \"{k}\"\ncount = 0\n");
+        assert!(prepare_text(&text).is_ok(), "{k} rejected");
+    }
+    for bad in ["TimerExploded", "timerfired", "TimerFired ", ""] {
+        assert!(bad.parse::<EventKind>().is_err(), "{bad:?}");
+        let text = format!("[[expect]]\nkind = \"{bad}\"\n");
+        let err = prepare_text(&text).err().expect("unknown kind rejected");
+        assert!(err.contains("unknown event kind"), "{err}");
+    }
+    let setup = "[[accounts]]\nname = \"a\"\n[[actors]]\nname = \"x\"\ndeployer = \"a\"\n\
+                 [[steps]]\nat = 2\naction = \"schedule\"\nactor = \"x\"\nheight = 5\nlabel = \"t\"\n";
+    for s in TimerStatus::ALL {
+        assert_eq!(s.as_str().parse::<TimerStatus>(), Ok(*s));
+        let text = format!("{setup}[[expect]]\nstatus = \"{s}\"\ntimer = \"t\"\n");
+        assert!(prepare_text(&text).is_ok(), "{s} rejected");
+    }
+    for bad in ["unknown", "Pending", "canceled"] {
+        let text = format!("{setup}[[expect]]\nstatus = \"{bad}\"\ntimer = \"t\"\n");
+        let err = prepare_text(&text).err().expect("unknown status rejected");
+        assert!(
+            err.contains("is not one of pending, fired, expired"),
+            "{err}"
+        );
+    }
+}
+
+/// A step's `expect_error` names one of the spec's error kinds: a misspelt name is refused at
+/// check, not reported as an unexpected outcome after the run.
+#[test]
+fn fixture_expect_error_names_an_error_kind() {
+    let step = |e: &str| {
+        format!(
+            "[[accounts]]\nname = \"a\"\nbalance = 5\n[[steps]]\nat = 2\naction = \"transfer\"\n\
+             from = \"a\"\nto = \"governance\"\namount = 1\nexpect_error = \"{e}\"\n"
+        )
+    };
+    for k in ErrorKind::ALL {
+        assert!(prepare_text(&step(k.as_str())).is_ok(), "{k} rejected");
+    }
+    let err = prepare_text(&step("Unauthorised"))
+        .err()
+        .expect("a misspelt error kind is refused");
+    assert!(
+        err.contains("steps[1].expect_error: unknown error kind `Unauthorised` (known: InvalidInput, Unauthorized,"),
+        "{err}"
+    );
 }

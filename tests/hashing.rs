@@ -5,9 +5,12 @@
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{
-    Block, EventRecord, Receipt, SystemInstruction, TimerOp, Transaction, TxKind, body_hash,
+    Block, Event, EventRecord, Phase, Receipt, SystemInstruction, TimerOp, Transaction, TxKind,
+    body_hash,
 };
-use cowboy_devnet::engine::{Address, ScheduleArgs, TimerConfig, TimerId};
+use cowboy_devnet::engine::{
+    Address, ErrorKind, EventKind, Failure, ScheduleArgs, TimerConfig, TimerEvent, TimerId,
+};
 use cowboy_devnet::scenario::runner::disk_loader;
 use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario};
 use cowboy_devnet::vm::DevnetRuntime;
@@ -164,7 +167,7 @@ fn a_block_body_hash_commits_to_every_field_of_every_receipt_and_event_kind() {
     )
     .expect("fixture runs");
     let mut receipts: BTreeMap<(String, bool), Receipt> = BTreeMap::new();
-    let mut events: BTreeMap<&str, EventRecord> = BTreeMap::new();
+    let mut events: BTreeMap<EventKind, EventRecord> = BTreeMap::new();
     for b in &blocks {
         assert_eq!(body_hash(&b.receipts, &b.events), b.header.body_hash);
         for r in &b.receipts {
@@ -178,9 +181,17 @@ fn a_block_body_hash_commits_to_every_field_of_every_receipt_and_event_kind() {
     }
     assert_eq!(events.len(), 12, "{:?}", events.keys());
     let mut checked = 0;
+    // Error messages changed (a failed receipt's and a failed fire's): hashed the same.
+    let mut messages = 0;
     for r in receipts.values() {
         let h = body_hash(std::slice::from_ref(r), &[]);
         for (path, changed) in variants(r) {
+            if path.ends_with("/error/message") {
+                // The message is for people: only the error's kind is hashed.
+                assert_eq!(body_hash(&[changed], &[]), h, "receipt {} {path}", r.kind);
+                messages += 1;
+                continue;
+            }
             assert_ne!(body_hash(&[changed], &[]), h, "receipt {} {path}", r.kind);
             checked += 1;
         }
@@ -188,11 +199,17 @@ fn a_block_body_hash_commits_to_every_field_of_every_receipt_and_event_kind() {
     for e in events.values() {
         let h = body_hash(&[], std::slice::from_ref(e));
         for (path, changed) in variants(e) {
+            if path.ends_with("/error/message") {
+                assert_eq!(body_hash(&[], &[changed]), h, "{} {path}", e.event.kind());
+                messages += 1;
+                continue;
+            }
             assert_ne!(body_hash(&[], &[changed]), h, "{} {path}", e.event.kind());
             checked += 1;
         }
     }
-    assert!(checked >= 142, "{checked}");
+    assert!(checked >= 140, "{checked}");
+    assert!(messages >= 2, "{messages}");
     // Order matters: the same events in another order hash differently.
     let b = blocks
         .iter()
@@ -201,4 +218,153 @@ fn a_block_body_hash_commits_to_every_field_of_every_receipt_and_event_kind() {
     let mut swapped = b.events.clone();
     swapped.swap(0, 1);
     assert_ne!(body_hash(&b.receipts, &swapped), b.header.body_hash);
+}
+
+fn failed_receipt(error: Failure) -> Receipt {
+    Receipt {
+        tx_hash: Default::default(),
+        index: 0,
+        from: Address::from_label("alice"),
+        nonce: 3,
+        kind: "call".into(),
+        success: false,
+        error: Some(error),
+        cycles_used: 5_000,
+        cells_used: 0,
+        fee: 5_000,
+        created: None,
+        timers: Vec::new(),
+    }
+}
+
+fn failed_fire(error: Failure) -> EventRecord {
+    let a = Address::from_label("worker");
+    EventRecord {
+        height: 7,
+        phase: Phase::Eob,
+        event: Event::Timer(TimerEvent::TimerFired {
+            timer_id: TimerId([1; 32]),
+            actor: a,
+            fee_payer: a,
+            height: 7,
+            handler: "handle_timer".into(),
+            cycles_used: 1_000,
+            cells_used: 0,
+            max_cost: 10_000,
+            cost: 1_000,
+            refund: 9_000,
+            burned: 1_000,
+            tip: 0,
+            success: false,
+            error: Some(error),
+        }),
+    }
+}
+
+/// CIP-5 §4.3 (a failed fire or transaction reverts with a named error): the block commits to
+/// the error's name, not to the words of its message, so rewording a message, or a script
+/// engine upgrade that rewords its errors, leaves block hashes as they are.
+#[test]
+fn body_hash_commits_the_error_kind_not_its_message() {
+    let cycles = |m: &str| Failure::new(ErrorKind::OutOfCycles, m);
+    let a = failed_receipt(cycles("the 5000-cycle limit was reached"));
+    let b = failed_receipt(cycles("ran out of cycles after 5000"));
+    assert_eq!(
+        body_hash(std::slice::from_ref(&a), &[]),
+        body_hash(&[b], &[])
+    );
+    let c = failed_receipt(Failure::new(
+        ErrorKind::ScriptError,
+        "the 5000-cycle limit was reached",
+    ));
+    assert_ne!(
+        body_hash(std::slice::from_ref(&a), &[]),
+        body_hash(&[c], &[])
+    );
+
+    let f = failed_fire(cycles("the 5000-cycle limit was reached"));
+    let g = failed_fire(cycles("Out of cycles (rhai 2.0 wording)"));
+    assert_eq!(
+        body_hash(&[], std::slice::from_ref(&f)),
+        body_hash(&[], &[g])
+    );
+    let h = failed_fire(Failure::new(
+        ErrorKind::HandlerNotFound,
+        "the 5000-cycle limit was reached",
+    ));
+    assert_ne!(
+        body_hash(&[], std::slice::from_ref(&f)),
+        body_hash(&[], &[h])
+    );
+
+    // Every kind hashes apart from every other, and from no error at all.
+    let mut seen = std::collections::BTreeSet::new();
+    for k in ErrorKind::ALL {
+        assert!(seen.insert(body_hash(&[failed_receipt(Failure::new(k, "m"))], &[]).0));
+    }
+    let mut ok = a;
+    ok.success = false;
+    ok.error = None;
+    assert!(seen.insert(body_hash(&[ok], &[]).0));
+}
+
+/// Each error kind's one-byte tag is fixed (its hash encoding) and its name round-trips.
+#[test]
+fn body_hash_error_kind_tags_are_fixed_and_names_round_trip() {
+    for (i, k) in ErrorKind::ALL.iter().enumerate() {
+        assert_eq!(usize::from(k.tag()), i + 1, "{k}");
+        assert_eq!(k.as_str().parse::<ErrorKind>(), Ok(*k));
+        let json = serde_json::to_value(Failure::new(*k, "why")).unwrap();
+        assert_eq!(json["kind"], k.as_str());
+        assert_eq!(json["message"], "why");
+    }
+    assert!("OutOfGas".parse::<ErrorKind>().is_err());
+}
+
+/// Every error type's text opens with its kind's name, so a failure's message is the text
+/// after it, never a second copy of the name (and never a different name).
+#[test]
+fn a_failure_is_the_errors_kind_and_the_text_after_its_name() {
+    use cowboy_devnet::chain::TxError;
+    use cowboy_devnet::chain::runtime::VmError;
+    use cowboy_devnet::engine::TimerError;
+    let a = Address::from_label("a");
+    let vm = [
+        VmError::OutOfCycles { limit: 5 },
+        VmError::OutOfCells { limit: 5 },
+        VmError::Timer(TimerError::TimerCapExceeded("m".into())),
+        VmError::Revert("m".into()),
+        VmError::InsufficientFunds("m".into()),
+        VmError::HandlerNotFound("m".into()),
+        VmError::Compile {
+            location: "x.rhai:1:2".into(),
+            message: "m".into(),
+        },
+        VmError::Script("m".into()),
+        VmError::InvalidInput("m".into()),
+    ];
+    let mut failures: Vec<(String, Failure)> = vm
+        .iter()
+        .map(|e| (e.to_string(), Failure::from(e)))
+        .collect();
+    let tx = [
+        TxError::NonceMismatch {
+            expected: 1,
+            got: 2,
+        },
+        TxError::InsufficientFunds("m".into()),
+        TxError::UnknownActor(a),
+        TxError::ActorExists(a),
+        TxError::InvalidInput("m".into()),
+        TxError::Unauthorized("m".into()),
+        TxError::BlockFull("m".into()),
+        TxError::Code(VmError::Script("m".into())),
+    ];
+    failures.extend(tx.iter().map(|e| (e.to_string(), Failure::from(e))));
+    for (text, f) in &failures {
+        assert_eq!(&f.to_string(), text);
+        assert!(!f.message.starts_with(f.kind.as_str()), "{text}");
+    }
+    let kinds: std::collections::BTreeSet<_> = failures.iter().map(|(_, f)| f.kind).collect();
+    assert_eq!(kinds.len(), 14, "{kinds:?}");
 }

@@ -2,7 +2,7 @@
 //! load, and the mine and outage limits.
 
 use cowboy_devnet::chain::{Genesis, GenesisAccount, Transaction, TxKind};
-use cowboy_devnet::engine::Address;
+use cowboy_devnet::engine::{Address, ErrorKind};
 use cowboy_devnet::node::{Command, Devnet, MAX_MINE_PER_COMMAND, NodeError, Outcome};
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -43,7 +43,7 @@ fn node_set_balance_past_the_supply_limit_is_invalid_input_and_changes_nothing()
             balance: 1,
         })
         .expect_err("the supply would wrap");
-    assert_eq!(e.name(), "InvalidInput", "{e}");
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
     assert_eq!(d.chain().supply, u128::MAX);
     assert_eq!(d.chain().balance(&Address::from_label("bob")), 0);
     assert!(d.chain().funds_conserved());
@@ -78,14 +78,14 @@ fn node_mine_and_halt_limits() {
     let mut d = devnet(1_000_000_000);
     for blocks in [0, MAX_MINE_PER_COMMAND + 1] {
         let e = d.execute(Command::Mine { blocks }).expect_err("refused");
-        assert_eq!(e.name(), "InvalidInput");
+        assert_eq!(e.kind(), ErrorKind::InvalidInput);
     }
     let e = d
         .execute(Command::Halt {
             blocks: MAX_MINE_PER_COMMAND + 1,
         })
         .expect_err("refused");
-    assert_eq!(e.name(), "InvalidInput");
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
     assert_eq!(d.chain().height, 0);
     match d.execute(Command::Mine { blocks: 3 }).unwrap() {
         Outcome::Mined(h) => assert_eq!(h, vec![1, 2, 3]),
@@ -116,7 +116,7 @@ fn node_a_snapshot_stays_usable_after_a_revert() {
     let e = d
         .execute(Command::Revert { id: id + 1 })
         .expect_err("unknown");
-    assert_eq!(e.name(), "UnknownSnapshot");
+    assert_eq!(e.kind(), ErrorKind::UnknownSnapshot);
 }
 
 #[test]
@@ -136,5 +136,5 @@ fn node_dump_and_load_round_trip() {
     let mut bad = dump;
     bad.format_version += 1;
     let e = d.execute(Command::Load(bad)).expect_err("wrong version");
-    assert_eq!(e.name(), "InvalidInput");
+    assert_eq!(e.kind(), ErrorKind::InvalidInput);
 }

@@ -5,7 +5,7 @@ use cowboy_devnet::chain::runtime::{ActorCode, VmError};
 use cowboy_devnet::chain::{
     Block, Chain, ChainEvent, Event, Genesis, GenesisAccount, Receipt, Transaction, TxError, TxKind,
 };
-use cowboy_devnet::engine::{Address, TimerEvent, TimerId};
+use cowboy_devnet::engine::{Address, ErrorKind, EventKind, Failure, TimerEvent, TimerId};
 use cowboy_devnet::vm::DevnetRuntime;
 use std::str::FromStr;
 
@@ -97,7 +97,7 @@ struct Fired {
     cycles_used: u64,
     cost: u128,
     success: bool,
-    error: Option<String>,
+    error: Option<Failure>,
 }
 
 fn fires(block: &Block, actor: Address) -> Vec<Fired> {
@@ -150,14 +150,8 @@ fn run_blocks(chain: &mut Chain, n: u64, actor: Address) -> Vec<Fired> {
     all
 }
 
-fn error_name(r: &Receipt) -> String {
-    r.error
-        .as_deref()
-        .unwrap_or("")
-        .split(':')
-        .next()
-        .unwrap_or("")
-        .to_string()
+fn error_kind(r: &Receipt) -> Option<ErrorKind> {
+    r.error.as_ref().map(|e| e.kind)
 }
 
 // ---- Appendix B: the recurring heartbeat -----------------------------------------------------
@@ -251,7 +245,12 @@ fn cip5_4_2_deployer_is_no_fee_payer_outside_the_deployers_tx() {
     let actor = deploy(&mut c, alice(), "sub.rhai", src, 0);
     let r = call(&mut c, bob(), actor, "subscribe", b"");
     assert!(!r.success);
-    assert_eq!(error_name(&r), "InvalidInput", "{:?}", r.error);
+    assert_eq!(
+        error_kind(&r),
+        Some(ErrorKind::InvalidInput),
+        "{:?}",
+        r.error
+    );
     assert!(r.timers.is_empty());
     let r = call(&mut c, alice(), actor, "subscribe", b"");
     assert!(r.success, "{:?}", r.error);
@@ -295,7 +294,7 @@ fn cip5_4_1_schedule_timer_from_deploy_returns_an_id_that_round_trips() {
     assert!(
         b.events
             .iter()
-            .any(|e| e.event.kind() == "TimerCancelled" && e.event.timer_id() == Some(id))
+            .any(|e| e.event.kind() == EventKind::TimerCancelled && e.event.timer_id() == Some(id))
     );
 }
 
@@ -309,8 +308,8 @@ fn cip5_4_1_schedule_timer_ex_rejects_unknown_options() {
     let actor = deploy(&mut c, alice(), "opts.rhai", src, 0);
     let r = call(&mut c, alice(), actor, "start", b"");
     assert!(!r.success);
-    assert_eq!(error_name(&r), "InvalidInput");
-    assert!(r.error.unwrap().contains("unknown option `gas`"));
+    assert_eq!(error_kind(&r), Some(ErrorKind::InvalidInput));
+    assert!(r.error.unwrap().message.contains("unknown option `gas`"));
 }
 
 #[test]
@@ -389,7 +388,12 @@ fn cip5_4_2_handler_convention_by_hand_routes_or_is_rejected() {
     for handler in ["bad_name", "bad_b64"] {
         let r = call(&mut c, bob(), actor, handler, b"");
         assert!(!r.success, "{handler}");
-        assert_eq!(error_name(&r), "InvalidInput", "{handler}: {:?}", r.error);
+        assert_eq!(
+            error_kind(&r),
+            Some(ErrorKind::InvalidInput),
+            "{handler}: {:?}",
+            r.error
+        );
         assert!(r.timers.is_empty());
     }
     c.seal_block();
@@ -414,8 +418,8 @@ fn cip5_4_2_missing_handler_is_handler_not_found() {
         let r = call(&mut c, bob(), actor, handler, b"");
         assert!(!r.success);
         assert_eq!(
-            error_name(&r),
-            "HandlerNotFound",
+            error_kind(&r),
+            Some(ErrorKind::HandlerNotFound),
             "{handler}: {:?}",
             r.error
         );
@@ -426,11 +430,9 @@ fn cip5_4_2_missing_handler_is_handler_not_found() {
     let f = fires(b, actor);
     assert_eq!(f.len(), 1);
     assert!(!f[0].success);
-    assert!(
-        f[0].error
-            .as_deref()
-            .unwrap()
-            .starts_with("HandlerNotFound")
+    assert_eq!(
+        f[0].error.as_ref().map(|e| e.kind),
+        Some(ErrorKind::HandlerNotFound)
     );
 }
 
@@ -474,7 +476,7 @@ fn cip5_4_3_revert_discards_writes_but_charges() {
     let bob_before = c.balance(&bob());
     let r = call(&mut c, bob(), actor, "work", b"");
     assert!(!r.success);
-    assert_eq!(r.error.as_deref(), Some("Reverted: nope"));
+    assert_eq!(r.error, Some(Failure::new(ErrorKind::Reverted, "nope")));
     assert!(r.cycles_used > 1_000 + 10_000, "{}", r.cycles_used);
     assert!(r.fee > 0);
     assert_eq!(c.balance(&bob()), bob_before - r.fee);
@@ -503,11 +505,21 @@ fn cip5_4_3_catching_a_failing_host_call_still_reverts() {
     let actor = deploy(&mut c, alice(), "sneaky.rhai", src, 10);
     let r = call(&mut c, bob(), actor, "sneaky", b"");
     assert!(!r.success);
-    assert_eq!(error_name(&r), "InvalidInput", "{:?}", r.error);
-    assert!(r.error.unwrap().contains("not in the future"));
+    assert_eq!(
+        error_kind(&r),
+        Some(ErrorKind::InvalidInput),
+        "{:?}",
+        r.error
+    );
+    assert!(r.error.unwrap().message.contains("not in the future"));
     let r = call(&mut c, bob(), actor, "nested", b"");
     assert!(!r.success);
-    assert_eq!(error_name(&r), "InvalidInput", "{:?}", r.error);
+    assert_eq!(
+        error_kind(&r),
+        Some(ErrorKind::InvalidInput),
+        "{:?}",
+        r.error
+    );
     assert!(storage(&c, actor, "caught").is_none());
     assert!(storage(&c, actor, "after").is_none());
 }
@@ -544,7 +556,12 @@ fn cip5_6_2_infinite_loop_is_out_of_cycles_and_the_chain_goes_on() {
     let bob_before = c.balance(&bob());
     let r = c.apply_tx(tx).expect("included");
     assert!(!r.success);
-    assert_eq!(error_name(&r), "OutOfCycles", "{:?}", r.error);
+    assert_eq!(
+        error_kind(&r),
+        Some(ErrorKind::OutOfCycles),
+        "{:?}",
+        r.error
+    );
     assert_eq!(r.cycles_used, 200_000, "the whole limit is charged");
     assert_eq!(c.balance(&bob()), bob_before - r.fee);
     let h = c.seal_block().header.height;
@@ -553,7 +570,7 @@ fn cip5_6_2_infinite_loop_is_out_of_cycles_and_the_chain_goes_on() {
     let f = fires(b, actor);
     assert_eq!(f.len(), 1);
     assert!(!f[0].success);
-    assert!(f[0].error.as_deref().unwrap().starts_with("OutOfCycles"));
+    assert_eq!(f[0].error.as_ref().unwrap().kind, ErrorKind::OutOfCycles);
     assert_eq!(f[0].cycles_used, 50_000);
     // The chain keeps producing blocks and running transactions.
     let r = c
@@ -589,8 +606,13 @@ fn cip5_8_huge_allocations_hit_a_sandbox_limit() {
     ] {
         let r = call(&mut c, bob(), actor, h, b"");
         assert!(!r.success, "{h} succeeded");
-        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
-        let e = r.error.unwrap();
+        assert_eq!(
+            error_kind(&r),
+            Some(ErrorKind::ScriptError),
+            "{h}: {:?}",
+            r.error
+        );
+        let e = r.error.unwrap().to_string();
         assert!(e.contains("sandbox limit") && e.contains(what), "{h}: {e}");
         assert!(e.contains("alloc.rhai, fn "), "{e}");
     }
@@ -646,8 +668,13 @@ fn cip5_8_maps_grown_by_indexed_assignment_hit_a_sandbox_limit_and_revert() {
         tx.cycle_limit = Some(5_000_000);
         let r = c.apply_tx(tx).expect("included");
         assert!(!r.success, "{h} succeeded");
-        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
-        let e = r.error.unwrap();
+        assert_eq!(
+            error_kind(&r),
+            Some(ErrorKind::ScriptError),
+            "{h}: {:?}",
+            r.error
+        );
+        let e = r.error.unwrap().to_string();
         assert!(e.contains("sandbox limit") && e.contains(what), "{h}: {e}");
         // Stopped at the limit, a few thousand operations in at most (plus the reads of the
         // 60,000-byte string, 117 operations each), not at the cycle limit: the data it built
@@ -740,8 +767,13 @@ fn cip5_8_deep_recursion_and_deep_nesting_are_script_errors() {
     ] {
         let r = call(&mut c, bob(), actor, h, b"");
         assert!(!r.success, "{h}");
-        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
-        assert!(r.error.unwrap().contains("sandbox limit"), "{h}");
+        assert_eq!(
+            error_kind(&r),
+            Some(ErrorKind::ScriptError),
+            "{h}: {:?}",
+            r.error
+        );
+        assert!(r.error.unwrap().message.contains("sandbox limit"), "{h}");
     }
 }
 
@@ -753,7 +785,12 @@ fn cip5_8_no_clock_no_eval_no_imports() {
     let actor = deploy(&mut c, alice(), "nap.rhai", src, 0);
     for h in ["nap", "now"] {
         let r = call(&mut c, bob(), actor, h, b"");
-        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
+        assert_eq!(
+            error_kind(&r),
+            Some(ErrorKind::ScriptError),
+            "{h}: {:?}",
+            r.error
+        );
     }
     for src in ["fn f(p) { eval(\"1\") }", "import \"std\" as s; fn f(p) {}"] {
         let before = c.state_root();
@@ -804,7 +841,7 @@ fn cip5_8_syntax_error_rejects_the_deploy_and_changes_nothing() {
     let e = c
         .apply_tx(deploy_tx(alice(), "broken.rhai", src, 1_000))
         .unwrap_err();
-    assert_eq!(e.name(), "CompileError");
+    assert_eq!(e.kind(), ErrorKind::CompileError);
     match &e {
         TxError::Code(VmError::Compile { location, message }) => {
             assert!(location.starts_with("broken.rhai:2:"), "{location}");
@@ -832,8 +869,13 @@ fn cip5_8_runtime_type_error_is_a_script_error() {
     for h in ["bad", "cond"] {
         let r = call(&mut c, bob(), actor, h, b"");
         assert!(!r.success);
-        assert_eq!(error_name(&r), "ScriptError", "{h}: {:?}", r.error);
-        assert!(r.error.unwrap().contains("types.rhai:"));
+        assert_eq!(
+            error_kind(&r),
+            Some(ErrorKind::ScriptError),
+            "{h}: {:?}",
+            r.error
+        );
+        assert!(r.error.unwrap().message.contains("types.rhai:"));
     }
 }
 
@@ -859,11 +901,21 @@ fn cip5_7_amounts_are_checked_u128() {
     );
     assert_eq!(storage(&c, actor, "cmp").as_deref(), Some("true true true"));
     let r = call(&mut c, bob(), actor, "overflow", b"");
-    assert_eq!(error_name(&r), "ScriptError", "{:?}", r.error);
+    assert_eq!(
+        error_kind(&r),
+        Some(ErrorKind::ScriptError),
+        "{:?}",
+        r.error
+    );
     assert!(call(&mut c, bob(), actor, "underflow", b"").success);
     c.set_balance(&actor, 0);
     let r = call(&mut c, bob(), actor, "underflow", b"");
-    assert_eq!(error_name(&r), "ScriptError", "{:?}", r.error);
+    assert_eq!(
+        error_kind(&r),
+        Some(ErrorKind::ScriptError),
+        "{:?}",
+        r.error
+    );
 }
 
 #[test]
@@ -905,13 +957,13 @@ fn cip5_8_containers_grown_in_place_hit_their_limit() {
     ] {
         let r = call(&mut c, bob(), actor, h, b"");
         assert!(!r.success, "{h} succeeded");
-        let e = r.error.clone().unwrap_or_default();
-        assert_eq!(error_name(&r), "ScriptError", "{h}: {e}");
+        let e = r.error.as_ref().map(|e| e.to_string()).unwrap_or_default();
+        assert_eq!(error_kind(&r), Some(ErrorKind::ScriptError), "{h}: {e}");
         assert!(e.contains("sandbox limit") && e.contains(what), "{h}: {e}");
     }
     // The node goes on: the actor still answers.
     let r = call(&mut c, bob(), actor, "map_in_loop", b"");
-    assert_eq!(error_name(&r), "ScriptError");
+    assert_eq!(error_kind(&r), Some(ErrorKind::ScriptError));
 }
 
 /// CIP-5 §8 (metering): comparing or copying a payload costs in proportion to its size. Each read
@@ -948,7 +1000,12 @@ fn cip5_8_reading_a_large_payload_is_charged_by_its_size() {
             !r.success,
             "{handler} ran 20 reads of a 1 MiB payload on 200,000 cycles"
         );
-        assert_eq!(error_name(&r), "OutOfCycles", "{handler}: {:?}", r.error);
+        assert_eq!(
+            error_kind(&r),
+            Some(ErrorKind::OutOfCycles),
+            "{handler}: {:?}",
+            r.error
+        );
     }
     // Two reads of a 1 MiB payload: at least 2 × 1,024 operations of 10 cycles.
     let r = c.apply_tx(limited("read_once", &big)).unwrap();
@@ -1022,7 +1079,12 @@ fn cip5_6_2_metering_copying_or_printing_large_values_is_charged_by_size() {
             .apply_tx(counted_call(actor, handler, n, 200_000))
             .expect("included");
         assert!(!r.success, "{handler} ran {n} iterations on 200,000 cycles");
-        assert_eq!(error_name(&r), "OutOfCycles", "{handler}: {:?}", r.error);
+        assert_eq!(
+            error_kind(&r),
+            Some(ErrorKind::OutOfCycles),
+            "{handler}: {:?}",
+            r.error
+        );
         assert_eq!(r.cycles_used, 200_000);
     }
     for (handler, n) in [("copy_small", 300), ("print_small", 100)] {
@@ -1117,14 +1179,14 @@ fn cip5_6_2_block_tx_cycles_bounds_the_cycles_of_a_blocks_transactions() {
         let r = c
             .apply_tx(call_tx(bob(), actor, "spin", b""))
             .expect("included");
-        assert_eq!(error_name(&r), "OutOfCycles");
+        assert_eq!(error_kind(&r), Some(ErrorKind::OutOfCycles));
     }
     let root = c.state_root();
     let nonce = c.nonce(&bob());
     let e = c
         .apply_tx(call_tx(bob(), actor, "spin", b""))
         .expect_err("the block is full");
-    assert_eq!(e.name(), "BlockFull", "{e}");
+    assert_eq!(e.kind(), ErrorKind::BlockFull, "{e}");
     assert_eq!(c.state_root(), root);
     assert_eq!(c.nonce(&bob()), nonce);
     // A transaction that asks for less still fits.
@@ -1142,12 +1204,15 @@ fn cip5_6_2_block_tx_cycles_bounds_the_cycles_of_a_blocks_transactions() {
     let r = c
         .apply_tx(call_tx(bob(), actor, "spin", b""))
         .expect("included");
-    assert_eq!(error_name(&r), "OutOfCycles");
+    assert_eq!(error_kind(&r), Some(ErrorKind::OutOfCycles));
     // A cycle limit above the whole block is invalid, and a genesis whose block cannot hold one
     // default transaction is refused.
     let mut huge = call_tx(bob(), actor, "spin", b"");
     huge.cycle_limit = Some(1_000_001);
-    assert_eq!(c.apply_tx(huge).unwrap_err().name(), "InvalidInput");
+    assert_eq!(
+        c.apply_tx(huge).unwrap_err().kind(),
+        ErrorKind::InvalidInput
+    );
     let mut genesis = Genesis::default();
     genesis.basefee.block_tx_cycles = genesis.basefee.tx_cycle_limit - 1;
     assert!(Chain::new(genesis, DevnetRuntime::shared()).is_err());
@@ -1180,7 +1245,7 @@ fn cip5_7_deep_recursion_ends_the_same_at_any_stack_size() {
             tx.cycle_limit = Some(300_000);
             let r = c.apply_tx(tx).expect("included");
             assert!(!r.success, "{h}");
-            out.push((h, error_name(&r), r.error.unwrap(), r.cycles_used));
+            out.push((h, error_kind(&r), r.error.unwrap(), r.cycles_used));
         }
         (out, c.state_root())
     };
@@ -1203,9 +1268,9 @@ fn cip5_7_deep_recursion_ends_the_same_at_any_stack_size() {
             "nest" | "print_nested" => "Nesting of arrays and maps (32 levels limit)",
             _ => "Stack overflow",
         };
-        assert_eq!(name, "ScriptError", "{h}: {error}");
+        assert_eq!(*name, Some(ErrorKind::ScriptError), "{h}: {error}");
         assert!(
-            error.contains(counted) && !error.contains("native stack"),
+            error.message.contains(counted) && !error.message.contains("native stack"),
             "{h}: {error}"
         );
     }

@@ -268,7 +268,7 @@ impl Chain {
             nonce,
             kind: tx.kind_name().to_string(),
             success,
-            error: result.err().map(|e| e.to_string()),
+            error: result.err().as_ref().map(Failure::from),
             cycles_used: meter.cycles,
             cells_used: meter.cells,
             fee,
@@ -547,7 +547,7 @@ impl Chain {
                 )
             };
             let success = ex.result.is_ok();
-            let error = ex.result.err().map(|e| e.to_string());
+            let error = ex.result.err().as_ref().map(Failure::from);
             let s = engine::eob::settle(&fire, ex.meter.cycles, ex.meter.cells);
             stats.lane_used += ex.meter.cycles;
             self.push_event(

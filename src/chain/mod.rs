@@ -9,8 +9,8 @@ pub mod types;
 
 use crate::engine::types::{keccak, keccak_parts};
 use crate::engine::{
-    self, Address, EobStats, FeeQuote, H256, Ledger, QueueConfig, SchedulerKind, TimerConfig,
-    TimerError, TimerEvent, TimerId,
+    self, Address, EobStats, ErrorKind, Failure, FeeQuote, H256, Ledger, QueueConfig, RestoreError,
+    SchedulerKind, TimerConfig, TimerError, TimerEvent, TimerId,
 };
 use exec::{Meter, Overlay};
 use runtime::{ActorRuntime, VmError};
@@ -88,17 +88,23 @@ pub enum TxError {
 }
 
 impl TxError {
-    pub fn name(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            TxError::NonceMismatch { .. } => "NonceMismatch",
-            TxError::InsufficientFunds(_) => "InsufficientFunds",
-            TxError::UnknownActor(_) => "UnknownActor",
-            TxError::ActorExists(_) => "ActorExists",
-            TxError::InvalidInput(_) => "InvalidInput",
-            TxError::Unauthorized(_) => "Unauthorized",
-            TxError::BlockFull(_) => "BlockFull",
-            TxError::Code(e) => e.name(),
+            TxError::NonceMismatch { .. } => ErrorKind::NonceMismatch,
+            TxError::InsufficientFunds(_) => ErrorKind::InsufficientFunds,
+            TxError::UnknownActor(_) => ErrorKind::UnknownActor,
+            TxError::ActorExists(_) => ErrorKind::ActorExists,
+            TxError::InvalidInput(_) => ErrorKind::InvalidInput,
+            TxError::Unauthorized(_) => ErrorKind::Unauthorized,
+            TxError::BlockFull(_) => ErrorKind::BlockFull,
+            TxError::Code(e) => e.kind(),
         }
+    }
+}
+
+impl From<&TxError> for Failure {
+    fn from(e: &TxError) -> Self {
+        Failure::from_error(e.kind(), e)
     }
 }
 
@@ -109,6 +115,15 @@ pub enum LoadError {
     Version { found: u32, expected: u32 },
     #[error("InvalidInput: state dump is not valid: {0}")]
     Format(String),
+    #[error("InvalidInput: state dump is not valid: {0}")]
+    Queue(#[from] RestoreError),
+}
+
+impl LoadError {
+    /// Every rejected dump is bad input.
+    pub fn kind(&self) -> ErrorKind {
+        ErrorKind::InvalidInput
+    }
 }
 
 /// The block being built.
@@ -472,7 +487,7 @@ impl Chain {
                 d.height, d.head.height
             )));
         }
-        let queue = engine::CalendarQueue::restore(d.queue).map_err(LoadError::Format)?;
+        let queue = engine::CalendarQueue::restore(d.queue)?;
         let mut chain =
             Chain::new(d.genesis.clone(), runtime).map_err(|e| LoadError::Format(e.to_string()))?;
         chain.timer_config = d.timer_config;

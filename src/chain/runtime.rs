@@ -2,7 +2,7 @@
 //! small trait). The chain implements [`Host`]; runtimes (Rhai scripts, the native test
 //! runtime) implement [`ActorRuntime`].
 
-use crate::engine::{Address, ScheduleArgs, TimerError, TimerId};
+use crate::engine::{Address, ErrorKind, Failure, ScheduleArgs, TimerError, TimerId};
 use serde::{Deserialize, Serialize};
 
 /// Host-call prices in cycles. CIP-5 §6.1 fixes the timer calls; the rest are this devnet's
@@ -104,19 +104,25 @@ pub enum VmError {
 }
 
 impl VmError {
-    /// The bare error name, as receipts and reports show it.
-    pub fn name(&self) -> &'static str {
+    /// The error's kind, as receipts and reports name it.
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            VmError::OutOfCycles { .. } => "OutOfCycles",
-            VmError::OutOfCells { .. } => "OutOfCells",
-            VmError::Timer(e) => e.name(),
-            VmError::Revert(_) => "Reverted",
-            VmError::InsufficientFunds(_) => "InsufficientFunds",
-            VmError::HandlerNotFound(_) => "HandlerNotFound",
-            VmError::Compile { .. } => "CompileError",
-            VmError::Script(_) => "ScriptError",
-            VmError::InvalidInput(_) => "InvalidInput",
+            VmError::OutOfCycles { .. } => ErrorKind::OutOfCycles,
+            VmError::OutOfCells { .. } => ErrorKind::OutOfCells,
+            VmError::Timer(e) => e.kind(),
+            VmError::Revert(_) => ErrorKind::Reverted,
+            VmError::InsufficientFunds(_) => ErrorKind::InsufficientFunds,
+            VmError::HandlerNotFound(_) => ErrorKind::HandlerNotFound,
+            VmError::Compile { .. } => ErrorKind::CompileError,
+            VmError::Script(_) => ErrorKind::ScriptError,
+            VmError::InvalidInput(_) => ErrorKind::InvalidInput,
         }
+    }
+}
+
+impl From<&VmError> for Failure {
+    fn from(e: &VmError) -> Self {
+        Failure::from_error(e.kind(), e)
     }
 }
 

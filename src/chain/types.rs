@@ -2,7 +2,9 @@
 
 use super::runtime::{ActorCode, Lang};
 use crate::engine::types::{HashEncode, HashEncoder, u128_str};
-use crate::engine::{Address, EobStats, H256, TimerConfig, TimerEvent, TimerId};
+use crate::engine::{
+    Address, EobStats, EventKind, Failure, H256, TimerConfig, TimerEvent, TimerId,
+};
 use serde::{Deserialize, Serialize};
 
 /// CIP-3 basefees (not in our specs): a governed config with devnet defaults.
@@ -291,7 +293,7 @@ pub struct Receipt {
     pub kind: String,
     pub success: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Failure>,
     pub cycles_used: u64,
     pub cells_used: u64,
     /// What the sender paid (all burned: user transactions carry no tip here).
@@ -348,11 +350,11 @@ pub enum Event {
 }
 
 impl Event {
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> EventKind {
         match self {
             Event::Timer(e) => e.kind(),
-            Event::Chain(ChainEvent::ActorDeployed { .. }) => "ActorDeployed",
-            Event::Chain(ChainEvent::ActorEmitted { .. }) => "ActorEmitted",
+            Event::Chain(ChainEvent::ActorDeployed { .. }) => EventKind::ActorDeployed,
+            Event::Chain(ChainEvent::ActorEmitted { .. }) => EventKind::ActorEmitted,
         }
     }
     pub fn timer_id(&self) -> Option<TimerId> {

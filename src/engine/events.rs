@@ -1,8 +1,84 @@
 //! Timer events (CIP-5 §5.4, §6.4), with the exact kind names the tools key on.
 
 use super::config::TimerConfig;
+use super::error::Failure;
 use super::types::{Address, HashEncode, HashEncoder, TimerId, u128_str};
 use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// Declares a fieldless enum of names with `ALL`, `as_str`, `Display` and `FromStr`.
+macro_rules! named_enum {
+    ($(#[$m:meta])* $name:ident, $err:ident, $what:literal { $($(#[$vm:meta])* $v:ident => $s:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name { $($(#[$vm])* $v),+ }
+
+        impl $name {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$v),+];
+
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$v => $s),+ }
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.pad(self.as_str())
+            }
+        }
+
+        #[doc = concat!("A name that is not ", $what, ".")]
+        #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+        #[error("`{0}` is not {what}", what = $what)]
+        pub struct $err(pub String);
+
+        impl FromStr for $name {
+            type Err = $err;
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                $name::ALL
+                    .iter()
+                    .copied()
+                    .find(|k| k.as_str() == s)
+                    .ok_or_else(|| $err(s.to_string()))
+            }
+        }
+    };
+}
+
+named_enum! {
+    /// The kind of an event a block records: the timer engine's ten and the chain's two
+    /// (`ActorDeployed`, `ActorEmitted`). The names are the `"kind"` of the serialized events,
+    /// which fixtures (`[[expect]] kind`) and tools key on.
+    EventKind, UnknownEventKind, "an event kind" {
+        TimerScheduled => "TimerScheduled",
+        TimerFired => "TimerFired",
+        TimerDeferred => "TimerDeferred",
+        TimerExpired => "TimerExpired",
+        TimerCancelledInsufficientFunds => "TimerCancelledInsufficientFunds",
+        TimerCancelled => "TimerCancelled",
+        TimerCancelledByGovernance => "TimerCancelledByGovernance",
+        TimerExtended => "TimerExtended",
+        TimerExtendedByGovernance => "TimerExtendedByGovernance",
+        TimerConfigUpdated => "TimerConfigUpdated",
+        ActorDeployed => "ActorDeployed",
+        ActorEmitted => "ActorEmitted",
+    }
+}
+
+named_enum! {
+    /// Where a timer stands, as its events tell: still queued, or how it left the queue.
+    TimerStatus, UnknownTimerStatus, "a timer status" {
+        Pending => "pending",
+        Fired => "fired",
+        Expired => "expired",
+        /// Removed because its fee payer could not pay a fire (`TimerCancelledInsufficientFunds`).
+        Unfunded => "unfunded",
+        Cancelled => "cancelled",
+        CancelledByGovernance => "cancelled_by_governance",
+    }
+}
 
 /// Why a due timer was carried to the next block instead of concluding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,7 +125,7 @@ pub enum TimerEvent {
         tip: u128,
         success: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        error: Option<String>,
+        error: Option<Failure>,
     },
     TimerDeferred {
         timer_id: TimerId,
@@ -103,19 +179,21 @@ pub enum TimerEvent {
 }
 
 impl TimerEvent {
-    /// The event's kind name.
-    pub fn kind(&self) -> &'static str {
+    /// The event's kind.
+    pub fn kind(&self) -> EventKind {
         match self {
-            TimerEvent::TimerScheduled { .. } => "TimerScheduled",
-            TimerEvent::TimerFired { .. } => "TimerFired",
-            TimerEvent::TimerDeferred { .. } => "TimerDeferred",
-            TimerEvent::TimerExpired { .. } => "TimerExpired",
-            TimerEvent::TimerCancelledInsufficientFunds { .. } => "TimerCancelledInsufficientFunds",
-            TimerEvent::TimerCancelled { .. } => "TimerCancelled",
-            TimerEvent::TimerCancelledByGovernance { .. } => "TimerCancelledByGovernance",
-            TimerEvent::TimerExtended { .. } => "TimerExtended",
-            TimerEvent::TimerExtendedByGovernance { .. } => "TimerExtendedByGovernance",
-            TimerEvent::TimerConfigUpdated { .. } => "TimerConfigUpdated",
+            TimerEvent::TimerScheduled { .. } => EventKind::TimerScheduled,
+            TimerEvent::TimerFired { .. } => EventKind::TimerFired,
+            TimerEvent::TimerDeferred { .. } => EventKind::TimerDeferred,
+            TimerEvent::TimerExpired { .. } => EventKind::TimerExpired,
+            TimerEvent::TimerCancelledInsufficientFunds { .. } => {
+                EventKind::TimerCancelledInsufficientFunds
+            }
+            TimerEvent::TimerCancelled { .. } => EventKind::TimerCancelled,
+            TimerEvent::TimerCancelledByGovernance { .. } => EventKind::TimerCancelledByGovernance,
+            TimerEvent::TimerExtended { .. } => EventKind::TimerExtended,
+            TimerEvent::TimerExtendedByGovernance { .. } => EventKind::TimerExtendedByGovernance,
+            TimerEvent::TimerConfigUpdated { .. } => EventKind::TimerConfigUpdated,
         }
     }
 

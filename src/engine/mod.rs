@@ -15,8 +15,8 @@ pub mod types;
 
 pub use config::{QueueConfig, TimerConfig};
 pub use eob::{EobPlan, EobStats, FeeQuote, Fire, Ledger, Settlement};
-pub use error::TimerError;
-pub use events::{DeferReason, TimerEvent};
+pub use error::{ErrorKind, Failure, RestoreError, TimerError};
+pub use events::{DeferReason, EventKind, TimerEvent, TimerStatus};
 pub use queue::{CalendarQueue, Tier, TierCounts};
 pub use timer::{Handler, Timer};
 pub use types::{Address, H256, TimerId};

@@ -32,7 +32,7 @@
 
 use super::config::QueueConfig;
 use super::eob::Deferral;
-use super::error::TimerError;
+use super::error::{RestoreError, TimerError};
 use super::merkle::{TimerCommitment, recycle};
 use super::timer::Timer;
 use super::types::{Address, TimerId};
@@ -1140,8 +1140,8 @@ impl CalendarQueue {
     }
 
     /// Rebuilds a queue from [`dump`](Self::dump). Rejects an inconsistent image.
-    pub fn restore(d: QueueDump) -> Result<Self, String> {
-        d.config.validate().map_err(|e| e.to_string())?;
+    pub fn restore(d: QueueDump) -> Result<Self, RestoreError> {
+        d.config.validate().map_err(RestoreError::Config)?;
         let mut q = CalendarQueue::new(d.config.clone(), d.next_height);
         q.ring_horizon = d.ring_horizon;
         q.epoch_horizon = d.epoch_horizon;
@@ -1152,31 +1152,34 @@ impl CalendarQueue {
         let mut tier_of: std::collections::HashMap<TimerId, (Tier, u64)> = Default::default();
         for (h, ids) in &d.ring {
             if *h < d.next_height || *h >= d.next_height + ring_size {
-                return Err(format!("ring bucket {h} is outside the ring"));
+                return Err(RestoreError::RingBucketOutside(*h));
             }
             for id in ids {
                 if tier_of.insert(*id, (Tier::Ring, *h)).is_some() {
-                    return Err(format!("timer {id} listed twice"));
+                    return Err(RestoreError::ListedTwice(*id));
                 }
             }
         }
         for (slot, ids) in &d.epochs {
             if *slot >= q.cfg.epoch_slots {
-                return Err(format!("epoch slot {slot} out of range"));
+                return Err(RestoreError::EpochSlotOutOfRange(*slot));
             }
             for id in ids {
                 if tier_of.insert(*id, (Tier::Epoch, *slot)).is_some() {
-                    return Err(format!("timer {id} listed twice"));
+                    return Err(RestoreError::ListedTwice(*id));
                 }
             }
         }
         let mut slot_of: std::collections::HashMap<TimerId, u32> = Default::default();
         for t in d.timers {
             if t.seq >= d.next_seq {
-                return Err(format!("timer {} has seq {} ≥ next_seq", t.timer_id, t.seq));
+                return Err(RestoreError::SeqNotBelowNext {
+                    timer: t.timer_id,
+                    seq: t.seq,
+                });
             }
             if !placed.insert(t.timer_id) {
-                return Err(format!("timer {} appears twice", t.timer_id));
+                return Err(RestoreError::AppearsTwice(t.timer_id));
             }
             let id = t.timer_id;
             q.actor_added(&t.actor_address);
@@ -1186,7 +1189,7 @@ impl CalendarQueue {
             q.mark_dirty(slot);
             if tier == Tier::Overflow {
                 if t.height < q.epoch_horizon {
-                    return Err(format!("timer {id} is below the overflow horizon"));
+                    return Err(RestoreError::BelowOverflowHorizon(id));
                 }
                 q.overflow.insert((t.height, t.seq), slot);
                 *q.overflow_per_epoch
@@ -1213,20 +1216,20 @@ impl CalendarQueue {
             let pos = q.ring_pos(h);
             let mut last: Option<(u64, u64)> = None;
             for id in ids {
-                let slot = *slot_of
-                    .get(&id)
-                    .ok_or(format!("ring lists unknown timer {id}"))?;
+                let slot = *slot_of.get(&id).ok_or(RestoreError::RingUnknownTimer(id))?;
                 let key = timer_at(&q, slot);
                 if key.0 != h && !(h == d.next_height && key.0 < h) {
-                    return Err(format!(
-                        "timer {id} of height {} is in the ring bucket of height {h}",
-                        key.0
-                    ));
+                    return Err(RestoreError::WrongRingBucket {
+                        timer: id,
+                        height: key.0,
+                        bucket: h,
+                    });
                 }
                 if last.is_some_and(|l| l >= key) {
-                    return Err(format!(
-                        "ring bucket {h} is out of (height, seq) order at {id}"
-                    ));
+                    return Err(RestoreError::RingOutOfOrder {
+                        bucket: h,
+                        timer: id,
+                    });
                 }
                 last = Some(key);
                 q.ring[pos].push_back(Handle {
@@ -1241,18 +1244,20 @@ impl CalendarQueue {
             for id in ids {
                 let slot = *slot_of
                     .get(&id)
-                    .ok_or(format!("epoch lists unknown timer {id}"))?;
+                    .ok_or(RestoreError::EpochUnknownTimer(id))?;
                 let (height, seq) = timer_at(&q, slot);
                 if q.epoch_pos(height) as u64 != e
                     || height < q.ring_horizon
                     || height >= q.epoch_horizon.saturating_add(q.cfg.epoch_blocks)
                 {
-                    return Err(format!(
-                        "timer {id} of height {height} does not belong in epoch slot {e}"
-                    ));
+                    return Err(RestoreError::WrongEpochSlot {
+                        timer: id,
+                        height,
+                        slot: e,
+                    });
                 }
                 if last_seq.insert(height, seq).is_some_and(|l| l >= seq) {
-                    return Err(format!("epoch slot {e} is out of FIFO order at {id}"));
+                    return Err(RestoreError::EpochOutOfOrder { slot: e, timer: id });
                 }
                 q.epochs[e as usize].push_back(Handle {
                     slot,

@@ -7,7 +7,7 @@
 
 use crate::chain::runtime::ActorRuntime;
 use crate::chain::{Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError};
-use crate::engine::{Address, TimerError};
+use crate::engine::{Address, ErrorKind, Failure, TimerError};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -59,13 +59,20 @@ pub enum NodeError {
 }
 
 impl NodeError {
-    pub fn name(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            NodeError::Tx(e) => e.name(),
-            NodeError::UnknownSnapshot(_) => "UnknownSnapshot",
-            NodeError::Load(_) | NodeError::InvalidInput(_) => "InvalidInput",
-            NodeError::Genesis(e) => e.name(),
+            NodeError::Tx(e) => e.kind(),
+            NodeError::UnknownSnapshot(_) => ErrorKind::UnknownSnapshot,
+            NodeError::Load(e) => e.kind(),
+            NodeError::InvalidInput(_) => ErrorKind::InvalidInput,
+            NodeError::Genesis(e) => e.kind(),
         }
+    }
+}
+
+impl From<&NodeError> for Failure {
+    fn from(e: &NodeError) -> Self {
+        Failure::from_error(e.kind(), e)
     }
 }
 

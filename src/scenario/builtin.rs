@@ -2,7 +2,7 @@
 //! `cowboy-devnet run demo` work from any directory.
 
 use super::fixture::{FixtureError, LoadedFixture};
-use super::runner::Scenario;
+use super::runner::{Scenario, ScriptLoadError};
 use crate::chain::runtime::ActorRuntime;
 
 /// `(name, fixture text)` of every shipped fixture.
@@ -50,11 +50,11 @@ pub fn scenario(name: &str, runtime: &dyn ActorRuntime) -> Option<Result<Scenari
 }
 
 /// Loads a script for a shipped fixture: from the embedded copies.
-pub fn script_loader(_f: &LoadedFixture, rel: &str) -> Result<String, String> {
+pub fn script_loader(_f: &LoadedFixture, rel: &str) -> Result<String, ScriptLoadError> {
     let rel = rel.trim_start_matches("./");
     SCRIPTS
         .iter()
         .find(|(p, _)| *p == rel)
         .map(|(_, s)| s.to_string())
-        .ok_or_else(|| format!("no shipped script `{rel}`"))
+        .ok_or_else(|| ScriptLoadError::NotShipped(rel.to_string()))
 }

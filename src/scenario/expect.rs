@@ -4,7 +4,7 @@ use super::fixture::Expect;
 use super::report::ExpectationResult;
 use super::runner::{PreparedExpect, Scenario};
 use crate::chain::{Chain, Event, EventRecord};
-use crate::engine::{TimerEvent, TimerId};
+use crate::engine::{EventKind, TimerEvent, TimerId, TimerStatus};
 use std::collections::BTreeMap;
 
 impl Scenario {
@@ -27,7 +27,12 @@ impl Scenario {
         events: &[EventRecord],
     ) -> ExpectationResult {
         let e = &pe.expect;
-        let kind = e.kind.as_deref().expect("event expectation");
+        let kind: EventKind = e
+            .kind
+            .as_deref()
+            .expect("event expectation")
+            .parse()
+            .expect("validated");
         let timer = e.timer.as_deref().map(|t| self.resolve_timer(t, labels));
         let actor = e.actor.as_deref().and_then(|a| self.address(a));
         let n = events
@@ -64,13 +69,19 @@ impl Scenario {
                 && e.at_most.is_none_or(|v| b <= v.0);
             (ok, format!("balance is {b}"))
         } else {
-            let want = e.status.as_deref().expect("status expectation");
+            let want: TimerStatus = e
+                .status
+                .as_deref()
+                .expect("status expectation")
+                .parse()
+                .expect("validated");
             let t = e.timer.as_deref().expect("validated");
             match self.resolve_timer(t, labels) {
                 None => (false, format!("timer `{t}` was never scheduled")),
                 Some(id) => {
                     let got = timer_status(id, chain, events);
-                    (got == want, format!("status is {got}"))
+                    let shown = got.map_or("unknown", TimerStatus::as_str);
+                    (got == Some(want), format!("status is {shown}"))
                 }
             }
         };
@@ -125,10 +136,11 @@ fn describe(e: &Expect) -> String {
     s
 }
 
-/// A timer's status as of the events seen so far.
-pub fn timer_status(id: TimerId, chain: &Chain, events: &[EventRecord]) -> &'static str {
+/// A timer's status as of the events seen so far; `None` if neither the queue nor the events
+/// know the timer.
+pub fn timer_status(id: TimerId, chain: &Chain, events: &[EventRecord]) -> Option<TimerStatus> {
     if chain.timer(&id).is_some() {
-        return "pending";
+        return Some(TimerStatus::Pending);
     }
     for r in events
         .iter()
@@ -137,16 +149,18 @@ pub fn timer_status(id: TimerId, chain: &Chain, events: &[EventRecord]) -> &'sta
     {
         if let Event::Timer(t) = &r.event {
             match t {
-                TimerEvent::TimerFired { .. } => return "fired",
-                TimerEvent::TimerExpired { .. } => return "expired",
-                TimerEvent::TimerCancelledInsufficientFunds { .. } => return "unfunded",
-                TimerEvent::TimerCancelled { .. } => return "cancelled",
+                TimerEvent::TimerFired { .. } => return Some(TimerStatus::Fired),
+                TimerEvent::TimerExpired { .. } => return Some(TimerStatus::Expired),
+                TimerEvent::TimerCancelledInsufficientFunds { .. } => {
+                    return Some(TimerStatus::Unfunded);
+                }
+                TimerEvent::TimerCancelled { .. } => return Some(TimerStatus::Cancelled),
                 TimerEvent::TimerCancelledByGovernance { existed: true, .. } => {
-                    return "cancelled_by_governance";
+                    return Some(TimerStatus::CancelledByGovernance);
                 }
                 _ => {}
             }
         }
     }
-    "unknown"
+    None
 }

@@ -52,7 +52,7 @@ pub fn event_line(e: &Event, book: &BTreeMap<Address, String>) -> String {
             format!("{} [{topic}] {data}", who(actor))
         }
     };
-    format!("         {:<32} {body}", e.kind())
+    format!("         {:<32} {body}", e.kind().as_str())
 }
 
 fn id(t: &TimerId) -> String {
@@ -95,7 +95,10 @@ fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<St
             if *success {
                 String::new()
             } else {
-                format!(" — REVERTED ({})", error.as_deref().unwrap_or(""))
+                format!(
+                    " — REVERTED ({})",
+                    error.as_ref().map(|e| e.to_string()).unwrap_or_default()
+                )
             }
         ),
         T::TimerDeferred {

@@ -2,8 +2,8 @@
 //! Deterministic: the same fixture gives the same report, byte for byte.
 
 use crate::chain::{Block, EventRecord};
-use crate::engine::H256;
 use crate::engine::types::u128_str;
+use crate::engine::{Failure, H256};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -126,7 +126,7 @@ pub struct StepOutcome {
     pub ok: bool,
     /// The error, if the step failed (expected or not).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub error: Option<String>,
+    pub error: Option<Failure>,
     /// Whether the outcome is what the fixture wanted (`expect_error` included).
     pub as_expected: bool,
 }

@@ -7,7 +7,7 @@ use super::report::{BlockRow, ExpectationResult, Report, StepOutcome, Summary};
 use super::translate::{StepContext, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Transaction, TxKind};
-use crate::engine::{Address, TimerConfig, TimerId};
+use crate::engine::{Address, Failure, TimerConfig, TimerId};
 use crate::node::{Command, Devnet, NodeError, Outcome};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -16,15 +16,29 @@ use std::sync::Arc;
 pub use super::expect::timer_status;
 
 /// Reads a script named by a fixture (a path relative to the fixture).
-pub type ScriptLoader<'a> = dyn Fn(&LoadedFixture, &str) -> Result<String, String> + 'a;
+pub type ScriptLoader<'a> = dyn Fn(&LoadedFixture, &str) -> Result<String, ScriptLoadError> + 'a;
+
+/// Why a script named by a fixture could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ScriptLoadError {
+    /// The file could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        path: std::path::PathBuf,
+        source: std::io::Error,
+    },
+    /// A shipped fixture names a script that is not shipped with it.
+    #[error("no shipped script `{0}`")]
+    NotShipped(String),
+}
 
 /// Reads scripts from disk, relative to the fixture's directory.
-pub fn disk_loader(f: &LoadedFixture, rel: &str) -> Result<String, String> {
-    let p = match &f.dir {
+pub fn disk_loader(f: &LoadedFixture, rel: &str) -> Result<String, ScriptLoadError> {
+    let path = match &f.dir {
         Some(d) => d.join(rel),
         None => rel.into(),
     };
-    std::fs::read_to_string(&p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    std::fs::read_to_string(&path).map_err(|source| ScriptLoadError::Read { path, source })
 }
 
 pub(super) struct PreparedActor {
@@ -87,15 +101,6 @@ pub const MAX_RUN_BLOCKS: u64 = 100_000_000;
 /// Sealed blocks the chain of a run keeps in memory (the runner reads only the last).
 pub const RUN_KEEP_BLOCKS: usize = 16;
 
-pub(super) const STATUSES: [&str; 6] = [
-    "pending",
-    "fired",
-    "expired",
-    "unfunded",
-    "cancelled",
-    "cancelled_by_governance",
-];
-
 impl Scenario {
     pub fn genesis(&self) -> &Genesis {
         &self.genesis
@@ -145,8 +150,8 @@ struct Totals {
 enum Applied {
     /// It did what it asks; a schedule names its timer.
     Done { timer: Option<TimerId> },
-    /// It failed with the named error (`Unauthorized`, `InvalidInput`, ...).
-    Failed { name: String, message: String },
+    /// It failed with this error (its message naming addresses by the fixture's names).
+    Failed(Failure),
 }
 
 impl Run {
@@ -175,6 +180,14 @@ impl Run {
         }
     }
 
+    /// A failure whose message names addresses by the fixture's names.
+    fn named_failure(&self, f: Failure) -> Failure {
+        Failure {
+            message: self.named(f.message),
+            ..f
+        }
+    }
+
     /// An error message with the fixture's names for the addresses it holds.
     fn named(&self, msg: String) -> String {
         let mut msg = msg;
@@ -193,17 +206,11 @@ impl Run {
                 timer: r.timers.first().copied(),
             },
             Ok(Outcome::Receipt(r)) => {
-                let message = self.named(r.error.clone().unwrap_or_default());
-                Applied::Failed {
-                    name: error_name(&message).to_string(),
-                    message,
-                }
+                let f = r.error.clone().expect("a failed receipt carries its error");
+                Applied::Failed(self.named_failure(f))
             }
             Ok(_) => Applied::Done { timer: None },
-            Err(e) => Applied::Failed {
-                name: e.name().to_string(),
-                message: self.named(e.to_string()),
-            },
+            Err(e) => Applied::Failed(self.named_failure(Failure::from(&e))),
         }
     }
 
@@ -337,7 +344,7 @@ impl Scenario {
             );
             let (ok, error) = match run.applied(devnet.execute(Command::SendTx(tx))) {
                 Applied::Done { .. } => (true, None),
-                Applied::Failed { message, .. } => (false, Some(message)),
+                Applied::Failed(f) => (false, Some(f)),
             };
             run.outcomes.push(StepOutcome {
                 at: h,
@@ -375,12 +382,12 @@ impl Scenario {
             }
             let as_expected = match (ps.step.expect_error(), &applied) {
                 (None, Applied::Done { .. }) => true,
-                (Some(want), Applied::Failed { name, .. }) => name == want,
+                (Some(want), Applied::Failed(f)) => f.kind.as_str() == want,
                 _ => false,
             };
             let (ok, error) = match applied {
                 Applied::Done { .. } => (true, None),
-                Applied::Failed { message, .. } => (false, Some(message)),
+                Applied::Failed(f) => (false, Some(f)),
             };
             run.outcomes.push(StepOutcome {
                 at: h,
@@ -406,12 +413,7 @@ impl Scenario {
         let cmd = match command_for(&ps.step, &cx) {
             Ok(Some(cmd)) => cmd,
             Ok(None) => return Applied::Done { timer: None },
-            Err(e) => {
-                return Applied::Failed {
-                    name: e.name().to_string(),
-                    message: e.to_string(),
-                };
-            }
+            Err(e) => return Applied::Failed(Failure::from(&e)),
         };
         run.applied(devnet.execute(cmd))
     }
@@ -430,7 +432,9 @@ impl Scenario {
         run.checks.sort_by_key(|c| c.line);
         let mut by_kind: BTreeMap<String, u64> = BTreeMap::new();
         for e in &run.events {
-            *by_kind.entry(e.event.kind().to_string()).or_default() += 1;
+            *by_kind
+                .entry(e.event.kind().as_str().to_string())
+                .or_default() += 1;
         }
         let t = &run.totals;
         let summary = Summary {
@@ -464,34 +468,26 @@ impl Scenario {
     }
 }
 
-/// Every event kind a fixture may expect.
-pub const KNOWN_KINDS: [&str; 12] = [
-    "TimerScheduled",
-    "TimerFired",
-    "TimerDeferred",
-    "TimerExpired",
-    "TimerCancelledInsufficientFunds",
-    "TimerCancelled",
-    "TimerCancelledByGovernance",
-    "TimerExtended",
-    "TimerExtendedByGovernance",
-    "TimerConfigUpdated",
-    "ActorDeployed",
-    "ActorEmitted",
-];
-
-/// The leading error name of an error message (`Unauthorized: ...` -> `Unauthorized`): how a
-/// failed receipt's error (a message) is named until receipts carry a typed error.
-pub fn error_name(msg: &str) -> &str {
-    msg.split(':').next().unwrap_or(msg).trim()
+/// Why a `gov_config` step's fields do not make a [`TimerConfig`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MergeConfigError {
+    #[error("`{0}` is not a TimerConfig field")]
+    UnknownField(String),
+    /// A field of the wrong type or out of its type's range (the TOML decoder's message).
+    #[error("{0}")]
+    BadValue(String),
 }
 
 /// Overrides fields of `base` with the keys of `set` (names and types checked).
-pub fn merge_config(base: &TimerConfig, set: &toml::Table) -> Result<TimerConfig, String> {
-    let mut t = toml::Table::try_from(base).map_err(|e| e.to_string())?;
+pub fn merge_config(
+    base: &TimerConfig,
+    set: &toml::Table,
+) -> Result<TimerConfig, MergeConfigError> {
+    let mut t = toml::Table::try_from(base)
+        .map_err(|e: toml::ser::Error| MergeConfigError::BadValue(e.to_string()))?;
     for (k, v) in set {
         if !t.contains_key(k) {
-            return Err(format!("`{k}` is not a TimerConfig field"));
+            return Err(MergeConfigError::UnknownField(k.clone()));
         }
         t.insert(k.clone(), v.clone());
     }
@@ -499,5 +495,5 @@ pub fn merge_config(base: &TimerConfig, set: &toml::Table) -> Result<TimerConfig
     // instruction on chain, which a fixture may expect.
     toml::Value::Table(t)
         .try_into()
-        .map_err(|e: toml::de::Error| e.message().to_string())
+        .map_err(|e: toml::de::Error| MergeConfigError::BadValue(e.message().to_string()))
 }

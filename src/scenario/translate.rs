@@ -2,10 +2,10 @@
 //! at, the fixture's names and the timer labels known so far.
 
 use super::fixture::Step;
-use super::runner::merge_config;
+use super::runner::{MergeConfigError, merge_config};
 use crate::chain::{SystemInstruction, TimerOp, Transaction, TxKind, default_governor};
 use crate::engine::timer::handler_payload;
-use crate::engine::{Address, ScheduleArgs, TimerConfig, TimerId};
+use crate::engine::{Address, ErrorKind, Failure, ScheduleArgs, TimerConfig, TimerId};
 use crate::node::Command;
 use std::collections::BTreeMap;
 
@@ -22,33 +22,30 @@ pub struct StepContext<'a> {
     pub config: &'a TimerConfig,
 }
 
-/// Why a step could not become a command (it fails without reaching the node).
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// Why a step could not become a command (it fails without reaching the node). The text is
+/// the message; [`kind`](Self::kind) names the error.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum NotSent {
     /// A label whose schedule failed.
+    #[error("label `{0}` names no scheduled timer (its schedule failed)")]
     TimerNotFound(String),
     /// A `gov_config` whose fields do not make a config.
-    InvalidInput(String),
+    #[error(transparent)]
+    Config(#[from] MergeConfigError),
 }
 
 impl NotSent {
-    pub fn name(&self) -> &'static str {
+    pub fn kind(&self) -> ErrorKind {
         match self {
-            NotSent::TimerNotFound(_) => "TimerNotFound",
-            NotSent::InvalidInput(_) => "InvalidInput",
+            NotSent::TimerNotFound(_) => ErrorKind::TimerNotFound,
+            NotSent::Config(_) => ErrorKind::InvalidInput,
         }
     }
 }
 
-impl std::fmt::Display for NotSent {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            NotSent::TimerNotFound(t) => write!(
-                f,
-                "TimerNotFound: label `{t}` names no scheduled timer (its schedule failed)"
-            ),
-            NotSent::InvalidInput(m) => write!(f, "InvalidInput: {m}"),
-        }
+impl From<&NotSent> for Failure {
+    fn from(e: &NotSent) -> Self {
+        Failure::new(e.kind(), e.to_string())
     }
 }
 
@@ -167,7 +164,7 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<Command>,
             },
         ),
         Step::GovConfig { set, from, .. } => {
-            let config = merge_config(cx.config, set).map_err(NotSent::InvalidInput)?;
+            let config = merge_config(cx.config, set)?;
             system(from, SystemInstruction::UpdateTimerConfig { config })
         }
         Step::SetBalance {

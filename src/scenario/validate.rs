@@ -5,12 +5,12 @@
 
 use super::fixture::{Expect, FixtureError, LoadedFixture, Step};
 use super::runner::{
-    KNOWN_KINDS, MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, STATUSES, Scenario,
-    ScriptLoader, merge_config,
+    MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, Scenario, ScriptLoader,
+    merge_config,
 };
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Genesis, GenesisAccount, default_governor};
-use crate::engine::{Address, TimerConfig, TimerId};
+use crate::engine::{Address, ErrorKind, EventKind, TimerConfig, TimerId, TimerStatus};
 use crate::node::MAX_MINE_PER_COMMAND;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
@@ -212,7 +212,7 @@ impl<'a> Check<'a> {
                     return Err(err("script", "give `script` or `native`, not both".into()));
                 }
                 (Some(path), None) => {
-                    let src = load_script(lf, path).map_err(|e| err("script", e))?;
+                    let src = load_script(lf, path).map_err(|e| err("script", e.to_string()))?;
                     (ActorCode::rhai(path.clone(), src), "script")
                 }
                 (None, Some(json)) => (ActorCode::native(json.clone()), "native"),
@@ -337,6 +337,17 @@ impl<'a> Check<'a> {
                 format!(
                     "height {at} falls inside the outage after block {from} (heights {}..={to} are skipped)",
                     from + 1
+                ),
+            ));
+        }
+        if let Some(want) = step.expect_error()
+            && want.parse::<ErrorKind>().is_err()
+        {
+            return Err(err(
+                "expect_error",
+                format!(
+                    "unknown error kind `{want}` (known: {})",
+                    joined(&ErrorKind::ALL)
                 ),
             ));
         }
@@ -476,7 +487,7 @@ impl<'a> Check<'a> {
         expected: bool,
         err: &ElemErr<'_>,
     ) -> Result<(), FixtureError> {
-        let merged = merge_config(&self.config, set).map_err(|m| err("set", m))?;
+        let merged = merge_config(&self.config, set).map_err(|m| err("set", m.to_string()))?;
         match merged.validate() {
             Ok(()) => self.config = merged,
             Err(e) if !expected => return Err(err("set", e.to_string())),
@@ -652,10 +663,10 @@ impl<'a> Check<'a> {
             }
         }
         if let Some(s) = &x.status {
-            if !STATUSES.contains(&s.as_str()) {
+            if s.parse::<TimerStatus>().is_err() {
                 return Err(err(
                     "status",
-                    format!("`{s}` is not one of {}", STATUSES.join(", ")),
+                    format!("`{s}` is not one of {}", joined(TimerStatus::ALL)),
                 ));
             }
             if x.timer.is_none() {
@@ -663,13 +674,13 @@ impl<'a> Check<'a> {
             }
         }
         if let Some(k) = &x.kind
-            && !KNOWN_KINDS.contains(&k.as_str())
+            && k.parse::<EventKind>().is_err()
         {
             return Err(err(
                 "kind",
                 format!(
                     "unknown event kind `{k}` (known: {})",
-                    KNOWN_KINDS.join(", ")
+                    joined(EventKind::ALL)
                 ),
             ));
         }
@@ -720,4 +731,12 @@ impl<'a> Check<'a> {
             )
         })
     }
+}
+
+/// The names of `all`, comma-separated.
+fn joined<T: std::fmt::Display>(all: &[T]) -> String {
+    all.iter()
+        .map(|v| v.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }

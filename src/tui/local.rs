@@ -12,7 +12,8 @@ use crate::chain::{
 use crate::engine::eob::{fire_budget, max_cost};
 use crate::engine::timer::handler_payload;
 use crate::engine::{
-    Address, DeferReason, ScheduleArgs, ScheduleCtx, Timer, TimerEvent, TimerId, validate_schedule,
+    Address, DeferReason, Failure, ScheduleArgs, ScheduleCtx, Timer, TimerEvent, TimerId,
+    validate_schedule,
 };
 use crate::node::{Command, Devnet, NodeError, Outcome};
 use crate::tui::model::*;
@@ -123,8 +124,9 @@ impl LocalDevnet {
             self.seal(1)?;
         }
         if !receipt.success {
-            return Err(CommandError::from_message(
-                receipt.error.as_deref().unwrap_or("reverted"),
+            return Err(receipt.error.as_ref().map_or_else(
+                || CommandError::new("Reverted", "the transaction failed"),
+                CommandError::from_failure,
             ));
         }
         Ok(receipt.timers)
@@ -192,8 +194,9 @@ impl LocalDevnet {
         match validate_schedule(cfg, &ctx, Self::schedule_args(req)) {
             Ok((t, _)) => gas_limit = t.gas_limit_per_fire,
             Err(e) => {
-                error
-                    .get_or_insert_with(|| CommandError::new(e.name(), strip_name(&e.to_string())));
+                error.get_or_insert_with(|| {
+                    CommandError::from_failure(&Failure::from_error(e.kind(), &e))
+                });
             }
         }
         let lane = cfg.lane_timer_cycles;
@@ -296,7 +299,9 @@ impl LocalDevnet {
                     } else {
                         format!(
                             "reverted: {} (cost {cost})",
-                            error.as_deref().unwrap_or("error")
+                            error
+                                .as_ref()
+                                .map_or_else(|| "error".to_string(), |f| f.to_string())
                         )
                     }
                 }
@@ -372,12 +377,8 @@ fn defer_reason(reason: &DeferReason) -> String {
         .unwrap_or_default()
 }
 
-fn strip_name(msg: &str) -> String {
-    CommandError::from_message(msg).message
-}
-
 fn node_error(e: NodeError) -> CommandError {
-    CommandError::new(e.name(), strip_name(&e.to_string()))
+    CommandError::from_failure(&Failure::from_error(e.kind(), &e))
 }
 
 impl DashboardSource for LocalDevnet {

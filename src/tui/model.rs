@@ -418,16 +418,9 @@ impl CommandError {
         }
     }
 
-    /// Splits a `Name: message` error string, as the chain formats its errors.
-    pub fn from_message(msg: &str) -> Self {
-        match msg.split_once(':') {
-            Some((name, rest))
-                if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric()) =>
-            {
-                CommandError::new(name, rest.trim())
-            }
-            _ => CommandError::new("Error", msg),
-        }
+    /// A typed failure: its kind names the reason, as `data.reason` does over JSON-RPC.
+    pub fn from_failure(f: &crate::engine::error::Failure) -> Self {
+        CommandError::new(f.kind.as_str(), f.message.clone())
     }
 }
 

@@ -7,7 +7,9 @@ use cowboy_devnet::chain::{
     Block, Chain, Event, EventRecord, Genesis, GenesisAccount, Phase, Receipt, SystemInstruction,
     TimerOp, Transaction, TxKind,
 };
-use cowboy_devnet::engine::{Address, ScheduleArgs, TimerConfig, TimerEvent, TimerId};
+use cowboy_devnet::engine::{
+    Address, ErrorKind, EventKind, ScheduleArgs, TimerConfig, TimerEvent, TimerId,
+};
 use cowboy_devnet::vm::DevnetRuntime;
 use sha3::{Digest, Keccak256};
 
@@ -155,11 +157,10 @@ pub fn call(chain: &mut Chain, from: Address, actor: Address, handler: &str) -> 
         .expect("call included")
 }
 
-/// The error name a failed receipt carries (`InvalidInput`, `Unauthorized`, ...).
-pub fn err_name(r: &Receipt) -> &str {
+/// The error kind a failed receipt carries (`InvalidInput`, `Unauthorized`, ...).
+pub fn err_kind(r: &Receipt) -> ErrorKind {
     assert!(!r.success, "expected a failed receipt, got success");
-    let e = r.error.as_deref().expect("failed receipt has an error");
-    e.split(':').next().unwrap_or(e)
+    r.error.as_ref().expect("failed receipt has an error").kind
 }
 
 /// CIP-5 §3.3, computed independently of the crate.
@@ -192,7 +193,7 @@ pub fn eob_events(block: &Block) -> Vec<&EventRecord> {
 }
 
 /// `(kind, timer id)` of every end-of-block timer event, in order.
-pub fn eob_kinds(block: &Block) -> Vec<(&'static str, TimerId)> {
+pub fn eob_kinds(block: &Block) -> Vec<(EventKind, TimerId)> {
     eob_events(block)
         .into_iter()
         .filter_map(|r| r.event.timer_id().map(|id| (r.event.kind(), id)))
