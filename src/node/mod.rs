@@ -6,7 +6,9 @@
 //! broadcast.
 
 use crate::chain::runtime::ActorRuntime;
-use crate::chain::{Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError};
+use crate::chain::{
+    BlockOpen, Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError,
+};
 use crate::engine::{Address, TimerError};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,7 +28,8 @@ pub enum Command {
     Snapshot,
     /// Go back to a snapshot (which stays available).
     Revert { id: u64 },
-    /// Serialize the state.
+    /// Serialize the state as last committed (refused while a block is open: mine it first;
+    /// see [`Chain::dump`]). Changes nothing.
     Dump,
     /// Replace the state with a dump.
     Load(Box<ChainDump>),
@@ -54,6 +57,9 @@ pub enum NodeError {
     Load(#[from] LoadError),
     #[error(transparent)]
     Genesis(#[from] TimerError),
+    /// A dump asked for while a block is open.
+    #[error(transparent)]
+    BlockOpen(#[from] BlockOpen),
     #[error("InvalidInput: {0}")]
     InvalidInput(String),
 }
@@ -63,7 +69,9 @@ impl NodeError {
         match self {
             NodeError::Tx(e) => e.name(),
             NodeError::UnknownSnapshot(_) => "UnknownSnapshot",
-            NodeError::Load(_) | NodeError::InvalidInput(_) => "InvalidInput",
+            NodeError::Load(_) | NodeError::InvalidInput(_) | NodeError::BlockOpen(_) => {
+                "InvalidInput"
+            }
             NodeError::Genesis(e) => e.name(),
         }
     }
@@ -122,7 +130,7 @@ impl Devnet {
                 if self.chain.pending_height().checked_add(blocks).is_none() {
                     return Err(NodeError::InvalidInput(format!(
                         "an outage of {blocks} heights after height {} passes u64::MAX",
-                        self.chain.height
+                        self.chain.height()
                     )));
                 }
                 self.chain.halt(blocks);
@@ -146,7 +154,7 @@ impl Devnet {
                 self.chain = snap.clone();
                 Ok(Outcome::Done)
             }
-            Command::Dump => Ok(Outcome::Dump(Box::new(self.chain.dump()))),
+            Command::Dump => Ok(Outcome::Dump(Box::new(self.chain.dump()?))),
             Command::Load(d) => {
                 let rt = self.chain.runtime().clone();
                 self.chain = Chain::load(*d, rt)?;
