@@ -486,15 +486,16 @@ fn cip1_2_1_busy_heights_keep_fifo_through_cancel_carry_restore_and_jump() {
 
     // Height 2: the first half fires, the rest is carried to the front of height 3.
     q.maintain(2);
-    let due = q.take_due(2);
-    let due_ids: Vec<TimerId> = due.iter().map(|&s| q.slot(s).timer_id).collect();
+    let mut fire = q.take_due(2);
+    let due_ids: Vec<TimerId> = fire.iter().map(|d| q.due(d).timer_id).collect();
     assert_eq!(due_ids, model[&2]);
-    let (fire, carry) = due.split_at(due.len() / 2);
-    for &s in fire {
-        q.conclude(s);
+    let carry = fire.split_off(fire.len() / 2);
+    let fired = fire.len();
+    for d in fire {
+        q.conclude(d);
     }
     q.carry(carry);
-    let mut expect3: Vec<TimerId> = due_ids[fire.len()..].to_vec();
+    let mut expect3: Vec<TimerId> = due_ids[fired..].to_vec();
     expect3.extend(&model[&3]);
 
     // A dump restores the same queue: same roots, same timers, same order.

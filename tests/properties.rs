@@ -771,15 +771,16 @@ fn busy_run(ops: &[QueueOp]) {
                    carry_pct: usize| {
         let h = q.next_height();
         q.maintain(h);
-        let due = q.take_due(h);
-        let ids: Vec<TimerId> = due.iter().map(|&s| q.slot(s).timer_id).collect();
+        let mut due = q.take_due(h);
+        let ids: Vec<TimerId> = due.iter().map(|d| q.due(d).timer_id).collect();
         assert_eq!(ids, model.remove(&h).unwrap_or_default(), "bucket {h}");
         let fire = due.len() - due.len() * carry_pct / 100;
-        for &s in &due[..fire] {
-            *left.entry(q.conclude(s).timer_id).or_insert(0) += 1;
+        let carried = due.split_off(fire);
+        for d in due {
+            *left.entry(q.conclude(d).timer_id).or_insert(0) += 1;
         }
-        q.carry(&due[fire..]);
-        if fire < due.len() {
+        q.carry(carried);
+        if fire < ids.len() {
             let next = model.entry(h + 1).or_default();
             next.splice(0..0, ids[fire..].iter().copied());
         }

@@ -56,6 +56,12 @@ pub enum Tier {
     Overflow,
 }
 
+/// A timer due in the block being ended, as [`CalendarQueue::take_due`] hands it out: only
+/// the queue makes one, and it is used up by [`CalendarQueue::conclude`] or
+/// [`CalendarQueue::carry`], so a due timer is never named by a bare slot number.
+#[derive(Debug, PartialEq, Eq)]
+pub struct DueTimer(u32);
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Handle {
     slot: u32,
@@ -744,8 +750,10 @@ impl CalendarQueue {
     // ---- end of block -------------------------------------------------------------------
 
     /// Drains the bucket of `height` (which must be the next undrained height) and returns the
-    /// due timers' slots in bucket order: carried timers first, then FIFO.
-    pub fn take_due(&mut self, height: u64) -> Vec<u32> {
+    /// due timers in bucket order: carried timers first, then FIFO. Each is then concluded
+    /// ([`conclude`](Self::conclude)) or carried ([`carry`](Self::carry)) before the next
+    /// block.
+    pub fn take_due(&mut self, height: u64) -> Vec<DueTimer> {
         assert_eq!(
             height, self.next_height,
             "take_due out of order: expected height {}",
@@ -768,7 +776,7 @@ impl CalendarQueue {
             let h = bucket[i];
             let s = &self.slots[h.slot as usize];
             if s.meta.generation == h.generation && s.timer.is_some() {
-                due.push(h.slot);
+                due.push(DueTimer(h.slot));
             }
         }
         if self.spare.len() < SPARE_BUFFERS && bucket.capacity() <= SPARE_MAX_CAPACITY {
@@ -789,19 +797,20 @@ impl CalendarQueue {
         b
     }
 
-    /// The timer in a slot returned by [`take_due`](Self::take_due).
-    pub fn slot(&self, slot: u32) -> &Timer {
-        self.slots[slot as usize].timer.as_ref().expect("live slot")
+    /// A due timer returned by [`take_due`](Self::take_due).
+    pub fn due(&self, due: &DueTimer) -> &Timer {
+        self.slots[due.0 as usize]
+            .timer
+            .as_ref()
+            .expect("live slot")
     }
 
     /// Concludes a due timer (fired or destroyed): removes it and returns it.
     #[inline]
-    pub fn conclude(&mut self, slot: u32) -> Timer {
-        self.retire(slot)
+    pub fn conclude(&mut self, due: DueTimer) -> Timer {
+        self.retire(due.0)
     }
 
-    /// Carries due timers that were not concluded to the front of the next height's bucket,
-    /// keeping their order (see the module docs).
     /// The deferrals of the last end of block whose `TimerDeferred` events wait for the height
     /// of the next block that runs (part of the state: the state root commits them).
     pub fn deferrals(&self) -> &[Deferral] {
@@ -818,9 +827,11 @@ impl CalendarQueue {
         self.deferrals = d;
     }
 
-    pub fn carry(&mut self, slots: &[u32]) {
+    /// Carries due timers that were not concluded to the front of the next height's bucket,
+    /// keeping their order (see the module docs).
+    pub fn carry(&mut self, carried: Vec<DueTimer>) {
         let pos = self.ring_pos(self.next_height);
-        for &s in slots.iter().rev() {
+        for s in carried.into_iter().rev().map(|d| d.0) {
             let generation = self.slots[s as usize].meta.generation;
             self.ring_bucket(pos).push_front(Handle {
                 slot: s,
