@@ -138,3 +138,26 @@ fn node_dump_and_load_round_trip() {
     let e = d.execute(Command::Load(bad)).expect_err("wrong version");
     assert_eq!(e.name(), "InvalidInput");
 }
+
+#[test]
+fn node_dump_of_an_open_block_is_refused_and_mines_nothing() {
+    let mut d = devnet(1_000_000_000);
+    d.execute(Command::Mine { blocks: 1 }).unwrap();
+    let (height, root) = (d.chain().height(), d.chain().state_root());
+    transfer(&mut d, 10);
+    let e = d.execute(Command::Dump).expect_err("a block is open");
+    assert_eq!(e.name(), "InvalidInput");
+    assert!(e.to_string().contains("mine it before dumping"), "{e}");
+    assert_eq!(
+        d.chain().height(),
+        height,
+        "the refused dump sealed nothing"
+    );
+    assert_eq!(d.chain().state_root(), root);
+    d.execute(Command::Mine { blocks: 1 }).unwrap();
+    let Outcome::Dump(dump) = d.execute(Command::Dump).unwrap() else {
+        panic!("a dump")
+    };
+    assert_eq!(dump.height, height + 1);
+    assert_eq!(d.chain().height(), height + 1);
+}

@@ -396,7 +396,7 @@ impl Scenario {
             names: &self.names,
             deployers: &run.deployers,
             labels: &run.labels,
-            config: &devnet.chain().timer_config(),
+            config: devnet.chain().timer_config(),
         };
         let cmd = match command_for(&ps.step, &cx) {
             Ok(Some(cmd)) => cmd,
