@@ -352,3 +352,22 @@ fn dump_load_keeps_tiers_for_an_untouched_dump() {
     assert!(tiers.contains(&Some(Tier::Epoch)));
     assert!(tiers.contains(&Some(Tier::Overflow)));
 }
+
+/// The engine's committed roots are a read of the sealed state: the overflow root a dashboard
+/// shows needs no `&mut` and does not move until the next seal.
+#[test]
+fn engine_committed_roots_follow_the_seal() {
+    let (mut a, ids) = busy_chain();
+    let roots = a.engine().committed_roots();
+    let mut fresh = a.engine().queue().clone();
+    assert_eq!(fresh.commit(), roots, "the committed roots are the queue's");
+    step(&mut a, 0, &ids);
+    assert_eq!(
+        a.engine().committed_roots(),
+        roots,
+        "an open block is not committed"
+    );
+    a.seal_block();
+    let mut fresh = a.engine().queue().clone();
+    assert_eq!(fresh.commit(), a.engine().committed_roots());
+}

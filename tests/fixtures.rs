@@ -557,7 +557,7 @@ fn semantic_errors_name_the_element_key_and_its_line() {
             let line = line_of(&x, "proposer");
             (
                 x,
-                format!("broken.toml:{line}: chain.proposer(): unknown account `zed`"),
+                format!("broken.toml:{line}: chain.proposer: unknown account `zed`"),
             )
         },
         // a deploy inside an outage

@@ -45,6 +45,8 @@ pub enum SchedulerKind {
 pub struct Engine {
     queue: CalendarQueue,
     scheduler: SchedulerKind,
+    /// The roots of the timer set and of the overflow tier at the last [`commit`](Self::commit).
+    roots: ([u8; 32], [u8; 32]),
 }
 
 impl Engine {
@@ -52,6 +54,7 @@ impl Engine {
         Engine {
             queue: CalendarQueue::new(queue_cfg, start_height),
             scheduler,
+            roots: Default::default(),
         }
     }
 
@@ -60,6 +63,7 @@ impl Engine {
         Ok(Engine {
             queue: CalendarQueue::restore(dump)?,
             scheduler,
+            roots: Default::default(),
         })
     }
 
@@ -82,6 +86,12 @@ impl Engine {
     /// Timers pending.
     pub fn pending(&self) -> usize {
         self.queue.len()
+    }
+
+    /// The roots of the timer set and of the overflow tier as last committed (the chain
+    /// commits at every seal): an open block's changes are not in them yet.
+    pub fn committed_roots(&self) -> ([u8; 32], [u8; 32]) {
+        self.roots
     }
 
     /// The queue, serializable.
@@ -136,7 +146,8 @@ impl Engine {
     /// Folds the changes since the last commit into the timer commitments; returns the roots of
     /// the timer set and of the overflow tier.
     pub fn commit(&mut self) -> ([u8; 32], [u8; 32]) {
-        self.queue.commit()
+        self.roots = self.queue.commit();
+        self.roots
     }
 }
 
