@@ -72,14 +72,11 @@ fn names() -> BTreeMap<Address, String> {
 /// 500 timers due at height 2 (the selected bucket), the rest spread over 400,000 heights.
 fn busy() -> LocalDevnet {
     let mut d = devnet();
-    let q = &mut d.chain_mut().engine.queue;
-    for n in 0..500 {
-        q.insert(timer(n, 2)).expect("fresh id");
-    }
-    for n in 500..PENDING {
-        q.insert(timer(n, 3 + (n * 400_000) / PENDING))
-            .expect("fresh id");
-    }
+    let due = (0..500).map(|n| timer(n, 2));
+    let spread = (500..PENDING).map(|n| timer(n, 3 + (n * 400_000) / PENDING));
+    d.chain_mut()
+        .test_hook_insert_timers(due.chain(spread))
+        .expect("fresh ids");
     LocalDevnet::new(d, names())
 }
 

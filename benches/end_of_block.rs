@@ -7,7 +7,7 @@
 //!   benchmark parameter; they lie beyond every height the run reaches). Beside it, at
 //!   the engine level on a queue in the same state: `engine_plan` (epoch maintenance,
 //!   `take_due`, classification, pre-charge, `conclude`), `timer_root` (the queue's incremental
-//!   commitment of the block's 10,000 changes, the part of `state_root()` that follows the
+//!   commitment of the block's 10,000 changes, the part of the state root that follows the
 //!   timers), and the naive baselines `naive_eob_scan` (scan every pending timer for the due
 //!   height) and `naive_full_root` (rebuild the timer-set commitment from every pending timer's
 //!   cached leaf). Throughput is in due timers per second; time is per block.
@@ -151,11 +151,6 @@ trait Sink {
     fn put(&mut self, t: Timer);
 }
 
-impl Sink for Chain {
-    fn put(&mut self, t: Timer) {
-        self.engine.queue.insert(t).expect("fresh id");
-    }
-}
 impl Sink for CalendarQueue {
     fn put(&mut self, t: Timer) {
         self.insert(t).expect("fresh id");
@@ -249,8 +244,9 @@ impl ChainState {
         let mut chain = chain(QueueConfig::default());
         let mut ids = Ids(0);
         let h = chain.pending_height();
-        ids.spread(&mut chain, h + BACKGROUND_FROM, BACKGROUND_SPAN, others);
-        chain.state_root();
+        let mut timers = Vec::new();
+        ids.spread(&mut timers, h + BACKGROUND_FROM, BACKGROUND_SPAN, others);
+        chain.test_hook_insert_timers(timers).expect("fresh ids");
         ChainState { chain, ids }
     }
 
@@ -259,8 +255,12 @@ impl ChainState {
         let mut total = Duration::ZERO;
         for _ in 0..blocks {
             let h = self.chain.pending_height();
-            self.ids.due(&mut self.chain, h, DUE);
-            self.chain.state_root();
+            let mut timers = Vec::new();
+            self.ids.due(&mut timers, h, DUE);
+            // Inserted and folded into the state root before the clock starts.
+            self.chain
+                .test_hook_insert_timers(timers)
+                .expect("fresh ids");
             let start = Instant::now();
             let block = self.chain.seal_block();
             total += start.elapsed();
@@ -728,14 +728,16 @@ fn rollover_chain() {
     let mut chain = chain(rollover_config());
     let mut ids = Ids(0);
     let start = chain.pending_height();
-    ids.spread(&mut chain, start, ROLLOVER_SPAN, ROLLOVER_PENDING);
-    chain.state_root();
+    let mut timers = Vec::new();
+    ids.spread(&mut timers, start, ROLLOVER_SPAN, ROLLOVER_PENDING);
+    chain.test_hook_insert_timers(timers).expect("fresh ids");
     let [times] = replay(&(chain, ids.0), |(chain, next)| {
         let h = chain.pending_height();
         let mut ids = Ids(*next);
-        ids.due(chain, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
+        let mut timers = Vec::new();
+        ids.due(&mut timers, h + ROLLOVER_SPAN, ROLLOVER_PER_BLOCK);
         *next = ids.0;
-        chain.state_root();
+        chain.test_hook_insert_timers(timers).expect("fresh ids");
         let t = Instant::now();
         let b = chain.seal_block();
         let elapsed = t.elapsed();

@@ -73,8 +73,9 @@ fn prepared() -> Chain {
 /// The same chain with every actor's code replaced by no code (a no-op `handle_timer`).
 fn codeless(chain: &Chain) -> Chain {
     let mut c = chain.clone();
-    for actor in c.actors.values_mut() {
-        actor.code = ActorCode::none();
+    let actors: Vec<Address> = c.actors().keys().copied().collect();
+    for a in &actors {
+        assert!(c.test_hook_replace_code(a, ActorCode::none()));
     }
     c
 }

@@ -236,7 +236,7 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
         skip_rows: a.report.is_none(),
         keep_blocks: None,
     };
-    let (report, mut devnet) = scenario
+    let (report, devnet) = scenario
         .run_with(DevnetRuntime::shared(), opts, &mut |b, chain| {
             bar.set_position(b.header.height.min(total));
             if let Some(csv) = &mut csv {
@@ -264,7 +264,11 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     if let Some(r) = &report.refused {
         eprintln!("error: {r}");
     }
-    let dump = a.dump.as_ref().map(|_| devnet.chain_mut().dump());
+    // The runner seals every block it opens, so the state is a committed one.
+    let dump = (a.dump.as_ref())
+        .map(|_| devnet.chain().dump())
+        .transpose()
+        .context("the state cannot be dumped")?;
     let unwritten = write_outputs(&a, &report, dump, csv, out);
     Ok(if unwritten {
         EXIT_OUTPUT

@@ -172,7 +172,7 @@ fn cip1_2_cancel_and_extend_find_timers_in_every_tier() {
     g.queue = small();
     let mut c = chain_with_actors(g);
     // Block 1 migrated the empty epoch 1 and the empty overflow epoch 3 at once.
-    let h = c.engine.queue.horizons();
+    let h = c.engine().queue().horizons();
     assert_eq!((h.ring_horizon, h.epoch_horizon), (8, 16));
     let heights = [3, 9, 40];
     let tiers = [Tier::Ring, Tier::Epoch, Tier::Overflow];
@@ -185,11 +185,11 @@ fn cip1_2_cancel_and_extend_find_timers_in_every_tier() {
         .map(|&h| schedule(&mut c, actor_b(), args(h)))
         .collect();
     for i in 0..3 {
-        assert_eq!(c.engine.queue.tier_of(&mine[i]), Some(tiers[i]));
-        assert_eq!(c.engine.queue.tier_of(&gov_owned[i]), Some(tiers[i]));
+        assert_eq!(c.engine().queue().tier_of(&mine[i]), Some(tiers[i]));
+        assert_eq!(c.engine().queue().tier_of(&gov_owned[i]), Some(tiers[i]));
     }
     assert_eq!(
-        c.engine.queue.counts(),
+        c.engine().queue().counts(),
         TierCounts {
             ring: 2,
             epoch: 2,
@@ -212,7 +212,7 @@ fn cip1_2_cancel_and_extend_find_timers_in_every_tier() {
         assert!(r.success, "{:?}", r.error);
         assert_eq!(c.timer(&gov_owned[i]).unwrap().expires_at, 200 + i as u64);
         assert_eq!(
-            c.engine.queue.tier_of(&mine[i]),
+            c.engine().queue().tier_of(&mine[i]),
             Some(tiers[i]),
             "extend keeps the tier"
         );
@@ -230,9 +230,9 @@ fn cip1_2_cancel_and_extend_find_timers_in_every_tier() {
             .success
         );
     }
-    assert!(c.engine.queue.is_empty());
-    assert_eq!(c.engine.queue.counts(), TierCounts::default());
-    assert!(c.engine.queue.overflow_epochs().is_empty());
+    assert!(c.engine().queue().is_empty());
+    assert_eq!(c.engine().queue().counts(), TierCounts::default());
+    assert!(c.engine().queue().overflow_epochs().is_empty());
     // Nothing fires later: the cancelled handles are skipped in every bucket.
     c.set_balance(&actor_a(), 100_000_000);
     c.set_balance(&actor_b(), 100_000_000);
@@ -254,7 +254,7 @@ fn cip1_2_chain_migrates_each_far_timer_twice_and_fires_it_on_time() {
         .collect();
     assert!(
         far.iter()
-            .all(|t| c.engine.queue.tier_of(t) == Some(Tier::Overflow))
+            .all(|t| c.engine().queue().tier_of(t) == Some(Tier::Overflow))
     );
     let mut migrated = 0;
     let mut tiers_seen = vec![Tier::Overflow];
@@ -268,7 +268,7 @@ fn cip1_2_chain_migrates_each_far_timer_twice_and_fires_it_on_time() {
             break;
         }
         assert!(f.is_empty());
-        let t = c.engine.queue.tier_of(&far[0]).unwrap();
+        let t = c.engine().queue().tier_of(&far[0]).unwrap();
         if *tiers_seen.last().unwrap() != t {
             tiers_seen.push(t);
         }
@@ -361,7 +361,7 @@ fn cip1_2_same_ops_same_roots_through_all_tiers() {
         for _ in 0..32 {
             roots.push(c.seal_block().header.state_root);
         }
-        assert!(c.engine.queue.is_empty());
+        assert!(c.engine().queue().is_empty());
         roots
     }
     assert_eq!(run(), run());
@@ -376,11 +376,11 @@ fn cip1_2_outage_rebuilds_the_tiers_around_the_resume_height() {
     let skipped = schedule(&mut c, actor_a(), args_gas(5, 1_000));
     let far = schedule(&mut c, actor_a(), args_gas(40, 1_000));
     let farther = schedule(&mut c, actor_a(), args_gas(60, 1_000));
-    assert_eq!(c.engine.queue.tier_of(&far), Some(Tier::Overflow));
+    assert_eq!(c.engine().queue().tier_of(&far), Some(Tier::Overflow));
     c.seal_block(); // 2
     c.halt(34); // resume at 37: epoch 9
     assert_eq!(c.pending_height(), 37);
-    assert_eq!(c.engine.queue.tier_of(&far), Some(Tier::Overflow));
+    assert_eq!(c.engine().queue().tier_of(&far), Some(Tier::Overflow));
     // Opening block 37 rebuilds the tiers around it, then runs its epoch maintenance: epoch 10
     // (heights 40..44) moves into the ring within the three blocks left of epoch 9.
     let r = c
@@ -393,14 +393,14 @@ fn cip1_2_outage_rebuilds_the_tiers_around_the_resume_height() {
         ))
         .unwrap();
     assert!(r.success);
-    let h = c.engine.queue.horizons();
+    let h = c.engine().queue().horizons();
     assert_eq!(
         (h.next_height, h.ring_horizon, h.epoch_horizon),
         (37, 44, 52)
     );
-    assert_eq!(c.engine.queue.tier_of(&skipped), Some(Tier::Ring));
-    assert_eq!(c.engine.queue.tier_of(&far), Some(Tier::Ring));
-    assert_eq!(c.engine.queue.tier_of(&farther), Some(Tier::Overflow));
+    assert_eq!(c.engine().queue().tier_of(&skipped), Some(Tier::Ring));
+    assert_eq!(c.engine().queue().tier_of(&far), Some(Tier::Ring));
+    assert_eq!(c.engine().queue().tier_of(&farther), Some(Tier::Overflow));
     assert_eq!(fired(c.seal_block()), vec![skipped]);
     seal_until(&mut c, 40);
     assert_eq!(fired(c.seal_block()), vec![far]);
@@ -486,15 +486,16 @@ fn cip1_2_1_busy_heights_keep_fifo_through_cancel_carry_restore_and_jump() {
 
     // Height 2: the first half fires, the rest is carried to the front of height 3.
     q.maintain(2);
-    let due = q.take_due(2);
-    let due_ids: Vec<TimerId> = due.iter().map(|&s| q.slot(s).timer_id).collect();
+    let mut fire = q.take_due(2);
+    let due_ids: Vec<TimerId> = fire.iter().map(|d| q.due(d).timer_id).collect();
     assert_eq!(due_ids, model[&2]);
-    let (fire, carry) = due.split_at(due.len() / 2);
-    for &s in fire {
-        q.conclude(s);
+    let carry = fire.split_off(fire.len() / 2);
+    let fired = fire.len();
+    for d in fire {
+        q.conclude(d);
     }
     q.carry(carry);
-    let mut expect3: Vec<TimerId> = due_ids[fire.len()..].to_vec();
+    let mut expect3: Vec<TimerId> = due_ids[fired..].to_vec();
     expect3.extend(&model[&3]);
 
     // A dump restores the same queue: same roots, same timers, same order.

@@ -28,7 +28,7 @@ fn assert_schedule_rejected(
     a: ScheduleArgs,
     kind: ErrorKind,
 ) {
-    let pending = c.engine.queue.len();
+    let pending = c.engine().queue().len();
     let actor_nonce = c.nonce(&actor);
     let sender_nonce = c.nonce(&alice());
     let sender_balance = c.balance(&alice());
@@ -36,7 +36,7 @@ fn assert_schedule_rejected(
     let r = try_schedule(c, actor, a);
     assert_eq!(err_kind(&r), kind, "{:?}", r.error);
     assert!(r.timers.is_empty());
-    assert_eq!(c.engine.queue.len(), pending, "no timer persisted");
+    assert_eq!(c.engine().queue().len(), pending, "no timer persisted");
     assert_eq!(c.nonce(&actor), actor_nonce, "actor nonce unchanged");
     assert_eq!(c.nonce(&alice()), sender_nonce + 1, "tx included: nonce +1");
     // 1,000 base cycles + 200 for the host call + one cell per payload byte.
@@ -241,13 +241,13 @@ fn cip5_4_2_per_actor_cap() {
     let mut c = chain_with_actors(genesis_cfg(|t| t.max_timers_per_actor = 2));
     let t1 = schedule(&mut c, actor_a(), args(5));
     let _t2 = schedule(&mut c, actor_a(), args(6));
-    assert_eq!(c.engine.queue.actor_count(&actor_a()), 2);
+    assert_eq!(c.engine().queue().actor_count(&actor_a()), 2);
     assert_schedule_rejected(&mut c, actor_a(), args(7), ErrorKind::TimerCapExceeded);
     // Another actor has its own count.
     schedule(&mut c, actor_b(), args(7));
     // Cancelling frees a place, even within the same block.
     assert!(cancel(&mut c, actor_a(), t1).success);
-    assert_eq!(c.engine.queue.actor_count(&actor_a()), 1);
+    assert_eq!(c.engine().queue().actor_count(&actor_a()), 1);
     schedule(&mut c, actor_a(), args(7));
     assert_schedule_rejected(&mut c, actor_a(), args(8), ErrorKind::TimerCapExceeded);
 }
@@ -266,7 +266,7 @@ fn cip5_4_2_per_actor_cap_counts_schedules_of_the_same_tx() {
     let r = call(&mut c, alice(), three, "go");
     assert_eq!(err_kind(&r), ErrorKind::TimerCapExceeded);
     assert_eq!(
-        c.engine.queue.actor_count(&three),
+        c.engine().queue().actor_count(&three),
         0,
         "the whole tx reverted"
     );
@@ -351,7 +351,7 @@ fn cip5_4_3_rejected_timer_call_reverts_the_whole_tx() {
                    {"op": "schedule", "delta": 0, "payload": "bad"}]}"#,
     );
     c.seal_block();
-    let burned = c.burned;
+    let burned = c.burned();
     let bal = c.balance(&bob());
     let nonce = c.nonce(&bob());
     let r = call(&mut c, bob(), prog, "go");
@@ -364,8 +364,8 @@ fn cip5_4_3_rejected_timer_call_reverts_the_whole_tx() {
     assert!(r.timers.is_empty());
     assert_eq!(c.balance(&bob()), bal - 1_630);
     assert_eq!(c.nonce(&bob()), nonce + 1);
-    assert_eq!(c.burned, burned + 1_630);
-    assert!(c.engine.queue.is_empty(), "no timer persisted");
+    assert_eq!(c.burned(), burned + 1_630);
+    assert!(c.engine().queue().is_empty(), "no timer persisted");
     assert!(
         c.actor(&prog).unwrap().storage.is_empty(),
         "no write persisted"
@@ -430,7 +430,11 @@ fn cip5_5_2_handler_sender_is_the_actor_so_fee_payer_must_be_actor() {
     };
     assert!(!success);
     assert_eq!(error.unwrap().kind, ErrorKind::InvalidInput);
-    assert_eq!(c.engine.queue.actor_count(&svc), 2, "next + deployer_paid");
+    assert_eq!(
+        c.engine().queue().actor_count(&svc),
+        2,
+        "next + deployer_paid"
+    );
 }
 
 // ---- §5.3 same-block prohibition -------------------------------------------------------------
@@ -523,7 +527,7 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
     assert_eq!(eob_kinds(b), vec![(EventKind::TimerFired, a)]);
     assert_eq!(b.eob.deferred, 1);
     let bal = c.balance(&actor_a());
-    let burned = c.burned;
+    let burned = c.burned();
     let b = c.seal_block();
     assert_eq!(b.header.height, h + 1);
     // The deferral is recorded by the block it was carried into (Spec note on to_height).
@@ -553,7 +557,7 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
         bal,
         "expiry costs the fee payer nothing"
     );
-    assert_eq!(c.burned, burned);
+    assert_eq!(c.burned(), burned);
     assert!(c.timer(&b_id).is_none());
 }
 
@@ -683,7 +687,7 @@ fn cip5_5_4_owner_cancel_of_precharged_timer_refunds_in_full() {
     assert!(r.success, "{:?}", r.error);
     let t2 = r.timers[0];
     seal_until(&mut c, h);
-    let burned = c.burned;
+    let burned = c.burned();
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
@@ -701,7 +705,7 @@ fn cip5_5_4_owner_cancel_of_precharged_timer_refunds_in_full() {
     assert_eq!(cost, 1_300);
     assert_eq!(b.eob.fired, 1);
     assert_eq!(c.balance(&own), 10_000_000 - 1_300);
-    assert_eq!(c.burned, burned + 1_300);
+    assert_eq!(c.burned(), burned + 1_300);
     assert!(c.timer(&t2).is_none());
     assert_conserved(&c);
 }
@@ -802,7 +806,7 @@ fn cip5_5_4_sys_cancel_timer_48_is_gated_and_idempotent() {
     assert!(r.success, "{:?}", r.error);
     assert_eq!(r.fee, 1_000);
     assert!(c.timer(&id).is_none());
-    assert_eq!(c.engine.queue.actor_count(&actor_a()), 0);
+    assert_eq!(c.engine().queue().actor_count(&actor_a()), 0);
     // Again: a no-op that succeeds.
     let r = system(&mut c, gov(), ins);
     assert!(r.success, "{:?}", r.error);
@@ -936,10 +940,10 @@ fn cip5_6_4_sys_update_timer_config_49_applies_from_next_block() {
         err_kind(&system(&mut c, gov(), bad)),
         ErrorKind::InvalidInput
     );
-    assert_eq!(c.timer_config, TimerConfig::default());
+    assert_eq!(*c.timer_config(), TimerConfig::default());
     // Block h: the update lands; the block keeps the config it opened with.
     assert!(system(&mut c, gov(), upd).success);
-    assert_eq!(c.timer_config, new_cfg);
+    assert_eq!(*c.timer_config(), new_cfg);
     let still_old = schedule(&mut c, actor_a(), args_gas(h + 5, 550_000));
     assert_eq!(c.timer(&still_old).unwrap().gas_limit_per_fire, 550_000);
     let blk = c.seal_block();
@@ -1058,7 +1062,8 @@ fn cip5_6_3_precharge_refund_burn_arithmetic() {
         },
     );
     seal_until(&mut c, h);
-    let (w_bal, a_bal, burned, supply) = (c.balance(&w), c.balance(&alice()), c.burned, c.supply);
+    let (w_bal, a_bal, burned, supply) =
+        (c.balance(&w), c.balance(&alice()), c.burned(), c.supply());
     let b = c.seal_block().clone();
     // max_cost = 100,000 × 2 + 550,000 × 3; actual = 2,200 cycles × 2 + 11 cells × 3 (1,000
     // base cycles, burn 1,000, write 200).
@@ -1085,9 +1090,9 @@ fn cip5_6_3_precharge_refund_burn_arithmetic() {
     }
     assert_eq!(c.balance(&w), w_bal - 4_433);
     assert_eq!(c.balance(&alice()), a_bal - 4_433);
-    assert_eq!(c.burned, burned + 2 * 4_433);
-    assert_eq!(c.supply, supply);
-    assert_eq!(c.balance(&c.proposer), 0, "no tip under FIFO");
+    assert_eq!(c.burned(), burned + 2 * 4_433);
+    assert_eq!(c.supply(), supply);
+    assert_eq!(c.balance(&c.proposer()), 0, "no tip under FIFO");
     assert_eq!(c.actor(&w).unwrap().storage[&b"k".to_vec()], vec![0xAB; 10]);
     assert_eq!(b.eob.lane_reserved, 200_000);
     assert_eq!(b.eob.lane_used, 4_400);
@@ -1123,7 +1128,7 @@ fn cip5_6_3_reverted_handler_pays_what_it_used_and_its_writes_are_discarded() {
         },
     );
     seal_until(&mut c, h);
-    let (bal, burned, nonce) = (c.balance(&r), c.burned, c.nonce(&r));
+    let (bal, burned, nonce) = (c.balance(&r), c.burned(), c.nonce(&r));
     let b = c.seal_block().clone();
     // 1,000 base + write 200 + emit 100 + block_height 10 + schedule 200 + burn 500 cycles;
     // cells: k + 10, t + d, empty payload.
@@ -1159,9 +1164,9 @@ fn cip5_6_3_reverted_handler_pays_what_it_used_and_its_writes_are_discarded() {
     assert!(!success);
     assert_eq!(error.unwrap().kind, ErrorKind::OutOfCycles);
     assert_eq!(c.balance(&r), bal - 2_023 - 50_000);
-    assert_eq!(c.burned, burned + 52_023);
+    assert_eq!(c.burned(), burned + 52_023);
     assert!(c.actor(&r).unwrap().storage.is_empty(), "write discarded");
-    assert!(c.engine.queue.is_empty(), "schedule discarded");
+    assert!(c.engine().queue().is_empty(), "schedule discarded");
     assert_eq!(c.nonce(&r), nonce);
     assert!(
         !b.events
@@ -1270,8 +1275,8 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
     // A deferred timer costs nothing in the block that defers it: only `a` was pre-charged.
     // Deferred timers stand at the front of h + 1, ahead of those originally due there.
     let order: Vec<TimerId> = c
-        .engine
-        .queue
+        .engine()
+        .queue()
         .bucket(h + 1)
         .iter()
         .map(|t| t.timer_id)
@@ -1355,7 +1360,7 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
             (EventKind::TimerCancelledInsufficientFunds, t5)
         ]
     );
-    assert!(c.engine.queue.is_empty());
+    assert!(c.engine().queue().is_empty());
 }
 
 // ---- §7 determinism: TimerConfig read once per block ----------------------------------------
@@ -1505,7 +1510,7 @@ fn cip5_8_timer_deferred_to_height_is_the_next_block_that_runs_after_an_outage()
     c.halt(5);
     let root = c.state_root();
     // The pending deferral is part of the state: a dump taken during the outage keeps it.
-    let dump = c.dump();
+    let dump = c.dump().expect("no block is open");
     let mut restored = cowboy_devnet::chain::Chain::load(
         serde_json::from_str(&serde_json::to_string(&dump).unwrap()).unwrap(),
         cowboy_devnet::vm::DevnetRuntime::shared(),
@@ -1962,7 +1967,7 @@ fn cip5_5_4_actor_extend_below_the_timers_height_is_invalid_input() {
         err_kind(&r),
         ErrorKind::InvalidInput,
         "clamped to {} + 5 < 20",
-        c.height + 1
+        c.height() + 1
     );
     seal_until(&mut c, 16);
     let r = extend(&mut c, actor_a(), t, 1_000);
@@ -2050,7 +2055,7 @@ fn cip5_4_2_handler_convention_accepts_json_whitespace_and_rejects_broken_conven
         };
         assert_eq!((handler.as_str(), success), ("tick", true));
     }
-    assert_eq!(c.engine.queue.len(), 0);
+    assert_eq!(c.engine().queue().len(), 0);
 }
 
 /// §6.3 "the same burn + tip breakdown as a normal user transaction": a fire pays the base
@@ -2077,7 +2082,7 @@ fn cip5_6_3_fire_pays_the_base_cycles_of_a_transaction_even_without_a_handler() 
     // A budget below the base cycles runs out before the handler starts.
     let tiny = schedule(&mut c, n, args_gas(h, 400));
     seal_until(&mut c, h);
-    let (bal, burned) = (c.balance(&n), c.burned);
+    let (bal, burned) = (c.balance(&n), c.burned());
     let b = c.seal_block().clone();
     assert_eq!(fire_error(&b, missing).kind, ErrorKind::HandlerNotFound);
     let TimerEvent::TimerFired {
@@ -2101,7 +2106,7 @@ fn cip5_6_3_fire_pays_the_base_cycles_of_a_transaction_even_without_a_handler() 
     assert_eq!((cycles_used, cost), (400, 800));
     assert_eq!(b.eob.lane_used, 1_400);
     assert_eq!(c.balance(&n), bal - 2_800);
-    assert_eq!(c.burned, burned + 2_800);
+    assert_eq!(c.burned(), burned + 2_800);
     assert_conserved(&c);
 }
 

@@ -52,7 +52,7 @@ fn demo_at(height: u64) -> LocalDevnet {
         .expect("demo runs");
     assert_eq!(report.refused, None, "the demo plays");
     assert_eq!(
-        devnet.chain().height,
+        devnet.chain().height(),
         height,
         "the demo is played to #{height}"
     );
@@ -383,12 +383,12 @@ fn step_keys_mine_and_show_the_new_height() {
         vec![Effect::Command(UiCommand::Mine(10))]
     );
     press(&mut src, &mut app, &[key(' ')]);
-    assert_eq!(src.chain().height, 28);
+    assert_eq!(src.chain().height(), 28);
     let s = screen(&app);
     assert!(s.contains("# 28"), "status bar shows the height\n{s}");
     assert!(s.contains("mined to #28"), "{s}");
     press(&mut src, &mut app, &[key('n'), key('N')]);
-    assert_eq!(src.chain().height, 39);
+    assert_eq!(src.chain().height(), 39);
     // The full lane at 30 shows in the feed: two deferrals, recorded by the block they were
     // carried into (Spec note 18), and the lane chart counts them at 30.
     let deferred: Vec<_> = app
@@ -430,7 +430,7 @@ fn pause_and_block_time_keys_set_the_mining_mode() {
     let t0 = std::time::Instant::now();
     assert!(!src.tick(t0));
     assert!(src.tick(t0 + std::time::Duration::from_millis(4_100)));
-    assert_eq!(src.chain().height, 7);
+    assert_eq!(src.chain().height(), 7);
 }
 
 #[test]
@@ -463,8 +463,8 @@ fn schedule_form_schedules_and_the_timer_fires_in_the_feed() {
     let short = toast.text.split_whitespace().nth(2).unwrap().to_string();
     let pending = src
         .chain()
-        .engine
-        .queue
+        .engine()
+        .queue()
         .pending()
         .into_iter()
         .find(|t| t.timer_id.short() == short)
@@ -488,7 +488,7 @@ fn schedule_form_schedules_and_the_timer_fires_in_the_feed() {
 fn schedule_errors_show_in_the_form_and_schedule_nothing() {
     let mut src = demo_at(27);
     let mut app = app_on(&mut src);
-    let before = src.chain().engine.queue.len();
+    let before = src.chain().engine().queue().len();
     press(&mut src, &mut app, &[key('s')]);
     // Height 10 is in the past: the estimate already says so, and sending is refused.
     press(
@@ -515,7 +515,7 @@ fn schedule_errors_show_in_the_form_and_schedule_nothing() {
             .starts_with("timer_schedule failed: InvalidInput"),
         "{toast:?}"
     );
-    assert_eq!(src.chain().engine.queue.len(), before);
+    assert_eq!(src.chain().engine().queue().len(), before);
     let s = screen(&app);
     assert!(
         s.contains("InvalidInput: height 10 is not in the future"),
@@ -537,7 +537,7 @@ fn cancel_and_extend_keys_act_on_the_selected_timer() {
     };
     assert_eq!(p.input, (t.expires_at + 100).to_string());
     // CIP-5 clamps an extension to the TTL cap from the block it lands in.
-    let cap = src.chain().pending_height() + src.chain().timer_config.max_ttl_blocks;
+    let cap = src.chain().pending_height() + src.chain().timer_config().max_ttl_blocks;
     let want = (t.expires_at + 100).min(cap);
     assert!(want > t.expires_at);
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
@@ -558,10 +558,10 @@ fn cancel_and_extend_keys_act_on_the_selected_timer() {
     );
     // Nothing selected: the key says so instead of sending anything.
     app.focus = Pane::Lane;
-    let h = src.chain().height;
+    let h = src.chain().height();
     press(&mut src, &mut app, &[key('c')]);
     assert!(app.toast.as_ref().unwrap().error);
-    assert_eq!(src.chain().height, h);
+    assert_eq!(src.chain().height(), h);
 }
 
 #[test]
@@ -589,7 +589,7 @@ fn node_errors_are_shown_in_place() {
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     assert!(!app.toast.as_ref().unwrap().error, "{:?}", app.toast);
     press(&mut src, &mut app, &[key(' ')]);
-    assert_eq!(src.chain().timer_config.gc_cycles_per_block, 50_000);
+    assert_eq!(src.chain().timer_config().gc_cycles_per_block, 50_000);
     press(&mut src, &mut app, &[key('g')]);
     press(&mut src, &mut app, &typed("activate 100"));
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
@@ -604,9 +604,9 @@ fn snapshot_and_revert_keys_go_back() {
     press(&mut src, &mut app, &[key('S')]);
     assert_eq!(app.snapshots, vec![1]);
     press(&mut src, &mut app, &[key('N')]);
-    assert_eq!(src.chain().height, 37);
+    assert_eq!(src.chain().height(), 37);
     press(&mut src, &mut app, &[key('R'), code(KeyCode::Enter)]);
-    assert_eq!(src.chain().height, 27);
+    assert_eq!(src.chain().height(), 27);
     assert_eq!(app.height(), 27);
     assert!(
         app.feed.iter().all(|e| e.height <= 27),
@@ -663,9 +663,9 @@ fn the_key_table_drives_keys_hints_and_help() {
     let mut app = App::new(keys);
     refresh(&mut src, &mut app);
     press(&mut src, &mut app, &[key(' ')]);
-    assert_eq!(src.chain().height, 5, "space no longer steps");
+    assert_eq!(src.chain().height(), 5, "space no longer steps");
     press(&mut src, &mut app, &[key('x')]);
-    assert_eq!(src.chain().height, 6);
+    assert_eq!(src.chain().height(), 6);
     app.toast = None;
     let s = screen(&app);
     assert!(s.contains(" x step "), "hint bar from the table\n{s}");
@@ -709,7 +709,13 @@ fn tiers_show_the_epoch_and_overflow_tiers() {
     press(&mut src, &mut app, &typed("200000"));
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     assert!(!app.toast.as_ref().unwrap().error, "{:?}", app.toast);
+    // The overflow root shown is the committed one: mine the block that scheduled them.
+    press(&mut src, &mut app, &[key('n')]);
     let t = &app.data.tiers;
+    assert!(
+        t.overflow_root.is_some_and(|r| r != Default::default()),
+        "committed at the seal"
+    );
     assert_eq!(t.epoch_total, 1);
     assert_eq!(t.overflow_size, 1);
     assert_eq!(t.overflow_epochs, vec![(198_000, 1)]);
@@ -780,8 +786,8 @@ fn dashboard_queries_change_no_state_root() {
         let _ = watched.dashboard(&app.query());
         plain.execute(UiCommand::Mine(1)).unwrap();
     }
-    assert_eq!(watched.chain().height, 35);
-    assert_eq!(watched.chain().head, plain.chain().head);
+    assert_eq!(watched.chain().height(), 35);
+    assert_eq!(watched.chain().head(), plain.chain().head());
 }
 
 #[test]
@@ -834,7 +840,7 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
         &typed("config max_cycles_per_fire=100000"),
     );
     press(&mut src, &mut app, &[code(KeyCode::Enter), key(' ')]);
-    assert_eq!(src.chain().timer_config.max_cycles_per_fire, 100_000);
+    assert_eq!(src.chain().timer_config().max_cycles_per_fire, 100_000);
     let b = at30(&app);
     assert_eq!((b.count, b.gas, b.fits_lane), (5, 500_000, true));
     // The bucket's timers show the budget they fire with and the max cost charged on it (at
@@ -842,7 +848,7 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
     press(&mut src, &mut app, &[key('j'), key('l')]);
     assert_eq!(app.data.buckets[app.bucket_sel].height, 30);
     let quote = src.chain().fee_quote();
-    let cells = src.chain().timer_config.max_cells_per_fire;
+    let cells = src.chain().timer_config().max_cells_per_fire;
     let want_cost = cowboy_devnet::engine::eob::max_cost(100_000, cells, &quote, 0);
     assert_eq!(app.data.bucket_timers.len(), 5);
     for t in &app.data.bucket_timers {
@@ -851,7 +857,7 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
     // A sixth timer at 30 fits beside them.
     let crowd = src
         .chain()
-        .actors
+        .actors()
         .keys()
         .copied()
         .find(|a| app.data.label(a) == "crowd")
@@ -895,7 +901,7 @@ fn cip5_6_5_a_deferral_shows_from_the_block_that_made_it_to_the_block_that_recor
             .unwrap()
     };
     assert_eq!(crowd(&app).deferrals, 2);
-    let carried = src.chain().engine.queue.deferrals()[0].timer_id;
+    let carried = src.chain().engine().queue().deferrals()[0].timer_id;
     let life = src.timer_life(&carried).unwrap();
     assert_eq!(life.status, "pending");
     assert_eq!(life.deferrals, 1);

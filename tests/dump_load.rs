@@ -4,7 +4,7 @@
 mod common;
 
 use common::*;
-use cowboy_devnet::chain::{Chain, ChainDump, SystemInstruction};
+use cowboy_devnet::chain::{BlockOpen, Chain, ChainDump, SystemInstruction};
 use cowboy_devnet::chain::{DUMP_FORMAT_VERSION, LoadError};
 use cowboy_devnet::engine::queue::Tier;
 use cowboy_devnet::engine::{Address, ErrorKind, QueueConfig, RestoreError, ScheduleArgs, TimerId};
@@ -64,12 +64,12 @@ fn busy_chain() -> (Chain, Vec<TimerId>) {
         ids.push(schedule(&mut c, actor_a(), args_gas(far, 10_000)));
     }
     seal_until(&mut c, h + 4);
-    let counts = c.engine.queue.counts();
+    let counts = c.engine().queue().counts();
     assert!(
         counts.ring > 0 && counts.epoch > 0 && counts.overflow > 0,
         "timers in every tier: {counts:?}"
     );
-    let carried = c.engine.queue.bucket(h + 4);
+    let carried = c.engine().queue().bucket(h + 4);
     assert_eq!(carried[0].timer_id, ids[2], "a carried timer at the front");
     assert_eq!(carried[0].height, h + 3);
     (c, ids)
@@ -108,7 +108,7 @@ fn step(c: &mut Chain, i: u64, ids: &[TimerId]) {
 }
 
 fn reload(c: &mut Chain) -> Chain {
-    let d = c.dump();
+    let d = c.dump().expect("no block is open");
     let json = serde_json::to_string(&d).unwrap();
     let back: ChainDump = serde_json::from_str(&json).unwrap();
     assert_eq!(back, d, "the dump survives JSON");
@@ -120,11 +120,14 @@ fn dump_load_round_trip_mid_run_continues_identically() {
     let (mut a, ids) = busy_chain();
     let mut b = reload(&mut a);
     assert_eq!(b.state_root(), a.state_root());
-    assert_eq!(b.head, a.head);
-    assert_eq!(b.engine.queue.dump(), a.engine.queue.dump());
-    assert_eq!(b.engine.queue.counts(), a.engine.queue.counts());
+    assert_eq!(b.head(), a.head());
+    assert_eq!(b.engine().queue().dump(), a.engine().queue().dump());
+    assert_eq!(b.engine().queue().counts(), a.engine().queue().counts());
     for id in &ids {
-        assert_eq!(b.engine.queue.tier_of(id), a.engine.queue.tier_of(id));
+        assert_eq!(
+            b.engine().queue().tier_of(id),
+            a.engine().queue().tier_of(id)
+        );
         assert_eq!(b.timer(id), a.timer(id));
     }
     for i in 0..50 {
@@ -140,15 +143,47 @@ fn dump_load_round_trip_mid_run_continues_identically() {
 }
 
 #[test]
-fn dump_load_of_an_open_block_seals_it_first() {
+fn dump_load_of_an_open_block_is_refused_until_it_is_mined() {
     let (mut a, _) = busy_chain();
     let h = a.pending_height();
+    let (root, head) = (a.state_root(), a.head().clone());
     schedule(&mut a, actor_a(), args(h + 2));
+    let err = a.dump().expect_err("a block is open");
+    assert_eq!(err, BlockOpen { height: h, txs: 1 });
+    assert!(err.to_string().starts_with("InvalidInput: "), "{err}");
+    // The refusal is a read: nothing was sealed, the root is still the head's.
+    assert_eq!(a.height(), h - 1);
+    assert_eq!((a.state_root(), a.head()), (root, &head));
+    assert_eq!(a.pending_height(), h);
+    a.seal_block();
     let mut b = reload(&mut a);
-    assert_eq!(a.height, h, "dump sealed the open block");
-    assert_eq!(b.height, h);
-    assert_eq!(b.state_root(), a.head.state_root);
+    assert_eq!(b.height(), h);
+    assert_eq!(b.state_root(), a.head().state_root);
     assert_eq!(a.seal_block(), b.seal_block());
+}
+
+/// Reads do not write: dumping and reading the root, twice, between blocks leave the height,
+/// the head and the root as they were, and the next block as it would have been.
+#[test]
+fn dump_and_state_root_are_reads_that_mine_nothing() {
+    let (mut a, ids) = busy_chain();
+    let mut twin = a.clone();
+    let (height, root, pending) = (a.height(), a.state_root(), a.pending_height());
+    let first = a.dump().expect("no block is open");
+    let second = a.dump().expect("no block is open");
+    assert_eq!(first, second);
+    assert_eq!(a.state_root(), root);
+    assert_eq!(a.state_root(), a.head().state_root);
+    assert_eq!(a.height(), height);
+    assert_eq!(a.pending_height(), pending);
+    assert_eq!(first.head.state_root, root);
+    assert_eq!(first.state_root, None);
+    // The chain goes on exactly as an untouched copy does.
+    for i in 0..5 {
+        step(&mut a, i, &ids);
+        step(&mut twin, i, &ids);
+        assert_eq!(a.seal_block(), twin.seal_block());
+    }
 }
 
 #[test]
@@ -175,9 +210,9 @@ fn dump_load_after_a_devnet_balance_change_between_blocks() {
     let (mut a, ids) = busy_chain();
     a.set_balance(&carol(), 123_456);
     a.set_balance(&svc(), 42);
-    let d = a.dump();
+    let d = a.dump().expect("no block is open");
     assert_eq!(d.state_root, Some(a.state_root()));
-    assert_ne!(d.state_root, Some(a.head.state_root));
+    assert_ne!(d.state_root, Some(a.head().state_root));
     let mut b = Chain::load(d.clone(), DevnetRuntime::shared()).expect("load");
     assert_eq!(b.balance(&carol()), 123_456);
     assert_eq!(b.state_root(), a.state_root());
@@ -191,13 +226,13 @@ fn dump_load_after_a_devnet_balance_change_between_blocks() {
     t.accounts.get_mut(&carol()).unwrap().balance += 1;
     assert_rejected(t, "balance after set_balance");
     // A dump without out-of-band changes carries no separate root.
-    assert_eq!(a.dump().state_root, None);
+    assert_eq!(a.dump().expect("no block is open").state_root, None);
 }
 
 #[test]
 fn dump_load_rejects_another_format_version() {
-    let (mut a, _) = busy_chain();
-    let mut d = a.dump();
+    let (a, _) = busy_chain();
+    let mut d = a.dump().expect("no block is open");
     d.format_version = DUMP_FORMAT_VERSION + 1;
     match Chain::load(d, DevnetRuntime::shared()) {
         Err(e @ LoadError::Version { found, expected }) => {
@@ -232,8 +267,8 @@ fn queue_rejected(d: ChainDump, what: &str) -> RestoreError {
 
 #[test]
 fn dump_load_rejects_a_tampered_dump() {
-    let (mut a, ids) = busy_chain();
-    let d = a.dump();
+    let (a, ids) = busy_chain();
+    let d = a.dump().expect("no block is open");
     assert!(Chain::load(d.clone(), DevnetRuntime::shared()).is_ok());
 
     let mut t = d.clone();
@@ -285,8 +320,8 @@ fn dump_load_rejects_a_tampered_dump() {
 
 #[test]
 fn dump_load_rejects_tampered_bucket_order_and_placement() {
-    let (mut a, _) = busy_chain();
-    let d = a.dump();
+    let (a, _) = busy_chain();
+    let d = a.dump().expect("no block is open");
     // The carried timer and the timer due at that height, swapped: FIFO order broken.
     let mut t = d.clone();
     let (_, bucket) = t
@@ -326,8 +361,27 @@ fn dump_load_rejects_tampered_bucket_order_and_placement() {
 fn dump_load_keeps_tiers_for_an_untouched_dump() {
     let (mut a, ids) = busy_chain();
     let b = reload(&mut a);
-    let tiers: Vec<_> = ids.iter().map(|i| b.engine.queue.tier_of(i)).collect();
+    let tiers: Vec<_> = ids.iter().map(|i| b.engine().queue().tier_of(i)).collect();
     assert!(tiers.contains(&Some(Tier::Ring)));
     assert!(tiers.contains(&Some(Tier::Epoch)));
     assert!(tiers.contains(&Some(Tier::Overflow)));
+}
+
+/// The engine's committed roots are a read of the sealed state: the overflow root a dashboard
+/// shows needs no `&mut` and does not move until the next seal.
+#[test]
+fn engine_committed_roots_follow_the_seal() {
+    let (mut a, ids) = busy_chain();
+    let roots = a.engine().committed_roots();
+    let mut fresh = a.engine().queue().clone();
+    assert_eq!(fresh.commit(), roots, "the committed roots are the queue's");
+    step(&mut a, 0, &ids);
+    assert_eq!(
+        a.engine().committed_roots(),
+        roots,
+        "an open block is not committed"
+    );
+    a.seal_block();
+    let mut fresh = a.engine().queue().clone();
+    assert_eq!(fresh.commit(), a.engine().committed_roots());
 }

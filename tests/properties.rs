@@ -218,7 +218,7 @@ impl Run {
             chain.set_balance(&a, 50_000_000);
         }
         let mut run = Run {
-            cfg_at_open: chain.timer_config.clone(),
+            cfg_at_open: chain.timer_config().clone(),
             chain,
             known: BTreeMap::new(),
             ids: Vec::new(),
@@ -244,11 +244,11 @@ impl Run {
 
     fn tx(&mut self, tx: Transaction) {
         let before = self.chain.state_root();
-        let height = self.chain.height;
+        let height = self.chain.height();
         let r = self.chain.apply_tx(tx);
         self.block_open |= r.is_ok();
         if r.is_err() {
-            assert_eq!(self.chain.height, height);
+            assert_eq!(self.chain.height(), height);
             assert_eq!(
                 self.chain.state_root(),
                 before,
@@ -535,7 +535,7 @@ impl Run {
             self.roots.push((height, b.header.state_root));
             self.last_seen = height;
             // The next block opens with the config in force now.
-            self.cfg_at_open = self.chain.timer_config.clone();
+            self.cfg_at_open = self.chain.timer_config().clone();
         }
         if self.block_open {
             // The open block's events are not sealed yet.
@@ -552,7 +552,7 @@ impl Run {
             );
         }
         assert_eq!(
-            self.chain.engine.queue.len(),
+            self.chain.engine().queue().len(),
             self.known.values().filter(|k| k.terminals == 0).count()
         );
         // Reachable states (mid-migration, carried timers, a pending outage, devnet balance
@@ -562,13 +562,13 @@ impl Run {
         if self.draining || !self.sealed_checks.is_multiple_of(5) {
             return;
         }
-        let dump = self.chain.dump();
+        let dump = self.chain.dump().expect("no block is open");
         let root = self.chain.state_root();
-        let mut loaded = Chain::load(dump.clone(), DevnetRuntime::shared())
+        let loaded = Chain::load(dump.clone(), DevnetRuntime::shared())
             .unwrap_or_else(|e| panic!("load of a genuine dump failed: {e}"));
         assert_eq!(loaded.state_root(), root);
         assert_eq!(loaded.pending_height(), self.chain.pending_height());
-        assert_eq!(loaded.engine.queue.dump(), dump.queue);
+        assert_eq!(loaded.engine().queue().dump(), dump.queue);
     }
 
     /// Restores a generous config, lets the pending timers run, then starves every payer so
@@ -588,12 +588,15 @@ impl Run {
             self.chain.set_balance(&who, 0);
         }
         for _ in 0..400 {
-            if self.chain.engine.queue.is_empty() {
+            if self.chain.engine().queue().is_empty() {
                 break;
             }
             self.apply(&Op::Seal);
         }
-        assert!(self.chain.engine.queue.is_empty(), "queue did not drain");
+        assert!(
+            self.chain.engine().queue().is_empty(),
+            "queue did not drain"
+        );
         for (id, k) in &self.known {
             assert_eq!(k.terminals, 1, "{id:?} has no exit");
         }
@@ -628,7 +631,7 @@ proptest! {
         ops in prop::collection::vec(op(), 1..70)
     ) {
         let run = run_ops(&ops);
-        prop_assert!(run.chain.engine.queue.is_empty());
+        prop_assert!(run.chain.engine().queue().is_empty());
     }
 }
 
@@ -659,7 +662,7 @@ fn tier_run(epoch_blocks: u64, epoch_slots: u64, batches: &[Vec<u64>]) {
     c.set_balance(&actor_a(), 1_000_000_000);
     c.set_balance(&actor_b(), 1_000_000_000);
     // Heights are relative to the first overflow height at the start.
-    let base = c.engine.queue.horizons().epoch_horizon + epoch_blocks * epoch_slots;
+    let base = c.engine().queue().horizons().epoch_horizon + epoch_blocks * epoch_slots;
     let mut order: BTreeMap<u64, Vec<TimerId>> = BTreeMap::new();
     let mut travelled: BTreeMap<TimerId, Vec<Tier>> = BTreeMap::new();
     let last = base + batches.iter().flatten().max().copied().unwrap_or(0);
@@ -675,7 +678,7 @@ fn tier_run(epoch_blocks: u64, epoch_slots: u64, batches: &[Vec<u64>]) {
                 let actor = if i % 2 == 0 { actor_a() } else { actor_b() };
                 let id = schedule(&mut c, actor, args_gas(target, 1_000));
                 order.entry(target).or_default().push(id);
-                travelled.insert(id, vec![c.engine.queue.tier_of(&id).unwrap()]);
+                travelled.insert(id, vec![c.engine().queue().tier_of(&id).unwrap()]);
             }
         }
         let b = c.seal_block().clone();
@@ -683,14 +686,14 @@ fn tier_run(epoch_blocks: u64, epoch_slots: u64, batches: &[Vec<u64>]) {
         assert_eq!(fired(&b), want, "height {}", b.header.height);
         assert_eq!(b.eob.deferred, 0);
         for (id, path) in travelled.iter_mut() {
-            if let Some(t) = c.engine.queue.tier_of(id)
+            if let Some(t) = c.engine().queue().tier_of(id)
                 && *path.last().unwrap() != t
             {
                 path.push(t);
             }
         }
     }
-    assert!(c.engine.queue.is_empty());
+    assert!(c.engine().queue().is_empty());
     let mut through_all = 0;
     for path in travelled.values() {
         // Tiers only move inward.
@@ -768,15 +771,16 @@ fn busy_run(ops: &[QueueOp]) {
                    carry_pct: usize| {
         let h = q.next_height();
         q.maintain(h);
-        let due = q.take_due(h);
-        let ids: Vec<TimerId> = due.iter().map(|&s| q.slot(s).timer_id).collect();
+        let mut due = q.take_due(h);
+        let ids: Vec<TimerId> = due.iter().map(|d| q.due(d).timer_id).collect();
         assert_eq!(ids, model.remove(&h).unwrap_or_default(), "bucket {h}");
         let fire = due.len() - due.len() * carry_pct / 100;
-        for &s in &due[..fire] {
-            *left.entry(q.conclude(s).timer_id).or_insert(0) += 1;
+        let carried = due.split_off(fire);
+        for d in due {
+            *left.entry(q.conclude(d).timer_id).or_insert(0) += 1;
         }
-        q.carry(&due[fire..]);
-        if fire < due.len() {
+        q.carry(carried);
+        if fire < ids.len() {
             let next = model.entry(h + 1).or_default();
             next.splice(0..0, ids[fire..].iter().copied());
         }

@@ -188,7 +188,7 @@ fn cip5_appendix_b_self_funded_heartbeat_fires_repeatedly() {
     }
     assert_eq!(storage(&c, actor, "beats").as_deref(), Some("4"));
     // The next beat is pending.
-    assert_eq!(c.engine.queue.actor_count(&actor), 1);
+    assert_eq!(c.engine().queue().actor_count(&actor), 1);
 }
 
 const HEARTBEAT_DEPLOYER_FUNDED: &str = r#"
@@ -483,7 +483,7 @@ fn cip5_4_3_revert_discards_writes_but_charges() {
     assert_eq!(c.balance(&actor), 100);
     assert!(storage(&c, actor, "k").is_none());
     assert!(r.timers.is_empty());
-    assert_eq!(c.engine.queue.actor_count(&actor), 0);
+    assert_eq!(c.engine().queue().actor_count(&actor), 0);
     let b = c.seal_block();
     assert!(emitted(b).is_empty());
 }

@@ -1,6 +1,6 @@
 //! Building blocks: the transaction phase, the end of block (CIP-5 §5.1) and sealing.
 
-use super::exec::{ExecCtx, Firing, Meter, Overlay, PendingFire};
+use super::exec::{ExecCtx, Firing, Frame, Meter, Overlay, PendingFire};
 use super::runtime::{ActorCode, Host, Lang, VmError, cost};
 use super::state::{Actor, StateKey};
 use super::*;
@@ -9,11 +9,8 @@ impl Chain {
     fn open_block(&mut self) -> &mut OpenBlock {
         if self.open.is_none() {
             let height = self.height + 1 + self.skip_next;
-            if self.skip_next > 0 {
-                // Resume after an outage (CIP-5 §8): the skipped heights' timers become due now.
-                self.engine.queue.jump_to(height);
-            }
-            let migrated = self.engine.queue.maintain(height) as u64;
+            // After an outage (CIP-5 §8) the skipped heights' timers become due now.
+            let migrated = self.engine.open_block(height);
             self.open = Some(OpenBlock {
                 height,
                 skipped: std::mem::take(&mut self.skip_next),
@@ -166,86 +163,86 @@ impl Chain {
         meter.cycles = self.basefee.tx_base_cycles;
         let mut created = None;
         let cfg = self.open.as_ref().expect("open").cfg.clone();
+        // The frame of this transaction's execution: `actor` runs, `tx.from` sends.
+        let frame = |actor: Address, deployer: Address| Frame {
+            height,
+            actor,
+            sender: tx.from,
+            deployer,
+            meter,
+        };
 
-        let (result, overlay, meter) =
-            match &tx.kind {
-                TxKind::System(ins) => {
-                    let r = self.apply_system(&tx.from, ins, &cfg);
-                    (r.map_err(VmError::Timer), None, meter)
-                }
-                TxKind::Transfer { to, amount } => {
-                    let ex =
-                        self.execute(&cfg, height, tx.from, tx.from, tx.from, meter, |ctx, _| {
-                            ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
-                            ctx.move_funds(&tx.from, to, *amount)
-                        });
-                    (ex.result, Some(ex.overlay), ex.meter)
-                }
-                TxKind::Deploy {
-                    address: _,
-                    code,
-                    endowment,
-                } => {
-                    let addr = deploy_addr.expect("a deploy");
-                    created = Some(addr);
-                    let rt = self.runtime.clone();
-                    let has_deploy = rt.has_entry(code, "deploy");
-                    let ex = self.execute(&cfg, height, addr, tx.from, tx.from, meter, |ctx, _| {
-                        ctx.overlay.new_actor = Some((
-                            addr,
-                            Actor {
-                                code: code.clone(),
-                                deployer: tx.from,
-                                storage: BTreeMap::new(),
-                            },
-                        ));
-                        ctx.overlay
-                            .events
-                            .push(Event::Chain(ChainEvent::ActorDeployed {
-                                actor: addr,
-                                deployer: tx.from,
-                            }));
-                        ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
-                        ctx.move_funds(&tx.from, &addr, *endowment)?;
-                        if has_deploy {
-                            rt.invoke(code, "deploy", &[], ctx)?;
-                        }
-                        Ok(())
-                    });
-                    (ex.result, Some(ex.overlay), ex.meter)
-                }
-                TxKind::ActAs { actor, op } => {
-                    let deployer = self.actors[actor].deployer;
-                    let ex =
-                        self.execute(&cfg, height, *actor, tx.from, deployer, meter, |ctx, _| {
-                            match op {
-                                TimerOp::ScheduleTimer(args) => {
-                                    ctx.schedule_timer(args.clone()).map(|_| ())
-                                }
-                                TimerOp::CancelTimer { timer_id } => ctx.cancel_timer(&timer_id.0),
-                                TimerOp::ExtendTimer {
-                                    timer_id,
-                                    new_expires_at,
-                                } => ctx.extend_timer(&timer_id.0, *new_expires_at),
-                            }
-                        });
-                    (ex.result, Some(ex.overlay), ex.meter)
-                }
-                TxKind::Call {
-                    actor,
-                    handler,
-                    payload,
-                } => {
-                    let rt = self.runtime.clone();
-                    let deployer = self.actors[actor].deployer;
-                    let code = self.actors[actor].code.clone();
-                    let ex =
-                        self.execute(&cfg, height, *actor, tx.from, deployer, meter, |ctx, _| {
-                            rt.invoke(&code, handler, payload, ctx)
-                        });
-                    (ex.result, Some(ex.overlay), ex.meter)
-                }
-            };
+        let (result, overlay, meter) = match &tx.kind {
+            TxKind::System(ins) => {
+                let r = self.apply_system(&tx.from, ins, &cfg);
+                (r.map_err(VmError::Timer), None, meter)
+            }
+            TxKind::Transfer { to, amount } => {
+                let ex = self.execute(&cfg, frame(tx.from, tx.from), |ctx, _| {
+                    ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
+                    ctx.move_funds(&tx.from, to, *amount)
+                });
+                (ex.result, Some(ex.overlay), ex.meter)
+            }
+            TxKind::Deploy {
+                address: _,
+                code,
+                endowment,
+            } => {
+                let addr = deploy_addr.expect("a deploy");
+                created = Some(addr);
+                let rt = self.runtime.clone();
+                let has_deploy = rt.has_entry(code, "deploy");
+                let ex = self.execute(&cfg, frame(addr, tx.from), |ctx, _| {
+                    ctx.overlay.new_actor = Some((
+                        addr,
+                        Actor {
+                            code: code.clone(),
+                            deployer: tx.from,
+                            storage: BTreeMap::new(),
+                        },
+                    ));
+                    ctx.overlay
+                        .events
+                        .push(Event::Chain(ChainEvent::ActorDeployed {
+                            actor: addr,
+                            deployer: tx.from,
+                        }));
+                    ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
+                    ctx.move_funds(&tx.from, &addr, *endowment)?;
+                    if has_deploy {
+                        rt.invoke(code, "deploy", &[], ctx)?;
+                    }
+                    Ok(())
+                });
+                (ex.result, Some(ex.overlay), ex.meter)
+            }
+            TxKind::ActAs { actor, op } => {
+                let deployer = self.actors[actor].deployer;
+                let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| match op {
+                    TimerOp::ScheduleTimer(args) => ctx.schedule_timer(args.clone()).map(|_| ()),
+                    TimerOp::CancelTimer { timer_id } => ctx.cancel_timer(&timer_id.0),
+                    TimerOp::ExtendTimer {
+                        timer_id,
+                        new_expires_at,
+                    } => ctx.extend_timer(&timer_id.0, *new_expires_at),
+                });
+                (ex.result, Some(ex.overlay), ex.meter)
+            }
+            TxKind::Call {
+                actor,
+                handler,
+                payload,
+            } => {
+                let rt = self.runtime.clone();
+                let deployer = self.actors[actor].deployer;
+                let code = self.actors[actor].code.clone();
+                let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| {
+                    rt.invoke(&code, handler, payload, ctx)
+                });
+                (ex.result, Some(ex.overlay), ex.meter)
+            }
+        };
 
         let success = result.is_ok();
         let mut timers = Vec::new();
@@ -280,51 +277,26 @@ impl Chain {
     }
 
     /// Runs `f` in a fresh execution context; a fatal host error overrides an `Ok`.
-    #[allow(clippy::too_many_arguments)]
-    fn execute<F>(
-        &self,
-        cfg: &TimerConfig,
-        height: u64,
-        actor: Address,
-        sender: Address,
-        deployer: Address,
-        meter: Meter,
-        f: F,
-    ) -> Executed
+    fn execute<F>(&self, cfg: &TimerConfig, frame: Frame, f: F) -> Executed
     where
         F: FnOnce(&mut ExecCtx<'_>, &Chain) -> Result<(), VmError>,
     {
         let no_pending = BTreeMap::new();
-        self.execute_with(
-            cfg,
-            &no_pending,
-            None,
-            height,
-            actor,
-            sender,
-            deployer,
-            meter,
-            f,
-        )
+        self.execute_with(cfg, &no_pending, None, frame, f)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn execute_with<F>(
         &self,
         cfg: &TimerConfig,
         pending: &BTreeMap<TimerId, PendingFire>,
         firing: Option<Firing>,
-        height: u64,
-        actor: Address,
-        sender: Address,
-        deployer: Address,
-        meter: Meter,
+        frame: Frame,
         f: F,
     ) -> Executed
     where
         F: FnOnce(&mut ExecCtx<'_>, &Chain) -> Result<(), VmError>,
     {
-        let mut ctx = ExecCtx::new(self, cfg, pending, height, actor, sender, deployer, meter);
+        let mut ctx = ExecCtx::new(self, cfg, pending, frame);
         ctx.firing = firing;
         let r = f(&mut ctx, self);
         let result = match (ctx.fatal.take(), r) {
@@ -373,15 +345,14 @@ impl Chain {
             }
         }
         for id in o.cancelled {
-            self.engine.queue.remove(&id);
+            self.engine.cancel(&id);
         }
         for (id, exp) in o.extended {
-            self.engine.queue.set_expires_at(&id, exp);
+            self.engine.extend(&id, exp);
         }
         for t in o.scheduled {
             self.engine
-                .queue
-                .insert(t)
+                .schedule(t)
                 .expect("validated in the execution context");
         }
         // Applied after the overlay's absolute balances, so a refund is never overwritten.
@@ -410,7 +381,7 @@ impl Chain {
         let height = self.pending_height();
         match ins {
             SystemInstruction::CancelTimer { timer_id } => {
-                let existed = self.engine.queue.remove(timer_id).is_some();
+                let existed = self.engine.cancel(timer_id).is_some();
                 self.push_event(
                     Phase::Tx,
                     Event::Timer(TimerEvent::TimerCancelledByGovernance {
@@ -423,21 +394,13 @@ impl Chain {
                 timer_id,
                 new_expires_at,
             } => {
-                let timer_height = self
-                    .engine
-                    .queue
-                    .get(timer_id)
-                    .map(|t| t.height)
-                    .ok_or_else(|| {
+                let timer_height =
+                    self.engine.get(timer_id).map(|t| t.height).ok_or_else(|| {
                         TimerError::TimerNotFound(format!("{timer_id} is not a live timer"))
                     })?;
                 let new =
                     engine::clamp_extension(block_cfg, height, timer_height, *new_expires_at)?;
-                let old = self
-                    .engine
-                    .queue
-                    .set_expires_at(timer_id, new)
-                    .expect("looked up above");
+                let old = self.engine.extend(timer_id, new).expect("looked up above");
                 self.push_event(
                     Phase::Tx,
                     Event::Timer(TimerEvent::TimerExtendedByGovernance {
@@ -474,7 +437,8 @@ impl Chain {
                 accounts: &mut self.accounts,
                 commit: &mut self.commit,
             };
-            engine::eob::plan(&mut self.engine.queue, height, &cfg, &quote, &mut ledger)
+            self.engine
+                .plan_end_of_block(height, &cfg, &quote, &mut ledger)
         };
         for e in std::mem::take(&mut plan.events) {
             self.push_event(Phase::Eob, Event::Timer(e));
@@ -534,21 +498,20 @@ impl Chain {
             } else {
                 meter.cycles = base_cycles;
                 // §5.2: the deferred transaction's sender is the actor itself.
-                self.execute_with(
-                    &cfg,
-                    &pending,
-                    Some(firing),
+                let frame = Frame {
                     height,
-                    t.actor_address,
-                    t.actor_address,
+                    actor: t.actor_address,
+                    sender: t.actor_address,
                     deployer,
                     meter,
-                    |ctx, _| rt.invoke(code, &entry, &payload, ctx),
-                )
+                };
+                self.execute_with(&cfg, &pending, Some(firing), frame, |ctx, _| {
+                    rt.invoke(code, &entry, &payload, ctx)
+                })
             };
             let success = ex.result.is_ok();
             let error = ex.result.err().as_ref().map(Failure::from);
-            let s = engine::eob::settle(&fire, ex.meter.cycles, ex.meter.cells);
+            let s = self.engine.settle(&fire, ex.meter.cycles, ex.meter.cells);
             stats.lane_used += ex.meter.cycles;
             self.push_event(
                 Phase::Eob,
@@ -596,7 +559,7 @@ impl Chain {
 
     fn seal(&mut self, eob: EobStats) -> &Block {
         let open = self.open.take().expect("open");
-        let state_root = self.state_root();
+        let state_root = self.commit_root();
         let body_hash = body_hash(&open.receipts, &open.events);
         let parent_hash = self.head.hash;
         let hash = H256(keccak_parts(&[
@@ -624,7 +587,7 @@ impl Chain {
             events: open.events,
             eob,
             migrated: open.migrated,
-            pending: self.engine.queue.len() as u64,
+            pending: self.engine.pending() as u64,
         });
         if self.blocks.len() > self.keep_blocks {
             self.blocks.pop_front();
@@ -643,16 +606,25 @@ impl Chain {
         (self.seal_block(), rejected)
     }
 
-    /// The state root over everything: accounts, actors and storage, the timer set (which fixes
-    /// the height and per-actor indexes), the overflow tier, the queue's scalars and the configs.
-    /// Computed from what changed since the last call.
-    pub fn state_root(&mut self) -> H256 {
+    /// The state root as last committed: the sealed head's
+    /// (`head().state_root`), or, after a devnet control changed the state between blocks
+    /// (`set_balance`), the root of the state it left. A read: an open block's changes are
+    /// committed when it is sealed.
+    pub fn state_root(&self) -> H256 {
+        self.root
+    }
+
+    /// Commits the state root over everything: accounts, actors and storage, the timer set
+    /// (which fixes the height and per-actor indexes), the overflow tier, the queue's scalars
+    /// and the configs. Computed from what changed since the last commit.
+    pub(super) fn commit_root(&mut self) -> H256 {
         let chain_root = self.commit.root(&self.accounts, &self.actors);
-        let (timers_root, overflow_root) = self.engine.queue.commit();
-        let h = self.engine.queue.horizons();
+        let (timers_root, overflow_root) = self.engine.commit();
+        let q = self.engine.queue();
+        let h = q.horizons();
         // The deferrals waiting for the next block's height (their `TimerDeferred` events):
         // committed when there are any, nothing otherwise.
-        let pending = self.engine.queue.deferrals();
+        let pending = q.deferrals();
         let deferrals: Vec<u8> = if pending.is_empty() {
             Vec::new()
         } else {
@@ -666,7 +638,7 @@ impl Chain {
         for d in &self.system_deployers {
             deployers.extend_from_slice(&d.0);
         }
-        H256(keccak_parts(&[
+        let root = H256(keccak_parts(&[
             b"cowboy-devnet/state/1",
             &chain_root,
             &timers_root,
@@ -675,14 +647,16 @@ impl Chain {
             &keccak(&self.basefee.encode()),
             &keccak(&deployers),
             &self.proposer.0,
-            &self.engine.queue.next_seq().to_be_bytes(),
+            &q.next_seq().to_be_bytes(),
             &h.next_height.to_be_bytes(),
             &h.ring_horizon.to_be_bytes(),
             &h.epoch_horizon.to_be_bytes(),
             &self.supply.to_be_bytes(),
             &self.burned.to_be_bytes(),
             &deferrals,
-        ]))
+        ]));
+        self.root = root;
+        root
     }
 
     /// Whether an actor's code is the no-code default.

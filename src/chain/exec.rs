@@ -66,6 +66,17 @@ impl Meter {
     }
 }
 
+/// The frame of one execution: the height it runs at, the executing actor, the transaction's
+/// sender (the actor itself for a timer fire, CIP-5 §5.2), the actor's deployer and the meter.
+#[derive(Debug, Clone, Copy)]
+pub struct Frame {
+    pub height: u64,
+    pub actor: Address,
+    pub sender: Address,
+    pub deployer: Address,
+    pub meter: Meter,
+}
+
 /// Adds `n` to a metered counter; past `limit` the counter is pinned at the limit (running out
 /// charges everything, CIP-5 §6.3) and `false` is returned.
 fn charge(used: &mut u64, limit: u64, n: u64) -> bool {
@@ -93,27 +104,22 @@ pub struct ExecCtx<'a> {
 }
 
 impl<'a> ExecCtx<'a> {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         chain: &'a Chain,
         cfg: &'a TimerConfig,
         pending_fires: &'a BTreeMap<TimerId, PendingFire>,
-        height: u64,
-        actor: Address,
-        sender: Address,
-        deployer: Address,
-        meter: Meter,
+        frame: Frame,
     ) -> Self {
         ExecCtx {
             chain,
             cfg,
             pending_fires,
             firing: None,
-            height,
-            actor,
-            sender,
-            deployer,
-            meter,
+            height: frame.height,
+            actor: frame.actor,
+            sender: frame.sender,
+            deployer: frame.deployer,
+            meter: frame.meter,
             overlay: Overlay::default(),
             fatal: None,
         }
@@ -189,7 +195,7 @@ impl<'a> ExecCtx<'a> {
     }
 
     fn live_timers_of_actor(&self) -> u32 {
-        let q = &self.chain.engine.queue;
+        let q = self.chain.engine.queue();
         let base = q.actor_count(&self.actor);
         let cancelled = self
             .overlay
@@ -319,7 +325,7 @@ impl Host for ExecCtx<'_> {
             Ok(t) => t,
             Err(e) => return self.timer_err(e),
         };
-        if self.chain.engine.queue.contains(&timer.timer_id)
+        if self.chain.engine.queue().contains(&timer.timer_id)
             || self
                 .overlay
                 .scheduled
@@ -405,7 +411,6 @@ impl Host for ExecCtx<'_> {
         let found = self
             .chain
             .engine
-            .queue
             .get(&id)
             .filter(|_| !self.overlay.cancelled.contains(&id))
             .map(|t| (t.actor_address, t.expires_at, t.height));
@@ -461,7 +466,7 @@ impl Host for ExecCtx<'_> {
             || self.chain.cancelled_fires.contains(&id)
         {
             None
-        } else if let Some(t) = self.chain.engine.queue.get(&id) {
+        } else if let Some(t) = self.chain.engine.queue().get(&id) {
             Some((t.actor_address, None))
         } else {
             self.pending_fires.get(&id).map(|p| (p.owner, Some(*p)))

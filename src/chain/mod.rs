@@ -126,6 +126,14 @@ impl LoadError {
     }
 }
 
+/// A dump asked for while a block is open (see [`Chain::dump`]): nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("InvalidInput: block {height} is open with {txs} transaction(s): mine it before dumping")]
+pub struct BlockOpen {
+    pub height: u64,
+    pub txs: usize,
+}
+
 /// The block being built.
 #[derive(Clone, Debug)]
 struct OpenBlock {
@@ -149,21 +157,24 @@ pub const DEFAULT_KEEP_BLOCKS: usize = 100_000;
 
 #[derive(Clone)]
 pub struct Chain {
-    pub genesis: Genesis,
-    pub timer_config: TimerConfig,
-    pub basefee: BasefeeConfig,
-    pub system_deployers: BTreeSet<Address>,
-    pub proposer: Address,
-    pub accounts: BTreeMap<Address, Account>,
-    pub actors: BTreeMap<Address, Actor>,
-    pub engine: engine::Engine,
+    genesis: Genesis,
+    timer_config: TimerConfig,
+    basefee: BasefeeConfig,
+    system_deployers: BTreeSet<Address>,
+    proposer: Address,
+    accounts: BTreeMap<Address, Account>,
+    actors: BTreeMap<Address, Actor>,
+    engine: engine::Engine,
     /// Height of the last sealed block (0: genesis).
-    pub height: u64,
-    pub head: BlockHeader,
+    height: u64,
+    head: BlockHeader,
     /// Everything ever minted (genesis and devnet balance changes).
-    pub supply: u128,
+    supply: u128,
     /// Everything burned (basefees).
-    pub burned: u128,
+    burned: u128,
+    /// The root of the state as last committed: at the seal of the head, or after a devnet
+    /// control changed the state between blocks (see [`Chain::state_root`]).
+    root: H256,
     blocks: VecDeque<Block>,
     keep_blocks: usize,
     open: Option<OpenBlock>,
@@ -240,6 +251,7 @@ impl Chain {
             },
             supply: 0,
             burned: 0,
+            root: H256::default(),
             blocks: VecDeque::new(),
             keep_blocks: DEFAULT_KEEP_BLOCKS,
             open: None,
@@ -259,7 +271,7 @@ impl Chain {
                     ))
                 })?;
         }
-        let root = chain.state_root();
+        let root = chain.commit_root();
         chain.head.state_root = root;
         chain.head.hash = H256(keccak_parts(&[b"genesis", &root.0]));
         Ok(chain)
@@ -284,6 +296,63 @@ impl Chain {
 
     // ---- reads ---------------------------------------------------------------------------
 
+    /// The genesis the chain started from.
+    pub fn genesis(&self) -> &Genesis {
+        &self.genesis
+    }
+
+    /// The timer config in force (a governance update takes effect from the next block).
+    pub fn timer_config(&self) -> &TimerConfig {
+        &self.timer_config
+    }
+
+    pub fn basefee(&self) -> &BasefeeConfig {
+        &self.basefee
+    }
+
+    /// Senders allowed to issue system instructions 48/49/50 (CIP-5 §5.4).
+    pub fn system_deployers(&self) -> &BTreeSet<Address> {
+        &self.system_deployers
+    }
+
+    /// Receives priority tips (CIP-1 v3 §3 step 8).
+    pub fn proposer(&self) -> Address {
+        self.proposer
+    }
+
+    pub fn accounts(&self) -> &BTreeMap<Address, Account> {
+        &self.accounts
+    }
+
+    pub fn actors(&self) -> &BTreeMap<Address, Actor> {
+        &self.actors
+    }
+
+    /// The timer engine, read-only: the chain alone drives it.
+    pub fn engine(&self) -> &engine::Engine {
+        &self.engine
+    }
+
+    /// Height of the last sealed block (0: genesis).
+    pub fn height(&self) -> u64 {
+        self.height
+    }
+
+    /// The header of the last sealed block (the genesis header at height 0).
+    pub fn head(&self) -> &BlockHeader {
+        &self.head
+    }
+
+    /// Everything ever minted (genesis and devnet balance changes).
+    pub fn supply(&self) -> u128 {
+        self.supply
+    }
+
+    /// Everything burned (basefees).
+    pub fn burned(&self) -> u128 {
+        self.burned
+    }
+
     pub fn balance(&self, who: &Address) -> u128 {
         self.accounts.get(who).map_or(0, |a| a.balance)
     }
@@ -297,7 +366,7 @@ impl Chain {
     }
 
     pub fn timer(&self, id: &TimerId) -> Option<&engine::Timer> {
-        self.engine.queue.get(id)
+        self.engine.get(id)
     }
 
     /// Sum of all balances (for the conservation invariant: balances + burned = supply).
@@ -392,6 +461,51 @@ impl Chain {
         self.supply = supply;
         self.accounts.entry(*who).or_default().balance = amount;
         self.commit.mark(StateKey::Account(*who));
+        if self.open.is_none() {
+            // Between blocks the change is committed now, so that the root a read returns is
+            // the state's; inside an open block it is committed with the block.
+            self.commit_root();
+        }
+        Ok(())
+    }
+
+    /// Test and bench hook: sets a balance *without* minting or unminting the difference, a
+    /// state no transaction or devnet control can make (it breaks balances + burned = supply).
+    /// For tests of the conservation check only.
+    #[doc(hidden)]
+    pub fn test_hook_set_balance_unminted(&mut self, who: &Address, amount: u128) {
+        self.accounts.entry(*who).or_default().balance = amount;
+        self.commit.mark(StateKey::Account(*who));
+    }
+
+    /// Test and bench hook: replaces a deployed actor's code (no transaction can), then commits
+    /// the state root between blocks as [`set_balance`](Self::set_balance) does. Returns
+    /// `false`, changing nothing, if no actor is deployed at `who`.
+    #[doc(hidden)]
+    pub fn test_hook_replace_code(&mut self, who: &Address, code: runtime::ActorCode) -> bool {
+        let Some(actor) = self.actors.get_mut(who) else {
+            return false;
+        };
+        actor.code = code;
+        self.commit.mark(StateKey::Actor(*who));
+        if self.open.is_none() {
+            self.commit_root();
+        }
+        true
+    }
+
+    /// Test and bench hook: puts timers straight into the queue, skipping the validation and
+    /// fees of CIP-5 §4.2, then commits the state root (so a following block pays only for its
+    /// own changes). Refuses a duplicate id or a drained height, like the queue.
+    #[doc(hidden)]
+    pub fn test_hook_insert_timers(
+        &mut self,
+        timers: impl IntoIterator<Item = engine::Timer>,
+    ) -> Result<(), TimerError> {
+        for t in timers {
+            self.engine.schedule(t)?;
+        }
+        self.commit_root();
         Ok(())
     }
 
@@ -447,13 +561,20 @@ pub struct ChainDump {
 }
 
 impl Chain {
-    /// The state as of the last sealed block (an open block is sealed first).
-    pub fn dump(&mut self) -> ChainDump {
-        if self.open.is_some() {
-            self.seal_block();
+    /// The state as last committed: the sealed head's, plus any devnet control applied since
+    /// (then [`ChainDump::state_root`] carries its root). A read: it changes nothing.
+    ///
+    /// Refuses ([`BlockOpen`]) while a block is open: the open block's transactions have
+    /// already changed the state, which is neither the sealed head's nor a block's, so there
+    /// is no committed state to dump until the block is sealed (`mine`).
+    pub fn dump(&self) -> Result<ChainDump, BlockOpen> {
+        if let Some(o) = &self.open {
+            return Err(BlockOpen {
+                height: o.height,
+                txs: o.receipts.len(),
+            });
         }
-        let root = self.state_root();
-        ChainDump {
+        Ok(ChainDump {
             format_version: DUMP_FORMAT_VERSION,
             genesis: self.genesis.clone(),
             height: self.height,
@@ -466,11 +587,11 @@ impl Chain {
             actors: self.actors.clone(),
             supply: self.supply,
             burned: self.burned,
-            scheduler: self.engine.scheduler,
-            queue: self.engine.queue.dump(),
+            scheduler: self.engine.scheduler(),
+            queue: self.engine.dump(),
             halted: self.skip_next,
-            state_root: (root != self.head.state_root).then_some(root),
-        }
+            state_root: (self.root != self.head.state_root).then_some(self.root),
+        })
     }
 
     /// Rebuilds a chain from a dump and checks that its state root matches the dumped head.
@@ -487,7 +608,7 @@ impl Chain {
                 d.height, d.head.height
             )));
         }
-        let queue = engine::CalendarQueue::restore(d.queue)?;
+        let engine = engine::Engine::restore(d.queue, d.scheduler)?;
         let mut chain =
             Chain::new(d.genesis.clone(), runtime).map_err(|e| LoadError::Format(e.to_string()))?;
         chain.timer_config = d.timer_config;
@@ -500,13 +621,10 @@ impl Chain {
         chain.burned = d.burned;
         chain.height = d.height;
         chain.skip_next = d.halted;
-        chain.engine = engine::Engine {
-            queue,
-            scheduler: d.scheduler,
-        };
+        chain.engine = engine;
         chain.commit = StateCommit::default();
         chain.commit.mark_all(&chain.accounts, &chain.actors);
-        let root = chain.state_root();
+        let root = chain.commit_root();
         let expected = d.state_root.unwrap_or(d.head.state_root);
         if root != expected {
             return Err(LoadError::Format(format!(

@@ -171,10 +171,10 @@ pub fn plan(
     let mut lane_left = cfg.lane_timer_cycles;
     let mut lane_closed = false;
     let mut gc_left = cfg.gc_cycles_per_block;
-    let mut carried: Vec<u32> = Vec::new();
+    let mut carried = Vec::new();
 
-    for slot in due {
-        let t = queue.slot(slot);
+    for d in due {
+        let t = queue.due(&d);
         let expired = height > t.expires_at;
         let budget = fire_budget(t, cfg);
         let cost = max_cost(budget, cfg.max_cells_per_fire, quote, 0);
@@ -187,12 +187,12 @@ pub fn plan(
         if remove {
             if gc_left < GC_CYCLES_PER_REMOVAL {
                 defer(&mut out, &mut deferrals, t, DeferReason::GcBudget);
-                carried.push(slot);
+                carried.push(d);
                 continue;
             }
             gc_left -= GC_CYCLES_PER_REMOVAL;
             out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
-            let t = queue.conclude(slot);
+            let t = queue.conclude(d);
             if expired {
                 out.stats.expired += 1;
                 out.events.push(TimerEvent::TimerExpired {
@@ -221,13 +221,13 @@ pub fn plan(
         if never_fits || lane_closed || budget > lane_left {
             lane_closed |= !never_fits;
             defer(&mut out, &mut deferrals, t, DeferReason::Lane);
-            carried.push(slot);
+            carried.push(d);
             continue;
         }
         lane_left -= budget;
         out.stats.lane_reserved += budget;
         ledger.debit(&t.fee_payer, cost);
-        let timer = queue.conclude(slot);
+        let timer = queue.conclude(d);
         out.stats.fired += 1;
         out.fires.push(Fire {
             timer,
@@ -239,7 +239,7 @@ pub fn plan(
             cells_limit: cfg.max_cells_per_fire,
         });
     }
-    queue.carry(&carried);
+    queue.carry(carried);
     queue.set_deferrals(deferrals);
     out
 }

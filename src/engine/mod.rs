@@ -35,10 +35,18 @@ pub enum SchedulerKind {
 }
 
 /// The timer engine's state: the calendar queue and the scheduler in force.
+///
+/// The chain drives it through a small facade, one call per step of a block: open the block
+/// ([`open_block`](Self::open_block)), schedule, cancel and extend timers as transactions
+/// commit, plan the end of block ([`plan_end_of_block`](Self::plan_end_of_block)), settle
+/// each fire ([`settle`](Self::settle)) and commit ([`commit`](Self::commit)). Front ends read
+/// it through [`queue`](Self::queue) (buckets, tiers, counts, timers) and never change it.
 #[derive(Clone, Debug)]
 pub struct Engine {
-    pub queue: CalendarQueue,
-    pub scheduler: SchedulerKind,
+    queue: CalendarQueue,
+    scheduler: SchedulerKind,
+    /// The roots of the timer set and of the overflow tier at the last [`commit`](Self::commit).
+    roots: ([u8; 32], [u8; 32]),
 }
 
 impl Engine {
@@ -46,7 +54,100 @@ impl Engine {
         Engine {
             queue: CalendarQueue::new(queue_cfg, start_height),
             scheduler,
+            roots: Default::default(),
         }
+    }
+
+    /// Rebuilds an engine from a dumped queue (see [`CalendarQueue::restore`]).
+    pub fn restore(dump: queue::QueueDump, scheduler: SchedulerKind) -> Result<Self, RestoreError> {
+        Ok(Engine {
+            queue: CalendarQueue::restore(dump)?,
+            scheduler,
+            roots: Default::default(),
+        })
+    }
+
+    // ---- reads ---------------------------------------------------------------------------
+
+    /// The calendar queue, read-only: buckets, tiers and counts, timers by id, what is pending.
+    pub fn queue(&self) -> &CalendarQueue {
+        &self.queue
+    }
+
+    pub fn scheduler(&self) -> SchedulerKind {
+        self.scheduler
+    }
+
+    /// A live timer.
+    pub fn get(&self, id: &TimerId) -> Option<&Timer> {
+        self.queue.get(id)
+    }
+
+    /// Timers pending.
+    pub fn pending(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// The roots of the timer set and of the overflow tier as last committed (the chain
+    /// commits at every seal): an open block's changes are not in them yet.
+    pub fn committed_roots(&self) -> ([u8; 32], [u8; 32]) {
+        self.roots
+    }
+
+    /// The queue, serializable.
+    pub fn dump(&self) -> queue::QueueDump {
+        self.queue.dump()
+    }
+
+    // ---- the block's steps -----------------------------------------------------------------
+
+    /// Opens the block at `height`: after an outage the skipped heights' timers become due
+    /// now (CIP-5 §8), then epoch maintenance runs (CIP-1 v3 §3 step 2). Returns how many
+    /// timers maintenance moved.
+    pub fn open_block(&mut self, height: u64) -> u64 {
+        self.queue.jump_to(height);
+        self.queue.maintain(height) as u64
+    }
+
+    /// Schedules a validated timer (CIP-5 §4.2 checks are the caller's; see
+    /// [`validate_schedule`]). Refuses a duplicate id or a drained height.
+    pub fn schedule(&mut self, timer: Timer) -> Result<TimerId, TimerError> {
+        self.queue.insert(timer)
+    }
+
+    /// Cancels a timer; returns it if it was live.
+    pub fn cancel(&mut self, id: &TimerId) -> Option<Timer> {
+        self.queue.remove(id)
+    }
+
+    /// Sets a live timer's `expires_at` (CIP-5 §5.4; the caller clamped it). Returns the
+    /// previous value, `None` if the timer is not live.
+    pub fn extend(&mut self, id: &TimerId, expires_at: u64) -> Option<u64> {
+        self.queue.set_expires_at(id, expires_at)
+    }
+
+    /// Classifies the timers due at `height` and pre-charges the fires (CIP-5 §5.1 steps 2–4;
+    /// see [`eob::plan`]).
+    pub fn plan_end_of_block(
+        &mut self,
+        height: u64,
+        cfg: &TimerConfig,
+        quote: &FeeQuote,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        eob::plan(&mut self.queue, height, cfg, quote, ledger)
+    }
+
+    /// The money of one fire once its handler ran (CIP-5 §6.3 steps 6–7).
+    pub fn settle(&self, fire: &Fire, cycles: u64, cells: u64) -> Settlement {
+        eob::settle(fire, cycles, cells)
+    }
+
+    /// Folds the changes since the last commit into the timer commitments; returns the roots of
+    /// the timer set and of the overflow tier.
+    pub fn commit(&mut self) -> ([u8; 32], [u8; 32]) {
+        self.roots = self.queue.commit();
+        self.roots
     }
 }
 

@@ -6,7 +6,9 @@
 //! broadcast.
 
 use crate::chain::runtime::ActorRuntime;
-use crate::chain::{Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError};
+use crate::chain::{
+    BlockOpen, Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError,
+};
 use crate::engine::{Address, ErrorKind, Failure, TimerError};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -26,7 +28,8 @@ pub enum Command {
     Snapshot,
     /// Go back to a snapshot (which stays available).
     Revert { id: u64 },
-    /// Serialize the state.
+    /// Serialize the state as last committed (refused while a block is open: mine it first;
+    /// see [`Chain::dump`]). Changes nothing.
     Dump,
     /// Replace the state with a dump.
     Load(Box<ChainDump>),
@@ -54,6 +57,9 @@ pub enum NodeError {
     Load(#[from] LoadError),
     #[error(transparent)]
     Genesis(#[from] TimerError),
+    /// A dump asked for while a block is open.
+    #[error(transparent)]
+    BlockOpen(#[from] BlockOpen),
     #[error("InvalidInput: {0}")]
     InvalidInput(String),
 }
@@ -64,7 +70,7 @@ impl NodeError {
             NodeError::Tx(e) => e.kind(),
             NodeError::UnknownSnapshot(_) => ErrorKind::UnknownSnapshot,
             NodeError::Load(e) => e.kind(),
-            NodeError::InvalidInput(_) => ErrorKind::InvalidInput,
+            NodeError::InvalidInput(_) | NodeError::BlockOpen(_) => ErrorKind::InvalidInput,
             NodeError::Genesis(e) => e.kind(),
         }
     }
@@ -129,7 +135,7 @@ impl Devnet {
                 if self.chain.pending_height().checked_add(blocks).is_none() {
                     return Err(NodeError::InvalidInput(format!(
                         "an outage of {blocks} heights after height {} passes u64::MAX",
-                        self.chain.height
+                        self.chain.height()
                     )));
                 }
                 self.chain.halt(blocks);
@@ -153,7 +159,7 @@ impl Devnet {
                 self.chain = snap.clone();
                 Ok(Outcome::Done)
             }
-            Command::Dump => Ok(Outcome::Dump(Box::new(self.chain.dump()))),
+            Command::Dump => Ok(Outcome::Dump(Box::new(self.chain.dump()?))),
             Command::Load(d) => {
                 let rt = self.chain.runtime().clone();
                 self.chain = Chain::load(*d, rt)?;

@@ -28,7 +28,7 @@ pub fn block_line(b: &Block, chain: &Chain) -> String {
         e.deferred,
         e.gc_removed(),
         e.lane_reserved,
-        chain.timer_config.lane_timer_cycles,
+        chain.timer_config().lane_timer_cycles,
         e.lane_used,
         b.pending,
         short(&b.header.state_root),

@@ -408,7 +408,7 @@ impl Scenario {
             names: &self.names,
             deployers: &run.deployers,
             labels: &run.labels,
-            config: &devnet.chain().timer_config,
+            config: devnet.chain().timer_config(),
         };
         let cmd = match command_for(&ps.step, &cx) {
             Ok(Some(cmd)) => cmd,
@@ -424,7 +424,7 @@ impl Scenario {
             if pe.expect.kind.is_some() {
                 run.checks
                     .push(self.check_events(pe, &run.labels, &run.events));
-            } else if pe.expect.at.is_none_or(|a| a > chain.height) {
+            } else if pe.expect.at.is_none_or(|a| a > chain.height()) {
                 run.checks
                     .push(self.check_state(pe, chain, &run.labels, &run.events));
             }
@@ -439,16 +439,16 @@ impl Scenario {
         let t = &run.totals;
         let summary = Summary {
             blocks: t.blocks,
-            final_height: chain.height,
-            final_state_root: chain.head.state_root,
+            final_height: chain.height(),
+            final_state_root: chain.head().state_root,
             events_by_kind: by_kind,
             fired: t.fired,
             deferred: t.deferred,
             expired: t.expired,
             unfunded: t.unfunded,
-            pending: chain.engine.queue.len() as u64,
-            supply: chain.supply,
-            burned: chain.burned,
+            pending: chain.engine().queue().len() as u64,
+            supply: chain.supply(),
+            burned: chain.burned(),
             funds_conserved: run.funds_conserved,
             unexpected_step_errors: run.outcomes.iter().filter(|o| !o.as_expected).count() as u64,
             expectations_passed: run.checks.iter().filter(|c| c.passed).count() as u64,

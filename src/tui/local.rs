@@ -82,7 +82,7 @@ impl LocalDevnet {
     /// what its `max_cost` is charged on.
     fn timer_row(&self, t: &Timer) -> TimerRow {
         let chain = self.chain();
-        let budget = fire_budget(t, &chain.timer_config);
+        let budget = fire_budget(t, chain.timer_config());
         TimerRow {
             id: t.timer_id,
             actor: t.actor_address,
@@ -95,7 +95,7 @@ impl LocalDevnet {
             payload_len: t.payload.len() as u64,
             max_cost: max_cost(
                 budget,
-                chain.timer_config.max_cells_per_fire,
+                chain.timer_config().max_cells_per_fire,
                 &chain.fee_quote(),
                 0,
             ),
@@ -107,7 +107,7 @@ impl LocalDevnet {
         self.devnet
             .execute(Command::Mine { blocks })
             .map_err(node_error)?;
-        Ok(self.chain().height)
+        Ok(self.chain().height())
     }
 
     /// Sends a transaction (sealing it at once under `auto` mining); a reverted one is an error.
@@ -169,7 +169,7 @@ impl LocalDevnet {
             None => self.deployer(&req.actor)?,
         };
         let deployer = self.deployer(&req.actor)?;
-        let cfg = &chain.timer_config;
+        let cfg = chain.timer_config();
         let gas = req.gas_limit.unwrap_or(cfg.max_cycles_per_fire);
         let cost = max_cost(gas, cfg.max_cells_per_fire, &chain.fee_quote(), 0);
         let mut error = None;
@@ -188,7 +188,7 @@ impl LocalDevnet {
             actor: req.actor,
             tx_sender: from,
             actor_nonce: chain.nonce(&req.actor),
-            actor_timers: chain.engine.queue.actor_count(&req.actor),
+            actor_timers: chain.engine().queue().actor_count(&req.actor),
         };
         let mut gas_limit = gas;
         match validate_schedule(cfg, &ctx, Self::schedule_args(req)) {
@@ -201,11 +201,11 @@ impl LocalDevnet {
         }
         let lane = cfg.lane_timer_cycles;
         let mut fire = req.height;
-        let horizon = chain.engine.queue.horizons().ring_horizon;
+        let horizon = chain.engine().queue().horizons().ring_horizon;
         while fire < horizon {
             let used: u64 = chain
-                .engine
-                .queue
+                .engine()
+                .queue()
                 .bucket(fire)
                 .iter()
                 .map(|t| fire_budget(t, cfg))
@@ -385,24 +385,21 @@ impl DashboardSource for LocalDevnet {
     fn dashboard(&mut self, q: &ViewQuery) -> DashboardData {
         // The overflow root is folded on demand, as sealing does (the commitment is a function
         // of the timer set, so folding early changes no root).
-        let overflow_root = {
-            let (_, root) = self.devnet.chain_mut().engine.queue.commit();
-            crate::engine::H256(root)
-        };
         let chain = self.chain();
-        let queue = &chain.engine.queue;
-        let cfg = &chain.timer_config;
-        let scheduler = serde_json::to_value(chain.engine.scheduler)
+        let overflow_root = crate::engine::H256(chain.engine().committed_roots().1);
+        let queue = chain.engine().queue();
+        let cfg = chain.timer_config();
+        let scheduler = serde_json::to_value(chain.engine().scheduler())
             .ok()
             .and_then(|v| v.as_str().map(str::to_string))
             .unwrap_or_else(|| "fifo".into());
         let status = Status {
-            height: chain.height,
+            height: chain.height(),
             mining: self.mining,
             scheduler,
             activation_height: None,
-            cycle_basefee: chain.basefee.cycle_basefee,
-            cell_basefee: chain.basefee.cell_basefee,
+            cycle_basefee: chain.basefee().cycle_basefee,
+            cell_basefee: chain.basefee().cell_basefee,
             lane_basefee: None,
             pending_timers: queue.len() as u64,
             rpc_address: self.rpc_address.clone(),
@@ -470,7 +467,7 @@ impl DashboardSource for LocalDevnet {
             .take(q.lane_blocks)
             .map(|b| LaneRow {
                 height: b.header.height,
-                basefee: chain.basefee.cycle_basefee,
+                basefee: chain.basefee().cycle_basefee,
                 utilisation_bps: (u128::from(b.eob.lane_used) * 10_000 / u128::from(lane_cycles))
                     .min(u128::from(u32::MAX)) as u32,
                 cycles_used: b.eob.lane_used,
@@ -492,7 +489,7 @@ impl DashboardSource for LocalDevnet {
             pending: 0,
             w_bps: None,
         };
-        let from = chain.height.saturating_sub(q.fairness_window);
+        let from = chain.height().saturating_sub(q.fairness_window);
         for b in chain.blocks().rev().take_while(|b| b.header.height > from) {
             for r in &b.events {
                 match &r.event {
@@ -515,7 +512,7 @@ impl DashboardSource for LocalDevnet {
             per.entry(a).or_insert_with(|| row(a)).pending = u64::from(c);
         }
 
-        let mut actors: Vec<Address> = chain.actors.keys().copied().collect();
+        let mut actors: Vec<Address> = chain.actors().keys().copied().collect();
         actors.sort_by_key(|a| (self.label(a), *a));
         DashboardData {
             status: Some(status),
@@ -584,7 +581,7 @@ impl DashboardSource for LocalDevnet {
                     payload_len: *payload_len,
                     max_cost: max_cost(
                         *gas_limit_per_fire,
-                        chain.timer_config.max_cells_per_fire,
+                        chain.timer_config().max_cells_per_fire,
                         &chain.fee_quote(),
                         0,
                     ),
@@ -597,14 +594,14 @@ impl DashboardSource for LocalDevnet {
         // Deferred by the last block: its `TimerDeferred` is recorded by the block it is
         // carried into (Spec note 18), but the deferral has happened.
         if let Some(d) = chain
-            .engine
-            .queue
+            .engine()
+            .queue()
             .deferrals()
             .iter()
             .find(|d| d.timer_id == *id)
         {
             timeline.push(LifeEntry {
-                height: chain.height,
+                height: chain.height(),
                 what: "TimerDeferred".into(),
                 reason: format!(
                     "{}: carried to the next block, which records the event",
@@ -733,7 +730,7 @@ impl DashboardSource for LocalDevnet {
                 })
             }
             UiCommand::GovUpdateConfig { from, patch } => {
-                let config = patch.apply(&self.chain().timer_config);
+                let config = patch.apply(self.chain().timer_config());
                 self.send(Transaction::new(
                     governor(from),
                     TxKind::System(SystemInstruction::UpdateTimerConfig { config }),
@@ -757,7 +754,7 @@ impl DashboardSource for LocalDevnet {
                     .map_err(node_error)?;
                 Ok(CommandOutcome::Reverted {
                     id,
-                    height: self.chain().height,
+                    height: self.chain().height(),
                 })
             }
         }

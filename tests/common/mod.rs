@@ -228,10 +228,10 @@ pub fn seal_until(chain: &mut Chain, height: u64) {
 
 pub fn assert_conserved(chain: &Chain) {
     assert_eq!(
-        chain.total_balances() + chain.burned,
-        chain.supply,
+        chain.total_balances() + chain.burned(),
+        chain.supply(),
         "balances + burned must equal supply at height {}",
-        chain.height
+        chain.height()
     );
 }
 

@@ -30,14 +30,20 @@
 //! the next height's bucket, ahead of the timers originally due there, in its own FIFO order.
 //! Every bucket is therefore ordered by `(original height, insertion seq)`: oldest due first.
 
+mod dump;
+mod slab;
+
+pub use dump::QueueDump;
+use slab::{BUSY_BUCKET, NO_PAGE, PageUse, Slab};
+
 use super::config::QueueConfig;
 use super::eob::Deferral;
-use super::error::{RestoreError, TimerError};
+use super::error::TimerError;
 use super::merkle::{TimerCommitment, recycle};
 use super::timer::Timer;
 use super::types::{Address, TimerId};
 use hashbrown::HashTable;
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 /// Buckets of each timer commitment: `2^16`, so a million pending timers average ~15 leaves a
 /// bucket.
@@ -55,6 +61,12 @@ pub enum Tier {
     Epoch,
     Overflow,
 }
+
+/// A timer due in the block being ended, as [`CalendarQueue::take_due`] hands it out: only
+/// the queue makes one, and it is used up by [`CalendarQueue::conclude`] or
+/// [`CalendarQueue::carry`], so a due timer is never named by a bare slot number.
+#[derive(Debug, PartialEq, Eq)]
+pub struct DueTimer(u32);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Handle {
@@ -92,75 +104,6 @@ impl Slot {
         timer: None,
         meta: Meta::FRESH,
     };
-}
-
-/// Slots per slab page (a power of two).
-const PAGE_BITS: u32 = 6;
-const PAGE: usize = 1 << PAGE_BITS;
-
-/// A ring bucket holding at least this many handles draws the records of further timers from
-/// pages of its own (see [`Slab`]). Below it, a page could sit mostly empty: at this threshold a
-/// bucket's open page is at most a `PAGE / BUSY_BUCKET` (1/8) overhead on its records.
-const BUSY_BUCKET: usize = 8 * PAGE;
-
-/// No page.
-const NO_PAGE: u32 = u32::MAX;
-
-/// How a slab page hands out its slots.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PageUse {
-    /// In the free-page list.
-    Free,
-    /// Slot by slot, through the free-slot list (quiet buckets, epoch and overflow tiers).
-    Pool,
-    /// In order, to the timers of one busy ring height: its records sit together in memory, so
-    /// the height is written and drained as a stream rather than as scattered single records.
-    /// The page is freed as a whole once every timer it held has left.
-    Height { live: u32, fill: u32, open: bool },
-}
-
-/// The timer records, in fixed pages of [`PAGE`] slots: a slot number is `page * PAGE + i`.
-/// Pages are separate allocations, so growing the slab never moves (or doubles) the records.
-#[derive(Clone, Default)]
-struct Slab {
-    pages: Vec<Box<[Slot]>>,
-    uses: Vec<PageUse>,
-}
-
-impl Slab {
-    /// Slots allocated (free or not).
-    fn len(&self) -> usize {
-        self.pages.len() * PAGE
-    }
-
-    fn iter(&self) -> impl Iterator<Item = &Slot> {
-        self.pages.iter().flat_map(|p| p.iter())
-    }
-
-    fn new_page(&mut self, page_use: PageUse) -> u32 {
-        self.pages.push(vec![Slot::EMPTY; PAGE].into_boxed_slice());
-        self.uses.push(page_use);
-        (self.pages.len() - 1) as u32
-    }
-
-    fn page_of(slot: u32) -> usize {
-        (slot >> PAGE_BITS) as usize
-    }
-}
-
-impl std::ops::Index<usize> for Slab {
-    type Output = Slot;
-    #[inline]
-    fn index(&self, slot: usize) -> &Slot {
-        &self.pages[slot >> PAGE_BITS][slot & (PAGE - 1)]
-    }
-}
-
-impl std::ops::IndexMut<usize> for Slab {
-    #[inline]
-    fn index_mut(&mut self, slot: usize) -> &mut Slot {
-        &mut self.pages[slot >> PAGE_BITS][slot & (PAGE - 1)]
-    }
 }
 
 /// The commitment a timer's leaf belongs in: the overflow tier has its own root (CIP-1 v3 §2),
@@ -522,99 +465,6 @@ impl CalendarQueue {
         slot
     }
 
-    /// A free slot of a pool page.
-    #[inline]
-    fn alloc_pooled(&mut self) -> u32 {
-        if self.free.is_empty() {
-            let page = self.take_page(PageUse::Pool);
-            let first = page << PAGE_BITS;
-            // Popped in ascending order.
-            self.free.extend((first..first + PAGE as u32).rev());
-        }
-        let slot = self.free.pop().expect("a pool page was just added");
-        // The next pooled timer's record: fetch it while this one is written.
-        if let Some(&next) = self.free.last() {
-            prefetch(&self.slots[next as usize]);
-        }
-        slot
-    }
-
-    /// The next slot of the page of the busy ring bucket at `pos`, opening a page if it has
-    /// none or its page is full.
-    #[inline]
-    fn alloc_for_height(&mut self, pos: usize) -> u32 {
-        let mut page = self.ring_page[pos];
-        if page == NO_PAGE {
-            page = self.take_page(PageUse::Height {
-                live: 0,
-                fill: 0,
-                open: true,
-            });
-            self.ring_page[pos] = page;
-        }
-        let PageUse::Height { live, fill, .. } = &mut self.slots.uses[page as usize] else {
-            unreachable!("a ring bucket's page is a height page");
-        };
-        let slot = (page << PAGE_BITS) + *fill;
-        *live += 1;
-        *fill += 1;
-        if *fill as usize == PAGE {
-            self.close_page(pos);
-        } else {
-            // The height's next record: fetch it now, so that the next timer of this height
-            // (dozens of inserts later, at a million pending) finds it in the cache.
-            prefetch(&self.slots[slot as usize + 1]);
-        }
-        slot
-    }
-
-    /// A page for `page_use`: a free one (the most recently freed, likeliest still cached) or
-    /// a new one.
-    fn take_page(&mut self, page_use: PageUse) -> u32 {
-        match self.free_pages.pop() {
-            Some(page) => {
-                self.slots.uses[page as usize] = page_use;
-                page
-            }
-            None => self.slots.new_page(page_use),
-        }
-    }
-
-    /// Detaches the ring bucket at `pos` from its page (full, or its height drained or moved);
-    /// the page is freed now if every timer it held has already gone, else when the last goes.
-    fn close_page(&mut self, pos: usize) {
-        let page = std::mem::replace(&mut self.ring_page[pos], NO_PAGE);
-        if page == NO_PAGE {
-            return;
-        }
-        let page_use = &mut self.slots.uses[page as usize];
-        if let PageUse::Height { live, open, .. } = page_use {
-            *open = false;
-            if *live == 0 {
-                *page_use = PageUse::Free;
-                self.free_pages.push(page);
-            }
-        }
-    }
-
-    /// Frees a removed timer's slot (its index entry is gone).
-    #[inline]
-    fn free_slot(&mut self, slot: u32) {
-        let page = Slab::page_of(slot);
-        let page_use = &mut self.slots.uses[page];
-        match page_use {
-            PageUse::Pool => self.free.push(slot),
-            PageUse::Height { live, open, .. } => {
-                *live -= 1;
-                if *live == 0 && !*open {
-                    *page_use = PageUse::Free;
-                    self.free_pages.push(page as u32);
-                }
-            }
-            PageUse::Free => unreachable!("a slot of a free page was in use"),
-        }
-    }
-
     /// Takes the timer out of its slot and every index (its bucket handle goes stale).
     #[inline]
     fn unstore(&mut self, slot: u32) -> Timer {
@@ -744,8 +594,10 @@ impl CalendarQueue {
     // ---- end of block -------------------------------------------------------------------
 
     /// Drains the bucket of `height` (which must be the next undrained height) and returns the
-    /// due timers' slots in bucket order: carried timers first, then FIFO.
-    pub fn take_due(&mut self, height: u64) -> Vec<u32> {
+    /// due timers in bucket order: carried timers first, then FIFO. Each is then concluded
+    /// ([`conclude`](Self::conclude)) or carried ([`carry`](Self::carry)) before the next
+    /// block.
+    pub fn take_due(&mut self, height: u64) -> Vec<DueTimer> {
         assert_eq!(
             height, self.next_height,
             "take_due out of order: expected height {}",
@@ -768,7 +620,7 @@ impl CalendarQueue {
             let h = bucket[i];
             let s = &self.slots[h.slot as usize];
             if s.meta.generation == h.generation && s.timer.is_some() {
-                due.push(h.slot);
+                due.push(DueTimer(h.slot));
             }
         }
         if self.spare.len() < SPARE_BUFFERS && bucket.capacity() <= SPARE_MAX_CAPACITY {
@@ -789,19 +641,20 @@ impl CalendarQueue {
         b
     }
 
-    /// The timer in a slot returned by [`take_due`](Self::take_due).
-    pub fn slot(&self, slot: u32) -> &Timer {
-        self.slots[slot as usize].timer.as_ref().expect("live slot")
+    /// A due timer returned by [`take_due`](Self::take_due).
+    pub fn due(&self, due: &DueTimer) -> &Timer {
+        self.slots[due.0 as usize]
+            .timer
+            .as_ref()
+            .expect("live slot")
     }
 
     /// Concludes a due timer (fired or destroyed): removes it and returns it.
     #[inline]
-    pub fn conclude(&mut self, slot: u32) -> Timer {
-        self.retire(slot)
+    pub fn conclude(&mut self, due: DueTimer) -> Timer {
+        self.retire(due.0)
     }
 
-    /// Carries due timers that were not concluded to the front of the next height's bucket,
-    /// keeping their order (see the module docs).
     /// The deferrals of the last end of block whose `TimerDeferred` events wait for the height
     /// of the next block that runs (part of the state: the state root commits them).
     pub fn deferrals(&self) -> &[Deferral] {
@@ -818,9 +671,11 @@ impl CalendarQueue {
         self.deferrals = d;
     }
 
-    pub fn carry(&mut self, slots: &[u32]) {
+    /// Carries due timers that were not concluded to the front of the next height's bucket,
+    /// keeping their order (see the module docs).
+    pub fn carry(&mut self, carried: Vec<DueTimer>) {
         let pos = self.ring_pos(self.next_height);
-        for &s in slots.iter().rev() {
+        for s in carried.into_iter().rev().map(|d| d.0) {
             let generation = self.slots[s as usize].meta.generation;
             self.ring_bucket(pos).push_front(Handle {
                 slot: s,
@@ -1068,205 +923,5 @@ impl CalendarQueue {
             + self.free_pages.capacity() * 4
             + self.ring_page.capacity() * 4
             + self.retired.capacity() * size_of::<(u64, u32)>()
-    }
-}
-
-/// The queue in a serializable form: the timers and the order of every bucket, so that a
-/// restored queue is identical (same tiers, same FIFO order, same roots).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct QueueDump {
-    pub config: QueueConfig,
-    pub next_height: u64,
-    pub ring_horizon: u64,
-    pub epoch_horizon: u64,
-    pub next_seq: u64,
-    /// Non-empty ring buckets: `(height, ids in firing order)`.
-    pub ring: Vec<(u64, Vec<TimerId>)>,
-    /// Non-empty epoch buckets: `(slot, ids in order)`.
-    pub epochs: Vec<(u64, Vec<TimerId>)>,
-    /// Every live timer, by seq. Those in no bucket list are in the overflow set.
-    pub timers: Vec<Timer>,
-    /// The last end of block's deferrals, not yet recorded (see [`CalendarQueue::deferrals`]).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub deferrals: Vec<Deferral>,
-}
-
-impl CalendarQueue {
-    /// Serializable image of the queue (see [`QueueDump`]).
-    pub fn dump(&self) -> QueueDump {
-        let live_ids = |b: &VecDeque<Handle>| -> Vec<TimerId> {
-            b.iter()
-                .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
-                .filter_map(|h| {
-                    self.slots[h.slot as usize]
-                        .timer
-                        .as_ref()
-                        .map(|t| t.timer_id)
-                })
-                .collect()
-        };
-        let mut ring = Vec::new();
-        for h in self.next_height..self.next_height + self.cfg.ring_size() {
-            let ids = live_ids(&self.ring[self.ring_pos(h)]);
-            if !ids.is_empty() {
-                ring.push((h, ids));
-            }
-        }
-        let epochs = self
-            .epochs
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (i as u64, live_ids(b)))
-            .filter(|(_, ids)| !ids.is_empty())
-            .collect();
-        let mut timers: Vec<Timer> = self
-            .slots
-            .iter()
-            .filter_map(|s| s.timer.as_ref())
-            .cloned()
-            .collect();
-        timers.sort_by_key(|t| t.seq);
-        QueueDump {
-            config: self.cfg.clone(),
-            next_height: self.next_height,
-            ring_horizon: self.ring_horizon,
-            epoch_horizon: self.epoch_horizon,
-            next_seq: self.next_seq,
-            ring,
-            epochs,
-            timers,
-            deferrals: self.deferrals.clone(),
-        }
-    }
-
-    /// Rebuilds a queue from [`dump`](Self::dump). Rejects an inconsistent image.
-    pub fn restore(d: QueueDump) -> Result<Self, RestoreError> {
-        d.config.validate().map_err(RestoreError::Config)?;
-        let mut q = CalendarQueue::new(d.config.clone(), d.next_height);
-        q.ring_horizon = d.ring_horizon;
-        q.epoch_horizon = d.epoch_horizon;
-        q.next_seq = d.next_seq;
-        q.deferrals = d.deferrals.clone();
-        let ring_size = q.cfg.ring_size();
-        let mut placed: HashSet<TimerId> = HashSet::new();
-        let mut tier_of: std::collections::HashMap<TimerId, (Tier, u64)> = Default::default();
-        for (h, ids) in &d.ring {
-            if *h < d.next_height || *h >= d.next_height + ring_size {
-                return Err(RestoreError::RingBucketOutside(*h));
-            }
-            for id in ids {
-                if tier_of.insert(*id, (Tier::Ring, *h)).is_some() {
-                    return Err(RestoreError::ListedTwice(*id));
-                }
-            }
-        }
-        for (slot, ids) in &d.epochs {
-            if *slot >= q.cfg.epoch_slots {
-                return Err(RestoreError::EpochSlotOutOfRange(*slot));
-            }
-            for id in ids {
-                if tier_of.insert(*id, (Tier::Epoch, *slot)).is_some() {
-                    return Err(RestoreError::ListedTwice(*id));
-                }
-            }
-        }
-        let mut slot_of: std::collections::HashMap<TimerId, u32> = Default::default();
-        for t in d.timers {
-            if t.seq >= d.next_seq {
-                return Err(RestoreError::SeqNotBelowNext {
-                    timer: t.timer_id,
-                    seq: t.seq,
-                });
-            }
-            if !placed.insert(t.timer_id) {
-                return Err(RestoreError::AppearsTwice(t.timer_id));
-            }
-            let id = t.timer_id;
-            q.actor_added(&t.actor_address);
-            let slot = q.alloc_pooled();
-            let tier = tier_of.get(&id).map_or(Tier::Overflow, |(t, _)| *t);
-            q.slots[slot as usize].meta.tier = tier;
-            q.mark_dirty(slot);
-            if tier == Tier::Overflow {
-                if t.height < q.epoch_horizon {
-                    return Err(RestoreError::BelowOverflowHorizon(id));
-                }
-                q.overflow.insert((t.height, t.seq), slot);
-                *q.overflow_per_epoch
-                    .entry(t.height / q.cfg.epoch_blocks)
-                    .or_insert(0) += 1;
-                q.counts.overflow += 1;
-            }
-            let slots = &q.slots;
-            q.index.insert_unique(id_hash(&id), slot, |&s| {
-                id_hash(&slots[s as usize].timer.as_ref().expect("live").timer_id)
-            });
-            q.slots[slot as usize].timer = Some(t);
-            slot_of.insert(id, slot);
-        }
-        // Bucket placement and order are not covered by the state root (they follow from each
-        // timer's height and seq), so a dump must agree with them: a ring bucket holds its own
-        // height's timers (the next height's also the carried ones), in (height, seq) order; an
-        // epoch bucket holds its epoch's timers, in seq order per height.
-        let timer_at = |q: &CalendarQueue, slot: u32| -> (u64, u64) {
-            let t = q.slots[slot as usize].timer.as_ref().expect("restored");
-            (t.height, t.seq)
-        };
-        for (h, ids) in d.ring {
-            let pos = q.ring_pos(h);
-            let mut last: Option<(u64, u64)> = None;
-            for id in ids {
-                let slot = *slot_of.get(&id).ok_or(RestoreError::RingUnknownTimer(id))?;
-                let key = timer_at(&q, slot);
-                if key.0 != h && !(h == d.next_height && key.0 < h) {
-                    return Err(RestoreError::WrongRingBucket {
-                        timer: id,
-                        height: key.0,
-                        bucket: h,
-                    });
-                }
-                if last.is_some_and(|l| l >= key) {
-                    return Err(RestoreError::RingOutOfOrder {
-                        bucket: h,
-                        timer: id,
-                    });
-                }
-                last = Some(key);
-                q.ring[pos].push_back(Handle {
-                    slot,
-                    generation: 0,
-                });
-                q.counts.ring += 1;
-            }
-        }
-        for (e, ids) in d.epochs {
-            let mut last_seq: std::collections::HashMap<u64, u64> = Default::default();
-            for id in ids {
-                let slot = *slot_of
-                    .get(&id)
-                    .ok_or(RestoreError::EpochUnknownTimer(id))?;
-                let (height, seq) = timer_at(&q, slot);
-                if q.epoch_pos(height) as u64 != e
-                    || height < q.ring_horizon
-                    || height >= q.epoch_horizon.saturating_add(q.cfg.epoch_blocks)
-                {
-                    return Err(RestoreError::WrongEpochSlot {
-                        timer: id,
-                        height,
-                        slot: e,
-                    });
-                }
-                if last_seq.insert(height, seq).is_some_and(|l| l >= seq) {
-                    return Err(RestoreError::EpochOutOfOrder { slot: e, timer: id });
-                }
-                q.epochs[e as usize].push_back(Handle {
-                    slot,
-                    generation: 0,
-                });
-                q.epoch_live[e as usize] += 1;
-                q.counts.epoch += 1;
-            }
-        }
-        Ok(q)
     }
 }

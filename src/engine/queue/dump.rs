@@ -1,0 +1,210 @@
+//! The queue in a serializable form ([`QueueDump`]) and its restore, which checks that the dump
+//! is one a queue could have made.
+
+use super::{CalendarQueue, Handle, Tier, id_hash};
+use crate::engine::config::QueueConfig;
+use crate::engine::eob::Deferral;
+use crate::engine::error::RestoreError;
+use crate::engine::timer::Timer;
+use crate::engine::types::TimerId;
+use std::collections::{HashSet, VecDeque};
+
+/// The queue in a serializable form: the timers and the order of every bucket, so that a
+/// restored queue is identical (same tiers, same FIFO order, same roots).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct QueueDump {
+    pub config: QueueConfig,
+    pub next_height: u64,
+    pub ring_horizon: u64,
+    pub epoch_horizon: u64,
+    pub next_seq: u64,
+    /// Non-empty ring buckets: `(height, ids in firing order)`.
+    pub ring: Vec<(u64, Vec<TimerId>)>,
+    /// Non-empty epoch buckets: `(slot, ids in order)`.
+    pub epochs: Vec<(u64, Vec<TimerId>)>,
+    /// Every live timer, by seq. Those in no bucket list are in the overflow set.
+    pub timers: Vec<Timer>,
+    /// The last end of block's deferrals, not yet recorded (see [`CalendarQueue::deferrals`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deferrals: Vec<Deferral>,
+}
+
+impl CalendarQueue {
+    /// Serializable image of the queue (see [`QueueDump`]).
+    pub fn dump(&self) -> QueueDump {
+        let live_ids = |b: &VecDeque<Handle>| -> Vec<TimerId> {
+            b.iter()
+                .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
+                .filter_map(|h| {
+                    self.slots[h.slot as usize]
+                        .timer
+                        .as_ref()
+                        .map(|t| t.timer_id)
+                })
+                .collect()
+        };
+        let mut ring = Vec::new();
+        for h in self.next_height..self.next_height + self.cfg.ring_size() {
+            let ids = live_ids(&self.ring[self.ring_pos(h)]);
+            if !ids.is_empty() {
+                ring.push((h, ids));
+            }
+        }
+        let epochs = self
+            .epochs
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (i as u64, live_ids(b)))
+            .filter(|(_, ids)| !ids.is_empty())
+            .collect();
+        let mut timers: Vec<Timer> = self
+            .slots
+            .iter()
+            .filter_map(|s| s.timer.as_ref())
+            .cloned()
+            .collect();
+        timers.sort_by_key(|t| t.seq);
+        QueueDump {
+            config: self.cfg.clone(),
+            next_height: self.next_height,
+            ring_horizon: self.ring_horizon,
+            epoch_horizon: self.epoch_horizon,
+            next_seq: self.next_seq,
+            ring,
+            epochs,
+            timers,
+            deferrals: self.deferrals.clone(),
+        }
+    }
+
+    /// Rebuilds a queue from [`dump`](Self::dump). Rejects an inconsistent image.
+    pub fn restore(d: QueueDump) -> Result<Self, RestoreError> {
+        d.config.validate().map_err(RestoreError::Config)?;
+        let mut q = CalendarQueue::new(d.config.clone(), d.next_height);
+        q.ring_horizon = d.ring_horizon;
+        q.epoch_horizon = d.epoch_horizon;
+        q.next_seq = d.next_seq;
+        q.deferrals = d.deferrals.clone();
+        let ring_size = q.cfg.ring_size();
+        let mut placed: HashSet<TimerId> = HashSet::new();
+        let mut tier_of: std::collections::HashMap<TimerId, (Tier, u64)> = Default::default();
+        for (h, ids) in &d.ring {
+            if *h < d.next_height || *h >= d.next_height + ring_size {
+                return Err(RestoreError::RingBucketOutside(*h));
+            }
+            for id in ids {
+                if tier_of.insert(*id, (Tier::Ring, *h)).is_some() {
+                    return Err(RestoreError::ListedTwice(*id));
+                }
+            }
+        }
+        for (slot, ids) in &d.epochs {
+            if *slot >= q.cfg.epoch_slots {
+                return Err(RestoreError::EpochSlotOutOfRange(*slot));
+            }
+            for id in ids {
+                if tier_of.insert(*id, (Tier::Epoch, *slot)).is_some() {
+                    return Err(RestoreError::ListedTwice(*id));
+                }
+            }
+        }
+        let mut slot_of: std::collections::HashMap<TimerId, u32> = Default::default();
+        for t in d.timers {
+            if t.seq >= d.next_seq {
+                return Err(RestoreError::SeqNotBelowNext {
+                    timer: t.timer_id,
+                    seq: t.seq,
+                });
+            }
+            if !placed.insert(t.timer_id) {
+                return Err(RestoreError::AppearsTwice(t.timer_id));
+            }
+            let id = t.timer_id;
+            q.actor_added(&t.actor_address);
+            let slot = q.alloc_pooled();
+            let tier = tier_of.get(&id).map_or(Tier::Overflow, |(t, _)| *t);
+            q.slots[slot as usize].meta.tier = tier;
+            q.mark_dirty(slot);
+            if tier == Tier::Overflow {
+                if t.height < q.epoch_horizon {
+                    return Err(RestoreError::BelowOverflowHorizon(id));
+                }
+                q.overflow.insert((t.height, t.seq), slot);
+                *q.overflow_per_epoch
+                    .entry(t.height / q.cfg.epoch_blocks)
+                    .or_insert(0) += 1;
+                q.counts.overflow += 1;
+            }
+            let slots = &q.slots;
+            q.index.insert_unique(id_hash(&id), slot, |&s| {
+                id_hash(&slots[s as usize].timer.as_ref().expect("live").timer_id)
+            });
+            q.slots[slot as usize].timer = Some(t);
+            slot_of.insert(id, slot);
+        }
+        // Bucket placement and order are not covered by the state root (they follow from each
+        // timer's height and seq), so a dump must agree with them: a ring bucket holds its own
+        // height's timers (the next height's also the carried ones), in (height, seq) order; an
+        // epoch bucket holds its epoch's timers, in seq order per height.
+        let timer_at = |q: &CalendarQueue, slot: u32| -> (u64, u64) {
+            let t = q.slots[slot as usize].timer.as_ref().expect("restored");
+            (t.height, t.seq)
+        };
+        for (h, ids) in d.ring {
+            let pos = q.ring_pos(h);
+            let mut last: Option<(u64, u64)> = None;
+            for id in ids {
+                let slot = *slot_of.get(&id).ok_or(RestoreError::RingUnknownTimer(id))?;
+                let key = timer_at(&q, slot);
+                if key.0 != h && !(h == d.next_height && key.0 < h) {
+                    return Err(RestoreError::WrongRingBucket {
+                        timer: id,
+                        height: key.0,
+                        bucket: h,
+                    });
+                }
+                if last.is_some_and(|l| l >= key) {
+                    return Err(RestoreError::RingOutOfOrder {
+                        bucket: h,
+                        timer: id,
+                    });
+                }
+                last = Some(key);
+                q.ring[pos].push_back(Handle {
+                    slot,
+                    generation: 0,
+                });
+                q.counts.ring += 1;
+            }
+        }
+        for (e, ids) in d.epochs {
+            let mut last_seq: std::collections::HashMap<u64, u64> = Default::default();
+            for id in ids {
+                let slot = *slot_of
+                    .get(&id)
+                    .ok_or(RestoreError::EpochUnknownTimer(id))?;
+                let (height, seq) = timer_at(&q, slot);
+                if q.epoch_pos(height) as u64 != e
+                    || height < q.ring_horizon
+                    || height >= q.epoch_horizon.saturating_add(q.cfg.epoch_blocks)
+                {
+                    return Err(RestoreError::WrongEpochSlot {
+                        timer: id,
+                        height,
+                        slot: e,
+                    });
+                }
+                if last_seq.insert(height, seq).is_some_and(|l| l >= seq) {
+                    return Err(RestoreError::EpochOutOfOrder { slot: e, timer: id });
+                }
+                q.epochs[e as usize].push_back(Handle {
+                    slot,
+                    generation: 0,
+                });
+                q.epoch_live[e as usize] += 1;
+                q.counts.epoch += 1;
+            }
+        }
+        Ok(q)
+    }
+}
