@@ -25,8 +25,8 @@ use config::{MAX_PAYLOAD_BYTES, MAX_TIMER_ID_BYTES};
 use serde::{Deserialize, Serialize};
 use types::{HashEncode, HashEncoder};
 
-/// Which scheduler orders the lane. Only `fifo` (CIP-5) exists in this wave; `eip1559`
-/// (CIP-1 v3) arrives with its activation height in the scheduler issue.
+/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket. CIP-1 v3's
+/// `eip1559` policy is not implemented yet.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SchedulerKind {
