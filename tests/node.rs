@@ -463,3 +463,88 @@ fn node_timer_requests_and_queries_follow_a_timer_after_it_left() {
     assert_eq!(d.height(), 0);
     assert!(d.timer(&s.timer_id).is_none());
 }
+
+// ---- the shell ------------------------------------------------------------------------------
+
+use cowboy_devnet::node::{ShellConfig, spawn, spawn_with};
+use tokio::sync::broadcast::error::TryRecvError;
+
+#[tokio::test]
+async fn node_shell_takes_requests_from_async_tasks_and_publishes_the_head() {
+    let h = spawn(with_mining(MiningMode::Manual));
+    let mut events = h.subscribe();
+    let m = h.request(Mine { blocks: 3 }).await.unwrap();
+    assert_eq!(m.last, 3);
+    // The reply comes before the head is published: wait for it, never by the clock.
+    let mut head = h.watch_head();
+    head.wait_for(|v| v.height == 3).await.unwrap();
+    assert_eq!(h.head().height, 3);
+    let Ok(e) = events.recv().await else {
+        panic!("a notification")
+    };
+    assert!(matches!(&*e, NodeEvent::BlockSealed(b) if b.height == 3 && b.quiet_before == 2));
+    let height = h.query(|n| n.height()).await.unwrap();
+    assert_eq!(height, 3);
+    let e = h.request(Revert { id: 99 }).await.unwrap_err();
+    assert_eq!(e.name(), "UnknownSnapshot");
+    h.shutdown();
+    let e = h.request(Mine { blocks: 1 }).await.unwrap_err();
+    assert_eq!(e.name(), "NodeStopped");
+}
+
+#[tokio::test]
+async fn node_shell_head_is_readable_while_a_long_request_runs() {
+    let h = spawn(with_mining(MiningMode::Manual));
+    h.request(Mine { blocks: 1 }).await.unwrap();
+    h.watch_head().wait_for(|v| v.height == 1).await.unwrap();
+    // Hold the node's thread inside a request until the test lets it go.
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel::<()>();
+    let busy = h.clone();
+    let long = tokio::spawn(async move {
+        busy.query(move |_| {
+            let _ = started_tx.send(());
+            go_rx.recv().ok();
+        })
+        .await
+    });
+    let mine = {
+        let h = h.clone();
+        tokio::spawn(async move { h.request(Mine { blocks: 2_000 }).await })
+    };
+    started_rx.await.unwrap();
+    // The node is busy: the head answers at once with the last published one.
+    for _ in 0..100 {
+        assert_eq!(h.head().height, 1);
+    }
+    go_tx.send(()).unwrap();
+    long.await.unwrap().unwrap();
+    let m = mine.await.unwrap().unwrap();
+    assert_eq!(m.last, 2_001);
+    h.watch_head()
+        .wait_for(|v| v.height == 2_001)
+        .await
+        .unwrap();
+}
+
+#[test]
+fn node_shell_a_lagging_subscriber_is_told_how_many_it_lost_and_the_node_goes_on() {
+    let h = spawn_with(
+        with_mining(MiningMode::Manual),
+        ShellConfig { event_capacity: 4 },
+    );
+    let mut slow = h.subscribe();
+    for _ in 0..10 {
+        h.request_blocking(Mine { blocks: 1 }).unwrap();
+    }
+    assert_eq!(h.query_blocking(|n| n.height()).unwrap(), 10);
+    // Ten `BlockSealed` sent, four kept: the first receive says six were lost.
+    assert_eq!(slow.try_recv().unwrap_err(), TryRecvError::Lagged(6));
+    let rest: Vec<u64> = std::iter::from_fn(|| slow.try_recv().ok())
+        .map(|e| match &*e {
+            NodeEvent::BlockSealed(b) => b.height,
+            o => panic!("{o:?}"),
+        })
+        .collect();
+    assert_eq!(rest, vec![7, 8, 9, 10]);
+}
