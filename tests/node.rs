@@ -75,9 +75,8 @@ fn node_genesis_balances_past_u128_max_are_refused() {
             balance: u128::MAX / 2 + 1,
         });
     }
-    let e = NodeCore::new(NodeConfig::headless(g, DevnetRuntime::shared(), 16))
-        .err()
-        .expect("refused");
+    let e =
+        NodeCore::new(NodeConfig::headless(g, DevnetRuntime::shared(), 16)).expect_err("refused");
     assert!(matches!(e, NodeError::Timer(_)), "{e}");
 }
 
