@@ -547,3 +547,47 @@ fn node_shell_a_lagging_subscriber_is_told_how_many_it_lost_and_the_node_goes_on
         .collect();
     assert_eq!(rest, vec![7, 8, 9, 10]);
 }
+
+// ---- a fixture played on a live node --------------------------------------------------------
+
+use cowboy_devnet::scenario::live::FixturePlayer;
+use cowboy_devnet::scenario::{RunOptions, builtin};
+
+#[test]
+fn node_a_fixture_played_live_reaches_the_headless_runs_state_and_expectations() {
+    for name in ["demo", "governance", "outage"] {
+        let rt = DevnetRuntime::shared();
+        let s = builtin::scenario(name, &*rt).unwrap().unwrap();
+        let report = s
+            .run(rt.clone(), RunOptions::default(), &mut |_, _| {})
+            .unwrap();
+        let last = s.default_blocks;
+        let mut c = NodeConfig::new(s.genesis().clone(), rt);
+        c.mining = MiningMode::Manual;
+        c.dev_accounts = 0;
+        let mut d = NodeCore::new(c).unwrap();
+        d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
+        let mut checks = Vec::new();
+        while d.chain().pending_height() <= last {
+            d.apply(Mine { blocks: 1 }).unwrap();
+            for e in drain(&mut d) {
+                if let NodeEvent::Expectation { line, passed, .. } = e {
+                    checks.push((line, passed));
+                }
+            }
+        }
+        assert_eq!(
+            d.head().state_root,
+            report.summary.final_state_root,
+            "{name}"
+        );
+        checks.sort();
+        let want: Vec<(usize, bool)> = report
+            .expectations
+            .iter()
+            .map(|e| (e.line, e.passed))
+            .collect();
+        assert_eq!(checks, want, "{name}");
+        assert!(!want.is_empty(), "{name} has expectations");
+    }
+}

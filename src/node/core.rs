@@ -133,6 +133,24 @@ pub enum NodeEvent {
         address: Address,
         balance: String,
     },
+    /// A fixture being played (a [`BlockHook`]) checked one of its expectations.
+    Expectation {
+        /// The expectation's line in the fixture.
+        line: usize,
+        description: String,
+        passed: bool,
+        detail: String,
+    },
+}
+
+/// Something played along as blocks are sealed: a fixture in a live node (`serve --fixture`)
+/// applies its steps at their heights and checks its expectations after their blocks.
+pub trait BlockHook: Send {
+    /// Before the block at `height` is sealed. Transactions sent here (`node.apply(SendTx)`)
+    /// go into that block: while a hook runs, nothing seals.
+    fn before_seal(&mut self, height: u64, node: &mut NodeCore);
+    /// After `block` was sealed (an outage asked for now starts after it).
+    fn after_seal(&mut self, block: &Block, node: &mut NodeCore);
 }
 
 /// A change to the node with its typed reply. One struct per request (see `requests.rs`);
@@ -173,6 +191,7 @@ pub struct NodeCore {
     dev: Vec<Address>,
     names: BTreeMap<Address, String>,
     initial_names: BTreeMap<Address, String>,
+    hook: Option<Box<dyn BlockHook>>,
 }
 
 impl std::fmt::Debug for NodeCore {
@@ -240,7 +259,18 @@ impl NodeCore {
             dev,
             initial_names: names.clone(),
             names,
+            hook: None,
         })
+    }
+
+    /// Plays `hook` along from the next block on (replacing any hook set before).
+    pub fn set_hook(&mut self, hook: Box<dyn BlockHook>) {
+        self.hook = Some(hook);
+    }
+
+    /// Adds a notification (a [`BlockHook`] reports what it found this way).
+    pub fn notify(&mut self, e: NodeEvent) {
+        self.events.push_back(e);
     }
 
     /// Applies a request.
@@ -466,6 +496,21 @@ impl NodeCore {
 
     /// Seals one block; reports it if something happened in it.
     pub(super) fn seal(&mut self) -> Arc<Block> {
+        let Some(mut hook) = self.hook.take() else {
+            return self.seal_plain();
+        };
+        // Nothing seals while the hook runs: its transactions go into this block.
+        let mining = std::mem::replace(&mut self.mining, MiningMode::Manual);
+        let height = self.chain.pending_height();
+        hook.before_seal(height, self);
+        let b = self.seal_plain();
+        hook.after_seal(&b, self);
+        self.mining = mining;
+        self.hook = Some(hook);
+        b
+    }
+
+    fn seal_plain(&mut self) -> Arc<Block> {
         self.chain.seal_block();
         let b = self
             .chain
