@@ -591,3 +591,73 @@ fn node_a_fixture_played_live_reaches_the_headless_runs_state_and_expectations()
         assert!(!want.is_empty(), "{name} has expectations");
     }
 }
+
+#[test]
+fn node_governance_and_extension_requests_cip5_5_4() {
+    use cowboy_devnet::node::{ConfigChange, ExtendTimer, GovExtend, GovUpdateConfig};
+    let (mut d, actor) = node_with_actor();
+    let h = d.height();
+    let schedule = |d: &mut NodeCore, height: u64| {
+        d.apply(ScheduleTimer {
+            actor,
+            from: None,
+            args: ScheduleArgs {
+                height,
+                expires_at: Some(height + 10),
+                ..ScheduleArgs::default()
+            },
+        })
+        .unwrap()
+        .timer_id
+    };
+    let a = schedule(&mut d, h + 50);
+    let b = schedule(&mut d, h + 60);
+    d.apply(ExtendTimer {
+        actor,
+        timer_id: a,
+        new_expires_at: h + 100,
+        from: None,
+    })
+    .unwrap();
+    assert_eq!(d.timer(&a).unwrap().expires_at, h + 100);
+    d.apply(GovExtend {
+        from: dev_account(0),
+        timer_id: b,
+        new_expires_at: h + 200,
+    })
+    .unwrap();
+    assert_eq!(d.timer(&b).unwrap().expires_at, h + 200);
+    d.apply(GovCancel {
+        from: dev_account(0),
+        timer_id: b,
+    })
+    .unwrap();
+    assert_eq!(
+        d.timer(&b).unwrap().status,
+        TimerStatus::CancelledByGovernance
+    );
+    let mut set = serde_json::Map::new();
+    set.insert("max_timers_per_actor".into(), serde_json::json!(7));
+    d.apply(GovUpdateConfig {
+        from: dev_account(0),
+        config: ConfigChange::Fields(set),
+    })
+    .unwrap();
+    assert_eq!(d.config().0.max_timers_per_actor, 7);
+    let mut bad = serde_json::Map::new();
+    bad.insert("no_such_field".into(), serde_json::json!(1));
+    let root = d.head().state_root;
+    let e = d
+        .apply(GovUpdateConfig {
+            from: dev_account(0),
+            config: ConfigChange::Fields(bad),
+        })
+        .unwrap_err();
+    assert_eq!(e.name(), "InvalidInput");
+    assert_eq!(d.head().state_root, root);
+    // The tiers: the pending timer sits in the ring at its height.
+    let t = d.tiers();
+    assert_eq!(t.counts.ring + t.counts.epoch + t.counts.overflow, 1);
+    assert_eq!(t.ring, vec![(h + 50, 1)]);
+    assert!(t.next_maintenance > d.height());
+}

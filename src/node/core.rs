@@ -144,7 +144,9 @@ pub enum NodeEvent {
 }
 
 /// Something played along as blocks are sealed: a fixture in a live node (`serve --fixture`)
-/// applies its steps at their heights and checks its expectations after their blocks.
+/// applies its steps at their heights and checks its expectations after their blocks. A hook's
+/// own state is not part of a snapshot: `Revert`, `Reset` and `LoadState` move the chain, not
+/// the hook (a fixture goes on from the step it reached).
 pub trait BlockHook: Send {
     /// Before the block at `height` is sealed. Transactions sent here (`node.apply(SendTx)`)
     /// go into that block: while a hook runs, nothing seals.
