@@ -421,14 +421,15 @@ impl NodeCore {
 
     /// The timers of one height in execution order.
     pub fn bucket(&self, height: u64) -> Vec<TimerView> {
-        read::bucket(&self.chain, height)
+        let ids = read::bucket(&self.chain, height)
             .into_iter()
-            .filter_map(|t| self.timer(&t.timer_id))
-            .collect()
+            .map(|t| t.timer_id)
+            .collect();
+        self.timer_views(ids)
     }
 
-    /// Timers, pending (in firing order) and then gone (in the order they left), that
-    /// `filter` matches, at most `filter.limit`.
+    /// Timers, pending (in firing order) and then gone (in the order they were scheduled),
+    /// that `filter` matches, at most `filter.limit`.
     pub fn timers(&self, filter: &TimerFilter) -> Vec<TimerView> {
         let limit = filter.limit.unwrap_or(usize::MAX);
         let mut ids: Vec<TimerId> = Vec::new();
@@ -445,26 +446,51 @@ impl NodeCore {
         }
         if filter.status != Some(super::TimerStatus::Pending) {
             let mut seen = std::collections::BTreeSet::new();
-            for b in &self.history {
-                for r in &b.events {
-                    if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
-                        timer_id,
-                        actor,
-                        ..
-                    }) = &r.event
-                        && filter.actor.is_none_or(|a| a == *actor)
-                        && read::live_timer(&self.chain, timer_id).is_none()
-                        && seen.insert(*timer_id)
-                    {
-                        ids.push(*timer_id);
-                    }
+            for r in self.history.iter().flat_map(|b| b.events.iter()) {
+                if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
+                    timer_id,
+                    actor,
+                    ..
+                }) = &r.event
+                    && filter.actor.is_none_or(|a| a == *actor)
+                    && read::live_timer(&self.chain, timer_id).is_none()
+                    && seen.insert(*timer_id)
+                {
+                    ids.push(*timer_id);
                 }
             }
         }
+        if filter.status.is_none() {
+            ids.truncate(limit);
+        }
+        let mut views = self.timer_views(ids);
+        views.retain(|v| filter.status.is_none_or(|s| v.status == s));
+        views.truncate(limit);
+        views
+    }
+
+    /// Views of `ids` (in that order; unknown ids left out), their events gathered in one
+    /// pass over the history.
+    fn timer_views(&self, ids: Vec<TimerId>) -> Vec<TimerView> {
+        let wanted: std::collections::BTreeSet<TimerId> = ids.iter().copied().collect();
+        let mut events: BTreeMap<TimerId, Vec<EventView>> = BTreeMap::new();
+        let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
+            Box::new(self.history.iter().map(|b| &**b))
+        } else {
+            Box::new(self.chain.blocks())
+        };
+        for r in blocks.flat_map(|b| b.events.iter()) {
+            if let Some(id) = r.event.timer_id()
+                && wanted.contains(&id)
+            {
+                events.entry(id).or_default().push(r.clone());
+            }
+        }
         ids.into_iter()
-            .filter_map(|id| self.timer(&id))
-            .filter(|v| filter.status.is_none_or(|s| v.status == s))
-            .take(limit)
+            .filter_map(|id| {
+                let ev = events.remove(&id).unwrap_or_default();
+                read::timer_view(&self.chain, &id, ev)
+            })
             .collect()
     }
 
