@@ -9,7 +9,7 @@
 
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::engine::{Address, Timer, TimerConfig, TimerId};
-use cowboy_devnet::node::Devnet;
+use cowboy_devnet::node::{NodeConfig, NodeCore};
 use cowboy_devnet::tui::app::{Action, App, update};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
@@ -52,7 +52,7 @@ fn timer(n: u64, height: u64) -> Timer {
     }
 }
 
-fn devnet() -> Devnet {
+fn devnet() -> NodeCore {
     let genesis = Genesis {
         timer: TimerConfig {
             max_timers_per_actor: u32::MAX,
@@ -60,7 +60,12 @@ fn devnet() -> Devnet {
         },
         ..Genesis::default()
     };
-    Devnet::new(genesis, DevnetRuntime::shared()).expect("genesis")
+    NodeCore::new(NodeConfig::headless(
+        genesis,
+        DevnetRuntime::shared(),
+        cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS,
+    ))
+    .expect("genesis")
 }
 
 fn names() -> BTreeMap<Address, String> {
@@ -74,8 +79,7 @@ fn busy() -> LocalDevnet {
     let mut d = devnet();
     let due = (0..500).map(|n| timer(n, 2));
     let spread = (500..PENDING).map(|n| timer(n, 3 + (n * 400_000) / PENDING));
-    d.chain_mut()
-        .test_hook_insert_timers(due.chain(spread))
+    d.test_hook_insert_timers(due.chain(spread))
         .expect("fresh ids");
     LocalDevnet::new(d, names())
 }

@@ -5,7 +5,7 @@
 //! [--block-time SECONDS]`. `NO_COLOR=1` draws in mono.
 
 use cowboy_devnet::chain::runtime::ActorRuntime;
-use cowboy_devnet::node::Devnet;
+use cowboy_devnet::node::{NodeConfig, NodeCore};
 use cowboy_devnet::scenario::{RunOptions, Scenario, builtin};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
@@ -79,12 +79,11 @@ fn run() -> Result<(), String> {
 /// its later steps are not played. The run is the fixture's whole length (or `at`, if longer),
 /// stopped after that block: a run shorter than the fixture's steps and expectations makes the
 /// fixture broken (Spec note 24), and such a run plays nothing.
-fn play(scenario: &Scenario, rt: Arc<dyn ActorRuntime>, at: u64) -> Result<Devnet, String> {
+fn play(scenario: &Scenario, rt: Arc<dyn ActorRuntime>, at: u64) -> Result<NodeCore, String> {
     let keep_blocks = cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS;
     if at == 0 {
-        let mut devnet = Devnet::new(scenario.genesis().clone(), rt).map_err(|e| e.to_string())?;
-        devnet.chain_mut().set_keep_blocks(keep_blocks);
-        return Ok(devnet);
+        let cfg = NodeConfig::headless(scenario.genesis().clone(), rt, keep_blocks);
+        return NodeCore::new(cfg).map_err(|e| e.to_string());
     }
     let (report, devnet) = scenario
         .run_with(

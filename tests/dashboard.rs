@@ -575,7 +575,7 @@ fn node_errors_are_shown_in_place() {
     assert!(toast.error);
     assert_eq!(
         toast.text,
-        "devnet_revert failed: UnknownSnapshot: no snapshot 99"
+        "devnet_revert failed: UnknownSnapshot: no snapshot 99 (it was never taken, deleted or dropped)"
     );
     assert!(screen(&app).contains("UnknownSnapshot: no snapshot 99"));
 

@@ -37,11 +37,13 @@ pub enum ErrorKind {
     Reverted = 15,
     /// The node holds no snapshot of that id.
     UnknownSnapshot = 16,
+    /// The devnet's node thread is gone (shut down or panicked): nothing was applied.
+    NodeStopped = 17,
 }
 
 impl ErrorKind {
     /// Every kind, in tag order.
-    pub const ALL: [ErrorKind; 16] = [
+    pub const ALL: [ErrorKind; 17] = [
         ErrorKind::InvalidInput,
         ErrorKind::Unauthorized,
         ErrorKind::TimerNotFound,
@@ -58,6 +60,7 @@ impl ErrorKind {
         ErrorKind::HandlerNotFound,
         ErrorKind::Reverted,
         ErrorKind::UnknownSnapshot,
+        ErrorKind::NodeStopped,
     ];
 
     /// The spec's name (`InvalidInput`, `OutOfCycles`, ...).
@@ -79,6 +82,7 @@ impl ErrorKind {
             ErrorKind::HandlerNotFound => "HandlerNotFound",
             ErrorKind::Reverted => "Reverted",
             ErrorKind::UnknownSnapshot => "UnknownSnapshot",
+            ErrorKind::NodeStopped => "NodeStopped",
         }
     }
 

@@ -1,6 +1,6 @@
-//! The dashboard's data source over an in-process [`Devnet`] (issue 15): fills the plain data
+//! The dashboard's data source over an in-process [`NodeCore`] (issue 15): fills the plain data
 //! types of [`crate::tui::model`] from the chain and runs [`UiCommand`]s synchronously through
-//! [`Devnet::execute`], as the matching JSON-RPC method would.
+//! node requests, as the matching JSON-RPC method would.
 //!
 //! Mining modes live here until the live node (issue 13) owns them: `auto` seals a block after
 //! every transaction, `manual` only on request, `interval` whenever [`LocalDevnet::tick`] is told
@@ -15,7 +15,7 @@ use crate::engine::{
     Address, DeferReason, Failure, ScheduleArgs, ScheduleCtx, Timer, TimerEvent, TimerId,
     validate_schedule,
 };
-use crate::node::{Command, Devnet, NodeError, Outcome};
+use crate::node::{Mine, NodeCore, NodeError, Revert, SendTx, Snapshot};
 use crate::tui::model::*;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -27,7 +27,7 @@ const MAX_CATCH_UP: u32 = 10;
 
 /// An in-process devnet seen through the dashboard's interface.
 pub struct LocalDevnet {
-    devnet: Devnet,
+    devnet: NodeCore,
     names: BTreeMap<Address, String>,
     mining: MiningMode,
     last_seal: Option<Instant>,
@@ -37,7 +37,7 @@ pub struct LocalDevnet {
 impl LocalDevnet {
     /// Wraps a devnet; `names` labels addresses (a fixture's address book). Mining starts
     /// `manual`.
-    pub fn new(devnet: Devnet, names: BTreeMap<Address, String>) -> Self {
+    pub fn new(devnet: NodeCore, names: BTreeMap<Address, String>) -> Self {
         LocalDevnet {
             devnet,
             names,
@@ -58,7 +58,7 @@ impl LocalDevnet {
         self
     }
 
-    pub fn devnet(&self) -> &Devnet {
+    pub fn devnet(&self) -> &NodeCore {
         &self.devnet
     }
 
@@ -104,22 +104,13 @@ impl LocalDevnet {
     }
 
     fn seal(&mut self, blocks: u64) -> Result<u64, CommandError> {
-        self.devnet
-            .execute(Command::Mine { blocks })
-            .map_err(node_error)?;
+        self.devnet.apply(Mine { blocks }).map_err(node_error)?;
         Ok(self.chain().height())
     }
 
     /// Sends a transaction (sealing it at once under `auto` mining); a reverted one is an error.
     fn send(&mut self, tx: Transaction) -> Result<Vec<TimerId>, CommandError> {
-        let receipt = match self
-            .devnet
-            .execute(Command::SendTx(tx))
-            .map_err(node_error)?
-        {
-            Outcome::Receipt(r) => r,
-            other => unreachable!("SendTx answers a receipt, got {other:?}"),
-        };
+        let receipt = self.devnet.apply(SendTx(tx)).map_err(node_error)?.receipt;
         if self.mining == MiningMode::Auto {
             self.seal(1)?;
         }
@@ -743,15 +734,13 @@ impl DashboardSource for LocalDevnet {
                 "Unsupported",
                 "this node runs the fifo scheduler only: the CIP-1 v3 scheduler and its activation height are not built yet",
             )),
-            UiCommand::Snapshot => match self.devnet.execute(Command::Snapshot) {
-                Ok(Outcome::Snapshot(id)) => Ok(CommandOutcome::SnapshotTaken(id)),
-                Ok(other) => unreachable!("Snapshot answers an id, got {other:?}"),
-                Err(e) => Err(node_error(e)),
-            },
+            UiCommand::Snapshot => self
+                .devnet
+                .apply(Snapshot)
+                .map(CommandOutcome::SnapshotTaken)
+                .map_err(node_error),
             UiCommand::Revert(id) => {
-                self.devnet
-                    .execute(Command::Revert { id })
-                    .map_err(node_error)?;
+                self.devnet.apply(Revert { id }).map_err(node_error)?;
                 Ok(CommandOutcome::Reverted {
                     id,
                     height: self.chain().height(),

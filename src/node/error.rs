@@ -1,0 +1,78 @@
+//! Why the node refused a request. A refused request changed nothing.
+
+use crate::chain::{BlockOpen, LoadError, Receipt, TxError};
+use crate::engine::{ErrorKind, Failure, TimerError};
+
+/// A request the node refused; nothing changed (a [`NodeError::Reverted`] transaction is the
+/// one exception a chain has: it was included, so its nonce and fee are spent, as on any chain).
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// The transaction was rejected before inclusion.
+    #[error(transparent)]
+    Tx(#[from] TxError),
+    /// The transaction was included and failed: its effects were discarded, its fee paid.
+    #[error("{failure}")]
+    Reverted {
+        failure: Failure,
+        receipt: Box<Receipt>,
+    },
+    #[error("UnknownSnapshot: no snapshot {0} (it was never taken, deleted or dropped)")]
+    UnknownSnapshot(u64),
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    /// A dump asked for while a block is open.
+    #[error(transparent)]
+    BlockOpen(#[from] BlockOpen),
+    /// A timer rule (CIP-5 §4.2) or a config check refused it.
+    #[error(transparent)]
+    Timer(#[from] TimerError),
+    /// Refused before anything was sent, under the named rule.
+    #[error("{0}")]
+    Refused(Failure),
+    #[error("InvalidInput: {0}")]
+    InvalidInput(String),
+    #[error("TimerNotFound: {0}")]
+    TimerNotFound(String),
+    #[error("UnknownActor: {0}")]
+    UnknownActor(String),
+    /// The node's thread is gone (shut down or panicked).
+    #[error("NodeStopped: the node is not running")]
+    NodeStopped,
+}
+
+impl NodeError {
+    /// The spec's name of the error (`InvalidInput`, `Unauthorized`, `TimerNotFound`, ...).
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            NodeError::Tx(e) => e.kind(),
+            NodeError::Reverted { failure, .. } | NodeError::Refused(failure) => failure.kind,
+            NodeError::UnknownSnapshot(_) => ErrorKind::UnknownSnapshot,
+            NodeError::Load(e) => e.kind(),
+            NodeError::BlockOpen(_) | NodeError::InvalidInput(_) => ErrorKind::InvalidInput,
+            NodeError::Timer(e) => e.kind(),
+            NodeError::TimerNotFound(_) => ErrorKind::TimerNotFound,
+            NodeError::UnknownActor(_) => ErrorKind::UnknownActor,
+            NodeError::NodeStopped => ErrorKind::NodeStopped,
+        }
+    }
+
+    /// The error as a typed failure: its kind and the message after the kind's name.
+    pub fn failure(&self) -> Failure {
+        match self {
+            NodeError::Reverted { failure, .. } | NodeError::Refused(failure) => failure.clone(),
+            e => Failure::from_error(e.kind(), e),
+        }
+    }
+
+    /// A failed receipt as an error.
+    pub(crate) fn reverted(receipt: Receipt) -> NodeError {
+        let failure = receipt
+            .error
+            .clone()
+            .unwrap_or_else(|| Failure::new(ErrorKind::Reverted, "the transaction failed"));
+        NodeError::Reverted {
+            failure,
+            receipt: Box::new(receipt),
+        }
+    }
+}
