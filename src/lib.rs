@@ -8,5 +8,6 @@
 pub mod chain;
 pub mod engine;
 pub mod node;
+pub mod rpc;
 pub mod scenario;
 pub mod vm;
