@@ -4,6 +4,7 @@
 use crate::cli::{EXIT_FAILED, EXIT_FIXTURE, EXIT_OK, EXIT_OUTPUT, RunArgs};
 use anyhow::{Context, Result};
 use cowboy_devnet::chain::ChainDump;
+use cowboy_devnet::node::DumpState;
 use cowboy_devnet::scenario::lines::{block_line, event_line};
 use cowboy_devnet::scenario::report::BlockRow;
 use cowboy_devnet::scenario::runner::disk_loader;
@@ -263,7 +264,10 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     if let Some(r) = &report.refused {
         eprintln!("error: {r}");
     }
-    let dump = a.dump.as_ref().map(|_| devnet.chain_mut().dump());
+    let dump = match &a.dump {
+        Some(_) => Some(*devnet.apply(DumpState).context("dumping the state")?),
+        None => None,
+    };
     let unwritten = write_outputs(&a, &report, dump, csv, out);
     Ok(if unwritten {
         EXIT_OUTPUT

@@ -618,14 +618,14 @@ impl Chain {
         };
         self.height = open.height;
         self.head = header.clone();
-        self.blocks.push_back(Block {
+        self.blocks.push_back(Arc::new(Block {
             header,
             receipts: open.receipts,
             events: open.events,
             eob,
             migrated: open.migrated,
             pending: self.engine.queue.len() as u64,
-        });
+        }));
         if self.blocks.len() > self.keep_blocks {
             self.blocks.pop_front();
         }

@@ -149,7 +149,8 @@ pub struct Chain {
     pub supply: u128,
     /// Everything burned (basefees).
     pub burned: u128,
-    blocks: VecDeque<Block>,
+    /// Sealed blocks, shared: a cloned chain (a snapshot) shares them, never copies them.
+    blocks: VecDeque<Arc<Block>>,
     keep_blocks: usize,
     open: Option<OpenBlock>,
     skip_next: u64,
@@ -310,7 +311,7 @@ impl Chain {
 
     /// The sealed blocks still held in memory, oldest first.
     pub fn blocks(&self) -> impl DoubleEndedIterator<Item = &Block> {
-        self.blocks.iter()
+        self.blocks.iter().map(|b| &**b)
     }
 
     pub fn block(&self, height: u64) -> Option<&Block> {
@@ -319,11 +320,20 @@ impl Chain {
             return None;
         }
         // Heights may skip (outages); search from the back, where lookups usually land.
-        self.blocks.iter().rev().find(|b| b.header.height == height)
+        self.blocks
+            .iter()
+            .rev()
+            .find(|b| b.header.height == height)
+            .map(|b| &**b)
+    }
+
+    /// The last sealed block, shared (a clone of the pointer, not of the block).
+    pub fn last_block_shared(&self) -> Option<Arc<Block>> {
+        self.blocks.back().cloned()
     }
 
     pub fn last_block(&self) -> Option<&Block> {
-        self.blocks.back()
+        self.blocks.back().map(|b| &**b)
     }
 
     /// The height of the block being built (or that will be built next).
@@ -399,7 +409,7 @@ impl Chain {
                     .and_then(|s| self.height.checked_add(s))
                     .is_some()
             })
-            .expect("an outage past u64::MAX (`Devnet::execute` refuses it)");
+            .expect("an outage past u64::MAX (the node's `Halt` refuses it)");
     }
 }
 

@@ -1,157 +1,32 @@
-//! The live devnet (DESIGN.md, `node/`): one owner of the [`Chain`], driven by typed
-//! [`Command`]s. A key press, an RPC call and a fixture step all become the same command.
+//! The live devnet (DESIGN.md, `node/`): the only way into the chain. Every change is a typed
+//! [`Request`] with a typed reply, every read a query on `&NodeCore`; a key press, an RPC call
+//! and a fixture step all go through it.
 //!
-//! Commands run synchronously, one at a time (the headless runner drives them); a front end
-//! (dashboard, RPC) holds a [`Devnet`] inside one task with a command channel and an event
-//! broadcast.
+//! - [`NodeCore`] (`core.rs`): synchronous, without threads or clocks, like the engine. Mining
+//!   modes are its state; whoever runs it says when time has passed (`next_deadline` /
+//!   `tick`) and drains what happened (`poll_event`).
+//! - The shell (`shell.rs`): [`spawn`] runs a core on a thread of its own; a [`NodeHandle`]
+//!   sends it requests, reads the published head without waiting, and subscribes to its
+//!   notifications.
+//! - `requests.rs`: one struct per request; `txs.rs`: the transactions behind the timer and
+//!   governance requests; `views.rs`: what queries answer; `read.rs`: every read of the
+//!   chain's state the views make.
 
-use crate::chain::runtime::ActorRuntime;
-use crate::chain::{Chain, ChainDump, Genesis, LoadError, Receipt, Transaction, TxError};
-use crate::engine::{Address, TimerError};
-use std::collections::BTreeMap;
-use std::sync::Arc;
+mod core;
+mod error;
+mod read;
+pub mod requests;
+mod shell;
+pub mod txs;
+pub mod views;
 
-/// Everything that can be asked of the devnet.
-#[derive(Clone, Debug)]
-pub enum Command {
-    /// Apply a transaction to the open block.
-    SendTx(Transaction),
-    /// Seal `blocks` blocks (the first one holds the pending transactions).
-    Mine { blocks: u64 },
-    /// Simulate an outage: the next block comes `blocks` heights later (CIP-5 §8).
-    Halt { blocks: u64 },
-    /// Set a balance (minting or unminting the difference).
-    SetBalance { address: Address, balance: u128 },
-    /// Keep a copy of the whole state; returns its id.
-    Snapshot,
-    /// Go back to a snapshot (which stays available).
-    Revert { id: u64 },
-    /// Serialize the state.
-    Dump,
-    /// Replace the state with a dump.
-    Load(Box<ChainDump>),
-}
-
-/// What a command produced.
-#[derive(Debug)]
-pub enum Outcome {
-    Receipt(Box<Receipt>),
-    /// Heights of the sealed blocks.
-    Mined(Vec<u64>),
-    Snapshot(u64),
-    Dump(Box<ChainDump>),
-    Done,
-}
-
-/// A command failed; nothing changed.
-#[derive(Debug, thiserror::Error)]
-pub enum NodeError {
-    #[error(transparent)]
-    Tx(#[from] TxError),
-    #[error("UnknownSnapshot: no snapshot {0}")]
-    UnknownSnapshot(u64),
-    #[error(transparent)]
-    Load(#[from] LoadError),
-    #[error(transparent)]
-    Genesis(#[from] TimerError),
-    #[error("InvalidInput: {0}")]
-    InvalidInput(String),
-}
-
-impl NodeError {
-    pub fn name(&self) -> &'static str {
-        match self {
-            NodeError::Tx(e) => e.name(),
-            NodeError::UnknownSnapshot(_) => "UnknownSnapshot",
-            NodeError::Load(_) | NodeError::InvalidInput(_) => "InvalidInput",
-            NodeError::Genesis(e) => e.name(),
-        }
-    }
-}
-
-/// Upper bound on blocks one `Mine` command may seal (a guard against runaway requests).
-pub const MAX_MINE_PER_COMMAND: u64 = 1_000_000;
-
-/// The devnet: a chain plus snapshots.
-pub struct Devnet {
-    chain: Chain,
-    snapshots: BTreeMap<u64, Chain>,
-    next_snapshot: u64,
-}
-
-impl Devnet {
-    pub fn new(genesis: Genesis, runtime: Arc<dyn ActorRuntime>) -> Result<Self, NodeError> {
-        Ok(Devnet {
-            chain: Chain::new(genesis, runtime)?,
-            snapshots: BTreeMap::new(),
-            next_snapshot: 1,
-        })
-    }
-
-    pub fn chain(&self) -> &Chain {
-        &self.chain
-    }
-
-    pub fn chain_mut(&mut self) -> &mut Chain {
-        &mut self.chain
-    }
-
-    /// Applies one command.
-    pub fn execute(&mut self, cmd: Command) -> Result<Outcome, NodeError> {
-        match cmd {
-            Command::SendTx(tx) => Ok(Outcome::Receipt(Box::new(self.chain.apply_tx(tx)?))),
-            Command::Mine { blocks } => {
-                if blocks == 0 || blocks > MAX_MINE_PER_COMMAND {
-                    return Err(NodeError::InvalidInput(format!(
-                        "blocks must be in 1..={MAX_MINE_PER_COMMAND}, got {blocks}"
-                    )));
-                }
-                let mut heights = Vec::with_capacity(blocks as usize);
-                for _ in 0..blocks {
-                    heights.push(self.chain.seal_block().header.height);
-                }
-                Ok(Outcome::Mined(heights))
-            }
-            Command::Halt { blocks } => {
-                if blocks > MAX_MINE_PER_COMMAND {
-                    return Err(NodeError::InvalidInput(format!(
-                        "an outage may skip at most {MAX_MINE_PER_COMMAND} heights, got {blocks}"
-                    )));
-                }
-                // The resume height must be a height: checked, never wrapped.
-                if self.chain.pending_height().checked_add(blocks).is_none() {
-                    return Err(NodeError::InvalidInput(format!(
-                        "an outage of {blocks} heights after height {} passes u64::MAX",
-                        self.chain.height
-                    )));
-                }
-                self.chain.halt(blocks);
-                Ok(Outcome::Done)
-            }
-            Command::SetBalance { address, balance } => {
-                self.chain.try_set_balance(&address, balance)?;
-                Ok(Outcome::Done)
-            }
-            Command::Snapshot => {
-                let id = self.next_snapshot;
-                self.next_snapshot += 1;
-                self.snapshots.insert(id, self.chain.clone());
-                Ok(Outcome::Snapshot(id))
-            }
-            Command::Revert { id } => {
-                let snap = self
-                    .snapshots
-                    .get(&id)
-                    .ok_or(NodeError::UnknownSnapshot(id))?;
-                self.chain = snap.clone();
-                Ok(Outcome::Done)
-            }
-            Command::Dump => Ok(Outcome::Dump(Box::new(self.chain.dump()))),
-            Command::Load(d) => {
-                let rt = self.chain.runtime().clone();
-                self.chain = Chain::load(*d, rt)?;
-                Ok(Outcome::Done)
-            }
-        }
-    }
-}
+pub use self::core::{
+    DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, DEFAULT_MAX_SNAPSHOTS, MAX_MINE_PER_COMMAND,
+    MiningMode, NodeConfig, NodeCore, NodeEvent, Request, dev_account,
+};
+pub use error::{NodeError, error_name};
+pub use requests::*;
+pub use shell::{
+    DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, ShellConfig, spawn, spawn_with,
+};
+pub use views::*;

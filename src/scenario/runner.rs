@@ -1,14 +1,14 @@
-//! Plays a prepared fixture on a devnet, headless: deploys and steps at their heights, a
-//! block sealed per height, the expectations checked, a report. Checking a fixture is in
+//! Plays a prepared fixture on a devnet node, headless: deploys and steps at their heights as
+//! node requests, a block mined per height, the expectations checked, a report. Checking a fixture is in
 //! `validate.rs`, a step's command in `translate.rs`, the expectations in `expect.rs`.
 
 use super::fixture::{Expect, LoadedFixture, Step};
 use super::report::{BlockRow, ExpectationResult, Report, StepOutcome, Summary};
-use super::translate::{StepContext, command_for};
+use super::translate::{StepContext, StepRequest, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
-use crate::chain::{Block, Chain, EventRecord, Genesis, Transaction, TxKind};
+use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
 use crate::engine::{Address, TimerConfig, TimerId};
-use crate::node::{Command, Devnet, NodeError, Outcome};
+use crate::node::{Halt, Mine, NodeConfig, NodeCore, NodeError, SendTx};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -183,20 +183,21 @@ impl Run {
         msg
     }
 
-    /// What a command did, its error named by the fixture's names.
-    fn applied(&self, r: Result<Outcome, NodeError>) -> Applied {
+    /// What a request did (its receipt, if it sent a transaction), its error named by the
+    /// fixture's names.
+    fn applied(&self, r: Result<Option<Receipt>, NodeError>) -> Applied {
         match r {
-            Ok(Outcome::Receipt(r)) if r.success => Applied::Done {
+            Ok(Some(r)) if r.success => Applied::Done {
                 timer: r.timers.first().copied(),
             },
-            Ok(Outcome::Receipt(r)) => {
+            Ok(Some(r)) => {
                 let message = self.named(r.error.clone().unwrap_or_default());
                 Applied::Failed {
                     name: error_name(&message).to_string(),
                     message,
                 }
             }
-            Ok(_) => Applied::Done { timer: None },
+            Ok(None) => Applied::Done { timer: None },
             Err(e) => Applied::Failed {
                 name: e.name().to_string(),
                 message: self.named(e.to_string()),
@@ -240,13 +241,13 @@ impl Scenario {
         self.run_devnet(runtime, opts, on_block).map(|(r, _)| r)
     }
 
-    /// [`run`](Self::run), also handing back the devnet as the run left it.
+    /// [`run`](Self::run), also handing back the node as the run left it.
     pub fn run_devnet(
         &self,
         runtime: Arc<dyn ActorRuntime>,
         opts: RunOptions,
         on_block: &mut dyn FnMut(&Block, &Chain),
-    ) -> Result<(Report, Devnet), NodeError> {
+    ) -> Result<(Report, NodeCore), NodeError> {
         self.run_with(runtime, opts, &mut |b, c| {
             on_block(b, c);
             ControlFlow::Continue(())
@@ -262,9 +263,12 @@ impl Scenario {
         runtime: Arc<dyn ActorRuntime>,
         opts: RunOptions,
         on_block: &mut dyn FnMut(&Block, &Chain) -> ControlFlow<()>,
-    ) -> Result<(Report, Devnet), NodeError> {
-        let mut devnet = Devnet::new(self.genesis.clone(), runtime)?;
-        devnet.chain_mut().set_keep_blocks(RUN_KEEP_BLOCKS);
+    ) -> Result<(Report, NodeCore), NodeError> {
+        let mut devnet = NodeCore::new(NodeConfig::headless(
+            self.genesis.clone(),
+            runtime,
+            RUN_KEEP_BLOCKS,
+        ))?;
         let last = opts.blocks.unwrap_or(self.default_blocks);
         let mut run = Run::new(self, opts, devnet.chain().funds_conserved());
         // State expectations by height, checked after their block (or, for a height an
@@ -290,12 +294,13 @@ impl Scenario {
             }
             self.deploy_actors(h, &mut devnet, &mut run);
             let halt = self.play_steps(h, &mut step_idx, &mut devnet, &mut run);
-            devnet.chain_mut().seal_block();
+            let block = devnet.apply(Mine { blocks: 1 })?.head;
+            // The run reads its blocks as they come; the node's notifications are not needed.
+            while devnet.poll_event().is_some() {}
             let chain = devnet.chain();
-            let block = chain.last_block().expect("a block was just sealed");
             run.funds_conserved &= chain.funds_conserved();
-            run.record_block(block);
-            let flow = on_block(block, chain);
+            run.record_block(&block);
+            let flow = on_block(&block, chain);
             for pe in state_at.remove(&h).unwrap_or_default() {
                 run.checks
                     .push(self.check_state(pe, chain, &run.labels, &run.events));
@@ -304,7 +309,7 @@ impl Scenario {
                 break;
             }
             if let Some((blocks, ps)) = halt
-                && let Err(e) = devnet.execute(Command::Halt { blocks })
+                && let Err(e) = devnet.apply(Halt { blocks })
             {
                 let msg = run.named(e.to_string());
                 run.refused = Some(format!(
@@ -320,7 +325,7 @@ impl Scenario {
     }
 
     /// Deploys the actors due at height `h`.
-    fn deploy_actors(&self, h: u64, devnet: &mut Devnet, run: &mut Run) {
+    fn deploy_actors(&self, h: u64, devnet: &mut NodeCore, run: &mut Run) {
         for a in self.actors.iter().filter(|a| a.at == h) {
             let tx = Transaction::new(
                 a.deployer,
@@ -330,7 +335,8 @@ impl Scenario {
                     endowment: a.endowment,
                 },
             );
-            let (ok, error) = match run.applied(devnet.execute(Command::SendTx(tx))) {
+            let sent = devnet.apply(SendTx(tx)).map(|o| Some(o.receipt));
+            let (ok, error) = match run.applied(sent) {
                 Applied::Done { .. } => (true, None),
                 Applied::Failed { message, .. } => (false, Some(message)),
             };
@@ -351,7 +357,7 @@ impl Scenario {
         &'s self,
         h: u64,
         step_idx: &mut usize,
-        devnet: &mut Devnet,
+        devnet: &mut NodeCore,
         run: &mut Run,
     ) -> Option<(u64, &'s PreparedStep)> {
         let mut halt: Option<(u64, &PreparedStep)> = None;
@@ -390,7 +396,13 @@ impl Scenario {
     }
 
     /// Applies one step.
-    fn apply_step(&self, ps: &PreparedStep, h: u64, devnet: &mut Devnet, run: &mut Run) -> Applied {
+    fn apply_step(
+        &self,
+        ps: &PreparedStep,
+        h: u64,
+        devnet: &mut NodeCore,
+        run: &mut Run,
+    ) -> Applied {
         let cx = StepContext {
             height: h,
             names: &self.names,
@@ -408,7 +420,11 @@ impl Scenario {
                 };
             }
         };
-        run.applied(devnet.execute(cmd))
+        let r = match cmd {
+            StepRequest::Tx(tx) => devnet.apply(SendTx(tx)).map(|o| Some(o.receipt)),
+            StepRequest::SetBalance(sb) => devnet.apply(sb).map(|()| None),
+        };
+        run.applied(r)
     }
 
     /// The report of a run: the event expectations, the state expectations left, the summary.

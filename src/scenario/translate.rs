@@ -1,12 +1,20 @@
-//! A fixture step as a node command: a pure function of the step, the height it is played
-//! at, the fixture's names and the timer labels known so far.
+//! A fixture step as a node request: a pure function of the step, the height it is played
+//! at, the fixture's names and the timer labels known so far. The transactions are built by
+//! the node's own builders (`node::txs`), shared with the RPC and the dashboard.
 
 use super::fixture::Step;
 use super::runner::merge_config;
-use crate::chain::{SystemInstruction, TimerOp, Transaction, TxKind, default_governor};
+use crate::chain::{Transaction, TxKind, default_governor};
 use crate::engine::timer::handler_payload;
 use crate::engine::{Address, ScheduleArgs, TimerConfig, TimerId};
-use crate::node::Command;
+use crate::node::{SetBalance, txs};
+
+/// The node request a step sends.
+#[derive(Clone, Debug)]
+pub enum StepRequest {
+    Tx(Transaction),
+    SetBalance(SetBalance),
+}
 use std::collections::BTreeMap;
 
 /// What a step needs to know to become a command.
@@ -76,17 +84,6 @@ impl StepContext<'_> {
         };
         id.ok_or_else(|| NotSent::TimerNotFound(t.to_string()))
     }
-
-    fn act_as(&self, actor: &str, from: &Option<String>, op: TimerOp) -> Command {
-        let tx = Transaction::new(
-            self.sender(actor, from),
-            TxKind::ActAs {
-                actor: self.addr(actor),
-                op,
-            },
-        );
-        Command::SendTx(tx)
-    }
 }
 
 /// The command a step sends, `Ok(None)` for a step that is not a command (`halt`, which the
@@ -94,21 +91,22 @@ impl StepContext<'_> {
 /// names resolve and its sums fit.
 ///
 /// [`Scenario::prepare`]: super::Scenario::prepare
-pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<Command>, NotSent> {
+pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepRequest>, NotSent> {
     let h = cx.height;
-    let system = |from: &Option<String>, i: SystemInstruction| {
-        Command::SendTx(Transaction::new(cx.gov(from), TxKind::System(i)))
-    };
+    let tx = |t: Transaction| StepRequest::Tx(t);
     let cmd = match step {
-        Step::Schedule { actor, from, .. } => {
-            cx.act_as(actor, from, TimerOp::ScheduleTimer(schedule_args(step, cx)))
-        }
+        Step::Schedule { actor, from, .. } => tx(txs::schedule(
+            cx.sender(actor, from),
+            cx.addr(actor),
+            schedule_args(step, cx),
+        )),
         Step::Cancel {
             actor, timer, from, ..
-        } => {
-            let timer_id = cx.timer(timer)?;
-            cx.act_as(actor, from, TimerOp::CancelTimer { timer_id })
-        }
+        } => tx(txs::cancel(
+            cx.sender(actor, from),
+            cx.addr(actor),
+            cx.timer(timer)?,
+        )),
         Step::Extend {
             actor,
             timer,
@@ -119,14 +117,12 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<Command>,
         } => {
             let timer_id = cx.timer(timer)?;
             let new_expires_at = to.unwrap_or_else(|| h.saturating_add(by.unwrap_or(0)));
-            cx.act_as(
-                actor,
-                from,
-                TimerOp::ExtendTimer {
-                    timer_id,
-                    new_expires_at,
-                },
-            )
+            tx(txs::extend(
+                cx.sender(actor, from),
+                cx.addr(actor),
+                timer_id,
+                new_expires_at,
+            ))
         }
         Step::Call {
             from,
@@ -134,7 +130,7 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<Command>,
             handler,
             payload,
             ..
-        } => Command::SendTx(Transaction::new(
+        } => tx(Transaction::new(
             cx.addr(from),
             TxKind::Call {
                 actor: cx.addr(actor),
@@ -144,38 +140,27 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<Command>,
         )),
         Step::Transfer {
             from, to, amount, ..
-        } => Command::SendTx(Transaction::new(
+        } => tx(Transaction::new(
             cx.addr(from),
             TxKind::Transfer {
                 to: cx.addr(to),
                 amount: amount.0,
             },
         )),
-        Step::GovCancel { timer, from, .. } => system(
-            from,
-            SystemInstruction::CancelTimer {
-                timer_id: cx.timer(timer)?,
-            },
-        ),
+        Step::GovCancel { timer, from, .. } => tx(txs::gov_cancel(cx.gov(from), cx.timer(timer)?)),
         Step::GovExtend {
             timer, to, from, ..
-        } => system(
-            from,
-            SystemInstruction::ExtendTimer {
-                timer_id: cx.timer(timer)?,
-                new_expires_at: *to,
-            },
-        ),
+        } => tx(txs::gov_extend(cx.gov(from), cx.timer(timer)?, *to)),
         Step::GovConfig { set, from, .. } => {
             let config = merge_config(cx.config, set).map_err(NotSent::InvalidInput)?;
-            system(from, SystemInstruction::UpdateTimerConfig { config })
+            tx(txs::gov_update_config(cx.gov(from), config))
         }
         Step::SetBalance {
             account, balance, ..
-        } => Command::SetBalance {
+        } => StepRequest::SetBalance(SetBalance {
             address: cx.addr(account),
             balance: balance.0,
-        },
+        }),
         Step::Halt { .. } => return Ok(None),
     };
     Ok(Some(cmd))

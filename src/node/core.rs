@@ -1,0 +1,626 @@
+//! The node's core: one owner of the [`Chain`], synchronous and without a clock (like the
+//! engine). Mining modes are its state; the shell tells it when time has passed
+//! ([`NodeCore::next_deadline`], [`NodeCore::tick`]) and drains what happened
+//! ([`NodeCore::poll_event`]).
+
+use super::error::NodeError;
+use super::read;
+use super::views::{
+    AccountView, BlockSummary, BlockView, EventFilter, EventView, HeadView, SnapshotInfo,
+    SupplyView, TiersView, TimerFilter, TimerView,
+};
+use crate::chain::runtime::ActorRuntime;
+use crate::chain::{Block, Chain, ChainDump, Genesis, GenesisAccount, Receipt, Transaction};
+use crate::engine::{Address, QueueConfig, TimerConfig, TimerId};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+/// When blocks are sealed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum MiningMode {
+    /// Every accepted transaction seals its block (as anvil's automine).
+    Auto,
+    /// A block every `block_time_ms` milliseconds of the shell's clock, transactions or not.
+    Interval { block_time_ms: u64 },
+    /// Only `Mine` seals.
+    Manual,
+}
+
+/// How a node starts.
+#[derive(Clone)]
+pub struct NodeConfig {
+    pub genesis: Genesis,
+    pub runtime: Arc<dyn ActorRuntime>,
+    pub mining: MiningMode,
+    /// Snapshots kept at most; taking one more drops the oldest (with an event).
+    pub max_snapshots: usize,
+    /// Dev accounts `dev0`, `dev1`, ... ([`dev_account`]) funded at genesis; `dev0` is a
+    /// system deployer, the others are not.
+    pub dev_accounts: usize,
+    pub dev_balance: u128,
+    /// Keep every sealed block where something happened, for `block`, `events` and the
+    /// history of timers that left. A headless run, which keeps its own, turns it off.
+    pub keep_history: bool,
+    /// Sealed blocks the chain itself keeps (`None`: the chain's default).
+    pub keep_blocks: Option<usize>,
+    /// Names of addresses (a fixture's accounts and actors), shown by `accounts`.
+    pub names: BTreeMap<Address, String>,
+}
+
+/// Snapshots a node keeps by default.
+pub const DEFAULT_MAX_SNAPSHOTS: usize = 64;
+/// Dev accounts a node funds by default.
+pub const DEFAULT_DEV_ACCOUNTS: usize = 10;
+/// A dev account's balance by default: 10^24 base units.
+pub const DEFAULT_DEV_BALANCE: u128 = 1_000_000_000_000_000_000_000_000;
+/// Upper bound on blocks one `Mine` request may seal (a guard against runaway requests).
+pub const MAX_MINE_PER_COMMAND: u64 = 1_000_000;
+
+/// The `i`-th dev account: `Address::from_label("dev{i}")`, the same on every run.
+pub fn dev_account(i: usize) -> Address {
+    Address::from_label(&format!("dev{i}"))
+}
+
+impl NodeConfig {
+    /// A live devnet's defaults: automine, [`DEFAULT_DEV_ACCOUNTS`] dev accounts with
+    /// [`DEFAULT_DEV_BALANCE`], history kept, [`DEFAULT_MAX_SNAPSHOTS`] snapshots.
+    pub fn new(genesis: Genesis, runtime: Arc<dyn ActorRuntime>) -> Self {
+        NodeConfig {
+            genesis,
+            runtime,
+            mining: MiningMode::Auto,
+            max_snapshots: DEFAULT_MAX_SNAPSHOTS,
+            dev_accounts: DEFAULT_DEV_ACCOUNTS,
+            dev_balance: DEFAULT_DEV_BALANCE,
+            keep_history: true,
+            keep_blocks: None,
+            names: BTreeMap::new(),
+        }
+    }
+
+    /// A headless run's settings: the genesis as given (no dev accounts), manual mining, no
+    /// history beyond the chain's last `keep_blocks` blocks.
+    pub fn headless(genesis: Genesis, runtime: Arc<dyn ActorRuntime>, keep_blocks: usize) -> Self {
+        NodeConfig {
+            mining: MiningMode::Manual,
+            dev_accounts: 0,
+            dev_balance: 0,
+            keep_history: false,
+            keep_blocks: Some(keep_blocks),
+            ..NodeConfig::new(genesis, runtime)
+        }
+    }
+}
+
+/// What happened in the node, in order, as data: the shell drains it into notifications.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum NodeEvent {
+    /// A block was sealed. Reported for every block with a transaction or an event and for
+    /// the last block of each request; empty blocks in between are counted in `quiet_before`.
+    BlockSealed(BlockSummary),
+    /// An event of a sealed block (after its `BlockSealed`).
+    Chain(EventView),
+    MiningChanged(MiningMode),
+    SnapshotTaken {
+        id: u64,
+        height: u64,
+    },
+    SnapshotReverted {
+        id: u64,
+        height: u64,
+    },
+    SnapshotDeleted {
+        id: u64,
+    },
+    /// The oldest snapshot was dropped to keep at most `max_snapshots`.
+    SnapshotDropped {
+        id: u64,
+    },
+    /// An outage: the next block comes `blocks` heights later.
+    Halted {
+        blocks: u64,
+        resume_height: u64,
+    },
+    /// The chain went back to its genesis.
+    Reset,
+    StateLoaded {
+        height: u64,
+    },
+    BalanceSet {
+        address: Address,
+        balance: String,
+    },
+}
+
+/// A change to the node with its typed reply. One struct per request (see `requests.rs`);
+/// the shell runs them on the node's thread.
+pub trait Request: Send + 'static {
+    type Reply: Send + 'static;
+    fn apply(self, node: &mut NodeCore) -> Result<Self::Reply, NodeError>;
+}
+
+/// A kept state: the chain (its sealed blocks shared, not copied) and the node's history.
+#[derive(Clone)]
+struct Snap {
+    chain: Chain,
+    history: Vec<Arc<Block>>,
+    names: BTreeMap<Address, String>,
+}
+
+/// The live devnet, without threads or clocks.
+pub struct NodeCore {
+    chain: Chain,
+    /// The genesis with the dev accounts, for `Reset`.
+    genesis: Genesis,
+    runtime: Arc<dyn ActorRuntime>,
+    keep_blocks: Option<usize>,
+    mining: MiningMode,
+    /// Interval mining: when the next block is due (`None`: the clock has not started).
+    next_seal_at: Option<u64>,
+    pending_txs: u64,
+    keep_history: bool,
+    /// Sealed blocks where something happened, oldest first (only if `keep_history`).
+    history: Vec<Arc<Block>>,
+    snapshots: BTreeMap<u64, Snap>,
+    next_snapshot: u64,
+    max_snapshots: usize,
+    events: VecDeque<NodeEvent>,
+    /// Empty blocks sealed since the last `BlockSealed`.
+    quiet: u64,
+    dev: Vec<Address>,
+    names: BTreeMap<Address, String>,
+    initial_names: BTreeMap<Address, String>,
+}
+
+impl std::fmt::Debug for NodeCore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeCore")
+            .field("chain", &self.chain)
+            .field("mining", &self.mining)
+            .finish_non_exhaustive()
+    }
+}
+
+fn check_mining(m: MiningMode) -> Result<(), NodeError> {
+    match m {
+        MiningMode::Interval { block_time_ms: 0 } => Err(NodeError::InvalidInput(
+            "interval mining needs a block time above 0 ms".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl NodeCore {
+    /// A node at the genesis of `cfg` (with its dev accounts funded).
+    pub fn new(cfg: NodeConfig) -> Result<NodeCore, NodeError> {
+        check_mining(cfg.mining)?;
+        if cfg.max_snapshots == 0 {
+            return Err(NodeError::InvalidInput(
+                "max_snapshots must be at least 1".into(),
+            ));
+        }
+        let mut genesis = cfg.genesis;
+        let dev: Vec<Address> = (0..cfg.dev_accounts).map(dev_account).collect();
+        let mut names = cfg.names;
+        for (i, a) in dev.iter().enumerate() {
+            if !genesis.accounts.iter().any(|g| g.address == *a) {
+                genesis.accounts.push(GenesisAccount {
+                    address: *a,
+                    balance: cfg.dev_balance,
+                });
+            }
+            names.entry(*a).or_insert_with(|| format!("dev{i}"));
+        }
+        // Spec note (CIP-5 §5.4): dev0 may send the governance instructions 48/49/50, the
+        // other dev accounts may not (a devnet shows both sides of the permission).
+        if let Some(d0) = dev.first()
+            && !genesis.system_deployers.contains(d0)
+        {
+            genesis.system_deployers.push(*d0);
+        }
+        let chain = new_chain(&genesis, &cfg.runtime, cfg.keep_blocks)?;
+        Ok(NodeCore {
+            chain,
+            genesis,
+            runtime: cfg.runtime,
+            keep_blocks: cfg.keep_blocks,
+            mining: cfg.mining,
+            next_seal_at: None,
+            pending_txs: 0,
+            keep_history: cfg.keep_history,
+            history: Vec::new(),
+            snapshots: BTreeMap::new(),
+            next_snapshot: 1,
+            max_snapshots: cfg.max_snapshots,
+            events: VecDeque::new(),
+            quiet: 0,
+            dev,
+            initial_names: names.clone(),
+            names,
+        })
+    }
+
+    /// Applies a request.
+    pub fn apply<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError> {
+        r.apply(self)
+    }
+
+    // ---- time ----------------------------------------------------------------------------
+
+    /// When the shell must call [`tick`](Self::tick) next, in its milliseconds: the next
+    /// interval block (0 while the interval clock has not started: tick at once). `None`
+    /// when no time-driven work is due (auto and manual mining).
+    pub fn next_deadline(&self) -> Option<u64> {
+        match self.mining {
+            MiningMode::Interval { .. } => Some(self.next_seal_at.unwrap_or(0)),
+            _ => None,
+        }
+    }
+
+    /// Time has passed: `now_ms` is the shell's monotonic clock. Interval mining seals a
+    /// block when one is due. The first tick after interval mining starts only starts its
+    /// clock. A shell that was held up past several block times gets one block, and the
+    /// next is due a full block time later (blocks are not sealed in a burst to catch up).
+    pub fn tick(&mut self, now_ms: u64) {
+        let MiningMode::Interval { block_time_ms } = self.mining else {
+            return;
+        };
+        match self.next_seal_at {
+            None => self.next_seal_at = Some(now_ms.saturating_add(block_time_ms)),
+            Some(due) if now_ms >= due => {
+                self.seal();
+                self.report_quiet();
+                let next = due.saturating_add(block_time_ms);
+                self.next_seal_at = Some(if next <= now_ms {
+                    now_ms.saturating_add(block_time_ms)
+                } else {
+                    next
+                });
+            }
+            Some(_) => {}
+        }
+    }
+
+    /// The next thing that happened, oldest first.
+    pub fn poll_event(&mut self) -> Option<NodeEvent> {
+        self.events.pop_front()
+    }
+
+    // ---- queries -------------------------------------------------------------------------
+
+    /// The chain, read-only (the runner's expectations and the dashboard read it).
+    pub fn chain(&self) -> &Chain {
+        &self.chain
+    }
+
+    pub fn head(&self) -> HeadView {
+        read::head(&self.chain, self.mining, self.pending_txs)
+    }
+
+    pub fn height(&self) -> u64 {
+        read::height(&self.chain)
+    }
+
+    pub fn mining(&self) -> MiningMode {
+        self.mining
+    }
+
+    /// A sealed block: from the node's history, else from the chain's recent blocks.
+    pub fn block(&self, height: u64) -> Option<BlockView> {
+        if let Ok(i) = self
+            .history
+            .binary_search_by_key(&height, |b| b.header.height)
+        {
+            return Some(self.history[i].clone());
+        }
+        self.chain.block(height).map(|b| Arc::new(b.clone()))
+    }
+
+    /// The dev accounts (in order), then every other account, with their names.
+    pub fn accounts(&self) -> Vec<AccountView> {
+        let mut v: Vec<AccountView> = self
+            .dev
+            .iter()
+            .map(|a| read::account(&self.chain, *a, self.names.get(a).cloned()))
+            .collect();
+        for a in read::account_addresses(&self.chain) {
+            if !self.dev.contains(&a) {
+                v.push(read::account(&self.chain, a, self.names.get(&a).cloned()));
+            }
+        }
+        v
+    }
+
+    /// The dev accounts, `dev0` first.
+    pub fn dev_accounts(&self) -> &[Address] {
+        &self.dev
+    }
+
+    pub fn balance(&self, who: &Address) -> u128 {
+        self.chain.balance(who)
+    }
+
+    pub fn supply(&self) -> SupplyView {
+        read::supply(&self.chain)
+    }
+
+    pub fn config(&self) -> (TimerConfig, QueueConfig) {
+        (
+            read::timer_config(&self.chain).clone(),
+            read::queue_config(&self.chain).clone(),
+        )
+    }
+
+    pub fn tiers(&self) -> TiersView {
+        read::tiers(&self.chain)
+    }
+
+    /// Events of the history (oldest first) that `filter` matches, at most `filter.limit`.
+    /// Without history (a headless node): the chain's recent blocks.
+    pub fn events(&self, filter: &EventFilter) -> Vec<EventView> {
+        let limit = filter.limit.unwrap_or(usize::MAX);
+        let from = filter.from_height.unwrap_or(0);
+        let start = self.history.partition_point(|b| b.header.height < from);
+        let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
+            Box::new(self.history[start..].iter().map(|b| &**b))
+        } else {
+            Box::new(self.chain.blocks())
+        };
+        blocks
+            .take_while(|b| filter.to_height.is_none_or(|t| b.header.height <= t))
+            .flat_map(|b| b.events.iter())
+            .filter(|r| filter.matches(r))
+            .take(limit)
+            .cloned()
+            .collect()
+    }
+
+    /// A timer, pending or gone (as far as the history reaches); `None` when unknown.
+    pub fn timer(&self, id: &TimerId) -> Option<TimerView> {
+        let events = self.events(&EventFilter {
+            timer_id: Some(*id),
+            ..EventFilter::default()
+        });
+        read::timer_view(&self.chain, id, events)
+    }
+
+    /// The timers of one height in execution order.
+    pub fn bucket(&self, height: u64) -> Vec<TimerView> {
+        read::bucket(&self.chain, height)
+            .into_iter()
+            .filter_map(|t| self.timer(&t.timer_id))
+            .collect()
+    }
+
+    /// Timers, pending (in firing order) and then gone (in the order they left), that
+    /// `filter` matches, at most `filter.limit`.
+    pub fn timers(&self, filter: &TimerFilter) -> Vec<TimerView> {
+        let limit = filter.limit.unwrap_or(usize::MAX);
+        let mut ids: Vec<TimerId> = Vec::new();
+        if filter
+            .status
+            .is_none_or(|s| s == super::TimerStatus::Pending)
+        {
+            ids.extend(
+                read::pending_timers(&self.chain)
+                    .into_iter()
+                    .filter(|t| filter.actor.is_none_or(|a| t.actor_address == a))
+                    .map(|t| t.timer_id),
+            );
+        }
+        if filter.status != Some(super::TimerStatus::Pending) {
+            let mut seen = std::collections::BTreeSet::new();
+            for b in &self.history {
+                for r in &b.events {
+                    if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
+                        timer_id,
+                        actor,
+                        ..
+                    }) = &r.event
+                        && filter.actor.is_none_or(|a| a == *actor)
+                        && read::live_timer(&self.chain, timer_id).is_none()
+                        && seen.insert(*timer_id)
+                    {
+                        ids.push(*timer_id);
+                    }
+                }
+            }
+        }
+        ids.into_iter()
+            .filter_map(|id| self.timer(&id))
+            .filter(|v| filter.status.is_none_or(|s| v.status == s))
+            .take(limit)
+            .collect()
+    }
+
+    /// The snapshots kept, oldest first.
+    pub fn snapshots(&self) -> Vec<SnapshotInfo> {
+        self.snapshots
+            .iter()
+            .map(|(id, s)| SnapshotInfo {
+                id: *id,
+                height: read::height(&s.chain),
+            })
+            .collect()
+    }
+
+    // ---- the building blocks of requests ------------------------------------------------
+
+    /// Applies a transaction; seals its block under automine.
+    pub(super) fn send(&mut self, tx: Transaction) -> Result<(Receipt, Option<u64>), NodeError> {
+        let receipt = self.chain.apply_tx(tx)?;
+        self.pending_txs += 1;
+        let sealed = match self.mining {
+            MiningMode::Auto => {
+                let h = self.seal().header.height;
+                self.report_quiet();
+                Some(h)
+            }
+            _ => None,
+        };
+        Ok((receipt, sealed))
+    }
+
+    /// Seals one block; reports it if something happened in it.
+    pub(super) fn seal(&mut self) -> Arc<Block> {
+        self.chain.seal_block();
+        let b = self
+            .chain
+            .last_block_shared()
+            .expect("a block was just sealed");
+        self.pending_txs = 0;
+        if b.receipts.is_empty() && b.events.is_empty() {
+            self.quiet += 1;
+        } else {
+            if self.keep_history {
+                self.history.push(b.clone());
+            }
+            self.events
+                .push_back(NodeEvent::BlockSealed(BlockSummary::of(&b, self.quiet)));
+            self.quiet = 0;
+            self.events
+                .extend(b.events.iter().cloned().map(NodeEvent::Chain));
+        }
+        b
+    }
+
+    /// Reports the last sealed block if it was empty and not reported yet.
+    pub(super) fn report_quiet(&mut self) {
+        if self.quiet == 0 {
+            return;
+        }
+        if let Some(b) = self.chain.last_block() {
+            let s = BlockSummary::of(b, self.quiet - 1);
+            self.events.push_back(NodeEvent::BlockSealed(s));
+        }
+        self.quiet = 0;
+    }
+
+    pub(super) fn push_event(&mut self, e: NodeEvent) {
+        self.events.push_back(e);
+    }
+
+    pub(super) fn chain_mut(&mut self) -> &mut Chain {
+        &mut self.chain
+    }
+
+    pub(super) fn set_mining(&mut self, m: MiningMode) -> Result<(), NodeError> {
+        check_mining(m)?;
+        // Switching to automine seals what is pending, as if it had been on.
+        if m == MiningMode::Auto && self.pending_txs > 0 {
+            self.seal();
+            self.report_quiet();
+        }
+        self.mining = m;
+        self.next_seal_at = None;
+        self.events.push_back(NodeEvent::MiningChanged(m));
+        Ok(())
+    }
+
+    pub(super) fn take_snapshot(&mut self) -> u64 {
+        let id = self.next_snapshot;
+        self.next_snapshot += 1;
+        self.snapshots.insert(
+            id,
+            Snap {
+                chain: self.chain.clone(),
+                history: self.history.clone(),
+                names: self.names.clone(),
+            },
+        );
+        let height = self.height();
+        self.events
+            .push_back(NodeEvent::SnapshotTaken { id, height });
+        while self.snapshots.len() > self.max_snapshots {
+            if let Some((old, _)) = self.snapshots.pop_first() {
+                self.events
+                    .push_back(NodeEvent::SnapshotDropped { id: old });
+            }
+        }
+        id
+    }
+
+    pub(super) fn revert(&mut self, id: u64) -> Result<(), NodeError> {
+        let s = self
+            .snapshots
+            .get(&id)
+            .ok_or(NodeError::UnknownSnapshot(id))?;
+        self.chain = s.chain.clone();
+        self.history = s.history.clone();
+        self.names = s.names.clone();
+        self.pending_txs = 0;
+        self.quiet = 0;
+        let height = self.height();
+        self.events
+            .push_back(NodeEvent::SnapshotReverted { id, height });
+        Ok(())
+    }
+
+    pub(super) fn delete_snapshot(&mut self, id: u64) -> Result<(), NodeError> {
+        self.snapshots
+            .remove(&id)
+            .ok_or(NodeError::UnknownSnapshot(id))?;
+        self.events.push_back(NodeEvent::SnapshotDeleted { id });
+        Ok(())
+    }
+
+    pub(super) fn reset(&mut self) -> Result<(), NodeError> {
+        self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
+        self.history.clear();
+        self.names = self.initial_names.clone();
+        self.pending_txs = 0;
+        self.quiet = 0;
+        self.next_seal_at = None;
+        self.events.push_back(NodeEvent::Reset);
+        Ok(())
+    }
+
+    pub(super) fn dump(&mut self) -> ChainDump {
+        // A dump seals the open block: seal it here, so that it is reported.
+        if self.pending_txs > 0 {
+            self.seal();
+            self.report_quiet();
+        }
+        self.chain.dump()
+    }
+
+    pub(super) fn load(&mut self, d: ChainDump) -> Result<(), NodeError> {
+        let mut chain = Chain::load(d, self.runtime.clone())?;
+        if let Some(n) = self.keep_blocks {
+            chain.set_keep_blocks(n);
+        }
+        self.chain = chain;
+        self.history.clear();
+        self.pending_txs = 0;
+        self.quiet = 0;
+        let height = self.height();
+        self.events.push_back(NodeEvent::StateLoaded { height });
+        Ok(())
+    }
+
+    pub(super) fn set_name(&mut self, a: Address, name: String) {
+        self.names.insert(a, name);
+    }
+
+    /// The first dev account, the default sender.
+    pub(super) fn default_sender(&self) -> Result<Address, NodeError> {
+        self.dev.first().copied().ok_or_else(|| {
+            NodeError::InvalidInput("`from` is required: this node has no dev accounts".into())
+        })
+    }
+}
+
+fn new_chain(
+    genesis: &Genesis,
+    runtime: &Arc<dyn ActorRuntime>,
+    keep_blocks: Option<usize>,
+) -> Result<Chain, NodeError> {
+    let mut chain = Chain::new(genesis.clone(), runtime.clone())?;
+    if let Some(n) = keep_blocks {
+        chain.set_keep_blocks(n);
+    }
+    Ok(chain)
+}

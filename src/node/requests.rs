@@ -1,0 +1,652 @@
+//! One struct per change to the node, each with its typed reply ([`Request`]). A request that
+//! returns `Err` changed nothing.
+
+use super::core::{MAX_MINE_PER_COMMAND, MiningMode, NodeCore, NodeEvent, Request};
+use super::error::NodeError;
+use super::read;
+use super::txs;
+use super::views::BlockView;
+use crate::chain::runtime::ActorCode;
+use crate::chain::{ChainDump, Receipt, Transaction, TxError, TxKind};
+use crate::engine::eob::max_cost;
+use crate::engine::{self, Address, ScheduleArgs, ScheduleCtx, TimerConfig, TimerId};
+use serde::Serialize;
+
+/// Seal `blocks` blocks (the first holds the pending transactions).
+#[derive(Clone, Copy, Debug)]
+pub struct Mine {
+    pub blocks: u64,
+}
+
+/// What a [`Mine`] sealed.
+#[derive(Clone, Debug)]
+pub struct Mined {
+    /// Height of the first block sealed.
+    pub first: u64,
+    /// Height of the last block sealed: the new head.
+    pub last: u64,
+    /// The new head block.
+    pub head: BlockView,
+}
+
+impl Request for Mine {
+    type Reply = Mined;
+    fn apply(self, node: &mut NodeCore) -> Result<Mined, NodeError> {
+        if self.blocks == 0 || self.blocks > MAX_MINE_PER_COMMAND {
+            return Err(NodeError::InvalidInput(format!(
+                "blocks must be in 1..={MAX_MINE_PER_COMMAND}, got {}",
+                self.blocks
+            )));
+        }
+        // The heights must stay heights: checked, never wrapped.
+        let pending = node.chain().pending_height();
+        if pending.checked_add(self.blocks).is_none() {
+            return Err(NodeError::InvalidInput(format!(
+                "{} blocks after height {} pass u64::MAX",
+                self.blocks,
+                node.height()
+            )));
+        }
+        let first = node.seal();
+        let mut head = first.clone();
+        for _ in 1..self.blocks {
+            head = node.seal();
+        }
+        node.report_quiet();
+        Ok(Mined {
+            first: first.header.height,
+            last: head.header.height,
+            head,
+        })
+    }
+}
+
+/// Apply a transaction to the open block (sealed at once under automine).
+#[derive(Clone, Debug)]
+pub struct SendTx(pub Transaction);
+
+/// An included transaction: its receipt (which may say it reverted), and the block it was
+/// sealed in if it was (automine).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TxOutcome {
+    pub receipt: Receipt,
+    pub sealed: Option<u64>,
+}
+
+impl Request for SendTx {
+    type Reply = TxOutcome;
+    fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
+        let (receipt, sealed) = node.send(self.0)?;
+        Ok(TxOutcome { receipt, sealed })
+    }
+}
+
+/// Set a balance (minting or unminting the difference).
+#[derive(Clone, Copy, Debug)]
+pub struct SetBalance {
+    pub address: Address,
+    pub balance: u128,
+}
+
+impl Request for SetBalance {
+    type Reply = ();
+    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
+        node.chain_mut()
+            .try_set_balance(&self.address, self.balance)?;
+        node.push_event(NodeEvent::BalanceSet {
+            address: self.address,
+            balance: self.balance.to_string(),
+        });
+        Ok(())
+    }
+}
+
+/// Simulate an outage: the next block comes `blocks` heights later (CIP-5 §8). A pending
+/// block is sealed first.
+#[derive(Clone, Copy, Debug)]
+pub struct Halt {
+    pub blocks: u64,
+}
+
+impl Request for Halt {
+    type Reply = ();
+    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
+        let blocks = self.blocks;
+        if blocks > MAX_MINE_PER_COMMAND {
+            return Err(NodeError::InvalidInput(format!(
+                "an outage may skip at most {MAX_MINE_PER_COMMAND} heights, got {blocks}"
+            )));
+        }
+        // The resume height must be a height: checked, never wrapped.
+        let resume = node
+            .chain()
+            .pending_height()
+            .checked_add(blocks)
+            .ok_or_else(|| {
+                NodeError::InvalidInput(format!(
+                    "an outage of {blocks} heights after height {} passes u64::MAX",
+                    node.height()
+                ))
+            })?;
+        if blocks == 0 {
+            return Ok(());
+        }
+        if node.head().pending_txs > 0 {
+            node.seal();
+            node.report_quiet();
+        }
+        node.chain_mut().halt(blocks);
+        node.push_event(NodeEvent::Halted {
+            blocks,
+            resume_height: resume,
+        });
+        Ok(())
+    }
+}
+
+/// Change the mining mode.
+#[derive(Clone, Copy, Debug)]
+pub struct SetMining(pub MiningMode);
+
+impl Request for SetMining {
+    type Reply = ();
+    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
+        node.set_mining(self.0)
+    }
+}
+
+/// Keep the current state; returns its id. Sealed blocks are shared with the snapshot, not
+/// copied. At most `max_snapshots` are kept: the oldest is dropped (`SnapshotDropped`).
+#[derive(Clone, Copy, Debug)]
+pub struct Snapshot;
+
+impl Request for Snapshot {
+    type Reply = u64;
+    fn apply(self, node: &mut NodeCore) -> Result<u64, NodeError> {
+        Ok(node.take_snapshot())
+    }
+}
+
+/// Go back to a snapshot, which stays usable (revert to it again later).
+#[derive(Clone, Copy, Debug)]
+pub struct Revert {
+    pub id: u64,
+}
+
+impl Request for Revert {
+    type Reply = ();
+    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
+        node.revert(self.id)
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct DeleteSnapshot {
+    pub id: u64,
+}
+
+impl Request for DeleteSnapshot {
+    type Reply = ();
+    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
+        node.delete_snapshot(self.id)
+    }
+}
+
+/// Back to the genesis (dev accounts funded again); snapshots are kept.
+#[derive(Clone, Copy, Debug)]
+pub struct Reset;
+
+impl Request for Reset {
+    type Reply = ();
+    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
+        node.reset()
+    }
+}
+
+/// The state as a dump (a pending block is sealed first).
+#[derive(Clone, Copy, Debug)]
+pub struct DumpState;
+
+impl Request for DumpState {
+    type Reply = Box<ChainDump>;
+    fn apply(self, node: &mut NodeCore) -> Result<Box<ChainDump>, NodeError> {
+        Ok(Box::new(node.dump()))
+    }
+}
+
+/// Replace the state with a dump (checked whole first: a bad dump changes nothing).
+#[derive(Clone, Debug)]
+pub struct LoadState(pub Box<ChainDump>);
+
+impl Request for LoadState {
+    type Reply = ();
+    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
+        node.load(*self.0)
+    }
+}
+
+// ---- actors ---------------------------------------------------------------------------------
+
+/// Deploy an actor. `from` defaults to the first dev account.
+#[derive(Clone, Debug)]
+pub struct DeployActor {
+    pub from: Option<Address>,
+    pub code: ActorCode,
+    /// Where (default: derived from the sender and its nonce).
+    pub address: Option<Address>,
+    /// Moved from `from` to the actor.
+    pub endowment: u128,
+    /// A name shown by `accounts`.
+    pub name: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Deployed {
+    pub address: Address,
+    pub receipt: Receipt,
+    pub sealed: Option<u64>,
+}
+
+impl Request for DeployActor {
+    type Reply = Deployed;
+    fn apply(self, node: &mut NodeCore) -> Result<Deployed, NodeError> {
+        let from = match self.from {
+            Some(f) => f,
+            None => node.default_sender()?,
+        };
+        let tx = Transaction::new(
+            from,
+            TxKind::Deploy {
+                address: self.address,
+                code: self.code,
+                endowment: self.endowment,
+            },
+        );
+        let (receipt, sealed) = node.send(tx)?;
+        if !receipt.success {
+            return Err(NodeError::reverted(receipt));
+        }
+        let address = receipt.created.expect("a deploy receipt names its actor");
+        if let Some(n) = self.name {
+            node.set_name(address, n);
+        }
+        Ok(Deployed {
+            address,
+            receipt,
+            sealed,
+        })
+    }
+}
+
+/// Call a handler of an actor. A handler that fails is a receipt with `success: false`, not
+/// an error.
+#[derive(Clone, Debug)]
+pub struct CallActor {
+    pub from: Address,
+    pub actor: Address,
+    pub handler: String,
+    pub payload: Vec<u8>,
+}
+
+impl Request for CallActor {
+    type Reply = TxOutcome;
+    fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
+        let tx = Transaction::new(
+            self.from,
+            TxKind::Call {
+                actor: self.actor,
+                handler: self.handler,
+                payload: self.payload,
+            },
+        );
+        SendTx(tx).apply(node)
+    }
+}
+
+// ---- timers ---------------------------------------------------------------------------------
+
+/// `actor` schedules a timer in a transaction from `from`.
+#[derive(Clone, Debug)]
+pub struct ScheduleTimer {
+    pub actor: Address,
+    /// The sender (default: the actor's deployer, the one account that may act as it).
+    pub from: Option<Address>,
+    pub args: ScheduleArgs,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Scheduled {
+    pub timer_id: TimerId,
+    pub tx_hash: engine::H256,
+    pub receipt: Receipt,
+    pub sealed: Option<u64>,
+}
+
+/// The sender of a timer request: `from`, or the actor's deployer.
+fn act_as_sender(
+    node: &NodeCore,
+    actor: &Address,
+    from: Option<Address>,
+) -> Result<Address, NodeError> {
+    match from {
+        Some(f) => Ok(f),
+        None => read::actor_deployer(node.chain(), actor)
+            .ok_or_else(|| NodeError::Tx(TxError::UnknownActor(*actor))),
+    }
+}
+
+/// A timer request's transaction, sent; a reverted one is an error naming why.
+fn send_checked(node: &mut NodeCore, tx: Transaction) -> Result<TxOutcome, NodeError> {
+    let (receipt, sealed) = node.send(tx)?;
+    if !receipt.success {
+        return Err(NodeError::reverted(receipt));
+    }
+    Ok(TxOutcome { receipt, sealed })
+}
+
+impl Request for ScheduleTimer {
+    type Reply = Scheduled;
+    fn apply(self, node: &mut NodeCore) -> Result<Scheduled, NodeError> {
+        let from = act_as_sender(node, &self.actor, self.from)?;
+        let tx = txs::schedule(from, self.actor, self.args);
+        // Refused before it is sent when the engine's checks would refuse it: a refused
+        // request changes nothing (no nonce, no fee).
+        let est = estimate(node, &tx);
+        if let Some(e) = est.error {
+            return Err(e.into_error());
+        }
+        let out = send_checked(node, tx)?;
+        let timer_id = *out
+            .receipt
+            .timers
+            .first()
+            .expect("a successful schedule names its timer");
+        Ok(Scheduled {
+            timer_id,
+            tx_hash: out.receipt.tx_hash,
+            receipt: out.receipt,
+            sealed: out.sealed,
+        })
+    }
+}
+
+/// `actor` cancels one of its timers.
+#[derive(Clone, Debug)]
+pub struct CancelTimer {
+    pub actor: Address,
+    pub timer_id: TimerId,
+    pub from: Option<Address>,
+}
+
+impl Request for CancelTimer {
+    type Reply = TxOutcome;
+    fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
+        let from = act_as_sender(node, &self.actor, self.from)?;
+        let tx = txs::cancel(from, self.actor, self.timer_id);
+        node.chain().check_tx(&tx)?;
+        let t = read::live_timer(node.chain(), &self.timer_id).ok_or_else(|| {
+            NodeError::TimerNotFound(format!("{} is not a pending timer", self.timer_id))
+        })?;
+        engine::check_owner(t, &self.actor)?;
+        send_checked(node, tx)
+    }
+}
+
+/// `actor` extends one of its timers' `expires_at`.
+#[derive(Clone, Debug)]
+pub struct ExtendTimer {
+    pub actor: Address,
+    pub timer_id: TimerId,
+    pub new_expires_at: u64,
+    pub from: Option<Address>,
+}
+
+impl Request for ExtendTimer {
+    type Reply = TxOutcome;
+    fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
+        let from = act_as_sender(node, &self.actor, self.from)?;
+        let tx = txs::extend(from, self.actor, self.timer_id, self.new_expires_at);
+        node.chain().check_tx(&tx)?;
+        let t = read::live_timer(node.chain(), &self.timer_id).ok_or_else(|| {
+            NodeError::TimerNotFound(format!("{} is not a pending timer", self.timer_id))
+        })?;
+        engine::check_owner(t, &self.actor)?;
+        engine::clamp_extension(
+            read::timer_config(node.chain()),
+            node.chain().pending_height(),
+            t.height,
+            self.new_expires_at,
+        )?;
+        send_checked(node, tx)
+    }
+}
+
+/// What a [`ScheduleTimer`] would do, without doing it: the most one fire may cost, the
+/// height it would fire at, and the error it would get.
+#[derive(Clone, Debug)]
+pub struct EstimateTimer(pub ScheduleTimer);
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Estimate {
+    /// `max_cost` of one fire under the current basefees (CIP-5 §6.3 step 2).
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub max_cost: u128,
+    /// The timer's id if it were scheduled now.
+    pub timer_id: Option<TimerId>,
+    /// The height it would fire at given the queue and the lane now.
+    pub fire_height: Option<u64>,
+    /// Why `ScheduleTimer` would refuse it.
+    pub error: Option<EstimateError>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct EstimateError {
+    /// The spec's name (`InvalidInput`, `Unauthorized`, `TimerCapExceeded`, ...).
+    pub name: String,
+    pub message: String,
+}
+
+impl EstimateError {
+    fn of(e: impl std::fmt::Display, name: &str) -> Self {
+        EstimateError {
+            name: name.to_string(),
+            message: e.to_string(),
+        }
+    }
+
+    fn into_error(self) -> NodeError {
+        NodeError::Refused {
+            name: self.name,
+            message: self.message,
+        }
+    }
+}
+
+impl Request for EstimateTimer {
+    type Reply = Estimate;
+    fn apply(self, node: &mut NodeCore) -> Result<Estimate, NodeError> {
+        let from = act_as_sender(node, &self.0.actor, self.0.from)?;
+        let tx = txs::schedule(from, self.0.actor, self.0.args);
+        Ok(estimate(node, &tx))
+    }
+}
+
+impl EstimateTimer {
+    /// The estimate from `&NodeCore` (it changes nothing).
+    pub fn estimate(self, node: &NodeCore) -> Result<Estimate, NodeError> {
+        let from = act_as_sender(node, &self.0.actor, self.0.from)?;
+        let tx = txs::schedule(from, self.0.actor, self.0.args);
+        Ok(estimate(node, &tx))
+    }
+}
+
+/// The checks of a schedule transaction (the transaction's, then CIP-5 §4.2's), as the engine
+/// makes them when the actor's host call runs in it.
+fn estimate(node: &NodeCore, tx: &Transaction) -> Estimate {
+    let chain = node.chain();
+    let cfg = read::timer_config(chain);
+    let TxKind::ActAs {
+        actor,
+        op: crate::chain::TimerOp::ScheduleTimer(args),
+    } = &tx.kind
+    else {
+        unreachable!("estimate of a schedule transaction");
+    };
+    let gas = args.gas_limit.unwrap_or(cfg.max_cycles_per_fire);
+    let quote = chain.fee_quote();
+    let mut est = Estimate {
+        max_cost: max_cost(gas, cfg.max_cells_per_fire, &quote, 0),
+        timer_id: None,
+        fire_height: None,
+        error: None,
+    };
+    if let Err(e) = chain.check_tx(tx) {
+        est.error = Some(EstimateError::of(&e, e.name()));
+        return est;
+    }
+    let current = chain.pending_height();
+    let ctx = ScheduleCtx {
+        current_height: current,
+        actor: *actor,
+        tx_sender: tx.from,
+        actor_nonce: chain.nonce(actor),
+        actor_timers: read::actor_timers(chain, actor),
+    };
+    match engine::validate_schedule(cfg, &ctx, args.clone()) {
+        Err(e) => est.error = Some(EstimateError::of(&e, e.name())),
+        Ok((timer, _)) => {
+            if read::live_timer(chain, &timer.timer_id).is_some() {
+                est.error = Some(EstimateError {
+                    name: "InvalidInput".into(),
+                    message: format!("InvalidInput: timer id {} already exists", timer.timer_id),
+                });
+            }
+            est.timer_id = Some(timer.timer_id);
+            est.fire_height = Some(fire_height(node, timer.height, timer.gas_limit_per_fire));
+        }
+    }
+    est
+}
+
+/// The first height from `height` on whose bucket, with the timers already due there ahead
+/// of it (FIFO), leaves room in the timer lane for `gas` (CIP-5 §6.5). Timers carried from
+/// earlier heights are not counted: an estimate, exact on a queue without deferrals.
+fn fire_height(node: &NodeCore, height: u64, gas: u64) -> u64 {
+    let chain = node.chain();
+    let cfg = read::timer_config(chain);
+    let lane = cfg.lane_timer_cycles;
+    let mut h = height;
+    let mut carried: u64 = 0;
+    for _ in 0..10_000 {
+        let due: u64 = read::bucket(chain, h)
+            .iter()
+            .filter(|t| t.height == h)
+            .map(|t| t.gas_limit_per_fire.min(cfg.max_cycles_per_fire))
+            .fold(carried, |a, g| a.saturating_add(g));
+        if due.saturating_add(gas) <= lane {
+            return h;
+        }
+        carried = due.saturating_sub(lane);
+        h = h.saturating_add(1);
+    }
+    h
+}
+
+// ---- governance -----------------------------------------------------------------------------
+
+/// `SYS_CANCEL_TIMER` (48) from `from` (a system deployer).
+#[derive(Clone, Debug)]
+pub struct GovCancel {
+    pub from: Address,
+    pub timer_id: TimerId,
+}
+
+impl Request for GovCancel {
+    type Reply = TxOutcome;
+    fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
+        let tx = txs::gov_cancel(self.from, self.timer_id);
+        gov_checked(node, tx)
+    }
+}
+
+/// `SYS_EXTEND_TIMER` (50) from `from` (a system deployer).
+#[derive(Clone, Debug)]
+pub struct GovExtend {
+    pub from: Address,
+    pub timer_id: TimerId,
+    pub new_expires_at: u64,
+}
+
+impl Request for GovExtend {
+    type Reply = TxOutcome;
+    fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
+        let tx = txs::gov_extend(self.from, self.timer_id, self.new_expires_at);
+        gov_checked(node, tx)
+    }
+}
+
+/// The config a `GovUpdateConfig` sets: whole, or the named fields of the config in force.
+#[derive(Clone, Debug)]
+pub enum ConfigChange {
+    Full(TimerConfig),
+    /// Field name -> new value; an unknown field or a value of the wrong type is
+    /// `InvalidInput`.
+    Fields(serde_json::Map<String, serde_json::Value>),
+}
+
+/// `SYS_UPDATE_TIMER_CONFIG` (49) from `from` (a system deployer).
+#[derive(Clone, Debug)]
+pub struct GovUpdateConfig {
+    pub from: Address,
+    pub config: ConfigChange,
+}
+
+impl Request for GovUpdateConfig {
+    type Reply = TxOutcome;
+    fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
+        let config = match self.config {
+            ConfigChange::Full(c) => c,
+            ConfigChange::Fields(set) => merge_config_json(read::timer_config(node.chain()), &set)?,
+        };
+        config.validate()?;
+        let tx = txs::gov_update_config(self.from, config);
+        gov_checked(node, tx)
+    }
+}
+
+/// Overrides fields of `base` with `set` (names and types checked).
+pub fn merge_config_json(
+    base: &TimerConfig,
+    set: &serde_json::Map<String, serde_json::Value>,
+) -> Result<TimerConfig, NodeError> {
+    let serde_json::Value::Object(mut t) = serde_json::to_value(base).expect("a config serializes")
+    else {
+        unreachable!("a config is an object");
+    };
+    for (k, v) in set {
+        if !t.contains_key(k) {
+            return Err(NodeError::InvalidInput(format!(
+                "`{k}` is not a TimerConfig field"
+            )));
+        }
+        t.insert(k.clone(), v.clone());
+    }
+    serde_json::from_value(serde_json::Value::Object(t))
+        .map_err(|e| NodeError::InvalidInput(format!("config: {e}")))
+}
+
+/// A governance transaction: refused unsent when `from` is not a system deployer (it would
+/// revert); reverted ones are errors.
+fn gov_checked(node: &mut NodeCore, tx: Transaction) -> Result<TxOutcome, NodeError> {
+    if !read::is_system_deployer(node.chain(), &tx.from) {
+        return Err(NodeError::Refused {
+            name: "Unauthorized".into(),
+            message: format!(
+                "Unauthorized: {} is not a system deployer (CIP-5 §5.4)",
+                tx.from
+            ),
+        });
+    }
+    node.chain().check_tx(&tx)?;
+    send_checked(node, tx)
+}

@@ -1,0 +1,241 @@
+//! What the node's queries answer: plain data, owned, cheap to send to another thread.
+
+use super::MiningMode;
+use crate::chain::{Block, EventRecord};
+use crate::engine::queue::Horizons;
+use crate::engine::{Address, H256, SchedulerKind, TierCounts, TimerId};
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+
+/// The head of the chain and the node's state around it: what `devnet_blockNumber` and a
+/// status bar read. Published by the shell after every command, so reading it never waits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HeadView {
+    /// Height of the last sealed block (0: genesis).
+    pub height: u64,
+    pub hash: H256,
+    pub state_root: H256,
+    /// The height the next block will have (past an outage: further than `height + 1`).
+    pub pending_height: u64,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub cycle_basefee: u128,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub cell_basefee: u128,
+    /// Timers in the queue.
+    pub pending_timers: u64,
+    /// Transactions in the open block (0 unless mining is manual or interval).
+    pub pending_txs: u64,
+    pub mining: MiningMode,
+    pub scheduler: SchedulerKind,
+}
+
+/// A sealed block, shared with the chain's history (never copied).
+pub type BlockView = Arc<Block>;
+
+/// An event where it happened: the block height, the phase, the event with its `kind`.
+pub type EventView = EventRecord;
+
+/// A short account of a sealed block, for notifications.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct BlockSummary {
+    pub height: u64,
+    pub hash: H256,
+    pub state_root: H256,
+    /// Heights skipped before this block (an outage).
+    pub skipped: u64,
+    pub txs: u64,
+    pub events: u64,
+    pub fired: u64,
+    pub deferred: u64,
+    pub expired: u64,
+    pub unfunded: u64,
+    /// Timers pending after the block.
+    pub pending: u64,
+    /// Empty blocks (no transaction, no event) sealed since the previous summary and not
+    /// reported one by one: a long `Mine` reports the blocks where something happened and its
+    /// last block.
+    pub quiet_before: u64,
+}
+
+impl BlockSummary {
+    pub fn of(b: &Block, quiet_before: u64) -> Self {
+        BlockSummary {
+            height: b.header.height,
+            hash: b.header.hash,
+            state_root: b.header.state_root,
+            skipped: b.header.skipped,
+            txs: b.receipts.len() as u64,
+            events: b.events.len() as u64,
+            fired: b.eob.fired,
+            deferred: b.eob.deferred,
+            expired: b.eob.expired,
+            unfunded: b.eob.unfunded,
+            pending: b.pending,
+            quiet_before,
+        }
+    }
+}
+
+/// A dev account or a genesis account.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AccountView {
+    pub address: Address,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub balance: u128,
+    pub nonce: u64,
+    /// May send system instructions 48/49/50 (CIP-5 §5.4).
+    pub system_deployer: bool,
+    /// Its name (`dev0`, or the fixture's name), if it has one.
+    pub name: Option<String>,
+}
+
+/// Everything minted, everything burned, and the sum of the balances (balances + burned =
+/// minted while funds are conserved).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct SupplyView {
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub minted: u128,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub burned: u128,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub balances: u128,
+}
+
+/// Where a timer is, with the fixture format's names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimerStatus {
+    Pending,
+    Fired,
+    Expired,
+    Unfunded,
+    Cancelled,
+    CancelledByGovernance,
+}
+
+impl TimerStatus {
+    pub const ALL: [TimerStatus; 6] = [
+        TimerStatus::Pending,
+        TimerStatus::Fired,
+        TimerStatus::Expired,
+        TimerStatus::Unfunded,
+        TimerStatus::Cancelled,
+        TimerStatus::CancelledByGovernance,
+    ];
+
+    /// The fixture format's name (`pending`, `cancelled_by_governance`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimerStatus::Pending => "pending",
+            TimerStatus::Fired => "fired",
+            TimerStatus::Expired => "expired",
+            TimerStatus::Unfunded => "unfunded",
+            TimerStatus::Cancelled => "cancelled",
+            TimerStatus::CancelledByGovernance => "cancelled_by_governance",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<TimerStatus> {
+        TimerStatus::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+}
+
+impl std::fmt::Display for TimerStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How often a timer was carried to a later block, and why (CIP-5 §6.5, §8).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct DeferralCount {
+    /// `lane` or `gc_budget`.
+    pub reason: crate::engine::DeferReason,
+    pub count: u64,
+}
+
+/// A timer, pending or gone: its record (from the queue while it is pending, from its
+/// `TimerScheduled` event once it left), its status, its deferrals and its events.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TimerView {
+    pub timer_id: TimerId,
+    pub actor: Address,
+    pub fee_payer: Address,
+    /// The height it was scheduled for.
+    pub height: u64,
+    pub expires_at: u64,
+    pub gas_limit_per_fire: u64,
+    pub handler: String,
+    /// The payload while the timer is pending; `None` once it left (events carry its length).
+    pub payload: Option<Vec<u8>>,
+    pub payload_len: u64,
+    /// Insertion order (FIFO within a height) while pending.
+    pub seq: Option<u64>,
+    /// The block that scheduled it, when known.
+    pub schedule_block: Option<u64>,
+    /// Its tier (`ring`, `epoch`, `overflow`) while pending.
+    pub tier: Option<String>,
+    pub status: TimerStatus,
+    pub deferrals: Vec<DeferralCount>,
+    /// Its events, oldest first (as far as the node's history reaches).
+    pub events: Vec<EventView>,
+}
+
+/// Which timers [`NodeCore::timers`](super::NodeCore::timers) lists.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TimerFilter {
+    pub actor: Option<Address>,
+    pub status: Option<TimerStatus>,
+    pub limit: Option<usize>,
+}
+
+/// Which events [`NodeCore::events`](super::NodeCore::events) lists (every field narrows).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct EventFilter {
+    pub from_height: Option<u64>,
+    pub to_height: Option<u64>,
+    /// Event kinds (`TimerFired`, ...); empty or absent: every kind.
+    pub kinds: Option<Vec<String>>,
+    pub timer_id: Option<TimerId>,
+    pub actor: Option<Address>,
+    pub limit: Option<usize>,
+}
+
+impl EventFilter {
+    pub fn matches(&self, r: &EventRecord) -> bool {
+        self.from_height.is_none_or(|h| r.height >= h)
+            && self.to_height.is_none_or(|h| r.height <= h)
+            && self
+                .kinds
+                .as_ref()
+                .is_none_or(|k| k.is_empty() || k.iter().any(|k| k == r.event.kind()))
+            && self.timer_id.is_none_or(|t| r.event.timer_id() == Some(t))
+            && self.actor.is_none_or(|a| r.event.actor() == Some(a))
+    }
+}
+
+/// The calendar queue's tiers (CIP-5 §7).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct TiersView {
+    pub counts: TierCounts,
+    pub horizons: Horizons,
+    /// Ring buckets that hold timers: (height, timers).
+    pub ring: Vec<(u64, usize)>,
+    /// Epoch buckets: (first height of the epoch, timers).
+    pub epoch_buckets: Vec<(u64, usize)>,
+    /// Overflow epochs: (first height of the epoch, timers).
+    pub overflow_epochs: Vec<(u64, usize)>,
+    pub overflow_size: usize,
+    /// The height of the next epoch maintenance (when the ring horizon is reached).
+    pub next_maintenance: u64,
+}
+
+/// Pending snapshots, oldest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct SnapshotInfo {
+    pub id: u64,
+    /// The head height when it was taken.
+    pub height: u64,
+}
