@@ -5,6 +5,7 @@
 //! OpenRPC document ([`openrpc`]).
 
 pub mod error;
+pub mod methods;
 pub mod openrpc;
 pub mod server;
 pub mod state_file;
