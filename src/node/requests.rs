@@ -331,7 +331,7 @@ fn act_as_sender(
     match from {
         Some(f) => Ok(f),
         None => read::actor_deployer(node.chain(), actor)
-            .ok_or_else(|| NodeError::Tx(TxError::UnknownActor(*actor))),
+            .ok_or(NodeError::Tx(TxError::UnknownActor(*actor))),
     }
 }
 
