@@ -160,11 +160,20 @@ fn rpc_discover_lists_every_registered_method() {
         .collect();
     let registered: std::collections::BTreeSet<&str> = m.method_names().collect();
     let missing: Vec<_> = registered.difference(&listed).collect();
-    assert!(missing.is_empty(), "registered but not in rpc.discover: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "registered but not in rpc.discover: {missing:?}"
+    );
     let extra: Vec<_> = listed.difference(&registered).collect();
-    assert!(extra.is_empty(), "in rpc.discover but not registered: {extra:?}");
+    assert!(
+        extra.is_empty(),
+        "in rpc.discover but not registered: {extra:?}"
+    );
     for md in doc["methods"].as_array().unwrap() {
-        assert!(md["params"].is_array() && md["result"]["schema"].is_object(), "{md}");
+        assert!(
+            md["params"].is_array() && md["result"]["schema"].is_object(),
+            "{md}"
+        );
     }
     node.shutdown();
 }
@@ -181,9 +190,17 @@ async fn every_method_answers_through_jsonrpsee_client() {
     let b = call(&c, "devnet_getBlock", json!([5])).await;
     assert_eq!(b["header"]["height"], json!(5));
     assert_eq!(call(&c, "devnet_getBlock", json!([999])).await, Value::Null);
-    assert_eq!(call(&c, "devnet_getMining", json!([])).await, json!({"mode": "auto"}));
     assert_eq!(
-        call(&c, "devnet_setMining", json!([{"mode": "interval", "block_time": 30.5}])).await,
+        call(&c, "devnet_getMining", json!([])).await,
+        json!({"mode": "auto"})
+    );
+    assert_eq!(
+        call(
+            &c,
+            "devnet_setMining",
+            json!([{"mode": "interval", "block_time": 30.5}])
+        )
+        .await,
         json!({"mode": "interval", "block_time": 30.5})
     );
     assert_eq!(
@@ -196,8 +213,16 @@ async fn every_method_answers_through_jsonrpsee_client() {
     let bal = call(&c, "devnet_getBalance", json!([user])).await;
     assert!(bal.as_str().unwrap().parse::<u128>().unwrap() > 0);
     let fresh = format!("0x{}", "77".repeat(20));
-    assert_eq!(call(&c, "devnet_getBalance", json!([fresh])).await, json!("0"));
-    call(&c, "devnet_setBalance", json!([fresh, "123456789012345678901234567890"])).await;
+    assert_eq!(
+        call(&c, "devnet_getBalance", json!([fresh])).await,
+        json!("0")
+    );
+    call(
+        &c,
+        "devnet_setBalance",
+        json!([fresh, "123456789012345678901234567890"]),
+    )
+    .await;
     assert_eq!(
         call(&c, "devnet_getBalance", json!([fresh])).await,
         json!("123456789012345678901234567890")
@@ -207,7 +232,12 @@ async fn every_method_answers_through_jsonrpsee_client() {
     let n = |k: &str| s[k].as_str().unwrap().parse::<u128>().unwrap();
     assert_eq!(n("balances") + n("burned"), n("minted"), "{s}");
 
-    let actor = call(&c, "actor_deploy", json!([{"name": "ping", "balance": FUNDS}])).await;
+    let actor = call(
+        &c,
+        "actor_deploy",
+        json!([{"name": "ping", "balance": FUNDS}]),
+    )
+    .await;
     let actor = actor.as_str().unwrap().to_string();
     assert_eq!(actor.len(), 42);
     let custom = call(
@@ -223,7 +253,10 @@ async fn every_method_answers_through_jsonrpsee_client() {
     )
     .await;
     assert_eq!(r["status"], json!("success"), "{r}");
-    assert!(r["tx_hash"].as_str().unwrap().len() == 66 && r["height"].is_u64(), "{r}");
+    assert!(
+        r["tx_hash"].as_str().unwrap().len() == 66 && r["height"].is_u64(),
+        "{r}"
+    );
     let r = call(
         &c,
         "actor_call",
@@ -231,15 +264,25 @@ async fn every_method_answers_through_jsonrpsee_client() {
     )
     .await;
     assert_eq!(r["status"], json!("reverted"), "{r}");
-    assert!(r["error"].as_str().unwrap().contains("HandlerNotFound"), "{r}");
+    assert!(
+        r["error"].as_str().unwrap().contains("HandlerNotFound"),
+        "{r}"
+    );
 
-    let h = call(&c, "devnet_blockNumber", json!([])).await.as_u64().unwrap();
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
     let t = json!({"actor": actor, "height": h + 50, "payload": "0x01", "expires_at": h + 100});
     let est = call(&c, "timer_estimate", json!([t])).await;
     assert!(est["error"].is_null(), "{est}");
     assert!(est["max_cost"].as_str().unwrap().parse::<u128>().unwrap() > 0);
     assert_eq!(est["fire_height"], json!(h + 50));
-    assert_eq!(call(&c, "devnet_blockNumber", json!([])).await, json!(h), "estimate changed nothing");
+    assert_eq!(
+        call(&c, "devnet_blockNumber", json!([])).await,
+        json!(h),
+        "estimate changed nothing"
+    );
     let sch = call(&c, "timer_schedule", json!([t])).await;
     let id = sch["timer_id"].as_str().unwrap().to_string();
     assert_eq!(Some(id.as_str()), est["timer_id"].as_str());
@@ -249,9 +292,21 @@ async fn every_method_answers_through_jsonrpsee_client() {
     assert_eq!(tv["payload"], json!("0x01"));
     let bucket = call(&c, "timer_bucket", json!([h + 50])).await;
     assert_eq!(bucket[0]["timer_id"], json!(id));
-    let list = call(&c, "timer_list", json!([{"actor": actor, "status": "pending"}])).await;
+    let list = call(
+        &c,
+        "timer_list",
+        json!([{"actor": actor, "status": "pending"}]),
+    )
+    .await;
     assert_eq!(list.as_array().unwrap().len(), 1);
-    assert_eq!(call(&c, "timer_list", json!([])).await.as_array().unwrap().len(), 1);
+    assert_eq!(
+        call(&c, "timer_list", json!([]))
+            .await
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
     let ext = call(
         &c,
         "timer_extend",
@@ -266,11 +321,17 @@ async fn every_method_answers_through_jsonrpsee_client() {
     )
     .await;
     assert_eq!(gext["status"], json!("success"));
-    assert_eq!(call(&c, "timer_get", json!([id])).await["expires_at"], json!(h + 600));
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["expires_at"],
+        json!(h + 600)
+    );
 
     let cfg = call(&c, "scheduler_config", json!([])).await;
     assert!(cfg["timer"]["max_cycles_per_fire"].is_u64(), "{cfg}");
-    assert!(cfg["queue"].is_object() && cfg["pending_timers"] == json!(1), "{cfg}");
+    assert!(
+        cfg["queue"].is_object() && cfg["pending_timers"] == json!(1),
+        "{cfg}"
+    );
     let tiers = call(&c, "scheduler_tiers", json!([])).await;
     assert!(tiers["next_maintenance"].is_u64(), "{tiers}");
     let old = cfg["timer"]["max_cycles_per_fire"].as_u64().unwrap();
@@ -287,7 +348,12 @@ async fn every_method_answers_through_jsonrpsee_client() {
 
     let snap = call(&c, "devnet_snapshot", json!([])).await;
     let before = call(&c, "devnet_blockNumber", json!([])).await;
-    let gc = call(&c, "gov_cancelTimer", json!([{"from": gov, "timer_id": id}])).await;
+    let gc = call(
+        &c,
+        "gov_cancelTimer",
+        json!([{"from": gov, "timer_id": id}]),
+    )
+    .await;
     assert_eq!(gc["status"], json!("success"));
     assert_eq!(
         call(&c, "timer_get", json!([id])).await["status"],
@@ -295,17 +361,38 @@ async fn every_method_answers_through_jsonrpsee_client() {
     );
     call(&c, "devnet_revert", json!([snap])).await;
     assert_eq!(call(&c, "devnet_blockNumber", json!([])).await, before);
-    assert_eq!(call(&c, "timer_get", json!([id])).await["status"], json!("pending"));
-    let cancel = call(&c, "timer_cancel", json!([{"actor": actor, "timer_id": id}])).await;
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("pending")
+    );
+    let cancel = call(
+        &c,
+        "timer_cancel",
+        json!([{"actor": actor, "timer_id": id}]),
+    )
+    .await;
     assert_eq!(cancel["status"], json!("success"));
-    assert_eq!(call(&c, "timer_get", json!([id])).await["status"], json!("cancelled"));
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("cancelled")
+    );
     // A snapshot stays usable after a revert.
     call(&c, "devnet_revert", json!([snap])).await;
     call(&c, "devnet_deleteSnapshot", json!([snap])).await;
 
-    let evs = call(&c, "devnet_getEvents", json!([{"kinds": ["TimerScheduled"], "limit": 10}])).await;
+    let evs = call(
+        &c,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerScheduled"], "limit": 10}]),
+    )
+    .await;
     assert!(!evs.as_array().unwrap().is_empty(), "{evs}");
-    assert!(evs.as_array().unwrap().iter().all(|e| e["kind"] == "TimerScheduled"));
+    assert!(
+        evs.as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["kind"] == "TimerScheduled")
+    );
     assert!(call(&c, "devnet_getEvents", json!([])).await.is_array());
 
     let dump = call(&c, "devnet_dumpState", json!([])).await;
@@ -326,6 +413,22 @@ async fn every_method_answers_through_jsonrpsee_client() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_block_number_reads_the_callers_own_writes() {
+    // `devnet_blockNumber` reads the published head without waiting for the node; the head
+    // a request produced is published before the request is answered.
+    let d = start().await;
+    let c = d.http();
+    for i in 1..=200u64 {
+        assert_eq!(call(&c, "devnet_mine", json!([1])).await, json!(i));
+        assert_eq!(
+            call(&c, "devnet_blockNumber", json!([])).await,
+            json!(i),
+            "after mine {i}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn malformed_requests_get_the_json_rpc_codes() {
     let d = start_with(ServerOptions {
         port: 0,
@@ -336,11 +439,17 @@ async fn malformed_requests_get_the_json_rpc_codes() {
     let a = d.addr;
     let code = |b: &str| json_body(b)["error"]["code"].as_i64().unwrap();
 
-    let (_, b) = raw_post(a, br#"{"jsonrpc":"2.0","id":1,"method":"devnet_blockNumber""#);
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":1,"method":"devnet_blockNumber""#,
+    );
     assert_eq!(code(&b), -32700, "{b}");
     let (_, b) = raw_post(a, br#"{"id":1,"method":"devnet_blockNumber"}"#);
     assert_eq!(code(&b), -32600, "{b}");
-    let (_, b) = raw_post(a, br#"{"jsonrpc":"2.0","id":1,"method":"devnet_noSuchMethod"}"#);
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":1,"method":"devnet_noSuchMethod"}"#,
+    );
     assert_eq!(code(&b), -32601, "{b}");
     let (_, b) = raw_post(a, br#"[]"#);
     assert_eq!(code(&b), -32600, "{b}");
@@ -351,7 +460,10 @@ async fn malformed_requests_get_the_json_rpc_codes() {
     );
     let v = json_body(&b);
     assert_eq!(v["error"]["code"], json!(-32602), "{b}");
-    assert!(v["error"]["message"].as_str().unwrap().contains("`amount`"), "{b}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("`amount`"),
+        "{b}"
+    );
     assert_eq!(v["error"]["data"]["field"], json!("amount"));
     let (_, b) = raw_post(
         a,
@@ -364,7 +476,13 @@ async fn malformed_requests_get_the_json_rpc_codes() {
         a,
         br#"{"jsonrpc":"2.0","id":1,"method":"timer_get","params":["0x12"]}"#,
     );
-    assert!(json_body(&b)["error"]["message"].as_str().unwrap().contains("`timer_id`"), "{b}");
+    assert!(
+        json_body(&b)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`timer_id`"),
+        "{b}"
+    );
 
     let (_, b) = raw_post(
         a,
@@ -388,7 +506,10 @@ async fn malformed_requests_get_the_json_rpc_codes() {
         "an oversize body is refused: {status} {b}"
     );
     // The server still answers after all of that.
-    let (_, b) = raw_post(a, br#"{"jsonrpc":"2.0","id":7,"method":"devnet_blockNumber"}"#);
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":7,"method":"devnet_blockNumber"}"#,
+    );
     assert_eq!(json_body(&b)["result"], json!(0), "{b}");
 }
 
@@ -398,32 +519,73 @@ async fn a_domain_rejection_has_its_code_and_reason_and_changes_nothing() {
     let c = d.http();
     let (_, user) = dev(&c).await;
     let actor = call(&c, "actor_deploy", json!([])).await;
-    let h = call(&c, "devnet_blockNumber", json!([])).await.as_u64().unwrap();
-    let sch = call(&c, "timer_schedule", json!([{"actor": actor, "height": h + 50}])).await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let sch = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 50}]),
+    )
+    .await;
     let id = sch["timer_id"].clone();
     let before = call(&c, "devnet_dumpState", json!([])).await;
 
     let unknown = format!("0x{}", "ab".repeat(32));
-    let (code, msg, data) = call_err(&c, "timer_cancel", json!([{"actor": actor, "timer_id": unknown}])).await;
-    assert_eq!((code, data["reason"].as_str()), (-32052, Some("TimerNotFound")), "{msg}");
+    let (code, msg, data) = call_err(
+        &c,
+        "timer_cancel",
+        json!([{"actor": actor, "timer_id": unknown}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32052, Some("TimerNotFound")),
+        "{msg}"
+    );
     assert!(msg.contains(&unknown), "the message names the id: {msg}");
 
     // dev1 is not the actor's deployer: it cannot act as the actor.
-    let (code, msg, data) =
-        call_err(&c, "timer_cancel", json!([{"actor": actor, "timer_id": id, "from": user}])).await;
+    let (code, msg, data) = call_err(
+        &c,
+        "timer_cancel",
+        json!([{"actor": actor, "timer_id": id, "from": user}]),
+    )
+    .await;
     assert_eq!(data["reason"], json!("Unauthorized"), "{code} {msg}");
     assert_eq!(code, -32051);
 
-    let (code, msg, data) = call_err(&c, "timer_schedule", json!([{"actor": actor, "height": 1}])).await;
-    assert_eq!((code, data["reason"].as_str()), (-32050, Some("InvalidInput")), "{msg}");
+    let (code, msg, data) =
+        call_err(&c, "timer_schedule", json!([{"actor": actor, "height": 1}])).await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32050, Some("InvalidInput")),
+        "{msg}"
+    );
     let est = call(&c, "timer_estimate", json!([{"actor": actor, "height": 1}])).await;
-    assert_eq!(est["error"]["code"], json!(-32050), "timer_estimate gives the same error: {est}");
+    assert_eq!(
+        est["error"]["code"],
+        json!(-32050),
+        "timer_estimate gives the same error: {est}"
+    );
 
     let (code, _, data) = call_err(&c, "devnet_revert", json!([12345])).await;
-    assert_eq!((code, data["reason"].as_str()), (-32060, Some("UnknownSnapshot")));
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32060, Some("UnknownSnapshot"))
+    );
     let nobody = format!("0x{}", "42".repeat(20));
-    let (code, _, data) = call_err(&c, "timer_schedule", json!([{"actor": nobody, "height": h + 5}])).await;
-    assert_eq!((code, data["reason"].as_str()), (-32056, Some("UnknownActor")));
+    let (code, _, data) = call_err(
+        &c,
+        "timer_schedule",
+        json!([{"actor": nobody, "height": h + 5}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32056, Some("UnknownActor"))
+    );
 
     let after = call(&c, "devnet_dumpState", json!([])).await;
     assert_eq!(before, after, "a rejected call changes nothing");
@@ -435,15 +597,31 @@ async fn cip5_4_2_a_timer_scheduled_through_the_api_fires_at_its_height() {
     let d = start().await;
     let c = d.http();
     let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
-    let h = call(&c, "devnet_blockNumber", json!([])).await.as_u64().unwrap();
-    let sch = call(&c, "timer_schedule", json!([{"actor": actor, "height": h + 4}])).await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let sch = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 4}]),
+    )
+    .await;
     let id = sch["timer_id"].clone();
     call(&c, "devnet_mine", json!([2])).await;
-    assert_eq!(call(&c, "timer_get", json!([id])).await["status"], json!("pending"));
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("pending")
+    );
     call(&c, "devnet_mine", json!([5])).await;
     let t = call(&c, "timer_get", json!([id])).await;
     assert_eq!(t["status"], json!("fired"), "{t}");
-    let fired = call(&c, "devnet_getEvents", json!([{"kinds": ["TimerFired"], "timer_id": id}])).await;
+    let fired = call(
+        &c,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerFired"], "timer_id": id}]),
+    )
+    .await;
     let fired = fired.as_array().unwrap();
     assert_eq!(fired.len(), 1);
     assert_eq!(fired[0]["block_height"], json!(h + 4), "{}", fired[0]);
@@ -455,20 +633,57 @@ async fn cip5_4_2_cancel_and_extend_through_the_api() {
     let d = start().await;
     let c = d.http();
     let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
-    let h = call(&c, "devnet_blockNumber", json!([])).await.as_u64().unwrap();
-    let a = call(&c, "timer_schedule", json!([{"actor": actor, "height": h + 10}])).await["timer_id"].clone();
-    let b = call(&c, "timer_schedule", json!([{"actor": actor, "height": h + 10, "payload": "0x02", "expires_at": h + 20}])).await["timer_id"].clone();
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let a = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 10}]),
+    )
+    .await["timer_id"]
+        .clone();
+    let b = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 10, "payload": "0x02", "expires_at": h + 20}]),
+    )
+    .await["timer_id"]
+        .clone();
     call(&c, "timer_cancel", json!([{"actor": actor, "timer_id": a}])).await;
-    let old = call(&c, "timer_get", json!([b])).await["expires_at"].as_u64().unwrap();
-    call(&c, "timer_extend", json!([{"actor": actor, "timer_id": b, "new_expires_at": old + 100}])).await;
-    let ev = call(&c, "devnet_getEvents", json!([{"kinds": ["TimerExtended"]}])).await;
+    let old = call(&c, "timer_get", json!([b])).await["expires_at"]
+        .as_u64()
+        .unwrap();
+    call(
+        &c,
+        "timer_extend",
+        json!([{"actor": actor, "timer_id": b, "new_expires_at": old + 100}]),
+    )
+    .await;
+    let ev = call(
+        &c,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerExtended"]}]),
+    )
+    .await;
     assert_eq!(ev[0]["new_expires_at"], json!(old + 100), "{ev}");
     call(&c, "devnet_mine", json!([12])).await;
-    assert_eq!(call(&c, "timer_get", json!([a])).await["status"], json!("cancelled"));
-    assert_eq!(call(&c, "timer_get", json!([b])).await["status"], json!("fired"));
+    assert_eq!(
+        call(&c, "timer_get", json!([a])).await["status"],
+        json!("cancelled")
+    );
+    assert_eq!(
+        call(&c, "timer_get", json!([b])).await["status"],
+        json!("fired")
+    );
     // A cancelled timer is gone: cancelling it again is TimerNotFound.
-    let (code, _, data) = call_err(&c, "timer_cancel", json!([{"actor": actor, "timer_id": a}])).await;
-    assert_eq!((code, data["reason"].as_str()), (-32052, Some("TimerNotFound")));
+    let (code, _, data) =
+        call_err(&c, "timer_cancel", json!([{"actor": actor, "timer_id": a}])).await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32052, Some("TimerNotFound"))
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -477,14 +692,44 @@ async fn cip5_5_4_governance_cancel_by_a_non_deployer_is_unauthorized() {
     let c = d.http();
     let (gov, user) = dev(&c).await;
     let actor = call(&c, "actor_deploy", json!([])).await;
-    let h = call(&c, "devnet_blockNumber", json!([])).await.as_u64().unwrap();
-    let id = call(&c, "timer_schedule", json!([{"actor": actor, "height": h + 10}])).await["timer_id"].clone();
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let id = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 10}]),
+    )
+    .await["timer_id"]
+        .clone();
     let before = call(&c, "devnet_dumpState", json!([])).await;
-    let (code, msg, data) = call_err(&c, "gov_cancelTimer", json!([{"from": user, "timer_id": id}])).await;
-    assert_eq!((code, data["reason"].as_str()), (-32051, Some("Unauthorized")), "{msg}");
-    assert_eq!(call(&c, "devnet_dumpState", json!([])).await, before, "nothing changed");
-    assert_eq!(call(&c, "timer_get", json!([id])).await["status"], json!("pending"));
-    call(&c, "gov_cancelTimer", json!([{"from": gov, "timer_id": id}])).await;
+    let (code, msg, data) = call_err(
+        &c,
+        "gov_cancelTimer",
+        json!([{"from": user, "timer_id": id}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32051, Some("Unauthorized")),
+        "{msg}"
+    );
+    assert_eq!(
+        call(&c, "devnet_dumpState", json!([])).await,
+        before,
+        "nothing changed"
+    );
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("pending")
+    );
+    call(
+        &c,
+        "gov_cancelTimer",
+        json!([{"from": gov, "timer_id": id}]),
+    )
+    .await;
     assert_eq!(
         call(&c, "timer_get", json!([id])).await["status"],
         json!("cancelled_by_governance")
@@ -499,7 +744,11 @@ async fn websocket_subscribers_receive_blocks_and_events() {
         .await
         .expect("ws client");
     let mut blocks = ws
-        .subscribe::<Value, _>("devnet_subscribeBlocks", rpc_params![], "devnet_unsubscribeBlocks")
+        .subscribe::<Value, _>(
+            "devnet_subscribeBlocks",
+            rpc_params![],
+            "devnet_unsubscribeBlocks",
+        )
         .await
         .expect("subscribe blocks");
     let mut events = ws
@@ -514,12 +763,20 @@ async fn websocket_subscribers_receive_blocks_and_events() {
     let actor: Value = ws.request("actor_deploy", rpc_params![]).await.unwrap();
     let h: Value = ws.request("devnet_mine", rpc_params![2]).await.unwrap();
     let wait = Duration::from_secs(30);
-    let ev = tokio::time::timeout(wait, events.next()).await.unwrap().unwrap().unwrap();
+    let ev = tokio::time::timeout(wait, events.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
     assert_eq!(ev["kind"], json!("ActorDeployed"), "{ev}");
     assert_eq!(ev["actor"], actor);
     let mut last = 0;
     while last < h.as_u64().unwrap() {
-        let b = tokio::time::timeout(wait, blocks.next()).await.unwrap().unwrap().unwrap();
+        let b = tokio::time::timeout(wait, blocks.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
         assert!(b["height"].as_u64().unwrap() > last, "{b}");
         last = b["height"].as_u64().unwrap();
     }
@@ -589,9 +846,14 @@ fn serve_state_file_is_old_or_new_after_kill_9_during_saves() {
     let mut last_height = 0;
     for round in 0..4u64 {
         let (mut child, addr) = spawn_serve(&["--state", file_s, "--state-interval", "0.01"]);
-        let h = post(&addr, "devnet_blockNumber", json!([]))["result"].as_u64().unwrap();
+        let h = post(&addr, "devnet_blockNumber", json!([]))["result"]
+            .as_u64()
+            .unwrap();
         if round > 0 {
-            assert!(h >= last_height, "round {round}: the saved state was loaded ({h} < {last_height})");
+            assert!(
+                h >= last_height,
+                "round {round}: the saved state was loaded ({h} < {last_height})"
+            );
         }
         // Change the state while saves run every 10 ms, then kill without warning.
         for _ in 0..10 {
@@ -614,7 +876,11 @@ fn serve_refuses_a_bad_state_file_and_does_not_start() {
     let dir = std::env::temp_dir().join(format!("cowboy-rpc-bad-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("bad.json");
-    std::fs::write(&file, r#"{"format":"cowboy-devnet-state","version":1,"chain":{"format_ver"#).unwrap();
+    std::fs::write(
+        &file,
+        r#"{"format":"cowboy-devnet-state","version":1,"chain":{"format_ver"#,
+    )
+    .unwrap();
     let out = Command::new(BIN)
         .args(["serve", "--port", "0", "--state", file.to_str().unwrap()])
         .output()
@@ -623,11 +889,24 @@ fn serve_refuses_a_bad_state_file_and_does_not_start() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(!stdout.contains("Listening"), "{stdout}");
-    assert!(stderr.contains("bad.json") && stderr.contains("not valid"), "{stderr}");
+    assert!(
+        stderr.contains("bad.json") && stderr.contains("not valid"),
+        "{stderr}"
+    );
     // A newer envelope version is refused by name, too.
-    std::fs::write(&file, r#"{"format":"cowboy-devnet-state","version":99,"chain":{}}"#).unwrap();
+    std::fs::write(
+        &file,
+        r#"{"format":"cowboy-devnet-state","version":99,"chain":{}}"#,
+    )
+    .unwrap();
     let out = Command::new(BIN)
-        .args(["serve", "--port", "0", "--load-state", file.to_str().unwrap()])
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--load-state",
+            file.to_str().unwrap(),
+        ])
         .output()
         .unwrap();
     assert!(!out.status.success());
@@ -652,7 +931,13 @@ fn serve_loads_what_run_dump_writes_and_writes_config_out() {
     let dump = dir.join("run.json");
     let cfg = dir.join("cfg.json");
     let st = Command::new(BIN)
-        .args(["run", "heartbeat", "--quiet", "--dump", dump.to_str().unwrap()])
+        .args([
+            "run",
+            "heartbeat",
+            "--quiet",
+            "--dump",
+            dump.to_str().unwrap(),
+        ])
         .status()
         .unwrap();
     assert!(st.success());
@@ -665,8 +950,14 @@ fn serve_loads_what_run_dump_writes_and_writes_config_out() {
     ]);
     let saved = state_file::read(&dump).unwrap();
     assert!(saved.height > 0);
-    assert_eq!(post(&addr, "devnet_blockNumber", json!([]))["result"], json!(saved.height));
-    assert_eq!(post(&addr, "devnet_getMining", json!([]))["result"], json!({"mode": "manual"}));
+    assert_eq!(
+        post(&addr, "devnet_blockNumber", json!([]))["result"],
+        json!(saved.height)
+    );
+    assert_eq!(
+        post(&addr, "devnet_getMining", json!([]))["result"],
+        json!({"mode": "manual"})
+    );
     let c: Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
     assert_eq!(c["rpc_url"], json!(format!("http://{addr}")));
     let accounts = c["accounts"].as_array().unwrap();
