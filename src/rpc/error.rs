@@ -162,12 +162,11 @@ mod tests {
         assert_eq!(code_of("SomethingNew"), -32099);
         let e = domain("TimerNotFound", "TimerNotFound: 0xab");
         assert_eq!(e.message(), "TimerNotFound: 0xab");
-        assert_eq!(
+        assert!(
             e.data()
                 .unwrap()
                 .get()
-                .contains("\"reason\":\"TimerNotFound\""),
-            true
+                .contains("\"reason\":\"TimerNotFound\"")
         );
     }
 }

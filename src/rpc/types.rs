@@ -42,7 +42,7 @@ fn expected<T: Decode>(v: &Value) -> String {
     format!("expected {}, got {}", T::EXPECTED, got(v))
 }
 
-fn hex_str<'a, T: Decode>(v: &'a Value) -> Result<&'a str, String> {
+fn hex_str<T: Decode>(v: &Value) -> Result<&str, String> {
     match v.as_str().and_then(|s| s.strip_prefix("0x")) {
         Some(t) if t.bytes().all(|b| b.is_ascii_hexdigit()) => Ok(t),
         _ => Err(expected::<T>(v)),
