@@ -3,7 +3,7 @@
 //! CIP-5 behaviours through the API, and `serve --state` surviving `kill -9`.
 
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::node::{NodeConfig, NodeCore, NodeHandle, spawn};
+use cowboy_devnet::node::{NodeConfig, NodeCore, NodeHandle, ShellConfig, spawn, spawn_with};
 use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
 use cowboy_devnet::rpc::{openrpc, state_file};
@@ -795,6 +795,76 @@ async fn websocket_subscribers_receive_blocks_and_events() {
         panic!("a bad filter is refused")
     };
     assert!(e.to_string().contains("`actor`"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lagging_subscriber_is_told_how_many_it_lost() {
+    // A node whose notification channel holds one message: a block with 300 events overruns
+    // any subscriber, which must then hear how many it lost. Received + lost = sent.
+    let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    let node = spawn_with(
+        NodeCore::new(cfg).unwrap(),
+        ShellConfig { event_capacity: 1 },
+    );
+    let opts = ServerOptions {
+        port: 0,
+        ..ServerOptions::default()
+    };
+    let running = server::start(module(node.clone()), &opts).await.unwrap();
+    let d = Devnet {
+        addr: running.addr,
+        _running: running,
+        node,
+    };
+    let c = d.http();
+    let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
+    call(&c, "devnet_setMining", json!([{"mode": "manual"}])).await;
+    let ws = WsClientBuilder::default()
+        .build(format!("ws://{}", d.addr))
+        .await
+        .unwrap();
+    let mut sub = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeEvents",
+            rpc_params![json!({"kinds": ["TimerScheduled"]})],
+            "devnet_unsubscribeEvents",
+        )
+        .await
+        .unwrap();
+    let sent = 300u64;
+    for i in 0..sent {
+        call(
+            &c,
+            "timer_schedule",
+            json!([{"actor": actor, "height": 1000 + i}]),
+        )
+        .await;
+    }
+    call(&c, "devnet_mine", json!([1])).await;
+    let (mut received, mut lost) = (0u64, 0u64);
+    while received + lost < sent {
+        let n = tokio::time::timeout(Duration::from_secs(60), sub.next())
+            .await
+            .expect("notifications keep coming until all are accounted for")
+            .unwrap()
+            .unwrap();
+        match n.get("lagged") {
+            Some(l) => lost += l.as_u64().unwrap(),
+            None => {
+                assert_eq!(n["kind"], json!("TimerScheduled"));
+                received += 1;
+            }
+        }
+    }
+    // `lagged` counts every notification of the node lost, the block's own `BlockSealed`
+    // (which the filter would have dropped) included.
+    assert!(received + lost <= sent + 1, "{received} + {lost}");
+    assert!(
+        lost > 0,
+        "a one-message channel overrun by 300 events lost some"
+    );
+    // The node went on regardless.
+    assert_eq!(call(&c, "devnet_mine", json!([1])).await, json!(3));
 }
 
 // ---- the binary -----------------------------------------------------------------------------

@@ -556,7 +556,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
 
 /// Sends the node's notifications that `pick` keeps to a subscriber until it leaves. A
 /// subscriber that falls behind loses notifications (the node never waits for it) and is told
-/// how many with `{"lagged": n}`.
+/// how many with `{"lagged": n}` (the node's notifications lost, counted before `pick`).
 async fn forward(
     pending: PendingSubscriptionSink,
     node: &NodeHandle,
