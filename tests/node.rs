@@ -547,3 +547,117 @@ fn node_shell_a_lagging_subscriber_is_told_how_many_it_lost_and_the_node_goes_on
         .collect();
     assert_eq!(rest, vec![7, 8, 9, 10]);
 }
+
+// ---- a fixture played on a live node --------------------------------------------------------
+
+use cowboy_devnet::scenario::live::FixturePlayer;
+use cowboy_devnet::scenario::{RunOptions, builtin};
+
+#[test]
+fn node_a_fixture_played_live_reaches_the_headless_runs_state_and_expectations() {
+    for name in ["demo", "governance", "outage"] {
+        let rt = DevnetRuntime::shared();
+        let s = builtin::scenario(name, &*rt).unwrap().unwrap();
+        let report = s
+            .run(rt.clone(), RunOptions::default(), &mut |_, _| {})
+            .unwrap();
+        let last = s.default_blocks;
+        let mut c = NodeConfig::new(s.genesis().clone(), rt);
+        c.mining = MiningMode::Manual;
+        c.dev_accounts = 0;
+        let mut d = NodeCore::new(c).unwrap();
+        d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
+        let mut checks = Vec::new();
+        while d.chain().pending_height() <= last {
+            d.apply(Mine { blocks: 1 }).unwrap();
+            for e in drain(&mut d) {
+                if let NodeEvent::Expectation { line, passed, .. } = e {
+                    checks.push((line, passed));
+                }
+            }
+        }
+        assert_eq!(
+            d.head().state_root,
+            report.summary.final_state_root,
+            "{name}"
+        );
+        checks.sort();
+        let want: Vec<(usize, bool)> = report
+            .expectations
+            .iter()
+            .map(|e| (e.line, e.passed))
+            .collect();
+        assert_eq!(checks, want, "{name}");
+        assert!(!want.is_empty(), "{name} has expectations");
+    }
+}
+
+#[test]
+fn node_governance_and_extension_requests_cip5_5_4() {
+    use cowboy_devnet::node::{ConfigChange, ExtendTimer, GovExtend, GovUpdateConfig};
+    let (mut d, actor) = node_with_actor();
+    let h = d.height();
+    let schedule = |d: &mut NodeCore, height: u64| {
+        d.apply(ScheduleTimer {
+            actor,
+            from: None,
+            args: ScheduleArgs {
+                height,
+                expires_at: Some(height + 10),
+                ..ScheduleArgs::default()
+            },
+        })
+        .unwrap()
+        .timer_id
+    };
+    let a = schedule(&mut d, h + 50);
+    let b = schedule(&mut d, h + 60);
+    d.apply(ExtendTimer {
+        actor,
+        timer_id: a,
+        new_expires_at: h + 100,
+        from: None,
+    })
+    .unwrap();
+    assert_eq!(d.timer(&a).unwrap().expires_at, h + 100);
+    d.apply(GovExtend {
+        from: dev_account(0),
+        timer_id: b,
+        new_expires_at: h + 200,
+    })
+    .unwrap();
+    assert_eq!(d.timer(&b).unwrap().expires_at, h + 200);
+    d.apply(GovCancel {
+        from: dev_account(0),
+        timer_id: b,
+    })
+    .unwrap();
+    assert_eq!(
+        d.timer(&b).unwrap().status,
+        TimerStatus::CancelledByGovernance
+    );
+    let mut set = serde_json::Map::new();
+    set.insert("max_timers_per_actor".into(), serde_json::json!(7));
+    d.apply(GovUpdateConfig {
+        from: dev_account(0),
+        config: ConfigChange::Fields(set),
+    })
+    .unwrap();
+    assert_eq!(d.config().0.max_timers_per_actor, 7);
+    let mut bad = serde_json::Map::new();
+    bad.insert("no_such_field".into(), serde_json::json!(1));
+    let root = d.head().state_root;
+    let e = d
+        .apply(GovUpdateConfig {
+            from: dev_account(0),
+            config: ConfigChange::Fields(bad),
+        })
+        .unwrap_err();
+    assert_eq!(e.name(), "InvalidInput");
+    assert_eq!(d.head().state_root, root);
+    // The tiers: the pending timer sits in the ring at its height.
+    let t = d.tiers();
+    assert_eq!(t.counts.ring + t.counts.epoch + t.counts.overflow, 1);
+    assert_eq!(t.ring, vec![(h + 50, 1)]);
+    assert!(t.next_maintenance > d.height());
+}

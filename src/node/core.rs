@@ -133,6 +133,26 @@ pub enum NodeEvent {
         address: Address,
         balance: String,
     },
+    /// A fixture being played (a [`BlockHook`]) checked one of its expectations.
+    Expectation {
+        /// The expectation's line in the fixture.
+        line: usize,
+        description: String,
+        passed: bool,
+        detail: String,
+    },
+}
+
+/// Something played along as blocks are sealed: a fixture in a live node (`serve --fixture`)
+/// applies its steps at their heights and checks its expectations after their blocks. A hook's
+/// own state is not part of a snapshot: `Revert`, `Reset` and `LoadState` move the chain, not
+/// the hook (a fixture goes on from the step it reached).
+pub trait BlockHook: Send {
+    /// Before the block at `height` is sealed. Transactions sent here (`node.apply(SendTx)`)
+    /// go into that block: while a hook runs, nothing seals.
+    fn before_seal(&mut self, height: u64, node: &mut NodeCore);
+    /// After `block` was sealed (an outage asked for now starts after it).
+    fn after_seal(&mut self, block: &Block, node: &mut NodeCore);
 }
 
 /// A change to the node with its typed reply. One struct per request (see `requests.rs`);
@@ -173,6 +193,7 @@ pub struct NodeCore {
     dev: Vec<Address>,
     names: BTreeMap<Address, String>,
     initial_names: BTreeMap<Address, String>,
+    hook: Option<Box<dyn BlockHook>>,
 }
 
 impl std::fmt::Debug for NodeCore {
@@ -240,7 +261,18 @@ impl NodeCore {
             dev,
             initial_names: names.clone(),
             names,
+            hook: None,
         })
+    }
+
+    /// Plays `hook` along from the next block on (replacing any hook set before).
+    pub fn set_hook(&mut self, hook: Box<dyn BlockHook>) {
+        self.hook = Some(hook);
+    }
+
+    /// Adds a notification (a [`BlockHook`] reports what it found this way).
+    pub fn notify(&mut self, e: NodeEvent) {
+        self.events.push_back(e);
     }
 
     /// Applies a request.
@@ -389,14 +421,15 @@ impl NodeCore {
 
     /// The timers of one height in execution order.
     pub fn bucket(&self, height: u64) -> Vec<TimerView> {
-        read::bucket(&self.chain, height)
+        let ids = read::bucket(&self.chain, height)
             .into_iter()
-            .filter_map(|t| self.timer(&t.timer_id))
-            .collect()
+            .map(|t| t.timer_id)
+            .collect();
+        self.timer_views(ids)
     }
 
-    /// Timers, pending (in firing order) and then gone (in the order they left), that
-    /// `filter` matches, at most `filter.limit`.
+    /// Timers, pending (in firing order) and then gone (in the order they were scheduled),
+    /// that `filter` matches, at most `filter.limit`.
     pub fn timers(&self, filter: &TimerFilter) -> Vec<TimerView> {
         let limit = filter.limit.unwrap_or(usize::MAX);
         let mut ids: Vec<TimerId> = Vec::new();
@@ -413,26 +446,51 @@ impl NodeCore {
         }
         if filter.status != Some(super::TimerStatus::Pending) {
             let mut seen = std::collections::BTreeSet::new();
-            for b in &self.history {
-                for r in &b.events {
-                    if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
-                        timer_id,
-                        actor,
-                        ..
-                    }) = &r.event
-                        && filter.actor.is_none_or(|a| a == *actor)
-                        && read::live_timer(&self.chain, timer_id).is_none()
-                        && seen.insert(*timer_id)
-                    {
-                        ids.push(*timer_id);
-                    }
+            for r in self.history.iter().flat_map(|b| b.events.iter()) {
+                if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
+                    timer_id,
+                    actor,
+                    ..
+                }) = &r.event
+                    && filter.actor.is_none_or(|a| a == *actor)
+                    && read::live_timer(&self.chain, timer_id).is_none()
+                    && seen.insert(*timer_id)
+                {
+                    ids.push(*timer_id);
                 }
             }
         }
+        if filter.status.is_none() {
+            ids.truncate(limit);
+        }
+        let mut views = self.timer_views(ids);
+        views.retain(|v| filter.status.is_none_or(|s| v.status == s));
+        views.truncate(limit);
+        views
+    }
+
+    /// Views of `ids` (in that order; unknown ids left out), their events gathered in one
+    /// pass over the history.
+    fn timer_views(&self, ids: Vec<TimerId>) -> Vec<TimerView> {
+        let wanted: std::collections::BTreeSet<TimerId> = ids.iter().copied().collect();
+        let mut events: BTreeMap<TimerId, Vec<EventView>> = BTreeMap::new();
+        let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
+            Box::new(self.history.iter().map(|b| &**b))
+        } else {
+            Box::new(self.chain.blocks())
+        };
+        for r in blocks.flat_map(|b| b.events.iter()) {
+            if let Some(id) = r.event.timer_id()
+                && wanted.contains(&id)
+            {
+                events.entry(id).or_default().push(r.clone());
+            }
+        }
         ids.into_iter()
-            .filter_map(|id| self.timer(&id))
-            .filter(|v| filter.status.is_none_or(|s| v.status == s))
-            .take(limit)
+            .filter_map(|id| {
+                let ev = events.remove(&id).unwrap_or_default();
+                read::timer_view(&self.chain, &id, ev)
+            })
             .collect()
     }
 
@@ -466,6 +524,21 @@ impl NodeCore {
 
     /// Seals one block; reports it if something happened in it.
     pub(super) fn seal(&mut self) -> Arc<Block> {
+        let Some(mut hook) = self.hook.take() else {
+            return self.seal_plain();
+        };
+        // Nothing seals while the hook runs: its transactions go into this block.
+        let mining = std::mem::replace(&mut self.mining, MiningMode::Manual);
+        let height = self.chain.pending_height();
+        hook.before_seal(height, self);
+        let b = self.seal_plain();
+        hook.after_seal(&b, self);
+        self.mining = mining;
+        self.hook = Some(hook);
+        b
+    }
+
+    fn seal_plain(&mut self) -> Arc<Block> {
         self.chain.seal_block();
         let b = self
             .chain

@@ -21,8 +21,8 @@ pub mod txs;
 pub mod views;
 
 pub use self::core::{
-    DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, DEFAULT_MAX_SNAPSHOTS, MAX_MINE_PER_COMMAND,
-    MiningMode, NodeConfig, NodeCore, NodeEvent, Request, dev_account,
+    BlockHook, DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, DEFAULT_MAX_SNAPSHOTS,
+    MAX_MINE_PER_COMMAND, MiningMode, NodeConfig, NodeCore, NodeEvent, Request, dev_account,
 };
 pub use error::{NodeError, error_name};
 pub use requests::*;

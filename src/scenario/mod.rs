@@ -5,6 +5,7 @@ pub mod builtin;
 mod expect;
 pub mod fixture;
 pub mod lines;
+pub mod live;
 pub mod report;
 pub mod runner;
 pub mod translate;

@@ -110,12 +110,12 @@ impl Scenario {
 }
 
 /// A run in progress: what the report collects.
-struct Run {
-    labels: BTreeMap<String, TimerId>,
+pub(super) struct Run {
+    pub(super) labels: BTreeMap<String, TimerId>,
     outcomes: Vec<StepOutcome>,
     rows: Vec<BlockRow>,
     skip_rows: bool,
-    events: Vec<EventRecord>,
+    pub(super) events: Vec<EventRecord>,
     checks: Vec<ExpectationResult>,
     totals: Totals,
     funds_conserved: bool,
@@ -147,7 +147,7 @@ enum Applied {
 }
 
 impl Run {
-    fn new(s: &Scenario, opts: RunOptions, funds_conserved: bool) -> Self {
+    pub(super) fn new(s: &Scenario, opts: RunOptions, funds_conserved: bool) -> Self {
         Run {
             labels: BTreeMap::new(),
             outcomes: Vec::new(),
@@ -205,7 +205,7 @@ impl Run {
         }
     }
 
-    fn record_block(&mut self, b: &Block) {
+    pub(super) fn record_block(&mut self, b: &Block) {
         let t = &mut self.totals;
         t.blocks = t.blocks.saturating_add(1);
         t.fired = t.fired.saturating_add(b.eob.fired);
@@ -325,7 +325,7 @@ impl Scenario {
     }
 
     /// Deploys the actors due at height `h`.
-    fn deploy_actors(&self, h: u64, devnet: &mut NodeCore, run: &mut Run) {
+    pub(super) fn deploy_actors(&self, h: u64, devnet: &mut NodeCore, run: &mut Run) {
         for a in self.actors.iter().filter(|a| a.at == h) {
             let tx = Transaction::new(
                 a.deployer,
@@ -353,7 +353,7 @@ impl Scenario {
 
     /// Plays the steps due at height `h`; returns the outage they ask for after the block
     /// (its length and the last `halt` step, which a refusal names).
-    fn play_steps<'s>(
+    pub(super) fn play_steps<'s>(
         &'s self,
         h: u64,
         step_idx: &mut usize,

@@ -1,0 +1,119 @@
+//! A fixture played on a live node (`serve --fixture`): its deploys and steps are applied at
+//! their heights as blocks are mined, whatever mines them (automine, interval, `Mine`), and
+//! each expectation is reported as a [`NodeEvent::Expectation`] once it can be checked: a
+//! state expectation after the block of its height, the others after the fixture's last block.
+
+use super::runner::{Run, RunOptions, Scenario};
+use crate::chain::Block;
+use crate::node::{BlockHook, Halt, NodeCore, NodeEvent};
+use crate::scenario::report::ExpectationResult;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// Plays a fixture along a node's blocks ([`NodeCore::set_hook`]). Start the node from the
+/// fixture's genesis ([`Scenario::genesis`]).
+pub struct FixturePlayer {
+    scenario: Arc<Scenario>,
+    run: Run,
+    step_idx: usize,
+    /// State expectations by height (indexes into the fixture's expectations).
+    state_at: BTreeMap<u64, Vec<usize>>,
+    /// The fixture's last height (`blocks`): the other expectations are checked after it.
+    last: u64,
+    finished: bool,
+    /// An outage the steps of this block asked for, applied after it.
+    halt: Option<u64>,
+}
+
+impl FixturePlayer {
+    pub fn new(scenario: Arc<Scenario>) -> Self {
+        let run = Run::new(
+            &scenario,
+            RunOptions {
+                blocks: None,
+                skip_rows: true,
+            },
+            true,
+        );
+        let mut state_at: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
+        for (i, pe) in scenario.expects.iter().enumerate() {
+            if pe.expect.kind.is_none()
+                && let Some(at) = pe.expect.at
+            {
+                state_at.entry(at).or_default().push(i);
+            }
+        }
+        FixturePlayer {
+            last: scenario.default_blocks,
+            scenario,
+            run,
+            step_idx: 0,
+            state_at,
+            finished: false,
+            halt: None,
+        }
+    }
+
+    fn report(node: &mut NodeCore, c: ExpectationResult) {
+        node.notify(NodeEvent::Expectation {
+            line: c.line,
+            description: c.description,
+            passed: c.passed,
+            detail: c.detail,
+        });
+    }
+
+    fn check_state_at(&mut self, at: u64, node: &mut NodeCore) {
+        let s = self.scenario.clone();
+        for i in self.state_at.remove(&at).unwrap_or_default() {
+            let c = s.check_state(
+                &s.expects[i],
+                node.chain(),
+                &self.run.labels,
+                &self.run.events,
+            );
+            Self::report(node, c);
+        }
+    }
+}
+
+impl BlockHook for FixturePlayer {
+    fn before_seal(&mut self, height: u64, node: &mut NodeCore) {
+        // Heights an outage skipped: their state expectations see the state it holds.
+        let skipped: Vec<u64> = self.state_at.range(..height).map(|(k, _)| *k).collect();
+        for at in skipped {
+            self.check_state_at(at, node);
+        }
+        let s = self.scenario.clone();
+        s.deploy_actors(height, node, &mut self.run);
+        self.halt = s
+            .play_steps(height, &mut self.step_idx, node, &mut self.run)
+            .map(|(blocks, _)| blocks);
+    }
+
+    fn after_seal(&mut self, block: &Block, node: &mut NodeCore) {
+        let h = block.header.height;
+        self.run.record_block(block);
+        self.check_state_at(h, node);
+        if !self.finished && h >= self.last {
+            self.finished = true;
+            let s = self.scenario.clone();
+            let mut rest: Vec<ExpectationResult> = Vec::new();
+            for pe in &s.expects {
+                if pe.expect.kind.is_some() {
+                    rest.push(s.check_events(pe, &self.run.labels, &self.run.events));
+                } else if pe.expect.at.is_none() {
+                    rest.push(s.check_state(pe, node.chain(), &self.run.labels, &self.run.events));
+                }
+            }
+            rest.sort_by_key(|c| c.line);
+            for c in rest {
+                Self::report(node, c);
+            }
+        }
+        if let Some(blocks) = self.halt.take() {
+            // Refused only past u64::MAX heights, which a checked fixture cannot ask for.
+            let _ = node.apply(Halt { blocks });
+        }
+    }
+}
