@@ -800,7 +800,7 @@ async fn websocket_subscribers_receive_blocks_and_events() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_lagging_subscriber_is_told_how_many_it_lost() {
     // A node whose notification channel holds one message: a block with 300 events overruns
-    // any subscriber, which must then hear how many it lost. Received + lost = sent.
+    // any subscriber, which must then hear how many it lost: received + lost covers all sent.
     let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
     let node = spawn_with(
         NodeCore::new(cfg).unwrap(),
