@@ -51,7 +51,10 @@ fn setup() -> Setup {
         .enable_all()
         .build()
         .unwrap();
-    let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    let mut genesis = Genesis::default();
+    // Every `timer_schedule` of the run leaves a pending timer on one of 32 actors.
+    genesis.timer.max_timers_per_actor = 1_000_000;
+    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
     cfg.mining = MiningMode::Auto;
     let node = spawn(NodeCore::new(cfg).unwrap());
     let (bare, devnet, actors) = rt.block_on(async {
