@@ -661,3 +661,14 @@ fn node_governance_and_extension_requests_cip5_5_4() {
     assert_eq!(t.ring, vec![(h + 50, 1)]);
     assert!(t.next_maintenance > d.height());
 }
+
+#[test]
+fn node_handle_is_clone_send_and_sync() {
+    fn shareable<T: Clone + Send + Sync + 'static>() {}
+    shareable::<cowboy_devnet::node::NodeHandle>();
+    let h = spawn(with_mining(MiningMode::Manual));
+    let h2 = h.clone();
+    let t = std::thread::spawn(move || h2.request_blocking(Mine { blocks: 2 }).unwrap().last);
+    assert_eq!(t.join().unwrap(), 2);
+    h.shutdown();
+}
