@@ -1038,3 +1038,39 @@ fn serve_loads_what_run_dump_writes_and_writes_config_out() {
     child.wait().unwrap();
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[cfg(unix)]
+#[test]
+fn serve_saves_its_state_on_sigterm_and_warns_off_loopback() {
+    let dir = std::env::temp_dir().join(format!("cowboy-rpc-term-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("devnet.json");
+    // Saves on a timer only once an hour: the save checked here is the one on SIGTERM.
+    let (mut child, addr) = spawn_serve(&[
+        "--host",
+        "0.0.0.0",
+        "--state",
+        file.to_str().unwrap(),
+        "--state-interval",
+        "3600",
+    ]);
+    let port = addr.rsplit(':').next().unwrap();
+    let local = format!("127.0.0.1:{port}");
+    assert_eq!(post(&local, "devnet_mine", json!([9]))["result"], json!(9));
+    let st = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert!(child.wait().unwrap().success());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(err.contains("warning: listening on 0.0.0.0"), "{err}");
+    assert_eq!(state_file::read(&file).unwrap().height, 9);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
