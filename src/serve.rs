@@ -4,16 +4,18 @@ use crate::cli::{EXIT_OK, ServeArgs};
 use anyhow::{Context, Result};
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::node::{
-    DumpState, LoadState, MiningMode, NodeConfig, NodeCore, NodeHandle, spawn,
+    DumpState, LoadState, MiningMode, NodeConfig, NodeCore, NodeEvent, NodeHandle, spawn,
 };
 use cowboy_devnet::rpc::methods::{mining_json, module};
 use cowboy_devnet::rpc::server::{self, ServerOptions, is_loopback};
 use cowboy_devnet::rpc::state_file;
+use cowboy_devnet::scenario::live::FixturePlayer;
 use cowboy_devnet::vm::DevnetRuntime;
 use serde_json::json;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 pub fn serve(a: ServeArgs) -> Result<u8> {
@@ -26,11 +28,12 @@ pub fn serve(a: ServeArgs) -> Result<u8> {
 
 /// The node as the flags ask, with its state loaded; nothing is served if any of it fails.
 fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
-    let (genesis, names) = match &a.fixture {
-        Some(f) => {
-            let s = crate::commands::load(f)?;
-            (s.genesis().clone(), s.address_book())
-        }
+    let scenario = match &a.fixture {
+        Some(f) => Some(Arc::new(crate::commands::load(f)?)),
+        None => None,
+    };
+    let (genesis, names) = match &scenario {
+        Some(s) => (s.genesis().clone(), s.address_book()),
         None => (Genesis::default(), BTreeMap::new()),
     };
     // The file is read and checked before the node exists: a bad file never half-loads.
@@ -56,11 +59,44 @@ fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
         // What loading reported is history by the time anyone subscribes.
         while core.poll_event().is_some() {}
     }
+    // The fixture's steps are played at their heights as blocks are mined, its expectations
+    // checked as they become checkable (printed by `serve_async`).
+    if let Some(s) = scenario {
+        core.set_hook(Box::new(FixturePlayer::new(s)));
+    }
     Ok(spawn(core))
 }
 
 async fn serve_async(a: ServeArgs) -> Result<u8> {
     let node = start_node(&a)?;
+    if let Some(f) = &a.fixture {
+        let mut rx = node.subscribe();
+        let fixture = f.clone();
+        tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(ev) => {
+                        if let NodeEvent::Expectation {
+                            line,
+                            description,
+                            passed,
+                            detail,
+                        } = &*ev
+                        {
+                            let mark = if *passed { "ok  " } else { "FAIL" };
+                            println!(
+                                "expectation {mark} {fixture}:{line} {description} ({detail})"
+                            );
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                        eprintln!("warning: {n} notifications missed; expectations may be missing");
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
     let opts = ServerOptions {
         host: a.host.clone(),
         port: a.port,

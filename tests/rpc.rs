@@ -873,6 +873,18 @@ const BIN: &str = env!("CARGO_BIN_EXE_cowboy-devnet");
 
 /// Starts `serve` with `args`; the child and its address once it prints `Listening on`.
 fn spawn_serve(args: &[&str]) -> (std::process::Child, String) {
+    let (child, addr, _) = spawn_serve_lines(args);
+    (child, addr)
+}
+
+/// [`spawn_serve`], with the lines it prints after `Listening on` as they come.
+fn spawn_serve_lines(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    String,
+    std::sync::mpsc::Receiver<String>,
+) {
     let mut child = Command::new(BIN)
         .arg("serve")
         .args(["--port", "0"])
@@ -898,8 +910,13 @@ fn spawn_serve(args: &[&str]) -> (std::process::Child, String) {
         }
     };
     // Keep draining stdout so the child never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    (child, addr)
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in lines.map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    (child, addr, rx)
 }
 
 fn post(addr: &str, method: &str, params: Value) -> Value {
@@ -1073,4 +1090,28 @@ fn serve_saves_its_state_on_sigterm_and_warns_off_loopback() {
     assert!(err.contains("warning: listening on 0.0.0.0"), "{err}");
     assert_eq!(state_file::read(&file).unwrap().height, 9);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn serve_fixture_plays_its_steps_as_blocks_are_mined_and_reports_expectations() {
+    let (mut child, addr, lines) = spawn_serve_lines(&["--fixture", "heartbeat", "--no-mining"]);
+    assert_eq!(post(&addr, "devnet_mine", json!([60]))["result"], json!(60));
+    let fired = post(
+        &addr,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerFired"]}]),
+    );
+    assert!(fired["result"].as_array().unwrap().len() >= 11, "{fired}");
+    let mut ok = 0;
+    while ok < 6 {
+        let l = lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("every expectation of the fixture is reported");
+        if l.starts_with("expectation") {
+            assert!(l.starts_with("expectation ok"), "{l}");
+            ok += 1;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
 }
