@@ -867,6 +867,50 @@ async fn a_lagging_subscriber_is_told_how_many_it_lost() {
     assert_eq!(call(&c, "devnet_mine", json!([1])).await, json!(3));
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_flooding_subscriptions_is_bounded_and_others_are_served() {
+    let d = start_with(ServerOptions {
+        port: 0,
+        max_subscriptions_per_connection: 4,
+        ..ServerOptions::default()
+    })
+    .await;
+    let ws = WsClientBuilder::default()
+        .build(format!("ws://{}", d.addr))
+        .await
+        .unwrap();
+    let mut subs = Vec::new();
+    for _ in 0..4 {
+        subs.push(
+            ws.subscribe::<Value, _>(
+                "devnet_subscribeBlocks",
+                rpc_params![],
+                "devnet_unsubscribeBlocks",
+            )
+            .await
+            .expect("within the bound"),
+        );
+    }
+    let over = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeBlocks",
+            rpc_params![],
+            "devnet_unsubscribeBlocks",
+        )
+        .await;
+    assert!(
+        over.is_err(),
+        "a fifth subscription on one connection is refused"
+    );
+    // Another client, and the flooding one's own calls, are still served.
+    assert_eq!(call(&d.http(), "devnet_mine", json!([1])).await, json!(1));
+    let h: Value = ws
+        .request("devnet_blockNumber", rpc_params![])
+        .await
+        .unwrap();
+    assert_eq!(h, json!(1));
+}
+
 // ---- the binary -----------------------------------------------------------------------------
 
 const BIN: &str = env!("CARGO_BIN_EXE_cowboy-devnet");
