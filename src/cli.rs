@@ -34,6 +34,66 @@ pub enum Cmd {
     },
     /// List the shipped fixtures.
     Fixtures,
+    /// Run the devnet live and serve the JSON-RPC API (HTTP and WebSocket on one port).
+    Serve(ServeArgs),
+}
+
+/// `serve`'s flags: anvil's names where anvil has the flag.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on. Anything but loopback exposes the devnet (and its dev accounts)
+    /// to the network: a warning is printed.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+    /// Port to listen on; 0 takes a free port (the real one is printed).
+    #[arg(long, short, default_value_t = 8645)]
+    pub port: u16,
+    /// A fixture file or the name of a shipped fixture: its accounts and actors at genesis.
+    #[arg(long, value_name = "FILE|NAME")]
+    pub fixture: Option<String>,
+    /// Mine only when asked (`devnet_mine`); by default every transaction seals a block.
+    #[arg(long, conflicts_with = "block_time")]
+    pub no_mining: bool,
+    /// Seal a block every SECONDS (fractions allowed: 0.5) instead of one per transaction.
+    #[arg(long, short = 'b', value_name = "SECONDS", value_parser = parse_block_time)]
+    pub block_time: Option<u64>,
+    /// Number of dev accounts.
+    #[arg(long, short = 'a', default_value_t = 10, value_parser = clap::value_parser!(u64).range(2..=1000))]
+    pub accounts: u64,
+    /// Balance of each dev account (a whole number).
+    #[arg(
+        long,
+        value_name = "AMOUNT",
+        default_value = "1000000000000000000000000"
+    )]
+    pub balance: u128,
+    /// Load the state from FILE if it exists, save it there every `--state-interval` seconds
+    /// and on SIGINT/SIGTERM (atomically: never a torn file).
+    #[arg(long, value_name = "FILE", conflicts_with = "load_state")]
+    pub state: Option<PathBuf>,
+    /// Seconds between saves of `--state` (fractions allowed).
+    #[arg(long, value_name = "SECONDS", default_value = "30", value_parser = parse_block_time, requires = "state")]
+    pub state_interval: u64,
+    /// Write the state to FILE on exit.
+    #[arg(long, value_name = "FILE")]
+    pub dump_state: Option<PathBuf>,
+    /// Start from the state in FILE (a state file, or what `run --dump` writes).
+    #[arg(long, value_name = "FILE")]
+    pub load_state: Option<PathBuf>,
+    /// Write the accounts and the address as JSON to FILE at start.
+    #[arg(long, value_name = "FILE")]
+    pub config_out: Option<PathBuf>,
+    /// Snapshots kept at most (the oldest is dropped).
+    #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub snapshots: u64,
+}
+
+/// Seconds, fractions allowed, as milliseconds.
+fn parse_block_time(s: &str) -> Result<u64, String> {
+    let secs: f64 = s
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    cowboy_devnet::rpc::types::seconds_to_ms(secs)
 }
 
 #[derive(clap::Args)]

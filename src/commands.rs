@@ -77,7 +77,7 @@ impl Out {
 
 /// Loads a fixture: a bare name (no `/`, no extension) is a shipped fixture; anything else is
 /// a path.
-fn load(fixture: &str) -> Result<Scenario> {
+pub fn load(fixture: &str) -> Result<Scenario> {
     let rt = DevnetRuntime::new();
     let path = Path::new(fixture);
     let bare = !fixture.contains('/')

@@ -8,6 +8,7 @@
 pub mod chain;
 pub mod engine;
 pub mod node;
+pub mod rpc;
 pub mod scenario;
 pub mod tui;
 pub mod vm;

@@ -6,6 +6,7 @@
 
 mod cli;
 mod commands;
+mod serve;
 
 use clap::Parser;
 use cli::{Cli, Cmd, EXIT_FIXTURE, EXIT_OK, EXIT_USAGE, RunArgs};
@@ -32,6 +33,7 @@ fn main() -> ExitCode {
         None => commands::run(RunArgs::demo(), &mut out),
         Some(Cmd::Run(a)) => commands::run(a, &mut out),
         Some(Cmd::Check { fixture }) => commands::check(&fixture, &mut out),
+        Some(Cmd::Serve(a)) => serve::serve(a),
         Some(Cmd::Fixtures) => {
             commands::list_fixtures(&mut out);
             Ok(EXIT_OK)

@@ -17,7 +17,11 @@ pub const NODE_STACK_BYTES: usize = 16 * 1024 * 1024;
 /// Notifications a subscriber may fall behind by before it loses the oldest.
 pub const DEFAULT_EVENT_CAPACITY: usize = 4096;
 
-type Job = Box<dyn FnOnce(&mut NodeCore) + Send>;
+/// Work for the node's thread. It returns the reply to send, which the thread sends only
+/// after it published the head and the events the work produced: whoever gets a reply and
+/// then reads [`NodeHandle::head`] sees its own write.
+type Job = Box<dyn FnOnce(&mut NodeCore) -> Reply + Send>;
+type Reply = Box<dyn FnOnce() + Send>;
 
 enum Msg {
     Job(Job),
@@ -75,6 +79,7 @@ fn run(
 ) {
     let start = Instant::now();
     let now_ms = || start.elapsed().as_millis() as u64;
+    let mut reply: Option<Reply> = None;
     loop {
         let msg = match core.next_deadline() {
             None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
@@ -88,7 +93,7 @@ fn run(
             }
         };
         match msg {
-            Ok(Msg::Job(job)) => job(&mut core),
+            Ok(Msg::Job(job)) => reply = Some(job(&mut core)),
             Ok(Msg::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
@@ -98,6 +103,9 @@ fn run(
             let _ = events.send(Arc::new(e));
         }
         head.send_replace(core.head());
+        if let Some(r) = reply.take() {
+            r();
+        }
     }
 }
 
@@ -112,7 +120,10 @@ impl NodeHandle {
     pub async fn request<R: Request>(&self, r: R) -> Result<R::Reply, NodeError> {
         let (tx, rx) = oneshot::channel();
         self.submit(Box::new(move |core| {
-            let _ = tx.send(core.apply(r));
+            let out = core.apply(r);
+            Box::new(move || {
+                let _ = tx.send(out);
+            })
         }))?;
         rx.await.map_err(|_| NodeError::NodeStopped)?
     }
@@ -121,7 +132,10 @@ impl NodeHandle {
     pub fn request_blocking<R: Request>(&self, r: R) -> Result<R::Reply, NodeError> {
         let (tx, rx) = oneshot::channel();
         self.submit(Box::new(move |core| {
-            let _ = tx.send(core.apply(r));
+            let out = core.apply(r);
+            Box::new(move || {
+                let _ = tx.send(out);
+            })
         }))?;
         rx.blocking_recv().map_err(|_| NodeError::NodeStopped)?
     }
@@ -133,7 +147,10 @@ impl NodeHandle {
     ) -> Result<T, NodeError> {
         let (tx, rx) = oneshot::channel();
         self.submit(Box::new(move |core| {
-            let _ = tx.send(f(core));
+            let out = f(core);
+            Box::new(move || {
+                let _ = tx.send(out);
+            })
         }))?;
         rx.await.map_err(|_| NodeError::NodeStopped)
     }
@@ -145,7 +162,10 @@ impl NodeHandle {
     ) -> Result<T, NodeError> {
         let (tx, rx) = oneshot::channel();
         self.submit(Box::new(move |core| {
-            let _ = tx.send(f(core));
+            let out = f(core);
+            Box::new(move || {
+                let _ = tx.send(out);
+            })
         }))?;
         rx.blocking_recv().map_err(|_| NodeError::NodeStopped)
     }

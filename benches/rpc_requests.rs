@@ -1,0 +1,255 @@
+//! JSON-RPC requests over HTTP keep-alive from 32 concurrent clients (issue 13, "Speed"), while
+//! the node mines a block every 100 ms, beside a bare jsonrpsee server answering a constant on
+//! the same machine in the same run (the baseline).
+//!
+//! * `rpc_requests/bare_constant`: the baseline, a method that returns `0`.
+//! * `rpc_requests/devnet_blockNumber`: reads the published head (never waits behind a seal).
+//! * `rpc_requests/timer_schedule`: a transaction per request (each seals its block under
+//!   automine; here the node mines on its 100 ms interval, so they share blocks).
+//! * A report (printed): p50/p99 latency of each, the ratio of `devnet_blockNumber`'s requests
+//!   per second to the baseline's, and the longest interval between two blocks sealed while
+//!   the load ran (target: under 2 x 100 ms).
+//!
+//! Run: `cargo bench --bench rpc_requests` (filters: `bare_constant`, `devnet_blockNumber`,
+//! `timer_schedule`; the report runs every time).
+
+use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::node::{MiningMode, NodeConfig, NodeCore, NodeHandle, spawn};
+use cowboy_devnet::rpc::methods::module;
+use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
+use cowboy_devnet::vm::DevnetRuntime;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use jsonrpsee::RpcModule;
+use jsonrpsee::core::client::ClientT;
+use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
+use jsonrpsee::rpc_params;
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+const CLIENTS: usize = 32;
+
+struct Setup {
+    rt: tokio::runtime::Runtime,
+    bare: Running,
+    devnet: Running,
+    node: NodeHandle,
+    actors: Vec<String>,
+}
+
+fn opts() -> ServerOptions {
+    ServerOptions {
+        port: 0,
+        max_connections: 1024,
+        ..ServerOptions::default()
+    }
+}
+
+fn setup() -> Setup {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut genesis = Genesis::default();
+    // Every `timer_schedule` of the run leaves a pending timer on one of 32 actors.
+    genesis.timer.max_timers_per_actor = 1_000_000;
+    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
+    cfg.mining = MiningMode::Auto;
+    let node = spawn(NodeCore::new(cfg).unwrap());
+    let (bare, devnet, actors) = rt.block_on(async {
+        let mut m = RpcModule::new(());
+        m.register_method("devnet_blockNumber", |_, _, _| 0u64)
+            .unwrap();
+        let bare = server::start(m, &opts()).await.unwrap();
+        let devnet = server::start(module(node.clone()), &opts()).await.unwrap();
+        let c = client(&devnet);
+        // One actor per client, each with funds for its timers' fires.
+        let mut actors = Vec::new();
+        for _ in 0..CLIENTS {
+            let a: Value = c
+                .request(
+                    "actor_deploy",
+                    rpc_params![json!({"balance": "1000000000000000000"})],
+                )
+                .await
+                .unwrap();
+            actors.push(a.as_str().unwrap().to_string());
+        }
+        let _: Value = c
+            .request(
+                "devnet_setMining",
+                rpc_params![json!({"mode": "interval", "block_time": 0.1})],
+            )
+            .await
+            .unwrap();
+        (bare, devnet, actors)
+    });
+    Setup {
+        rt,
+        bare,
+        devnet,
+        node,
+        actors,
+    }
+}
+
+fn client(r: &Running) -> HttpClient {
+    HttpClientBuilder::default()
+        .max_concurrent_requests(CLIENTS * 2)
+        .build(format!("http://{}", r.addr))
+        .unwrap()
+}
+
+#[derive(Clone, Copy)]
+enum Call {
+    BlockNumber,
+    Schedule,
+}
+
+/// `total` requests spread over 32 clients (each its own keep-alive connection); their
+/// latencies.
+async fn load(
+    r: &Running,
+    call: Call,
+    total: u64,
+    actors: &[String],
+    heights: &Arc<AtomicU64>,
+) -> Vec<Duration> {
+    let per = total.div_ceil(CLIENTS as u64);
+    let mut tasks = Vec::new();
+    for i in 0..CLIENTS {
+        let c = client(r);
+        let actor = actors.get(i).cloned().unwrap_or_default();
+        let heights = heights.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut lat = Vec::with_capacity(per as usize);
+            for _ in 0..per {
+                let t = Instant::now();
+                match call {
+                    Call::BlockNumber => {
+                        let _: Value = c
+                            .request("devnet_blockNumber", rpc_params![])
+                            .await
+                            .unwrap();
+                    }
+                    Call::Schedule => {
+                        // A fresh far height per request: distinct ids, never due in the run.
+                        let h = heights.fetch_add(1, Ordering::Relaxed);
+                        let _: Value = c
+                            .request(
+                                "timer_schedule",
+                                rpc_params![json!({"actor": actor, "height": h})],
+                            )
+                            .await
+                            .unwrap();
+                    }
+                }
+                lat.push(t.elapsed());
+            }
+            lat
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.unwrap());
+    }
+    all
+}
+
+fn pct(sorted: &[Duration], p: f64) -> Duration {
+    sorted[((sorted.len() as f64 - 1.0) * p) as usize]
+}
+
+fn bench(c: &mut Criterion) {
+    let s = setup();
+    let heights = Arc::new(AtomicU64::new(100_000));
+    let mut g = c.benchmark_group("rpc_requests");
+    g.throughput(Throughput::Elements(1));
+    g.sample_size(10);
+    g.bench_function("bare_constant", |b| {
+        b.iter_custom(|n| {
+            let t = Instant::now();
+            s.rt.block_on(load(&s.bare, Call::BlockNumber, n, &[], &heights));
+            t.elapsed()
+        })
+    });
+    g.bench_function("devnet_blockNumber", |b| {
+        b.iter_custom(|n| {
+            let t = Instant::now();
+            s.rt.block_on(load(&s.devnet, Call::BlockNumber, n, &[], &heights));
+            t.elapsed()
+        })
+    });
+    g.bench_function("timer_schedule", |b| {
+        b.iter_custom(|n| {
+            let t = Instant::now();
+            s.rt.block_on(load(&s.devnet, Call::Schedule, n, &s.actors, &heights));
+            t.elapsed()
+        })
+    });
+    g.finish();
+
+    // The report: fixed loads, latencies and block intervals.
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let mut head = s.node.watch_head();
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let intervals = s.rt.spawn(async move {
+        let mut last = Instant::now();
+        let mut worst = Duration::ZERO;
+        let mut blocks = 0u64;
+        let mut height = head.borrow().height;
+        while !stop2.load(Ordering::Relaxed) {
+            if tokio::time::timeout(Duration::from_millis(500), head.changed())
+                .await
+                .is_ok()
+            {
+                let h = head.borrow().height;
+                if h != height {
+                    height = h;
+                    blocks += 1;
+                    worst = worst.max(last.elapsed());
+                    last = Instant::now();
+                }
+            }
+        }
+        (blocks, worst)
+    });
+    let n = 20_000;
+    let run = |r: &Running, call: Call, actors: &[String]| {
+        let t = Instant::now();
+        let mut lat = s.rt.block_on(load(r, call, n, actors, &heights));
+        let secs = t.elapsed().as_secs_f64();
+        lat.sort();
+        (lat.len() as f64 / secs, pct(&lat, 0.5), pct(&lat, 0.99))
+    };
+    let bare = run(&s.bare, Call::BlockNumber, &[]);
+    let bn = run(&s.devnet, Call::BlockNumber, &[]);
+    let sch = run(&s.devnet, Call::Schedule, &s.actors);
+    stop.store(true, Ordering::Relaxed);
+    let (blocks, worst) = s.rt.block_on(intervals).unwrap();
+    println!("rpc_requests report ({CLIENTS} clients, HTTP keep-alive, node mining every 100 ms):");
+    for (name, (rps, p50, p99)) in [
+        ("bare_constant", bare),
+        ("devnet_blockNumber", bn),
+        ("timer_schedule", sch),
+    ] {
+        println!("  {name:<20} {rps:>10.0} req/s  p50 {p50:>9.2?}  p99 {p99:>9.2?}");
+    }
+    println!(
+        "  devnet_blockNumber / bare: {:.2}x (target >= 0.8x); p99 target < 5 ms",
+        bn.0 / bare.0
+    );
+    println!(
+        "  blocks sealed during the report: {blocks}, longest interval {worst:.2?} (target < 200 ms)"
+    );
+    s.bare.handle.stop().ok();
+    s.devnet.handle.stop().ok();
+    s.node.shutdown();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -1,0 +1,172 @@
+//! Domain errors as JSON-RPC errors (issue 13, "Errors").
+//!
+//! JSON-RPC 2.0 keeps -32700..-32600 for itself and jsonrpsee uses -32000 and -32005..-32011;
+//! a rejection by the devnet gets a code of its own in -32050..-32099, one per error kind, with
+//! `data.reason` the spec's error name. The table is the README's.
+
+use jsonrpsee::types::ErrorObjectOwned;
+use serde_json::json;
+
+/// One domain error kind: its spec name, its code and what a person can do about it.
+pub struct Code {
+    pub reason: &'static str,
+    pub code: i32,
+    pub hint: &'static str,
+}
+
+/// Every domain error code, in code order.
+pub const CODES: &[Code] = &[
+    Code {
+        reason: "InvalidInput",
+        code: -32050,
+        hint: "an argument is out of range or malformed; the message says which",
+    },
+    Code {
+        reason: "Unauthorized",
+        code: -32051,
+        hint: "send from the timer's owner, or (governance) from a system deployer: see devnet_accounts",
+    },
+    Code {
+        reason: "TimerNotFound",
+        code: -32052,
+        hint: "no live timer has this id: it fired, expired or was cancelled (timer_get shows its history)",
+    },
+    Code {
+        reason: "TimerCapExceeded",
+        code: -32053,
+        hint: "the actor holds max_timers_per_actor live timers: cancel one or wait for one to fire",
+    },
+    Code {
+        reason: "QuotaExceeded",
+        code: -32054,
+        hint: "a per-actor or per-block quota is used up: wait for the next block",
+    },
+    Code {
+        reason: "InsufficientFunds",
+        code: -32055,
+        hint: "fund the account (devnet_setBalance) or lower the fee caps",
+    },
+    Code {
+        reason: "UnknownActor",
+        code: -32056,
+        hint: "no actor is deployed at this address: actor_deploy first",
+    },
+    Code {
+        reason: "ActorExists",
+        code: -32057,
+        hint: "an actor is already deployed at this address",
+    },
+    Code {
+        reason: "NonceMismatch",
+        code: -32058,
+        hint: "send with the account's next nonce",
+    },
+    Code {
+        reason: "BlockFull",
+        code: -32059,
+        hint: "the block's transaction cycles are used up: mine a block and send again",
+    },
+    Code {
+        reason: "UnknownSnapshot",
+        code: -32060,
+        hint: "no such snapshot: it was deleted, dropped as the oldest past --snapshots, or never taken",
+    },
+    Code {
+        reason: "TimerRejectedBelowBasefee",
+        code: -32061,
+        hint: "raise the timer's fee caps to at least the lane basefee (scheduler_tiers, devnet_blockNumber)",
+    },
+    Code {
+        reason: "OutOfCycles",
+        code: -32062,
+        hint: "raise the cycle limit or make the handler cheaper",
+    },
+    Code {
+        reason: "OutOfCells",
+        code: -32063,
+        hint: "raise the cell limit or store less",
+    },
+    Code {
+        reason: "Reverted",
+        code: -32064,
+        hint: "the handler reverted: the message is its reason",
+    },
+    Code {
+        reason: "HandlerNotFound",
+        code: -32065,
+        hint: "the actor's script has no handler by this name",
+    },
+    Code {
+        reason: "CompileError",
+        code: -32066,
+        hint: "the script does not compile: the message has the line and column",
+    },
+    Code {
+        reason: "ScriptError",
+        code: -32067,
+        hint: "the script failed at run time: the message says where",
+    },
+    Code {
+        reason: "NodeStopped",
+        code: -32098,
+        hint: "the node is shutting down or its thread ended; restart it",
+    },
+    Code {
+        reason: "Internal",
+        code: -32099,
+        hint: "an error without a code of its own; the message and data.reason say what",
+    },
+];
+
+/// The code for an error name; names without their own code get -32099 (and keep their name
+/// in `data.reason`).
+pub fn code_of(reason: &str) -> i32 {
+    CODES
+        .iter()
+        .find(|c| c.reason == reason)
+        .map_or(-32099, |c| c.code)
+}
+
+/// A domain rejection: its code, the message, `data.reason` and a hint.
+pub fn domain(reason: &str, message: impl Into<String>) -> ErrorObjectOwned {
+    let message = message.into();
+    // The node's messages lead with the error name already (`InvalidInput: ...`).
+    let message = if message.starts_with(reason) {
+        message
+    } else {
+        format!("{reason}: {message}")
+    };
+    let hint = CODES
+        .iter()
+        .find(|c| c.reason == reason)
+        .map_or("", |c| c.hint);
+    ErrorObjectOwned::owned(
+        code_of(reason),
+        message,
+        Some(json!({ "reason": reason, "hint": hint })),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_and_in_the_domain_range() {
+        let mut seen = std::collections::BTreeSet::new();
+        for c in CODES {
+            assert!((-32099..=-32050).contains(&c.code), "{}", c.reason);
+            assert!(seen.insert(c.code), "{} reuses {}", c.reason, c.code);
+        }
+        assert_eq!(code_of("Unauthorized"), -32051);
+        assert_eq!(code_of("SomethingNew"), -32099);
+        let e = domain("TimerNotFound", "TimerNotFound: 0xab");
+        assert_eq!(e.message(), "TimerNotFound: 0xab");
+        assert!(
+            e.data()
+                .unwrap()
+                .get()
+                .contains("\"reason\":\"TimerNotFound\"")
+        );
+    }
+}

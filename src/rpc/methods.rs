@@ -1,0 +1,584 @@
+//! Every method of the API: decode the params, make one node request, encode the reply.
+
+use super::error;
+use super::openrpc;
+use super::types::{Amount, Args, BlockTimeMs, Bytes, Obj, invalid_param};
+use crate::chain::Receipt;
+use crate::chain::runtime::ActorCode;
+use crate::engine::timer::handler_payload;
+use crate::engine::{Address, ScheduleArgs, TimerId};
+use crate::node::{
+    CallActor, CancelTimer, ConfigChange, DeleteSnapshot, DeployActor, DumpState, EstimateTimer,
+    EventFilter, ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine,
+    MiningMode, NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer, SetBalance,
+    SetMining, Snapshot, TimerFilter, TimerStatus, TimerView, TxOutcome,
+};
+use jsonrpsee::core::SubscriptionResult;
+use jsonrpsee::types::{ErrorObjectOwned, Params};
+use jsonrpsee::{PendingSubscriptionSink, RpcModule, SubscriptionMessage};
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::future::Future;
+use std::sync::Arc;
+use tokio::sync::broadcast::error::RecvError;
+
+type RpcResult = Result<Value, ErrorObjectOwned>;
+
+/// The script `actor_deploy` deploys when none is given: an actor that takes timers and says
+/// when each fires (so a script can schedule on it at once).
+pub const DEFAULT_ACTOR_SCRIPT: &str = r#"
+fn handle_timer(payload) {
+    emit("fired", `at height ${block_height()}`);
+}
+"#;
+
+/// A node rejection as a JSON-RPC error (its code, `data.reason`).
+pub fn node_error(e: NodeError) -> ErrorObjectOwned {
+    error::domain(e.kind().as_str(), e.to_string())
+}
+
+fn to_json<T: Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).expect("node views serialize to JSON")
+}
+
+/// A receipt as the API shows it: every field, `status` (`success` | `reverted`) and the
+/// height of its block (`sealed: false` while the block is open under manual or interval
+/// mining).
+fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Value {
+    let mut v = to_json(receipt);
+    let o = v.as_object_mut().expect("a receipt is an object");
+    o.insert(
+        "status".into(),
+        json!(if receipt.success {
+            "success"
+        } else {
+            "reverted"
+        }),
+    );
+    o.insert(
+        "height".into(),
+        json!(sealed.unwrap_or_else(|| head.head().pending_height)),
+    );
+    o.insert("sealed".into(), json!(sealed.is_some()));
+    o.entry("error").or_insert(Value::Null);
+    o.entry("timers").or_insert(json!([]));
+    v
+}
+
+fn outcome_json(out: &TxOutcome, node: &NodeHandle) -> Value {
+    receipt_json(&out.receipt, out.sealed, node)
+}
+
+/// A timer: every field, the payload in hex.
+fn timer_json(t: &TimerView) -> Value {
+    let mut v = to_json(t);
+    if let Some(p) = &t.payload {
+        v["payload"] = json!(format!("0x{}", hex::encode(p)));
+    }
+    v
+}
+
+/// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}`.
+pub fn mining_json(m: MiningMode) -> Value {
+    match m {
+        MiningMode::Auto => json!({"mode": "auto"}),
+        MiningMode::Manual => json!({"mode": "manual"}),
+        // Display only: seconds from the node's integer milliseconds.
+        MiningMode::Interval { block_time_ms } => {
+            json!({"mode": "interval", "block_time": block_time_ms as f64 / 1000.0})
+        }
+    }
+}
+
+fn decode_mining(mut o: Obj) -> Result<MiningMode, ErrorObjectOwned> {
+    let mode: String = o.req("mode")?;
+    let bt: Option<BlockTimeMs> = o.opt("block_time")?;
+    o.finish()?;
+    match (mode.as_str(), bt) {
+        ("auto", None) => Ok(MiningMode::Auto),
+        ("manual", None) => Ok(MiningMode::Manual),
+        ("interval", Some(BlockTimeMs(ms))) => Ok(MiningMode::Interval { block_time_ms: ms }),
+        ("interval", None) => Err(invalid_param(
+            "block_time",
+            "missing; interval mining needs a block time in seconds",
+        )),
+        ("auto" | "manual", Some(_)) => Err(invalid_param(
+            "block_time",
+            format!("only interval mining takes a block time, not {mode}"),
+        )),
+        _ => Err(invalid_param(
+            "mode",
+            format!("expected \"auto\", \"manual\" or \"interval\", got \"{mode}\""),
+        )),
+    }
+}
+
+fn decode_event_filter(mut o: Obj) -> Result<EventFilter, ErrorObjectOwned> {
+    let f = EventFilter {
+        from_height: o.opt("from_height")?,
+        to_height: o.opt("to_height")?,
+        kinds: o.opt_list::<String>("kinds")?,
+        timer_id: o.opt("timer_id")?,
+        actor: o.opt("actor")?,
+        limit: o.opt::<u64>("limit")?.map(|n| n as usize),
+    };
+    o.finish()?;
+    Ok(f)
+}
+
+fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
+    let actor: Address = o.req("actor")?;
+    let height: u64 = o.req("height")?;
+    let payload: Option<Bytes> = o.opt("payload")?;
+    let from: Option<Address> = o.opt("from")?;
+    let fee_payer: Option<Address> = o.opt("fee_payer")?;
+    let gas_limit: Option<u64> = o.opt("gas_limit")?;
+    let expires_at: Option<u64> = o.opt("expires_at")?;
+    let handler: Option<String> = o.opt("handler")?;
+    o.finish()?;
+    let inner = payload.unwrap_or_default().0;
+    // CIP-5 §4.2's handler convention: a named handler travels in the payload.
+    let payload = match handler {
+        Some(h) => handler_payload(&h, &inner),
+        None => inner,
+    };
+    Ok(ScheduleTimer {
+        actor,
+        from,
+        args: ScheduleArgs {
+            height,
+            payload,
+            fee_payer,
+            gas_limit,
+            expires_at,
+        },
+    })
+}
+
+/// Registers `f` as `name`.
+fn reg<F, Fut>(m: &mut RpcModule<NodeHandle>, name: &'static str, f: F)
+where
+    F: Fn(Params<'static>, Arc<NodeHandle>) -> Fut + Clone + Send + Sync + 'static,
+    Fut: Future<Output = RpcResult> + Send + 'static,
+{
+    m.register_async_method(name, move |p, node, _| f(p, node))
+        .expect("method names are unique");
+}
+
+/// The whole API on `node`.
+pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
+    let mut m = RpcModule::new(node);
+    m.register_method("rpc.discover", |p, _, _| -> RpcResult {
+        Args::new(&p, &[])?;
+        Ok(openrpc::document())
+    })
+    .expect("unique");
+
+    // ---- chain and mining ---------------------------------------------------------------
+    m.register_method("devnet_blockNumber", |p, node, _| -> RpcResult {
+        Args::new(&p, &[])?;
+        Ok(json!(node.head().height))
+    })
+    .expect("unique");
+    reg(&mut m, "devnet_mine", |p, node| async move {
+        let a = Args::new(&p, &["n"])?;
+        let blocks = a.opt::<u64>(0, "n")?.unwrap_or(1);
+        let mined = node.request(Mine { blocks }).await.map_err(node_error)?;
+        Ok(json!(mined.last))
+    });
+    reg(&mut m, "devnet_setMining", |p, node| async move {
+        let a = Args::new(&p, &["mode"])?;
+        let mode = decode_mining(a.obj(0, "mode", false)?)?;
+        node.request(SetMining(mode)).await.map_err(node_error)?;
+        Ok(mining_json(mode))
+    });
+    m.register_method("devnet_getMining", |p, node, _| -> RpcResult {
+        Args::new(&p, &[])?;
+        Ok(mining_json(node.head().mining))
+    })
+    .expect("unique");
+    reg(&mut m, "devnet_getBlock", |p, node| async move {
+        let a = Args::new(&p, &["height"])?;
+        let h: u64 = a.req(0, "height")?;
+        let b = node.query(move |c| c.block(h)).await.map_err(node_error)?;
+        Ok(b.map_or(Value::Null, |b| to_json(&*b)))
+    });
+    reg(&mut m, "devnet_accounts", |p, node| async move {
+        Args::new(&p, &[])?;
+        let acc = node.query(|c| c.accounts()).await.map_err(node_error)?;
+        Ok(to_json(&acc))
+    });
+    reg(&mut m, "devnet_getBalance", |p, node| async move {
+        let a = Args::new(&p, &["address"])?;
+        let who: Address = a.req(0, "address")?;
+        let b = node
+            .query(move |c| c.balance(&who))
+            .await
+            .map_err(node_error)?;
+        Ok(to_json(&Amount(b)))
+    });
+    reg(&mut m, "devnet_setBalance", |p, node| async move {
+        let a = Args::new(&p, &["address", "amount"])?;
+        let address: Address = a.req(0, "address")?;
+        let Amount(balance) = a.req(1, "amount")?;
+        node.request(SetBalance { address, balance })
+            .await
+            .map_err(node_error)?;
+        Ok(Value::Null)
+    });
+    reg(&mut m, "devnet_supply", |p, node| async move {
+        Args::new(&p, &[])?;
+        let s = node.query(|c| c.supply()).await.map_err(node_error)?;
+        Ok(to_json(&s))
+    });
+    reg(&mut m, "devnet_snapshot", |p, node| async move {
+        Args::new(&p, &[])?;
+        let id = node.request(Snapshot).await.map_err(node_error)?;
+        Ok(json!(id))
+    });
+    reg(&mut m, "devnet_revert", |p, node| async move {
+        let a = Args::new(&p, &["id"])?;
+        let id: u64 = a.req(0, "id")?;
+        node.request(Revert { id }).await.map_err(node_error)?;
+        Ok(Value::Null)
+    });
+    reg(&mut m, "devnet_deleteSnapshot", |p, node| async move {
+        let a = Args::new(&p, &["id"])?;
+        let id: u64 = a.req(0, "id")?;
+        node.request(DeleteSnapshot { id })
+            .await
+            .map_err(node_error)?;
+        Ok(Value::Null)
+    });
+    reg(&mut m, "devnet_reset", |p, node| async move {
+        Args::new(&p, &[])?;
+        node.request(Reset).await.map_err(node_error)?;
+        Ok(Value::Null)
+    });
+    reg(&mut m, "devnet_dumpState", |p, node| async move {
+        Args::new(&p, &[])?;
+        let d = node.request(DumpState).await.map_err(node_error)?;
+        Ok(to_json(&*d))
+    });
+    reg(&mut m, "devnet_loadState", |p, node| async move {
+        let a = Args::new(&p, &["state"])?;
+        let v: Value = a.req(0, "state")?;
+        let dump =
+            super::state_file::parse(&v.to_string()).map_err(|e| invalid_param("state", e))?;
+        node.request(LoadState(Box::new(dump)))
+            .await
+            .map_err(node_error)?;
+        Ok(Value::Null)
+    });
+    reg(&mut m, "devnet_halt", |p, node| async move {
+        let a = Args::new(&p, &["blocks"])?;
+        let blocks: u64 = a.req(0, "blocks")?;
+        node.request(Halt { blocks }).await.map_err(node_error)?;
+        Ok(Value::Null)
+    });
+    reg(&mut m, "devnet_getEvents", |p, node| async move {
+        let a = Args::new(&p, &["filter"])?;
+        let f = decode_event_filter(a.obj(0, "filter", true)?)?;
+        let ev = node
+            .query(move |c| c.events(&f))
+            .await
+            .map_err(node_error)?;
+        Ok(to_json(&ev))
+    });
+
+    // ---- actors -------------------------------------------------------------------------
+    reg(&mut m, "actor_deploy", |p, node| async move {
+        let a = Args::new(&p, &["deploy"])?;
+        let mut o = a.obj(0, "deploy", true)?;
+        let from: Option<Address> = o.opt("from")?;
+        let script: Option<String> = o.opt("script")?;
+        let balance: Option<Amount> = o.opt("balance")?;
+        let name: Option<String> = o.opt("name")?;
+        o.finish()?;
+        let code = ActorCode::rhai(
+            name.clone().unwrap_or_else(|| "actor".into()),
+            script.unwrap_or_else(|| DEFAULT_ACTOR_SCRIPT.into()),
+        );
+        let d = node
+            .request(DeployActor {
+                from,
+                code,
+                address: None,
+                endowment: balance.map_or(0, |b| b.0),
+                name,
+            })
+            .await
+            .map_err(node_error)?;
+        Ok(to_json(&d.address))
+    });
+    reg(&mut m, "actor_call", |p, node| async move {
+        let a = Args::new(&p, &["call"])?;
+        let mut o = a.obj(0, "call", false)?;
+        let from: Address = o.req("from")?;
+        let actor: Address = o.req("actor")?;
+        let handler: String = o.req("handler")?;
+        let payload: Option<Bytes> = o.opt("payload")?;
+        o.finish()?;
+        let out = node
+            .request(CallActor {
+                from,
+                actor,
+                handler,
+                payload: payload.unwrap_or_default().0,
+            })
+            .await
+            .map_err(node_error)?;
+        Ok(outcome_json(&out, &node))
+    });
+
+    // ---- timers -------------------------------------------------------------------------
+    reg(&mut m, "timer_schedule", |p, node| async move {
+        let a = Args::new(&p, &["timer"])?;
+        let req = decode_schedule(a.obj(0, "timer", false)?)?;
+        let s = node.request(req).await.map_err(node_error)?;
+        Ok(json!({
+            "timer_id": s.timer_id,
+            "tx_hash": s.tx_hash,
+            "receipt": receipt_json(&s.receipt, s.sealed, &node),
+        }))
+    });
+    reg(&mut m, "timer_estimate", |p, node| async move {
+        let a = Args::new(&p, &["timer"])?;
+        let req = decode_schedule(a.obj(0, "timer", false)?)?;
+        let e = node.request(EstimateTimer(req)).await.map_err(node_error)?;
+        let mut v = to_json(&e);
+        // The error `timer_schedule` would give, as it would give it.
+        if let Some(err) = &e.error {
+            v["error"] = json!({
+                "code": error::code_of(err.kind.as_str()),
+                "reason": err.kind.as_str(),
+                "message": err.to_string(),
+            });
+        }
+        Ok(v)
+    });
+    reg(&mut m, "timer_cancel", |p, node| async move {
+        let a = Args::new(&p, &["cancel"])?;
+        let mut o = a.obj(0, "cancel", false)?;
+        let actor: Address = o.req("actor")?;
+        let timer_id: TimerId = o.req("timer_id")?;
+        let from: Option<Address> = o.opt("from")?;
+        o.finish()?;
+        let out = node
+            .request(CancelTimer {
+                actor,
+                timer_id,
+                from,
+            })
+            .await
+            .map_err(node_error)?;
+        Ok(outcome_json(&out, &node))
+    });
+    reg(&mut m, "timer_extend", |p, node| async move {
+        let a = Args::new(&p, &["extend"])?;
+        let mut o = a.obj(0, "extend", false)?;
+        let actor: Address = o.req("actor")?;
+        let timer_id: TimerId = o.req("timer_id")?;
+        let new_expires_at: u64 = o.req("new_expires_at")?;
+        let from: Option<Address> = o.opt("from")?;
+        o.finish()?;
+        let out = node
+            .request(ExtendTimer {
+                actor,
+                timer_id,
+                new_expires_at,
+                from,
+            })
+            .await
+            .map_err(node_error)?;
+        Ok(outcome_json(&out, &node))
+    });
+    reg(&mut m, "timer_get", |p, node| async move {
+        let a = Args::new(&p, &["timer_id"])?;
+        let id: TimerId = a.req(0, "timer_id")?;
+        let t = node
+            .query(move |c| c.timer(&id))
+            .await
+            .map_err(node_error)?;
+        Ok(t.as_ref().map_or(Value::Null, timer_json))
+    });
+    reg(&mut m, "timer_bucket", |p, node| async move {
+        let a = Args::new(&p, &["height"])?;
+        let h: u64 = a.req(0, "height")?;
+        let ts = node.query(move |c| c.bucket(h)).await.map_err(node_error)?;
+        Ok(Value::Array(ts.iter().map(timer_json).collect()))
+    });
+    reg(&mut m, "timer_list", |p, node| async move {
+        let a = Args::new(&p, &["filter"])?;
+        let mut o = a.obj(0, "filter", true)?;
+        let actor: Option<Address> = o.opt("actor")?;
+        let status = match o.opt::<String>("status")? {
+            None => None,
+            Some(s) => Some(s.parse::<TimerStatus>().map_err(|_| {
+                let names: Vec<&str> = TimerStatus::ALL.iter().map(|t| t.as_str()).collect();
+                invalid_param(
+                    "status",
+                    format!("expected one of {}, got \"{s}\"", names.join(", ")),
+                )
+            })?),
+        };
+        let limit = o.opt::<u64>("limit")?.map(|n| n as usize);
+        o.finish()?;
+        let f = TimerFilter {
+            actor,
+            status,
+            limit,
+        };
+        let ts = node
+            .query(move |c| c.timers(&f))
+            .await
+            .map_err(node_error)?;
+        Ok(Value::Array(ts.iter().map(timer_json).collect()))
+    });
+
+    // ---- scheduler ----------------------------------------------------------------------
+    reg(&mut m, "scheduler_config", |p, node| async move {
+        Args::new(&p, &[])?;
+        let (timer, queue, pending) = node
+            .query(|c| {
+                let (t, q) = c.config();
+                (t, q, c.head().pending_timers)
+            })
+            .await
+            .map_err(node_error)?;
+        Ok(json!({
+            "timer": timer,
+            "queue": queue,
+            "ring_size": queue.ring_size(),
+            "pending_timers": pending,
+        }))
+    });
+    reg(&mut m, "scheduler_tiers", |p, node| async move {
+        Args::new(&p, &[])?;
+        let t = node.query(|c| c.tiers()).await.map_err(node_error)?;
+        Ok(to_json(&t))
+    });
+
+    // ---- governance ---------------------------------------------------------------------
+    reg(&mut m, "gov_cancelTimer", |p, node| async move {
+        let a = Args::new(&p, &["cancel"])?;
+        let mut o = a.obj(0, "cancel", false)?;
+        let from: Address = o.req("from")?;
+        let timer_id: TimerId = o.req("timer_id")?;
+        o.finish()?;
+        let out = node
+            .request(GovCancel { from, timer_id })
+            .await
+            .map_err(node_error)?;
+        Ok(outcome_json(&out, &node))
+    });
+    reg(&mut m, "gov_extendTimer", |p, node| async move {
+        let a = Args::new(&p, &["extend"])?;
+        let mut o = a.obj(0, "extend", false)?;
+        let from: Address = o.req("from")?;
+        let timer_id: TimerId = o.req("timer_id")?;
+        let new_expires_at: u64 = o.req("new_expires_at")?;
+        o.finish()?;
+        let out = node
+            .request(GovExtend {
+                from,
+                timer_id,
+                new_expires_at,
+            })
+            .await
+            .map_err(node_error)?;
+        Ok(outcome_json(&out, &node))
+    });
+    reg(&mut m, "gov_updateTimerConfig", |p, node| async move {
+        let a = Args::new(&p, &["update"])?;
+        let mut o = a.obj(0, "update", false)?;
+        let from: Address = o.req("from")?;
+        let Some(cfg) = o.opt_obj("config")? else {
+            return Err(invalid_param(
+                "config",
+                "missing; expected an object of TimerConfig fields",
+            ));
+        };
+        o.finish()?;
+        let out = node
+            .request(GovUpdateConfig {
+                from,
+                config: ConfigChange::Fields(cfg.rest()),
+            })
+            .await
+            .map_err(node_error)?;
+        Ok(outcome_json(&out, &node))
+    });
+
+    // ---- subscriptions ------------------------------------------------------------------
+    m.register_subscription(
+        "devnet_subscribeBlocks",
+        "devnet_subscribeBlocks",
+        "devnet_unsubscribeBlocks",
+        |p, pending, node, _| async move {
+            if let Err(e) = Args::new(&p, &[]) {
+                pending.reject(e).await;
+                return Ok(());
+            }
+            forward(pending, &node, |ev| match ev {
+                NodeEvent::BlockSealed(b) => Some(to_json(b)),
+                _ => None,
+            })
+            .await
+        },
+    )
+    .expect("unique");
+    m.register_subscription(
+        "devnet_subscribeEvents",
+        "devnet_subscribeEvents",
+        "devnet_unsubscribeEvents",
+        |p, pending, node, _| async move {
+            let filter = Args::new(&p, &["filter"])
+                .and_then(|a| a.obj(0, "filter", true))
+                .and_then(decode_event_filter);
+            let filter = match filter {
+                Ok(f) => f,
+                Err(e) => {
+                    pending.reject(e).await;
+                    return Ok(());
+                }
+            };
+            forward(pending, &node, move |ev| match ev {
+                NodeEvent::Chain(r) if filter.matches(r) => Some(to_json(r)),
+                _ => None,
+            })
+            .await
+        },
+    )
+    .expect("unique");
+    m
+}
+
+/// Sends the node's notifications that `pick` keeps to a subscriber until it leaves. A
+/// subscriber that falls behind loses notifications (the node never waits for it) and is told
+/// how many with `{"lagged": n}` (the node's notifications lost, counted before `pick`).
+async fn forward(
+    pending: PendingSubscriptionSink,
+    node: &NodeHandle,
+    pick: impl Fn(&NodeEvent) -> Option<Value>,
+) -> SubscriptionResult {
+    let mut rx = node.subscribe();
+    let sink = pending.accept().await?;
+    loop {
+        let msg = tokio::select! {
+            _ = sink.closed() => return Ok(()),
+            r = rx.recv() => match r {
+                Ok(ev) => match pick(&ev) {
+                    Some(v) => v,
+                    None => continue,
+                },
+                Err(RecvError::Lagged(n)) => json!({ "lagged": n }),
+                Err(RecvError::Closed) => return Ok(()),
+            },
+        };
+        let msg = SubscriptionMessage::from(serde_json::value::to_raw_value(&msg)?);
+        if sink.send(msg).await.is_err() {
+            return Ok(());
+        }
+    }
+}

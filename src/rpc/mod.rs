@@ -1,0 +1,12 @@
+//! The JSON-RPC API (DESIGN.md, `rpc/`; issue 13): jsonrpsee, HTTP and WebSocket on one port.
+//!
+//! Methods are thin: decode the params ([`types`]), make one node request, encode the reply.
+//! Domain rejections map to codes -32050..-32099 ([`error`]); `rpc.discover` serves the
+//! OpenRPC document ([`openrpc`]).
+
+pub mod error;
+pub mod methods;
+pub mod openrpc;
+pub mod server;
+pub mod state_file;
+pub mod types;

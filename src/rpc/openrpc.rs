@@ -1,0 +1,457 @@
+//! `rpc.discover`: the OpenRPC document (issue 13), built from one table of every method with
+//! its params and result. A test fails when a registered method is missing here.
+
+use serde_json::{Map, Value, json};
+
+/// One param: its name, its schema (a name under `components.schemas`, or literal JSON
+/// schema when it starts with `{`, `"@Name"` standing for a reference), whether it is required, and what it is.
+pub struct ParamDoc {
+    pub name: &'static str,
+    pub schema: &'static str,
+    pub required: bool,
+    pub description: &'static str,
+}
+
+pub struct MethodDoc {
+    pub name: &'static str,
+    pub summary: &'static str,
+    pub params: &'static [ParamDoc],
+    pub result: &'static str,
+}
+
+const fn p(name: &'static str, schema: &'static str, description: &'static str) -> ParamDoc {
+    ParamDoc {
+        name,
+        schema,
+        required: true,
+        description,
+    }
+}
+
+const fn o(name: &'static str, schema: &'static str, description: &'static str) -> ParamDoc {
+    ParamDoc {
+        name,
+        schema,
+        required: false,
+        description,
+    }
+}
+
+const fn m(
+    name: &'static str,
+    summary: &'static str,
+    params: &'static [ParamDoc],
+    result: &'static str,
+) -> MethodDoc {
+    MethodDoc {
+        name,
+        summary,
+        params,
+        result,
+    }
+}
+
+const NULL: &str = r#"{"type":"null"}"#;
+const BOOL: &str = r#"{"type":"boolean"}"#;
+const ANY: &str = r#"{}"#;
+
+/// Every method of the API.
+pub const METHODS: &[MethodDoc] = &[
+    m("rpc.discover", "This document.", &[], ANY),
+    m(
+        "devnet_blockNumber",
+        "The height of the last sealed block (from the published head: never waits behind a seal).",
+        &[],
+        "Height",
+    ),
+    m(
+        "devnet_mine",
+        "Seal `n` blocks (default 1); the first holds the pending transactions.",
+        &[o("n", "Count", "blocks to seal, 1..=1000000")],
+        "Height",
+    ),
+    m(
+        "devnet_setMining",
+        "Set the mining mode.",
+        &[p(
+            "mode",
+            "MiningMode",
+            "{\"mode\": \"auto\"|\"manual\"|\"interval\", \"block_time\"?: seconds}",
+        )],
+        "MiningMode",
+    ),
+    m("devnet_getMining", "The mining mode.", &[], "MiningMode"),
+    m(
+        "devnet_getBlock",
+        "A sealed block: header, receipts, events, end-of-block counters; null when not kept.",
+        &[p("height", "Height", "block height")],
+        "Block",
+    ),
+    m(
+        "devnet_accounts",
+        "The dev accounts: address, balance, system_deployer.",
+        &[],
+        r#"{"type":"array","items":"@Account"}"#,
+    ),
+    m(
+        "devnet_getBalance",
+        "An account's balance.",
+        &[p("address", "Address", "the account")],
+        "Amount",
+    ),
+    m(
+        "devnet_setBalance",
+        "Set a balance (minting or burning the difference).",
+        &[
+            p("address", "Address", "the account"),
+            p("amount", "Amount", "the new balance"),
+        ],
+        NULL,
+    ),
+    m(
+        "devnet_supply",
+        "Minted, burned and the sum of balances.",
+        &[],
+        "Supply",
+    ),
+    m(
+        "devnet_snapshot",
+        "Keep the state; returns the snapshot id (still usable after a revert).",
+        &[],
+        "Count",
+    ),
+    m(
+        "devnet_revert",
+        "Go back to a snapshot; the snapshot stays.",
+        &[p("id", "Count", "snapshot id")],
+        NULL,
+    ),
+    m(
+        "devnet_deleteSnapshot",
+        "Forget a snapshot.",
+        &[p("id", "Count", "snapshot id")],
+        NULL,
+    ),
+    m(
+        "devnet_reset",
+        "Back to genesis with the same accounts.",
+        &[],
+        NULL,
+    ),
+    m(
+        "devnet_dumpState",
+        "The whole state as a versioned dump (what `run --dump` writes).",
+        &[],
+        "StateDump",
+    ),
+    m(
+        "devnet_loadState",
+        "Replace the state with a dump.",
+        &[p(
+            "state",
+            "StateDump",
+            "a dump from devnet_dumpState or `run --dump`",
+        )],
+        NULL,
+    ),
+    m(
+        "devnet_halt",
+        "An outage (CIP-5 §8): the next block comes `blocks` heights later.",
+        &[p("blocks", "Count", "heights skipped")],
+        NULL,
+    ),
+    m(
+        "devnet_getEvents",
+        "Events of sealed blocks, oldest first.",
+        &[o("filter", "EventFilter", "which events")],
+        r#"{"type":"array","items":"@Event"}"#,
+    ),
+    m(
+        "devnet_subscribeBlocks",
+        "WebSocket: a `devnet_subscribeBlocks` notification per sealed block; `{\"lagged\": n}` when n were lost.",
+        &[],
+        "SubscriptionId",
+    ),
+    m(
+        "devnet_unsubscribeBlocks",
+        "End a block subscription.",
+        &[p("subscription", "SubscriptionId", "the id")],
+        BOOL,
+    ),
+    m(
+        "devnet_subscribeEvents",
+        "WebSocket: a `devnet_subscribeEvents` notification per matching event; `{\"lagged\": n}` when n were lost.",
+        &[o(
+            "filter",
+            "EventFilter",
+            "which events (heights are ignored)",
+        )],
+        "SubscriptionId",
+    ),
+    m(
+        "devnet_unsubscribeEvents",
+        "End an event subscription.",
+        &[p("subscription", "SubscriptionId", "the id")],
+        BOOL,
+    ),
+    m(
+        "actor_deploy",
+        "Deploy an actor; returns its address.",
+        &[p(
+            "deploy",
+            r#"{"type":"object","properties":{"from":"@Address","script":{"type":"string"},"balance":"@Amount","name":{"type":"string"}}}"#,
+            "from? (default: first dev account), script? (Rhai source, default: a timer-ready no-op actor), balance?, name?",
+        )],
+        "Address",
+    ),
+    m(
+        "actor_call",
+        "Call a handler in a transaction; returns the receipt.",
+        &[p(
+            "call",
+            r#"{"type":"object","required":["from","actor","handler"],"properties":{"from":"@Address","actor":"@Address","handler":{"type":"string"},"payload":"@Bytes"}}"#,
+            "from, actor, handler, payload?",
+        )],
+        "Receipt",
+    ),
+    m(
+        "timer_schedule",
+        "A transaction from `from` in which `actor` schedules a timer (CIP-5 §4.2).",
+        &[p("timer", "ScheduleTimer", "the timer")],
+        r#"{"type":"object","properties":{"timer_id":"@TimerId","tx_hash":"@Hash"}}"#,
+    ),
+    m(
+        "timer_cancel",
+        "A transaction in which `actor` cancels its timer.",
+        &[p(
+            "cancel",
+            r#"{"type":"object","required":["actor","timer_id"],"properties":{"actor":"@Address","timer_id":"@TimerId","from":"@Address"}}"#,
+            "actor, timer_id, from?",
+        )],
+        "Receipt",
+    ),
+    m(
+        "timer_extend",
+        "A transaction in which `actor` moves its timer's expiry.",
+        &[p(
+            "extend",
+            r#"{"type":"object","required":["actor","timer_id","new_expires_at"],"properties":{"actor":"@Address","timer_id":"@TimerId","new_expires_at":"@Height","from":"@Address"}}"#,
+            "actor, timer_id, new_expires_at, from?",
+        )],
+        "Receipt",
+    ),
+    m(
+        "timer_estimate",
+        "What timer_schedule would do: max cost per fire, the height it would fire at, or its error. Changes nothing.",
+        &[p("timer", "ScheduleTimer", "as timer_schedule")],
+        "Estimate",
+    ),
+    m(
+        "timer_get",
+        "Every field of a timer, its status, deferrals and event history; null when unknown.",
+        &[p("timer_id", "TimerId", "the id")],
+        "Timer",
+    ),
+    m(
+        "timer_bucket",
+        "The timers due at a height, in execution order.",
+        &[p("height", "Height", "the height")],
+        r#"{"type":"array","items":"@Timer"}"#,
+    ),
+    m(
+        "timer_list",
+        "Timers, filtered.",
+        &[o(
+            "filter",
+            r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","limit":"@Count"}}"#,
+            "actor?, status?, limit?",
+        )],
+        r#"{"type":"array","items":"@Timer"}"#,
+    ),
+    m(
+        "scheduler_config",
+        "The TimerConfig and the queue sizes.",
+        &[],
+        r#"{"type":"object","properties":{"timer":{"type":"object"},"queue":{"type":"object"}}}"#,
+    ),
+    m(
+        "scheduler_tiers",
+        "Ring occupancy per slot, epoch buckets, overflow size and root, next maintenance height.",
+        &[],
+        r#"{"type":"object"}"#,
+    ),
+    m(
+        "gov_cancelTimer",
+        "System instruction 48 from a system deployer (CIP-5 §5.4).",
+        &[p(
+            "cancel",
+            r#"{"type":"object","required":["from","timer_id"],"properties":{"from":"@Address","timer_id":"@TimerId"}}"#,
+            "from, timer_id",
+        )],
+        "Receipt",
+    ),
+    m(
+        "gov_extendTimer",
+        "System instruction 49 from a system deployer.",
+        &[p(
+            "extend",
+            r#"{"type":"object","required":["from","timer_id","new_expires_at"],"properties":{"from":"@Address","timer_id":"@TimerId","new_expires_at":"@Height"}}"#,
+            "from, timer_id, new_expires_at",
+        )],
+        "Receipt",
+    ),
+    m(
+        "gov_updateTimerConfig",
+        "System instruction 50 from a system deployer: the named fields of the TimerConfig change.",
+        &[p(
+            "update",
+            r#"{"type":"object","required":["from","config"],"properties":{"from":"@Address","config":{"type":"object"}}}"#,
+            "from, config (partial)",
+        )],
+        "Receipt",
+    ),
+];
+
+/// A schema from the table: literal JSON (where `"@Name"` stands for a reference to
+/// `components.schemas.Name`), or a bare name.
+fn schema(s: &str) -> Value {
+    if s.starts_with('{') {
+        let v = serde_json::from_str(s).expect("literal schemas in METHODS are valid JSON");
+        expand_refs(v)
+    } else {
+        reference(s)
+    }
+}
+
+fn reference(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+fn expand_refs(v: Value) -> Value {
+    match v {
+        Value::String(s) if s.starts_with('@') => reference(&s[1..]),
+        Value::Object(m) => {
+            Value::Object(m.into_iter().map(|(k, v)| (k, expand_refs(v))).collect())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(expand_refs).collect()),
+        v => v,
+    }
+}
+
+fn components() -> Value {
+    let hex = |n: usize, what: &str| json!({"type": "string", "pattern": format!("^0x[0-9a-fA-F]{{{n}}}$"), "description": what});
+    json!({
+        "schemas": {
+            "Height": {"type": "integer", "minimum": 0},
+            "Count": {"type": "integer", "minimum": 0},
+            "Amount": {"type": "string", "pattern": "^[0-9]+$", "description": "a u128 as a decimal string"},
+            "Address": hex(40, "20 bytes"),
+            "TimerId": hex(64, "32 bytes"),
+            "Hash": hex(64, "32 bytes"),
+            "Bytes": {"type": "string", "pattern": "^0x([0-9a-fA-F]{2})*$"},
+            "SubscriptionId": {},
+            "MiningMode": {"type": "object", "required": ["mode"], "properties": {
+                "mode": {"enum": ["auto", "manual", "interval"]},
+                "block_time": {"type": "number", "exclusiveMinimum": 0, "description": "seconds, for interval"}}},
+            "Account": {"type": "object", "properties": {
+                "address": {"$ref": "#/components/schemas/Address"},
+                "balance": {"$ref": "#/components/schemas/Amount"},
+                "system_deployer": {"type": "boolean"}}},
+            "Supply": {"type": "object", "properties": {
+                "minted": {"$ref": "#/components/schemas/Amount"},
+                "burned": {"$ref": "#/components/schemas/Amount"},
+                "balances": {"$ref": "#/components/schemas/Amount"}}},
+            "EventFilter": {"type": "object", "properties": {
+                "from_height": {"$ref": "#/components/schemas/Height"},
+                "to_height": {"$ref": "#/components/schemas/Height"},
+                "kinds": {"type": "array", "items": {"type": "string"}},
+                "timer_id": {"$ref": "#/components/schemas/TimerId"},
+                "actor": {"$ref": "#/components/schemas/Address"},
+                "limit": {"$ref": "#/components/schemas/Count"}}},
+            "Event": {"type": "object", "required": ["height", "kind"], "properties": {
+                "height": {"$ref": "#/components/schemas/Height"},
+                "kind": {"type": "string"}}},
+            "Block": {"type": ["object", "null"]},
+            "Receipt": {"type": "object", "properties": {
+                "tx_hash": {"$ref": "#/components/schemas/Hash"},
+                "height": {"$ref": "#/components/schemas/Height"},
+                "status": {"enum": ["success", "reverted"]},
+                "cycles_used": {"type": "integer"},
+                "cells_used": {"type": "integer"},
+                "error": {"type": ["string", "null"]},
+                "timers": {"type": "array", "items": {"$ref": "#/components/schemas/TimerId"}}}},
+            "ScheduleTimer": {"type": "object", "required": ["actor", "height"], "properties": {
+                "actor": {"$ref": "#/components/schemas/Address"},
+                "height": {"$ref": "#/components/schemas/Height"},
+                "payload": {"$ref": "#/components/schemas/Bytes"},
+                "from": {"$ref": "#/components/schemas/Address"},
+                "fee_payer": {"$ref": "#/components/schemas/Address"},
+                "gas_limit": {"$ref": "#/components/schemas/Count"},
+                "expires_at": {"$ref": "#/components/schemas/Height"},
+                "handler": {"type": "string"}}},
+            "Estimate": {"type": "object"},
+            "TimerStatus": {"enum": ["pending", "fired", "expired", "unfunded", "cancelled", "cancelled_by_governance"]},
+            "Timer": {"type": ["object", "null"], "properties": {
+                "timer_id": {"$ref": "#/components/schemas/TimerId"},
+                "status": {"$ref": "#/components/schemas/TimerStatus"}}},
+            "StateDump": {"type": "object", "description": "a versioned state dump"}
+        }
+    })
+}
+
+/// The OpenRPC document.
+pub fn document() -> Value {
+    let methods: Vec<Value> = METHODS
+        .iter()
+        .map(|md| {
+            let params: Vec<Value> = md
+                .params
+                .iter()
+                .map(|pd| {
+                    json!({
+                        "name": pd.name,
+                        "required": pd.required,
+                        "description": pd.description,
+                        "schema": schema(pd.schema),
+                    })
+                })
+                .collect();
+            let mut obj = Map::new();
+            obj.insert("name".into(), json!(md.name));
+            obj.insert("summary".into(), json!(md.summary));
+            obj.insert("paramStructure".into(), json!("by-position"));
+            obj.insert("params".into(), Value::Array(params));
+            obj.insert(
+                "result".into(),
+                json!({"name": "result", "schema": schema(md.result)}),
+            );
+            Value::Object(obj)
+        })
+        .collect();
+    json!({
+        "openrpc": "1.2.6",
+        "info": {
+            "title": "cowboy-devnet",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "A local Cowboy devnet with the CIP-5 timer engine. Amounts are decimal strings, addresses 0x + 40 hex, ids and hashes 0x + 64 hex, heights numbers. Domain errors: codes -32050..-32099 with data.reason."
+        },
+        "methods": methods,
+        "components": components(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_document_builds_and_names_are_unique() {
+        let d = super::document();
+        let names: Vec<&str> = d["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["name"].as_str().unwrap())
+            .collect();
+        let set: std::collections::BTreeSet<_> = names.iter().collect();
+        assert_eq!(set.len(), names.len());
+    }
+}

@@ -1,0 +1,77 @@
+//! The server: HTTP and WebSocket on one port (jsonrpsee serves both on each connection), with
+//! limits so that a client sending garbage, huge bodies or floods of subscriptions does not
+//! hurt other clients or the node.
+
+use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, ServerHandle};
+use jsonrpsee::{Methods, RpcModule};
+use std::net::SocketAddr;
+
+/// Limits and the address to bind.
+#[derive(Clone, Debug)]
+pub struct ServerOptions {
+    pub host: String,
+    /// 0 takes a free port (the real one is in [`Running::addr`]).
+    pub port: u16,
+    /// Largest request body, in bytes (a `devnet_loadState` of a big chain is the largest
+    /// legitimate request).
+    pub max_request_body: u32,
+    /// Largest response body, in bytes (`devnet_dumpState`).
+    pub max_response_body: u32,
+    /// Largest batch, in calls.
+    pub max_batch: u32,
+    pub max_connections: u32,
+    /// Subscriptions one WebSocket connection may hold at once.
+    pub max_subscriptions_per_connection: u32,
+}
+
+impl Default for ServerOptions {
+    fn default() -> Self {
+        ServerOptions {
+            host: "127.0.0.1".into(),
+            port: 8645,
+            max_request_body: 64 * 1024 * 1024,
+            max_response_body: 256 * 1024 * 1024,
+            max_batch: 100,
+            max_connections: 256,
+            max_subscriptions_per_connection: 64,
+        }
+    }
+}
+
+/// A started server.
+pub struct Running {
+    pub addr: SocketAddr,
+    pub handle: ServerHandle,
+}
+
+/// Binds and starts serving `methods`.
+pub async fn start<C: Send + Sync + 'static>(
+    module: RpcModule<C>,
+    opts: &ServerOptions,
+) -> std::io::Result<Running> {
+    let cfg = ServerConfig::builder()
+        .max_request_body_size(opts.max_request_body)
+        .max_response_body_size(opts.max_response_body)
+        .max_connections(opts.max_connections)
+        .max_subscriptions_per_connection(opts.max_subscriptions_per_connection)
+        .set_batch_request_config(BatchRequestConfig::Limit(opts.max_batch))
+        .build();
+    let host = opts.host.trim_start_matches('[').trim_end_matches(']');
+    let server = Server::builder()
+        .set_config(cfg)
+        .build((host, opts.port))
+        .await?;
+    let addr = server.local_addr()?;
+    let methods: Methods = module.into();
+    let handle = server.start(methods);
+    Ok(Running { addr, handle })
+}
+
+/// True for an address that only this machine can reach.
+pub fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    h == "localhost"
+        || h.parse::<std::net::IpAddr>()
+            .map(|ip| ip.is_loopback())
+            .unwrap_or(false)
+}

@@ -1,0 +1,144 @@
+//! `serve --state FILE`: the state saved to disk, atomically and versioned (issue 13).
+//!
+//! A save writes a temporary file beside the target, fsyncs it, renames it over the target and
+//! fsyncs the directory: after a crash (even `kill -9` mid-save) the file is the old state or
+//! the new one, never a torn mix. A load refuses anything it does not fully understand, with a
+//! message naming the file and what is wrong, before the node starts.
+//!
+//! The file is `{"format": "cowboy-devnet-state", "version": 1, "chain": <ChainDump>}`. A bare
+//! chain dump (what `run --dump` and `devnet_dumpState` write) loads too.
+
+use crate::chain::ChainDump;
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// The `format` of a state file.
+pub const STATE_FORMAT: &str = "cowboy-devnet-state";
+/// The version of the state file's envelope (the chain dump has its own `format_version`).
+pub const STATE_VERSION: u32 = 1;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StateFileError {
+    #[error("cannot read state file {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot write state file {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("state file {path} is not valid: {why}")]
+    Invalid { path: PathBuf, why: String },
+}
+
+#[derive(Serialize)]
+struct EnvelopeOut<'a> {
+    format: &'static str,
+    version: u32,
+    chain: &'a ChainDump,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EnvelopeIn {
+    format: String,
+    version: u32,
+    chain: serde_json::Value,
+}
+
+/// Reads a state file or a bare chain dump. The dump is checked for shape and version here;
+/// the node checks the rest when it loads it (a dump it refuses also stops `serve`).
+pub fn read(path: &Path) -> Result<ChainDump, StateFileError> {
+    let text = fs::read_to_string(path).map_err(|source| StateFileError::Read {
+        path: path.into(),
+        source,
+    })?;
+    parse(&text).map_err(|why| StateFileError::Invalid {
+        path: path.into(),
+        why,
+    })
+}
+
+/// Parses the text of a state file or a bare chain dump.
+pub fn parse(text: &str) -> Result<ChainDump, String> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| format!("not JSON ({e}); truncated or not a state file"))?;
+    let chain = if v.get("format").is_some() {
+        let env: EnvelopeIn = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        if env.format != STATE_FORMAT {
+            return Err(format!(
+                "format `{}`, expected `{STATE_FORMAT}`",
+                env.format
+            ));
+        }
+        if env.version != STATE_VERSION {
+            return Err(format!(
+                "state file version {}, this build reads version {STATE_VERSION}",
+                env.version
+            ));
+        }
+        env.chain
+    } else if v.get("format_version").is_some() {
+        v
+    } else {
+        return Err(
+            "neither a state file (`format`: `cowboy-devnet-state`) nor a chain dump (`format_version`)"
+                .into(),
+        );
+    };
+    let version = chain.get("format_version").and_then(|v| v.as_u64());
+    if version != Some(u64::from(crate::chain::DUMP_FORMAT_VERSION)) {
+        return Err(format!(
+            "chain dump format version {}, this build reads {}",
+            version.map_or("missing".to_string(), |v| v.to_string()),
+            crate::chain::DUMP_FORMAT_VERSION
+        ));
+    }
+    serde_json::from_value(chain).map_err(|e| format!("chain dump: {e}"))
+}
+
+/// Writes `dump` to `path` atomically: temp file, fsync, rename, fsync of the directory.
+pub fn write(path: &Path, dump: &ChainDump) -> Result<(), StateFileError> {
+    let err = |source| StateFileError::Write {
+        path: path.into(),
+        source,
+    };
+    let text = serde_json::to_vec(&EnvelopeOut {
+        format: STATE_FORMAT,
+        version: STATE_VERSION,
+        chain: dump,
+    })
+    .map_err(|e| err(std::io::Error::other(e)))?;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| err(std::io::Error::other("the path names no file")))?;
+    let mut tmp_name = std::ffi::OsString::from(".");
+    tmp_name.push(name);
+    tmp_name.push(format!(".tmp-{}", std::process::id()));
+    let tmp = dir.join(tmp_name);
+    let result = (|| {
+        let mut f = File::create(&tmp)?;
+        f.write_all(&text)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)?;
+        // The rename itself is durable once the directory is synced (where the platform lets
+        // a directory be opened).
+        if let Ok(d) = File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result.map_err(err)
+}

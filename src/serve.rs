@@ -1,0 +1,259 @@
+//! `cowboy-devnet serve`: the live devnet behind the JSON-RPC API (issue 13).
+
+use crate::cli::{EXIT_OK, ServeArgs};
+use anyhow::{Context, Result};
+use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::node::{
+    DumpState, LoadState, MiningMode, NodeConfig, NodeCore, NodeEvent, NodeHandle, spawn,
+};
+use cowboy_devnet::rpc::methods::{mining_json, module};
+use cowboy_devnet::rpc::server::{self, ServerOptions, is_loopback};
+use cowboy_devnet::rpc::state_file;
+use cowboy_devnet::scenario::live::FixturePlayer;
+use cowboy_devnet::vm::DevnetRuntime;
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub fn serve(a: ServeArgs) -> Result<u8> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    rt.block_on(serve_async(a))
+}
+
+/// The node as the flags ask, with its state loaded; nothing is served if any of it fails.
+fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
+    let scenario = match &a.fixture {
+        Some(f) => Some(Arc::new(crate::commands::load(f)?)),
+        None => None,
+    };
+    let (genesis, names) = match &scenario {
+        Some(s) => (s.genesis().clone(), s.address_book()),
+        None => (Genesis::default(), BTreeMap::new()),
+    };
+    // The file is read and checked before the node exists: a bad file never half-loads.
+    let initial = match (&a.state, &a.load_state) {
+        (Some(p), _) if p.exists() => Some((p, state_file::read(p)?)),
+        (_, Some(p)) => Some((p, state_file::read(p)?)),
+        _ => None,
+    };
+    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
+    cfg.mining = match (a.no_mining, a.block_time) {
+        (true, _) => MiningMode::Manual,
+        (false, Some(ms)) => MiningMode::Interval { block_time_ms: ms },
+        (false, None) => MiningMode::Auto,
+    };
+    cfg.max_snapshots = a.snapshots as usize;
+    cfg.dev_accounts = a.accounts as usize;
+    cfg.dev_balance = a.balance;
+    cfg.names = names;
+    let mut core = NodeCore::new(cfg).context("the genesis is not valid")?;
+    if let Some((p, dump)) = initial {
+        core.apply(LoadState(Box::new(dump)))
+            .with_context(|| format!("state file {} refused", p.display()))?;
+        // What loading reported is history by the time anyone subscribes.
+        while core.poll_event().is_some() {}
+    }
+    // The fixture's steps are played at their heights as blocks are mined, its expectations
+    // checked as they become checkable (printed by `serve_async`).
+    if let Some(s) = scenario {
+        core.set_hook(Box::new(FixturePlayer::new(s)));
+    }
+    Ok(spawn(core))
+}
+
+async fn serve_async(a: ServeArgs) -> Result<u8> {
+    let node = start_node(&a)?;
+    if let Some(f) = &a.fixture {
+        let mut rx = node.subscribe();
+        let fixture = f.clone();
+        tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(ev) => {
+                        if let NodeEvent::Expectation {
+                            line,
+                            description,
+                            passed,
+                            detail,
+                        } = &*ev
+                        {
+                            let mark = if *passed { "ok  " } else { "FAIL" };
+                            println!(
+                                "expectation {mark} {fixture}:{line} {description} ({detail})"
+                            );
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                        eprintln!("warning: {n} notifications missed; expectations may be missing");
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+    let opts = ServerOptions {
+        host: a.host.clone(),
+        port: a.port,
+        ..ServerOptions::default()
+    };
+    let running = server::start(module(node.clone()), &opts)
+        .await
+        .with_context(|| format!("cannot listen on {}:{}", a.host, a.port))?;
+    let addr = running.addr;
+    let accounts = node.query(|c| c.accounts()).await?;
+    let dev: Vec<_> = node.query(|c| c.dev_accounts().to_vec()).await?;
+    let mining = node.head().mining;
+
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "cowboy-devnet {}", env!("CARGO_PKG_VERSION"))?;
+    writeln!(
+        out,
+        "\nDev accounts (system deployers may send governance instructions 48/49/50):"
+    )?;
+    for (i, acc) in accounts
+        .iter()
+        .filter(|ac| dev.contains(&ac.address))
+        .enumerate()
+    {
+        writeln!(
+            out,
+            "  ({i}) {}  balance {}{}",
+            acc.address,
+            acc.balance,
+            if acc.system_deployer {
+                "  system deployer"
+            } else {
+                ""
+            }
+        )?;
+    }
+    let others: Vec<_> = accounts
+        .iter()
+        .filter(|ac| !dev.contains(&ac.address))
+        .collect();
+    if !others.is_empty() {
+        writeln!(out, "\nOther accounts:")?;
+        for acc in others {
+            writeln!(
+                out,
+                "  {}  {}  balance {}{}",
+                acc.address,
+                acc.name.as_deref().unwrap_or("-"),
+                acc.balance,
+                if acc.system_deployer {
+                    "  system deployer"
+                } else {
+                    ""
+                }
+            )?;
+        }
+    }
+    writeln!(out, "\nMining: {}", mining_json(mining))?;
+    if let Some(p) = &a.state {
+        writeln!(
+            out,
+            "State: {} (saved every {} ms and on exit)",
+            p.display(),
+            a.state_interval
+        )?;
+    }
+    // Written before `Listening on` is printed, so a script that waits for that line finds it.
+    if let Some(p) = &a.config_out {
+        let cfg = json!({
+            "rpc_url": format!("http://{addr}"),
+            "ws_url": format!("ws://{addr}"),
+            "host": addr.ip().to_string(),
+            "port": addr.port(),
+            "mining": mining_json(mining),
+            "accounts": accounts.iter().map(|ac| json!({
+                "address": ac.address,
+                "balance": ac.balance.to_string(),
+                "system_deployer": ac.system_deployer,
+                "dev": dev.contains(&ac.address),
+                "name": ac.name,
+            })).collect::<Vec<_>>(),
+        });
+        std::fs::write(p, serde_json::to_string_pretty(&cfg)? + "\n")
+            .with_context(|| format!("writing {}", p.display()))?;
+    }
+
+    writeln!(out, "\nListening on http://{addr} (WebSocket: ws://{addr})")?;
+    out.flush()?;
+    drop(out);
+    if !is_loopback(&a.host) {
+        eprintln!(
+            "warning: listening on {} exposes the devnet and its dev accounts to the network; \
+             use --host 127.0.0.1 unless that is what you want",
+            a.host
+        );
+    }
+    let mut saves = tokio::time::interval(Duration::from_millis(a.state_interval.max(1)));
+    saves.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    saves.tick().await;
+    let stop = shutdown_signal();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            _ = &mut stop => break,
+            _ = saves.tick(), if a.state.is_some() => {
+                if let Some(p) = &a.state
+                    && let Err(e) = save(&node, p).await
+                {
+                    eprintln!("error: {e:#}");
+                }
+            }
+            _ = running.handle.clone().stopped() => break,
+        }
+    }
+    let _ = running.handle.stop();
+    let mut code = EXIT_OK;
+    for p in a.state.iter().chain(a.dump_state.iter()) {
+        match save(&node, p).await {
+            Ok(()) => eprintln!("state saved to {}", p.display()),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                code = crate::cli::EXIT_OUTPUT;
+            }
+        }
+    }
+    node.shutdown();
+    Ok(code)
+}
+
+async fn save(node: &NodeHandle, p: &Path) -> Result<()> {
+    let dump = node.request(DumpState).await?;
+    let p = p.to_path_buf();
+    tokio::task::spawn_blocking(move || state_file::write(&p, &dump))
+        .await
+        .context("the save task failed")??;
+    Ok(())
+}
+
+/// SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut term = match signal(SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

@@ -1,0 +1,1158 @@
+//! The JSON-RPC API (issue 13) against the real server on port 0: every method through
+//! jsonrpsee's client, malformed requests over raw HTTP, notifications over WebSocket, the
+//! CIP-5 behaviours through the API, and `serve --state` surviving `kill -9`.
+
+use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::node::{NodeConfig, NodeCore, NodeHandle, ShellConfig, spawn, spawn_with};
+use cowboy_devnet::rpc::methods::module;
+use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
+use cowboy_devnet::rpc::{openrpc, state_file};
+use cowboy_devnet::vm::DevnetRuntime;
+use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
+use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
+use jsonrpsee::rpc_params;
+use jsonrpsee::ws_client::WsClientBuilder;
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// What an actor holds to pay for its timers' fires.
+const FUNDS: &str = "1000000000000000";
+
+struct Devnet {
+    addr: SocketAddr,
+    _running: Running,
+    node: NodeHandle,
+}
+
+impl Drop for Devnet {
+    fn drop(&mut self) {
+        let _ = self._running.handle.stop();
+        self.node.shutdown();
+    }
+}
+
+fn new_node() -> NodeHandle {
+    let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    spawn(NodeCore::new(cfg).expect("default genesis"))
+}
+
+async fn start_with(opts: ServerOptions) -> Devnet {
+    let node = new_node();
+    let running = server::start(module(node.clone()), &opts)
+        .await
+        .expect("bind port 0");
+    Devnet {
+        addr: running.addr,
+        _running: running,
+        node,
+    }
+}
+
+async fn start() -> Devnet {
+    start_with(ServerOptions {
+        port: 0,
+        ..ServerOptions::default()
+    })
+    .await
+}
+
+impl Devnet {
+    fn http(&self) -> HttpClient {
+        HttpClientBuilder::default()
+            .build(format!("http://{}", self.addr))
+            .expect("client")
+    }
+}
+
+async fn call(c: &HttpClient, method: &str, params: Value) -> Value {
+    let Value::Array(items) = params else {
+        panic!("params are an array")
+    };
+    let mut p = jsonrpsee::core::params::ArrayParams::new();
+    for i in items {
+        p.insert(i).expect("serializes");
+    }
+    match c.request::<Value, _>(method, p).await {
+        Ok(v) => v,
+        Err(e) => panic!("{method} failed: {e}"),
+    }
+}
+
+/// The JSON-RPC error object of a call expected to fail.
+async fn call_err(c: &HttpClient, method: &str, params: Value) -> (i32, String, Value) {
+    let Value::Array(items) = params else {
+        panic!("params are an array")
+    };
+    let mut p = jsonrpsee::core::params::ArrayParams::new();
+    for i in items {
+        p.insert(i).expect("serializes");
+    }
+    match c.request::<Value, _>(method, p).await {
+        Ok(v) => panic!("{method} succeeded with {v}, an error was expected"),
+        Err(ClientError::Call(e)) => {
+            let data = e
+                .data()
+                .map(|d| serde_json::from_str(d.get()).unwrap())
+                .unwrap_or(Value::Null);
+            (e.code(), e.message().to_string(), data)
+        }
+        Err(e) => panic!("{method}: not a JSON-RPC error: {e}"),
+    }
+}
+
+/// A POST over a fresh TCP connection; the status code and the body.
+fn raw_post(addr: SocketAddr, body: &[u8]) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let head = format!(
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    s.write_all(head.as_bytes()).unwrap();
+    // The server may answer (413) before it read all of an oversize body.
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status: u16 = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
+}
+
+fn json_body(body: &str) -> Value {
+    let start = body.find(['{', '[']).expect("a JSON body");
+    let end = body.rfind(['}', ']']).expect("a JSON body");
+    serde_json::from_str(&body[start..=end]).expect("valid JSON")
+}
+
+/// dev0 (a system deployer) and dev1 (not one).
+async fn dev(c: &HttpClient) -> (String, String) {
+    let acc = call(c, "devnet_accounts", json!([])).await;
+    let a = acc.as_array().unwrap();
+    let deployer = a.iter().find(|x| x["system_deployer"] == true).unwrap();
+    let other = a.iter().find(|x| x["system_deployer"] == false).unwrap();
+    (
+        deployer["address"].as_str().unwrap().to_string(),
+        other["address"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn rpc_discover_lists_every_registered_method() {
+    let node = new_node();
+    let m = module(node.clone());
+    let doc = openrpc::document();
+    let listed: std::collections::BTreeSet<&str> = doc["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    let registered: std::collections::BTreeSet<&str> = m.method_names().collect();
+    let missing: Vec<_> = registered.difference(&listed).collect();
+    assert!(
+        missing.is_empty(),
+        "registered but not in rpc.discover: {missing:?}"
+    );
+    let extra: Vec<_> = listed.difference(&registered).collect();
+    assert!(
+        extra.is_empty(),
+        "in rpc.discover but not registered: {extra:?}"
+    );
+    for md in doc["methods"].as_array().unwrap() {
+        assert!(
+            md["params"].is_array() && md["result"]["schema"].is_object(),
+            "{md}"
+        );
+    }
+    node.shutdown();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_method_answers_through_jsonrpsee_client() {
+    let d = start().await;
+    let c = d.http();
+    let (gov, user) = dev(&c).await;
+
+    assert_eq!(call(&c, "devnet_blockNumber", json!([])).await, json!(0));
+    assert_eq!(call(&c, "devnet_mine", json!([])).await, json!(1));
+    assert_eq!(call(&c, "devnet_mine", json!([4])).await, json!(5));
+    let b = call(&c, "devnet_getBlock", json!([5])).await;
+    assert_eq!(b["header"]["height"], json!(5));
+    assert_eq!(call(&c, "devnet_getBlock", json!([999])).await, Value::Null);
+    assert_eq!(
+        call(&c, "devnet_getMining", json!([])).await,
+        json!({"mode": "auto"})
+    );
+    assert_eq!(
+        call(
+            &c,
+            "devnet_setMining",
+            json!([{"mode": "interval", "block_time": 30.5}])
+        )
+        .await,
+        json!({"mode": "interval", "block_time": 30.5})
+    );
+    assert_eq!(
+        call(&c, "devnet_getMining", json!([])).await,
+        json!({"mode": "interval", "block_time": 30.5})
+    );
+    call(&c, "devnet_setMining", json!([{"mode": "manual"}])).await;
+    call(&c, "devnet_setMining", json!([{"mode": "auto"}])).await;
+
+    let bal = call(&c, "devnet_getBalance", json!([user])).await;
+    assert!(bal.as_str().unwrap().parse::<u128>().unwrap() > 0);
+    let fresh = format!("0x{}", "77".repeat(20));
+    assert_eq!(
+        call(&c, "devnet_getBalance", json!([fresh])).await,
+        json!("0")
+    );
+    call(
+        &c,
+        "devnet_setBalance",
+        json!([fresh, "123456789012345678901234567890"]),
+    )
+    .await;
+    assert_eq!(
+        call(&c, "devnet_getBalance", json!([fresh])).await,
+        json!("123456789012345678901234567890")
+    );
+    call(&c, "devnet_setBalance", json!([fresh, "0"])).await;
+    let s = call(&c, "devnet_supply", json!([])).await;
+    let n = |k: &str| s[k].as_str().unwrap().parse::<u128>().unwrap();
+    assert_eq!(n("balances") + n("burned"), n("minted"), "{s}");
+
+    let actor = call(
+        &c,
+        "actor_deploy",
+        json!([{"name": "ping", "balance": FUNDS}]),
+    )
+    .await;
+    let actor = actor.as_str().unwrap().to_string();
+    assert_eq!(actor.len(), 42);
+    let custom = call(
+        &c,
+        "actor_deploy",
+        json!([{"from": user, "balance": "1000", "script": "fn hello(p) { emit(\"hi\", \"there\"); }"}]),
+    )
+    .await;
+    let r = call(
+        &c,
+        "actor_call",
+        json!([{"from": user, "actor": custom, "handler": "hello", "payload": "0x"}]),
+    )
+    .await;
+    assert_eq!(r["status"], json!("success"), "{r}");
+    assert!(
+        r["tx_hash"].as_str().unwrap().len() == 66 && r["height"].is_u64(),
+        "{r}"
+    );
+    let r = call(
+        &c,
+        "actor_call",
+        json!([{"from": user, "actor": custom, "handler": "no_such_handler"}]),
+    )
+    .await;
+    assert_eq!(r["status"], json!("reverted"), "{r}");
+    assert_eq!(r["error"]["kind"], json!("HandlerNotFound"), "{r}");
+
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let t = json!({"actor": actor, "height": h + 50, "payload": "0x01", "expires_at": h + 100});
+    let est = call(&c, "timer_estimate", json!([t])).await;
+    assert!(est["error"].is_null(), "{est}");
+    assert!(est["max_cost"].as_str().unwrap().parse::<u128>().unwrap() > 0);
+    assert_eq!(est["fire_height"], json!(h + 50));
+    assert_eq!(
+        call(&c, "devnet_blockNumber", json!([])).await,
+        json!(h),
+        "estimate changed nothing"
+    );
+    let sch = call(&c, "timer_schedule", json!([t])).await;
+    let id = sch["timer_id"].as_str().unwrap().to_string();
+    assert_eq!(Some(id.as_str()), est["timer_id"].as_str());
+    assert_eq!(sch["tx_hash"].as_str().unwrap().len(), 66);
+    let tv = call(&c, "timer_get", json!([id])).await;
+    assert_eq!(tv["status"], json!("pending"), "{tv}");
+    assert_eq!(tv["payload"], json!("0x01"));
+    let bucket = call(&c, "timer_bucket", json!([h + 50])).await;
+    assert_eq!(bucket[0]["timer_id"], json!(id));
+    let list = call(
+        &c,
+        "timer_list",
+        json!([{"actor": actor, "status": "pending"}]),
+    )
+    .await;
+    assert_eq!(list.as_array().unwrap().len(), 1);
+    assert_eq!(
+        call(&c, "timer_list", json!([]))
+            .await
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let ext = call(
+        &c,
+        "timer_extend",
+        json!([{"actor": actor, "timer_id": id, "new_expires_at": h + 500}]),
+    )
+    .await;
+    assert_eq!(ext["status"], json!("success"));
+    let gext = call(
+        &c,
+        "gov_extendTimer",
+        json!([{"from": gov, "timer_id": id, "new_expires_at": h + 600}]),
+    )
+    .await;
+    assert_eq!(gext["status"], json!("success"));
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["expires_at"],
+        json!(h + 600)
+    );
+
+    let cfg = call(&c, "scheduler_config", json!([])).await;
+    assert!(cfg["timer"]["max_cycles_per_fire"].is_u64(), "{cfg}");
+    assert!(
+        cfg["queue"].is_object() && cfg["pending_timers"] == json!(1),
+        "{cfg}"
+    );
+    let tiers = call(&c, "scheduler_tiers", json!([])).await;
+    assert!(tiers["next_maintenance"].is_u64(), "{tiers}");
+    let old = cfg["timer"]["max_cycles_per_fire"].as_u64().unwrap();
+    let up = call(
+        &c,
+        "gov_updateTimerConfig",
+        json!([{"from": gov, "config": {"max_cycles_per_fire": old - 1}}]),
+    )
+    .await;
+    assert_eq!(up["status"], json!("success"));
+    call(&c, "devnet_mine", json!([1])).await;
+    let cfg = call(&c, "scheduler_config", json!([])).await;
+    assert_eq!(cfg["timer"]["max_cycles_per_fire"], json!(old - 1));
+
+    let snap = call(&c, "devnet_snapshot", json!([])).await;
+    let before = call(&c, "devnet_blockNumber", json!([])).await;
+    let gc = call(
+        &c,
+        "gov_cancelTimer",
+        json!([{"from": gov, "timer_id": id}]),
+    )
+    .await;
+    assert_eq!(gc["status"], json!("success"));
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("cancelled_by_governance")
+    );
+    call(&c, "devnet_revert", json!([snap])).await;
+    assert_eq!(call(&c, "devnet_blockNumber", json!([])).await, before);
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("pending")
+    );
+    let cancel = call(
+        &c,
+        "timer_cancel",
+        json!([{"actor": actor, "timer_id": id}]),
+    )
+    .await;
+    assert_eq!(cancel["status"], json!("success"));
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("cancelled")
+    );
+    // A snapshot stays usable after a revert.
+    call(&c, "devnet_revert", json!([snap])).await;
+    call(&c, "devnet_deleteSnapshot", json!([snap])).await;
+
+    let evs = call(
+        &c,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerScheduled"], "limit": 10}]),
+    )
+    .await;
+    assert!(!evs.as_array().unwrap().is_empty(), "{evs}");
+    assert!(
+        evs.as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["kind"] == "TimerScheduled")
+    );
+    assert!(call(&c, "devnet_getEvents", json!([])).await.is_array());
+
+    let dump = call(&c, "devnet_dumpState", json!([])).await;
+    let h_dump = call(&c, "devnet_blockNumber", json!([])).await;
+    call(&c, "devnet_halt", json!([10])).await;
+    call(&c, "devnet_mine", json!([1])).await;
+    assert_eq!(
+        call(&c, "devnet_blockNumber", json!([])).await,
+        json!(h_dump.as_u64().unwrap() + 11)
+    );
+    call(&c, "devnet_loadState", json!([dump])).await;
+    assert_eq!(call(&c, "devnet_blockNumber", json!([])).await, h_dump);
+    call(&c, "devnet_reset", json!([])).await;
+    assert_eq!(call(&c, "devnet_blockNumber", json!([])).await, json!(0));
+
+    let doc = call(&c, "rpc.discover", json!([])).await;
+    assert_eq!(doc["openrpc"], json!("1.2.6"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn devnet_block_number_reads_the_callers_own_writes() {
+    // `devnet_blockNumber` reads the published head without waiting for the node; the head
+    // a request produced is published before the request is answered.
+    let d = start().await;
+    let c = d.http();
+    for i in 1..=200u64 {
+        assert_eq!(call(&c, "devnet_mine", json!([1])).await, json!(i));
+        assert_eq!(
+            call(&c, "devnet_blockNumber", json!([])).await,
+            json!(i),
+            "after mine {i}"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_requests_get_the_json_rpc_codes() {
+    let d = start_with(ServerOptions {
+        port: 0,
+        max_request_body: 4096,
+        ..ServerOptions::default()
+    })
+    .await;
+    let a = d.addr;
+    let code = |b: &str| json_body(b)["error"]["code"].as_i64().unwrap();
+
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":1,"method":"devnet_blockNumber""#,
+    );
+    assert_eq!(code(&b), -32700, "{b}");
+    let (_, b) = raw_post(a, br#"{"id":1,"method":"devnet_blockNumber"}"#);
+    assert_eq!(code(&b), -32600, "{b}");
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":1,"method":"devnet_noSuchMethod"}"#,
+    );
+    assert_eq!(code(&b), -32601, "{b}");
+    let (_, b) = raw_post(a, br#"[]"#);
+    assert_eq!(code(&b), -32600, "{b}");
+
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":1,"method":"devnet_setBalance","params":["0x0000000000000000000000000000000000000001", 5]}"#,
+    );
+    let v = json_body(&b);
+    assert_eq!(v["error"]["code"], json!(-32602), "{b}");
+    assert!(
+        v["error"]["message"].as_str().unwrap().contains("`amount`"),
+        "{b}"
+    );
+    assert_eq!(v["error"]["data"]["field"], json!("amount"));
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":1,"method":"timer_schedule","params":[{"actor":"0x0000000000000000000000000000000000000001","height":5,"expires_a":9}]}"#,
+    );
+    let v = json_body(&b);
+    assert_eq!(v["error"]["code"], json!(-32602), "{b}");
+    assert_eq!(v["error"]["data"]["field"], json!("expires_a"), "{b}");
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":1,"method":"timer_get","params":["0x12"]}"#,
+    );
+    assert!(
+        json_body(&b)["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`timer_id`"),
+        "{b}"
+    );
+
+    let (_, b) = raw_post(
+        a,
+        br#"[{"jsonrpc":"2.0","id":1,"method":"devnet_blockNumber"},{"jsonrpc":"2.0","id":2,"method":"devnet_nope"},{"jsonrpc":"2.0","id":3,"method":"devnet_getMining","params":[]}]"#,
+    );
+    let v = json_body(&b);
+    let arr = v.as_array().expect("a batch answers with an array");
+    assert_eq!(arr.len(), 3, "{b}");
+    let by_id = |i: i64| arr.iter().find(|x| x["id"] == json!(i)).unwrap();
+    assert_eq!(by_id(1)["result"], json!(0));
+    assert_eq!(by_id(2)["error"]["code"], json!(-32601));
+    assert_eq!(by_id(3)["result"]["mode"], json!("auto"));
+
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"devnet_getBalance","params":["{}"]}}"#,
+        "0".repeat(8192)
+    );
+    let (status, b) = raw_post(a, big.as_bytes());
+    assert!(
+        status == 413 || b.contains("-32007"),
+        "an oversize body is refused: {status} {b}"
+    );
+    // The server still answers after all of that.
+    let (_, b) = raw_post(
+        a,
+        br#"{"jsonrpc":"2.0","id":7,"method":"devnet_blockNumber"}"#,
+    );
+    assert_eq!(json_body(&b)["result"], json!(0), "{b}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_domain_rejection_has_its_code_and_reason_and_changes_nothing() {
+    let d = start().await;
+    let c = d.http();
+    let (_, user) = dev(&c).await;
+    let actor = call(&c, "actor_deploy", json!([])).await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let sch = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 50}]),
+    )
+    .await;
+    let id = sch["timer_id"].clone();
+    let before = call(&c, "devnet_dumpState", json!([])).await;
+
+    let unknown = format!("0x{}", "ab".repeat(32));
+    let (code, msg, data) = call_err(
+        &c,
+        "timer_cancel",
+        json!([{"actor": actor, "timer_id": unknown}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32052, Some("TimerNotFound")),
+        "{msg}"
+    );
+    assert!(msg.contains(&unknown), "the message names the id: {msg}");
+
+    // dev1 is not the actor's deployer: it cannot act as the actor.
+    let (code, msg, data) = call_err(
+        &c,
+        "timer_cancel",
+        json!([{"actor": actor, "timer_id": id, "from": user}]),
+    )
+    .await;
+    assert_eq!(data["reason"], json!("Unauthorized"), "{code} {msg}");
+    assert_eq!(code, -32051);
+
+    let (code, msg, data) =
+        call_err(&c, "timer_schedule", json!([{"actor": actor, "height": 1}])).await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32050, Some("InvalidInput")),
+        "{msg}"
+    );
+    let est = call(&c, "timer_estimate", json!([{"actor": actor, "height": 1}])).await;
+    assert_eq!(
+        est["error"]["code"],
+        json!(-32050),
+        "timer_estimate gives the same error: {est}"
+    );
+
+    let (code, _, data) = call_err(&c, "devnet_revert", json!([12345])).await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32060, Some("UnknownSnapshot"))
+    );
+    let nobody = format!("0x{}", "42".repeat(20));
+    let (code, _, data) = call_err(
+        &c,
+        "timer_schedule",
+        json!([{"actor": nobody, "height": h + 5}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32056, Some("UnknownActor"))
+    );
+
+    let after = call(&c, "devnet_dumpState", json!([])).await;
+    assert_eq!(before, after, "a rejected call changes nothing");
+    assert_eq!(before["head"]["state_root"], after["head"]["state_root"]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip5_4_2_a_timer_scheduled_through_the_api_fires_at_its_height() {
+    let d = start().await;
+    let c = d.http();
+    let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let sch = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 4}]),
+    )
+    .await;
+    let id = sch["timer_id"].clone();
+    call(&c, "devnet_mine", json!([2])).await;
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("pending")
+    );
+    call(&c, "devnet_mine", json!([5])).await;
+    let t = call(&c, "timer_get", json!([id])).await;
+    assert_eq!(t["status"], json!("fired"), "{t}");
+    let fired = call(
+        &c,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerFired"], "timer_id": id}]),
+    )
+    .await;
+    let fired = fired.as_array().unwrap();
+    assert_eq!(fired.len(), 1);
+    assert_eq!(fired[0]["block_height"], json!(h + 4), "{}", fired[0]);
+    assert_eq!(fired[0]["success"], json!(true));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip5_4_2_cancel_and_extend_through_the_api() {
+    let d = start().await;
+    let c = d.http();
+    let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let a = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 10}]),
+    )
+    .await["timer_id"]
+        .clone();
+    let b = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 10, "payload": "0x02", "expires_at": h + 20}]),
+    )
+    .await["timer_id"]
+        .clone();
+    call(&c, "timer_cancel", json!([{"actor": actor, "timer_id": a}])).await;
+    let old = call(&c, "timer_get", json!([b])).await["expires_at"]
+        .as_u64()
+        .unwrap();
+    call(
+        &c,
+        "timer_extend",
+        json!([{"actor": actor, "timer_id": b, "new_expires_at": old + 100}]),
+    )
+    .await;
+    let ev = call(
+        &c,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerExtended"]}]),
+    )
+    .await;
+    assert_eq!(ev[0]["new_expires_at"], json!(old + 100), "{ev}");
+    call(&c, "devnet_mine", json!([12])).await;
+    assert_eq!(
+        call(&c, "timer_get", json!([a])).await["status"],
+        json!("cancelled")
+    );
+    assert_eq!(
+        call(&c, "timer_get", json!([b])).await["status"],
+        json!("fired")
+    );
+    // A cancelled timer is gone: cancelling it again is TimerNotFound.
+    let (code, _, data) =
+        call_err(&c, "timer_cancel", json!([{"actor": actor, "timer_id": a}])).await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32052, Some("TimerNotFound"))
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip5_5_4_governance_cancel_by_a_non_deployer_is_unauthorized() {
+    let d = start().await;
+    let c = d.http();
+    let (gov, user) = dev(&c).await;
+    let actor = call(&c, "actor_deploy", json!([])).await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let id = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 10}]),
+    )
+    .await["timer_id"]
+        .clone();
+    let before = call(&c, "devnet_dumpState", json!([])).await;
+    let (code, msg, data) = call_err(
+        &c,
+        "gov_cancelTimer",
+        json!([{"from": user, "timer_id": id}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32051, Some("Unauthorized")),
+        "{msg}"
+    );
+    assert_eq!(
+        call(&c, "devnet_dumpState", json!([])).await,
+        before,
+        "nothing changed"
+    );
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("pending")
+    );
+    call(
+        &c,
+        "gov_cancelTimer",
+        json!([{"from": gov, "timer_id": id}]),
+    )
+    .await;
+    assert_eq!(
+        call(&c, "timer_get", json!([id])).await["status"],
+        json!("cancelled_by_governance")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn websocket_subscribers_receive_blocks_and_events() {
+    let d = start().await;
+    let ws = WsClientBuilder::default()
+        .build(format!("ws://{}", d.addr))
+        .await
+        .expect("ws client");
+    let mut blocks = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeBlocks",
+            rpc_params![],
+            "devnet_unsubscribeBlocks",
+        )
+        .await
+        .expect("subscribe blocks");
+    let mut events = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeEvents",
+            rpc_params![json!({"kinds": ["ActorDeployed"]})],
+            "devnet_unsubscribeEvents",
+        )
+        .await
+        .expect("subscribe events");
+    // The same port answers plain calls over WebSocket too.
+    let actor: Value = ws.request("actor_deploy", rpc_params![]).await.unwrap();
+    let h: Value = ws.request("devnet_mine", rpc_params![2]).await.unwrap();
+    let wait = Duration::from_secs(30);
+    let ev = tokio::time::timeout(wait, events.next())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    assert_eq!(ev["kind"], json!("ActorDeployed"), "{ev}");
+    assert_eq!(ev["actor"], actor);
+    let mut last = 0;
+    while last < h.as_u64().unwrap() {
+        let b = tokio::time::timeout(wait, blocks.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert!(b["height"].as_u64().unwrap() > last, "{b}");
+        last = b["height"].as_u64().unwrap();
+    }
+    assert_eq!(last, h.as_u64().unwrap());
+    blocks.unsubscribe().await.unwrap();
+    events.unsubscribe().await.unwrap();
+    // A bad filter is refused by name.
+    let e = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeEvents",
+            rpc_params![json!({"actor": "0x1"})],
+            "devnet_unsubscribeEvents",
+        )
+        .await;
+    let Err(e) = e else {
+        panic!("a bad filter is refused")
+    };
+    assert!(e.to_string().contains("`actor`"), "{e}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lagging_subscriber_is_told_how_many_it_lost() {
+    // A node whose notification channel holds one message: a block with 300 events overruns
+    // any subscriber, which must then hear how many it lost: received + lost covers all sent.
+    let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    let node = spawn_with(
+        NodeCore::new(cfg).unwrap(),
+        ShellConfig { event_capacity: 1 },
+    );
+    let opts = ServerOptions {
+        port: 0,
+        ..ServerOptions::default()
+    };
+    let running = server::start(module(node.clone()), &opts).await.unwrap();
+    let d = Devnet {
+        addr: running.addr,
+        _running: running,
+        node,
+    };
+    let c = d.http();
+    let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
+    call(&c, "devnet_setMining", json!([{"mode": "manual"}])).await;
+    let ws = WsClientBuilder::default()
+        .build(format!("ws://{}", d.addr))
+        .await
+        .unwrap();
+    let mut sub = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeEvents",
+            rpc_params![json!({"kinds": ["TimerScheduled"]})],
+            "devnet_unsubscribeEvents",
+        )
+        .await
+        .unwrap();
+    let sent = 300u64;
+    for i in 0..sent {
+        call(
+            &c,
+            "timer_schedule",
+            json!([{"actor": actor, "height": 1000 + i}]),
+        )
+        .await;
+    }
+    call(&c, "devnet_mine", json!([1])).await;
+    let (mut received, mut lost) = (0u64, 0u64);
+    while received + lost < sent {
+        let n = tokio::time::timeout(Duration::from_secs(60), sub.next())
+            .await
+            .expect("notifications keep coming until all are accounted for")
+            .unwrap()
+            .unwrap();
+        match n.get("lagged") {
+            Some(l) => lost += l.as_u64().unwrap(),
+            None => {
+                assert_eq!(n["kind"], json!("TimerScheduled"));
+                received += 1;
+            }
+        }
+    }
+    // `lagged` counts every notification of the node lost, the block's own `BlockSealed`
+    // (which the filter would have dropped) included.
+    assert!(received + lost <= sent + 1, "{received} + {lost}");
+    assert!(
+        lost > 0,
+        "a one-message channel overrun by 300 events lost some"
+    );
+    // The node went on regardless.
+    assert_eq!(call(&c, "devnet_mine", json!([1])).await, json!(3));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_flooding_subscriptions_is_bounded_and_others_are_served() {
+    let d = start_with(ServerOptions {
+        port: 0,
+        max_subscriptions_per_connection: 4,
+        ..ServerOptions::default()
+    })
+    .await;
+    let ws = WsClientBuilder::default()
+        .build(format!("ws://{}", d.addr))
+        .await
+        .unwrap();
+    let mut subs = Vec::new();
+    for _ in 0..4 {
+        subs.push(
+            ws.subscribe::<Value, _>(
+                "devnet_subscribeBlocks",
+                rpc_params![],
+                "devnet_unsubscribeBlocks",
+            )
+            .await
+            .expect("within the bound"),
+        );
+    }
+    let over = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeBlocks",
+            rpc_params![],
+            "devnet_unsubscribeBlocks",
+        )
+        .await;
+    assert!(
+        over.is_err(),
+        "a fifth subscription on one connection is refused"
+    );
+    // Another client, and the flooding one's own calls, are still served.
+    assert_eq!(call(&d.http(), "devnet_mine", json!([1])).await, json!(1));
+    let h: Value = ws
+        .request("devnet_blockNumber", rpc_params![])
+        .await
+        .unwrap();
+    assert_eq!(h, json!(1));
+}
+
+// ---- the binary -----------------------------------------------------------------------------
+
+const BIN: &str = env!("CARGO_BIN_EXE_cowboy-devnet");
+
+/// Starts `serve` with `args`; the child and its address once it prints `Listening on`.
+fn spawn_serve(args: &[&str]) -> (std::process::Child, String) {
+    let (child, addr, _) = spawn_serve_lines(args);
+    (child, addr)
+}
+
+/// [`spawn_serve`], with the lines it prints after `Listening on` as they come.
+fn spawn_serve_lines(
+    args: &[&str],
+) -> (
+    std::process::Child,
+    String,
+    std::sync::mpsc::Receiver<String>,
+) {
+    let mut child = Command::new(BIN)
+        .arg("serve")
+        .args(["--port", "0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn cowboy-devnet");
+    let out = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(out).lines();
+    let addr = loop {
+        match lines.next() {
+            Some(Ok(l)) => {
+                if let Some(rest) = l.strip_prefix("Listening on http://") {
+                    break rest.split_whitespace().next().unwrap().to_string();
+                }
+            }
+            _ => {
+                let mut err = String::new();
+                let _ = child.stderr.take().unwrap().read_to_string(&mut err);
+                panic!("serve did not start: {err}");
+            }
+        }
+    };
+    // Keep draining stdout so the child never blocks on a full pipe.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for l in lines.map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    (child, addr, rx)
+}
+
+fn post(addr: &str, method: &str, params: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+    let (_, b) = raw_post(addr.parse().unwrap(), body.as_bytes());
+    json_body(&b)
+}
+
+#[test]
+fn serve_state_file_is_old_or_new_after_kill_9_during_saves() {
+    let dir = std::env::temp_dir().join(format!("cowboy-rpc-state-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("devnet.json");
+    let file_s = file.to_str().unwrap();
+    let mut last_height = 0;
+    for round in 0..4u64 {
+        let (mut child, addr) = spawn_serve(&["--state", file_s, "--state-interval", "0.01"]);
+        let h = post(&addr, "devnet_blockNumber", json!([]))["result"]
+            .as_u64()
+            .unwrap();
+        if round > 0 {
+            assert!(
+                h >= last_height,
+                "round {round}: the saved state was loaded ({h} < {last_height})"
+            );
+        }
+        // Change the state while saves run every 10 ms, then kill without warning.
+        for _ in 0..10 {
+            post(&addr, "actor_deploy", json!([]));
+            post(&addr, "devnet_mine", json!([3]));
+        }
+        std::thread::sleep(Duration::from_millis(7 * round + 3));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        let dump = state_file::read(&file).expect("the file is a whole state, never torn");
+        last_height = dump.height;
+        assert!(last_height > 0);
+    }
+    // Leftover temporary files do not matter; the state file itself loads.
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn serve_refuses_a_bad_state_file_and_does_not_start() {
+    let dir = std::env::temp_dir().join(format!("cowboy-rpc-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("bad.json");
+    std::fs::write(
+        &file,
+        r#"{"format":"cowboy-devnet-state","version":1,"chain":{"format_ver"#,
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--port", "0", "--state", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(!stdout.contains("Listening"), "{stdout}");
+    assert!(
+        stderr.contains("bad.json") && stderr.contains("not valid"),
+        "{stderr}"
+    );
+    // A newer envelope version is refused by name, too.
+    std::fs::write(
+        &file,
+        r#"{"format":"cowboy-devnet-state","version":99,"chain":{}}"#,
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--load-state",
+            file.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("version 99"));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn serve_refuses_no_mining_with_block_time() {
+    let out = Command::new(BIN)
+        .args(["serve", "--no-mining", "--block-time", "1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--block-time"));
+}
+
+#[test]
+fn serve_loads_what_run_dump_writes_and_writes_config_out() {
+    let dir = std::env::temp_dir().join(format!("cowboy-rpc-dump-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let dump = dir.join("run.json");
+    let cfg = dir.join("cfg.json");
+    let st = Command::new(BIN)
+        .args([
+            "run",
+            "heartbeat",
+            "--quiet",
+            "--dump",
+            dump.to_str().unwrap(),
+        ])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let (mut child, addr) = spawn_serve(&[
+        "--load-state",
+        dump.to_str().unwrap(),
+        "--config-out",
+        cfg.to_str().unwrap(),
+        "--no-mining",
+    ]);
+    let saved = state_file::read(&dump).unwrap();
+    assert!(saved.height > 0);
+    assert_eq!(
+        post(&addr, "devnet_blockNumber", json!([]))["result"],
+        json!(saved.height)
+    );
+    assert_eq!(
+        post(&addr, "devnet_getMining", json!([]))["result"],
+        json!({"mode": "manual"})
+    );
+    let c: Value = serde_json::from_str(&std::fs::read_to_string(&cfg).unwrap()).unwrap();
+    assert_eq!(c["rpc_url"], json!(format!("http://{addr}")));
+    let accounts = c["accounts"].as_array().unwrap();
+    assert!(accounts.iter().any(|a| a["system_deployer"] == true));
+    assert!(accounts.iter().any(|a| a["system_deployer"] == false));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn serve_saves_its_state_on_sigterm_and_warns_off_loopback() {
+    let dir = std::env::temp_dir().join(format!("cowboy-rpc-term-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("devnet.json");
+    // Saves on a timer only once an hour: the save checked here is the one on SIGTERM.
+    let (mut child, addr) = spawn_serve(&[
+        "--host",
+        "0.0.0.0",
+        "--state",
+        file.to_str().unwrap(),
+        "--state-interval",
+        "3600",
+    ]);
+    let port = addr.rsplit(':').next().unwrap();
+    let local = format!("127.0.0.1:{port}");
+    assert_eq!(post(&local, "devnet_mine", json!([9]))["result"], json!(9));
+    let st = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(st.success());
+    assert!(child.wait().unwrap().success());
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(err.contains("warning: listening on 0.0.0.0"), "{err}");
+    assert_eq!(state_file::read(&file).unwrap().height, 9);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn serve_fixture_plays_its_steps_as_blocks_are_mined_and_reports_expectations() {
+    let (mut child, addr, lines) = spawn_serve_lines(&["--fixture", "heartbeat", "--no-mining"]);
+    assert_eq!(post(&addr, "devnet_mine", json!([60]))["result"], json!(60));
+    let fired = post(
+        &addr,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerFired"]}]),
+    );
+    assert!(fired["result"].as_array().unwrap().len() >= 11, "{fired}");
+    let mut ok = 0;
+    while ok < 6 {
+        let l = lines
+            .recv_timeout(Duration::from_secs(60))
+            .expect("every expectation of the fixture is reported");
+        if l.starts_with("expectation") {
+            assert!(l.starts_with("expectation ok"), "{l}");
+            ok += 1;
+        }
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
