@@ -16,10 +16,41 @@ pub const EXIT_OUTPUT: u8 = 3;
 pub const EXIT_USAGE: u8 = 64;
 
 #[derive(Parser)]
-#[command(name = "cowboy-devnet", version, about = "A local Cowboy devnet with the CIP-5 timer engine", long_about = None)]
+#[command(
+    name = "cowboy-devnet",
+    version,
+    about = "A local Cowboy devnet with the CIP-5 timer engine",
+    long_about = "A local Cowboy devnet with the CIP-5 timer engine.\n\n\
+        With no subcommand, on a terminal: the node on fixtures/demo.toml (mined every second), \
+        its JSON-RPC server and the dashboard on the same node. Where stdout is not a terminal \
+        it plays the demo headless (as `run demo`).",
+    args_conflicts_with_subcommands = true
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Cmd>,
+    /// The default command's flags (the dashboard).
+    #[command(flatten)]
+    pub dash: DashArgs,
+}
+
+/// The default command: the node, its JSON-RPC server and the dashboard (issue 15). It takes
+/// `serve`'s flags, with a fixture (`demo`) and a block time (1 s) by default.
+#[derive(clap::Args, Clone, Debug)]
+pub struct DashArgs {
+    #[command(flatten)]
+    pub node: ServeArgs,
+    /// Dashboard theme: the name of one in themes/ or a TOML
+    /// file overriding the names it sets.
+    #[arg(long, value_name = "NAME|FILE")]
+    pub theme: Option<String>,
+    /// A TOML key table overriding the keys it names.
+    #[arg(long, value_name = "FILE")]
+    pub keys: Option<PathBuf>,
+    /// Show the dashboard of a devnet already running (`serve`) at URL, through its
+    /// JSON-RPC API alone; no node is started.
+    #[arg(long, value_name = "URL", conflicts_with_all = ["fixture", "no_mining", "block_time", "state", "load_state", "dump_state", "config_out"])]
+    pub attach: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -38,7 +69,8 @@ pub enum Cmd {
     Serve(ServeArgs),
 }
 
-/// `serve`'s flags: anvil's names where anvil has the flag.
+/// The node's and the JSON-RPC server's flags, shared by `serve` and the default command
+/// (the dashboard): anvil's names where anvil has the flag.
 #[derive(clap::Args, Clone, Debug)]
 pub struct ServeArgs {
     /// Address to listen on. Anything but loopback exposes the devnet (and its dev accounts)

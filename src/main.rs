@@ -1,16 +1,19 @@
 //! `cowboy-devnet`: a local Cowboy chain with the CIP-5 timer engine.
 //!
-//! With no arguments it plays the built-in demo scenario, headless. The command line is in
-//! `cli.rs`, the commands in `commands.rs`; the lines printed per block and per event are the
-//! library's (`scenario::lines`).
+//! With no subcommand, on a terminal, it opens the dashboard on a live node playing the demo
+//! (`dashboard.rs`); where stdout is not a terminal it plays the demo headless. The command
+//! line is in `cli.rs`, the commands in `commands.rs`; the lines printed per block and per
+//! event are the library's (`scenario::lines`).
 
 mod cli;
 mod commands;
+mod dashboard;
 mod serve;
 
 use clap::Parser;
 use cli::{Cli, Cmd, EXIT_FIXTURE, EXIT_OK, EXIT_USAGE, RunArgs};
 use commands::Out;
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
@@ -30,7 +33,16 @@ fn main() -> ExitCode {
     };
     let mut out = Out::stdout();
     let result = match cli.command {
-        None => commands::run(RunArgs::demo(), &mut out),
+        None if cli.dash.attach.is_some() || std::io::stdout().is_terminal() => {
+            dashboard::dashboard(cli.dash)
+        }
+        None => {
+            eprintln!(
+                "cowboy-devnet: stdout is not a terminal: playing the demo headless \
+                 (on a terminal, `cowboy-devnet` opens the dashboard)"
+            );
+            commands::run(RunArgs::demo(), &mut out)
+        }
         Some(Cmd::Run(a)) => commands::run(a, &mut out),
         Some(Cmd::Check { fixture }) => commands::check(&fixture, &mut out),
         Some(Cmd::Serve(a)) => serve::serve(a),

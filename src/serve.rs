@@ -27,7 +27,7 @@ pub fn serve(a: ServeArgs) -> Result<u8> {
 }
 
 /// The node as the flags ask, with its state loaded; nothing is served if any of it fails.
-fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
+pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     let scenario = match &a.fixture {
         Some(f) => Some(Arc::new(crate::commands::load(f)?)),
         None => None,
@@ -226,7 +226,7 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
     Ok(code)
 }
 
-async fn save(node: &NodeHandle, p: &Path) -> Result<()> {
+pub(crate) async fn save(node: &NodeHandle, p: &Path) -> Result<()> {
     let dump = node.request(DumpState).await?;
     let p = p.to_path_buf();
     tokio::task::spawn_blocking(move || state_file::write(&p, &dump))

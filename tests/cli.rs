@@ -186,3 +186,23 @@ fn cli_fixtures_listing_cuts_descriptions_at_a_word() {
         assert!(line.chars().count() <= 80, "{line}");
     }
 }
+
+#[test]
+fn cli_no_subcommand_off_a_terminal_plays_the_demo_headless_and_says_so() {
+    let o = run(&[]);
+    let d = run(&["run", "demo", "--events"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert_eq!(text(&o.stdout), text(&d.stdout), "as `run demo --events`");
+    let err = text(&o.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("not a terminal") && err.contains("opens the dashboard"),
+        "{err}"
+    );
+}
+
+#[test]
+fn cli_attach_refuses_the_flags_of_a_node_it_does_not_start() {
+    let o = run(&["--attach", "http://127.0.0.1:1", "--fixture", "demo"]);
+    assert_eq!(o.status.code(), Some(64), "{}", text(&o.stderr));
+}

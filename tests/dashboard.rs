@@ -425,11 +425,16 @@ fn pause_and_block_time_keys_set_the_mining_mode() {
     press(&mut src, &mut app, &[key('p')]);
     assert_eq!(src.mining(), MiningMode::Manual);
     assert!(screen(&app).contains("mining manual"));
-    // The interval miner seals when told time has passed (no clock read by the source).
+    // The node's interval miner seals when told time has passed (no clock read by the
+    // source): its first tick starts the clock, and a tick held up past several block times
+    // gets one block, not a burst, and the next a block time (2 s here) later (issue 13).
     press(&mut src, &mut app, &[key('p')]);
     let t0 = std::time::Instant::now();
     assert!(!src.tick(t0));
     assert!(src.tick(t0 + std::time::Duration::from_millis(4_100)));
+    assert_eq!(src.chain().height(), 6);
+    assert!(!src.tick(t0 + std::time::Duration::from_millis(4_200)));
+    assert!(src.tick(t0 + std::time::Duration::from_millis(6_100)));
     assert_eq!(src.chain().height(), 7);
 }
 

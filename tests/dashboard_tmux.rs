@@ -1,19 +1,31 @@
-//! End to end (issue 15): the dashboard example driven in a real terminal (tmux): start, pause,
-//! step, schedule a timer with the form, see it fire in the filtered feed, quit with the
-//! terminal restored. Skipped, with a message, where tmux or the example binary is missing.
+//! End to end (issue 15): the real binary (`cowboy-devnet` with no subcommand) driven in a real
+//! terminal (tmux): start, pause, step, mine over JSON-RPC while the dashboard runs (one
+//! devnet), schedule a timer with the form, see it fire in the filtered feed, quit with the
+//! terminal restored. Skipped, with a message, where tmux is missing.
 //!
 //! The waits below poll the screen until what is expected appears; their limits only keep a
 //! broken run from hanging, they assert nothing about speed.
 
-use std::path::PathBuf;
+use std::io::{Read, Write};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-fn example() -> Option<PathBuf> {
-    // target/<profile>/deps/<this test> -> target/<profile>/examples/dashboard
-    let exe = std::env::current_exe().ok()?;
-    let p = exe.parent()?.parent()?.join("examples").join("dashboard");
-    p.exists().then_some(p)
+const BIN: &str = env!("CARGO_BIN_EXE_cowboy-devnet");
+
+/// One JSON-RPC call over plain HTTP (`addr` is `host:port`): the response body.
+fn rpc(addr: &str, method: &str, params: &str) -> String {
+    let body = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"{method}","params":{params}}}"#);
+    let mut c = std::net::TcpStream::connect(addr).expect("the dashboard's RPC server answers");
+    write!(
+        c,
+        "POST / HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    c.read_to_string(&mut out).unwrap();
+    out.split("\r\n\r\n").nth(1).unwrap_or_default().to_string()
 }
 
 struct Session(String);
@@ -78,15 +90,9 @@ fn dashboard_in_tmux_pause_step_schedule_fire_quit() {
         eprintln!("SKIPPED dashboard_in_tmux: tmux is not installed");
         return;
     }
-    let Some(bin) = example() else {
-        eprintln!(
-            "SKIPPED dashboard_in_tmux: the example binary is not built (cargo test builds it; \
-             or cargo build --example dashboard)"
-        );
-        return;
-    };
     let s = Session(format!("cowboy-dash-{}", std::process::id()));
-    let cmd = format!("{}; echo DASHBOARD-EXITED $?; sleep 60", bin.display());
+    // Port 0: a free port, shown in the status bar.
+    let cmd = format!("{BIN} --port 0; echo DASHBOARD-EXITED $?; sleep 60");
     s.tmux(&[
         "new-session",
         "-d",
@@ -98,15 +104,28 @@ fn dashboard_in_tmux_pause_step_schedule_fire_quit() {
         "48",
         &cmd,
     ]);
-    s.wait_for("cowboy-devnet");
+    // The demo is played live as the node mines a block a second: its actors are deployed
+    // in block 1.
+    s.wait_for("mining interval 1s");
+    s.wait_for("heartbeat");
     s.keys(&["p"]);
     let screen = s.wait_for("mining manual");
     let h = number_after(&screen, "# ");
-    // The example opens on the demo played to #20: its actors deployed, then mined live.
-    assert!(h >= 20, "the demo was played to #20 first:\n{screen}");
-    assert!(screen.contains("heartbeat"), "{screen}");
     s.keys(&["Space"]);
-    s.wait_for(&format!("# {}", h + 1));
+    let screen = s.wait_for(&format!("# {}", h + 1));
+
+    // A script drives the same devnet over JSON-RPC while the dashboard runs.
+    let status = screen.lines().next().unwrap();
+    let addr = status
+        .split("rpc http://")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap_or_else(|| panic!("the status bar shows the RPC address:\n{screen}"))
+        .to_string();
+    let reply = rpc(&addr, "devnet_mine", "[2]");
+    assert!(reply.contains(&format!(r#""result":{}"#, h + 3)), "{reply}");
+    s.wait_for(&format!("# {}", h + 3));
+    let h = h + 2;
 
     s.keys(&["s"]);
     s.wait_for("schedule a timer");

@@ -376,6 +376,11 @@ impl NodeCore {
         v
     }
 
+    /// The names that label addresses: the dev accounts' and a fixture's address book.
+    pub fn names(&self) -> &BTreeMap<Address, String> {
+        &self.names
+    }
+
     /// The dev accounts, `dev0` first.
     pub fn dev_accounts(&self) -> &[Address] {
         &self.dev

@@ -1,73 +1,256 @@
-//! The dashboard's data source over an in-process [`NodeCore`] (issue 15): fills the plain data
-//! types of [`crate::tui::model`] from the chain and runs [`UiCommand`]s synchronously through
-//! node requests, as the matching JSON-RPC method would.
+//! The dashboard's data source over the in-process node (issue 15): fills the plain data
+//! types of [`crate::tui::model`] from the node's state and runs every [`UiCommand`] as the
+//! node request the matching JSON-RPC method sends, so results and errors are the same.
 //!
-//! Mining modes live here until the live node (issue 13) owns them: `auto` seals a block after
-//! every transaction, `manual` only on request, `interval` whenever [`LocalDevnet::tick`] is told
-//! that a block time has passed. No clock is read here: the caller passes `now`.
+//! [`LocalDevnet`] is generic over how it reaches the node ([`NodeAccess`]):
+//! - a [`NodeHandle`] (what the binary uses): the node runs on its own thread and mines by its
+//!   own mining mode; reads are `query_blocking` calls made after a block was announced on the
+//!   node's notification channel (`subscribe`), so a refresh does not queue behind a seal, and
+//!   a frame is drawn from the app state alone;
+//! - a [`NodeCore`] driven synchronously (tests and benches: deterministic), told the time by
+//!   [`DashboardSource::tick`].
+//!
+//! The mining mode is the node's: `p`, `+` and `-` send `SetMining`.
 
-use crate::chain::{
-    Chain, Event, EventRecord, SystemInstruction, TimerOp, Transaction, TxKind, default_governor,
-};
+use crate::chain::{Chain, Event, EventRecord, default_governor};
 use crate::engine::eob::{fire_budget, max_cost};
 use crate::engine::timer::handler_payload;
-use crate::engine::{
-    Address, DeferReason, Failure, ScheduleArgs, ScheduleCtx, Timer, TimerEvent, TimerId,
-    validate_schedule,
+use crate::engine::{Address, DeferReason, Failure, ScheduleArgs, Timer, TimerEvent, TimerId};
+use crate::node::{
+    self, CancelTimer, ConfigChange, EstimateTimer, ExtendTimer, GovCancel, GovExtend,
+    GovUpdateConfig, Mine, NodeCore, NodeError, NodeEvent, NodeHandle, Request, Revert,
+    ScheduleTimer, SetMining, Snapshot,
 };
-use crate::node::{Mine, NodeCore, NodeError, Revert, SendTx, Snapshot};
 use crate::tui::model::*;
 use std::collections::BTreeMap;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::broadcast::{self, error::TryRecvError};
 
-/// Shortest interval block time accepted (a guard against a UI that asks for 0 ms).
-pub const MIN_BLOCK_TIME_MS: u64 = 50;
-/// Blocks an interval miner seals at most per tick when it has fallen behind.
-const MAX_CATCH_UP: u32 = 10;
+/// How the dashboard reaches a node: reads on `&NodeCore`, requests with typed replies, and
+/// the passing of time.
+pub trait NodeAccess {
+    /// Runs a read on the node's current state.
+    fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&NodeCore) -> T + Send + 'static,
+    ) -> Result<T, NodeError>;
+    /// Applies a request.
+    fn apply<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError>;
+    /// Lets time pass; true when something new happened (a block, an event).
+    fn tick(&mut self, now: Instant) -> bool;
+    /// When [`tick`](Self::tick) next has something to do.
+    fn next_deadline(&self) -> Option<Instant>;
+    /// Notifications lost since the last call (a subscriber that fell behind).
+    fn take_dropped(&mut self) -> u64 {
+        0
+    }
+}
 
-/// An in-process devnet seen through the dashboard's interface.
-pub struct LocalDevnet {
-    devnet: NodeCore,
-    names: BTreeMap<Address, String>,
-    mining: MiningMode,
-    last_seal: Option<Instant>,
+/// A core driven on the caller's thread: its clock starts at the first [`tick`](NodeAccess::tick).
+pub struct SyncNode {
+    core: NodeCore,
+    epoch: Option<Instant>,
+}
+
+impl NodeAccess for SyncNode {
+    fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&NodeCore) -> T + Send + 'static,
+    ) -> Result<T, NodeError> {
+        Ok(f(&self.core))
+    }
+    fn apply<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError> {
+        let out = self.core.apply(r);
+        while self.core.poll_event().is_some() {}
+        out
+    }
+    fn tick(&mut self, now: Instant) -> bool {
+        let epoch = *self.epoch.get_or_insert(now);
+        let before = self.core.height();
+        self.core
+            .tick(now.saturating_duration_since(epoch).as_millis() as u64);
+        while self.core.poll_event().is_some() {}
+        self.core.height() != before
+    }
+    fn next_deadline(&self) -> Option<Instant> {
+        let due = self.core.next_deadline()?;
+        Some(match self.epoch {
+            Some(e) => e + std::time::Duration::from_millis(due),
+            None => Instant::now(),
+        })
+    }
+}
+
+/// A node running on its own thread (the shell), and its notifications.
+pub struct LiveNode {
+    handle: NodeHandle,
+    rx: broadcast::Receiver<Arc<NodeEvent>>,
+    dropped: u64,
+}
+
+impl LiveNode {
+    pub fn new(handle: NodeHandle) -> Self {
+        let rx = handle.subscribe();
+        LiveNode {
+            handle,
+            rx,
+            dropped: 0,
+        }
+    }
+}
+
+impl NodeAccess for LiveNode {
+    fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&NodeCore) -> T + Send + 'static,
+    ) -> Result<T, NodeError> {
+        self.handle.query_blocking(f)
+    }
+    fn apply<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError> {
+        self.handle.request_blocking(r)
+    }
+    /// Drains the notifications that arrived: anything but an expectation report is news.
+    /// Never waits: the node mines on its own thread.
+    fn tick(&mut self, _now: Instant) -> bool {
+        let mut news = false;
+        loop {
+            match self.rx.try_recv() {
+                Ok(ev) => news |= !matches!(&*ev, NodeEvent::Expectation { .. }),
+                Err(TryRecvError::Lagged(n)) => {
+                    self.dropped += n;
+                    news = true;
+                }
+                Err(TryRecvError::Empty) | Err(TryRecvError::Closed) => return news,
+            }
+        }
+    }
+    fn next_deadline(&self) -> Option<Instant> {
+        None
+    }
+    fn take_dropped(&mut self) -> u64 {
+        std::mem::take(&mut self.dropped)
+    }
+}
+
+/// The node's mining mode as the dashboard shows it.
+pub fn mining_from_node(m: node::MiningMode) -> MiningMode {
+    match m {
+        node::MiningMode::Auto => MiningMode::Auto,
+        node::MiningMode::Manual => MiningMode::Manual,
+        node::MiningMode::Interval { block_time_ms } => MiningMode::Interval { ms: block_time_ms },
+    }
+}
+
+/// The dashboard's mining mode as the node takes it.
+pub fn mining_to_node(m: MiningMode) -> node::MiningMode {
+    match m {
+        MiningMode::Auto => node::MiningMode::Auto,
+        MiningMode::Manual => node::MiningMode::Manual,
+        MiningMode::Interval { ms } => node::MiningMode::Interval { block_time_ms: ms },
+    }
+}
+
+/// The in-process devnet seen through the dashboard's interface.
+pub struct LocalDevnet<N: NodeAccess = SyncNode> {
+    node: N,
+    names: Arc<BTreeMap<Address, String>>,
     rpc_address: Option<String>,
 }
 
-impl LocalDevnet {
-    /// Wraps a devnet; `names` labels addresses (a fixture's address book). Mining starts
-    /// `manual`.
+impl LocalDevnet<SyncNode> {
+    /// Wraps a core driven on this thread; `names` labels addresses (a fixture's address book)
+    /// beside the node's own names.
     pub fn new(devnet: NodeCore, names: BTreeMap<Address, String>) -> Self {
         LocalDevnet {
-            devnet,
-            names,
-            mining: MiningMode::Manual,
-            last_seal: None,
+            node: SyncNode {
+                core: devnet,
+                epoch: None,
+            },
+            names: Arc::new(names),
             rpc_address: None,
         }
     }
 
+    /// Sets the node's mining mode (as `SetMining`).
     pub fn with_mining(mut self, mode: MiningMode) -> Self {
-        self.mining = mode;
+        let _ = self.node.apply(SetMining(mining_to_node(mode)));
         self
     }
 
+    pub fn devnet(&self) -> &NodeCore {
+        &self.node.core
+    }
+
+    pub fn chain(&self) -> &Chain {
+        self.node.core.chain()
+    }
+
+    pub fn mining(&self) -> MiningMode {
+        mining_from_node(self.node.core.mining())
+    }
+}
+
+impl LocalDevnet<LiveNode> {
+    /// The dashboard on a running node; the node's names label addresses.
+    pub fn live(handle: NodeHandle) -> Self {
+        let names = handle
+            .query_blocking(|core| core.names().clone())
+            .unwrap_or_default();
+        LocalDevnet {
+            node: LiveNode::new(handle),
+            names: Arc::new(names),
+            rpc_address: None,
+        }
+    }
+
+    pub fn mining(&self) -> MiningMode {
+        mining_from_node(self.node.handle.head().mining)
+    }
+}
+
+impl<N: NodeAccess> LocalDevnet<N> {
     /// The address the status bar shows for the JSON-RPC API.
     pub fn with_rpc_address(mut self, addr: impl Into<String>) -> Self {
         self.rpc_address = Some(addr.into());
         self
     }
 
-    pub fn devnet(&self) -> &NodeCore {
-        &self.devnet
+    /// Runs `f` on a view of the node's state (on the node's thread for a live node).
+    fn view<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&View<'_>) -> T + Send + 'static,
+    ) -> Result<T, NodeError> {
+        let names = self.names.clone();
+        let rpc = self.rpc_address.clone();
+        self.node.read(move |core| {
+            f(&View {
+                core,
+                names: &names,
+                rpc_address: rpc.as_deref(),
+            })
+        })
     }
 
-    pub fn chain(&self) -> &Chain {
-        self.devnet.chain()
+    fn apply<R: Request>(&mut self, r: R) -> Result<R::Reply, CommandError> {
+        self.node.apply(r).map_err(node_error)
     }
 
-    pub fn mining(&self) -> MiningMode {
-        self.mining
+    fn height(&self) -> u64 {
+        self.node.read(|c| c.height()).unwrap_or(0)
+    }
+}
+
+/// A read-only view of the node's state with the names that label addresses.
+struct View<'a> {
+    core: &'a NodeCore,
+    names: &'a BTreeMap<Address, String>,
+    rpc_address: Option<&'a str>,
+}
+
+impl View<'_> {
+    fn chain(&self) -> &Chain {
+        self.core.chain()
     }
 
     fn label(&self, a: &Address) -> String {
@@ -101,116 +284,6 @@ impl LocalDevnet {
             ),
             effective_priority: None,
         }
-    }
-
-    fn seal(&mut self, blocks: u64) -> Result<u64, CommandError> {
-        self.devnet.apply(Mine { blocks }).map_err(node_error)?;
-        Ok(self.chain().height())
-    }
-
-    /// Sends a transaction (sealing it at once under `auto` mining); a reverted one is an error.
-    fn send(&mut self, tx: Transaction) -> Result<Vec<TimerId>, CommandError> {
-        let receipt = self.devnet.apply(SendTx(tx)).map_err(node_error)?.receipt;
-        if self.mining == MiningMode::Auto {
-            self.seal(1)?;
-        }
-        if !receipt.success {
-            return Err(receipt.error.as_ref().map_or_else(
-                || CommandError::new("Reverted", "the transaction failed"),
-                CommandError::from_failure,
-            ));
-        }
-        Ok(receipt.timers)
-    }
-
-    fn deployer(&self, actor: &Address) -> Result<Address, CommandError> {
-        self.chain()
-            .actor(actor)
-            .map(|a| a.deployer)
-            .ok_or_else(|| {
-                CommandError::new(
-                    "UnknownActor",
-                    format!("{} is not a deployed actor", self.label(actor)),
-                )
-            })
-    }
-
-    fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
-        let payload = match &req.handler {
-            Some(h) if !h.is_empty() => handler_payload(h, &req.payload),
-            _ => req.payload.clone(),
-        };
-        ScheduleArgs {
-            height: req.height,
-            payload,
-            fee_payer: req.fee_payer,
-            gas_limit: req.gas_limit,
-            expires_at: req.expires_at,
-        }
-    }
-
-    /// `timer_estimate`: the checks `timer_schedule` makes, the max cost per fire, and the
-    /// height the timer would fire at: its own, or under FIFO the first height from there whose
-    /// bucket still has lane room for it (CIP-5 §5.1 carries the rest over one block at a time).
-    /// A bucket's room is counted in fire budgets (Spec notes 16, 28).
-    fn estimate(&self, req: &ScheduleRequest) -> Result<Estimate, CommandError> {
-        let chain = self.chain();
-        let from = match req.from {
-            Some(f) => f,
-            None => self.deployer(&req.actor)?,
-        };
-        let deployer = self.deployer(&req.actor)?;
-        let cfg = chain.timer_config();
-        let gas = req.gas_limit.unwrap_or(cfg.max_cycles_per_fire);
-        let cost = max_cost(gas, cfg.max_cells_per_fire, &chain.fee_quote(), 0);
-        let mut error = None;
-        if from != deployer {
-            error = Some(CommandError::new(
-                "Unauthorized",
-                format!(
-                    "only {}'s deployer {} may act as it",
-                    self.label(&req.actor),
-                    self.label(&deployer)
-                ),
-            ));
-        }
-        let ctx = ScheduleCtx {
-            current_height: chain.pending_height(),
-            actor: req.actor,
-            tx_sender: from,
-            actor_nonce: chain.nonce(&req.actor),
-            actor_timers: chain.engine().queue().actor_count(&req.actor),
-        };
-        let mut gas_limit = gas;
-        match validate_schedule(cfg, &ctx, Self::schedule_args(req)) {
-            Ok((t, _)) => gas_limit = t.gas_limit_per_fire,
-            Err(e) => {
-                error.get_or_insert_with(|| {
-                    CommandError::from_failure(&Failure::from_error(e.kind(), &e))
-                });
-            }
-        }
-        let lane = cfg.lane_timer_cycles;
-        let mut fire = req.height;
-        let horizon = chain.engine().queue().horizons().ring_horizon;
-        while fire < horizon {
-            let used: u64 = chain
-                .engine()
-                .queue()
-                .bucket(fire)
-                .iter()
-                .map(|t| fire_budget(t, cfg))
-                .sum();
-            if used.saturating_add(gas_limit) <= lane {
-                break;
-            }
-            fire += 1;
-        }
-        Ok(Estimate {
-            max_cost: cost,
-            fire_height: fire,
-            error,
-        })
     }
 
     fn event_row(&self, r: &EventRecord) -> EventRow {
@@ -335,45 +408,8 @@ impl LocalDevnet {
             reason,
         }
     }
-}
 
-/// A timer's status as the fixture format names it, from whether it is pending and its events
-/// (the last exit event decides; a governance cancel of a missing timer is no exit).
-fn status_of(pending: bool, records: &[&EventRecord]) -> &'static str {
-    if pending {
-        return "pending";
-    }
-    for r in records.iter().rev() {
-        if let Event::Timer(t) = &r.event {
-            match t {
-                TimerEvent::TimerFired { .. } => return "fired",
-                TimerEvent::TimerExpired { .. } => return "expired",
-                TimerEvent::TimerCancelledInsufficientFunds { .. } => return "unfunded",
-                TimerEvent::TimerCancelled { .. } => return "cancelled",
-                TimerEvent::TimerCancelledByGovernance { existed: true, .. } => {
-                    return "cancelled_by_governance";
-                }
-                _ => {}
-            }
-        }
-    }
-    "unknown"
-}
-
-/// A deferral's reason as events name it (`lane`, `gc_budget`).
-fn defer_reason(reason: &DeferReason) -> String {
-    serde_json::to_value(reason)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
-fn node_error(e: NodeError) -> CommandError {
-    CommandError::from_failure(&Failure::from_error(e.kind(), &e))
-}
-
-impl DashboardSource for LocalDevnet {
-    fn dashboard(&mut self, q: &ViewQuery) -> DashboardData {
+    fn dashboard(&self, q: &ViewQuery) -> DashboardData {
         // The overflow root is folded on demand, as sealing does (the commitment is a function
         // of the timer set, so folding early changes no root).
         let chain = self.chain();
@@ -386,14 +422,14 @@ impl DashboardSource for LocalDevnet {
             .unwrap_or_else(|| "fifo".into());
         let status = Status {
             height: chain.height(),
-            mining: self.mining,
+            mining: mining_from_node(self.core.mining()),
             scheduler,
             activation_height: None,
             cycle_basefee: chain.basefee().cycle_basefee,
             cell_basefee: chain.basefee().cell_basefee,
             lane_basefee: None,
             pending_timers: queue.len() as u64,
-            rpc_address: self.rpc_address.clone(),
+            rpc_address: self.rpc_address.map(str::to_string),
             lane_cycles: cfg.lane_timer_cycles,
             gc_cycles: cfg.gc_cycles_per_block,
         };
@@ -517,7 +553,7 @@ impl DashboardSource for LocalDevnet {
         }
     }
 
-    fn events(&mut self, from_height: u64, limit: usize) -> Vec<EventRow> {
+    fn events(&self, from_height: u64, limit: usize) -> Vec<EventRow> {
         let mut out = Vec::new();
         'blocks: for b in self
             .chain()
@@ -536,7 +572,7 @@ impl DashboardSource for LocalDevnet {
         out
     }
 
-    fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife> {
+    fn timer_life(&self, id: &TimerId) -> Option<TimerLife> {
         let chain = self.chain();
         let records: Vec<&EventRecord> = chain
             .blocks()
@@ -612,57 +648,116 @@ impl DashboardSource for LocalDevnet {
             timeline,
         })
     }
+}
 
+/// A schedule request's arguments, as `timer_schedule` builds them (a named handler is
+/// encoded in the payload).
+fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
+    let payload = match &req.handler {
+        Some(h) if !h.is_empty() => handler_payload(h, &req.payload),
+        _ => req.payload.clone(),
+    };
+    ScheduleArgs {
+        height: req.height,
+        payload,
+        fee_payer: req.fee_payer,
+        gas_limit: req.gas_limit,
+        expires_at: req.expires_at,
+    }
+}
+
+/// A timer's status as the fixture format names it, from whether it is pending and its events
+/// (the last exit event decides; a governance cancel of a missing timer is no exit).
+fn status_of(pending: bool, records: &[&EventRecord]) -> &'static str {
+    if pending {
+        return "pending";
+    }
+    for r in records.iter().rev() {
+        if let Event::Timer(t) = &r.event {
+            match t {
+                TimerEvent::TimerFired { .. } => return "fired",
+                TimerEvent::TimerExpired { .. } => return "expired",
+                TimerEvent::TimerCancelledInsufficientFunds { .. } => return "unfunded",
+                TimerEvent::TimerCancelled { .. } => return "cancelled",
+                TimerEvent::TimerCancelledByGovernance { existed: true, .. } => {
+                    return "cancelled_by_governance";
+                }
+                _ => {}
+            }
+        }
+    }
+    "unknown"
+}
+
+/// A deferral's reason as events name it (`lane`, `gc_budget`).
+fn defer_reason(reason: &DeferReason) -> String {
+    serde_json::to_value(reason)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+fn node_error(e: NodeError) -> CommandError {
+    CommandError::from_failure(&Failure::from_error(e.kind(), &e))
+}
+
+impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
+    fn dashboard(&mut self, q: &ViewQuery) -> DashboardData {
+        let q = q.clone();
+        self.view(move |v| v.dashboard(&q)).unwrap_or_default()
+    }
+
+    fn events(&mut self, from_height: u64, limit: usize) -> Vec<EventRow> {
+        self.view(move |v| v.events(from_height, limit))
+            .unwrap_or_default()
+    }
+
+    fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife> {
+        let id = *id;
+        self.view(move |v| v.timer_life(&id)).ok().flatten()
+    }
+
+    /// Each command is the node request its JSON-RPC method sends (`rpc::methods`), so the
+    /// result and the error are the same.
     fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
         let governor = |f: Option<Address>| f.unwrap_or_else(default_governor);
         match cmd {
             UiCommand::Mine(n) => Ok(CommandOutcome::Mined {
-                height: self.seal(n)?,
+                height: self.apply(Mine { blocks: n })?.last,
             }),
             UiCommand::SetMining(mode) => {
-                if let MiningMode::Interval { ms } = mode
-                    && ms < MIN_BLOCK_TIME_MS
-                {
-                    return Err(CommandError::new(
-                        "InvalidInput",
-                        format!("block time must be at least {MIN_BLOCK_TIME_MS} ms, got {ms}"),
-                    ));
-                }
-                self.mining = mode;
-                self.last_seal = None;
+                self.apply(SetMining(mining_to_node(mode)))?;
                 Ok(CommandOutcome::MiningSet(mode))
             }
             UiCommand::ScheduleTimer(req) => {
-                let from = match req.from {
-                    Some(f) => f,
-                    None => self.deployer(&req.actor)?,
-                };
-                let tx = Transaction::new(
-                    from,
-                    TxKind::ActAs {
-                        actor: req.actor,
-                        op: TimerOp::ScheduleTimer(Self::schedule_args(&req)),
-                    },
-                );
-                let timers = self.send(tx)?;
-                let timer_id = *timers.first().ok_or_else(|| {
-                    CommandError::new("InvalidInput", "the transaction scheduled no timer")
+                let s = self.apply(ScheduleTimer {
+                    actor: req.actor,
+                    from: req.from,
+                    args: schedule_args(&req),
                 })?;
                 Ok(CommandOutcome::Scheduled {
-                    timer_id,
+                    timer_id: s.timer_id,
                     height: req.height,
                 })
             }
-            UiCommand::EstimateTimer(req) => self.estimate(&req).map(CommandOutcome::Estimated),
+            UiCommand::EstimateTimer(req) => {
+                let e = self.apply(EstimateTimer(ScheduleTimer {
+                    actor: req.actor,
+                    from: req.from,
+                    args: schedule_args(&req),
+                }))?;
+                Ok(CommandOutcome::Estimated(Estimate {
+                    max_cost: e.max_cost,
+                    fire_height: e.fire_height.unwrap_or(req.height),
+                    error: e.error.as_ref().map(CommandError::from_failure),
+                }))
+            }
             UiCommand::CancelTimer { actor, timer_id } => {
-                let from = self.deployer(&actor)?;
-                self.send(Transaction::new(
-                    from,
-                    TxKind::ActAs {
-                        actor,
-                        op: TimerOp::CancelTimer { timer_id },
-                    },
-                ))?;
+                self.apply(CancelTimer {
+                    actor,
+                    timer_id,
+                    from: None,
+                })?;
                 Ok(CommandOutcome::Applied {
                     what: format!("cancelled timer {}", timer_id.short()),
                 })
@@ -672,31 +767,28 @@ impl DashboardSource for LocalDevnet {
                 timer_id,
                 new_expires_at,
             } => {
-                let from = self.deployer(&actor)?;
-                self.send(Transaction::new(
-                    from,
-                    TxKind::ActAs {
-                        actor,
-                        op: TimerOp::ExtendTimer {
-                            timer_id,
-                            new_expires_at,
-                        },
-                    },
-                ))?;
+                self.apply(ExtendTimer {
+                    actor,
+                    timer_id,
+                    new_expires_at,
+                    from: None,
+                })?;
                 // CIP-5 §5.4 clamps the new expiry to the TTL cap: report what was applied.
                 let applied = self
-                    .chain()
-                    .timer(&timer_id)
-                    .map_or(new_expires_at, |t| t.expires_at);
+                    .node
+                    .read(move |c| c.chain().timer(&timer_id).map(|t| t.expires_at))
+                    .ok()
+                    .flatten()
+                    .unwrap_or(new_expires_at);
                 Ok(CommandOutcome::Applied {
                     what: format!("extended timer {} to expire at {applied}", timer_id.short()),
                 })
             }
             UiCommand::GovCancelTimer { from, timer_id } => {
-                self.send(Transaction::new(
-                    governor(from),
-                    TxKind::System(SystemInstruction::CancelTimer { timer_id }),
-                ))?;
+                self.apply(GovCancel {
+                    from: governor(from),
+                    timer_id,
+                })?;
                 Ok(CommandOutcome::Applied {
                     what: format!("governance cancelled timer {}", timer_id.short()),
                 })
@@ -706,13 +798,11 @@ impl DashboardSource for LocalDevnet {
                 timer_id,
                 new_expires_at,
             } => {
-                self.send(Transaction::new(
-                    governor(from),
-                    TxKind::System(SystemInstruction::ExtendTimer {
-                        timer_id,
-                        new_expires_at,
-                    }),
-                ))?;
+                self.apply(GovExtend {
+                    from: governor(from),
+                    timer_id,
+                    new_expires_at,
+                })?;
                 Ok(CommandOutcome::Applied {
                     what: format!(
                         "governance extended timer {} to {new_expires_at}",
@@ -721,11 +811,10 @@ impl DashboardSource for LocalDevnet {
                 })
             }
             UiCommand::GovUpdateConfig { from, patch } => {
-                let config = patch.apply(self.chain().timer_config());
-                self.send(Transaction::new(
-                    governor(from),
-                    TxKind::System(SystemInstruction::UpdateTimerConfig { config }),
-                ))?;
+                self.apply(GovUpdateConfig {
+                    from: governor(from),
+                    config: ConfigChange::Fields(patch_fields(&patch)),
+                })?;
                 Ok(CommandOutcome::Applied {
                     what: "governance updated TimerConfig (from the next block)".into(),
                 })
@@ -734,50 +823,46 @@ impl DashboardSource for LocalDevnet {
                 "Unsupported",
                 "this node runs the fifo scheduler only: the CIP-1 v3 scheduler and its activation height are not built yet",
             )),
-            UiCommand::Snapshot => self
-                .devnet
-                .apply(Snapshot)
-                .map(CommandOutcome::SnapshotTaken)
-                .map_err(node_error),
+            UiCommand::Snapshot => self.apply(Snapshot).map(CommandOutcome::SnapshotTaken),
             UiCommand::Revert(id) => {
-                self.devnet.apply(Revert { id }).map_err(node_error)?;
+                self.apply(Revert { id })?;
                 Ok(CommandOutcome::Reverted {
                     id,
-                    height: self.chain().height(),
+                    height: self.height(),
                 })
             }
         }
     }
 
     fn tick(&mut self, now: Instant) -> bool {
-        let MiningMode::Interval { ms } = self.mining else {
-            return false;
-        };
-        let period = Duration::from_millis(ms.max(MIN_BLOCK_TIME_MS));
-        let Some(last) = self.last_seal else {
-            self.last_seal = Some(now);
-            return false;
-        };
-        let mut due = last + period;
-        let mut sealed = 0;
-        while due <= now && sealed < MAX_CATCH_UP {
-            if self.seal(1).is_err() {
-                break;
-            }
-            sealed += 1;
-            due += period;
-        }
-        // Far behind (a long pause of the caller): start counting again from now.
-        self.last_seal = Some(if due <= now { now } else { due - period });
-        sealed > 0
+        self.node.tick(now)
     }
 
     fn next_deadline(&self) -> Option<Instant> {
-        match (self.mining, self.last_seal) {
-            (MiningMode::Interval { ms }, Some(last)) => {
-                Some(last + Duration::from_millis(ms.max(MIN_BLOCK_TIME_MS)))
-            }
-            _ => None,
-        }
+        self.node.next_deadline()
     }
+
+    fn take_dropped(&mut self) -> u64 {
+        self.node.take_dropped()
+    }
+}
+
+/// The fields a [`ConfigPatch`] names, as `gov_updateTimerConfig`'s partial config.
+fn patch_fields(p: &ConfigPatch) -> serde_json::Map<String, serde_json::Value> {
+    let mut m = serde_json::Map::new();
+    let mut put = |k: &str, v: Option<u64>| {
+        if let Some(v) = v {
+            m.insert(k.into(), v.into());
+        }
+    };
+    put("max_ttl_blocks", p.max_ttl_blocks);
+    put("max_cycles_per_fire", p.max_cycles_per_fire);
+    put("max_cells_per_fire", p.max_cells_per_fire);
+    put(
+        "max_timers_per_actor",
+        p.max_timers_per_actor.map(u64::from),
+    );
+    put("gc_cycles_per_block", p.gc_cycles_per_block);
+    put("lane_timer_cycles", p.lane_timer_cycles);
+    m
 }

@@ -52,6 +52,7 @@ impl Default for RunOptions {
 
 /// Pulls fresh data and new events from the source into the app.
 pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
+    app.events_dropped += source.take_dropped();
     let data = source.dashboard(&app.query());
     update(app, Action::Data(Box::new(data)));
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);

@@ -463,4 +463,9 @@ pub trait DashboardSource {
     fn next_deadline(&self) -> Option<Instant> {
         None
     }
+    /// Notifications the source lost since the last call because it fell behind (shown as
+    /// "N events dropped").
+    fn take_dropped(&mut self) -> u64 {
+        0
+    }
 }

@@ -1,0 +1,125 @@
+//! The default command (issue 15): on a terminal, the node on a fixture (the demo) played live
+//! as blocks are mined, its JSON-RPC server (as `serve`) and the dashboard on the same node,
+//! so a script and a person drive one devnet. `--attach URL` shows the dashboard of a devnet
+//! already running, through its JSON-RPC API.
+
+use crate::cli::{DashArgs, EXIT_OK, EXIT_OUTPUT};
+use crate::serve::{save, start_node};
+use anyhow::{Context, Result, anyhow};
+use cowboy_devnet::rpc::methods::module;
+use cowboy_devnet::rpc::server::{self, ServerOptions};
+use cowboy_devnet::tui::keys::KeyMap;
+use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::theme::Theme;
+use cowboy_devnet::tui::{self, RunOptions};
+use std::time::Duration;
+
+/// The block time of the default command when neither `--block-time` nor `--no-mining` is
+/// given (issue 15: one block a second).
+pub const DEFAULT_BLOCK_TIME_MS: u64 = 1_000;
+
+fn options(a: &DashArgs) -> Result<RunOptions> {
+    let theme = Theme::select(a.theme.as_deref(), Theme::no_color_env()).map_err(|e| anyhow!(e))?;
+    let keys = match &a.keys {
+        Some(p) => {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
+            KeyMap::with_overrides(&text).map_err(|e| anyhow!("{}: {e}", p.display()))?
+        }
+        None => KeyMap::default(),
+    };
+    Ok(RunOptions {
+        theme,
+        keys,
+        ..Default::default()
+    })
+}
+
+pub fn dashboard(mut a: DashArgs) -> Result<u8> {
+    let opts = options(&a)?;
+    if let Some(url) = &a.attach {
+        return attach(url, opts);
+    }
+    let s = &mut a.node;
+    if s.fixture.is_none() {
+        s.fixture = Some("demo".into());
+    }
+    if !s.no_mining && s.block_time.is_none() {
+        s.block_time = Some(DEFAULT_BLOCK_TIME_MS);
+    }
+    let s = a.node.clone();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let node = start_node(&s)?;
+    let mut notes = Vec::new();
+    let running = rt.block_on(async {
+        let mut o = ServerOptions {
+            host: s.host.clone(),
+            port: s.port,
+            ..ServerOptions::default()
+        };
+        match server::start(module(node.clone()), &o).await {
+            Ok(r) => Ok(r),
+            Err(e) if s.port != 0 => {
+                // Another devnet (or anything) holds the port: serve on a free one instead.
+                o.port = 0;
+                let r = server::start(module(node.clone()), &o)
+                    .await
+                    .with_context(|| format!("cannot listen on {}", s.host))?;
+                notes.push(format!(
+                    "port {} is taken ({e:#}); the JSON-RPC server listens on {} instead",
+                    s.port, r.addr
+                ));
+                Ok(r)
+            }
+            Err(e) => Err(e).with_context(|| format!("cannot listen on {}:{}", s.host, s.port)),
+        }
+    })?;
+    let addr = running.addr;
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    if let Some(p) = s.state.clone() {
+        let node = node.clone();
+        let every = Duration::from_millis(s.state_interval.max(1));
+        rt.spawn(async move {
+            let mut saves = tokio::time::interval(every);
+            saves.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            saves.tick().await;
+            loop {
+                saves.tick().await;
+                // Errors show on exit, when the final save is made; the screen is the UI's.
+                let _ = save(&node, &p).await;
+            }
+        });
+    }
+
+    let mut source = LocalDevnet::live(node.clone()).with_rpc_address(format!("http://{addr}"));
+    let ui = tui::run(&mut source, opts);
+
+    let _ = running.handle.stop();
+    let mut code = EXIT_OK;
+    for p in s.state.iter().chain(s.dump_state.iter()) {
+        match rt.block_on(save(&node, p)) {
+            Ok(()) => eprintln!("state saved to {}", p.display()),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                code = EXIT_OUTPUT;
+            }
+        }
+    }
+    node.shutdown();
+    for n in &notes {
+        eprintln!("note: {n}");
+    }
+    ui.context("the dashboard")?;
+    Ok(code)
+}
+
+fn attach(url: &str, _opts: RunOptions) -> Result<u8> {
+    Err(anyhow!(
+        "--attach {url}: the JSON-RPC dashboard source is not built yet"
+    ))
+}
