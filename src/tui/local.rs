@@ -338,6 +338,13 @@ impl View<'_> {
                     Ok(a) => self.label(&a),
                     Err(_) => s.clone(),
                 },
+                // A typed failure reads as the headless lines print it: `Kind: message`.
+                serde_json::Value::Object(o) if o.len() == 2 && o.contains_key("kind") => {
+                    match serde_json::from_value::<crate::engine::Failure>(v.clone()) {
+                        Ok(f) => f.to_string(),
+                        Err(_) => v.to_string(),
+                    }
+                }
                 other => other.to_string(),
             };
             out.push(format!("{k}={s}"));
