@@ -455,7 +455,8 @@ impl Chain {
         };
         {
             let o = self.open.as_ref().expect("open");
-            if o.receipts.is_empty()
+            if !self.no_quiet
+                && o.receipts.is_empty()
                 && o.events.is_empty()
                 && o.migrated == 0
                 && o.skipped == 0

@@ -193,6 +193,9 @@ pub struct Chain {
     root_tpl: Option<Arc<RootTemplate>>,
     /// The head materialized for [`Chain::seal_block`] when it sealed a quiet height.
     quiet_head: Option<Arc<Block>>,
+    /// Test and bench switch: seal every height with a stored body (see
+    /// [`Chain::test_hook_no_quiet`]).
+    no_quiet: bool,
 }
 
 impl std::fmt::Debug for Chain {
@@ -273,6 +276,7 @@ impl Chain {
             quiet: VecDeque::new(),
             root_tpl: None,
             quiet_head: None,
+            no_quiet: false,
             genesis,
         };
         for acc in chain.genesis.accounts.clone() {
@@ -551,6 +555,14 @@ impl Chain {
         }
         self.commit_root();
         Ok(())
+    }
+
+    /// Test and bench hook: with `true`, every height is sealed as a block with a stored body
+    /// and a full commit, quiet or not (see [`Sealed::Quiet`]): the reference that quiet
+    /// sealing must match root for root and hash for hash.
+    #[doc(hidden)]
+    pub fn test_hook_no_quiet(&mut self, on: bool) {
+        self.no_quiet = on;
     }
 
     /// Simulates a halted chain: the next block is sealed `blocks` heights later, and every
