@@ -427,6 +427,19 @@ impl Chain {
 
     /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.
     pub fn seal_block(&mut self) -> &Block {
+        match self.seal_next() {
+            Sealed::Block => self.blocks.back().expect("just sealed"),
+            Sealed::Quiet => {
+                let b = self.quiet_block(self.height).expect("just sealed");
+                self.quiet_head.insert(Arc::new(b))
+            }
+        }
+    }
+
+    /// Seals the next block like [`seal_block`](Self::seal_block), without handing it out:
+    /// a quiet height (see [`Sealed::Quiet`]) costs no stored body and no Merkle work.
+    pub fn seal_next(&mut self) -> Sealed {
+        self.quiet_head = None;
         self.open_block();
         let (height, cfg, quote) = {
             let o = self.open.as_ref().expect("open");
@@ -440,6 +453,22 @@ impl Chain {
             self.engine
                 .plan_end_of_block(height, &cfg, &quote, &mut ledger)
         };
+        {
+            let o = self.open.as_ref().expect("open");
+            if !self.no_quiet
+                && o.receipts.is_empty()
+                && o.events.is_empty()
+                && o.migrated == 0
+                && o.skipped == 0
+                && plan.events.is_empty()
+                && plan.fires.is_empty()
+                && plan.stats == EobStats::default()
+                && self.cancelled_fires.is_empty()
+            {
+                self.seal_quiet();
+                return Sealed::Quiet;
+            }
+        }
         for e in std::mem::take(&mut plan.events) {
             self.push_event(Phase::Eob, Event::Timer(e));
         }
@@ -546,7 +575,8 @@ impl Chain {
             }
         }
         self.cancelled_fires.clear();
-        self.seal(stats)
+        self.seal(stats);
+        Sealed::Block
     }
 
     fn credit(&mut self, who: &Address, amount: u128) {
@@ -591,6 +621,7 @@ impl Chain {
         }));
         if self.blocks.len() > self.keep_blocks {
             self.blocks.pop_front();
+            self.prune_quiet();
         }
         self.blocks.back().expect("just pushed")
     }
@@ -618,6 +649,16 @@ impl Chain {
     /// (which fixes the height and per-actor indexes), the overflow tier, the queue's scalars
     /// and the configs. Computed from what changed since the last commit.
     pub(super) fn commit_root(&mut self) -> H256 {
+        let tpl = self.root_template();
+        let root = tpl.root(self.engine.queue().next_height());
+        self.root_tpl = Some(tpl);
+        self.root = root;
+        root
+    }
+
+    /// Commits what changed and returns the state root's template: every part of the root
+    /// but the queue's `next_height` (see [`RootTemplate`]).
+    pub(super) fn root_template(&mut self) -> Arc<RootTemplate> {
         let chain_root = self.commit.root(&self.accounts, &self.actors);
         let (timers_root, overflow_root) = self.engine.commit();
         let q = self.engine.queue();
@@ -638,25 +679,27 @@ impl Chain {
         for d in &self.system_deployers {
             deployers.extend_from_slice(&d.0);
         }
-        let root = H256(keccak_parts(&[
-            b"cowboy-devnet/state/1",
-            &chain_root,
-            &timers_root,
-            &overflow_root,
-            &keccak(&self.timer_config.encode()),
-            &keccak(&self.basefee.encode()),
-            &keccak(&deployers),
-            &self.proposer.0,
-            &q.next_seq().to_be_bytes(),
-            &h.next_height.to_be_bytes(),
-            &h.ring_horizon.to_be_bytes(),
-            &h.epoch_horizon.to_be_bytes(),
-            &self.supply.to_be_bytes(),
-            &self.burned.to_be_bytes(),
-            &deferrals,
-        ]));
-        self.root = root;
-        root
+        Arc::new(RootTemplate::new(
+            &[
+                b"cowboy-devnet/state/1",
+                &chain_root,
+                &timers_root,
+                &overflow_root,
+                &keccak(&self.timer_config.encode()),
+                &keccak(&self.basefee.encode()),
+                &keccak(&deployers),
+                &self.proposer.0,
+                &q.next_seq().to_be_bytes(),
+            ],
+            &[
+                &h.ring_horizon.to_be_bytes(),
+                &h.epoch_horizon.to_be_bytes(),
+                &self.supply.to_be_bytes(),
+                &self.burned.to_be_bytes(),
+                &deferrals,
+            ],
+            (h.ring_horizon, h.epoch_horizon),
+        ))
     }
 
     /// Whether an actor's code is the no-code default.

@@ -3,6 +3,7 @@
 
 mod block;
 pub mod exec;
+mod quiet;
 pub mod runtime;
 pub mod state;
 pub mod types;
@@ -13,6 +14,8 @@ use crate::engine::{
     SchedulerKind, TimerConfig, TimerError, TimerEvent, TimerId,
 };
 use exec::{Meter, Overlay};
+pub use quiet::Sealed;
+use quiet::{QuietRun, RootTemplate};
 use runtime::{ActorRuntime, VmError};
 use serde::{Deserialize, Serialize};
 use state::{Account, Actor, StateCommit, StateKey};
@@ -183,6 +186,16 @@ pub struct Chain {
     cancelled_fires: BTreeSet<TimerId>,
     commit: StateCommit,
     runtime: Arc<dyn ActorRuntime>,
+    /// Runs of quiet heights sealed without a stored body, oldest first (see [`quiet`]).
+    quiet: VecDeque<Arc<QuietRun>>,
+    /// The state root's template as last committed, reused by quiet heights while nothing
+    /// but the queue's `next_height` changes; `None` once anything else may have changed.
+    root_tpl: Option<Arc<RootTemplate>>,
+    /// The head materialized for [`Chain::seal_block`] when it sealed a quiet height.
+    quiet_head: Option<Arc<Block>>,
+    /// Test and bench switch: seal every height with a stored body (see
+    /// [`Chain::test_hook_no_quiet`]).
+    no_quiet: bool,
 }
 
 impl std::fmt::Debug for Chain {
@@ -260,6 +273,10 @@ impl Chain {
             cancelled_fires: BTreeSet::new(),
             commit: StateCommit::default(),
             runtime,
+            quiet: VecDeque::new(),
+            root_tpl: None,
+            quiet_head: None,
+            no_quiet: false,
             genesis,
         };
         for acc in chain.genesis.accounts.clone() {
@@ -293,6 +310,7 @@ impl Chain {
         while self.blocks.len() > self.keep_blocks {
             self.blocks.pop_front();
         }
+        self.prune_quiet();
     }
 
     // ---- reads ---------------------------------------------------------------------------
@@ -393,31 +411,50 @@ impl Chain {
             == Some(self.supply)
     }
 
-    /// The sealed blocks still held in memory, oldest first.
+    /// The sealed blocks still held in memory with a body, oldest first. Quiet heights (see
+    /// [`Sealed::Quiet`]) have no stored body and are not listed; [`block`](Self::block)
+    /// answers for them.
     pub fn blocks(&self) -> impl DoubleEndedIterator<Item = &Block> {
         self.blocks.iter().map(|b| &**b)
     }
 
-    pub fn block(&self, height: u64) -> Option<&Block> {
+    /// The block at `height`: a stored block, or the empty block of a quiet height rebuilt
+    /// from its run (see [`Sealed::Quiet`]). `None` for heights no longer held (older than
+    /// the `keep_blocks` window), skipped by an outage, or not sealed yet.
+    pub fn block(&self, height: u64) -> Option<std::borrow::Cow<'_, Block>> {
+        if height == 0 || height > self.height {
+            return None;
+        }
+        if let Some(b) = self.stored_block(height) {
+            return Some(std::borrow::Cow::Borrowed(b));
+        }
+        self.quiet_block(height).map(std::borrow::Cow::Owned)
+    }
+
+    fn stored_block(&self, height: u64) -> Option<&Block> {
         let first = self.blocks.front()?.header.height;
         if height < first {
             return None;
         }
-        // Heights may skip (outages); search from the back, where lookups usually land.
-        self.blocks
-            .iter()
-            .rev()
-            .find(|b| b.header.height == height)
-            .map(|b| &**b)
+        // Heights may skip (outages, quiet runs): binary search by height.
+        let i = self
+            .blocks
+            .binary_search_by_key(&height, |b| b.header.height)
+            .ok()?;
+        Some(&self.blocks[i])
     }
 
-    /// The last sealed block, shared (a clone of the pointer, not of the block).
+    /// The last sealed block, shared (a clone of the pointer, not of the block; a quiet head
+    /// is rebuilt).
     pub fn last_block_shared(&self) -> Option<Arc<Block>> {
-        self.blocks.back().cloned()
+        match self.blocks.back() {
+            Some(b) if b.header.height == self.height => Some(b.clone()),
+            _ => self.quiet_block(self.height).map(Arc::new),
+        }
     }
 
-    pub fn last_block(&self) -> Option<&Block> {
-        self.blocks.back().map(|b| &**b)
+    pub fn last_block(&self) -> Option<std::borrow::Cow<'_, Block>> {
+        self.block(self.height)
     }
 
     /// The height of the block being built (or that will be built next).
@@ -486,6 +523,7 @@ impl Chain {
     pub fn test_hook_set_balance_unminted(&mut self, who: &Address, amount: u128) {
         self.accounts.entry(*who).or_default().balance = amount;
         self.commit.mark(StateKey::Account(*who));
+        self.root_tpl = None;
     }
 
     /// Test and bench hook: replaces a deployed actor's code (no transaction can), then commits
@@ -517,6 +555,14 @@ impl Chain {
         }
         self.commit_root();
         Ok(())
+    }
+
+    /// Test and bench hook: with `true`, every height is sealed as a block with a stored body
+    /// and a full commit, quiet or not (see [`Sealed::Quiet`]): the reference that quiet
+    /// sealing must match root for root and hash for hash.
+    #[doc(hidden)]
+    pub fn test_hook_no_quiet(&mut self, on: bool) {
+        self.no_quiet = on;
     }
 
     /// Simulates a halted chain: the next block is sealed `blocks` heights later, and every

@@ -10,7 +10,9 @@ use super::views::{
     SupplyView, TiersView, TimerFilter, TimerView,
 };
 use crate::chain::runtime::ActorRuntime;
-use crate::chain::{Block, Chain, ChainDump, Genesis, GenesisAccount, Receipt, Transaction};
+use crate::chain::{
+    Block, Chain, ChainDump, Genesis, GenesisAccount, Receipt, Sealed, Transaction,
+};
 use crate::engine::{Address, QueueConfig, TimerConfig, TimerId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -358,7 +360,7 @@ impl NodeCore {
         {
             return Some(self.history[i].clone());
         }
-        self.chain.block(height).map(|b| Arc::new(b.clone()))
+        self.chain.block(height).map(|b| Arc::new(b.into_owned()))
     }
 
     /// The dev accounts (in order), then every other account, with their names.
@@ -553,8 +555,29 @@ impl NodeCore {
         b
     }
 
+    /// Seals one block like [`seal`](Self::seal), handing it out only if it has a body: a
+    /// quiet height (see `chain::Sealed::Quiet`) is counted, not rebuilt. With a block hook
+    /// (a fixture being played) every block is handed to it, so this is `seal`.
+    pub(super) fn seal_step(&mut self) -> Option<Arc<Block>> {
+        if self.hook.is_some() {
+            return Some(self.seal());
+        }
+        match self.chain.seal_next() {
+            Sealed::Quiet => {
+                self.pending_txs = 0;
+                self.quiet += 1;
+                None
+            }
+            Sealed::Block => Some(self.after_seal_block()),
+        }
+    }
+
     fn seal_plain(&mut self) -> Arc<Block> {
         self.chain.seal_block();
+        self.after_seal_block()
+    }
+
+    fn after_seal_block(&mut self) -> Arc<Block> {
         let b = self
             .chain
             .last_block_shared()
@@ -581,7 +604,7 @@ impl NodeCore {
             return;
         }
         if let Some(b) = self.chain.last_block() {
-            let s = BlockSummary::of(b, self.quiet - 1);
+            let s = BlockSummary::of(&b, self.quiet - 1);
             self.events.push_back(NodeEvent::BlockSealed(s));
         }
         self.quiet = 0;

@@ -495,9 +495,17 @@ impl View<'_> {
         };
 
         let lane_cycles = cfg.lane_timer_cycles.max(1);
-        let mut lane: Vec<LaneRow> = chain
+        // Every sealed height, quiet ones included (they have no stored body), from the
+        // oldest stored block (or 100,000 heights back) up.
+        let oldest = chain
             .blocks()
+            .next()
+            .map_or(1, |b| b.header.height)
+            .min(chain.height().saturating_sub(100_000))
+            .max(1);
+        let mut lane: Vec<LaneRow> = (oldest..=chain.height())
             .rev()
+            .filter_map(|h| chain.block(h))
             .take(q.lane_blocks)
             .map(|b| LaneRow {
                 height: b.header.height,
