@@ -116,27 +116,31 @@ impl NodeHandle {
             .map_err(|_| NodeError::NodeStopped)
     }
 
-    /// Applies a request on the node's thread.
-    pub async fn request<R: Request>(&self, r: R) -> Result<R::Reply, NodeError> {
+    /// Queues `f` on the node's thread; its result arrives on the receiver once the head and
+    /// the events it caused are published (a caller reads its own writes).
+    fn run<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut NodeCore) -> T + Send + 'static,
+    ) -> Result<oneshot::Receiver<T>, NodeError> {
         let (tx, rx) = oneshot::channel();
         self.submit(Box::new(move |core| {
-            let out = core.apply(r);
+            let out = f(core);
             Box::new(move || {
                 let _ = tx.send(out);
             })
         }))?;
+        Ok(rx)
+    }
+
+    /// Applies a request on the node's thread.
+    pub async fn request<R: Request>(&self, r: R) -> Result<R::Reply, NodeError> {
+        let rx = self.run(move |core| core.apply(r))?;
         rx.await.map_err(|_| NodeError::NodeStopped)?
     }
 
     /// [`request`](Self::request), blocking the calling thread (not for async tasks).
     pub fn request_blocking<R: Request>(&self, r: R) -> Result<R::Reply, NodeError> {
-        let (tx, rx) = oneshot::channel();
-        self.submit(Box::new(move |core| {
-            let out = core.apply(r);
-            Box::new(move || {
-                let _ = tx.send(out);
-            })
-        }))?;
+        let rx = self.run(move |core| core.apply(r))?;
         rx.blocking_recv().map_err(|_| NodeError::NodeStopped)?
     }
 
@@ -145,13 +149,7 @@ impl NodeHandle {
         &self,
         f: impl FnOnce(&NodeCore) -> T + Send + 'static,
     ) -> Result<T, NodeError> {
-        let (tx, rx) = oneshot::channel();
-        self.submit(Box::new(move |core| {
-            let out = f(core);
-            Box::new(move || {
-                let _ = tx.send(out);
-            })
-        }))?;
+        let rx = self.run(move |core| f(core))?;
         rx.await.map_err(|_| NodeError::NodeStopped)
     }
 
@@ -160,13 +158,7 @@ impl NodeHandle {
         &self,
         f: impl FnOnce(&NodeCore) -> T + Send + 'static,
     ) -> Result<T, NodeError> {
-        let (tx, rx) = oneshot::channel();
-        self.submit(Box::new(move |core| {
-            let out = f(core);
-            Box::new(move || {
-                let _ = tx.send(out);
-            })
-        }))?;
+        let rx = self.run(move |core| f(core))?;
         rx.blocking_recv().map_err(|_| NodeError::NodeStopped)
     }
 
