@@ -148,6 +148,18 @@ impl<'a> ExecCtx<'a> {
         Ok(())
     }
 
+    /// Records an extension in the call's overlay (`TimerExtended`), by whichever path it came.
+    fn push_extended(&mut self, timer_id: TimerId, old: u64, new: u64) {
+        self.overlay
+            .events
+            .push(Event::Timer(TimerEvent::TimerExtended {
+                timer_id,
+                actor: self.actor,
+                old_expires_at: old,
+                new_expires_at: new,
+            }));
+    }
+
     fn timer_err<T>(&mut self, e: TimerError) -> Result<T, VmError> {
         self.fail(VmError::Timer(e))
     }
@@ -376,14 +388,7 @@ impl Host for ExecCtx<'_> {
             let t = &mut self.overlay.scheduled[i];
             let old = t.expires_at;
             t.expires_at = new;
-            self.overlay
-                .events
-                .push(Event::Timer(TimerEvent::TimerExtended {
-                    timer_id: id,
-                    actor: self.actor,
-                    old_expires_at: old,
-                    new_expires_at: new,
-                }));
+            self.push_extended(id, old, new);
             return Ok(());
         }
         if let Some(f) = self.firing.filter(|f| f.timer_id == id) {
@@ -398,14 +403,7 @@ impl Host for ExecCtx<'_> {
             };
             let old = self.overlay.firing_extended.unwrap_or(f.expires_at);
             self.overlay.firing_extended = Some(new);
-            self.overlay
-                .events
-                .push(Event::Timer(TimerEvent::TimerExtended {
-                    timer_id: id,
-                    actor: self.actor,
-                    old_expires_at: old,
-                    new_expires_at: new,
-                }));
+            self.push_extended(id, old, new);
             return Ok(());
         }
         let found = self
@@ -431,14 +429,7 @@ impl Host for ExecCtx<'_> {
         };
         let old = self.overlay.extended.get(&id).copied().unwrap_or(committed);
         self.overlay.extended.insert(id, new);
-        self.overlay
-            .events
-            .push(Event::Timer(TimerEvent::TimerExtended {
-                timer_id: id,
-                actor: self.actor,
-                old_expires_at: old,
-                new_expires_at: new,
-            }));
+        self.push_extended(id, old, new);
         Ok(())
     }
 
