@@ -943,3 +943,79 @@ fn cip5_6_5_a_deferral_shows_from_the_block_that_made_it_to_the_block_that_recor
         (31, "lane: carried to #31")
     );
 }
+
+/// Issue 15 ("Rendering never waits on block production"): with the node's thread held busy
+/// (a query that waits for the test, standing for a long `Mine` or a slow block), the UI still
+/// takes keys and draws; the step it sent waits in the worker and shows once the node is free.
+#[test]
+fn issue15_the_ui_answers_keys_and_draws_while_the_node_is_busy() {
+    use cowboy_devnet::chain::Genesis;
+    use cowboy_devnet::node::{self, NodeConfig, NodeCore};
+    use cowboy_devnet::tui::worker::Client;
+    use std::time::Duration;
+
+    let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    cfg.mining = node::MiningMode::Manual;
+    let handle = node::spawn(NodeCore::new(cfg).expect("genesis"));
+    let source = LocalDevnet::live(handle.clone());
+    // Hold the node's thread until the test lets it go.
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+    let busy = handle.clone();
+    let held = std::thread::spawn(move || {
+        busy.query_blocking(move |_| {
+            let _ = started_tx.send(());
+            go_rx.recv().ok();
+        })
+    });
+    started_rx.recv().unwrap();
+
+    let mut app = App::new(KeyMap::default());
+    let mut client = Client::spawn(source, Duration::from_millis(10));
+    client.refresh(&app);
+    client.handle_key(&mut app, key('n'));
+    client.handle_key(&mut app, code(KeyCode::Tab));
+    client.handle_key(&mut app, key('?'));
+    assert_eq!(app.focus, Pane::Tiers);
+    assert_eq!(app.overlay, Overlay::Help);
+    assert_eq!(app.waiting, ["devnet_mine"]);
+    client.handle_key(&mut app, code(KeyCode::Esc));
+    let s = screen(&app);
+    assert!(s.contains("waiting: devnet_mine"), "{s}");
+    // Nothing can have come back: the node has not answered anything yet.
+    assert!(!client.pump(&mut app));
+    assert!(app.data.status.is_none());
+
+    go_tx.send(()).unwrap();
+    held.join().unwrap().unwrap();
+    for _ in 0..600 {
+        if app.height() == 1 && app.waiting.is_empty() {
+            break;
+        }
+        client.wait(&mut app, Duration::from_millis(100));
+    }
+    assert_eq!(app.height(), 1);
+    assert!(app.waiting.is_empty());
+    assert!(!screen(&app).contains("waiting:"));
+    handle.shutdown();
+}
+
+/// Issue 15 ("a panic in any task included"): a panic on another thread while the dashboard
+/// holds the terminal restores it from the panic hook and is recorded, so the dashboard's loop
+/// stops instead of drawing on the restored screen.
+#[test]
+fn issue15_a_panic_on_another_thread_restores_the_terminal_and_stops_the_ui() {
+    use cowboy_devnet::tui::term;
+    assert_eq!(term::panicked(), None);
+    term::test_hook_mark_active();
+    let r = std::thread::Builder::new()
+        .name("rpc-task".into())
+        .spawn(|| panic!("boom in a server task"))
+        .unwrap()
+        .join();
+    assert!(r.is_err());
+    let what = term::panicked().expect("the panic is recorded");
+    assert!(what.contains("rpc-task") && what.contains("boom"), "{what}");
+    // Restored already: a second restore has nothing to do.
+    assert!(!term::restore());
+}

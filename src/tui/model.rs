@@ -429,8 +429,10 @@ impl CommandError {
 /// [`LocalDevnet`](crate::tui::local::LocalDevnet); a JSON-RPC client implements it with
 /// `scheduler_tiers`, `timer_bucket`, `timer_get`, `devnet_getEvents` and the command methods.
 ///
-/// Queries must answer quickly (the UI calls them between frames); a source that would block
-/// (RPC) answers from a cache its own task keeps fresh.
+/// The dashboard calls a source from a thread of its own ([`crate::tui::worker`]), never from
+/// a key handler or a draw, so a query or command may take as long as the node or the network
+/// takes; a source whose devnet is unreachable answers with its last view and says so in
+/// [`link`](DashboardSource::link).
 ///
 /// Over JSON-RPC (issues 13 and 14) each part maps to:
 ///
@@ -467,5 +469,10 @@ pub trait DashboardSource {
     /// "N events dropped").
     fn take_dropped(&mut self) -> u64 {
         0
+    }
+    /// How the link to the devnet stands when it is not well (`"disconnected, retrying: ..."`),
+    /// shown in the status bar; `None` while it answers. An in-process node is always there.
+    fn link(&self) -> Option<String> {
+        None
     }
 }
