@@ -1019,3 +1019,45 @@ fn issue15_a_panic_on_another_thread_restores_the_terminal_and_stops_the_ui() {
     // Restored already: a second restore has nothing to do.
     assert!(!term::restore());
 }
+
+/// Issue 15 (the RPC address was cut off below 130 columns): the status bar shows every part
+/// in full when it fits, else in short (no `http://`, basefees as `cycle/cell/lane`), else it
+/// drops the least important parts first; the height and the RPC address stay at 100 and 80
+/// columns, and so do the link's state and what is awaited.
+#[test]
+fn issue15_status_bar_degrades_by_priority_at_100_and_80_columns() {
+    let mut src = demo_at(27)
+        .with_mining(MiningMode::Interval { ms: 1_000 })
+        .with_rpc_address("http://127.0.0.1:8645");
+    let mut app = app_on(&mut src);
+    let line = |app: &App, w: u16| draw_pane(panes::status::render, app, w, 1);
+    for w in [160, 130, 100, 80] {
+        let l = line(&app, w);
+        assert!(l.contains("# 27"), "{w}: {l}");
+        assert!(l.contains("127.0.0.1:8645"), "{w}: {l}");
+    }
+    assert!(line(&app, 160).contains("rpc http://127.0.0.1:8645"));
+    assert_snapshot!("status_160", line(&app, 160));
+    assert_snapshot!("status_100", line(&app, 100));
+    assert_snapshot!("status_80", line(&app, 80));
+    assert_snapshot!(
+        "full_100x30_h27",
+        text(&draw(&app, &Theme::default(), 100, 30))
+    );
+    assert_snapshot!(
+        "full_80x24_h27",
+        text(&draw(&app, &Theme::default(), 80, 24))
+    );
+
+    // Disconnected with a command in flight: both stay visible at 80 columns, the detail in
+    // the hint line.
+    app.link = Some("disconnected, retrying (http://127.0.0.1:8645: connection refused)".into());
+    app.waiting = vec!["devnet_mine"];
+    let l = line(&app, 80);
+    assert!(l.contains("# 27"), "{l}");
+    assert!(l.contains("disconnected, retrying"), "{l}");
+    assert!(l.contains("waiting: devnet_mine"), "{l}");
+    assert_snapshot!("status_80_disconnected", l);
+    let hints = draw_pane(panes::status::render_hints, &app, 100, 1);
+    assert!(hints.contains("connection refused"), "{hints}");
+}

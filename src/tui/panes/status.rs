@@ -35,6 +35,13 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
                 theme.get("error"),
             ));
         }
+        if !app.waiting.is_empty() {
+            spans.push(Span::styled("  waiting: ", base));
+            spans.push(Span::styled(
+                format!("{}…", app.waiting.join(", ")),
+                theme.get("warn"),
+            ));
+        }
         return Line::from(spans);
     };
     let mut items = Vec::new();
@@ -145,10 +152,33 @@ pub fn render_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         )),
         (None, Some(l)) => Line::from(Span::styled(format!(" {l} "), theme.get("error"))),
         (None, None) => {
+            // Whole hints only: when they do not all fit, `help` and `quit` stay and the
+            // others are kept in table order while they fit.
+            let hints = app.keys.hints();
+            let w = |(k, word): &(String, &str)| k.chars().count() + word.chars().count() + 3;
+            let total: usize = hints.iter().map(w).sum();
+            let reserved: usize = hints
+                .iter()
+                .filter(|(_, word)| matches!(*word, "help" | "quit"))
+                .map(w)
+                .sum();
+            let mut room = (area.width as usize).saturating_sub(reserved);
             let mut spans = Vec::new();
-            for (k, word) in app.keys.hints() {
-                spans.push(Span::styled(format!(" {k}"), theme.get("hint_key")));
-                spans.push(Span::styled(format!(" {word} "), theme.get("dim")));
+            let mut full = false;
+            for h in &hints {
+                let keep = matches!(h.1, "help" | "quit") || total <= area.width as usize || {
+                    let fits = !full && w(h) <= room;
+                    if fits {
+                        room -= w(h);
+                    } else {
+                        full = true;
+                    }
+                    fits
+                };
+                if keep {
+                    spans.push(Span::styled(format!(" {}", h.0), theme.get("hint_key")));
+                    spans.push(Span::styled(format!(" {} ", h.1), theme.get("dim")));
+                }
             }
             Line::from(spans)
         }
