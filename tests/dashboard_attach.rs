@@ -296,6 +296,10 @@ fn issue15_attach_feed_comes_from_the_subscriptions_without_gaps() {
         .find(|e| e.kind == "TimerFired" && e.timer == Some(timer_id))
         .unwrap();
     assert_eq!(fired.height, height);
+    // The subscriptions stayed open all along (the feed did not fall back to polling).
+    src.tick(Instant::now());
+    assert!(src.subscribed(), "{:?}", src.link());
+    assert_eq!(src.link(), None);
     // Each event once, in height order (nothing read twice across HTTP and WebSocket).
     assert!(feed.windows(2).all(|w| w[0].height <= w[1].height));
     let scheduled = feed

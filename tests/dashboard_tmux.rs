@@ -249,7 +249,11 @@ fn dashboard_in_tmux_attached_to_a_served_devnet() {
     let fired = screen.lines().find(|l| l.contains("TimerFired")).unwrap();
     assert!(fired.contains(&id), "{fired}");
     s.keys(&["Escape"]);
-    s.wait_for("# 23 ");
+    let screen = s.wait_for("# 23 ");
+    assert!(
+        !screen.contains("retrying"),
+        "the subscriptions stay open:\n{screen}"
+    );
     if let Ok(dir) = std::env::var("DASHBOARD_CAPTURE_DIR") {
         std::fs::write(format!("{dir}/attach-120x34.txt"), s.screen()).unwrap();
     }

@@ -264,6 +264,8 @@ async fn subscribe(
         )
         .await?;
     Ok(tokio::spawn(async move {
+        // The connection lives as long as the task: dropping the client closes it.
+        let _client = client;
         let lagged = |v: &Value| v.get("lagged").and_then(Value::as_u64);
         loop {
             let note = tokio::select! {
