@@ -1061,3 +1061,29 @@ fn issue15_status_bar_degrades_by_priority_at_100_and_80_columns() {
     let hints = draw_pane(panes::status::render_hints, &app, 100, 1);
     assert!(hints.contains("connection refused"), "{hints}");
 }
+
+/// Issue 15 (README: the key table must be current): the README's key table is the default
+/// key table, row for row (keys as the hint line writes them, the help overlay's words).
+#[test]
+fn issue15_readme_key_table_is_the_default_key_table() {
+    let mut rows = vec!["| keys | action |".to_string(), "| --- | --- |".to_string()];
+    for b in KeyMap::default().bindings() {
+        let keys: Vec<String> = b.keys.iter().map(|k| format!("`{}`", k.label())).collect();
+        rows.push(format!("| {} | {} |", keys.join(" "), b.help));
+    }
+    let expected = rows.join("\n");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let start = readme
+        .find("<!-- keys -->")
+        .expect("the key table's start marker")
+        + 13;
+    let end = readme
+        .find("<!-- /keys -->")
+        .expect("the key table's end marker");
+    assert_eq!(
+        readme[start..end].trim(),
+        expected,
+        "the README's key table differs from tui/keys.rs; it should read:\n{expected}"
+    );
+}
