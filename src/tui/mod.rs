@@ -3,9 +3,10 @@
 //! Built as the Elm pattern: [`app::App`] is the state, [`app::update`] turns an
 //! [`app::Action`] into state changes and [`app::Effect`]s (node commands and queries), and
 //! [`render::render`] draws a frame from the state alone. The data comes through one interface,
-//! [`model::DashboardSource`], which an in-process node ([`crate::tui::local::LocalDevnet`])
-//! implements today and a JSON-RPC client can implement later. [`keys`] holds the one key table,
-//! [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
+//! [`model::DashboardSource`], which an in-process node ([`crate::tui::local::LocalDevnet`]) and
+//! the JSON-RPC client ([`crate::tui::remote::RemoteDevnet`], `--attach`) implement; the source
+//! runs on a thread of its own ([`worker`]), so the UI never waits on it. [`keys`] holds the one
+//! key table, [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
 
 pub mod app;
 pub mod keys;
