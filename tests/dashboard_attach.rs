@@ -371,3 +371,79 @@ fn issue15_attach_keys_go_through_the_worker_and_never_wait() {
         Some("mined to #1")
     );
 }
+
+/// One devnet, both sources: the in-process source on the node's shell and the JSON-RPC source
+/// on the server beside it show the same dashboard (the data interface does not depend on
+/// which one the dashboard talks to), apart from what the API does not carry (the overflow
+/// root).
+#[test]
+fn issue15_attached_and_in_process_sources_show_the_same_dashboard() {
+    use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, spawn};
+    use cowboy_devnet::rpc::methods::module;
+    use cowboy_devnet::rpc::server::{self, ServerOptions};
+    use cowboy_devnet::scenario::builtin;
+    use cowboy_devnet::scenario::live::FixturePlayer;
+    use cowboy_devnet::tui::local::LocalDevnet;
+    use cowboy_devnet::vm::DevnetRuntime;
+    use std::sync::Arc;
+
+    let sc = Arc::new(
+        builtin::scenario("demo", &DevnetRuntime::new())
+            .expect("demo ships")
+            .expect("demo prepares"),
+    );
+    let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
+    cfg.mining = cowboy_devnet::node::MiningMode::Manual;
+    cfg.names = sc.address_book();
+    let mut core = NodeCore::new(cfg).expect("genesis");
+    core.set_hook(Box::new(FixturePlayer::new(sc.clone())));
+    let node = spawn(core);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let running = rt
+        .block_on(server::start(
+            module(node.clone()),
+            &ServerOptions {
+                port: 0,
+                ..ServerOptions::default()
+            },
+        ))
+        .expect("the server starts");
+    let url = format!("http://{}", running.addr);
+    let mut local = LocalDevnet::live(node.clone()).with_rpc_address(url.clone());
+    let mut remote = RemoteDevnet::new(&url).unwrap();
+
+    // Through the demo's lane contention (#30) and one block past it.
+    for target in [12, 32] {
+        let h = node.head().height;
+        node.request_blocking(Mine { blocks: target - h }).unwrap();
+        let first = local.dashboard(&ViewQuery::default());
+        let busy = first.buckets.iter().find(|b| b.count > 0).map(|b| b.height);
+        for selected_bucket in [None, busy] {
+            let q = ViewQuery {
+                selected_bucket,
+                ..ViewQuery::default()
+            };
+            let mut l = local.dashboard(&q);
+            let r = remote.dashboard(&q);
+            l.tiers.overflow_root = None;
+            assert_eq!(l.status, r.status, "#{target}");
+            assert_eq!(l.buckets, r.buckets, "#{target}");
+            assert_eq!(l.bucket_timers, r.bucket_timers, "#{target}");
+            assert_eq!(l.tiers, r.tiers, "#{target}");
+            assert_eq!(l.lane, r.lane, "#{target}");
+            assert_eq!(l.fairness, r.fairness, "#{target}");
+            assert_eq!(l.actors, r.actors, "#{target}");
+            for (a, n) in &r.names {
+                assert_eq!(l.names.get(a), Some(n), "#{target}");
+            }
+        }
+        let le = local.events(0, 5_000);
+        assert_eq!(le, remote.events(0, 5_000), "#{target}");
+        for id in le.iter().filter_map(|e| e.timer).take(20) {
+            assert_eq!(local.timer_life(&id), remote.timer_life(&id), "#{target}");
+        }
+    }
+    drop(remote);
+    let _ = running.handle.stop();
+    node.shutdown();
+}

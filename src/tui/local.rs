@@ -507,6 +507,22 @@ impl View<'_> {
                 _ => None,
             }),
         };
+        // A timer that left keeps the expiry its extensions gave it, as `timer_get` shows it.
+        let record = match (pending, record) {
+            (None, Some(mut row)) => {
+                for r in &records {
+                    if let Event::Timer(
+                        TimerEvent::TimerExtended { new_expires_at, .. }
+                        | TimerEvent::TimerExtendedByGovernance { new_expires_at, .. },
+                    ) = &r.event
+                    {
+                        row.expires_at = *new_expires_at;
+                    }
+                }
+                Some(row)
+            }
+            (_, record) => record,
+        };
         let mut timeline: Vec<LifeEntry> = records.iter().map(|r| self.life_entry(r)).collect();
         // Deferred by the last block: its `TimerDeferred` is recorded by the block it is
         // carried into (Spec note 18), but the deferral has happened.

@@ -129,6 +129,9 @@ pub struct RemoteDevnet {
     lane: BTreeMap<u64, LaneCache>,
     /// The figures of the last refresh.
     figures: Figures,
+    /// The fairness rows and the state they were read at (head hash, pending timers, open
+    /// transactions, window).
+    fairness: Option<((String, u64, u64, u64), Vec<FairnessRow>)>,
 }
 
 /// `http://host:port` (or `ws://`, or `host:port`) as the HTTP and WebSocket URLs.
@@ -342,6 +345,7 @@ impl RemoteDevnet {
             actors_from: 0,
             lane: BTreeMap::new(),
             figures: Figures::default(),
+            fairness: None,
         })
     }
 
@@ -473,6 +477,7 @@ impl RemoteDevnet {
         self.actors_from = 0;
         self.live.clear();
         self.expected.clear();
+        self.fairness = None;
         self.resync = true;
     }
 
@@ -485,25 +490,40 @@ impl RemoteDevnet {
         }
         let window_from = height.saturating_sub(q.fairness_window) + 1;
         let pending_total = u64_at(&head, "pending_timers");
-        let r = self.batch(vec![
+        // The fairness figures change only with the state: asked again when the head, the
+        // pending count or the open block's transactions changed.
+        let state_key = (
+            head["hash"].to_string(),
+            pending_total,
+            u64_at(&head, "pending_txs"),
+            q.fairness_window,
+        );
+        let fairness_stale = self.fairness.as_ref().is_none_or(|(k, _)| *k != state_key);
+        let mut calls = vec![
             ("scheduler_config", vec![]),
             ("scheduler_tiers", vec![]),
             ("devnet_accounts", vec![]),
             (
                 "devnet_getEvents",
-                vec![json!({"from_height": self.actors_from, "to_height": height, "kinds": ["ActorDeployed"]})],
+                vec![
+                    json!({"from_height": self.actors_from, "to_height": height, "kinds": ["ActorDeployed"]}),
+                ],
             ),
-            (
+        ];
+        if fairness_stale {
+            calls.push((
                 "devnet_getEvents",
                 vec![json!({"from_height": window_from, "to_height": height, "kinds": ["TimerFired", "TimerDeferred"]})],
-            ),
-            (
+            ));
+            calls.push((
                 "timer_list",
                 vec![json!({"status": "pending", "limit": PENDING_SCAN.min(pending_total)})],
-            ),
-        ])?;
-        let [config, tiers, accounts, deployed, window, pending]: [Value; 6] =
-            r.try_into().expect("six answers");
+            ));
+        }
+        let mut r = self.batch(calls)?.into_iter();
+        let mut next = || r.next().unwrap_or(Value::Null);
+        let (config, tiers, accounts, deployed) = (next(), next(), next(), next());
+        let (window, pending) = (next(), next());
         let f = Self::figures(&head, &config);
         self.figures = f.clone();
 
@@ -631,26 +651,34 @@ impl RemoteDevnet {
 
         // Fires and deferrals per actor over the window, pending per actor from the first
         // `PENDING_SCAN` pending timers in firing order.
-        let mut per: BTreeMap<Address, FairnessRow> = BTreeMap::new();
-        let row = |a: Address| FairnessRow {
-            actor: a,
-            fires: 0,
-            deferrals: 0,
-            pending: 0,
-            w_bps: None,
-        };
-        for r in serde_json::from_value::<Vec<EventRecord>>(window).unwrap_or_default() {
-            let Some(a) = r.event.actor() else { continue };
-            let e = per.entry(a).or_insert_with(|| row(a));
-            match r.event.kind().as_str() {
-                "TimerFired" => e.fires += 1,
-                "TimerDeferred" => e.deferrals += 1,
-                _ => {}
+        if fairness_stale {
+            let mut per: BTreeMap<Address, FairnessRow> = BTreeMap::new();
+            let row = |a: Address| FairnessRow {
+                actor: a,
+                fires: 0,
+                deferrals: 0,
+                pending: 0,
+                w_bps: None,
+            };
+            for r in serde_json::from_value::<Vec<EventRecord>>(window).unwrap_or_default() {
+                let Some(a) = r.event.actor() else { continue };
+                let e = per.entry(a).or_insert_with(|| row(a));
+                match r.event.kind().as_str() {
+                    "TimerFired" => e.fires += 1,
+                    "TimerDeferred" => e.deferrals += 1,
+                    _ => {}
+                }
             }
+            for t in Self::timers(&pending) {
+                per.entry(t.actor).or_insert_with(|| row(t.actor)).pending += 1;
+            }
+            self.fairness = Some((state_key, per.into_values().collect()));
         }
-        for t in Self::timers(&pending) {
-            per.entry(t.actor).or_insert_with(|| row(t.actor)).pending += 1;
-        }
+        let fairness = self
+            .fairness
+            .as_ref()
+            .map(|(_, rows)| rows.clone())
+            .unwrap_or_default();
 
         let scheduler = head["scheduler"].as_str().unwrap_or("fifo").to_string();
         let status = Status {
@@ -674,7 +702,7 @@ impl RemoteDevnet {
             bucket_timers,
             tiers,
             lane,
-            fairness: per.into_values().collect(),
+            fairness,
             names: self.names.clone(),
             actors,
         })
