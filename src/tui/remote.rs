@@ -99,6 +99,10 @@ struct LaneCache {
     migrated: u64,
 }
 
+/// What the fairness figures depend on: the head's hash, the pending timers, the open block's
+/// transactions and the window.
+type StateKey = (String, u64, u64, u64);
+
 /// A devnet reached over its JSON-RPC API.
 pub struct RemoteDevnet {
     rt: tokio::runtime::Runtime,
@@ -131,7 +135,7 @@ pub struct RemoteDevnet {
     figures: Figures,
     /// The fairness rows and the state they were read at (head hash, pending timers, open
     /// transactions, window).
-    fairness: Option<((String, u64, u64, u64), Vec<FairnessRow>)>,
+    fairness: Option<(StateKey, Vec<FairnessRow>)>,
 }
 
 /// `http://host:port` (or `ws://`, or `host:port`) as the HTTP and WebSocket URLs.
