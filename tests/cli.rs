@@ -206,3 +206,12 @@ fn cli_attach_refuses_the_flags_of_a_node_it_does_not_start() {
     let o = run(&["--attach", "http://127.0.0.1:1", "--fixture", "demo"]);
     assert_eq!(o.status.code(), Some(64), "{}", text(&o.stderr));
 }
+
+#[test]
+fn cli_attach_names_a_url_it_cannot_use_before_taking_the_terminal() {
+    let o = run(&["--attach", "https://127.0.0.1:1"]);
+    assert_ne!(o.status.code(), Some(0));
+    let err = text(&o.stderr);
+    assert!(err.contains("--attach https://127.0.0.1:1"), "{err}");
+    assert!(err.contains("plain http:// and ws://"), "{err}");
+}
