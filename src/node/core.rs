@@ -16,6 +16,7 @@ use crate::chain::{
 use crate::engine::{Address, QueueConfig, TimerConfig, TimerId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// When blocks are sealed.
@@ -155,6 +156,18 @@ pub trait BlockHook: Send {
     fn before_seal(&mut self, height: u64, node: &mut NodeCore);
     /// After `block` was sealed (an outage asked for now starts after it).
     fn after_seal(&mut self, block: &Block, node: &mut NodeCore);
+}
+
+/// What [`NodeCore::mine_with`] sealed, step by step, in height order.
+#[derive(Clone, Copy, Debug)]
+pub enum MineStep<'a> {
+    /// A sealed block, handed out whole: one where something happened, or any block sealed
+    /// while a [`BlockHook`] plays along.
+    Block(&'a Arc<Block>),
+    /// The quiet heights `first..=last` (empty blocks: see `chain::Sealed::Quiet`), sealed
+    /// without being materialized, most often in one jump ([`Chain::jump_quiet`]).
+    /// [`Chain::block`] rebuilds any of them.
+    Quiet { first: u64, last: u64 },
 }
 
 /// A change to the node with its typed reply. One struct per request (see `requests.rs`);
@@ -570,6 +583,45 @@ impl NodeCore {
             }
             Sealed::Block => Some(self.after_seal_block()),
         }
+    }
+
+    /// Seals `blocks` blocks (the first holds the pending transactions) and hands each step to
+    /// `f` as it is sealed, with the chain as it left it; `f` may stop the mining after any
+    /// step. Quiet heights are jumped (see `chain::quiet`): up to the next height where
+    /// anything can happen they are sealed in one step, so the cost follows the blocks where
+    /// something happens. With a block hook (a fixture being played) every height is sealed
+    /// and handed out one by one. Returns how many heights were sealed.
+    pub fn mine_with(
+        &mut self,
+        blocks: u64,
+        f: &mut dyn FnMut(MineStep<'_>, &Chain) -> ControlFlow<()>,
+    ) -> u64 {
+        let mut sealed = 0;
+        while sealed < blocks {
+            let first = self.chain.pending_height();
+            let jumped = match self.hook {
+                None => self.chain.jump_quiet(blocks - sealed),
+                Some(_) => 0,
+            };
+            let flow = if jumped > 0 {
+                self.pending_txs = 0;
+                self.quiet += jumped;
+                sealed += jumped;
+                let last = first + (jumped - 1);
+                f(MineStep::Quiet { first, last }, &self.chain)
+            } else {
+                sealed += 1;
+                match self.seal_step() {
+                    Some(b) => f(MineStep::Block(&b), &self.chain),
+                    None => f(MineStep::Quiet { first, last: first }, &self.chain),
+                }
+            };
+            if flow.is_break() {
+                break;
+            }
+        }
+        self.report_quiet();
+        sealed
     }
 
     fn seal_plain(&mut self) -> Arc<Block> {
