@@ -693,3 +693,68 @@ fn node_dump_of_an_open_block_is_refused_and_mines_nothing() {
     assert_eq!(dump.height, height + 1);
     assert_eq!(d.chain().height(), height + 1);
 }
+
+/// Mines the fixture played by `d`'s hook up to its last height; returns the expectations it
+/// reported on the way, as (line, passed).
+fn play_to(d: &mut NodeCore, last: u64) -> Vec<(usize, bool)> {
+    let mut checks = Vec::new();
+    while d.chain().pending_height() <= last {
+        d.apply(Mine { blocks: 1 }).unwrap();
+        for e in drain(d) {
+            if let NodeEvent::Expectation { line, passed, .. } = e {
+                checks.push((line, passed));
+            }
+        }
+    }
+    checks.sort();
+    checks
+}
+
+#[test]
+fn node_a_fixture_played_live_replays_the_reverted_heights_after_revert_and_reset() {
+    // Issue 13 (snapshots; `serve --fixture`): the player's position is part of a snapshot, so
+    // the steps of the heights a revert or a reset takes back are played again, and the run
+    // ends in the state a headless run reaches.
+    let rt = DevnetRuntime::shared();
+    let s = builtin::scenario("demo", &*rt).unwrap().unwrap();
+    let report = s
+        .run(rt.clone(), RunOptions::default(), &mut |_, _| {})
+        .unwrap();
+    let want: Vec<(usize, bool)> = report
+        .expectations
+        .iter()
+        .map(|e| (e.line, e.passed))
+        .collect();
+    let last = s.default_blocks;
+    let mut c = NodeConfig::new(s.genesis().clone(), rt);
+    c.mining = MiningMode::Manual;
+    c.dev_accounts = 0;
+    let mut d = NodeCore::new(c).unwrap();
+    d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
+    d.apply(Mine { blocks: 5 }).unwrap();
+    let id = d.apply(Snapshot).unwrap();
+    drain(&mut d);
+    let after_snapshot = play_to(&mut d, last);
+    assert_eq!(d.head().state_root, report.summary.final_state_root);
+
+    d.apply(Revert { id }).unwrap();
+    assert_eq!(d.height(), 5);
+    let again = play_to(&mut d, last);
+    assert_eq!(
+        d.head().state_root,
+        report.summary.final_state_root,
+        "after revert"
+    );
+    assert_eq!(
+        again, after_snapshot,
+        "the same expectations reported again"
+    );
+
+    d.apply(Reset).unwrap();
+    assert_eq!(play_to(&mut d, last), want, "after reset, all of them");
+    assert_eq!(
+        d.head().state_root,
+        report.summary.final_state_root,
+        "after reset"
+    );
+}

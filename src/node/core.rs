@@ -147,15 +147,44 @@ pub enum NodeEvent {
 }
 
 /// Something played along as blocks are sealed: a fixture in a live node (`serve --fixture`)
-/// applies its steps at their heights and checks its expectations after their blocks. A hook's
-/// own state is not part of a snapshot: `Revert`, `Reset` and `LoadState` move the chain, not
-/// the hook (a fixture goes on from the step it reached).
+/// applies its steps at their heights and checks its expectations after their blocks.
+///
+/// A hook that gives a [`snapshot`](Self::snapshot) of itself is part of the node's
+/// snapshots: `Revert` puts back the hook as it was when the snapshot was taken, and `Reset`
+/// the hook as it was set ([`NodeCore::set_hook`]). `LoadState` moves the chain, not the hook.
 pub trait BlockHook: Send {
     /// Before the block at `height` is sealed. Transactions sent here (`node.apply(SendTx)`)
     /// go into that block: while a hook runs, nothing seals.
     fn before_seal(&mut self, height: u64, node: &mut NodeCore);
     /// After `block` was sealed (an outage asked for now starts after it).
     fn after_seal(&mut self, block: &Block, node: &mut NodeCore);
+    /// A copy of the hook as it stands, kept with a node snapshot. `None` (the default): the
+    /// hook is not part of snapshots, a revert leaves it as it is.
+    fn snapshot(&self) -> Option<Box<dyn BlockHook>> {
+        None
+    }
+}
+
+/// A hook's state kept with a snapshot: each revert to it gets a fresh copy, so the snapshot
+/// stays usable.
+struct HookSnap(Box<dyn BlockHook>);
+
+impl HookSnap {
+    fn of(hook: &dyn BlockHook) -> Option<HookSnap> {
+        hook.snapshot().map(HookSnap)
+    }
+
+    fn restore(&self) -> Box<dyn BlockHook> {
+        self.0
+            .snapshot()
+            .expect("a hook that gave a snapshot gives another")
+    }
+}
+
+impl Clone for HookSnap {
+    fn clone(&self) -> Self {
+        HookSnap(self.restore())
+    }
 }
 
 /// What [`NodeCore::mine_with`] sealed, step by step, in height order.
@@ -183,6 +212,8 @@ struct Snap {
     chain: Chain,
     history: Vec<Arc<Block>>,
     names: BTreeMap<Address, String>,
+    /// The block hook's state, if it has one to keep.
+    hook: Option<HookSnap>,
 }
 
 /// The live devnet, without threads or clocks.
@@ -209,6 +240,8 @@ pub struct NodeCore {
     names: BTreeMap<Address, String>,
     initial_names: BTreeMap<Address, String>,
     hook: Option<Box<dyn BlockHook>>,
+    /// The hook as it was set, for `Reset`.
+    initial_hook: Option<HookSnap>,
 }
 
 impl std::fmt::Debug for NodeCore {
@@ -277,11 +310,13 @@ impl NodeCore {
             initial_names: names.clone(),
             names,
             hook: None,
+            initial_hook: None,
         })
     }
 
     /// Plays `hook` along from the next block on (replacing any hook set before).
     pub fn set_hook(&mut self, hook: Box<dyn BlockHook>) {
+        self.initial_hook = HookSnap::of(&*hook);
         self.hook = Some(hook);
     }
 
@@ -692,6 +727,7 @@ impl NodeCore {
                 chain: self.chain.clone(),
                 history: self.history.clone(),
                 names: self.names.clone(),
+                hook: self.hook.as_deref().and_then(HookSnap::of),
             },
         );
         let height = self.height();
@@ -714,6 +750,9 @@ impl NodeCore {
         self.chain = s.chain.clone();
         self.history = s.history.clone();
         self.names = s.names.clone();
+        if let Some(h) = &s.hook {
+            self.hook = Some(h.restore());
+        }
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();
@@ -734,6 +773,9 @@ impl NodeCore {
         self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
         self.history.clear();
         self.names = self.initial_names.clone();
+        if let Some(h) = &self.initial_hook {
+            self.hook = Some(h.restore());
+        }
         self.pending_txs = 0;
         self.quiet = 0;
         self.next_seal_at = None;

@@ -12,6 +12,12 @@ use std::sync::Arc;
 
 /// Plays a fixture along a node's blocks ([`NodeCore::set_hook`]). Start the node from the
 /// fixture's genesis ([`Scenario::genesis`]).
+///
+/// Its position (the next step, what it recorded, the expectations left) is part of the
+/// node's snapshots ([`BlockHook::snapshot`]): after a revert it plays again the steps of the
+/// heights the revert took back, and after a reset the whole fixture, so the run ends in the
+/// state a headless run reaches.
+#[derive(Clone)]
 pub struct FixturePlayer {
     scenario: Arc<Scenario>,
     run: Run,
@@ -79,6 +85,10 @@ impl FixturePlayer {
 }
 
 impl BlockHook for FixturePlayer {
+    fn snapshot(&self) -> Option<Box<dyn BlockHook>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn before_seal(&mut self, height: u64, node: &mut NodeCore) {
         // Heights an outage skipped: their state expectations see the state it holds.
         let skipped: Vec<u64> = self.state_at.range(..height).map(|(k, _)| *k).collect();

@@ -118,6 +118,7 @@ impl Scenario {
 }
 
 /// A run in progress: what the report collects.
+#[derive(Clone)]
 pub(super) struct Run {
     pub(super) labels: BTreeMap<String, TimerId>,
     outcomes: Vec<StepOutcome>,
@@ -137,7 +138,7 @@ pub(super) struct Run {
 }
 
 /// Counts over every block of a run.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Totals {
     blocks: u64,
     fired: u64,
