@@ -758,3 +758,40 @@ fn node_a_fixture_played_live_replays_the_reverted_heights_after_revert_and_rese
         "after reset"
     );
 }
+
+#[test]
+fn node_a_fixture_played_live_lets_a_long_mine_jump_its_quiet_heights() {
+    // Issue 13 "Speed" (Spec note 42): with a fixture played live (`serve --fixture`),
+    // `devnet_mine` still jumps the heights where the fixture has nothing to do, and ends in
+    // the state a headless run to the same height reaches.
+    use cowboy_devnet::node::MineStep;
+    use std::ops::ControlFlow;
+    let rt = DevnetRuntime::shared();
+    let s = builtin::scenario("outage", &*rt).unwrap().unwrap();
+    let mut c = NodeConfig::new(s.genesis().clone(), rt.clone());
+    c.mining = MiningMode::Manual;
+    c.dev_accounts = 0;
+    let mut d = NodeCore::new(c).unwrap();
+    let last = s.default_blocks;
+    let s = std::sync::Arc::new(s);
+    d.set_hook(Box::new(FixturePlayer::new(s.clone())));
+    let checks = play_to(&mut d, last).len();
+    let mut longest = 0;
+    d.mine_with(8_000, &mut |step, _| {
+        if let MineStep::Quiet { first, last } = step {
+            longest = longest.max(last - first + 1);
+        }
+        ControlFlow::Continue(())
+    });
+    assert!(longest > 1_000, "quiet heights jumped ({longest} at most)");
+    let opts = RunOptions {
+        blocks: Some(d.height()),
+        ..RunOptions::default()
+    };
+    let (report, _) = s
+        .run_jumping(rt, opts, &mut |_, _| ControlFlow::Continue(()))
+        .unwrap();
+    assert_eq!(report.summary.final_height, d.height());
+    assert_eq!(d.head().state_root, report.summary.final_state_root);
+    assert_eq!(checks, report.expectations.len());
+}

@@ -158,6 +158,12 @@ pub trait BlockHook: Send {
     fn before_seal(&mut self, height: u64, node: &mut NodeCore);
     /// After `block` was sealed (an outage asked for now starts after it).
     fn after_seal(&mut self, block: &Block, node: &mut NodeCore);
+    /// The first height from `from` on whose block the hook must see (a step to play, an
+    /// expectation to check); quiet heights before it are jumped without calling the hook
+    /// (see [`NodeCore::mine_with`]). The default, `from`: the hook sees every height.
+    fn next_height(&self, from: u64) -> u64 {
+        from
+    }
     /// A copy of the hook as it stands, kept with a node snapshot. `None` (the default): the
     /// hook is not part of snapshots, a revert leaves it as it is.
     fn snapshot(&self) -> Option<Box<dyn BlockHook>> {
@@ -624,8 +630,9 @@ impl NodeCore {
     /// `f` as it is sealed, with the chain as it left it; `f` may stop the mining after any
     /// step. Quiet heights are jumped (see `chain::quiet`): up to the next height where
     /// anything can happen they are sealed in one step, so the cost follows the blocks where
-    /// something happens. With a block hook (a fixture being played) every height is sealed
-    /// and handed out one by one. Returns how many heights were sealed.
+    /// something happens. With a block hook (a fixture being played) the heights it must see
+    /// ([`BlockHook::next_height`]) are sealed and handed out one by one. Returns how many
+    /// heights were sealed.
     pub fn mine_with(
         &mut self,
         blocks: u64,
@@ -634,9 +641,13 @@ impl NodeCore {
         let mut sealed = 0;
         while sealed < blocks {
             let first = self.chain.pending_height();
-            let jumped = match self.hook {
-                None => self.chain.jump_quiet(blocks - sealed),
-                Some(_) => 0,
+            let left = blocks - sealed;
+            let jumped = match &self.hook {
+                None => self.chain.jump_quiet(left),
+                Some(h) => {
+                    let free = h.next_height(first).saturating_sub(first);
+                    self.chain.jump_quiet(left.min(free))
+                }
             };
             let flow = if jumped > 0 {
                 self.pending_txs = 0;

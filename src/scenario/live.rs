@@ -85,6 +85,21 @@ impl FixturePlayer {
 }
 
 impl BlockHook for FixturePlayer {
+    /// The next deploy, step or state expectation, or the fixture's last height while its
+    /// other expectations are still to be checked; `u64::MAX` once the fixture is over.
+    fn next_height(&self, from: u64) -> u64 {
+        let s = &self.scenario;
+        let deploy = s.actors.iter().map(|a| a.at).filter(|&at| at >= from).min();
+        let step = s.steps.get(self.step_idx).map(|ps| ps.step.at());
+        let state = self.state_at.keys().next().copied();
+        let end = (!self.finished).then_some(self.last);
+        [deploy, step, state, end]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(u64::MAX, |h| h.max(from))
+    }
+
     fn snapshot(&self) -> Option<Box<dyn BlockHook>> {
         Some(Box::new(self.clone()))
     }
