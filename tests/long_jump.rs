@@ -468,11 +468,11 @@ fn spec_note_42_roots_and_hashes_do_not_depend_on_how_the_heights_were_mined() {
     assert_same_headers(&tail, &collect(&one, 105), "one Mine");
     assert_same_headers(&tail, &collect(&chunks, 105), "Mines of assorted sizes");
     assert_eq!(one.chain().dump().unwrap(), chunks.chain().dump().unwrap());
-    // Fires, migrations and the outage's resumption are in the range compared.
-    assert!(
-        tail.values()
-            .filter(|h| h.body_hash != body_hash(&[], &[]))
-            .count()
-            > 10
-    );
+    // The outage's resumption (105), the ticker's fires, the far timer (2,600), the burst
+    // (7,003..) and the last timer are in the range compared.
+    let busy = tail
+        .values()
+        .filter(|h| h.body_hash != body_hash(&[], &[]))
+        .count();
+    assert!(busy >= 8, "{busy} blocks with a body");
 }
