@@ -3,11 +3,11 @@
 
 use crate::cli::{EXIT_FAILED, EXIT_FIXTURE, EXIT_OK, EXIT_OUTPUT, RunArgs};
 use anyhow::{Context, Result};
-use cowboy_devnet::chain::ChainDump;
+use cowboy_devnet::chain::{Block, Chain, ChainDump};
 use cowboy_devnet::node::DumpState;
 use cowboy_devnet::scenario::lines::{block_line, event_line};
 use cowboy_devnet::scenario::report::BlockRow;
-use cowboy_devnet::scenario::runner::disk_loader;
+use cowboy_devnet::scenario::runner::{Played, disk_loader};
 use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -237,22 +237,37 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
         skip_rows: a.report.is_none(),
         keep_blocks: None,
     };
+    let mut on_block = |b: &Block, chain: &Chain| {
+        if let Some(csv) = &mut csv {
+            csv.write(&BlockRow::of(b).csv());
+        }
+        if a.quiet {
+            return ControlFlow::Continue(());
+        }
+        let events = b.events.iter().filter(|_| a.events);
+        let mut lines = std::iter::once(block_line(b, chain))
+            .chain(events.map(|r| event_line(&r.event, &book)));
+        // Stdout gone: the run ends here.
+        match lines.all(|l| out.line(&l)) {
+            true => ControlFlow::Continue(()),
+            false => ControlFlow::Break(()),
+        }
+    };
+    // Quiet heights are jumped; a block is rebuilt only for a line or a CSV row.
+    let per_block = !a.quiet || a.csv.is_some();
     let (report, mut devnet) = scenario
-        .run_with(DevnetRuntime::shared(), opts, &mut |b, chain| {
-            bar.set_position(b.header.height.min(total));
-            if let Some(csv) = &mut csv {
-                csv.write(&BlockRow::of(b).csv());
-            }
-            if a.quiet {
-                return ControlFlow::Continue(());
-            }
-            let events = b.events.iter().filter(|_| a.events);
-            let mut lines = std::iter::once(block_line(b, chain))
-                .chain(events.map(|r| event_line(&r.event, &book)));
-            // Stdout gone: the run ends here.
-            match lines.all(|l| out.line(&l)) {
-                true => ControlFlow::Continue(()),
-                false => ControlFlow::Break(()),
+        .run_jumping(DevnetRuntime::shared(), opts, &mut |step, chain| {
+            let (first, last) = match step {
+                Played::Block(b) => (b.header.height, b.header.height),
+                Played::Quiet { first, last } => (first, last),
+            };
+            bar.set_position(last.min(total));
+            match step {
+                Played::Block(b) => on_block(b, chain),
+                Played::Quiet { .. } if per_block => (first..=last).try_for_each(|h| {
+                    on_block(&chain.block(h).expect("a height just sealed"), chain)
+                }),
+                Played::Quiet { .. } => ControlFlow::Continue(()),
             }
         })
         .context("the devnet refused a command")?;

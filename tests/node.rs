@@ -693,3 +693,105 @@ fn node_dump_of_an_open_block_is_refused_and_mines_nothing() {
     assert_eq!(dump.height, height + 1);
     assert_eq!(d.chain().height(), height + 1);
 }
+
+/// Mines the fixture played by `d`'s hook up to its last height; returns the expectations it
+/// reported on the way, as (line, passed).
+fn play_to(d: &mut NodeCore, last: u64) -> Vec<(usize, bool)> {
+    let mut checks = Vec::new();
+    while d.chain().pending_height() <= last {
+        d.apply(Mine { blocks: 1 }).unwrap();
+        for e in drain(d) {
+            if let NodeEvent::Expectation { line, passed, .. } = e {
+                checks.push((line, passed));
+            }
+        }
+    }
+    checks.sort();
+    checks
+}
+
+#[test]
+fn node_a_fixture_played_live_replays_the_reverted_heights_after_revert_and_reset() {
+    // Issue 13 (snapshots; `serve --fixture`): the player's position is part of a snapshot, so
+    // the steps of the heights a revert or a reset takes back are played again, and the run
+    // ends in the state a headless run reaches.
+    let rt = DevnetRuntime::shared();
+    let s = builtin::scenario("demo", &*rt).unwrap().unwrap();
+    let report = s
+        .run(rt.clone(), RunOptions::default(), &mut |_, _| {})
+        .unwrap();
+    let want: Vec<(usize, bool)> = report
+        .expectations
+        .iter()
+        .map(|e| (e.line, e.passed))
+        .collect();
+    let last = s.default_blocks;
+    let mut c = NodeConfig::new(s.genesis().clone(), rt);
+    c.mining = MiningMode::Manual;
+    c.dev_accounts = 0;
+    let mut d = NodeCore::new(c).unwrap();
+    d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
+    d.apply(Mine { blocks: 5 }).unwrap();
+    let id = d.apply(Snapshot).unwrap();
+    drain(&mut d);
+    let after_snapshot = play_to(&mut d, last);
+    assert_eq!(d.head().state_root, report.summary.final_state_root);
+
+    d.apply(Revert { id }).unwrap();
+    assert_eq!(d.height(), 5);
+    let again = play_to(&mut d, last);
+    assert_eq!(
+        d.head().state_root,
+        report.summary.final_state_root,
+        "after revert"
+    );
+    assert_eq!(
+        again, after_snapshot,
+        "the same expectations reported again"
+    );
+
+    d.apply(Reset).unwrap();
+    assert_eq!(play_to(&mut d, last), want, "after reset, all of them");
+    assert_eq!(
+        d.head().state_root,
+        report.summary.final_state_root,
+        "after reset"
+    );
+}
+
+#[test]
+fn node_a_fixture_played_live_lets_a_long_mine_jump_its_quiet_heights() {
+    // Issue 13 "Speed" (Spec note 42): with a fixture played live (`serve --fixture`),
+    // `devnet_mine` still jumps the heights where the fixture has nothing to do, and ends in
+    // the state a headless run to the same height reaches.
+    use cowboy_devnet::node::MineStep;
+    use std::ops::ControlFlow;
+    let rt = DevnetRuntime::shared();
+    let s = builtin::scenario("outage", &*rt).unwrap().unwrap();
+    let mut c = NodeConfig::new(s.genesis().clone(), rt.clone());
+    c.mining = MiningMode::Manual;
+    c.dev_accounts = 0;
+    let mut d = NodeCore::new(c).unwrap();
+    let last = s.default_blocks;
+    let s = std::sync::Arc::new(s);
+    d.set_hook(Box::new(FixturePlayer::new(s.clone())));
+    let checks = play_to(&mut d, last).len();
+    let mut longest = 0;
+    d.mine_with(8_000, &mut |step, _| {
+        if let MineStep::Quiet { first, last } = step {
+            longest = longest.max(last - first + 1);
+        }
+        ControlFlow::Continue(())
+    });
+    assert!(longest > 1_000, "quiet heights jumped ({longest} at most)");
+    let opts = RunOptions {
+        blocks: Some(d.height()),
+        ..RunOptions::default()
+    };
+    let (report, _) = s
+        .run_jumping(rt, opts, &mut |_, _| ControlFlow::Continue(()))
+        .unwrap();
+    assert_eq!(report.summary.final_height, d.height());
+    assert_eq!(d.head().state_root, report.summary.final_state_root);
+    assert_eq!(checks, report.expectations.len());
+}

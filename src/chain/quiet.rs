@@ -1,34 +1,40 @@
-//! Quiet heights: empty blocks sealed in constant time, without a stored body.
+//! Quiet heights: empty blocks sealed in constant time, without a stored body, and long runs of
+//! them jumped over at once.
 //!
 //! Spec note (CIP-5 §5.1, long jumps): a devnet moves time by mining long runs of blocks
 //! (`Mine { blocks: 1_000_000 }`, the default TTL being 2,592,000 blocks), and most of those
 //! heights do nothing. A height is *quiet* when its block has no transaction, no event, no
 //! fire, no end-of-block work at all (nothing due, nothing deferred or expired, no GC), no
-//! epoch-maintenance migration and no outage. Its block is still sealed at its own height, by
-//! the same steps as any block (the engine opens it, runs maintenance and drains its bucket),
-//! so every timer fires at its own height and the state after the run is the state one-by-one
-//! sealing gives. What a quiet height skips is the bookkeeping:
+//! epoch-maintenance migration and no outage. The state after it is the state before it with
+//! the queue's `next_height` one further (and, at an epoch's first height, its horizons moved).
 //!
-//! * no stored body: consecutive quiet heights sharing a root template are kept as one
-//!   [`QuietRun`] (first..last height, the template, a parent hash every [`CHECKPOINT`]
-//!   heights), and [`Chain::block`] rebuilds the empty block of any of its heights on demand;
-//! * no Merkle work: nothing in the state changed but the queue's `next_height` (and, at an
-//!   epoch boundary, its horizons), so the state root is the last committed
-//!   [`RootTemplate`] folded with the new `next_height`: one keccak of the scalars after it,
-//!   never a recomputation of the account, storage or timer commitments.
+//! * **Jumps.** [`Chain::jump_quiet`] seals every height up to the next one where anything can
+//!   happen in one step: the next non-empty bucket, a pending deferral, the end of the epoch
+//!   (whose first height runs epoch maintenance), an open block or an outage. Every timer still
+//!   fires at its own height, by the same steps as one-by-one sealing; the cost follows the
+//!   heights where something happens, not the heights jumped.
+//! * **No stored body.** Consecutive quiet heights sharing a root template are kept as one
+//!   [`QuietRun`] (first..last height, the template, the anchor below), and [`Chain::block`]
+//!   rebuilds the empty block of any of its heights on demand, in constant time.
+//! * **No Merkle work.** Nothing in the state changed but the queue's scalars, so a quiet
+//!   height's state root is the last committed [`RootTemplate`] folded with its `next_height`:
+//!   one keccak of the scalars after it, computed only for the head and for a block asked for.
+//! * **Headers anchored, not chained.** Spec note: a block whose body is empty and that skipped
+//!   no heights names as its `parent_hash` its *anchor*: the hash of the last block before it
+//!   with a non-empty body or skipped heights (the genesis hash if none). Every other block
+//!   names the block before it. The hash is computed from the header's fields as for any block
+//!   (height, parent_hash, state_root, body_hash, proposer, skipped), so the hash of any
+//!   height of a run needs its height, the run's anchor and its root, never the heights before
+//!   it, and the first block after a run names the run's last height. The rule reads only the
+//!   header (its body hash and `skipped`), so a chain sealed height by height with every body
+//!   stored (`Chain::test_hook_no_quiet`), one jumped, or one mined in any mix of requests has
+//!   the same header, root and hash at every height (tests/long_jump.rs).
 //!
-//! Roots and hashes are exactly those of one-by-one sealing: a quiet block's header is hashed
-//! from its parent's hash, its root, the empty body's hash, the proposer and `skipped = 0`, as
-//! any header (so a head after a jump is the same whichever way the heights were mined).
 //! Quiet heights are not listed by [`Chain::blocks`], which lists the stored bodies.
 
 use super::*;
 use sha3::{Digest, Keccak256};
 use std::sync::OnceLock;
-
-/// A run of quiet heights keeps the parent hash of every `CHECKPOINT`-th height, so that
-/// rebuilding one of its blocks rehashes at most `CHECKPOINT` headers.
-pub const CHECKPOINT: u64 = 256;
 
 /// What [`Chain::seal_next`] sealed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,7 +91,7 @@ impl RootTemplate {
     }
 }
 
-/// Consecutive quiet heights sharing one root template, proposer and pending count.
+/// Consecutive quiet heights sharing one root template, proposer, pending count and anchor.
 #[derive(Clone, Debug)]
 pub struct QuietRun {
     first: u64,
@@ -93,10 +99,8 @@ pub struct QuietRun {
     tpl: Arc<RootTemplate>,
     proposer: Address,
     pending: u64,
-    /// `checkpoints[i]`: the parent hash of height `first + i * CHECKPOINT`.
-    checkpoints: Vec<H256>,
-    /// The hash of `last`.
-    last_hash: H256,
+    /// The `parent_hash` of every height of the run (see the module docs).
+    anchor: H256,
 }
 
 fn empty_body_hash() -> H256 {
@@ -132,9 +136,60 @@ fn quiet_header(
 }
 
 impl Chain {
+    /// The parent a block sealed now names (see the module docs): its anchor if its body is
+    /// empty and it skipped no heights, else the head.
+    pub(super) fn parent_of(&self, body_hash: &H256, skipped: u64) -> H256 {
+        if skipped == 0 && *body_hash == empty_body_hash() {
+            self.anchor()
+        } else {
+            self.head.hash
+        }
+    }
+
+    /// The anchor of a block with an empty body sealed now: the head's own anchor if the head
+    /// is such a block, else the head.
+    fn anchor(&self) -> H256 {
+        if self.head.skipped == 0 && self.head.body_hash == empty_body_hash() {
+            self.head.parent_hash
+        } else {
+            self.head.hash
+        }
+    }
+
+    /// Seals at most `max` heights at once, every one of them quiet (see the module docs), and
+    /// returns how many: the heights up to the next one where anything can happen (a bucket
+    /// with a timer, a pending deferral, the end of the epoch). Returns 0, sealing nothing,
+    /// when the next height may not be quiet (a block is open, an outage is pending, a timer
+    /// is due or a deferral waits, epoch maintenance has work): seal it with
+    /// [`seal_next`](Self::seal_next), which finds out.
+    pub fn jump_quiet(&mut self, max: u64) -> u64 {
+        if self.no_quiet
+            || self.open.is_some()
+            || self.skip_next != 0
+            || !self.cancelled_fires.is_empty()
+        {
+            return 0;
+        }
+        let n = self.engine.quiet_heights(max);
+        if n == 0 {
+            return 0;
+        }
+        self.quiet_head = None;
+        self.engine.skip_quiet(n);
+        let first = self.height + 1;
+        self.push_quiet(first, first + n - 1);
+        n
+    }
+
     /// Seals the open block as a quiet height (the caller checked it is one).
     pub(super) fn seal_quiet(&mut self) {
         let open = self.open.take().expect("open");
+        self.push_quiet(open.height, open.height);
+    }
+
+    /// Records the quiet heights `first..=last` (the queue already drained them) and makes the
+    /// last the head: its root and hash are the only ones computed.
+    fn push_quiet(&mut self, first: u64, last: u64) {
         let q = self.engine.queue();
         let h = q.horizons();
         let reusable = q.deferrals().is_empty()
@@ -149,69 +204,53 @@ impl Chain {
             self.root_tpl = Some(t.clone());
             t
         };
-        let next_height = self.engine.queue().next_height();
-        let root = tpl.root(next_height);
-        let parent = self.head.hash;
-        let header = quiet_header(open.height, parent, root, self.proposer);
+        debug_assert_eq!(self.engine.queue().next_height(), last + 1);
+        let root = tpl.root(last + 1);
+        let anchor = self.anchor();
+        let header = quiet_header(last, anchor, root, self.proposer);
         let pending = self.engine.pending() as u64;
-        let height = open.height;
         let extends = self.quiet.back().is_some_and(|r| {
-            r.last + 1 == height
-                && r.last_hash == parent
+            r.last + 1 == first
+                && r.anchor == anchor
                 && Arc::ptr_eq(&r.tpl, &tpl)
                 && r.proposer == self.proposer
                 && r.pending == pending
         });
         if extends {
-            let r = Arc::make_mut(self.quiet.back_mut().expect("checked"));
-            if (height - r.first).is_multiple_of(CHECKPOINT) {
-                r.checkpoints.push(parent);
-            }
-            r.last = height;
-            r.last_hash = header.hash;
+            Arc::make_mut(self.quiet.back_mut().expect("checked")).last = last;
         } else {
             self.quiet.push_back(Arc::new(QuietRun {
-                first: height,
-                last: height,
+                first,
+                last,
                 tpl,
                 proposer: self.proposer,
                 pending,
-                checkpoints: vec![parent],
-                last_hash: header.hash,
+                anchor,
             }));
         }
-        self.height = height;
+        self.height = last;
         self.root = root;
         self.head = header;
         self.cancelled_fires.clear();
     }
 
-    /// The empty block of a quiet height, rebuilt from its run.
+    /// The empty block of a quiet height, rebuilt from its run in constant time.
     pub(super) fn quiet_block(&self, height: u64) -> Option<Block> {
         let i = self.quiet.partition_point(|r| r.first <= height);
         let r = self.quiet.get(i.checked_sub(1)?)?;
         if height > r.last {
             return None;
         }
-        let k = (height - r.first) / CHECKPOINT;
-        let mut parent = r.checkpoints[k as usize];
-        let mut x = r.first + k * CHECKPOINT;
-        loop {
-            // The queue's next undrained height after `x` is `x + 1`.
-            let header = quiet_header(x, parent, r.tpl.root(x + 1), r.proposer);
-            if x == height {
-                return Some(Block {
-                    header,
-                    receipts: Vec::new(),
-                    events: Vec::new(),
-                    eob: EobStats::default(),
-                    migrated: 0,
-                    pending: r.pending,
-                });
-            }
-            parent = header.hash;
-            x += 1;
-        }
+        // The queue's next undrained height after `height` is `height + 1`.
+        let header = quiet_header(height, r.anchor, r.tpl.root(height + 1), r.proposer);
+        Some(Block {
+            header,
+            receipts: Vec::new(),
+            events: Vec::new(),
+            eob: EobStats::default(),
+            migrated: 0,
+            pending: r.pending,
+        })
     }
 
     /// Drops the quiet runs older than the oldest stored block, keeping at most

@@ -449,6 +449,10 @@ pub fn body_hash(receipts: &[Receipt], events: &[EventRecord]) -> H256 {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockHeader {
     pub height: u64,
+    /// The hash of the block before it; for a block with an empty body and no skipped
+    /// heights, its anchor: the hash of the last block before it with a non-empty body or
+    /// skipped heights, or of the genesis (see `chain::quiet`: a run of quiet heights is
+    /// hashed without hashing each height before it).
     pub parent_hash: H256,
     pub state_root: H256,
     /// keccak256 over the receipts and events ([`body_hash`]).

@@ -109,6 +109,19 @@ impl Engine {
         self.queue.maintain(height) as u64
     }
 
+    /// Heights from the next undrained one on, at most `limit`, whose blocks would find
+    /// nothing to do: nothing due, no deferral, no epoch maintenance (see
+    /// [`CalendarQueue::quiet_heights`]).
+    pub fn quiet_heights(&self, limit: u64) -> u64 {
+        self.queue.quiet_heights(limit)
+    }
+
+    /// Moves past `n` heights counted by [`quiet_heights`](Self::quiet_heights), as `n` empty
+    /// blocks would (opened, maintained and drained), in one step.
+    pub fn skip_quiet(&mut self, n: u64) {
+        self.queue.skip_quiet(n);
+    }
+
     /// Schedules a validated timer (CIP-5 §4.2 checks are the caller's; see
     /// [`validate_schedule`]). Refuses a duplicate id or a drained height.
     pub fn schedule(&mut self, timer: Timer) -> Result<TimerId, TimerError> {

@@ -16,6 +16,7 @@ use crate::chain::{
 use crate::engine::{Address, QueueConfig, TimerConfig, TimerId};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
+use std::ops::ControlFlow;
 use std::sync::Arc;
 
 /// When blocks are sealed.
@@ -146,15 +147,62 @@ pub enum NodeEvent {
 }
 
 /// Something played along as blocks are sealed: a fixture in a live node (`serve --fixture`)
-/// applies its steps at their heights and checks its expectations after their blocks. A hook's
-/// own state is not part of a snapshot: `Revert`, `Reset` and `LoadState` move the chain, not
-/// the hook (a fixture goes on from the step it reached).
+/// applies its steps at their heights and checks its expectations after their blocks.
+///
+/// A hook that gives a [`snapshot`](Self::snapshot) of itself is part of the node's
+/// snapshots: `Revert` puts back the hook as it was when the snapshot was taken, and `Reset`
+/// the hook as it was set ([`NodeCore::set_hook`]). `LoadState` moves the chain, not the hook.
 pub trait BlockHook: Send {
     /// Before the block at `height` is sealed. Transactions sent here (`node.apply(SendTx)`)
     /// go into that block: while a hook runs, nothing seals.
     fn before_seal(&mut self, height: u64, node: &mut NodeCore);
     /// After `block` was sealed (an outage asked for now starts after it).
     fn after_seal(&mut self, block: &Block, node: &mut NodeCore);
+    /// The first height from `from` on whose block the hook must see (a step to play, an
+    /// expectation to check); quiet heights before it are jumped without calling the hook
+    /// (see [`NodeCore::mine_with`]). The default, `from`: the hook sees every height.
+    fn next_height(&self, from: u64) -> u64 {
+        from
+    }
+    /// A copy of the hook as it stands, kept with a node snapshot. `None` (the default): the
+    /// hook is not part of snapshots, a revert leaves it as it is.
+    fn snapshot(&self) -> Option<Box<dyn BlockHook>> {
+        None
+    }
+}
+
+/// A hook's state kept with a snapshot: each revert to it gets a fresh copy, so the snapshot
+/// stays usable.
+struct HookSnap(Box<dyn BlockHook>);
+
+impl HookSnap {
+    fn of(hook: &dyn BlockHook) -> Option<HookSnap> {
+        hook.snapshot().map(HookSnap)
+    }
+
+    fn restore(&self) -> Box<dyn BlockHook> {
+        self.0
+            .snapshot()
+            .expect("a hook that gave a snapshot gives another")
+    }
+}
+
+impl Clone for HookSnap {
+    fn clone(&self) -> Self {
+        HookSnap(self.restore())
+    }
+}
+
+/// What [`NodeCore::mine_with`] sealed, step by step, in height order.
+#[derive(Clone, Copy, Debug)]
+pub enum MineStep<'a> {
+    /// A sealed block, handed out whole: one where something happened, or any block sealed
+    /// while a [`BlockHook`] plays along.
+    Block(&'a Arc<Block>),
+    /// The quiet heights `first..=last` (empty blocks: see `chain::Sealed::Quiet`), sealed
+    /// without being materialized, most often in one jump ([`Chain::jump_quiet`]).
+    /// [`Chain::block`] rebuilds any of them.
+    Quiet { first: u64, last: u64 },
 }
 
 /// A change to the node with its typed reply. One struct per request (see `requests.rs`);
@@ -170,6 +218,8 @@ struct Snap {
     chain: Chain,
     history: Vec<Arc<Block>>,
     names: BTreeMap<Address, String>,
+    /// The block hook's state, if it has one to keep.
+    hook: Option<HookSnap>,
 }
 
 /// The live devnet, without threads or clocks.
@@ -196,6 +246,8 @@ pub struct NodeCore {
     names: BTreeMap<Address, String>,
     initial_names: BTreeMap<Address, String>,
     hook: Option<Box<dyn BlockHook>>,
+    /// The hook as it was set, for `Reset`.
+    initial_hook: Option<HookSnap>,
 }
 
 impl std::fmt::Debug for NodeCore {
@@ -264,11 +316,13 @@ impl NodeCore {
             initial_names: names.clone(),
             names,
             hook: None,
+            initial_hook: None,
         })
     }
 
     /// Plays `hook` along from the next block on (replacing any hook set before).
     pub fn set_hook(&mut self, hook: Box<dyn BlockHook>) {
+        self.initial_hook = HookSnap::of(&*hook);
         self.hook = Some(hook);
     }
 
@@ -572,6 +626,50 @@ impl NodeCore {
         }
     }
 
+    /// Seals `blocks` blocks (the first holds the pending transactions) and hands each step to
+    /// `f` as it is sealed, with the chain as it left it; `f` may stop the mining after any
+    /// step. Quiet heights are jumped (see `chain::quiet`): up to the next height where
+    /// anything can happen they are sealed in one step, so the cost follows the blocks where
+    /// something happens. With a block hook (a fixture being played) the heights it must see
+    /// ([`BlockHook::next_height`]) are sealed and handed out one by one. Returns how many
+    /// heights were sealed.
+    pub fn mine_with(
+        &mut self,
+        blocks: u64,
+        f: &mut dyn FnMut(MineStep<'_>, &Chain) -> ControlFlow<()>,
+    ) -> u64 {
+        let mut sealed = 0;
+        while sealed < blocks {
+            let first = self.chain.pending_height();
+            let left = blocks - sealed;
+            let jumped = match &self.hook {
+                None => self.chain.jump_quiet(left),
+                Some(h) => {
+                    let free = h.next_height(first).saturating_sub(first);
+                    self.chain.jump_quiet(left.min(free))
+                }
+            };
+            let flow = if jumped > 0 {
+                self.pending_txs = 0;
+                self.quiet += jumped;
+                sealed += jumped;
+                let last = first + (jumped - 1);
+                f(MineStep::Quiet { first, last }, &self.chain)
+            } else {
+                sealed += 1;
+                match self.seal_step() {
+                    Some(b) => f(MineStep::Block(&b), &self.chain),
+                    None => f(MineStep::Quiet { first, last: first }, &self.chain),
+                }
+            };
+            if flow.is_break() {
+                break;
+            }
+        }
+        self.report_quiet();
+        sealed
+    }
+
     fn seal_plain(&mut self) -> Arc<Block> {
         self.chain.seal_block();
         self.after_seal_block()
@@ -640,6 +738,7 @@ impl NodeCore {
                 chain: self.chain.clone(),
                 history: self.history.clone(),
                 names: self.names.clone(),
+                hook: self.hook.as_deref().and_then(HookSnap::of),
             },
         );
         let height = self.height();
@@ -662,6 +761,9 @@ impl NodeCore {
         self.chain = s.chain.clone();
         self.history = s.history.clone();
         self.names = s.names.clone();
+        if let Some(h) = &s.hook {
+            self.hook = Some(h.restore());
+        }
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();
@@ -682,6 +784,9 @@ impl NodeCore {
         self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
         self.history.clear();
         self.names = self.initial_names.clone();
+        if let Some(h) = &self.initial_hook {
+            self.hook = Some(h.restore());
+        }
         self.pending_txs = 0;
         self.quiet = 0;
         self.next_seal_at = None;

@@ -22,7 +22,8 @@ pub mod views;
 
 pub use self::core::{
     BlockHook, DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, DEFAULT_MAX_SNAPSHOTS,
-    MAX_MINE_PER_COMMAND, MiningMode, NodeConfig, NodeCore, NodeEvent, Request, dev_account,
+    MAX_MINE_PER_COMMAND, MineStep, MiningMode, NodeConfig, NodeCore, NodeEvent, Request,
+    dev_account,
 };
 pub use error::NodeError;
 pub use requests::*;

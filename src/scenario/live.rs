@@ -12,6 +12,12 @@ use std::sync::Arc;
 
 /// Plays a fixture along a node's blocks ([`NodeCore::set_hook`]). Start the node from the
 /// fixture's genesis ([`Scenario::genesis`]).
+///
+/// Its position (the next step, what it recorded, the expectations left) is part of the
+/// node's snapshots ([`BlockHook::snapshot`]): after a revert it plays again the steps of the
+/// heights the revert took back, and after a reset the whole fixture, so the run ends in the
+/// state a headless run reaches.
+#[derive(Clone)]
 pub struct FixturePlayer {
     scenario: Arc<Scenario>,
     run: Run,
@@ -79,6 +85,25 @@ impl FixturePlayer {
 }
 
 impl BlockHook for FixturePlayer {
+    /// The next deploy, step or state expectation, or the fixture's last height while its
+    /// other expectations are still to be checked; `u64::MAX` once the fixture is over.
+    fn next_height(&self, from: u64) -> u64 {
+        let s = &self.scenario;
+        let deploy = s.actors.iter().map(|a| a.at).filter(|&at| at >= from).min();
+        let step = s.steps.get(self.step_idx).map(|ps| ps.step.at());
+        let state = self.state_at.keys().next().copied();
+        let end = (!self.finished).then_some(self.last);
+        [deploy, step, state, end]
+            .into_iter()
+            .flatten()
+            .min()
+            .map_or(u64::MAX, |h| h.max(from))
+    }
+
+    fn snapshot(&self) -> Option<Box<dyn BlockHook>> {
+        Some(Box::new(self.clone()))
+    }
+
     fn before_seal(&mut self, height: u64, node: &mut NodeCore) {
         // Heights an outage skipped: their state expectations see the state it holds.
         let skipped: Vec<u64> = self.state_at.range(..height).map(|(k, _)| *k).collect();

@@ -85,9 +85,10 @@ impl BlockRow {
             && self.height.checked_add(self.count) == Some(next.height)
     }
 
-    /// Adds `next` to this row's run (see [`absorbs`](Self::absorbs)).
+    /// Adds `next` (one block, or a run of them) to this row's run (see
+    /// [`absorbs`](Self::absorbs)).
     pub fn absorb(&mut self, next: &BlockRow) {
-        self.count += 1;
+        self.count += next.count;
         self.hash = next.hash;
         self.state_root = next.state_root;
     }

@@ -9,7 +9,7 @@ use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
 use crate::engine::{Address, Failure, TimerConfig, TimerId};
 use crate::node::{Halt, Mine, NodeConfig, NodeCore, NodeError, SendTx};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -118,6 +118,7 @@ impl Scenario {
 }
 
 /// A run in progress: what the report collects.
+#[derive(Clone)]
 pub(super) struct Run {
     pub(super) labels: BTreeMap<String, TimerId>,
     outcomes: Vec<StepOutcome>,
@@ -137,7 +138,7 @@ pub(super) struct Run {
 }
 
 /// Counts over every block of a run.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Totals {
     blocks: u64,
     fired: u64,
@@ -215,6 +216,30 @@ impl Run {
         }
     }
 
+    /// Records the quiet heights `first..=last` (empty blocks) in one step: the totals count
+    /// them, and they join the report's rows as one row (a run of empty blocks), as they would
+    /// one by one.
+    pub(super) fn record_quiet(&mut self, first: u64, last: u64, chain: &Chain) {
+        let count = last - first + 1;
+        self.totals.blocks = self.totals.blocks.saturating_add(count);
+        if self.skip_rows {
+            return;
+        }
+        let b = chain.block(last).expect("a quiet height of the chain's");
+        let row = BlockRow {
+            height: first,
+            count,
+            ..BlockRow::of(&b)
+        };
+        match self.rows.last_mut() {
+            Some(prev) if self.last_row_eventless && prev.absorbs(&row) => prev.absorb(&row),
+            _ => {
+                self.rows.push(row);
+                self.last_row_eventless = true;
+            }
+        }
+    }
+
     pub(super) fn record_block(&mut self, b: &Block) {
         let t = &mut self.totals;
         t.blocks = t.blocks.saturating_add(1);
@@ -239,6 +264,9 @@ impl Run {
         }
     }
 }
+
+/// What a run hands to its observer ([`Scenario::run_jumping`]): the node's steps of sealing.
+pub use crate::node::MineStep as Played;
 
 impl Scenario {
     /// Plays the fixture on a fresh devnet. `on_block` sees every sealed block.
@@ -267,12 +295,49 @@ impl Scenario {
     /// [`run_devnet`](Self::run_devnet) where `on_block` may end the run after any block
     /// (`ControlFlow::Break`: the report covers the blocks played). A run that the fixture's
     /// length or a refused command stops is reported with [`Report::refused`] naming the
-    /// fixture's file, line and field; the summary covers the blocks played.
+    /// fixture's file, line and field; the summary covers the blocks played. Every height is
+    /// sealed and handed out one by one; [`run_jumping`](Self::run_jumping) plays the same run
+    /// with quiet heights jumped.
     pub fn run_with(
         &self,
         runtime: Arc<dyn ActorRuntime>,
         opts: RunOptions,
         on_block: &mut dyn FnMut(&Block, &Chain) -> ControlFlow<()>,
+    ) -> Result<(Report, NodeCore), NodeError> {
+        self.play(runtime, opts, false, &mut |step, chain| match step {
+            Played::Block(b) => on_block(b, chain),
+            Played::Quiet { first, last } => {
+                for h in first..=last {
+                    let b = chain.block(h).expect("a height just sealed");
+                    on_block(&b, chain)?;
+                }
+                ControlFlow::Continue(())
+            }
+        })
+    }
+
+    /// [`run_with`](Self::run_with) with the heights where the fixture does nothing (no
+    /// deploy, step or state expectation) mined in one node request each, whose quiet heights
+    /// are jumped (see `chain::quiet`): a run of a million empty heights costs what its busy
+    /// heights cost. `on_step` sees every block where something happened and each run of
+    /// quiet heights as one [`Played::Quiet`] (`Chain::block` rebuilds any of its blocks), and
+    /// may end the run after any of them. The report, the roots and the hashes are those of
+    /// `run_with`.
+    pub fn run_jumping(
+        &self,
+        runtime: Arc<dyn ActorRuntime>,
+        opts: RunOptions,
+        on_step: &mut dyn FnMut(Played<'_>, &Chain) -> ControlFlow<()>,
+    ) -> Result<(Report, NodeCore), NodeError> {
+        self.play(runtime, opts, true, on_step)
+    }
+
+    fn play(
+        &self,
+        runtime: Arc<dyn ActorRuntime>,
+        opts: RunOptions,
+        jump: bool,
+        on_step: &mut dyn FnMut(Played<'_>, &Chain) -> ControlFlow<()>,
     ) -> Result<(Report, NodeCore), NodeError> {
         let mut devnet = NodeCore::new(NodeConfig::headless(
             self.genesis.clone(),
@@ -292,6 +357,7 @@ impl Scenario {
         if let Err(e) = self.check_length(last) {
             run.refused = Some(e.to_string());
         }
+        let deploys: BTreeSet<u64> = self.actors.iter().map(|a| a.at).collect();
         let mut step_idx = 0;
         while run.refused.is_none() && devnet.chain().pending_height() <= last {
             let h = devnet.chain().pending_height();
@@ -302,6 +368,37 @@ impl Scenario {
                     run.checks.push(c);
                 }
             }
+            // The heights before the fixture's next deploy, step or state expectation: one
+            // request, its quiet heights jumped.
+            let busy = [
+                deploys.range(h..).next().copied(),
+                self.steps.get(step_idx).map(|ps| ps.step.at()),
+                state_at.range(h..).next().map(|(at, _)| *at),
+            ];
+            let until = busy
+                .into_iter()
+                .flatten()
+                .fold(last, |m, at| m.min(at.saturating_sub(1)));
+            if jump && until >= h {
+                let mut stop = false;
+                devnet.mine_with(until - h + 1, &mut |step, chain| {
+                    match step {
+                        Played::Block(b) => {
+                            run.funds_conserved &= chain.funds_conserved();
+                            run.record_block(b);
+                        }
+                        Played::Quiet { first, last } => run.record_quiet(first, last, chain),
+                    }
+                    let flow = on_step(step, chain);
+                    stop = flow.is_break();
+                    flow
+                });
+                while devnet.poll_event().is_some() {}
+                if stop {
+                    break;
+                }
+                continue;
+            }
             self.deploy_actors(h, &mut devnet, &mut run);
             let halt = self.play_steps(h, &mut step_idx, &mut devnet, &mut run);
             let block = devnet.apply(Mine { blocks: 1 })?.head;
@@ -310,7 +407,7 @@ impl Scenario {
             let chain = devnet.chain();
             run.funds_conserved &= chain.funds_conserved();
             run.record_block(&block);
-            let flow = on_block(&block, chain);
+            let flow = on_step(Played::Block(&block), chain);
             for pe in state_at.remove(&h).unwrap_or_default() {
                 run.checks
                     .push(self.check_state(pe, chain, &run.labels, &run.events));

@@ -774,6 +774,50 @@ impl CalendarQueue {
         moved
     }
 
+    /// How many heights from [`next_height`](Self::next_height) on, at most `limit`, a block
+    /// would find nothing at: no handle in their buckets, no deferral waiting to be recorded,
+    /// and no epoch maintenance left in the epoch (both horizons already at the targets
+    /// [`maintain`](Self::maintain) moves them to during it). The count stops at the end of the
+    /// epoch, whose first height may move a horizon. [`skip_quiet`](Self::skip_quiet) moves past
+    /// such heights at once; the cost is a scan of empty buckets, nothing per timer.
+    pub fn quiet_heights(&self, limit: u64) -> u64 {
+        if limit == 0 || !self.deferrals.is_empty() {
+            return 0;
+        }
+        let eb = self.cfg.epoch_blocks;
+        let h = self.next_height;
+        let e = h / eb;
+        let ring_target = e.saturating_add(2).saturating_mul(eb);
+        let epoch_target = e
+            .saturating_add(self.cfg.epoch_slots)
+            .saturating_add(1)
+            .saturating_mul(eb);
+        if self.ring_horizon < ring_target || self.epoch_horizon < epoch_target {
+            return 0;
+        }
+        let end = e
+            .saturating_add(1)
+            .saturating_mul(eb)
+            .min(h.saturating_add(limit));
+        let mut x = h;
+        while x < end && self.ring[self.ring_pos(x)].is_empty() {
+            x += 1;
+        }
+        x - h
+    }
+
+    /// Moves past `n` heights counted by [`quiet_heights`](Self::quiet_heights): the state is
+    /// the one `n` rounds of [`maintain`](Self::maintain) and [`take_due`](Self::take_due) that
+    /// find nothing leave, only `next_height` changes.
+    pub fn skip_quiet(&mut self, n: u64) {
+        debug_assert!(
+            self.quiet_heights(n) == n,
+            "skip_quiet past a height with work"
+        );
+        self.flush_retired();
+        self.next_height += n;
+    }
+
     /// Moves the queue to `height` without draining the heights in between (a halted chain
     /// resuming, CIP-5 §8 "resume-after-outage"). Timers of the skipped heights become due at
     /// `height`, ordered by (height, seq). Rebuilds the tiers: O(n log n), a rare operation.
