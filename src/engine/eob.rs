@@ -57,10 +57,7 @@ impl Deferral {
         v.extend_from_slice(&self.timer_id.0);
         v.extend_from_slice(&self.actor.0);
         v.extend_from_slice(&self.height.to_be_bytes());
-        v.push(match self.reason {
-            DeferReason::Lane => 0,
-            DeferReason::GcBudget => 1,
-        });
+        v.push(self.reason.tag());
         v
     }
 }

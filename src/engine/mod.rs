@@ -10,6 +10,7 @@ pub mod error;
 pub mod events;
 pub mod merkle;
 pub mod queue;
+pub mod scheduler;
 pub mod timer;
 pub mod types;
 
