@@ -6,8 +6,9 @@
 //! of one custom GBA call over the default.
 //!
 //! Setup: 10 Rhai actors each schedule 1,000 timers for one height from `deploy()` with
-//! `gas_limit: 1_000` and no fee parameters (so the GBA prices them); the lane
-//! (`lane_timer_cycles`) holds all 10,000 reservations.
+//! `gas_limit: 2_000` (the 1,000 base cycles of a fire and the no-op handler) and no fee
+//! parameters (so the GBA prices them); the lane (`lane_timer_cycles`) holds all 10,000
+//! reservations.
 //!
 //! Run: `cargo bench --bench gba_call`. Target: ≤ 5 µs per fire over the default GBA.
 
@@ -29,7 +30,7 @@ const TIMERS = 1_000;
 
 fn deploy() {
     for i in 0..global::TIMERS {
-        schedule_timer_ex(global::DUE, "", #{ gas_limit: 1_000 });
+        schedule_timer_ex(global::DUE, "", #{ gas_limit: 2_000 });
     }
 }
 
@@ -54,7 +55,7 @@ fn prepared(source: &str) -> Chain {
         scheduler: SchedulerKind::Eip1559,
         timer: TimerConfig {
             max_cells_per_fire: 1_000,
-            lane_timer_cycles: 2 * FIRES * 1_000,
+            lane_timer_cycles: 2 * FIRES * 2_000,
             ..TimerConfig::default()
         },
         accounts: vec![GenesisAccount {
