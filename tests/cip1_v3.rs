@@ -113,15 +113,11 @@ fn count(b: &Block, k: EventKind) -> usize {
 fn establish_p50(c: &mut Chain, tips: [u128; 3]) -> u64 {
     let h = c.pending_height() + 1;
     for t in tips {
-        schedule(c, actor_c_or_a(c), fee(h, 10 * S, t));
+        schedule(c, actor_a(), fee(h, 10 * S, t));
     }
     seal_until(c, h);
     c.seal_block();
     h
-}
-
-fn actor_c_or_a(_: &Chain) -> Address {
-    actor_a()
 }
 
 // ---- §5 the timer-lane basefee ----------------------------------------------------------------
@@ -531,7 +527,7 @@ fn cip1_v3_3_step7_effective_priority_orders_the_lane_and_outbids() {
     seal_until(&mut c, h);
     let b = c.seal_block().clone();
     let mut want: Vec<(u128, TimerId)> = tips.iter().copied().zip(ids.clone()).collect();
-    want.sort_by(|a, b| b.0.cmp(&a.0));
+    want.sort_by_key(|w| std::cmp::Reverse(w.0));
     let order: Vec<TimerId> = want.iter().take(8).map(|(_, id)| *id).collect();
     assert_eq!(fired(&b), order, "effective priority descending");
     assert_eq!(lane(&c, h).deferred, 1);
