@@ -1080,7 +1080,7 @@ fn cip1_v3_13_2_activation_from_the_cli_flags() {
     let csv = dir.join("h.csv");
     let run = |extra: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_cowboy-devnet"))
-            .args(["run", "heartbeat", "-q", "--blocks", "12", "--csv"])
+            .args(["run", "heartbeat", "-q", "--csv"])
             .arg(&csv)
             .args(extra)
             .output()
