@@ -12,6 +12,9 @@
 //!   histogram of counts for the median).
 //! * `naive/N`: the same ring and totals, with the median recomputed each block by collecting
 //!   and sorting every known actor's count.
+//! * `lookup_floor/N`: the least memory work a block implies: look up each actor of the block
+//!   recorded and of the block leaving the window in an index of all N actors and add to its
+//!   total. It shows how much of the N-dependence is the cache, not the algorithm.
 //!
 //! Run: `cargo bench --bench fairness_update`. Target: `record_block` at 100,000 actors within
 //! 1.2x of 1,000.
@@ -117,6 +120,24 @@ fn bench(c: &mut Criterion) {
         }
         assert_eq!(f.actor_count() as u64, n);
         assert_eq!(f.median(), naive.median);
+        // The floor: one block's memory traffic alone, a lookup of each of its actors in an
+        // index of all N and a touch of that actor's totals, plus the same for the block that
+        // leaves the window.
+        let index: hashbrown::HashMap<Address, u32> =
+            (0..n).map(|i| (actor(i), i as u32)).collect();
+        let mut totals = vec![0u64; n as usize];
+        let mut h = WINDOW;
+        g.bench_with_input(BenchmarkId::new("lookup_floor", n), &n, |b, _| {
+            b.iter(|| {
+                h += 1;
+                for hh in [h, h - WINDOW] {
+                    let (fi, _) = &bl[(hh % PERIOD) as usize];
+                    for (a, c) in fi {
+                        totals[index[a] as usize] += *c as u64;
+                    }
+                }
+            })
+        });
         let mut h = WINDOW;
         g.bench_with_input(BenchmarkId::new("record_block", n), &n, |b, _| {
             b.iter(|| {
