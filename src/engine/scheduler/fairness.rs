@@ -333,7 +333,7 @@ impl Fairness {
                 }
             })
             .collect();
-        rows.sort_unstable_by(|x, y| x.actor.cmp(&y.actor));
+        rows.sort_unstable_by_key(|r| r.actor);
         rows
     }
 
