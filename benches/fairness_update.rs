@@ -44,6 +44,8 @@ fn actor(i: u64) -> Address {
 }
 
 type Counts = BTreeMap<Address, u32>;
+/// A block in the naive ring: its height and `(actor, fires, deferrals)` rows.
+type NaiveBlock = (u64, Vec<(Address, u32, u32)>);
 
 /// The fires and deferrals of block `h mod PERIOD` with `n` actors.
 fn blocks(n: u64) -> Vec<(Counts, Counts)> {
@@ -65,7 +67,7 @@ fn blocks(n: u64) -> Vec<(Counts, Counts)> {
 /// recomputed by collecting and sorting all actors' counts.
 #[derive(Default)]
 struct Naive {
-    ring: VecDeque<(u64, Vec<(Address, u32, u32)>)>,
+    ring: VecDeque<NaiveBlock>,
     totals: BTreeMap<Address, (u64, u64)>,
     median: u64,
 }
