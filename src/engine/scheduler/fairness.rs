@@ -7,11 +7,14 @@
 //! The window is kept as a ring of per-block lists of `(actor, fires, deferrals)` (only blocks
 //! that had any), not as a `window_blocks`-slot ring per actor as §8 sketches: the per-block
 //! cost then follows the actors of the block recorded and of the block leaving the window, not
-//! all known actors, and memory follows the fires rather than `8 KiB` per actor. Totals per
-//! actor and a histogram of the totals (number of actors per fire count) are kept beside it, so
-//! the median is a walk over the distinct counts, not a sort of all actors.
+//! all known actors, and memory follows the fires rather than `8 KiB` per actor. Beside it:
+//! per-actor totals in a slab (the ring names actors by slot, so a block leaving the window
+//! needs no lookup), an address → slot index, and a histogram of the totals (number of actors
+//! per fire count) from which the median is read by a walk over the counts up to it.
 //!
-//! Everything is ordered (`BTreeMap`, `VecDeque`); nothing depends on hash-map order.
+//! Nothing depends on hash-map order: the index is only looked up, never iterated for a
+//! result; rows, dumps and the state encoding name actors by address, in ascending order or in
+//! the order of the ring. Slot numbers are internal and never leave this type.
 
 use super::lane::BPS;
 use crate::engine::types::{Address, HashEncode, HashEncoder};
@@ -25,44 +28,125 @@ pub const W_MAX_BPS: u32 = 2 * BPS;
 /// `FAIRNESS_WINDOW_BLOCKS` (§8).
 pub const FAIRNESS_WINDOW_BLOCKS: u64 = 1_000;
 
-/// One block's fires and deferrals per actor (actors ascending, no all-zero row).
+/// One block's fires and deferrals per actor, as stored: actors ascending, no all-zero row.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct BlockCounts {
     height: u64,
     rows: Vec<(Address, u32, u32)>,
 }
 
+/// One block in the ring: rows name actors by slot (in ascending address order).
+#[derive(Clone, Debug)]
+struct Block {
+    height: u64,
+    rows: Vec<(u32, u32, u32)>,
+}
+
 /// An actor's totals over the window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Totals {
     fires: u64,
     deferrals: u64,
 }
 
 /// What is stored (dumps, snapshots): the window length and the blocks in it. The totals, the
-/// histogram and the median are rebuilt from them.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// index, the histogram and the median are rebuilt from them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 struct FairnessState {
     window_blocks: u64,
     blocks: Vec<BlockCounts>,
 }
 
+/// Counts below this are histogram slots in a vector; larger ones go to a map.
+const HIST_DENSE: u64 = 4_096;
+
+/// Number of actors per fire count (counts ≥ 1).
+#[derive(Clone, Debug, Default)]
+struct Histogram {
+    dense: Vec<u64>,
+    sparse: BTreeMap<u64, u64>,
+}
+
+impl Histogram {
+    fn inc(&mut self, count: u64) {
+        if count < HIST_DENSE {
+            let i = count as usize;
+            if self.dense.len() <= i {
+                self.dense.resize(i + 1, 0);
+            }
+            self.dense[i] += 1;
+        } else {
+            *self.sparse.entry(count).or_insert(0) += 1;
+        }
+    }
+
+    fn dec(&mut self, count: u64) {
+        if count < HIST_DENSE {
+            self.dense[count as usize] -= 1;
+        } else {
+            let n = self.sparse.get_mut(&count).expect("count in histogram");
+            *n -= 1;
+            if *n == 0 {
+                self.sparse.remove(&count);
+            }
+        }
+    }
+
+    /// The count at 0-based `rank` in ascending order.
+    fn nth(&self, rank: u64) -> u64 {
+        let mut seen = 0;
+        for (count, &n) in self.dense.iter().enumerate() {
+            seen += n;
+            if seen > rank {
+                return count as u64;
+            }
+        }
+        for (&count, &n) in &self.sparse {
+            seen += n;
+            if seen > rank {
+                return count;
+            }
+        }
+        unreachable!("rank beyond the histogram")
+    }
+}
+
 /// The §8 window state.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(from = "FairnessState", into = "FairnessState")]
 pub struct Fairness {
     window: u64,
     /// The blocks in the window that had a fire or a deferral, oldest first.
-    blocks: VecDeque<BlockCounts>,
-    /// Every actor with a fire or a deferral in the window.
-    actors: BTreeMap<Address, Totals>,
-    /// Number of actors per fire count, for counts ≥ 1.
-    hist: BTreeMap<u64, u64>,
+    blocks: VecDeque<Block>,
+    /// Slot of every actor with a fire or a deferral in the window (looked up only).
+    index: hashbrown::HashMap<Address, u32>,
+    /// Totals and address per slot; free slots are listed in `free`.
+    totals: Vec<Totals>,
+    addrs: Vec<Address>,
+    free: Vec<u32>,
+    hist: Histogram,
     /// Actors with at least one fire in the window (the histogram's total).
     firing: u64,
     /// The network median (§8), kept current.
     median: u64,
 }
+
+impl PartialEq for Fairness {
+    /// Equal windows: the same length and the same blocks (what the state encoding commits).
+    fn eq(&self, other: &Self) -> bool {
+        self.window == other.window
+            && self.blocks.len() == other.blocks.len()
+            && self.blocks.iter().zip(&other.blocks).all(|(a, b)| {
+                a.height == b.height
+                    && a.rows.len() == b.rows.len()
+                    && a.rows.iter().zip(&b.rows).all(|(x, y)| {
+                        self.addrs[x.0 as usize] == other.addrs[y.0 as usize]
+                            && (x.1, x.2) == (y.1, y.2)
+                    })
+            })
+    }
+}
+impl Eq for Fairness {}
 
 /// One actor's row for `scheduler_fairness`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -84,10 +168,16 @@ impl From<FairnessState> for Fairness {
     fn from(s: FairnessState) -> Self {
         let mut f = Fairness::new(s.window_blocks);
         for b in s.blocks {
-            for &(a, fires, defs) in &b.rows {
-                f.add(a, fires, defs);
-            }
-            f.blocks.push_back(b);
+            let rows: Vec<(u32, u32, u32)> = b
+                .rows
+                .into_iter()
+                .map(|(a, fires, defs)| (f.slot(a), fires, defs))
+                .collect();
+            f.apply(&rows, true);
+            f.blocks.push_back(Block {
+                height: b.height,
+                rows,
+            });
         }
         f.median = f.compute_median();
         f
@@ -98,7 +188,7 @@ impl From<Fairness> for FairnessState {
     fn from(f: Fairness) -> Self {
         FairnessState {
             window_blocks: f.window,
-            blocks: f.blocks.into(),
+            blocks: f.blocks.iter().map(|b| f.stored(b)).collect(),
         }
     }
 }
@@ -109,8 +199,11 @@ impl Fairness {
         Fairness {
             window: window_blocks.max(1),
             blocks: VecDeque::new(),
-            actors: BTreeMap::new(),
-            hist: BTreeMap::new(),
+            index: hashbrown::HashMap::new(),
+            totals: Vec::new(),
+            addrs: Vec::new(),
+            free: Vec::new(),
+            hist: Histogram::default(),
             firing: 0,
             median: 0,
         }
@@ -130,14 +223,20 @@ impl Fairness {
         weight_bps(self.recent_fires(actor), self.median)
     }
 
+    fn get(&self, actor: &Address) -> Totals {
+        self.index
+            .get(actor)
+            .map_or_else(Totals::default, |&s| self.totals[s as usize])
+    }
+
     /// Fires of `actor` in the window.
     pub fn recent_fires(&self, actor: &Address) -> u64 {
-        self.actors.get(actor).map_or(0, |t| t.fires)
+        self.get(actor).fires
     }
 
     /// Deferrals of `actor`'s timers in the window.
     pub fn recent_deferrals(&self, actor: &Address) -> u64 {
-        self.actors.get(actor).map_or(0, |t| t.deferrals)
+        self.get(actor).deferrals
     }
 
     /// The network median of recent fires over the actors with at least one fire in the window,
@@ -170,46 +269,45 @@ impl Fairness {
         let mut fi = fires.iter().filter(|(_, n)| **n > 0).peekable();
         let mut di = deferrals.iter().filter(|(_, n)| **n > 0).peekable();
         loop {
-            let row = match (fi.peek(), di.peek()) {
+            let (a, f, d) = match (fi.peek(), di.peek()) {
                 (None, None) => break,
-                (Some((a, f)), None) => {
-                    let r = (**a, **f, 0);
+                (Some(&(a, &f)), None) => {
                     fi.next();
-                    r
+                    (*a, f, 0)
                 }
-                (None, Some((a, d))) => {
-                    let r = (**a, 0, **d);
+                (None, Some(&(a, &d))) => {
                     di.next();
-                    r
+                    (*a, 0, d)
                 }
-                (Some((fa, f)), Some((da, d))) => match fa.cmp(da) {
+                (Some(&(fa, &f)), Some(&(da, &d))) => match fa.cmp(da) {
                     std::cmp::Ordering::Less => {
-                        let r = (**fa, **f, 0);
                         fi.next();
-                        r
+                        (*fa, f, 0)
                     }
                     std::cmp::Ordering::Greater => {
-                        let r = (**da, 0, **d);
                         di.next();
-                        r
+                        (*da, 0, d)
                     }
                     std::cmp::Ordering::Equal => {
-                        let r = (**fa, **f, **d);
                         fi.next();
                         di.next();
-                        r
+                        (*fa, f, d)
                     }
                 },
             };
-            rows.push(row);
+            rows.push((a, f, d));
         }
         if rows.is_empty() {
             return;
         }
-        for &(a, f, d) in &rows {
-            self.add(a, f, d);
-        }
-        self.blocks.push_back(BlockCounts { height, rows });
+        // Slots first, then the totals they name, then the updates: each pass is a tight loop
+        // of independent loads, so the memory misses of a large map overlap.
+        let rows: Vec<(u32, u32, u32)> = rows
+            .into_iter()
+            .map(|(a, f, d)| (self.slot(a), f, d))
+            .collect();
+        self.apply(&rows, true);
+        self.blocks.push_back(Block { height, rows });
         self.median = self.compute_median();
     }
 
@@ -222,15 +320,21 @@ impl Fairness {
 
     /// One row per actor in the window, sorted by actor.
     pub fn rows(&self) -> Vec<FairnessRow> {
-        self.actors
+        let mut rows: Vec<FairnessRow> = self
+            .index
             .iter()
-            .map(|(a, t)| FairnessRow {
-                actor: *a,
-                recent_fires: t.fires,
-                recent_deferrals: t.deferrals,
-                weight_bps: weight_bps(t.fires, self.median),
+            .map(|(a, &s)| {
+                let t = self.totals[s as usize];
+                FairnessRow {
+                    actor: *a,
+                    recent_fires: t.fires,
+                    recent_deferrals: t.deferrals,
+                    weight_bps: weight_bps(t.fires, self.median),
+                }
             })
-            .collect()
+            .collect();
+        rows.sort_unstable_by_key(|r| r.actor);
+        rows
     }
 
     /// True when nothing is in the window (every actor has W = 2).
@@ -240,7 +344,19 @@ impl Fairness {
 
     /// Number of actors in the window.
     pub fn actor_count(&self) -> usize {
-        self.actors.len()
+        self.index.len()
+    }
+
+    /// A ring block as stored, actors by address.
+    fn stored(&self, b: &Block) -> BlockCounts {
+        BlockCounts {
+            height: b.height,
+            rows: b
+                .rows
+                .iter()
+                .map(|&(s, f, d)| (self.addrs[s as usize], f, d))
+                .collect(),
+        }
     }
 
     /// Drops the blocks at or below `height − window`.
@@ -251,9 +367,7 @@ impl Fairness {
         let mut changed = false;
         while self.blocks.front().is_some_and(|b| b.height <= cutoff) {
             let b = self.blocks.pop_front().expect("checked non-empty");
-            for &(a, f, d) in &b.rows {
-                self.sub(a, f, d);
-            }
+            self.apply(&b.rows, false);
             changed = true;
         }
         if changed {
@@ -261,46 +375,61 @@ impl Fairness {
         }
     }
 
-    fn add(&mut self, a: Address, f: u32, d: u32) {
-        let t = self.actors.entry(a).or_default();
-        let old = t.fires;
-        t.fires += f as u64;
-        t.deferrals += d as u64;
-        let new = t.fires;
-        if new != old {
-            self.move_count(old, new);
+    /// Adds (`add`) or removes a block's rows to or from the totals and the histogram.
+    fn apply(&mut self, rows: &[(u32, u32, u32)], add: bool) {
+        let olds: Vec<Totals> = rows.iter().map(|r| self.totals[r.0 as usize]).collect();
+        for (&(s, f, d), old) in rows.iter().zip(olds) {
+            let t = if add {
+                Totals {
+                    fires: old.fires + f as u64,
+                    deferrals: old.deferrals + d as u64,
+                }
+            } else {
+                Totals {
+                    fires: old.fires - f as u64,
+                    deferrals: old.deferrals - d as u64,
+                }
+            };
+            self.totals[s as usize] = t;
+            if t.fires != old.fires {
+                self.move_count(old.fires, t.fires);
+            }
+            if !add && t.fires == 0 && t.deferrals == 0 {
+                self.index.remove(&self.addrs[s as usize]);
+                self.free.push(s);
+            }
         }
     }
 
-    fn sub(&mut self, a: Address, f: u32, d: u32) {
-        let Some(t) = self.actors.get_mut(&a) else {
-            debug_assert!(false, "a block leaving the window names an unknown actor");
-            return;
-        };
-        let old = t.fires;
-        t.fires -= f as u64;
-        t.deferrals -= d as u64;
-        let new = t.fires;
-        if t.fires == 0 && t.deferrals == 0 {
-            self.actors.remove(&a);
-        }
-        if new != old {
-            self.move_count(old, new);
+    /// `a`'s slot, created (with zero totals) if `a` is not in the window.
+    fn slot(&mut self, a: Address) -> u32 {
+        match self.index.entry(a) {
+            hashbrown::hash_map::Entry::Occupied(e) => *e.get(),
+            hashbrown::hash_map::Entry::Vacant(e) => {
+                let s = match self.free.pop() {
+                    Some(s) => {
+                        self.addrs[s as usize] = a;
+                        s
+                    }
+                    None => {
+                        self.totals.push(Totals::default());
+                        self.addrs.push(a);
+                        (self.totals.len() - 1) as u32
+                    }
+                };
+                *e.insert(s)
+            }
         }
     }
 
     /// Moves one actor in the histogram from fire count `old` to `new` (0 = not in it).
     fn move_count(&mut self, old: u64, new: u64) {
         if old > 0 {
-            let n = self.hist.get_mut(&old).expect("count in histogram");
-            *n -= 1;
-            if *n == 0 {
-                self.hist.remove(&old);
-            }
+            self.hist.dec(old);
             self.firing -= 1;
         }
         if new > 0 {
-            *self.hist.entry(new).or_insert(0) += 1;
+            self.hist.inc(new);
             self.firing += 1;
         }
     }
@@ -310,15 +439,7 @@ impl Fairness {
         if self.firing == 0 {
             return 0;
         }
-        let rank = (self.firing - 1) / 2;
-        let mut seen = 0;
-        for (&count, &n) in &self.hist {
-            seen += n;
-            if seen > rank {
-                return count;
-            }
-        }
-        unreachable!("the histogram holds `firing` actors")
+        self.hist.nth((self.firing - 1) / 2)
     }
 }
 
@@ -343,10 +464,10 @@ impl HashEncode for Fairness {
         for b in &self.blocks {
             e.u64(b.height);
             e.length(b.rows.len());
-            for (a, f, d) in &b.rows {
-                e.raw(&a.0);
-                e.u32(*f);
-                e.u32(*d);
+            for &(s, f, d) in &b.rows {
+                e.raw(&self.addrs[s as usize].0);
+                e.u32(f);
+                e.u32(d);
             }
         }
     }

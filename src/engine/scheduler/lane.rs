@@ -50,8 +50,9 @@ impl Default for LaneParams {
 /// `step = floor(basefee × min(|used − target|, target) × max_step_bps / (target × 10,000))`,
 /// i.e. EIP-1559's `basefee × |used − target| / target / 8` with the 1/8 from `max_step_bps`,
 /// floored; then **a non-zero deviation moves the fee by at least 1 nano**, so small fees do not
-/// stick (go-ethereum's `CalcBaseFee` floors the same step, so a fee of 7 never falls and, with
-/// its `max(1, …)` only on the way up, 0 never rises). `next = basefee + step` above target,
+/// stick: go-ethereum's `CalcBaseFee` floors the same step and has its `max(1, …)` on the way up
+/// only, so a fee of 7 or less never falls there, and a floored step without that least step
+/// never raises one either. `next = basefee + step` above target,
 /// `basefee − step` below, and never less than `min_basefee_nanos` (default 8): the fee never
 /// reaches 0 and, at or above 8, a 1-nano step is at most 12.5 %, so `|next − basefee| ≤
 /// basefee × max_step_bps / 10,000` whenever `basefee ≥ 8`. The spec's literal

@@ -120,10 +120,12 @@ pub fn select(cands: &[Candidate], lane_left: u64, per_fire_cap: u64) -> Selecti
                 top.get_or_insert(key.eff);
             }
         }
-        // The rest can only be selected if it fits the room left.
-        let rest = pool.split_off(k);
-        pool = rest;
-        pool.retain(|key| key.budget <= room);
+        // The rest can only be selected if it fits the room left (the room only shrinks).
+        let mut seen = 0;
+        pool.retain(|key| {
+            seen += 1;
+            seen > k && key.budget <= room
+        });
         chunk = chunk.saturating_mul(2);
     }
     let mut deferred = Vec::with_capacity(cands.len() - selected.len());
