@@ -1099,3 +1099,37 @@ fn cip1_v3_13_2_activation_from_the_cli_flags() {
     assert_eq!(run(&["--activation-height", "0"]).status.code(), Some(64));
     assert_eq!(run(&["--scheduler", "lifo"]).status.code(), Some(64));
 }
+
+/// Spec note "CIP-1 state in the root": a chain that never activates keeps CIP-5's state roots
+/// exactly. The roots below are the final roots of shipped fixtures with deferrals (carried
+/// timers) as sealed before CIP-1 v3 was built in.
+#[test]
+fn cip1_v3_13_2_a_fifo_only_chain_keeps_its_cip5_state_roots() {
+    use cowboy_devnet::scenario::RunOptions;
+    use cowboy_devnet::scenario::runner::disk_loader;
+    for (path, root) in [
+        (
+            "fixtures/demo.toml",
+            "0x7f01c25738ef3ad2dc5872c9155bd02748336711cd963df667d09197807b1965",
+        ),
+        (
+            "fixtures/storm.toml",
+            "0x0fb4f681c0e1596742e40136691dfadb2bc430a7c57b896137222d5b1fddbc8e",
+        ),
+        (
+            "fixtures/outage.toml",
+            "0x574bb99c15e62c43e421f0016d76b2aa0ddcefca29375eca36c429ab640101c3",
+        ),
+    ] {
+        let lf = LoadedFixture::read(std::path::Path::new(path)).unwrap();
+        let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader).unwrap();
+        let r = s
+            .run(
+                DevnetRuntime::shared(),
+                RunOptions::default(),
+                &mut |_, _| {},
+            )
+            .unwrap();
+        assert_eq!(r.summary.final_state_root.to_string(), root, "{path}");
+    }
+}
