@@ -221,7 +221,10 @@ fn write_report(p: &Path, report: &Report) -> Result<()> {
 }
 
 pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
-    let scenario = load(&a.fixture)?;
+    let mut scenario = load(&a.fixture)?;
+    scenario
+        .set_scheduler(a.sched.scheduler, a.sched.activation_height)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let total = a.blocks.unwrap_or(scenario.default_blocks);
     if !a.quiet {
         print_header(&scenario, total, out);

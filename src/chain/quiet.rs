@@ -30,6 +30,15 @@
 //!   stored (`Chain::test_hook_no_quiet`), one jumped, or one mined in any mix of requests has
 //!   the same header, root and hash at every height (tests/long_jump.rs).
 //!
+//! Under CIP-1 v3's eip1559 scheduler a height is quiet only if, on top of the above, the
+//! lane's state does not move: the lane basefee is at its floor (an empty lane lowers any
+//! higher basefee by at least 1 nano a block, contract decision 2), the last p50 tip is 0, the
+//! last block's cycle usage is 0 and the fairness window is empty (so that no block can leave
+//! it). A height where any of these moves is sealed with a stored (empty) body; after a busy
+//! stretch the chain is therefore sealed block by block until the basefee has decayed to its
+//! floor and the window has emptied (at most `fairness_window_blocks` heights after the last
+//! fire or deferral), then quietly again.
+//!
 //! Quiet heights are not listed by [`Chain::blocks`], which lists the stored bodies.
 
 use super::*;
@@ -101,6 +110,9 @@ pub struct QuietRun {
     pending: u64,
     /// The `parent_hash` of every height of the run (see the module docs).
     anchor: H256,
+    /// The lane statistics every height of the run shares (CIP-1 v3 §5: nothing selected or
+    /// deferred, the basefee unchanged).
+    lane: LaneStats,
 }
 
 fn empty_body_hash() -> H256 {
@@ -170,26 +182,38 @@ impl Chain {
         {
             return 0;
         }
+        let first = self.height + 1;
+        let capacity = self.timer_config().lane_timer_cycles;
+        // CIP-1 v3: the lane's state must stand still over the heights jumped (see the module
+        // docs), and the jump stops below the activation block, which starts the lane.
+        let Some(max) = self.engine.cip1_rest_heights(first, capacity, max) else {
+            return 0;
+        };
         let n = self.engine.quiet_heights(max);
         if n == 0 {
             return 0;
         }
+        let lane = LaneStats {
+            scheduler: self.engine.scheduler_at(first),
+            basefee: self.engine.lane_basefee(self.fee_quote().cycle_basefee),
+            capacity,
+            ..Default::default()
+        };
         self.quiet_head = None;
         self.engine.skip_quiet(n);
-        let first = self.height + 1;
-        self.push_quiet(first, first + n - 1);
+        self.push_quiet(first, first + n - 1, lane);
         n
     }
 
     /// Seals the open block as a quiet height (the caller checked it is one).
-    pub(super) fn seal_quiet(&mut self) {
+    pub(super) fn seal_quiet(&mut self, lane: LaneStats) {
         let open = self.open.take().expect("open");
-        self.push_quiet(open.height, open.height);
+        self.push_quiet(open.height, open.height, lane);
     }
 
     /// Records the quiet heights `first..=last` (the queue already drained them) and makes the
     /// last the head: its root and hash are the only ones computed.
-    fn push_quiet(&mut self, first: u64, last: u64) {
+    fn push_quiet(&mut self, first: u64, last: u64, lane: LaneStats) {
         let q = self.engine.queue();
         let h = q.horizons();
         let reusable = q.deferrals().is_empty()
@@ -215,6 +239,7 @@ impl Chain {
                 && Arc::ptr_eq(&r.tpl, &tpl)
                 && r.proposer == self.proposer
                 && r.pending == pending
+                && r.lane == lane
         });
         if extends {
             Arc::make_mut(self.quiet.back_mut().expect("checked")).last = last;
@@ -226,6 +251,7 @@ impl Chain {
                 proposer: self.proposer,
                 pending,
                 anchor,
+                lane,
             }));
         }
         self.height = last;
@@ -250,6 +276,7 @@ impl Chain {
             eob: EobStats::default(),
             migrated: 0,
             pending: r.pending,
+            lane: r.lane.clone(),
         })
     }
 

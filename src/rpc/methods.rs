@@ -151,6 +151,7 @@ fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
             fee_payer,
             gas_limit,
             expires_at,
+            ..Default::default()
         },
     })
 }

@@ -685,7 +685,10 @@ pub(crate) fn life_entry(names: &BTreeMap<Address, String>, r: &EventRecord) -> 
                 new_expires_at,
                 ..
             } => format!("expires_at {old_expires_at} -> {new_expires_at}"),
-            TimerEvent::TimerConfigUpdated { .. } => String::new(),
+            TimerEvent::TimerConfigUpdated { .. }
+            | TimerEvent::TimerPriorityClampedAtSchedule { .. }
+            | TimerEvent::GbaFallback { .. }
+            | TimerEvent::SchedulerActivated { .. } => String::new(),
         },
         Event::Chain(_) => String::new(),
     };
@@ -709,6 +712,7 @@ pub(crate) fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
         fee_payer: req.fee_payer,
         gas_limit: req.gas_limit,
         expires_at: req.expires_at,
+        ..Default::default()
     }
 }
 
