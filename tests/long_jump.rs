@@ -270,9 +270,17 @@ fn cip5_5_1_every_height_of_a_jump_answers_block_and_timer_reads() {
 /// outage after height 4 (a ticker timer falls in it) and `middle` (steps or expectations
 /// between the long stretches).
 fn fixture(blocks: u64, middle: &str) -> Scenario {
+    fixture_with_chain(blocks, "", middle)
+}
+
+/// [`fixture`] with `chain` (keys of the `[chain]` table, e.g. the scheduler) added.
+fn fixture_with_chain(blocks: u64, chain: &str, middle: &str) -> Scenario {
     let text = format!(
         r#"name = "jump"
 blocks = {blocks}
+
+[chain]
+{chain}
 
 [chain.queue]
 epoch_blocks = 500
@@ -475,4 +483,44 @@ fn spec_note_42_roots_and_hashes_do_not_depend_on_how_the_heights_were_mined() {
         .filter(|h| h.body_hash != body_hash(&[], &[]))
         .count();
     assert!(busy >= 8, "{busy} blocks with a body");
+}
+
+#[test]
+fn cip1_v3_13_2_the_jump_gives_the_roots_of_full_sealing_under_eip1559_and_across_activation() {
+    // Under eip1559 a stretch is jumped only while the lane basefee sits at its floor and the
+    // fairness window is empty, and never across the activation height (Spec note 56): the
+    // runner's jumps, one height per request, and the node's Mines give the same headers.
+    for chain in ["scheduler = \"eip1559\"", "activation_height = 2_000"] {
+        const BLOCKS: u64 = 3_000;
+        let s = fixture_with_chain(BLOCKS, chain, "");
+        let (_, reference) = stepped(&s);
+        let (_, runner, longest) = jumped(&s);
+        assert_same_headers(&reference, &runner, chain);
+        assert!(
+            longest > 100,
+            "{chain}: quiet stretches are jumped ({longest})"
+        );
+        let mut node = s
+            .run_with(DevnetRuntime::shared(), opts(), &mut |b, _| {
+                if b.header.height >= 105 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .expect("runs")
+            .1;
+        node.apply(Mine {
+            blocks: BLOCKS - 105,
+        })
+        .expect("mine");
+        for h in 105..=BLOCKS {
+            let b = node.chain().block(h).expect("held");
+            assert_eq!(
+                Some(&b.header),
+                reference.get(&h),
+                "{chain}: Mine, header at {h}"
+            );
+        }
+    }
 }
