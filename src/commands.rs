@@ -241,7 +241,7 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
         .run_with(DevnetRuntime::shared(), opts, &mut |b, chain| {
             bar.set_position(b.header.height.min(total));
             if let Some(csv) = &mut csv {
-                csv.write(&BlockRow::of(b).csv());
+                csv.write(&BlockRow::of(b, chain).csv());
             }
             if a.quiet {
                 return ControlFlow::Continue(());

@@ -3,7 +3,7 @@
 //! `validate.rs`, a step's command in `translate.rs`, the expectations in `expect.rs`.
 
 use super::fixture::{Expect, LoadedFixture, Step};
-use super::report::{BlockRow, ExpectationResult, Report, StepOutcome, Summary};
+use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome, Summary};
 use super::translate::{StepContext, StepRequest, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
@@ -134,6 +134,8 @@ pub(super) struct Run {
     deployers: BTreeMap<String, Address>,
     /// The last row's blocks had no events (so an empty block may join it).
     last_row_eventless: bool,
+    /// Per-actor fires, deferrals, latencies and fees.
+    tally: ActorTally,
 }
 
 /// Counts over every block of a run.
@@ -144,6 +146,7 @@ struct Totals {
     deferred: u64,
     expired: u64,
     unfunded: u64,
+    full_lane_blocks: u64,
 }
 
 /// How one step went.
@@ -177,6 +180,7 @@ impl Run {
                 .map(|a| (a.name.clone(), a.deployer))
                 .collect(),
             last_row_eventless: false,
+            tally: ActorTally::default(),
         }
     }
 
@@ -215,8 +219,11 @@ impl Run {
         }
     }
 
-    pub(super) fn record_block(&mut self, b: &Block) {
+    pub(super) fn record_block(&mut self, b: &Block, chain: &Chain) {
+        let row = BlockRow::of(b, chain);
+        self.tally.record(&b.events);
         let t = &mut self.totals;
+        t.full_lane_blocks += u64::from(row.lane_full);
         t.blocks = t.blocks.saturating_add(1);
         t.fired = t.fired.saturating_add(b.eob.fired);
         t.deferred = t.deferred.saturating_add(b.eob.deferred);
@@ -226,7 +233,6 @@ impl Run {
         if self.skip_rows {
             return;
         }
-        let row = BlockRow::of(b);
         let eventless = b.events.is_empty();
         match self.rows.last_mut() {
             Some(prev) if eventless && self.last_row_eventless && prev.absorbs(&row) => {
@@ -309,7 +315,7 @@ impl Scenario {
             while devnet.poll_event().is_some() {}
             let chain = devnet.chain();
             run.funds_conserved &= chain.funds_conserved();
-            run.record_block(&block);
+            run.record_block(&block, chain);
             let flow = on_block(&block, chain);
             for pe in state_at.remove(&h).unwrap_or_default() {
                 run.checks
@@ -463,6 +469,8 @@ impl Scenario {
             pending: chain.engine().queue().len() as u64,
             supply: chain.supply(),
             burned: chain.burned(),
+            tipped: run.tally.tips(),
+            full_lane_blocks: t.full_lane_blocks,
             funds_conserved: run.funds_conserved,
             unexpected_step_errors: run.outcomes.iter().filter(|o| !o.as_expected).count() as u64,
             expectations_passed: run.checks.iter().filter(|c| c.passed).count() as u64,
@@ -476,6 +484,7 @@ impl Scenario {
             summary,
             expectations: run.checks,
             steps: run.outcomes,
+            actors: run.tally.rows(&self.address_book(), &|_| None),
             blocks: run.rows,
             events: run.events,
         }
