@@ -83,9 +83,7 @@ impl LaneFigures {
             }) = &r.event
             {
                 paid = paid.saturating_add(*tip);
-                tips.push(
-                    tip.saturating_mul(PRICE_SCALE) / u128::from((*cycles_used).max(1)),
-                );
+                tips.push(tip.saturating_mul(PRICE_SCALE) / u128::from((*cycles_used).max(1)));
             }
         }
         tips.sort_unstable();
@@ -95,7 +93,10 @@ impl LaneFigures {
             utilisation_bps: (u128::from(b.eob.lane_reserved) * 10_000 / u128::from(cap))
                 .min(u128::from(u32::MAX)) as u32,
             selected: b.eob.fired,
-            p50_tip: tips.get(tips.len().saturating_sub(1) / 2).copied().unwrap_or(0),
+            p50_tip: tips
+                .get(tips.len().saturating_sub(1) / 2)
+                .copied()
+                .unwrap_or(0),
             tips: paid,
             full: b.eob.deferred > 0,
         }
@@ -341,7 +342,9 @@ impl LatencyHistogram {
         if self.total == 0 {
             return 0;
         }
-        let rank = (u128::from(pct) * u128::from(self.total)).div_ceil(100).max(1) as u64;
+        let rank = (u128::from(pct) * u128::from(self.total))
+            .div_ceil(100)
+            .max(1) as u64;
         let mut seen = 0u64;
         for (b, n) in &self.counts {
             seen += n;

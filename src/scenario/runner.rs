@@ -7,7 +7,7 @@ use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome
 use super::translate::{StepContext, StepRequest, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
-use crate::engine::{Address, Failure, TimerConfig, TimerId};
+use crate::engine::{Address, Failure, SchedulerKind, TimerConfig, TimerId};
 use crate::node::{Halt, Mine, NodeConfig, NodeCore, NodeError, SendTx};
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -109,6 +109,18 @@ impl Scenario {
     /// Address of a fixture name.
     pub fn address(&self, name: &str) -> Option<Address> {
         self.names.get(name).copied()
+    }
+
+    /// Plays the fixture under `scheduler` instead of the one it names (`compare`).
+    /// `eip1559` without an activation height in the fixture is active from genesis; `fifo`
+    /// is never switched (any activation height of the fixture is dropped).
+    pub fn set_scheduler(&mut self, scheduler: SchedulerKind) {
+        self.genesis.scheduler = scheduler;
+    }
+
+    /// The scheduler the fixture's chain starts with.
+    pub fn scheduler(&self) -> SchedulerKind {
+        self.genesis.scheduler
     }
 
     /// The fixture's names by address (accounts, actors, `governance`, `proposer`).
