@@ -1043,3 +1043,98 @@ fn fixture_expect_error_names_an_error_kind() {
         "{err}"
     );
 }
+
+// ---- CIP-1 v3: metric expectations (block and actor figures) -------------------------------
+
+/// The storm fixture with `extra` expectations appended.
+fn storm_with(extra: &str) -> String {
+    let storm = builtin::FIXTURES
+        .iter()
+        .find(|(n, _)| *n == "storm")
+        .unwrap()
+        .1;
+    format!("{storm}\n{extra}")
+}
+
+#[test]
+fn cip1_v3_metric_expectations_check_block_and_actor_figures() {
+    let r = run_text(
+        &storm_with(
+            r#"
+[[expect]]
+metric = "utilisation_bps"
+at = 10
+equals = 10_000
+above_at = 9
+
+[[expect]]
+metric = "deferred"
+at = 17
+below_at = 10
+
+[[expect]]
+metric = "lane_basefee"
+at = 12
+equals = "1_000_000_000"
+
+[[expect]]
+metric = "latency_p99"
+actor = "storm-d"
+equals = 7
+above_actor = "storm-a"
+
+[[expect]]
+metric = "fires"
+actor = "storm-a"
+at = 10
+equals = 4
+"#,
+        ),
+        RunOptions::default(),
+    );
+    let failed: Vec<_> = r.expectations.iter().filter(|e| !e.passed).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    let lat = r
+        .expectations
+        .iter()
+        .find(|e| e.description.starts_with("latency_p99"))
+        .unwrap();
+    assert_eq!(lat.detail, "latency_p99 is 7, 1 of storm-a");
+
+    // A bound that does not hold fails, with the value in the detail.
+    let r = run_text(
+        &storm_with("[[expect]]\nmetric = \"fires\"\nactor = \"storm-b\"\nat_most = 3\n"),
+        RunOptions::default(),
+    );
+    let e = r.expectations.last().unwrap();
+    assert!(!e.passed);
+    assert_eq!(e.detail, "fires is 8");
+}
+
+#[test]
+fn cip1_v3_metric_expectations_are_checked_before_the_run() {
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"speed\"\nat = 3\nat_least = 1\n"),
+        "expect[7].metric: unknown metric `speed`",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"lane_basefee\"\nat_least = 1\n"),
+        "expect[7].at: `lane_basefee` is a block's",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"lane_basefee\"\nat = 5\nabove_at = 5\n"),
+        "expect[7].above_at: compares with an earlier block",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"weight_bps\"\nequals = 20_000\n"),
+        "expect[7].actor: `weight_bps` is an actor's",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"fires\"\nactor = \"storm-a\"\n"),
+        "a metric expectation needs",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nkind = \"TimerFired\"\nabove_at = 3\n"),
+        "compare a `metric`",
+    );
+}

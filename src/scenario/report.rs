@@ -423,6 +423,22 @@ impl ActorTally {
         }
     }
 
+    /// One actor's row so far (W not filled in).
+    pub fn row(&self, actor: &Address) -> Option<ActorRow> {
+        let t = self.by_actor.get(actor)?;
+        Some(ActorRow {
+            actor: actor.to_string(),
+            address: *actor,
+            fires: t.fires,
+            deferrals: t.deferrals,
+            latency_p50: t.latency.percentile(50),
+            latency_p99: t.latency.percentile(99),
+            fees: t.fees,
+            tips: t.tips,
+            weight_bps: None,
+        })
+    }
+
     /// Total tips over every actor.
     pub fn tips(&self) -> u128 {
         self.by_actor

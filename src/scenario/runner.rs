@@ -2,6 +2,7 @@
 //! node requests, a block mined per height, the expectations checked, a report. Checking a fixture is in
 //! `validate.rs`, a step's command in `translate.rs`, the expectations in `expect.rs`.
 
+use super::fixture::Metric;
 use super::fixture::{Expect, LoadedFixture, Step};
 use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome, Summary};
 use super::translate::{StepContext, StepRequest, command_for};
@@ -9,7 +10,7 @@ use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
 use crate::engine::{Address, Failure, SchedulerKind, TimerConfig, TimerId};
 use crate::node::{Halt, Mine, NodeConfig, NodeCore, NodeError, SendTx};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -147,7 +148,11 @@ pub(super) struct Run {
     /// The last row's blocks had no events (so an empty block may join it).
     last_row_eventless: bool,
     /// Per-actor fires, deferrals, latencies and fees.
-    tally: ActorTally,
+    pub(super) tally: ActorTally,
+    /// The heights whose block figures a `metric` expectation reads.
+    wanted_rows: BTreeSet<u64>,
+    /// Those blocks' figures.
+    pub(super) block_figures: BTreeMap<u64, BlockRow>,
 }
 
 /// Counts over every block of a run.
@@ -193,6 +198,20 @@ impl Run {
                 .collect(),
             last_row_eventless: false,
             tally: ActorTally::default(),
+            wanted_rows: s
+                .expects
+                .iter()
+                .filter(|e| {
+                    e.expect
+                        .metric
+                        .as_deref()
+                        .and_then(Metric::parse)
+                        .is_some_and(Metric::of_block)
+                })
+                .flat_map(|e| [e.expect.at, e.expect.above_at, e.expect.below_at])
+                .flatten()
+                .collect(),
+            block_figures: BTreeMap::new(),
         }
     }
 
@@ -234,6 +253,9 @@ impl Run {
     pub(super) fn record_block(&mut self, b: &Block, chain: &Chain) {
         let row = BlockRow::of(b, chain);
         self.tally.record(&b.events);
+        if self.wanted_rows.contains(&b.header.height) {
+            self.block_figures.insert(b.header.height, row.clone());
+        }
         let t = &mut self.totals;
         t.full_lane_blocks += u64::from(row.lane_full);
         t.blocks = t.blocks.saturating_add(1);
@@ -316,7 +338,7 @@ impl Scenario {
             let skipped: Vec<_> = state_at.range(..h).map(|(k, _)| *k).collect();
             for at in skipped {
                 for pe in state_at.remove(&at).unwrap_or_default() {
-                    let c = self.check_state(pe, devnet.chain(), &run.labels, &run.events);
+                    let c = self.check_state(pe, devnet.chain(), &run);
                     run.checks.push(c);
                 }
             }
@@ -330,8 +352,8 @@ impl Scenario {
             run.record_block(&block, chain);
             let flow = on_block(&block, chain);
             for pe in state_at.remove(&h).unwrap_or_default() {
-                run.checks
-                    .push(self.check_state(pe, chain, &run.labels, &run.events));
+                let c = self.check_state(pe, chain, &run);
+                run.checks.push(c);
             }
             if flow.is_break() {
                 break;
@@ -457,8 +479,8 @@ impl Scenario {
                 run.checks
                     .push(self.check_events(pe, &run.labels, &run.events));
             } else if pe.expect.at.is_none_or(|a| a > chain.height()) {
-                run.checks
-                    .push(self.check_state(pe, chain, &run.labels, &run.events));
+                let c = self.check_state(pe, chain, &run);
+                run.checks.push(c);
             }
         }
         run.checks.sort_by_key(|c| c.line);
@@ -496,11 +518,19 @@ impl Scenario {
             summary,
             expectations: run.checks,
             steps: run.outcomes,
-            actors: run.tally.rows(&self.address_book(), &|_| None),
+            actors: run
+                .tally
+                .rows(&self.address_book(), &|a| weight_bps(chain, a)),
             blocks: run.rows,
             events: run.events,
         }
     }
+}
+
+/// W(actor) in basis points (CIP-1 v3 §8), when the chain keeps a fairness window.
+pub fn weight_bps(chain: &Chain, actor: &Address) -> Option<u32> {
+    let _ = (chain, actor);
+    None
 }
 
 /// Why a `gov_config` step's fields do not make a [`TimerConfig`].
