@@ -123,6 +123,21 @@ pub struct ServeArgs {
     /// Snapshots kept at most (the oldest is dropped).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub snapshots: u64,
+    #[command(flatten)]
+    pub sched: SchedArgs,
+}
+
+/// The scheduler flags (CIP-1 v3 §13.2), shared by `run`, `serve` and the default command.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct SchedArgs {
+    /// The scheduler: `fifo` (CIP-5) or `eip1559` (CIP-1 v3, from genesis unless
+    /// --activation-height says when). Default: the fixture's `[chain] scheduler`.
+    #[arg(long, value_name = "fifo|eip1559")]
+    pub scheduler: Option<cowboy_devnet::engine::SchedulerKind>,
+    /// The first height planned by eip1559 (FIFO before it). Default: the fixture's
+    /// `[chain] activation_height`.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub activation_height: Option<u64>,
 }
 
 /// Seconds, fractions allowed, as milliseconds.
@@ -160,6 +175,8 @@ pub struct RunArgs {
     /// is not, for runs of 200 blocks or more).
     #[arg(long)]
     pub progress: bool,
+    #[command(flatten)]
+    pub sched: SchedArgs,
     /// Draw the lane basefee and utilisation over the run and each actor's latency to this
     /// SVG file.
     #[arg(long, value_name = "FILE.svg")]
@@ -187,7 +204,8 @@ pub struct CompareArgs {
 
 /// A scheduler's name (`fifo`, `eip1559`).
 fn parse_scheduler(s: &str) -> Result<SchedulerKind, String> {
-    serde_json::from_value(serde_json::Value::String(s.trim().to_string()))
+    s.trim()
+        .parse()
         .map_err(|_| format!("`{s}` is not a scheduler (fifo, eip1559)"))
 }
 
@@ -204,6 +222,7 @@ impl RunArgs {
             quiet: false,
             progress: false,
             plot: None,
+            sched: SchedArgs::default(),
         }
     }
 }

@@ -233,7 +233,10 @@ fn write_report(p: &Path, report: &Report) -> Result<()> {
 }
 
 pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
-    let scenario = load(&a.fixture)?;
+    let mut scenario = load(&a.fixture)?;
+    scenario
+        .set_scheduler(a.sched.scheduler, a.sched.activation_height)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let total = a.blocks.unwrap_or(scenario.default_blocks);
     if !a.quiet {
         print_header(&scenario, total, out);
@@ -252,12 +255,12 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     let mut plot = a
         .plot
         .as_ref()
-        .map(|_| PlotRun::new(scheduler_name(scenario.scheduler())));
+        .map(|_| PlotRun::new(scenario.scheduler_label()));
     let (report, mut devnet) = scenario
         .run_with(DevnetRuntime::shared(), opts, &mut |b, chain| {
             bar.set_position(b.header.height.min(total));
             if csv.is_some() || plot.is_some() {
-                let row = BlockRow::of(b, chain);
+                let row = BlockRow::of(b);
                 if let Some(csv) = &mut csv {
                     csv.write(&row.csv());
                 }
@@ -369,10 +372,7 @@ fn write_plot(p: &Path, title: &str, runs: &[PlotRun], out: &mut Out) -> bool {
 
 /// A scheduler's name as the command line and fixtures spell it.
 pub fn scheduler_name(k: SchedulerKind) -> String {
-    match serde_json::to_value(k) {
-        Ok(serde_json::Value::String(s)) => s,
-        _ => format!("{k:?}"),
-    }
+    k.to_string()
 }
 
 /// One run of `compare`.
@@ -395,7 +395,7 @@ pub fn compare(a: CompareArgs, out: &mut Out) -> Result<u8> {
     let mut path = String::new();
     for k in &a.schedulers {
         let mut scenario = load(&a.fixture)?;
-        scenario.set_scheduler(*k);
+        scenario.play_under(*k);
         name.clone_from(&scenario.name);
         path.clone_from(&scenario.path);
         let label = scheduler_name(*k);
@@ -407,9 +407,9 @@ pub fn compare(a: CompareArgs, out: &mut Out) -> Result<u8> {
         let mut plot = PlotRun::new(label.clone());
         let want_plot = a.plot.is_some();
         let (report, _) = scenario
-            .run_with(DevnetRuntime::shared(), opts, &mut |b, chain| {
+            .run_with(DevnetRuntime::shared(), opts, &mut |b, _| {
                 if want_plot {
-                    plot.block(&BlockRow::of(b, chain));
+                    plot.block(&BlockRow::of(b));
                 }
                 ControlFlow::Continue(())
             })

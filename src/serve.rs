@@ -36,6 +36,9 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
         Some(s) => (s.genesis().clone(), s.address_book()),
         None => (Genesis::default(), BTreeMap::new()),
     };
+    let genesis = genesis
+        .with_scheduler(a.sched.scheduler, a.sched.activation_height)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     // The file is read and checked before the node exists: a bad file never half-loads.
     let initial = match (&a.state, &a.load_state) {
         (Some(p), _) if p.exists() => Some((p, state_file::read(p)?)),

@@ -540,6 +540,7 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
                 height: h,
                 to_height: h + 1,
                 reason: DeferReason::Lane,
+                carried: 1,
             },
             &TimerEvent::TimerExpired {
                 timer_id: b_id,
@@ -1262,6 +1263,7 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
         height: h,
         to_height: h + 1,
         reason: DeferReason::Lane,
+        carried: 1,
     };
     assert!(
         !timer_events(&blk)
@@ -1343,6 +1345,7 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
         height: h,
         to_height: h + 1,
         reason: DeferReason::GcBudget,
+        carried: 1,
     }));
     assert_eq!(
         eob_kinds(b),
@@ -1527,6 +1530,7 @@ fn cip5_8_timer_deferred_to_height_is_the_next_block_that_runs_after_an_outage()
             height: h,
             to_height: h + 6,
             reason: DeferReason::Lane,
+            carried: 1,
         }
     );
     assert_eq!(fired(&b), vec![second]);
@@ -1580,6 +1584,7 @@ fn cip5_5_4_event_kind_names() {
                 height: 1,
                 to_height: 2,
                 reason: DeferReason::Lane,
+                carried: 1,
             },
             "TimerDeferred",
         ),

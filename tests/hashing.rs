@@ -134,6 +134,7 @@ fn a_transaction_hash_commits_to_every_field() {
                     fee_payer: Some(a),
                     gas_limit: Some(1_000),
                     expires_at: Some(20),
+                    ..Default::default()
                 }),
             },
         ),

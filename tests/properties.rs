@@ -285,6 +285,7 @@ impl Run {
             fee_payer,
             gas_limit: Some(gas),
             expires_at: ttl.map(|t| h + delta + t),
+            ..Default::default()
         };
         self.tx(Transaction::new(
             deployer_of(actor),

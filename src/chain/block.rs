@@ -4,6 +4,8 @@ use super::exec::{ExecCtx, Firing, Frame, Meter, Overlay, PendingFire};
 use super::runtime::{ActorCode, Host, Lang, VmError, cost};
 use super::state::{Actor, StateKey};
 use super::*;
+use crate::engine::DeferReason;
+use crate::engine::scheduler::policy::BlockOutcome;
 
 impl Chain {
     fn open_block(&mut self) -> &mut OpenBlock {
@@ -11,16 +13,26 @@ impl Chain {
             let height = self.height + 1 + self.skip_next;
             // After an outage (CIP-5 §8) the skipped heights' timers become due now.
             let migrated = self.engine.open_block(height);
+            let quote = self.fee_quote();
+            // CIP-1 v3 §13.2: the first block at or after the activation height is planned by
+            // eip1559, and its transactions are validated by it too.
+            let activated = self.engine.activate_if_due(height, quote.cycle_basefee);
             self.open = Some(OpenBlock {
                 height,
                 skipped: std::mem::take(&mut self.skip_next),
                 cfg: self.timer_config.clone(),
-                quote: self.fee_quote(),
+                quote,
                 receipts: Vec::new(),
                 events: Vec::new(),
                 migrated,
                 tx_cycles: 0,
             });
+            if activated {
+                self.push_event(
+                    Phase::Tx,
+                    Event::Timer(TimerEvent::SchedulerActivated { height }),
+                );
+            }
         }
         self.open.as_mut().expect("just opened")
     }
@@ -445,14 +457,42 @@ impl Chain {
             let o = self.open.as_ref().expect("open");
             (o.height, o.cfg.clone(), o.quote)
         };
+        let lane_basefee = self.engine.lane_basefee(quote.cycle_basefee);
+        let scheduler = self.engine.scheduler_at(height);
         let mut plan = {
             let mut ledger = ChainLedger {
                 accounts: &mut self.accounts,
                 commit: &mut self.commit,
+                actors: &self.actors,
+                runtime: &*self.runtime,
+                height,
             };
             self.engine
                 .plan_end_of_block(height, &cfg, &quote, &mut ledger)
         };
+        let mut outcome = BlockOutcome {
+            reserved: plan.stats.lane_reserved,
+            ..Default::default()
+        };
+        let pending_deferrals = self.engine.queue().deferrals();
+        outcome.count_deferrals(pending_deferrals);
+        let mut lane = LaneStats {
+            scheduler,
+            basefee: lane_basefee,
+            capacity: cfg.lane_timer_cycles,
+            reserved: plan.stats.lane_reserved,
+            gc_cycles: plan.stats.gc_cycles,
+            selected: plan.stats.fired,
+            deferred: plan.stats.deferred,
+            lane_deferred: pending_deferrals
+                .iter()
+                .filter(|d| matches!(d.reason, DeferReason::Lane | DeferReason::Outbid))
+                .count() as u64,
+            ..Default::default()
+        };
+        // The CIP-1 v3 state update once the block ran (`end_block`); a quiet candidate runs it
+        // first, and is sealed quiet only if it changed nothing (see `quiet`).
+        let mut ended = false;
         {
             let o = self.open.as_ref().expect("open");
             if !self.no_quiet
@@ -465,8 +505,15 @@ impl Chain {
                 && plan.stats == EobStats::default()
                 && self.cancelled_fires.is_empty()
             {
-                self.seal_quiet();
-                return Sealed::Quiet;
+                outcome.cycles = o.tx_cycles;
+                let (_, changed) =
+                    self.engine
+                        .end_block(height, cfg.lane_timer_cycles, &mut outcome);
+                if !changed {
+                    self.seal_quiet(lane);
+                    return Sealed::Quiet;
+                }
+                ended = true;
             }
         }
         for e in std::mem::take(&mut plan.events) {
@@ -542,6 +589,12 @@ impl Chain {
             let error = ex.result.err().as_ref().map(Failure::from);
             let s = self.engine.settle(&fire, ex.meter.cycles, ex.meter.cells);
             stats.lane_used += ex.meter.cycles;
+            outcome.cycles = outcome.cycles.saturating_add(ex.meter.cycles);
+            outcome.tips.push(fire.tip_per_cycle);
+            *outcome.fires.entry(t.actor_address).or_insert(0) += 1;
+            lane.tips += s.tip;
+            lane.burned += s.burned;
+            lane.lane_burned += s.lane_burned;
             self.push_event(
                 Phase::Eob,
                 Event::Timer(TimerEvent::TimerFired {
@@ -575,7 +628,16 @@ impl Chain {
             }
         }
         self.cancelled_fires.clear();
-        self.seal(stats);
+        if !ended {
+            let tx_cycles = self.open.as_ref().expect("open").tx_cycles;
+            outcome.cycles = outcome.cycles.saturating_add(tx_cycles);
+            let (p50, _) = self
+                .engine
+                .end_block(height, cfg.lane_timer_cycles, &mut outcome);
+            lane.p50_tip = p50;
+        }
+        lane.used = stats.lane_used;
+        self.seal(stats, lane);
         Sealed::Block
     }
 
@@ -587,7 +649,7 @@ impl Chain {
         self.commit.mark(StateKey::Account(*who));
     }
 
-    fn seal(&mut self, eob: EobStats) -> &Block {
+    fn seal(&mut self, eob: EobStats, lane: LaneStats) -> &Block {
         let open = self.open.take().expect("open");
         let state_root = self.commit_root();
         let body_hash = body_hash(&open.receipts, &open.events);
@@ -618,6 +680,7 @@ impl Chain {
             eob,
             migrated: open.migrated,
             pending: self.engine.pending() as u64,
+            lane,
         }));
         if self.blocks.len() > self.keep_blocks {
             self.blocks.pop_front();
@@ -696,6 +759,7 @@ impl Chain {
                 &h.epoch_horizon.to_be_bytes(),
                 &self.supply.to_be_bytes(),
                 &self.burned.to_be_bytes(),
+                &self.engine.cip1_root_part(),
                 &deferrals,
             ],
             (h.ring_horizon, h.epoch_horizon),

@@ -6,6 +6,7 @@ use super::Chain;
 use super::runtime::{Host, VmError, cost};
 use super::state::Actor;
 use super::types::{ChainEvent, Event};
+use crate::engine::scheduler::policy::ScheduleEnv;
 use crate::engine::{
     self, Address, ScheduleArgs, ScheduleCtx, Timer, TimerConfig, TimerError, TimerEvent, TimerId,
 };
@@ -333,10 +334,36 @@ impl Host for ExecCtx<'_> {
             actor_nonce: self.actor_nonce(),
             actor_timers: self.live_timers_of_actor(),
         };
-        let (timer, handler) = match engine::validate_schedule(self.cfg, &ctx, args) {
+        // The policy in force for this block: its defaults and limits (CIP-1 v3 §10 under
+        // eip1559), the CIP-5 §4.2 checks, then its fee checks (CIP-1 v3 §6).
+        let engine = &self.chain.engine;
+        let policy = engine.policy_at(self.height);
+        let env = ScheduleEnv {
+            height: self.height,
+            cfg: self.cfg,
+            cip1: engine.cip1(),
+            lane_basefee: self.chain.lane_basefee(),
+        };
+        let mut args = args;
+        if let Err(e) = policy.prepare_schedule(&env, &mut args) {
+            return self.timer_err(e);
+        }
+        let fee_args = ScheduleArgs {
+            max_fee_per_cycle: args.max_fee_per_cycle,
+            max_priority_fee_per_cycle: args.max_priority_fee_per_cycle,
+            priority_tier: args.priority_tier,
+            bid: args.bid,
+            ..Default::default()
+        };
+        let (mut timer, handler) = match engine::validate_schedule(self.cfg, &ctx, args) {
             Ok(t) => t,
             Err(e) => return self.timer_err(e),
         };
+        let fees = match policy.check_fees(&env, &fee_args) {
+            Ok(f) => f,
+            Err(e) => return self.timer_err(e),
+        };
+        timer.fee_caps = fees.caps.map(Box::new);
         if self.chain.engine.queue().contains(&timer.timer_id)
             || self
                 .overlay
@@ -362,6 +389,16 @@ impl Host for ExecCtx<'_> {
                 handler: handler.name().to_string(),
                 payload_len: timer.payload.len() as u64,
             }));
+        if let Some((stated, clamped)) = fees.clamped {
+            self.overlay
+                .events
+                .push(Event::Timer(TimerEvent::TimerPriorityClampedAtSchedule {
+                    timer_id: id,
+                    actor: timer.actor_address,
+                    stated,
+                    clamped,
+                }));
+        }
         self.overlay.nonces.insert(self.actor, ctx.actor_nonce + 1);
         self.overlay.scheduled.push(timer);
         Ok(id)

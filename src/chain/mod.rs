@@ -3,14 +3,17 @@
 
 mod block;
 pub mod exec;
+mod gba;
 mod quiet;
 pub mod runtime;
 pub mod state;
 pub mod types;
 
+use crate::engine::scheduler::Fairness;
 use crate::engine::types::{keccak, keccak_parts};
 use crate::engine::{
-    self, Address, EobStats, ErrorKind, Failure, FeeQuote, H256, Ledger, QueueConfig, RestoreError,
+    self, Address, AuctionEstimate, Cip1Config, Cip1State, EobStats, ErrorKind, Failure, FeeArgs,
+    FeeQuote, GbaBid, GbaContext, H256, LaneStats, Ledger, QueueConfig, RestoreError,
     SchedulerKind, TimerConfig, TimerError, TimerEvent, TimerId,
 };
 use exec::{Meter, Overlay};
@@ -30,7 +33,15 @@ pub struct Genesis {
     pub timer: TimerConfig,
     pub basefee: BasefeeConfig,
     pub queue: QueueConfig,
+    /// `eip1559` here without an `activation_height` runs CIP-1 v3 from genesis (height 1);
+    /// `fifo` runs CIP-5 until `activation_height`, if any (contract decision 8).
     pub scheduler: SchedulerKind,
+    /// The first height planned by the eip1559 scheduler (CIP-1 v3 §13.2), `None`: never
+    /// (or, with `scheduler = eip1559`, height 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub activation_height: Option<u64>,
+    /// The CIP-1 v3 parameters (`[cip1]` in a fixture).
+    pub cip1: Cip1Config,
     /// Senders allowed to issue system instructions 48/49/50 (CIP-5 §5.4).
     pub system_deployers: Vec<Address>,
     /// Receives priority tips (CIP-1 v3 §3 step 8).
@@ -46,6 +57,39 @@ pub struct GenesisAccount {
     pub balance: u128,
 }
 
+impl Genesis {
+    /// Applies the command line's `--scheduler` and `--activation-height` (CIP-1 v3 §13.2,
+    /// contract decision 8) over the fixture's settings. A height of 0 is refused (the first
+    /// block is height 1).
+    pub fn with_scheduler(
+        mut self,
+        scheduler: Option<SchedulerKind>,
+        activation_height: Option<u64>,
+    ) -> Result<Genesis, TimerError> {
+        if let Some(s) = scheduler {
+            self.scheduler = s;
+        }
+        if let Some(h) = activation_height {
+            if h == 0 {
+                return Err(TimerError::InvalidInput(
+                    "--activation-height 0 is in the past: the first block is height 1".into(),
+                ));
+            }
+            self.activation_height = Some(h);
+        }
+        Ok(self)
+    }
+}
+
+/// Contract decision 8: `scheduler = eip1559` without a height activates at height 1;
+/// otherwise the activation height, if any.
+fn effective_activation(g: &Genesis) -> Option<u64> {
+    match (g.scheduler, g.activation_height) {
+        (SchedulerKind::Eip1559, None) => Some(1),
+        (_, h) => h,
+    }
+}
+
 /// The default governance account of a devnet (`Address::from_label("governance")`).
 pub fn default_governor() -> Address {
     Address::from_label("governance")
@@ -58,6 +102,8 @@ impl Default for Genesis {
             basefee: BasefeeConfig::default(),
             queue: QueueConfig::default(),
             scheduler: SchedulerKind::Fifo,
+            activation_height: None,
+            cip1: Cip1Config::default(),
             system_deployers: vec![default_governor()],
             proposer: Address::from_label("proposer"),
             accounts: Vec::new(),
@@ -210,6 +256,10 @@ impl std::fmt::Debug for Chain {
 struct ChainLedger<'a> {
     accounts: &'a mut BTreeMap<Address, Account>,
     commit: &'a mut StateCommit,
+    /// For custom GBA calls (CIP-1 v3 §7.2): the actors, read-only, and the runtime.
+    actors: &'a BTreeMap<Address, Actor>,
+    runtime: &'a dyn ActorRuntime,
+    height: u64,
 }
 
 impl Ledger for ChainLedger<'_> {
@@ -220,6 +270,30 @@ impl Ledger for ChainLedger<'_> {
         let acc = self.accounts.entry(*who).or_default();
         acc.balance -= amount;
         self.commit.mark(StateKey::Account(*who));
+    }
+
+    fn gas_bid(
+        &mut self,
+        timer: &engine::Timer,
+        ctx: &GbaContext,
+        budget: u64,
+    ) -> Option<Result<GbaBid, ErrorKind>> {
+        let actor = self.actors.get(&timer.actor_address)?;
+        if !self.runtime.has_gas_bid(&actor.code) {
+            return None;
+        }
+        let mut host = gba::GbaHost::new(
+            self.accounts,
+            actor,
+            timer.actor_address,
+            self.height,
+            budget,
+        );
+        Some(
+            self.runtime
+                .gas_bid(&actor.code, ctx, &mut host)
+                .map_err(|e| e.kind()),
+        )
     }
 }
 
@@ -238,6 +312,12 @@ impl Chain {
         if genesis.basefee.block_tx_cycles < genesis.basefee.tx_cycle_limit {
             return Err(TimerError::InvalidInput(
                 "basefee.block_tx_cycles must hold one transaction at tx_cycle_limit".into(),
+            ));
+        }
+        genesis.cip1.validate()?;
+        if genesis.activation_height == Some(0) {
+            return Err(TimerError::InvalidInput(
+                "activation_height 0 is genesis itself: the first block is height 1".into(),
             ));
         }
         if genesis.basefee.tx_cycle_limit < genesis.basefee.tx_base_cycles {
@@ -279,6 +359,10 @@ impl Chain {
             no_quiet: false,
             genesis,
         };
+        chain.engine.set_cip1(Cip1State::new(
+            chain.genesis.cip1.clone(),
+            effective_activation(&chain.genesis),
+        ));
         for acc in chain.genesis.accounts.clone() {
             chain
                 .try_set_balance(&acc.address, acc.balance)
@@ -464,6 +548,99 @@ impl Chain {
             .map_or(self.height + 1 + self.skip_next, |o| o.height)
     }
 
+    // ---- CIP-1 v3 (the S1b → S2 API) ----------------------------------------------------
+
+    /// The scheduler that plans (or planned) the block at `height` (contract decision 8).
+    pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
+        self.engine.scheduler_at(height)
+    }
+
+    /// The first height planned by eip1559, `None`: never.
+    pub fn activation_height(&self) -> Option<u64> {
+        self.engine.cip1().activation_height
+    }
+
+    /// The CIP-1 v3 parameters in force.
+    pub fn cip1_config(&self) -> &Cip1Config {
+        &self.engine.cip1().config
+    }
+
+    /// The lane basefee in force for the next block, nanos per cycle (CIP-1 v3 §5; before
+    /// activation the cycle basefee × `PRICE_SCALE`, §13.2).
+    pub fn lane_basefee(&self) -> u128 {
+        self.engine.lane_basefee(self.basefee.cycle_basefee)
+    }
+
+    /// The last block's p50 fired-timer tip, nanos per cycle (§7.1).
+    pub fn p50_tip(&self) -> u128 {
+        self.engine.cip1().p50_tip
+    }
+
+    /// The §8 fairness window.
+    pub fn fairness(&self) -> &Fairness {
+        &self.engine.cip1().fairness
+    }
+
+    /// Sets the activation height (governance, CIP-1 v3 §13.2): only above the current height
+    /// (the open block's, if one is open) and only before activation; `InvalidInput`
+    /// otherwise, nothing changed.
+    pub fn set_activation_height(&mut self, height: u64) -> Result<(), TxError> {
+        let current = self.open.as_ref().map_or(self.height, |o| o.height);
+        self.engine
+            .set_activation_height(current, height)
+            .map_err(|e| TxError::InvalidInput(e.to_string()))?;
+        if self.open.is_none() {
+            self.root_tpl = None;
+            self.commit_root();
+        }
+        Ok(())
+    }
+
+    /// [`set_activation_height`](Self::set_activation_height) as `from` (the
+    /// `gov_setActivationHeight` RPC): `from` must be a system deployer (`Unauthorized`).
+    pub fn set_activation_height_from(
+        &mut self,
+        from: &Address,
+        height: u64,
+    ) -> Result<(), TxError> {
+        if !self.system_deployers.contains(from) {
+            return Err(TxError::Unauthorized(format!(
+                "{from} is not in system_deployers: only governance sets the activation height"
+            )));
+        }
+        self.set_activation_height(height)
+    }
+
+    /// Where a timer of `actor` due at `height` with budget `gas_limit` (default: the policy's)
+    /// and fee arguments `fees` would stand in the auction now (see
+    /// [`engine::scheduler::policy::estimate`]).
+    pub fn estimate_auction(
+        &self,
+        actor: &Address,
+        height: u64,
+        gas_limit: Option<u64>,
+        fees: FeeArgs,
+    ) -> AuctionEstimate {
+        let cip1 = self.engine.cip1();
+        let budget = gas_limit.unwrap_or(match cip1.scheduler_at(height) {
+            SchedulerKind::Eip1559 => cip1
+                .config
+                .max_cycles_per_fire_auction
+                .min(self.timer_config.max_cycles_per_fire),
+            SchedulerKind::Fifo => self.timer_config.max_cycles_per_fire,
+        });
+        engine::scheduler::policy::estimate(
+            cip1,
+            self.engine.queue(),
+            &self.timer_config,
+            self.lane_basefee(),
+            actor,
+            height,
+            budget,
+            fees,
+        )
+    }
+
     /// The quote the next fire would pay under, from the current config.
     pub fn fee_quote(&self) -> FeeQuote {
         FeeQuote {
@@ -614,6 +791,10 @@ pub struct ChainDump {
     /// last block, so that it no longer matches `head.state_root`; `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state_root: Option<H256>,
+    /// The CIP-1 v3 state (activation, lane basefee, p50 tip, fairness window); absent in
+    /// dumps from before CIP-1 v3, which load with the genesis settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cip1: Option<Cip1State>,
 }
 
 impl Chain {
@@ -643,10 +824,11 @@ impl Chain {
             actors: self.actors.clone(),
             supply: self.supply,
             burned: self.burned,
-            scheduler: self.engine.scheduler(),
+            scheduler: self.engine.genesis_scheduler(),
             queue: self.engine.dump(),
             halted: self.skip_next,
             state_root: (self.root != self.head.state_root).then_some(self.root),
+            cip1: Some(self.engine.cip1().clone()),
         })
     }
 
@@ -678,6 +860,9 @@ impl Chain {
         chain.height = d.height;
         chain.skip_next = d.halted;
         chain.engine = engine;
+        chain.engine.set_cip1(d.cip1.unwrap_or_else(|| {
+            Cip1State::new(d.genesis.cip1.clone(), effective_activation(&d.genesis))
+        }));
         chain.commit = StateCommit::default();
         chain.commit.mark_all(&chain.accounts, &chain.actors);
         let root = chain.commit_root();

@@ -17,6 +17,15 @@
 //!   [`RootTemplate`] folded with the new `next_height`: one keccak of the scalars after it,
 //!   never a recomputation of the account, storage or timer commitments.
 //!
+//! Under CIP-1 v3's eip1559 scheduler a height is quiet only if, on top of the above, the
+//! lane's state does not move: the lane basefee is at its floor (an empty lane lowers any
+//! higher basefee by at least 1 nano a block, contract decision 2), the last p50 tip is 0, the
+//! last block's cycle usage is 0 and the fairness window is empty (so that no block can leave
+//! it). A height where any of these moves is sealed with a stored (empty) body; after a busy
+//! stretch the chain is therefore sealed block by block until the basefee has decayed to its
+//! floor and the window has emptied (at most `fairness_window_blocks` heights after the last
+//! fire or deferral), then quietly again.
+//!
 //! Roots and hashes are exactly those of one-by-one sealing: a quiet block's header is hashed
 //! from its parent's hash, its root, the empty body's hash, the proposer and `skipped = 0`, as
 //! any header (so a head after a jump is the same whichever way the heights were mined).
@@ -93,6 +102,9 @@ pub struct QuietRun {
     tpl: Arc<RootTemplate>,
     proposer: Address,
     pending: u64,
+    /// The lane statistics every height of the run shares (CIP-1 v3 §5: nothing selected or
+    /// deferred, the basefee unchanged).
+    lane: LaneStats,
     /// `checkpoints[i]`: the parent hash of height `first + i * CHECKPOINT`.
     checkpoints: Vec<H256>,
     /// The hash of `last`.
@@ -133,7 +145,7 @@ fn quiet_header(
 
 impl Chain {
     /// Seals the open block as a quiet height (the caller checked it is one).
-    pub(super) fn seal_quiet(&mut self) {
+    pub(super) fn seal_quiet(&mut self, lane: LaneStats) {
         let open = self.open.take().expect("open");
         let q = self.engine.queue();
         let h = q.horizons();
@@ -161,6 +173,7 @@ impl Chain {
                 && Arc::ptr_eq(&r.tpl, &tpl)
                 && r.proposer == self.proposer
                 && r.pending == pending
+                && r.lane == lane
         });
         if extends {
             let r = Arc::make_mut(self.quiet.back_mut().expect("checked"));
@@ -176,6 +189,7 @@ impl Chain {
                 tpl,
                 proposer: self.proposer,
                 pending,
+                lane,
                 checkpoints: vec![parent],
                 last_hash: header.hash,
             }));
@@ -207,6 +221,7 @@ impl Chain {
                     eob: EobStats::default(),
                     migrated: 0,
                     pending: r.pending,
+                    lane: r.lane.clone(),
                 });
             }
             parent = header.hash;

@@ -2,7 +2,9 @@
 //! small trait). The chain implements [`Host`]; runtimes (Rhai scripts, the native test
 //! runtime) implement [`ActorRuntime`].
 
-use crate::engine::{Address, ErrorKind, Failure, ScheduleArgs, TimerError, TimerId};
+use crate::engine::{
+    Address, ErrorKind, Failure, GbaBid, GbaContext, ScheduleArgs, TimerError, TimerId,
+};
 use serde::{Deserialize, Serialize};
 
 /// Host-call prices in cycles. CIP-5 §6.1 fixes the timer calls; the rest are this devnet's
@@ -172,4 +174,26 @@ pub trait ActorRuntime: Send + Sync {
         payload: &[u8],
         host: &mut dyn Host,
     ) -> Result<(), VmError>;
+
+    /// Whether `code` defines a custom GBA, `get_gas_bid(ctx)` (CIP-1 v3 §7.2). Default: no.
+    fn has_gas_bid(&self, _code: &ActorCode) -> bool {
+        false
+    }
+
+    /// Calls `code`'s custom GBA with the §7.2 context, read-only, metered against `host` (the
+    /// chain's GBA host: its own small budget, every write refused). Any `Err` makes the chain
+    /// fall back to the default GBA (contract decision 10).
+    fn gas_bid(
+        &self,
+        _code: &ActorCode,
+        _ctx: &GbaContext,
+        _host: &mut dyn Host,
+    ) -> Result<GbaBid, VmError> {
+        Err(VmError::HandlerNotFound(format!(
+            "no `{GAS_BID_ENTRY}` handler"
+        )))
+    }
 }
+
+/// The custom GBA entry point (CIP-1 v3 §7.2 `getGasBid(context)`).
+pub const GAS_BID_ENTRY: &str = "get_gas_bid";

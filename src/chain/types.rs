@@ -474,4 +474,9 @@ pub struct Block {
     pub migrated: u64,
     /// Timers pending after the block.
     pub pending: u64,
+    /// The block's timer lane (CIP-1 v3 §5): the scheduler that planned it, the lane basefee in
+    /// force, use, selection, tips and burns. Not part of the body hash (derived from the
+    /// state and the events).
+    #[serde(default)]
+    pub lane: crate::engine::LaneStats,
 }

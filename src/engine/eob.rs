@@ -5,8 +5,11 @@
 //! the [`Ledger`] trait; the chain executes them and settles each with [`settle`].
 
 use super::config::{GC_CYCLES_PER_REMOVAL, TimerConfig};
+use super::error::ErrorKind;
 use super::events::{DeferReason, TimerEvent};
-use super::queue::CalendarQueue;
+use super::queue::{CalendarQueue, DueTimer};
+use super::scheduler::lane::{PRICE_SCALE, charge_ceil, charge_floor};
+use super::scheduler::policy::{GbaBid, GbaContext};
 use super::timer::Timer;
 use super::types::{Address, TimerId};
 use serde::{Deserialize, Serialize};
@@ -16,6 +19,18 @@ pub trait Ledger {
     fn balance(&self, who: &Address) -> u128;
     /// Debits `amount`; the engine only calls this after checking the balance covers it.
     fn debit(&mut self, who: &Address, amount: u128);
+    /// CIP-1 v3 §7.2: runs the custom GBA (`get_gas_bid(ctx)`) of `timer`'s actor, read-only,
+    /// within `budget` cycles. `None` when the actor has no custom GBA; `Some(Err(kind))` when
+    /// it failed, wrote or ran out of its budget (the caller falls back to the default GBA,
+    /// contract decision 10). The default: no custom GBAs.
+    fn gas_bid(
+        &mut self,
+        _timer: &Timer,
+        _ctx: &GbaContext,
+        _budget: u64,
+    ) -> Option<Result<GbaBid, ErrorKind>> {
+        None
+    }
 }
 
 /// The per-unit prices in force for this block, read once at the block boundary (CIP-5 §7).
@@ -34,7 +49,11 @@ pub struct Fire {
     /// and the metering all use it.
     pub cycles_limit: u64,
     pub max_cost: u128,
+    /// The priority tip (CIP-1 v3 §3 step 6, `priority_per_cycle`), in nanos per cycle
+    /// (contract decision 1); 0 under FIFO.
     pub tip_per_cycle: u128,
+    /// The timer-lane basefee in force (CIP-1 v3 §5), nanos per cycle; 0 under FIFO.
+    pub lane_basefee: u128,
     pub cycle_basefee: u128,
     pub cell_basefee: u128,
     pub cells_limit: u64,
@@ -48,19 +67,20 @@ pub struct Deferral {
     pub actor: Address,
     pub height: u64,
     pub reason: DeferReason,
+    /// Blocks the timer has been carried, this deferral included (contract decision 6).
+    #[serde(default)]
+    pub carried: u32,
 }
 
 impl Deferral {
-    /// Bytes the state root commits for a pending deferral.
+    /// Bytes the state root commits for a pending deferral (the carried count is committed
+    /// apart, with the CIP-1 v3 state: see `Engine::cip1_root_part`).
     pub fn encode(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(32 + 20 + 8 + 1);
         v.extend_from_slice(&self.timer_id.0);
         v.extend_from_slice(&self.actor.0);
         v.extend_from_slice(&self.height.to_be_bytes());
-        v.push(match self.reason {
-            DeferReason::Lane => 0,
-            DeferReason::GcBudget => 1,
-        });
+        v.push(self.reason.tag());
         v
     }
 }
@@ -155,16 +175,7 @@ pub fn plan(
     ledger: &mut dyn Ledger,
 ) -> EobPlan {
     let mut out = EobPlan::default();
-    // The previous end of block's deferrals, now that the block they were carried into runs.
-    for d in queue.take_deferrals() {
-        out.events.push(TimerEvent::TimerDeferred {
-            timer_id: d.timer_id,
-            actor: d.actor,
-            height: d.height,
-            to_height: height,
-            reason: d.reason,
-        });
-    }
+    record_pending_deferrals(queue, height, &mut out);
     let due = queue.take_due(height);
     out.stats.due = due.len() as u64;
     let mut deferrals = Vec::new();
@@ -186,7 +197,7 @@ pub fn plan(
         let remove = expired || available < cost;
         if remove {
             if gc_left < GC_CYCLES_PER_REMOVAL {
-                defer(&mut out, &mut deferrals, t, DeferReason::GcBudget);
+                defer(&mut out, &mut deferrals, queue, &d, DeferReason::GcBudget);
                 carried.push(d);
                 continue;
             }
@@ -220,7 +231,7 @@ pub fn plan(
         let never_fits = budget > cfg.lane_timer_cycles;
         if never_fits || lane_closed || budget > lane_left {
             lane_closed |= !never_fits;
-            defer(&mut out, &mut deferrals, t, DeferReason::Lane);
+            defer(&mut out, &mut deferrals, queue, &d, DeferReason::Lane);
             carried.push(d);
             continue;
         }
@@ -234,6 +245,7 @@ pub fn plan(
             cycles_limit: budget,
             max_cost: cost,
             tip_per_cycle: 0,
+            lane_basefee: 0,
             cycle_basefee: quote.cycle_basefee,
             cell_basefee: quote.cell_basefee,
             cells_limit: cfg.max_cells_per_fire,
@@ -244,12 +256,38 @@ pub fn plan(
     out
 }
 
-fn defer(out: &mut EobPlan, deferrals: &mut Vec<Deferral>, t: &Timer, reason: DeferReason) {
+/// Records the previous end of block's deferrals as `TimerDeferred` events, now that the block
+/// they were carried into runs (shared by every policy).
+pub(crate) fn record_pending_deferrals(queue: &mut CalendarQueue, height: u64, out: &mut EobPlan) {
+    for d in queue.take_deferrals() {
+        out.events.push(TimerEvent::TimerDeferred {
+            timer_id: d.timer_id,
+            actor: d.actor,
+            height: d.height,
+            to_height: height,
+            reason: d.reason,
+            carried: d.carried,
+        });
+    }
+}
+
+/// Carries a due timer: counts the deferral in its record (contract decision 6) and queues
+/// its `TimerDeferred` for the next block.
+pub(crate) fn defer(
+    out: &mut EobPlan,
+    deferrals: &mut Vec<Deferral>,
+    queue: &mut CalendarQueue,
+    d: &DueTimer,
+    reason: DeferReason,
+) {
+    let t = queue.due_mut(d);
+    let carried = t.record_deferral(reason);
     deferrals.push(Deferral {
         timer_id: t.timer_id,
         actor: t.actor_address,
         height: t.height,
         reason,
+        carried,
     });
     out.stats.deferred += 1;
 }
@@ -265,24 +303,78 @@ pub struct Settlement {
     pub burned: u128,
     /// The priority-tip portion, paid to the block proposer.
     pub tip: u128,
+    /// The timer-lane basefee part of `burned` (CIP-1 v3 §5, tracked apart for telemetry).
+    pub lane_burned: u128,
 }
 
 /// Settles a fire that used `cycles` and `cells` (both already capped by the fire's limits).
 /// A reverted handler settles the same way: what it used is charged (§6.3 step 5).
+///
+/// Under CIP-1 v3 (a fire with a lane basefee or a tip), contract decision 3 (open point 8):
+/// `cost = ceil(cycles × (cycle_basefee × SCALE + lane_basefee + tip) / SCALE) + cells ×
+/// cell_basefee` (at most `max_cost`, computed the same way from the fire's budget), `tip =
+/// floor(cycles × tip / SCALE)` to the proposer, `burned = cost − tip`, of which `lane_burned`
+/// is what exceeds the CIP-3 part `cycles × cycle_basefee + cells × cell_basefee`. A FIFO fire
+/// (no lane basefee, no tip) settles exactly as CIP-5 §6.3.
 pub fn settle(fire: &Fire, cycles: u64, cells: u64) -> Settlement {
-    let cycles = cycles.min(fire.cycles_limit) as u128;
+    let cycles = cycles.min(fire.cycles_limit);
     let cells = cells.min(fire.cells_limit) as u128;
-    // Saturating: whatever the basefee, the cost is capped by `max_cost` just below, which the
-    // fee payer was able to pay.
-    let burned = cycles
+    if fire.lane_basefee == 0 && fire.tip_per_cycle == 0 {
+        let cycles = cycles as u128;
+        // Saturating: whatever the basefee, the cost is capped by `max_cost` just below, which
+        // the fee payer was able to pay.
+        let burned = cycles
+            .saturating_mul(fire.cycle_basefee)
+            .saturating_add(cells.saturating_mul(fire.cell_basefee));
+        let cost = burned.min(fire.max_cost);
+        return Settlement {
+            cost,
+            refund: fire.max_cost - cost,
+            burned: cost,
+            tip: 0,
+            lane_burned: 0,
+        };
+    }
+    let price = lane_price(fire.cycle_basefee, fire.lane_basefee, fire.tip_per_cycle);
+    let cells_cost = cells.saturating_mul(fire.cell_basefee);
+    let cost = charge_ceil(cycles, price)
+        .saturating_add(cells_cost)
+        .min(fire.max_cost);
+    let tip = charge_floor(cycles, fire.tip_per_cycle).min(cost);
+    let burned = cost - tip;
+    let base = (cycles as u128)
         .saturating_mul(fire.cycle_basefee)
-        .saturating_add(cells.saturating_mul(fire.cell_basefee));
-    let tip = cycles.saturating_mul(fire.tip_per_cycle);
-    let cost = burned.saturating_add(tip).min(fire.max_cost);
+        .saturating_add(cells_cost);
     Settlement {
         cost,
         refund: fire.max_cost - cost,
-        burned: cost - tip.min(cost),
-        tip: tip.min(cost),
+        burned,
+        tip,
+        lane_burned: burned.saturating_sub(base),
     }
+}
+
+/// The price per cycle of a CIP-1 v3 fire in nanos: `cycle_basefee × SCALE + lane_basefee +
+/// tip` (contract decision 3), saturating.
+pub fn lane_price(cycle_basefee: u128, lane_basefee: u128, tip_nanos: u128) -> u128 {
+    cycle_basefee
+        .saturating_mul(PRICE_SCALE)
+        .saturating_add(lane_basefee)
+        .saturating_add(tip_nanos)
+}
+
+/// CIP-1 v3 §3 step 8 with contract decision 3: `max_cost = ceil(budget × (cycle_basefee ×
+/// SCALE + lane_basefee + tip) / SCALE) + cells_limit × cell_basefee`.
+pub fn lane_max_cost(
+    budget: u64,
+    cells_limit: u64,
+    quote: &FeeQuote,
+    lane_basefee: u128,
+    tip_nanos: u128,
+) -> u128 {
+    charge_ceil(
+        budget,
+        lane_price(quote.cycle_basefee, lane_basefee, tip_nanos),
+    )
+    .saturating_add((cells_limit as u128).saturating_mul(quote.cell_basefee))
 }

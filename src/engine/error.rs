@@ -39,11 +39,15 @@ pub enum ErrorKind {
     UnknownSnapshot = 16,
     /// The devnet's node thread is gone (shut down or panicked): nothing was applied.
     NodeStopped = 17,
+    /// CIP-1 v3 §6: `max_fee_per_cycle` below the lane basefee in force; nothing scheduled.
+    TimerRejectedBelowBasefee = 18,
+    /// CIP-1 v3 §6, §13.2: the legacy `bid` argument after its deprecation window.
+    TimerArgDeprecated = 19,
 }
 
 impl ErrorKind {
     /// Every kind, in tag order.
-    pub const ALL: [ErrorKind; 17] = [
+    pub const ALL: [ErrorKind; 19] = [
         ErrorKind::InvalidInput,
         ErrorKind::Unauthorized,
         ErrorKind::TimerNotFound,
@@ -61,6 +65,8 @@ impl ErrorKind {
         ErrorKind::Reverted,
         ErrorKind::UnknownSnapshot,
         ErrorKind::NodeStopped,
+        ErrorKind::TimerRejectedBelowBasefee,
+        ErrorKind::TimerArgDeprecated,
     ];
 
     /// The spec's name (`InvalidInput`, `OutOfCycles`, ...).
@@ -83,6 +89,8 @@ impl ErrorKind {
             ErrorKind::Reverted => "Reverted",
             ErrorKind::UnknownSnapshot => "UnknownSnapshot",
             ErrorKind::NodeStopped => "NodeStopped",
+            ErrorKind::TimerRejectedBelowBasefee => "TimerRejectedBelowBasefee",
+            ErrorKind::TimerArgDeprecated => "TimerArgDeprecated",
         }
     }
 
@@ -197,6 +205,12 @@ pub enum TimerError {
     /// The actor already holds `max_timers_per_actor` live timers (CIP-5 §4.2).
     #[error("TimerCapExceeded: {0}")]
     TimerCapExceeded(String),
+    /// `max_fee_per_cycle` is below the lane basefee (CIP-1 v3 §6): nothing escrowed or changed.
+    #[error("TimerRejectedBelowBasefee: {0}")]
+    RejectedBelowBasefee(String),
+    /// The legacy `bid` argument past its deprecation window (CIP-1 v3 §6, §13.2).
+    #[error("TimerArgDeprecated: {0}")]
+    ArgDeprecated(String),
 }
 
 impl TimerError {
@@ -206,6 +220,8 @@ impl TimerError {
             TimerError::Unauthorized(_) => ErrorKind::Unauthorized,
             TimerError::TimerNotFound(_) => ErrorKind::TimerNotFound,
             TimerError::TimerCapExceeded(_) => ErrorKind::TimerCapExceeded,
+            TimerError::RejectedBelowBasefee(_) => ErrorKind::TimerRejectedBelowBasefee,
+            TimerError::ArgDeprecated(_) => ErrorKind::TimerArgDeprecated,
         }
     }
 }

@@ -75,6 +75,9 @@ named_enum! {
         TimerExtended => "TimerExtended",
         TimerExtendedByGovernance => "TimerExtendedByGovernance",
         TimerConfigUpdated => "TimerConfigUpdated",
+        TimerPriorityClampedAtSchedule => "TimerPriorityClampedAtSchedule",
+        GbaFallback => "GbaFallback",
+        SchedulerActivated => "SchedulerActivated",
         ActorDeployed => "ActorDeployed",
         ActorEmitted => "ActorEmitted",
     }
@@ -93,14 +96,48 @@ named_enum! {
     }
 }
 
-/// Why a due timer was carried to the next block instead of concluding.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Why a due timer was carried to the next block instead of concluding (contract decision 6).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeferReason {
     /// Its `gas_limit_per_fire` did not fit the remaining `LANE_TIMER_CYCLES` (CIP-5 §6.5).
+    /// Under `fifo`: the lane was closed; under `eip1559`: the timer did not fit and no
+    /// selected timer had a strictly higher effective priority.
     Lane,
     /// It was to be removed (expired or unfunded) but the GC budget was spent (CIP-5 §8).
     GcBudget,
+    /// CIP-1 v3 §3 step 7: it did not fit, and a selected timer had a strictly higher
+    /// effective priority.
+    Outbid,
+    /// CIP-1 v3 §3 step 7, §10: its budget is above `MAX_CYCLES_PER_FIRE_AUCTION_PHASE`;
+    /// deferred without an attempt.
+    OverCap,
+    /// CIP-1 v3 open point 9: its `max_fee_per_cycle` is below the lane basefee at fire time;
+    /// it waits for the basefee to fall (or its TTL), nothing charged.
+    BelowBasefee,
+}
+
+impl DeferReason {
+    /// The one-byte tag the state root and block bodies commit to.
+    pub const fn tag(self) -> u8 {
+        match self {
+            DeferReason::Lane => 0,
+            DeferReason::GcBudget => 1,
+            DeferReason::Outbid => 2,
+            DeferReason::OverCap => 3,
+            DeferReason::BelowBasefee => 4,
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DeferReason::Lane => "lane",
+            DeferReason::GcBudget => "gc_budget",
+            DeferReason::Outbid => "outbid",
+            DeferReason::OverCap => "over_cap",
+            DeferReason::BelowBasefee => "below_basefee",
+        }
+    }
 }
 
 /// An event of the timer engine. Serialized with `"kind": "<name>"`.
@@ -146,6 +183,10 @@ pub enum TimerEvent {
         height: u64,
         to_height: u64,
         reason: DeferReason,
+        /// Blocks this timer has been carried so far, 1 on its first deferral (contract
+        /// decision 6).
+        #[serde(default)]
+        carried: u32,
     },
     TimerExpired {
         timer_id: TimerId,
@@ -189,6 +230,27 @@ pub enum TimerEvent {
     TimerConfigUpdated {
         config: TimerConfig,
     },
+    /// CIP-1 v3 §6: the stated `max_priority_fee_per_cycle` was above `max_fee_per_cycle −
+    /// lane basefee` and was clamped at schedule time (nanos per cycle).
+    TimerPriorityClampedAtSchedule {
+        timer_id: TimerId,
+        actor: Address,
+        #[serde(with = "u128_str")]
+        stated: u128,
+        #[serde(with = "u128_str")]
+        clamped: u128,
+    },
+    /// CIP-1 v3 §7.2, contract decision 10: the actor's custom GBA failed, wrote, or ran out
+    /// of its budget; the timer was priced by the default GBA.
+    GbaFallback {
+        timer_id: TimerId,
+        actor: Address,
+        reason: super::error::ErrorKind,
+    },
+    /// CIP-1 v3 §13.2: the eip1559 scheduler planned its first block, this one.
+    SchedulerActivated {
+        height: u64,
+    },
 }
 
 impl TimerEvent {
@@ -207,6 +269,11 @@ impl TimerEvent {
             TimerEvent::TimerExtended { .. } => EventKind::TimerExtended,
             TimerEvent::TimerExtendedByGovernance { .. } => EventKind::TimerExtendedByGovernance,
             TimerEvent::TimerConfigUpdated { .. } => EventKind::TimerConfigUpdated,
+            TimerEvent::TimerPriorityClampedAtSchedule { .. } => {
+                EventKind::TimerPriorityClampedAtSchedule
+            }
+            TimerEvent::GbaFallback { .. } => EventKind::GbaFallback,
+            TimerEvent::SchedulerActivated { .. } => EventKind::SchedulerActivated,
         }
     }
 
@@ -221,8 +288,10 @@ impl TimerEvent {
             | TimerEvent::TimerCancelled { timer_id, .. }
             | TimerEvent::TimerCancelledByGovernance { timer_id, .. }
             | TimerEvent::TimerExtended { timer_id, .. }
-            | TimerEvent::TimerExtendedByGovernance { timer_id, .. } => Some(*timer_id),
-            TimerEvent::TimerConfigUpdated { .. } => None,
+            | TimerEvent::TimerExtendedByGovernance { timer_id, .. }
+            | TimerEvent::TimerPriorityClampedAtSchedule { timer_id, .. }
+            | TimerEvent::GbaFallback { timer_id, .. } => Some(*timer_id),
+            TimerEvent::TimerConfigUpdated { .. } | TimerEvent::SchedulerActivated { .. } => None,
         }
     }
 
@@ -235,25 +304,24 @@ impl TimerEvent {
             | TimerEvent::TimerExpired { actor, .. }
             | TimerEvent::TimerCancelledInsufficientFunds { actor, .. }
             | TimerEvent::TimerCancelled { actor, .. }
-            | TimerEvent::TimerExtended { actor, .. } => Some(*actor),
+            | TimerEvent::TimerExtended { actor, .. }
+            | TimerEvent::TimerPriorityClampedAtSchedule { actor, .. }
+            | TimerEvent::GbaFallback { actor, .. } => Some(*actor),
             _ => None,
         }
     }
 }
 
 impl HashEncode for DeferReason {
-    /// One byte: `Lane` 0, `GcBudget` 1.
+    /// One byte: `Lane` 0, `GcBudget` 1, `Outbid` 2, `OverCap` 3, `BelowBasefee` 4.
     fn hash_encode(&self, e: &mut HashEncoder) {
-        e.u8(match self {
-            DeferReason::Lane => 0,
-            DeferReason::GcBudget => 1,
-        });
+        e.u8(self.tag());
     }
 }
 
 impl HashEncode for TimerEvent {
-    /// A tag byte, 1 to 10 in the order the variants are declared (`TimerScheduled` 1 ...
-    /// `TimerConfigUpdated` 10), then every field in declaration order.
+    /// A tag byte, 1 to 13 in the order the variants are declared (`TimerScheduled` 1 ...
+    /// `SchedulerActivated` 13), then every field in declaration order.
     fn hash_encode(&self, e: &mut HashEncoder) {
         match self {
             TimerEvent::TimerScheduled {
@@ -314,6 +382,7 @@ impl HashEncode for TimerEvent {
                 height,
                 to_height,
                 reason,
+                carried,
             } => {
                 e.u8(3);
                 timer_id.hash_encode(e);
@@ -321,6 +390,7 @@ impl HashEncode for TimerEvent {
                 e.u64(*height);
                 e.u64(*to_height);
                 reason.hash_encode(e);
+                e.u32(*carried);
             }
             TimerEvent::TimerExpired {
                 timer_id,
@@ -388,6 +458,32 @@ impl HashEncode for TimerEvent {
             TimerEvent::TimerConfigUpdated { config } => {
                 e.u8(10);
                 config.hash_encode(e);
+            }
+            TimerEvent::TimerPriorityClampedAtSchedule {
+                timer_id,
+                actor,
+                stated,
+                clamped,
+            } => {
+                e.u8(11);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u128(*stated);
+                e.u128(*clamped);
+            }
+            TimerEvent::GbaFallback {
+                timer_id,
+                actor,
+                reason,
+            } => {
+                e.u8(12);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                reason.hash_encode(e);
+            }
+            TimerEvent::SchedulerActivated { height } => {
+                e.u8(13);
+                e.u64(*height);
             }
         }
     }

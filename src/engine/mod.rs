@@ -10,6 +10,7 @@ pub mod error;
 pub mod events;
 pub mod merkle;
 pub mod queue;
+pub mod scheduler;
 pub mod timer;
 pub mod types;
 
@@ -18,6 +19,10 @@ pub use eob::{EobPlan, EobStats, FeeQuote, Fire, Ledger, Settlement};
 pub use error::{ErrorKind, Failure, RestoreError, TimerError};
 pub use events::{DeferReason, EventKind, TimerEvent, TimerStatus};
 pub use queue::{CalendarQueue, Tier, TierCounts};
+pub use scheduler::policy::{
+    AuctionEstimate, Cip1Config, Cip1State, FeeArgs, GbaBid, GbaContext, LaneStats, Policy,
+    PriorityTier, TierMultipliers,
+};
 pub use timer::{Handler, Timer};
 pub use types::{Address, H256, TimerId};
 
@@ -25,13 +30,54 @@ use config::{MAX_PAYLOAD_BYTES, MAX_TIMER_ID_BYTES};
 use serde::{Deserialize, Serialize};
 use types::{HashEncode, HashEncoder};
 
-/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket. CIP-1 v3's
-/// `eip1559` policy is not implemented yet.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket, or `eip1559`,
+/// CIP-1 v3's timer-lane auction (§3 steps 4–10). Serde and the CLI spell them "fifo" and
+/// "eip1559".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SchedulerKind {
     #[default]
     Fifo,
+    Eip1559,
+}
+
+impl SchedulerKind {
+    pub const ALL: [SchedulerKind; 2] = [SchedulerKind::Fifo, SchedulerKind::Eip1559];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SchedulerKind::Fifo => "fifo",
+            SchedulerKind::Eip1559 => "eip1559",
+        }
+    }
+}
+
+impl std::fmt::Display for SchedulerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::str::FromStr for SchedulerKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SchedulerKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("`{s}` is not a scheduler (expected fifo or eip1559)"))
+    }
+}
+
+impl Serialize for SchedulerKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for SchedulerKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 /// The timer engine's state: the calendar queue and the scheduler in force.
@@ -45,6 +91,9 @@ pub enum SchedulerKind {
 pub struct Engine {
     queue: CalendarQueue,
     scheduler: SchedulerKind,
+    /// CIP-1 v3's configuration and state: the activation height, the lane basefee, the p50
+    /// tip, the fairness window (see [`Cip1State`]).
+    cip1: Cip1State,
     /// The roots of the timer set and of the overflow tier at the last [`commit`](Self::commit).
     roots: ([u8; 32], [u8; 32]),
 }
@@ -54,6 +103,7 @@ impl Engine {
         Engine {
             queue: CalendarQueue::new(queue_cfg, start_height),
             scheduler,
+            cip1: Cip1State::default(),
             roots: Default::default(),
         }
     }
@@ -63,8 +113,94 @@ impl Engine {
         Ok(Engine {
             queue: CalendarQueue::restore(dump)?,
             scheduler,
+            cip1: Cip1State::default(),
             roots: Default::default(),
         })
+    }
+
+    /// Replaces the CIP-1 v3 state (at genesis and on a load).
+    pub fn set_cip1(&mut self, state: Cip1State) {
+        self.cip1 = state;
+    }
+
+    /// The CIP-1 v3 configuration and state, read-only.
+    pub fn cip1(&self) -> &Cip1State {
+        &self.cip1
+    }
+
+    /// The scheduler that plans the block at `height` (contract decision 8).
+    pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
+        self.cip1.scheduler_at(height)
+    }
+
+    /// The policy that plans the block at `height`.
+    pub fn policy_at(&self, height: u64) -> &'static dyn Policy {
+        scheduler::policy::policy(self.scheduler_at(height))
+    }
+
+    /// Sets the activation height (governance, CIP-1 v3 §13.2; contract decision 8): only to a
+    /// height above `current`, and only before activation.
+    pub fn set_activation_height(&mut self, current: u64, height: u64) -> Result<(), TimerError> {
+        if self.cip1.lane_basefee.is_some() {
+            return Err(TimerError::InvalidInput(format!(
+                "the eip1559 scheduler is already active (since height {})",
+                self.cip1.activation_height.unwrap_or_default()
+            )));
+        }
+        if height <= current {
+            return Err(TimerError::InvalidInput(format!(
+                "activation height {height} is not above the current height {current}"
+            )));
+        }
+        self.cip1.activation_height = Some(height);
+        Ok(())
+    }
+
+    /// CIP-1 v3 §13.2: at the activation block (the first at or after the activation height)
+    /// the lane basefee starts at the cycle basefee (contract decision 1: × `PRICE_SCALE`) and
+    /// the fairness window starts empty (every actor W = 2; timers already scheduled keep their
+    /// buckets). Returns whether this block activates.
+    pub fn activate_if_due(&mut self, height: u64, cycle_basefee: u128) -> bool {
+        if self.cip1.lane_basefee.is_some() || self.scheduler_at(height) != SchedulerKind::Eip1559 {
+            return false;
+        }
+        self.cip1.lane_basefee = Some(cycle_basefee.saturating_mul(scheduler::lane::PRICE_SCALE));
+        self.cip1.fairness =
+            scheduler::fairness::Fairness::new(self.cip1.config.fairness_window_blocks);
+        self.cip1.p50_tip = 0;
+        true
+    }
+
+    /// The lane basefee in force for the next block (nanos per cycle).
+    pub fn lane_basefee(&self, cycle_basefee: u128) -> u128 {
+        self.cip1.lane_basefee(cycle_basefee)
+    }
+
+    /// The CIP-1 v3 state update after block `height` ran (see [`Cip1State::end_block`]):
+    /// returns the block's p50 tip and whether anything changed.
+    pub fn end_block(
+        &mut self,
+        height: u64,
+        lane_capacity: u64,
+        outcome: &mut scheduler::policy::BlockOutcome,
+    ) -> (u128, bool) {
+        self.cip1.end_block(height, lane_capacity, outcome)
+    }
+
+    /// The CIP-1 v3 part of the state root: empty while the chain has no CIP-1 setting (so a
+    /// CIP-5 chain's root is unchanged), else a digest of the CIP-1 state and the carry counts
+    /// of the pending deferrals.
+    ///
+    /// Spec note (contract decision 6, state root): a timer's carry record is committed through
+    /// the pending deferrals (every live carried timer is among them: a carried timer is due,
+    /// and deferred again or concluded, at the next block), not through its leaf; on a chain
+    /// that never activates CIP-1 the counts are recorded in the timers and the block bodies'
+    /// `TimerDeferred` events but not in the state root, which stays CIP-5's exactly.
+    pub fn cip1_root_part(&self) -> Vec<u8> {
+        if !self.cip1.committed() {
+            return Vec::new();
+        }
+        self.cip1.root_bytes(self.queue.deferrals())
     }
 
     // ---- reads ---------------------------------------------------------------------------
@@ -74,7 +210,13 @@ impl Engine {
         &self.queue
     }
 
+    /// The scheduler of the next block to plan.
     pub fn scheduler(&self) -> SchedulerKind {
+        self.scheduler_at(self.queue.next_height())
+    }
+
+    /// The scheduler the chain was created with (its genesis setting).
+    pub fn genesis_scheduler(&self) -> SchedulerKind {
         self.scheduler
     }
 
@@ -126,8 +268,9 @@ impl Engine {
         self.queue.set_expires_at(id, expires_at)
     }
 
-    /// Classifies the timers due at `height` and pre-charges the fires (CIP-5 §5.1 steps 2–4;
-    /// see [`eob::plan`]).
+    /// Classifies the timers due at `height` and pre-charges the fires, by the policy in force
+    /// at `height` (CIP-5 §5.1 steps 2–4 under `fifo`, see [`eob::plan`]; CIP-1 v3 §3 steps
+    /// 4–9 under `eip1559`).
     pub fn plan_end_of_block(
         &mut self,
         height: u64,
@@ -135,7 +278,14 @@ impl Engine {
         quote: &FeeQuote,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
-        eob::plan(&mut self.queue, height, cfg, quote, ledger)
+        let env = scheduler::policy::PlanEnv {
+            height,
+            cfg,
+            quote,
+            cip1: &self.cip1,
+            lane_basefee: self.cip1.lane_basefee(quote.cycle_basefee),
+        };
+        self.policy_at(height).plan(&mut self.queue, &env, ledger)
     }
 
     /// The money of one fire once its handler ran (CIP-5 §6.3 steps 6–7).
@@ -151,8 +301,15 @@ impl Engine {
     }
 }
 
-/// The arguments of `schedule_timer` / `schedule_timer_ex` (CIP-5 §4.1). `None` means the
-/// protocol default.
+/// The arguments of `schedule_timer` / `schedule_timer_ex` (CIP-5 §4.1, CIP-1 v3 §6). `None`
+/// means the protocol default.
+///
+/// The CIP-1 v3 §6 fee parameters are prices in nanos per cycle (contract decision 1:
+/// `PRICE_SCALE` nanos = one base unit). Omitted, the timer is priced at fire time by its
+/// actor's custom GBA, if it has one, else by the default GBA (§7.1, §13.2 "caller
+/// migration"). `priority_tier` (§7.3) sets the tip as a multiple of the fire-time p50 tip and
+/// excludes an explicit `max_priority_fee_per_cycle`. `bid` is the withdrawn legacy argument
+/// (§6, §13.2): accepted and ignored during the deprecation window, then `TimerArgDeprecated`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ScheduleArgs {
     pub height: u64,
@@ -164,6 +321,35 @@ pub struct ScheduleArgs {
     pub gas_limit: Option<u64>,
     #[serde(default)]
     pub expires_at: Option<u64>,
+    #[serde(
+        default,
+        with = "types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_fee_per_cycle: Option<u128>,
+    #[serde(
+        default,
+        with = "types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_priority_fee_per_cycle: Option<u128>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_tier: Option<PriorityTier>,
+    #[serde(
+        default,
+        with = "types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub bid: Option<u128>,
+}
+
+impl ScheduleArgs {
+    /// Whether any CIP-1 v3 fee parameter (other than `bid`) was given.
+    pub fn has_fee_params(&self) -> bool {
+        self.max_fee_per_cycle.is_some()
+            || self.max_priority_fee_per_cycle.is_some()
+            || self.priority_tier.is_some()
+    }
 }
 
 impl HashEncode for ScheduleArgs {
@@ -174,6 +360,10 @@ impl HashEncode for ScheduleArgs {
         self.fee_payer.hash_encode(e);
         self.gas_limit.hash_encode(e);
         self.expires_at.hash_encode(e);
+        self.max_fee_per_cycle.hash_encode(e);
+        self.max_priority_fee_per_cycle.hash_encode(e);
+        self.priority_tier.hash_encode(e);
+        self.bid.hash_encode(e);
     }
 }
 

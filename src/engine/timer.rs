@@ -1,6 +1,8 @@
 //! The timer record (CIP-5 §3.1), its id (§3.3) and the `_handler` payload convention (§4.2).
 
 use super::config::{DEFAULT_HANDLER, MAX_HANDLER_BYTES};
+use super::events::DeferReason;
+use super::scheduler::policy::PriorityTier;
 use super::types::{Address, TimerId, keccak_parts};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
@@ -32,13 +34,48 @@ pub struct Timer {
     pub fee_caps: Option<Box<FeeCaps>>,
 }
 
-/// The CIP-1 v3 §6 per-timer fee caps (EIP-1559 style), set only when a scheduler uses them.
+/// The CIP-1 v3 per-timer extension, boxed so that a timer without one stays small: the §6 fee
+/// parameters given at schedule (nanos per cycle; `None` = priced at fire time by a GBA, §7),
+/// the §7.3 tier, and the carry record (contract decision 6: how many blocks the timer has
+/// been carried and why, last).
+///
+/// The state root commits the fee parameters through the timer's leaf (only when one is set,
+/// so a CIP-5 timer's leaf is unchanged) and the carry record through the pending deferrals
+/// (see `Engine::cip1_root_part`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FeeCaps {
-    #[serde(with = "super::types::u128_str")]
-    pub max_fee_per_cycle: u128,
-    #[serde(with = "super::types::u128_str")]
-    pub max_priority_fee_per_cycle: u128,
+    #[serde(
+        default,
+        with = "super::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_fee_per_cycle: Option<u128>,
+    #[serde(
+        default,
+        with = "super::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_priority_fee_per_cycle: Option<u128>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_tier: Option<PriorityTier>,
+    /// Blocks carried so far (0: never deferred).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub carried: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_defer: Option<DeferReason>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl FeeCaps {
+    /// Whether a fee parameter is set (the leaf then commits the extension).
+    pub fn has_fees(&self) -> bool {
+        self.max_fee_per_cycle.is_some()
+            || self.max_priority_fee_per_cycle.is_some()
+            || self.priority_tier.is_some()
+    }
 }
 
 /// The handler a timer invokes: the default `handle_timer`, or one named through the
@@ -178,14 +215,45 @@ impl Timer {
     /// `(max_fee_per_cycle, max_priority_fee_per_cycle)`, zero when unset.
     pub fn fee_caps(&self) -> (u128, u128) {
         self.fee_caps.as_deref().map_or((0, 0), |c| {
-            (c.max_fee_per_cycle, c.max_priority_fee_per_cycle)
+            (
+                c.max_fee_per_cycle.unwrap_or(0),
+                c.max_priority_fee_per_cycle.unwrap_or(0),
+            )
         })
     }
 
+    /// `(blocks carried, last deferral reason)` (contract decision 6); `(0, None)` for a timer
+    /// never deferred.
+    pub fn carry(&self) -> (u32, Option<DeferReason>) {
+        self.fee_caps
+            .as_deref()
+            .map_or((0, None), |c| (c.carried, c.last_defer))
+    }
+
+    /// Records one more deferral of this timer; returns the new count.
+    pub fn record_deferral(&mut self, reason: DeferReason) -> u32 {
+        let c = self.fee_caps.get_or_insert_with(Default::default);
+        c.carried = c.carried.saturating_add(1);
+        c.last_defer = Some(reason);
+        c.carried
+    }
+
     /// The leaf this timer contributes to the state root: a digest of every field (the handler
-    /// is committed through the payload that names it; absent fee caps hash as zero).
+    /// is committed through the payload that names it; absent fee caps hash as zero). A timer
+    /// with CIP-1 v3 fee parameters appends them (which are set, and the tier), so a CIP-5
+    /// timer's leaf is what it always was; the carry record is committed apart (see
+    /// [`FeeCaps`]).
     pub fn leaf(&self) -> [u8; 32] {
         let (max_fee, max_priority_fee) = self.fee_caps();
+        let ext: Vec<u8> = match self.fee_caps.as_deref().filter(|c| c.has_fees()) {
+            None => Vec::new(),
+            Some(c) => vec![
+                b'x',
+                c.max_fee_per_cycle.is_some() as u8,
+                c.max_priority_fee_per_cycle.is_some() as u8,
+                c.priority_tier.map_or(0, |t| t.tag()),
+            ],
+        };
         keccak_parts(&[
             b"timer",
             &self.timer_id.0,
@@ -200,6 +268,7 @@ impl Timer {
             &max_priority_fee.to_be_bytes(),
             &(self.payload.len() as u32).to_be_bytes(),
             &self.payload,
+            &ext,
         ])
     }
 }

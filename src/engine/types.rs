@@ -343,6 +343,23 @@ pub mod u128_str {
     }
 }
 
+/// `Option<u128>` amounts as decimal strings (`None` absent or `null`), like [`u128_str`].
+pub mod opt_u128_str {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &Option<u128>, s: S) -> Result<S::Ok, S::Error> {
+        match v {
+            Some(v) => super::u128_str::serialize(v, s),
+            None => s.serialize_none(),
+        }
+    }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u128>, D::Error> {
+        #[derive(Deserialize)]
+        struct W(#[serde(with = "super::u128_str")] u128);
+        Ok(Option::<W>::deserialize(d)?.map(|w| w.0))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,7 +4,7 @@
 use super::core::{NodeCore, Request};
 use super::error::NodeError;
 use super::read;
-use crate::engine::scheduler::fairness::FairnessRow;
+use crate::engine::scheduler::FairnessRow;
 use crate::engine::types::u128_str;
 use crate::engine::{Address, ErrorKind, Failure, LaneStats, SchedulerKind};
 use serde::Serialize;
@@ -172,7 +172,8 @@ impl Request for SetActivationHeight {
                 ),
             )));
         }
-        node.chain_mut().set_activation_height(self.height)?;
+        node.chain_mut()
+            .set_activation_height_from(&self.from, self.height)?;
         Ok(node.chain().activation_height())
     }
 }

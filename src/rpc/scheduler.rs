@@ -9,7 +9,8 @@ use jsonrpsee::RpcModule;
 use serde_json::{Value, json};
 
 impl Decode for PriorityTier {
-    const EXPECTED: &'static str = "a priority tier (\"economy\", \"standard\", \"fast\" or \"urgent\")";
+    const EXPECTED: &'static str =
+        "a priority tier (\"economy\", \"standard\", \"fast\" or \"urgent\")";
     fn decode(v: &Value) -> Result<Self, String> {
         serde_json::from_value(v.clone())
             .map_err(|_| format!("expected {}, got {v}", Self::EXPECTED))

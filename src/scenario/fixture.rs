@@ -72,6 +72,9 @@ pub struct Fixture {
     pub blocks: Option<u64>,
     #[serde(default)]
     pub chain: ChainSection,
+    /// CIP-1 v3 parameters (`Cip1Config`).
+    #[serde(default)]
+    pub cip1: Option<crate::engine::Cip1Config>,
     #[serde(default)]
     pub accounts: Vec<Spanned<AccountSpec>>,
     #[serde(default)]
@@ -87,6 +90,9 @@ pub struct Fixture {
 pub struct ChainSection {
     #[serde(default)]
     pub scheduler: Option<SchedulerKind>,
+    /// CIP-1 v3 §13.2: the first height planned by eip1559 (contract decision 8).
+    #[serde(default)]
+    pub activation_height: Option<u64>,
     #[serde(default)]
     pub proposer: Option<String>,
     #[serde(default)]

@@ -114,6 +114,9 @@ fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<St
             match reason {
                 crate::engine::DeferReason::Lane => "lane full",
                 crate::engine::DeferReason::GcBudget => "GC budget spent",
+                crate::engine::DeferReason::Outbid => "outbid",
+                crate::engine::DeferReason::OverCap => "over the per-fire cap",
+                crate::engine::DeferReason::BelowBasefee => "below the lane basefee",
             }
         ),
         T::TimerExpired {

@@ -89,7 +89,7 @@ impl BlockHook for FixturePlayer {
 
     fn after_seal(&mut self, block: &Block, node: &mut NodeCore) {
         let h = block.header.height;
-        self.run.record_block(block, node.chain());
+        self.run.record_block(block);
         self.check_state_at(h, node);
         if !self.finished && h >= self.last {
             self.finished = true;

@@ -1,14 +1,13 @@
 //! The headless runner's reports: one row per block, every event, the expectations' results.
 //! Deterministic: the same fixture gives the same report, byte for byte.
 
-use crate::chain::{Block, Chain, Event, EventRecord};
+use crate::chain::{Block, Event, EventRecord};
 use crate::engine::types::u128_str;
 use crate::engine::{Address, Failure, H256, TimerEvent};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Fixed-point scale of lane prices: nanos per base unit (CIP-1 v3 contract decision 1).
-pub const PRICE_SCALE: u128 = 1_000_000_000;
+pub use crate::engine::scheduler::PRICE_SCALE;
 
 #[derive(Clone, Debug, Serialize, PartialEq, Eq)]
 pub struct BlockRow {
@@ -72,40 +71,24 @@ pub struct LaneFigures {
 }
 
 impl LaneFigures {
-    /// The lane figures of block `b` of `chain`.
-    pub fn of(b: &Block, chain: &Chain) -> Self {
-        let cap = chain.timer_config().lane_timer_cycles.max(1);
-        let mut tips: Vec<u128> = Vec::new();
-        let mut paid = 0u128;
-        for r in &b.events {
-            if let Event::Timer(TimerEvent::TimerFired {
-                tip, cycles_used, ..
-            }) = &r.event
-            {
-                paid = paid.saturating_add(*tip);
-                tips.push(tip.saturating_mul(PRICE_SCALE) / u128::from((*cycles_used).max(1)));
-            }
-        }
-        tips.sort_unstable();
+    /// The lane figures of block `b` (its `lane`, CIP-1 v3).
+    pub fn of(b: &Block) -> Self {
+        let l = &b.lane;
         LaneFigures {
-            scheduler: format!("{:?}", chain.engine().scheduler()).to_lowercase(),
-            basefee: chain.basefee().cycle_basefee.saturating_mul(PRICE_SCALE),
-            utilisation_bps: (u128::from(b.eob.lane_reserved) * 10_000 / u128::from(cap))
-                .min(u128::from(u32::MAX)) as u32,
-            selected: b.eob.fired,
-            p50_tip: tips
-                .get(tips.len().saturating_sub(1) / 2)
-                .copied()
-                .unwrap_or(0),
-            tips: paid,
-            full: b.eob.deferred > 0,
+            scheduler: l.scheduler.to_string(),
+            basefee: l.basefee,
+            utilisation_bps: l.utilisation_bps(),
+            selected: l.selected,
+            p50_tip: l.p50_tip,
+            tips: l.tips,
+            full: l.full(),
         }
     }
 }
 
 impl BlockRow {
-    pub fn of(b: &Block, chain: &Chain) -> Self {
-        let lane = LaneFigures::of(b, chain);
+    pub fn of(b: &Block) -> Self {
+        let lane = LaneFigures::of(b);
         BlockRow {
             height: b.header.height,
             hash: b.header.hash,

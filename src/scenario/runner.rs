@@ -112,16 +112,26 @@ impl Scenario {
         self.names.get(name).copied()
     }
 
-    /// Plays the fixture under `scheduler` instead of the one it names (`compare`).
-    /// `eip1559` without an activation height in the fixture is active from genesis; `fifo`
-    /// is never switched (any activation height of the fixture is dropped).
-    pub fn set_scheduler(&mut self, scheduler: SchedulerKind) {
+    /// Plays the fixture under `scheduler` alone (`compare`): `eip1559` from the fixture's
+    /// `[chain] activation_height`, or from genesis without one; `fifo` never switched (the
+    /// fixture's activation height is dropped).
+    pub fn play_under(&mut self, scheduler: SchedulerKind) {
         self.genesis.scheduler = scheduler;
+        if scheduler == SchedulerKind::Fifo {
+            self.genesis.activation_height = None;
+        }
     }
 
-    /// The scheduler the fixture's chain starts with.
-    pub fn scheduler(&self) -> SchedulerKind {
-        self.genesis.scheduler
+    /// The scheduler(s) the run plays under, as a label: `fifo`, `eip1559`, or
+    /// `fifo→eip1559@H` for an activation at height H > 1.
+    pub fn scheduler_label(&self) -> String {
+        match (self.genesis.scheduler, self.genesis.activation_height) {
+            (SchedulerKind::Eip1559, None | Some(1)) | (SchedulerKind::Fifo, Some(1)) => {
+                "eip1559".into()
+            }
+            (_, Some(h)) => format!("fifo→eip1559@{h}"),
+            (SchedulerKind::Fifo, None) => "fifo".into(),
+        }
     }
 
     /// The fixture's names by address (accounts, actors, `governance`, `proposer`).
@@ -250,8 +260,8 @@ impl Run {
         }
     }
 
-    pub(super) fn record_block(&mut self, b: &Block, chain: &Chain) {
-        let row = BlockRow::of(b, chain);
+    pub(super) fn record_block(&mut self, b: &Block) {
+        let row = BlockRow::of(b);
         self.tally.record(&b.events);
         if self.wanted_rows.contains(&b.header.height) {
             self.block_figures.insert(b.header.height, row.clone());
@@ -349,7 +359,7 @@ impl Scenario {
             while devnet.poll_event().is_some() {}
             let chain = devnet.chain();
             run.funds_conserved &= chain.funds_conserved();
-            run.record_block(&block, chain);
+            run.record_block(&block);
             let flow = on_block(&block, chain);
             for pe in state_at.remove(&h).unwrap_or_default() {
                 let c = self.check_state(pe, chain, &run);
@@ -528,9 +538,11 @@ impl Scenario {
 }
 
 /// W(actor) in basis points (CIP-1 v3 §8), when the chain keeps a fairness window.
+/// W(actor) in basis points (CIP-1 v3 §8) once eip1559 plans the blocks; `None` before
+/// (FIFO keeps no fairness window).
 pub fn weight_bps(chain: &Chain, actor: &Address) -> Option<u32> {
-    let _ = (chain, actor);
-    None
+    (chain.scheduler_at(chain.height().max(1)) == SchedulerKind::Eip1559)
+        .then(|| chain.fairness().weight_bps(actor))
 }
 
 /// Why a `gov_config` step's fields do not make a [`TimerConfig`].

@@ -199,5 +199,6 @@ fn schedule_args(step: &Step, cx: &StepContext<'_>) -> ScheduleArgs {
         fee_payer,
         gas_limit: *gas_limit,
         expires_at: expires_at.or(ttl.map(|t| height.saturating_add(t))),
+        ..Default::default()
     }
 }

@@ -246,6 +246,22 @@ impl<'a> Check<'a> {
         if let Some(s) = c.scheduler {
             self.genesis.scheduler = s;
         }
+        if let Some(h) = c.activation_height {
+            // The first block is height 1: an activation at 0 would be in the past.
+            if h == 0 {
+                return Err(lf.table_error(
+                    "chain",
+                    "activation_height",
+                    "activation_height 0 is in the past: the first block is height 1",
+                ));
+            }
+            self.genesis.activation_height = Some(h);
+        }
+        if let Some(cfg) = &lf.fixture.cip1 {
+            cfg.validate()
+                .map_err(|e| lf.table_error("cip1", "cip1", e.to_string()))?;
+            self.genesis.cip1 = cfg.clone();
+        }
         if let Some(t) = &c.timer {
             t.validate()
                 .map_err(|e| lf.table_error("chain", "timer", e.to_string()))?;
@@ -834,4 +850,20 @@ fn joined<T: std::fmt::Display>(all: &[T]) -> String {
         .map(|v| v.to_string())
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+impl super::Scenario {
+    /// Applies `--scheduler` / `--activation-height` over the fixture's `[chain]` settings
+    /// (see [`Genesis::with_scheduler`](crate::chain::Genesis::with_scheduler)).
+    pub fn set_scheduler(
+        &mut self,
+        scheduler: Option<crate::engine::SchedulerKind>,
+        activation_height: Option<u64>,
+    ) -> Result<(), crate::engine::TimerError> {
+        self.genesis = self
+            .genesis
+            .clone()
+            .with_scheduler(scheduler, activation_height)?;
+        Ok(())
+    }
 }

@@ -405,7 +405,10 @@ impl View<'_> {
                     new_expires_at,
                     ..
                 } => format!("expires_at {old_expires_at} -> {new_expires_at}"),
-                TimerEvent::TimerConfigUpdated { .. } => String::new(),
+                TimerEvent::TimerConfigUpdated { .. }
+                | TimerEvent::TimerPriorityClampedAtSchedule { .. }
+                | TimerEvent::GbaFallback { .. }
+                | TimerEvent::SchedulerActivated { .. } => String::new(),
             },
             Event::Chain(_) => String::new(),
         };
@@ -678,6 +681,7 @@ fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
         fee_payer: req.fee_payer,
         gas_limit: req.gas_limit,
         expires_at: req.expires_at,
+        ..Default::default()
     }
 }
 

@@ -7,7 +7,8 @@
 pub mod native;
 pub mod rhai;
 
-use crate::chain::runtime::{ActorCode, ActorRuntime, Host, Lang, VmError};
+use crate::chain::runtime::{ActorCode, ActorRuntime, GAS_BID_ENTRY, Host, Lang, VmError};
+use crate::engine::{GbaBid, GbaContext};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -79,6 +80,31 @@ impl ActorRuntime for DevnetRuntime {
             ))),
             Lang::Native => native::invoke(&*self.native_program(code)?, entry, host),
             Lang::Rhai => self.rhai.invoke(code, entry, payload, host),
+        }
+    }
+
+    fn has_gas_bid(&self, code: &ActorCode) -> bool {
+        match code.lang {
+            Lang::None => false,
+            Lang::Native => self
+                .native_program(code)
+                .is_ok_and(|p| p.contains_key(GAS_BID_ENTRY)),
+            Lang::Rhai => self.rhai.has_entry(code, GAS_BID_ENTRY),
+        }
+    }
+
+    fn gas_bid(
+        &self,
+        code: &ActorCode,
+        ctx: &GbaContext,
+        host: &mut dyn Host,
+    ) -> Result<GbaBid, VmError> {
+        match code.lang {
+            Lang::None => Err(VmError::HandlerNotFound(format!(
+                "actor has no code, so no `{GAS_BID_ENTRY}`"
+            ))),
+            Lang::Native => native::gas_bid(&*self.native_program(code)?, ctx, host),
+            Lang::Rhai => self.rhai.gas_bid(code, ctx, host),
         }
     }
 }

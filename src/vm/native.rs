@@ -11,7 +11,7 @@
 
 use crate::chain::runtime::{ActorCode, Host, VmError};
 use crate::engine::types::u128_str;
-use crate::engine::{Address, ScheduleArgs};
+use crate::engine::{Address, GbaBid, GbaContext, ScheduleArgs};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -92,6 +92,20 @@ pub enum Op {
     Revert {
         reason: String,
     },
+    /// In `get_gas_bid` (a custom GBA, CIP-1 v3 §7.2): the bid it answers (nanos per cycle;
+    /// a field left out takes the default GBA's value). Elsewhere a no-op.
+    Bid {
+        #[serde(default, with = "crate::engine::types::opt_u128_str")]
+        max_fee_per_cycle: Option<u128>,
+        #[serde(default, with = "crate::engine::types::opt_u128_str")]
+        max_priority_fee_per_cycle: Option<u128>,
+    },
+    /// In `get_gas_bid`: bid `tip_per_lane_nano` × the lane basefee as the tip, read from
+    /// the context (to check that the context reaches the GBA).
+    BidFromContext {
+        #[serde(default)]
+        tip_per_lane_nano: u64,
+    },
 }
 
 fn one() -> u64 {
@@ -153,6 +167,7 @@ pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), Vm
                     fee_payer,
                     gas_limit: *gas_limit,
                     expires_at,
+                    ..Default::default()
                 })?;
                 if let Some(k) = save_as {
                     host.storage_set(k.as_bytes(), &id.0)?;
@@ -179,6 +194,7 @@ pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), Vm
                         fee_payer: None,
                         gas_limit: *gas_limit,
                         expires_at,
+                        ..Default::default()
                     })?;
                 }
             }
@@ -194,7 +210,43 @@ pub fn invoke(prog: &Program, entry: &str, host: &mut dyn Host) -> Result<(), Vm
             Op::Emit { topic, data } => host.emit(topic, data.as_bytes())?,
             Op::Transfer { to, amount } => host.transfer(to, *amount)?,
             Op::Revert { reason } => return Err(host.revert(reason)),
+            Op::Bid { .. } | Op::BidFromContext { .. } => {}
         }
     }
     Ok(())
+}
+
+/// Runs a native program's `get_gas_bid` (CIP-1 v3 §7.2): its operations run through the (read-
+/// only) host, then the last `bid` operation is the answer.
+pub fn gas_bid(prog: &Program, ctx: &GbaContext, host: &mut dyn Host) -> Result<GbaBid, VmError> {
+    let entry = crate::chain::runtime::GAS_BID_ENTRY;
+    let ops = prog
+        .get(entry)
+        .ok_or_else(|| VmError::HandlerNotFound(format!("no `{entry}`")))?;
+    invoke(prog, entry, host)?;
+    let mut bid = GbaBid::default();
+    for op in ops {
+        match op {
+            Op::Bid {
+                max_fee_per_cycle,
+                max_priority_fee_per_cycle,
+            } => {
+                bid = GbaBid {
+                    max_fee_per_cycle: *max_fee_per_cycle,
+                    max_priority_fee_per_cycle: *max_priority_fee_per_cycle,
+                }
+            }
+            Op::BidFromContext { tip_per_lane_nano } => {
+                bid = GbaBid {
+                    max_fee_per_cycle: Some(ctx.basefee_lane_timer.saturating_mul(4)),
+                    max_priority_fee_per_cycle: Some(
+                        ctx.basefee_lane_timer
+                            .saturating_mul(*tip_per_lane_nano as u128),
+                    ),
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(bid)
 }

@@ -649,6 +649,15 @@ impl CalendarQueue {
             .expect("live slot")
     }
 
+    /// A due timer, to update its carry record (CIP-1 v3 contract decision 6). The record is
+    /// not part of the timer's leaf, so the change needs no re-commit.
+    pub fn due_mut(&mut self, due: &DueTimer) -> &mut Timer {
+        self.slots[due.0 as usize]
+            .timer
+            .as_mut()
+            .expect("live slot")
+    }
+
     /// Concludes a due timer (fired or destroyed): removes it and returns it.
     #[inline]
     pub fn conclude(&mut self, due: DueTimer) -> Timer {

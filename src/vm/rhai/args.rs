@@ -51,14 +51,52 @@ pub(super) fn apply_schedule_options(opts: &Map, args: &mut ScheduleArgs) -> Res
             }
             "gas_limit" => args.gas_limit = Some(int("gas_limit")?),
             "expires_at" => args.expires_at = Some(int("expires_at")?),
+            // CIP-1 v3 §6 (prices in nanos per cycle: an INT ≥ 0, a U128 or a decimal string).
+            "max_fee_per_cycle" => args.max_fee_per_cycle = Some(amount_arg(k, v)?),
+            "max_priority_fee_per_cycle" => {
+                args.max_priority_fee_per_cycle = Some(amount_arg(k, v)?)
+            }
+            "bid" => args.bid = Some(amount_arg(k, v)?),
+            // CIP-1 v3 §7.3: "economy", "standard", "fast" or "urgent".
+            "priority_tier" => {
+                let s = v.clone().into_immutable_string().map_err(|t| {
+                    invalid(format!(
+                        "schedule_timer_ex: `priority_tier` must be a string, got {t}"
+                    ))
+                })?;
+                args.priority_tier = Some(
+                    s.parse()
+                        .map_err(|e: String| invalid(format!("schedule_timer_ex: {e}")))?,
+                );
+            }
             other => {
                 return Err(invalid(format!(
-                    "schedule_timer_ex: unknown option `{other}` (expected fee_payer, gas_limit, expires_at)"
+                    "schedule_timer_ex: unknown option `{other}` (expected fee_payer, gas_limit, expires_at, max_fee_per_cycle, max_priority_fee_per_cycle, priority_tier, bid)"
                 )));
             }
         }
     }
     Ok(())
+}
+
+/// An amount option: an `INT` ≥ 0, a `U128` or a decimal string.
+fn amount_arg(what: &str, v: &Dynamic) -> Result<u128, VmError> {
+    if let Ok(i) = v.as_int() {
+        return non_negative(what, i).map(u128::from);
+    }
+    if let Some(a) = v.clone().try_cast::<U128>() {
+        return Ok(a.0);
+    }
+    if let Ok(s) = v.clone().into_immutable_string() {
+        return s
+            .replace('_', "")
+            .parse::<u128>()
+            .map_err(|e| invalid(format!("schedule_timer_ex: `{what}` `{s}`: {e}")));
+    }
+    Err(invalid(format!(
+        "schedule_timer_ex: `{what}` must be an INT, a U128 or a decimal string, got {}",
+        v.type_name()
+    )))
 }
 
 pub(super) fn schedule(height: INT, payload: &[u8], opts: Option<&Map>) -> RhaiResult<String> {

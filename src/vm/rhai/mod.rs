@@ -66,7 +66,14 @@
 //! | `handler_payload(name, inner)` | string | (pure, operations only) |
 //!
 //! `schedule_timer_ex`'s map keys are all optional (`()` also means "the protocol default");
-//! an unknown key is an `InvalidInput` error.
+//! an unknown key is an `InvalidInput` error. Beside CIP-5's `fee_payer`, `gas_limit` and
+//! `expires_at` it takes CIP-1 v3 §6's `max_fee_per_cycle`, `max_priority_fee_per_cycle` (nanos
+//! per cycle: `INT`, `U128` or a decimal string), `priority_tier` (§7.3: `"economy"`,
+//! `"standard"`, `"fast"`, `"urgent"`) and the legacy `bid` (accepted and ignored during its
+//! deprecation window, then `TimerArgDeprecated`).
+//!
+//! A script may define a custom GBA, `fn get_gas_bid(ctx)` (CIP-1 v3 §7.2, see `gba.rs`),
+//! called read-only at fire time for its timers whose fees were left to the GBA.
 //!
 //! **Host errors cannot be swallowed.** Any error a host function raises (a rejected timer,
 //! insufficient funds, a bad argument such as a malformed address, a write in a read-only call,
@@ -193,6 +200,7 @@ mod cache;
 mod compile;
 mod data;
 mod frame;
+mod gba;
 mod host_api;
 mod host_frame;
 mod limits;

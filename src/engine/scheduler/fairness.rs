@@ -1,0 +1,409 @@
+//! The per-actor fairness weight W(actor) of CIP-1 v3 §8.
+//!
+//! `recent_executions[actor]` is the number of timer fires of `actor` over the last
+//! `window_blocks` blocks; the network median is taken over the actors with at least one fire in
+//! the window; `W = clip(2 − recent / max(1, median), 1, 2)`, in basis points of 1.
+//!
+//! The window is kept as a ring of per-block lists of `(actor, fires, deferrals)` (only blocks
+//! that had any), not as a `window_blocks`-slot ring per actor as §8 sketches: the per-block
+//! cost then follows the actors of the block recorded and of the block leaving the window, not
+//! all known actors, and memory follows the fires rather than `8 KiB` per actor. Totals per
+//! actor and a histogram of the totals (number of actors per fire count) are kept beside it, so
+//! the median is a walk over the distinct counts, not a sort of all actors.
+//!
+//! Everything is ordered (`BTreeMap`, `VecDeque`); nothing depends on hash-map order.
+
+use super::lane::BPS;
+use crate::engine::types::{Address, HashEncode, HashEncoder};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, VecDeque};
+
+/// W = 1, in basis points.
+pub const W_ONE_BPS: u32 = BPS;
+/// W = 2 (the most boost), in basis points.
+pub const W_MAX_BPS: u32 = 2 * BPS;
+/// `FAIRNESS_WINDOW_BLOCKS` (§8).
+pub const FAIRNESS_WINDOW_BLOCKS: u64 = 1_000;
+
+/// One block's fires and deferrals per actor (actors ascending, no all-zero row).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct BlockCounts {
+    height: u64,
+    rows: Vec<(Address, u32, u32)>,
+}
+
+/// An actor's totals over the window.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Totals {
+    fires: u64,
+    deferrals: u64,
+}
+
+/// What is stored (dumps, snapshots): the window length and the blocks in it. The totals, the
+/// histogram and the median are rebuilt from them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct FairnessState {
+    window_blocks: u64,
+    blocks: Vec<BlockCounts>,
+}
+
+/// The §8 window state.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(from = "FairnessState", into = "FairnessState")]
+pub struct Fairness {
+    window: u64,
+    /// The blocks in the window that had a fire or a deferral, oldest first.
+    blocks: VecDeque<BlockCounts>,
+    /// Every actor with a fire or a deferral in the window.
+    actors: BTreeMap<Address, Totals>,
+    /// Number of actors per fire count, for counts ≥ 1.
+    hist: BTreeMap<u64, u64>,
+    /// Actors with at least one fire in the window (the histogram's total).
+    firing: u64,
+    /// The network median (§8), kept current.
+    median: u64,
+}
+
+/// One actor's row for `scheduler_fairness`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FairnessRow {
+    pub actor: Address,
+    pub recent_fires: u64,
+    pub recent_deferrals: u64,
+    pub weight_bps: u32,
+}
+
+impl Default for Fairness {
+    /// An empty window of `FAIRNESS_WINDOW_BLOCKS` (1,000) blocks.
+    fn default() -> Self {
+        Fairness::new(FAIRNESS_WINDOW_BLOCKS)
+    }
+}
+
+impl From<FairnessState> for Fairness {
+    fn from(s: FairnessState) -> Self {
+        let mut f = Fairness::new(s.window_blocks);
+        for b in s.blocks {
+            for &(a, fires, defs) in &b.rows {
+                f.add(a, fires, defs);
+            }
+            f.blocks.push_back(b);
+        }
+        f.median = f.compute_median();
+        f
+    }
+}
+
+impl From<Fairness> for FairnessState {
+    fn from(f: Fairness) -> Self {
+        FairnessState {
+            window_blocks: f.window,
+            blocks: f.blocks.into(),
+        }
+    }
+}
+
+impl Fairness {
+    /// An empty window of `window_blocks` blocks (a window of 0 is taken as 1).
+    pub fn new(window_blocks: u64) -> Self {
+        Fairness {
+            window: window_blocks.max(1),
+            blocks: VecDeque::new(),
+            actors: BTreeMap::new(),
+            hist: BTreeMap::new(),
+            firing: 0,
+            median: 0,
+        }
+    }
+
+    pub fn window_blocks(&self) -> u64 {
+        self.window
+    }
+
+    /// W(actor) in basis points of 1, in [10_000, 20_000] (§8):
+    /// `20,000 − floor(recent × 10,000 / max(1, median))`, at least 10,000.
+    ///
+    /// Rounding (CIP-1 v3 §8): the ratio `recent / median` is floored in basis points, so W is
+    /// rounded up, by less than 1 bps, in favour of the quieter actor. An actor with no fire in
+    /// the window (or unknown) gets 20,000; one at or above the median 10,000.
+    pub fn weight_bps(&self, actor: &Address) -> u32 {
+        weight_bps(self.recent_fires(actor), self.median)
+    }
+
+    /// Fires of `actor` in the window.
+    pub fn recent_fires(&self, actor: &Address) -> u64 {
+        self.actors.get(actor).map_or(0, |t| t.fires)
+    }
+
+    /// Deferrals of `actor`'s timers in the window.
+    pub fn recent_deferrals(&self, actor: &Address) -> u64 {
+        self.actors.get(actor).map_or(0, |t| t.deferrals)
+    }
+
+    /// The network median of recent fires over the actors with at least one fire in the window,
+    /// 0 when none has (§8).
+    ///
+    /// Rounding (CIP-1 v3 §8): for an even number of such actors it is the **lower median** (the
+    /// count at index `(n − 1) / 2` in ascending order), an actual actor's count, as the p50 tip
+    /// is (§7.1).
+    pub fn median(&self) -> u64 {
+        self.median
+    }
+
+    /// §3 step 10 + §8: records block `height`'s fires and deferrals per actor and rolls the
+    /// window to `height`: it then holds heights `height − window + 1 ..= height`, so a fire at
+    /// height h counts through h + window − 1 and not after. An actor leaves the map when it
+    /// has neither a fire nor a deferral left in the window (§8's pruning of actors silent for
+    /// the whole window; an actor whose timers were only deferred stays listed with W = 2 so
+    /// that starvation shows in `rows`, and does not count toward the median).
+    ///
+    /// Heights must not decrease. The cost follows the actors in this block and in the blocks
+    /// leaving the window.
+    pub fn record_block(
+        &mut self,
+        height: u64,
+        fires: &BTreeMap<Address, u32>,
+        deferrals: &BTreeMap<Address, u32>,
+    ) {
+        self.roll(height);
+        let mut rows = Vec::with_capacity(fires.len().max(deferrals.len()));
+        let mut fi = fires.iter().filter(|(_, n)| **n > 0).peekable();
+        let mut di = deferrals.iter().filter(|(_, n)| **n > 0).peekable();
+        loop {
+            let row = match (fi.peek(), di.peek()) {
+                (None, None) => break,
+                (Some((a, f)), None) => {
+                    let r = (**a, **f, 0);
+                    fi.next();
+                    r
+                }
+                (None, Some((a, d))) => {
+                    let r = (**a, 0, **d);
+                    di.next();
+                    r
+                }
+                (Some((fa, f)), Some((da, d))) => match fa.cmp(da) {
+                    std::cmp::Ordering::Less => {
+                        let r = (**fa, **f, 0);
+                        fi.next();
+                        r
+                    }
+                    std::cmp::Ordering::Greater => {
+                        let r = (**da, 0, **d);
+                        di.next();
+                        r
+                    }
+                    std::cmp::Ordering::Equal => {
+                        let r = (**fa, **f, **d);
+                        fi.next();
+                        di.next();
+                        r
+                    }
+                },
+            };
+            rows.push(row);
+        }
+        if rows.is_empty() {
+            return;
+        }
+        for &(a, f, d) in &rows {
+            self.add(a, f, d);
+        }
+        self.blocks.push_back(BlockCounts { height, rows });
+        self.median = self.compute_median();
+    }
+
+    /// Advances an idle stretch (no fires, no deferrals) up to and including `height`: the
+    /// window then holds heights `height − window + 1 ..= height`. The cost follows the blocks
+    /// leaving the window, not the length of the stretch.
+    pub fn skip_to(&mut self, height: u64) {
+        self.roll(height);
+    }
+
+    /// One row per actor in the window, sorted by actor.
+    pub fn rows(&self) -> Vec<FairnessRow> {
+        self.actors
+            .iter()
+            .map(|(a, t)| FairnessRow {
+                actor: *a,
+                recent_fires: t.fires,
+                recent_deferrals: t.deferrals,
+                weight_bps: weight_bps(t.fires, self.median),
+            })
+            .collect()
+    }
+
+    /// True when nothing is in the window (every actor has W = 2).
+    pub fn is_idle(&self) -> bool {
+        self.blocks.is_empty()
+    }
+
+    /// Number of actors in the window.
+    pub fn actor_count(&self) -> usize {
+        self.actors.len()
+    }
+
+    /// Drops the blocks at or below `height − window`.
+    fn roll(&mut self, height: u64) {
+        let Some(cutoff) = height.checked_sub(self.window) else {
+            return;
+        };
+        let mut changed = false;
+        while self.blocks.front().is_some_and(|b| b.height <= cutoff) {
+            let b = self.blocks.pop_front().expect("checked non-empty");
+            for &(a, f, d) in &b.rows {
+                self.sub(a, f, d);
+            }
+            changed = true;
+        }
+        if changed {
+            self.median = self.compute_median();
+        }
+    }
+
+    fn add(&mut self, a: Address, f: u32, d: u32) {
+        let t = self.actors.entry(a).or_default();
+        let old = t.fires;
+        t.fires += f as u64;
+        t.deferrals += d as u64;
+        let new = t.fires;
+        if new != old {
+            self.move_count(old, new);
+        }
+    }
+
+    fn sub(&mut self, a: Address, f: u32, d: u32) {
+        let Some(t) = self.actors.get_mut(&a) else {
+            debug_assert!(false, "a block leaving the window names an unknown actor");
+            return;
+        };
+        let old = t.fires;
+        t.fires -= f as u64;
+        t.deferrals -= d as u64;
+        let new = t.fires;
+        if t.fires == 0 && t.deferrals == 0 {
+            self.actors.remove(&a);
+        }
+        if new != old {
+            self.move_count(old, new);
+        }
+    }
+
+    /// Moves one actor in the histogram from fire count `old` to `new` (0 = not in it).
+    fn move_count(&mut self, old: u64, new: u64) {
+        if old > 0 {
+            let n = self.hist.get_mut(&old).expect("count in histogram");
+            *n -= 1;
+            if *n == 0 {
+                self.hist.remove(&old);
+            }
+            self.firing -= 1;
+        }
+        if new > 0 {
+            *self.hist.entry(new).or_insert(0) += 1;
+            self.firing += 1;
+        }
+    }
+
+    /// The lower median of the histogram.
+    fn compute_median(&self) -> u64 {
+        if self.firing == 0 {
+            return 0;
+        }
+        let rank = (self.firing - 1) / 2;
+        let mut seen = 0;
+        for (&count, &n) in &self.hist {
+            seen += n;
+            if seen > rank {
+                return count;
+            }
+        }
+        unreachable!("the histogram holds `firing` actors")
+    }
+}
+
+/// `clip(2 − recent / max(1, median), 1, 2)` in basis points, the ratio floored (§8).
+fn weight_bps(recent: u64, median: u64) -> u32 {
+    let m = median.max(1) as u128;
+    let recent = recent as u128;
+    if recent >= m {
+        return W_ONE_BPS;
+    }
+    let ratio_bps = (recent * BPS as u128 / m) as u32;
+    W_MAX_BPS - ratio_bps
+}
+
+impl HashEncode for Fairness {
+    /// The window length, then the blocks in the window oldest first, each its height and its
+    /// rows `(actor, fires, deferrals)` ascending by actor. Advancing over idle heights changes
+    /// the encoding only when a block leaves the window.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u64(self.window);
+        e.length(self.blocks.len());
+        for b in &self.blocks {
+            e.u64(b.height);
+            e.length(b.rows.len());
+            for (a, f, d) in &b.rows {
+                e.raw(&a.0);
+                e.u32(*f);
+                e.u32(*d);
+            }
+        }
+    }
+}
+
+impl Fairness {
+    /// Writes the state into `e` (the same as its [`HashEncode`] impl).
+    pub fn hash_encode(&self, e: &mut HashEncoder) {
+        HashEncode::hash_encode(self, e);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn a(n: u64) -> Address {
+        Address::from_low_u64(n)
+    }
+
+    fn map(xs: &[(u64, u32)]) -> BTreeMap<Address, u32> {
+        xs.iter().map(|&(n, c)| (a(n), c)).collect()
+    }
+
+    #[test]
+    fn weight_is_two_below_one_at_median_linear_between() {
+        let mut f = Fairness::new(10);
+        // counts: a1 = 1, a2 = 4, a3 = 4 → median 4.
+        f.record_block(1, &map(&[(1, 1), (2, 4), (3, 4)]), &BTreeMap::new());
+        assert_eq!(f.median(), 4);
+        assert_eq!(f.weight_bps(&a(9)), 20_000);
+        assert_eq!(f.weight_bps(&a(1)), 17_500);
+        assert_eq!(f.weight_bps(&a(2)), 10_000);
+    }
+
+    #[test]
+    fn window_rolls_and_prunes() {
+        let mut f = Fairness::new(3);
+        f.record_block(5, &map(&[(1, 2)]), &map(&[(2, 1)]));
+        f.skip_to(7);
+        assert_eq!(f.recent_fires(&a(1)), 2);
+        assert_eq!(f.recent_deferrals(&a(2)), 1);
+        f.skip_to(8);
+        assert_eq!(f.recent_fires(&a(1)), 0);
+        assert!(f.is_idle());
+        assert!(f.rows().is_empty());
+        assert_eq!(f.median(), 0);
+    }
+
+    #[test]
+    fn serde_round_trip_rebuilds_totals() {
+        let mut f = Fairness::new(4);
+        f.record_block(1, &map(&[(1, 2), (2, 1)]), &map(&[(3, 1)]));
+        f.record_block(2, &map(&[(2, 3)]), &BTreeMap::new());
+        let s = serde_json::to_string(&f).unwrap();
+        let g: Fairness = serde_json::from_str(&s).unwrap();
+        assert_eq!(f, g);
+        assert_eq!(g.recent_fires(&a(2)), 4);
+    }
+}

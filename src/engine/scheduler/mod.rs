@@ -1,0 +1,15 @@
+//! CIP-1 v3's scheduler math: the lane's EIP-1559 basefee and fixed-point charges ([`lane`]),
+//! the per-actor fairness weight W ([`fairness`]) and the sort and greedy fill of the lane
+//! ([`select`]). Pure and deterministic: integers only, ordered maps, no clocks.
+//!
+//! [`policy`]: the scheduler policies (`fifo`, `eip1559`) behind one interface, and the CIP-1 v3
+//! integration (configuration, state, GBAs, schedule-time validation, lane statistics).
+
+pub mod fairness;
+pub mod lane;
+pub mod policy;
+pub mod select;
+
+pub use fairness::{Fairness, FairnessRow, W_MAX_BPS, W_ONE_BPS};
+pub use lane::{LaneParams, PRICE_SCALE, charge_ceil, charge_floor, next_lane_basefee, p50_tip};
+pub use select::{Candidate, Selection, effective_priority, select, select_naive};
