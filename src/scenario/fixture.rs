@@ -170,6 +170,18 @@ pub enum Step {
         /// Names the timer for later steps and expectations.
         #[serde(default)]
         label: Option<String>,
+        /// CIP-1 v3 §6 fee caps, nanos per cycle (10^9 nanos = 1 base unit); left out, the
+        /// default GBA prices the fire (§7.1).
+        #[serde(default)]
+        max_fee_per_cycle: Option<Amount>,
+        #[serde(default)]
+        max_priority_fee_per_cycle: Option<Amount>,
+        /// `economy` | `standard` | `fast` | `urgent` (§7.3).
+        #[serde(default)]
+        priority_tier: Option<crate::engine::PriorityTier>,
+        /// The legacy `bid` (§13.2): ignored in the deprecation window, then `TimerArgDeprecated`.
+        #[serde(default)]
+        bid: Option<Amount>,
         #[serde(default)]
         expect_error: Option<String>,
     },
