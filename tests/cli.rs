@@ -295,3 +295,40 @@ fn cip1_v3_compare_refuses_an_unknown_scheduler_as_a_usage_error() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("twice"), "{}", text(&o.stderr));
 }
+
+#[test]
+fn cip1_v3_compare_plays_fifo_and_eip1559_side_by_side_with_a_plot_of_both() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("fairness-compare.svg");
+    let _ = std::fs::remove_file(&svg);
+    let o = run(&["compare", "fairness", "--plot", svg.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let head = out.lines().nth(1).unwrap();
+    assert!(head.contains("fifo") && head.contains("eip1559"), "{out}");
+    let quiet: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("quiet"))
+        .unwrap()
+        .split('|')
+        .map(str::trim)
+        .collect();
+    // fires, deferrals, lat_p50, lat_p99, ...: FIFO makes the quiet actor wait, eip1559 not.
+    let cells = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    assert_ne!(cells(quiet[1])[3], "0", "{out}");
+    assert_eq!(cells(quiet[2])[3], "0", "{out}");
+    let tipped = out.lines().find(|l| l.starts_with("tipped")).unwrap();
+    let t: Vec<&str> = tipped.split('|').map(str::trim).collect();
+    assert_eq!(t[1], "0", "{tipped}");
+    assert_ne!(t[2], "0", "{tipped}");
+    let (texts, _) = svg_texts(&svg);
+    for want in [
+        "fifo lane basefee",
+        "eip1559 lane basefee",
+        "fifo latency",
+        "eip1559 latency",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "`{want}` in {texts:?}");
+    }
+}
