@@ -106,19 +106,20 @@ pub enum DeferReason {
     Lane,
     /// It was to be removed (expired or unfunded) but the GC budget was spent (CIP-5 §8).
     GcBudget,
-    /// CIP-1 v3 §3 step 7: it did not fit, and a selected timer had a strictly higher
-    /// effective priority.
+    /// CIP-1 v3 §3 step 7: it did not fit the lane and a selected timer had a strictly higher
+    /// effective priority (under `eip1559`, `lane` then means none did).
     Outbid,
-    /// CIP-1 v3 §3 step 7, §10: its budget is above `MAX_CYCLES_PER_FIRE_AUCTION_PHASE`;
-    /// deferred without an attempt.
+    /// CIP-1 v3 §10: its budget is above `MAX_CYCLES_PER_FIRE_AUCTION_PHASE`; deferred without
+    /// an attempt, taking no lane room.
     OverCap,
-    /// CIP-1 v3 open point 9: its `max_fee_per_cycle` is below the lane basefee at fire time;
-    /// it waits for the basefee to fall (or its TTL), nothing charged.
+    /// CIP-1 v3 §3 (open point 9, contract decision 4): its `max_fee_per_cycle` is below the lane
+    /// basefee in force; it waits for the basefee to fall (or its TTL), nothing charged.
     BelowBasefee,
 }
 
 impl DeferReason {
-    /// The one-byte tag the state root and block bodies commit to.
+    /// The reason's stable one-byte tag in hashes and state encodings: `Lane` 0, `GcBudget` 1,
+    /// `Outbid` 2, `OverCap` 3, `BelowBasefee` 4.
     pub const fn tag(self) -> u8 {
         match self {
             DeferReason::Lane => 0,
@@ -313,7 +314,8 @@ impl TimerEvent {
 }
 
 impl HashEncode for DeferReason {
-    /// One byte: `Lane` 0, `GcBudget` 1, `Outbid` 2, `OverCap` 3, `BelowBasefee` 4.
+    /// One byte, [`DeferReason::tag`]: `Lane` 0, `GcBudget` 1, `Outbid` 2, `OverCap` 3,
+    /// `BelowBasefee` 4.
     fn hash_encode(&self, e: &mut HashEncoder) {
         e.u8(self.tag());
     }

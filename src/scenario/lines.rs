@@ -116,7 +116,7 @@ fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<St
                 crate::engine::DeferReason::GcBudget => "GC budget spent",
                 crate::engine::DeferReason::Outbid => "outbid",
                 crate::engine::DeferReason::OverCap => "over the per-fire cap",
-                crate::engine::DeferReason::BelowBasefee => "below the lane basefee",
+                crate::engine::DeferReason::BelowBasefee => "max fee below the lane basefee",
             }
         ),
         T::TimerExpired {

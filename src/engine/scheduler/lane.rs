@@ -177,10 +177,12 @@ mod tests {
         assert_eq!(mul_div(10, 3, 4, false), 7);
         assert_eq!(mul_div(10, 3, 4, true), 8);
         assert_eq!(mul_div(12, 3, 4, true), 9);
-        // (2^127) × 6 / 4 = 3 × 2^127 > u128::MAX → saturates.
-        assert_eq!(mul_div(1 << 127, 6, 4, false), u128::MAX);
-        // (2^127) × 6 / 8 = 3 × 2^124 exactly.
-        assert_eq!(mul_div(1 << 127, 6, 8, false), 3 << 124);
+        // 2^127 × 6 / 4 = 3 × 2^126 (the product needs 130 bits, the quotient fits).
+        assert_eq!(mul_div(1 << 127, 6, 4, false), 3 << 126);
+        // (2^128 − 1) × 4 / 2 > u128::MAX → saturates.
+        assert_eq!(mul_div(u128::MAX, 4, 2, false), u128::MAX);
+        // 2^127 × 6 / 8 = 3 × 2^125 exactly.
+        assert_eq!(mul_div(1 << 127, 6, 8, false), 3 << 125);
         // (2^100 + 1) × 2^60 / 2^61 = 2^99 + 1/2 → 2^99 down, 2^99 + 1 up.
         assert_eq!(mul_div((1 << 100) + 1, 1 << 60, 1 << 61, false), 1 << 99);
         assert_eq!(

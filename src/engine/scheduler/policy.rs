@@ -693,8 +693,9 @@ struct Priced {
 ///
 /// Then S1a's [`select`] (effective priority desc, `timer_id` asc; greedy fill of
 /// `lane_timer_cycles`; over the per-fire cap → `over_cap`); the selected timers are
-/// pre-charged in selection order and fire in it; the others are carried with their reason
-/// (§3 step 9), each counted in its record.
+/// pre-charged in selection order (a fee payer that can no longer pay is path 2, §3 step 8)
+/// and fire in it; the others are carried with their reason (§3 step 9), each counted in its
+/// record.
 fn plan_eip1559(queue: &mut CalendarQueue, env: &PlanEnv<'_>, ledger: &mut dyn Ledger) -> EobPlan {
     let (height, cfg, quote, cip1) = (env.height, env.cfg, env.quote, env.cip1);
     let basefee = env.lane_basefee;
@@ -824,6 +825,38 @@ fn plan_eip1559(queue: &mut CalendarQueue, env: &PlanEnv<'_>, ledger: &mut dyn L
     for &i in &sel.selected {
         let p = slots[i].take().expect("selected once");
         let t = queue.due(&p.due);
+        // §3 step 8 "on insufficient funds at any step → CIP-5 §5.4 path 2": the balances were
+        // checked one timer at a time before selection; a fee payer whose earlier fires in
+        // this block took what a later one needs cannot pay it now. It is removed under the GC
+        // lane (or waits for GC budget); the room it was selected into stays unused this block
+        // (selection is not rerun).
+        let available = ledger.balance(&t.fee_payer);
+        if available < p.max_cost {
+            if gc_left < GC_CYCLES_PER_REMOVAL {
+                defer(
+                    &mut out,
+                    &mut deferrals,
+                    queue,
+                    &p.due,
+                    DeferReason::GcBudget,
+                );
+                carried.push(p.due);
+                continue;
+            }
+            gc_left -= GC_CYCLES_PER_REMOVAL;
+            out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
+            out.stats.unfunded += 1;
+            let t = queue.conclude(p.due);
+            out.events
+                .push(TimerEvent::TimerCancelledInsufficientFunds {
+                    timer_id: t.timer_id,
+                    actor: t.actor_address,
+                    fee_payer: t.fee_payer,
+                    required: p.max_cost,
+                    available,
+                });
+            continue;
+        }
         ledger.debit(&t.fee_payer, p.max_cost);
         out.stats.lane_reserved += p.budget;
         out.stats.fired += 1;
