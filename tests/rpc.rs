@@ -1161,10 +1161,14 @@ fn serve_fixture_plays_its_steps_as_blocks_are_mined_and_reports_expectations() 
 
 /// A devnet on port 0 whose chain runs `scheduler` (eip1559: from genesis).
 async fn start_scheduler(scheduler: cowboy_devnet::engine::SchedulerKind) -> Devnet {
-    let genesis = Genesis {
+    start_genesis(Genesis {
         scheduler,
         ..Genesis::default()
-    };
+    })
+    .await
+}
+
+async fn start_genesis(genesis: Genesis) -> Devnet {
     let node =
         spawn(NodeCore::new(NodeConfig::new(genesis, DevnetRuntime::shared())).expect("genesis"));
     let running = server::start(
@@ -1475,4 +1479,58 @@ async fn cip1_v3_13_2_gov_set_activation_height_by_a_system_deployer_only() {
         "height",
     )
     .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip1_v3_3_timer_get_shows_the_fee_caps_and_how_long_a_timer_was_carried_and_why() {
+    let mut genesis = Genesis {
+        scheduler: cowboy_devnet::engine::SchedulerKind::Eip1559,
+        ..Genesis::default()
+    };
+    // A lane of one 250,000-cycle timer per block.
+    genesis.timer.lane_timer_cycles = 250_000;
+    genesis.timer.max_cycles_per_fire = 250_000;
+    let d = start_genesis(genesis).await;
+    let c = d.http();
+    let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
+    let h = height(&c).await;
+    let rich = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 5, "payload": "0x01",
+            "max_fee_per_cycle": "100000000000", "max_priority_fee_per_cycle": "1000"}]),
+    )
+    .await["timer_id"]
+        .clone();
+    let poor = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 5, "payload": "0x02", "priority_tier": "economy"}]),
+    )
+    .await["timer_id"]
+        .clone();
+    while height(&c).await < h + 6 {
+        call(&c, "devnet_mine", json!([])).await;
+    }
+    let r = call(&c, "timer_get", json!([rich])).await;
+    assert_eq!(r["status"], json!("fired"), "{r}");
+    let p = call(&c, "timer_get", json!([poor])).await;
+    // The lower tip lost the only slot at h + 5 and again at h + 6 (its own bucket's
+    // successor has nothing else, so it fires there or later).
+    assert_eq!(p["priority_tier"], json!("economy"), "{p}");
+    assert!(p["carried"].as_u64().unwrap() >= 1, "{p}");
+    assert_eq!(p["last_defer"], json!("outbid"), "{p}");
+    let pending = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 50, "max_fee_per_cycle": "100000000000",
+            "max_priority_fee_per_cycle": "7"}]),
+    )
+    .await["timer_id"]
+        .clone();
+    let t = call(&c, "timer_get", json!([pending])).await;
+    assert_eq!(t["max_fee_per_cycle"], json!("100000000000"), "{t}");
+    assert_eq!(t["max_priority_fee_per_cycle"], json!("7"), "{t}");
+    assert_eq!(t["carried"], json!(0), "{t}");
+    assert_eq!(t["last_defer"], Value::Null, "{t}");
 }

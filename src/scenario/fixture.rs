@@ -138,8 +138,11 @@ pub struct ActorSpec {
 
 /// One action at a height. `expect_error` names the error the action must fail with
 /// (`Unauthorized`, `InvalidInput`, ...); without it, a failure is reported as a step error.
+/// (`schedule` is the largest variant; steps are parsed once and kept in one list, so boxing its
+/// fields would only complicate the serde layout.)
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+#[allow(clippy::large_enum_variant)]
 pub enum Step {
     /// The actor schedules a timer (a transaction from its deployer, or `from`).
     Schedule {

@@ -9,8 +9,10 @@ use crate::engine::timer::handler_payload;
 use crate::engine::{Address, ErrorKind, Failure, ScheduleArgs, TimerConfig, TimerId};
 use crate::node::{SetBalance, txs};
 
-/// The node request a step sends.
+/// The node request a step sends. Built and sent at once, one at a time: its size does not
+/// matter.
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub enum StepRequest {
     Tx(Transaction),
     SetBalance(SetBalance),
