@@ -1,6 +1,7 @@
 //! The command line: clap definitions and exit codes.
 
 use clap::{Parser, Subcommand};
+use cowboy_devnet::engine::SchedulerKind;
 use cowboy_devnet::scenario::MAX_RUN_BLOCKS;
 use std::path::PathBuf;
 
@@ -65,6 +66,10 @@ pub enum Cmd {
     },
     /// List the shipped fixtures.
     Fixtures,
+    /// Run one fixture under each scheduler (`fifo`, `eip1559`) and print one side-by-side
+    /// table: per actor fires, deferrals, latency p50/p99, fees, tips; per run burned, tipped,
+    /// blocks with a full lane.
+    Compare(CompareArgs),
     /// Run the devnet live and serve the JSON-RPC API (HTTP and WebSocket on one port).
     Serve(ServeArgs),
 }
@@ -172,6 +177,36 @@ pub struct RunArgs {
     pub progress: bool,
     #[command(flatten)]
     pub sched: SchedArgs,
+    /// Draw the lane basefee and utilisation over the run and each actor's latency to this
+    /// SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct CompareArgs {
+    /// A fixture file, or the bare name of a shipped fixture.
+    pub fixture: String,
+    /// The schedulers to run the fixture under, comma-separated. `eip1559` is active from
+    /// genesis unless the fixture sets `[chain] activation_height`.
+    #[arg(long, value_delimiter = ',', default_value = "fifo,eip1559", value_parser = parse_scheduler)]
+    pub schedulers: Vec<SchedulerKind>,
+    /// Play until this height (default: the fixture's `blocks`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUN_BLOCKS))]
+    pub blocks: Option<u64>,
+    /// Print the comparison as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw the runs' lane basefee, utilisation and per-actor latency to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
+
+/// A scheduler's name (`fifo`, `eip1559`).
+fn parse_scheduler(s: &str) -> Result<SchedulerKind, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a scheduler (fifo, eip1559)"))
 }
 
 impl RunArgs {
@@ -186,6 +221,7 @@ impl RunArgs {
             events: true,
             quiet: false,
             progress: false,
+            plot: None,
             sched: SchedArgs::default(),
         }
     }

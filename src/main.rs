@@ -46,6 +46,7 @@ fn main() -> ExitCode {
         Some(Cmd::Run(a)) => commands::run(a, &mut out),
         Some(Cmd::Check { fixture }) => commands::check(&fixture, &mut out),
         Some(Cmd::Serve(a)) => serve::serve(a),
+        Some(Cmd::Compare(a)) => commands::compare(a, &mut out),
         Some(Cmd::Fixtures) => {
             commands::list_fixtures(&mut out);
             Ok(EXIT_OK)

@@ -215,3 +215,129 @@ fn cli_attach_names_a_url_it_cannot_use_before_taking_the_terminal() {
     assert!(err.contains("--attach https://127.0.0.1:1"), "{err}");
     assert!(err.contains("plain http:// and ws://"), "{err}");
 }
+
+/// The text of every `<text>` element of an SVG, after checking it parses as XML.
+fn svg_texts(path: &std::path::Path) -> (Vec<String>, usize) {
+    let src = std::fs::read_to_string(path).expect("the SVG is written");
+    let doc = roxmltree::Document::parse(&src).expect("the SVG is well-formed XML");
+    assert_eq!(doc.root_element().tag_name().name(), "svg");
+    let texts = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .map(|n| n.text().unwrap_or("").trim().to_string())
+        .collect();
+    let lines = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("polyline") || n.has_tag_name("path"))
+        .count();
+    (texts, lines)
+}
+
+#[test]
+fn cip1_v3_run_plot_draws_lane_basefee_utilisation_and_latency_to_an_svg() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("storm-run.svg");
+    let _ = std::fs::remove_file(&svg);
+    let o = run(&["run", "storm", "-q", "--plot", svg.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("plot: "), "{}", text(&o.stdout));
+    let (texts, lines) = svg_texts(&svg);
+    for want in [
+        "lane basefee (base units per cycle)",
+        "lane utilisation (% of LANE_TIMER_CYCLES)",
+        "fifo lane basefee",
+        "fifo utilisation",
+        "fifo latency",
+        "storm-d",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "`{want}` in {texts:?}");
+    }
+    assert!(lines >= 2, "the series are drawn as lines");
+}
+
+#[test]
+fn cip1_v3_compare_prints_one_side_by_side_table_and_json() {
+    let o = run(&["compare", "storm", "--schedulers", "fifo"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let cols = out
+        .lines()
+        .find(|l| l.starts_with("actor"))
+        .expect("a header row");
+    for c in ["fires", "deferrals", "lat_p50", "lat_p99", "fees", "tips"] {
+        assert!(cols.contains(c), "column {c} in {cols}");
+    }
+    let d = out
+        .lines()
+        .find(|l| l.starts_with("storm-d"))
+        .expect("a row per actor");
+    let cells: Vec<&str> = d.split_whitespace().collect();
+    // storm-d: 8 fires, 52 deferrals, latency p50 6, p99 7 under FIFO.
+    assert_eq!(&cells[1..6], &["|", "8", "52", "6", "7"], "{d}");
+    for r in ["burned", "tipped", "full-lane blocks"] {
+        assert!(out.lines().any(|l| l.starts_with(r)), "row {r} in\n{out}");
+    }
+
+    let o = run(&["compare", "storm", "--schedulers", "fifo", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let r = &v["runs"][0];
+    assert_eq!(r["scheduler"], "fifo");
+    assert_eq!(r["tipped"], "0");
+    let d = r["actors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["actor"] == "storm-d")
+        .unwrap();
+    assert_eq!(d["fires"], 8);
+    assert_eq!(d["latency_p99"], 7);
+}
+
+#[test]
+fn cip1_v3_compare_refuses_an_unknown_scheduler_as_a_usage_error() {
+    let o = run(&["compare", "storm", "--schedulers", "fifo,lottery"]);
+    assert_eq!(o.status.code(), Some(64), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("lottery"), "{}", text(&o.stderr));
+    let o = run(&["compare", "storm", "--schedulers", "fifo,fifo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("twice"), "{}", text(&o.stderr));
+}
+
+#[test]
+fn cip1_v3_compare_plays_fifo_and_eip1559_side_by_side_with_a_plot_of_both() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("fairness-compare.svg");
+    let _ = std::fs::remove_file(&svg);
+    let o = run(&["compare", "fairness", "--plot", svg.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    let head = out.lines().nth(1).unwrap();
+    assert!(head.contains("fifo") && head.contains("eip1559"), "{out}");
+    let quiet: Vec<&str> = out
+        .lines()
+        .find(|l| l.starts_with("quiet"))
+        .unwrap()
+        .split('|')
+        .map(str::trim)
+        .collect();
+    // fires, deferrals, lat_p50, lat_p99, ...: FIFO makes the quiet actor wait, eip1559 not.
+    let cells = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
+    assert_ne!(cells(quiet[1])[3], "0", "{out}");
+    assert_eq!(cells(quiet[2])[3], "0", "{out}");
+    let tipped = out.lines().find(|l| l.starts_with("tipped")).unwrap();
+    let t: Vec<&str> = tipped.split('|').map(str::trim).collect();
+    assert_eq!(t[1], "0", "{tipped}");
+    assert_ne!(t[2], "0", "{tipped}");
+    let (texts, _) = svg_texts(&svg);
+    for want in [
+        "fifo lane basefee",
+        "eip1559 lane basefee",
+        "fifo latency",
+        "eip1559 latency",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "`{want}` in {texts:?}");
+    }
+}

@@ -3,6 +3,7 @@
 
 use cowboy_devnet::engine::{ErrorKind, EventKind, Failure, TimerStatus};
 use cowboy_devnet::scenario::builtin;
+use cowboy_devnet::scenario::report::BlockRow;
 use cowboy_devnet::scenario::runner::disk_loader;
 use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario};
 use cowboy_devnet::vm::DevnetRuntime;
@@ -1041,5 +1042,213 @@ fn fixture_expect_error_names_an_error_kind() {
     assert!(
         err.contains("steps[1].expect_error: unknown error kind `Unauthorised` (known: InvalidInput, Unauthorized,"),
         "{err}"
+    );
+}
+
+// ---- CIP-1 v3: metric expectations (block and actor figures) -------------------------------
+
+/// The storm fixture with `extra` expectations appended.
+fn storm_with(extra: &str) -> String {
+    let storm = builtin::FIXTURES
+        .iter()
+        .find(|(n, _)| *n == "storm")
+        .unwrap()
+        .1;
+    format!("{storm}\n{extra}")
+}
+
+#[test]
+fn cip1_v3_metric_expectations_check_block_and_actor_figures() {
+    let r = run_text(
+        &storm_with(
+            r#"
+[[expect]]
+metric = "utilisation_bps"
+at = 10
+equals = 10_000
+above_at = 9
+
+[[expect]]
+metric = "deferred"
+at = 17
+below_at = 10
+
+[[expect]]
+metric = "lane_basefee"
+at = 12
+equals = "1_000_000_000"
+
+[[expect]]
+metric = "latency_p99"
+actor = "storm-d"
+equals = 7
+above_actor = "storm-a"
+
+[[expect]]
+metric = "fires"
+actor = "storm-a"
+at = 10
+equals = 4
+"#,
+        ),
+        RunOptions::default(),
+    );
+    let failed: Vec<_> = r.expectations.iter().filter(|e| !e.passed).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    let lat = r
+        .expectations
+        .iter()
+        .find(|e| e.description.starts_with("latency_p99"))
+        .unwrap();
+    assert_eq!(lat.detail, "latency_p99 is 7, 1 of storm-a");
+
+    // A bound that does not hold fails, with the value in the detail.
+    let r = run_text(
+        &storm_with("[[expect]]\nmetric = \"fires\"\nactor = \"storm-b\"\nat_most = 3\n"),
+        RunOptions::default(),
+    );
+    let e = r.expectations.last().unwrap();
+    assert!(!e.passed);
+    assert_eq!(e.detail, "fires is 8");
+}
+
+#[test]
+fn cip1_v3_metric_expectations_are_checked_before_the_run() {
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"speed\"\nat = 3\nat_least = 1\n"),
+        "expect[7].metric: unknown metric `speed`",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"lane_basefee\"\nat_least = 1\n"),
+        "expect[7].at: `lane_basefee` is a block's",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"lane_basefee\"\nat = 5\nabove_at = 5\n"),
+        "expect[7].above_at: compares with an earlier block",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"weight_bps\"\nequals = 20_000\n"),
+        "expect[7].actor: `weight_bps` is an actor's",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nmetric = \"fires\"\nactor = \"storm-a\"\n"),
+        "a metric expectation needs",
+    );
+    assert_refused(
+        &storm_with("[[expect]]\nkind = \"TimerFired\"\nabove_at = 3\n"),
+        "compare a `metric`",
+    );
+}
+
+// ---- CIP-1 v3: the shipped scheduler fixtures, under both policies -------------------------
+
+/// A shipped fixture played under `kind` alone (what `compare` does).
+fn shipped_under(
+    name: &str,
+    kind: cowboy_devnet::engine::SchedulerKind,
+) -> (Report, Vec<BlockRow>) {
+    let mut s = builtin::scenario(name, &DevnetRuntime::new())
+        .expect("shipped")
+        .expect("checks");
+    s.play_under(kind);
+    let mut rows = Vec::new();
+    let r = s
+        .run(
+            DevnetRuntime::shared(),
+            RunOptions::default(),
+            &mut |b, _| rows.push(BlockRow::of(b)),
+        )
+        .expect("runs");
+    (r, rows)
+}
+
+fn actor<'r>(r: &'r Report, name: &str) -> &'r cowboy_devnet::scenario::report::ActorRow {
+    r.actors
+        .iter()
+        .find(|a| a.actor == name)
+        .unwrap_or_else(|| panic!("actor {name} in {:?}", r.actors))
+}
+
+#[test]
+fn cip1_v3_5_congestion_fixture_basefee_climbs_under_demand_and_falls_after_and_fifo_stays_flat() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let (_, rows) = shipped_under("congestion", SchedulerKind::Eip1559);
+    let fee = |h: u64| rows.iter().find(|r| r.height == h).unwrap().lane_basefee;
+    // Heights 6..=35 follow blocks at 75 % utilisation: +6.25 % (floored) every block.
+    for h in 6..35 {
+        assert!(
+            fee(h + 1) > fee(h),
+            "climbs at {h}: {} -> {}",
+            fee(h),
+            fee(h + 1)
+        );
+        assert!(
+            fee(h + 1) - fee(h) <= fee(h) / 8,
+            "within the 12.5 % clamp at {h}"
+        );
+    }
+    for h in 36..69 {
+        assert!(fee(h + 1) < fee(h) || fee(h) == 8, "falls at {h}");
+    }
+    assert!(rows.iter().all(|r| r.scheduler == "eip1559"));
+    let (_, fifo) = shipped_under("congestion", SchedulerKind::Fifo);
+    assert!(
+        fifo.iter()
+            .all(|r| r.lane_basefee == 1_000_000_000 && r.scheduler == "fifo"),
+        "under FIFO the lane basefee is the cycle basefee throughout"
+    );
+}
+
+#[test]
+fn cip1_v3_8_fairness_fixture_w2_lets_the_quiet_actor_fire_on_time_where_fifo_makes_it_wait() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let (r, _) = shipped_under("fairness", SchedulerKind::Eip1559);
+    let quiet = actor(&r, "quiet");
+    assert_eq!((quiet.fires, quiet.latency_p99, quiet.deferrals), (1, 0, 0));
+    assert_eq!(
+        actor(&r, "busy").weight_bps,
+        Some(10_000),
+        "W = 1 at the median"
+    );
+    let (f, _) = shipped_under("fairness", SchedulerKind::Fifo);
+    let quiet = actor(&f, "quiet");
+    assert!(quiet.latency_p99 > 0, "FIFO: behind the backlog: {quiet:?}");
+    assert_eq!(quiet.weight_bps, None, "FIFO keeps no fairness window");
+}
+
+#[test]
+fn cip1_v3_7_2_custom_gba_fixture_outbids_the_default_only_under_eip1559() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let (r, _) = shipped_under("custom_gba", SchedulerKind::Eip1559);
+    let urgent = actor(&r, "urgent");
+    assert_eq!((urgent.fires, urgent.latency_p99), (20, 0));
+    assert!(
+        urgent.tips > 0 && r.summary.tipped == urgent.tips,
+        "{urgent:?}"
+    );
+    assert!(actor(&r, "crowd-a").latency_p99 > 0);
+    let (f, _) = shipped_under("custom_gba", SchedulerKind::Fifo);
+    let urgent = actor(&f, "urgent");
+    assert!(urgent.latency_p99 > 0, "FIFO ignores the GBA: {urgent:?}");
+    assert_eq!(f.summary.tipped, 0);
+}
+
+#[test]
+fn cip1_v3_13_2_migration_fixture_switches_at_its_activation_height() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let (_, rows) = shipped_under("migration", SchedulerKind::Eip1559);
+    let kinds: Vec<(u64, &str)> = rows
+        .iter()
+        .filter(|r| (18..=21).contains(&r.height))
+        .map(|r| (r.height, r.scheduler.as_str()))
+        .collect();
+    assert_eq!(
+        kinds,
+        [(18, "fifo"), (19, "fifo"), (20, "eip1559"), (21, "eip1559")]
+    );
+    let (_, fifo) = shipped_under("migration", SchedulerKind::Fifo);
+    assert!(
+        fifo.iter().all(|r| r.scheduler == "fifo"),
+        "compare's fifo never switches"
     );
 }

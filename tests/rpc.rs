@@ -1181,3 +1181,387 @@ fn serve_fixture_plays_its_steps_as_blocks_are_mined_and_reports_expectations() 
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+// ---- CIP-1 v3 through the API ---------------------------------------------------------------
+
+/// A devnet on port 0 whose chain runs `scheduler` (eip1559: from genesis).
+async fn start_scheduler(scheduler: cowboy_devnet::engine::SchedulerKind) -> Devnet {
+    start_genesis(Genesis {
+        scheduler,
+        ..Genesis::default()
+    })
+    .await
+}
+
+async fn start_genesis(genesis: Genesis) -> Devnet {
+    let node =
+        spawn(NodeCore::new(NodeConfig::new(genesis, DevnetRuntime::shared())).expect("genesis"));
+    let running = server::start(
+        module(node.clone()),
+        &ServerOptions {
+            port: 0,
+            ..ServerOptions::default()
+        },
+    )
+    .await
+    .expect("bind port 0");
+    Devnet {
+        addr: running.addr,
+        _running: running,
+        node,
+    }
+}
+
+async fn height(c: &HttpClient) -> u64 {
+    call(c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap()
+}
+
+/// A -32602 naming `field`.
+async fn assert_bad_param(c: &HttpClient, method: &str, params: Value, field: &str) {
+    let (code, msg, data) = call_err(c, method, params.clone()).await;
+    assert_eq!(code, -32602, "{method} {params}: {msg}");
+    assert!(msg.contains(field), "{method} {params}: `{field}` in {msg}");
+    let _ = data;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip1_v3_6_timer_schedule_and_estimate_take_the_fee_fields_and_say_where_the_timer_stands()
+{
+    let d = start_scheduler(cowboy_devnet::engine::SchedulerKind::Eip1559).await;
+    let c = d.http();
+    let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
+    let h = height(&c).await;
+    let lane = call(&c, "scheduler_lane", json!([{"last": 1}])).await;
+    let basefee: u128 = lane["next_lane_basefee"].as_str().unwrap().parse().unwrap();
+    assert_eq!(lane["scheduler"], json!("eip1559"), "{lane}");
+    assert_eq!(lane["activation_height"], json!(1), "{lane}");
+
+    let t = json!({"actor": actor, "height": h + 5,
+        "max_fee_per_cycle": (basefee * 3).to_string(), "priority_tier": "urgent"});
+    let est = call(&c, "timer_estimate", json!([t])).await;
+    assert!(est["error"].is_null(), "{est}");
+    let a = &est["auction"];
+    assert_eq!(a["scheduler"], json!("eip1559"), "{est}");
+    assert_eq!(a["lane_basefee"], json!(basefee.to_string()), "{est}");
+    assert_eq!(a["rank"], json!(1), "{est}");
+    assert_eq!(a["would_be_selected"], json!(true), "{est}");
+    assert_eq!(
+        a["weight_bps"],
+        json!(20_000),
+        "a new actor has W = 2: {est}"
+    );
+    let sch = call(&c, "timer_schedule", json!([t])).await;
+    assert_eq!(sch["timer_id"], est["timer_id"]);
+
+    // A second timer at the same height with a tip below the first's stands behind it.
+    let t2 = json!({"actor": actor, "height": h + 5, "payload": "0x02",
+        "max_fee_per_cycle": (basefee * 3).to_string(), "max_priority_fee_per_cycle": "0"});
+    let est2 = call(&c, "timer_estimate", json!([t2])).await;
+    assert_eq!(est2["auction"]["due_at_height"], json!(1), "{est2}");
+    assert_eq!(est2["auction"]["rank"], json!(2), "{est2}");
+
+    // Below the lane basefee: TimerRejectedBelowBasefee, the same in the estimate.
+    // (Every transaction seals a block under automine: the basefee has fallen since.)
+    let lane = call(&c, "scheduler_lane", json!([{"last": 1}])).await;
+    let now: u128 = lane["next_lane_basefee"].as_str().unwrap().parse().unwrap();
+    assert!(
+        now < basefee,
+        "empty blocks lower the lane basefee: {now} then {basefee}"
+    );
+    let low = json!({"actor": actor, "height": h + 6,
+        "max_fee_per_cycle": (now - 1).to_string()});
+    let (code, msg, data) = call_err(&c, "timer_schedule", json!([low])).await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32061, Some("TimerRejectedBelowBasefee")),
+        "{msg}"
+    );
+    let est = call(&c, "timer_estimate", json!([low])).await;
+    assert_eq!(est["error"]["code"], json!(-32061), "{est}");
+    // `bid` after activation: TimerArgDeprecated.
+    let (code, msg, data) = call_err(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 6, "bid": "5"}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32068, Some("TimerArgDeprecated")),
+        "{msg}"
+    );
+
+    // Bad params.
+    for (bad, field) in [
+        (
+            json!({"actor": actor, "height": h + 6, "priority_tier": "ludicrous"}),
+            "priority_tier",
+        ),
+        (
+            json!({"actor": actor, "height": h + 6, "max_fee_per_cycle": 5}),
+            "max_fee_per_cycle",
+        ),
+        (
+            json!({"actor": actor, "height": h + 6, "max_priority_fee_per_cycle": "-1"}),
+            "max_priority_fee_per_cycle",
+        ),
+    ] {
+        assert_bad_param(&c, "timer_schedule", json!([bad]), field).await;
+        assert_bad_param(&c, "timer_estimate", json!([bad]), field).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip1_v3_5_scheduler_lane_reports_each_block_of_the_lane() {
+    let d = start_scheduler(cowboy_devnet::engine::SchedulerKind::Eip1559).await;
+    let c = d.http();
+    let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
+    let h = height(&c).await;
+    for i in 0..3u8 {
+        call(
+            &c,
+            "timer_schedule",
+            json!([{"actor": actor, "height": h + 4, "payload": format!("0x0{i}")}]),
+        )
+        .await;
+    }
+    let fire_at = h + 4;
+    while height(&c).await < fire_at + 1 {
+        call(&c, "devnet_mine", json!([])).await;
+    }
+    let lane = call(&c, "scheduler_lane", json!([{"last": 1000}])).await;
+    let blocks = lane["blocks"].as_array().unwrap();
+    assert_eq!(blocks.len() as u64, height(&c).await, "every block: {lane}");
+    let b = blocks
+        .iter()
+        .find(|b| b["height"] == json!(fire_at))
+        .expect("the fire block");
+    assert_eq!(b["scheduler"], json!("eip1559"), "{b}");
+    assert_eq!(b["selected"], json!(3), "{b}");
+    assert_eq!(b["deferred"], json!(0), "{b}");
+    assert_eq!(
+        b["reserved"],
+        json!(750_000),
+        "three default 250,000 budgets: {b}"
+    );
+    assert_eq!(b["utilisation_bps"], json!(3_750), "{b}");
+    assert!(b["cycles_used"].as_u64().unwrap() > 0, "{b}");
+    for k in ["lane_basefee", "p50_tip", "gc_cycles", "capacity"] {
+        assert!(!b[k].is_null(), "{k} in {b}");
+    }
+    // Below target (50 %): the next block's basefee is lower than this one's.
+    let next = blocks
+        .iter()
+        .find(|x| x["height"] == json!(fire_at + 1))
+        .unwrap();
+    let fee = |v: &Value| v["lane_basefee"].as_str().unwrap().parse::<u128>().unwrap();
+    assert!(fee(next) < fee(b), "{b} then {next}");
+    let last2 = call(&c, "scheduler_lane", json!([{"last": 2}])).await;
+    assert_eq!(last2["blocks"].as_array().unwrap().len(), 2);
+    let dflt = call(&c, "scheduler_lane", json!([])).await;
+    assert!(dflt["blocks"].is_array(), "{dflt}");
+
+    assert_bad_param(&c, "scheduler_lane", json!([{"last": 0}]), "last").await;
+    assert_bad_param(&c, "scheduler_lane", json!([{"last": 1001}]), "last").await;
+    assert_bad_param(&c, "scheduler_lane", json!([{"lats": 3}]), "lats").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip1_v3_8_scheduler_fairness_gives_w_per_actor() {
+    let d = start_scheduler(cowboy_devnet::engine::SchedulerKind::Eip1559).await;
+    let c = d.http();
+    let busy = call(
+        &c,
+        "actor_deploy",
+        json!([{"balance": FUNDS, "name": "busy"}]),
+    )
+    .await;
+    let quiet = call(
+        &c,
+        "actor_deploy",
+        json!([{"balance": FUNDS, "name": "quiet"}]),
+    )
+    .await;
+    let h = height(&c).await;
+    for i in 0..4u8 {
+        call(
+            &c,
+            "timer_schedule",
+            json!([{"actor": busy, "height": h + 10 + u64::from(i), "payload": format!("0x0{i}")}]),
+        )
+        .await;
+    }
+    call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": quiet, "height": h + 10}]),
+    )
+    .await;
+    call(&c, "devnet_mine", json!([20])).await;
+    let f = call(&c, "scheduler_fairness", json!([])).await;
+    assert_eq!(f["window_blocks"], json!(1000), "{f}");
+    let row = |a: &Value| {
+        f["actors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["actor"] == *a)
+            .cloned()
+            .unwrap_or_else(|| panic!("{a} in {f}"))
+    };
+    let (b, q) = (row(&busy), row(&quiet));
+    assert_eq!(b["recent_fires"], json!(4), "{f}");
+    assert_eq!(q["recent_fires"], json!(1), "{f}");
+    assert_eq!(b["name"], json!("busy"), "{f}");
+    // Busy fired at least the median of {1, 4}: W = 1; every W stays in [1, 2].
+    for r in [&b, &q] {
+        let w = r["weight_bps"].as_u64().unwrap();
+        assert!((10_000..=20_000).contains(&w), "{r}");
+    }
+    assert_eq!(b["weight_bps"], json!(10_000), "{f}");
+    assert_bad_param(&c, "scheduler_fairness", json!([1]), "").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip1_v3_13_2_gov_set_activation_height_by_a_system_deployer_only() {
+    let d = start_scheduler(cowboy_devnet::engine::SchedulerKind::Fifo).await;
+    let c = d.http();
+    let (gov, user) = dev(&c).await;
+    call(&c, "devnet_mine", json!([3])).await;
+    let h = height(&c).await;
+    let before = call(&c, "scheduler_lane", json!([{"last": 1}])).await;
+    assert_eq!(before["scheduler"], json!("fifo"));
+    assert_eq!(before["activation_height"], Value::Null);
+
+    let (code, msg, data) = call_err(
+        &c,
+        "gov_setActivationHeight",
+        json!([{"from": user, "height": h + 5}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32051, Some("Unauthorized")),
+        "{msg}"
+    );
+    let (code, msg, data) = call_err(
+        &c,
+        "gov_setActivationHeight",
+        json!([{"from": gov, "height": h}]),
+    )
+    .await;
+    assert_eq!(
+        (code, data["reason"].as_str()),
+        (-32050, Some("InvalidInput")),
+        "a height in the past: {msg}"
+    );
+    let unchanged = call(&c, "scheduler_lane", json!([{"last": 1}])).await;
+    assert_eq!(
+        unchanged["activation_height"],
+        Value::Null,
+        "refusals change nothing"
+    );
+
+    let r = call(
+        &c,
+        "gov_setActivationHeight",
+        json!([{"from": gov, "height": h + 3}]),
+    )
+    .await;
+    assert_eq!(r, json!({"activation_height": h + 3}));
+    call(&c, "devnet_mine", json!([4])).await;
+    let lane = call(&c, "scheduler_lane", json!([{"last": 4}])).await;
+    let kinds: Vec<&str> = lane["blocks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["scheduler"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["fifo", "fifo", "eip1559", "eip1559"], "{lane}");
+    // After activation the height is fixed.
+    let (code, _, _) = call_err(
+        &c,
+        "gov_setActivationHeight",
+        json!([{"from": gov, "height": h + 100}]),
+    )
+    .await;
+    assert_eq!(code, -32050);
+
+    assert_bad_param(
+        &c,
+        "gov_setActivationHeight",
+        json!([{"from": gov}]),
+        "height",
+    )
+    .await;
+    assert_bad_param(
+        &c,
+        "gov_setActivationHeight",
+        json!([{"from": gov, "height": "soon"}]),
+        "height",
+    )
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip1_v3_3_timer_get_shows_the_fee_caps_and_how_long_a_timer_was_carried_and_why() {
+    let mut genesis = Genesis {
+        scheduler: cowboy_devnet::engine::SchedulerKind::Eip1559,
+        ..Genesis::default()
+    };
+    // A lane of one 250,000-cycle timer per block.
+    genesis.timer.lane_timer_cycles = 250_000;
+    genesis.timer.max_cycles_per_fire = 250_000;
+    let d = start_genesis(genesis).await;
+    let c = d.http();
+    let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
+    let h = height(&c).await;
+    let rich = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 5, "payload": "0x01",
+            "max_fee_per_cycle": "100000000000", "max_priority_fee_per_cycle": "1000"}]),
+    )
+    .await["timer_id"]
+        .clone();
+    let poor = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 5, "payload": "0x02", "priority_tier": "economy"}]),
+    )
+    .await["timer_id"]
+        .clone();
+    let p = call(&c, "timer_get", json!([poor])).await;
+    assert_eq!(p["priority_tier"], json!("economy"), "{p}");
+    assert_eq!(
+        (p["carried"].clone(), p["last_defer"].clone()),
+        (json!(0), Value::Null)
+    );
+    while height(&c).await < h + 6 {
+        call(&c, "devnet_mine", json!([])).await;
+    }
+    let r = call(&c, "timer_get", json!([rich])).await;
+    assert_eq!(r["status"], json!("fired"), "{r}");
+    let p = call(&c, "timer_get", json!([poor])).await;
+    // The lower tip lost the only slot at h + 5 and fired at h + 6, alone; gone, the view
+    // reads its deferral from its last `TimerDeferred` event.
+    assert_eq!(p["status"], json!("fired"), "{p}");
+    assert_eq!(p["carried"], json!(1), "{p}");
+    assert_eq!(p["last_defer"], json!("outbid"), "{p}");
+    let pending = call(
+        &c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 50, "max_fee_per_cycle": "100000000000",
+            "max_priority_fee_per_cycle": "7"}]),
+    )
+    .await["timer_id"]
+        .clone();
+    let t = call(&c, "timer_get", json!([pending])).await;
+    assert_eq!(t["max_fee_per_cycle"], json!("100000000000"), "{t}");
+    assert_eq!(t["max_priority_fee_per_cycle"], json!("7"), "{t}");
+    assert_eq!(t["carried"], json!(0), "{t}");
+    assert_eq!(t["last_defer"], Value::Null, "{t}");
+}

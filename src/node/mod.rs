@@ -16,6 +16,7 @@ mod core;
 mod error;
 mod read;
 pub mod requests;
+pub mod scheduler;
 mod shell;
 pub mod txs;
 pub mod views;
@@ -27,6 +28,7 @@ pub use self::core::{
 };
 pub use error::NodeError;
 pub use requests::*;
+pub use scheduler::*;
 pub use shell::{
     DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, ShellConfig, spawn, spawn_with,
 };

@@ -121,8 +121,13 @@ pub(super) fn tiers(chain: &Chain) -> TiersView {
 pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) -> Option<TimerView> {
     let live = chain.timer(id);
     let mut deferrals: Vec<DeferralCount> = Vec::new();
+    let mut last: Option<(u32, DeferReason)> = None;
     for r in &events {
-        if let Event::Timer(TimerEvent::TimerDeferred { reason, .. }) = &r.event {
+        if let Event::Timer(TimerEvent::TimerDeferred {
+            reason, carried, ..
+        }) = &r.event
+        {
+            last = Some((*carried, *reason));
             match deferrals.iter_mut().find(|d| d.reason == *reason) {
                 Some(d) => d.count += 1,
                 None => deferrals.push(DeferralCount {
@@ -154,6 +159,15 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
             tier: chain.engine().queue().tier_of(id).map(tier_name),
             status,
             deferrals,
+            max_fee_per_cycle: t.fee_caps.as_ref().and_then(|c| c.max_fee_per_cycle),
+            max_priority_fee_per_cycle: t
+                .fee_caps
+                .as_ref()
+                .and_then(|c| c.max_priority_fee_per_cycle),
+            priority_tier: t.fee_caps.as_ref().and_then(|c| c.priority_tier),
+            // The record counts a deferral when it is made; its event comes a block later.
+            carried: t.fee_caps.as_ref().map_or(0, |c| c.carried),
+            last_defer: t.fee_caps.as_ref().and_then(|c| c.last_defer),
             events,
         });
     }
@@ -186,6 +200,11 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                     tier: None,
                     status,
                     deferrals: Vec::new(),
+                    max_fee_per_cycle: None,
+                    max_priority_fee_per_cycle: None,
+                    priority_tier: None,
+                    carried: 0,
+                    last_defer: None,
                     events: Vec::new(),
                 })
             }
@@ -202,6 +221,10 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
     }
     let mut view = view?;
     view.deferrals = deferrals;
+    if let Some((carried, reason)) = last {
+        view.carried = carried;
+        view.last_defer = Some(reason);
+    }
     view.events = events;
     Some(view)
 }

@@ -8,9 +8,11 @@ use super::txs;
 use super::views::BlockView;
 use crate::chain::runtime::ActorCode;
 use crate::chain::{ChainDump, Receipt, Transaction, TxError, TxKind};
-use crate::engine::eob::max_cost;
+use crate::engine::eob::{lane_max_cost, max_cost};
+use crate::engine::scheduler::policy::ScheduleEnv;
 use crate::engine::{
-    self, Address, ErrorKind, Failure, ScheduleArgs, ScheduleCtx, TimerConfig, TimerId,
+    self, Address, AuctionEstimate, ErrorKind, Failure, FeeArgs, ScheduleArgs, ScheduleCtx,
+    TimerConfig, TimerId,
 };
 use serde::Serialize;
 
@@ -441,6 +443,10 @@ pub struct Estimate {
     pub fire_height: Option<u64>,
     /// Why `ScheduleTimer` would refuse it.
     pub error: Option<Failure>,
+    /// Where the timer would stand in the CIP-1 v3 auction of its height now (the lane
+    /// basefee, its priority and W, its rank among the timers due there and whether it would
+    /// be selected); absent when the schedule would be refused.
+    pub auction: Option<AuctionEstimate>,
 }
 
 impl Request for EstimateTimer {
@@ -480,6 +486,7 @@ fn estimate(node: &NodeCore, tx: &Transaction) -> Estimate {
         timer_id: None,
         fire_height: None,
         error: None,
+        auction: None,
     };
     if let Err(e) = chain.check_tx(tx) {
         est.error = Some(Failure::from_error(e.kind(), &e));
@@ -493,7 +500,24 @@ fn estimate(node: &NodeCore, tx: &Transaction) -> Estimate {
         actor_nonce: chain.nonce(actor),
         actor_timers: read::actor_timers(chain, actor),
     };
-    match engine::validate_schedule(cfg, &ctx, args.clone()) {
+    // The policy in force for the block being built makes the same checks as the chain's
+    // schedule path (`chain/exec.rs`): its defaults and caps, CIP-5 §4.2, its fee checks.
+    let policy = chain.engine().policy_at(current);
+    let env = ScheduleEnv {
+        height: current,
+        cfg,
+        cip1: chain.engine().cip1(),
+        lane_basefee: chain.lane_basefee(),
+    };
+    let mut args = args.clone();
+    let checked = policy
+        .prepare_schedule(&env, &mut args)
+        .and_then(|()| engine::validate_schedule(cfg, &ctx, args.clone()))
+        .and_then(|t| policy.check_fees(&env, &args).map(|_| t));
+    if let Some(g) = args.gas_limit {
+        est.max_cost = max_cost(g, cfg.max_cells_per_fire, &quote, 0);
+    }
+    match checked {
         Err(e) => est.error = Some(Failure::from_error(e.kind(), &e)),
         Ok((timer, _)) => {
             if read::live_timer(chain, &timer.timer_id).is_some() {
@@ -504,6 +528,24 @@ fn estimate(node: &NodeCore, tx: &Transaction) -> Estimate {
             }
             est.timer_id = Some(timer.timer_id);
             est.fire_height = Some(fire_height(node, timer.height, timer.gas_limit_per_fire));
+            let fees = FeeArgs {
+                max_fee_per_cycle: args.max_fee_per_cycle,
+                max_priority_fee_per_cycle: args.max_priority_fee_per_cycle,
+                priority_tier: args.priority_tier,
+            };
+            let auction = chain.estimate_auction(actor, timer.height, args.gas_limit, fees);
+            // Under eip1559 a fire also pays the lane basefee and its tip (contract
+            // decision 3), at today's lane basefee.
+            if auction.scheduler == engine::SchedulerKind::Eip1559 {
+                est.max_cost = lane_max_cost(
+                    timer.gas_limit_per_fire,
+                    cfg.max_cells_per_fire,
+                    &quote,
+                    auction.lane_basefee,
+                    auction.priority_per_cycle,
+                );
+            }
+            est.auction = Some(auction);
         }
     }
     est

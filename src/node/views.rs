@@ -3,7 +3,7 @@
 use super::MiningMode;
 use crate::chain::{Block, EventRecord};
 use crate::engine::queue::Horizons;
-use crate::engine::{Address, H256, SchedulerKind, TierCounts, TimerId};
+use crate::engine::{Address, DeferReason, H256, PriorityTier, SchedulerKind, TierCounts, TimerId};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -134,6 +134,24 @@ pub struct TimerView {
     pub tier: Option<String>,
     pub status: TimerStatus,
     pub deferrals: Vec<DeferralCount>,
+    /// CIP-1 v3 §6 fee caps as scheduled, nanos per cycle (absent: left to the GBA).
+    #[serde(
+        with = "crate::engine::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_fee_per_cycle: Option<u128>,
+    #[serde(
+        with = "crate::engine::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_priority_fee_per_cycle: Option<u128>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub priority_tier: Option<PriorityTier>,
+    /// Blocks the timer has been carried so far (contract decision 6; 0: never deferred), so
+    /// that starvation shows.
+    pub carried: u32,
+    /// Why it was last deferred.
+    pub last_defer: Option<DeferReason>,
     /// Its events, oldest first (as far as the node's history reaches).
     pub events: Vec<EventView>,
 }

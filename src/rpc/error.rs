@@ -74,7 +74,7 @@ pub const CODES: &[Code] = &[
     Code {
         reason: "TimerRejectedBelowBasefee",
         code: -32061,
-        hint: "raise the timer's fee caps to at least the lane basefee (scheduler_tiers, devnet_blockNumber)",
+        hint: "raise max_fee_per_cycle to at least the lane basefee (scheduler_lane: next_lane_basefee, nanos per cycle)",
     },
     Code {
         reason: "OutOfCycles",
@@ -105,6 +105,11 @@ pub const CODES: &[Code] = &[
         reason: "ScriptError",
         code: -32067,
         hint: "the script failed at run time: the message says where",
+    },
+    Code {
+        reason: "TimerArgDeprecated",
+        code: -32068,
+        hint: "`bid` was withdrawn by CIP-1 v3: give max_fee_per_cycle / max_priority_fee_per_cycle (or priority_tier)",
     },
     Code {
         reason: "NodeStopped",

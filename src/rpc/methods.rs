@@ -6,7 +6,7 @@ use super::types::{Amount, Args, BlockTimeMs, Bytes, Obj, invalid_param};
 use crate::chain::Receipt;
 use crate::chain::runtime::ActorCode;
 use crate::engine::timer::handler_payload;
-use crate::engine::{Address, ScheduleArgs, TimerId};
+use crate::engine::{Address, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
     CallActor, CancelTimer, ConfigChange, DeleteSnapshot, DeployActor, DumpState, EstimateTimer,
     EventFilter, ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine,
@@ -135,6 +135,10 @@ fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
     let gas_limit: Option<u64> = o.opt("gas_limit")?;
     let expires_at: Option<u64> = o.opt("expires_at")?;
     let handler: Option<String> = o.opt("handler")?;
+    let max_fee_per_cycle: Option<Amount> = o.opt("max_fee_per_cycle")?;
+    let max_priority_fee_per_cycle: Option<Amount> = o.opt("max_priority_fee_per_cycle")?;
+    let priority_tier: Option<PriorityTier> = o.opt("priority_tier")?;
+    let bid: Option<Amount> = o.opt("bid")?;
     o.finish()?;
     let inner = payload.unwrap_or_default().0;
     // CIP-5 §4.2's handler convention: a named handler travels in the payload.
@@ -151,13 +155,16 @@ fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
             fee_payer,
             gas_limit,
             expires_at,
-            ..Default::default()
+            max_fee_per_cycle: max_fee_per_cycle.map(|a| a.0),
+            max_priority_fee_per_cycle: max_priority_fee_per_cycle.map(|a| a.0),
+            priority_tier,
+            bid: bid.map(|a| a.0),
         },
     })
 }
 
 /// Registers `f` as `name`.
-fn reg<F, Fut>(m: &mut RpcModule<NodeHandle>, name: &'static str, f: F)
+pub(super) fn reg<F, Fut>(m: &mut RpcModule<NodeHandle>, name: &'static str, f: F)
 where
     F: Fn(Params<'static>, Arc<NodeHandle>) -> Fut + Clone + Send + Sync + 'static,
     Fut: Future<Output = RpcResult> + Send + 'static,
@@ -468,6 +475,8 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let t = node.query(|c| c.tiers()).await.map_err(node_error)?;
         Ok(to_json(&t))
     });
+
+    super::scheduler::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
     reg(&mut m, "gov_cancelTimer", |p, node| async move {

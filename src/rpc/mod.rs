@@ -7,6 +7,7 @@
 pub mod error;
 pub mod methods;
 pub mod openrpc;
+mod scheduler;
 pub mod server;
 pub mod state_file;
 pub mod types;

@@ -287,6 +287,32 @@ pub const METHODS: &[MethodDoc] = &[
         r#"{"type":"object"}"#,
     ),
     m(
+        "scheduler_lane",
+        "CIP-1 v3 per block, oldest first: the scheduler, lane basefee (nanos per cycle), utilisation (bps), cycles reserved and used, GC cycles, timers selected and deferred, p50 tip (nanos); the next block's lane basefee and the activation height.",
+        &[o(
+            "options",
+            r#"{"type":"object","properties":{"last":"@Count"}}"#,
+            "last?: how many recent blocks (default 32, at most 1000)",
+        )],
+        "SchedulerLane",
+    ),
+    m(
+        "scheduler_fairness",
+        "CIP-1 v3 §8 per actor with a fire or a deferral in the window: recent fires, recent deferrals, W in bps (10000 = 1); the window and the median.",
+        &[],
+        "SchedulerFairness",
+    ),
+    m(
+        "gov_setActivationHeight",
+        "CIP-1 v3 §13.2: the height from which eip1559 plans blocks, set by a system deployer before activation (a height above the current one).",
+        &[p(
+            "activation",
+            r#"{"type":"object","required":["from","height"],"properties":{"from":"@Address","height":"@Height"}}"#,
+            "from, height",
+        )],
+        r#"{"type":"object","properties":{"activation_height":"@Height"}}"#,
+    ),
+    m(
         "gov_cancelTimer",
         "System instruction 48 from a system deployer (CIP-5 §5.4).",
         &[p(
@@ -405,8 +431,27 @@ fn components() -> Value {
                 "fee_payer": {"$ref": "#/components/schemas/Address"},
                 "gas_limit": {"$ref": "#/components/schemas/Count"},
                 "expires_at": {"$ref": "#/components/schemas/Height"},
-                "handler": {"type": "string"}}},
-            "Estimate": {"type": "object"},
+                "handler": {"type": "string"},
+                "max_fee_per_cycle": {"$ref": "#/components/schemas/Amount", "description": "nanos per cycle (CIP-1 v3 §6); default: the default GBA's"},
+                "max_priority_fee_per_cycle": {"$ref": "#/components/schemas/Amount", "description": "nanos per cycle (CIP-1 v3 §6)"},
+                "priority_tier": {"enum": ["economy", "standard", "fast", "urgent"], "description": "CIP-1 v3 §7.3 multiplier on the p50 tip"}}},
+            "Estimate": {"type": "object", "properties": {
+                "max_cost": {"$ref": "#/components/schemas/Amount"},
+                "fire_height": {"$ref": "#/components/schemas/Height"},
+                "auction": {"type": ["object", "null"], "description": "CIP-1 v3: lane_basefee, max_fee_per_cycle, priority_per_cycle, weight_bps, effective_priority, due_at_height, rank, would_be_selected"}}},
+            "SchedulerLane": {"type": "object", "properties": {
+                "scheduler": {"enum": ["fifo", "eip1559"]},
+                "activation_height": {"type": ["integer", "null"]},
+                "next_lane_basefee": {"$ref": "#/components/schemas/Amount"},
+                "blocks": {"type": "array", "items": {"type": "object"}}}},
+            "SchedulerFairness": {"type": "object", "properties": {
+                "window_blocks": {"$ref": "#/components/schemas/Count"},
+                "median": {"$ref": "#/components/schemas/Count"},
+                "actors": {"type": "array", "items": {"type": "object", "properties": {
+                    "actor": {"$ref": "#/components/schemas/Address"},
+                    "recent_fires": {"$ref": "#/components/schemas/Count"},
+                    "recent_deferrals": {"$ref": "#/components/schemas/Count"},
+                    "weight_bps": {"type": "integer", "minimum": 10000, "maximum": 20000}}}}}},
             "TimerStatus": {"enum": ["pending", "fired", "expired", "unfunded", "cancelled", "cancelled_by_governance"]},
             "Timer": {"type": ["object", "null"], "properties": {
                 "timer_id": {"$ref": "#/components/schemas/TimerId"},

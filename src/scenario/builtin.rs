@@ -13,10 +13,18 @@ pub const FIXTURES: &[(&str, &str)] = &[
     ("outage", include_str!("../../fixtures/outage.toml")),
     ("drain", include_str!("../../fixtures/drain.toml")),
     ("governance", include_str!("../../fixtures/governance.toml")),
+    ("congestion", include_str!("../../fixtures/congestion.toml")),
+    ("fairness", include_str!("../../fixtures/fairness.toml")),
+    ("migration", include_str!("../../fixtures/migration.toml")),
+    ("custom_gba", include_str!("../../fixtures/custom_gba.toml")),
 ];
 
 /// `(path relative to fixtures/, text)` of every shipped script.
 pub const SCRIPTS: &[(&str, &str)] = &[
+    (
+        "scripts/bidder.rhai",
+        include_str!("../../fixtures/scripts/bidder.rhai"),
+    ),
     (
         "scripts/drain.rhai",
         include_str!("../../fixtures/scripts/drain.rhai"),
@@ -28,6 +36,10 @@ pub const SCRIPTS: &[(&str, &str)] = &[
     (
         "scripts/sponsored.rhai",
         include_str!("../../fixtures/scripts/sponsored.rhai"),
+    ),
+    (
+        "scripts/urgent.rhai",
+        include_str!("../../fixtures/scripts/urgent.rhai"),
     ),
     (
         "scripts/worker.rhai",

@@ -1,8 +1,8 @@
 //! The expectations of a fixture, checked against the events and the state of a run.
 
-use super::fixture::Expect;
+use super::fixture::{Expect, Metric};
 use super::report::ExpectationResult;
-use super::runner::{PreparedExpect, Scenario};
+use super::runner::{PreparedExpect, Run, Scenario, weight_bps};
 use crate::chain::{Chain, Event, EventRecord};
 use crate::engine::{EventKind, TimerEvent, TimerId, TimerStatus};
 use std::collections::BTreeMap;
@@ -58,11 +58,13 @@ impl Scenario {
         &self,
         pe: &PreparedExpect,
         chain: &Chain,
-        labels: &BTreeMap<String, TimerId>,
-        events: &[EventRecord],
+        run: &Run,
     ) -> ExpectationResult {
+        let (labels, events) = (&run.labels, &run.events);
         let e = &pe.expect;
-        let (passed, detail) = if let Some(who) = &e.balance_of {
+        let (passed, detail) = if let Some(m) = e.metric.as_deref().and_then(Metric::parse) {
+            self.check_metric(e, m, chain, run)
+        } else if let Some(who) = &e.balance_of {
             let b = self.address(who).map_or(0, |a| chain.balance(&a));
             let ok = e.equals.is_none_or(|v| b == v.0)
                 && e.at_least.is_none_or(|v| b >= v.0)
@@ -91,6 +93,86 @@ impl Scenario {
             passed,
             detail,
         }
+    }
+}
+
+impl Scenario {
+    /// A `metric` expectation: its value against the bounds and comparisons.
+    fn check_metric(&self, e: &Expect, m: Metric, chain: &Chain, run: &Run) -> (bool, String) {
+        let name = e.metric.as_deref().unwrap_or_default();
+        let block = |h: u64| -> Result<u128, String> {
+            let r = run
+                .block_figures
+                .get(&h)
+                .ok_or_else(|| format!("no block was sealed at height {h}"))?;
+            Ok(match m {
+                Metric::LaneBasefee => r.lane_basefee,
+                Metric::UtilisationBps => r.utilisation_bps.into(),
+                Metric::P50Tip => r.p50_tip,
+                Metric::Selected => r.selected.into(),
+                _ => r.deferred.into(),
+            })
+        };
+        let actor = |who: &str| -> Result<u128, String> {
+            let a = self
+                .address(who)
+                .ok_or_else(|| format!("unknown actor `{who}`"))?;
+            if m == Metric::WeightBps {
+                return weight_bps(chain, &a)
+                    .map(u128::from)
+                    .ok_or_else(|| "the chain keeps no fairness window (FIFO)".to_string());
+            }
+            let row = run.tally.row(&a);
+            Ok(match (m, row) {
+                (_, None) => 0,
+                (Metric::Fires, Some(r)) => r.fires.into(),
+                (Metric::Deferrals, Some(r)) => r.deferrals.into(),
+                (Metric::LatencyP50, Some(r)) => r.latency_p50.into(),
+                (Metric::LatencyP99, Some(r)) => r.latency_p99.into(),
+                (Metric::Fees, Some(r)) => r.fees,
+                (_, Some(r)) => r.tips,
+            })
+        };
+        let value = match (m.of_block(), e.at, e.actor.as_deref()) {
+            (true, Some(h), _) => block(h),
+            (false, _, Some(who)) => actor(who),
+            _ => Err("validated".to_string()),
+        };
+        let v = match value {
+            Ok(v) => v,
+            Err(why) => return (false, why),
+        };
+        let mut ok = e.equals.is_none_or(|x| v == x.0)
+            && e.at_least.is_none_or(|x| v >= x.0)
+            && e.at_most.is_none_or(|x| v <= x.0);
+        let mut detail = format!("{name} is {v}");
+        let others = [
+            (e.above_at.map(|h| (block(h), format!("at {h}"))), true),
+            (e.below_at.map(|h| (block(h), format!("at {h}"))), false),
+            (
+                e.above_actor
+                    .as_deref()
+                    .map(|a| (actor(a), format!("of {a}"))),
+                true,
+            ),
+            (
+                e.below_actor
+                    .as_deref()
+                    .map(|a| (actor(a), format!("of {a}"))),
+                false,
+            ),
+        ];
+        for (other, above) in others {
+            let Some((w, what)) = other else { continue };
+            match w {
+                Ok(w) => {
+                    ok &= if above { v > w } else { v < w };
+                    detail += &format!(", {w} {what}");
+                }
+                Err(why) => return (false, why),
+            }
+        }
+        (ok, detail)
     }
 }
 
@@ -123,6 +205,26 @@ fn describe(e: &Expect) -> String {
     }
     if let Some(st) = &e.status {
         s = format!("status {st}");
+    }
+    if let Some(m) = &e.metric {
+        s = m.clone();
+        for (op, v) in [("=", e.equals), (">=", e.at_least), ("<=", e.at_most)] {
+            if let Some(v) = v {
+                s += &format!(" {op} {}", v.0);
+            }
+        }
+        if let Some(h) = e.above_at {
+            s += &format!(" above its value at {h}");
+        }
+        if let Some(h) = e.below_at {
+            s += &format!(" below its value at {h}");
+        }
+        if let Some(a) = &e.above_actor {
+            s += &format!(" above {a}'s");
+        }
+        if let Some(a) = &e.below_actor {
+            s += &format!(" below {a}'s");
+        }
     }
     if let Some(t) = &e.timer {
         s += &format!(" for timer {t}");

@@ -138,8 +138,11 @@ pub struct ActorSpec {
 
 /// One action at a height. `expect_error` names the error the action must fail with
 /// (`Unauthorized`, `InvalidInput`, ...); without it, a failure is reported as a step error.
+/// (`schedule` is the largest variant; steps are parsed once and kept in one list, so boxing its
+/// fields would only complicate the serde layout.)
 #[derive(Clone, Debug, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case", deny_unknown_fields)]
+#[allow(clippy::large_enum_variant)]
 pub enum Step {
     /// The actor schedules a timer (a transaction from its deployer, or `from`).
     Schedule {
@@ -170,6 +173,18 @@ pub enum Step {
         /// Names the timer for later steps and expectations.
         #[serde(default)]
         label: Option<String>,
+        /// CIP-1 v3 §6 fee caps, nanos per cycle (10^9 nanos = 1 base unit); left out, the
+        /// default GBA prices the fire (§7.1).
+        #[serde(default)]
+        max_fee_per_cycle: Option<Amount>,
+        #[serde(default)]
+        max_priority_fee_per_cycle: Option<Amount>,
+        /// `economy` | `standard` | `fast` | `urgent` (§7.3).
+        #[serde(default)]
+        priority_tier: Option<crate::engine::PriorityTier>,
+        /// The legacy `bid` (§13.2): ignored in the deprecation window, then `TimerArgDeprecated`.
+        #[serde(default)]
+        bid: Option<Amount>,
         #[serde(default)]
         expect_error: Option<String>,
     },
@@ -299,8 +314,63 @@ impl Step {
     }
 }
 
+/// A figure a `metric` expectation checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Metric {
+    /// Of the block at `at` (the report's block columns): the lane basefee in nanos per cycle,
+    /// its utilisation in basis points, the p50 tip in nanos, timers selected and deferred.
+    LaneBasefee,
+    UtilisationBps,
+    P50Tip,
+    Selected,
+    Deferred,
+    /// Of an actor after block `at` (or at the end): W(actor) in basis points (CIP-1 v3 §8),
+    /// and the report's per-actor columns so far.
+    WeightBps,
+    Fires,
+    Deferrals,
+    LatencyP50,
+    LatencyP99,
+    Fees,
+    Tips,
+}
+
+impl Metric {
+    pub const ALL: &'static [(&'static str, Metric)] = &[
+        ("lane_basefee", Metric::LaneBasefee),
+        ("utilisation_bps", Metric::UtilisationBps),
+        ("p50_tip", Metric::P50Tip),
+        ("selected", Metric::Selected),
+        ("deferred", Metric::Deferred),
+        ("weight_bps", Metric::WeightBps),
+        ("fires", Metric::Fires),
+        ("deferrals", Metric::Deferrals),
+        ("latency_p50", Metric::LatencyP50),
+        ("latency_p99", Metric::LatencyP99),
+        ("fees", Metric::Fees),
+        ("tips", Metric::Tips),
+    ];
+
+    pub fn parse(s: &str) -> Option<Metric> {
+        Self::ALL.iter().find(|(n, _)| *n == s).map(|(_, m)| *m)
+    }
+
+    /// A figure of a block (else of an actor).
+    pub fn of_block(self) -> bool {
+        matches!(
+            self,
+            Metric::LaneBasefee
+                | Metric::UtilisationBps
+                | Metric::P50Tip
+                | Metric::Selected
+                | Metric::Deferred
+        )
+    }
+}
+
 /// An expectation, checked by the runner. Exactly one of `kind` (an event), `balance_of` (a
-/// balance after block `at`) or `status` (a timer's status after block `at`) must be given.
+/// balance after block `at`), `status` (a timer's status after block `at`) or `metric` (a
+/// figure of a block or of an actor) must be given.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Expect {
@@ -334,6 +404,23 @@ pub struct Expect {
     /// `pending`, `fired`, `expired`, `unfunded`, `cancelled` or `cancelled_by_governance`.
     #[serde(default)]
     pub status: Option<String>,
+    /// A figure of the run (see [`Metric`]): of the block at `at` (block figures), or of
+    /// `actor` after block `at` / at the end of the run (actor figures). Checked against
+    /// `equals` / `at_least` / `at_most` and the comparisons below.
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// Block figures: the value at `at` is strictly above its value at this earlier height.
+    #[serde(default)]
+    pub above_at: Option<u64>,
+    /// Block figures: the value at `at` is strictly below its value at this earlier height.
+    #[serde(default)]
+    pub below_at: Option<u64>,
+    /// Actor figures: the value is strictly above that of this actor at the same point.
+    #[serde(default)]
+    pub above_actor: Option<String>,
+    /// Actor figures: the value is strictly below that of this actor at the same point.
+    #[serde(default)]
+    pub below_actor: Option<String>,
     /// Shown in the report instead of a generated description.
     #[serde(default)]
     pub description: Option<String>,

@@ -73,12 +73,7 @@ impl FixturePlayer {
     fn check_state_at(&mut self, at: u64, node: &mut NodeCore) {
         let s = self.scenario.clone();
         for i in self.state_at.remove(&at).unwrap_or_default() {
-            let c = s.check_state(
-                &s.expects[i],
-                node.chain(),
-                &self.run.labels,
-                &self.run.events,
-            );
+            let c = s.check_state(&s.expects[i], node.chain(), &self.run);
             Self::report(node, c);
         }
     }
@@ -129,7 +124,7 @@ impl BlockHook for FixturePlayer {
                 if pe.expect.kind.is_some() {
                     rest.push(s.check_events(pe, &self.run.labels, &self.run.events));
                 } else if pe.expect.at.is_none() {
-                    rest.push(s.check_state(pe, node.chain(), &self.run.labels, &self.run.events));
+                    rest.push(s.check_state(pe, node.chain(), &self.run));
                 }
             }
             rest.sort_by_key(|c| c.line);

@@ -6,6 +6,7 @@ mod expect;
 pub mod fixture;
 pub mod lines;
 pub mod live;
+pub mod plot;
 pub mod report;
 pub mod runner;
 pub mod translate;

@@ -2,12 +2,13 @@
 //! node requests, a block mined per height, the expectations checked, a report. Checking a fixture is in
 //! `validate.rs`, a step's command in `translate.rs`, the expectations in `expect.rs`.
 
+use super::fixture::Metric;
 use super::fixture::{Expect, LoadedFixture, Step};
-use super::report::{BlockRow, ExpectationResult, Report, StepOutcome, Summary};
+use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome, Summary};
 use super::translate::{StepContext, StepRequest, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
-use crate::engine::{Address, Failure, TimerConfig, TimerId};
+use crate::engine::{Address, Failure, SchedulerKind, TimerConfig, TimerId};
 use crate::node::{Halt, Mine, NodeConfig, NodeCore, NodeError, SendTx};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -111,6 +112,28 @@ impl Scenario {
         self.names.get(name).copied()
     }
 
+    /// Plays the fixture under `scheduler` alone (`compare`): `eip1559` from the fixture's
+    /// `[chain] activation_height`, or from genesis without one; `fifo` never switched (the
+    /// fixture's activation height is dropped).
+    pub fn play_under(&mut self, scheduler: SchedulerKind) {
+        self.genesis.scheduler = scheduler;
+        if scheduler == SchedulerKind::Fifo {
+            self.genesis.activation_height = None;
+        }
+    }
+
+    /// The scheduler(s) the run plays under, as a label: `fifo`, `eip1559`, or
+    /// `fifo→eip1559@H` for an activation at height H > 1.
+    pub fn scheduler_label(&self) -> String {
+        match (self.genesis.scheduler, self.genesis.activation_height) {
+            (SchedulerKind::Eip1559, None | Some(1)) | (SchedulerKind::Fifo, Some(1)) => {
+                "eip1559".into()
+            }
+            (_, Some(h)) => format!("fifo→eip1559@{h}"),
+            (SchedulerKind::Fifo, None) => "fifo".into(),
+        }
+    }
+
     /// The fixture's names by address (accounts, actors, `governance`, `proposer`).
     pub fn address_book(&self) -> BTreeMap<Address, String> {
         self.names.iter().map(|(n, a)| (*a, n.clone())).collect()
@@ -135,6 +158,12 @@ pub(super) struct Run {
     deployers: BTreeMap<String, Address>,
     /// The last row's blocks had no events (so an empty block may join it).
     last_row_eventless: bool,
+    /// Per-actor fires, deferrals, latencies and fees.
+    pub(super) tally: ActorTally,
+    /// The heights whose block figures a `metric` expectation reads.
+    wanted_rows: BTreeSet<u64>,
+    /// Those blocks' figures.
+    pub(super) block_figures: BTreeMap<u64, BlockRow>,
 }
 
 /// Counts over every block of a run.
@@ -145,6 +174,7 @@ struct Totals {
     deferred: u64,
     expired: u64,
     unfunded: u64,
+    full_lane_blocks: u64,
 }
 
 /// How one step went.
@@ -178,6 +208,21 @@ impl Run {
                 .map(|a| (a.name.clone(), a.deployer))
                 .collect(),
             last_row_eventless: false,
+            tally: ActorTally::default(),
+            wanted_rows: s
+                .expects
+                .iter()
+                .filter(|e| {
+                    e.expect
+                        .metric
+                        .as_deref()
+                        .and_then(Metric::parse)
+                        .is_some_and(Metric::of_block)
+                })
+                .flat_map(|e| [e.expect.at, e.expect.above_at, e.expect.below_at])
+                .flatten()
+                .collect(),
+            block_figures: BTreeMap::new(),
         }
     }
 
@@ -241,7 +286,13 @@ impl Run {
     }
 
     pub(super) fn record_block(&mut self, b: &Block) {
+        let row = BlockRow::of(b);
+        self.tally.record(&b.events);
+        if self.wanted_rows.contains(&b.header.height) {
+            self.block_figures.insert(b.header.height, row.clone());
+        }
         let t = &mut self.totals;
+        t.full_lane_blocks += u64::from(row.lane_full);
         t.blocks = t.blocks.saturating_add(1);
         t.fired = t.fired.saturating_add(b.eob.fired);
         t.deferred = t.deferred.saturating_add(b.eob.deferred);
@@ -251,7 +302,6 @@ impl Run {
         if self.skip_rows {
             return;
         }
-        let row = BlockRow::of(b);
         let eventless = b.events.is_empty();
         match self.rows.last_mut() {
             Some(prev) if eventless && self.last_row_eventless && prev.absorbs(&row) => {
@@ -364,7 +414,7 @@ impl Scenario {
             let skipped: Vec<_> = state_at.range(..h).map(|(k, _)| *k).collect();
             for at in skipped {
                 for pe in state_at.remove(&at).unwrap_or_default() {
-                    let c = self.check_state(pe, devnet.chain(), &run.labels, &run.events);
+                    let c = self.check_state(pe, devnet.chain(), &run);
                     run.checks.push(c);
                 }
             }
@@ -409,8 +459,8 @@ impl Scenario {
             run.record_block(&block);
             let flow = on_step(Played::Block(&block), chain);
             for pe in state_at.remove(&h).unwrap_or_default() {
-                run.checks
-                    .push(self.check_state(pe, chain, &run.labels, &run.events));
+                let c = self.check_state(pe, chain, &run);
+                run.checks.push(c);
             }
             if flow.is_break() {
                 break;
@@ -536,8 +586,8 @@ impl Scenario {
                 run.checks
                     .push(self.check_events(pe, &run.labels, &run.events));
             } else if pe.expect.at.is_none_or(|a| a > chain.height()) {
-                run.checks
-                    .push(self.check_state(pe, chain, &run.labels, &run.events));
+                let c = self.check_state(pe, chain, &run);
+                run.checks.push(c);
             }
         }
         run.checks.sort_by_key(|c| c.line);
@@ -560,6 +610,8 @@ impl Scenario {
             pending: chain.engine().queue().len() as u64,
             supply: chain.supply(),
             burned: chain.burned(),
+            tipped: run.tally.tips(),
+            full_lane_blocks: t.full_lane_blocks,
             funds_conserved: run.funds_conserved,
             unexpected_step_errors: run.outcomes.iter().filter(|o| !o.as_expected).count() as u64,
             expectations_passed: run.checks.iter().filter(|c| c.passed).count() as u64,
@@ -573,10 +625,21 @@ impl Scenario {
             summary,
             expectations: run.checks,
             steps: run.outcomes,
+            actors: run
+                .tally
+                .rows(&self.address_book(), &|a| weight_bps(chain, a)),
             blocks: run.rows,
             events: run.events,
         }
     }
+}
+
+/// W(actor) in basis points (CIP-1 v3 §8), when the chain keeps a fairness window.
+/// W(actor) in basis points (CIP-1 v3 §8) once eip1559 plans the blocks; `None` before
+/// (FIFO keeps no fairness window).
+pub fn weight_bps(chain: &Chain, actor: &Address) -> Option<u32> {
+    (chain.scheduler_at(chain.height().max(1)) == SchedulerKind::Eip1559)
+        .then(|| chain.fairness().weight_bps(actor))
 }
 
 /// Why a `gov_config` step's fields do not make a [`TimerConfig`].

@@ -179,6 +179,10 @@ fn schedule_args(step: &Step, cx: &StepContext<'_>) -> ScheduleArgs {
         gas_limit,
         expires_at,
         ttl,
+        max_fee_per_cycle,
+        max_priority_fee_per_cycle,
+        priority_tier,
+        bid,
         ..
     } = step
     else {
@@ -201,6 +205,9 @@ fn schedule_args(step: &Step, cx: &StepContext<'_>) -> ScheduleArgs {
         fee_payer,
         gas_limit: *gas_limit,
         expires_at: expires_at.or(ttl.map(|t| height.saturating_add(t))),
-        ..Default::default()
+        max_fee_per_cycle: max_fee_per_cycle.map(|a| a.0),
+        max_priority_fee_per_cycle: max_priority_fee_per_cycle.map(|a| a.0),
+        priority_tier: *priority_tier,
+        bid: bid.map(|a| a.0),
     }
 }

@@ -1,0 +1,246 @@
+//! `--plot FILE.svg` of `run` and `compare`: the lane basefee and the lane utilisation over the
+//! run, and each actor's fire latency, one series per scheduler, drawn with `plotters` (SVG
+//! backend only). Floats appear here for display only.
+
+use super::report::{ActorRow, BlockRow, PRICE_SCALE};
+use plotters::prelude::*;
+use std::path::Path;
+
+/// Points a series keeps at most: past that it keeps every other point and samples half as
+/// often, so a run of any length draws from at most this many points per series.
+pub const MAX_POINTS: usize = 2048;
+
+/// Actors drawn in the latency panel at most (those with the most fires).
+pub const MAX_PLOTTED_ACTORS: usize = 24;
+
+/// A series over heights in bounded memory (see [`MAX_POINTS`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Series {
+    pub points: Vec<(u64, f64)>,
+    /// A point is kept every `stride` samples.
+    stride: u64,
+    seen: u64,
+}
+
+impl Series {
+    pub fn push(&mut self, height: u64, value: f64) {
+        if self.stride == 0 {
+            self.stride = 1;
+        }
+        if self.seen.is_multiple_of(self.stride) {
+            self.points.push((height, value));
+        }
+        self.seen += 1;
+        if self.points.len() > MAX_POINTS {
+            let mut i = 0;
+            self.points.retain(|_| {
+                i += 1;
+                i % 2 == 1
+            });
+            self.stride *= 2;
+        }
+    }
+
+    fn max(&self) -> f64 {
+        self.points.iter().map(|p| p.1).fold(0.0, f64::max)
+    }
+
+    fn last_height(&self) -> u64 {
+        self.points.last().map_or(0, |p| p.0)
+    }
+}
+
+/// What one run contributes to a plot.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlotRun {
+    /// The series' name in the legend (the scheduler, `fifo` or `eip1559`).
+    pub label: String,
+    /// Lane basefee per block, in base units per cycle.
+    pub basefee: Series,
+    /// Lane utilisation per block, in percent.
+    pub utilisation: Series,
+    /// Per actor: name, latency p50, latency p99, fires.
+    pub latency: Vec<(String, u64, u64, u64)>,
+}
+
+impl PlotRun {
+    pub fn new(label: impl Into<String>) -> Self {
+        PlotRun {
+            label: label.into(),
+            ..PlotRun::default()
+        }
+    }
+
+    /// Adds a block's row (a row of `count` empty blocks adds its first and last heights).
+    pub fn block(&mut self, row: &BlockRow) {
+        let fee = row.lane_basefee as f64 / PRICE_SCALE as f64;
+        let util = f64::from(row.utilisation_bps) / 100.0;
+        self.basefee.push(row.height, fee);
+        self.utilisation.push(row.height, util);
+    }
+
+    /// Sets the latency panel's figures from the report's actors.
+    pub fn actors(&mut self, rows: &[ActorRow]) {
+        self.latency = rows
+            .iter()
+            .map(|a| (a.actor.clone(), a.latency_p50, a.latency_p99, a.fires))
+            .collect();
+    }
+}
+
+type Res = Result<(), Box<dyn std::error::Error>>;
+
+/// Draws `runs` to the SVG file `path`: three panels (lane basefee, lane utilisation, latency
+/// per actor: a bar to p50 and a whisker to p99), one colour per run.
+pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
+    let root = SVGBackend::new(path, (1100, 1000)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let root = root.titled(title, ("sans-serif", 22))?;
+    let panels = root.split_evenly((3, 1));
+    let last = runs
+        .iter()
+        .map(|r| r.basefee.last_height())
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let colour = |i: usize| Palette99::pick(i).to_rgba();
+
+    let fee_max = runs.iter().map(|r| r.basefee.max()).fold(0.0, f64::max);
+    let mut c = ChartBuilder::on(&panels[0])
+        .caption("lane basefee (base units per cycle)", ("sans-serif", 16))
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0..last + 1, 0f64..(fee_max * 1.1).max(1e-9))?;
+    c.configure_mesh().x_desc("height").draw()?;
+    for (i, r) in runs.iter().enumerate() {
+        let col = colour(i);
+        c.draw_series(LineSeries::new(r.basefee.points.iter().copied(), col))?
+            .label(format!("{} lane basefee", r.label))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+    }
+    c.configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+
+    let util_max = runs
+        .iter()
+        .map(|r| r.utilisation.max())
+        .fold(100.0, f64::max);
+    let mut c = ChartBuilder::on(&panels[1])
+        .caption(
+            "lane utilisation (% of LANE_TIMER_CYCLES)",
+            ("sans-serif", 16),
+        )
+        .margin(10)
+        .x_label_area_size(30)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0..last + 1, 0f64..util_max * 1.05)?;
+    c.configure_mesh().x_desc("height").draw()?;
+    for (i, r) in runs.iter().enumerate() {
+        let col = colour(i);
+        c.draw_series(LineSeries::new(r.utilisation.points.iter().copied(), col))?
+            .label(format!("{} utilisation", r.label))
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+    }
+    c.configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+
+    // The actors with the most fires over all runs, in name order.
+    let mut names: Vec<(String, u64)> = Vec::new();
+    for r in runs {
+        for (n, _, _, fires) in &r.latency {
+            match names.iter_mut().find(|(m, _)| m == n) {
+                Some(e) => e.1 += fires,
+                None => names.push((n.clone(), *fires)),
+            }
+        }
+    }
+    names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    names.truncate(MAX_PLOTTED_ACTORS);
+    names.sort();
+    let lat_max = runs
+        .iter()
+        .flat_map(|r| r.latency.iter().map(|l| l.2))
+        .max()
+        .unwrap_or(0)
+        .max(1) as f64;
+    let group = runs.len().max(1) as f64 + 1.0;
+    let width = (names.len().max(1) as f64) * group;
+    let mut c = ChartBuilder::on(&panels[2])
+        .caption(
+            "fire latency per actor (blocks; bar p50, whisker p99)",
+            ("sans-serif", 16),
+        )
+        .margin(10)
+        .x_label_area_size(10)
+        .y_label_area_size(70)
+        .build_cartesian_2d(0f64..width, 0f64..lat_max * 1.25)?;
+    c.configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc("blocks")
+        .draw()?;
+    for (i, r) in runs.iter().enumerate() {
+        let col = colour(i);
+        let mut bars = Vec::new();
+        for (a, (name, _)) in names.iter().enumerate() {
+            if let Some((_, p50, p99, _)) = r.latency.iter().find(|l| &l.0 == name) {
+                let x = a as f64 * group + i as f64 + 0.1;
+                bars.push((x, *p50 as f64, *p99 as f64));
+            }
+        }
+        c.draw_series(bars.iter().map(|(x, p50, _)| {
+            Rectangle::new(
+                [(*x, 0.0), (*x + 0.8, p50.max(lat_max * 0.005))],
+                col.filled(),
+            )
+        }))?
+        .label(format!("{} latency", r.label))
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], col.filled()));
+        c.draw_series(bars.iter().map(|(x, p50, p99)| {
+            PathElement::new(
+                vec![
+                    (*x + 0.4, *p50),
+                    (*x + 0.4, *p99),
+                    (*x + 0.2, *p99),
+                    (*x + 0.6, *p99),
+                ],
+                BLACK,
+            )
+        }))?;
+    }
+    c.draw_series(names.iter().enumerate().map(|(a, (name, _))| {
+        Text::new(
+            name.clone(),
+            (a as f64 * group, lat_max * 1.18),
+            ("sans-serif", 12),
+        )
+    }))?;
+    c.configure_series_labels()
+        .border_style(BLACK)
+        .background_style(WHITE.mix(0.8))
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_series_keeps_at_most_max_points_however_long() {
+        let mut s = Series::default();
+        for h in 1..=100_000u64 {
+            s.push(h, h as f64);
+        }
+        assert!(s.points.len() <= MAX_POINTS);
+        assert!(s.points.len() > MAX_POINTS / 2);
+        assert_eq!(s.points[0].0, 1);
+        assert!(s.points.windows(2).all(|w| w[0].0 < w[1].0));
+    }
+}
