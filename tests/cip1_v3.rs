@@ -18,9 +18,9 @@ use cowboy_devnet::vm::DevnetRuntime;
 use proptest::prelude::*;
 
 const S: u128 = PRICE_SCALE;
-/// The default budget after activation (contract decision 7).
+/// The default budget after activation (Spec note 51).
 const CAP: u64 = 250_000;
-/// The lane basefee at activation with the default cycle basefee of 1 (contract decision 1).
+/// The lane basefee at activation with the default cycle basefee of 1 (Spec note 44).
 const BF0: u128 = S;
 
 /// The lane basefee in force for the open (or next) block.
@@ -218,7 +218,7 @@ fn cip1_v3_5_lane_basefee_is_burned_and_tracked_apart() {
     assert_conserved(&c);
 }
 
-/// Open point 8 (contract decision 3): the lane basefee enters `max_cost` beside the cycle
+/// Open point 8 (Spec note 50): the lane basefee enters `max_cost` beside the cycle
 /// basefee and the tip.
 #[test]
 fn cip1_v3_5_open_point_8_lane_basefee_is_in_max_cost() {

@@ -1,6 +1,6 @@
 //! The host of a custom GBA call (CIP-1 v3 §7.2): read-only, metered with its own budget.
 //!
-//! Spec note (CIP-1 v3 §7.2 "called read-only at fire time", contract decision 10): a GBA runs
+//! Spec note (CIP-1 v3 §7.2 "called read-only at fire time", Spec note 53): a GBA runs
 //! against the state the block's transaction phase left (before any pre-charge of the end of
 //! block), sees its actor's storage, balances, the height and its own address, and may not
 //! change anything: every state-changing host call fails the call with `InvalidInput`. It is

@@ -34,7 +34,7 @@ pub struct Genesis {
     pub basefee: BasefeeConfig,
     pub queue: QueueConfig,
     /// `eip1559` here without an `activation_height` runs CIP-1 v3 from genesis (height 1);
-    /// `fifo` runs CIP-5 until `activation_height`, if any (contract decision 8).
+    /// `fifo` runs CIP-5 until `activation_height`, if any (Spec note 49).
     pub scheduler: SchedulerKind,
     /// The first height planned by the eip1559 scheduler (CIP-1 v3 §13.2), `None`: never
     /// (or, with `scheduler = eip1559`, height 1).
@@ -59,7 +59,7 @@ pub struct GenesisAccount {
 
 impl Genesis {
     /// Applies the command line's `--scheduler` and `--activation-height` (CIP-1 v3 §13.2,
-    /// contract decision 8) over the fixture's settings. A height of 0 is refused (the first
+    /// Spec note 49) over the fixture's settings. A height of 0 is refused (the first
     /// block is height 1).
     pub fn with_scheduler(
         mut self,
@@ -548,9 +548,9 @@ impl Chain {
             .map_or(self.height + 1 + self.skip_next, |o| o.height)
     }
 
-    // ---- CIP-1 v3 (the S1b → S2 API) ----------------------------------------------------
+    // ---- CIP-1 v3 reads and governance -----------------------------------------------------------
 
-    /// The scheduler that plans (or planned) the block at `height` (contract decision 8).
+    /// The scheduler that plans (or planned) the block at `height` (Spec note 49).
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
         self.engine.scheduler_at(height)
     }

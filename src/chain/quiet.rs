@@ -32,7 +32,7 @@
 //!
 //! Under CIP-1 v3's eip1559 scheduler a height is quiet only if, on top of the above, the
 //! lane's state does not move: the lane basefee is at its floor (an empty lane lowers any
-//! higher basefee by at least 1 nano a block, contract decision 2), the last p50 tip is 0, the
+//! higher basefee by at least 1 nano a block, Spec note 45), the last p50 tip is 0, the
 //! last block's cycle usage is 0 and the fairness window is empty (so that no block can leave
 //! it). A height where any of these moves is sealed with a stored (empty) body; after a busy
 //! stretch the chain is therefore sealed block by block until the basefee has decayed to its

@@ -182,7 +182,7 @@ pub trait ActorRuntime: Send + Sync {
 
     /// Calls `code`'s custom GBA with the §7.2 context, read-only, metered against `host` (the
     /// chain's GBA host: its own small budget, every write refused). Any `Err` makes the chain
-    /// fall back to the default GBA (contract decision 10).
+    /// fall back to the default GBA (Spec note 53).
     fn gas_bid(
         &self,
         _code: &ActorCode,

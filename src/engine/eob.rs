@@ -22,7 +22,7 @@ pub trait Ledger {
     /// CIP-1 v3 §7.2: runs the custom GBA (`get_gas_bid(ctx)`) of `timer`'s actor, read-only,
     /// within `budget` cycles. `None` when the actor has no custom GBA; `Some(Err(kind))` when
     /// it failed, wrote or ran out of its budget (the caller falls back to the default GBA,
-    /// contract decision 10). The default: no custom GBAs.
+    /// Spec note 53). The default: no custom GBAs.
     fn gas_bid(
         &mut self,
         _timer: &Timer,
@@ -50,7 +50,7 @@ pub struct Fire {
     pub cycles_limit: u64,
     pub max_cost: u128,
     /// The priority tip (CIP-1 v3 §3 step 6, `priority_per_cycle`), in nanos per cycle
-    /// (contract decision 1); 0 under FIFO.
+    /// (Spec note 44); 0 under FIFO.
     pub tip_per_cycle: u128,
     /// The timer-lane basefee in force (CIP-1 v3 §5), nanos per cycle; 0 under FIFO.
     pub lane_basefee: u128,
@@ -67,7 +67,7 @@ pub struct Deferral {
     pub actor: Address,
     pub height: u64,
     pub reason: DeferReason,
-    /// Blocks the timer has been carried, this deferral included (contract decision 6).
+    /// Blocks the timer has been carried, this deferral included (Spec note 54).
     #[serde(default)]
     pub carried: u32,
 }
@@ -271,7 +271,7 @@ pub(crate) fn record_pending_deferrals(queue: &mut CalendarQueue, height: u64, o
     }
 }
 
-/// Carries a due timer: counts the deferral in its record (contract decision 6) and queues
+/// Carries a due timer: counts the deferral in its record (Spec note 54) and queues
 /// its `TimerDeferred` for the next block.
 pub(crate) fn defer(
     out: &mut EobPlan,
@@ -310,7 +310,7 @@ pub struct Settlement {
 /// Settles a fire that used `cycles` and `cells` (both already capped by the fire's limits).
 /// A reverted handler settles the same way: what it used is charged (§6.3 step 5).
 ///
-/// Under CIP-1 v3 (a fire with a lane basefee or a tip), contract decision 3 (open point 8):
+/// Under CIP-1 v3 (a fire with a lane basefee or a tip), Spec note 50 (open point 8):
 /// `cost = ceil(cycles × (cycle_basefee × SCALE + lane_basefee + tip) / SCALE) + cells ×
 /// cell_basefee` (at most `max_cost`, computed the same way from the fire's budget), `tip =
 /// floor(cycles × tip / SCALE)` to the proposer, `burned = cost − tip`, of which `lane_burned`
@@ -355,7 +355,7 @@ pub fn settle(fire: &Fire, cycles: u64, cells: u64) -> Settlement {
 }
 
 /// The price per cycle of a CIP-1 v3 fire in nanos: `cycle_basefee × SCALE + lane_basefee +
-/// tip` (contract decision 3), saturating.
+/// tip` (Spec note 50), saturating.
 pub fn lane_price(cycle_basefee: u128, lane_basefee: u128, tip_nanos: u128) -> u128 {
     cycle_basefee
         .saturating_mul(PRICE_SCALE)
@@ -363,7 +363,7 @@ pub fn lane_price(cycle_basefee: u128, lane_basefee: u128, tip_nanos: u128) -> u
         .saturating_add(tip_nanos)
 }
 
-/// CIP-1 v3 §3 step 8 with contract decision 3: `max_cost = ceil(budget × (cycle_basefee ×
+/// CIP-1 v3 §3 step 8 with Spec note 50: `max_cost = ceil(budget × (cycle_basefee ×
 /// SCALE + lane_basefee + tip) / SCALE) + cells_limit × cell_basefee`.
 pub fn lane_max_cost(
     budget: u64,

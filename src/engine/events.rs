@@ -96,7 +96,7 @@ named_enum! {
     }
 }
 
-/// Why a due timer was carried to the next block instead of concluding (contract decision 6).
+/// Why a due timer was carried to the next block instead of concluding (Spec note 54).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DeferReason {
@@ -112,7 +112,7 @@ pub enum DeferReason {
     /// CIP-1 v3 §10: its budget is above `MAX_CYCLES_PER_FIRE_AUCTION_PHASE`; deferred without
     /// an attempt, taking no lane room.
     OverCap,
-    /// CIP-1 v3 §3 (open point 9, contract decision 4): its `max_fee_per_cycle` is below the lane
+    /// CIP-1 v3 §3 (open point 9, Spec note 54): its `max_fee_per_cycle` is below the lane
     /// basefee in force; it waits for the basefee to fall (or its TTL), nothing charged.
     BelowBasefee,
 }
@@ -241,7 +241,7 @@ pub enum TimerEvent {
         #[serde(with = "u128_str")]
         clamped: u128,
     },
-    /// CIP-1 v3 §7.2, contract decision 10: the actor's custom GBA failed, wrote, or ran out
+    /// CIP-1 v3 §7.2, Spec note 53: the actor's custom GBA failed, wrote, or ran out
     /// of its budget; the timer was priced by the default GBA.
     GbaFallback {
         timer_id: TimerId,

@@ -128,7 +128,7 @@ impl Engine {
         &self.cip1
     }
 
-    /// The scheduler that plans the block at `height` (contract decision 8).
+    /// The scheduler that plans the block at `height` (Spec note 49).
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
         self.cip1.scheduler_at(height)
     }
@@ -138,7 +138,7 @@ impl Engine {
         scheduler::policy::policy(self.scheduler_at(height))
     }
 
-    /// Sets the activation height (governance, CIP-1 v3 §13.2; contract decision 8): only to a
+    /// Sets the activation height (governance, CIP-1 v3 §13.2; Spec note 49): only to a
     /// height above `current`, and only before activation.
     pub fn set_activation_height(&mut self, current: u64, height: u64) -> Result<(), TimerError> {
         if self.cip1.lane_basefee.is_some() {
@@ -157,7 +157,7 @@ impl Engine {
     }
 
     /// CIP-1 v3 §13.2: at the activation block (the first at or after the activation height)
-    /// the lane basefee starts at the cycle basefee (contract decision 1: × `PRICE_SCALE`) and
+    /// the lane basefee starts at the cycle basefee (Spec note 44: × `PRICE_SCALE`) and
     /// the fairness window starts empty (every actor W = 2; timers already scheduled keep their
     /// buckets). Returns whether this block activates.
     pub fn activate_if_due(&mut self, height: u64, cycle_basefee: u128) -> bool {
@@ -191,7 +191,7 @@ impl Engine {
     /// CIP-5 chain's root is unchanged), else a digest of the CIP-1 state and the carry counts
     /// of the pending deferrals.
     ///
-    /// Spec note (contract decision 6, state root): a timer's carry record is committed through
+    /// Spec note (Spec note 54, state root): a timer's carry record is committed through
     /// the pending deferrals (every live carried timer is among them: a carried timer is due,
     /// and deferred again or concluded, at the next block), not through its leaf; on a chain
     /// that never activates CIP-1 the counts are recorded in the timers and the block bodies'
@@ -323,7 +323,7 @@ impl Engine {
 /// The arguments of `schedule_timer` / `schedule_timer_ex` (CIP-5 §4.1, CIP-1 v3 §6). `None`
 /// means the protocol default.
 ///
-/// The CIP-1 v3 §6 fee parameters are prices in nanos per cycle (contract decision 1:
+/// The CIP-1 v3 §6 fee parameters are prices in nanos per cycle (Spec note 44:
 /// `PRICE_SCALE` nanos = one base unit). Omitted, the timer is priced at fire time by its
 /// actor's custom GBA, if it has one, else by the default GBA (§7.1, §13.2 "caller
 /// migration"). `priority_tier` (§7.3) sets the tip as a multiple of the fire-time p50 tip and

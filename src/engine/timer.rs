@@ -36,7 +36,7 @@ pub struct Timer {
 
 /// The CIP-1 v3 per-timer extension, boxed so that a timer without one stays small: the §6 fee
 /// parameters given at schedule (nanos per cycle; `None` = priced at fire time by a GBA, §7),
-/// the §7.3 tier, and the carry record (contract decision 6: how many blocks the timer has
+/// the §7.3 tier, and the carry record (Spec note 54: how many blocks the timer has
 /// been carried and why, last).
 ///
 /// The state root commits the fee parameters through the timer's leaf (only when one is set,
@@ -222,7 +222,7 @@ impl Timer {
         })
     }
 
-    /// `(blocks carried, last deferral reason)` (contract decision 6); `(0, None)` for a timer
+    /// `(blocks carried, last deferral reason)` (Spec note 54); `(0, None)` for a timer
     /// never deferred.
     pub fn carry(&self) -> (u32, Option<DeferReason>) {
         self.fee_caps

@@ -147,7 +147,7 @@ pub struct TimerView {
     pub max_priority_fee_per_cycle: Option<u128>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub priority_tier: Option<PriorityTier>,
-    /// Blocks the timer has been carried so far (contract decision 6; 0: never deferred), so
+    /// Blocks the timer has been carried so far (Spec note 54; 0: never deferred), so
     /// that starvation shows.
     pub carried: u32,
     /// Why it was last deferred.

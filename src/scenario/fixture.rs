@@ -90,7 +90,7 @@ pub struct Fixture {
 pub struct ChainSection {
     #[serde(default)]
     pub scheduler: Option<SchedulerKind>,
-    /// CIP-1 v3 §13.2: the first height planned by eip1559 (contract decision 8).
+    /// CIP-1 v3 §13.2: the first height planned by eip1559 (Spec note 49).
     #[serde(default)]
     pub activation_height: Option<u64>,
     #[serde(default)]

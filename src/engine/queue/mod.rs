@@ -649,7 +649,7 @@ impl CalendarQueue {
             .expect("live slot")
     }
 
-    /// A due timer, to update its carry record (CIP-1 v3 contract decision 6). The record is
+    /// A due timer, to update its carry record (Spec note 54). The record is
     /// not part of the timer's leaf, so the change needs no re-commit.
     pub fn due_mut(&mut self, due: &DueTimer) -> &mut Timer {
         self.slots[due.0 as usize]

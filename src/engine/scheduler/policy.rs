@@ -138,7 +138,7 @@ impl TierMultipliers {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Cip1Config {
-    /// §5: target 50 %, step ±12.5 %, floor (contract decision 2).
+    /// §5: target 50 %, step ±12.5 %, floor (Spec note 45).
     pub lane: LaneParams,
     /// §8 `FAIRNESS_WINDOW_BLOCKS` (1,000).
     pub fairness_window_blocks: u64,
@@ -146,7 +146,7 @@ pub struct Cip1Config {
     pub max_cycles_per_fire_auction: u64,
     /// §7.3.
     pub tier_multipliers: TierMultipliers,
-    /// §7.2: the cycle budget of one custom GBA call (contract decision 10; 50,000).
+    /// §7.2: the cycle budget of one custom GBA call (Spec note 53; 50,000).
     pub gba_cycles: u64,
     /// Contract decision 9 (open point 11): from this height on, a `bid` is rejected
     /// `TimerArgDeprecated`; `None` = the activation height (§13.2 "post-activation: rejected").
@@ -217,7 +217,7 @@ impl HashEncode for Cip1Config {
 #[serde(default)]
 pub struct Cip1State {
     pub config: Cip1Config,
-    /// The first height planned by `eip1559` (contract decision 8); `None`: never.
+    /// The first height planned by `eip1559` (Spec note 49); `None`: never.
     pub activation_height: Option<u64>,
     /// The lane basefee in force for the next block, nanos per cycle (§5); `None` before
     /// activation, when it equals the cycle basefee (§13.2 table).
@@ -243,7 +243,7 @@ impl Cip1State {
         }
     }
 
-    /// The scheduler that plans the block at `height` (contract decision 8).
+    /// The scheduler that plans the block at `height` (Spec note 49).
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
         match self.activation_height {
             Some(a) if height >= a => SchedulerKind::Eip1559,
@@ -288,7 +288,7 @@ impl Cip1State {
         self.activation_height.is_some() || self.config != Cip1Config::default()
     }
 
-    /// The height from which `bid` is rejected (contract decision 9).
+    /// The height from which `bid` is rejected (Spec note 52).
     pub fn bid_deprecation_end(&self) -> Option<u64> {
         self.config.bid_deprecation_end.or(self.activation_height)
     }
@@ -313,7 +313,7 @@ impl Cip1State {
 
 // ---- lane statistics ---------------------------------------------------------------------------
 
-/// One block's timer lane, for reports and the RPC (the S1b → S2 API). Filled under FIFO too
+/// One block's timer lane, for reports, the RPC and the dashboard. Filled under FIFO too
 /// (basefee = cycle basefee × SCALE, no tips); quiet heights synthesize it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -467,7 +467,7 @@ fn resolve(
 }
 
 /// §3 step 6: `min(max_priority_fee, max_fee − lane basefee)`; `None` when `max_fee` is below
-/// the basefee (open point 9: the timer waits, contract decision 4).
+/// the basefee (open point 9: the timer waits, Spec note 54).
 pub fn priority_per_cycle(max_fee: u128, max_priority: u128, lane_basefee: u128) -> Option<u128> {
     max_fee
         .checked_sub(lane_basefee)
@@ -594,7 +594,7 @@ impl Policy for Fifo {
 
     /// Spec note (CIP-1 v3 §13.2): before activation the fee parameters are stored as given,
     /// for the auction after activation, and not checked against a lane price (FIFO has none;
-    /// the fire-time rules, contract decision 4 and the §3 step 6 `min`, apply to them then).
+    /// the fire-time rules, Spec note 54 and the §3 step 6 `min`, apply to them then).
     fn check_fees(
         &self,
         _: &ScheduleEnv<'_>,
@@ -708,14 +708,14 @@ struct Priced {
 /// 2. Its fee parameters are resolved ([`resolve`]; a custom GBA is called here, read-only,
 ///    against the balances the transaction phase left: no pre-charge has happened yet, so the
 ///    GBAs of one block see the same state whatever their order).
-/// 3. `balance(fee_payer) < max_cost` (contract decision 3, with its tip; a timer below the
+/// 3. `balance(fee_payer) < max_cost` (Spec note 50, with its tip; a timer below the
 ///    basefee is checked with a tip of 0) → GC lane (path 2), `required` = that `max_cost`.
-/// 4. `max_fee < lane basefee` → deferred `below_basefee` (contract decision 4).
+/// 4. `max_fee < lane basefee` → deferred `below_basefee` (Spec note 54).
 /// 5. Otherwise a candidate: `priority = min(max_priority, max_fee − basefee)`, W(actor) from
 ///    the window as it stood before this block (§3 step 10: this block's fires count from the
 ///    next).
 ///
-/// Then S1a's [`select`] (effective priority desc, `timer_id` asc; greedy fill of
+/// Then [`select`] (effective priority desc, `timer_id` asc; greedy fill of
 /// `lane_timer_cycles`; over the per-fire cap → `over_cap`); the selected timers are
 /// pre-charged in selection order (a fee payer that can no longer pay is path 2, §3 step 8)
 /// and fire in it; the others are carried with their reason (§3 step 9), each counted in its
@@ -915,7 +915,7 @@ pub struct BlockOutcome {
     pub fires: BTreeMap<Address, u32>,
     /// Execution-lane deferrals per actor (not the GC lane's).
     pub deferrals: BTreeMap<Address, u32>,
-    /// Lane cycles reserved (contract decision 2: what the basefee follows).
+    /// Lane cycles reserved (Spec note 45: what the basefee follows).
     pub reserved: u64,
     /// Every cycle the block used: transactions and fires (§7.2 `last_block_cycle_usage`).
     pub cycles: u64,
@@ -982,7 +982,7 @@ impl Cip1State {
 
 // ---- the auction estimate ----------------------------------------------------------------------
 
-/// Where a timer would stand in the auction now (`timer_estimate`; the S1b → S2 API).
+/// Where a timer would stand in the auction now (`timer_estimate`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AuctionEstimate {
     pub scheduler: SchedulerKind,
