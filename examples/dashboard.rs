@@ -62,10 +62,10 @@ fn run() -> Result<(), String> {
         .expect("the demo fixture ships")
         .map_err(|e| e.to_string())?;
     let devnet = play(&scenario, rt, at)?;
-    let mut source = LocalDevnet::new(devnet, scenario.address_book())
+    let source = LocalDevnet::new(devnet, scenario.address_book())
         .with_mining(MiningMode::Interval { ms: block_ms });
     cowboy_devnet::tui::run(
-        &mut source,
+        source,
         cowboy_devnet::tui::RunOptions {
             theme,
             keys,

@@ -10,6 +10,7 @@ use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::server::{self, ServerOptions};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::remote::RemoteDevnet;
 use cowboy_devnet::tui::theme::Theme;
 use cowboy_devnet::tui::{self, RunOptions};
 use std::time::Duration;
@@ -96,8 +97,8 @@ pub fn dashboard(mut a: DashArgs) -> Result<u8> {
         });
     }
 
-    let mut source = LocalDevnet::live(node.clone()).with_rpc_address(format!("http://{addr}"));
-    let ui = tui::run(&mut source, opts);
+    let source = LocalDevnet::live(node.clone()).with_rpc_address(format!("http://{addr}"));
+    let ui = tui::run(source, opts);
 
     let _ = running.handle.stop();
     let mut code = EXIT_OK;
@@ -118,8 +119,10 @@ pub fn dashboard(mut a: DashArgs) -> Result<u8> {
     Ok(code)
 }
 
-fn attach(url: &str, _opts: RunOptions) -> Result<u8> {
-    Err(anyhow!(
-        "--attach {url}: the JSON-RPC dashboard source is not built yet"
-    ))
+/// The dashboard on a devnet served elsewhere (`cowboy-devnet serve`), through its JSON-RPC
+/// API. A server that does not answer yet shows as "disconnected, retrying".
+fn attach(url: &str, opts: RunOptions) -> Result<u8> {
+    let source = RemoteDevnet::new(url).map_err(|e| anyhow!("--attach {e}"))?;
+    tui::run(source, opts).context("the dashboard")?;
+    Ok(EXIT_OK)
 }

@@ -332,3 +332,12 @@ fn cip1_v3_compare_plays_fifo_and_eip1559_side_by_side_with_a_plot_of_both() {
         assert!(texts.iter().any(|t| t == want), "`{want}` in {texts:?}");
     }
 }
+
+#[test]
+fn cli_attach_names_a_url_it_cannot_use_before_taking_the_terminal() {
+    let o = run(&["--attach", "https://127.0.0.1:1"]);
+    assert_ne!(o.status.code(), Some(0));
+    let err = text(&o.stderr);
+    assert!(err.contains("--attach https://127.0.0.1:1"), "{err}");
+    assert!(err.contains("plain http:// and ws://"), "{err}");
+}

@@ -943,3 +943,147 @@ fn cip5_6_5_a_deferral_shows_from_the_block_that_made_it_to_the_block_that_recor
         (31, "lane: carried to #31")
     );
 }
+
+/// Issue 15 ("Rendering never waits on block production"): with the node's thread held busy
+/// (a query that waits for the test, standing for a long `Mine` or a slow block), the UI still
+/// takes keys and draws; the step it sent waits in the worker and shows once the node is free.
+#[test]
+fn issue15_the_ui_answers_keys_and_draws_while_the_node_is_busy() {
+    use cowboy_devnet::chain::Genesis;
+    use cowboy_devnet::node::{self, NodeConfig, NodeCore};
+    use cowboy_devnet::tui::worker::Client;
+    use std::time::Duration;
+
+    let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    cfg.mining = node::MiningMode::Manual;
+    let handle = node::spawn(NodeCore::new(cfg).expect("genesis"));
+    let source = LocalDevnet::live(handle.clone());
+    // Hold the node's thread until the test lets it go.
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+    let busy = handle.clone();
+    let held = std::thread::spawn(move || {
+        busy.query_blocking(move |_| {
+            let _ = started_tx.send(());
+            go_rx.recv().ok();
+        })
+    });
+    started_rx.recv().unwrap();
+
+    let mut app = App::new(KeyMap::default());
+    let mut client = Client::spawn(source, Duration::from_millis(10));
+    client.refresh(&app);
+    client.handle_key(&mut app, key('n'));
+    client.handle_key(&mut app, code(KeyCode::Tab));
+    client.handle_key(&mut app, key('?'));
+    assert_eq!(app.focus, Pane::Tiers);
+    assert_eq!(app.overlay, Overlay::Help);
+    assert_eq!(app.waiting, ["devnet_mine"]);
+    client.handle_key(&mut app, code(KeyCode::Esc));
+    let s = screen(&app);
+    assert!(s.contains("waiting: devnet_mine"), "{s}");
+    // Nothing can have come back: the node has not answered anything yet.
+    assert!(!client.pump(&mut app));
+    assert!(app.data.status.is_none());
+
+    go_tx.send(()).unwrap();
+    held.join().unwrap().unwrap();
+    for _ in 0..600 {
+        if app.height() == 1 && app.waiting.is_empty() {
+            break;
+        }
+        client.wait(&mut app, Duration::from_millis(100));
+    }
+    assert_eq!(app.height(), 1);
+    assert!(app.waiting.is_empty());
+    assert!(!screen(&app).contains("waiting:"));
+    handle.shutdown();
+}
+
+/// Issue 15 ("a panic in any task included"): a panic on another thread while the dashboard
+/// holds the terminal restores it from the panic hook and is recorded, so the dashboard's loop
+/// stops instead of drawing on the restored screen.
+#[test]
+fn issue15_a_panic_on_another_thread_restores_the_terminal_and_stops_the_ui() {
+    use cowboy_devnet::tui::term;
+    assert_eq!(term::panicked(), None);
+    term::test_hook_mark_active();
+    let r = std::thread::Builder::new()
+        .name("rpc-task".into())
+        .spawn(|| panic!("boom in a server task"))
+        .unwrap()
+        .join();
+    assert!(r.is_err());
+    let what = term::panicked().expect("the panic is recorded");
+    assert!(what.contains("rpc-task") && what.contains("boom"), "{what}");
+    // Restored already: a second restore has nothing to do.
+    assert!(!term::restore());
+}
+
+/// Issue 15 (the RPC address was cut off below 130 columns): the status bar shows every part
+/// in full when it fits, else in short (no `http://`, basefees as `cycle/cell/lane`), else it
+/// drops the least important parts first; the height and the RPC address stay at 100 and 80
+/// columns, and so do the link's state and what is awaited.
+#[test]
+fn issue15_status_bar_degrades_by_priority_at_100_and_80_columns() {
+    let mut src = demo_at(27)
+        .with_mining(MiningMode::Interval { ms: 1_000 })
+        .with_rpc_address("http://127.0.0.1:8645");
+    let mut app = app_on(&mut src);
+    let line = |app: &App, w: u16| draw_pane(panes::status::render, app, w, 1);
+    for w in [160, 130, 100, 80] {
+        let l = line(&app, w);
+        assert!(l.contains("# 27"), "{w}: {l}");
+        assert!(l.contains("127.0.0.1:8645"), "{w}: {l}");
+    }
+    assert!(line(&app, 160).contains("rpc http://127.0.0.1:8645"));
+    assert_snapshot!("status_160", line(&app, 160));
+    assert_snapshot!("status_100", line(&app, 100));
+    assert_snapshot!("status_80", line(&app, 80));
+    assert_snapshot!(
+        "full_100x30_h27",
+        text(&draw(&app, &Theme::default(), 100, 30))
+    );
+    assert_snapshot!(
+        "full_80x24_h27",
+        text(&draw(&app, &Theme::default(), 80, 24))
+    );
+
+    // Disconnected with a command in flight: both stay visible at 80 columns, the detail in
+    // the hint line.
+    app.link = Some("disconnected, retrying (http://127.0.0.1:8645: connection refused)".into());
+    app.waiting = vec!["devnet_mine"];
+    let l = line(&app, 80);
+    assert!(l.contains("# 27"), "{l}");
+    assert!(l.contains("disconnected, retrying"), "{l}");
+    assert!(l.contains("waiting: devnet_mine"), "{l}");
+    assert_snapshot!("status_80_disconnected", l);
+    let hints = draw_pane(panes::status::render_hints, &app, 100, 1);
+    assert!(hints.contains("connection refused"), "{hints}");
+}
+
+/// Issue 15 (README: the key table must be current): the README's key table is the default
+/// key table, row for row (keys as the hint line writes them, the help overlay's words).
+#[test]
+fn issue15_readme_key_table_is_the_default_key_table() {
+    let mut rows = vec!["| keys | action |".to_string(), "| --- | --- |".to_string()];
+    for b in KeyMap::default().bindings() {
+        let keys: Vec<String> = b.keys.iter().map(|k| format!("`{}`", k.label())).collect();
+        rows.push(format!("| {} | {} |", keys.join(" "), b.help));
+    }
+    let expected = rows.join("\n");
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let start = readme
+        .find("<!-- keys -->")
+        .expect("the key table's start marker")
+        + 13;
+    let end = readme
+        .find("<!-- /keys -->")
+        .expect("the key table's end marker");
+    assert_eq!(
+        readme[start..end].trim(),
+        expected,
+        "the README's key table differs from tui/keys.rs; it should read:\n{expected}"
+    );
+}

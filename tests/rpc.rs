@@ -207,6 +207,31 @@ async fn every_method_answers_through_jsonrpsee_client() {
         call(&c, "devnet_getMining", json!([])).await,
         json!({"mode": "interval", "block_time": 30.5})
     );
+    // The head in one call (what an attached dashboard's status bar reads), mining written
+    // as `devnet_getMining` writes it.
+    let head = call(&c, "devnet_head", json!([])).await;
+    assert_eq!(head["height"], json!(5));
+    assert_eq!(head["pending_height"], json!(6));
+    assert_eq!(
+        head["mining"],
+        json!({"mode": "interval", "block_time": 30.5})
+    );
+    assert!(
+        head["cycle_basefee"]
+            .as_str()
+            .unwrap()
+            .parse::<u128>()
+            .is_ok()
+    );
+    assert!(
+        head["cell_basefee"]
+            .as_str()
+            .unwrap()
+            .parse::<u128>()
+            .is_ok()
+    );
+    assert_eq!(head["scheduler"], json!("fifo"));
+    assert!(head["pending_timers"].is_u64());
     call(&c, "devnet_setMining", json!([{"mode": "manual"}])).await;
     call(&c, "devnet_setMining", json!([{"mode": "auto"}])).await;
 

@@ -200,6 +200,15 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         node.request(SetMining(mode)).await.map_err(node_error)?;
         Ok(mining_json(mode))
     });
+    // The published head (never waits behind a seal): what a status bar reads in one call.
+    m.register_method("devnet_head", |p, node, _| -> RpcResult {
+        Args::new(&p, &[])?;
+        let h = node.head();
+        let mut v = to_json(&h);
+        v["mining"] = mining_json(h.mining);
+        Ok(v)
+    })
+    .expect("unique");
     m.register_method("devnet_getMining", |p, node, _| -> RpcResult {
         Args::new(&p, &[])?;
         Ok(mining_json(node.head().mining))

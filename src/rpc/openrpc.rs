@@ -82,6 +82,12 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m("devnet_getMining", "The mining mode.", &[], "MiningMode"),
     m(
+        "devnet_head",
+        "The head and the node's state around it: height, hash, state_root, pending_height, cycle_basefee, cell_basefee, pending_timers, pending_txs, mining, scheduler (from the published head: never waits behind a seal).",
+        &[],
+        "Head",
+    ),
+    m(
         "devnet_getBlock",
         "A sealed block: header, receipts, events, end-of-block counters; null when not kept.",
         &[p("height", "Height", "block height")],
@@ -379,6 +385,17 @@ fn components() -> Value {
             "MiningMode": {"type": "object", "required": ["mode"], "properties": {
                 "mode": {"enum": ["auto", "manual", "interval"]},
                 "block_time": {"type": "number", "exclusiveMinimum": 0, "description": "seconds, for interval"}}},
+            "Head": {"type": "object", "properties": {
+                "height": {"$ref": "#/components/schemas/Height"},
+                "hash": {"$ref": "#/components/schemas/Hash"},
+                "state_root": {"$ref": "#/components/schemas/Hash"},
+                "pending_height": {"$ref": "#/components/schemas/Height"},
+                "cycle_basefee": {"$ref": "#/components/schemas/Amount"},
+                "cell_basefee": {"$ref": "#/components/schemas/Amount"},
+                "pending_timers": {"$ref": "#/components/schemas/Count"},
+                "pending_txs": {"$ref": "#/components/schemas/Count"},
+                "mining": {"$ref": "#/components/schemas/MiningMode"},
+                "scheduler": {"type": "string"}}},
             "Account": {"type": "object", "properties": {
                 "address": {"$ref": "#/components/schemas/Address"},
                 "balance": {"$ref": "#/components/schemas/Amount"},

@@ -273,6 +273,12 @@ pub struct App {
     /// The interval block time `p` resumes with and `+`/`-` adjust.
     pub block_time_ms: u64,
     pub snapshots: Vec<u64>,
+    /// How the source's link to the devnet stands when it is not well ("disconnected,
+    /// retrying"); `None` while it answers.
+    pub link: Option<String>,
+    /// The commands sent and not answered yet, by method, oldest first (a long `devnet_mine`
+    /// shows here while the panes keep the last view).
+    pub waiting: Vec<&'static str>,
     pub quit: bool,
 }
 
@@ -395,6 +401,8 @@ impl App {
             toast: None,
             block_time_ms: 1_000,
             snapshots: Vec::new(),
+            link: None,
+            waiting: Vec::new(),
             quit: false,
         }
     }

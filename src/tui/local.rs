@@ -254,10 +254,7 @@ impl View<'_> {
     }
 
     fn label(&self, a: &Address) -> String {
-        self.names
-            .get(a)
-            .cloned()
-            .unwrap_or_else(|| a.to_string()[..10].to_string())
+        label(self.names, a)
     }
 
     /// A pending timer's row. Its gas is its fire budget, `gas_limit_per_fire` bounded by the
@@ -287,136 +284,11 @@ impl View<'_> {
     }
 
     fn event_row(&self, r: &EventRecord) -> EventRow {
-        EventRow {
-            height: r.height,
-            kind: r.event.kind().to_string(),
-            fields: self.fields(&r.event),
-            timer: r.event.timer_id(),
-            actor: r.event.actor(),
-        }
-    }
-
-    /// The event's fields other than its kind, id and actor, `name=value`, addresses by name.
-    fn fields(&self, e: &Event) -> String {
-        let v = serde_json::to_value(e).unwrap_or_default();
-        let Some(map) = v.as_object() else {
-            return String::new();
-        };
-        // The telling fields first (where, why, outcome), the rest in name order.
-        const FIRST: &[&str] = &[
-            "handler",
-            "height",
-            "to_height",
-            "reason",
-            "success",
-            "error",
-            "expires_at",
-            "current_height",
-            "old_expires_at",
-            "new_expires_at",
-            "cycles_used",
-            "cost",
-            "refund",
-            "required",
-            "available",
-        ];
-        let mut keys: Vec<&String> = map
-            .keys()
-            .filter(|k| !matches!(k.as_str(), "kind" | "timer_id" | "actor"))
-            .collect();
-        keys.sort_by_key(|k| {
-            (
-                FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()),
-                k.as_str(),
-            )
-        });
-        let mut out = Vec::new();
-        for k in keys {
-            let v = &map[k];
-            let s = match v {
-                serde_json::Value::String(s) => match s.parse::<Address>() {
-                    Ok(a) => self.label(&a),
-                    Err(_) => s.clone(),
-                },
-                // A typed failure reads as the headless lines print it: `Kind: message`.
-                serde_json::Value::Object(o) if o.len() == 2 && o.contains_key("kind") => {
-                    match serde_json::from_value::<crate::engine::Failure>(v.clone()) {
-                        Ok(f) => f.to_string(),
-                        Err(_) => v.to_string(),
-                    }
-                }
-                other => other.to_string(),
-            };
-            out.push(format!("{k}={s}"));
-        }
-        out.join(" ")
+        event_row(self.names, r)
     }
 
     fn life_entry(&self, r: &EventRecord) -> LifeEntry {
-        let reason = match &r.event {
-            Event::Timer(t) => match t {
-                TimerEvent::TimerScheduled {
-                    height, fee_payer, ..
-                } => format!("for #{height}, paid by {}", self.label(fee_payer)),
-                TimerEvent::TimerFired {
-                    success,
-                    error,
-                    cycles_used,
-                    cost,
-                    ..
-                } => {
-                    if *success {
-                        format!("ok: {cycles_used} cycles, cost {cost}")
-                    } else {
-                        format!(
-                            "reverted: {} (cost {cost})",
-                            error
-                                .as_ref()
-                                .map_or_else(|| "error".to_string(), |f| f.to_string())
-                        )
-                    }
-                }
-                TimerEvent::TimerDeferred {
-                    reason, to_height, ..
-                } => format!("{}: carried to #{to_height}", defer_reason(reason)),
-                TimerEvent::TimerExpired { expires_at, .. } => {
-                    format!("expires_at {expires_at} passed")
-                }
-                TimerEvent::TimerCancelledInsufficientFunds {
-                    required,
-                    available,
-                    ..
-                } => format!("needs {required}, fee payer has {available}"),
-                TimerEvent::TimerCancelled { refund, .. } => format!("refund {refund}"),
-                TimerEvent::TimerCancelledByGovernance { existed, .. } => {
-                    if *existed {
-                        "system instruction 48".into()
-                    } else {
-                        "48: no such timer (idempotent)".into()
-                    }
-                }
-                TimerEvent::TimerExtended {
-                    old_expires_at,
-                    new_expires_at,
-                    ..
-                }
-                | TimerEvent::TimerExtendedByGovernance {
-                    old_expires_at,
-                    new_expires_at,
-                    ..
-                } => format!("expires_at {old_expires_at} -> {new_expires_at}"),
-                TimerEvent::TimerConfigUpdated { .. }
-                | TimerEvent::TimerPriorityClampedAtSchedule { .. }
-                | TimerEvent::GbaFallback { .. }
-                | TimerEvent::SchedulerActivated { .. } => String::new(),
-            },
-            Event::Chain(_) => String::new(),
-        };
-        LifeEntry {
-            height: r.height,
-            what: r.event.kind().to_string(),
-            reason,
-        }
+        life_entry(self.names, r)
     }
 
     fn dashboard(&self, q: &ViewQuery) -> DashboardData {
@@ -635,6 +507,22 @@ impl View<'_> {
                 _ => None,
             }),
         };
+        // A timer that left keeps the expiry its extensions gave it, as `timer_get` shows it.
+        let record = match (pending, record) {
+            (None, Some(mut row)) => {
+                for r in &records {
+                    if let Event::Timer(
+                        TimerEvent::TimerExtended { new_expires_at, .. }
+                        | TimerEvent::TimerExtendedByGovernance { new_expires_at, .. },
+                    ) = &r.event
+                    {
+                        row.expires_at = *new_expires_at;
+                    }
+                }
+                Some(row)
+            }
+            (_, record) => record,
+        };
         let mut timeline: Vec<LifeEntry> = records.iter().map(|r| self.life_entry(r)).collect();
         // Deferred by the last block: its `TimerDeferred` is recorded by the block it is
         // carried into (Spec note 18), but the deferral has happened.
@@ -668,9 +556,152 @@ impl View<'_> {
     }
 }
 
+/// A short label: the name when known, else the address's first bytes.
+pub(crate) fn label(names: &BTreeMap<Address, String>, a: &Address) -> String {
+    names
+        .get(a)
+        .cloned()
+        .unwrap_or_else(|| a.to_string()[..10].to_string())
+}
+
+/// An event as a feed row.
+pub(crate) fn event_row(names: &BTreeMap<Address, String>, r: &EventRecord) -> EventRow {
+    EventRow {
+        height: r.height,
+        kind: r.event.kind().to_string(),
+        fields: fields(names, &r.event),
+        timer: r.event.timer_id(),
+        actor: r.event.actor(),
+    }
+}
+
+/// The event's fields other than its kind, id and actor, `name=value`, addresses by name.
+pub(crate) fn fields(names: &BTreeMap<Address, String>, e: &Event) -> String {
+    let v = serde_json::to_value(e).unwrap_or_default();
+    let Some(map) = v.as_object() else {
+        return String::new();
+    };
+    // The telling fields first (where, why, outcome), the rest in name order.
+    const FIRST: &[&str] = &[
+        "handler",
+        "height",
+        "to_height",
+        "reason",
+        "success",
+        "error",
+        "expires_at",
+        "current_height",
+        "old_expires_at",
+        "new_expires_at",
+        "cycles_used",
+        "cost",
+        "refund",
+        "required",
+        "available",
+    ];
+    let mut keys: Vec<&String> = map
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "kind" | "timer_id" | "actor"))
+        .collect();
+    keys.sort_by_key(|k| {
+        (
+            FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()),
+            k.as_str(),
+        )
+    });
+    let mut out = Vec::new();
+    for k in keys {
+        let v = &map[k];
+        let s = match v {
+            serde_json::Value::String(s) => match s.parse::<Address>() {
+                Ok(a) => label(names, &a),
+                Err(_) => s.clone(),
+            },
+            // A typed failure reads as the headless lines print it: `Kind: message`.
+            serde_json::Value::Object(o) if o.len() == 2 && o.contains_key("kind") => {
+                match serde_json::from_value::<crate::engine::Failure>(v.clone()) {
+                    Ok(f) => f.to_string(),
+                    Err(_) => v.to_string(),
+                }
+            }
+            other => other.to_string(),
+        };
+        out.push(format!("{k}={s}"));
+    }
+    out.join(" ")
+}
+
+/// One step of a timer's life from its event.
+pub(crate) fn life_entry(names: &BTreeMap<Address, String>, r: &EventRecord) -> LifeEntry {
+    let reason = match &r.event {
+        Event::Timer(t) => match t {
+            TimerEvent::TimerScheduled {
+                height, fee_payer, ..
+            } => format!("for #{height}, paid by {}", label(names, fee_payer)),
+            TimerEvent::TimerFired {
+                success,
+                error,
+                cycles_used,
+                cost,
+                ..
+            } => {
+                if *success {
+                    format!("ok: {cycles_used} cycles, cost {cost}")
+                } else {
+                    format!(
+                        "reverted: {} (cost {cost})",
+                        error
+                            .as_ref()
+                            .map_or_else(|| "error".to_string(), |f| f.to_string())
+                    )
+                }
+            }
+            TimerEvent::TimerDeferred {
+                reason, to_height, ..
+            } => format!("{}: carried to #{to_height}", defer_reason(reason)),
+            TimerEvent::TimerExpired { expires_at, .. } => {
+                format!("expires_at {expires_at} passed")
+            }
+            TimerEvent::TimerCancelledInsufficientFunds {
+                required,
+                available,
+                ..
+            } => format!("needs {required}, fee payer has {available}"),
+            TimerEvent::TimerCancelled { refund, .. } => format!("refund {refund}"),
+            TimerEvent::TimerCancelledByGovernance { existed, .. } => {
+                if *existed {
+                    "system instruction 48".into()
+                } else {
+                    "48: no such timer (idempotent)".into()
+                }
+            }
+            TimerEvent::TimerExtended {
+                old_expires_at,
+                new_expires_at,
+                ..
+            }
+            | TimerEvent::TimerExtendedByGovernance {
+                old_expires_at,
+                new_expires_at,
+                ..
+            } => format!("expires_at {old_expires_at} -> {new_expires_at}"),
+            TimerEvent::TimerConfigUpdated { .. }
+            | TimerEvent::TimerPriorityClampedAtSchedule { .. }
+            | TimerEvent::GbaFallback { .. }
+            | TimerEvent::SchedulerActivated { .. } => String::new(),
+        },
+        Event::Chain(_) => String::new(),
+    };
+    LifeEntry {
+        height: r.height,
+        what: r.event.kind().to_string(),
+        reason,
+    }
+}
+
 /// A schedule request's arguments, as `timer_schedule` builds them (a named handler is
 /// encoded in the payload).
-fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
+pub(crate) fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
     let payload = match &req.handler {
         Some(h) if !h.is_empty() => handler_payload(h, &req.payload),
         _ => req.payload.clone(),
@@ -687,7 +718,7 @@ fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
 
 /// A timer's status as the fixture format names it, from whether it is pending and its events
 /// (the last exit event decides; a governance cancel of a missing timer is no exit).
-fn status_of(pending: bool, records: &[&EventRecord]) -> &'static str {
+pub(crate) fn status_of(pending: bool, records: &[&EventRecord]) -> &'static str {
     if pending {
         return "pending";
     }
@@ -709,7 +740,7 @@ fn status_of(pending: bool, records: &[&EventRecord]) -> &'static str {
 }
 
 /// A deferral's reason as events name it (`lane`, `gc_budget`).
-fn defer_reason(reason: &DeferReason) -> String {
+pub(crate) fn defer_reason(reason: &DeferReason) -> String {
     serde_json::to_value(reason)
         .ok()
         .and_then(|v| v.as_str().map(str::to_string))
@@ -867,7 +898,7 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
 }
 
 /// The fields a [`ConfigPatch`] names, as `gov_updateTimerConfig`'s partial config.
-fn patch_fields(p: &ConfigPatch) -> serde_json::Map<String, serde_json::Value> {
+pub(crate) fn patch_fields(p: &ConfigPatch) -> serde_json::Map<String, serde_json::Value> {
     let mut m = serde_json::Map::new();
     let mut put = |k: &str, v: Option<u64>| {
         if let Some(v) = v {

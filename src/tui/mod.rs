@@ -3,22 +3,25 @@
 //! Built as the Elm pattern: [`app::App`] is the state, [`app::update`] turns an
 //! [`app::Action`] into state changes and [`app::Effect`]s (node commands and queries), and
 //! [`render::render`] draws a frame from the state alone. The data comes through one interface,
-//! [`model::DashboardSource`], which an in-process node ([`crate::tui::local::LocalDevnet`])
-//! implements today and a JSON-RPC client can implement later. [`keys`] holds the one key table,
-//! [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
+//! [`model::DashboardSource`], which an in-process node ([`crate::tui::local::LocalDevnet`]) and
+//! the JSON-RPC client ([`crate::tui::remote::RemoteDevnet`], `--attach`) implement; the source
+//! runs on a thread of its own ([`worker`]), so the UI never waits on it. [`keys`] holds the one
+//! key table, [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
 
 pub mod app;
 pub mod keys;
 pub mod local;
 pub mod model;
 pub mod panes;
+pub mod remote;
 pub mod render;
 pub mod term;
 pub mod theme;
+pub mod worker;
 
 use app::{Action, App, Effect, update};
 use keys::KeyMap;
-use model::DashboardSource;
+use model::{DashboardData, DashboardSource, EventRow};
 use std::collections::VecDeque;
 use std::io;
 use std::time::{Duration, Instant};
@@ -50,12 +53,20 @@ impl Default for RunOptions {
     }
 }
 
-/// Pulls fresh data and new events from the source into the app.
+/// Pulls fresh data and new events from the source into the app, on the caller's thread (tests
+/// and benches; the dashboard itself refreshes through [`worker::Client`]).
 pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
-    app.events_dropped += source.take_dropped();
+    let dropped = source.take_dropped();
     let data = source.dashboard(&app.query());
-    update(app, Action::Data(Box::new(data)));
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);
+    apply_refresh(app, data, events, dropped);
+}
+
+/// Puts one refresh's data and events (asked from `app.events_from`) into the app: the events
+/// beyond [`EVENTS_PER_REFRESH`] count as dropped.
+pub fn apply_refresh(app: &mut App, data: DashboardData, events: Vec<EventRow>, dropped: u64) {
+    app.events_dropped += dropped;
+    update(app, Action::Data(Box::new(data)));
     let events = if events.len() > EVENTS_PER_REFRESH {
         app.events_dropped += (events.len() - EVENTS_PER_REFRESH) as u64;
         events[events.len() - EVENTS_PER_REFRESH..].to_vec()
@@ -107,30 +118,31 @@ pub fn handle_key<S: DashboardSource + ?Sized>(
 /// Runs the dashboard on this terminal until the user quits. The terminal is restored on
 /// return, on error and on panic.
 ///
-/// The loop waits for a key, a resize, the source's next deadline (an interval block) or the
-/// frame tick, whichever comes first; it never waits on the source inside a draw. An
-/// in-process source answers each query synchronously; a remote one answers from its cache.
-pub fn run<S: DashboardSource + ?Sized>(source: &mut S, opts: RunOptions) -> io::Result<()> {
+/// The source runs on a thread of its own ([`worker`]): this loop only draws, reads the
+/// terminal and applies the replies that arrived, so a long `Mine`, a slow block or an
+/// unreachable server never freezes it. A panic on any thread (the source's, the RPC server's
+/// tasks) restores the terminal from the panic hook and ends this loop with an error, so no UI
+/// keeps drawing on a restored screen.
+pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> io::Result<()> {
     let mut guard = TerminalGuard::new()?;
     let mut app = App::new(opts.keys.clone());
-    if let Some(model::MiningMode::Interval { ms }) =
-        source.dashboard(&app.query()).status.map(|s| s.mining)
-    {
-        app.block_time_ms = ms;
-    }
-    refresh(source, &mut app);
+    let mut client = worker::Client::spawn(source, opts.frame.min(Duration::from_millis(100)));
+    client.refresh(&app);
     let mut last_refresh = Instant::now();
     while !app.quit {
+        if let Some(what) = term::panicked() {
+            return Err(io::Error::other(format!(
+                "a task panicked ({what}); the dashboard stopped"
+            )));
+        }
+        if client.gone {
+            return Err(io::Error::other("the dashboard's source stopped"));
+        }
         guard
             .terminal
             .draw(|f| render::render(f, &app, &opts.theme))?;
-        let now = Instant::now();
-        let mut wait = opts.frame;
-        if let Some(d) = source.next_deadline() {
-            wait = wait.min(d.saturating_duration_since(now));
-        }
-        match term::next_event(wait)? {
-            Some(TermEvent::Key(k)) => handle_key(source, &mut app, k),
+        match term::next_event(opts.frame)? {
+            Some(TermEvent::Key(k)) => client.handle_key(&mut app, k),
             Some(TermEvent::Click { column, row }) => {
                 let size = guard.terminal.size()?;
                 update(
@@ -145,10 +157,10 @@ pub fn run<S: DashboardSource + ?Sized>(source: &mut S, opts: RunOptions) -> io:
             }
             Some(TermEvent::Resize) | None => {}
         }
+        client.pump(&mut app);
         let now = Instant::now();
-        let sealed = source.tick(now);
-        if sealed || now.duration_since(last_refresh) >= opts.refresh {
-            refresh(source, &mut app);
+        if !client.refreshing() && now.duration_since(last_refresh) >= opts.refresh {
+            client.refresh(&app);
             last_refresh = now;
         }
     }

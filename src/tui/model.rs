@@ -1,8 +1,9 @@
 //! The one data interface the dashboard renders from (issue 15, "How it is built").
 //!
 //! Plain data, no chain types beyond ids and addresses: an in-process node
-//! ([`crate::tui::local::LocalDevnet`]) and, later, a JSON-RPC client both fill these types, and
-//! the dashboard never sees which one it talks to. Every command a key press sends is a
+//! ([`crate::tui::local::LocalDevnet`]) and the JSON-RPC client
+//! ([`crate::tui::remote::RemoteDevnet`]) both fill these types, and the dashboard never sees
+//! which one it talks to. Every command a key press sends is a
 //! [`UiCommand`], answered by a typed [`CommandOutcome`] or a named [`CommandError`], the same
 //! `{reason, message}` pair the JSON-RPC API puts in `data.reason` and the error message.
 
@@ -429,19 +430,22 @@ impl CommandError {
 /// [`LocalDevnet`](crate::tui::local::LocalDevnet); a JSON-RPC client implements it with
 /// `scheduler_tiers`, `timer_bucket`, `timer_get`, `devnet_getEvents` and the command methods.
 ///
-/// Queries must answer quickly (the UI calls them between frames); a source that would block
-/// (RPC) answers from a cache its own task keeps fresh.
+/// The dashboard calls a source from a thread of its own ([`crate::tui::worker`]), never from
+/// a key handler or a draw, so a query or command may take as long as the node or the network
+/// takes; a source whose devnet is unreachable answers with its last view and says so in
+/// [`link`](DashboardSource::link).
 ///
-/// Over JSON-RPC (issues 13 and 14) each part maps to:
+/// Over JSON-RPC ([`RemoteDevnet`](crate::tui::remote::RemoteDevnet)) each part maps to:
 ///
 /// | here | JSON-RPC |
 /// | --- | --- |
-/// | `dashboard` status | `devnet_blockNumber`, `devnet_getMining`, `scheduler_config` (basefees, lane), the head view |
-/// | `dashboard` buckets, bucket timers | `timer_bucket [height]` per coming height (or a range variant) |
+/// | `dashboard` status | `devnet_head` (height, basefees, mining, scheduler), `scheduler_config` (lane, GC budget) |
+/// | `dashboard` buckets, bucket timers | `scheduler_tiers` (occupied heights), then `timer_bucket [height]` per coming height |
 /// | `dashboard` tiers | `scheduler_tiers` |
-/// | `dashboard` lane, fairness | `scheduler_lane [{"last"}]`, `scheduler_fairness` (CIP-1 v3 issue) |
-/// | `dashboard` names, actors | `devnet_accounts` plus the fixture's names |
-/// | `events` | `devnet_getEvents [{"from_height", "limit"}]`, then `devnet_subscribeEvents` |
+/// | `dashboard` lane | `devnet_getBlock [height]` per sealed block not read yet |
+/// | `dashboard` fairness | `devnet_getEvents` (fires and deferrals in the window), `timer_list` (pending) |
+/// | `dashboard` names, actors | `devnet_accounts`, `devnet_getEvents` (`ActorDeployed`) |
+/// | `events` | `devnet_subscribeBlocks` and `devnet_subscribeEvents`; `devnet_getEvents` for the rest |
 /// | `timer_life` | `timer_get [id]` (record, status, deferrals, history) |
 /// | `execute` | the method [`UiCommand::method`] names; errors carry `data.reason` |
 pub trait DashboardSource {
@@ -467,5 +471,10 @@ pub trait DashboardSource {
     /// "N events dropped").
     fn take_dropped(&mut self) -> u64 {
         0
+    }
+    /// How the link to the devnet stands when it is not well (`"disconnected, retrying: ..."`),
+    /// shown in the status bar; `None` while it answers. An in-process node is always there.
+    fn link(&self) -> Option<String> {
+        None
     }
 }

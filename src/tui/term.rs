@@ -12,17 +12,20 @@ use crossterm::{cursor, execute};
 use ratatui::Terminal;
 use ratatui::backend::CrosstermBackend;
 use std::io::{self, Stdout};
-use std::sync::Once;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, Once};
 use std::time::Duration;
 
 /// Whether the terminal is currently in the dashboard's mode (so restoring twice is harmless).
 static ACTIVE: AtomicBool = AtomicBool::new(false);
 static HOOK: Once = Once::new();
 
+/// What panicked while the dashboard held the terminal (the first such panic).
+static PANICKED: Mutex<Option<String>> = Mutex::new(None);
+
 /// Puts the terminal back: leaves the alternate screen, shows the cursor, ends raw mode.
-/// Does nothing when the dashboard does not hold the terminal.
-pub fn restore() {
+/// Does nothing when the dashboard does not hold the terminal. True when it did.
+pub fn restore() -> bool {
     if ACTIVE.swap(false, Ordering::SeqCst) {
         let _ = disable_raw_mode();
         let _ = execute!(
@@ -31,7 +34,40 @@ pub fn restore() {
             LeaveAlternateScreen,
             cursor::Show
         );
+        return true;
     }
+    false
+}
+
+/// The panic that took the terminal back from the dashboard, if one did: `thread 'name': message`.
+/// The dashboard's loop stops when it sees one, so it never draws on the restored screen.
+pub fn panicked() -> Option<String> {
+    PANICKED.lock().unwrap_or_else(|e| e.into_inner()).clone()
+}
+
+/// Installs (once) the panic hook that restores the terminal before the panic message prints
+/// and records the panic for [`panicked`] when the dashboard held the terminal.
+pub fn install_panic_hook() {
+    HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if restore() {
+                let thread = std::thread::current();
+                let what = format!("thread '{}': {info}", thread.name().unwrap_or("unnamed"));
+                let mut p = PANICKED.lock().unwrap_or_else(|e| e.into_inner());
+                p.get_or_insert(what);
+            }
+            previous(info);
+        }));
+    });
+}
+
+/// Marks the terminal as held by the dashboard without touching it: what [`TerminalGuard::new`]
+/// records, for tests of the panic path on a machine with no terminal.
+#[doc(hidden)]
+pub fn test_hook_mark_active() {
+    install_panic_hook();
+    ACTIVE.store(true, Ordering::SeqCst);
 }
 
 /// Holds the terminal for the dashboard; dropping it restores the terminal.
@@ -41,13 +77,7 @@ pub struct TerminalGuard {
 
 impl TerminalGuard {
     pub fn new() -> io::Result<Self> {
-        HOOK.call_once(|| {
-            let previous = std::panic::take_hook();
-            std::panic::set_hook(Box::new(move |info| {
-                restore();
-                previous(info);
-            }));
-        });
+        install_panic_hook();
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
         if let Err(e) = execute!(
@@ -56,13 +86,13 @@ impl TerminalGuard {
             EnableMouseCapture,
             cursor::Hide
         ) {
-            restore();
+            let _ = restore();
             return Err(e);
         }
         match Terminal::new(CrosstermBackend::new(io::stdout())) {
             Ok(terminal) => Ok(TerminalGuard { terminal }),
             Err(e) => {
-                restore();
+                let _ = restore();
                 Err(e)
             }
         }
@@ -71,7 +101,7 @@ impl TerminalGuard {
 
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
-        restore();
+        let _ = restore();
     }
 }
 

@@ -4,56 +4,181 @@ use crate::tui::app::App;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Paragraph;
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+/// One part of the status bar: what it shows in full and in short, and how much it matters
+/// (0 is kept longest).
+struct Item {
+    rank: u8,
+    label: &'static str,
+    full: String,
+    short: String,
+    style: Style,
+}
+
+/// The status bar's text for `width` columns: every part in full when it fits; else the
+/// parts in short (the RPC address without its scheme, the basefees as `cycle/cell/lane`);
+/// else the least important parts dropped, one at a time (scheduler, basefees, pending,
+/// mining, then the RPC address), so the height, the link's state and what is awaited stay
+/// readable at any width the dashboard draws at.
+pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
     let base = theme.get("status");
     let key = theme.get("status_key");
-    let mut spans = vec![Span::styled(" cowboy-devnet ", key)];
-    match &app.data.status {
-        None => spans.push(Span::styled("  connecting…", base)),
-        Some(s) => {
-            let mut item = |label: &str, value: String| {
-                spans.push(Span::styled(format!("  {label} "), base));
-                spans.push(Span::styled(value, key));
-            };
-            item("#", s.height.to_string());
-            item("mining", s.mining.label());
-            item(
-                "scheduler",
-                match s.activation_height {
-                    Some(h) => format!("{} (eip1559 at #{h})", s.scheduler),
-                    None => s.scheduler.clone(),
-                },
-            );
-            item(
-                "basefee",
-                format!(
-                    "cycle {} cell {} lane {}",
-                    s.cycle_basefee,
-                    s.cell_basefee,
-                    s.lane_basefee.map_or("—".into(), |l| l.to_string())
-                ),
-            );
-            item("pending", s.pending_timers.to_string());
-            item("rpc", s.rpc_address.clone().unwrap_or_else(|| "off".into()));
+    let title = Span::styled(" cowboy-devnet ", key);
+    let Some(s) = &app.data.status else {
+        let mut spans = vec![title, Span::styled("  connecting…", base)];
+        if let Some(l) = &app.link {
+            spans.push(Span::styled(
+                format!("  {}", link_short(l)),
+                theme.get("error"),
+            ));
         }
+        if !app.waiting.is_empty() {
+            spans.push(Span::styled("  waiting: ", base));
+            spans.push(Span::styled(
+                format!("{}…", app.waiting.join(", ")),
+                theme.get("warn"),
+            ));
+        }
+        return Line::from(spans);
+    };
+    let mut items = Vec::new();
+    let mut item = |rank: u8, label: &'static str, full: String, short: String, style: Style| {
+        items.push(Item {
+            rank,
+            label,
+            full,
+            short,
+            style,
+        })
+    };
+    item(0, "#", s.height.to_string(), s.height.to_string(), key);
+    if let Some(l) = &app.link {
+        let t = link_short(l).to_string();
+        item(0, "", t.clone(), t, theme.get("error"));
     }
-    frame.render_widget(Paragraph::new(Line::from(spans)).style(base), area);
+    if !app.waiting.is_empty() {
+        let w = format!("{}…", app.waiting.join(", "));
+        item(1, "waiting:", w.clone(), w, theme.get("warn"));
+    }
+    let m = s.mining.label();
+    item(4, "mining", m.clone(), m, key);
+    let sched = match s.activation_height {
+        Some(h) => format!("{} (eip1559 at #{h})", s.scheduler),
+        None => s.scheduler.clone(),
+    };
+    item(7, "scheduler", sched, s.scheduler.clone(), key);
+    let lane = s.lane_basefee.map_or("—".into(), |l| l.to_string());
+    item(
+        6,
+        "basefee",
+        format!(
+            "cycle {} cell {} lane {lane}",
+            s.cycle_basefee, s.cell_basefee
+        ),
+        format!("{}/{}/{lane}", s.cycle_basefee, s.cell_basefee),
+        key,
+    );
+    let p = s.pending_timers.to_string();
+    item(5, "pending", p.clone(), p, key);
+    let rpc = s.rpc_address.clone().unwrap_or_else(|| "off".into());
+    let rpc_short = rpc
+        .strip_prefix("http://")
+        .unwrap_or(rpc.as_str())
+        .to_string();
+    item(3, "rpc", rpc, rpc_short, key);
+
+    let spans_of = |items: &[Item], short: bool| -> Vec<Span<'static>> {
+        let mut spans = vec![title.clone()];
+        for i in items {
+            let label = if i.label.is_empty() {
+                "  ".to_string()
+            } else {
+                format!("  {} ", i.label)
+            };
+            spans.push(Span::styled(label, base));
+            spans.push(Span::styled(
+                if short {
+                    i.short.clone()
+                } else {
+                    i.full.clone()
+                },
+                i.style,
+            ));
+        }
+        spans
+    };
+    let fits = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>() <= width as usize;
+    let full = spans_of(&items, false);
+    if fits(&full) {
+        return Line::from(full);
+    }
+    loop {
+        let short = spans_of(&items, true);
+        if fits(&short) {
+            return Line::from(short);
+        }
+        let Some(drop) = items
+            .iter()
+            .enumerate()
+            .filter(|(_, i)| i.rank > 0)
+            .max_by_key(|(_, i)| i.rank)
+            .map(|(n, _)| n)
+        else {
+            return Line::from(short);
+        };
+        items.remove(drop);
+    }
+}
+
+/// The link's state without its detail (`disconnected, retrying`); the detail shows in the
+/// hint line.
+pub fn link_short(l: &str) -> &str {
+    l.split(" (").next().unwrap_or(l)
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let line = status_line(app, theme, area.width);
+    frame.render_widget(Paragraph::new(line).style(theme.get("status")), area);
 }
 
 pub fn render_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let line = match &app.toast {
-        Some(t) => Line::from(Span::styled(
+    let line = match (&app.toast, &app.link) {
+        (Some(t), _) => Line::from(Span::styled(
             format!(" {} ", t.text),
             theme.get(if t.error { "error" } else { "ok" }),
         )),
-        None => {
+        (None, Some(l)) => Line::from(Span::styled(format!(" {l} "), theme.get("error"))),
+        (None, None) => {
+            // Whole hints only: when they do not all fit, `help` and `quit` stay and the
+            // others are kept in table order while they fit.
+            let hints = app.keys.hints();
+            let w = |(k, word): &(String, &str)| k.chars().count() + word.chars().count() + 3;
+            let total: usize = hints.iter().map(w).sum();
+            let reserved: usize = hints
+                .iter()
+                .filter(|(_, word)| matches!(*word, "help" | "quit"))
+                .map(w)
+                .sum();
+            let mut room = (area.width as usize).saturating_sub(reserved);
             let mut spans = Vec::new();
-            for (k, word) in app.keys.hints() {
-                spans.push(Span::styled(format!(" {k}"), theme.get("hint_key")));
-                spans.push(Span::styled(format!(" {word} "), theme.get("dim")));
+            let mut full = false;
+            for h in &hints {
+                let keep = matches!(h.1, "help" | "quit") || total <= area.width as usize || {
+                    let fits = !full && w(h) <= room;
+                    if fits {
+                        room -= w(h);
+                    } else {
+                        full = true;
+                    }
+                    fits
+                };
+                if keep {
+                    spans.push(Span::styled(format!(" {}", h.0), theme.get("hint_key")));
+                    spans.push(Span::styled(format!(" {} ", h.1), theme.get("dim")));
+                }
             }
             Line::from(spans)
         }

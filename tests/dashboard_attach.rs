@@ -1,0 +1,449 @@
+//! The dashboard attached to a devnet served elsewhere (issue 15, `--attach URL`): a real
+//! `cowboy-devnet serve` process started here on a free port, driven through
+//! [`RemoteDevnet`], the JSON-RPC source. Commands lead to visible changes on the node; errors
+//! come back named as the in-process node names them; the feed comes from the WebSocket
+//! subscriptions; a server that goes away leaves the last view and a "disconnected, retrying"
+//! link, and a server that comes back is reattached.
+//!
+//! The waits below poll until what is expected appears; their limits only keep a broken run
+//! from hanging, they assert nothing about speed.
+
+use cowboy_devnet::tui::app::{App, Pane};
+use cowboy_devnet::tui::keys::KeyMap;
+use cowboy_devnet::tui::model::{
+    CommandOutcome, ConfigPatch, DashboardSource, MiningMode, ScheduleRequest, UiCommand, ViewQuery,
+};
+use cowboy_devnet::tui::remote::RemoteDevnet;
+use cowboy_devnet::tui::worker::Client;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_cowboy-devnet");
+
+/// A `serve` process; killed when dropped.
+struct Serve {
+    child: Child,
+    addr: String,
+}
+
+impl Serve {
+    /// `cowboy-devnet serve` on the demo fixture, manual mining, on `port` (0: a free one).
+    fn start(port: u16) -> Serve {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--fixture", "demo", "--no-mining", "--port"])
+            .arg(port.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("serve starts");
+        let out = child.stdout.take().unwrap();
+        let mut lines = BufReader::new(out).lines();
+        let addr = loop {
+            let line = lines
+                .next()
+                .expect("serve prints `Listening on` before it ends")
+                .unwrap();
+            if let Some(rest) = line.strip_prefix("Listening on http://") {
+                break rest.split_whitespace().next().unwrap().to_string();
+            }
+        };
+        // Keep reading stdout so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in lines {});
+        Serve { child, addr }
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    fn port(&self) -> u16 {
+        self.addr.rsplit(':').next().unwrap().parse().unwrap()
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Ticks the source until `done` holds.
+fn until(src: &mut RemoteDevnet, what: &str, mut done: impl FnMut(&mut RemoteDevnet) -> bool) {
+    let limit = Instant::now() + Duration::from_secs(60);
+    loop {
+        src.tick(Instant::now());
+        if done(src) {
+            return;
+        }
+        assert!(Instant::now() < limit, "never saw: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn head(src: &mut RemoteDevnet) -> u64 {
+    src.dashboard(&ViewQuery::default()).status.unwrap().height
+}
+
+#[test]
+fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
+    let serve = Serve::start(0);
+    let mut src = RemoteDevnet::new(&serve.url()).expect("a valid URL");
+    until(&mut src, "the subscriptions open", |s| s.subscribed());
+    assert_eq!(src.link(), None);
+
+    let d = src.dashboard(&ViewQuery::default());
+    let status = d.status.expect("a status");
+    assert_eq!(status.height, 0);
+    assert_eq!(status.mining, MiningMode::Manual);
+    assert_eq!(status.rpc_address.as_deref(), Some(serve.url().as_str()));
+    assert!(d.names.values().any(|n| n == "dev0"), "{:?}", d.names);
+
+    // Step: the demo's actors are deployed by block 1.
+    assert_eq!(
+        src.execute(UiCommand::Mine(2)),
+        Ok(CommandOutcome::Mined { height: 2 })
+    );
+    let d = src.dashboard(&ViewQuery::default());
+    assert_eq!(d.status.as_ref().unwrap().height, 2);
+    assert!(!d.actors.is_empty(), "the demo's actors are known");
+    assert_eq!(d.lane.last().map(|r| r.height), Some(2));
+    let actor = d.actors[0];
+
+    // Mining mode.
+    let interval = MiningMode::Interval { ms: 250 };
+    assert_eq!(
+        src.execute(UiCommand::SetMining(interval)),
+        Ok(CommandOutcome::MiningSet(interval))
+    );
+    assert_eq!(
+        src.dashboard(&ViewQuery::default()).status.unwrap().mining,
+        interval
+    );
+    src.execute(UiCommand::SetMining(MiningMode::Manual))
+        .unwrap();
+    let h = head(&mut src);
+
+    // Estimate, schedule: the timer is in its bucket, with its life.
+    let req = ScheduleRequest {
+        actor,
+        height: h + 5,
+        payload: b"hi".to_vec(),
+        handler: None,
+        from: None,
+        fee_payer: None,
+        gas_limit: Some(100_000),
+        expires_at: None,
+    };
+    let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req.clone()))
+    else {
+        panic!("an estimate")
+    };
+    assert_eq!(e.error, None);
+    assert_eq!(e.fire_height, h + 5);
+    assert!(e.max_cost > 0);
+    let Ok(CommandOutcome::Scheduled { timer_id, height }) =
+        src.execute(UiCommand::ScheduleTimer(req.clone()))
+    else {
+        panic!("scheduled")
+    };
+    assert_eq!(height, h + 5);
+    let d = src.dashboard(&ViewQuery {
+        selected_bucket: Some(h + 5),
+        ..ViewQuery::default()
+    });
+    let b = d
+        .buckets
+        .iter()
+        .find(|b| b.height == h + 5)
+        .expect("its bucket");
+    assert!(b.count >= 1 && b.gas >= 100_000, "{b:?}");
+    assert!(d.bucket_timers.iter().any(|t| t.id == timer_id));
+    // Its `TimerScheduled` is recorded when the open block seals.
+    src.execute(UiCommand::Mine(1)).unwrap();
+    let life = src.timer_life(&timer_id).expect("known");
+    assert_eq!(life.status, "pending");
+    assert_eq!(life.timeline[0].what, "TimerScheduled");
+    assert_eq!(life.timeline[0].height, h + 1);
+
+    // Extend, then cancel: both reach the node.
+    let Ok(CommandOutcome::Applied { what }) = src.execute(UiCommand::ExtendTimer {
+        actor,
+        timer_id,
+        new_expires_at: h + 500,
+    }) else {
+        panic!("extended")
+    };
+    assert!(what.contains(&format!("expire at {}", h + 500)), "{what}");
+    assert_eq!(
+        src.timer_life(&timer_id)
+            .unwrap()
+            .record
+            .unwrap()
+            .expires_at,
+        h + 500
+    );
+    src.execute(UiCommand::CancelTimer { actor, timer_id })
+        .expect("cancelled");
+    src.execute(UiCommand::Mine(1)).unwrap();
+    assert_eq!(src.timer_life(&timer_id).unwrap().status, "cancelled");
+
+    // The same error, named as the in-process node names it; nothing changed.
+    let before = head(&mut src);
+    let err = src
+        .execute(UiCommand::CancelTimer { actor, timer_id })
+        .unwrap_err();
+    assert_eq!(err.reason, "TimerNotFound", "{err}");
+    assert!(!err.message.starts_with("TimerNotFound"), "{err}");
+    assert_eq!(head(&mut src), before);
+    let err = src.execute(UiCommand::Revert(99)).unwrap_err();
+    assert_eq!(err.reason, "UnknownSnapshot", "{err}");
+
+    // Governance: cancel by instruction 48, and a config update.
+    let Ok(CommandOutcome::Scheduled {
+        timer_id: gov_id, ..
+    }) = src.execute(UiCommand::ScheduleTimer(ScheduleRequest {
+        height: h + 8,
+        ..req.clone()
+    }))
+    else {
+        panic!("scheduled")
+    };
+    src.execute(UiCommand::GovCancelTimer {
+        from: None,
+        timer_id: gov_id,
+    })
+    .expect("governance cancels");
+    src.execute(UiCommand::Mine(1)).unwrap();
+    assert_eq!(
+        src.timer_life(&gov_id).unwrap().status,
+        "cancelled_by_governance"
+    );
+    src.execute(UiCommand::GovUpdateConfig {
+        from: None,
+        patch: ConfigPatch {
+            max_ttl_blocks: Some(9_999),
+            ..ConfigPatch::default()
+        },
+    })
+    .expect("governance updates the config");
+    let err = src
+        .execute(UiCommand::GovSetActivationHeight {
+            from: None,
+            height: 100,
+        })
+        .unwrap_err();
+    assert_eq!(err.reason, "Unsupported");
+
+    // Snapshot and revert: the head goes back.
+    let Ok(CommandOutcome::SnapshotTaken(id)) = src.execute(UiCommand::Snapshot) else {
+        panic!("a snapshot")
+    };
+    let at = head(&mut src);
+    src.execute(UiCommand::Mine(3)).unwrap();
+    assert_eq!(head(&mut src), at + 3);
+    assert_eq!(
+        src.execute(UiCommand::Revert(id)),
+        Ok(CommandOutcome::Reverted { id, height: at })
+    );
+    assert_eq!(head(&mut src), at);
+}
+
+#[test]
+fn issue15_attach_feed_comes_from_the_subscriptions_without_gaps() {
+    let serve = Serve::start(0);
+    let mut src = RemoteDevnet::new(&serve.url()).unwrap();
+    until(&mut src, "the subscriptions open", |s| s.subscribed());
+    src.execute(UiCommand::Mine(1)).unwrap();
+    let d = src.dashboard(&ViewQuery::default());
+    let actor = d.actors[0];
+    let mut from = 0;
+    let mut feed = Vec::new();
+    let mut take = |src: &mut RemoteDevnet, feed: &mut Vec<_>| {
+        let ev = src.events(from, 5_000);
+        if let Some(l) = ev.last() {
+            from = l.height + 1;
+        }
+        feed.extend(ev);
+    };
+    // History before the subscription: read over HTTP.
+    take(&mut src, &mut feed);
+    assert!(feed.iter().any(|e| e.kind == "ActorDeployed"), "{feed:?}");
+    let Ok(CommandOutcome::Scheduled { timer_id, height }) =
+        src.execute(UiCommand::ScheduleTimer(ScheduleRequest {
+            actor,
+            height: 4,
+            payload: vec![],
+            handler: None,
+            from: None,
+            fee_payer: None,
+            gas_limit: None,
+            expires_at: None,
+        }))
+    else {
+        panic!("scheduled")
+    };
+    src.execute(UiCommand::Mine(5)).unwrap();
+    until(&mut src, "the timer fire in the feed", |s| {
+        take(s, &mut feed);
+        feed.iter()
+            .any(|e| e.kind == "TimerFired" && e.timer == Some(timer_id))
+    });
+    let fired = feed
+        .iter()
+        .find(|e| e.kind == "TimerFired" && e.timer == Some(timer_id))
+        .unwrap();
+    assert_eq!(fired.height, height);
+    // The subscriptions stayed open all along (the feed did not fall back to polling).
+    src.tick(Instant::now());
+    assert!(src.subscribed(), "{:?}", src.link());
+    assert_eq!(src.link(), None);
+    // Each event once, in height order (nothing read twice across HTTP and WebSocket).
+    assert!(feed.windows(2).all(|w| w[0].height <= w[1].height));
+    let scheduled = feed
+        .iter()
+        .filter(|e| e.kind == "TimerScheduled" && e.timer == Some(timer_id))
+        .count();
+    assert_eq!(scheduled, 1, "{feed:#?}");
+}
+
+#[test]
+fn issue15_attach_keeps_the_last_view_when_the_server_goes_and_reattaches() {
+    let serve = Serve::start(0);
+    let port = serve.port();
+    let url = serve.url();
+    let mut src = RemoteDevnet::new(&url).unwrap();
+    until(&mut src, "the subscriptions open", |s| s.subscribed());
+    src.execute(UiCommand::Mine(3)).unwrap();
+    let before = src.dashboard(&ViewQuery::default());
+    assert_eq!(before.status.as_ref().unwrap().height, 3);
+
+    drop(serve);
+    until(&mut src, "the link report the server gone", |s| {
+        s.dashboard(&ViewQuery::default());
+        s.link().is_some_and(|l| l.contains("retrying"))
+    });
+    // The last view stays; a command fails, named.
+    assert_eq!(src.dashboard(&ViewQuery::default()), before);
+    let err = src.execute(UiCommand::Mine(1)).unwrap_err();
+    assert_eq!(err.reason, "Disconnected", "{err}");
+
+    // A devnet on the same address again: reattached (a fresh chain, back at height 0).
+    let _again = Serve::start(port);
+    until(&mut src, "the source reattach", |s| {
+        s.dashboard(&ViewQuery::default())
+            .status
+            .is_some_and(|st| st.height == 0)
+            && s.subscribed()
+            && s.link().is_none()
+    });
+}
+
+fn key(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::NONE)
+}
+
+#[test]
+fn issue15_attach_keys_go_through_the_worker_and_never_wait() {
+    let serve = Serve::start(0);
+    let src = RemoteDevnet::new(&serve.url()).unwrap();
+    let mut app = App::new(KeyMap::default());
+    let mut client = Client::spawn(src, Duration::from_millis(20));
+    client.refresh(&app);
+    let limit = Instant::now() + Duration::from_secs(60);
+    while app.data.status.is_none() {
+        assert!(Instant::now() < limit, "no data came");
+        client.wait(&mut app, Duration::from_millis(100));
+    }
+    // `n` sends `devnet_mine`: the handler returns at once, the reply arrives as a message.
+    client.handle_key(&mut app, key('n'));
+    assert_eq!(app.waiting, ["devnet_mine"]);
+    client.handle_key(&mut app, KeyEvent::new(KeyCode::Tab, KeyModifiers::NONE));
+    assert_eq!(app.focus, Pane::Tiers);
+    while app.height() < 1 || !app.waiting.is_empty() {
+        assert!(Instant::now() < limit, "the step never showed");
+        client.wait(&mut app, Duration::from_millis(100));
+    }
+    assert_eq!(
+        app.toast.as_ref().map(|t| t.text.as_str()),
+        Some("mined to #1")
+    );
+}
+
+/// One devnet, both sources: the in-process source on the node's shell and the JSON-RPC source
+/// on the server beside it show the same dashboard (the data interface does not depend on
+/// which one the dashboard talks to), apart from what the API does not carry (the overflow
+/// root).
+#[test]
+fn issue15_attached_and_in_process_sources_show_the_same_dashboard() {
+    use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, spawn};
+    use cowboy_devnet::rpc::methods::module;
+    use cowboy_devnet::rpc::server::{self, ServerOptions};
+    use cowboy_devnet::scenario::builtin;
+    use cowboy_devnet::scenario::live::FixturePlayer;
+    use cowboy_devnet::tui::local::LocalDevnet;
+    use cowboy_devnet::vm::DevnetRuntime;
+    use std::sync::Arc;
+
+    let sc = Arc::new(
+        builtin::scenario("demo", &DevnetRuntime::new())
+            .expect("demo ships")
+            .expect("demo prepares"),
+    );
+    let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
+    cfg.mining = cowboy_devnet::node::MiningMode::Manual;
+    cfg.names = sc.address_book();
+    let mut core = NodeCore::new(cfg).expect("genesis");
+    core.set_hook(Box::new(FixturePlayer::new(sc.clone())));
+    let node = spawn(core);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let running = rt
+        .block_on(server::start(
+            module(node.clone()),
+            &ServerOptions {
+                port: 0,
+                ..ServerOptions::default()
+            },
+        ))
+        .expect("the server starts");
+    let url = format!("http://{}", running.addr);
+    let mut local = LocalDevnet::live(node.clone()).with_rpc_address(url.clone());
+    let mut remote = RemoteDevnet::new(&url).unwrap();
+
+    // Through the demo's lane contention (#30) and one block past it.
+    for target in [12, 32] {
+        let h = node.head().height;
+        node.request_blocking(Mine { blocks: target - h }).unwrap();
+        let first = local.dashboard(&ViewQuery::default());
+        let busy = first.buckets.iter().find(|b| b.count > 0).map(|b| b.height);
+        for selected_bucket in [None, busy] {
+            let q = ViewQuery {
+                selected_bucket,
+                ..ViewQuery::default()
+            };
+            let mut l = local.dashboard(&q);
+            let r = remote.dashboard(&q);
+            l.tiers.overflow_root = None;
+            assert_eq!(l.status, r.status, "#{target}");
+            assert_eq!(l.buckets, r.buckets, "#{target}");
+            assert_eq!(l.bucket_timers, r.bucket_timers, "#{target}");
+            assert_eq!(l.tiers, r.tiers, "#{target}");
+            assert_eq!(l.lane, r.lane, "#{target}");
+            assert_eq!(l.fairness, r.fairness, "#{target}");
+            assert_eq!(l.actors, r.actors, "#{target}");
+            for (a, n) in &r.names {
+                assert_eq!(l.names.get(a), Some(n), "#{target}");
+            }
+        }
+        let le = local.events(0, 5_000);
+        assert_eq!(le, remote.events(0, 5_000), "#{target}");
+        for id in le.iter().filter_map(|e| e.timer).take(20) {
+            assert_eq!(local.timer_life(&id), remote.timer_life(&id), "#{target}");
+        }
+    }
+    drop(remote);
+    let _ = running.handle.stop();
+    node.shutdown();
+}
