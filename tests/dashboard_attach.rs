@@ -136,6 +136,9 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
         fee_payer: None,
         gas_limit: Some(100_000),
         expires_at: None,
+        max_fee_per_cycle: None,
+        max_priority_fee_per_cycle: None,
+        priority_tier: None,
     };
     let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req.clone()))
     else {
@@ -229,13 +232,24 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
         },
     })
     .expect("governance updates the config");
+    // The activation height through `gov_setActivationHeight`: a passed height is refused by
+    // name, a coming one is set and read back by the next refresh.
     let err = src
         .execute(UiCommand::GovSetActivationHeight {
             from: None,
-            height: 100,
+            height: 1,
         })
         .unwrap_err();
-    assert_eq!(err.reason, "Unsupported");
+    assert_eq!(err.reason, "InvalidInput", "{err}");
+    let Ok(CommandOutcome::Applied { what }) = src.execute(UiCommand::GovSetActivationHeight {
+        from: None,
+        height: 100,
+    }) else {
+        panic!("the activation height is set")
+    };
+    assert_eq!(what, "governance set the activation height to #100");
+    let d = src.dashboard(&ViewQuery::default());
+    assert_eq!(d.status.unwrap().activation_height, Some(100));
 
     // Snapshot and revert: the head goes back.
     let Ok(CommandOutcome::SnapshotTaken(id)) = src.execute(UiCommand::Snapshot) else {
@@ -281,6 +295,9 @@ fn issue15_attach_feed_comes_from_the_subscriptions_without_gaps() {
             fee_payer: None,
             gas_limit: None,
             expires_at: None,
+            max_fee_per_cycle: None,
+            max_priority_fee_per_cycle: None,
+            priority_tier: None,
         }))
     else {
         panic!("scheduled")

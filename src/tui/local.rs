@@ -691,6 +691,12 @@ pub(crate) fn fields(names: &BTreeMap<Address, String>, e: &Event) -> String {
     for k in keys {
         let v = &map[k];
         let s = match v {
+            // CIP-1 v3 prices are nanos per cycle: shown in base units.
+            serde_json::Value::String(s)
+                if matches!(k.as_str(), "stated" | "clamped") && s.parse::<u128>().is_ok() =>
+            {
+                format!("{}/cycle", fmt_nanos(s.parse().unwrap_or_default()))
+            }
             serde_json::Value::String(s) => match s.parse::<Address>() {
                 Ok(a) => label(names, &a),
                 Err(_) => s.clone(),
@@ -778,7 +784,10 @@ pub(crate) fn life_entry(names: &BTreeMap<Address, String>, r: &EventRecord) -> 
                 fmt_nanos(*clamped)
             ),
             TimerEvent::GbaFallback { reason, .. } => {
-                format!("custom GBA failed ({}): default GBA priced it", reason.as_str())
+                format!(
+                    "custom GBA failed ({}): default GBA priced it",
+                    reason.as_str()
+                )
             }
             TimerEvent::SchedulerActivated { height } => {
                 format!("eip1559 plans blocks from #{height}")

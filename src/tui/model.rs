@@ -173,8 +173,8 @@ pub struct AuctionInputs {
 /// for an actor with one is the default GBA's. A timer whose `max_fee_per_cycle` is below the
 /// lane basefee has no effective priority and is listed last (it would wait `below_basefee`).
 pub fn rank_bucket(rows: &mut [TimerRow], a: &AuctionInputs) {
-    use crate::engine::scheduler::{Candidate, effective_priority};
     use crate::engine::scheduler::policy::priority_per_cycle;
+    use crate::engine::scheduler::{Candidate, effective_priority};
     for r in rows.iter_mut() {
         let max_fee = r
             .max_fee_per_cycle
@@ -198,8 +198,18 @@ pub fn rank_bucket(rows: &mut [TimerRow], a: &AuctionInputs) {
         });
     }
     rows.sort_by(|x, y| {
-        (x.effective_priority.is_none(), std::cmp::Reverse(x.effective_priority), x.id, x.schedule_block)
-            .cmp(&(y.effective_priority.is_none(), std::cmp::Reverse(y.effective_priority), y.id, y.schedule_block))
+        (
+            x.effective_priority.is_none(),
+            std::cmp::Reverse(x.effective_priority),
+            x.id,
+            x.schedule_block,
+        )
+            .cmp(&(
+                y.effective_priority.is_none(),
+                std::cmp::Reverse(y.effective_priority),
+                y.id,
+                y.schedule_block,
+            ))
     });
     let mut n = 0;
     for r in rows.iter_mut() {

@@ -562,8 +562,8 @@ impl RemoteDevnet {
         let (cip1_fairness, window, pending) = (next(), next(), next());
         // The scheduler of the next block, the activation height, the next lane basefee and
         // the last block's p50 tip (`scheduler_lane`).
-        let next_kind: SchedulerKind = serde_json::from_value(sched["scheduler"].clone())
-            .unwrap_or(SchedulerKind::Fifo);
+        let next_kind: SchedulerKind =
+            serde_json::from_value(sched["scheduler"].clone()).unwrap_or(SchedulerKind::Fifo);
         let activation_height = sched["activation_height"].as_u64();
         let next_lane_basefee = u128_at(&sched, "next_lane_basefee");
         let last_p50 = sched["blocks"]

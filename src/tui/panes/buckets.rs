@@ -1,8 +1,8 @@
 //! Coming heights and their timers; the selected bucket's timers in execution order.
 
 use crate::tui::app::{App, Pane};
-use crate::tui::render::{pane_block, scroll_offset, short_amount};
 use crate::tui::model::{TimerRow, fmt_nanos};
+use crate::tui::render::{pane_block, scroll_offset, short_amount};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -172,7 +172,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 /// A timer's fee fields in short: `tier`, or `cap/tip` in base units, or `GBA`.
 fn fee_cell(t: &TimerRow) -> String {
-    match (t.max_fee_per_cycle, t.max_priority_fee_per_cycle, t.priority_tier) {
+    match (
+        t.max_fee_per_cycle,
+        t.max_priority_fee_per_cycle,
+        t.priority_tier,
+    ) {
         (None, None, None) => "GBA".into(),
         (None, None, Some(tier)) => tier.as_str().into(),
         (fee, tip, tier) => {

@@ -3,8 +3,8 @@
 //! deferrals counted from the events (FIFO has no W). Pending timers per actor under both.
 
 use crate::tui::app::{App, Pane};
-use crate::tui::render::{pane_block, scroll_offset};
 use crate::tui::model::fmt_w;
+use crate::tui::render::{pane_block, scroll_offset};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
@@ -39,44 +39,64 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // Only the rows on screen are built.
     let h = inner.height.saturating_sub(1) as usize;
     let off = scroll_offset(app.fairness_sel, rows.len(), h);
+    // Columns by priority: W and its bar only where there is a W (eip1559); a narrow pane
+    // drops the ones further right.
+    let has_w = rows.iter().any(|r| r.w_bps.is_some());
+    let mut cols: Vec<(&str, u16)> = vec![("actor", 10)];
+    if has_w {
+        cols.extend([("W", 4), ("1 ── 2", BAR as u16)]);
+    }
+    cols.extend([("fires", 6), ("deferrals", 9), ("pending", 7)]);
+    let mut shown = 0;
+    let mut used = 0u16;
+    for (_, w) in &cols {
+        if used + w > inner.width {
+            break;
+        }
+        used += w + 1;
+        shown += 1;
+    }
     let table_rows: Vec<Row> = rows
         .iter()
         .enumerate()
         .skip(off)
         .take(h)
         .map(|(i, r)| {
-            Row::new(vec![
-                Cell::from(app.data.label(&r.actor)),
-                Cell::from(r.w_bps.map_or("—".into(), fmt_w)),
-                Cell::from(r.w_bps.map_or(String::new(), w_bar))
-                    .style(theme.get("utilisation_line")),
+            let mut cells = vec![Cell::from(app.data.label(&r.actor))];
+            if has_w {
+                cells.push(Cell::from(r.w_bps.map_or("—".into(), fmt_w)));
+                cells.push(
+                    Cell::from(r.w_bps.map_or(String::new(), w_bar))
+                        .style(theme.get("utilisation_line")),
+                );
+            }
+            cells.extend([
                 Cell::from(r.fires.to_string()),
                 Cell::from(r.deferrals.to_string()),
                 Cell::from(r.pending.to_string()),
-            ])
-            .style(if focused && i == app.fairness_sel {
+            ]);
+            Row::new(cells.into_iter().take(shown)).style(if focused && i == app.fairness_sel {
                 theme.get("selection")
             } else {
                 theme.get("text")
             })
         })
         .collect();
-    let t = Table::new(
-        table_rows,
-        [
-            Constraint::Min(10),
-            Constraint::Length(4),
-            Constraint::Length(BAR as u16),
-            Constraint::Length(6),
-            Constraint::Length(9),
-            Constraint::Length(7),
-        ],
-    )
-    .header(
-        Row::new(vec!["actor", "W", "1 ── 2", "fires", "deferrals", "pending"])
-            .style(theme.get("header")),
-    )
-    .block(block);
+    let widths: Vec<Constraint> = cols
+        .iter()
+        .take(shown)
+        .enumerate()
+        .map(|(i, (_, w))| {
+            if i == 0 {
+                Constraint::Min(*w)
+            } else {
+                Constraint::Length(*w)
+            }
+        })
+        .collect();
+    let t = Table::new(table_rows, widths)
+        .header(Row::new(cols.iter().take(shown).map(|(n, _)| *n)).style(theme.get("header")))
+        .block(block);
     frame.render_widget(t, area);
 }
 

@@ -4,8 +4,8 @@
 //! GC use. Under `fifo` the same figures FIFO has: lane use, deferrals, the cycle basefee.
 
 use crate::tui::app::{App, Pane};
-use crate::tui::render::{pane_block, short_amount};
 use crate::tui::model::{LaneRow, fmt_nanos};
+use crate::tui::render::{pane_block, short_amount};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -60,12 +60,18 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ]),
         Line::from(
             std::iter::once(Span::styled("deferred by reason ", head))
-                .chain(app.data.defer_reasons.iter().enumerate().flat_map(|(i, (r, n))| {
-                    [
-                        Span::styled(if i == 0 { "" } else { " · " }, txt),
-                        Span::styled(format!("{r} {n}"), if *n > 0 { warn } else { txt }),
-                    ]
-                }))
+                .chain(
+                    app.data
+                        .defer_reasons
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(i, (r, n))| {
+                            [
+                                Span::styled(if i == 0 { "" } else { " · " }, txt),
+                                Span::styled(format!("{r} {n}"), if *n > 0 { warn } else { txt }),
+                            ]
+                        }),
+                )
                 .collect::<Vec<_>>(),
         ),
         Line::from(vec![
@@ -139,7 +145,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .position(|w| w[0].scheduler != w[1].scheduler)
         .map(|i| i + 1);
     let switch: Vec<(f64, f64)> = switch_at
-        .map(|i| (0..=8).map(|k| (i as f64, ymax * f64::from(k) / 8.0)).collect())
+        .map(|i| {
+            (0..=8)
+                .map(|k| (i as f64, ymax * f64::from(k) / 8.0))
+                .collect()
+        })
         .unwrap_or_default();
     let switch_name = switch_at.map_or(String::new(), |i| {
         format!("{} from #{}", rows[i].scheduler, rows[i].height)
@@ -204,12 +214,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
     // The basefee over the window: the lane basefee under eip1559 (nanos per cycle, shown in
     // base units), the cycle basefee under fifo.
-    let shown: Vec<&LaneRow> = rows
-        .iter()
-        .rev()
-        .take(fee.width as usize)
-        .rev()
-        .collect();
+    let shown: Vec<&LaneRow> = rows.iter().rev().take(fee.width as usize).rev().collect();
     let fees: Vec<u64> = shown
         .iter()
         .map(|r| u64::try_from(r.basefee).unwrap_or(u64::MAX))
@@ -224,7 +229,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             fmt_nanos(lo),
             fmt_nanos(hi)
         ),
-        (Some(r), _) => format!("{} per cycle (fifo: the cycle basefee)", fmt_nanos(r.basefee)),
+        (Some(r), _) => format!(
+            "{} per cycle (fifo: the cycle basefee)",
+            fmt_nanos(r.basefee)
+        ),
         (None, _) => "—".into(),
     };
     frame.render_widget(
