@@ -1133,14 +1133,21 @@ fn cip1_v3_5_lane_pane_shows_the_lane_basefee_in_base_units_under_eip1559() {
     let pane = draw_pane(panes::lane::render, &app, 110, 18);
     assert!(pane.contains("lane · eip1559 since #1"), "{pane}");
     assert!(
-        pane.contains(&format!("lane basefee {} per cycle", fmt_nanos(last.basefee))),
+        pane.contains(&format!(
+            "lane basefee {} per cycle",
+            fmt_nanos(last.basefee)
+        )),
         "{pane}"
     );
     assert!(pane.contains("target 50%"), "{pane}");
     insta::assert_snapshot!("pane_lane_eip1559_congestion_h20", pane);
     // The status bar shows the next lane basefee in base units too.
     let next = fmt_nanos(src.chain().lane_basefee());
-    assert!(screen(&app).contains(&format!("lane {next}")), "{}", screen(&app));
+    assert!(
+        screen(&app).contains(&format!("lane {next}")),
+        "{}",
+        screen(&app)
+    );
 }
 
 #[test]
@@ -1194,7 +1201,12 @@ fn cip1_v3_8_fairness_pane_shows_w_the_window_and_its_median() {
         Some((f.window_blocks(), f.median()))
     );
     for r in f.rows() {
-        let row = app.data.fairness.iter().find(|x| x.actor == r.actor).unwrap();
+        let row = app
+            .data
+            .fairness
+            .iter()
+            .find(|x| x.actor == r.actor)
+            .unwrap();
         assert_eq!(
             (row.fires, row.deferrals, row.w_bps),
             (r.recent_fires, r.recent_deferrals, Some(r.weight_bps))
@@ -1226,7 +1238,10 @@ fn cip1_v3_3_a_bucket_lists_its_timers_in_eip1559_execution_order() {
         assert_eq!(r.rank, Some(i as u64 + 1), "{r:?}");
     }
     for w in rows.windows(2) {
-        let (a, b) = (w[0].effective_priority.unwrap(), w[1].effective_priority.unwrap());
+        let (a, b) = (
+            w[0].effective_priority.unwrap(),
+            w[1].effective_priority.unwrap(),
+        );
         assert!(a > b || (a == b && w[0].id < w[1].id), "{rows:?}");
     }
 }
@@ -1280,7 +1295,11 @@ fn cip1_v3_6_the_schedule_form_sends_fee_caps_and_tier_and_shows_the_auction() {
         .expect("timer_estimate's auction standing");
     assert_eq!(a.scheduler.to_string(), "eip1559");
     assert!(a.rank >= 1 && a.would_be_selected, "{a:?}");
-    assert!(screen(&app).contains("auction: eip1559: rank"), "{}", screen(&app));
+    assert!(
+        screen(&app).contains("auction: eip1559: rank"),
+        "{}",
+        screen(&app)
+    );
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     let toast = app.toast.clone().unwrap();
     assert!(!toast.error, "{toast:?}");
@@ -1306,6 +1325,9 @@ fn cip1_v3_6_the_schedule_form_sends_fee_caps_and_tier_and_shows_the_auction() {
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     let toast = app.toast.clone().unwrap();
     assert!(toast.error, "{toast:?}");
-    assert!(toast.text.starts_with("timer_schedule failed: "), "{toast:?}");
+    assert!(
+        toast.text.starts_with("timer_schedule failed: "),
+        "{toast:?}"
+    );
     assert_eq!(src.chain().engine().queue().len(), before);
 }

@@ -25,8 +25,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    // A short pane keeps the basefee lines and the chart, and as many summary lines as fit
+    // (they are in order of importance).
+    let summary_h = 4.min(inner.height.saturating_sub(7));
     let [summary, chart, fee_label, fee] = Layout::vertical([
-        Constraint::Length(4),
+        Constraint::Length(summary_h),
         Constraint::Min(4),
         Constraint::Length(1),
         Constraint::Length(1),
@@ -58,22 +61,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 txt,
             ),
         ]),
-        Line::from(
-            std::iter::once(Span::styled("deferred by reason ", head))
-                .chain(
-                    app.data
-                        .defer_reasons
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(i, (r, n))| {
-                            [
-                                Span::styled(if i == 0 { "" } else { " · " }, txt),
-                                Span::styled(format!("{r} {n}"), if *n > 0 { warn } else { txt }),
-                            ]
-                        }),
-                )
-                .collect::<Vec<_>>(),
-        ),
         Line::from(vec![
             Span::styled("tips ", head),
             Span::styled(
@@ -94,6 +81,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 txt,
             ),
         ]),
+        Line::from(
+            std::iter::once(Span::styled("deferred by reason ", head))
+                .chain(
+                    app.data
+                        .defer_reasons
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(i, (r, n))| {
+                            [
+                                Span::styled(if i == 0 { "" } else { " · " }, txt),
+                                Span::styled(format!("{r} {n}"), if *n > 0 { warn } else { txt }),
+                            ]
+                        }),
+                )
+                .collect::<Vec<_>>(),
+        ),
         Line::from(vec![
             Span::styled("gc ", head),
             Span::styled(
