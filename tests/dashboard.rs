@@ -1291,7 +1291,7 @@ fn cip1_v3_6_the_schedule_form_sends_fee_caps_and_tier_and_shows_the_auction() {
     let a = f
         .estimate
         .as_ref()
-        .and_then(|e| e.auction.clone())
+        .and_then(|e| e.auction.as_deref().cloned())
         .expect("timer_estimate's auction standing");
     assert_eq!(a.scheduler.to_string(), "eip1559");
     assert!(a.rank >= 1 && a.would_be_selected, "{a:?}");

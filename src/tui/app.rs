@@ -393,6 +393,10 @@ impl FeedFilter {
 
 /// Inputs of [`update`].
 #[derive(Clone, Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one message per key press or reply, never stored in bulk: a schedule request with its CIP-1 v3 fee fields is carried unboxed"
+)]
 pub enum Action {
     Key(KeyEvent),
     Data(Box<DashboardData>),
@@ -410,6 +414,10 @@ pub enum Action {
 
 /// What the loop must do for the app.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one message per key press or reply, never stored in bulk: a schedule request with its CIP-1 v3 fee fields is carried unboxed"
+)]
 pub enum Effect {
     Command(UiCommand),
     LoadLife(TimerId),

@@ -907,7 +907,7 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
                     max_cost: e.max_cost,
                     fire_height: e.fire_height.unwrap_or(req.height),
                     error: e.error.as_ref().map(CommandError::from_failure),
-                    auction: e.auction,
+                    auction: e.auction.map(Box::new),
                 }))
             }
             UiCommand::CancelTimer { actor, timer_id } => {

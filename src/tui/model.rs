@@ -528,7 +528,7 @@ pub struct Estimate {
     pub error: Option<CommandError>,
     /// Where it would stand in the auction of its height now (`timer_estimate`'s `auction`);
     /// `None` when it would be refused.
-    pub auction: Option<AuctionEstimate>,
+    pub auction: Option<Box<AuctionEstimate>>,
 }
 
 /// An auction standing as the estimate line shows it: `eip1559: rank 2 of 3 due, selected,

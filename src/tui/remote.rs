@@ -1017,7 +1017,9 @@ impl DashboardSource for RemoteDevnet {
                     max_cost: u128_at(&v, "max_cost"),
                     fire_height: v["fire_height"].as_u64().unwrap_or(req.height),
                     error,
-                    auction: serde_json::from_value(v["auction"].clone()).ok(),
+                    auction: serde_json::from_value(v["auction"].clone())
+                        .ok()
+                        .map(Box::new),
                 }))
             }
             UiCommand::CancelTimer { actor, timer_id } => {
