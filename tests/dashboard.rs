@@ -1114,9 +1114,9 @@ fn issue15_readme_key_table_is_the_default_key_table() {
 
 // ---- CIP-1 v3 panes and keys ------------------------------------------------------------------
 
-/// Whether the cell at `(x, y)` is drawn with `style`'s foreground.
+/// The foreground colour of the cell at `(x, y)`.
 fn fg_at(b: &Buffer, x: u16, y: u16) -> Option<Color> {
-    b.cell((x, y)).and_then(|c| Some(c.fg))
+    b.cell((x, y)).map(|c| c.fg)
 }
 
 #[test]
