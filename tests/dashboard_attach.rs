@@ -171,6 +171,42 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
     assert_eq!(life.timeline[0].what, "TimerScheduled");
     assert_eq!(life.timeline[0].height, h + 1);
 
+    // The CIP-1 v3 fee fields go through `timer_schedule` (nanos per cycle) and come back in
+    // the bucket's rows; the estimate carries `timer_estimate`'s auction standing.
+    let fees = ScheduleRequest {
+        max_fee_per_cycle: Some(5_000_000_000),
+        priority_tier: Some(cowboy_devnet::engine::PriorityTier::Fast),
+        ..req.clone()
+    };
+    let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(fees.clone()))
+    else {
+        panic!("an estimate")
+    };
+    assert_eq!(e.error, None);
+    assert!(e.auction.is_some(), "{e:?}");
+    let Ok(CommandOutcome::Scheduled {
+        timer_id: fee_id, ..
+    }) = src.execute(UiCommand::ScheduleTimer(fees))
+    else {
+        panic!("scheduled with fee fields")
+    };
+    let d = src.dashboard(&ViewQuery {
+        selected_bucket: Some(h + 5),
+        ..ViewQuery::default()
+    });
+    let row = d
+        .bucket_timers
+        .iter()
+        .find(|t| t.id == fee_id)
+        .expect("in its bucket");
+    assert_eq!(row.max_fee_per_cycle, Some(5_000_000_000));
+    assert_eq!(row.priority_tier.map(|t| t.as_str()), Some("fast"));
+    src.execute(UiCommand::CancelTimer {
+        actor,
+        timer_id: fee_id,
+    })
+    .expect("cancelled");
+
     // Extend, then cancel: both reach the node.
     let Ok(CommandOutcome::Applied { what }) = src.execute(UiCommand::ExtendTimer {
         actor,
