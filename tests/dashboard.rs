@@ -1331,3 +1331,50 @@ fn cip1_v3_6_the_schedule_form_sends_fee_caps_and_tier_and_shows_the_auction() {
     );
     assert_eq!(src.chain().engine().queue().len(), before);
 }
+
+#[test]
+fn cip1_v3_6_the_feed_and_a_timers_life_read_a_clamped_tip_in_base_units() {
+    use cowboy_devnet::tui::model::{CommandOutcome, ScheduleRequest};
+    let mut src = fixture_at("congestion", 20);
+    let mut app = app_on(&mut src);
+    let actor = app.data.actors[0];
+    let basefee = src.chain().lane_basefee();
+    // A tip above `max_fee − lane basefee` is clamped at schedule (§6).
+    let req = ScheduleRequest {
+        actor,
+        height: 40,
+        payload: Vec::new(),
+        handler: None,
+        from: None,
+        fee_payer: None,
+        gas_limit: None,
+        expires_at: None,
+        max_fee_per_cycle: Some(basefee + 500_000_000),
+        max_priority_fee_per_cycle: Some(3_000_000_000),
+        priority_tier: None,
+    };
+    let Ok(CommandOutcome::Scheduled { timer_id, .. }) = src.execute(UiCommand::ScheduleTimer(req))
+    else {
+        panic!("scheduled")
+    };
+    press(&mut src, &mut app, &[key(' ')]);
+    let row = app
+        .feed
+        .iter()
+        .find(|e| e.kind == "TimerPriorityClampedAtSchedule" && e.timer == Some(timer_id))
+        .expect("the feed shows the clamp");
+    assert!(
+        row.fields.contains("stated=3/cycle") && row.fields.contains("clamped=0.5/cycle"),
+        "{row:?}"
+    );
+    let life = src.timer_life(&timer_id).unwrap();
+    let step = life
+        .timeline
+        .iter()
+        .find(|e| e.what == "TimerPriorityClampedAtSchedule")
+        .expect("in its life");
+    assert_eq!(
+        step.reason,
+        "priority 3 clamped to 0.5 per cycle (max fee − lane basefee)"
+    );
+}
