@@ -7,7 +7,7 @@ use cowboy_devnet::scenario::{RunOptions, builtin};
 use cowboy_devnet::tui::app::{App, Overlay, Pane};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
-use cowboy_devnet::tui::model::{DashboardSource, MiningMode, UiCommand};
+use cowboy_devnet::tui::model::{DashboardSource, MiningMode, UiCommand, ViewQuery, fmt_nanos};
 use cowboy_devnet::tui::term::{TermEvent, filter_event};
 use cowboy_devnet::tui::theme::Theme;
 use cowboy_devnet::tui::{handle_key, panes, refresh, render};
@@ -30,9 +30,14 @@ use std::ops::ControlFlow;
 /// shorter run would end before the fixture's later steps and expectations, which makes the
 /// fixture broken (Spec note 24) and plays nothing.
 fn demo_at(height: u64) -> LocalDevnet {
-    let sc = builtin::scenario("demo", &DevnetRuntime::new())
-        .expect("demo ships")
-        .expect("demo prepares");
+    fixture_at("demo", height)
+}
+
+/// A shipped fixture played up to block `height`, as [`demo_at`].
+fn fixture_at(name: &str, height: u64) -> LocalDevnet {
+    let sc = builtin::scenario(name, &DevnetRuntime::new())
+        .expect("the fixture ships")
+        .expect("the fixture prepares");
     let (report, devnet) = sc
         .run_with(
             DevnetRuntime::shared(),
@@ -49,8 +54,8 @@ fn demo_at(height: u64) -> LocalDevnet {
                 }
             },
         )
-        .expect("demo runs");
-    assert_eq!(report.refused, None, "the demo plays");
+        .expect("the fixture runs");
+    assert_eq!(report.refused, None, "the fixture plays");
     assert_eq!(
         devnet.chain().height(),
         height,
@@ -595,11 +600,27 @@ fn node_errors_are_shown_in_place() {
     assert!(!app.toast.as_ref().unwrap().error, "{:?}", app.toast);
     press(&mut src, &mut app, &[key(' ')]);
     assert_eq!(src.chain().timer_config().gc_cycles_per_block, 50_000);
+    // The activation height (`gov_setActivationHeight`'s node request): a height already
+    // passed is refused by name and changes nothing; a coming one is set and shown.
+    press(&mut src, &mut app, &[key('g')]);
+    press(&mut src, &mut app, &typed("activate 5"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let t = app.toast.clone().unwrap();
+    assert!(t.error && t.text.contains("InvalidInput"), "{t:?}");
+    assert_eq!(src.chain().activation_height(), None);
+    press(&mut src, &mut app, &[code(KeyCode::Esc)]);
     press(&mut src, &mut app, &[key('g')]);
     press(&mut src, &mut app, &typed("activate 100"));
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     let t = app.toast.clone().unwrap();
-    assert!(t.error && t.text.contains("Unsupported"), "{t:?}");
+    assert!(!t.error, "{t:?}");
+    assert_eq!(t.text, "governance set the activation height to #100");
+    assert_eq!(src.chain().activation_height(), Some(100));
+    assert_eq!(
+        app.data.status.as_ref().unwrap().activation_height,
+        Some(100)
+    );
+    assert!(screen(&app).contains("fifo (eip1559 at #100)"));
 }
 
 #[test]
@@ -876,6 +897,9 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
         fee_payer: None,
         gas_limit: None,
         expires_at: None,
+        max_fee_per_cycle: None,
+        max_priority_fee_per_cycle: None,
+        priority_tier: None,
     };
     let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req)) else {
         panic!("an estimate")
@@ -940,7 +964,7 @@ fn cip5_6_5_a_deferral_shows_from_the_block_that_made_it_to_the_block_that_recor
     assert_eq!(deferred.len(), 1);
     assert_eq!(
         (deferred[0].height, deferred[0].reason.as_str()),
-        (31, "lane: carried to #31")
+        (31, "lane: carried to #31 (carried 1 block)")
     );
 }
 
@@ -1085,5 +1109,272 @@ fn issue15_readme_key_table_is_the_default_key_table() {
         readme[start..end].trim(),
         expected,
         "the README's key table differs from tui/keys.rs; it should read:\n{expected}"
+    );
+}
+
+// ---- CIP-1 v3 panes and keys ------------------------------------------------------------------
+
+/// The foreground colour of the cell at `(x, y)`.
+fn fg_at(b: &Buffer, x: u16, y: u16) -> Option<Color> {
+    b.cell((x, y)).map(|c| c.fg)
+}
+
+#[test]
+fn cip1_v3_5_lane_pane_shows_the_lane_basefee_in_base_units_under_eip1559() {
+    let mut src = fixture_at("congestion", 20);
+    let app = app_on(&mut src);
+    let last = src.chain().block(20).unwrap().lane.clone();
+    assert_eq!(last.scheduler.to_string(), "eip1559");
+    let row = app.data.lane.last().unwrap();
+    assert_eq!((row.height, row.basefee), (20, last.basefee));
+    assert_eq!(row.p50_tip, Some(last.p50_tip));
+    // The basefee climbed above the start (1 base unit) under 75 % use.
+    assert!(last.basefee > 1_000_000_000, "{last:?}");
+    let pane = draw_pane(panes::lane::render, &app, 110, 18);
+    assert!(pane.contains("lane · eip1559 since #1"), "{pane}");
+    assert!(
+        pane.contains(&format!(
+            "lane basefee {} per cycle",
+            fmt_nanos(last.basefee)
+        )),
+        "{pane}"
+    );
+    assert!(pane.contains("target 50%"), "{pane}");
+    insta::assert_snapshot!("pane_lane_eip1559_congestion_h20", pane);
+    // The status bar shows the next lane basefee in base units too.
+    let next = fmt_nanos(src.chain().lane_basefee());
+    assert!(
+        screen(&app).contains(&format!("lane {next}")),
+        "{}",
+        screen(&app)
+    );
+}
+
+#[test]
+fn cip1_v3_5_lane_pane_marks_where_the_policy_switched() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('g')]);
+    press(&mut src, &mut app, &typed("activate 30"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert!(!app.toast.as_ref().unwrap().error, "{:?}", app.toast);
+    for _ in 0..5 {
+        press(&mut src, &mut app, &[key(' ')]);
+    }
+    let kinds: Vec<(u64, &str)> = app
+        .data
+        .lane
+        .iter()
+        .map(|r| (r.height, r.scheduler.as_str()))
+        .filter(|(h, _)| (29..=31).contains(h))
+        .collect();
+    assert_eq!(kinds, [(29, "fifo"), (30, "eip1559"), (31, "eip1559")]);
+    assert!(
+        app.feed
+            .iter()
+            .any(|e| e.kind == "SchedulerActivated" && e.height == 30),
+        "the feed shows the activation"
+    );
+    let b = {
+        let mut t = Terminal::new(TestBackend::new(110, 18)).unwrap();
+        t.draw(|f| panes::lane::render(f, f.area(), &app, &Theme::default()))
+            .unwrap();
+        t.backend().buffer().clone()
+    };
+    let s = text(&b);
+    assert!(s.contains("eip1559 since #30"), "{s}");
+    // The marker is drawn in the warn colour.
+    let warn = Theme::default().get("warn").fg;
+    let marked = (0..b.area.height)
+        .flat_map(|y| (0..b.area.width).map(move |x| (x, y)))
+        .any(|(x, y)| b.cell((x, y)).unwrap().symbol() == "•" && fg_at(&b, x, y) == warn);
+    assert!(marked, "a marker where the scheduler switched:\n{s}");
+}
+
+#[test]
+fn cip1_v3_8_fairness_pane_shows_w_the_window_and_its_median() {
+    let mut src = fixture_at("fairness", 30);
+    let app = app_on(&mut src);
+    let f = src.chain().fairness();
+    assert_eq!(
+        app.data.fairness_window,
+        Some((f.window_blocks(), f.median()))
+    );
+    for r in f.rows() {
+        let row = app
+            .data
+            .fairness
+            .iter()
+            .find(|x| x.actor == r.actor)
+            .unwrap();
+        assert_eq!(
+            (row.fires, row.deferrals, row.w_bps),
+            (r.recent_fires, r.recent_deferrals, Some(r.weight_bps))
+        );
+    }
+    let pane = draw_pane(panes::fairness::render, &app, 90, 10);
+    assert!(
+        pane.contains(&format!(
+            "eip1559 W(actor) · window {} blocks · median fires {}",
+            f.window_blocks(),
+            f.median()
+        )),
+        "{pane}"
+    );
+    insta::assert_snapshot!("pane_fairness_eip1559_fairness_h30", pane);
+}
+
+#[test]
+fn cip1_v3_3_a_bucket_lists_its_timers_in_eip1559_execution_order() {
+    let mut src = fixture_at("congestion", 20);
+    let h = src.chain().height() + 1;
+    let d = src.dashboard(&ViewQuery {
+        selected_bucket: Some(h),
+        ..ViewQuery::default()
+    });
+    let rows = &d.bucket_timers;
+    assert!(rows.len() >= 2, "{rows:?}");
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r.rank, Some(i as u64 + 1), "{r:?}");
+    }
+    for w in rows.windows(2) {
+        let (a, b) = (
+            w[0].effective_priority.unwrap(),
+            w[1].effective_priority.unwrap(),
+        );
+        assert!(a > b || (a == b && w[0].id < w[1].id), "{rows:?}");
+    }
+}
+
+#[test]
+fn cip1_v3_6_the_schedule_form_sends_fee_caps_and_tier_and_shows_the_auction() {
+    let mut src = fixture_at("congestion", 20);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('s')]);
+    // From "height or +delay" to max_fee_per_cycle: six fields on.
+    press(&mut src, &mut app, &[code(KeyCode::Tab); 6]);
+    press(&mut src, &mut app, &typed("9000000000"));
+    press(&mut src, &mut app, &[code(KeyCode::Tab)]);
+    press(&mut src, &mut app, &typed("2_000_000_000"));
+    press(&mut src, &mut app, &[code(KeyCode::Tab)]);
+    // A tip and a tier both: the node names the conflict (the tier sets the tip, §7.3).
+    press(&mut src, &mut app, &typed("fast"));
+    let Overlay::Form(f) = &app.overlay else {
+        panic!("the form is open")
+    };
+    let err = f.error.clone().expect("the estimate names the conflict");
+    assert_eq!(err.reason, "InvalidInput", "{err}");
+    assert!(err.message.contains("not both"), "{err}");
+    press(&mut src, &mut app, &[code(KeyCode::BackTab)]);
+    for _ in 0..13 {
+        press(&mut src, &mut app, &[code(KeyCode::Backspace)]);
+    }
+    press(&mut src, &mut app, &[code(KeyCode::Tab)]);
+    for _ in 0..4 {
+        press(&mut src, &mut app, &[code(KeyCode::Backspace)]);
+    }
+    press(&mut src, &mut app, &typed("turbo"));
+    let Overlay::Form(f) = &app.overlay else {
+        panic!("the form is open")
+    };
+    let err = f.error.clone().expect("a bad tier is named");
+    assert_eq!(err.reason, "InvalidInput");
+    assert!(err.message.contains("priority_tier `turbo`"), "{err}");
+    for _ in 0..5 {
+        press(&mut src, &mut app, &[code(KeyCode::Backspace)]);
+    }
+    press(&mut src, &mut app, &typed("fast"));
+    let Overlay::Form(f) = &app.overlay else {
+        panic!("the form is open")
+    };
+    assert!(f.error.is_none(), "{:?}", f.error);
+    let a = f
+        .estimate
+        .as_ref()
+        .and_then(|e| e.auction.as_deref().cloned())
+        .expect("timer_estimate's auction standing");
+    assert_eq!(a.scheduler.to_string(), "eip1559");
+    assert!(a.rank >= 1 && a.would_be_selected, "{a:?}");
+    assert!(
+        screen(&app).contains("auction: eip1559: rank"),
+        "{}",
+        screen(&app)
+    );
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let toast = app.toast.clone().unwrap();
+    assert!(!toast.error, "{toast:?}");
+    let short = toast.text.split_whitespace().nth(2).unwrap().to_string();
+    let t = src
+        .chain()
+        .engine()
+        .queue()
+        .pending()
+        .into_iter()
+        .find(|t| t.timer_id.short() == short)
+        .expect("pending")
+        .clone();
+    let caps = t.fee_caps.as_deref().expect("fee caps recorded");
+    assert_eq!(caps.max_fee_per_cycle, Some(9_000_000_000));
+    assert_eq!(caps.max_priority_fee_per_cycle, None);
+    assert_eq!(caps.priority_tier.map(|p| p.as_str()), Some("fast"));
+    // A max fee below the lane basefee is refused by name, nothing scheduled.
+    let before = src.chain().engine().queue().len();
+    press(&mut src, &mut app, &[key('s')]);
+    press(&mut src, &mut app, &[code(KeyCode::Tab); 6]);
+    press(&mut src, &mut app, &typed("1"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let toast = app.toast.clone().unwrap();
+    assert!(toast.error, "{toast:?}");
+    assert!(
+        toast.text.starts_with("timer_schedule failed: "),
+        "{toast:?}"
+    );
+    assert_eq!(src.chain().engine().queue().len(), before);
+}
+
+#[test]
+fn cip1_v3_6_the_feed_and_a_timers_life_read_a_clamped_tip_in_base_units() {
+    use cowboy_devnet::tui::model::{CommandOutcome, ScheduleRequest};
+    let mut src = fixture_at("congestion", 20);
+    let mut app = app_on(&mut src);
+    let actor = app.data.actors[0];
+    let basefee = src.chain().lane_basefee();
+    // A tip above `max_fee − lane basefee` is clamped at schedule (§6).
+    let req = ScheduleRequest {
+        actor,
+        height: 40,
+        payload: Vec::new(),
+        handler: None,
+        from: None,
+        fee_payer: None,
+        gas_limit: None,
+        expires_at: None,
+        max_fee_per_cycle: Some(basefee + 500_000_000),
+        max_priority_fee_per_cycle: Some(3_000_000_000),
+        priority_tier: None,
+    };
+    let Ok(CommandOutcome::Scheduled { timer_id, .. }) = src.execute(UiCommand::ScheduleTimer(req))
+    else {
+        panic!("scheduled")
+    };
+    press(&mut src, &mut app, &[key(' ')]);
+    let row = app
+        .feed
+        .iter()
+        .find(|e| e.kind == "TimerPriorityClampedAtSchedule" && e.timer == Some(timer_id))
+        .expect("the feed shows the clamp");
+    assert!(
+        row.fields.contains("stated=3/cycle") && row.fields.contains("clamped=0.5/cycle"),
+        "{row:?}"
+    );
+    let life = src.timer_life(&timer_id).unwrap();
+    let step = life
+        .timeline
+        .iter()
+        .find(|e| e.what == "TimerPriorityClampedAtSchedule")
+        .expect("in its life");
+    assert_eq!(
+        step.reason,
+        "priority 3 clamped to 0.5 per cycle (max fee − lane basefee)"
     );
 }

@@ -136,6 +136,9 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
         fee_payer: None,
         gas_limit: Some(100_000),
         expires_at: None,
+        max_fee_per_cycle: None,
+        max_priority_fee_per_cycle: None,
+        priority_tier: None,
     };
     let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req.clone()))
     else {
@@ -167,6 +170,42 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
     assert_eq!(life.status, "pending");
     assert_eq!(life.timeline[0].what, "TimerScheduled");
     assert_eq!(life.timeline[0].height, h + 1);
+
+    // The CIP-1 v3 fee fields go through `timer_schedule` (nanos per cycle) and come back in
+    // the bucket's rows; the estimate carries `timer_estimate`'s auction standing.
+    let fees = ScheduleRequest {
+        max_fee_per_cycle: Some(5_000_000_000),
+        priority_tier: Some(cowboy_devnet::engine::PriorityTier::Fast),
+        ..req.clone()
+    };
+    let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(fees.clone()))
+    else {
+        panic!("an estimate")
+    };
+    assert_eq!(e.error, None);
+    assert!(e.auction.is_some(), "{e:?}");
+    let Ok(CommandOutcome::Scheduled {
+        timer_id: fee_id, ..
+    }) = src.execute(UiCommand::ScheduleTimer(fees))
+    else {
+        panic!("scheduled with fee fields")
+    };
+    let d = src.dashboard(&ViewQuery {
+        selected_bucket: Some(h + 5),
+        ..ViewQuery::default()
+    });
+    let row = d
+        .bucket_timers
+        .iter()
+        .find(|t| t.id == fee_id)
+        .expect("in its bucket");
+    assert_eq!(row.max_fee_per_cycle, Some(5_000_000_000));
+    assert_eq!(row.priority_tier.map(|t| t.as_str()), Some("fast"));
+    src.execute(UiCommand::CancelTimer {
+        actor,
+        timer_id: fee_id,
+    })
+    .expect("cancelled");
 
     // Extend, then cancel: both reach the node.
     let Ok(CommandOutcome::Applied { what }) = src.execute(UiCommand::ExtendTimer {
@@ -229,13 +268,24 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
         },
     })
     .expect("governance updates the config");
+    // The activation height through `gov_setActivationHeight`: a passed height is refused by
+    // name, a coming one is set and read back by the next refresh.
     let err = src
         .execute(UiCommand::GovSetActivationHeight {
             from: None,
-            height: 100,
+            height: 1,
         })
         .unwrap_err();
-    assert_eq!(err.reason, "Unsupported");
+    assert_eq!(err.reason, "InvalidInput", "{err}");
+    let Ok(CommandOutcome::Applied { what }) = src.execute(UiCommand::GovSetActivationHeight {
+        from: None,
+        height: 100,
+    }) else {
+        panic!("the activation height is set")
+    };
+    assert_eq!(what, "governance set the activation height to #100");
+    let d = src.dashboard(&ViewQuery::default());
+    assert_eq!(d.status.unwrap().activation_height, Some(100));
 
     // Snapshot and revert: the head goes back.
     let Ok(CommandOutcome::SnapshotTaken(id)) = src.execute(UiCommand::Snapshot) else {
@@ -281,6 +331,9 @@ fn issue15_attach_feed_comes_from_the_subscriptions_without_gaps() {
             fee_payer: None,
             gas_limit: None,
             expires_at: None,
+            max_fee_per_cycle: None,
+            max_priority_fee_per_cycle: None,
+            priority_tier: None,
         }))
     else {
         panic!("scheduled")

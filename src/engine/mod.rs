@@ -191,7 +191,7 @@ impl Engine {
     /// CIP-5 chain's root is unchanged), else a digest of the CIP-1 state and the carry counts
     /// of the pending deferrals.
     ///
-    /// Spec note (Spec note 54, state root): a timer's carry record is committed through
+    /// Spec note 55 (the carry record in the state root): a timer's carry record is committed through
     /// the pending deferrals (every live carried timer is among them: a carried timer is due,
     /// and deferred again or concluded, at the next block), not through its leaf; on a chain
     /// that never activates CIP-1 the counts are recorded in the timers and the block bodies'

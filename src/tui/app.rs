@@ -5,7 +5,7 @@
 
 use super::keys::{KeyAction, KeyMap};
 use super::model::*;
-use crate::engine::{Address, TimerId};
+use crate::engine::{Address, PriorityTier, TimerId};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use std::collections::VecDeque;
 
@@ -80,10 +80,14 @@ pub enum FormField {
     FeePayer,
     Gas,
     ExpiresAt,
+    /// CIP-1 v3 §6 fee caps and §7.3 tier (optional: empty fields are priced by the GBA).
+    MaxFee,
+    MaxPriorityFee,
+    Tier,
 }
 
 impl FormField {
-    pub const ALL: [FormField; 7] = [
+    pub const ALL: [FormField; 10] = [
         FormField::Actor,
         FormField::When,
         FormField::Handler,
@@ -91,6 +95,9 @@ impl FormField {
         FormField::FeePayer,
         FormField::Gas,
         FormField::ExpiresAt,
+        FormField::MaxFee,
+        FormField::MaxPriorityFee,
+        FormField::Tier,
     ];
 
     pub fn label(self) -> &'static str {
@@ -102,6 +109,9 @@ impl FormField {
             FormField::FeePayer => "fee payer",
             FormField::Gas => "gas per fire",
             FormField::ExpiresAt => "expires_at",
+            FormField::MaxFee => "max_fee_per_cycle",
+            FormField::MaxPriorityFee => "max_priority_fee_per_cycle",
+            FormField::Tier => "priority_tier",
         }
     }
 
@@ -114,6 +124,9 @@ impl FormField {
             FormField::FeePayer => "self, or a name / 0x address",
             FormField::Gas => "empty: max per fire",
             FormField::ExpiresAt => "empty: height + max TTL",
+            FormField::MaxFee => "nanos/cycle; empty: 2 × lane basefee",
+            FormField::MaxPriorityFee => "nanos/cycle; empty: tier or p50 tip",
+            FormField::Tier => "economy|standard|fast|urgent",
         }
     }
 }
@@ -123,7 +136,7 @@ impl FormField {
 pub struct ScheduleForm {
     pub actor: usize,
     /// Text of every field but the actor.
-    pub values: [String; 7],
+    pub values: [String; FormField::ALL.len()],
     pub field: usize,
     pub estimate: Option<Estimate>,
     pub error: Option<CommandError>,
@@ -131,7 +144,7 @@ pub struct ScheduleForm {
 
 impl ScheduleForm {
     fn new(actor: usize) -> Self {
-        let mut values: [String; 7] = Default::default();
+        let mut values: [String; FormField::ALL.len()] = Default::default();
         values[1] = "+5".into();
         values[4] = "self".into();
         ScheduleForm {
@@ -181,6 +194,29 @@ impl ScheduleForm {
             p => Some(resolve_address(data, p)?),
         };
         let handler = self.value(FormField::Handler).trim();
+        // Prices are nanos per cycle, as `timer_schedule` takes them (contract decision 1).
+        let opt_u128 = |f: FormField| -> Result<Option<u128>, String> {
+            let v = self.value(f).trim();
+            if v.is_empty() {
+                Ok(None)
+            } else {
+                v.replace('_', "")
+                    .parse()
+                    .map(Some)
+                    .map_err(|_| format!("{} `{v}` is not a number of nanos per cycle", f.label()))
+            }
+        };
+        let tier = match self.value(FormField::Tier).trim() {
+            "" => None,
+            t => Some(
+                PriorityTier::ALL
+                    .into_iter()
+                    .find(|p| p.as_str() == t)
+                    .ok_or_else(|| {
+                        format!("priority_tier `{t}` is not economy, standard, fast or urgent")
+                    })?,
+            ),
+        };
         Ok(ScheduleRequest {
             actor,
             height: at,
@@ -190,6 +226,9 @@ impl ScheduleForm {
             fee_payer,
             gas_limit: opt_u64(FormField::Gas)?,
             expires_at: opt_u64(FormField::ExpiresAt)?,
+            max_fee_per_cycle: opt_u128(FormField::MaxFee)?,
+            max_priority_fee_per_cycle: opt_u128(FormField::MaxPriorityFee)?,
+            priority_tier: tier,
         })
     }
 }
@@ -354,6 +393,10 @@ impl FeedFilter {
 
 /// Inputs of [`update`].
 #[derive(Clone, Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one message per key press or reply, never stored in bulk: a schedule request with its CIP-1 v3 fee fields is carried unboxed"
+)]
 pub enum Action {
     Key(KeyEvent),
     Data(Box<DashboardData>),
@@ -371,6 +414,10 @@ pub enum Action {
 
 /// What the loop must do for the app.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one message per key press or reply, never stored in bulk: a schedule request with its CIP-1 v3 fee fields is carried unboxed"
+)]
 pub enum Effect {
     Command(UiCommand),
     LoadLife(TimerId),

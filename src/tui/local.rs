@@ -15,11 +15,13 @@
 use crate::chain::{Chain, Event, EventRecord, default_governor};
 use crate::engine::eob::{fire_budget, max_cost};
 use crate::engine::timer::handler_payload;
-use crate::engine::{Address, DeferReason, Failure, ScheduleArgs, Timer, TimerEvent, TimerId};
+use crate::engine::{
+    Address, DeferReason, Failure, ScheduleArgs, SchedulerKind, Timer, TimerEvent, TimerId,
+};
 use crate::node::{
     self, CancelTimer, ConfigChange, EstimateTimer, ExtendTimer, GovCancel, GovExtend,
     GovUpdateConfig, Mine, NodeCore, NodeError, NodeEvent, NodeHandle, Request, Revert,
-    ScheduleTimer, SetMining, Snapshot,
+    ScheduleTimer, SetActivationHeight, SetMining, Snapshot,
 };
 use crate::tui::model::*;
 use std::collections::BTreeMap;
@@ -263,23 +265,42 @@ impl View<'_> {
     fn timer_row(&self, t: &Timer) -> TimerRow {
         let chain = self.chain();
         let budget = fire_budget(t, chain.timer_config());
-        TimerRow {
-            id: t.timer_id,
-            actor: t.actor_address,
-            fee_payer: t.fee_payer,
-            height: t.height,
-            schedule_block: t.schedule_block,
-            gas_limit: budget,
-            expires_at: t.expires_at,
-            handler: t.handler().name().to_string(),
-            payload_len: t.payload.len() as u64,
-            max_cost: max_cost(
+        let mut row = TimerRow::basic(
+            t.timer_id,
+            t.actor_address,
+            t.fee_payer,
+            t.height,
+            t.schedule_block,
+            budget,
+            t.expires_at,
+            t.handler().name().to_string(),
+            t.payload.len() as u64,
+            max_cost(
                 budget,
                 chain.timer_config().max_cells_per_fire,
                 &chain.fee_quote(),
                 0,
             ),
-            effective_priority: None,
+        );
+        if let Some(c) = t.fee_caps.as_deref() {
+            row.max_fee_per_cycle = c.max_fee_per_cycle;
+            row.max_priority_fee_per_cycle = c.max_priority_fee_per_cycle;
+            row.priority_tier = c.priority_tier;
+            row.carried = c.carried;
+            row.last_defer = c.last_defer.as_ref().map(defer_reason);
+        }
+        row
+    }
+
+    /// What the auction ranks a bucket's timers at now (CIP-1 v3 §3 step 6).
+    fn auction_inputs(&self, actors: impl Iterator<Item = Address>) -> AuctionInputs {
+        let chain = self.chain();
+        let f = chain.fairness();
+        AuctionInputs {
+            lane_basefee: chain.lane_basefee(),
+            p50_tip: chain.p50_tip(),
+            tiers: chain.cip1_config().tier_multipliers.clone(),
+            weights: actors.map(|a| (a, f.weight_bps(&a))).collect(),
         }
     }
 
@@ -298,18 +319,17 @@ impl View<'_> {
         let overflow_root = crate::engine::H256(chain.engine().committed_roots().1);
         let queue = chain.engine().queue();
         let cfg = chain.timer_config();
-        let scheduler = serde_json::to_value(chain.engine().scheduler())
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_string))
-            .unwrap_or_else(|| "fifo".into());
+        let next_kind = chain.scheduler_at(chain.pending_height());
+        let activation_height = chain.activation_height();
+        let cip1 = activation_height.is_some() || next_kind == SchedulerKind::Eip1559;
         let status = Status {
             height: chain.height(),
             mining: mining_from_node(self.core.mining()),
-            scheduler,
-            activation_height: None,
+            scheduler: next_kind.to_string(),
+            activation_height,
             cycle_basefee: chain.basefee().cycle_basefee,
             cell_basefee: chain.basefee().cell_basefee,
-            lane_basefee: None,
+            lane_basefee: cip1.then(|| chain.lane_basefee()),
             pending_timers: queue.len() as u64,
             rpc_address: self.rpc_address.map(str::to_string),
             lane_cycles: cfg.lane_timer_cycles,
@@ -334,14 +354,20 @@ impl View<'_> {
                 });
             }
         }
+        // The selected bucket in execution order: FIFO's queue order, or eip1559's auction.
         let bucket_timers = q
             .selected_bucket
             .map(|h| {
-                queue
+                let mut rows: Vec<TimerRow> = queue
                     .bucket(h)
                     .into_iter()
                     .map(|t| self.timer_row(t))
-                    .collect()
+                    .collect();
+                if chain.scheduler_at(h.max(chain.pending_height())) == SchedulerKind::Eip1559 {
+                    let inputs = self.auction_inputs(rows.iter().map(|r| r.actor));
+                    rank_bucket(&mut rows, &inputs);
+                }
+                rows
             })
             .unwrap_or_default();
         let counts = queue.counts();
@@ -369,7 +395,6 @@ impl View<'_> {
             last_migrated: chain.last_block().map_or(0, |b| b.migrated),
         };
 
-        let lane_cycles = cfg.lane_timer_cycles.max(1);
         // Every sealed height, quiet ones included (they have no stored body), from the
         // oldest stored block (or 100,000 heights back) up.
         let oldest = chain
@@ -382,20 +407,26 @@ impl View<'_> {
             .rev()
             .filter_map(|h| chain.block(h))
             .take(q.lane_blocks)
-            .map(|b| LaneRow {
-                height: b.header.height,
-                basefee: chain.basefee().cycle_basefee,
-                utilisation_bps: (u128::from(b.eob.lane_used) * 10_000 / u128::from(lane_cycles))
-                    .min(u128::from(u32::MAX)) as u32,
-                cycles_used: b.eob.lane_used,
-                cycles_reserved: b.eob.lane_reserved,
-                gc_cycles: b.eob.gc_cycles,
-                fired: b.eob.fired,
-                deferred: b.eob.deferred,
-                p50_tip: None,
-            })
+            .map(|b| lane_row(b.header.height, &b.lane, b.eob.fired))
             .collect();
         lane.reverse();
+        // Deferrals by reason over the lane window, from the `TimerDeferred` events (recorded
+        // by the block a timer is carried into, Spec note 18: the last block's deferrals are
+        // in its lane row's count and show here with the next block).
+        let lane_from = lane.first().map_or(u64::MAX, |r| r.height);
+        let mut reasons: Vec<String> = Vec::new();
+        for b in chain
+            .blocks()
+            .rev()
+            .take_while(|b| b.header.height > lane_from)
+        {
+            for r in &b.events {
+                if let Event::Timer(TimerEvent::TimerDeferred { reason, .. }) = &r.event {
+                    reasons.push(defer_reason(reason));
+                }
+            }
+        }
+        let defer_reasons = count_reasons(reasons.iter().map(String::as_str));
 
         // Fires and deferrals per actor over the window; pending per actor from the queue index.
         let mut per: BTreeMap<Address, FairnessRow> = BTreeMap::new();
@@ -406,27 +437,51 @@ impl View<'_> {
             pending: 0,
             w_bps: None,
         };
-        let from = chain.height().saturating_sub(q.fairness_window);
-        for b in chain.blocks().rev().take_while(|b| b.header.height > from) {
-            for r in &b.events {
-                match &r.event {
-                    Event::Timer(TimerEvent::TimerFired { actor, .. }) => {
-                        per.entry(*actor).or_insert_with(|| row(*actor)).fires += 1
+        // Under eip1559 the figures are the §8 window's own (recent fires and deferrals as
+        // W(actor) counts them); under fifo they are counted from the events of the window.
+        let fairness_window = if next_kind == SchedulerKind::Eip1559 {
+            let f = chain.fairness();
+            for r in f.rows() {
+                per.insert(
+                    r.actor,
+                    FairnessRow {
+                        actor: r.actor,
+                        fires: r.recent_fires,
+                        deferrals: r.recent_deferrals,
+                        pending: 0,
+                        w_bps: Some(r.weight_bps),
+                    },
+                );
+            }
+            Some((f.window_blocks(), f.median()))
+        } else {
+            let from = chain.height().saturating_sub(q.fairness_window);
+            for b in chain.blocks().rev().take_while(|b| b.header.height > from) {
+                for r in &b.events {
+                    match &r.event {
+                        Event::Timer(TimerEvent::TimerFired { actor, .. }) => {
+                            per.entry(*actor).or_insert_with(|| row(*actor)).fires += 1
+                        }
+                        Event::Timer(TimerEvent::TimerDeferred { actor, .. }) => {
+                            per.entry(*actor).or_insert_with(|| row(*actor)).deferrals += 1
+                        }
+                        _ => {}
                     }
-                    Event::Timer(TimerEvent::TimerDeferred { actor, .. }) => {
-                        per.entry(*actor).or_insert_with(|| row(*actor)).deferrals += 1
-                    }
-                    _ => {}
                 }
             }
-        }
-        // The last block's deferrals too: their events wait for the block the timers are
-        // carried into (Spec note 18), while the lane pane already counts them.
-        for d in queue.deferrals() {
-            per.entry(d.actor).or_insert_with(|| row(d.actor)).deferrals += 1;
-        }
+            // The last block's deferrals too: their events wait for the block the timers are
+            // carried into (Spec note 18), while the lane pane already counts them.
+            for d in queue.deferrals() {
+                per.entry(d.actor).or_insert_with(|| row(d.actor)).deferrals += 1;
+            }
+            None
+        };
         for (a, c) in queue.actor_counts() {
-            per.entry(a).or_insert_with(|| row(a)).pending = u64::from(c);
+            let e = per.entry(a).or_insert_with(|| row(a));
+            e.pending = u64::from(c);
+            if fairness_window.is_some() && e.w_bps.is_none() {
+                e.w_bps = Some(chain.fairness().weight_bps(&a));
+            }
         }
 
         let mut actors: Vec<Address> = chain.actors().keys().copied().collect();
@@ -440,6 +495,8 @@ impl View<'_> {
             fairness: per.into_values().collect(),
             names: self.names.clone(),
             actors,
+            defer_reasons,
+            fairness_window,
         }
     }
 
@@ -486,24 +543,23 @@ impl View<'_> {
                     handler,
                     payload_len,
                     ..
-                }) => Some(TimerRow {
-                    id: *id,
-                    actor: *actor,
-                    fee_payer: *fee_payer,
-                    height: *height,
-                    schedule_block: r.height,
-                    gas_limit: *gas_limit_per_fire,
-                    expires_at: *expires_at,
-                    handler: handler.clone(),
-                    payload_len: *payload_len,
-                    max_cost: max_cost(
+                }) => Some(TimerRow::basic(
+                    *id,
+                    *actor,
+                    *fee_payer,
+                    *height,
+                    r.height,
+                    *gas_limit_per_fire,
+                    *expires_at,
+                    handler.clone(),
+                    *payload_len,
+                    max_cost(
                         *gas_limit_per_fire,
                         chain.timer_config().max_cells_per_fire,
                         &chain.fee_quote(),
                         0,
                     ),
-                    effective_priority: None,
-                }),
+                )),
                 _ => None,
             }),
         };
@@ -553,6 +609,28 @@ impl View<'_> {
             deferrals,
             timeline,
         })
+    }
+}
+
+/// A sealed block's lane figures from its `Block.lane` (CIP-1 v3 §3, §5).
+pub(crate) fn lane_row(height: u64, l: &crate::engine::LaneStats, fired: u64) -> LaneRow {
+    let eip = l.scheduler == SchedulerKind::Eip1559;
+    LaneRow {
+        height,
+        scheduler: l.scheduler.to_string(),
+        basefee: l.basefee,
+        utilisation_bps: l.utilisation_bps(),
+        cycles_used: l.used,
+        cycles_reserved: l.reserved,
+        gc_cycles: l.gc_cycles,
+        fired,
+        selected: l.selected,
+        deferred: l.deferred,
+        lane_deferred: l.lane_deferred,
+        p50_tip: eip.then_some(l.p50_tip),
+        tips: l.tips,
+        burned: l.burned,
+        lane_burned: l.lane_burned,
     }
 }
 
@@ -613,6 +691,12 @@ pub(crate) fn fields(names: &BTreeMap<Address, String>, e: &Event) -> String {
     for k in keys {
         let v = &map[k];
         let s = match v {
+            // CIP-1 v3 prices are nanos per cycle: shown in base units.
+            serde_json::Value::String(s)
+                if matches!(k.as_str(), "stated" | "clamped") && s.parse::<u128>().is_ok() =>
+            {
+                format!("{}/cycle", fmt_nanos(s.parse().unwrap_or_default()))
+            }
             serde_json::Value::String(s) => match s.parse::<Address>() {
                 Ok(a) => label(names, &a),
                 Err(_) => s.clone(),
@@ -657,8 +741,15 @@ pub(crate) fn life_entry(names: &BTreeMap<Address, String>, r: &EventRecord) -> 
                 }
             }
             TimerEvent::TimerDeferred {
-                reason, to_height, ..
-            } => format!("{}: carried to #{to_height}", defer_reason(reason)),
+                reason,
+                to_height,
+                carried,
+                ..
+            } => format!(
+                "{}: carried to #{to_height} (carried {carried} block{})",
+                defer_reason(reason),
+                if *carried == 1 { "" } else { "s" }
+            ),
             TimerEvent::TimerExpired { expires_at, .. } => {
                 format!("expires_at {expires_at} passed")
             }
@@ -685,10 +776,23 @@ pub(crate) fn life_entry(names: &BTreeMap<Address, String>, r: &EventRecord) -> 
                 new_expires_at,
                 ..
             } => format!("expires_at {old_expires_at} -> {new_expires_at}"),
-            TimerEvent::TimerConfigUpdated { .. }
-            | TimerEvent::TimerPriorityClampedAtSchedule { .. }
-            | TimerEvent::GbaFallback { .. }
-            | TimerEvent::SchedulerActivated { .. } => String::new(),
+            TimerEvent::TimerPriorityClampedAtSchedule {
+                stated, clamped, ..
+            } => format!(
+                "priority {} clamped to {} per cycle (max fee − lane basefee)",
+                fmt_nanos(*stated),
+                fmt_nanos(*clamped)
+            ),
+            TimerEvent::GbaFallback { reason, .. } => {
+                format!(
+                    "custom GBA failed ({}): default GBA priced it",
+                    reason.as_str()
+                )
+            }
+            TimerEvent::SchedulerActivated { height } => {
+                format!("eip1559 plans blocks from #{height}")
+            }
+            TimerEvent::TimerConfigUpdated { .. } => String::new(),
         },
         Event::Chain(_) => String::new(),
     };
@@ -712,6 +816,9 @@ pub(crate) fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
         fee_payer: req.fee_payer,
         gas_limit: req.gas_limit,
         expires_at: req.expires_at,
+        max_fee_per_cycle: req.max_fee_per_cycle,
+        max_priority_fee_per_cycle: req.max_priority_fee_per_cycle,
+        priority_tier: req.priority_tier,
         ..Default::default()
     }
 }
@@ -800,6 +907,7 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
                     max_cost: e.max_cost,
                     fire_height: e.fire_height.unwrap_or(req.height),
                     error: e.error.as_ref().map(CommandError::from_failure),
+                    auction: e.auction.map(Box::new),
                 }))
             }
             UiCommand::CancelTimer { actor, timer_id } => {
@@ -869,10 +977,18 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
                     what: "governance updated TimerConfig (from the next block)".into(),
                 })
             }
-            UiCommand::GovSetActivationHeight { .. } => Err(CommandError::new(
-                "Unsupported",
-                "this node runs the fifo scheduler only: the CIP-1 v3 scheduler and its activation height are not built yet",
-            )),
+            UiCommand::GovSetActivationHeight { from, height } => {
+                let h = self.apply(SetActivationHeight {
+                    from: governor(from),
+                    height,
+                })?;
+                Ok(CommandOutcome::Applied {
+                    what: match h {
+                        Some(h) => format!("governance set the activation height to #{h}"),
+                        None => "governance cleared the activation height".into(),
+                    },
+                })
+            }
             UiCommand::Snapshot => self.apply(Snapshot).map(CommandOutcome::SnapshotTaken),
             UiCommand::Revert(id) => {
                 self.apply(Revert { id })?;

@@ -7,7 +7,9 @@
 //! [`UiCommand`], answered by a typed [`CommandOutcome`] or a named [`CommandError`], the same
 //! `{reason, message}` pair the JSON-RPC API puts in `data.reason` and the error message.
 
-use crate::engine::{Address, H256, TimerConfig, TimerId};
+use crate::engine::{
+    Address, AuctionEstimate, H256, PriorityTier, TierMultipliers, TimerConfig, TimerId,
+};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -53,7 +55,8 @@ pub struct Status {
     pub activation_height: Option<u64>,
     pub cycle_basefee: u128,
     pub cell_basefee: u128,
-    /// The CIP-1 v3 timer-lane basefee; `None` under `fifo`.
+    /// The CIP-1 v3 timer-lane basefee of the next block, nanos per cycle; `None` under `fifo`
+    /// with no activation height set.
     pub lane_basefee: Option<u128>,
     pub pending_timers: u64,
     /// Where the JSON-RPC API listens, when it does.
@@ -93,8 +96,141 @@ pub struct TimerRow {
     pub payload_len: u64,
     /// The most a fire may cost the fee payer at today's basefees.
     pub max_cost: u128,
-    /// CIP-1 v3 effective priority; `None` under `fifo`.
+    /// CIP-1 v3 effective priority (`priority per cycle × W`, nanos × bps) at the lane basefee
+    /// now; `None` under `fifo`, or when its `max_fee_per_cycle` is below the lane basefee
+    /// (it would be deferred `below_basefee`).
     pub effective_priority: Option<u128>,
+    /// Its place in the bucket's execution order under eip1559 (1 runs first); `None` under
+    /// `fifo`.
+    pub rank: Option<u64>,
+    /// CIP-1 v3 §6 fee caps given at schedule, nanos per cycle (`None`: priced by a GBA).
+    pub max_fee_per_cycle: Option<u128>,
+    pub max_priority_fee_per_cycle: Option<u128>,
+    /// §7.3 tier given at schedule (`economy`, `standard`, `fast`, `urgent`).
+    pub priority_tier: Option<PriorityTier>,
+    /// Blocks it has been carried so far (0: never deferred).
+    pub carried: u32,
+    /// Why it was last deferred (`lane`, `outbid`, `over_cap`, `below_basefee`, `gc_budget`).
+    pub last_defer: Option<String>,
+}
+
+impl TimerRow {
+    /// A row with the CIP-5 fields and no CIP-1 v3 ones.
+    #[allow(clippy::too_many_arguments)]
+    pub fn basic(
+        id: TimerId,
+        actor: Address,
+        fee_payer: Address,
+        height: u64,
+        schedule_block: u64,
+        gas_limit: u64,
+        expires_at: u64,
+        handler: String,
+        payload_len: u64,
+        max_cost: u128,
+    ) -> Self {
+        TimerRow {
+            id,
+            actor,
+            fee_payer,
+            height,
+            schedule_block,
+            gas_limit,
+            expires_at,
+            handler,
+            payload_len,
+            max_cost,
+            effective_priority: None,
+            rank: None,
+            max_fee_per_cycle: None,
+            max_priority_fee_per_cycle: None,
+            priority_tier: None,
+            carried: 0,
+            last_defer: None,
+        }
+    }
+}
+
+/// The auction's inputs now: what a bucket's timers are ranked at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuctionInputs {
+    /// The lane basefee of the next block, nanos per cycle.
+    pub lane_basefee: u128,
+    /// The last block's p50 tip, nanos per cycle (the default GBA's tip, §7.1).
+    pub p50_tip: u128,
+    pub tiers: TierMultipliers,
+    /// W(actor) in basis points, for the actors in the window (others: 2.00).
+    pub weights: BTreeMap<Address, u32>,
+}
+
+/// Orders a bucket's timers as eip1559 would run them (CIP-1 v3 §3 steps 6–7): effective
+/// priority descending, then `timer_id`, then `schedule_block` (contract decision 5), and
+/// fills in `effective_priority` and `rank`.
+///
+/// Spec note (CIP-1 v3 §3 step 6, dashboard): as `timer_estimate` does, a parameter the
+/// schedule left out is priced by the default GBA (§7.1: `max_fee = 2 × lane basefee`,
+/// tip = p50 × the tier's multiplier); a custom GBA runs only at fire time, so the order shown
+/// for an actor with one is the default GBA's. A timer whose `max_fee_per_cycle` is below the
+/// lane basefee has no effective priority and is listed last (it would wait `below_basefee`).
+pub fn rank_bucket(rows: &mut [TimerRow], a: &AuctionInputs) {
+    use crate::engine::scheduler::policy::priority_per_cycle;
+    use crate::engine::scheduler::{Candidate, effective_priority};
+    for r in rows.iter_mut() {
+        let max_fee = r
+            .max_fee_per_cycle
+            .unwrap_or(a.lane_basefee.saturating_mul(2));
+        let tip = r
+            .max_priority_fee_per_cycle
+            .or(r.priority_tier.map(|t| a.tiers.apply(t, a.p50_tip)))
+            .unwrap_or(a.p50_tip);
+        r.effective_priority = priority_per_cycle(max_fee, tip, a.lane_basefee).map(|p| {
+            effective_priority(&Candidate {
+                timer_id: r.id,
+                schedule_block: r.schedule_block,
+                budget: r.gas_limit,
+                priority_per_cycle: p,
+                weight_bps: a
+                    .weights
+                    .get(&r.actor)
+                    .copied()
+                    .unwrap_or(crate::engine::scheduler::W_MAX_BPS),
+            })
+        });
+    }
+    rows.sort_by(|x, y| {
+        (
+            x.effective_priority.is_none(),
+            std::cmp::Reverse(x.effective_priority),
+            x.id,
+            x.schedule_block,
+        )
+            .cmp(&(
+                y.effective_priority.is_none(),
+                std::cmp::Reverse(y.effective_priority),
+                y.id,
+                y.schedule_block,
+            ))
+    });
+    let mut n = 0;
+    for r in rows.iter_mut() {
+        r.rank = r.effective_priority.map(|_| {
+            n += 1;
+            n
+        });
+    }
+}
+
+/// A price in nanos per cycle (CIP-1 v3 contract decision 1, `PRICE_SCALE` = 10^9) in base
+/// units: `1_125_000_000` reads `1.125`, `8` reads `0.000000008`, `2_000_000_000` reads `2`.
+pub fn fmt_nanos(nanos: u128) -> String {
+    let scale = crate::engine::scheduler::lane::PRICE_SCALE;
+    let frac = nanos % scale;
+    if frac == 0 {
+        (nanos / scale).to_string()
+    } else {
+        let f = format!("{frac:09}");
+        format!("{}.{}", nanos / scale, f.trim_end_matches('0'))
+    }
 }
 
 /// Calendar-queue tiers (CIP-1 v3 §2).
@@ -120,11 +256,14 @@ pub struct Tiers {
     pub last_migrated: u64,
 }
 
-/// One sealed block's lane figures.
+/// One sealed block's lane figures (`Block.lane`, CIP-1 v3 §3, §5).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LaneRow {
     pub height: u64,
-    /// The lane basefee (CIP-1 v3), or the cycle basefee under `fifo`.
+    /// The scheduler that planned the block (`fifo` or `eip1559`).
+    pub scheduler: String,
+    /// The lane basefee in force for the block, nanos per cycle (under `fifo`: the cycle
+    /// basefee × `PRICE_SCALE`).
     pub basefee: u128,
     /// Lane use in basis points of `LANE_TIMER_CYCLES`.
     pub utilisation_bps: u32,
@@ -132,9 +271,19 @@ pub struct LaneRow {
     pub cycles_reserved: u64,
     pub gc_cycles: u64,
     pub fired: u64,
+    /// Timers selected (pre-charged) to fire.
+    pub selected: u64,
     pub deferred: u64,
-    /// Prior-block p50 fired-timer tip (CIP-1 v3 §7.1); `None` under `fifo`.
+    /// Of `deferred`, those that did not fit (`lane` and `outbid`).
+    pub lane_deferred: u64,
+    /// The p50 tip of the block's fires, nanos per cycle (CIP-1 v3 §7.1); `None` under `fifo`.
     pub p50_tip: Option<u128>,
+    /// Tips paid to the proposer, base units.
+    pub tips: u128,
+    /// Burned by the fires, base units (the lane basefee part included).
+    pub burned: u128,
+    /// The lane basefee part of `burned`.
+    pub lane_burned: u128,
 }
 
 /// One actor's share of the lane.
@@ -223,6 +372,27 @@ pub struct DashboardData {
     pub names: BTreeMap<Address, String>,
     /// Actors the schedule form offers, in name order.
     pub actors: Vec<Address>,
+    /// Deferrals over the lane window by reason (`lane`, `outbid`, `over_cap`,
+    /// `below_basefee`, `gc_budget`), from the `TimerDeferred` events, in that order.
+    pub defer_reasons: Vec<(String, u64)>,
+    /// The CIP-1 v3 §8 fairness window in blocks and its median of recent fires; `None` when
+    /// the node has no CIP-1 v3 window (fifo with no activation height).
+    pub fairness_window: Option<(u64, u64)>,
+}
+
+/// The deferral reasons in the order the lane pane lists them (contract decision 6).
+pub const DEFER_REASONS: [&str; 5] = ["lane", "outbid", "over_cap", "below_basefee", "gc_budget"];
+
+/// Counts per reason in [`DEFER_REASONS`] order (every reason listed, zeros included).
+pub fn count_reasons<'a>(reasons: impl IntoIterator<Item = &'a str>) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = DEFER_REASONS.iter().map(|r| (r.to_string(), 0)).collect();
+    for r in reasons {
+        match out.iter_mut().find(|(n, _)| n == r) {
+            Some(e) => e.1 += 1,
+            None => out.push((r.to_string(), 1)),
+        }
+    }
+    out
 }
 
 impl DashboardData {
@@ -248,6 +418,11 @@ pub struct ScheduleRequest {
     pub fee_payer: Option<Address>,
     pub gas_limit: Option<u64>,
     pub expires_at: Option<u64>,
+    /// CIP-1 v3 §6 fee caps, nanos per cycle; `None`: the GBA prices it at fire time.
+    pub max_fee_per_cycle: Option<u128>,
+    pub max_priority_fee_per_cycle: Option<u128>,
+    /// §7.3 tier: the tip as a multiple of the fire-time p50.
+    pub priority_tier: Option<PriorityTier>,
 }
 
 /// A partial `TimerConfig`: the named fields change.
@@ -351,6 +526,36 @@ pub struct Estimate {
     pub fire_height: u64,
     /// What `timer_schedule` would answer, if it would refuse.
     pub error: Option<CommandError>,
+    /// Where it would stand in the auction of its height now (`timer_estimate`'s `auction`);
+    /// `None` when it would be refused.
+    pub auction: Option<Box<AuctionEstimate>>,
+}
+
+/// An auction standing as the estimate line shows it: `eip1559: rank 2 of 3 due, selected,
+/// priority 0.5 × W 2.00` (or `fifo: 3rd in the bucket, fits`).
+pub fn auction_line(a: &AuctionEstimate) -> String {
+    let kind = a.scheduler.to_string();
+    let sel = if a.would_be_selected {
+        "would run"
+    } else {
+        "would be deferred"
+    };
+    if kind == "fifo" {
+        return format!("fifo: #{} in its bucket, {sel}", a.rank);
+    }
+    format!(
+        "eip1559: rank {} of {} due, {sel} · lane basefee {} · priority {} × W {}",
+        a.rank,
+        a.due_at_height + 1,
+        fmt_nanos(a.lane_basefee),
+        fmt_nanos(a.priority_per_cycle),
+        fmt_w(a.weight_bps)
+    )
+}
+
+/// W(actor) in basis points as `1.00`..`2.00` (CIP-1 v3 §8).
+pub fn fmt_w(bps: u32) -> String {
+    format!("{}.{:02}", bps / 10_000, (bps % 10_000) / 100)
 }
 
 /// A command's typed result.
@@ -387,10 +592,18 @@ impl CommandOutcome {
                 format!("scheduled timer {} for #{height}", timer_id.short())
             }
             CommandOutcome::Estimated(e) => match &e.error {
-                None => format!(
-                    "estimate: max cost {} fires at #{}",
-                    e.max_cost, e.fire_height
-                ),
+                None => match &e.auction {
+                    Some(a) => format!(
+                        "estimate: max cost {} fires at #{} · {}",
+                        e.max_cost,
+                        e.fire_height,
+                        auction_line(a)
+                    ),
+                    None => format!(
+                        "estimate: max cost {} fires at #{}",
+                        e.max_cost, e.fire_height
+                    ),
+                },
                 Some(err) => format!("estimate: would fail: {err}"),
             },
             CommandOutcome::Applied { what } => what.clone(),

@@ -21,8 +21,11 @@
 
 use crate::chain::{EventRecord, default_governor};
 use crate::engine::eob::{FeeQuote, max_cost};
-use crate::engine::{Address, TimerId, TimerStatus};
-use crate::tui::local::{event_row, label, life_entry, patch_fields};
+use crate::engine::{
+    Address, DeferReason, LaneStats, PriorityTier, SchedulerKind, TierMultipliers, TimerId,
+    TimerStatus,
+};
+use crate::tui::local::{defer_reason, event_row, label, lane_row, life_entry, patch_fields};
 use crate::tui::model::*;
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
 use jsonrpsee::core::params::{ArrayParams, BatchRequestBuilder};
@@ -78,6 +81,27 @@ struct RemoteTimer {
     status: TimerStatus,
     #[serde(default)]
     events: Vec<EventRecord>,
+    #[serde(default, with = "crate::engine::types::opt_u128_str")]
+    max_fee_per_cycle: Option<u128>,
+    #[serde(default, with = "crate::engine::types::opt_u128_str")]
+    max_priority_fee_per_cycle: Option<u128>,
+    #[serde(default)]
+    priority_tier: Option<PriorityTier>,
+    #[serde(default)]
+    carried: u32,
+    #[serde(default)]
+    last_defer: Option<DeferReason>,
+}
+
+/// What `scheduler_fairness` and the window's events give, read again only when the state
+/// changed.
+#[derive(Clone, Debug, Default)]
+struct FairnessCache {
+    rows: Vec<FairnessRow>,
+    /// `(window_blocks, median)` under eip1559.
+    window: Option<(u64, u64)>,
+    /// Deferrals by reason over the lane window.
+    reasons: Vec<(String, u64)>,
 }
 
 /// The figures of `scheduler_config` and `devnet_head` a refresh works from.
@@ -135,7 +159,7 @@ pub struct RemoteDevnet {
     figures: Figures,
     /// The fairness rows and the state they were read at (head hash, pending timers, open
     /// transactions, window).
-    fairness: Option<(StateKey, Vec<FairnessRow>)>,
+    fairness: Option<(StateKey, FairnessCache)>,
 }
 
 /// `http://host:port` (or `ws://`, or `host:port`) as the HTTP and WebSocket URLs.
@@ -455,19 +479,24 @@ impl RemoteDevnet {
         } else {
             t.gas_limit_per_fire
         };
-        TimerRow {
-            id: t.timer_id,
-            actor: t.actor,
-            fee_payer: t.fee_payer,
-            height: t.height,
-            schedule_block: t.schedule_block.unwrap_or(0),
-            gas_limit: gas,
-            expires_at: t.expires_at,
-            handler: t.handler.clone(),
-            payload_len: t.payload_len,
-            max_cost: max_cost(gas, f.max_cells_per_fire, &f.quote, 0),
-            effective_priority: None,
-        }
+        let mut row = TimerRow::basic(
+            t.timer_id,
+            t.actor,
+            t.fee_payer,
+            t.height,
+            t.schedule_block.unwrap_or(0),
+            gas,
+            t.expires_at,
+            t.handler.clone(),
+            t.payload_len,
+            max_cost(gas, f.max_cells_per_fire, &f.quote, 0),
+        );
+        row.max_fee_per_cycle = t.max_fee_per_cycle;
+        row.max_priority_fee_per_cycle = t.max_priority_fee_per_cycle;
+        row.priority_tier = t.priority_tier;
+        row.carried = t.carried;
+        row.last_defer = t.last_defer.as_ref().map(defer_reason);
+        row
     }
 
     fn timers(v: &Value) -> Vec<RemoteTimer> {
@@ -513,8 +542,10 @@ impl RemoteDevnet {
                     json!({"from_height": self.actors_from, "to_height": height, "kinds": ["ActorDeployed"]}),
                 ],
             ),
+            ("scheduler_lane", vec![json!({"last": 1})]),
         ];
         if fairness_stale {
+            calls.push(("scheduler_fairness", vec![]));
             calls.push((
                 "devnet_getEvents",
                 vec![json!({"from_height": window_from, "to_height": height, "kinds": ["TimerFired", "TimerDeferred"]})],
@@ -527,7 +558,19 @@ impl RemoteDevnet {
         let mut r = self.batch(calls)?.into_iter();
         let mut next = || r.next().unwrap_or(Value::Null);
         let (config, tiers, accounts, deployed) = (next(), next(), next(), next());
-        let (window, pending) = (next(), next());
+        let sched = next();
+        let (cip1_fairness, window, pending) = (next(), next(), next());
+        // The scheduler of the next block, the activation height, the next lane basefee and
+        // the last block's p50 tip (`scheduler_lane`).
+        let next_kind: SchedulerKind =
+            serde_json::from_value(sched["scheduler"].clone()).unwrap_or(SchedulerKind::Fifo);
+        let activation_height = sched["activation_height"].as_u64();
+        let next_lane_basefee = u128_at(&sched, "next_lane_basefee");
+        let last_p50 = sched["blocks"]
+            .as_array()
+            .and_then(|b| b.last())
+            .map_or(0, |b| u128_at(b, "p50_tip"));
+        let eip_at = |h: u64| activation_height.is_some_and(|a| h >= a);
         let f = Self::figures(&head, &config);
         self.figures = f.clone();
 
@@ -581,39 +624,19 @@ impl RemoteDevnet {
             if b.is_null() {
                 continue;
             }
-            let eob = &b["eob"];
             let h = u64_at(&b["header"], "height");
-            let used = u64_at(eob, "lane_used");
+            let lane: LaneStats = serde_json::from_value(b["lane"].clone()).unwrap_or_default();
             self.lane.insert(
                 h,
                 LaneCache {
-                    row: LaneRow {
-                        height: h,
-                        basefee: 0,
-                        utilisation_bps: (u128::from(used) * 10_000
-                            / u128::from(f.lane_timer_cycles.max(1)))
-                        .min(u128::from(u32::MAX)) as u32,
-                        cycles_used: used,
-                        cycles_reserved: u64_at(eob, "lane_reserved"),
-                        gc_cycles: u64_at(eob, "gc_cycles"),
-                        fired: u64_at(eob, "fired"),
-                        deferred: u64_at(eob, "deferred"),
-                        p50_tip: None,
-                    },
+                    row: lane_row(h, &lane, u64_at(&b["eob"], "fired")),
                     migrated: u64_at(b, "migrated"),
                 },
             );
         }
         // Keep what the pane shows, and no more.
         self.lane = self.lane.split_off(&lane_from);
-        let lane: Vec<LaneRow> = self
-            .lane
-            .values()
-            .map(|c| LaneRow {
-                basefee: f.quote.cycle_basefee,
-                ..c.row.clone()
-            })
-            .collect();
+        let lane: Vec<LaneRow> = self.lane.values().map(|c| c.row.clone()).collect();
 
         let mut buckets = Vec::new();
         let mut bucket_timers = Vec::new();
@@ -656,6 +679,12 @@ impl RemoteDevnet {
         // Fires and deferrals per actor over the window, pending per actor from the first
         // `PENDING_SCAN` pending timers in firing order.
         if fairness_stale {
+            let cip1_window = (next_kind == SchedulerKind::Eip1559).then(|| {
+                (
+                    u64_at(&cip1_fairness, "window_blocks"),
+                    u64_at(&cip1_fairness, "median"),
+                )
+            });
             let mut per: BTreeMap<Address, FairnessRow> = BTreeMap::new();
             let row = |a: Address| FairnessRow {
                 actor: a,
@@ -664,35 +693,101 @@ impl RemoteDevnet {
                 pending: 0,
                 w_bps: None,
             };
-            for r in serde_json::from_value::<Vec<EventRecord>>(window).unwrap_or_default() {
-                let Some(a) = r.event.actor() else { continue };
-                let e = per.entry(a).or_insert_with(|| row(a));
-                match r.event.kind().as_str() {
-                    "TimerFired" => e.fires += 1,
-                    "TimerDeferred" => e.deferrals += 1,
-                    _ => {}
+            let events = serde_json::from_value::<Vec<EventRecord>>(window).unwrap_or_default();
+            // Deferrals by reason over the lane window, as the in-process source counts them.
+            let reasons: Vec<String> = events
+                .iter()
+                .filter(|r| r.height > lane_from)
+                .filter_map(|r| match &r.event {
+                    crate::chain::Event::Timer(crate::engine::TimerEvent::TimerDeferred {
+                        reason,
+                        ..
+                    }) => Some(defer_reason(reason)),
+                    _ => None,
+                })
+                .collect();
+            if cip1_window.is_some() {
+                // Under eip1559, the §8 window's own figures.
+                for a in cip1_fairness["actors"].as_array().into_iter().flatten() {
+                    let Ok(actor) = serde_json::from_value::<Address>(a["actor"].clone()) else {
+                        continue;
+                    };
+                    per.insert(
+                        actor,
+                        FairnessRow {
+                            actor,
+                            fires: u64_at(a, "recent_fires"),
+                            deferrals: u64_at(a, "recent_deferrals"),
+                            pending: 0,
+                            w_bps: Some(u64_at(a, "weight_bps") as u32),
+                        },
+                    );
+                }
+            } else {
+                for r in &events {
+                    let Some(a) = r.event.actor() else { continue };
+                    let e = per.entry(a).or_insert_with(|| row(a));
+                    match r.event.kind().as_str() {
+                        "TimerFired" => e.fires += 1,
+                        "TimerDeferred" => e.deferrals += 1,
+                        _ => {}
+                    }
                 }
             }
             for t in Self::timers(&pending) {
-                per.entry(t.actor).or_insert_with(|| row(t.actor)).pending += 1;
+                let e = per.entry(t.actor).or_insert_with(|| row(t.actor));
+                e.pending += 1;
+                if cip1_window.is_some() && e.w_bps.is_none() {
+                    // Not in the window: no recent fire, W = 2 (§8).
+                    e.w_bps = Some(crate::engine::scheduler::W_MAX_BPS);
+                }
             }
-            self.fairness = Some((state_key, per.into_values().collect()));
+            self.fairness = Some((
+                state_key,
+                FairnessCache {
+                    rows: per.into_values().collect(),
+                    window: cip1_window,
+                    reasons: count_reasons(reasons.iter().map(String::as_str)),
+                },
+            ));
         }
-        let fairness = self
+        let cache = self
             .fairness
             .as_ref()
-            .map(|(_, rows)| rows.clone())
+            .map(|(_, c)| c.clone())
             .unwrap_or_default();
+        let fairness = cache.rows;
 
-        let scheduler = head["scheduler"].as_str().unwrap_or("fifo").to_string();
+        // The selected bucket in eip1559's execution order, at the figures of now.
+        if let Some(h) = q.selected_bucket
+            && eip_at(h.max(f.pending_height))
+        {
+            let weights = fairness
+                .iter()
+                .filter_map(|r| r.w_bps.map(|w| (r.actor, w)))
+                .collect();
+            // Spec note: `scheduler_config` does not give the tier multipliers; the dashboard
+            // attached ranks a tier-only timer at CIP-1 v3 §7.3's default multipliers.
+            rank_bucket(
+                &mut bucket_timers,
+                &AuctionInputs {
+                    lane_basefee: next_lane_basefee,
+                    p50_tip: last_p50,
+                    tiers: TierMultipliers::default(),
+                    weights,
+                },
+            );
+        }
+
+        let cip1 = activation_height.is_some() || next_kind == SchedulerKind::Eip1559;
         let status = Status {
             height,
             mining: mining_of(&head["mining"]),
-            scheduler,
-            activation_height: None,
+            scheduler: next_kind.to_string(),
+            activation_height,
             cycle_basefee: f.quote.cycle_basefee,
             cell_basefee: f.quote.cell_basefee,
-            lane_basefee: None,
+            lane_basefee: cip1.then_some(next_lane_basefee),
             pending_timers: pending_total,
             rpc_address: Some(self.url.clone()),
             lane_cycles: f.lane_timer_cycles,
@@ -709,6 +804,8 @@ impl RemoteDevnet {
             fairness,
             names: self.names.clone(),
             actors,
+            defer_reasons: cache.reasons,
+            fairness_window: cache.window,
         })
     }
 
@@ -863,6 +960,15 @@ impl DashboardSource for RemoteDevnet {
                 ("fee_payer", r.fee_payer.map(|a| json!(a))),
                 ("gas_limit", r.gas_limit.map(|g| json!(g))),
                 ("expires_at", r.expires_at.map(|e| json!(e))),
+                (
+                    "max_fee_per_cycle",
+                    r.max_fee_per_cycle.map(|a| json!(a.to_string())),
+                ),
+                (
+                    "max_priority_fee_per_cycle",
+                    r.max_priority_fee_per_cycle.map(|a| json!(a.to_string())),
+                ),
+                ("priority_tier", r.priority_tier.map(|t| json!(t.as_str()))),
             ] {
                 if let Some(v) = v {
                     o[k] = v;
@@ -911,6 +1017,9 @@ impl DashboardSource for RemoteDevnet {
                     max_cost: u128_at(&v, "max_cost"),
                     fire_height: v["fire_height"].as_u64().unwrap_or(req.height),
                     error,
+                    auction: serde_json::from_value(v["auction"].clone())
+                        .ok()
+                        .map(Box::new),
                 }))
             }
             UiCommand::CancelTimer { actor, timer_id } => {
@@ -973,20 +1082,16 @@ impl DashboardSource for RemoteDevnet {
                 })
             }
             UiCommand::GovSetActivationHeight { from, height } => {
-                match self.command(
+                let v = self.command(
                     method,
                     vec![json!({"from": governor(from), "height": height})],
-                ) {
-                    Ok(_) => Ok(CommandOutcome::Applied {
-                        what: format!("governance set the activation height to #{height}"),
-                    }),
-                    // The same answer as the in-process node while the server has no such method.
-                    Err(e) if e.reason == "Unsupported" => Err(CommandError::new(
-                        "Unsupported",
-                        "this node runs the fifo scheduler only: the CIP-1 v3 scheduler and its activation height are not built yet",
-                    )),
-                    Err(e) => Err(e),
-                }
+                )?;
+                Ok(CommandOutcome::Applied {
+                    what: match v["activation_height"].as_u64() {
+                        Some(h) => format!("governance set the activation height to #{h}"),
+                        None => "governance cleared the activation height".into(),
+                    },
+                })
             }
             UiCommand::Snapshot => {
                 let v = self.command(method, vec![])?;

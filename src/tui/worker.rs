@@ -29,6 +29,10 @@ pub enum Job {
 
 /// What comes back.
 #[derive(Clone, Debug)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one message per key press or reply, never stored in bulk: a schedule request with its CIP-1 v3 fee fields is carried unboxed"
+)]
 pub enum Reply {
     Refreshed {
         data: Box<DashboardData>,

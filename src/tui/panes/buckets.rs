@@ -1,6 +1,7 @@
 //! Coming heights and their timers; the selected bucket's timers in execution order.
 
 use crate::tui::app::{App, Pane};
+use crate::tui::model::{TimerRow, fmt_nanos};
 use crate::tui::render::{pane_block, scroll_offset, short_amount};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -75,10 +76,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
     let sel = app.data.buckets.get(app.bucket_sel);
     let [title, list] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(right);
+    let ranked = app.data.bucket_timers.iter().any(|t| t.rank.is_some());
     let head = match sel {
         Some(b) => format!(
-            " bucket #{} · {} timers in execution order",
-            b.height, b.count
+            " bucket #{} · {} timers in execution order{}",
+            b.height,
+            b.count,
+            if ranked {
+                " (eip1559: effective priority, then id)"
+            } else {
+                ""
+            }
         ),
         None => " no bucket".into(),
     };
@@ -90,14 +98,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let h = list.height.saturating_sub(1) as usize;
     let off = scroll_offset(app.timer_sel, timers.len(), h);
     // Columns by priority: narrow panes drop the ones further right in this list.
-    const COLS: [(&str, u16); 8] = [
+    const COLS: [(&str, u16); 11] = [
+        ("#", 3),
         ("id", 8),
         ("actor", 9),
         ("gas", 6),
+        ("prio×W", 11),
         ("expires", 8),
         ("maxcost", 7),
+        ("carried", 14),
+        ("fees", 16),
         ("payer", 9),
-        ("prio", 5),
         ("handler", 12),
     ];
     let mut shown = 0;
@@ -121,13 +132,29 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 theme.get("text")
             };
             let cells = [
+                match t.rank {
+                    Some(k) => k.to_string(),
+                    None if ranked => "-".into(),
+                    None => (i + 1).to_string(),
+                },
                 t.id.short(),
                 app.data.label(&t.actor),
                 short_amount(t.gas_limit.into()),
+                // Effective priority per cycle (priority × W), in base units.
+                match (t.effective_priority, ranked) {
+                    (Some(p), _) => fmt_nanos(p / 10_000),
+                    (None, true) => "<basefee".into(),
+                    (None, false) => "—".into(),
+                },
                 t.expires_at.to_string(),
                 short_amount(t.max_cost),
+                match (&t.last_defer, t.carried) {
+                    (Some(r), c) => format!("{c} {r}"),
+                    (None, 0) => "0".into(),
+                    (None, c) => c.to_string(),
+                },
+                fee_cell(t),
                 app.data.label(&t.fee_payer),
-                t.effective_priority.map_or("—".into(), short_amount),
                 t.handler.clone(),
             ];
             Row::new(cells.into_iter().take(shown)).style(style)
@@ -141,4 +168,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let t = Table::new(rows, widths)
         .header(Row::new(COLS.iter().take(shown).map(|(n, _)| *n)).style(theme.get("header")));
     frame.render_widget(t, list);
+}
+
+/// A timer's fee fields in short: `tier`, or `cap/tip` in base units, or `GBA`.
+fn fee_cell(t: &TimerRow) -> String {
+    match (
+        t.max_fee_per_cycle,
+        t.max_priority_fee_per_cycle,
+        t.priority_tier,
+    ) {
+        (None, None, None) => "GBA".into(),
+        (None, None, Some(tier)) => tier.as_str().into(),
+        (fee, tip, tier) => {
+            let f = |v: Option<u128>| v.map_or("-".into(), fmt_nanos);
+            match tier {
+                Some(tier) => format!("{}/{} {}", f(fee), f(tip), tier.as_str()),
+                None => format!("{}/{}", f(fee), f(tip)),
+            }
+        }
+    }
 }

@@ -1,70 +1,111 @@
-//! Fairness per actor: recent fires, deferrals, pending timers, W(actor) (CIP-1 v3 §8).
+//! Fairness per actor (CIP-1 v3 §8): under eip1559 W(actor) from 1.00 to 2.00 with a bar,
+//! the window's recent fires and deferrals, its median and length; under fifo the fires and
+//! deferrals counted from the events (FIFO has no W). Pending timers per actor under both.
 
 use crate::tui::app::{App, Pane};
+use crate::tui::model::fmt_w;
 use crate::tui::render::{pane_block, scroll_offset};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};
-use ratatui::widgets::{Row, Table};
+use ratatui::widgets::{Cell, Row, Table};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let rows = app.fairness_sorted();
-    let mut fires: Vec<u64> = rows.iter().map(|r| r.fires).collect();
-    fires.sort_unstable();
-    let median = if fires.is_empty() {
-        0
-    } else {
-        fires[(fires.len() - 1) / 2]
-    };
-    let block = pane_block(
-        format!(
-            "fairness · median fires {median} · sort {} ({})",
-            app.fairness_sort.label(),
-            app.keys.keys_label(crate::tui::keys::KeyAction::Sort)
-        ),
-        Pane::Fairness,
-        app,
-        theme,
+    let sort = format!(
+        "sort {} ({})",
+        app.fairness_sort.label(),
+        app.keys.keys_label(crate::tui::keys::KeyAction::Sort)
     );
+    let title = match app.data.fairness_window {
+        // CIP-1 v3 §8: the window's own median over the actors with a recent fire.
+        Some((window, median)) => format!(
+            "fairness · eip1559 W(actor) · window {window} blocks · median fires {median} · {sort}"
+        ),
+        None => {
+            let mut fires: Vec<u64> = rows.iter().map(|r| r.fires).collect();
+            fires.sort_unstable();
+            let median = if fires.is_empty() {
+                0
+            } else {
+                fires[(fires.len() - 1) / 2]
+            };
+            format!("fairness · fifo (no W) · median fires {median} · {sort}")
+        }
+    };
+    let block = pane_block(title, Pane::Fairness, app, theme);
     let inner = block.inner(area);
     let focused = app.focus == Pane::Fairness;
+    // Only the rows on screen are built.
     let h = inner.height.saturating_sub(1) as usize;
     let off = scroll_offset(app.fairness_sel, rows.len(), h);
+    // Columns by priority: W and its bar only where there is a W (eip1559); a narrow pane
+    // drops the ones further right.
+    let has_w = rows.iter().any(|r| r.w_bps.is_some());
+    let mut cols: Vec<(&str, u16)> = vec![("actor", 10)];
+    if has_w {
+        cols.extend([("W", 4), ("1 ── 2", BAR as u16)]);
+    }
+    cols.extend([("fires", 6), ("deferrals", 9), ("pending", 7)]);
+    let mut shown = 0;
+    let mut used = 0u16;
+    for (_, w) in &cols {
+        if used + w > inner.width {
+            break;
+        }
+        used += w + 1;
+        shown += 1;
+    }
     let table_rows: Vec<Row> = rows
         .iter()
         .enumerate()
         .skip(off)
         .take(h)
         .map(|(i, r)| {
-            Row::new(vec![
-                app.data.label(&r.actor),
-                r.fires.to_string(),
-                r.deferrals.to_string(),
-                r.pending.to_string(),
-                r.w_bps.map_or("—".into(), |w| {
-                    format!("{}.{:04}", w / 10_000, w % 10_000)
-                }),
-            ])
-            .style(if focused && i == app.fairness_sel {
+            let mut cells = vec![Cell::from(app.data.label(&r.actor))];
+            if has_w {
+                cells.push(Cell::from(r.w_bps.map_or("—".into(), fmt_w)));
+                cells.push(
+                    Cell::from(r.w_bps.map_or(String::new(), w_bar))
+                        .style(theme.get("utilisation_line")),
+                );
+            }
+            cells.extend([
+                Cell::from(r.fires.to_string()),
+                Cell::from(r.deferrals.to_string()),
+                Cell::from(r.pending.to_string()),
+            ]);
+            Row::new(cells.into_iter().take(shown)).style(if focused && i == app.fairness_sel {
                 theme.get("selection")
             } else {
                 theme.get("text")
             })
         })
         .collect();
-    let t = Table::new(
-        table_rows,
-        [
-            Constraint::Min(10),
-            Constraint::Length(6),
-            Constraint::Length(9),
-            Constraint::Length(7),
-            Constraint::Length(6),
-        ],
-    )
-    .header(
-        Row::new(vec!["actor", "fires", "deferrals", "pending", "W"]).style(theme.get("header")),
-    )
-    .block(block);
+    let widths: Vec<Constraint> = cols
+        .iter()
+        .take(shown)
+        .enumerate()
+        .map(|(i, (_, w))| {
+            if i == 0 {
+                Constraint::Min(*w)
+            } else {
+                Constraint::Length(*w)
+            }
+        })
+        .collect();
+    let t = Table::new(table_rows, widths)
+        .header(Row::new(cols.iter().take(shown).map(|(n, _)| *n)).style(theme.get("header")))
+        .block(block);
     frame.render_widget(t, area);
+}
+
+/// Width of the W bar.
+const BAR: usize = 6;
+
+/// W from 1.00 (empty) to 2.00 (full) as a bar of [`BAR`] cells.
+fn w_bar(bps: u32) -> String {
+    let over = bps.clamp(10_000, 20_000) - 10_000;
+    let full = (over as usize * BAR).div_ceil(10_000);
+    format!("{}{}", "█".repeat(full), "·".repeat(BAR - full))
 }

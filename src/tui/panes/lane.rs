@@ -1,6 +1,10 @@
-//! The execution lane over recent blocks: utilisation chart, basefee, GC use, p50 tip.
+//! The execution lane over recent blocks (CIP-1 v3 §3, §5): which scheduler planned each
+//! block (a marker where it switched), reserved and used cycles against the 50 % target, the
+//! lane basefee in base units over the window, deferrals by reason, the p50 tip, tips and burn,
+//! GC use. Under `fifo` the same figures FIFO has: lane use, deferrals, the cycle basefee.
 
 use crate::tui::app::{App, Pane};
+use crate::tui::model::{LaneRow, fmt_nanos};
 use crate::tui::render::{pane_block, short_amount};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -11,11 +15,21 @@ use ratatui::widgets::{Axis, Chart, Dataset, GraphType, Paragraph, Sparkline};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let rows = &app.data.lane;
-    let block = pane_block("lane".into(), Pane::Lane, app, theme);
+    let status = app.data.status.as_ref();
+    let eip = status.is_some_and(|s| s.scheduler == "eip1559");
+    let block = pane_block(
+        format!("lane · {}", scheduler_title(app)),
+        Pane::Lane,
+        app,
+        theme,
+    );
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    // A short pane keeps the basefee lines and the chart, and as many summary lines as fit
+    // (they are in order of importance).
+    let summary_h = 4.min(inner.height.saturating_sub(7));
     let [summary, chart, fee_label, fee] = Layout::vertical([
-        Constraint::Length(2),
+        Constraint::Length(summary_h),
         Constraint::Min(4),
         Constraint::Length(1),
         Constraint::Length(1),
@@ -23,20 +37,22 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     .areas(inner);
     let txt = theme.get("text");
     let head = theme.get("header");
+    let warn = theme.get("warn");
     let last = rows.last();
-    let deferred: u64 = rows.iter().map(|r| r.deferred).sum();
     let lines = vec![
         Line::from(vec![
             Span::styled("last ", head),
             Span::styled(
                 match last {
                     Some(r) => format!(
-                        "#{} used {} reserved {} ({}.{:02}%) fired {} deferred {}",
+                        "#{} {} reserved {} ({}.{:02}% of the lane, target 50%) used {} · selected {} fired {} deferred {}",
                         r.height,
-                        short_amount(r.cycles_used.into()),
+                        r.scheduler,
                         short_amount(r.cycles_reserved.into()),
                         r.utilisation_bps / 100,
                         r.utilisation_bps % 100,
+                        short_amount(r.cycles_used.into()),
+                        r.selected,
                         r.fired,
                         r.deferred
                     ),
@@ -46,14 +62,48 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             ),
         ]),
         Line::from(vec![
+            Span::styled("tips ", head),
+            Span::styled(
+                if eip || rows.iter().any(|r| r.p50_tip.is_some()) {
+                    let tips: u128 = rows.iter().map(|r| r.tips).sum();
+                    let burned: u128 = rows.iter().map(|r| r.burned).sum();
+                    let lane_burned: u128 = rows.iter().map(|r| r.lane_burned).sum();
+                    format!(
+                        "p50 {} per cycle · in window: tips {} · burned {} (lane {})",
+                        last.and_then(|r| r.p50_tip).map_or("—".into(), fmt_nanos),
+                        short_amount(tips),
+                        short_amount(burned),
+                        short_amount(lane_burned)
+                    )
+                } else {
+                    "— (fifo: no tips, no lane basefee)".into()
+                },
+                txt,
+            ),
+        ]),
+        Line::from(
+            std::iter::once(Span::styled("deferred by reason ", head))
+                .chain(
+                    app.data
+                        .defer_reasons
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(i, (r, n))| {
+                            [
+                                Span::styled(if i == 0 { "" } else { " · " }, txt),
+                                Span::styled(format!("{r} {n}"), if *n > 0 { warn } else { txt }),
+                            ]
+                        }),
+                )
+                .collect::<Vec<_>>(),
+        ),
+        Line::from(vec![
             Span::styled("gc ", head),
             Span::styled(
                 format!(
-                    "{} cycles · deferrals in window {} · p50 tip {}",
+                    "{} cycles of {} last block",
                     short_amount(last.map_or(0, |r| r.gc_cycles).into()),
-                    deferred,
-                    last.and_then(|r| r.p50_tip)
-                        .map_or("— (fifo)".into(), |t| t.to_string())
+                    short_amount(status.map_or(0, |s| s.gc_cycles).into())
                 ),
                 txt,
             ),
@@ -61,21 +111,20 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     ];
     frame.render_widget(Paragraph::new(lines), summary);
 
-    let util: Vec<(f64, f64)> = rows
+    let lane = status.map_or(1, |s| s.lane_cycles.max(1));
+    let used: Vec<(f64, f64)> = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (i as f64, r.cycles_used as f64 * 100.0 / lane as f64))
+        .collect();
+    // Utilisation as the basefee follows it: the reserved budgets (contract decision 2).
+    let reserved: Vec<(f64, f64)> = rows
         .iter()
         .enumerate()
         .map(|(i, r)| (i as f64, f64::from(r.utilisation_bps) / 100.0))
         .collect();
-    let reserved: Vec<(f64, f64)> = rows
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let lane = app.data.status.as_ref().map_or(1, |s| s.lane_cycles.max(1));
-            (i as f64, r.cycles_reserved as f64 * 100.0 / lane as f64)
-        })
-        .collect();
     // GC lane use against the GC budget of the config now (CIP-5 §6.5, CIP-1 v3 §9).
-    let gc_budget = app.data.status.as_ref().map_or(1, |s| s.gc_cycles.max(1));
+    let gc_budget = status.map_or(1, |s| s.gc_cycles.max(1));
     let gc: Vec<(f64, f64)> = rows
         .iter()
         .enumerate()
@@ -86,13 +135,29 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let x1 = (rows.len().max(2) - 1) as f64;
     let h0 = rows.first().map_or(0, |r| r.height);
     let h1 = rows.last().map_or(0, |r| r.height);
-    let ymax = util
+    let ymax = used
         .iter()
         .chain(&reserved)
         .chain(&gc)
         .map(|p| p.1)
         .fold(100.0f64, f64::max);
-    let c = Chart::new(vec![
+    // The 50 % target line of CIP-1 v3 §5, and a vertical marker where the policy switched.
+    let target = [(0.0, 50.0), (x1, 50.0)];
+    let switch_at = rows
+        .windows(2)
+        .position(|w| w[0].scheduler != w[1].scheduler)
+        .map(|i| i + 1);
+    let switch: Vec<(f64, f64)> = switch_at
+        .map(|i| {
+            (0..=8)
+                .map(|k| (i as f64, ymax * f64::from(k) / 8.0))
+                .collect()
+        })
+        .unwrap_or_default();
+    let switch_name = switch_at.map_or(String::new(), |i| {
+        format!("{} from #{}", rows[i].scheduler, rows[i].height)
+    });
+    let mut sets = vec![
         Dataset::default()
             .name("gc %")
             .marker(Marker::Braille)
@@ -100,45 +165,83 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .style(theme.get("gc_line"))
             .data(&gc),
         Dataset::default()
-            .name("reserved %")
-            .marker(Marker::Braille)
-            .graph_type(GraphType::Line)
-            .style(theme.get("dim"))
-            .data(&reserved),
-        Dataset::default()
             .name("used %")
             .marker(Marker::Braille)
             .graph_type(GraphType::Line)
+            .style(theme.get("dim"))
+            .data(&used),
+    ];
+    if eip {
+        sets.push(
+            Dataset::default()
+                .name("target 50%")
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Line)
+                .style(theme.get("dim"))
+                .data(&target),
+        );
+    }
+    if !switch.is_empty() {
+        sets.push(
+            Dataset::default()
+                .name(switch_name)
+                .marker(Marker::Dot)
+                .graph_type(GraphType::Scatter)
+                .style(theme.get("warn"))
+                .data(&switch),
+        );
+    }
+    sets.push(
+        Dataset::default()
+            .name("reserved %")
+            .marker(Marker::Braille)
+            .graph_type(GraphType::Line)
             .style(theme.get("utilisation_line"))
-            .data(&util),
-    ])
-    .x_axis(
-        Axis::default()
-            .bounds([0.0, x1])
-            .labels([format!("#{h0}"), format!("#{h1}")])
-            .style(theme.get("dim")),
-    )
-    .hidden_legend_constraints((Constraint::Ratio(1, 3), Constraint::Ratio(1, 2)))
-    .y_axis(
-        Axis::default()
-            .bounds([0.0, ymax])
-            .labels(["0".to_string(), format!("{ymax:.0}%")])
-            .style(theme.get("dim")),
+            .data(&reserved),
     );
+    let c = Chart::new(sets)
+        .x_axis(
+            Axis::default()
+                .bounds([0.0, x1])
+                .labels([format!("#{h0}"), format!("#{h1}")])
+                .style(theme.get("dim")),
+        )
+        .hidden_legend_constraints((Constraint::Ratio(1, 3), Constraint::Ratio(1, 2)))
+        .y_axis(
+            Axis::default()
+                .bounds([0.0, ymax])
+                .labels(["0".to_string(), format!("{ymax:.0}%")])
+                .style(theme.get("dim")),
+        );
     frame.render_widget(c, chart);
 
-    let fees: Vec<u64> = rows
+    // The basefee over the window: the lane basefee under eip1559 (nanos per cycle, shown in
+    // base units), the cycle basefee under fifo.
+    let shown: Vec<&LaneRow> = rows.iter().rev().take(fee.width as usize).rev().collect();
+    let fees: Vec<u64> = shown
         .iter()
-        .rev()
-        .take(fee.width as usize)
-        .rev()
         .map(|r| u64::try_from(r.basefee).unwrap_or(u64::MAX))
         .collect();
-    let basefee = last.map_or(0, |r| r.basefee);
+    let lo = shown.iter().map(|r| r.basefee).min().unwrap_or(0);
+    let hi = shown.iter().map(|r| r.basefee).max().unwrap_or(0);
+    let label = match (last, status.and_then(|s| s.lane_basefee)) {
+        (Some(r), Some(next)) if eip => format!(
+            "{} per cycle (next {}, window {}..{})",
+            fmt_nanos(r.basefee),
+            fmt_nanos(next),
+            fmt_nanos(lo),
+            fmt_nanos(hi)
+        ),
+        (Some(r), _) => format!(
+            "{} per cycle (fifo: the cycle basefee)",
+            fmt_nanos(r.basefee)
+        ),
+        (None, _) => "—".into(),
+    };
     frame.render_widget(
         Paragraph::new(Line::from(vec![
-            Span::styled("basefee ", head),
-            Span::styled(format!("{basefee} per cycle"), txt),
+            Span::styled(if eip { "lane basefee " } else { "basefee " }, head),
+            Span::styled(label, txt),
         ])),
         fee_label,
     );
@@ -148,4 +251,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .style(theme.get("basefee_line")),
         fee,
     );
+}
+
+/// `eip1559 since #1`, `fifo · eip1559 from #40`, or `fifo`.
+pub fn scheduler_title(app: &App) -> String {
+    match app.data.status.as_ref() {
+        Some(s) => match (s.scheduler.as_str(), s.activation_height) {
+            ("eip1559", Some(a)) => format!("eip1559 since #{a}"),
+            (k, Some(a)) => format!("{k} · eip1559 from #{a}"),
+            (k, None) => k.to_string(),
+        },
+        None => "—".into(),
+    }
 }

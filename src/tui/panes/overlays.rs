@@ -2,7 +2,7 @@
 
 use crate::engine::TimerId;
 use crate::tui::app::{App, FormField, Prompt, ScheduleForm};
-use crate::tui::model::TimerLife;
+use crate::tui::model::{TimerLife, auction_line, fmt_nanos};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -111,12 +111,74 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
                 "handler",
                 format!("{} ({} payload bytes)", t.handler, t.payload_len),
             ),
-            field(
-                "priority",
-                t.effective_priority
-                    .map_or("— (fifo)".into(), |p| p.to_string()),
-            ),
         ]);
+        // CIP-1 v3: the fee caps and tier as scheduled, the carry record, and where the
+        // bucket's auction ranks it now (from the bucket view when it is the selected one).
+        let caps = |v: Option<u128>| v.map_or("GBA".to_string(), fmt_nanos);
+        let cip1 = app
+            .data
+            .status
+            .as_ref()
+            .is_some_and(|s| s.lane_basefee.is_some())
+            || t.max_fee_per_cycle.is_some()
+            || t.max_priority_fee_per_cycle.is_some()
+            || t.priority_tier.is_some()
+            || t.carried > 0;
+        if cip1 {
+            lines.push(field(
+                "fee caps",
+                format!(
+                    "max fee {} · max priority fee {} per cycle",
+                    caps(t.max_fee_per_cycle),
+                    caps(t.max_priority_fee_per_cycle)
+                ),
+            ));
+            lines.push(field(
+                "priority tier",
+                t.priority_tier
+                    .map_or("— (tip: max priority fee or p50)".into(), |p| {
+                        p.as_str().to_string()
+                    }),
+            ));
+            lines.push(field(
+                "carried",
+                match &t.last_defer {
+                    Some(r) => format!("{} block(s), last deferred: {r}", t.carried),
+                    None => format!("{} block(s)", t.carried),
+                },
+            ));
+            let ranked = app
+                .data
+                .bucket_timers
+                .iter()
+                .find(|b| b.id == t.id)
+                .filter(|b| b.rank.is_some() || b.effective_priority.is_some());
+            lines.push(field(
+                "priority",
+                match ranked {
+                    Some(b) => match (b.effective_priority, b.rank) {
+                        (Some(p), Some(k)) => format!(
+                            "effective {} per cycle (× W) · rank {k} of {} in bucket #{}",
+                            fmt_nanos(p / 10_000),
+                            app.data.bucket_timers.len(),
+                            b.height
+                        ),
+                        _ => "max fee below the lane basefee: waits (below_basefee)".into(),
+                    },
+                    None if app
+                        .data
+                        .status
+                        .as_ref()
+                        .is_some_and(|s| s.scheduler == "eip1559") =>
+                    {
+                        "select its bucket to see its rank".into()
+                    }
+                    None => "— (fifo: queue order)".into(),
+                },
+            ));
+        } else {
+            lines.push(field("priority", "— (fifo)".into()));
+        }
     }
     lines.push(field("deferrals", l.deferrals.to_string()));
     let [top, bottom] = Layout::vertical([
@@ -155,7 +217,7 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
 }
 
 pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &Theme) {
-    let r = centered(area, 76, FormField::ALL.len() as u16 + 7);
+    let r = centered(area, 76, FormField::ALL.len() as u16 + 8);
     frame.render_widget(Clear, r);
     let block = frame_block("schedule a timer (Enter sends, Esc closes)".into(), theme);
     let inner = block.inner(r);
@@ -188,13 +250,26 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
     }
     lines.push(Line::from(""));
     match &f.estimate {
-        Some(e) => lines.push(Line::styled(
-            format!(
-                " estimate: max cost {} per fire, fires at #{}",
-                e.max_cost, e.fire_height
-            ),
-            theme.get("ok"),
-        )),
+        Some(e) => {
+            lines.push(Line::styled(
+                format!(
+                    " estimate: max cost {} per fire, fires at #{}",
+                    e.max_cost, e.fire_height
+                ),
+                theme.get("ok"),
+            ));
+            // The auction standing `timer_estimate` gives (CIP-1 v3 §3 step 7).
+            if let Some(a) = &e.auction {
+                lines.push(Line::styled(
+                    format!(" auction: {}", auction_line(a)),
+                    if a.would_be_selected {
+                        theme.get("ok")
+                    } else {
+                        theme.get("warn")
+                    },
+                ));
+            }
+        }
         None => lines.push(Line::styled(" estimate: —", theme.get("dim"))),
     }
     if let Some(e) = &f.error {

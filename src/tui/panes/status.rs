@@ -65,12 +65,16 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
     }
     let m = s.mining.label();
     item(4, "mining", m.clone(), m, key);
-    let sched = match s.activation_height {
-        Some(h) => format!("{} (eip1559 at #{h})", s.scheduler),
-        None => s.scheduler.clone(),
+    let sched = match (s.scheduler.as_str(), s.activation_height) {
+        ("eip1559", Some(h)) => format!("eip1559 (since #{h})"),
+        (k, Some(h)) => format!("{k} (eip1559 at #{h})"),
+        (k, None) => k.to_string(),
     };
     item(7, "scheduler", sched, s.scheduler.clone(), key);
-    let lane = s.lane_basefee.map_or("—".into(), |l| l.to_string());
+    // The lane basefee is nanos per cycle: shown in base units (contract decision 1).
+    let lane = s
+        .lane_basefee
+        .map_or("—".into(), crate::tui::model::fmt_nanos);
     item(
         6,
         "basefee",
