@@ -196,33 +196,21 @@ pub fn plan(
         };
         let remove = expired || available < cost;
         if remove {
-            if gc_left < GC_CYCLES_PER_REMOVAL {
-                defer(&mut out, &mut deferrals, queue, &d, DeferReason::GcBudget);
-                carried.push(d);
-                continue;
-            }
-            gc_left -= GC_CYCLES_PER_REMOVAL;
-            out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
-            let t = queue.conclude(d);
-            if expired {
-                out.stats.expired += 1;
-                out.events.push(TimerEvent::TimerExpired {
-                    timer_id: t.timer_id,
-                    actor: t.actor_address,
-                    expires_at: t.expires_at,
-                    current_height: height,
-                });
-            } else {
-                out.stats.unfunded += 1;
-                out.events
-                    .push(TimerEvent::TimerCancelledInsufficientFunds {
-                        timer_id: t.timer_id,
-                        actor: t.actor_address,
-                        fee_payer: t.fee_payer,
-                        required: cost,
-                        available,
-                    });
-            }
+            let removal = Removal {
+                height,
+                expired,
+                required: cost,
+                available,
+            };
+            remove_under_gc(
+                &mut out,
+                &mut deferrals,
+                &mut carried,
+                queue,
+                d,
+                &mut gc_left,
+                removal,
+            );
             continue;
         }
         // A timer larger than the whole lane under this config (governance shrank the lane
@@ -273,6 +261,57 @@ pub(crate) fn record_pending_deferrals(queue: &mut CalendarQueue, height: u64, o
 
 /// Carries a due timer: counts the deferral in its record (Spec note 54) and queues
 /// its `TimerDeferred` for the next block.
+/// A due timer that leaves under the GC lane: `expired` at `height` (CIP-5 §5.4 path 3), or its
+/// fee payer holds `available` < `required` (path 2).
+pub(crate) struct Removal {
+    pub height: u64,
+    pub expired: bool,
+    pub required: u128,
+    pub available: u128,
+}
+
+/// Removes a due timer under the GC budget `gc_left` and records its exit event, or, when the
+/// budget is spent, carries it to the next block as a `GcBudget` deferral ("still expired means
+/// still expired", CIP-5 §8). Shared by every policy: the GC lane is outside the execution lane
+/// and its auction (CIP-1 v3 §9).
+pub(crate) fn remove_under_gc(
+    out: &mut EobPlan,
+    deferrals: &mut Vec<Deferral>,
+    carried: &mut Vec<DueTimer>,
+    queue: &mut CalendarQueue,
+    d: DueTimer,
+    gc_left: &mut u64,
+    r: Removal,
+) {
+    if *gc_left < GC_CYCLES_PER_REMOVAL {
+        defer(out, deferrals, queue, &d, DeferReason::GcBudget);
+        carried.push(d);
+        return;
+    }
+    *gc_left -= GC_CYCLES_PER_REMOVAL;
+    out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
+    let t = queue.conclude(d);
+    if r.expired {
+        out.stats.expired += 1;
+        out.events.push(TimerEvent::TimerExpired {
+            timer_id: t.timer_id,
+            actor: t.actor_address,
+            expires_at: t.expires_at,
+            current_height: r.height,
+        });
+    } else {
+        out.stats.unfunded += 1;
+        out.events
+            .push(TimerEvent::TimerCancelledInsufficientFunds {
+                timer_id: t.timer_id,
+                actor: t.actor_address,
+                fee_payer: t.fee_payer,
+                required: r.required,
+                available: r.available,
+            });
+    }
+}
+
 pub(crate) fn defer(
     out: &mut EobPlan,
     deferrals: &mut Vec<Deferral>,

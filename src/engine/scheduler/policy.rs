@@ -13,8 +13,8 @@ use super::lane::{LaneParams, PRICE_SCALE, next_lane_basefee, p50_tip};
 use super::select::{Candidate, effective_priority, select};
 use crate::engine::config::{GC_CYCLES_PER_REMOVAL, TimerConfig};
 use crate::engine::eob::{
-    self, Deferral, EobPlan, FeeQuote, Fire, Ledger, defer, fire_budget, lane_max_cost,
-    record_pending_deferrals,
+    self, Deferral, EobPlan, FeeQuote, Fire, Ledger, Removal, defer, fire_budget, lane_max_cost,
+    record_pending_deferrals, remove_under_gc,
 };
 use crate::engine::error::TimerError;
 use crate::engine::events::{DeferReason, TimerEvent};
@@ -785,33 +785,21 @@ fn plan_eip1559(queue: &mut CalendarQueue, env: &PlanEnv<'_>, ledger: &mut dyn L
             ledger.balance(&t.fee_payer)
         };
         if expired || available < max_cost {
-            if gc_left < GC_CYCLES_PER_REMOVAL {
-                defer(&mut out, &mut deferrals, queue, &d, DeferReason::GcBudget);
-                carried.push(d);
-                continue;
-            }
-            gc_left -= GC_CYCLES_PER_REMOVAL;
-            out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
-            let t = queue.conclude(d);
-            if expired {
-                out.stats.expired += 1;
-                out.events.push(TimerEvent::TimerExpired {
-                    timer_id: t.timer_id,
-                    actor: t.actor_address,
-                    expires_at: t.expires_at,
-                    current_height: height,
-                });
-            } else {
-                out.stats.unfunded += 1;
-                out.events
-                    .push(TimerEvent::TimerCancelledInsufficientFunds {
-                        timer_id: t.timer_id,
-                        actor: t.actor_address,
-                        fee_payer: t.fee_payer,
-                        required: max_cost,
-                        available,
-                    });
-            }
+            let removal = Removal {
+                height,
+                expired,
+                required: max_cost,
+                available,
+            };
+            remove_under_gc(
+                &mut out,
+                &mut deferrals,
+                &mut carried,
+                queue,
+                d,
+                &mut gc_left,
+                removal,
+            );
             continue;
         }
         let Some(priority) = priority else {
