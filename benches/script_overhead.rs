@@ -3,7 +3,7 @@
 //! the baseline) in the same run. Only the sealing of that block is measured.
 //!
 //! Setup: 10 Rhai actors each schedule 1,000 timers for one height from `deploy()` through
-//! `schedule_timer_ex` with `gas_limit: 1_000` (a no-op script fire uses far less); the genesis
+//! `schedule_timer_ex` with `gas_limit: 2_000` (the 1,000 base cycles of a fire and the no-op handler); the genesis
 //! lane (`lane_timer_cycles`) holds all 10,000 reservations. The baseline is a clone of the same
 //! prepared chain with every actor's code replaced by `ActorCode::none()`.
 //!
@@ -18,8 +18,9 @@ use cowboy_devnet::engine::{Address, SchedulerKind};
 use criterion::{Criterion, criterion_group, criterion_main};
 use fires::{bench_seal, check_all_fired, prepared, timer_script};
 
-/// `gas_limit` of every timer (a no-op script fire uses far less).
-const GAS_LIMIT: u64 = 1_000;
+/// `gas_limit` of every timer: the 1,000 base cycles every fire pays (Spec note 17) and the no-op
+/// handler.
+const GAS_LIMIT: u64 = 2_000;
 
 /// The same chain with every actor's code replaced by no code (a no-op `handle_timer`).
 fn codeless(chain: &Chain) -> Chain {
