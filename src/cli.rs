@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 use cowboy_devnet::engine::SchedulerKind;
 use cowboy_devnet::scenario::MAX_RUN_BLOCKS;
+use cowboy_devnet::scenario::builtin::FIXTURES;
 use std::path::PathBuf;
 
 /// Every expectation held and every step did what it should.
@@ -25,7 +26,19 @@ pub const EXIT_USAGE: u8 = 64;
         With no subcommand, on a terminal: the node on fixtures/demo.toml (mined every second), \
         its JSON-RPC server and the dashboard on the same node. Where stdout is not a terminal \
         it plays the demo headless (as `run demo`).",
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    // The default command's node flags are `serve`'s, but its defaults are not: a fixture
+    // (`demo`) and a block a second (`dashboard::DEFAULT_BLOCK_TIME_MS`).
+    mut_arg("fixture", |a| a.help(fixture_help(
+        "A fixture file or the name of a shipped fixture (default: demo): its accounts and \
+         actors at genesis, its steps played live",
+    ))),
+    mut_arg("no_mining", |a| a.help(
+        "Mine only when asked (a key, or `devnet_mine`); by default a block is sealed every second",
+    )),
+    mut_arg("block_time", |a| a.help(
+        "Seal a block every SECONDS (fractions allowed: 0.5) instead of one a second",
+    )),
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -61,7 +74,8 @@ pub enum Cmd {
     /// Check a fixture (names, scripts, steps, lengths) without running it: the same
     /// validation `run` does before it plays.
     Check {
-        /// A fixture file, or the bare name of a shipped fixture (demo, heartbeat, ...).
+        // A fixture file, or the bare name of a shipped fixture.
+        #[arg(help = fixture_help("A fixture file, or the bare name of a shipped fixture"))]
         fixture: String,
     },
     /// List the shipped fixtures.
@@ -85,8 +99,11 @@ pub struct ServeArgs {
     /// Port to listen on; 0 takes a free port (the real one is printed).
     #[arg(long, short, default_value_t = 8645)]
     pub port: u16,
-    /// A fixture file or the name of a shipped fixture: its accounts and actors at genesis.
-    #[arg(long, value_name = "FILE|NAME")]
+    // A fixture file or the name of a shipped fixture: its accounts and actors at genesis.
+    #[arg(long, value_name = "FILE|NAME", help = fixture_help(
+        "A fixture file or the name of a shipped fixture: its accounts and actors at genesis, \
+         its steps played live as blocks are mined",
+    ))]
     pub fixture: Option<String>,
     /// Mine only when asked (`devnet_mine`); by default every transaction seals a block.
     #[arg(long, conflicts_with = "block_time")]
@@ -140,6 +157,13 @@ pub struct SchedArgs {
     pub activation_height: Option<u64>,
 }
 
+/// `lead`, then the names of the shipped fixtures (`scenario::builtin::FIXTURES`, every
+/// `fixtures/*.toml`): the help lists them all, never a hand-kept subset.
+fn fixture_help(lead: &str) -> String {
+    let names: Vec<&str> = FIXTURES.iter().map(|(n, _)| *n).collect();
+    format!("{lead}. Shipped: {}", names.join(", "))
+}
+
 /// Seconds, fractions allowed, as milliseconds.
 fn parse_block_time(s: &str) -> Result<u64, String> {
     let secs: f64 = s
@@ -150,8 +174,10 @@ fn parse_block_time(s: &str) -> Result<u64, String> {
 
 #[derive(clap::Args)]
 pub struct RunArgs {
-    /// A fixture file (any path: `my.toml`, `./demo`), or the bare name of a shipped fixture
-    /// (demo, heartbeat, storm, outage, drain, governance).
+    // A fixture file (any path), or the bare name of a shipped fixture.
+    #[arg(help = fixture_help(
+        "A fixture file (any path: `my.toml`, `./demo`), or the bare name of a shipped fixture",
+    ))]
     pub fixture: String,
     /// Play until this height (default: the fixture's `blocks`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUN_BLOCKS))]
@@ -185,7 +211,8 @@ pub struct RunArgs {
 
 #[derive(clap::Args)]
 pub struct CompareArgs {
-    /// A fixture file, or the bare name of a shipped fixture.
+    // A fixture file, or the bare name of a shipped fixture.
+    #[arg(help = fixture_help("A fixture file, or the bare name of a shipped fixture"))]
     pub fixture: String,
     /// The schedulers to run the fixture under, comma-separated. `eip1559` is active from
     /// genesis unless the fixture sets `[chain] activation_height`.

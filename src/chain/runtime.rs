@@ -8,7 +8,7 @@ use crate::engine::{
 use serde::{Deserialize, Serialize};
 
 /// Host-call prices in cycles. CIP-5 §6.1 fixes the timer calls; the rest are this devnet's
-/// (CIP-3's full table is not in our specs) and are documented in the README.
+/// (CIP-3's full table is not in our specs) and are documented in docs/ACTORS.md.
 pub mod cost {
     pub use crate::engine::config::{
         CANCEL_TIMER_CYCLES, EXTEND_TIMER_CYCLES, SET_TIMER_BASE_CYCLES,

@@ -2,7 +2,7 @@
 //!
 //! JSON-RPC 2.0 keeps -32700..-32600 for itself and jsonrpsee uses -32000 and -32005..-32011;
 //! a rejection by the devnet gets a code of its own in -32050..-32099, one per error kind, with
-//! `data.reason` the spec's error name. The table is the README's.
+//! `data.reason` the spec's error name. The table is in docs/API.md ("Errors").
 
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::json;

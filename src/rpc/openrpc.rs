@@ -314,7 +314,7 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "gov_cancelTimer",
-        "System instruction 48 from a system deployer (CIP-5 §5.4).",
+        "System instruction 48 (SYS_CANCEL_TIMER) from a system deployer (CIP-5 §5.4).",
         &[p(
             "cancel",
             r#"{"type":"object","required":["from","timer_id"],"properties":{"from":"@Address","timer_id":"@TimerId"}}"#,
@@ -324,7 +324,7 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "gov_extendTimer",
-        "System instruction 49 from a system deployer.",
+        "System instruction 50 (SYS_EXTEND_TIMER) from a system deployer.",
         &[p(
             "extend",
             r#"{"type":"object","required":["from","timer_id","new_expires_at"],"properties":{"from":"@Address","timer_id":"@TimerId","new_expires_at":"@Height"}}"#,
@@ -334,7 +334,7 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "gov_updateTimerConfig",
-        "System instruction 50 from a system deployer: the named fields of the TimerConfig change.",
+        "System instruction 49 (SYS_UPDATE_TIMER_CONFIG) from a system deployer: the named fields of the TimerConfig change.",
         &[p(
             "update",
             r#"{"type":"object","required":["from","config"],"properties":{"from":"@Address","config":{"type":"object"}}}"#,

@@ -1,5 +1,5 @@
 //! The fixture format (TOML): chain settings, accounts, actors, steps at heights, and
-//! expectations. See the README's "Fixture format" for a full example.
+//! expectations. See docs/FIXTURES.md ("The format") for a full example.
 
 use crate::chain::BasefeeConfig;
 use crate::engine::{Address, QueueConfig, SchedulerKind, TimerConfig};

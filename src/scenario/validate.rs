@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 /// What the implicit `governance` account holds at genesis when the fixture does not define
-/// it: enough for its `gov_*` instructions to pay their fees (devnet choice, README Spec note).
+/// it: enough for its `gov_*` instructions to pay their fees (devnet choice, Spec note 23).
 pub const DEFAULT_GOVERNANCE_BALANCE: u128 = 1_000_000_000;
 
 /// The state of a check in progress.

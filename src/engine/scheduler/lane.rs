@@ -42,8 +42,9 @@ impl Default for LaneParams {
 /// and lane use.
 ///
 /// `used` is the lane budget **reserved** by the block's selected timers (the sum of their
-/// `gas_limit_per_fire`), the same quantity the lane is gated on in §3 step 7 (README Spec
-/// notes, open point 3), capped at `capacity`; `target = capacity × target_bps / 10,000`.
+/// `gas_limit_per_fire`), the same quantity the lane is gated on in §3 step 7 (Spec notes 3
+/// and 45 in docs/SPEC_NOTES.md, open point 3), capped at `capacity`;
+/// `target = capacity × target_bps / 10,000`.
 ///
 /// Rounding (CIP-1 v3 §5, open point 12):
 ///
