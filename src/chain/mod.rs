@@ -634,10 +634,12 @@ impl Chain {
             self.engine.queue(),
             &self.timer_config,
             self.lane_basefee(),
-            actor,
-            height,
-            budget,
-            fees,
+            &engine::scheduler::policy::EstimateTimer {
+                actor: *actor,
+                height,
+                budget,
+                fees,
+            },
         )
     }
 

@@ -2,7 +2,14 @@
 //!
 //! Timers ([`timer`]), their validation ([`validate_schedule`], [`validate_extend`]), the
 //! three-tier calendar queue ([`queue`]), end-of-block classification and settlement ([`eob`])
-//! and the events they produce ([`events`]).
+//! and the events they produce ([`events`]); the scheduler policies ([`scheduler`]); and the
+//! vocabulary those share ([`shared`]: deferrals, fee arguments and caps, tiers, GBA bids and
+//! context, the scheduler kind, schedule requests), which imports none of them.
+//!
+//! Imports point one way, inner to outer (checked by `tests/layering.rs`): `types` ->
+//! `error`, `config`, `events`, `merkle` -> `shared` -> `timer` -> `scheduler::{lane, select,
+//! fairness}` -> `queue` -> `scheduler::cip1` -> `eob` -> `scheduler::pricing` ->
+//! `scheduler::policy` -> this module (the [`Engine`] facade and the re-exports).
 
 pub mod config;
 pub mod eob;
@@ -11,6 +18,7 @@ pub mod events;
 pub mod merkle;
 pub mod queue;
 pub mod scheduler;
+pub mod shared;
 pub mod timer;
 pub mod types;
 
@@ -20,65 +28,15 @@ pub use error::{ErrorKind, Failure, RestoreError, TimerError};
 pub use events::{DeferReason, EventKind, TimerEvent, TimerStatus};
 pub use queue::{CalendarQueue, Tier, TierCounts};
 pub use scheduler::policy::{
-    AuctionEstimate, Cip1Config, Cip1State, FeeArgs, GbaBid, GbaContext, LaneStats, Policy,
-    PriorityTier, TierMultipliers,
+    AuctionEstimate, Cip1Config, Cip1State, LaneStats, Policy, TierMultipliers,
+};
+pub use shared::{
+    Deferral, FeeArgs, FeeCaps, GbaBid, GbaContext, PriorityTier, ScheduleArgs, SchedulerKind,
 };
 pub use timer::{Handler, Timer};
 pub use types::{Address, H256, TimerId};
 
 use config::{MAX_PAYLOAD_BYTES, MAX_TIMER_ID_BYTES};
-use serde::{Deserialize, Serialize};
-use types::{HashEncode, HashEncoder};
-
-/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket, or `eip1559`,
-/// CIP-1 v3's timer-lane auction (§3 steps 4–10). Serde and the CLI spell them "fifo" and
-/// "eip1559".
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SchedulerKind {
-    #[default]
-    Fifo,
-    Eip1559,
-}
-
-impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 2] = [SchedulerKind::Fifo, SchedulerKind::Eip1559];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SchedulerKind::Fifo => "fifo",
-            SchedulerKind::Eip1559 => "eip1559",
-        }
-    }
-}
-
-impl std::fmt::Display for SchedulerKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-impl std::str::FromStr for SchedulerKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SchedulerKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("`{s}` is not a scheduler (expected fifo or eip1559)"))
-    }
-}
-
-impl Serialize for SchedulerKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for SchedulerKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
 
 /// The timer engine's state: the calendar queue and the scheduler in force.
 ///
@@ -317,72 +275,6 @@ impl Engine {
     pub fn commit(&mut self) -> ([u8; 32], [u8; 32]) {
         self.roots = self.queue.commit();
         self.roots
-    }
-}
-
-/// The arguments of `schedule_timer` / `schedule_timer_ex` (CIP-5 §4.1, CIP-1 v3 §6). `None`
-/// means the protocol default.
-///
-/// The CIP-1 v3 §6 fee parameters are prices in nanos per cycle (Spec note 44:
-/// `PRICE_SCALE` nanos = one base unit). Omitted, the timer is priced at fire time by its
-/// actor's custom GBA, if it has one, else by the default GBA (§7.1, §13.2 "caller
-/// migration"). `priority_tier` (§7.3) sets the tip as a multiple of the fire-time p50 tip and
-/// excludes an explicit `max_priority_fee_per_cycle`. `bid` is the withdrawn legacy argument
-/// (§6, §13.2): accepted and ignored during the deprecation window, then `TimerArgDeprecated`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ScheduleArgs {
-    pub height: u64,
-    #[serde(default)]
-    pub payload: Vec<u8>,
-    #[serde(default)]
-    pub fee_payer: Option<Address>,
-    #[serde(default)]
-    pub gas_limit: Option<u64>,
-    #[serde(default)]
-    pub expires_at: Option<u64>,
-    #[serde(
-        default,
-        with = "types::opt_u128_str",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub max_fee_per_cycle: Option<u128>,
-    #[serde(
-        default,
-        with = "types::opt_u128_str",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub max_priority_fee_per_cycle: Option<u128>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub priority_tier: Option<PriorityTier>,
-    #[serde(
-        default,
-        with = "types::opt_u128_str",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub bid: Option<u128>,
-}
-
-impl ScheduleArgs {
-    /// Whether any CIP-1 v3 fee parameter (other than `bid`) was given.
-    pub fn has_fee_params(&self) -> bool {
-        self.max_fee_per_cycle.is_some()
-            || self.max_priority_fee_per_cycle.is_some()
-            || self.priority_tier.is_some()
-    }
-}
-
-impl HashEncode for ScheduleArgs {
-    /// Every field in declaration order (the payload as a byte string).
-    fn hash_encode(&self, e: &mut HashEncoder) {
-        e.u64(self.height);
-        e.bytes(&self.payload);
-        self.fee_payer.hash_encode(e);
-        self.gas_limit.hash_encode(e);
-        self.expires_at.hash_encode(e);
-        self.max_fee_per_cycle.hash_encode(e);
-        self.max_priority_fee_per_cycle.hash_encode(e);
-        self.priority_tier.hash_encode(e);
-        self.bid.hash_encode(e);
     }
 }
 

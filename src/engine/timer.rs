@@ -2,10 +2,12 @@
 
 use super::config::{DEFAULT_HANDLER, MAX_HANDLER_BYTES};
 use super::events::DeferReason;
-use super::scheduler::policy::PriorityTier;
 use super::types::{Address, TimerId, keccak_parts};
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
+
+/// The CIP-1 v3 per-timer extension lives with the vocabulary the engine's modules share.
+pub use super::shared::FeeCaps;
 
 /// A pending one-shot timer.
 ///
@@ -32,50 +34,6 @@ pub struct Timer {
     pub payload: Box<[u8]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fee_caps: Option<Box<FeeCaps>>,
-}
-
-/// The CIP-1 v3 per-timer extension, boxed so that a timer without one stays small: the §6 fee
-/// parameters given at schedule (nanos per cycle; `None` = priced at fire time by a GBA, §7),
-/// the §7.3 tier, and the carry record (Spec note 54: how many blocks the timer has
-/// been carried and why, last).
-///
-/// The state root commits the fee parameters through the timer's leaf (only when one is set,
-/// so a CIP-5 timer's leaf is unchanged) and the carry record through the pending deferrals
-/// (see `Engine::cip1_root_part`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FeeCaps {
-    #[serde(
-        default,
-        with = "super::types::opt_u128_str",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub max_fee_per_cycle: Option<u128>,
-    #[serde(
-        default,
-        with = "super::types::opt_u128_str",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub max_priority_fee_per_cycle: Option<u128>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub priority_tier: Option<PriorityTier>,
-    /// Blocks carried so far (0: never deferred).
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub carried: u32,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub last_defer: Option<DeferReason>,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
-
-impl FeeCaps {
-    /// Whether a fee parameter is set (the leaf then commits the extension).
-    pub fn has_fees(&self) -> bool {
-        self.max_fee_per_cycle.is_some()
-            || self.max_priority_fee_per_cycle.is_some()
-            || self.priority_tier.is_some()
-    }
 }
 
 /// The handler a timer invokes: the default `handle_timer`, or one named through the

@@ -2,12 +2,15 @@
 //! the per-actor fairness weight W ([`fairness`]) and the sort and greedy fill of the lane
 //! ([`select`]). Pure and deterministic: integers only, ordered maps, no clocks.
 //!
-//! [`policy`]: the scheduler policies (`fifo`, `eip1559`) behind one interface, and the CIP-1 v3
-//! integration (configuration, state, GBAs, schedule-time validation, lane statistics).
+//! The CIP-1 v3 integration: its configuration, state and lane statistics ([`cip1`]), fee
+//! resolution, GBA defaults and the auction estimate ([`pricing`]), and [`policy`]: the
+//! scheduler policies (`fifo`, `eip1559`) behind one interface, with the schedule-time checks.
 
+pub mod cip1;
 pub mod fairness;
 pub mod lane;
 pub mod policy;
+pub mod pricing;
 pub mod select;
 
 pub use fairness::{Fairness, FairnessRow, W_MAX_BPS, W_ONE_BPS};

@@ -1,0 +1,75 @@
+//! Read-only views of the queue for front ends and reports: a ring bucket in firing order,
+//! the epoch and overflow populations, every pending timer, and the memory estimate.
+
+use super::slab::PageUse;
+use super::{CalendarQueue, Change, Handle, Slot};
+use crate::engine::timer::Timer;
+
+impl CalendarQueue {
+    /// The live timers of one height's ring bucket, in firing order (empty for heights outside
+    /// the ring).
+    pub fn bucket(&self, height: u64) -> Vec<&Timer> {
+        if height < self.next_height || height >= self.ring_horizon {
+            return Vec::new();
+        }
+        self.ring[self.ring_pos(height)]
+            .iter()
+            .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
+            .filter_map(|h| self.slots[h.slot as usize].timer.as_ref())
+            .collect()
+    }
+
+    /// Live timers per epoch-queue bucket, as `(first height of the epoch, count)`.
+    pub fn epoch_buckets(&self) -> Vec<(u64, usize)> {
+        let eb = self.cfg.epoch_blocks;
+        let first = self.next_height / eb + 1;
+        (first..first + self.cfg.epoch_slots)
+            .map(|e| (e * eb, self.epoch_live[self.epoch_pos(e * eb)]))
+            .filter(|(h, _)| *h < self.epoch_horizon)
+            .collect()
+    }
+
+    /// Overflow-set population per epoch, as `(first height of the epoch, count)`.
+    pub fn overflow_epochs(&self) -> Vec<(u64, usize)> {
+        self.overflow_per_epoch
+            .iter()
+            .map(|(e, c)| (e * self.cfg.epoch_blocks, *c))
+            .collect()
+    }
+
+    /// Every pending timer in firing order: by (due height, original height, seq).
+    pub fn pending(&self) -> Vec<&Timer> {
+        let mut v: Vec<&Timer> = self.slots.iter().filter_map(|s| s.timer.as_ref()).collect();
+        let next = self.next_height;
+        v.sort_by_key(|t| (t.height.max(next), t.height, t.seq));
+        v
+    }
+
+    /// Rough heap bytes held per pending timer, payload excluded (for the memory report).
+    pub fn approx_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let slots = self.slots.len() * size_of::<Slot>()
+            + self.slots.pages.capacity() * size_of::<Box<[Slot]>>()
+            + self.slots.uses.capacity() * size_of::<PageUse>();
+        let index = self.index.capacity() * (size_of::<u32>() + 1);
+        let ring: usize = self
+            .ring
+            .iter()
+            .chain(self.epochs.iter())
+            .map(|b| b.capacity() * size_of::<Handle>())
+            .sum();
+        let overflow = self.overflow.len() * (size_of::<(u64, u64)>() + size_of::<u32>() + 8);
+        let commit = self.timers_commit.approx_bytes()
+            + self.overflow_commit.approx_bytes()
+            + self.changes.capacity() * size_of::<Change>();
+        slots
+            + index
+            + ring
+            + overflow
+            + commit
+            + self.free.capacity() * 4
+            + self.free_pages.capacity() * 4
+            + self.ring_page.capacity() * 4
+            + self.retired.capacity() * size_of::<(u64, u32)>()
+    }
+}

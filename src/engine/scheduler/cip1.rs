@@ -1,0 +1,363 @@
+//! CIP-1 v3's configuration and state as the engine keeps them: the tier multipliers (§7.3),
+//! the parameters ([`Cip1Config`]), the state between blocks ([`Cip1State`]: activation, lane
+//! basefee, p50 tip, fairness window) and its update after each block ([`BlockOutcome`],
+//! [`Cip1State::end_block`]), and one block's lane statistics ([`LaneStats`]).
+
+use super::fairness::Fairness;
+use super::lane::{LaneParams, PRICE_SCALE, next_lane_basefee, p50_tip};
+use crate::engine::error::TimerError;
+use crate::engine::events::DeferReason;
+use crate::engine::shared::{Deferral, PriorityTier, SchedulerKind};
+use crate::engine::types::{Address, HashEncode, HashEncoder, u128_str};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One in basis points.
+const BPS: u128 = 10_000;
+
+// ---- priority tiers (§7.3) ---------------------------------------------------------------------
+
+/// CIP-1 v3 §7.3: the tier multipliers in basis points of 1 (0.8, 1.0, 1.5, 2.5 as 8,000,
+/// 10,000, 15,000, 25,000: fixed point, no floats), stored with the CIP-1 config and
+/// governance-tunable like it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TierMultipliers {
+    pub economy: u32,
+    pub standard: u32,
+    pub fast: u32,
+    pub urgent: u32,
+}
+
+impl Default for TierMultipliers {
+    fn default() -> Self {
+        TierMultipliers {
+            economy: 8_000,
+            standard: 10_000,
+            fast: 15_000,
+            urgent: 25_000,
+        }
+    }
+}
+
+impl TierMultipliers {
+    pub fn bps(&self, t: PriorityTier) -> u32 {
+        match t {
+            PriorityTier::Economy => self.economy,
+            PriorityTier::Standard => self.standard,
+            PriorityTier::Fast => self.fast,
+            PriorityTier::Urgent => self.urgent,
+        }
+    }
+
+    /// `p50 × multiplier / 10,000`, floored (§7.3 "1.5 × p50_priority_tip").
+    pub fn apply(&self, t: PriorityTier, p50: u128) -> u128 {
+        p50.saturating_mul(self.bps(t) as u128) / BPS
+    }
+}
+
+// ---- configuration -----------------------------------------------------------------------------
+
+/// The CIP-1 v3 parameters (`[cip1]` in a fixture, `Genesis::cip1`), governance-tunable.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Cip1Config {
+    /// §5: target 50 %, step ±12.5 %, floor (Spec note 45).
+    pub lane: LaneParams,
+    /// §8 `FAIRNESS_WINDOW_BLOCKS` (1,000).
+    pub fairness_window_blocks: u64,
+    /// §10 `MAX_CYCLES_PER_FIRE_AUCTION_PHASE` (250,000).
+    pub max_cycles_per_fire_auction: u64,
+    /// §7.3.
+    pub tier_multipliers: TierMultipliers,
+    /// §7.2: the cycle budget of one custom GBA call (Spec note 53; 50,000).
+    pub gba_cycles: u64,
+    /// Contract decision 9 (open point 11): from this height on, a `bid` is rejected
+    /// `TimerArgDeprecated`; `None` = the activation height (§13.2 "post-activation: rejected").
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bid_deprecation_end: Option<u64>,
+}
+
+impl Default for Cip1Config {
+    fn default() -> Self {
+        Cip1Config {
+            lane: LaneParams::default(),
+            fairness_window_blocks: super::fairness::FAIRNESS_WINDOW_BLOCKS,
+            max_cycles_per_fire_auction: 250_000,
+            tier_multipliers: TierMultipliers::default(),
+            gba_cycles: 50_000,
+            bid_deprecation_end: None,
+        }
+    }
+}
+
+impl Cip1Config {
+    /// Rejects parameters under which the lane could not work.
+    pub fn validate(&self) -> Result<(), TimerError> {
+        let bad = |m: &str| Err(TimerError::InvalidInput(format!("cip1: {m}")));
+        if self.lane.target_bps == 0 || self.lane.target_bps > 10_000 {
+            return bad("lane.target_bps must be in 1..=10000");
+        }
+        if self.lane.max_step_bps == 0 || self.lane.max_step_bps > 10_000 {
+            return bad("lane.max_step_bps must be in 1..=10000");
+        }
+        if self.lane.min_basefee_nanos == 0 {
+            return bad("lane.min_basefee_nanos must be at least 1 (a basefee of 0 never rises)");
+        }
+        if self.fairness_window_blocks == 0 {
+            return bad("fairness_window_blocks must be at least 1");
+        }
+        if self.max_cycles_per_fire_auction == 0 {
+            return bad("max_cycles_per_fire_auction must be at least 1");
+        }
+        if self.gba_cycles == 0 || self.gba_cycles > 10_000_000 {
+            return bad("gba_cycles must be in 1..=10000000");
+        }
+        Ok(())
+    }
+}
+
+impl HashEncode for Cip1Config {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u32(self.lane.target_bps);
+        e.u32(self.lane.max_step_bps);
+        e.u128(self.lane.min_basefee_nanos);
+        e.u64(self.fairness_window_blocks);
+        e.u64(self.max_cycles_per_fire_auction);
+        let t = &self.tier_multipliers;
+        for m in [t.economy, t.standard, t.fast, t.urgent] {
+            e.u32(m);
+        }
+        e.u64(self.gba_cycles);
+        self.bid_deprecation_end.hash_encode(e);
+    }
+}
+
+// ---- state -------------------------------------------------------------------------------------
+
+/// The CIP-1 v3 state of the engine (dumped, and in the state root once the chain has any
+/// CIP-1 setting: see `Engine::cip1_root_part`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Cip1State {
+    pub config: Cip1Config,
+    /// The first height planned by `eip1559` (Spec note 49); `None`: never.
+    pub activation_height: Option<u64>,
+    /// The lane basefee in force for the next block, nanos per cycle (§5); `None` before
+    /// activation, when it equals the cycle basefee (§13.2 table).
+    #[serde(with = "crate::engine::types::opt_u128_str")]
+    pub lane_basefee: Option<u128>,
+    /// The last block's p50 fired-timer tip, nanos per cycle (§7.1; 0 on a cold start).
+    #[serde(with = "u128_str")]
+    pub p50_tip: u128,
+    /// Cycles the last block used, transactions and timers (§7.2 `last_block_cycle_usage`),
+    /// tracked once an activation height is set.
+    pub last_block_cycles: u64,
+    /// The §8 window.
+    pub fairness: Fairness,
+}
+
+impl Cip1State {
+    pub fn new(config: Cip1Config, activation_height: Option<u64>) -> Self {
+        Cip1State {
+            fairness: Fairness::new(config.fairness_window_blocks),
+            config,
+            activation_height,
+            ..Default::default()
+        }
+    }
+
+    /// The scheduler that plans the block at `height` (Spec note 49).
+    pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
+        match self.activation_height {
+            Some(a) if height >= a => SchedulerKind::Eip1559,
+            _ => SchedulerKind::Fifo,
+        }
+    }
+
+    /// How many idle heights from `first` on, at most `max`, leave this state as it is (the
+    /// long jump over quiet heights, `Chain::jump_quiet`): `None` when an idle block at `first`
+    /// would change it (it is the activation block, or the lane basefee is above its floor, the
+    /// last p50 tip or the last block's cycles are not 0, or the fairness window is not empty);
+    /// else `max`, cut below the activation height, whose block starts the lane.
+    pub fn rest_heights(&self, first: u64, lane_capacity: u64, max: u64) -> Option<u64> {
+        if self.activation_height.is_some() && self.last_block_cycles != 0 {
+            return None;
+        }
+        match self.scheduler_at(first) {
+            SchedulerKind::Eip1559 => {
+                let basefee = self.lane_basefee?;
+                let still = self.p50_tip == 0
+                    && self.fairness.is_idle()
+                    && next_lane_basefee(basefee, 0, lane_capacity, &self.config.lane) == basefee;
+                still.then_some(max)
+            }
+            SchedulerKind::Fifo => Some(match self.activation_height {
+                Some(a) if a > first => max.min(a - first),
+                _ => max,
+            }),
+        }
+    }
+
+    /// The lane basefee in force for the next block, nanos per cycle: before activation the
+    /// cycle basefee (§13.2 "equal to global cycle basefee").
+    pub fn lane_basefee(&self, cycle_basefee: u128) -> u128 {
+        self.lane_basefee
+            .unwrap_or_else(|| cycle_basefee.saturating_mul(PRICE_SCALE))
+    }
+
+    /// Whether the state root commits this state: once any CIP-1 setting exists. A chain that
+    /// never activates, with the default config, keeps CIP-5's root exactly.
+    pub fn committed(&self) -> bool {
+        self.activation_height.is_some() || self.config != Cip1Config::default()
+    }
+
+    /// The height from which `bid` is rejected (Spec note 52).
+    pub fn bid_deprecation_end(&self) -> Option<u64> {
+        self.config.bid_deprecation_end.or(self.activation_height)
+    }
+
+    /// The state's bytes for the state root, with the carry record of the pending deferrals.
+    pub fn root_bytes(&self, deferrals: &[Deferral]) -> Vec<u8> {
+        let mut e = HashEncoder::new(b"cowboy-devnet/cip1/1");
+        self.config.hash_encode(&mut e);
+        self.activation_height.hash_encode(&mut e);
+        self.lane_basefee.hash_encode(&mut e);
+        e.u128(self.p50_tip);
+        e.u64(self.last_block_cycles);
+        HashEncode::hash_encode(&self.fairness, &mut e);
+        e.length(deferrals.len());
+        for d in deferrals {
+            d.timer_id.hash_encode(&mut e);
+            e.u32(d.carried);
+        }
+        e.finish().to_vec()
+    }
+}
+
+// ---- lane statistics ---------------------------------------------------------------------------
+
+/// One block's timer lane, for reports, the RPC and the dashboard. Filled under FIFO too
+/// (basefee = cycle basefee × SCALE, no tips); quiet heights synthesize it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LaneStats {
+    pub scheduler: SchedulerKind,
+    /// The lane basefee in force for this block, nanos per cycle.
+    #[serde(with = "u128_str")]
+    pub basefee: u128,
+    /// `LANE_TIMER_CYCLES`.
+    pub capacity: u64,
+    /// Lane cycles reserved by the selected timers' budgets (what the basefee follows).
+    pub reserved: u64,
+    /// Lane cycles the fired handlers used.
+    pub used: u64,
+    pub gc_cycles: u64,
+    /// Timers selected (pre-charged) to fire.
+    pub selected: u64,
+    pub deferred: u64,
+    /// Of `deferred`, those that did not fit the room left (`lane` and `outbid`).
+    pub lane_deferred: u64,
+    /// The p50 tip of this block's fired timers, nanos per cycle (the next block's default).
+    #[serde(with = "u128_str")]
+    pub p50_tip: u128,
+    /// Tips paid to the proposer (base units).
+    #[serde(with = "u128_str")]
+    pub tips: u128,
+    /// Burned by the fires (base units), the lane basefee part included.
+    #[serde(with = "u128_str")]
+    pub burned: u128,
+    /// The lane basefee part of `burned` (§5 "tracked apart").
+    #[serde(with = "u128_str")]
+    pub lane_burned: u128,
+}
+
+impl LaneStats {
+    /// `reserved / capacity` in basis points (the §5 utilisation).
+    pub fn utilisation_bps(&self) -> u32 {
+        if self.capacity == 0 {
+            return 0;
+        }
+        ((self.reserved.min(self.capacity) as u128 * BPS) / self.capacity as u128) as u32
+    }
+
+    /// Whether the lane was full: a timer did not fit the room left (`lane` or `outbid`), or
+    /// the reservations took the whole capacity.
+    pub fn full(&self) -> bool {
+        self.lane_deferred > 0 || (self.capacity > 0 && self.reserved >= self.capacity)
+    }
+}
+
+/// What a block did in the lane, for the CIP-1 v3 state update after its execution.
+#[derive(Clone, Debug, Default)]
+pub struct BlockOutcome {
+    /// The tip per cycle (nanos) of every timer that fired.
+    pub tips: Vec<u128>,
+    /// Fires per actor (§3 step 10).
+    pub fires: BTreeMap<Address, u32>,
+    /// Execution-lane deferrals per actor (not the GC lane's).
+    pub deferrals: BTreeMap<Address, u32>,
+    /// Lane cycles reserved (Spec note 45: what the basefee follows).
+    pub reserved: u64,
+    /// Every cycle the block used: transactions and fires (§7.2 `last_block_cycle_usage`).
+    pub cycles: u64,
+}
+
+impl BlockOutcome {
+    /// Counts a plan's deferrals per actor (the execution lane's reasons).
+    pub fn count_deferrals(&mut self, deferrals: &[Deferral]) {
+        for d in deferrals {
+            if d.reason != DeferReason::GcBudget {
+                *self.deferrals.entry(d.actor).or_insert(0) += 1;
+            }
+        }
+    }
+}
+
+impl Cip1State {
+    /// The state update after block `height` ran (§3 steps 5 and 10, §7.1): the p50 tip, the
+    /// fairness window, the next lane basefee and the cycle usage. Returns the block's p50 and
+    /// whether anything changed (a height that changes nothing may be sealed quiet).
+    pub fn end_block(
+        &mut self,
+        height: u64,
+        lane_capacity: u64,
+        outcome: &mut BlockOutcome,
+    ) -> (u128, bool) {
+        let before = (self.lane_basefee, self.p50_tip, self.last_block_cycles);
+        let mut p50 = 0;
+        if self.activation_height.is_some() {
+            self.last_block_cycles = outcome.cycles;
+        }
+        if self.scheduler_at(height) == SchedulerKind::Eip1559 {
+            p50 = p50_tip(&mut outcome.tips);
+            self.p50_tip = p50;
+            let idle = outcome.fires.is_empty() && outcome.deferrals.is_empty();
+            let was_idle = self.fairness.is_idle();
+            if idle {
+                self.fairness.skip_to(height);
+            } else {
+                self.fairness
+                    .record_block(height, &outcome.fires, &outcome.deferrals);
+            }
+            let basefee = self.lane_basefee.unwrap_or(0);
+            self.lane_basefee = Some(next_lane_basefee(
+                basefee,
+                outcome.reserved,
+                lane_capacity,
+                &self.config.lane,
+            ));
+            // An empty window stays empty over an idle block; anything else may have changed
+            // (Spec note, quiet heights: under eip1559 a height is quiet only with the window
+            // empty and the lane basefee at its floor, so that nothing moves).
+            let fair_changed = !(idle && was_idle);
+            let changed =
+                fair_changed || before != (self.lane_basefee, self.p50_tip, self.last_block_cycles);
+            return (p50, changed);
+        }
+        (
+            p50,
+            before != (self.lane_basefee, self.p50_tip, self.last_block_cycles),
+        )
+    }
+}

@@ -1,0 +1,243 @@
+//! The scheduler policies: the one small interface the engine plans a block through
+//! ([`Policy`]), what its hooks see ([`ScheduleEnv`], [`PlanEnv`]), the schedule-time checks
+//! (§6, contract decisions 7 and 9) and the two policies, `fifo` and `eip1559`.
+//!
+//! A policy is a unit value behind `&'static dyn Policy` ([`policy`]): `fifo` (CIP-5 §5.1, the
+//! FIFO plan of [`crate::engine::eob::plan`], unchanged) and `eip1559` (CIP-1 v3 §3 steps 4–10,
+//! in the private `eip1559` file). An earlier design (`../shared/spec/`) joins as one more
+//! implementation of [`Policy`] and one more [`SchedulerKind`]; nothing else in the engine or
+//! the chain names a policy.
+//!
+//! The CIP-1 v3 configuration and state ([`super::cip1`]) and the pricing and estimate
+//! ([`super::pricing`]) are re-exported here, where they were before the split.
+
+mod eip1559;
+
+pub use super::cip1::{BlockOutcome, Cip1Config, Cip1State, LaneStats, TierMultipliers};
+pub use super::pricing::{
+    AuctionEstimate, EstimateTimer, default_gba, estimate, priority_per_cycle,
+};
+
+use crate::engine::config::TimerConfig;
+use crate::engine::eob::{self, EobPlan, FeeQuote, Ledger};
+use crate::engine::error::TimerError;
+use crate::engine::queue::CalendarQueue;
+use crate::engine::shared::{FeeCaps, ScheduleArgs, SchedulerKind};
+
+// ---- the policy interface ----------------------------------------------------------------------
+
+/// What a schedule-time hook sees.
+#[derive(Clone, Copy, Debug)]
+pub struct ScheduleEnv<'a> {
+    /// The height of the block whose transaction schedules.
+    pub height: u64,
+    pub cfg: &'a TimerConfig,
+    pub cip1: &'a Cip1State,
+    /// The lane basefee in force for this block, nanos per cycle.
+    pub lane_basefee: u128,
+}
+
+/// What a schedule-time hook decided beyond the CIP-5 checks.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ScheduleFees {
+    /// The CIP-1 v3 extension to store on the timer, if any fee parameter was given.
+    pub caps: Option<FeeCaps>,
+    /// `(stated, clamped)` when the tip was clamped (§6 `TimerPriorityClampedAtSchedule`).
+    pub clamped: Option<(u128, u128)>,
+}
+
+/// What the per-block plan step sees.
+pub struct PlanEnv<'a> {
+    pub height: u64,
+    pub cfg: &'a TimerConfig,
+    pub quote: &'a FeeQuote,
+    pub cip1: &'a Cip1State,
+    /// The lane basefee in force for this block, nanos per cycle.
+    pub lane_basefee: u128,
+}
+
+/// A scheduler policy: the schedule-time hooks and the per-block plan step.
+pub trait Policy: Sync {
+    fn kind(&self) -> SchedulerKind;
+
+    /// Fills the policy's defaults into a schedule request and rejects what the policy forbids,
+    /// before the CIP-5 §4.2 checks (which are every policy's).
+    fn prepare_schedule(
+        &self,
+        env: &ScheduleEnv<'_>,
+        args: &mut ScheduleArgs,
+    ) -> Result<(), TimerError>;
+
+    /// Validates the fee parameters of a request that passed the CIP-5 checks.
+    fn check_fees(
+        &self,
+        env: &ScheduleEnv<'_>,
+        args: &ScheduleArgs,
+    ) -> Result<ScheduleFees, TimerError>;
+
+    /// Classifies the timers due at `env.height`, selects and pre-charges the fires.
+    fn plan(
+        &self,
+        queue: &mut CalendarQueue,
+        env: &PlanEnv<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan;
+}
+
+/// The policy of a kind.
+pub fn policy(kind: SchedulerKind) -> &'static dyn Policy {
+    match kind {
+        SchedulerKind::Fifo => &Fifo,
+        SchedulerKind::Eip1559 => &Eip1559,
+    }
+}
+
+/// Contract decision 9 (open point 11), every policy: `bid` is accepted and ignored before
+/// `bid_deprecation_end` (by default the activation height), rejected `TimerArgDeprecated` at
+/// and after it; with no activation and no configured end, always accepted and ignored.
+fn check_bid(env: &ScheduleEnv<'_>, args: &ScheduleArgs) -> Result<(), TimerError> {
+    if args.bid.is_none() {
+        return Ok(());
+    }
+    match env.cip1.bid_deprecation_end() {
+        Some(end) if env.height >= end => Err(TimerError::ArgDeprecated(format!(
+            "`bid` was withdrawn by CIP-1 v3 (§6); its deprecation window ended at height {end}: use max_fee_per_cycle / max_priority_fee_per_cycle"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// Checks the tip arguments' shape (both a tip and a tier is ambiguous).
+fn check_tip_args(args: &ScheduleArgs) -> Result<(), TimerError> {
+    if args.max_priority_fee_per_cycle.is_some() && args.priority_tier.is_some() {
+        return Err(TimerError::InvalidInput(
+            "give max_priority_fee_per_cycle or priority_tier, not both (§7.3: the tier sets the tip)".into(),
+        ));
+    }
+    Ok(())
+}
+
+fn caps_of(args: &ScheduleArgs) -> Option<FeeCaps> {
+    args.has_fee_params().then(|| FeeCaps {
+        max_fee_per_cycle: args.max_fee_per_cycle,
+        max_priority_fee_per_cycle: args.max_priority_fee_per_cycle,
+        priority_tier: args.priority_tier,
+        ..Default::default()
+    })
+}
+
+/// CIP-5's FIFO (the default before activation).
+pub struct Fifo;
+
+impl Policy for Fifo {
+    fn kind(&self) -> SchedulerKind {
+        SchedulerKind::Fifo
+    }
+
+    fn prepare_schedule(
+        &self,
+        env: &ScheduleEnv<'_>,
+        args: &mut ScheduleArgs,
+    ) -> Result<(), TimerError> {
+        check_bid(env, args)
+    }
+
+    /// Spec note (CIP-1 v3 §13.2): before activation the fee parameters are stored as given,
+    /// for the auction after activation, and not checked against a lane price (FIFO has none;
+    /// the fire-time rules, Spec note 54 and the §3 step 6 `min`, apply to them then).
+    fn check_fees(
+        &self,
+        _: &ScheduleEnv<'_>,
+        args: &ScheduleArgs,
+    ) -> Result<ScheduleFees, TimerError> {
+        check_tip_args(args)?;
+        Ok(ScheduleFees {
+            caps: caps_of(args),
+            clamped: None,
+        })
+    }
+
+    fn plan(
+        &self,
+        queue: &mut CalendarQueue,
+        env: &PlanEnv<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        eob::plan(queue, env.height, env.cfg, env.quote, ledger)
+    }
+}
+
+/// CIP-1 v3's hybrid: EIP-1559 lane basefee, priority tips, W(actor), greedy fill.
+pub struct Eip1559;
+
+impl Policy for Eip1559 {
+    fn kind(&self) -> SchedulerKind {
+        SchedulerKind::Eip1559
+    }
+
+    /// Contract decision 7 (§10): after activation the default `gas_limit` is
+    /// `MAX_CYCLES_PER_FIRE_AUCTION_PHASE` (250,000, bounded by `max_cycles_per_fire`) and a
+    /// larger one is `InvalidInput`.
+    fn prepare_schedule(
+        &self,
+        env: &ScheduleEnv<'_>,
+        args: &mut ScheduleArgs,
+    ) -> Result<(), TimerError> {
+        check_bid(env, args)?;
+        let cap = env.cip1.config.max_cycles_per_fire_auction;
+        match args.gas_limit {
+            None => args.gas_limit = Some(cap.min(env.cfg.max_cycles_per_fire)),
+            Some(g) if g > cap => {
+                return Err(TimerError::InvalidInput(format!(
+                    "gas_limit {g} is above MAX_CYCLES_PER_FIRE_AUCTION_PHASE {cap} (CIP-1 v3 §10)"
+                )));
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
+
+    /// CIP-1 v3 §6 scheduling-time validation against the lane basefee in force for the
+    /// scheduling block: `max_fee_per_cycle` below it is `TimerRejectedBelowBasefee`; a tip
+    /// above `max_fee − basefee` is clamped and reported.
+    ///
+    /// Spec note (§6): the clamp needs a `max_fee_per_cycle`; when the call leaves it to the
+    /// GBA (priced at fire time) the stated tip is stored as given and bounded at fire time by
+    /// §3 step 6's `min`.
+    fn check_fees(
+        &self,
+        env: &ScheduleEnv<'_>,
+        args: &ScheduleArgs,
+    ) -> Result<ScheduleFees, TimerError> {
+        check_tip_args(args)?;
+        let mut caps = caps_of(args);
+        let mut clamped = None;
+        if let Some(max_fee) = args.max_fee_per_cycle {
+            if max_fee < env.lane_basefee {
+                return Err(TimerError::RejectedBelowBasefee(format!(
+                    "max_fee_per_cycle {max_fee} is below the lane basefee {} (nanos per cycle)",
+                    env.lane_basefee
+                )));
+            }
+            let room = max_fee - env.lane_basefee;
+            if let Some(stated) = args.max_priority_fee_per_cycle
+                && stated > room
+            {
+                clamped = Some((stated, room));
+                if let Some(c) = caps.as_mut() {
+                    c.max_priority_fee_per_cycle = Some(room);
+                }
+            }
+        }
+        Ok(ScheduleFees { caps, clamped })
+    }
+
+    fn plan(
+        &self,
+        queue: &mut CalendarQueue,
+        env: &PlanEnv<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        eip1559::plan(queue, env, ledger)
+    }
+}

@@ -1,0 +1,326 @@
+//! The vocabulary the queue, the end of block and the scheduler policies share: which
+//! scheduler plans ([`SchedulerKind`]), what a schedule request carries ([`ScheduleArgs`],
+//! [`FeeArgs`], [`PriorityTier`]), the CIP-1 v3 per-timer extension ([`FeeCaps`]), what a GBA is
+//! told and answers ([`GbaContext`], [`GbaBid`]) and a carried timer's pending record
+//! ([`Deferral`]).
+//!
+//! It imports none of the modules that use it (`queue`, `eob`, `scheduler`, `timer`), only
+//! the leaf modules `types` and `events`, so the engine's imports point one way (see
+//! `tests/layering.rs` and the "engine module order" in docs/ARCHITECTURE.md).
+
+use super::events::DeferReason;
+use super::types::{Address, HashEncode, HashEncoder, TimerId, u128_str};
+use serde::{Deserialize, Serialize};
+
+// ---- the scheduler in force ---------------------------------------------------------------------
+
+/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket, or `eip1559`,
+/// CIP-1 v3's timer-lane auction (§3 steps 4–10). Serde and the CLI spell them "fifo" and
+/// "eip1559".
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SchedulerKind {
+    #[default]
+    Fifo,
+    Eip1559,
+}
+
+impl SchedulerKind {
+    pub const ALL: [SchedulerKind; 2] = [SchedulerKind::Fifo, SchedulerKind::Eip1559];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            SchedulerKind::Fifo => "fifo",
+            SchedulerKind::Eip1559 => "eip1559",
+        }
+    }
+}
+
+impl std::fmt::Display for SchedulerKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::str::FromStr for SchedulerKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        SchedulerKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("`{s}` is not a scheduler (expected fifo or eip1559)"))
+    }
+}
+
+impl Serialize for SchedulerKind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for SchedulerKind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+// ---- schedule requests ------------------------------------------------------------------------
+
+/// The arguments of `schedule_timer` / `schedule_timer_ex` (CIP-5 §4.1, CIP-1 v3 §6). `None`
+/// means the protocol default.
+///
+/// The CIP-1 v3 §6 fee parameters are prices in nanos per cycle (Spec note 44:
+/// `PRICE_SCALE` nanos = one base unit). Omitted, the timer is priced at fire time by its
+/// actor's custom GBA, if it has one, else by the default GBA (§7.1, §13.2 "caller
+/// migration"). `priority_tier` (§7.3) sets the tip as a multiple of the fire-time p50 tip and
+/// excludes an explicit `max_priority_fee_per_cycle`. `bid` is the withdrawn legacy argument
+/// (§6, §13.2): accepted and ignored during the deprecation window, then `TimerArgDeprecated`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduleArgs {
+    pub height: u64,
+    #[serde(default)]
+    pub payload: Vec<u8>,
+    #[serde(default)]
+    pub fee_payer: Option<Address>,
+    #[serde(default)]
+    pub gas_limit: Option<u64>,
+    #[serde(default)]
+    pub expires_at: Option<u64>,
+    #[serde(
+        default,
+        with = "super::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_fee_per_cycle: Option<u128>,
+    #[serde(
+        default,
+        with = "super::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_priority_fee_per_cycle: Option<u128>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_tier: Option<PriorityTier>,
+    #[serde(
+        default,
+        with = "super::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub bid: Option<u128>,
+}
+
+impl ScheduleArgs {
+    /// Whether any CIP-1 v3 fee parameter (other than `bid`) was given.
+    pub fn has_fee_params(&self) -> bool {
+        self.max_fee_per_cycle.is_some()
+            || self.max_priority_fee_per_cycle.is_some()
+            || self.priority_tier.is_some()
+    }
+}
+
+impl HashEncode for ScheduleArgs {
+    /// Every field in declaration order (the payload as a byte string).
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u64(self.height);
+        e.bytes(&self.payload);
+        self.fee_payer.hash_encode(e);
+        self.gas_limit.hash_encode(e);
+        self.expires_at.hash_encode(e);
+        self.max_fee_per_cycle.hash_encode(e);
+        self.max_priority_fee_per_cycle.hash_encode(e);
+        self.priority_tier.hash_encode(e);
+        self.bid.hash_encode(e);
+    }
+}
+
+/// CIP-1 v3 §7.3 `PriorityTier`: a multiplier on the p50 tip (`priority_tier` in
+/// `schedule_timer`). Serde: `economy`, `standard`, `fast`, `urgent`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriorityTier {
+    Economy,
+    Standard,
+    Fast,
+    Urgent,
+}
+
+impl PriorityTier {
+    pub const ALL: [PriorityTier; 4] = [
+        PriorityTier::Economy,
+        PriorityTier::Standard,
+        PriorityTier::Fast,
+        PriorityTier::Urgent,
+    ];
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            PriorityTier::Economy => "economy",
+            PriorityTier::Standard => "standard",
+            PriorityTier::Fast => "fast",
+            PriorityTier::Urgent => "urgent",
+        }
+    }
+
+    /// The one-byte tag hashes commit to (1..=4).
+    pub const fn tag(self) -> u8 {
+        match self {
+            PriorityTier::Economy => 1,
+            PriorityTier::Standard => 2,
+            PriorityTier::Fast => 3,
+            PriorityTier::Urgent => 4,
+        }
+    }
+}
+
+impl std::fmt::Display for PriorityTier {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl std::str::FromStr for PriorityTier {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        PriorityTier::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| {
+                format!("`{s}` is not a priority tier (expected economy, standard, fast or urgent)")
+            })
+    }
+}
+
+impl HashEncode for PriorityTier {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u8(self.tag());
+    }
+}
+
+/// The fee parameters of a schedule request (the estimate's input).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeeArgs {
+    #[serde(default, with = "super::types::opt_u128_str")]
+    pub max_fee_per_cycle: Option<u128>,
+    #[serde(default, with = "super::types::opt_u128_str")]
+    pub max_priority_fee_per_cycle: Option<u128>,
+    #[serde(default)]
+    pub priority_tier: Option<PriorityTier>,
+}
+
+impl FeeArgs {
+    pub(crate) fn of(caps: Option<&FeeCaps>) -> FeeArgs {
+        caps.map_or_else(FeeArgs::default, |c| FeeArgs {
+            max_fee_per_cycle: c.max_fee_per_cycle,
+            max_priority_fee_per_cycle: c.max_priority_fee_per_cycle,
+            priority_tier: c.priority_tier,
+        })
+    }
+
+    /// Whether a GBA has anything left to price.
+    pub(crate) fn complete(&self) -> bool {
+        self.max_fee_per_cycle.is_some()
+            && (self.max_priority_fee_per_cycle.is_some() || self.priority_tier.is_some())
+    }
+}
+
+/// The CIP-1 v3 per-timer extension, boxed so that a timer without one stays small: the §6 fee
+/// parameters given at schedule (nanos per cycle; `None` = priced at fire time by a GBA, §7),
+/// the §7.3 tier, and the carry record (Spec note 54: how many blocks the timer has
+/// been carried and why, last).
+///
+/// The state root commits the fee parameters through the timer's leaf (only when one is set,
+/// so a CIP-5 timer's leaf is unchanged) and the carry record through the pending deferrals
+/// (see `Engine::cip1_root_part`).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FeeCaps {
+    #[serde(
+        default,
+        with = "super::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_fee_per_cycle: Option<u128>,
+    #[serde(
+        default,
+        with = "super::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub max_priority_fee_per_cycle: Option<u128>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority_tier: Option<PriorityTier>,
+    /// Blocks carried so far (0: never deferred).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub carried: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_defer: Option<DeferReason>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl FeeCaps {
+    /// Whether a fee parameter is set (the leaf then commits the extension).
+    pub fn has_fees(&self) -> bool {
+        self.max_fee_per_cycle.is_some()
+            || self.max_priority_fee_per_cycle.is_some()
+            || self.priority_tier.is_some()
+    }
+}
+
+// ---- GBAs (CIP-1 v3 §7) -------------------------------------------------------------------------
+
+/// CIP-1 v3 §7.2: what a GBA is told, every field of the spec's context. Prices of the lane
+/// and tips in nanos per cycle; CIP-3 basefees in base units.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GbaContext {
+    pub trigger_block_height: u64,
+    pub current_block_height: u64,
+    #[serde(with = "u128_str")]
+    pub basefee_cycle: u128,
+    #[serde(with = "u128_str")]
+    pub basefee_cell: u128,
+    #[serde(with = "u128_str")]
+    pub basefee_lane_timer: u128,
+    pub last_block_cycle_usage: u64,
+    #[serde(with = "u128_str")]
+    pub previous_block_p50_priority_tip_per_cycle: u128,
+    #[serde(with = "u128_str")]
+    pub owner_actor_balance: u128,
+}
+
+/// What a GBA answers (§7.1 `TxFeeParams`, cycle side; the cell side is the CIP-3 cell basefee
+/// without a tip, §7.1). A field it leaves out takes the default GBA's value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GbaBid {
+    #[serde(default, with = "super::types::opt_u128_str")]
+    pub max_fee_per_cycle: Option<u128>,
+    #[serde(default, with = "super::types::opt_u128_str")]
+    pub max_priority_fee_per_cycle: Option<u128>,
+}
+
+// ---- carried timers -----------------------------------------------------------------------------
+
+/// A due timer carried to the next block (CIP-5 §6.5, §8), waiting for that block's height
+/// to be recorded as a `TimerDeferred` event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deferral {
+    pub timer_id: TimerId,
+    pub actor: Address,
+    pub height: u64,
+    pub reason: DeferReason,
+    /// Blocks the timer has been carried, this deferral included (Spec note 54).
+    #[serde(default)]
+    pub carried: u32,
+}
+
+impl Deferral {
+    /// Bytes the state root commits for a pending deferral (the carried count is committed
+    /// apart, with the CIP-1 v3 state: see `Engine::cip1_root_part`).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(32 + 20 + 8 + 1);
+        v.extend_from_slice(&self.timer_id.0);
+        v.extend_from_slice(&self.actor.0);
+        v.extend_from_slice(&self.height.to_be_bytes());
+        v.push(self.reason.tag());
+        v
+    }
+}
