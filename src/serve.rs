@@ -39,6 +39,10 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     let genesis = genesis
         .with_scheduler(a.sched.scheduler, a.sched.activation_height)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // A state file that cannot be written fails now, not at every save (issue 20).
+    for p in a.state.iter().chain(a.dump_state.iter()) {
+        state_file::check_writable(p).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     // The file is read and checked before the node exists: a bad file never half-loads.
     let initial = match (&a.state, &a.load_state) {
         (Some(p), _) if p.exists() => Some((p, state_file::read(p)?)),
@@ -103,6 +107,7 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
     let opts = ServerOptions {
         host: a.host.clone(),
         port: a.port,
+        allow_origin: a.allow_origin.clone(),
         ..ServerOptions::default()
     };
     let running = server::start(module(node.clone()), &opts)

@@ -588,7 +588,9 @@ impl Chain {
         let current = self.open.as_ref().map_or(self.height, |o| o.height);
         self.engine
             .set_activation_height(current, height)
-            .map_err(|e| TxError::InvalidInput(e.to_string()))?;
+            // The engine's text leads with `InvalidInput: ` already: keep what follows it, so
+            // the RPC message does not say the name twice (issue 20).
+            .map_err(|e| TxError::InvalidInput(Failure::from_error(e.kind(), &e).message))?;
         if self.open.is_none() {
             self.root_tpl = None;
             self.commit_root();
@@ -847,8 +849,8 @@ impl Chain {
             )));
         }
         let engine = engine::Engine::restore(d.queue, d.scheduler)?;
-        let mut chain =
-            Chain::new(d.genesis.clone(), runtime).map_err(|e| LoadError::Format(e.to_string()))?;
+        let mut chain = Chain::new(d.genesis.clone(), runtime)
+            .map_err(|e| LoadError::Format(Failure::from_error(e.kind(), &e).message))?;
         chain.timer_config = d.timer_config;
         chain.basefee = d.basefee;
         chain.system_deployers = d.system_deployers.into_iter().collect();
