@@ -60,16 +60,17 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     cfg.dev_balance = a.balance;
     cfg.names = names;
     let mut core = NodeCore::new(cfg).context("the genesis is not valid")?;
+    // The fixture's steps are played at their heights as blocks are mined, its expectations
+    // checked as they become checkable (printed by `serve_async`). Set before the state is
+    // loaded, so that a state file with the player's position puts it back (issue 20).
+    if let Some(s) = scenario {
+        core.set_hook(Box::new(FixturePlayer::new(s)));
+    }
     if let Some((p, dump)) = initial {
         core.apply(LoadState(Box::new(dump)))
             .with_context(|| format!("state file {} refused", p.display()))?;
         // What loading reported is history by the time anyone subscribes.
         while core.poll_event().is_some() {}
-    }
-    // The fixture's steps are played at their heights as blocks are mined, its expectations
-    // checked as they become checkable (printed by `serve_async`).
-    if let Some(s) = scenario {
-        core.set_hook(Box::new(FixturePlayer::new(s)));
     }
     Ok(spawn(core))
 }

@@ -797,6 +797,12 @@ pub struct ChainDump {
     /// dumps from before CIP-1 v3, which load with the genesis settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cip1: Option<Cip1State>,
+    /// Where the fixture a live node plays stood (its next step, what it recorded), so that
+    /// after a load it goes on from there (issue 20, Spec note 43: the player is part of the
+    /// state as it is of snapshots). Opaque to the chain: the node writes and reads it; not
+    /// part of any root or hash. Absent when no fixture plays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture_player: Option<serde_json::Value>,
 }
 
 impl Chain {
@@ -831,6 +837,7 @@ impl Chain {
             halted: self.skip_next,
             state_root: (self.root != self.head.state_root).then_some(self.root),
             cip1: Some(self.engine.cip1().clone()),
+            fixture_player: None,
         })
     }
 
