@@ -414,3 +414,43 @@ fn serve_state_on_an_unwritable_path_fails_at_start() {
         "did not serve"
     );
 }
+
+/// `serve --allow-origin` (repeatable) reaches the server: the named origin's WebSocket is
+/// accepted, another origin's still refused (403).
+#[test]
+fn serve_allow_origin_flag_widens_the_origins() {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_cowboy-devnet"))
+        .args([
+            "serve",
+            "--port",
+            "0",
+            "--allow-origin",
+            "http://app.example:3000",
+            "--allow-origin",
+            "http://other.example",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn cowboy-devnet");
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let addr: SocketAddr = loop {
+        let l = lines
+            .next()
+            .expect("serve prints `Listening on`")
+            .expect("a line");
+        if let Some(rest) = l.strip_prefix("Listening on http://") {
+            break rest.split_whitespace().next().unwrap().parse().unwrap();
+        }
+    };
+    let status = |origin: &str| raw(addr, WS_HEAD, &ws_headers(&[("Origin", origin)]), b"").0;
+    let results = (
+        status("http://app.example:3000"),
+        status("http://other.example"),
+        status("http://evil.example"),
+    );
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(results, (101, 101, 403));
+}
