@@ -293,6 +293,17 @@ mod tests {
     }
 
     #[test]
+    fn an_invalid_notification_is_still_answered_with_a_null_id() {
+        let (_, rw) = rewrite(r#"{"method":"a"}"#);
+        let reply = rw
+            .reply(
+                r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0","error":{"code":-32600,"message":"x"}}"#,
+            )
+            .unwrap();
+        assert!(reply.contains(r#""id":null"#), "{reply}");
+    }
+
+    #[test]
     fn not_utf8_is_a_parse_error() {
         match plan(b"{\"id\":\"\xff\"}", 100) {
             Plan::Answer(a) => assert!(a.contains("-32700"), "{a}"),

@@ -242,11 +242,12 @@ where
             let limit = access.max_request_body as usize;
             let bytes = match http_body_util::Limited::new(body, limit).collect().await {
                 Ok(c) => c.to_bytes(),
-                Err(_) => {
+                Err(e) if e.is::<http_body_util::LengthLimitError>() => {
                     return Ok(cors(jsonrpsee::server::http::response::too_large(
                         access.max_request_body,
                     )));
                 }
+                Err(_) => return Ok(cors(jsonrpsee::server::http::response::malformed())),
             };
             match compliance::plan(&bytes, access.max_batch as usize) {
                 Plan::Pass => {
