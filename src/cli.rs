@@ -96,6 +96,12 @@ pub struct ServeArgs {
     /// to the network: a warning is printed.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
+    /// Also accept requests and WebSockets from ORIGIN (repeatable; `*` for any), as anvil's
+    /// flag. By default only loopback origins (`http://localhost:3000`, `http://127.0.0.1`,
+    /// ...) and loopback `Host` names are served: any other is refused (403), so a page open
+    /// in your browser cannot drive the devnet.
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
     /// Port to listen on; 0 takes a free port (the real one is printed).
     #[arg(long, short, default_value_t = 8645)]
     pub port: u16,

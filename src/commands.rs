@@ -256,7 +256,7 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
         .plot
         .as_ref()
         .map(|_| PlotRun::new(scenario.scheduler_label()));
-    let mut on_block = |b: &Block, chain: &Chain| {
+    let mut on_block = |b: &Block, _chain: &Chain| {
         if csv.is_some() || plot.is_some() {
             let row = BlockRow::of(b);
             if let Some(csv) = &mut csv {
@@ -270,8 +270,8 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
             return ControlFlow::Continue(());
         }
         let events = b.events.iter().filter(|_| a.events);
-        let mut lines = std::iter::once(block_line(b, chain))
-            .chain(events.map(|r| event_line(&r.event, &book)));
+        let mut lines =
+            std::iter::once(block_line(b)).chain(events.map(|r| event_line(&r.event, &book)));
         // Stdout gone: the run ends here.
         match lines.all(|l| out.line(&l)) {
             true => ControlFlow::Continue(()),
@@ -632,10 +632,9 @@ fn print_summary(r: &Report, out: &mut Out) {
             "actor", "fires", "deferrals", "lat_p50", "lat_p99", "fees", "tips", "W"
         ));
         for a in &r.actors {
-            let w = a.weight_bps.map_or_else(
-                || "-".to_string(),
-                |w| format!("{}.{:02}", w / 10_000, w % 10_000 / 100),
-            );
+            let w = a
+                .weight_bps
+                .map_or_else(|| "-".to_string(), cowboy_devnet::node::views::fmt_w);
             out.line(&format!(
                 "  {:<20} {:>7} {:>10} {:>8} {:>8} {:>16} {:>12} {:>6}",
                 clip(&a.actor, 20),

@@ -59,6 +59,7 @@ pub fn dashboard(mut a: DashArgs) -> Result<u8> {
         let mut o = ServerOptions {
             host: s.host.clone(),
             port: s.port,
+            allow_origin: s.allow_origin.clone(),
             ..ServerOptions::default()
         };
         match server::start(module(node.clone()), &o).await {

@@ -39,6 +39,10 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     let genesis = genesis
         .with_scheduler(a.sched.scheduler, a.sched.activation_height)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // A state file that cannot be written fails now, not at every save (issue 20).
+    for p in a.state.iter().chain(a.dump_state.iter()) {
+        state_file::check_writable(p).map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
     // The file is read and checked before the node exists: a bad file never half-loads.
     let initial = match (&a.state, &a.load_state) {
         (Some(p), _) if p.exists() => Some((p, state_file::read(p)?)),
@@ -56,16 +60,17 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     cfg.dev_balance = a.balance;
     cfg.names = names;
     let mut core = NodeCore::new(cfg).context("the genesis is not valid")?;
+    // The fixture's steps are played at their heights as blocks are mined, its expectations
+    // checked as they become checkable (printed by `serve_async`). Set before the state is
+    // loaded, so that a state file with the player's position puts it back (issue 20).
+    if let Some(s) = scenario {
+        core.set_hook(Box::new(FixturePlayer::new(s)));
+    }
     if let Some((p, dump)) = initial {
         core.apply(LoadState(Box::new(dump)))
             .with_context(|| format!("state file {} refused", p.display()))?;
         // What loading reported is history by the time anyone subscribes.
         while core.poll_event().is_some() {}
-    }
-    // The fixture's steps are played at their heights as blocks are mined, its expectations
-    // checked as they become checkable (printed by `serve_async`).
-    if let Some(s) = scenario {
-        core.set_hook(Box::new(FixturePlayer::new(s)));
     }
     Ok(spawn(core))
 }
@@ -103,6 +108,7 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
     let opts = ServerOptions {
         host: a.host.clone(),
         port: a.port,
+        allow_origin: a.allow_origin.clone(),
         ..ServerOptions::default()
     };
     let running = server::start(module(node.clone()), &opts)

@@ -931,14 +931,14 @@ fn block_line_columns_stay_in_place_when_counts_reach_six_digits() {
     s.run(
         DevnetRuntime::shared(),
         RunOptions::default(),
-        &mut |b, c| {
+        &mut |b, _| {
             let mut big = b.clone();
             big.header.height = 99_999_999;
             big.eob.fired = 123_456;
             big.eob.deferred = 123_456;
             big.eob.expired = 123_456;
             big.pending = 9_999_999;
-            lines.push((block_line(b, c), block_line(&big, c)));
+            lines.push((block_line(b), block_line(&big)));
         },
     )
     .unwrap();

@@ -131,6 +131,29 @@ impl Chain {
         }
     }
 
+    /// What [`check_tx`](Self::check_tx) leaves to execution for a deploy: the sender must
+    /// hold the endowment on top of the most the transaction may cost, or the deploy is
+    /// refused before it is sent (issue 20: `actor_deploy` refused with `InsufficientFunds`
+    /// changes nothing, as a refused `timer_schedule`). The node's `DeployActor` checks it;
+    /// a fixture's deploy step keeps the chain's rule (a failed receipt), so fixtures keep
+    /// their roots.
+    pub fn check_deploy_funds(&self, tx: &Transaction) -> Result<(), TxError> {
+        let TxKind::Deploy { endowment, .. } = &tx.kind else {
+            return Ok(());
+        };
+        let limit = tx.cycle_limit.unwrap_or(self.basefee.tx_cycle_limit);
+        let max_fee = self.max_tx_fee(limit);
+        let have = self.balance(&tx.from);
+        match max_fee.checked_add(*endowment) {
+            Some(need) if have >= need => Ok(()),
+            need => Err(TxError::InsufficientFunds(format!(
+                "{} holds {have}; the endowment {endowment} plus up to {max_fee} in fees needs {}",
+                tx.from,
+                need.map_or_else(|| "more than 2^128".to_string(), |n| n.to_string())
+            ))),
+        }
+    }
+
     fn max_tx_fee(&self, cycle_limit: u64) -> u128 {
         (cycle_limit as u128) * self.basefee.cycle_basefee
             + (self.basefee.tx_cell_limit as u128) * self.basefee.cell_basefee

@@ -588,7 +588,9 @@ impl Chain {
         let current = self.open.as_ref().map_or(self.height, |o| o.height);
         self.engine
             .set_activation_height(current, height)
-            .map_err(|e| TxError::InvalidInput(e.to_string()))?;
+            // The engine's text leads with `InvalidInput: ` already: keep what follows it, so
+            // the RPC message does not say the name twice (issue 20).
+            .map_err(|e| TxError::InvalidInput(Failure::from_error(e.kind(), &e).message))?;
         if self.open.is_none() {
             self.root_tpl = None;
             self.commit_root();
@@ -797,6 +799,12 @@ pub struct ChainDump {
     /// dumps from before CIP-1 v3, which load with the genesis settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cip1: Option<Cip1State>,
+    /// Where the fixture a live node plays stood (its next step, what it recorded), so that
+    /// after a load it goes on from there (issue 20, Spec note 43: the player is part of the
+    /// state as it is of snapshots). Opaque to the chain: the node writes and reads it; not
+    /// part of any root or hash. Absent when no fixture plays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture_player: Option<serde_json::Value>,
 }
 
 impl Chain {
@@ -831,6 +839,7 @@ impl Chain {
             halted: self.skip_next,
             state_root: (self.root != self.head.state_root).then_some(self.root),
             cip1: Some(self.engine.cip1().clone()),
+            fixture_player: None,
         })
     }
 
@@ -849,8 +858,8 @@ impl Chain {
             )));
         }
         let engine = engine::Engine::restore(d.queue, d.scheduler)?;
-        let mut chain =
-            Chain::new(d.genesis.clone(), runtime).map_err(|e| LoadError::Format(e.to_string()))?;
+        let mut chain = Chain::new(d.genesis.clone(), runtime)
+            .map_err(|e| LoadError::Format(Failure::from_error(e.kind(), &e).message))?;
         chain.timer_config = d.timer_config;
         chain.basefee = d.basefee;
         chain.system_deployers = d.system_deployers.into_iter().collect();

@@ -169,6 +169,18 @@ pub trait BlockHook: Send {
     fn snapshot(&self) -> Option<Box<dyn BlockHook>> {
         None
     }
+
+    /// The hook's state for a state dump (`DumpState`): `None` (the default) keeps it out of
+    /// dumps, and a load leaves the hook as it is.
+    fn dump_state(&self) -> Option<serde_json::Value> {
+        None
+    }
+
+    /// Takes back what [`dump_state`](Self::dump_state) gave (`LoadState`); an error refuses
+    /// the whole load (the message says why).
+    fn load_state(&mut self, _state: serde_json::Value) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// A hook's state kept with a snapshot: each revert to it gets a fresh copy, so the snapshot
@@ -797,11 +809,28 @@ impl NodeCore {
     /// The state as of the last sealed block. A dump is a read: with transactions applied to a
     /// block not yet mined it is refused (`BlockOpen`), never mines the block itself.
     pub(super) fn dump(&self) -> Result<ChainDump, NodeError> {
-        Ok(self.chain.dump()?)
+        let mut d = self.chain.dump()?;
+        d.fixture_player = self.hook.as_ref().and_then(|h| h.dump_state());
+        Ok(d)
     }
 
-    pub(super) fn load(&mut self, d: ChainDump) -> Result<(), NodeError> {
+    /// Replaces the chain with `d`; a fixture player that dumped its state with it takes
+    /// that state back (issue 20), checked before anything changes.
+    pub(super) fn load(&mut self, mut d: ChainDump) -> Result<(), NodeError> {
+        let hook = match (d.fixture_player.take(), &self.hook) {
+            (Some(state), Some(h)) => match h.snapshot() {
+                Some(mut copy) => {
+                    copy.load_state(state).map_err(NodeError::InvalidInput)?;
+                    Some(copy)
+                }
+                None => None,
+            },
+            _ => None,
+        };
         let mut chain = Chain::load(d, self.runtime.clone())?;
+        if hook.is_some() {
+            self.hook = hook;
+        }
         if let Some(n) = self.keep_blocks {
             chain.set_keep_blocks(n);
         }

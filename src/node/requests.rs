@@ -268,6 +268,9 @@ impl Request for DeployActor {
                 endowment: self.endowment,
             },
         );
+        // Refused before it is sent: a deploy the sender cannot fund changes nothing.
+        node.chain().check_tx(&tx)?;
+        node.chain().check_deploy_funds(&tx)?;
         let (receipt, sealed) = node.send(tx)?;
         if !receipt.success {
             return Err(NodeError::reverted(receipt));

@@ -214,3 +214,11 @@ pub struct SnapshotInfo {
     /// The head height when it was taken.
     pub height: u64,
 }
+
+/// W(actor) in basis points (CIP-1 v3 §8: `1.00`..`2.00`) as a number with two decimals,
+/// rounded half up (16,667 bps shows `1.67`). Display only; the one formatter the dashboard and
+/// the run report share.
+pub fn fmt_w(bps: u32) -> String {
+    let hundredths = (bps as u64 + 50) / 100;
+    format!("{}.{:02}", hundredths / 100, hundredths % 100)
+}

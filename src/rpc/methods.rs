@@ -6,7 +6,7 @@ use super::types::{Amount, Args, BlockTimeMs, Bytes, Obj, invalid_param};
 use crate::chain::Receipt;
 use crate::chain::runtime::ActorCode;
 use crate::engine::timer::handler_payload;
-use crate::engine::{Address, PriorityTier, ScheduleArgs, TimerId};
+use crate::engine::{Address, EventKind, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
     CallActor, CancelTimer, ConfigChange, DeleteSnapshot, DeployActor, DumpState, EstimateTimer,
     EventFilter, ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine,
@@ -113,11 +113,28 @@ fn decode_mining(mut o: Obj) -> Result<MiningMode, ErrorObjectOwned> {
     }
 }
 
+/// An event filter. An unknown kind is `-32602` naming the valid kinds (issue 20): a typo must
+/// not read as "no such events".
 fn decode_event_filter(mut o: Obj) -> Result<EventFilter, ErrorObjectOwned> {
+    let kinds = o.opt_list::<String>("kinds")?;
+    if let Some(bad) = kinds
+        .iter()
+        .flatten()
+        .find(|k| k.parse::<EventKind>().is_err())
+    {
+        let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
+        return Err(invalid_param(
+            "kinds",
+            format!(
+                "unknown event kind \"{bad}\"; expected any of {}",
+                names.join(", ")
+            ),
+        ));
+    }
     let f = EventFilter {
         from_height: o.opt("from_height")?,
         to_height: o.opt("to_height")?,
-        kinds: o.opt_list::<String>("kinds")?,
+        kinds,
         timer_id: o.opt("timer_id")?,
         actor: o.opt("actor")?,
         limit: o.opt::<u64>("limit")?.map(|n| n as usize),

@@ -4,10 +4,13 @@
 //! Domain rejections map to codes -32050..-32099 ([`error`]); `rpc.discover` serves the
 //! OpenRPC document ([`openrpc`]).
 
+mod compliance;
 pub mod error;
+pub mod guard;
 pub mod methods;
 pub mod openrpc;
 mod scheduler;
 pub mod server;
 pub mod state_file;
 pub mod types;
+mod unsubscribe;

@@ -456,7 +456,7 @@ fn components() -> Value {
             "Timer": {"type": ["object", "null"], "properties": {
                 "timer_id": {"$ref": "#/components/schemas/TimerId"},
                 "status": {"$ref": "#/components/schemas/TimerStatus"}}},
-            "StateDump": {"type": "object", "description": "a versioned state dump"}
+            "StateDump": {"type": "object", "description": "a versioned state dump; while a fixture plays, `fixture_player` holds its position (a load goes on from there)"}
         }
     })
 }

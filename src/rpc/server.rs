@@ -2,6 +2,9 @@
 //! limits so that a client sending garbage, huge bodies or floods of subscriptions does not
 //! hurt other clients or the node.
 
+use super::guard::{Access, GuardLayer};
+use super::unsubscribe::CheckUnsubscribe;
+use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
 use jsonrpsee::server::{BatchRequestConfig, Server, ServerConfig, ServerHandle};
 use jsonrpsee::{Methods, RpcModule};
 use std::net::SocketAddr;
@@ -22,6 +25,9 @@ pub struct ServerOptions {
     pub max_connections: u32,
     /// Subscriptions one WebSocket connection may hold at once.
     pub max_subscriptions_per_connection: u32,
+    /// `--allow-origin`: origins (and their hosts) accepted beside loopback; `*` for any
+    /// ([`super::guard`]).
+    pub allow_origin: Vec<String>,
 }
 
 impl Default for ServerOptions {
@@ -34,6 +40,7 @@ impl Default for ServerOptions {
             max_batch: 100,
             max_connections: 256,
             max_subscriptions_per_connection: 64,
+            allow_origin: Vec::new(),
         }
     }
 }
@@ -57,8 +64,21 @@ pub async fn start<C: Send + Sync + 'static>(
         .set_batch_request_config(BatchRequestConfig::Limit(opts.max_batch))
         .build();
     let host = opts.host.trim_start_matches('[').trim_end_matches(']');
+    let access = Access {
+        max_request_body: opts.max_request_body,
+        max_batch: opts.max_batch,
+        ..Access::new(&opts.allow_origin, host)
+    };
+    let max_response_body = opts.max_response_body as usize;
     let server = Server::builder()
         .set_config(cfg)
+        .set_http_middleware(tower::ServiceBuilder::new().layer(GuardLayer::new(access)))
+        .set_rpc_middleware(
+            RpcServiceBuilder::new().layer_fn(move |inner| CheckUnsubscribe {
+                inner,
+                max_response_body,
+            }),
+        )
         .build((host, opts.port))
         .await?;
     let addr = server.local_addr()?;

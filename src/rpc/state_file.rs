@@ -102,6 +102,40 @@ pub fn parse(text: &str) -> Result<ChainDump, String> {
 }
 
 /// Writes `dump` to `path` atomically: temp file, fsync, rename, fsync of the directory.
+/// Checks, before anything runs, that [`write`] can write `path`: the path names a file, its
+/// directory exists and a file can be created in it (issue 20: `serve --state
+/// /nonexistent/x.json` started and failed at every save). A probe file is created beside it
+/// and removed.
+pub fn check_writable(path: &Path) -> Result<(), StateFileError> {
+    let err = |source| StateFileError::Write {
+        path: path.into(),
+        source,
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| err(std::io::Error::other("the path names no file")))?;
+    if path.is_dir() {
+        return Err(err(std::io::Error::other("the path is a directory")));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if !dir.is_dir() {
+        return Err(err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            format!("the directory {} does not exist", dir.display()),
+        )));
+    }
+    let mut probe_name = std::ffi::OsString::from(".");
+    probe_name.push(name);
+    probe_name.push(format!(".probe-{}", std::process::id()));
+    let probe = dir.join(probe_name);
+    File::create(&probe).map_err(err)?;
+    let _ = std::fs::remove_file(&probe);
+    Ok(())
+}
+
 pub fn write(path: &Path, dump: &ChainDump) -> Result<(), StateFileError> {
     let err = |source| StateFileError::Write {
         path: path.into(),

@@ -1,8 +1,8 @@
 //! The text lines the headless runner prints: one per block, one per event. The dashboard's
 //! event feed uses the same text.
 
-use crate::chain::{Block, Chain, ChainEvent, Event};
-use crate::engine::{Address, TimerEvent, TimerId};
+use crate::chain::{Block, ChainEvent, Event};
+use crate::engine::{Address, DeferReason, TimerEvent, TimerId};
 use std::collections::BTreeMap;
 
 fn short(h: &crate::engine::H256) -> String {
@@ -13,7 +13,7 @@ fn short(h: &crate::engine::H256) -> String {
 /// digits), counts up to six digits and lane figures up to ten keep every column in place.
 ///
 /// [`MAX_RUN_BLOCKS`]: super::MAX_RUN_BLOCKS
-pub fn block_line(b: &Block, chain: &Chain) -> String {
+pub fn block_line(b: &Block) -> String {
     let e = &b.eob;
     let outage = if b.header.skipped > 0 {
         format!("  (resumed after {} skipped)", b.header.skipped)
@@ -28,7 +28,8 @@ pub fn block_line(b: &Block, chain: &Chain) -> String {
         e.deferred,
         e.gc_removed(),
         e.lane_reserved,
-        chain.timer_config().lane_timer_cycles,
+        // The capacity the block ran with, not the one its transactions set for the next.
+        b.lane.capacity,
         e.lane_used,
         b.pending,
         short(&b.header.state_root),
@@ -44,7 +45,7 @@ pub fn event_line(e: &Event, book: &BTreeMap<Address, String>) -> String {
             .unwrap_or_else(|| format!("{}…", &a.to_string()[..10]))
     };
     let body = match e {
-        Event::Timer(t) => timer_run_text(t, &who).unwrap_or_else(|| timer_change_text(t, &who)),
+        Event::Timer(t) => timer_text(t, &who),
         Event::Chain(ChainEvent::ActorDeployed { actor, deployer }) => {
             format!("{} by {}", who(actor), who(deployer))
         }
@@ -59,10 +60,11 @@ fn id(t: &TimerId) -> String {
     format!("timer {}", t.short())
 }
 
-/// A timer's scheduling, fire, deferral, expiry or unfunded removal; `None` for the others.
-fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<String> {
+/// Every timer event as text. The match names every kind and has no catch-all arm, so a new
+/// kind does not compile until it has a line (issue 20: the runner panicked on three kinds).
+fn timer_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
     use TimerEvent as T;
-    let text = match t {
+    match t {
         T::TimerScheduled {
             timer_id,
             actor,
@@ -111,13 +113,7 @@ fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<St
             "{} of {} → height {to_height} ({})",
             id(timer_id),
             who(actor),
-            match reason {
-                crate::engine::DeferReason::Lane => "lane full",
-                crate::engine::DeferReason::GcBudget => "GC budget spent",
-                crate::engine::DeferReason::Outbid => "outbid",
-                crate::engine::DeferReason::OverCap => "over the per-fire cap",
-                crate::engine::DeferReason::BelowBasefee => "max fee below the lane basefee",
-            }
+            defer_reason(reason)
         ),
         T::TimerExpired {
             timer_id,
@@ -140,15 +136,6 @@ fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<St
             id(timer_id),
             who(fee_payer)
         ),
-        _ => return None,
-    };
-    Some(text)
-}
-
-/// A timer's cancellation or extension, or a config update.
-fn timer_change_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
-    use TimerEvent as T;
-    match t {
         T::TimerCancelled {
             timer_id,
             actor,
@@ -198,6 +185,38 @@ fn timer_change_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String
             config.max_ttl_blocks,
             config.max_timers_per_actor
         ),
-        _ => unreachable!("timer_run_text covers the other kinds"),
+        T::TimerPriorityClampedAtSchedule {
+            timer_id,
+            actor,
+            stated,
+            clamped,
+        } => format!(
+            "{} of {}: priority fee {stated} clamped to {clamped} per cycle (max fee − lane basefee)",
+            id(timer_id),
+            who(actor)
+        ),
+        T::GbaFallback {
+            timer_id,
+            actor,
+            reason,
+        } => format!(
+            "{} of {}: custom GBA failed ({}), priced by the default GBA",
+            id(timer_id),
+            who(actor),
+            reason.as_str()
+        ),
+        T::SchedulerActivated { height } => {
+            format!("eip1559 scheduler plans from height {height} on")
+        }
+    }
+}
+
+fn defer_reason(r: &DeferReason) -> &'static str {
+    match r {
+        DeferReason::Lane => "lane full",
+        DeferReason::GcBudget => "GC budget spent",
+        DeferReason::Outbid => "outbid",
+        DeferReason::OverCap => "over the per-fire cap",
+        DeferReason::BelowBasefee => "max fee below the lane basefee",
     }
 }

@@ -7,6 +7,7 @@ use super::runner::{Run, RunOptions, Scenario};
 use crate::chain::Block;
 use crate::node::{BlockHook, Halt, NodeCore, NodeEvent};
 use crate::scenario::report::ExpectationResult;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -29,6 +30,21 @@ pub struct FixturePlayer {
     finished: bool,
     /// An outage the steps of this block asked for, applied after it.
     halt: Option<u64>,
+}
+
+/// A [`FixturePlayer`]'s position in a state dump (`devnet_dumpState`, `serve --state`):
+/// everything but the fixture itself, which the node loading it plays already. The fixture's
+/// name and its counts of steps and expectations identify it.
+#[derive(Serialize, Deserialize)]
+struct PlayerState {
+    fixture: String,
+    steps: usize,
+    expects: usize,
+    step_idx: usize,
+    state_at: BTreeMap<u64, Vec<usize>>,
+    last: u64,
+    finished: bool,
+    run: Run,
 }
 
 impl FixturePlayer {
@@ -97,6 +113,57 @@ impl BlockHook for FixturePlayer {
 
     fn snapshot(&self) -> Option<Box<dyn BlockHook>> {
         Some(Box::new(self.clone()))
+    }
+
+    /// Issue 20 (Spec note 43 extended to state files): the player's position goes into the
+    /// dump, so a loaded state goes on from the step it had reached.
+    fn dump_state(&self) -> Option<serde_json::Value> {
+        let st = PlayerState {
+            fixture: self.scenario.name.clone(),
+            steps: self.scenario.steps.len(),
+            expects: self.scenario.expects.len(),
+            step_idx: self.step_idx,
+            state_at: self.state_at.clone(),
+            last: self.last,
+            finished: self.finished,
+            run: self.run.clone(),
+        };
+        serde_json::to_value(&st).ok()
+    }
+
+    /// A state dumped while playing another fixture (or another version of this one) is
+    /// refused: its steps would not be this fixture's.
+    fn load_state(&mut self, state: serde_json::Value) -> Result<(), String> {
+        let st: PlayerState = serde_json::from_value(state)
+            .map_err(|e| format!("the state's fixture player is not valid: {e}"))?;
+        let s = &self.scenario;
+        if st.fixture != s.name || st.steps != s.steps.len() || st.expects != s.expects.len() {
+            return Err(format!(
+                "the state was dumped playing fixture `{}` ({} steps, {} expectations); this node plays `{}` ({} steps, {} expectations)",
+                st.fixture,
+                st.steps,
+                st.expects,
+                s.name,
+                s.steps.len(),
+                s.expects.len()
+            ));
+        }
+        if st.step_idx > s.steps.len()
+            || st
+                .state_at
+                .values()
+                .flatten()
+                .any(|&i| i >= s.expects.len())
+        {
+            return Err("the state's fixture player points past the fixture".into());
+        }
+        self.step_idx = st.step_idx;
+        self.state_at = st.state_at;
+        self.last = st.last;
+        self.finished = st.finished;
+        self.run = st.run;
+        self.halt = None;
+        Ok(())
     }
 
     fn before_seal(&mut self, height: u64, node: &mut NodeCore) {

@@ -4,12 +4,12 @@
 use crate::chain::{Block, Event, EventRecord};
 use crate::engine::types::u128_str;
 use crate::engine::{Address, Failure, H256, TimerEvent};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 pub use crate::engine::scheduler::PRICE_SCALE;
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct BlockRow {
     pub height: u64,
     pub hash: H256,
@@ -50,12 +50,16 @@ pub struct BlockRow {
     /// transactions, nothing due, no events, no outage, no migration, the same pending count)
     /// is one row, from `height` to `height + count - 1`, with the hash and state root of its
     /// last block. Absent (1) for every other row.
-    #[serde(skip_serializing_if = "is_one")]
+    #[serde(skip_serializing_if = "is_one", default = "one")]
     pub count: u64,
 }
 
 fn is_one(n: &u64) -> bool {
     *n == 1
+}
+
+fn one() -> u64 {
+    1
 }
 
 /// The CIP-1 v3 lane figures of a block (what `Block.lane` carries).
@@ -184,20 +188,20 @@ impl BlockRow {
 }
 
 /// How one fixture step went.
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct StepOutcome {
     pub at: u64,
     pub line: usize,
     pub action: String,
     pub ok: bool,
     /// The error, if the step failed (expected or not).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<Failure>,
     /// Whether the outcome is what the fixture wanted (`expect_error` included).
     pub as_expected: bool,
 }
 
-#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 pub struct ExpectationResult {
     pub line: usize,
     pub description: String,
@@ -276,7 +280,7 @@ impl Report {
 /// [`LatencyHistogram::EXACT`] blocks; above, bucketed with 512 buckets per power of two, so a
 /// percentile there is the lower bound of its bucket, within 0.2 % of the true value. At most
 /// about 28,000 buckets whatever the run's length (sparse: only the buckets seen are kept).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LatencyHistogram {
     counts: BTreeMap<u32, u64>,
     total: u64,
@@ -367,17 +371,19 @@ pub struct ActorRow {
 
 /// Per-actor tallies, fed with every event of a run: memory follows the actors, not the
 /// blocks or the fires.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct ActorTally {
     by_actor: BTreeMap<Address, Tally>,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 struct Tally {
     fires: u64,
     deferrals: u64,
     latency: LatencyHistogram,
+    #[serde(with = "u128_str")]
     fees: u128,
+    #[serde(with = "u128_str")]
     tips: u128,
 }
 

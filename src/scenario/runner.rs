@@ -141,7 +141,7 @@ impl Scenario {
 }
 
 /// A run in progress: what the report collects.
-#[derive(Clone)]
+#[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct Run {
     pub(super) labels: BTreeMap<String, TimerId>,
     outcomes: Vec<StepOutcome>,
@@ -167,7 +167,7 @@ pub(super) struct Run {
 }
 
 /// Counts over every block of a run.
-#[derive(Clone, Default)]
+#[derive(Clone, Default, serde::Serialize, serde::Deserialize)]
 struct Totals {
     blocks: u64,
     fired: u64,

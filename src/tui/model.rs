@@ -553,10 +553,9 @@ pub fn auction_line(a: &AuctionEstimate) -> String {
     )
 }
 
-/// W(actor) in basis points as `1.00`..`2.00` (CIP-1 v3 §8).
-pub fn fmt_w(bps: u32) -> String {
-    format!("{}.{:02}", bps / 10_000, (bps % 10_000) / 100)
-}
+/// W(actor) in basis points as `1.00`..`2.00` (CIP-1 v3 §8), rounded: the node's formatter,
+/// which the run report shares.
+pub use crate::node::views::fmt_w;
 
 /// A command's typed result.
 #[derive(Clone, Debug, PartialEq, Eq)]

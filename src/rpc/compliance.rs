@@ -1,0 +1,313 @@
+//! JSON-RPC 2.0 where jsonrpsee 0.26 departs from it (issue 20), fixed on the request body
+//! before jsonrpsee reads it and on the reply after (HTTP only; see [`super::guard`]).
+//!
+//! - §4.1: a notification (no `id`) runs and gets no answer. jsonrpsee answers `null` and does
+//!   not run it: it is sent to jsonrpsee as a call with an id of ours and its reply dropped (a
+//!   body of only notifications is answered `204 No Content`, no body).
+//! - §4: an id is a string, a number or null and the reply echoes it. jsonrpsee takes only
+//!   `u64` and string ids (`-1`, `1.5`, `2^128` read as notifications): every id of such a
+//!   body is swapped for one of ours and the reply carries the client's id, as its text was.
+//! - §5.1: an id that is an object, an array or a boolean is `-32600` with `id: null`, and the
+//!   call does not run.
+//! - §5.1: a body that is not UTF-8 is `-32700` (jsonrpsee answered `null`).
+//!
+//! A body that needs none of this goes to jsonrpsee untouched, its reply streamed as it is.
+
+use serde_json::value::RawValue;
+use std::collections::BTreeMap;
+
+/// One member of a request or a reply, as its text.
+type Members = BTreeMap<String, Box<RawValue>>;
+
+/// What to do with a request body.
+#[derive(Debug)]
+pub enum Plan {
+    /// Hand it to jsonrpsee as it is.
+    Pass,
+    /// Answer this JSON without calling anything.
+    Answer(String),
+    /// Hand jsonrpsee `body` and rewrite its reply with [`Rewrite::reply`].
+    Rewrite { body: String, rewrite: Rewrite },
+}
+
+/// How to turn jsonrpsee's reply into the client's.
+#[derive(Debug)]
+pub struct Rewrite {
+    /// The body was one object, not a batch.
+    single: bool,
+    /// Per id of ours (`"cowboy-devnet:<n>"`): the client's id as sent, `None` for a
+    /// notification (its reply is dropped).
+    ids: Vec<Option<Box<RawValue>>>,
+    /// Replies the client gets that jsonrpsee never saw (invalid ids).
+    extra: Vec<String>,
+}
+
+const OURS: &str = "cowboy-devnet:";
+
+/// `-32600` / `-32700` with `id: null`.
+fn error_reply(code: i32, message: &str) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
+        .to_string()
+}
+
+/// The reply to a body that is not UTF-8.
+pub fn parse_error() -> String {
+    error_reply(-32700, "Parse error: the body is not UTF-8")
+}
+
+fn invalid_id() -> String {
+    error_reply(
+        -32600,
+        "Invalid request: an id must be a string, a number or null",
+    )
+}
+
+/// How a request's `id` stands.
+enum Id {
+    /// No id: a notification.
+    Absent,
+    /// What jsonrpsee echoes as it was: a `u64`, a string or null.
+    Native,
+    /// A number jsonrpsee does not take (negative, fractional, past `u64`).
+    Foreign,
+    /// Not a string, a number or null.
+    Invalid,
+}
+
+fn classify(m: &Members) -> Id {
+    let Some(id) = m.get("id") else {
+        return Id::Absent;
+    };
+    let t = id.get().trim();
+    if t == "null" || t.starts_with('"') || t.parse::<u64>().is_ok() {
+        Id::Native
+    } else if serde_json::from_str::<serde_json::Number>(t).is_ok() {
+        Id::Foreign
+    } else {
+        Id::Invalid
+    }
+}
+
+/// One entry of the body: an object with its members, or anything else (jsonrpsee answers it
+/// `-32600` itself).
+enum Entry {
+    Object(Members),
+    Other(Box<RawValue>),
+}
+
+fn entry(raw: Box<RawValue>) -> Entry {
+    match serde_json::from_str::<Members>(raw.get()) {
+        Ok(m) if raw.get().trim_start().starts_with('{') => Entry::Object(m),
+        _ => Entry::Other(raw),
+    }
+}
+
+/// Decides what to do with a request body of at most `max_batch` calls.
+pub fn plan(body: &[u8], max_batch: usize) -> Plan {
+    let Ok(text) = std::str::from_utf8(body) else {
+        return Plan::Answer(parse_error());
+    };
+    let Ok(raw) = serde_json::from_str::<Box<RawValue>>(text) else {
+        return Plan::Pass; // jsonrpsee answers -32700
+    };
+    let single = !raw.get().trim_start().starts_with('[');
+    let entries: Vec<Entry> = if single {
+        vec![entry(raw)]
+    } else {
+        match serde_json::from_str::<Vec<Box<RawValue>>>(raw.get()) {
+            Ok(v) if !v.is_empty() && v.len() <= max_batch => v.into_iter().map(entry).collect(),
+            _ => return Plan::Pass, // empty or too long: jsonrpsee's answer
+        }
+    };
+    let needs = entries.iter().any(|e| match e {
+        Entry::Object(m) => !matches!(classify(m), Id::Native),
+        Entry::Other(_) => false,
+    });
+    if !needs {
+        return Plan::Pass;
+    }
+    let mut rewrite = Rewrite {
+        single,
+        ids: Vec::new(),
+        extra: Vec::new(),
+    };
+    let mut forward: Vec<String> = Vec::new();
+    for e in entries {
+        match e {
+            Entry::Other(raw) => forward.push(raw.get().to_string()),
+            Entry::Object(mut m) => {
+                let original = match classify(&m) {
+                    Id::Invalid => {
+                        rewrite.extra.push(invalid_id());
+                        continue;
+                    }
+                    Id::Absent => None,
+                    Id::Native | Id::Foreign => m.remove("id"),
+                };
+                let ours = format!("\"{OURS}{}\"", rewrite.ids.len());
+                rewrite.ids.push(original);
+                m.insert(
+                    "id".into(),
+                    RawValue::from_string(ours).expect("a JSON string"),
+                );
+                forward.push(serde_json::to_string(&m).expect("members serialize"));
+            }
+        }
+    }
+    if forward.is_empty() {
+        // Only invalid ids: nothing to run.
+        return Plan::Answer(if single {
+            rewrite.extra.pop().unwrap_or_default()
+        } else {
+            format!("[{}]", rewrite.extra.join(","))
+        });
+    }
+    let body = if single {
+        forward.pop().expect("one entry")
+    } else {
+        format!("[{}]", forward.join(","))
+    };
+    Plan::Rewrite { body, rewrite }
+}
+
+impl Rewrite {
+    /// The client's reply from jsonrpsee's; `None`: no reply at all (only notifications).
+    pub fn reply(&self, reply: &str) -> Option<String> {
+        let replies: Vec<Box<RawValue>> = if reply.trim_start().starts_with('[') {
+            match serde_json::from_str(reply) {
+                Ok(v) => v,
+                Err(_) => return Some(reply.to_string()),
+            }
+        } else {
+            match RawValue::from_string(reply.to_string()) {
+                Ok(r) => vec![r],
+                Err(_) => return Some(reply.to_string()),
+            }
+        };
+        let mut out: Vec<String> = Vec::new();
+        for r in replies {
+            let Ok(mut m) = serde_json::from_str::<Members>(r.get()) else {
+                out.push(r.get().to_string());
+                continue;
+            };
+            let slot = m
+                .get("id")
+                .and_then(|id| serde_json::from_str::<String>(id.get()).ok())
+                .and_then(|s| s.strip_prefix(OURS)?.parse::<usize>().ok())
+                .and_then(|n| self.ids.get(n));
+            match slot {
+                // Not one of ours: jsonrpsee's own answer (an entry it could not read).
+                None => out.push(r.get().to_string()),
+                Some(Some(original)) => {
+                    m.insert("id".into(), original.clone());
+                    out.push(serde_json::to_string(&m).expect("members serialize"));
+                }
+                // A notification's reply is dropped, unless it says the request itself was
+                // invalid (§5: such an error is answered, with `id: null`).
+                Some(None) => {
+                    if is_invalid_request(&m) {
+                        m.insert(
+                            "id".into(),
+                            RawValue::from_string("null".into()).expect("JSON null"),
+                        );
+                        out.push(serde_json::to_string(&m).expect("members serialize"));
+                    }
+                }
+            }
+        }
+        out.extend(self.extra.iter().cloned());
+        match (self.single, out.len()) {
+            (_, 0) => None,
+            (true, _) => out.pop(),
+            (false, _) => Some(format!("[{}]", out.join(","))),
+        }
+    }
+}
+
+fn is_invalid_request(m: &Members) -> bool {
+    m.get("error")
+        .and_then(|e| serde_json::from_str::<serde_json::Value>(e.get()).ok())
+        .and_then(|e| e.get("code").and_then(|c| c.as_i64()))
+        == Some(-32600)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rewrite(body: &str) -> (String, Rewrite) {
+        match plan(body.as_bytes(), 100) {
+            Plan::Rewrite { body, rewrite } => (body, rewrite),
+            p => panic!("{p:?}"),
+        }
+    }
+
+    #[test]
+    fn native_ids_pass_untouched() {
+        for b in [
+            r#"{"jsonrpc":"2.0","method":"m","id":1}"#,
+            r#"{"jsonrpc":"2.0","method":"m","id":"x"}"#,
+            r#"{"jsonrpc":"2.0","method":"m","id":null}"#,
+            r#"[{"jsonrpc":"2.0","method":"m","id":1},5]"#,
+            "not json",
+            "[]",
+        ] {
+            assert!(matches!(plan(b.as_bytes(), 100), Plan::Pass), "{b}");
+        }
+    }
+
+    #[test]
+    fn foreign_ids_are_echoed_as_sent() {
+        let (body, rw) = rewrite(r#"{"jsonrpc":"2.0","method":"m","id":1.50}"#);
+        assert!(body.contains(r#""id":"cowboy-devnet:0""#), "{body}");
+        let reply = rw
+            .reply(r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0","result":3}"#)
+            .unwrap();
+        assert!(reply.contains(r#""id":1.50"#), "{reply}");
+    }
+
+    #[test]
+    fn a_batch_drops_notification_replies_and_answers_invalid_ids() {
+        let (body, rw) = rewrite(
+            r#"[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b","id":-1},{"jsonrpc":"2.0","method":"c","id":true}]"#,
+        );
+        assert!(!body.contains("\"c\""), "{body}");
+        let reply = rw
+            .reply(r#"[{"jsonrpc":"2.0","id":"cowboy-devnet:0","result":1},{"jsonrpc":"2.0","id":"cowboy-devnet:1","result":2}]"#)
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
+        let v = v.as_array().unwrap();
+        assert_eq!(v.len(), 2, "{reply}");
+        assert_eq!(v[0]["id"], -1);
+        assert_eq!(v[1]["error"]["code"], -32600);
+        assert!(v[1]["id"].is_null());
+    }
+
+    #[test]
+    fn only_notifications_get_no_reply() {
+        let (_, rw) = rewrite(r#"{"jsonrpc":"2.0","method":"a"}"#);
+        assert_eq!(
+            rw.reply(r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0","result":1}"#),
+            None
+        );
+    }
+
+    #[test]
+    fn an_invalid_notification_is_still_answered_with_a_null_id() {
+        let (_, rw) = rewrite(r#"{"method":"a"}"#);
+        let reply = rw
+            .reply(
+                r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0","error":{"code":-32600,"message":"x"}}"#,
+            )
+            .unwrap();
+        assert!(reply.contains(r#""id":null"#), "{reply}");
+    }
+
+    #[test]
+    fn not_utf8_is_a_parse_error() {
+        match plan(b"{\"id\":\"\xff\"}", 100) {
+            Plan::Answer(a) => assert!(a.contains("-32700"), "{a}"),
+            p => panic!("{p:?}"),
+        }
+    }
+}
