@@ -123,6 +123,13 @@ pub fn node_on(genesis: Genesis) -> NodeCore {
     NodeCore::new(NodeConfig::new(genesis, DevnetRuntime::shared())).expect("genesis")
 }
 
+/// A node on `genesis` that mines only when told (`Mine`), with the default dev accounts.
+pub fn manual_node(genesis: Genesis) -> NodeCore {
+    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
+    cfg.mining = MiningMode::Manual;
+    NodeCore::new(cfg).expect("genesis")
+}
+
 /// A manual-mining node without dev accounts on `genesis`, loaded with `chain`'s dump (the
 /// chain must be sealed), its load events drained.
 pub fn node_from(chain: &Chain, genesis: Genesis) -> NodeCore {
