@@ -34,6 +34,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 const SIZES: [u64; 4] = [1_000, 10_000, 100_000, 1_000_000];
 const MAX_DELAY: u64 = 64;
 /// Buffered commitment changes after which the queue is committed (outside the timing): about
@@ -59,32 +62,14 @@ impl Lcg {
     }
 }
 
-/// splitmix64: spreads a counter over the id's leading bytes (the queue hashes those), as a
-/// keccak-derived id would be.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
-/// A timer literal with a unique id; `seq` is assigned by the queue.
+/// A bulk timer ([`common::fleet::bulk_timer`]: an id spread over its leading bytes, as a
+/// keccak-derived id would be) of 100 cycles; `seq` is assigned by the queue.
 fn timer(n: u64, height: u64) -> Timer {
-    let mut id = [0u8; 32];
-    id[..8].copy_from_slice(&mix(n).to_le_bytes());
-    id[8..16].copy_from_slice(&n.to_le_bytes());
     let actor = Address::from_low_u64(0x1000 + n % ACTORS);
     Timer {
-        timer_id: TimerId(id),
-        actor_address: actor,
-        fee_payer: actor,
-        height,
-        seq: 0,
         schedule_block: height.saturating_sub(1),
         gas_limit_per_fire: 100,
-        expires_at: height + 1_000,
-        payload: Box::default(),
-        fee_caps: None,
+        ..common::fleet::bulk_timer(n, actor, height)
     }
 }
 

@@ -7,8 +7,10 @@
 //!
 //! Run: `cargo bench --bench dashboard_frame`.
 
-use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::engine::{Address, Timer, TimerConfig, TimerId};
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use cowboy_devnet::engine::{Address, Timer};
 use cowboy_devnet::node::{NodeConfig, NodeCore};
 use cowboy_devnet::tui::app::{Action, App, update};
 use cowboy_devnet::tui::keys::KeyMap;
@@ -31,37 +33,20 @@ const EVENTS: u64 = 100_000;
 const ACTORS: u64 = 1_000;
 
 fn actor(i: u64) -> Address {
-    Address::from_low_u64(0x1000 + i % ACTORS)
+    common::fleet::fleet_actor(ACTORS, i)
 }
 
+/// A bulk timer ([`common::fleet::bulk_timer`]) of `actor(n)`, scheduled at block 1.
 fn timer(n: u64, height: u64) -> Timer {
-    let mut id = [0u8; 32];
-    id[..8].copy_from_slice(&n.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
-    id[8..16].copy_from_slice(&n.to_le_bytes());
     Timer {
-        timer_id: TimerId(id),
-        actor_address: actor(n),
-        fee_payer: actor(n),
-        height,
-        seq: 0,
         schedule_block: 1,
-        gas_limit_per_fire: 10_000,
-        expires_at: height + 1_000,
-        payload: Box::default(),
-        fee_caps: None,
+        ..common::fleet::bulk_timer(n, actor(n), height)
     }
 }
 
 fn devnet() -> NodeCore {
-    let genesis = Genesis {
-        timer: TimerConfig {
-            max_timers_per_actor: u32::MAX,
-            ..TimerConfig::default()
-        },
-        ..Genesis::default()
-    };
     NodeCore::new(NodeConfig::headless(
-        genesis,
+        common::fleet::uncapped_genesis(),
         DevnetRuntime::shared(),
         cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS,
     ))

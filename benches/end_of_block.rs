@@ -31,69 +31,23 @@
 //! Run: `cargo bench --bench end_of_block` (filters: `seal_10k_due`, `commitment`, `seal_ratio`,
 //! `memory`, `epoch_rollover`).
 
-use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
+use cowboy_devnet::chain::{Chain, Genesis};
 use cowboy_devnet::engine::eob::{self, Ledger};
 use cowboy_devnet::engine::merkle::{SetCommitment, TimerCommitment};
-use cowboy_devnet::engine::{
-    Address, CalendarQueue, FeeQuote, QueueConfig, Timer, TimerConfig, TimerId,
-};
-use cowboy_devnet::vm::DevnetRuntime;
+use cowboy_devnet::engine::{Address, CalendarQueue, FeeQuote, QueueConfig, Timer, TimerConfig};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::collections::{BTreeMap, VecDeque};
 use std::hint::black_box;
-use std::sync::atomic::{AtomicBool, AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
-// ---- a counting allocator (counts only while enabled, so the timed benches pay one load) -------
-
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static LIVE_BYTES: AtomicIsize = AtomicIsize::new(0);
-
-// SAFETY: every call is forwarded unchanged to the system allocator; the counter is a side
-// effect only.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
-        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
-            LIVE_BYTES.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
-        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
-            LIVE_BYTES.fetch_add(layout.size() as isize, Ordering::Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) };
-        if COUNTING.load(Ordering::Relaxed) {
-            LIVE_BYTES.fetch_sub(layout.size() as isize, Ordering::Relaxed);
-        }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
-        if !p.is_null() && COUNTING.load(Ordering::Relaxed) {
-            LIVE_BYTES.fetch_add(
-                new_size as isize - layout.size() as isize,
-                Ordering::Relaxed,
-            );
-        }
-        p
-    }
-}
-
-#[global_allocator]
-static ALLOCATOR: Counting = Counting;
+#[path = "../tests/common/mod.rs"]
+mod common;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 // ---- shared setup ------------------------------------------------------------------------------
 
@@ -106,43 +60,25 @@ const GAS: u64 = 100;
 const BACKGROUND_FROM: u64 = 10_000;
 /// ... spread over this many heights (with the default queue: ring, epoch queue and overflow).
 const BACKGROUND_SPAN: u64 = 200_000;
-const RICH: u128 = 1_000_000_000_000_000_000_000_000_000_000;
-
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
+const RICH: u128 = common::fleet::FLEET_RICH;
 
 fn actor(i: usize) -> Address {
-    Address::from_low_u64(0x1_0000 + (i % ACTORS) as u64)
+    common::fleet::fleet_actor(ACTORS as u64, i as u64)
 }
 
-/// A timer literal with a unique id (spread over the leading bytes, as a keccak id is).
+/// A bulk timer ([`common::fleet::bulk_timer`]) of `GAS` cycles, scheduled the block before its height.
 fn timer(n: u64, owner: Address, height: u64) -> Timer {
-    let mut id = [0u8; 32];
-    id[..8].copy_from_slice(&mix(n).to_le_bytes());
-    id[8..16].copy_from_slice(&n.to_le_bytes());
     Timer {
-        timer_id: TimerId(id),
-        actor_address: owner,
-        fee_payer: owner,
-        height,
-        seq: 0,
         schedule_block: height.saturating_sub(1),
         gas_limit_per_fire: GAS,
-        expires_at: height + 1_000,
-        payload: Box::default(),
-        fee_caps: None,
+        ..common::fleet::bulk_timer(n, owner, height)
     }
 }
 
 fn timer_config() -> TimerConfig {
     TimerConfig {
-        max_timers_per_actor: u32::MAX,
         lane_timer_cycles: 1_000_000_000,
-        ..TimerConfig::default()
+        ..common::fleet::uncapped()
     }
 }
 
@@ -185,29 +121,13 @@ impl Ids {
 
 /// A chain with `ACTORS` funded no-code actors, keeping one block in memory.
 fn chain(queue: QueueConfig) -> Chain {
-    let funder = Address::from_label("bench-funder");
     let genesis = Genesis {
         timer: timer_config(),
         queue,
-        accounts: vec![GenesisAccount {
-            address: funder,
-            balance: RICH * (ACTORS as u128 + 1),
-        }],
         ..Genesis::default()
     };
-    let mut c = Chain::new(genesis, DevnetRuntime::shared()).expect("genesis");
+    let (mut c, _) = common::fleet::fleet_chain(genesis, ACTORS as u64, RICH);
     c.set_keep_blocks(1);
-    for i in 0..ACTORS {
-        c.apply_tx(Transaction::new(
-            funder,
-            TxKind::Deploy {
-                address: Some(actor(i)),
-                code: ActorCode::none(),
-                endowment: RICH,
-            },
-        ))
-        .expect("deploy");
-    }
     c.seal_block();
     c
 }
@@ -599,12 +519,8 @@ fn bench_seal(c: &mut Criterion) {
 
 /// Heap bytes `build` leaves allocated (counting allocator), with what it built.
 fn counted<T>(build: impl FnOnce() -> T) -> (T, isize) {
-    COUNTING.store(true, Ordering::SeqCst);
-    let before = LIVE_BYTES.load(Ordering::SeqCst);
-    let built = build();
-    let after = LIVE_BYTES.load(Ordering::SeqCst);
-    COUNTING.store(false, Ordering::SeqCst);
-    (built, after - before)
+    let (built, heap) = counting_alloc::measure(build);
+    (built, heap.retained)
 }
 
 fn report_memory(_c: &mut Criterion) {

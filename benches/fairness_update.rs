@@ -24,17 +24,14 @@ use cowboy_devnet::engine::scheduler::Fairness;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::collections::{BTreeMap, VecDeque};
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+use common::fleet::mix;
+
 const WINDOW: u64 = 1_000;
 const PER_BLOCK: u64 = 500;
 /// Blocks of distinct content; the actor pattern repeats every 200 blocks for both N.
 const PERIOD: u64 = 200;
-
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
 
 fn actor(i: u64) -> Address {
     let mut a = [0u8; 20];

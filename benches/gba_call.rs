@@ -12,6 +12,8 @@
 //!
 //! Run: `cargo bench --bench gba_call`. Target: ≤ 5 µs per fire over the default GBA.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 #[path = "support/fires.rs"]
 mod fires;
 

@@ -7,84 +7,35 @@
 //!
 //! Run: `cargo bench --bench node_snapshot`.
 
-use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::chain::{Block, Chain, Genesis, GenesisAccount, Transaction, TxKind};
-use cowboy_devnet::engine::{Address, Timer, TimerConfig, TimerId};
-use cowboy_devnet::node::{
-    DeleteSnapshot, LoadState, Mine, MiningMode, NodeConfig, NodeCore, Revert, SendTx, Snapshot,
-};
-use cowboy_devnet::vm::DevnetRuntime;
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use cowboy_devnet::chain::{Block, Transaction, TxKind};
+use cowboy_devnet::engine::Address;
+use cowboy_devnet::node::{DeleteSnapshot, Mine, NodeCore, Revert, SendTx, Snapshot};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
-const ACTORS: usize = 16;
+const ACTORS: u64 = 16;
 const BLOCKS: u64 = 20_000;
-const RICH: u128 = 1_000_000_000_000_000_000_000_000_000_000;
-
-fn actor(i: usize) -> Address {
-    Address::from_low_u64(0x1_0000 + (i % ACTORS) as u64)
-}
-
-fn timer(n: u64, owner: Address, height: u64) -> Timer {
-    let mut id = [0u8; 32];
-    id[..8].copy_from_slice(&n.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
-    id[8..16].copy_from_slice(&n.to_le_bytes());
-    Timer {
-        timer_id: TimerId(id),
-        actor_address: owner,
-        fee_payer: owner,
-        height,
-        seq: 0,
-        schedule_block: 0,
-        gas_limit_per_fire: 10_000,
-        expires_at: height + 1_000,
-        payload: Box::default(),
-        fee_caps: None,
-    }
-}
 
 /// A node with `pending` timers far ahead and `BLOCKS` blocks of history.
-fn node(pending: usize) -> NodeCore {
-    let funder = Address::from_label("bench-funder");
-    let genesis = Genesis {
-        timer: TimerConfig {
-            max_timers_per_actor: u32::MAX,
-            ..TimerConfig::default()
-        },
-        accounts: vec![GenesisAccount {
-            address: funder,
-            balance: RICH * (ACTORS as u128 + 1),
-        }],
-        ..Genesis::default()
-    };
-    let rt = DevnetRuntime::shared();
-    let mut c = Chain::new(genesis.clone(), rt.clone()).expect("genesis");
-    for i in 0..ACTORS {
-        c.apply_tx(Transaction::new(
-            funder,
-            TxKind::Deploy {
-                address: Some(actor(i)),
-                code: ActorCode::none(),
-                endowment: RICH,
-            },
-        ))
-        .expect("deploy");
-    }
-    c.test_hook_insert_timers((0..pending).map(|n| {
-        let h = 10_000 + (n as u64 * 200_000) / pending as u64;
-        timer(n as u64, actor(n), h)
-    }))
+fn node(pending: u64) -> NodeCore {
+    let (mut c, genesis) = common::fleet::fleet_chain(
+        common::fleet::uncapped_genesis(),
+        ACTORS,
+        common::fleet::FLEET_RICH,
+    );
+    let owner = |i| common::fleet::fleet_actor(ACTORS, i);
+    c.test_hook_insert_timers(common::fleet::spread_timers(
+        0, pending, 10_000, 200_000, owner,
+    ))
     .expect("fresh ids");
     c.seal_block();
-    let mut cfg = NodeConfig::new(genesis, rt);
-    cfg.mining = MiningMode::Manual;
-    cfg.dev_accounts = 0;
-    let mut node = NodeCore::new(cfg).expect("node");
-    node.apply(LoadState(Box::new(c.dump().expect("sealed"))))
-        .expect("load");
+    let mut node = common::fleet::node_from(&c, genesis);
     for _ in 0..BLOCKS {
         let tx = Transaction::new(
-            funder,
+            common::fleet::fleet_funder(),
             TxKind::Transfer {
                 to: Address::from_label("bench-sink"),
                 amount: 1,
@@ -100,7 +51,7 @@ fn node(pending: usize) -> NodeCore {
 fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("node_snapshot");
     g.sample_size(10);
-    for pending in [100_000usize, 1_000_000] {
+    for pending in [100_000u64, 1_000_000] {
         let mut n = node(pending);
         g.bench_with_input(BenchmarkId::new("snapshot", pending), &pending, |b, _| {
             b.iter(|| {

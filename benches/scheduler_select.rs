@@ -20,29 +20,17 @@ use cowboy_devnet::engine::scheduler::{Candidate, select, select_naive};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 const CANDIDATES: usize = 100_000;
 const ACTORS: u64 = 1_000;
 const LANE: u64 = 2_000_000;
 const CAP: u64 = 250_000;
 const P50: u128 = 1_000_000;
 
-/// splitmix64: a deterministic stream for the inputs.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 fn candidates() -> Vec<Candidate> {
-    let mut r = Rng(14);
+    let mut r = common::fleet::Rng(14);
     let weights: Vec<u32> = (0..ACTORS)
         .map(|_| 10_000 + r.below(10_001) as u32)
         .collect();
@@ -50,7 +38,7 @@ fn candidates() -> Vec<Candidate> {
         .map(|_| {
             let mut id = [0u8; 32];
             for chunk in id.chunks_mut(8) {
-                chunk.copy_from_slice(&r.next().to_be_bytes());
+                chunk.copy_from_slice(&r.next_u64().to_be_bytes());
             }
             let actor = r.below(ACTORS) as usize;
             let budget = if r.below(100) < 2 {

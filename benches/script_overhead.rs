@@ -9,6 +9,8 @@
 //!
 //! Run: `cargo bench --bench script_overhead`. Target: ≤ 5 µs of script overhead per fire.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
 #[path = "support/fires.rs"]
 mod fires;
 

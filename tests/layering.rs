@@ -412,3 +412,38 @@ fn the_checker_sees_edges_and_circles() {
     let cycle = find_cycle(&with_circle, "engine").expect("a circle is found");
     assert!(cycle.iter().any(|(x, _)| x == &m("engine::queue")));
 }
+
+/// Issue 19, "Files of one job": no library or binary source file over 900 lines and no
+/// `too_many_arguments` allowance (a struct names what travels together). `src/tui/` is left
+/// to its own split.
+#[test]
+fn source_files_keep_to_one_job() {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).expect("src is readable") {
+            let p = e.expect("dir entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p);
+            }
+        }
+    }
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    files.sort();
+    assert!(files.len() > 20, "the walk found the sources");
+    let mut bad = Vec::new();
+    for f in files.iter().filter(|f| !f.starts_with(src.join("tui"))) {
+        let text = std::fs::read_to_string(f).expect("readable");
+        let lines = text.lines().count();
+        let name = f.strip_prefix(&src).expect("under src").display();
+        if lines > 900 {
+            bad.push(format!("src/{name} has {lines} lines"));
+        }
+        if text.contains("too_many_arguments") {
+            bad.push(format!("src/{name} allows too_many_arguments"));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -2,57 +2,23 @@
 //! without a stored body or Merkle work, and must give the chain one-by-one sealing gives:
 //! the same timers fired at the same heights, the same state root and hash at every height.
 
-use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::chain::{
-    Block, BlockHeader, Chain, Genesis, GenesisAccount, Transaction, TxKind, body_hash,
-};
+use cowboy_devnet::chain::{Block, BlockHeader, Chain, Genesis, body_hash};
 use cowboy_devnet::engine::types::keccak_parts;
-use cowboy_devnet::engine::{
-    Address, EventKind, QueueConfig, Timer, TimerConfig, TimerId, TimerStatus,
-};
-use cowboy_devnet::node::{EventFilter, LoadState, Mine, MiningMode, NodeConfig, NodeCore};
+use cowboy_devnet::engine::{Address, EventKind, QueueConfig, Timer, TimerConfig, TimerStatus};
+use cowboy_devnet::node::{EventFilter, Mine, NodeCore};
 use cowboy_devnet::scenario::runner::{Played, disk_loader};
 use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario};
 use cowboy_devnet::vm::DevnetRuntime;
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 
+mod common;
+
 const ACTORS: u64 = 4;
 const RICH: u128 = 1_000_000_000_000_000_000_000_000;
 
 fn actor(i: u64) -> Address {
-    Address::from_low_u64(0x1_0000 + i % ACTORS)
-}
-
-fn timer(n: u64, owner: Address, fee_payer: Address, height: u64, expires_at: u64) -> Timer {
-    let mut id = [0u8; 32];
-    id[..8].copy_from_slice(&n.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
-    id[8..16].copy_from_slice(&n.to_le_bytes());
-    Timer {
-        timer_id: TimerId(id),
-        actor_address: owner,
-        fee_payer,
-        height,
-        seq: 0,
-        schedule_block: 0,
-        gas_limit_per_fire: 10_000,
-        expires_at,
-        payload: Box::default(),
-        fee_caps: None,
-    }
-}
-
-/// A deterministic pseudo-random sequence (SplitMix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
+    common::fleet::fleet_actor(ACTORS, i)
 }
 
 /// A chain at height 1 with `heights.len()` timers of no-code actors pending. Small epochs
@@ -60,56 +26,31 @@ impl Rng {
 /// horizon moves; a narrow lane defers some fires; a poor fee payer and early expiries give
 /// unfunded and expired timers.
 fn chain(heights: &[u64]) -> (Chain, Genesis) {
-    let funder = Address::from_label("jump-funder");
     let poor = Address::from_label("jump-poor");
     let genesis = Genesis {
         timer: TimerConfig {
-            max_timers_per_actor: u32::MAX,
             lane_timer_cycles: 25_000,
             max_cycles_per_fire: 20_000,
-            ..TimerConfig::default()
+            ..common::fleet::uncapped()
         },
         queue: QueueConfig {
             epoch_blocks: 50,
             epoch_slots: 3,
         },
-        accounts: vec![GenesisAccount {
-            address: funder,
-            balance: RICH * (ACTORS as u128 + 1),
-        }],
         ..Genesis::default()
     };
-    let mut c = Chain::new(genesis.clone(), DevnetRuntime::shared()).expect("genesis");
-    for i in 0..ACTORS {
-        c.apply_tx(Transaction::new(
-            funder,
-            TxKind::Deploy {
-                address: Some(actor(i)),
-                code: ActorCode::none(),
-                endowment: RICH,
-            },
-        ))
-        .expect("deploy");
-    }
+    let (mut c, genesis) = common::fleet::fleet_chain(genesis, ACTORS, RICH);
     c.seal_block();
     c.test_hook_insert_timers(heights.iter().enumerate().map(|(n, &h)| {
         let n = n as u64;
-        let payer = if n % 17 == 3 { poor } else { actor(n) };
-        let expires = if n % 13 == 5 { h } else { h + 1_000 };
-        timer(n, actor(n), payer, h, expires)
+        Timer {
+            fee_payer: if n % 17 == 3 { poor } else { actor(n) },
+            expires_at: if n % 13 == 5 { h } else { h + 1_000 },
+            ..common::fleet::bulk_timer(n, actor(n), h)
+        }
     }))
     .expect("fresh ids");
     (c, genesis)
-}
-
-fn node_from(c: &Chain, genesis: Genesis) -> NodeCore {
-    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
-    cfg.mining = MiningMode::Manual;
-    cfg.dev_accounts = 0;
-    let mut node = NodeCore::new(cfg).expect("node");
-    node.apply(LoadState(Box::new(c.dump().expect("sealed"))))
-        .expect("load");
-    node
 }
 
 fn assert_same_block(a: &Block, b: &Block, what: &str) {
@@ -133,12 +74,12 @@ fn check_schedule(heights: &[u64], blocks: u64) -> usize {
         reference.seal_block();
     }
 
-    let mut one_by_one = node_from(&start, genesis.clone());
+    let mut one_by_one = common::fleet::node_from(&start, genesis.clone());
     for _ in 0..blocks {
         one_by_one.apply(Mine { blocks: 1 }).expect("mine");
     }
 
-    let mut jump = node_from(&start, genesis);
+    let mut jump = common::fleet::node_from(&start, genesis);
     let mined = jump.apply(Mine { blocks }).expect("mine");
     assert_eq!((mined.first, mined.last), (from + 1, from + blocks));
     assert_eq!(mined.head.header, *reference.head());
@@ -177,12 +118,12 @@ fn cip5_5_1_long_jump_matches_one_by_one_sealing_at_every_height() {
 
 #[test]
 fn cip5_5_1_long_jump_matches_one_by_one_sealing_for_random_schedules() {
-    let mut rng = Rng(0x5eed);
+    let mut rng = common::fleet::Rng(0x5eed);
     for _ in 0..4 {
-        let span = 300 + rng.next() % 1_500;
-        let n = 1 + rng.next() % 120;
-        let heights: Vec<u64> = (0..n).map(|_| 2 + rng.next() % span).collect();
-        let blocks = span + rng.next() % 200;
+        let span = 300 + rng.next_u64() % 1_500;
+        let n = 1 + rng.next_u64() % 120;
+        let heights: Vec<u64> = (0..n).map(|_| 2 + rng.next_u64() % span).collect();
+        let blocks = span + rng.next_u64() % 200;
         check_schedule(&heights, blocks);
     }
 }
@@ -223,7 +164,7 @@ fn assert_headers_link(before: &BlockHeader, headers: &[BlockHeader]) {
 fn cip5_5_1_every_height_of_a_jump_answers_block_and_timer_reads() {
     let (start, genesis) = chain(&[1_500]);
     let id = start.engine().queue().pending()[0].timer_id;
-    let mut node = node_from(&start, genesis);
+    let mut node = common::fleet::node_from(&start, genesis);
     node.apply(Mine { blocks: 1_000 }).expect("mine");
     // Inside the jump, the timer answers as pending.
     let t = node.timer(&id).expect("the timer is known");
@@ -463,10 +404,10 @@ fn spec_note_42_roots_and_hashes_do_not_depend_on_how_the_heights_were_mined() {
     })
     .expect("mine");
     let mut chunks = start();
-    let mut rng = Rng(42);
+    let mut rng = common::fleet::Rng(42);
     while chunks.chain().height() < BLOCKS {
         let left = BLOCKS - chunks.chain().height();
-        let n = (1 + rng.next() % 1_500).min(left);
+        let n = (1 + rng.next_u64() % 1_500).min(left);
         chunks.apply(Mine { blocks: n }).expect("mine");
     }
     let tail: BTreeMap<u64, BlockHeader> = reference

@@ -1,11 +1,14 @@
 //! The set-up the per-fire benches share (`script_overhead`, `gba_call`): a chain one block
 //! before `DUE_HEIGHT`, with `FIRES` timers due at it, scheduled by `ACTORS` Rhai actors from
 //! their `deploy()`, and the measurement of the sealing of that one block against a baseline.
+//!
+//! The bench that includes it also includes the shared test and bench support as `common`
+//! (`#[path = "../tests/common/mod.rs"] mod common;`).
 
+use crate::common;
 use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::chain::{Block, Chain, Event, Genesis, GenesisAccount, Transaction, TxKind};
+use cowboy_devnet::chain::{Block, Chain, Genesis, GenesisAccount};
 use cowboy_devnet::engine::{Address, SchedulerKind, TimerConfig, TimerEvent};
-use cowboy_devnet::vm::DevnetRuntime;
 use criterion::{BatchSize, Criterion};
 use std::time::Duration;
 
@@ -51,33 +54,22 @@ pub fn prepared(scheduler: SchedulerKind, gas_limit: u64, source: &str) -> Chain
         }],
         ..Genesis::default()
     };
-    let mut chain = Chain::new(genesis, DevnetRuntime::shared()).expect("genesis");
+    let mut chain = common::chain_with(genesis);
     for i in 0..ACTORS {
-        let r = chain
-            .apply_tx(Transaction::new(
-                owner,
-                TxKind::Deploy {
-                    address: Some(Address::from_label(&format!("bench-actor-{i}"))),
-                    code: ActorCode::rhai("bench.rhai", source),
-                    endowment: 1_000_000_000,
-                },
-            ))
-            .expect("deploy accepted");
-        assert!(r.success, "deploy failed: {:?}", r.error);
+        let address = Address::from_label(&format!("bench-actor-{i}"));
+        let code = ActorCode::rhai("bench.rhai", source);
+        let r = common::deploy_endowed(&mut chain, owner, address, code, 1_000_000_000);
         assert_eq!(r.timers.len() as u64, TIMERS_PER_ACTOR);
     }
-    while chain.pending_height() < DUE_HEIGHT {
-        chain.seal_block();
-    }
+    common::seal_until(&mut chain, DUE_HEIGHT);
     chain
 }
 
 /// The timer events of `block` that `f` accepts.
 pub fn count_timer_events(block: &Block, f: &dyn Fn(&TimerEvent) -> bool) -> u64 {
-    block
-        .events
-        .iter()
-        .filter(|r| matches!(&r.event, Event::Timer(e) if f(e)))
+    common::timer_events(block)
+        .into_iter()
+        .filter(|e| f(e))
         .count() as u64
 }
 

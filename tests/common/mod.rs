@@ -1,6 +1,14 @@
-//! Helpers shared by the behaviour and property tests: a funded chain, deploys, `ActAs` timer
-//! calls, governance instructions, event queries and bare timers for queue-level tests.
+//! Helpers shared by the behaviour and property tests and by the benches: a funded chain,
+//! deploys, `ActAs` timer calls, governance instructions, event queries and bare timers for
+//! queue-level tests; and, in [`fleet`], chains of many actors and timers inserted in bulk, and
+//! nodes built from them.
+//!
+//! One file for both: a test declares `mod common;`, a bench `#[path =
+//! "../tests/common/mod.rs"] mod common;`, so each test and each bench still compiles alone and
+//! the library ships no test code. Not every user calls every helper, hence `dead_code`.
 #![allow(dead_code)]
+
+pub mod fleet;
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{
@@ -56,18 +64,31 @@ pub fn chain() -> Chain {
 
 /// Deploys `code` at `address` from `from`; panics unless the deploy succeeds.
 pub fn deploy(chain: &mut Chain, from: Address, address: Address, code: ActorCode) -> Address {
+    deploy_endowed(chain, from, address, code, 0);
+    address
+}
+
+/// Deploys `code` at `address` from `from`, endowed with `endowment`; panics unless the deploy
+/// succeeds. Returns the receipt (the timers the actor's `deploy()` scheduled are in it).
+pub fn deploy_endowed(
+    chain: &mut Chain,
+    from: Address,
+    address: Address,
+    code: ActorCode,
+    endowment: u128,
+) -> Receipt {
     let r = chain
         .apply_tx(Transaction::new(
             from,
             TxKind::Deploy {
                 address: Some(address),
                 code,
-                endowment: 0,
+                endowment,
             },
         ))
         .expect("deploy accepted");
     assert!(r.success, "deploy failed: {:?}", r.error);
-    address
+    r
 }
 
 pub fn deploy_native(chain: &mut Chain, from: Address, address: Address, json: &str) -> Address {
