@@ -89,7 +89,8 @@ async fn issue19_api_md_names_exactly_the_methods_rpc_discover_lists() {
 }
 
 /// Issue 19: the Spec notes moved to docs/SPEC_NOTES.md keep their numbers, 1 to 61 in order
-/// (the code and the tests cite them by number), each with a bold title.
+/// (the code and the tests cite them by number), each with a bold title; later notes follow
+/// on without a gap or a repeat.
 #[test]
 fn issue19_spec_notes_keep_their_numbers() {
     let notes = doc("docs/SPEC_NOTES.md");
@@ -102,7 +103,8 @@ fn issue19_spec_notes_keep_their_numbers() {
             Some(n)
         })
         .collect();
-    assert_eq!(numbers, (1..=61).collect::<Vec<_>>());
+    assert!(numbers.len() >= 61, "{} notes", numbers.len());
+    assert_eq!(numbers, (1..=numbers.len() as u32).collect::<Vec<_>>());
 }
 
 /// Issue 19: every `docs/...md` the README links to exists, and every document in `docs/`
