@@ -2,16 +2,18 @@
 
 use super::error;
 use super::openrpc;
+use super::queries::RpcQuery;
 use super::types::{Amount, Args, BlockTimeMs, Bytes, Obj, invalid_param};
 use crate::chain::Receipt;
 use crate::chain::runtime::ActorCode;
 use crate::engine::timer::handler_payload;
 use crate::engine::{Address, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
-    CallActor, CancelTimer, ConfigChange, DeleteSnapshot, DeployActor, DumpState, EstimateTimer,
-    EventFilter, ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine,
-    MiningMode, NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer, SetBalance,
-    SetMining, Snapshot, TimerFilter, TimerStatus, TimerView, TxOutcome,
+    AccountsQuery, ActorsQuery, BucketQuery, CallActor, CancelTimer, ConfigChange, ConfigQuery,
+    DeleteSnapshot, DeployActor, DumpState, EstimateTimer, EventFilter, EventsQuery, ExtendTimer,
+    GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine, MiningMode, NamesQuery,
+    NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer, SetBalance, SetMining,
+    Snapshot, TiersQuery, TimerFilter, TimerQuery, TimerStatus, TimersQuery, TxOutcome,
 };
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -37,7 +39,7 @@ pub fn node_error(e: NodeError) -> ErrorObjectOwned {
     error::domain(e.kind().as_str(), e.to_string())
 }
 
-fn to_json<T: Serialize>(v: &T) -> Value {
+pub(super) fn to_json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("node views serialize to JSON")
 }
 
@@ -67,15 +69,6 @@ fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Va
 
 fn outcome_json(out: &TxOutcome, node: &NodeHandle) -> Value {
     receipt_json(&out.receipt, out.sealed, node)
-}
-
-/// A timer: every field, the payload in hex.
-fn timer_json(t: &TimerView) -> Value {
-    let mut v = to_json(t);
-    if let Some(p) = &t.payload {
-        v["payload"] = json!(format!("0x{}", hex::encode(p)));
-    }
-    v
 }
 
 /// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}`.
@@ -201,12 +194,10 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(mining_json(mode))
     });
     // The published head (never waits behind a seal): what a status bar reads in one call.
-    m.register_method("devnet_head", |p, node, _| -> RpcResult {
+    // Its reply is `HeadQuery`'s, read from the published head.
+    m.register_method(crate::node::HeadQuery::METHOD, |p, node, _| -> RpcResult {
         Args::new(&p, &[])?;
-        let h = node.head();
-        let mut v = to_json(&h);
-        v["mining"] = mining_json(h.mining);
-        Ok(v)
+        Ok(to_json(&node.head()))
     })
     .expect("unique");
     m.register_method("devnet_getMining", |p, node, _| -> RpcResult {
@@ -220,10 +211,15 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let b = node.query(move |c| c.block(h)).await.map_err(node_error)?;
         Ok(b.map_or(Value::Null, |b| to_json(&*b)))
     });
-    reg(&mut m, "devnet_accounts", |p, node| async move {
+    reg(&mut m, AccountsQuery::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
-        let acc = node.query(|c| c.accounts()).await.map_err(node_error)?;
+        let acc = node.ask(AccountsQuery).await.map_err(node_error)?;
         Ok(to_json(&acc))
+    });
+    reg(&mut m, NamesQuery::METHOD, |p, node| async move {
+        Args::new(&p, &[])?;
+        let names = node.ask(NamesQuery).await.map_err(node_error)?;
+        Ok(to_json(&names))
     });
     reg(&mut m, "devnet_getBalance", |p, node| async move {
         let a = Args::new(&p, &["address"])?;
@@ -293,13 +289,10 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         node.request(Halt { blocks }).await.map_err(node_error)?;
         Ok(Value::Null)
     });
-    reg(&mut m, "devnet_getEvents", |p, node| async move {
+    reg(&mut m, EventsQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["filter"])?;
         let f = decode_event_filter(a.obj(0, "filter", true)?)?;
-        let ev = node
-            .query(move |c| c.events(&f))
-            .await
-            .map_err(node_error)?;
+        let ev = node.ask(EventsQuery(f)).await.map_err(node_error)?;
         Ok(to_json(&ev))
     });
 
@@ -327,6 +320,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .await
             .map_err(node_error)?;
         Ok(to_json(&d.address))
+    });
+    reg(&mut m, ActorsQuery::METHOD, |p, node| async move {
+        Args::new(&p, &[])?;
+        let actors = node.ask(ActorsQuery).await.map_err(node_error)?;
+        Ok(to_json(&actors))
     });
     reg(&mut m, "actor_call", |p, node| async move {
         let a = Args::new(&p, &["call"])?;
@@ -410,22 +408,19 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
-    reg(&mut m, "timer_get", |p, node| async move {
+    reg(&mut m, TimerQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["timer_id"])?;
         let id: TimerId = a.req(0, "timer_id")?;
-        let t = node
-            .query(move |c| c.timer(&id))
-            .await
-            .map_err(node_error)?;
-        Ok(t.as_ref().map_or(Value::Null, timer_json))
+        let t = node.ask(TimerQuery { id }).await.map_err(node_error)?;
+        Ok(to_json(&t))
     });
-    reg(&mut m, "timer_bucket", |p, node| async move {
+    reg(&mut m, BucketQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["height"])?;
-        let h: u64 = a.req(0, "height")?;
-        let ts = node.query(move |c| c.bucket(h)).await.map_err(node_error)?;
-        Ok(Value::Array(ts.iter().map(timer_json).collect()))
+        let height: u64 = a.req(0, "height")?;
+        let ts = node.ask(BucketQuery { height }).await.map_err(node_error)?;
+        Ok(to_json(&ts))
     });
-    reg(&mut m, "timer_list", |p, node| async move {
+    reg(&mut m, TimersQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["filter"])?;
         let mut o = a.obj(0, "filter", true)?;
         let actor: Option<Address> = o.opt("actor")?;
@@ -446,33 +441,19 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             status,
             limit,
         };
-        let ts = node
-            .query(move |c| c.timers(&f))
-            .await
-            .map_err(node_error)?;
-        Ok(Value::Array(ts.iter().map(timer_json).collect()))
+        let ts = node.ask(TimersQuery(f)).await.map_err(node_error)?;
+        Ok(to_json(&ts))
     });
 
     // ---- scheduler ----------------------------------------------------------------------
-    reg(&mut m, "scheduler_config", |p, node| async move {
+    reg(&mut m, ConfigQuery::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
-        let (timer, queue, pending) = node
-            .query(|c| {
-                let (t, q) = c.config();
-                (t, q, c.head().pending_timers)
-            })
-            .await
-            .map_err(node_error)?;
-        Ok(json!({
-            "timer": timer,
-            "queue": queue,
-            "ring_size": queue.ring_size(),
-            "pending_timers": pending,
-        }))
+        let c = node.ask(ConfigQuery).await.map_err(node_error)?;
+        Ok(to_json(&c))
     });
-    reg(&mut m, "scheduler_tiers", |p, node| async move {
+    reg(&mut m, TiersQuery::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
-        let t = node.query(|c| c.tiers()).await.map_err(node_error)?;
+        let t = node.ask(TiersQuery).await.map_err(node_error)?;
         Ok(to_json(&t))
     });
 

@@ -7,6 +7,7 @@
 pub mod error;
 pub mod methods;
 pub mod openrpc;
+pub mod queries;
 mod scheduler;
 pub mod server;
 pub mod state_file;
