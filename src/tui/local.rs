@@ -242,14 +242,14 @@ fn run_life(core: &NodeCore, id: TimerId) -> Result<LifeReplies, NodeError> {
     })
 }
 
-/// A schedule request's arguments, as `timer_schedule` builds them (a named handler is
-/// encoded in the payload).
-pub(crate) fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
+/// A schedule request as `timer_schedule` builds it (a named handler is encoded in the
+/// payload).
+fn schedule_request(req: &ScheduleRequest) -> ScheduleTimer {
     let payload = match &req.handler {
         Some(h) if !h.is_empty() => handler_payload(h, &req.payload),
         _ => req.payload.clone(),
     };
-    ScheduleArgs {
+    let args = ScheduleArgs {
         height: req.height,
         payload,
         fee_payer: req.fee_payer,
@@ -259,6 +259,11 @@ pub(crate) fn schedule_args(req: &ScheduleRequest) -> ScheduleArgs {
         max_priority_fee_per_cycle: req.max_priority_fee_per_cycle,
         priority_tier: req.priority_tier,
         ..Default::default()
+    };
+    ScheduleTimer {
+        actor: req.actor,
+        from: req.from,
+        args,
     }
 }
 
@@ -305,126 +310,88 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
     /// result and the error are the same.
     fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
         let governor = |f: Option<Address>| f.unwrap_or_else(default_governor);
-        match cmd {
-            UiCommand::Mine(n) => Ok(CommandOutcome::Mined {
-                height: self.apply(Mine { blocks: n })?.last,
-            }),
+        let answer = match cmd.clone() {
+            UiCommand::Mine(n) => Answer::Height(self.apply(Mine { blocks: n })?.last),
             UiCommand::SetMining(mode) => {
                 self.apply(SetMining(mining_to_node(mode)))?;
-                Ok(CommandOutcome::MiningSet(mode))
+                Answer::Done
             }
             UiCommand::ScheduleTimer(req) => {
-                let s = self.apply(ScheduleTimer {
-                    actor: req.actor,
-                    from: req.from,
-                    args: schedule_args(&req),
-                })?;
-                Ok(CommandOutcome::Scheduled {
-                    timer_id: s.timer_id,
-                    height: req.height,
-                })
+                Answer::TimerId(self.apply(schedule_request(&req))?.timer_id)
             }
             UiCommand::EstimateTimer(req) => {
-                let e = self.apply(EstimateTimer(ScheduleTimer {
-                    actor: req.actor,
-                    from: req.from,
-                    args: schedule_args(&req),
-                }))?;
-                Ok(CommandOutcome::Estimated(Estimate {
+                let e = self.apply(EstimateTimer(schedule_request(&req)))?;
+                Answer::Estimate(Estimate {
                     max_cost: e.max_cost,
                     fire_height: e.fire_height.unwrap_or(req.height),
                     error: e.error.as_ref().map(CommandError::from_failure),
                     auction: e.auction.map(Box::new),
-                }))
+                })
             }
             UiCommand::CancelTimer { actor, timer_id } => {
+                let from = None;
                 self.apply(CancelTimer {
                     actor,
                     timer_id,
-                    from: None,
+                    from,
                 })?;
-                Ok(CommandOutcome::Applied {
-                    what: format!("cancelled timer {}", timer_id.short()),
-                })
+                Answer::Done
             }
             UiCommand::ExtendTimer {
                 actor,
                 timer_id,
                 new_expires_at,
             } => {
+                let from = None;
                 self.apply(ExtendTimer {
                     actor,
                     timer_id,
                     new_expires_at,
-                    from: None,
+                    from,
                 })?;
-                // CIP-5 §5.4 clamps the new expiry to the TTL cap: report what was applied.
-                let applied = self
-                    .node
-                    .read(move |c| c.timer(&timer_id).map(|t| t.expires_at))
-                    .ok()
-                    .flatten()
-                    .unwrap_or(new_expires_at);
-                Ok(CommandOutcome::Applied {
-                    what: format!("extended timer {} to expire at {applied}", timer_id.short()),
-                })
+                let applied = self.node.read(move |c| c.timer(&timer_id));
+                Answer::Expiry(
+                    applied
+                        .ok()
+                        .flatten()
+                        .map_or(new_expires_at, |t| t.expires_at),
+                )
             }
             UiCommand::GovCancelTimer { from, timer_id } => {
-                self.apply(GovCancel {
-                    from: governor(from),
-                    timer_id,
-                })?;
-                Ok(CommandOutcome::Applied {
-                    what: format!("governance cancelled timer {}", timer_id.short()),
-                })
+                let from = governor(from);
+                self.apply(GovCancel { from, timer_id })?;
+                Answer::Done
             }
             UiCommand::GovExtendTimer {
                 from,
                 timer_id,
                 new_expires_at,
             } => {
+                let from = governor(from);
                 self.apply(GovExtend {
-                    from: governor(from),
+                    from,
                     timer_id,
                     new_expires_at,
                 })?;
-                Ok(CommandOutcome::Applied {
-                    what: format!(
-                        "governance extended timer {} to {new_expires_at}",
-                        timer_id.short()
-                    ),
-                })
+                Answer::Done
             }
             UiCommand::GovUpdateConfig { from, patch } => {
-                self.apply(GovUpdateConfig {
-                    from: governor(from),
-                    config: ConfigChange::Fields(patch_fields(&patch)),
-                })?;
-                Ok(CommandOutcome::Applied {
-                    what: "governance updated TimerConfig (from the next block)".into(),
-                })
+                let config = ConfigChange::Fields(patch_fields(&patch));
+                let from = governor(from);
+                self.apply(GovUpdateConfig { from, config })?;
+                Answer::Done
             }
             UiCommand::GovSetActivationHeight { from, height } => {
-                let h = self.apply(SetActivationHeight {
-                    from: governor(from),
-                    height,
-                })?;
-                Ok(CommandOutcome::Applied {
-                    what: match h {
-                        Some(h) => format!("governance set the activation height to #{h}"),
-                        None => "governance cleared the activation height".into(),
-                    },
-                })
+                let from = governor(from);
+                Answer::Activation(self.apply(SetActivationHeight { from, height })?)
             }
-            UiCommand::Snapshot => self.apply(Snapshot).map(CommandOutcome::SnapshotTaken),
+            UiCommand::Snapshot => Answer::Snapshot(self.apply(Snapshot)?),
             UiCommand::Revert(id) => {
                 self.apply(Revert { id })?;
-                Ok(CommandOutcome::Reverted {
-                    id,
-                    height: self.node.read(|c| c.height()).unwrap_or(0),
-                })
+                Answer::Height(self.node.read(|c| c.height()).unwrap_or(0))
             }
-        }
+        };
+        Ok(CommandOutcome::of(&cmd, answer))
     }
 
     fn tick(&mut self, now: Instant) -> bool {

@@ -511,6 +511,73 @@ impl CommandOutcome {
     }
 }
 
+/// What a command's reply says, whichever transport carried it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// The head's height after it (`Mine`, `Revert`).
+    Height(u64),
+    TimerId(TimerId),
+    Estimate(Estimate),
+    /// The expiry an extension applied (CIP-5 §5.4 clamps it to the TTL cap).
+    Expiry(u64),
+    /// The activation height after `GovSetActivationHeight`.
+    Activation(Option<u64>),
+    Snapshot(u64),
+    /// Applied; nothing more to say.
+    Done,
+}
+
+impl CommandOutcome {
+    /// The outcome of `cmd` from its answer: written once for both transports.
+    pub fn of(cmd: &UiCommand, answer: Answer) -> CommandOutcome {
+        let applied = |what: String| CommandOutcome::Applied { what };
+        match (cmd, answer) {
+            (UiCommand::Mine(_), Answer::Height(height)) => CommandOutcome::Mined { height },
+            (UiCommand::SetMining(mode), _) => CommandOutcome::MiningSet(*mode),
+            (UiCommand::ScheduleTimer(req), Answer::TimerId(timer_id)) => {
+                CommandOutcome::Scheduled {
+                    timer_id,
+                    height: req.height,
+                }
+            }
+            (UiCommand::EstimateTimer(_), Answer::Estimate(e)) => CommandOutcome::Estimated(e),
+            (UiCommand::CancelTimer { timer_id, .. }, _) => {
+                applied(format!("cancelled timer {}", timer_id.short()))
+            }
+            (UiCommand::ExtendTimer { timer_id, .. }, Answer::Expiry(at)) => applied(format!(
+                "extended timer {} to expire at {at}",
+                timer_id.short()
+            )),
+            (UiCommand::GovCancelTimer { timer_id, .. }, _) => {
+                applied(format!("governance cancelled timer {}", timer_id.short()))
+            }
+            (
+                UiCommand::GovExtendTimer {
+                    timer_id,
+                    new_expires_at,
+                    ..
+                },
+                _,
+            ) => applied(format!(
+                "governance extended timer {} to {new_expires_at}",
+                timer_id.short()
+            )),
+            (UiCommand::GovUpdateConfig { .. }, _) => {
+                applied("governance updated TimerConfig (from the next block)".into())
+            }
+            (UiCommand::GovSetActivationHeight { .. }, Answer::Activation(h)) => applied(match h {
+                Some(h) => format!("governance set the activation height to #{h}"),
+                None => "governance cleared the activation height".into(),
+            }),
+            (UiCommand::Snapshot, Answer::Snapshot(id)) => CommandOutcome::SnapshotTaken(id),
+            (UiCommand::Revert(id), Answer::Height(height)) => {
+                CommandOutcome::Reverted { id: *id, height }
+            }
+            (cmd, answer) => applied(format!("{}: {answer:?}", cmd.method())),
+        }
+    }
+}
+
 /// A rejected command: the spec's error name and a message a person can act on. Nothing
 /// changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

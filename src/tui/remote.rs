@@ -21,10 +21,13 @@
 use crate::chain::{EventRecord, default_governor};
 use crate::engine::{Address, TimerId};
 use crate::node::{EventFilter, EventsQuery, HeadQuery, TimerQuery};
+use crate::rpc::methods::mining_json;
 use crate::rpc::queries::RpcQuery;
 use crate::tui::local::patch_fields;
 use crate::tui::model::*;
-use crate::tui::view::{LifeReplies, QueryReplies, SourceInfo, deferred_query, life_queries};
+use crate::tui::view::{
+    LifeReplies, QueryReplies, SourceInfo, deferred_query, life_queries, mining_to_node,
+};
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
 use jsonrpsee::core::params::{ArrayParams, BatchRequestBuilder};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
@@ -176,27 +179,54 @@ fn u128_at(v: &Value, k: &str) -> u128 {
     }
 }
 
-/// The mining mode as the API writes it (`{"mode": "interval", "block_time": 1.5}`).
-fn mining_of(v: &Value) -> MiningMode {
-    match v["mode"].as_str() {
-        Some("auto") => MiningMode::Auto,
-        Some("interval") => MiningMode::Interval {
-            // Display only: the node's integer milliseconds, written as seconds on the wire.
-            ms: v["block_time"]
-                .as_f64()
-                .map_or(0, |s| (s * 1000.0).round() as u64),
-        },
-        _ => MiningMode::Manual,
+/// A schedule request as `timer_schedule` and `timer_estimate` take it.
+fn schedule_json(r: &ScheduleRequest) -> Value {
+    let mut o = json!({
+        "actor": r.actor,
+        "height": r.height,
+        "payload": format!("0x{}", hex::encode(&r.payload)),
+    });
+    for (k, v) in [
+        ("handler", r.handler.as_ref().map(|h| json!(h))),
+        ("from", r.from.map(|a| json!(a))),
+        ("fee_payer", r.fee_payer.map(|a| json!(a))),
+        ("gas_limit", r.gas_limit.map(|g| json!(g))),
+        ("expires_at", r.expires_at.map(|e| json!(e))),
+        (
+            "max_fee_per_cycle",
+            r.max_fee_per_cycle.map(|a| json!(a.to_string())),
+        ),
+        (
+            "max_priority_fee_per_cycle",
+            r.max_priority_fee_per_cycle.map(|a| json!(a.to_string())),
+        ),
+        ("priority_tier", r.priority_tier.map(|t| json!(t.as_str()))),
+    ] {
+        if let Some(v) = v {
+            o[k] = v;
+        }
     }
+    o
 }
 
-fn mining_json(m: MiningMode) -> Value {
-    match m {
-        MiningMode::Auto => json!({"mode": "auto"}),
-        MiningMode::Manual => json!({"mode": "manual"}),
-        MiningMode::Interval { ms } => {
-            json!({"mode": "interval", "block_time": ms as f64 / 1000.0})
-        }
+/// `timer_estimate`'s answer; its `error` is what `timer_schedule` would answer.
+fn estimate_of(v: &Value, height: u64) -> Estimate {
+    let error = v["error"].as_object().map(|e| {
+        let reason = e.get("reason").and_then(Value::as_str).unwrap_or("Error");
+        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        let msg = msg
+            .strip_prefix(reason)
+            .and_then(|m| m.strip_prefix(": "))
+            .unwrap_or(msg);
+        CommandError::new(reason, msg)
+    });
+    Estimate {
+        max_cost: u128_at(v, "max_cost"),
+        fire_height: v["fire_height"].as_u64().unwrap_or(height),
+        error,
+        auction: serde_json::from_value(v["auction"].clone())
+            .ok()
+            .map(Box::new),
     }
 }
 
@@ -582,162 +612,65 @@ impl DashboardSource for RemoteDevnet {
     }
 
     fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
-        let governor = |f: Option<Address>| json!(f.unwrap_or_else(default_governor));
-        let schedule = |r: &ScheduleRequest| {
-            let mut o = json!({
-                "actor": r.actor,
-                "height": r.height,
-                "payload": format!("0x{}", hex::encode(&r.payload)),
-            });
-            for (k, v) in [
-                ("handler", r.handler.as_ref().map(|h| json!(h))),
-                ("from", r.from.map(|a| json!(a))),
-                ("fee_payer", r.fee_payer.map(|a| json!(a))),
-                ("gas_limit", r.gas_limit.map(|g| json!(g))),
-                ("expires_at", r.expires_at.map(|e| json!(e))),
-                (
-                    "max_fee_per_cycle",
-                    r.max_fee_per_cycle.map(|a| json!(a.to_string())),
-                ),
-                (
-                    "max_priority_fee_per_cycle",
-                    r.max_priority_fee_per_cycle.map(|a| json!(a.to_string())),
-                ),
-                ("priority_tier", r.priority_tier.map(|t| json!(t.as_str()))),
-            ] {
-                if let Some(v) = v {
-                    o[k] = v;
-                }
-            }
-            o
-        };
-        let method = cmd.method();
-        match cmd {
-            UiCommand::Mine(n) => {
-                let h = self.command(method, vec![json!(n)])?;
-                Ok(CommandOutcome::Mined {
-                    height: h.as_u64().unwrap_or(0),
-                })
-            }
-            UiCommand::SetMining(mode) => {
-                let v = self.command(method, vec![mining_json(mode)])?;
-                Ok(CommandOutcome::MiningSet(mining_of(&v)))
-            }
-            UiCommand::ScheduleTimer(req) => {
-                let v = self.command(method, vec![schedule(&req)])?;
-                let timer_id = serde_json::from_value(v["timer_id"].clone()).map_err(|e| {
-                    CommandError::new("InvalidResponse", format!("timer_schedule: {e}"))
-                })?;
-                Ok(CommandOutcome::Scheduled {
-                    timer_id,
-                    height: req.height,
-                })
-            }
-            UiCommand::EstimateTimer(req) => {
-                let v = self.command(method, vec![schedule(&req)])?;
-                let error = v["error"].as_object().map(|e| {
-                    let reason = e
-                        .get("reason")
-                        .and_then(Value::as_str)
-                        .unwrap_or("Error")
-                        .to_string();
-                    let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
-                    let msg = msg
-                        .strip_prefix(reason.as_str())
-                        .and_then(|m| m.strip_prefix(": "))
-                        .unwrap_or(msg);
-                    CommandError::new(reason.clone(), msg)
-                });
-                Ok(CommandOutcome::Estimated(Estimate {
-                    max_cost: u128_at(&v, "max_cost"),
-                    fire_height: v["fire_height"].as_u64().unwrap_or(req.height),
-                    error,
-                    auction: serde_json::from_value(v["auction"].clone())
-                        .ok()
-                        .map(Box::new),
-                }))
-            }
+        let governor = |f: &Option<Address>| json!(f.unwrap_or_else(default_governor));
+        let param = match &cmd {
+            UiCommand::Mine(n) => json!(n),
+            UiCommand::SetMining(mode) => mining_json(mining_to_node(*mode)),
+            UiCommand::ScheduleTimer(r) | UiCommand::EstimateTimer(r) => schedule_json(r),
             UiCommand::CancelTimer { actor, timer_id } => {
-                self.command(method, vec![json!({"actor": actor, "timer_id": timer_id})])?;
-                Ok(CommandOutcome::Applied {
-                    what: format!("cancelled timer {}", timer_id.short()),
-                })
+                json!({"actor": actor, "timer_id": timer_id})
             }
             UiCommand::ExtendTimer {
                 actor,
                 timer_id,
                 new_expires_at,
-            } => {
-                self.command(
-                    method,
-                    vec![json!({"actor": actor, "timer_id": timer_id, "new_expires_at": new_expires_at})],
-                )?;
-                // CIP-5 §5.4 clamps the new expiry to the TTL cap: report what was applied.
-                let applied = self
-                    .ask(&TimerQuery { id: timer_id })
-                    .ok()
-                    .flatten()
-                    .map_or(new_expires_at, |t| t.expires_at);
-                Ok(CommandOutcome::Applied {
-                    what: format!("extended timer {} to expire at {applied}", timer_id.short()),
-                })
-            }
+            } => json!({"actor": actor, "timer_id": timer_id, "new_expires_at": new_expires_at}),
             UiCommand::GovCancelTimer { from, timer_id } => {
-                self.command(
-                    method,
-                    vec![json!({"from": governor(from), "timer_id": timer_id})],
-                )?;
-                Ok(CommandOutcome::Applied {
-                    what: format!("governance cancelled timer {}", timer_id.short()),
-                })
+                json!({"from": governor(from), "timer_id": timer_id})
             }
             UiCommand::GovExtendTimer {
                 from,
                 timer_id,
                 new_expires_at,
             } => {
-                self.command(
-                    method,
-                    vec![json!({"from": governor(from), "timer_id": timer_id, "new_expires_at": new_expires_at})],
-                )?;
-                Ok(CommandOutcome::Applied {
-                    what: format!(
-                        "governance extended timer {} to {new_expires_at}",
-                        timer_id.short()
-                    ),
-                })
+                json!({"from": governor(from), "timer_id": timer_id, "new_expires_at": new_expires_at})
             }
             UiCommand::GovUpdateConfig { from, patch } => {
-                self.command(
-                    method,
-                    vec![json!({"from": governor(from), "config": patch_fields(&patch)})],
-                )?;
-                Ok(CommandOutcome::Applied {
-                    what: "governance updated TimerConfig (from the next block)".into(),
-                })
+                json!({"from": governor(from), "config": patch_fields(patch)})
             }
             UiCommand::GovSetActivationHeight { from, height } => {
-                let v = self.command(
-                    method,
-                    vec![json!({"from": governor(from), "height": height})],
-                )?;
-                Ok(CommandOutcome::Applied {
-                    what: match v["activation_height"].as_u64() {
-                        Some(h) => format!("governance set the activation height to #{h}"),
-                        None => "governance cleared the activation height".into(),
-                    },
-                })
+                json!({"from": governor(from), "height": height})
             }
-            UiCommand::Snapshot => {
-                let v = self.command(method, vec![])?;
-                Ok(CommandOutcome::SnapshotTaken(v.as_u64().unwrap_or(0)))
+            UiCommand::Snapshot => Value::Null,
+            UiCommand::Revert(id) => json!(id),
+        };
+        let params = if param.is_null() { vec![] } else { vec![param] };
+        let v = self.command(cmd.method(), params)?;
+        let answer = match &cmd {
+            UiCommand::Mine(_) => Answer::Height(v.as_u64().unwrap_or(0)),
+            UiCommand::ScheduleTimer(_) => {
+                Answer::TimerId(serde_json::from_value(v["timer_id"].clone()).map_err(|e| {
+                    CommandError::new("InvalidResponse", format!("timer_schedule: {e}"))
+                })?)
             }
-            UiCommand::Revert(id) => {
-                self.command(method, vec![json!(id)])?;
-                let height = self.ask(&HeadQuery).map_or(0, |h| h.height);
-                Ok(CommandOutcome::Reverted { id, height })
+            UiCommand::EstimateTimer(req) => Answer::Estimate(estimate_of(&v, req.height)),
+            UiCommand::ExtendTimer {
+                timer_id,
+                new_expires_at,
+                ..
+            } => {
+                // CIP-5 §5.4 clamps the new expiry to the TTL cap: report what was applied.
+                let t = self.ask(&TimerQuery { id: *timer_id }).ok().flatten();
+                Answer::Expiry(t.map_or(*new_expires_at, |t| t.expires_at))
             }
-        }
+            UiCommand::GovSetActivationHeight { .. } => {
+                Answer::Activation(v["activation_height"].as_u64())
+            }
+            UiCommand::Snapshot => Answer::Snapshot(v.as_u64().unwrap_or(0)),
+            UiCommand::Revert(_) => Answer::Height(self.ask(&HeadQuery).map_or(0, |h| h.height)),
+            _ => Answer::Done,
+        };
+        Ok(CommandOutcome::of(&cmd, answer))
     }
 
     /// Reopens the subscriptions when they are closed (at most every [`RETRY`]) and takes
