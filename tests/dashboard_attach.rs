@@ -436,12 +436,9 @@ struct Both {
 
 impl Both {
     fn start() -> Both {
-        use cowboy_devnet::node::{NodeConfig, NodeCore, spawn};
-        use cowboy_devnet::rpc::methods::module;
-        use cowboy_devnet::rpc::server::{self, ServerOptions};
+        use cowboy_devnet::node::{NodeConfig, NodeCore};
         use cowboy_devnet::scenario::builtin;
         use cowboy_devnet::scenario::live::FixturePlayer;
-        use cowboy_devnet::tui::local::LocalDevnet;
         use cowboy_devnet::vm::DevnetRuntime;
         use std::sync::Arc;
 
@@ -455,6 +452,15 @@ impl Both {
         cfg.names = sc.address_book();
         let mut core = NodeCore::new(cfg).expect("genesis");
         core.set_hook(Box::new(FixturePlayer::new(sc.clone())));
+        Both::serve(core)
+    }
+
+    /// `core` on its own thread, served on a free port, with both sources on it.
+    fn serve(core: cowboy_devnet::node::NodeCore) -> Both {
+        use cowboy_devnet::node::spawn;
+        use cowboy_devnet::rpc::methods::module;
+        use cowboy_devnet::rpc::server::{self, ServerOptions};
+        use cowboy_devnet::tui::local::LocalDevnet;
         let node = spawn(core);
         let rt = tokio::runtime::Runtime::new().unwrap();
         let running = rt
@@ -578,5 +584,57 @@ fn issue19_transports_return_the_same_typed_replies_and_the_view_is_assembled_fr
             assert_eq!(both.local.timer_life(&id), timer_life(&ll, &names));
         }
     }
+    both.stop();
+}
+
+/// Issue 19: the attached dashboard counts every pending timer per actor, as the in-process one
+/// does (it sampled the first 10,000 pending timers before), and shows the same view.
+#[test]
+fn issue19_pending_counts_beyond_10000_are_the_same_attached() {
+    use cowboy_devnet::chain::Genesis;
+    use cowboy_devnet::engine::{Address, Timer, TimerConfig, TimerId};
+    use cowboy_devnet::node::{NodeConfig, NodeCore};
+    use cowboy_devnet::vm::DevnetRuntime;
+    const PENDING: u64 = 12_000;
+    let genesis = Genesis {
+        timer: TimerConfig {
+            max_timers_per_actor: u32::MAX,
+            ..TimerConfig::default()
+        },
+        ..Genesis::default()
+    };
+    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
+    cfg.mining = cowboy_devnet::node::MiningMode::Manual;
+    let mut core = NodeCore::new(cfg).expect("genesis");
+    let actor = |n: u64| Address::from_low_u64(0x1000 + n % 3);
+    let timers = (0..PENDING).map(|n| {
+        let mut id = [0u8; 32];
+        id[..8].copy_from_slice(&n.to_le_bytes());
+        id[8] = 0x19;
+        Timer {
+            timer_id: TimerId(id),
+            actor_address: actor(n),
+            fee_payer: actor(n),
+            height: 5 + n % 40,
+            seq: 0,
+            schedule_block: 0,
+            gas_limit_per_fire: 10_000,
+            expires_at: 1_000,
+            payload: Box::default(),
+            fee_caps: None,
+        }
+    });
+    core.test_hook_insert_timers(timers).expect("fresh ids");
+    let mut both = Both::serve(core);
+    let q = ViewQuery {
+        selected_bucket: Some(5),
+        ..ViewQuery::default()
+    };
+    let l = both.local.dashboard(&q);
+    let r = both.remote.dashboard(&q);
+    let pending: Vec<u64> = r.fairness.iter().map(|f| f.pending).collect();
+    assert_eq!(pending, [4_000, 4_000, 4_000]);
+    assert_eq!(r.status.as_ref().map(|s| s.pending_timers), Some(PENDING));
+    assert_eq!(l, r);
     both.stop();
 }
