@@ -12,13 +12,11 @@
 //!
 //! The mining mode is the node's: `p`, `+` and `-` send `SetMining`.
 
-use crate::chain::{Chain, EventRecord, default_governor};
-use crate::engine::timer::handler_payload;
-use crate::engine::{Address, Failure, ScheduleArgs, TimerId};
+use crate::chain::{Chain, EventRecord};
+use crate::engine::{Address, Failure, TimerId};
 use crate::node::{
-    CancelTimer, ConfigChange, EstimateTimer, EventFilter, EventsQuery, ExtendTimer, GovCancel,
-    GovExtend, GovUpdateConfig, Mine, NamesQuery, NodeCore, NodeError, NodeEvent, NodeHandle,
-    Request, Revert, ScheduleTimer, SetActivationHeight, SetMining, Snapshot,
+    EventFilter, EventsQuery, NamesQuery, NodeCore, NodeError, NodeEvent, NodeHandle, Request,
+    SetMining,
 };
 use crate::tui::model::*;
 use crate::tui::view::{
@@ -242,31 +240,6 @@ fn run_life(core: &NodeCore, id: TimerId) -> Result<LifeReplies, NodeError> {
     })
 }
 
-/// A schedule request as `timer_schedule` builds it (a named handler is encoded in the
-/// payload).
-fn schedule_request(req: &ScheduleRequest) -> ScheduleTimer {
-    let payload = match &req.handler {
-        Some(h) if !h.is_empty() => handler_payload(h, &req.payload),
-        _ => req.payload.clone(),
-    };
-    let args = ScheduleArgs {
-        height: req.height,
-        payload,
-        fee_payer: req.fee_payer,
-        gas_limit: req.gas_limit,
-        expires_at: req.expires_at,
-        max_fee_per_cycle: req.max_fee_per_cycle,
-        max_priority_fee_per_cycle: req.max_priority_fee_per_cycle,
-        priority_tier: req.priority_tier,
-        ..Default::default()
-    };
-    ScheduleTimer {
-        actor: req.actor,
-        from: req.from,
-        args,
-    }
-}
-
 fn node_error(e: NodeError) -> CommandError {
     CommandError::from_failure(&Failure::from_error(e.kind(), &e))
 }
@@ -306,88 +279,37 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
         }
     }
 
-    /// Each command is the node request its JSON-RPC method sends (`rpc::methods`), so the
-    /// result and the error are the same.
+    /// Each command is the node request its JSON-RPC method sends ([`UiCommand::request`]),
+    /// so the result and the error are the same.
     fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
-        let governor = |f: Option<Address>| f.unwrap_or_else(default_governor);
-        let answer = match cmd.clone() {
-            UiCommand::Mine(n) => Answer::Height(self.apply(Mine { blocks: n })?.last),
-            UiCommand::SetMining(mode) => {
-                self.apply(SetMining(mining_to_node(mode)))?;
-                Answer::Done
-            }
-            UiCommand::ScheduleTimer(req) => {
-                Answer::TimerId(self.apply(schedule_request(&req))?.timer_id)
-            }
-            UiCommand::EstimateTimer(req) => {
-                let e = self.apply(EstimateTimer(schedule_request(&req)))?;
+        let answer = match cmd.request() {
+            NodeRequest::Mine(r) => Answer::Height(self.apply(r)?.last),
+            NodeRequest::SetMining(r) => self.apply(r).map(|_| Answer::Done)?,
+            NodeRequest::Schedule(r) => Answer::TimerId(self.apply(r)?.timer_id),
+            NodeRequest::Estimate(r) => {
+                let height = r.0.args.height;
+                let e = self.apply(r)?;
                 Answer::Estimate(Estimate {
                     max_cost: e.max_cost,
-                    fire_height: e.fire_height.unwrap_or(req.height),
+                    fire_height: e.fire_height.unwrap_or(height),
                     error: e.error.as_ref().map(CommandError::from_failure),
                     auction: e.auction.map(Box::new),
                 })
             }
-            UiCommand::CancelTimer { actor, timer_id } => {
-                let from = None;
-                self.apply(CancelTimer {
-                    actor,
-                    timer_id,
-                    from,
-                })?;
-                Answer::Done
+            NodeRequest::Extend(r) => {
+                let (id, asked) = (r.timer_id, r.new_expires_at);
+                self.apply(r)?;
+                let applied = self.node.read(move |c| c.timer(&id));
+                Answer::Expiry(applied.ok().flatten().map_or(asked, |t| t.expires_at))
             }
-            UiCommand::ExtendTimer {
-                actor,
-                timer_id,
-                new_expires_at,
-            } => {
-                let from = None;
-                self.apply(ExtendTimer {
-                    actor,
-                    timer_id,
-                    new_expires_at,
-                    from,
-                })?;
-                let applied = self.node.read(move |c| c.timer(&timer_id));
-                Answer::Expiry(
-                    applied
-                        .ok()
-                        .flatten()
-                        .map_or(new_expires_at, |t| t.expires_at),
-                )
-            }
-            UiCommand::GovCancelTimer { from, timer_id } => {
-                let from = governor(from);
-                self.apply(GovCancel { from, timer_id })?;
-                Answer::Done
-            }
-            UiCommand::GovExtendTimer {
-                from,
-                timer_id,
-                new_expires_at,
-            } => {
-                let from = governor(from);
-                self.apply(GovExtend {
-                    from,
-                    timer_id,
-                    new_expires_at,
-                })?;
-                Answer::Done
-            }
-            UiCommand::GovUpdateConfig { from, patch } => {
-                let config = ConfigChange::Fields(patch_fields(&patch));
-                let from = governor(from);
-                self.apply(GovUpdateConfig { from, config })?;
-                Answer::Done
-            }
-            UiCommand::GovSetActivationHeight { from, height } => {
-                let from = governor(from);
-                Answer::Activation(self.apply(SetActivationHeight { from, height })?)
-            }
-            UiCommand::Snapshot => Answer::Snapshot(self.apply(Snapshot)?),
-            UiCommand::Revert(id) => {
-                self.apply(Revert { id })?;
+            NodeRequest::Cancel(r) => self.apply(r).map(|_| Answer::Done)?,
+            NodeRequest::GovCancel(r) => self.apply(r).map(|_| Answer::Done)?,
+            NodeRequest::GovExtend(r) => self.apply(r).map(|_| Answer::Done)?,
+            NodeRequest::GovUpdate(r) => self.apply(r).map(|_| Answer::Done)?,
+            NodeRequest::Activation(r) => Answer::Activation(self.apply(r)?),
+            NodeRequest::Snapshot(r) => Answer::Snapshot(self.apply(r)?),
+            NodeRequest::Revert(r) => {
+                self.apply(r)?;
                 Answer::Height(self.node.read(|c| c.height()).unwrap_or(0))
             }
         };
@@ -405,24 +327,4 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
     fn take_dropped(&mut self) -> u64 {
         self.node.take_dropped()
     }
-}
-
-/// The fields a [`ConfigPatch`] names, as `gov_updateTimerConfig`'s partial config.
-pub(crate) fn patch_fields(p: &ConfigPatch) -> serde_json::Map<String, serde_json::Value> {
-    let mut m = serde_json::Map::new();
-    let mut put = |k: &str, v: Option<u64>| {
-        if let Some(v) = v {
-            m.insert(k.into(), v.into());
-        }
-    };
-    put("max_ttl_blocks", p.max_ttl_blocks);
-    put("max_cycles_per_fire", p.max_cycles_per_fire);
-    put("max_cells_per_fire", p.max_cells_per_fire);
-    put(
-        "max_timers_per_actor",
-        p.max_timers_per_actor.map(u64::from),
-    );
-    put("gc_cycles_per_block", p.gc_cycles_per_block);
-    put("lane_timer_cycles", p.lane_timer_cycles);
-    m
 }

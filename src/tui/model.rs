@@ -8,6 +8,7 @@
 //! `{reason, message}` pair the JSON-RPC API puts in `data.reason` and the error message.
 
 use crate::engine::{Address, AuctionEstimate, H256, PriorityTier, TimerConfig, TimerId};
+use crate::node;
 use crate::tui::view::{LifeReplies, QueryReplies, SourceInfo};
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -333,6 +334,26 @@ pub struct ConfigPatch {
 }
 
 impl ConfigPatch {
+    /// The fields it names, as `gov_updateTimerConfig`'s partial config.
+    pub fn fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        let mut put = |k: &str, v: Option<u64>| {
+            if let Some(v) = v {
+                m.insert(k.into(), v.into());
+            }
+        };
+        put("max_ttl_blocks", self.max_ttl_blocks);
+        put("max_cycles_per_fire", self.max_cycles_per_fire);
+        put("max_cells_per_fire", self.max_cells_per_fire);
+        put(
+            "max_timers_per_actor",
+            self.max_timers_per_actor.map(u64::from),
+        );
+        put("gc_cycles_per_block", self.gc_cycles_per_block);
+        put("lane_timer_cycles", self.lane_timer_cycles);
+        m
+    }
+
     pub fn apply(&self, base: &TimerConfig) -> TimerConfig {
         let mut c = base.clone();
         macro_rules! set {
@@ -410,6 +431,111 @@ impl UiCommand {
             UiCommand::Snapshot => "devnet_snapshot",
             UiCommand::Revert(_) => "devnet_revert",
         }
+    }
+}
+
+/// A command as the node request its JSON-RPC method sends: what both transports send, in
+/// process ([`crate::node::NodeCore::apply`]) or as JSON-RPC
+/// ([`crate::rpc::queries::RpcRequest`]).
+#[derive(Clone, Debug)]
+pub enum NodeRequest {
+    Mine(node::Mine),
+    SetMining(node::SetMining),
+    Schedule(node::ScheduleTimer),
+    Estimate(node::EstimateTimer),
+    Cancel(node::CancelTimer),
+    Extend(node::ExtendTimer),
+    GovCancel(node::GovCancel),
+    GovExtend(node::GovExtend),
+    GovUpdate(node::GovUpdateConfig),
+    Activation(node::SetActivationHeight),
+    Snapshot(node::Snapshot),
+    Revert(node::Revert),
+}
+
+impl UiCommand {
+    /// The node request this command is (`from: None` on a governance command: the devnet's
+    /// governor; a named handler encoded in the payload, as `timer_schedule` does).
+    pub fn request(&self) -> NodeRequest {
+        use crate::tui::view::mining_to_node;
+        let gov = |f: &Option<Address>| f.unwrap_or_else(crate::chain::default_governor);
+        match self.clone() {
+            UiCommand::Mine(blocks) => NodeRequest::Mine(node::Mine { blocks }),
+            UiCommand::SetMining(m) => NodeRequest::SetMining(node::SetMining(mining_to_node(m))),
+            UiCommand::ScheduleTimer(r) => NodeRequest::Schedule(schedule_request(&r)),
+            UiCommand::EstimateTimer(r) => {
+                NodeRequest::Estimate(node::EstimateTimer(schedule_request(&r)))
+            }
+            UiCommand::CancelTimer { actor, timer_id } => NodeRequest::Cancel(node::CancelTimer {
+                actor,
+                timer_id,
+                from: None,
+            }),
+            UiCommand::ExtendTimer {
+                actor,
+                timer_id,
+                new_expires_at,
+            } => NodeRequest::Extend(node::ExtendTimer {
+                actor,
+                timer_id,
+                new_expires_at,
+                from: None,
+            }),
+            UiCommand::GovCancelTimer { from, timer_id } => {
+                NodeRequest::GovCancel(node::GovCancel {
+                    from: gov(&from),
+                    timer_id,
+                })
+            }
+            UiCommand::GovExtendTimer {
+                from,
+                timer_id,
+                new_expires_at,
+            } => NodeRequest::GovExtend(node::GovExtend {
+                from: gov(&from),
+                timer_id,
+                new_expires_at,
+            }),
+            UiCommand::GovUpdateConfig { from, patch } => {
+                NodeRequest::GovUpdate(node::GovUpdateConfig {
+                    from: gov(&from),
+                    config: node::ConfigChange::Fields(patch.fields()),
+                })
+            }
+            UiCommand::GovSetActivationHeight { from, height } => {
+                NodeRequest::Activation(node::SetActivationHeight {
+                    from: gov(&from),
+                    height,
+                })
+            }
+            UiCommand::Snapshot => NodeRequest::Snapshot(node::Snapshot),
+            UiCommand::Revert(id) => NodeRequest::Revert(node::Revert { id }),
+        }
+    }
+}
+
+/// A schedule request as `timer_schedule` builds it (a named handler is encoded in the
+/// payload).
+fn schedule_request(req: &ScheduleRequest) -> node::ScheduleTimer {
+    let payload = match &req.handler {
+        Some(h) if !h.is_empty() => crate::engine::timer::handler_payload(h, &req.payload),
+        _ => req.payload.clone(),
+    };
+    let args = crate::engine::ScheduleArgs {
+        height: req.height,
+        payload,
+        fee_payer: req.fee_payer,
+        gas_limit: req.gas_limit,
+        expires_at: req.expires_at,
+        max_fee_per_cycle: req.max_fee_per_cycle,
+        max_priority_fee_per_cycle: req.max_priority_fee_per_cycle,
+        priority_tier: req.priority_tier,
+        ..Default::default()
+    };
+    node::ScheduleTimer {
+        actor: req.actor,
+        from: req.from,
+        args,
     }
 }
 

@@ -18,21 +18,17 @@
 //! server does not answer, queries return the last view, [`DashboardSource::link`] says
 //! "disconnected, retrying", and the WebSocket is reopened every second until it answers.
 
-use crate::chain::{EventRecord, default_governor};
+use crate::chain::EventRecord;
 use crate::engine::{Address, TimerId};
 use crate::node::{EventFilter, EventsQuery, HeadQuery, TimerQuery};
-use crate::rpc::methods::mining_json;
-use crate::rpc::queries::RpcQuery;
-use crate::tui::local::patch_fields;
+use crate::rpc::queries::{RpcQuery, RpcRequest};
 use crate::tui::model::*;
-use crate::tui::view::{
-    LifeReplies, QueryReplies, SourceInfo, deferred_query, life_queries, mining_to_node,
-};
+use crate::tui::view::{LifeReplies, QueryReplies, SourceInfo, deferred_query, life_queries};
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
 use jsonrpsee::core::params::{ArrayParams, BatchRequestBuilder};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use jsonrpsee::ws_client::WsClientBuilder;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -177,36 +173,6 @@ fn u128_at(v: &Value, k: &str) -> u128 {
         Value::Number(n) => n.as_u64().map_or(0, u128::from),
         _ => 0,
     }
-}
-
-/// A schedule request as `timer_schedule` and `timer_estimate` take it.
-fn schedule_json(r: &ScheduleRequest) -> Value {
-    let mut o = json!({
-        "actor": r.actor,
-        "height": r.height,
-        "payload": format!("0x{}", hex::encode(&r.payload)),
-    });
-    for (k, v) in [
-        ("handler", r.handler.as_ref().map(|h| json!(h))),
-        ("from", r.from.map(|a| json!(a))),
-        ("fee_payer", r.fee_payer.map(|a| json!(a))),
-        ("gas_limit", r.gas_limit.map(|g| json!(g))),
-        ("expires_at", r.expires_at.map(|e| json!(e))),
-        (
-            "max_fee_per_cycle",
-            r.max_fee_per_cycle.map(|a| json!(a.to_string())),
-        ),
-        (
-            "max_priority_fee_per_cycle",
-            r.max_priority_fee_per_cycle.map(|a| json!(a.to_string())),
-        ),
-        ("priority_tier", r.priority_tier.map(|t| json!(t.as_str()))),
-    ] {
-        if let Some(v) = v {
-            o[k] = v;
-        }
-    }
-    o
 }
 
 /// `timer_estimate`'s answer; its `error` is what `timer_schedule` would answer.
@@ -611,40 +577,23 @@ impl DashboardSource for RemoteDevnet {
         }
     }
 
+    /// Each command is the node request the in-process source sends ([`UiCommand::request`]),
+    /// as its JSON-RPC method's params.
     fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
-        let governor = |f: &Option<Address>| json!(f.unwrap_or_else(default_governor));
-        let param = match &cmd {
-            UiCommand::Mine(n) => json!(n),
-            UiCommand::SetMining(mode) => mining_json(mining_to_node(*mode)),
-            UiCommand::ScheduleTimer(r) | UiCommand::EstimateTimer(r) => schedule_json(r),
-            UiCommand::CancelTimer { actor, timer_id } => {
-                json!({"actor": actor, "timer_id": timer_id})
-            }
-            UiCommand::ExtendTimer {
-                actor,
-                timer_id,
-                new_expires_at,
-            } => json!({"actor": actor, "timer_id": timer_id, "new_expires_at": new_expires_at}),
-            UiCommand::GovCancelTimer { from, timer_id } => {
-                json!({"from": governor(from), "timer_id": timer_id})
-            }
-            UiCommand::GovExtendTimer {
-                from,
-                timer_id,
-                new_expires_at,
-            } => {
-                json!({"from": governor(from), "timer_id": timer_id, "new_expires_at": new_expires_at})
-            }
-            UiCommand::GovUpdateConfig { from, patch } => {
-                json!({"from": governor(from), "config": patch_fields(patch)})
-            }
-            UiCommand::GovSetActivationHeight { from, height } => {
-                json!({"from": governor(from), "height": height})
-            }
-            UiCommand::Snapshot => Value::Null,
-            UiCommand::Revert(id) => json!(id),
+        let params = match cmd.request() {
+            NodeRequest::Mine(r) => r.params(),
+            NodeRequest::SetMining(r) => r.params(),
+            NodeRequest::Schedule(r) => r.params(),
+            NodeRequest::Estimate(r) => r.params(),
+            NodeRequest::Cancel(r) => r.params(),
+            NodeRequest::Extend(r) => r.params(),
+            NodeRequest::GovCancel(r) => r.params(),
+            NodeRequest::GovExtend(r) => r.params(),
+            NodeRequest::GovUpdate(r) => r.params(),
+            NodeRequest::Activation(r) => r.params(),
+            NodeRequest::Snapshot(r) => r.params(),
+            NodeRequest::Revert(r) => r.params(),
         };
-        let params = if param.is_null() { vec![] } else { vec![param] };
         let v = self.command(cmd.method(), params)?;
         let answer = match &cmd {
             UiCommand::Mine(_) => Answer::Height(v.as_u64().unwrap_or(0)),
