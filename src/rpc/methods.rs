@@ -2,7 +2,7 @@
 
 use super::error;
 use super::openrpc;
-use super::queries::RpcQuery;
+use super::queries::{RpcQuery, RpcRequest};
 use super::types::{Amount, Args, BlockTimeMs, Bytes, Obj, invalid_param};
 use crate::chain::Receipt;
 use crate::chain::runtime::ActorCode;
@@ -181,13 +181,13 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(json!(node.head().height))
     })
     .expect("unique");
-    reg(&mut m, "devnet_mine", |p, node| async move {
+    reg(&mut m, Mine::METHOD, |p, node| async move {
         let a = Args::new(&p, &["n"])?;
         let blocks = a.opt::<u64>(0, "n")?.unwrap_or(1);
         let mined = node.request(Mine { blocks }).await.map_err(node_error)?;
         Ok(json!(mined.last))
     });
-    reg(&mut m, "devnet_setMining", |p, node| async move {
+    reg(&mut m, SetMining::METHOD, |p, node| async move {
         let a = Args::new(&p, &["mode"])?;
         let mode = decode_mining(a.obj(0, "mode", false)?)?;
         node.request(SetMining(mode)).await.map_err(node_error)?;
@@ -244,12 +244,12 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let s = node.query(|c| c.supply()).await.map_err(node_error)?;
         Ok(to_json(&s))
     });
-    reg(&mut m, "devnet_snapshot", |p, node| async move {
+    reg(&mut m, Snapshot::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
         let id = node.request(Snapshot).await.map_err(node_error)?;
         Ok(json!(id))
     });
-    reg(&mut m, "devnet_revert", |p, node| async move {
+    reg(&mut m, Revert::METHOD, |p, node| async move {
         let a = Args::new(&p, &["id"])?;
         let id: u64 = a.req(0, "id")?;
         node.request(Revert { id }).await.map_err(node_error)?;
@@ -347,7 +347,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     });
 
     // ---- timers -------------------------------------------------------------------------
-    reg(&mut m, "timer_schedule", |p, node| async move {
+    reg(&mut m, ScheduleTimer::METHOD, |p, node| async move {
         let a = Args::new(&p, &["timer"])?;
         let req = decode_schedule(a.obj(0, "timer", false)?)?;
         let s = node.request(req).await.map_err(node_error)?;
@@ -357,7 +357,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             "receipt": receipt_json(&s.receipt, s.sealed, &node),
         }))
     });
-    reg(&mut m, "timer_estimate", |p, node| async move {
+    reg(&mut m, EstimateTimer::METHOD, |p, node| async move {
         let a = Args::new(&p, &["timer"])?;
         let req = decode_schedule(a.obj(0, "timer", false)?)?;
         let e = node.request(EstimateTimer(req)).await.map_err(node_error)?;
@@ -372,7 +372,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         }
         Ok(v)
     });
-    reg(&mut m, "timer_cancel", |p, node| async move {
+    reg(&mut m, CancelTimer::METHOD, |p, node| async move {
         let a = Args::new(&p, &["cancel"])?;
         let mut o = a.obj(0, "cancel", false)?;
         let actor: Address = o.req("actor")?;
@@ -389,7 +389,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
-    reg(&mut m, "timer_extend", |p, node| async move {
+    reg(&mut m, ExtendTimer::METHOD, |p, node| async move {
         let a = Args::new(&p, &["extend"])?;
         let mut o = a.obj(0, "extend", false)?;
         let actor: Address = o.req("actor")?;
@@ -460,7 +460,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     super::scheduler::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
-    reg(&mut m, "gov_cancelTimer", |p, node| async move {
+    reg(&mut m, GovCancel::METHOD, |p, node| async move {
         let a = Args::new(&p, &["cancel"])?;
         let mut o = a.obj(0, "cancel", false)?;
         let from: Address = o.req("from")?;
@@ -472,7 +472,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
-    reg(&mut m, "gov_extendTimer", |p, node| async move {
+    reg(&mut m, GovExtend::METHOD, |p, node| async move {
         let a = Args::new(&p, &["extend"])?;
         let mut o = a.obj(0, "extend", false)?;
         let from: Address = o.req("from")?;
@@ -489,7 +489,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
-    reg(&mut m, "gov_updateTimerConfig", |p, node| async move {
+    reg(&mut m, GovUpdateConfig::METHOD, |p, node| async move {
         let a = Args::new(&p, &["update"])?;
         let mut o = a.obj(0, "update", false)?;
         let from: Address = o.req("from")?;

@@ -3,7 +3,7 @@
 //! `scheduler_buckets` and `scheduler_actors` (issue 19).
 
 use super::methods::{node_error, reg, to_json};
-use super::queries::RpcQuery;
+use super::queries::{RpcQuery, RpcRequest};
 use super::types::{Args, Decode, invalid_param};
 use crate::engine::{Address, PriorityTier};
 use crate::node::{
@@ -70,7 +70,7 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         let v = node.ask(SharesQuery { window }).await.map_err(node_error)?;
         Ok(to_json(&v))
     });
-    reg(m, "gov_setActivationHeight", |p, node| async move {
+    reg(m, SetActivationHeight::METHOD, |p, node| async move {
         let a = Args::new(&p, &["activation"])?;
         let mut o = a.obj(0, "activation", false)?;
         let from: Address = o.req("from")?;
