@@ -1,6 +1,8 @@
-//! The dashboard's data source over the in-process node (issue 15): fills the plain data
-//! types of [`crate::tui::model`] from the node's state and runs every [`UiCommand`] as the
-//! node request the matching JSON-RPC method sends, so results and errors are the same.
+//! The dashboard's data source over the in-process node (issues 15, 19): runs the view's read
+//! requests ([`crate::tui::view::ViewQueries`]) on the node in one read and hands back their
+//! typed replies (the view is assembled from them by [`crate::tui::view`], as for the attached
+//! source), and applies every [`UiCommand`] as the node request its JSON-RPC method decodes
+//! to ([`UiCommand::request`]), so results and errors are the same.
 //!
 //! [`LocalDevnet`] is generic over how it reaches the node ([`NodeAccess`]):
 //! - a [`NodeHandle`] (what the binary uses): the node runs on its own thread and mines by its

@@ -10,12 +10,14 @@
 //!   of them arrived (the block's summary says how many), so the feed never skips the rest of
 //!   a half-received block. Heights before the subscription started, and every gap (a lagging
 //!   subscriber, a reconnection), are read with `devnet_getEvents`.
-//! - Every [`UiCommand`] is the JSON-RPC method [`UiCommand::method`] names; an error's
-//!   `data.reason` and message become the [`CommandError`], as the in-process node gives them.
+//! - Every [`UiCommand`] is the node request the in-process source applies
+//!   ([`UiCommand::request`]), sent with the params its method decodes ([`RpcRequest`]); an
+//!   error's `data.reason` and message become the [`CommandError`], as the in-process node
+//!   gives them.
 //!
 //! The source is blocking (it runs its own small async runtime): the dashboard calls it from
 //! its worker thread ([`crate::tui::worker`]), never from a key handler or a draw. When the
-//! server does not answer, queries return the last view, [`DashboardSource::link`] says
+//! server does not answer, queries return the last replies, [`DashboardSource::link`] says
 //! "disconnected, retrying", and the WebSocket is reopened every second until it answers.
 
 use crate::chain::EventRecord;

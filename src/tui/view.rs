@@ -244,14 +244,17 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
 /// The tiers pane: the ring from the next height to drain up to the ring horizon.
 fn tiers(t: &TiersView, head: &HeadView, config: &ConfigView) -> Tiers {
     let start = head.pending_height.max(t.horizons.next_height);
-    let occupied: BTreeMap<u64, usize> = t.ring.iter().copied().collect();
+    let end = t.horizons.ring_horizon.max(start);
+    // Every height of the ring, the occupied ones from the reply.
+    let mut ring = vec![0u32; (end - start) as usize];
+    for (h, n) in t.ring.iter().filter(|(h, _)| (start..end).contains(h)) {
+        ring[(h - start) as usize] = *n as u32;
+    }
     let eb = config.queue.epoch_blocks.max(1);
     let wide = |v: &[(u64, usize)]| v.iter().map(|(h, n)| (*h, *n as u64)).collect();
     Tiers {
         ring_start: start,
-        ring: (start..t.horizons.ring_horizon.max(start))
-            .map(|h| occupied.get(&h).copied().unwrap_or(0) as u32)
-            .collect(),
+        ring,
         ring_total: t.counts.ring as u64,
         epoch_buckets: wide(&t.epoch_buckets),
         epoch_total: t.counts.epoch as u64,
