@@ -425,60 +425,104 @@ fn issue15_attach_keys_go_through_the_worker_and_never_wait() {
     );
 }
 
-/// One devnet, both sources: the in-process source on the node's shell and the JSON-RPC source
-/// on the server beside it show the same dashboard (the data interface does not depend on
-/// which one the dashboard talks to), apart from what the API does not carry (the overflow
-/// root).
-#[test]
-fn issue15_attached_and_in_process_sources_show_the_same_dashboard() {
-    use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, spawn};
-    use cowboy_devnet::rpc::methods::module;
-    use cowboy_devnet::rpc::server::{self, ServerOptions};
-    use cowboy_devnet::scenario::builtin;
-    use cowboy_devnet::scenario::live::FixturePlayer;
-    use cowboy_devnet::tui::local::LocalDevnet;
-    use cowboy_devnet::vm::DevnetRuntime;
-    use std::sync::Arc;
+/// One devnet served beside its in-process node: the demo fixture, manual mining.
+struct Both {
+    node: cowboy_devnet::node::NodeHandle,
+    local: cowboy_devnet::tui::local::LocalDevnet<cowboy_devnet::tui::local::LiveNode>,
+    remote: RemoteDevnet,
+    running: cowboy_devnet::rpc::server::Running,
+    _rt: tokio::runtime::Runtime,
+}
 
-    let sc = Arc::new(
-        builtin::scenario("demo", &DevnetRuntime::new())
-            .expect("demo ships")
-            .expect("demo prepares"),
-    );
-    let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
-    cfg.mining = cowboy_devnet::node::MiningMode::Manual;
-    cfg.names = sc.address_book();
-    let mut core = NodeCore::new(cfg).expect("genesis");
-    core.set_hook(Box::new(FixturePlayer::new(sc.clone())));
-    let node = spawn(core);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let running = rt
-        .block_on(server::start(
-            module(node.clone()),
-            &ServerOptions {
-                port: 0,
-                ..ServerOptions::default()
-            },
-        ))
-        .expect("the server starts");
-    let url = format!("http://{}", running.addr);
-    let mut local = LocalDevnet::live(node.clone()).with_rpc_address(url.clone());
-    let mut remote = RemoteDevnet::new(&url).unwrap();
+impl Both {
+    fn start() -> Both {
+        use cowboy_devnet::node::{NodeConfig, NodeCore};
+        use cowboy_devnet::scenario::builtin;
+        use cowboy_devnet::scenario::live::FixturePlayer;
+        use cowboy_devnet::vm::DevnetRuntime;
+        use std::sync::Arc;
 
-    // Through the demo's lane contention (#30) and one block past it.
-    for target in [12, 32] {
-        let h = node.head().height;
-        node.request_blocking(Mine { blocks: target - h }).unwrap();
-        let first = local.dashboard(&ViewQuery::default());
+        let sc = Arc::new(
+            builtin::scenario("demo", &DevnetRuntime::new())
+                .expect("demo ships")
+                .expect("demo prepares"),
+        );
+        let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
+        cfg.mining = cowboy_devnet::node::MiningMode::Manual;
+        cfg.names = sc.address_book();
+        let mut core = NodeCore::new(cfg).expect("genesis");
+        core.set_hook(Box::new(FixturePlayer::new(sc.clone())));
+        Both::serve(core)
+    }
+
+    /// `core` on its own thread, served on a free port, with both sources on it.
+    fn serve(core: cowboy_devnet::node::NodeCore) -> Both {
+        use cowboy_devnet::node::spawn;
+        use cowboy_devnet::rpc::methods::module;
+        use cowboy_devnet::rpc::server::{self, ServerOptions};
+        use cowboy_devnet::tui::local::LocalDevnet;
+        let node = spawn(core);
+        let rt = tokio::runtime::Runtime::new().unwrap();
+        let running = rt
+            .block_on(server::start(
+                module(node.clone()),
+                &ServerOptions {
+                    port: 0,
+                    ..ServerOptions::default()
+                },
+            ))
+            .expect("the server starts");
+        let url = format!("http://{}", running.addr);
+        let local = LocalDevnet::live(node.clone()).with_rpc_address(url.clone());
+        let remote = RemoteDevnet::new(&url).unwrap();
+        Both {
+            node,
+            local,
+            remote,
+            running,
+            _rt: rt,
+        }
+    }
+
+    /// Mines up to `target`; the queries of a refresh with no bucket and with the first busy
+    /// one selected.
+    fn mine_to(&mut self, target: u64) -> Vec<ViewQuery> {
+        let h = self.node.head().height;
+        self.node
+            .request_blocking(cowboy_devnet::node::Mine { blocks: target - h })
+            .unwrap();
+        let first = self.local.dashboard(&ViewQuery::default());
         let busy = first.buckets.iter().find(|b| b.count > 0).map(|b| b.height);
-        for selected_bucket in [None, busy] {
-            let q = ViewQuery {
+        [None, busy]
+            .into_iter()
+            .map(|selected_bucket| ViewQuery {
                 selected_bucket,
                 ..ViewQuery::default()
-            };
-            let mut l = local.dashboard(&q);
-            let r = remote.dashboard(&q);
-            l.tiers.overflow_root = None;
+            })
+            .collect()
+    }
+
+    fn stop(self) {
+        drop(self.remote);
+        let _ = self.running.handle.stop();
+        self.node.shutdown();
+    }
+}
+
+/// One devnet, both sources: the in-process source on the node's shell and the JSON-RPC source
+/// on the server beside it show the same dashboard (the data interface does not depend on
+/// which one the dashboard talks to): every field, the overflow root and the pending timers
+/// per actor included (issue 19: the API carries them).
+#[test]
+fn issue15_attached_and_in_process_sources_show_the_same_dashboard() {
+    let mut both = Both::start();
+    // Through the demo's lane contention (#30) and one block past it.
+    for target in [12, 32] {
+        for q in both.mine_to(target) {
+            let l = both.local.dashboard(&q);
+            let r = both.remote.dashboard(&q);
+            assert!(l.tiers.overflow_root.is_some(), "#{target}");
+            assert!(!l.fairness.is_empty(), "#{target}");
             assert_eq!(l.status, r.status, "#{target}");
             assert_eq!(l.buckets, r.buckets, "#{target}");
             assert_eq!(l.bucket_timers, r.bucket_timers, "#{target}");
@@ -486,17 +530,111 @@ fn issue15_attached_and_in_process_sources_show_the_same_dashboard() {
             assert_eq!(l.lane, r.lane, "#{target}");
             assert_eq!(l.fairness, r.fairness, "#{target}");
             assert_eq!(l.actors, r.actors, "#{target}");
-            for (a, n) in &r.names {
-                assert_eq!(l.names.get(a), Some(n), "#{target}");
-            }
+            assert_eq!(l.names, r.names, "#{target}");
+            assert_eq!(l, r, "#{target}");
         }
-        let le = local.events(0, 5_000);
-        assert_eq!(le, remote.events(0, 5_000), "#{target}");
+        let le = both.local.events(0, 5_000);
+        assert_eq!(le, both.remote.events(0, 5_000), "#{target}");
         for id in le.iter().filter_map(|e| e.timer).take(20) {
-            assert_eq!(local.timer_life(&id), remote.timer_life(&id), "#{target}");
+            assert_eq!(
+                both.local.timer_life(&id),
+                both.remote.timer_life(&id),
+                "#{target}"
+            );
         }
     }
-    drop(remote);
-    let _ = running.handle.stop();
-    node.shutdown();
+    both.stop();
+}
+
+/// Issue 19: a transport computes no view field. Both sources hand back the replies of the
+/// node's read requests, equal as typed values whether run in-process or sent as JSON-RPC, and
+/// the view each shows is the one assembler's output for them.
+#[test]
+fn issue19_transports_return_the_same_typed_replies_and_the_view_is_assembled_from_them() {
+    use cowboy_devnet::tui::view::{assemble, timer_life};
+    let mut both = Both::start();
+    for target in [12, 32] {
+        for q in both.mine_to(target) {
+            let rl = both.local.replies(&q).expect("the node answers");
+            let rr = both.remote.replies(&q).expect("the server answers");
+            assert_eq!(rl.head, rr.head, "#{target}");
+            assert_eq!(rl.config, rr.config, "#{target}");
+            assert_eq!(rl.tiers, rr.tiers, "#{target}");
+            assert_eq!(rl.buckets, rr.buckets, "#{target}");
+            assert_eq!(rl.bucket, rr.bucket, "#{target}");
+            assert_eq!(rl.lane, rr.lane, "#{target}");
+            assert_eq!(rl.shares, rr.shares, "#{target}");
+            assert_eq!(rl.names, rr.names, "#{target}");
+            assert_eq!(rl.actors, rr.actors, "#{target}");
+            assert_eq!(rl.deferred, rr.deferred, "#{target}");
+            assert_eq!(rl, rr, "#{target}");
+            assert_eq!(both.local.info(), both.remote.info(), "#{target}");
+            assert!(!rl.bucket.is_empty() || q.selected_bucket.is_none());
+            let info = both.local.info();
+            assert_eq!(both.local.dashboard(&q), assemble(&rl, &q, &info));
+            assert_eq!(both.remote.dashboard(&q), assemble(&rr, &q, &info));
+        }
+        let records = both.local.event_records(0, 5_000);
+        assert!(!records.is_empty());
+        assert_eq!(records, both.remote.event_records(0, 5_000), "#{target}");
+        for id in records.iter().filter_map(|r| r.event.timer_id()).take(10) {
+            let ll = both.local.life_replies(&id).expect("known");
+            assert_eq!(Some(&ll), both.remote.life_replies(&id).as_ref());
+            let names = both.local.info().names;
+            assert_eq!(both.local.timer_life(&id), timer_life(&ll, &names));
+        }
+    }
+    both.stop();
+}
+
+/// Issue 19: the attached dashboard counts every pending timer per actor, as the in-process one
+/// does (it sampled the first 10,000 pending timers before), and shows the same view.
+#[test]
+fn issue19_pending_counts_beyond_10000_are_the_same_attached() {
+    use cowboy_devnet::chain::Genesis;
+    use cowboy_devnet::engine::{Address, Timer, TimerConfig, TimerId};
+    use cowboy_devnet::node::{NodeConfig, NodeCore};
+    use cowboy_devnet::vm::DevnetRuntime;
+    const PENDING: u64 = 12_000;
+    let genesis = Genesis {
+        timer: TimerConfig {
+            max_timers_per_actor: u32::MAX,
+            ..TimerConfig::default()
+        },
+        ..Genesis::default()
+    };
+    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
+    cfg.mining = cowboy_devnet::node::MiningMode::Manual;
+    let mut core = NodeCore::new(cfg).expect("genesis");
+    let actor = |n: u64| Address::from_low_u64(0x1000 + n % 3);
+    let timers = (0..PENDING).map(|n| {
+        let mut id = [0u8; 32];
+        id[..8].copy_from_slice(&n.to_le_bytes());
+        id[8] = 0x19;
+        Timer {
+            timer_id: TimerId(id),
+            actor_address: actor(n),
+            fee_payer: actor(n),
+            height: 5 + n % 40,
+            seq: 0,
+            schedule_block: 0,
+            gas_limit_per_fire: 10_000,
+            expires_at: 1_000,
+            payload: Box::default(),
+            fee_caps: None,
+        }
+    });
+    core.test_hook_insert_timers(timers).expect("fresh ids");
+    let mut both = Both::serve(core);
+    let q = ViewQuery {
+        selected_bucket: Some(5),
+        ..ViewQuery::default()
+    };
+    let l = both.local.dashboard(&q);
+    let r = both.remote.dashboard(&q);
+    let pending: Vec<u64> = r.fairness.iter().map(|f| f.pending).collect();
+    assert_eq!(pending, [4_000, 4_000, 4_000]);
+    assert_eq!(r.status.as_ref().map(|s| s.pending_timers), Some(PENDING));
+    assert_eq!(l, r);
+    both.stop();
 }

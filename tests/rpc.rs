@@ -1565,3 +1565,79 @@ async fn cip1_v3_3_timer_get_shows_the_fee_caps_and_how_long_a_timer_was_carried
     assert_eq!(t["carried"], json!(0), "{t}");
     assert_eq!(t["last_defer"], Value::Null, "{t}");
 }
+
+/// Issue 19: what the dashboard reads over the API is the node's own query replies: the coming
+/// buckets with their fire budgets, every actor's share with all its pending timers, the names,
+/// the actors, and the overflow root; bad params are named.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue19_the_dashboards_queries_answer_over_the_api() {
+    let d = start().await;
+    let c = d.http();
+    let actor = call(
+        &c,
+        "actor_deploy",
+        json!([{"balance": FUNDS, "name": "ticker"}]),
+    )
+    .await;
+    let h = height(&c).await;
+    for at in [h + 5, h + 5, h + 9] {
+        call(
+            &c,
+            "timer_schedule",
+            json!([{"actor": actor, "height": at, "gas_limit": 100_000}]),
+        )
+        .await;
+    }
+    let now = height(&c).await;
+
+    let b = call(&c, "scheduler_buckets", json!([])).await;
+    let b = b.as_array().unwrap();
+    assert_eq!(
+        b[0]["height"],
+        json!(now + 1),
+        "the next height first: {b:?}"
+    );
+    let at = |height: u64| b.iter().find(|x| x["height"] == json!(height)).cloned();
+    assert_eq!(
+        at(h + 5),
+        Some(json!({"height": h + 5, "timers": 2, "budget": 200_000}))
+    );
+    assert_eq!(at(h + 9).unwrap()["timers"], json!(1));
+    assert_eq!(
+        call(&c, "scheduler_buckets", json!([1])).await,
+        json!([b[0]])
+    );
+
+    let s = call(&c, "scheduler_actors", json!([])).await;
+    assert_eq!(s["scheduler"], json!("fifo"), "{s}");
+    assert_eq!(s["window_blocks"], json!(1000), "{s}");
+    assert_eq!(s["median"], json!(0), "no fires yet: {s}");
+    let row = s["actors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["actor"] == actor)
+        .cloned()
+        .unwrap_or_else(|| panic!("{actor} in {s}"));
+    assert_eq!(row["pending"], json!(3), "{s}");
+    assert_eq!(row["fires"], json!(0), "{s}");
+
+    let names = call(&c, "devnet_names", json!([])).await;
+    assert_eq!(names[actor.as_str().unwrap()], json!("ticker"), "{names}");
+    assert!(names.as_object().unwrap().values().any(|n| n == "dev0"));
+    let actors = call(&c, "actor_list", json!([])).await;
+    assert!(actors.as_array().unwrap().contains(&actor), "{actors}");
+    let t = call(&c, "scheduler_tiers", json!([])).await;
+    assert!(
+        t["overflow_root"].as_str().unwrap().starts_with("0x"),
+        "{t}"
+    );
+    assert_eq!(t["last_migrated"], json!(0), "{t}");
+
+    assert_bad_param(&c, "scheduler_buckets", json!([0]), "count").await;
+    assert_bad_param(&c, "scheduler_buckets", json!([1001]), "count").await;
+    assert_bad_param(&c, "scheduler_actors", json!([{"windows": 3}]), "windows").await;
+    assert_bad_param(&c, "devnet_names", json!([1]), "").await;
+    assert_bad_param(&c, "actor_list", json!([1]), "").await;
+    assert_eq!(height(&c).await, now, "reads seal nothing");
+}

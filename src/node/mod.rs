@@ -14,6 +14,7 @@
 
 mod core;
 mod error;
+pub mod query;
 mod read;
 pub mod requests;
 pub mod scheduler;
@@ -27,6 +28,7 @@ pub use self::core::{
     dev_account,
 };
 pub use error::NodeError;
+pub use query::*;
 pub use requests::*;
 pub use scheduler::*;
 pub use shell::{

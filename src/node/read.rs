@@ -1,12 +1,17 @@
 //! Every read of the chain's state that the node's views make, in one place: the chain's
 //! fields are becoming accessor methods, and only this module has to follow.
 
+use super::query::{BucketView, ShareView, SharesView};
 use super::views::{
     AccountView, DeferralCount, HeadView, SupplyView, TiersView, TimerStatus, TimerView,
 };
 use super::{EventView, MiningMode};
 use crate::chain::{Chain, Event, EventRecord};
-use crate::engine::{Address, DeferReason, QueueConfig, Timer, TimerConfig, TimerEvent, TimerId};
+use crate::engine::eob::fire_budget;
+use crate::engine::{
+    Address, DeferReason, H256, QueueConfig, SchedulerKind, Timer, TimerConfig, TimerEvent, TimerId,
+};
+use std::collections::BTreeMap;
 
 /// The head of `chain` with the node's own counters.
 pub(super) fn head(chain: &Chain, mining: MiningMode, pending_txs: u64) -> HeadView {
@@ -113,6 +118,109 @@ pub(super) fn tiers(chain: &Chain) -> TiersView {
         overflow_size: overflow_epochs.iter().map(|(_, n)| n).sum(),
         overflow_epochs,
         next_maintenance: (h.next_height / eb + 1).saturating_mul(eb),
+        // The commitment is a function of the timer set: reading it changes no root.
+        overflow_root: H256(chain.engine().committed_roots().1),
+        last_migrated: chain.last_block().map_or(0, |b| b.migrated),
+    }
+}
+
+/// The next height to drain (always) and the next ring heights that hold timers, `count` in
+/// all, with their timers' summed fire budgets.
+pub(super) fn coming_buckets(chain: &Chain, count: usize) -> Vec<BucketView> {
+    let q = chain.engine().queue();
+    let hz = q.horizons();
+    let cfg = chain.timer_config();
+    let start = chain.pending_height().max(hz.next_height);
+    let mut out = Vec::new();
+    for h in start..hz.ring_horizon.max(start) {
+        if out.len() >= count {
+            break;
+        }
+        let b = q.bucket(h);
+        if !b.is_empty() || h == start {
+            out.push(BucketView {
+                height: h,
+                timers: b.len() as u64,
+                budget: b.iter().map(|t| fire_budget(t, cfg)).sum(),
+            });
+        }
+    }
+    out
+}
+
+/// Every deployed actor, in address order.
+pub(super) fn actors(chain: &Chain) -> Vec<Address> {
+    chain.actors().keys().copied().collect()
+}
+
+/// Each actor's share of the lane (see [`super::query::SharesQuery`]).
+///
+/// Spec note (CIP-1 v3 §8, dashboard): under fifo the median shown is the one §8 defines (the
+/// lower median over the actors with at least one fire in the window), taken over the fires
+/// counted from the events; actors with only deferrals or pending timers do not count.
+pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
+    let f = chain.fairness();
+    let queue = chain.engine().queue();
+    let scheduler = chain.scheduler_at(chain.pending_height());
+    let mut per: BTreeMap<Address, ShareView> = BTreeMap::new();
+    let row = |a: Address| ShareView {
+        actor: a,
+        fires: 0,
+        deferrals: 0,
+        pending: 0,
+        weight_bps: f.weight_bps(&a),
+    };
+    let (window_blocks, median) = if scheduler == SchedulerKind::Eip1559 {
+        for r in f.rows() {
+            per.insert(
+                r.actor,
+                ShareView {
+                    actor: r.actor,
+                    fires: r.recent_fires,
+                    deferrals: r.recent_deferrals,
+                    pending: 0,
+                    weight_bps: r.weight_bps,
+                },
+            );
+        }
+        (f.window_blocks(), f.median())
+    } else {
+        let from = chain.height().saturating_sub(window);
+        for b in chain.blocks().rev().take_while(|b| b.header.height > from) {
+            for r in &b.events {
+                match &r.event {
+                    Event::Timer(TimerEvent::TimerFired { actor, .. }) => {
+                        per.entry(*actor).or_insert_with(|| row(*actor)).fires += 1
+                    }
+                    Event::Timer(TimerEvent::TimerDeferred { actor, .. }) => {
+                        per.entry(*actor).or_insert_with(|| row(*actor)).deferrals += 1
+                    }
+                    _ => {}
+                }
+            }
+        }
+        // The last block's deferrals too: their events wait for the block the timers are
+        // carried into (Spec note 18), while the lane already counts them.
+        for d in queue.deferrals() {
+            per.entry(d.actor).or_insert_with(|| row(d.actor)).deferrals += 1;
+        }
+        let mut fires: Vec<u64> = per.values().map(|r| r.fires).filter(|n| *n > 0).collect();
+        fires.sort_unstable();
+        let median = if fires.is_empty() {
+            0
+        } else {
+            fires[(fires.len() - 1) / 2]
+        };
+        (window, median)
+    };
+    for (a, c) in queue.actor_counts() {
+        per.entry(a).or_insert_with(|| row(a)).pending = u64::from(c);
+    }
+    SharesView {
+        scheduler,
+        window_blocks,
+        median,
+        actors: per.into_values().collect(),
     }
 }
 
@@ -168,6 +276,13 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
             // The record counts a deferral when it is made; its event comes a block later.
             carried: t.fee_caps.as_ref().map_or(0, |c| c.carried),
             last_defer: t.fee_caps.as_ref().and_then(|c| c.last_defer),
+            deferred_by_last_block: chain
+                .engine()
+                .queue()
+                .deferrals()
+                .iter()
+                .find(|d| d.timer_id == *id)
+                .map(|d| d.reason),
             events,
         });
     }
@@ -205,6 +320,7 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                     priority_tier: None,
                     carried: 0,
                     last_defer: None,
+                    deferred_by_last_block: None,
                     events: Vec::new(),
                 })
             }

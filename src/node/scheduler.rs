@@ -7,7 +7,7 @@ use super::read;
 use crate::engine::scheduler::FairnessRow;
 use crate::engine::types::u128_str;
 use crate::engine::{Address, ErrorKind, Failure, LaneStats, SchedulerKind};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The most blocks `scheduler_lane` returns at once.
 pub const MAX_LANE_BLOCKS: u64 = 1_000;
@@ -15,7 +15,7 @@ pub const MAX_LANE_BLOCKS: u64 = 1_000;
 pub const DEFAULT_LANE_BLOCKS: u64 = 32;
 
 /// One block's timer lane (CIP-1 v3 §3, §5): `Block.lane` with its height.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaneBlockView {
     pub height: u64,
     pub scheduler: SchedulerKind,
@@ -43,10 +43,16 @@ pub struct LaneBlockView {
     pub lane_burned: u128,
     /// A live timer did not fit.
     pub full: bool,
+    /// Timers fired in the block.
+    #[serde(default)]
+    pub fired: u64,
+    /// Of `deferred`, those that did not fit (`lane` and `outbid`).
+    #[serde(default)]
+    pub lane_deferred: u64,
 }
 
 impl LaneBlockView {
-    fn of(height: u64, l: &LaneStats) -> Self {
+    fn of(height: u64, l: &LaneStats, fired: u64) -> Self {
         LaneBlockView {
             height,
             scheduler: l.scheduler,
@@ -63,12 +69,14 @@ impl LaneBlockView {
             burned: l.burned,
             lane_burned: l.lane_burned,
             full: l.full(),
+            fired,
+            lane_deferred: l.lane_deferred,
         }
     }
 }
 
 /// `scheduler_lane`: the recent blocks' lanes and what comes next.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaneView {
     /// The scheduler that plans the next block.
     pub scheduler: SchedulerKind,
@@ -76,12 +84,16 @@ pub struct LaneView {
     /// The lane basefee of the next block, nanos per cycle.
     #[serde(with = "u128_str")]
     pub next_lane_basefee: u128,
+    /// The last block's p50 fired-timer tip, nanos per cycle: what the default GBA prices
+    /// the next block's tips at (§7.1).
+    #[serde(with = "u128_str", default)]
+    pub p50_tip: u128,
     /// Oldest first; blocks the node no longer keeps are left out.
     pub blocks: Vec<LaneBlockView>,
 }
 
 /// One actor of the fairness window (CIP-1 v3 §8).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FairnessActorView {
     pub actor: Address,
     /// The name given at deploy, if any.
@@ -94,7 +106,7 @@ pub struct FairnessActorView {
 }
 
 /// `scheduler_fairness`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FairnessView {
     pub window_blocks: u64,
     /// The median of recent fires over the actors with at least one.
@@ -115,12 +127,17 @@ impl NodeCore {
         let head = chain.height();
         let first = head.saturating_sub(last - 1).max(1);
         let blocks = (first..=head)
-            .filter_map(|h| chain.block(h).map(|b| LaneBlockView::of(h, &b.lane)))
+            .filter_map(|h| {
+                chain
+                    .block(h)
+                    .map(|b| LaneBlockView::of(h, &b.lane, b.eob.fired))
+            })
             .collect();
         Ok(LaneView {
             scheduler: chain.scheduler_at(chain.pending_height()),
             activation_height: chain.activation_height(),
             next_lane_basefee: chain.lane_basefee(),
+            p50_tip: chain.p50_tip(),
             blocks,
         })
     }

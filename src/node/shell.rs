@@ -162,6 +162,16 @@ impl NodeHandle {
         rx.blocking_recv().map_err(|_| NodeError::NodeStopped)
     }
 
+    /// Runs a read request on the node's thread.
+    pub async fn ask<Q: super::Query>(&self, q: Q) -> Result<Q::Reply, NodeError> {
+        self.query(move |core| q.run(core)).await?
+    }
+
+    /// [`ask`](Self::ask), blocking the calling thread (not for async tasks).
+    pub fn ask_blocking<Q: super::Query>(&self, q: Q) -> Result<Q::Reply, NodeError> {
+        self.query_blocking(move |core| q.run(core))?
+    }
+
     /// The head as of the last request or block: never waits (a seal in progress shows the
     /// head before it).
     pub fn head(&self) -> HeadView {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 /// The head of the chain and the node's state around it: what `devnet_blockNumber` and a
 /// status bar read. Published by the shell after every command, so reading it never waits.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HeadView {
     /// Height of the last sealed block (0: genesis).
     pub height: u64,
@@ -25,8 +25,74 @@ pub struct HeadView {
     pub pending_timers: u64,
     /// Transactions in the open block (0 unless mining is manual or interval).
     pub pending_txs: u64,
+    /// As the API writes a mining mode: `{"mode": "interval", "block_time": 1.5}`.
+    #[serde(with = "mining_wire")]
     pub mining: MiningMode,
     pub scheduler: SchedulerKind,
+}
+
+/// A mining mode as the API writes it: `{"mode": "auto"}`, `{"mode": "manual"}`,
+/// `{"mode": "interval", "block_time": 1.5}` (seconds; display only: the node keeps integer
+/// milliseconds, read back rounded to the millisecond).
+pub mod mining_wire {
+    use super::MiningMode;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Wire {
+        mode: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        block_time: Option<f64>,
+    }
+
+    pub fn serialize<S: Serializer>(m: &MiningMode, s: S) -> Result<S::Ok, S::Error> {
+        let (mode, block_time) = match m {
+            MiningMode::Auto => ("auto", None),
+            MiningMode::Manual => ("manual", None),
+            MiningMode::Interval { block_time_ms } => {
+                ("interval", Some(*block_time_ms as f64 / 1000.0))
+            }
+        };
+        Wire {
+            mode: mode.into(),
+            block_time,
+        }
+        .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<MiningMode, D::Error> {
+        let w = Wire::deserialize(d)?;
+        match (w.mode.as_str(), w.block_time) {
+            ("auto", _) => Ok(MiningMode::Auto),
+            ("manual", _) => Ok(MiningMode::Manual),
+            ("interval", Some(s)) if s.is_finite() && s > 0.0 => Ok(MiningMode::Interval {
+                block_time_ms: (s * 1000.0).round() as u64,
+            }),
+            (m, _) => Err(serde::de::Error::custom(format!(
+                "not a mining mode: {m:?}"
+            ))),
+        }
+    }
+}
+
+/// Bytes as `0x`-prefixed hex (`None`: `null`).
+pub mod opt_hex {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(b: &Option<Vec<u8>>, s: S) -> Result<S::Ok, S::Error> {
+        match b {
+            Some(b) => s.serialize_str(&format!("0x{}", hex::encode(b))),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Vec<u8>>, D::Error> {
+        Option::<String>::deserialize(d)?
+            .map(|h| {
+                hex::decode(h.strip_prefix("0x").unwrap_or(&h)).map_err(serde::de::Error::custom)
+            })
+            .transpose()
+    }
 }
 
 /// A sealed block, shared with the chain's history (never copied).
@@ -77,7 +143,7 @@ impl BlockSummary {
 }
 
 /// A dev account or a genesis account.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AccountView {
     pub address: Address,
     #[serde(with = "crate::engine::types::u128_str")]
@@ -91,7 +157,7 @@ pub struct AccountView {
 
 /// Everything minted, everything burned, and the sum of the balances (balances + burned =
 /// minted while funds are conserved).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SupplyView {
     #[serde(with = "crate::engine::types::u128_str")]
     pub minted: u128,
@@ -104,7 +170,7 @@ pub struct SupplyView {
 pub use crate::engine::TimerStatus;
 
 /// How often a timer was carried to a later block, and why (CIP-5 §6.5, §8).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeferralCount {
     /// `lane` or `gc_budget`.
     pub reason: crate::engine::DeferReason,
@@ -113,7 +179,7 @@ pub struct DeferralCount {
 
 /// A timer, pending or gone: its record (from the queue while it is pending, from its
 /// `TimerScheduled` event once it left), its status, its deferrals and its events.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimerView {
     pub timer_id: TimerId,
     pub actor: Address,
@@ -123,7 +189,9 @@ pub struct TimerView {
     pub expires_at: u64,
     pub gas_limit_per_fire: u64,
     pub handler: String,
-    /// The payload while the timer is pending; `None` once it left (events carry its length).
+    /// The payload while the timer is pending, in hex; `None` once it left (events carry
+    /// its length).
+    #[serde(with = "opt_hex")]
     pub payload: Option<Vec<u8>>,
     pub payload_len: u64,
     /// Insertion order (FIFO within a height) while pending.
@@ -136,45 +204,60 @@ pub struct TimerView {
     pub deferrals: Vec<DeferralCount>,
     /// CIP-1 v3 §6 fee caps as scheduled, nanos per cycle (absent: left to the GBA).
     #[serde(
+        default,
         with = "crate::engine::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
     pub max_fee_per_cycle: Option<u128>,
     #[serde(
+        default,
         with = "crate::engine::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
     pub max_priority_fee_per_cycle: Option<u128>,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_tier: Option<PriorityTier>,
     /// Blocks the timer has been carried so far (Spec note 54; 0: never deferred), so
     /// that starvation shows.
     pub carried: u32,
     /// Why it was last deferred.
     pub last_defer: Option<DeferReason>,
+    /// Deferred by the last block, and why: its `TimerDeferred` event is recorded by the block
+    /// it is carried into (Spec note 18), but the deferral has happened.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred_by_last_block: Option<DeferReason>,
     /// Its events, oldest first (as far as the node's history reaches).
     pub events: Vec<EventView>,
 }
 
 /// Which timers [`NodeCore::timers`](super::NodeCore::timers) lists.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TimerFilter {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub actor: Option<Address>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub status: Option<TimerStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
 }
 
 /// Which events [`NodeCore::events`](super::NodeCore::events) lists (every field narrows).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EventFilter {
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub from_height: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub to_height: Option<u64>,
     /// Event kinds (`TimerFired`, ...); empty or absent: every kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kinds: Option<Vec<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub timer_id: Option<TimerId>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub actor: Option<Address>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
 }
 
@@ -192,7 +275,7 @@ impl EventFilter {
 }
 
 /// The calendar queue's tiers (CIP-5 §7).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TiersView {
     pub counts: TierCounts,
     pub horizons: Horizons,
@@ -205,10 +288,14 @@ pub struct TiersView {
     pub overflow_size: usize,
     /// The height of the next epoch maintenance (when the ring horizon is reached).
     pub next_maintenance: u64,
+    /// The overflow set's commitment (CIP-5 §7.3), as the next seal folds it.
+    pub overflow_root: H256,
+    /// Timers the last block's maintenance moved inward.
+    pub last_migrated: u64,
 }
 
 /// Pending snapshots, oldest first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapshotInfo {
     pub id: u64,
     /// The head height when it was taken.

@@ -2,16 +2,18 @@
 
 use super::error;
 use super::openrpc;
+use super::queries::{RpcQuery, RpcRequest};
 use super::types::{Amount, Args, BlockTimeMs, Bytes, Obj, invalid_param};
 use crate::chain::Receipt;
 use crate::chain::runtime::ActorCode;
 use crate::engine::timer::handler_payload;
 use crate::engine::{Address, EventKind, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
-    CallActor, CancelTimer, ConfigChange, DeleteSnapshot, DeployActor, DumpState, EstimateTimer,
-    EventFilter, ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine,
-    MiningMode, NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer, SetBalance,
-    SetMining, Snapshot, TimerFilter, TimerStatus, TimerView, TxOutcome,
+    AccountsQuery, ActorsQuery, BucketQuery, CallActor, CancelTimer, ConfigChange, ConfigQuery,
+    DeleteSnapshot, DeployActor, DumpState, EstimateTimer, EventFilter, EventsQuery, ExtendTimer,
+    GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine, MiningMode, NamesQuery,
+    NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer, SetBalance, SetMining,
+    Snapshot, TiersQuery, TimerFilter, TimerQuery, TimerStatus, TimersQuery, TxOutcome,
 };
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -37,7 +39,7 @@ pub fn node_error(e: NodeError) -> ErrorObjectOwned {
     error::domain(e.kind().as_str(), e.to_string())
 }
 
-fn to_json<T: Serialize>(v: &T) -> Value {
+pub(super) fn to_json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("node views serialize to JSON")
 }
 
@@ -67,15 +69,6 @@ fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Va
 
 fn outcome_json(out: &TxOutcome, node: &NodeHandle) -> Value {
     receipt_json(&out.receipt, out.sealed, node)
-}
-
-/// A timer: every field, the payload in hex.
-fn timer_json(t: &TimerView) -> Value {
-    let mut v = to_json(t);
-    if let Some(p) = &t.payload {
-        v["payload"] = json!(format!("0x{}", hex::encode(p)));
-    }
-    v
 }
 
 /// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}`.
@@ -205,25 +198,23 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(json!(node.head().height))
     })
     .expect("unique");
-    reg(&mut m, "devnet_mine", |p, node| async move {
+    reg(&mut m, Mine::METHOD, |p, node| async move {
         let a = Args::new(&p, &["n"])?;
         let blocks = a.opt::<u64>(0, "n")?.unwrap_or(1);
         let mined = node.request(Mine { blocks }).await.map_err(node_error)?;
         Ok(json!(mined.last))
     });
-    reg(&mut m, "devnet_setMining", |p, node| async move {
+    reg(&mut m, SetMining::METHOD, |p, node| async move {
         let a = Args::new(&p, &["mode"])?;
         let mode = decode_mining(a.obj(0, "mode", false)?)?;
         node.request(SetMining(mode)).await.map_err(node_error)?;
         Ok(mining_json(mode))
     });
     // The published head (never waits behind a seal): what a status bar reads in one call.
-    m.register_method("devnet_head", |p, node, _| -> RpcResult {
+    // Its reply is `HeadQuery`'s, read from the published head.
+    m.register_method(crate::node::HeadQuery::METHOD, |p, node, _| -> RpcResult {
         Args::new(&p, &[])?;
-        let h = node.head();
-        let mut v = to_json(&h);
-        v["mining"] = mining_json(h.mining);
-        Ok(v)
+        Ok(to_json(&node.head()))
     })
     .expect("unique");
     m.register_method("devnet_getMining", |p, node, _| -> RpcResult {
@@ -237,10 +228,15 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let b = node.query(move |c| c.block(h)).await.map_err(node_error)?;
         Ok(b.map_or(Value::Null, |b| to_json(&*b)))
     });
-    reg(&mut m, "devnet_accounts", |p, node| async move {
+    reg(&mut m, AccountsQuery::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
-        let acc = node.query(|c| c.accounts()).await.map_err(node_error)?;
+        let acc = node.ask(AccountsQuery).await.map_err(node_error)?;
         Ok(to_json(&acc))
+    });
+    reg(&mut m, NamesQuery::METHOD, |p, node| async move {
+        Args::new(&p, &[])?;
+        let names = node.ask(NamesQuery).await.map_err(node_error)?;
+        Ok(to_json(&names))
     });
     reg(&mut m, "devnet_getBalance", |p, node| async move {
         let a = Args::new(&p, &["address"])?;
@@ -265,12 +261,12 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let s = node.query(|c| c.supply()).await.map_err(node_error)?;
         Ok(to_json(&s))
     });
-    reg(&mut m, "devnet_snapshot", |p, node| async move {
+    reg(&mut m, Snapshot::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
         let id = node.request(Snapshot).await.map_err(node_error)?;
         Ok(json!(id))
     });
-    reg(&mut m, "devnet_revert", |p, node| async move {
+    reg(&mut m, Revert::METHOD, |p, node| async move {
         let a = Args::new(&p, &["id"])?;
         let id: u64 = a.req(0, "id")?;
         node.request(Revert { id }).await.map_err(node_error)?;
@@ -310,13 +306,10 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         node.request(Halt { blocks }).await.map_err(node_error)?;
         Ok(Value::Null)
     });
-    reg(&mut m, "devnet_getEvents", |p, node| async move {
+    reg(&mut m, EventsQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["filter"])?;
         let f = decode_event_filter(a.obj(0, "filter", true)?)?;
-        let ev = node
-            .query(move |c| c.events(&f))
-            .await
-            .map_err(node_error)?;
+        let ev = node.ask(EventsQuery(f)).await.map_err(node_error)?;
         Ok(to_json(&ev))
     });
 
@@ -345,6 +338,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(to_json(&d.address))
     });
+    reg(&mut m, ActorsQuery::METHOD, |p, node| async move {
+        Args::new(&p, &[])?;
+        let actors = node.ask(ActorsQuery).await.map_err(node_error)?;
+        Ok(to_json(&actors))
+    });
     reg(&mut m, "actor_call", |p, node| async move {
         let a = Args::new(&p, &["call"])?;
         let mut o = a.obj(0, "call", false)?;
@@ -366,7 +364,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     });
 
     // ---- timers -------------------------------------------------------------------------
-    reg(&mut m, "timer_schedule", |p, node| async move {
+    reg(&mut m, ScheduleTimer::METHOD, |p, node| async move {
         let a = Args::new(&p, &["timer"])?;
         let req = decode_schedule(a.obj(0, "timer", false)?)?;
         let s = node.request(req).await.map_err(node_error)?;
@@ -376,7 +374,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             "receipt": receipt_json(&s.receipt, s.sealed, &node),
         }))
     });
-    reg(&mut m, "timer_estimate", |p, node| async move {
+    reg(&mut m, EstimateTimer::METHOD, |p, node| async move {
         let a = Args::new(&p, &["timer"])?;
         let req = decode_schedule(a.obj(0, "timer", false)?)?;
         let e = node.request(EstimateTimer(req)).await.map_err(node_error)?;
@@ -391,7 +389,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         }
         Ok(v)
     });
-    reg(&mut m, "timer_cancel", |p, node| async move {
+    reg(&mut m, CancelTimer::METHOD, |p, node| async move {
         let a = Args::new(&p, &["cancel"])?;
         let mut o = a.obj(0, "cancel", false)?;
         let actor: Address = o.req("actor")?;
@@ -408,7 +406,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
-    reg(&mut m, "timer_extend", |p, node| async move {
+    reg(&mut m, ExtendTimer::METHOD, |p, node| async move {
         let a = Args::new(&p, &["extend"])?;
         let mut o = a.obj(0, "extend", false)?;
         let actor: Address = o.req("actor")?;
@@ -427,22 +425,19 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
-    reg(&mut m, "timer_get", |p, node| async move {
+    reg(&mut m, TimerQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["timer_id"])?;
         let id: TimerId = a.req(0, "timer_id")?;
-        let t = node
-            .query(move |c| c.timer(&id))
-            .await
-            .map_err(node_error)?;
-        Ok(t.as_ref().map_or(Value::Null, timer_json))
+        let t = node.ask(TimerQuery { id }).await.map_err(node_error)?;
+        Ok(to_json(&t))
     });
-    reg(&mut m, "timer_bucket", |p, node| async move {
+    reg(&mut m, BucketQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["height"])?;
-        let h: u64 = a.req(0, "height")?;
-        let ts = node.query(move |c| c.bucket(h)).await.map_err(node_error)?;
-        Ok(Value::Array(ts.iter().map(timer_json).collect()))
+        let height: u64 = a.req(0, "height")?;
+        let ts = node.ask(BucketQuery { height }).await.map_err(node_error)?;
+        Ok(to_json(&ts))
     });
-    reg(&mut m, "timer_list", |p, node| async move {
+    reg(&mut m, TimersQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["filter"])?;
         let mut o = a.obj(0, "filter", true)?;
         let actor: Option<Address> = o.opt("actor")?;
@@ -463,40 +458,26 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             status,
             limit,
         };
-        let ts = node
-            .query(move |c| c.timers(&f))
-            .await
-            .map_err(node_error)?;
-        Ok(Value::Array(ts.iter().map(timer_json).collect()))
+        let ts = node.ask(TimersQuery(f)).await.map_err(node_error)?;
+        Ok(to_json(&ts))
     });
 
     // ---- scheduler ----------------------------------------------------------------------
-    reg(&mut m, "scheduler_config", |p, node| async move {
+    reg(&mut m, ConfigQuery::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
-        let (timer, queue, pending) = node
-            .query(|c| {
-                let (t, q) = c.config();
-                (t, q, c.head().pending_timers)
-            })
-            .await
-            .map_err(node_error)?;
-        Ok(json!({
-            "timer": timer,
-            "queue": queue,
-            "ring_size": queue.ring_size(),
-            "pending_timers": pending,
-        }))
+        let c = node.ask(ConfigQuery).await.map_err(node_error)?;
+        Ok(to_json(&c))
     });
-    reg(&mut m, "scheduler_tiers", |p, node| async move {
+    reg(&mut m, TiersQuery::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
-        let t = node.query(|c| c.tiers()).await.map_err(node_error)?;
+        let t = node.ask(TiersQuery).await.map_err(node_error)?;
         Ok(to_json(&t))
     });
 
     super::scheduler::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
-    reg(&mut m, "gov_cancelTimer", |p, node| async move {
+    reg(&mut m, GovCancel::METHOD, |p, node| async move {
         let a = Args::new(&p, &["cancel"])?;
         let mut o = a.obj(0, "cancel", false)?;
         let from: Address = o.req("from")?;
@@ -508,7 +489,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
-    reg(&mut m, "gov_extendTimer", |p, node| async move {
+    reg(&mut m, GovExtend::METHOD, |p, node| async move {
         let a = Args::new(&p, &["extend"])?;
         let mut o = a.obj(0, "extend", false)?;
         let from: Address = o.req("from")?;
@@ -525,7 +506,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
-    reg(&mut m, "gov_updateTimerConfig", |p, node| async move {
+    reg(&mut m, GovUpdateConfig::METHOD, |p, node| async move {
         let a = Args::new(&p, &["update"])?;
         let mut o = a.obj(0, "update", false)?;
         let from: Address = o.req("from")?;

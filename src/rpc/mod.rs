@@ -9,6 +9,7 @@ pub mod error;
 pub mod guard;
 pub mod methods;
 pub mod openrpc;
+pub mod queries;
 mod scheduler;
 pub mod server;
 pub mod state_file;

@@ -100,6 +100,12 @@ pub const METHODS: &[MethodDoc] = &[
         r#"{"type":"array","items":"@Account"}"#,
     ),
     m(
+        "devnet_names",
+        "The names that label addresses (dev accounts, a fixture's address book, names given at deploy): an object from address to name.",
+        &[],
+        r#"{"type":"object","additionalProperties":{"type":"string"}}"#,
+    ),
+    m(
         "devnet_getBalance",
         "An account's balance.",
         &[p("address", "Address", "the account")],
@@ -211,6 +217,12 @@ pub const METHODS: &[MethodDoc] = &[
         "Address",
     ),
     m(
+        "actor_list",
+        "Every deployed actor's address, in address order.",
+        &[],
+        r#"{"type":"array","items":"@Address"}"#,
+    ),
+    m(
         "actor_call",
         "Call a handler in a transaction; returns the receipt.",
         &[p(
@@ -276,19 +288,39 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "scheduler_config",
-        "The TimerConfig and the queue sizes.",
+        "The TimerConfig, the queue sizes, and the CIP-1 v3 §7.3 tier_multipliers in force.",
         &[],
         r#"{"type":"object","properties":{"timer":{"type":"object"},"queue":{"type":"object"}}}"#,
     ),
     m(
         "scheduler_tiers",
-        "Ring occupancy per slot, epoch buckets, overflow size and root, next maintenance height.",
+        "Ring occupancy per slot, epoch buckets, overflow size and root (overflow_root), next maintenance height, timers the last block's maintenance moved (last_migrated).",
         &[],
         r#"{"type":"object"}"#,
     ),
     m(
+        "scheduler_buckets",
+        "The next height to drain and the next ring heights holding timers, count in all: height, timers, budget (summed fire budgets, cycles).",
+        &[o(
+            "count",
+            "Count",
+            "how many heights (default 32, at most 1000)",
+        )],
+        r#"{"type":"array","items":{"type":"object","properties":{"height":"@Height","timers":"@Count","budget":"@Count"}}}"#,
+    ),
+    m(
+        "scheduler_actors",
+        "Each actor with a fire or a deferral in the window or a pending timer: fires, deferrals, pending (every pending timer counted), weight_bps; the next block's scheduler, the window (the §8 window under eip1559, the one asked under fifo) and the median fires over the actors with at least one.",
+        &[o(
+            "options",
+            r#"{"type":"object","properties":{"window":"@Count"}}"#,
+            "window?: the fifo window in blocks (default 1000)",
+        )],
+        r#"{"type":"object","properties":{"scheduler":{"type":"string"},"window_blocks":"@Count","median":"@Count","actors":{"type":"array"}}}"#,
+    ),
+    m(
         "scheduler_lane",
-        "CIP-1 v3 per block, oldest first: the scheduler, lane basefee (nanos per cycle), utilisation (bps), cycles reserved and used, GC cycles, timers selected and deferred, p50 tip (nanos); the next block's lane basefee and the activation height.",
+        "CIP-1 v3 per block, oldest first: the scheduler, lane basefee (nanos per cycle), utilisation (bps), cycles reserved and used, GC cycles, timers fired, selected, deferred and lane_deferred, p50 tip (nanos); the next block's lane basefee, the last block's p50 tip (p50_tip) and the activation height.",
         &[o(
             "options",
             r#"{"type":"object","properties":{"last":"@Count"}}"#,

@@ -1,10 +1,22 @@
 //! The CIP-1 v3 methods: `scheduler_lane`, `scheduler_fairness`, `gov_setActivationHeight`,
-//! and the fee fields of `timer_schedule` / `timer_estimate`.
+//! and the fee fields of `timer_schedule` / `timer_estimate`; the dashboard's
+//! `scheduler_buckets` and `scheduler_actors` (issue 19).
 
-use super::methods::{node_error, reg};
+use super::methods::{node_error, reg, to_json};
+use super::queries::{RpcQuery, RpcRequest};
 use super::types::{Args, Decode, invalid_param};
 use crate::engine::{Address, PriorityTier};
-use crate::node::{DEFAULT_LANE_BLOCKS, NodeHandle, SetActivationHeight};
+use crate::node::{
+    BucketsQuery, DEFAULT_LANE_BLOCKS, FairnessQuery, LaneQuery, NodeHandle, SetActivationHeight,
+    SharesQuery,
+};
+
+/// The most heights `scheduler_buckets` lists.
+pub const MAX_BUCKETS: u64 = 1_000;
+/// What `scheduler_buckets` lists without `count`.
+pub const DEFAULT_BUCKETS: u64 = 32;
+/// The fifo window of `scheduler_actors` without `window`, in blocks.
+pub const DEFAULT_SHARES_WINDOW: u64 = 1_000;
 use jsonrpsee::RpcModule;
 use serde_json::{Value, json};
 
@@ -19,31 +31,46 @@ impl Decode for PriorityTier {
 
 /// Registers the scheduler methods of CIP-1 v3.
 pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
-    reg(m, "scheduler_lane", |p, node| async move {
+    reg(m, LaneQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["options"])?;
         let mut o = a.obj(0, "options", true)?;
         let last: Option<u64> = o.opt("last")?;
         o.finish()?;
         let last = last.unwrap_or(DEFAULT_LANE_BLOCKS);
-        let v = node
-            .query(move |c| c.scheduler_lane(last))
-            .await
-            .map_err(node_error)?
-            .map_err(|e| match e {
-                crate::node::NodeError::InvalidInput(why) => invalid_param("last", why),
-                e => node_error(e),
-            })?;
+        let v = node.ask(LaneQuery { last }).await.map_err(|e| match e {
+            crate::node::NodeError::InvalidInput(why) => invalid_param("last", why),
+            e => node_error(e),
+        })?;
         Ok(serde_json::to_value(v).expect("views serialize"))
     });
-    reg(m, "scheduler_fairness", |p, node| async move {
+    reg(m, FairnessQuery::METHOD, |p, node| async move {
         Args::new(&p, &[])?;
-        let v = node
-            .query(|c| c.scheduler_fairness())
-            .await
-            .map_err(node_error)?;
-        Ok(serde_json::to_value(v).expect("views serialize"))
+        let v = node.ask(FairnessQuery).await.map_err(node_error)?;
+        Ok(to_json(&v))
     });
-    reg(m, "gov_setActivationHeight", |p, node| async move {
+    reg(m, BucketsQuery::METHOD, |p, node| async move {
+        let a = Args::new(&p, &["count"])?;
+        let count = a.opt::<u64>(0, "count")?.unwrap_or(DEFAULT_BUCKETS);
+        if count == 0 || count > MAX_BUCKETS {
+            return Err(invalid_param(
+                "count",
+                format!("must be in 1..={MAX_BUCKETS}, got {count}"),
+            ));
+        }
+        let count = count as usize;
+        let v = node.ask(BucketsQuery { count }).await.map_err(node_error)?;
+        Ok(to_json(&v))
+    });
+    reg(m, SharesQuery::METHOD, |p, node| async move {
+        let a = Args::new(&p, &["options"])?;
+        let mut o = a.obj(0, "options", true)?;
+        let window: Option<u64> = o.opt("window")?;
+        o.finish()?;
+        let window = window.unwrap_or(DEFAULT_SHARES_WINDOW);
+        let v = node.ask(SharesQuery { window }).await.map_err(node_error)?;
+        Ok(to_json(&v))
+    });
+    reg(m, SetActivationHeight::METHOD, |p, node| async move {
         let a = Args::new(&p, &["activation"])?;
         let mut o = a.obj(0, "activation", false)?;
         let from: Address = o.req("from")?;

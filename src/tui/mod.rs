@@ -17,6 +17,7 @@ pub mod remote;
 pub mod render;
 pub mod term;
 pub mod theme;
+pub mod view;
 pub mod worker;
 
 use app::{Action, App, Effect, update};

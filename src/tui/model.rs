@@ -7,9 +7,9 @@
 //! [`UiCommand`], answered by a typed [`CommandOutcome`] or a named [`CommandError`], the same
 //! `{reason, message}` pair the JSON-RPC API puts in `data.reason` and the error message.
 
-use crate::engine::{
-    Address, AuctionEstimate, H256, PriorityTier, TierMultipliers, TimerConfig, TimerId,
-};
+use crate::engine::{Address, AuctionEstimate, H256, PriorityTier, TimerConfig, TimerId};
+use crate::node;
+use crate::tui::view::{LifeReplies, QueryReplies, SourceInfo};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -112,112 +112,6 @@ pub struct TimerRow {
     pub carried: u32,
     /// Why it was last deferred (`lane`, `outbid`, `over_cap`, `below_basefee`, `gc_budget`).
     pub last_defer: Option<String>,
-}
-
-impl TimerRow {
-    /// A row with the CIP-5 fields and no CIP-1 v3 ones.
-    #[allow(clippy::too_many_arguments)]
-    pub fn basic(
-        id: TimerId,
-        actor: Address,
-        fee_payer: Address,
-        height: u64,
-        schedule_block: u64,
-        gas_limit: u64,
-        expires_at: u64,
-        handler: String,
-        payload_len: u64,
-        max_cost: u128,
-    ) -> Self {
-        TimerRow {
-            id,
-            actor,
-            fee_payer,
-            height,
-            schedule_block,
-            gas_limit,
-            expires_at,
-            handler,
-            payload_len,
-            max_cost,
-            effective_priority: None,
-            rank: None,
-            max_fee_per_cycle: None,
-            max_priority_fee_per_cycle: None,
-            priority_tier: None,
-            carried: 0,
-            last_defer: None,
-        }
-    }
-}
-
-/// The auction's inputs now: what a bucket's timers are ranked at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuctionInputs {
-    /// The lane basefee of the next block, nanos per cycle.
-    pub lane_basefee: u128,
-    /// The last block's p50 tip, nanos per cycle (the default GBA's tip, §7.1).
-    pub p50_tip: u128,
-    pub tiers: TierMultipliers,
-    /// W(actor) in basis points, for the actors in the window (others: 2.00).
-    pub weights: BTreeMap<Address, u32>,
-}
-
-/// Orders a bucket's timers as eip1559 would run them (CIP-1 v3 §3 steps 6–7): effective
-/// priority descending, then `timer_id`, then `schedule_block` (contract decision 5), and
-/// fills in `effective_priority` and `rank`.
-///
-/// Spec note (CIP-1 v3 §3 step 6, dashboard): as `timer_estimate` does, a parameter the
-/// schedule left out is priced by the default GBA (§7.1: `max_fee = 2 × lane basefee`,
-/// tip = p50 × the tier's multiplier); a custom GBA runs only at fire time, so the order shown
-/// for an actor with one is the default GBA's. A timer whose `max_fee_per_cycle` is below the
-/// lane basefee has no effective priority and is listed last (it would wait `below_basefee`).
-pub fn rank_bucket(rows: &mut [TimerRow], a: &AuctionInputs) {
-    use crate::engine::scheduler::policy::priority_per_cycle;
-    use crate::engine::scheduler::{Candidate, effective_priority};
-    for r in rows.iter_mut() {
-        let max_fee = r
-            .max_fee_per_cycle
-            .unwrap_or(a.lane_basefee.saturating_mul(2));
-        let tip = r
-            .max_priority_fee_per_cycle
-            .or(r.priority_tier.map(|t| a.tiers.apply(t, a.p50_tip)))
-            .unwrap_or(a.p50_tip);
-        r.effective_priority = priority_per_cycle(max_fee, tip, a.lane_basefee).map(|p| {
-            effective_priority(&Candidate {
-                timer_id: r.id,
-                schedule_block: r.schedule_block,
-                budget: r.gas_limit,
-                priority_per_cycle: p,
-                weight_bps: a
-                    .weights
-                    .get(&r.actor)
-                    .copied()
-                    .unwrap_or(crate::engine::scheduler::W_MAX_BPS),
-            })
-        });
-    }
-    rows.sort_by(|x, y| {
-        (
-            x.effective_priority.is_none(),
-            std::cmp::Reverse(x.effective_priority),
-            x.id,
-            x.schedule_block,
-        )
-            .cmp(&(
-                y.effective_priority.is_none(),
-                std::cmp::Reverse(y.effective_priority),
-                y.id,
-                y.schedule_block,
-            ))
-    });
-    let mut n = 0;
-    for r in rows.iter_mut() {
-        r.rank = r.effective_priority.map(|_| {
-            n += 1;
-            n
-        });
-    }
 }
 
 /// A price in nanos per cycle (CIP-1 v3 contract decision 1, `PRICE_SCALE` = 10^9) in base
@@ -378,6 +272,9 @@ pub struct DashboardData {
     /// The CIP-1 v3 §8 fairness window in blocks and its median of recent fires; `None` when
     /// the node has no CIP-1 v3 window (fifo with no activation height).
     pub fairness_window: Option<(u64, u64)>,
+    /// The median of the fires over the actors with at least one (CIP-1 v3 §8's median: the
+    /// window's own under eip1559, of the fires counted from the events under fifo).
+    pub fires_median: u64,
 }
 
 /// The deferral reasons in the order the lane pane lists them (contract decision 6).
@@ -437,6 +334,26 @@ pub struct ConfigPatch {
 }
 
 impl ConfigPatch {
+    /// The fields it names, as `gov_updateTimerConfig`'s partial config.
+    pub fn fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        let mut put = |k: &str, v: Option<u64>| {
+            if let Some(v) = v {
+                m.insert(k.into(), v.into());
+            }
+        };
+        put("max_ttl_blocks", self.max_ttl_blocks);
+        put("max_cycles_per_fire", self.max_cycles_per_fire);
+        put("max_cells_per_fire", self.max_cells_per_fire);
+        put(
+            "max_timers_per_actor",
+            self.max_timers_per_actor.map(u64::from),
+        );
+        put("gc_cycles_per_block", self.gc_cycles_per_block);
+        put("lane_timer_cycles", self.lane_timer_cycles);
+        m
+    }
+
     pub fn apply(&self, base: &TimerConfig) -> TimerConfig {
         let mut c = base.clone();
         macro_rules! set {
@@ -514,6 +431,111 @@ impl UiCommand {
             UiCommand::Snapshot => "devnet_snapshot",
             UiCommand::Revert(_) => "devnet_revert",
         }
+    }
+}
+
+/// A command as the node request its JSON-RPC method sends: what both transports send, in
+/// process ([`crate::node::NodeCore::apply`]) or as JSON-RPC
+/// ([`crate::rpc::queries::RpcRequest`]).
+#[derive(Clone, Debug)]
+pub enum NodeRequest {
+    Mine(node::Mine),
+    SetMining(node::SetMining),
+    Schedule(node::ScheduleTimer),
+    Estimate(node::EstimateTimer),
+    Cancel(node::CancelTimer),
+    Extend(node::ExtendTimer),
+    GovCancel(node::GovCancel),
+    GovExtend(node::GovExtend),
+    GovUpdate(node::GovUpdateConfig),
+    Activation(node::SetActivationHeight),
+    Snapshot(node::Snapshot),
+    Revert(node::Revert),
+}
+
+impl UiCommand {
+    /// The node request this command is (`from: None` on a governance command: the devnet's
+    /// governor; a named handler encoded in the payload, as `timer_schedule` does).
+    pub fn request(&self) -> NodeRequest {
+        use crate::tui::view::mining_to_node;
+        let gov = |f: &Option<Address>| f.unwrap_or_else(crate::chain::default_governor);
+        match self.clone() {
+            UiCommand::Mine(blocks) => NodeRequest::Mine(node::Mine { blocks }),
+            UiCommand::SetMining(m) => NodeRequest::SetMining(node::SetMining(mining_to_node(m))),
+            UiCommand::ScheduleTimer(r) => NodeRequest::Schedule(schedule_request(&r)),
+            UiCommand::EstimateTimer(r) => {
+                NodeRequest::Estimate(node::EstimateTimer(schedule_request(&r)))
+            }
+            UiCommand::CancelTimer { actor, timer_id } => NodeRequest::Cancel(node::CancelTimer {
+                actor,
+                timer_id,
+                from: None,
+            }),
+            UiCommand::ExtendTimer {
+                actor,
+                timer_id,
+                new_expires_at,
+            } => NodeRequest::Extend(node::ExtendTimer {
+                actor,
+                timer_id,
+                new_expires_at,
+                from: None,
+            }),
+            UiCommand::GovCancelTimer { from, timer_id } => {
+                NodeRequest::GovCancel(node::GovCancel {
+                    from: gov(&from),
+                    timer_id,
+                })
+            }
+            UiCommand::GovExtendTimer {
+                from,
+                timer_id,
+                new_expires_at,
+            } => NodeRequest::GovExtend(node::GovExtend {
+                from: gov(&from),
+                timer_id,
+                new_expires_at,
+            }),
+            UiCommand::GovUpdateConfig { from, patch } => {
+                NodeRequest::GovUpdate(node::GovUpdateConfig {
+                    from: gov(&from),
+                    config: node::ConfigChange::Fields(patch.fields()),
+                })
+            }
+            UiCommand::GovSetActivationHeight { from, height } => {
+                NodeRequest::Activation(node::SetActivationHeight {
+                    from: gov(&from),
+                    height,
+                })
+            }
+            UiCommand::Snapshot => NodeRequest::Snapshot(node::Snapshot),
+            UiCommand::Revert(id) => NodeRequest::Revert(node::Revert { id }),
+        }
+    }
+}
+
+/// A schedule request as `timer_schedule` builds it (a named handler is encoded in the
+/// payload).
+fn schedule_request(req: &ScheduleRequest) -> node::ScheduleTimer {
+    let payload = match &req.handler {
+        Some(h) if !h.is_empty() => crate::engine::timer::handler_payload(h, &req.payload),
+        _ => req.payload.clone(),
+    };
+    let args = crate::engine::ScheduleArgs {
+        height: req.height,
+        payload,
+        fee_payer: req.fee_payer,
+        gas_limit: req.gas_limit,
+        expires_at: req.expires_at,
+        max_fee_per_cycle: req.max_fee_per_cycle,
+        max_priority_fee_per_cycle: req.max_priority_fee_per_cycle,
+        priority_tier: req.priority_tier,
+        ..Default::default()
+    };
+    node::ScheduleTimer {
+        actor: req.actor,
+        from: req.from,
+        args,
     }
 }
 
@@ -614,6 +636,73 @@ impl CommandOutcome {
     }
 }
 
+/// What a command's reply says, whichever transport carried it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// The head's height after it (`Mine`, `Revert`).
+    Height(u64),
+    TimerId(TimerId),
+    Estimate(Estimate),
+    /// The expiry an extension applied (CIP-5 §5.4 clamps it to the TTL cap).
+    Expiry(u64),
+    /// The activation height after `GovSetActivationHeight`.
+    Activation(Option<u64>),
+    Snapshot(u64),
+    /// Applied; nothing more to say.
+    Done,
+}
+
+impl CommandOutcome {
+    /// The outcome of `cmd` from its answer: written once for both transports.
+    pub fn of(cmd: &UiCommand, answer: Answer) -> CommandOutcome {
+        let applied = |what: String| CommandOutcome::Applied { what };
+        match (cmd, answer) {
+            (UiCommand::Mine(_), Answer::Height(height)) => CommandOutcome::Mined { height },
+            (UiCommand::SetMining(mode), _) => CommandOutcome::MiningSet(*mode),
+            (UiCommand::ScheduleTimer(req), Answer::TimerId(timer_id)) => {
+                CommandOutcome::Scheduled {
+                    timer_id,
+                    height: req.height,
+                }
+            }
+            (UiCommand::EstimateTimer(_), Answer::Estimate(e)) => CommandOutcome::Estimated(e),
+            (UiCommand::CancelTimer { timer_id, .. }, _) => {
+                applied(format!("cancelled timer {}", timer_id.short()))
+            }
+            (UiCommand::ExtendTimer { timer_id, .. }, Answer::Expiry(at)) => applied(format!(
+                "extended timer {} to expire at {at}",
+                timer_id.short()
+            )),
+            (UiCommand::GovCancelTimer { timer_id, .. }, _) => {
+                applied(format!("governance cancelled timer {}", timer_id.short()))
+            }
+            (
+                UiCommand::GovExtendTimer {
+                    timer_id,
+                    new_expires_at,
+                    ..
+                },
+                _,
+            ) => applied(format!(
+                "governance extended timer {} to {new_expires_at}",
+                timer_id.short()
+            )),
+            (UiCommand::GovUpdateConfig { .. }, _) => {
+                applied("governance updated TimerConfig (from the next block)".into())
+            }
+            (UiCommand::GovSetActivationHeight { .. }, Answer::Activation(h)) => applied(match h {
+                Some(h) => format!("governance set the activation height to #{h}"),
+                None => "governance cleared the activation height".into(),
+            }),
+            (UiCommand::Snapshot, Answer::Snapshot(id)) => CommandOutcome::SnapshotTaken(id),
+            (UiCommand::Revert(id), Answer::Height(height)) => {
+                CommandOutcome::Reverted { id: *id, height }
+            }
+            (cmd, answer) => applied(format!("{}: {answer:?}", cmd.method())),
+        }
+    }
+}
+
 /// A rejected command: the spec's error name and a message a person can act on. Nothing
 /// changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -637,37 +726,31 @@ impl CommandError {
     }
 }
 
-/// What the dashboard needs from a devnet: queries answered from the node's current state and
-/// commands with typed replies. Implemented in-process by
-/// [`LocalDevnet`](crate::tui::local::LocalDevnet); a JSON-RPC client implements it with
-/// `scheduler_tiers`, `timer_bucket`, `timer_get`, `devnet_getEvents` and the command methods.
+/// What the dashboard needs from a devnet: the replies to the node's read requests and
+/// commands with typed replies. A source is a transport and nothing more: it runs the queries
+/// of [`crate::tui::view`] in-process ([`LocalDevnet`](crate::tui::local::LocalDevnet)) or sends
+/// them as batched JSON-RPC ([`RemoteDevnet`](crate::tui::remote::RemoteDevnet)) and hands back
+/// the typed replies; the view is assembled from them by the provided methods
+/// ([`dashboard`](Self::dashboard), [`events`](Self::events), [`timer_life`](Self::timer_life)),
+/// which no source overrides.
 ///
 /// The dashboard calls a source from a thread of its own ([`crate::tui::worker`]), never from
 /// a key handler or a draw, so a query or command may take as long as the node or the network
-/// takes; a source whose devnet is unreachable answers with its last view and says so in
+/// takes; a source whose devnet is unreachable answers with its last replies and says so in
 /// [`link`](DashboardSource::link).
-///
-/// Over JSON-RPC ([`RemoteDevnet`](crate::tui::remote::RemoteDevnet)) each part maps to:
-///
-/// | here | JSON-RPC |
-/// | --- | --- |
-/// | `dashboard` status | `devnet_head` (height, basefees, mining, scheduler), `scheduler_config` (lane, GC budget) |
-/// | `dashboard` buckets, bucket timers | `scheduler_tiers` (occupied heights), then `timer_bucket [height]` per coming height |
-/// | `dashboard` tiers | `scheduler_tiers` |
-/// | `dashboard` lane | `devnet_getBlock [height]` per sealed block not read yet |
-/// | `dashboard` fairness | `devnet_getEvents` (fires and deferrals in the window), `timer_list` (pending) |
-/// | `dashboard` names, actors | `devnet_accounts`, `devnet_getEvents` (`ActorDeployed`) |
-/// | `events` | `devnet_subscribeBlocks` and `devnet_subscribeEvents`; `devnet_getEvents` for the rest |
-/// | `timer_life` | `timer_get [id]` (record, status, deferrals, history) |
-/// | `execute` | the method [`UiCommand::method`] names; errors carry `data.reason` |
 pub trait DashboardSource {
-    /// One refresh: status, buckets, tiers, lane, fairness, names.
-    fn dashboard(&mut self, q: &ViewQuery) -> DashboardData;
-    /// Events of sealed blocks at heights `from_height..`, oldest first, at most `limit`
-    /// (the newest ones when there are more).
-    fn events(&mut self, from_height: u64, limit: usize) -> Vec<EventRow>;
-    /// A timer's record and timeline; `None` when the id is unknown.
-    fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife>;
+    /// The replies to one refresh's queries ([`ViewQuery::queries`], then
+    /// [`deferred_query`](crate::tui::view::deferred_query)); `None` when the devnet never
+    /// answered.
+    fn replies(&mut self, q: &ViewQuery) -> Option<QueryReplies>;
+    /// Event records of sealed blocks at heights `from_height..`, oldest first, at most
+    /// `limit` (the newest ones when there are more).
+    fn event_records(&mut self, from_height: u64, limit: usize) -> Vec<crate::chain::EventRecord>;
+    /// The replies to a timer's life queries ([`life_queries`](crate::tui::view::life_queries)).
+    fn life_replies(&mut self, id: &TimerId) -> Option<LifeReplies>;
+    /// What the source knows itself: the API address it shows, the labels it was given, with
+    /// the node's names as of the last refresh.
+    fn info(&self) -> SourceInfo;
     /// Applies a command.
     fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError>;
     /// Lets time pass (the interval miner of an in-process node); true when blocks were sealed.
@@ -688,5 +771,24 @@ pub trait DashboardSource {
     /// shown in the status bar; `None` while it answers. An in-process node is always there.
     fn link(&self) -> Option<String> {
         None
+    }
+
+    /// One refresh: status, buckets, tiers, lane, fairness, names, assembled from
+    /// [`replies`](Self::replies) by [`crate::tui::view::assemble`].
+    fn dashboard(&mut self, q: &ViewQuery) -> DashboardData {
+        match self.replies(q) {
+            Some(r) => crate::tui::view::assemble(&r, q, &self.info()),
+            None => DashboardData::default(),
+        }
+    }
+    /// Events of sealed blocks at heights `from_height..` as feed rows.
+    fn events(&mut self, from_height: u64, limit: usize) -> Vec<EventRow> {
+        let records = self.event_records(from_height, limit);
+        crate::tui::view::event_rows(&self.info().names, &records)
+    }
+    /// A timer's record and timeline; `None` when the id is unknown.
+    fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife> {
+        let r = self.life_replies(id)?;
+        crate::tui::view::timer_life(&r, &self.info().names)
     }
 }

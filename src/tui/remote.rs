@@ -2,37 +2,35 @@
 //! started elsewhere (`cowboy-devnet serve`) seen through the same [`DashboardSource`] as the
 //! in-process node, with the calls a script would make.
 //!
-//! - Queries go over HTTP, batched: `devnet_head`, `scheduler_config`, `scheduler_tiers`,
-//!   `devnet_accounts`, `devnet_getEvents` (new actors, the fairness window), `timer_list`
-//!   (pending timers per actor), then `timer_bucket` per coming height and `devnet_getBlock`
-//!   for the lane rows not seen yet (sealed blocks do not change, so each is read once).
+//! - Queries go over HTTP, batched: the view's read requests ([`crate::tui::view::ViewQueries`])
+//!   as the JSON-RPC methods [`RpcQuery::METHOD`] names, decoded into the node's own reply
+//!   types; the view is assembled from them as for the in-process node.
 //! - Live updates come over WebSocket: `devnet_subscribeBlocks` (a block was sealed: refresh)
 //!   and `devnet_subscribeEvents` (the feed). A block's events are handed to the feed once all
 //!   of them arrived (the block's summary says how many), so the feed never skips the rest of
 //!   a half-received block. Heights before the subscription started, and every gap (a lagging
 //!   subscriber, a reconnection), are read with `devnet_getEvents`.
-//! - Every [`UiCommand`] is the JSON-RPC method [`UiCommand::method`] names; an error's
-//!   `data.reason` and message become the [`CommandError`], as the in-process node gives them.
+//! - Every [`UiCommand`] is the node request the in-process source applies
+//!   ([`UiCommand::request`]), sent with the params its method decodes ([`RpcRequest`]); an
+//!   error's `data.reason` and message become the [`CommandError`], as the in-process node
+//!   gives them.
 //!
 //! The source is blocking (it runs its own small async runtime): the dashboard calls it from
 //! its worker thread ([`crate::tui::worker`]), never from a key handler or a draw. When the
-//! server does not answer, queries return the last view, [`DashboardSource::link`] says
+//! server does not answer, queries return the last replies, [`DashboardSource::link`] says
 //! "disconnected, retrying", and the WebSocket is reopened every second until it answers.
 
-use crate::chain::{EventRecord, default_governor};
-use crate::engine::eob::{FeeQuote, max_cost};
-use crate::engine::{
-    Address, DeferReason, LaneStats, PriorityTier, SchedulerKind, TierMultipliers, TimerId,
-    TimerStatus,
-};
-use crate::tui::local::{defer_reason, event_row, label, lane_row, life_entry, patch_fields};
+use crate::chain::EventRecord;
+use crate::engine::{Address, TimerId};
+use crate::node::{EventFilter, EventsQuery, HeadQuery, TimerQuery};
+use crate::rpc::queries::{RpcQuery, RpcRequest};
 use crate::tui::model::*;
+use crate::tui::view::{LifeReplies, QueryReplies, SourceInfo, deferred_query, life_queries};
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
 use jsonrpsee::core::params::{ArrayParams, BatchRequestBuilder};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use jsonrpsee::ws_client::WsClientBuilder;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
@@ -45,8 +43,6 @@ pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(3_600);
 pub const RETRY: Duration = Duration::from_secs(1);
 /// How far back the feed reads history it did not see live, in heights.
 pub const BACKFILL_HEIGHTS: u64 = 1_000;
-/// Pending timers read per refresh for the per-actor counts of the fairness pane.
-pub const PENDING_SCAN: u64 = 10_000;
 /// Calls per batch (the server's default limit is 100).
 const BATCH: usize = 90;
 /// Largest answer accepted, as the server's own limit.
@@ -66,66 +62,27 @@ enum Note {
     Closed(String),
 }
 
-/// A timer as `timer_get`, `timer_bucket` and `timer_list` answer it (the fields used here).
-#[derive(Clone, Debug, Deserialize)]
-struct RemoteTimer {
-    timer_id: TimerId,
-    actor: Address,
-    fee_payer: Address,
-    height: u64,
-    expires_at: u64,
-    gas_limit_per_fire: u64,
-    handler: String,
-    payload_len: u64,
-    schedule_block: Option<u64>,
-    status: TimerStatus,
-    #[serde(default)]
-    events: Vec<EventRecord>,
-    #[serde(default, with = "crate::engine::types::opt_u128_str")]
-    max_fee_per_cycle: Option<u128>,
-    #[serde(default, with = "crate::engine::types::opt_u128_str")]
-    max_priority_fee_per_cycle: Option<u128>,
-    #[serde(default)]
-    priority_tier: Option<PriorityTier>,
-    #[serde(default)]
-    carried: u32,
-    #[serde(default)]
-    last_defer: Option<DeferReason>,
+/// Calls of one batch, in order; their answers are decoded in the same order
+/// ([`Answers::take`]).
+#[derive(Default)]
+struct Calls(Vec<(&'static str, Vec<Value>)>);
+
+impl Calls {
+    fn push<Q: RpcQuery>(&mut self, q: &Q) {
+        self.0.push((Q::METHOD, q.params()));
+    }
 }
 
-/// What `scheduler_fairness` and the window's events give, read again only when the state
-/// changed.
-#[derive(Clone, Debug, Default)]
-struct FairnessCache {
-    rows: Vec<FairnessRow>,
-    /// `(window_blocks, median)` under eip1559.
-    window: Option<(u64, u64)>,
-    /// Deferrals by reason over the lane window.
-    reasons: Vec<(String, u64)>,
-}
+/// A batch's answers.
+struct Answers(std::vec::IntoIter<Result<Value, String>>);
 
-/// The figures of `scheduler_config` and `devnet_head` a refresh works from.
-#[derive(Clone, Debug, Default)]
-struct Figures {
-    pending_height: u64,
-    quote: FeeQuote,
-    max_cycles_per_fire: u64,
-    max_cells_per_fire: u64,
-    lane_timer_cycles: u64,
-    gc_cycles_per_block: u64,
-    epoch_blocks: u64,
+impl Answers {
+    /// The next answer as `Q`'s reply.
+    fn take<Q: RpcQuery>(&mut self) -> Result<Q::Reply, String> {
+        let v = self.0.next().ok_or("the batch answered fewer calls")??;
+        serde_json::from_value(v).map_err(|e| format!("{}: {e}", Q::METHOD))
+    }
 }
-
-/// A sealed block's lane figures (the basefee column is filled in with today's).
-#[derive(Clone, Debug)]
-struct LaneCache {
-    row: LaneRow,
-    migrated: u64,
-}
-
-/// What the fairness figures depend on: the head's hash, the pending timers, the open block's
-/// transactions and the window.
-type StateKey = (String, u64, u64, u64);
 
 /// A devnet reached over its JSON-RPC API.
 pub struct RemoteDevnet {
@@ -149,17 +106,10 @@ pub struct RemoteDevnet {
     live: BTreeMap<u64, Vec<EventRecord>>,
     /// Events each block above `floor` recorded, from its summary.
     expected: BTreeMap<u64, u64>,
-    last: DashboardData,
+    /// The last replies, shown while the server does not answer.
+    last: Option<QueryReplies>,
+    /// The node's names as of the last refresh.
     names: BTreeMap<Address, String>,
-    actors: BTreeSet<Address>,
-    /// The next height whose `ActorDeployed` events are to be read.
-    actors_from: u64,
-    lane: BTreeMap<u64, LaneCache>,
-    /// The figures of the last refresh.
-    figures: Figures,
-    /// The fairness rows and the state they were read at (head hash, pending timers, open
-    /// transactions, window).
-    fairness: Option<(StateKey, FairnessCache)>,
 }
 
 /// `http://host:port` (or `ws://`, or `host:port`) as the HTTP and WebSocket URLs.
@@ -227,37 +177,24 @@ fn u128_at(v: &Value, k: &str) -> u128 {
     }
 }
 
-fn pairs(v: &Value) -> Vec<(u64, u64)> {
-    v.as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|p| Some((p[0].as_u64()?, p[1].as_u64()?)))
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// The mining mode as the API writes it (`{"mode": "interval", "block_time": 1.5}`).
-fn mining_of(v: &Value) -> MiningMode {
-    match v["mode"].as_str() {
-        Some("auto") => MiningMode::Auto,
-        Some("interval") => MiningMode::Interval {
-            // Display only: the node's integer milliseconds, written as seconds on the wire.
-            ms: v["block_time"]
-                .as_f64()
-                .map_or(0, |s| (s * 1000.0).round() as u64),
-        },
-        _ => MiningMode::Manual,
-    }
-}
-
-fn mining_json(m: MiningMode) -> Value {
-    match m {
-        MiningMode::Auto => json!({"mode": "auto"}),
-        MiningMode::Manual => json!({"mode": "manual"}),
-        MiningMode::Interval { ms } => {
-            json!({"mode": "interval", "block_time": ms as f64 / 1000.0})
-        }
+/// `timer_estimate`'s answer; its `error` is what `timer_schedule` would answer.
+fn estimate_of(v: &Value, height: u64) -> Estimate {
+    let error = v["error"].as_object().map(|e| {
+        let reason = e.get("reason").and_then(Value::as_str).unwrap_or("Error");
+        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
+        let msg = msg
+            .strip_prefix(reason)
+            .and_then(|m| m.strip_prefix(": "))
+            .unwrap_or(msg);
+        CommandError::new(reason, msg)
+    });
+    Estimate {
+        max_cost: u128_at(v, "max_cost"),
+        fire_height: v["fire_height"].as_u64().unwrap_or(height),
+        error,
+        auction: serde_json::from_value(v["auction"].clone())
+            .ok()
+            .map(Box::new),
     }
 }
 
@@ -367,13 +304,8 @@ impl RemoteDevnet {
             resync: false,
             live: BTreeMap::new(),
             expected: BTreeMap::new(),
-            last: DashboardData::default(),
+            last: None,
             names: BTreeMap::new(),
-            actors: BTreeSet::new(),
-            actors_from: 0,
-            lane: BTreeMap::new(),
-            figures: Figures::default(),
-            fairness: None,
         })
     }
 
@@ -404,21 +336,27 @@ impl RemoteDevnet {
         self.note_http(r)
     }
 
-    /// Many queries in as few round trips as the server's batch limit allows; a failed call
-    /// answers `Value::Null`.
-    fn batch(&mut self, calls: Vec<(&'static str, Vec<Value>)>) -> Result<Vec<Value>, ClientError> {
-        let mut out = Vec::with_capacity(calls.len());
-        for chunk in calls.chunks(BATCH) {
+    /// Many queries in as few round trips as the server's batch limit allows.
+    fn batch(&mut self, calls: Calls) -> Result<Answers, String> {
+        let mut out = Vec::with_capacity(calls.0.len());
+        for chunk in calls.0.chunks(BATCH) {
             let mut b = BatchRequestBuilder::new();
             for (m, a) in chunk {
                 b.insert(m, params(a.clone()))
                     .expect("JSON values serialize");
             }
             let r = self.rt.block_on(self.queries.batch_request::<Value>(b));
-            let r = self.note_http(r)?;
-            out.extend(r.into_iter().map(|x| x.unwrap_or(Value::Null)));
+            let r = self.note_http(r).map_err(|e| e.to_string())?;
+            out.extend(r.into_iter().map(|x| x.map_err(|e| e.to_string())));
         }
-        Ok(out)
+        Ok(Answers(out.into_iter()))
+    }
+
+    /// One read request.
+    fn ask<Q: RpcQuery>(&mut self, q: &Q) -> Result<Q::Reply, String> {
+        let mut c = Calls::default();
+        c.push(q);
+        self.batch(c)?.take::<Q>()
     }
 
     /// One command (the long timeout).
@@ -455,357 +393,57 @@ impl RemoteDevnet {
         }
     }
 
-    fn figures(head: &Value, config: &Value) -> Figures {
-        let t = &config["timer"];
-        Figures {
-            pending_height: u64_at(head, "pending_height"),
-            quote: FeeQuote {
-                cycle_basefee: u128_at(head, "cycle_basefee"),
-                cell_basefee: u128_at(head, "cell_basefee"),
-            },
-            max_cycles_per_fire: u64_at(t, "max_cycles_per_fire"),
-            max_cells_per_fire: u64_at(t, "max_cells_per_fire"),
-            lane_timer_cycles: u64_at(t, "lane_timer_cycles"),
-            gc_cycles_per_block: u64_at(t, "gc_cycles_per_block"),
-            epoch_blocks: u64_at(&config["queue"], "epoch_blocks").max(1),
+    /// One refresh's queries in two batches: the view's queries, then the lane window's
+    /// deferrals (which need the lane's first height).
+    fn fetch(&mut self, q: &ViewQuery) -> Result<QueryReplies, String> {
+        let v = q.queries();
+        let mut calls = Calls::default();
+        calls.push(&v.head);
+        calls.push(&v.config);
+        calls.push(&v.tiers);
+        calls.push(&v.buckets);
+        calls.push(&v.lane);
+        calls.push(&v.shares);
+        calls.push(&v.names);
+        calls.push(&v.actors);
+        if let Some(b) = &v.bucket {
+            calls.push(b);
         }
-    }
-
-    /// A timer as a row: a pending timer's gas is its fire budget (Spec note 16), as the
-    /// in-process source shows it.
-    fn timer_row(t: &RemoteTimer, f: &Figures) -> TimerRow {
-        let gas = if t.status == TimerStatus::Pending {
-            t.gas_limit_per_fire.min(f.max_cycles_per_fire)
-        } else {
-            t.gas_limit_per_fire
+        let mut a = self.batch(calls)?;
+        let head = a.take::<HeadQuery>()?;
+        let config = a.take::<crate::node::ConfigQuery>()?;
+        let tiers = a.take::<crate::node::TiersQuery>()?;
+        let buckets = a.take::<crate::node::BucketsQuery>()?;
+        let lane = a.take::<crate::node::LaneQuery>()?;
+        let shares = a.take::<crate::node::SharesQuery>()?;
+        let names = a.take::<crate::node::NamesQuery>()?;
+        let actors = a.take::<crate::node::ActorsQuery>()?;
+        let bucket = match &v.bucket {
+            Some(_) => a.take::<crate::node::BucketQuery>()?,
+            None => Vec::new(),
         };
-        let mut row = TimerRow::basic(
-            t.timer_id,
-            t.actor,
-            t.fee_payer,
-            t.height,
-            t.schedule_block.unwrap_or(0),
-            gas,
-            t.expires_at,
-            t.handler.clone(),
-            t.payload_len,
-            max_cost(gas, f.max_cells_per_fire, &f.quote, 0),
-        );
-        row.max_fee_per_cycle = t.max_fee_per_cycle;
-        row.max_priority_fee_per_cycle = t.max_priority_fee_per_cycle;
-        row.priority_tier = t.priority_tier;
-        row.carried = t.carried;
-        row.last_defer = t.last_defer.as_ref().map(defer_reason);
-        row
-    }
-
-    fn timers(v: &Value) -> Vec<RemoteTimer> {
-        serde_json::from_value(v.clone()).unwrap_or_default()
-    }
-
-    /// Forgets what a revert (or a different devnet behind the same URL) made stale.
-    fn forget_history(&mut self) {
-        self.lane.clear();
-        self.actors.clear();
-        self.actors_from = 0;
-        self.live.clear();
-        self.expected.clear();
-        self.fairness = None;
-        self.resync = true;
-    }
-
-    fn fetch(&mut self, q: &ViewQuery) -> Result<DashboardData, ClientError> {
-        // Round trip 1: head, configuration, tiers, names, new actors, fairness, pending.
-        let head = self.query("devnet_head", vec![])?;
-        let height = u64_at(&head, "height");
-        if self.last.status.as_ref().is_some_and(|s| s.height > height) {
-            self.forget_history();
-        }
-        let window_from = height.saturating_sub(q.fairness_window) + 1;
-        let pending_total = u64_at(&head, "pending_timers");
-        // The fairness figures change only with the state: asked again when the head, the
-        // pending count or the open block's transactions changed.
-        let state_key = (
-            head["hash"].to_string(),
-            pending_total,
-            u64_at(&head, "pending_txs"),
-            q.fairness_window,
-        );
-        let fairness_stale = self.fairness.as_ref().is_none_or(|(k, _)| *k != state_key);
-        let mut calls = vec![
-            ("scheduler_config", vec![]),
-            ("scheduler_tiers", vec![]),
-            ("devnet_accounts", vec![]),
-            (
-                "devnet_getEvents",
-                vec![
-                    json!({"from_height": self.actors_from, "to_height": height, "kinds": ["ActorDeployed"]}),
-                ],
-            ),
-            ("scheduler_lane", vec![json!({"last": 1})]),
-        ];
-        if fairness_stale {
-            calls.push(("scheduler_fairness", vec![]));
-            calls.push((
-                "devnet_getEvents",
-                vec![json!({"from_height": window_from, "to_height": height, "kinds": ["TimerFired", "TimerDeferred"]})],
-            ));
-            calls.push((
-                "timer_list",
-                vec![json!({"status": "pending", "limit": PENDING_SCAN.min(pending_total)})],
-            ));
-        }
-        let mut r = self.batch(calls)?.into_iter();
-        let mut next = || r.next().unwrap_or(Value::Null);
-        let (config, tiers, accounts, deployed) = (next(), next(), next(), next());
-        let sched = next();
-        let (cip1_fairness, window, pending) = (next(), next(), next());
-        // The scheduler of the next block, the activation height, the next lane basefee and
-        // the last block's p50 tip (`scheduler_lane`).
-        let next_kind: SchedulerKind =
-            serde_json::from_value(sched["scheduler"].clone()).unwrap_or(SchedulerKind::Fifo);
-        let activation_height = sched["activation_height"].as_u64();
-        let next_lane_basefee = u128_at(&sched, "next_lane_basefee");
-        let last_p50 = sched["blocks"]
-            .as_array()
-            .and_then(|b| b.last())
-            .map_or(0, |b| u128_at(b, "p50_tip"));
-        let eip_at = |h: u64| activation_height.is_some_and(|a| h >= a);
-        let f = Self::figures(&head, &config);
-        self.figures = f.clone();
-
-        if let Some(accs) = accounts.as_array() {
-            for a in accs {
-                if let (Some(name), Ok(addr)) = (
-                    a["name"].as_str(),
-                    serde_json::from_value::<Address>(a["address"].clone()),
-                ) {
-                    self.names.insert(addr, name.to_string());
-                }
-            }
-        }
-        for r in serde_json::from_value::<Vec<EventRecord>>(deployed).unwrap_or_default() {
-            if let Some(a) = r.event.actor() {
-                self.actors.insert(a);
-            }
-        }
-        self.actors_from = height + 1;
-
-        // Ring occupancy, and from it the coming non-empty buckets (the next height always).
-        let hz = &tiers["horizons"];
-        let start = f.pending_height.max(u64_at(hz, "next_height"));
-        let ring_horizon = u64_at(hz, "ring_horizon").max(start);
-        let occupied: BTreeMap<u64, u64> = pairs(&tiers["ring"]).into_iter().collect();
-        let ring: Vec<u32> = (start..ring_horizon)
-            .map(|h| occupied.get(&h).copied().unwrap_or(0) as u32)
-            .collect();
-        let mut bucket_heights: Vec<u64> = std::iter::once(start)
-            .chain(occupied.keys().copied().filter(|h| *h > start))
-            .take(q.buckets)
-            .collect();
-        let selected_extra = q.selected_bucket.filter(|h| !bucket_heights.contains(h));
-        bucket_heights.extend(selected_extra);
-
-        // Round trip 2: the buckets' timers and the lane rows not read yet.
-        let lane_from = height
-            .saturating_sub((q.lane_blocks as u64).saturating_sub(1))
-            .max(1);
-        let missing: Vec<u64> = (lane_from..=height)
-            .filter(|h| !self.lane.contains_key(h))
-            .collect();
-        let mut calls: Vec<(&'static str, Vec<Value>)> = bucket_heights
-            .iter()
-            .map(|h| ("timer_bucket", vec![json!(h)]))
-            .collect();
-        calls.extend(missing.iter().map(|h| ("devnet_getBlock", vec![json!(h)])));
-        let answers = self.batch(calls)?;
-        let (bucket_answers, block_answers) = answers.split_at(bucket_heights.len());
-        for b in block_answers {
-            if b.is_null() {
-                continue;
-            }
-            let h = u64_at(&b["header"], "height");
-            let lane: LaneStats = serde_json::from_value(b["lane"].clone()).unwrap_or_default();
-            self.lane.insert(
-                h,
-                LaneCache {
-                    row: lane_row(h, &lane, u64_at(&b["eob"], "fired")),
-                    migrated: u64_at(b, "migrated"),
-                },
-            );
-        }
-        // Keep what the pane shows, and no more.
-        self.lane = self.lane.split_off(&lane_from);
-        let lane: Vec<LaneRow> = self.lane.values().map(|c| c.row.clone()).collect();
-
-        let mut buckets = Vec::new();
-        let mut bucket_timers = Vec::new();
-        for (h, v) in bucket_heights.iter().zip(bucket_answers) {
-            let ts = Self::timers(v);
-            if Some(*h) == q.selected_bucket {
-                bucket_timers = ts.iter().map(|t| Self::timer_row(t, &f)).collect();
-            }
-            if Some(*h) == selected_extra {
-                continue;
-            }
-            let gas: u64 = ts
-                .iter()
-                .map(|t| t.gas_limit_per_fire.min(f.max_cycles_per_fire))
-                .sum();
-            buckets.push(BucketSummary {
-                height: *h,
-                count: ts.len() as u64,
-                gas,
-                fits_lane: gas <= f.lane_timer_cycles,
-            });
-        }
-
-        let counts = &tiers["counts"];
-        let tiers = Tiers {
-            ring_start: start,
-            ring,
-            ring_total: u64_at(counts, "ring"),
-            epoch_buckets: pairs(&tiers["epoch_buckets"]),
-            epoch_total: u64_at(counts, "epoch"),
-            overflow_size: u64_at(counts, "overflow"),
-            // The overflow commitment is not part of the API.
-            overflow_root: None,
-            overflow_epochs: pairs(&tiers["overflow_epochs"]),
-            next_maintenance: f.pending_height,
-            next_epoch: (f.pending_height / f.epoch_blocks + 1) * f.epoch_blocks,
-            last_migrated: self.lane.get(&height).map_or(0, |c| c.migrated),
-        };
-
-        // Fires and deferrals per actor over the window, pending per actor from the first
-        // `PENDING_SCAN` pending timers in firing order.
-        if fairness_stale {
-            let cip1_window = (next_kind == SchedulerKind::Eip1559).then(|| {
-                (
-                    u64_at(&cip1_fairness, "window_blocks"),
-                    u64_at(&cip1_fairness, "median"),
-                )
-            });
-            let mut per: BTreeMap<Address, FairnessRow> = BTreeMap::new();
-            let row = |a: Address| FairnessRow {
-                actor: a,
-                fires: 0,
-                deferrals: 0,
-                pending: 0,
-                w_bps: None,
-            };
-            let events = serde_json::from_value::<Vec<EventRecord>>(window).unwrap_or_default();
-            // Deferrals by reason over the lane window, as the in-process source counts them.
-            let reasons: Vec<String> = events
-                .iter()
-                .filter(|r| r.height > lane_from)
-                .filter_map(|r| match &r.event {
-                    crate::chain::Event::Timer(crate::engine::TimerEvent::TimerDeferred {
-                        reason,
-                        ..
-                    }) => Some(defer_reason(reason)),
-                    _ => None,
-                })
-                .collect();
-            if cip1_window.is_some() {
-                // Under eip1559, the §8 window's own figures.
-                for a in cip1_fairness["actors"].as_array().into_iter().flatten() {
-                    let Ok(actor) = serde_json::from_value::<Address>(a["actor"].clone()) else {
-                        continue;
-                    };
-                    per.insert(
-                        actor,
-                        FairnessRow {
-                            actor,
-                            fires: u64_at(a, "recent_fires"),
-                            deferrals: u64_at(a, "recent_deferrals"),
-                            pending: 0,
-                            w_bps: Some(u64_at(a, "weight_bps") as u32),
-                        },
-                    );
-                }
-            } else {
-                for r in &events {
-                    let Some(a) = r.event.actor() else { continue };
-                    let e = per.entry(a).or_insert_with(|| row(a));
-                    match r.event.kind().as_str() {
-                        "TimerFired" => e.fires += 1,
-                        "TimerDeferred" => e.deferrals += 1,
-                        _ => {}
-                    }
-                }
-            }
-            for t in Self::timers(&pending) {
-                let e = per.entry(t.actor).or_insert_with(|| row(t.actor));
-                e.pending += 1;
-                if cip1_window.is_some() && e.w_bps.is_none() {
-                    // Not in the window: no recent fire, W = 2 (§8).
-                    e.w_bps = Some(crate::engine::scheduler::W_MAX_BPS);
-                }
-            }
-            self.fairness = Some((
-                state_key,
-                FairnessCache {
-                    rows: per.into_values().collect(),
-                    window: cip1_window,
-                    reasons: count_reasons(reasons.iter().map(String::as_str)),
-                },
-            ));
-        }
-        let cache = self
-            .fairness
+        let deferred = self.ask(&deferred_query(&lane))?;
+        // A revert (or another devnet behind the URL): the feed reads its history again.
+        if self
+            .last
             .as_ref()
-            .map(|(_, c)| c.clone())
-            .unwrap_or_default();
-        let fairness = cache.rows;
-
-        // The selected bucket in eip1559's execution order, at the figures of now.
-        if let Some(h) = q.selected_bucket
-            && eip_at(h.max(f.pending_height))
+            .is_some_and(|l| l.head.height > head.height)
         {
-            let weights = fairness
-                .iter()
-                .filter_map(|r| r.w_bps.map(|w| (r.actor, w)))
-                .collect();
-            // Spec note: `scheduler_config` does not give the tier multipliers; the dashboard
-            // attached ranks a tier-only timer at CIP-1 v3 §7.3's default multipliers.
-            rank_bucket(
-                &mut bucket_timers,
-                &AuctionInputs {
-                    lane_basefee: next_lane_basefee,
-                    p50_tip: last_p50,
-                    tiers: TierMultipliers::default(),
-                    weights,
-                },
-            );
+            self.live.clear();
+            self.expected.clear();
+            self.resync = true;
         }
-
-        let cip1 = activation_height.is_some() || next_kind == SchedulerKind::Eip1559;
-        let status = Status {
-            height,
-            mining: mining_of(&head["mining"]),
-            scheduler: next_kind.to_string(),
-            activation_height,
-            cycle_basefee: f.quote.cycle_basefee,
-            cell_basefee: f.quote.cell_basefee,
-            lane_basefee: cip1.then_some(next_lane_basefee),
-            pending_timers: pending_total,
-            rpc_address: Some(self.url.clone()),
-            lane_cycles: f.lane_timer_cycles,
-            gc_cycles: f.gc_cycles_per_block,
-        };
-        let mut actors: Vec<Address> = self.actors.iter().copied().collect();
-        actors.sort_by_key(|a| (label(&self.names, a), *a));
-        Ok(DashboardData {
-            status: Some(status),
-            buckets,
-            bucket_timers,
+        Ok(QueryReplies {
+            head,
+            config,
             tiers,
+            buckets,
+            bucket,
             lane,
-            fairness,
-            names: self.names.clone(),
+            shares,
+            names,
             actors,
-            defer_reasons: cache.reasons,
-            fairness_window: cache.window,
+            deferred,
         })
     }
 
@@ -815,14 +453,16 @@ impl RemoteDevnet {
             return Ok(Vec::new());
         }
         let from = from.max(to.saturating_sub(BACKFILL_HEIGHTS - 1));
-        let v = self.query(
-            "devnet_getEvents",
-            vec![json!({"from_height": from, "to_height": to})],
-        )?;
+        let q = EventsQuery(EventFilter {
+            from_height: Some(from),
+            to_height: Some(to),
+            ..EventFilter::default()
+        });
+        let v = self.query(EventsQuery::METHOD, q.params())?;
         Ok(serde_json::from_value(v).unwrap_or_default())
     }
 
-    fn fetch_events(&mut self, from: u64, limit: usize) -> Result<Vec<EventRow>, ClientError> {
+    fn fetch_events(&mut self, from: u64, limit: usize) -> Result<Vec<EventRecord>, ClientError> {
         // Delivered already: below `from`.
         self.live = self.live.split_off(&from);
         self.expected = self.expected.split_off(&from);
@@ -861,11 +501,8 @@ impl RemoteDevnet {
                 _ => break,
             }
         }
-        let skip = records.len().saturating_sub(limit);
-        Ok(records[skip..]
-            .iter()
-            .map(|r| event_row(&self.names, r))
-            .collect())
+        records.drain(..records.len().saturating_sub(limit));
+        Ok(records)
     }
 
     fn drain_notes(&mut self) -> bool {
@@ -902,211 +539,89 @@ impl RemoteDevnet {
         }
         news
     }
-
-    fn timer(&mut self, id: &TimerId) -> Result<Option<RemoteTimer>, ClientError> {
-        let v = self.query("timer_get", vec![json!(id)])?;
-        Ok(serde_json::from_value(v).ok())
-    }
 }
 
 impl DashboardSource for RemoteDevnet {
-    fn dashboard(&mut self, q: &ViewQuery) -> DashboardData {
+    fn replies(&mut self, q: &ViewQuery) -> Option<QueryReplies> {
         match self.fetch(q) {
-            Ok(d) => {
-                self.last = d.clone();
-                d
+            Ok(r) => {
+                self.names = r.names.clone();
+                self.last = Some(r.clone());
+                Some(r)
             }
-            // Unreachable: the last view stays, and the status bar says why.
+            // Unreachable: the last replies stay, and the status bar says why.
             Err(_) => self.last.clone(),
         }
     }
 
-    fn events(&mut self, from_height: u64, limit: usize) -> Vec<EventRow> {
+    fn event_records(&mut self, from_height: u64, limit: usize) -> Vec<EventRecord> {
         self.fetch_events(from_height, limit).unwrap_or_default()
     }
 
-    fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife> {
-        let t = self.timer(id).ok().flatten()?;
-        let f = self.figures.clone();
-        let timeline: Vec<LifeEntry> = t
-            .events
-            .iter()
-            .map(|r| life_entry(&self.names, r))
-            .collect();
-        let deferrals = timeline
-            .iter()
-            .filter(|e| e.what == "TimerDeferred")
-            .count() as u64;
-        Some(TimerLife {
-            id: t.timer_id,
-            status: t.status.as_str().to_string(),
-            record: Some(Self::timer_row(&t, &f)),
-            deferrals,
-            timeline,
+    fn life_replies(&mut self, id: &TimerId) -> Option<LifeReplies> {
+        let (timer, head, config) = life_queries(*id);
+        let mut calls = Calls::default();
+        calls.push(&timer);
+        calls.push(&head);
+        calls.push(&config);
+        let mut a = self.batch(calls).ok()?;
+        Some(LifeReplies {
+            timer: a.take::<TimerQuery>().ok()?,
+            head: a.take::<HeadQuery>().ok()?,
+            config: a.take::<crate::node::ConfigQuery>().ok()?,
         })
     }
 
-    fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
-        let governor = |f: Option<Address>| json!(f.unwrap_or_else(default_governor));
-        let schedule = |r: &ScheduleRequest| {
-            let mut o = json!({
-                "actor": r.actor,
-                "height": r.height,
-                "payload": format!("0x{}", hex::encode(&r.payload)),
-            });
-            for (k, v) in [
-                ("handler", r.handler.as_ref().map(|h| json!(h))),
-                ("from", r.from.map(|a| json!(a))),
-                ("fee_payer", r.fee_payer.map(|a| json!(a))),
-                ("gas_limit", r.gas_limit.map(|g| json!(g))),
-                ("expires_at", r.expires_at.map(|e| json!(e))),
-                (
-                    "max_fee_per_cycle",
-                    r.max_fee_per_cycle.map(|a| json!(a.to_string())),
-                ),
-                (
-                    "max_priority_fee_per_cycle",
-                    r.max_priority_fee_per_cycle.map(|a| json!(a.to_string())),
-                ),
-                ("priority_tier", r.priority_tier.map(|t| json!(t.as_str()))),
-            ] {
-                if let Some(v) = v {
-                    o[k] = v;
-                }
-            }
-            o
-        };
-        let method = cmd.method();
-        match cmd {
-            UiCommand::Mine(n) => {
-                let h = self.command(method, vec![json!(n)])?;
-                Ok(CommandOutcome::Mined {
-                    height: h.as_u64().unwrap_or(0),
-                })
-            }
-            UiCommand::SetMining(mode) => {
-                let v = self.command(method, vec![mining_json(mode)])?;
-                Ok(CommandOutcome::MiningSet(mining_of(&v)))
-            }
-            UiCommand::ScheduleTimer(req) => {
-                let v = self.command(method, vec![schedule(&req)])?;
-                let timer_id = serde_json::from_value(v["timer_id"].clone()).map_err(|e| {
-                    CommandError::new("InvalidResponse", format!("timer_schedule: {e}"))
-                })?;
-                Ok(CommandOutcome::Scheduled {
-                    timer_id,
-                    height: req.height,
-                })
-            }
-            UiCommand::EstimateTimer(req) => {
-                let v = self.command(method, vec![schedule(&req)])?;
-                let error = v["error"].as_object().map(|e| {
-                    let reason = e
-                        .get("reason")
-                        .and_then(Value::as_str)
-                        .unwrap_or("Error")
-                        .to_string();
-                    let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
-                    let msg = msg
-                        .strip_prefix(reason.as_str())
-                        .and_then(|m| m.strip_prefix(": "))
-                        .unwrap_or(msg);
-                    CommandError::new(reason.clone(), msg)
-                });
-                Ok(CommandOutcome::Estimated(Estimate {
-                    max_cost: u128_at(&v, "max_cost"),
-                    fire_height: v["fire_height"].as_u64().unwrap_or(req.height),
-                    error,
-                    auction: serde_json::from_value(v["auction"].clone())
-                        .ok()
-                        .map(Box::new),
-                }))
-            }
-            UiCommand::CancelTimer { actor, timer_id } => {
-                self.command(method, vec![json!({"actor": actor, "timer_id": timer_id})])?;
-                Ok(CommandOutcome::Applied {
-                    what: format!("cancelled timer {}", timer_id.short()),
-                })
-            }
-            UiCommand::ExtendTimer {
-                actor,
-                timer_id,
-                new_expires_at,
-            } => {
-                self.command(
-                    method,
-                    vec![json!({"actor": actor, "timer_id": timer_id, "new_expires_at": new_expires_at})],
-                )?;
-                // CIP-5 §5.4 clamps the new expiry to the TTL cap: report what was applied.
-                let applied = self
-                    .timer(&timer_id)
-                    .ok()
-                    .flatten()
-                    .map_or(new_expires_at, |t| t.expires_at);
-                Ok(CommandOutcome::Applied {
-                    what: format!("extended timer {} to expire at {applied}", timer_id.short()),
-                })
-            }
-            UiCommand::GovCancelTimer { from, timer_id } => {
-                self.command(
-                    method,
-                    vec![json!({"from": governor(from), "timer_id": timer_id})],
-                )?;
-                Ok(CommandOutcome::Applied {
-                    what: format!("governance cancelled timer {}", timer_id.short()),
-                })
-            }
-            UiCommand::GovExtendTimer {
-                from,
-                timer_id,
-                new_expires_at,
-            } => {
-                self.command(
-                    method,
-                    vec![json!({"from": governor(from), "timer_id": timer_id, "new_expires_at": new_expires_at})],
-                )?;
-                Ok(CommandOutcome::Applied {
-                    what: format!(
-                        "governance extended timer {} to {new_expires_at}",
-                        timer_id.short()
-                    ),
-                })
-            }
-            UiCommand::GovUpdateConfig { from, patch } => {
-                self.command(
-                    method,
-                    vec![json!({"from": governor(from), "config": patch_fields(&patch)})],
-                )?;
-                Ok(CommandOutcome::Applied {
-                    what: "governance updated TimerConfig (from the next block)".into(),
-                })
-            }
-            UiCommand::GovSetActivationHeight { from, height } => {
-                let v = self.command(
-                    method,
-                    vec![json!({"from": governor(from), "height": height})],
-                )?;
-                Ok(CommandOutcome::Applied {
-                    what: match v["activation_height"].as_u64() {
-                        Some(h) => format!("governance set the activation height to #{h}"),
-                        None => "governance cleared the activation height".into(),
-                    },
-                })
-            }
-            UiCommand::Snapshot => {
-                let v = self.command(method, vec![])?;
-                Ok(CommandOutcome::SnapshotTaken(v.as_u64().unwrap_or(0)))
-            }
-            UiCommand::Revert(id) => {
-                self.command(method, vec![json!(id)])?;
-                let height = self
-                    .query("devnet_blockNumber", vec![])
-                    .ok()
-                    .and_then(|v| v.as_u64())
-                    .unwrap_or(0);
-                Ok(CommandOutcome::Reverted { id, height })
-            }
+    fn info(&self) -> SourceInfo {
+        SourceInfo {
+            rpc_address: Some(self.url.clone()),
+            names: self.names.clone(),
         }
+    }
+
+    /// Each command is the node request the in-process source sends ([`UiCommand::request`]),
+    /// as its JSON-RPC method's params.
+    fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
+        let params = match cmd.request() {
+            NodeRequest::Mine(r) => r.params(),
+            NodeRequest::SetMining(r) => r.params(),
+            NodeRequest::Schedule(r) => r.params(),
+            NodeRequest::Estimate(r) => r.params(),
+            NodeRequest::Cancel(r) => r.params(),
+            NodeRequest::Extend(r) => r.params(),
+            NodeRequest::GovCancel(r) => r.params(),
+            NodeRequest::GovExtend(r) => r.params(),
+            NodeRequest::GovUpdate(r) => r.params(),
+            NodeRequest::Activation(r) => r.params(),
+            NodeRequest::Snapshot(r) => r.params(),
+            NodeRequest::Revert(r) => r.params(),
+        };
+        let v = self.command(cmd.method(), params)?;
+        let answer = match &cmd {
+            UiCommand::Mine(_) => Answer::Height(v.as_u64().unwrap_or(0)),
+            UiCommand::ScheduleTimer(_) => {
+                Answer::TimerId(serde_json::from_value(v["timer_id"].clone()).map_err(|e| {
+                    CommandError::new("InvalidResponse", format!("timer_schedule: {e}"))
+                })?)
+            }
+            UiCommand::EstimateTimer(req) => Answer::Estimate(estimate_of(&v, req.height)),
+            UiCommand::ExtendTimer {
+                timer_id,
+                new_expires_at,
+                ..
+            } => {
+                // CIP-5 §5.4 clamps the new expiry to the TTL cap: report what was applied.
+                let t = self.ask(&TimerQuery { id: *timer_id }).ok().flatten();
+                Answer::Expiry(t.map_or(*new_expires_at, |t| t.expires_at))
+            }
+            UiCommand::GovSetActivationHeight { .. } => {
+                Answer::Activation(v["activation_height"].as_u64())
+            }
+            UiCommand::Snapshot => Answer::Snapshot(v.as_u64().unwrap_or(0)),
+            UiCommand::Revert(_) => Answer::Height(self.ask(&HeadQuery).map_or(0, |h| h.height)),
+            _ => Answer::Done,
+        };
+        Ok(CommandOutcome::of(&cmd, answer))
     }
 
     /// Reopens the subscriptions when they are closed (at most every [`RETRY`]) and takes

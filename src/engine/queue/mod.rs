@@ -143,7 +143,7 @@ enum Change {
 }
 
 /// Counts per tier, for dashboards and benchmarks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct TierCounts {
     pub ring: usize,
     pub epoch: usize,
@@ -151,7 +151,7 @@ pub struct TierCounts {
 }
 
 /// Where the queue stands: the scalars that, with the timer set, fix every timer's tier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Horizons {
     pub next_height: u64,
     pub ring_horizon: u64,

@@ -22,16 +22,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some((window, median)) => format!(
             "fairness · eip1559 W(actor) · window {window} blocks · median fires {median} · {sort}"
         ),
-        None => {
-            let mut fires: Vec<u64> = rows.iter().map(|r| r.fires).collect();
-            fires.sort_unstable();
-            let median = if fires.is_empty() {
-                0
-            } else {
-                fires[(fires.len() - 1) / 2]
-            };
-            format!("fairness · fifo (no W) · median fires {median} · {sort}")
-        }
+        // The same median over the fires counted from the events (the node's query).
+        None => format!(
+            "fairness · fifo (no W) · median fires {} · {sort}",
+            app.data.fires_median
+        ),
     };
     let block = pane_block(title, Pane::Fairness, app, theme);
     let inner = block.inner(area);

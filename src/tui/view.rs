@@ -1,0 +1,603 @@
+//! The dashboard's view, assembled once (issue 19).
+//!
+//! A refresh is a fixed set of the node's read requests ([`crate::node::query`]): the same
+//! query values whether the source runs them in-process ([`crate::tui::local`]) or sends them
+//! as batched JSON-RPC ([`crate::tui::remote`]), answered by the same reply types. A source
+//! hands back the replies ([`QueryReplies`], [`LifeReplies`], event records) and nothing else;
+//! every view field (ring occupancy, fits-the-lane, auction rank, the fee columns, the lane
+//! rows, the deferral counts, the labels, the feed's text) is computed here, from the replies,
+//! by [`assemble`], [`timer_life`] and [`event_rows`]. A new pane is written once.
+
+use crate::chain::{Event, EventRecord};
+use crate::engine::eob::{FeeQuote, max_cost};
+use crate::engine::{Address, DeferReason, SchedulerKind, TimerEvent, TimerId, TimerStatus};
+use crate::node::{
+    self, ActorsQuery, BucketQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, EventFilter,
+    EventView, EventsQuery, HeadQuery, HeadView, LaneQuery, LaneView, MAX_LANE_BLOCKS, NamesQuery,
+    SharesQuery, SharesView, TiersQuery, TiersView, TimerQuery, TimerView,
+};
+use crate::tui::model::*;
+use std::collections::BTreeMap;
+
+/// The queries of one refresh, all independent of the node's state: a source may run them
+/// together (one batch). The deferral counts need a second step ([`deferred_query`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ViewQueries {
+    pub head: HeadQuery,
+    pub config: ConfigQuery,
+    pub tiers: TiersQuery,
+    pub buckets: BucketsQuery,
+    /// The selected bucket's timers.
+    pub bucket: Option<BucketQuery>,
+    pub lane: LaneQuery,
+    pub shares: SharesQuery,
+    pub names: NamesQuery,
+    pub actors: ActorsQuery,
+}
+
+impl ViewQuery {
+    /// What this refresh asks the node.
+    pub fn queries(&self) -> ViewQueries {
+        ViewQueries {
+            head: HeadQuery,
+            config: ConfigQuery,
+            tiers: TiersQuery,
+            buckets: BucketsQuery {
+                count: self.buckets,
+            },
+            bucket: self.selected_bucket.map(|height| BucketQuery { height }),
+            lane: LaneQuery {
+                last: (self.lane_blocks as u64).clamp(1, MAX_LANE_BLOCKS),
+            },
+            shares: SharesQuery {
+                window: self.fairness_window,
+            },
+            names: NamesQuery,
+            actors: ActorsQuery,
+        }
+    }
+}
+
+/// The second step of a refresh: the `TimerDeferred` events over the lane window (recorded by
+/// the block a timer is carried into, Spec note 18: the last block's deferrals are in its lane
+/// row's count and show here with the next block).
+pub fn deferred_query(lane: &LaneView) -> EventsQuery {
+    EventsQuery(EventFilter {
+        from_height: Some(lane.blocks.first().map_or(u64::MAX, |b| b.height + 1)),
+        kinds: Some(vec!["TimerDeferred".into()]),
+        ..EventFilter::default()
+    })
+}
+
+/// The replies to one refresh's queries, as typed values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueryReplies {
+    pub head: HeadView,
+    pub config: ConfigView,
+    pub tiers: TiersView,
+    pub buckets: Vec<BucketView>,
+    /// The selected bucket's timers (empty when none is selected).
+    pub bucket: Vec<TimerView>,
+    pub lane: LaneView,
+    pub shares: SharesView,
+    pub names: BTreeMap<Address, String>,
+    pub actors: Vec<Address>,
+    /// The reply to [`deferred_query`].
+    pub deferred: Vec<EventView>,
+}
+
+/// The replies a timer's life is assembled from.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LifeReplies {
+    pub timer: Option<TimerView>,
+    pub head: HeadView,
+    pub config: ConfigView,
+}
+
+/// The queries of a timer's life.
+pub fn life_queries(id: TimerId) -> (TimerQuery, HeadQuery, ConfigQuery) {
+    (TimerQuery { id }, HeadQuery, ConfigQuery)
+}
+
+/// What a source itself knows (not asked of the node): where the API it talks to listens, and
+/// the labels it was given beyond the node's names (a fixture's address book).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SourceInfo {
+    pub rpc_address: Option<String>,
+    pub names: BTreeMap<Address, String>,
+}
+
+/// The labels of a refresh: the node's names, with the source's own on top.
+pub fn labels(
+    node_names: &BTreeMap<Address, String>,
+    info: &SourceInfo,
+) -> BTreeMap<Address, String> {
+    let mut names = node_names.clone();
+    names.extend(info.names.iter().map(|(a, n)| (*a, n.clone())));
+    names
+}
+
+/// The node's mining mode as the dashboard shows it.
+pub fn mining_from_node(m: node::MiningMode) -> MiningMode {
+    match m {
+        node::MiningMode::Auto => MiningMode::Auto,
+        node::MiningMode::Manual => MiningMode::Manual,
+        node::MiningMode::Interval { block_time_ms } => MiningMode::Interval { ms: block_time_ms },
+    }
+}
+
+/// The dashboard's mining mode as the node takes it.
+pub fn mining_to_node(m: MiningMode) -> node::MiningMode {
+    match m {
+        MiningMode::Auto => node::MiningMode::Auto,
+        MiningMode::Manual => node::MiningMode::Manual,
+        MiningMode::Interval { ms } => node::MiningMode::Interval { block_time_ms: ms },
+    }
+}
+
+/// One refresh's view from its replies.
+pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> DashboardData {
+    let names = labels(&r.names, info);
+    let head = &r.head;
+    let cfg = &r.config.timer;
+    let next_kind = r.lane.scheduler;
+    let activation_height = r.lane.activation_height;
+    let eip_at = |h: u64| activation_height.is_some_and(|a| h >= a);
+    let cip1 = activation_height.is_some() || next_kind == SchedulerKind::Eip1559;
+    let status = Status {
+        height: head.height,
+        mining: mining_from_node(head.mining),
+        scheduler: next_kind.to_string(),
+        activation_height,
+        cycle_basefee: head.cycle_basefee,
+        cell_basefee: head.cell_basefee,
+        lane_basefee: cip1.then_some(r.lane.next_lane_basefee),
+        pending_timers: head.pending_timers,
+        rpc_address: info.rpc_address.clone(),
+        lane_cycles: cfg.lane_timer_cycles,
+        gc_cycles: cfg.gc_cycles_per_block,
+    };
+
+    let buckets = r
+        .buckets
+        .iter()
+        .take(q.buckets)
+        .map(|b| BucketSummary {
+            height: b.height,
+            count: b.timers,
+            gas: b.budget,
+            fits_lane: b.budget <= cfg.lane_timer_cycles,
+        })
+        .collect();
+    // The selected bucket in execution order: FIFO's queue order, or eip1559's auction.
+    let mut bucket_timers: Vec<TimerRow> = match q.selected_bucket {
+        Some(_) => r
+            .bucket
+            .iter()
+            .map(|t| timer_row(t, &r.head, cfg))
+            .collect(),
+        None => Vec::new(),
+    };
+    if let Some(h) = q.selected_bucket
+        && eip_at(h.max(head.pending_height))
+    {
+        let weights = r
+            .shares
+            .actors
+            .iter()
+            .map(|s| (s.actor, s.weight_bps))
+            .collect();
+        rank_bucket(
+            &mut bucket_timers,
+            &AuctionInputs {
+                lane_basefee: r.lane.next_lane_basefee,
+                p50_tip: r.lane.p50_tip,
+                tiers: r.config.tier_multipliers.clone(),
+                weights,
+            },
+        );
+    }
+
+    let lane: Vec<LaneRow> = {
+        let skip = r.lane.blocks.len().saturating_sub(q.lane_blocks);
+        r.lane.blocks[skip..].iter().map(lane_row).collect()
+    };
+    let lane_from = lane.first().map_or(u64::MAX, |l| l.height);
+    let defer_reasons = count_reasons(r.deferred.iter().filter_map(|e| match &e.event {
+        Event::Timer(TimerEvent::TimerDeferred { reason, .. }) if e.height > lane_from => {
+            Some(defer_reason(reason))
+        }
+        _ => None,
+    }));
+
+    let eip = r.shares.scheduler == SchedulerKind::Eip1559;
+    let fairness = r
+        .shares
+        .actors
+        .iter()
+        .map(|s| FairnessRow {
+            actor: s.actor,
+            fires: s.fires,
+            deferrals: s.deferrals,
+            pending: s.pending,
+            w_bps: eip.then_some(s.weight_bps),
+        })
+        .collect();
+
+    let mut actors = r.actors.clone();
+    actors.sort_by_key(|a| (label(&names, a), *a));
+    DashboardData {
+        status: Some(status),
+        buckets,
+        bucket_timers,
+        tiers: tiers(&r.tiers, head, &r.config),
+        lane,
+        fairness,
+        names,
+        actors,
+        defer_reasons,
+        fairness_window: eip.then_some((r.shares.window_blocks, r.shares.median)),
+        fires_median: r.shares.median,
+    }
+}
+
+/// The tiers pane: the ring from the next height to drain up to the ring horizon.
+fn tiers(t: &TiersView, head: &HeadView, config: &ConfigView) -> Tiers {
+    let start = head.pending_height.max(t.horizons.next_height);
+    let end = t.horizons.ring_horizon.max(start);
+    // Every height of the ring, the occupied ones from the reply.
+    let mut ring = vec![0u32; (end - start) as usize];
+    for (h, n) in t.ring.iter().filter(|(h, _)| (start..end).contains(h)) {
+        ring[(h - start) as usize] = *n as u32;
+    }
+    let eb = config.queue.epoch_blocks.max(1);
+    let wide = |v: &[(u64, usize)]| v.iter().map(|(h, n)| (*h, *n as u64)).collect();
+    Tiers {
+        ring_start: start,
+        ring,
+        ring_total: t.counts.ring as u64,
+        epoch_buckets: wide(&t.epoch_buckets),
+        epoch_total: t.counts.epoch as u64,
+        overflow_size: t.counts.overflow as u64,
+        overflow_root: Some(t.overflow_root),
+        overflow_epochs: wide(&t.overflow_epochs),
+        next_maintenance: head.pending_height,
+        next_epoch: (head.pending_height / eb + 1) * eb,
+        last_migrated: t.last_migrated,
+    }
+}
+
+/// A sealed block's lane figures (`Block.lane`, CIP-1 v3 §3, §5).
+fn lane_row(l: &node::LaneBlockView) -> LaneRow {
+    LaneRow {
+        height: l.height,
+        scheduler: l.scheduler.to_string(),
+        basefee: l.lane_basefee,
+        utilisation_bps: l.utilisation_bps,
+        cycles_used: l.cycles_used,
+        cycles_reserved: l.reserved,
+        gc_cycles: l.gc_cycles,
+        fired: l.fired,
+        selected: l.selected,
+        deferred: l.deferred,
+        lane_deferred: l.lane_deferred,
+        p50_tip: (l.scheduler == SchedulerKind::Eip1559).then_some(l.p50_tip),
+        tips: l.tips,
+        burned: l.burned,
+        lane_burned: l.lane_burned,
+    }
+}
+
+/// A timer as a row. A pending timer's gas is its fire budget, `gas_limit_per_fire` bounded by
+/// the `max_cycles_per_fire` in force (Spec note 16): what its fire reserves of the lane and
+/// what its `max_cost` is charged on. A timer no longer pending shows its record as scheduled
+/// (its carries are in its timeline).
+fn timer_row(t: &TimerView, head: &HeadView, cfg: &crate::engine::TimerConfig) -> TimerRow {
+    let pending = t.status == TimerStatus::Pending;
+    let gas = if pending {
+        t.gas_limit_per_fire.min(cfg.max_cycles_per_fire)
+    } else {
+        t.gas_limit_per_fire
+    };
+    let quote = FeeQuote {
+        cycle_basefee: head.cycle_basefee,
+        cell_basefee: head.cell_basefee,
+    };
+    TimerRow {
+        id: t.timer_id,
+        actor: t.actor,
+        fee_payer: t.fee_payer,
+        height: t.height,
+        schedule_block: t.schedule_block.unwrap_or(0),
+        gas_limit: gas,
+        expires_at: t.expires_at,
+        handler: t.handler.clone(),
+        payload_len: t.payload_len,
+        max_cost: max_cost(gas, cfg.max_cells_per_fire, &quote, 0),
+        effective_priority: None,
+        rank: None,
+        max_fee_per_cycle: t.max_fee_per_cycle,
+        max_priority_fee_per_cycle: t.max_priority_fee_per_cycle,
+        priority_tier: t.priority_tier,
+        carried: if pending { t.carried } else { 0 },
+        last_defer: t
+            .last_defer
+            .filter(|_| pending)
+            .map(|d| defer_reason(&d).to_string()),
+    }
+}
+
+/// Everything known about one timer, from its replies; `None` when the node does not know it.
+pub fn timer_life(r: &LifeReplies, names: &BTreeMap<Address, String>) -> Option<TimerLife> {
+    let t = r.timer.as_ref()?;
+    let mut timeline: Vec<LifeEntry> = t.events.iter().map(|e| life_entry(names, e)).collect();
+    if let Some(reason) = t.deferred_by_last_block {
+        timeline.push(LifeEntry {
+            height: r.head.height,
+            what: "TimerDeferred".into(),
+            reason: format!(
+                "{}: carried to the next block, which records the event",
+                defer_reason(&reason)
+            ),
+        });
+    }
+    let deferrals = timeline
+        .iter()
+        .filter(|e| e.what == "TimerDeferred")
+        .count() as u64;
+    Some(TimerLife {
+        id: t.timer_id,
+        status: t.status.as_str().to_string(),
+        record: Some(timer_row(t, &r.head, &r.config.timer)),
+        deferrals,
+        timeline,
+    })
+}
+
+/// A short label: the name when known, else the address's first bytes.
+pub fn label(names: &BTreeMap<Address, String>, a: &Address) -> String {
+    names
+        .get(a)
+        .cloned()
+        .unwrap_or_else(|| a.to_string()[..10].to_string())
+}
+
+/// Events as feed rows.
+pub fn event_rows(names: &BTreeMap<Address, String>, records: &[EventRecord]) -> Vec<EventRow> {
+    records.iter().map(|r| event_row(names, r)).collect()
+}
+
+/// An event as a feed row.
+pub fn event_row(names: &BTreeMap<Address, String>, r: &EventRecord) -> EventRow {
+    EventRow {
+        height: r.height,
+        kind: r.event.kind().to_string(),
+        fields: fields(names, &r.event),
+        timer: r.event.timer_id(),
+        actor: r.event.actor(),
+    }
+}
+
+/// The event's fields other than its kind, id and actor, `name=value`, addresses by name.
+fn fields(names: &BTreeMap<Address, String>, e: &Event) -> String {
+    let v = serde_json::to_value(e).unwrap_or_default();
+    let Some(map) = v.as_object() else {
+        return String::new();
+    };
+    // The telling fields first (where, why, outcome), the rest in name order.
+    const FIRST: &[&str] = &[
+        "handler",
+        "height",
+        "to_height",
+        "reason",
+        "success",
+        "error",
+        "expires_at",
+        "current_height",
+        "old_expires_at",
+        "new_expires_at",
+        "cycles_used",
+        "cost",
+        "refund",
+        "required",
+        "available",
+    ];
+    let mut keys: Vec<&String> = map
+        .keys()
+        .filter(|k| !matches!(k.as_str(), "kind" | "timer_id" | "actor"))
+        .collect();
+    keys.sort_by_key(|k| {
+        (
+            FIRST.iter().position(|f| f == k).unwrap_or(FIRST.len()),
+            k.as_str(),
+        )
+    });
+    let mut out = Vec::new();
+    for k in keys {
+        let v = &map[k];
+        let s = match v {
+            // CIP-1 v3 prices are nanos per cycle: shown in base units.
+            serde_json::Value::String(s)
+                if matches!(k.as_str(), "stated" | "clamped") && s.parse::<u128>().is_ok() =>
+            {
+                format!("{}/cycle", fmt_nanos(s.parse().unwrap_or_default()))
+            }
+            serde_json::Value::String(s) => match s.parse::<Address>() {
+                Ok(a) => label(names, &a),
+                Err(_) => s.clone(),
+            },
+            // A typed failure reads as the headless lines print it: `Kind: message`.
+            serde_json::Value::Object(o) if o.len() == 2 && o.contains_key("kind") => {
+                match serde_json::from_value::<crate::engine::Failure>(v.clone()) {
+                    Ok(f) => f.to_string(),
+                    Err(_) => v.to_string(),
+                }
+            }
+            other => other.to_string(),
+        };
+        out.push(format!("{k}={s}"));
+    }
+    out.join(" ")
+}
+
+/// One step of a timer's life from its event.
+fn life_entry(names: &BTreeMap<Address, String>, r: &EventRecord) -> LifeEntry {
+    let reason = match &r.event {
+        Event::Timer(t) => timer_reason(names, t),
+        Event::Chain(_) => String::new(),
+    };
+    LifeEntry {
+        height: r.height,
+        what: r.event.kind().to_string(),
+        reason,
+    }
+}
+
+fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
+    match t {
+        TimerEvent::TimerScheduled {
+            height, fee_payer, ..
+        } => format!("for #{height}, paid by {}", label(names, fee_payer)),
+        TimerEvent::TimerFired {
+            success,
+            error,
+            cycles_used,
+            cost,
+            ..
+        } => {
+            if *success {
+                format!("ok: {cycles_used} cycles, cost {cost}")
+            } else {
+                format!(
+                    "reverted: {} (cost {cost})",
+                    error
+                        .as_ref()
+                        .map_or_else(|| "error".to_string(), |f| f.to_string())
+                )
+            }
+        }
+        TimerEvent::TimerDeferred {
+            reason,
+            to_height,
+            carried,
+            ..
+        } => format!(
+            "{}: carried to #{to_height} (carried {carried} block{})",
+            defer_reason(reason),
+            if *carried == 1 { "" } else { "s" }
+        ),
+        TimerEvent::TimerExpired { expires_at, .. } => {
+            format!("expires_at {expires_at} passed")
+        }
+        TimerEvent::TimerCancelledInsufficientFunds {
+            required,
+            available,
+            ..
+        } => format!("needs {required}, fee payer has {available}"),
+        TimerEvent::TimerCancelled { refund, .. } => format!("refund {refund}"),
+        TimerEvent::TimerCancelledByGovernance { existed, .. } => {
+            if *existed {
+                "system instruction 48".into()
+            } else {
+                "48: no such timer (idempotent)".into()
+            }
+        }
+        TimerEvent::TimerExtended {
+            old_expires_at,
+            new_expires_at,
+            ..
+        }
+        | TimerEvent::TimerExtendedByGovernance {
+            old_expires_at,
+            new_expires_at,
+            ..
+        } => format!("expires_at {old_expires_at} -> {new_expires_at}"),
+        TimerEvent::TimerPriorityClampedAtSchedule {
+            stated, clamped, ..
+        } => format!(
+            "priority {} clamped to {} per cycle (max fee − lane basefee)",
+            fmt_nanos(*stated),
+            fmt_nanos(*clamped)
+        ),
+        TimerEvent::GbaFallback { reason, .. } => {
+            format!(
+                "custom GBA failed ({}): default GBA priced it",
+                reason.as_str()
+            )
+        }
+        TimerEvent::SchedulerActivated { height } => {
+            format!("eip1559 plans blocks from #{height}")
+        }
+        TimerEvent::TimerConfigUpdated { .. } => String::new(),
+    }
+}
+
+/// The auction's inputs now: what a bucket's timers are ranked at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuctionInputs {
+    /// The lane basefee of the next block, nanos per cycle.
+    pub lane_basefee: u128,
+    /// The last block's p50 tip, nanos per cycle (the default GBA's tip, §7.1).
+    pub p50_tip: u128,
+    pub tiers: crate::engine::TierMultipliers,
+    /// W(actor) in basis points, for the actors in the window (others: 2.00).
+    pub weights: BTreeMap<Address, u32>,
+}
+
+/// Orders a bucket's timers as eip1559 would run them (CIP-1 v3 §3 steps 6–7): effective
+/// priority descending, then `timer_id`, then `schedule_block` (contract decision 5), and
+/// fills in `effective_priority` and `rank`.
+///
+/// Spec note (CIP-1 v3 §3 step 6, dashboard): as `timer_estimate` does, a parameter the
+/// schedule left out is priced by the default GBA (§7.1: `max_fee = 2 × lane basefee`,
+/// tip = p50 × the tier's multiplier); a custom GBA runs only at fire time, so the order shown
+/// for an actor with one is the default GBA's. A timer whose `max_fee_per_cycle` is below the
+/// lane basefee has no effective priority and is listed last (it would wait `below_basefee`).
+pub fn rank_bucket(rows: &mut [TimerRow], a: &AuctionInputs) {
+    use crate::engine::scheduler::policy::priority_per_cycle;
+    use crate::engine::scheduler::{Candidate, W_MAX_BPS, effective_priority};
+    for r in rows.iter_mut() {
+        let max_fee = r
+            .max_fee_per_cycle
+            .unwrap_or(a.lane_basefee.saturating_mul(2));
+        let tip = r
+            .max_priority_fee_per_cycle
+            .or(r.priority_tier.map(|t| a.tiers.apply(t, a.p50_tip)))
+            .unwrap_or(a.p50_tip);
+        r.effective_priority = priority_per_cycle(max_fee, tip, a.lane_basefee).map(|p| {
+            effective_priority(&Candidate {
+                timer_id: r.id,
+                schedule_block: r.schedule_block,
+                budget: r.gas_limit,
+                priority_per_cycle: p,
+                weight_bps: a.weights.get(&r.actor).copied().unwrap_or(W_MAX_BPS),
+            })
+        });
+    }
+    rows.sort_by_key(|r| {
+        (
+            r.effective_priority.is_none(),
+            std::cmp::Reverse(r.effective_priority),
+            r.id,
+            r.schedule_block,
+        )
+    });
+    let mut n = 0;
+    for r in rows.iter_mut() {
+        r.rank = r.effective_priority.map(|_| {
+            n += 1;
+            n
+        });
+    }
+}
+
+/// A deferral's reason as events name it (`lane`, `gc_budget`, ...).
+pub fn defer_reason(reason: &DeferReason) -> &'static str {
+    match reason {
+        DeferReason::Lane => "lane",
+        DeferReason::GcBudget => "gc_budget",
+        DeferReason::Outbid => "outbid",
+        DeferReason::OverCap => "over_cap",
+        DeferReason::BelowBasefee => "below_basefee",
+    }
+}
