@@ -217,7 +217,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     reg(&mut m, "devnet_getBlock", |p, node| async move {
         let a = Args::new(&p, &["height"])?;
         let h: u64 = a.req(0, "height")?;
-        let b = node.query(move |c| c.block(h)).await.map_err(node_error)?;
+        let b = node
+            .query(move |c| c.block_kept(h))
+            .await
+            .map_err(node_error)?
+            .map_err(node_error)?;
         Ok(b.map_or(Value::Null, |b| to_json(&*b)))
     });
     reg(&mut m, "devnet_accounts", |p, node| async move {
@@ -297,8 +301,9 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let a = Args::new(&p, &["filter"])?;
         let f = decode_event_filter(a.obj(0, "filter", true)?)?;
         let ev = node
-            .query(move |c| c.events(&f))
+            .query(move |c| c.events_kept(&f))
             .await
+            .map_err(node_error)?
             .map_err(node_error)?;
         Ok(to_json(&ev))
     });

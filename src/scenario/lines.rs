@@ -104,11 +104,10 @@ fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<St
         T::TimerDeferred {
             timer_id,
             actor,
-            to_height,
             reason,
             ..
         } => format!(
-            "{} of {} → height {to_height} ({})",
+            "{} of {} → the next block that runs ({})",
             id(timer_id),
             who(actor),
             match reason {
@@ -177,10 +176,16 @@ fn timer_change_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String
             actor,
             old_expires_at,
             new_expires_at,
+            no_effect,
         } => format!(
-            "{} of {}: expires {old_expires_at} → {new_expires_at}",
+            "{} of {}: expires {old_expires_at} → {new_expires_at}{}",
             id(timer_id),
-            who(actor)
+            who(actor),
+            if *no_effect {
+                " (no effect: it fires in this block)"
+            } else {
+                ""
+            }
         ),
         T::TimerExtendedByGovernance {
             timer_id,

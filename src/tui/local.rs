@@ -469,11 +469,6 @@ impl View<'_> {
                     }
                 }
             }
-            // The last block's deferrals too: their events wait for the block the timers are
-            // carried into (Spec note 18), while the lane pane already counts them.
-            for d in queue.deferrals() {
-                per.entry(d.actor).or_insert_with(|| row(d.actor)).deferrals += 1;
-            }
             None
         };
         for (a, c) in queue.actor_counts() {
@@ -579,25 +574,7 @@ impl View<'_> {
             }
             (_, record) => record,
         };
-        let mut timeline: Vec<LifeEntry> = records.iter().map(|r| self.life_entry(r)).collect();
-        // Deferred by the last block: its `TimerDeferred` is recorded by the block it is
-        // carried into (Spec note 18), but the deferral has happened.
-        if let Some(d) = chain
-            .engine()
-            .queue()
-            .deferrals()
-            .iter()
-            .find(|d| d.timer_id == *id)
-        {
-            timeline.push(LifeEntry {
-                height: chain.height(),
-                what: "TimerDeferred".into(),
-                reason: format!(
-                    "{}: carried to the next block, which records the event",
-                    defer_reason(&d.reason)
-                ),
-            });
-        }
+        let timeline: Vec<LifeEntry> = records.iter().map(|r| self.life_entry(r)).collect();
         let deferrals = timeline
             .iter()
             .filter(|e| e.what == "TimerDeferred")
@@ -741,12 +718,9 @@ pub(crate) fn life_entry(names: &BTreeMap<Address, String>, r: &EventRecord) -> 
                 }
             }
             TimerEvent::TimerDeferred {
-                reason,
-                to_height,
-                carried,
-                ..
+                reason, carried, ..
             } => format!(
-                "{}: carried to #{to_height} (carried {carried} block{})",
+                "{}: carried to the next block (carried {carried} block{})",
                 defer_reason(reason),
                 if *carried == 1 { "" } else { "s" }
             ),
