@@ -10,7 +10,7 @@
 //!   events, stats) and its event count, per scheduler and backlog, after the backlog formed.
 //!   Target: independent of the backlog.
 //!
-//! Run: `cargo bench --bench backlog` (filters: `seal`, `retained`).
+//! Run: `cargo bench --bench backlog` (the report runs every time).
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
