@@ -143,6 +143,11 @@ pub struct ServeArgs {
     /// Write the accounts and the address as JSON to FILE at start.
     #[arg(long, value_name = "FILE")]
     pub config_out: Option<PathBuf>,
+    /// Heights of history kept in memory: blocks, receipts and events of the last N heights;
+    /// older ones are dropped and queries for them answer `HistoryPruned` (like anvil's
+    /// `--prune-history`).
+    #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub history: u64,
     /// Snapshots kept at most (the oldest is dropped).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub snapshots: u64,

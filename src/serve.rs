@@ -56,6 +56,8 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
         (false, None) => MiningMode::Auto,
     };
     cfg.max_snapshots = a.snapshots as usize;
+    cfg.history = a.history as usize;
+    cfg.keep_blocks = Some(a.history as usize);
     cfg.dev_accounts = a.accounts as usize;
     cfg.dev_balance = a.balance;
     cfg.names = names;

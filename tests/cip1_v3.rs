@@ -532,8 +532,10 @@ fn cip1_v3_3_step7_effective_priority_orders_the_lane_and_outbids() {
     assert_eq!(fired(&b), order, "effective priority descending");
     assert_eq!(lane(&c, h).deferred, 1);
     assert!(lane(&c, h).full());
-    let b = c.seal_block().clone();
+    // Spec note 62: the deferral is recorded by the block that made it.
     assert_eq!(deferrals(&b), vec![(ids[2], DeferReason::Outbid, 1)]);
+    let b = c.seal_block().clone();
+    assert_eq!(deferrals(&b), vec![]);
 }
 
 #[test]
@@ -560,13 +562,19 @@ fn cip1_v3_3_step9_losers_are_carried_with_reason_and_count() {
     }
     let x = schedule(&mut c, actor_b(), fee(h, 100 * S, 1));
     seal_until(&mut c, h);
-    c.seal_block();
-    assert_eq!(c.timer(&x).unwrap().carry(), (1, Some(DeferReason::Outbid)));
     let b = c.seal_block().clone();
+    assert_eq!(c.timer(&x).unwrap().carry(), (1, Some(DeferReason::Outbid)));
+    // Spec note 62: recorded by the deferring block, on the first deferral only.
     assert_eq!(deferrals(&b), vec![(x, DeferReason::Outbid, 1)]);
+    let b = c.seal_block().clone();
+    assert_eq!(deferrals(&b), vec![], "carried again for the same reason");
+    assert_eq!(
+        b.eob.backlog.outbid, 1,
+        "the block's backlog summary counts it"
+    );
     assert_eq!(c.timer(&x).unwrap().carry(), (2, Some(DeferReason::Outbid)));
     let b = c.seal_block().clone();
-    assert_eq!(deferrals(&b), vec![(x, DeferReason::Outbid, 2)]);
+    assert_eq!(deferrals(&b), vec![]);
     assert_eq!(fired(&b), vec![x], "the lane is free at h + 2");
 }
 
@@ -587,9 +595,26 @@ fn cip1_v3_3_step7_over_cap_timers_are_deferred_without_an_attempt_until_their_t
     assert!(fired(&b).is_empty());
     assert_eq!(lane(&c, 5).reserved, 0);
     assert_eq!(c.balance(&actor_a()), bal, "no attempt, nothing charged");
+    assert_eq!(deferrals(&b), vec![(id, DeferReason::OverCap, 1)]);
     c.seal_block();
     let b = c.seal_block().clone();
-    assert_eq!(deferrals(&b), vec![(id, DeferReason::OverCap, 2)]);
+    assert_eq!(
+        deferrals(&b),
+        vec![],
+        "Spec note 62: no event while the reason holds"
+    );
+    assert_eq!(
+        (
+            b.eob.backlog.count,
+            b.eob.backlog.over_cap,
+            b.eob.backlog.oldest_height
+        ),
+        (1, 1, 5)
+    );
+    assert_eq!(
+        c.timer(&id).unwrap().carry(),
+        (3, Some(DeferReason::OverCap))
+    );
     let b = c.seal_block().clone();
     assert_eq!(eob_kinds(&b).last(), Some(&(EventKind::TimerExpired, id)));
 }

@@ -524,31 +524,31 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
     let b = c.seal_block();
     // expires_at == height is still within TTL: `a` fires.
     assert_eq!(fired(b), vec![a]);
-    assert_eq!(eob_kinds(b), vec![(EventKind::TimerFired, a)]);
+    // Spec note 62: the deferral is recorded by the block that made it.
+    assert_eq!(
+        eob_kinds(b),
+        vec![(EventKind::TimerDeferred, b_id), (EventKind::TimerFired, a)]
+    );
+    assert!(timer_events(b).contains(&&TimerEvent::TimerDeferred {
+        timer_id: b_id,
+        actor: actor_a(),
+        height: h,
+        reason: DeferReason::Lane,
+        carried: 1,
+    }));
     assert_eq!(b.eob.deferred, 1);
     let bal = c.balance(&actor_a());
     let burned = c.burned();
     let b = c.seal_block();
     assert_eq!(b.header.height, h + 1);
-    // The deferral is recorded by the block it was carried into (Spec note on to_height).
     assert_eq!(
         timer_events(b),
-        vec![
-            &TimerEvent::TimerDeferred {
-                timer_id: b_id,
-                actor: actor_a(),
-                height: h,
-                to_height: h + 1,
-                reason: DeferReason::Lane,
-                carried: 1,
-            },
-            &TimerEvent::TimerExpired {
-                timer_id: b_id,
-                actor: actor_a(),
-                expires_at: h,
-                current_height: h + 1,
-            }
-        ]
+        vec![&TimerEvent::TimerExpired {
+            timer_id: b_id,
+            actor: actor_a(),
+            expires_at: h,
+            current_height: h + 1,
+        }]
     );
     assert_eq!(b.eob.expired, 1);
     assert_eq!(b.eob.gc_cycles, 5_000);
@@ -640,7 +640,9 @@ fn cip5_5_4_classification_order_ttl_then_funds_then_lane() {
     assert_eq!(
         eob_kinds(b),
         vec![
+            (EventKind::TimerDeferred, blocker),
             (EventKind::TimerCancelledInsufficientFunds, unfunded),
+            (EventKind::TimerDeferred, small),
             (EventKind::TimerFired, a),
         ]
     );
@@ -651,8 +653,6 @@ fn cip5_5_4_classification_order_ttl_then_funds_then_lane() {
     assert_eq!(
         eob_kinds(b),
         vec![
-            (EventKind::TimerDeferred, blocker),
-            (EventKind::TimerDeferred, small),
             (EventKind::TimerExpired, blocker),
             (EventKind::TimerExpired, small)
         ]
@@ -893,7 +893,10 @@ fn cip5_5_4_sys_extend_timer_50_clamps_and_rescues_from_expiry() {
     seal_until(&mut c, h);
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![a]);
-    assert_eq!(eob_kinds(blk), vec![(EventKind::TimerFired, a)]);
+    assert_eq!(
+        eob_kinds(blk),
+        vec![(EventKind::TimerDeferred, b_id), (EventKind::TimerFired, a)]
+    );
     assert_eq!(blk.eob.deferred, 1, "b deferred by the lane");
     // b is past its TTL at h + 1 unless governance extends it in h + 1's tx phase.
     let r = system(&mut c, gov(), ext(b_id, h + 3));
@@ -968,11 +971,15 @@ fn cip5_6_4_sys_update_timer_config_49_applies_from_next_block() {
     );
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![b1]);
-    assert_eq!(eob_kinds(blk), vec![(EventKind::TimerFired, b1)]);
+    // Spec note 62: b2's deferral is recorded by this block, which made it.
+    assert_eq!(
+        eob_kinds(blk),
+        vec![(EventKind::TimerDeferred, b2), (EventKind::TimerFired, b1)]
+    );
     assert_eq!(blk.eob.deferred, 1, "b2 waits for the next block");
     assert_eq!(blk.eob.lane_reserved, 300_000);
     let blk = c.seal_block();
-    assert_eq!(eob_kinds(blk)[0], (EventKind::TimerDeferred, b2));
+    assert!(!eob_kinds(blk).contains(&(EventKind::TimerDeferred, b2)));
 }
 
 #[test]
@@ -1086,6 +1093,7 @@ fn cip5_6_3_precharge_refund_burn_arithmetic() {
                 tip: 0,
                 success: true,
                 error: None,
+                cancelled_while_running: false,
             }
         );
     }
@@ -1261,16 +1269,12 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
         timer_id: id,
         actor: actor_a(),
         height: h,
-        to_height: h + 1,
         reason: DeferReason::Lane,
         carried: 1,
     };
-    assert!(
-        !timer_events(&blk)
-            .iter()
-            .any(|e| e.kind() == EventKind::TimerDeferred),
-        "recorded by the block they are carried into"
-    );
+    // Spec note 62: recorded by the block that defers them.
+    let evs = timer_events(&blk);
+    assert!(evs.contains(&&deferred(b)) && evs.contains(&&deferred(small)));
     assert_eq!(blk.eob.fired, 1);
     assert_eq!(blk.eob.deferred, 2);
     assert_eq!(blk.eob.lane_reserved, 500_000);
@@ -1285,9 +1289,11 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
         .collect();
     assert_eq!(order, vec![b, small, d]);
     let blk = c.seal_block();
-    let evs = timer_events(blk);
-    assert_eq!(evs[0], &deferred(b));
-    assert_eq!(evs[1], &deferred(small));
+    assert!(
+        !timer_events(blk)
+            .iter()
+            .any(|e| e.kind() == EventKind::TimerDeferred)
+    );
     assert_eq!(fired(blk), vec![b, small, d]);
     assert_eq!(blk.eob.lane_reserved, 750_000);
     let TimerEvent::TimerFired { height, .. } = find_fired(blk, b) else {
@@ -1333,35 +1339,32 @@ fn cip5_6_5_gc_budget_carries_leftover_removals() {
         vec![
             (EventKind::TimerCancelledInsufficientFunds, t[0]),
             (EventKind::TimerCancelledInsufficientFunds, t[1]),
+            (EventKind::TimerDeferred, t[2]),
         ]
     );
     assert_eq!(b.eob.gc_cycles, 10_000);
     assert_eq!(b.eob.unfunded, 2);
     assert_eq!(b.eob.deferred, 1);
-    let b = c.seal_block();
     assert!(timer_events(b).contains(&&TimerEvent::TimerDeferred {
         timer_id: t[2],
         actor: actor_b(),
         height: h,
-        to_height: h + 1,
         reason: DeferReason::GcBudget,
         carried: 1,
     }));
+    let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
         vec![
-            (EventKind::TimerDeferred, t[2]),
             (EventKind::TimerCancelledInsufficientFunds, t[2]),
             (EventKind::TimerCancelledInsufficientFunds, t4),
+            (EventKind::TimerDeferred, t5),
         ]
     );
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
-        vec![
-            (EventKind::TimerDeferred, t5),
-            (EventKind::TimerCancelledInsufficientFunds, t5)
-        ]
+        vec![(EventKind::TimerCancelledInsufficientFunds, t5)]
     );
     assert!(c.engine().queue().is_empty());
 }
@@ -1398,11 +1401,17 @@ fn cip5_7_timer_config_read_once_per_block() {
     let b = c.seal_block();
     assert_eq!(
         eob_kinds(b),
-        vec![(EventKind::TimerCancelledInsufficientFunds, u1)]
+        vec![
+            (EventKind::TimerCancelledInsufficientFunds, u1),
+            (EventKind::TimerDeferred, u2)
+        ]
     );
     assert_eq!(b.eob.deferred, 1);
     let b = c.seal_block();
-    assert_eq!(eob_kinds(b)[0], (EventKind::TimerDeferred, u2));
+    assert_eq!(
+        eob_kinds(b),
+        vec![(EventKind::TimerCancelledInsufficientFunds, u2)]
+    );
 }
 
 // ---- §8 resume after outage ------------------------------------------------------------------
@@ -1479,26 +1488,21 @@ fn cip5_8_outage_expiry_storm_is_paced_by_the_gc_budget() {
         vec![
             (EventKind::TimerExpired, e[0]),
             (EventKind::TimerExpired, e[1]),
+            (EventKind::TimerDeferred, e[2]),
             (EventKind::TimerFired, live),
         ],
         "live timers are not crowded out by the expiry storm"
     );
     assert_eq!(b.eob.deferred, 1);
     let b = c.seal_block();
-    assert_eq!(
-        eob_kinds(b),
-        vec![
-            (EventKind::TimerDeferred, e[2]),
-            (EventKind::TimerExpired, e[2])
-        ]
-    );
+    assert_eq!(eob_kinds(b), vec![(EventKind::TimerExpired, e[2])]);
 }
 
-/// §6.5/§8: `TimerDeferred.to_height` is the height of the next block that actually runs, also
-/// when an outage follows the block that deferred the timer; the block that records it commits
-/// the right value in its hash.
+/// §6.5/§8 (Spec note 62): a deferral is recorded by the block that made it, also when an
+/// outage follows; nothing about it waits in the state, so a dump taken during the outage
+/// restores the same root and the next block that runs is the same block.
 #[test]
-fn cip5_8_timer_deferred_to_height_is_the_next_block_that_runs_after_an_outage() {
+fn cip5_8_a_deferral_before_an_outage_is_recorded_by_the_deferring_block() {
     // A 550,000 lane: the second 550,000 timer of a height waits for the next block.
     let mut c = chain_with_actors(genesis_cfg(|t| t.lane_timer_cycles = 550_000));
     c.set_balance(&actor_a(), 100_000_000);
@@ -1509,10 +1513,16 @@ fn cip5_8_timer_deferred_to_height_is_the_next_block_that_runs_after_an_outage()
     let b = c.seal_block().clone();
     assert_eq!(fired(&b), vec![first]);
     assert_eq!(b.eob.deferred, 1);
+    assert!(timer_events(&b).contains(&&TimerEvent::TimerDeferred {
+        timer_id: second,
+        actor: actor_a(),
+        height: h,
+        reason: DeferReason::Lane,
+        carried: 1,
+    }));
     // The chain halts after block h: heights h+1..=h+5 never happen.
     c.halt(5);
     let root = c.state_root();
-    // The pending deferral is part of the state: a dump taken during the outage keeps it.
     let dump = c.dump().expect("no block is open");
     let mut restored = cowboy_devnet::chain::Chain::load(
         serde_json::from_str(&serde_json::to_string(&dump).unwrap()).unwrap(),
@@ -1522,18 +1532,12 @@ fn cip5_8_timer_deferred_to_height_is_the_next_block_that_runs_after_an_outage()
     assert_eq!(restored.state_root(), root);
     let b = c.seal_block().clone();
     assert_eq!(b.header.height, h + 6);
-    assert_eq!(
-        timer_events(&b)[0],
-        &TimerEvent::TimerDeferred {
-            timer_id: second,
-            actor: actor_a(),
-            height: h,
-            to_height: h + 6,
-            reason: DeferReason::Lane,
-            carried: 1,
-        }
-    );
     assert_eq!(fired(&b), vec![second]);
+    assert!(
+        !timer_events(&b)
+            .iter()
+            .any(|e| e.kind() == EventKind::TimerDeferred)
+    );
     let rb = restored.seal_block();
     assert_eq!(rb.header.hash, b.header.hash, "same block from the dump");
 }
@@ -1574,6 +1578,7 @@ fn cip5_5_4_event_kind_names() {
                 tip: 0,
                 success: true,
                 error: None,
+                cancelled_while_running: false,
             },
             "TimerFired",
         ),
@@ -1582,7 +1587,6 @@ fn cip5_5_4_event_kind_names() {
                 timer_id: id,
                 actor: a,
                 height: 1,
-                to_height: 2,
                 reason: DeferReason::Lane,
                 carried: 1,
             },
@@ -1628,6 +1632,7 @@ fn cip5_5_4_event_kind_names() {
                 actor: a,
                 old_expires_at: 1,
                 new_expires_at: 2,
+                no_effect: false,
             },
             "TimerExtended",
         ),
@@ -2147,6 +2152,7 @@ fn cip5_6_3_extend_timer_on_the_current_timer_succeeds_and_does_not_refire() {
         actor: s,
         old_expires_at: old,
         new_expires_at: h + 10,
+        no_effect: true,
     }));
     assert!(
         b.events

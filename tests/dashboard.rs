@@ -394,8 +394,8 @@ fn step_keys_mine_and_show_the_new_height() {
     assert!(s.contains("mined to #28"), "{s}");
     press(&mut src, &mut app, &[key('n'), key('N')]);
     assert_eq!(src.chain().height(), 39);
-    // The full lane at 30 shows in the feed: two deferrals, recorded by the block they were
-    // carried into (Spec note 18), and the lane chart counts them at 30.
+    // The full lane at 30 shows in the feed: two deferrals, recorded by the block that made
+    // them (Spec note 62), and the lane chart counts them at 30.
     let deferred: Vec<_> = app
         .feed
         .iter()
@@ -403,14 +403,11 @@ fn step_keys_mine_and_show_the_new_height() {
         .collect();
     assert_eq!(deferred.len(), 2, "{deferred:?}");
     for e in &deferred {
-        assert_eq!(e.height, 31);
-        assert!(
-            e.fields.starts_with("height=30 to_height=31 reason=lane"),
-            "{e:?}"
-        );
+        assert_eq!(e.height, 30);
+        assert!(e.fields.starts_with("height=30 reason=lane"), "{e:?}");
     }
     let s = screen(&app);
-    assert!(s.contains("#31     TimerDeferred"), "{s}");
+    assert!(s.contains("#30     TimerDeferred"), "{s}");
     let at30 = app.data.lane.iter().find(|r| r.height == 30).unwrap();
     assert_eq!((at30.fired, at30.deferred), (3, 2));
 }
@@ -912,13 +909,19 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
 }
 
 #[test]
-fn cip5_6_5_a_deferral_shows_from_the_block_that_made_it_to_the_block_that_records_it() {
+fn cip5_6_5_a_deferral_shows_in_the_block_that_made_it() {
     // At 30 the lane takes three of the five crowd timers; the two others are deferred. Their
-    // `TimerDeferred` events are recorded by block 31 (Spec note 18), but fairness and the
-    // timer's life show the deferrals from 30, as the lane pane does.
+    // `TimerDeferred` events are recorded by block 30 itself (Spec note 62, issue 23), and
+    // fairness and the timer's life count each deferral once.
     let mut src = demo_at(30);
     let mut app = app_on(&mut src);
-    assert!(app.feed.iter().all(|e| e.kind != "TimerDeferred"));
+    let recorded: Vec<_> = app
+        .feed
+        .iter()
+        .filter(|e| e.kind == "TimerDeferred")
+        .collect();
+    assert_eq!(recorded.len(), 2);
+    assert!(recorded.iter().all(|e| e.height == 30));
     let at30 = app.data.lane.iter().find(|r| r.height == 30).unwrap();
     assert_eq!(at30.deferred, 2);
     let crowd = |app: &App| {
@@ -930,7 +933,19 @@ fn cip5_6_5_a_deferral_shows_from_the_block_that_made_it_to_the_block_that_recor
             .unwrap()
     };
     assert_eq!(crowd(&app).deferrals, 2);
-    let carried = src.chain().engine().queue().deferrals()[0].timer_id;
+    let carried = src
+        .chain()
+        .block(30)
+        .unwrap()
+        .events
+        .iter()
+        .find_map(|r| match &r.event {
+            cowboy_devnet::chain::Event::Timer(
+                cowboy_devnet::engine::TimerEvent::TimerDeferred { timer_id, .. },
+            ) => Some(*timer_id),
+            _ => None,
+        })
+        .unwrap();
     let life = src.timer_life(&carried).unwrap();
     assert_eq!(life.status, "pending");
     assert_eq!(life.deferrals, 1);
@@ -940,32 +955,21 @@ fn cip5_6_5_a_deferral_shows_from_the_block_that_made_it_to_the_block_that_recor
         (
             30,
             "TimerDeferred",
-            "lane: carried to the next block, which records the event"
+            "lane: carried to the next block (carried 1 block)"
         )
     );
 
-    // Block 31 records the events; nothing is counted twice.
+    // Block 31 records no second event for the same deferral; nothing is counted twice.
     press(&mut src, &mut app, &[key(' ')]);
-    let recorded: Vec<_> = app
+    let recorded = app
         .feed
         .iter()
         .filter(|e| e.kind == "TimerDeferred")
-        .collect();
-    assert_eq!(recorded.len(), 2);
-    assert!(recorded.iter().all(|e| e.height == 31));
+        .count();
+    assert_eq!(recorded, 2);
     assert_eq!(crowd(&app).deferrals, 2);
     let life = src.timer_life(&carried).unwrap();
     assert_eq!(life.deferrals, 1);
-    let deferred: Vec<_> = life
-        .timeline
-        .iter()
-        .filter(|e| e.what == "TimerDeferred")
-        .collect();
-    assert_eq!(deferred.len(), 1);
-    assert_eq!(
-        (deferred[0].height, deferred[0].reason.as_str()),
-        (31, "lane: carried to #31 (carried 1 block)")
-    );
 }
 
 /// Issue 15 ("Rendering never waits on block production"): with the node's thread held busy

@@ -258,6 +258,7 @@ fn failed_fire(error: Failure) -> EventRecord {
             tip: 0,
             success: false,
             error: Some(error),
+            cancelled_while_running: false,
         }),
     }
 }

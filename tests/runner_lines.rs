@@ -125,12 +125,12 @@ fn sample(kind: EventKind) -> Event {
             tip: 0,
             success: false,
             error: Some(Failure::new(ErrorKind::OutOfCycles, "out")),
+            cancelled_while_running: false,
         },
         EventKind::TimerDeferred => T::TimerDeferred {
             timer_id,
             actor,
             height: 5,
-            to_height: 6,
             reason: DeferReason::Lane,
             carried: 1,
         },
@@ -161,6 +161,7 @@ fn sample(kind: EventKind) -> Event {
             actor,
             old_expires_at: 5,
             new_expires_at: 6,
+            no_effect: false,
         },
         EventKind::TimerExtendedByGovernance => T::TimerExtendedByGovernance {
             timer_id,

@@ -497,7 +497,7 @@ impl Chain {
             reserved: plan.stats.lane_reserved,
             ..Default::default()
         };
-        let pending_deferrals = self.engine.queue().deferrals();
+        let pending_deferrals = &plan.deferrals;
         outcome.count_deferrals(pending_deferrals);
         let mut lane = LaneStats {
             scheduler,
@@ -551,6 +551,8 @@ impl Chain {
                     owner: f.timer.actor_address,
                     fee_payer: f.timer.fee_payer,
                     max_cost: f.max_cost,
+                    height: f.timer.height,
+                    expires_at: f.timer.expires_at,
                 };
                 (f.timer.timer_id, p)
             })
@@ -609,6 +611,7 @@ impl Chain {
                 })
             };
             let success = ex.result.is_ok();
+            let cancelled_while_running = success && ex.overlay.firing_cancelled;
             let error = ex.result.err().as_ref().map(Failure::from);
             let s = self.engine.settle(&fire, ex.meter.cycles, ex.meter.cells);
             stats.lane_used += ex.meter.cycles;
@@ -635,6 +638,7 @@ impl Chain {
                     tip: s.tip,
                     success,
                     error,
+                    cancelled_while_running,
                 }),
             );
             // The overlay holds absolute balances read after the pre-charge, so it is applied
@@ -750,18 +754,6 @@ impl Chain {
         let (timers_root, overflow_root) = self.engine.commit();
         let q = self.engine.queue();
         let h = q.horizons();
-        // The deferrals waiting for the next block's height (their `TimerDeferred` events):
-        // committed when there are any, nothing otherwise.
-        let pending = q.deferrals();
-        let deferrals: Vec<u8> = if pending.is_empty() {
-            Vec::new()
-        } else {
-            let mut v = Vec::new();
-            for d in pending {
-                v.extend_from_slice(&d.encode());
-            }
-            keccak(&v).to_vec()
-        };
         let mut deployers = Vec::new();
         for d in &self.system_deployers {
             deployers.extend_from_slice(&d.0);
@@ -783,8 +775,9 @@ impl Chain {
                 &h.epoch_horizon.to_be_bytes(),
                 &self.supply.to_be_bytes(),
                 &self.burned.to_be_bytes(),
+                // (The digest of deferrals waiting for their events ended this list while they
+                // waited in the state; none wait since Spec note 62.)
                 &self.engine.cip1_root_part(),
-                &deferrals,
             ],
             (h.ring_horizon, h.epoch_horizon),
         ))

@@ -26,6 +26,11 @@ pub struct Overlay {
     pub cancelled_fires: Vec<(TimerId, Address, u128)>,
     /// The `expires_at` the running handler set on its own timer (CIP-5 §6.3), if it did.
     pub firing_extended: Option<u64>,
+    /// The running handler cancelled its own timer (Spec note 63).
+    pub firing_cancelled: bool,
+    /// `expires_at` set on pre-charged siblings of this end of block (Spec note 63): recorded,
+    /// changing nothing, kept for the next extension's `old_expires_at`.
+    pub fire_extended: BTreeMap<TimerId, u64>,
     pub extended: BTreeMap<TimerId, u64>,
     pub events: Vec<Event>,
 }
@@ -37,6 +42,9 @@ pub struct PendingFire {
     pub fee_payer: Address,
     /// Its pre-charge, refunded whole if its owner cancels it before its turn.
     pub max_cost: u128,
+    /// Its scheduled height and `expires_at`, to validate an extension (Spec note 63).
+    pub height: u64,
+    pub expires_at: u64,
 }
 
 /// The timer whose handler is running (none for a transaction).
@@ -150,7 +158,7 @@ impl<'a> ExecCtx<'a> {
     }
 
     /// Records an extension in the call's overlay (`TimerExtended`), by whichever path it came.
-    fn push_extended(&mut self, timer_id: TimerId, old: u64, new: u64) {
+    fn push_extended(&mut self, timer_id: TimerId, old: u64, new: u64, no_effect: bool) {
         self.overlay
             .events
             .push(Event::Timer(TimerEvent::TimerExtended {
@@ -158,7 +166,15 @@ impl<'a> ExecCtx<'a> {
                 actor: self.actor,
                 old_expires_at: old,
                 new_expires_at: new,
+                no_effect,
             }));
+    }
+
+    /// Whether a pre-charged timer of this end of block was cancelled by an earlier handler
+    /// (or by this execution).
+    fn fire_cancelled(&self, id: &TimerId) -> bool {
+        self.overlay.cancelled_fires.iter().any(|c| c.0 == *id)
+            || self.chain.cancelled_fires.contains(id)
     }
 
     fn timer_err<T>(&mut self, e: TimerError) -> Result<T, VmError> {
@@ -425,22 +441,47 @@ impl Host for ExecCtx<'_> {
             let t = &mut self.overlay.scheduled[i];
             let old = t.expires_at;
             t.expires_at = new;
-            self.push_extended(id, old, new);
+            self.push_extended(id, old, new, false);
             return Ok(());
         }
         if let Some(f) = self.firing.filter(|f| f.timer_id == id) {
             // Spec note (CIP-5 §6.3, "extend_timer on the current timer before returning"):
             // while its handler runs, a timer is still addressable by extend_timer. The
-            // extension is validated like any other and recorded (`TimerExtended`), but a fired
-            // one-shot timer is removed all the same: it cannot fire again. A handler that
-            // wants to keep firing schedules a new timer.
+            // extension is validated like any other and recorded (`TimerExtended`, marked
+            // `no_effect`, Spec note 63), but a fired one-shot timer is removed all the same:
+            // it cannot fire again. A handler that wants to keep firing schedules a new timer.
             let new = match engine::clamp_extension(cfg, height, f.height, new_expires_at) {
                 Ok(n) => n,
                 Err(e) => return self.timer_err(e),
             };
             let old = self.overlay.firing_extended.unwrap_or(f.expires_at);
             self.overlay.firing_extended = Some(new);
-            self.push_extended(id, old, new);
+            self.push_extended(id, old, new, true);
+            return Ok(());
+        }
+        if let Some(p) = self.pending_fires.get(&id).copied()
+            && !self.fire_cancelled(&id)
+        {
+            // Spec note 63 (CIP-5 §5.4, §6.3): a sibling pre-charged to fire later in this end
+            // of block is live, so it can be extended by its owner. It fires in this block
+            // whatever its `expires_at` (its expiry was checked when it was selected), so the
+            // extension is validated and recorded, marked `no_effect`.
+            if p.owner != self.actor {
+                return self.timer_err(TimerError::Unauthorized(format!(
+                    "timer {id} belongs to actor {}, not {}",
+                    p.owner, self.actor
+                )));
+            }
+            let new = match engine::clamp_extension(cfg, height, p.height, new_expires_at) {
+                Ok(n) => n,
+                Err(e) => return self.timer_err(e),
+            };
+            let old = self
+                .overlay
+                .fire_extended
+                .insert(id, new)
+                .unwrap_or(p.expires_at);
+            self.push_extended(id, old, new, true);
             return Ok(());
         }
         let found = self
@@ -466,7 +507,7 @@ impl Host for ExecCtx<'_> {
         };
         let old = self.overlay.extended.get(&id).copied().unwrap_or(committed);
         self.overlay.extended.insert(id, new);
-        self.push_extended(id, old, new);
+        self.push_extended(id, old, new, false);
         Ok(())
     }
 
@@ -488,11 +529,15 @@ impl Host for ExecCtx<'_> {
                 }));
             return Ok(());
         }
+        if self.firing.is_some_and(|f| f.timer_id == id) {
+            // Spec note 63 (CIP-5 §5.4): the running timer's own cancel. Its fire concludes it
+            // (one exit path: `TimerFired`, which names this outcome), so there is nothing left
+            // to cancel and nothing to refund; the handler goes on and is not reverted.
+            self.overlay.firing_cancelled = true;
+            return Ok(());
+        }
         // A pre-charged timer an earlier handler of this end of block already cancelled is gone.
-        let owner = if self.overlay.cancelled.contains(&id)
-            || self.overlay.cancelled_fires.iter().any(|c| c.0 == id)
-            || self.chain.cancelled_fires.contains(&id)
-        {
+        let owner = if self.overlay.cancelled.contains(&id) || self.fire_cancelled(&id) {
             None
         } else if let Some(t) = self.chain.engine.queue().get(&id) {
             Some((t.actor_address, None))

@@ -63,9 +63,6 @@ pub struct RootTemplate {
     suffix: Vec<u8>,
     /// The queue's (ring, epoch) horizons the template holds.
     horizons: (u64, u64),
-    /// Whether the template commits pending deferrals (then it is not reused for a quiet
-    /// height, which has none).
-    deferrals: bool,
 }
 
 impl std::fmt::Debug for RootTemplate {
@@ -85,7 +82,6 @@ impl RootTemplate {
         let suffix: Vec<u8> = after.concat();
         RootTemplate {
             prefix,
-            deferrals: !after.last().is_none_or(|d| d.is_empty()),
             suffix,
             horizons,
         }
@@ -216,11 +212,10 @@ impl Chain {
     fn push_quiet(&mut self, first: u64, last: u64, lane: LaneStats) {
         let q = self.engine.queue();
         let h = q.horizons();
-        let reusable = q.deferrals().is_empty()
-            && self
-                .root_tpl
-                .as_ref()
-                .is_some_and(|t| !t.deferrals && t.horizons == (h.ring_horizon, h.epoch_horizon));
+        let reusable = self
+            .root_tpl
+            .as_ref()
+            .is_some_and(|t| t.horizons == (h.ring_horizon, h.epoch_horizon));
         let tpl = if reusable {
             self.root_tpl.clone().expect("checked")
         } else {

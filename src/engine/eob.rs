@@ -72,6 +72,42 @@ pub struct EobStats {
     /// Lane cycles the fired handlers actually used (filled in by the chain).
     pub lane_used: u64,
     pub gc_cycles: u64,
+    /// The backlog this block leaves behind (Spec note 62): the timers it carried, by reason.
+    #[serde(default)]
+    pub backlog: Backlog,
+}
+
+/// One block's summary of the timers it carried to the next block (Spec note 62): how many,
+/// the oldest height among them, and how many for each reason. A carried timer records a
+/// `TimerDeferred` event only when first deferred or when its reason changes; this summary is
+/// what every block says about the whole backlog, at a fixed size.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Backlog {
+    /// Timers carried (equals `EobStats::deferred`).
+    pub count: u64,
+    /// The lowest scheduled height among them; 0 when none is carried.
+    pub oldest_height: u64,
+    pub lane: u64,
+    pub gc_budget: u64,
+    pub outbid: u64,
+    pub over_cap: u64,
+    pub below_basefee: u64,
+}
+
+impl Backlog {
+    fn add(&mut self, height: u64, reason: DeferReason) {
+        self.count += 1;
+        if self.oldest_height == 0 || height < self.oldest_height {
+            self.oldest_height = height;
+        }
+        *match reason {
+            DeferReason::Lane => &mut self.lane,
+            DeferReason::GcBudget => &mut self.gc_budget,
+            DeferReason::Outbid => &mut self.outbid,
+            DeferReason::OverCap => &mut self.over_cap,
+            DeferReason::BelowBasefee => &mut self.below_basefee,
+        } += 1;
+    }
 }
 
 impl EobStats {
@@ -84,9 +120,24 @@ impl EobStats {
 /// What [`plan`] decided.
 #[derive(Debug, Default)]
 pub struct EobPlan {
+    /// The height being ended.
+    pub height: u64,
     pub fires: Vec<Fire>,
     pub events: Vec<TimerEvent>,
     pub stats: EobStats,
+    /// This block's deferrals, for the block's CIP-1 outcome (the deferrals per actor of the
+    /// fairness window) and lane statistics; dropped once the block is sealed (Spec note 62).
+    pub deferrals: Vec<Deferral>,
+}
+
+impl EobPlan {
+    /// An empty plan for the end of block `height`.
+    pub fn new(height: u64) -> Self {
+        EobPlan {
+            height,
+            ..Default::default()
+        }
+    }
 }
 
 /// `max_cost` of CIP-5 §6.3 step 2, with the CIP-1 v3 §3 step 8 tip term (zero under FIFO).
@@ -121,14 +172,15 @@ pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
 /// A removal that finds the GC budget spent is carried to the next block ("still expired means
 /// still expired", §8), as is a timer that does not fit the lane (§6.5).
 ///
-/// Spec note (§6.5, `TimerDeferred.to_height`): the deferral target is the next block that
-/// actually runs, which after a devnet `halt` (an outage, §8) is not the next height, and
-/// which is not known when this block is sealed (the outage is declared afterwards). So a
-/// deferral is counted in this block's stats (`deferred`) but its `TimerDeferred` event is
-/// recorded by the block it is carried into, first in that block's end of block, with
-/// `to_height` that block's height. Until then the pending deferrals are part of the state
-/// (the queue holds them, the state root and dumps include them). Every deferral gets its
-/// event, also when a transaction of the next block cancels the carried timer first.
+/// Spec note 62 (§6.5, `TimerDeferred`, replaces the recording of Spec note 18): a deferral
+/// is recorded by the block that defers, in its end of block. A carried timer records a
+/// `TimerDeferred` only when it is first deferred or when its reason changes (`carried` is
+/// then its carry count so far); a block's whole backlog is summarised once, in its
+/// [`EobStats::backlog`] (count, oldest height, count per reason). The event's target is "the
+/// next block that runs" (the block it is recorded in plus one, or, after a devnet `halt`, an
+/// outage of §8, the first height after the outage): it is not known when the deferring block
+/// is sealed, so the event carries no `to_height` (the field it had until Spec note 62).
+/// Nothing about a deferral waits in the state for the next block.
 ///
 /// Spec note (open point 3): the lane is *reserved* by the fire budget, `gas_limit_per_fire`
 /// bounded by the cap in force ([`fire_budget`]) (§6.5 compares `gas_limit_per_fire` with the
@@ -148,11 +200,9 @@ pub fn plan(
     quote: &FeeQuote,
     ledger: &mut dyn Ledger,
 ) -> EobPlan {
-    let mut out = EobPlan::default();
-    record_pending_deferrals(queue, height, &mut out);
+    let mut out = EobPlan::new(height);
     let due = queue.take_due(height);
     out.stats.due = due.len() as u64;
-    let mut deferrals = Vec::new();
     let mut lane_left = cfg.lane_timer_cycles;
     let mut lane_closed = false;
     let mut gc_left = cfg.gc_cycles_per_block;
@@ -176,15 +226,7 @@ pub fn plan(
                 required: cost,
                 available,
             };
-            remove_under_gc(
-                &mut out,
-                &mut deferrals,
-                &mut carried,
-                queue,
-                d,
-                &mut gc_left,
-                removal,
-            );
+            remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, removal);
             continue;
         }
         // A timer larger than the whole lane under this config (governance shrank the lane
@@ -193,7 +235,7 @@ pub fn plan(
         let never_fits = budget > cfg.lane_timer_cycles;
         if never_fits || lane_closed || budget > lane_left {
             lane_closed |= !never_fits;
-            defer(&mut out, &mut deferrals, queue, &d, DeferReason::Lane);
+            defer(&mut out, queue, &d, DeferReason::Lane);
             carried.push(d);
             continue;
         }
@@ -214,27 +256,9 @@ pub fn plan(
         });
     }
     queue.carry(carried);
-    queue.set_deferrals(deferrals);
     out
 }
 
-/// Records the previous end of block's deferrals as `TimerDeferred` events, now that the block
-/// they were carried into runs (shared by every policy).
-pub(crate) fn record_pending_deferrals(queue: &mut CalendarQueue, height: u64, out: &mut EobPlan) {
-    for d in queue.take_deferrals() {
-        out.events.push(TimerEvent::TimerDeferred {
-            timer_id: d.timer_id,
-            actor: d.actor,
-            height: d.height,
-            to_height: height,
-            reason: d.reason,
-            carried: d.carried,
-        });
-    }
-}
-
-/// Carries a due timer: counts the deferral in its record (Spec note 54) and queues
-/// its `TimerDeferred` for the next block.
 /// A due timer that leaves under the GC lane: `expired` at `height` (CIP-5 §5.4 path 3), or its
 /// fee payer holds `available` < `required` (path 2).
 pub(crate) struct Removal {
@@ -250,7 +274,6 @@ pub(crate) struct Removal {
 /// and its auction (CIP-1 v3 §9).
 pub(crate) fn remove_under_gc(
     out: &mut EobPlan,
-    deferrals: &mut Vec<Deferral>,
     carried: &mut Vec<DueTimer>,
     queue: &mut CalendarQueue,
     d: DueTimer,
@@ -258,7 +281,7 @@ pub(crate) fn remove_under_gc(
     r: Removal,
 ) {
     if *gc_left < GC_CYCLES_PER_REMOVAL {
-        defer(out, deferrals, queue, &d, DeferReason::GcBudget);
+        defer(out, queue, &d, DeferReason::GcBudget);
         carried.push(d);
         return;
     }
@@ -286,22 +309,39 @@ pub(crate) fn remove_under_gc(
     }
 }
 
+/// Carries a due timer: counts the deferral in its record (Spec note 54), adds it to the
+/// block's backlog summary, and records a `TimerDeferred` when it is the timer's first
+/// deferral or its reason changed (Spec note 62).
 pub(crate) fn defer(
     out: &mut EobPlan,
-    deferrals: &mut Vec<Deferral>,
     queue: &mut CalendarQueue,
     d: &DueTimer,
     reason: DeferReason,
 ) {
+    let (_, before) = queue.due(d).carry();
+    if before != Some(reason) {
+        queue.recommit_due(d);
+    }
     let t = queue.due_mut(d);
-    let carried = t.record_deferral(reason);
-    deferrals.push(Deferral {
+    let carried = t.record_deferral(reason, out.height);
+    let deferral = Deferral {
         timer_id: t.timer_id,
         actor: t.actor_address,
         height: t.height,
         reason,
         carried,
-    });
+    };
+    if before != Some(reason) {
+        out.events.push(TimerEvent::TimerDeferred {
+            timer_id: deferral.timer_id,
+            actor: deferral.actor,
+            height: deferral.height,
+            reason,
+            carried,
+        });
+    }
+    out.stats.backlog.add(deferral.height, reason);
+    out.deferrals.push(deferral);
     out.stats.deferred += 1;
 }
 

@@ -43,11 +43,13 @@ pub enum ErrorKind {
     TimerRejectedBelowBasefee = 18,
     /// CIP-1 v3 §6, §13.2: the legacy `bid` argument after its deprecation window.
     TimerArgDeprecated = 19,
+    /// A query for a height older than the node keeps (`--history`, Spec note 64).
+    HistoryPruned = 20,
 }
 
 impl ErrorKind {
     /// Every kind, in tag order.
-    pub const ALL: [ErrorKind; 19] = [
+    pub const ALL: [ErrorKind; 20] = [
         ErrorKind::InvalidInput,
         ErrorKind::Unauthorized,
         ErrorKind::TimerNotFound,
@@ -67,6 +69,7 @@ impl ErrorKind {
         ErrorKind::NodeStopped,
         ErrorKind::TimerRejectedBelowBasefee,
         ErrorKind::TimerArgDeprecated,
+        ErrorKind::HistoryPruned,
     ];
 
     /// The spec's name (`InvalidInput`, `OutOfCycles`, ...).
@@ -91,6 +94,7 @@ impl ErrorKind {
             ErrorKind::NodeStopped => "NodeStopped",
             ErrorKind::TimerRejectedBelowBasefee => "TimerRejectedBelowBasefee",
             ErrorKind::TimerArgDeprecated => "TimerArgDeprecated",
+            ErrorKind::HistoryPruned => "HistoryPruned",
         }
     }
 

@@ -177,12 +177,17 @@ pub enum TimerEvent {
         success: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<Failure>,
+        /// Spec note 63 (CIP-5 §5.4, §6.3): the handler called `cancel_timer` on this timer, its
+        /// own, while it ran. The fire concludes the timer all the same (it leaves by this one
+        /// path); the cancel is this named outcome, not an error, and does not revert the
+        /// handler. Absent (false) otherwise.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        cancelled_while_running: bool,
     },
     TimerDeferred {
         timer_id: TimerId,
         actor: Address,
         height: u64,
-        to_height: u64,
         reason: DeferReason,
         /// Blocks this timer has been carried so far, 1 on its first deferral (contract
         /// decision 6).
@@ -222,6 +227,12 @@ pub enum TimerEvent {
         actor: Address,
         old_expires_at: u64,
         new_expires_at: u64,
+        /// Spec note 63 (CIP-5 §6.3, Spec note 20): the extension changes nothing, because the
+        /// timer is the one whose handler is running (a fire concludes it) or a sibling already
+        /// pre-charged to fire in this same end of block (it fires before any expiry applies).
+        /// Absent (false) for an extension that moves a pending timer's `expires_at`.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        no_effect: bool,
     },
     TimerExtendedByGovernance {
         timer_id: TimerId,
@@ -361,6 +372,7 @@ impl HashEncode for TimerEvent {
                 tip,
                 success,
                 error,
+                cancelled_while_running,
             } => {
                 e.u8(2);
                 timer_id.hash_encode(e);
@@ -377,12 +389,15 @@ impl HashEncode for TimerEvent {
                 e.u128(*tip);
                 e.bool(*success);
                 error.hash_encode(e);
+                // Appended only when set, so every other fire hashes as before.
+                if *cancelled_while_running {
+                    e.u8(1);
+                }
             }
             TimerEvent::TimerDeferred {
                 timer_id,
                 actor,
                 height,
-                to_height,
                 reason,
                 carried,
             } => {
@@ -390,7 +405,6 @@ impl HashEncode for TimerEvent {
                 timer_id.hash_encode(e);
                 actor.hash_encode(e);
                 e.u64(*height);
-                e.u64(*to_height);
                 reason.hash_encode(e);
                 e.u32(*carried);
             }
@@ -440,12 +454,16 @@ impl HashEncode for TimerEvent {
                 actor,
                 old_expires_at,
                 new_expires_at,
+                no_effect,
             } => {
                 e.u8(8);
                 timer_id.hash_encode(e);
                 actor.hash_encode(e);
                 e.u64(*old_expires_at);
                 e.u64(*new_expires_at);
+                if *no_effect {
+                    e.u8(1);
+                }
             }
             TimerEvent::TimerExtendedByGovernance {
                 timer_id,

@@ -146,19 +146,13 @@ impl Engine {
     }
 
     /// The CIP-1 v3 part of the state root: empty while the chain has no CIP-1 setting (so a
-    /// CIP-5 chain's root is unchanged), else a digest of the CIP-1 state and the carry counts
-    /// of the pending deferrals.
-    ///
-    /// Spec note 55 (the carry record in the state root): a timer's carry record is committed through
-    /// the pending deferrals (every live carried timer is among them: a carried timer is due,
-    /// and deferred again or concluded, at the next block), not through its leaf; on a chain
-    /// that never activates CIP-1 the counts are recorded in the timers and the block bodies'
-    /// `TimerDeferred` events but not in the state root, which stays CIP-5's exactly.
+    /// CIP-5 chain's root is unchanged), else a digest of the CIP-1 state. The carry records
+    /// are committed through the timers' leaves (Spec note 62).
     pub fn cip1_root_part(&self) -> Vec<u8> {
         if !self.cip1.committed() {
             return Vec::new();
         }
-        self.cip1.root_bytes(self.queue.deferrals())
+        self.cip1.root_bytes()
     }
 
     // ---- reads ---------------------------------------------------------------------------

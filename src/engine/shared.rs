@@ -228,8 +228,8 @@ impl FeeArgs {
 /// been carried and why, last).
 ///
 /// The state root commits the fee parameters through the timer's leaf (only when one is set,
-/// so a CIP-5 timer's leaf is unchanged) and the carry record through the pending deferrals
-/// (see `Engine::cip1_root_part`).
+/// so a CIP-5 timer's leaf is unchanged) and the carry record (first deferral height, last
+/// reason) through the same leaf once the timer has been deferred (Spec note 62).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FeeCaps {
     #[serde(
@@ -246,9 +246,13 @@ pub struct FeeCaps {
     pub max_priority_fee_per_cycle: Option<u128>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_tier: Option<PriorityTier>,
-    /// Blocks carried so far (0: never deferred).
+    /// Blocks carried so far (0: never deferred): derived from `first_deferred` (Spec note 62).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub carried: u32,
+    /// The height of the block that first deferred the timer (Spec note 62); committed in the
+    /// timer's leaf with `last_defer`, so the leaf changes only when these do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_deferred: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_defer: Option<DeferReason>,
 }

@@ -188,10 +188,17 @@ impl Timer {
             .map_or((0, None), |c| (c.carried, c.last_defer))
     }
 
-    /// Records one more deferral of this timer; returns the new count.
-    pub fn record_deferral(&mut self, reason: DeferReason) -> u32 {
+    /// Records this timer's deferral by the block at `height`; returns its carry count, the
+    /// heights from its first deferral to this one (Spec note 62: derived, not counted, so the
+    /// committed record changes only on the first deferral and on a change of reason).
+    pub fn record_deferral(&mut self, reason: DeferReason, height: u64) -> u32 {
         let c = self.fee_caps.get_or_insert_with(Default::default);
-        c.carried = c.carried.saturating_add(1);
+        // A record from before `first_deferred` existed: its count gives the first height.
+        let first = *c
+            .first_deferred
+            .get_or_insert(height.saturating_sub(c.carried as u64));
+        c.carried =
+            u32::try_from(height.saturating_sub(first).saturating_add(1)).unwrap_or(u32::MAX);
         c.last_defer = Some(reason);
         c.carried
     }
@@ -199,11 +206,12 @@ impl Timer {
     /// The leaf this timer contributes to the state root: a digest of every field (the handler
     /// is committed through the payload that names it; absent fee caps hash as zero). A timer
     /// with CIP-1 v3 fee parameters appends them (which are set, and the tier), so a CIP-5
-    /// timer's leaf is what it always was; the carry record is committed apart (see
-    /// [`FeeCaps`]).
+    /// timer's leaf is what it always was. A timer that has been deferred appends its carry
+    /// record (first deferral height, last reason; Spec note 62), so a never-deferred timer's
+    /// leaf is also unchanged.
     pub fn leaf(&self) -> [u8; 32] {
         let (max_fee, max_priority_fee) = self.fee_caps();
-        let ext: Vec<u8> = match self.fee_caps.as_deref().filter(|c| c.has_fees()) {
+        let mut ext: Vec<u8> = match self.fee_caps.as_deref().filter(|c| c.has_fees()) {
             None => Vec::new(),
             Some(c) => vec![
                 b'x',
@@ -212,6 +220,13 @@ impl Timer {
                 c.priority_tier.map_or(0, |t| t.tag()),
             ],
         };
+        if let Some(c) = self.fee_caps.as_deref()
+            && let (Some(first), Some(reason)) = (c.first_deferred, c.last_defer)
+        {
+            ext.push(b'd');
+            ext.extend_from_slice(&first.to_be_bytes());
+            ext.push(reason.tag());
+        }
         keccak_parts(&[
             b"timer",
             &self.timer_id.0,

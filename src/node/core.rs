@@ -48,9 +48,15 @@ pub struct NodeConfig {
     pub keep_history: bool,
     /// Sealed blocks the chain itself keeps (`None`: the chain's default).
     pub keep_blocks: Option<usize>,
+    /// Heights of history kept (`serve --history`, Spec note 64): blocks older than the last
+    /// `history` heights leave the node's history; queries for them answer `HistoryPruned`.
+    pub history: usize,
     /// Names of addresses (a fixture's accounts and actors), shown by `accounts`.
     pub names: BTreeMap<Address, String>,
 }
+
+/// Heights of history a live node keeps by default (`serve --history`, Spec note 64).
+pub const DEFAULT_HISTORY: usize = 10_000;
 
 /// Snapshots a node keeps by default.
 pub const DEFAULT_MAX_SNAPSHOTS: usize = 64;
@@ -78,7 +84,8 @@ impl NodeConfig {
             dev_accounts: DEFAULT_DEV_ACCOUNTS,
             dev_balance: DEFAULT_DEV_BALANCE,
             keep_history: true,
-            keep_blocks: None,
+            keep_blocks: Some(DEFAULT_HISTORY),
+            history: DEFAULT_HISTORY,
             names: BTreeMap::new(),
         }
     }
@@ -228,7 +235,7 @@ pub trait Request: Send + 'static {
 #[derive(Clone)]
 struct Snap {
     chain: Chain,
-    history: Vec<Arc<Block>>,
+    history: VecDeque<Arc<Block>>,
     names: BTreeMap<Address, String>,
     /// The block hook's state, if it has one to keep.
     hook: Option<HookSnap>,
@@ -245,9 +252,11 @@ pub struct NodeCore {
     /// Interval mining: when the next block is due (`None`: the clock has not started).
     next_seal_at: Option<u64>,
     pending_txs: u64,
-    keep_history: bool,
-    /// Sealed blocks where something happened, oldest first (only if `keep_history`).
-    history: Vec<Arc<Block>>,
+    pub(super) keep_history: bool,
+    /// Sealed blocks where something happened, oldest first (only if `keep_history`), of
+    /// the last `history_len` heights (Spec note 64).
+    history: VecDeque<Arc<Block>>,
+    pub(super) history_len: usize,
     snapshots: BTreeMap<u64, Snap>,
     next_snapshot: u64,
     max_snapshots: usize,
@@ -318,7 +327,8 @@ impl NodeCore {
             next_seal_at: None,
             pending_txs: 0,
             keep_history: cfg.keep_history,
-            history: Vec::new(),
+            history: VecDeque::new(),
+            history_len: cfg.history.max(1),
             snapshots: BTreeMap::new(),
             next_snapshot: 1,
             max_snapshots: cfg.max_snapshots,
@@ -480,7 +490,7 @@ impl NodeCore {
         let from = filter.from_height.unwrap_or(0);
         let start = self.history.partition_point(|b| b.header.height < from);
         let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
-            Box::new(self.history[start..].iter().map(|b| &**b))
+            Box::new(self.history.range(start..).map(|b| &**b))
         } else {
             Box::new(self.chain.blocks())
         };
@@ -693,11 +703,19 @@ impl NodeCore {
             .last_block_shared()
             .expect("a block was just sealed");
         self.pending_txs = 0;
+        let first_kept = self.first_kept();
+        while self
+            .history
+            .front()
+            .is_some_and(|f| f.header.height < first_kept)
+        {
+            self.history.pop_front();
+        }
         if b.receipts.is_empty() && b.events.is_empty() {
             self.quiet += 1;
         } else {
             if self.keep_history {
-                self.history.push(b.clone());
+                self.history.push_back(b.clone());
             }
             self.events
                 .push_back(NodeEvent::BlockSealed(BlockSummary::of(&b, self.quiet)));

@@ -35,6 +35,11 @@ pub enum NodeError {
     TimerNotFound(String),
     #[error("UnknownActor: {0}")]
     UnknownActor(String),
+    /// Spec note 64: a query for heights the node no longer keeps.
+    #[error(
+        "HistoryPruned: blocks before #{first_kept} are pruned; this node keeps the last {keep} (--history)"
+    )]
+    HistoryPruned { first_kept: u64, keep: usize },
     /// The node's thread is gone (shut down or panicked).
     #[error("NodeStopped: the node is not running")]
     NodeStopped,
@@ -53,6 +58,7 @@ impl NodeError {
             NodeError::TimerNotFound(_) => ErrorKind::TimerNotFound,
             NodeError::UnknownActor(_) => ErrorKind::UnknownActor,
             NodeError::NodeStopped => ErrorKind::NodeStopped,
+            NodeError::HistoryPruned { .. } => ErrorKind::HistoryPruned,
         }
     }
 

@@ -14,6 +14,7 @@
 
 mod core;
 mod error;
+mod history;
 pub mod query;
 mod read;
 pub mod requests;
@@ -23,7 +24,7 @@ pub mod txs;
 pub mod views;
 
 pub use self::core::{
-    BlockHook, DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, DEFAULT_MAX_SNAPSHOTS,
+    BlockHook, DEFAULT_DEV_ACCOUNTS, DEFAULT_DEV_BALANCE, DEFAULT_HISTORY, DEFAULT_MAX_SNAPSHOTS,
     MAX_MINE_PER_COMMAND, MineStep, MiningMode, NodeConfig, NodeCore, NodeEvent, Request,
     dev_account,
 };

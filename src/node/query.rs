@@ -155,8 +155,9 @@ pub struct EventsQuery(pub EventFilter);
 
 impl Query for EventsQuery {
     type Reply = Vec<EventView>;
+    /// `HistoryPruned` when the filter's `from_height` asks for pruned heights (Spec note 64).
     fn run(&self, node: &NodeCore) -> Result<Vec<EventView>, NodeError> {
-        Ok(node.events(&self.0))
+        node.events_kept(&self.0)
     }
 }
 

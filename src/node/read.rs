@@ -199,11 +199,6 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
                 }
             }
         }
-        // The last block's deferrals too: their events wait for the block the timers are
-        // carried into (Spec note 18), while the lane already counts them.
-        for d in queue.deferrals() {
-            per.entry(d.actor).or_insert_with(|| row(d.actor)).deferrals += 1;
-        }
         let mut fires: Vec<u64> = per.values().map(|r| r.fires).filter(|n| *n > 0).collect();
         fires.sort_unstable();
         let median = if fires.is_empty() {
@@ -273,16 +268,8 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                 .as_ref()
                 .and_then(|c| c.max_priority_fee_per_cycle),
             priority_tier: t.fee_caps.as_ref().and_then(|c| c.priority_tier),
-            // The record counts a deferral when it is made; its event comes a block later.
             carried: t.fee_caps.as_ref().map_or(0, |c| c.carried),
             last_defer: t.fee_caps.as_ref().and_then(|c| c.last_defer),
-            deferred_by_last_block: chain
-                .engine()
-                .queue()
-                .deferrals()
-                .iter()
-                .find(|d| d.timer_id == *id)
-                .map(|d| d.reason),
             events,
         });
     }
@@ -320,7 +307,6 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                     priority_tier: None,
                     carried: 0,
                     last_defer: None,
-                    deferred_by_last_block: None,
                     events: Vec::new(),
                 })
             }

@@ -222,10 +222,6 @@ pub struct TimerView {
     pub carried: u32,
     /// Why it was last deferred.
     pub last_defer: Option<DeferReason>,
-    /// Deferred by the last block, and why: its `TimerDeferred` event is recorded by the block
-    /// it is carried into (Spec note 18), but the deferral has happened.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub deferred_by_last_block: Option<DeferReason>,
     /// Its events, oldest first (as far as the node's history reaches).
     pub events: Vec<EventView>,
 }

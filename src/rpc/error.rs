@@ -112,6 +112,11 @@ pub const CODES: &[Code] = &[
         hint: "`bid` was withdrawn by CIP-1 v3: give max_fee_per_cycle / max_priority_fee_per_cycle (or priority_tier)",
     },
     Code {
+        reason: "HistoryPruned",
+        code: -32069,
+        hint: "the height is older than the node keeps (serve --history N): ask from the oldest kept height",
+    },
+    Code {
         reason: "NodeStopped",
         code: -32098,
         hint: "the node is shutting down or its thread ended; restart it",

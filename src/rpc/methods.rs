@@ -225,7 +225,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     reg(&mut m, "devnet_getBlock", |p, node| async move {
         let a = Args::new(&p, &["height"])?;
         let h: u64 = a.req(0, "height")?;
-        let b = node.query(move |c| c.block(h)).await.map_err(node_error)?;
+        let b = node
+            .query(move |c| c.block_kept(h))
+            .await
+            .map_err(node_error)?
+            .map_err(node_error)?;
         Ok(b.map_or(Value::Null, |b| to_json(&*b)))
     });
     reg(&mut m, AccountsQuery::METHOD, |p, node| async move {

@@ -106,11 +106,10 @@ fn timer_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
         T::TimerDeferred {
             timer_id,
             actor,
-            to_height,
             reason,
             ..
         } => format!(
-            "{} of {} → height {to_height} ({})",
+            "{} of {} → the next block that runs ({})",
             id(timer_id),
             who(actor),
             defer_reason(reason)
@@ -164,10 +163,16 @@ fn timer_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
             actor,
             old_expires_at,
             new_expires_at,
+            no_effect,
         } => format!(
-            "{} of {}: expires {old_expires_at} → {new_expires_at}",
+            "{} of {}: expires {old_expires_at} → {new_expires_at}{}",
             id(timer_id),
-            who(actor)
+            who(actor),
+            if *no_effect {
+                " (no effect: it fires in this block)"
+            } else {
+                ""
+            }
         ),
         T::TimerExtendedByGovernance {
             timer_id,

@@ -352,7 +352,8 @@ pub struct ActorRow {
     pub address: Address,
     /// Timers of the actor that fired.
     pub fires: u64,
-    /// `TimerDeferred` events of the actor's timers (a timer carried three blocks counts 3).
+    /// `TimerDeferred` events of the actor's timers: one per timer deferred, one more per change
+    /// of its reason (Spec note 62; a timer carried three blocks for one reason counts 1).
     pub deferrals: u64,
     /// Fire height minus due height, in blocks: median and 99th percentile (nearest rank).
     pub latency_p50: u64,

@@ -330,17 +330,7 @@ fn timer_row(t: &TimerView, head: &HeadView, cfg: &crate::engine::TimerConfig) -
 /// Everything known about one timer, from its replies; `None` when the node does not know it.
 pub fn timer_life(r: &LifeReplies, names: &BTreeMap<Address, String>) -> Option<TimerLife> {
     let t = r.timer.as_ref()?;
-    let mut timeline: Vec<LifeEntry> = t.events.iter().map(|e| life_entry(names, e)).collect();
-    if let Some(reason) = t.deferred_by_last_block {
-        timeline.push(LifeEntry {
-            height: r.head.height,
-            what: "TimerDeferred".into(),
-            reason: format!(
-                "{}: carried to the next block, which records the event",
-                defer_reason(&reason)
-            ),
-        });
-    }
+    let timeline: Vec<LifeEntry> = t.events.iter().map(|e| life_entry(names, e)).collect();
     let deferrals = timeline
         .iter()
         .filter(|e| e.what == "TimerDeferred")
@@ -477,12 +467,9 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
             }
         }
         TimerEvent::TimerDeferred {
-            reason,
-            to_height,
-            carried,
-            ..
+            reason, carried, ..
         } => format!(
-            "{}: carried to #{to_height} (carried {carried} block{})",
+            "{}: carried to the next block (carried {carried} block{})",
             defer_reason(reason),
             if *carried == 1 { "" } else { "s" }
         ),

@@ -24,7 +24,9 @@ pub struct QueueDump {
     pub epochs: Vec<(u64, Vec<TimerId>)>,
     /// Every live timer, by seq. Those in no bucket list are in the overflow set.
     pub timers: Vec<Timer>,
-    /// The last end of block's deferrals, not yet recorded (see [`CalendarQueue::deferrals`]).
+    /// Deferrals waiting for the next block's events under the recording before Spec note 62;
+    /// always written empty now, and ignored when an older image carries some (those timers
+    /// are carried in their buckets all the same; only the late events are not recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deferrals: Vec<Deferral>,
 }
@@ -73,7 +75,7 @@ impl CalendarQueue {
             ring,
             epochs,
             timers,
-            deferrals: self.deferrals.clone(),
+            deferrals: Vec::new(),
         }
     }
 
@@ -84,7 +86,6 @@ impl CalendarQueue {
         q.ring_horizon = d.ring_horizon;
         q.epoch_horizon = d.epoch_horizon;
         q.next_seq = d.next_seq;
-        q.deferrals = d.deferrals.clone();
         let ring_size = q.cfg.ring_size();
         let mut placed: HashSet<TimerId> = HashSet::new();
         let mut tier_of: std::collections::HashMap<TimerId, (Tier, u64)> = Default::default();

@@ -97,13 +97,12 @@ impl CalendarQueue {
     }
 
     /// How many heights from [`next_height`](Self::next_height) on, at most `limit`, a block
-    /// would find nothing at: no handle in their buckets, no deferral waiting to be recorded,
-    /// and no epoch maintenance left in the epoch (both horizons already at the targets
+    /// would find nothing at: no handle in their buckets and no epoch maintenance left in the epoch (both horizons already at the targets
     /// [`maintain`](Self::maintain) moves them to during it). The count stops at the end of the
     /// epoch, whose first height may move a horizon. [`skip_quiet`](Self::skip_quiet) moves past
     /// such heights at once; the cost is a scan of empty buckets, nothing per timer.
     pub fn quiet_heights(&self, limit: u64) -> u64 {
-        if limit == 0 || !self.deferrals.is_empty() {
+        if limit == 0 {
             return 0;
         }
         let eb = self.cfg.epoch_blocks;

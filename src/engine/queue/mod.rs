@@ -42,7 +42,6 @@ use slab::{BUSY_BUCKET, NO_PAGE, Slab};
 use super::config::QueueConfig;
 use super::error::TimerError;
 use super::merkle::{TimerCommitment, recycle};
-use super::shared::Deferral;
 use super::timer::Timer;
 use super::types::{Address, TimerId};
 use hashbrown::HashTable;
@@ -194,9 +193,6 @@ pub struct CalendarQueue {
     timers_commit: TimerCommitment,
     overflow_commit: TimerCommitment,
     changes: Vec<Change>,
-    /// The deferrals of the last end of block, waiting for the height of the block they are
-    /// carried into (see [`eob::plan`](super::eob::plan)).
-    deferrals: Vec<Deferral>,
 }
 
 /// Spare ring-bucket buffers kept at most, and the largest kept (in handles).
@@ -283,7 +279,6 @@ impl CalendarQueue {
             timers_commit: TimerCommitment::new(COMMIT_BITS),
             overflow_commit: TimerCommitment::new(COMMIT_BITS),
             changes: Vec::new(),
-            deferrals: Vec::new(),
         };
         q.reset_horizons(start_height);
         q
@@ -652,8 +647,9 @@ impl CalendarQueue {
             .expect("live slot")
     }
 
-    /// A due timer, to update its carry record (Spec note 54). The record is
-    /// not part of the timer's leaf, so the change needs no re-commit.
+    /// A due timer, to update its carry record (Spec note 54). The record's committed part
+    /// (first deferral height, last reason) is in the timer's leaf: a caller that changes it
+    /// marks the timer with [`recommit_due`](Self::recommit_due) (Spec note 62).
     pub fn due_mut(&mut self, due: &DueTimer) -> &mut Timer {
         self.slots[due.0 as usize]
             .timer
@@ -661,26 +657,15 @@ impl CalendarQueue {
             .expect("live slot")
     }
 
+    /// Queues a due timer's leaf for re-commitment (its carry record changed).
+    pub fn recommit_due(&mut self, due: &DueTimer) {
+        self.mark_dirty(due.0);
+    }
+
     /// Concludes a due timer (fired or destroyed): removes it and returns it.
     #[inline]
     pub fn conclude(&mut self, due: DueTimer) -> Timer {
         self.retire(due.0)
-    }
-
-    /// The deferrals of the last end of block whose `TimerDeferred` events wait for the height
-    /// of the next block that runs (part of the state: the state root commits them).
-    pub fn deferrals(&self) -> &[Deferral] {
-        &self.deferrals
-    }
-
-    /// Takes the pending deferrals (when the next block records them).
-    pub fn take_deferrals(&mut self) -> Vec<Deferral> {
-        std::mem::take(&mut self.deferrals)
-    }
-
-    /// Stores the deferrals of this end of block until the next block records them.
-    pub fn set_deferrals(&mut self, d: Vec<Deferral>) {
-        self.deferrals = d;
     }
 
     /// Carries due timers that were not concluded to the front of the next height's bucket,

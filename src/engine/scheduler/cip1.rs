@@ -217,8 +217,9 @@ impl Cip1State {
         self.config.bid_deprecation_end.or(self.activation_height)
     }
 
-    /// The state's bytes for the state root, with the carry record of the pending deferrals.
-    pub fn root_bytes(&self, deferrals: &[Deferral]) -> Vec<u8> {
+    /// The state's bytes for the state root (the carry records are in the timers' leaves,
+    /// Spec note 62).
+    pub fn root_bytes(&self) -> Vec<u8> {
         let mut e = HashEncoder::new(b"cowboy-devnet/cip1/1");
         self.config.hash_encode(&mut e);
         self.activation_height.hash_encode(&mut e);
@@ -226,11 +227,6 @@ impl Cip1State {
         e.u128(self.p50_tip);
         e.u64(self.last_block_cycles);
         HashEncode::hash_encode(&self.fairness, &mut e);
-        e.length(deferrals.len());
-        for d in deferrals {
-            d.timer_id.hash_encode(&mut e);
-            e.u32(d.carried);
-        }
         e.finish().to_vec()
     }
 }

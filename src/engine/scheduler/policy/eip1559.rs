@@ -3,8 +3,7 @@
 use super::PlanEnv;
 use crate::engine::config::GC_CYCLES_PER_REMOVAL;
 use crate::engine::eob::{
-    EobPlan, Fire, Ledger, Removal, defer, fire_budget, lane_max_cost, record_pending_deferrals,
-    remove_under_gc,
+    EobPlan, Fire, Ledger, Removal, defer, fire_budget, lane_max_cost, remove_under_gc,
 };
 use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::queue::{CalendarQueue, DueTimer};
@@ -47,11 +46,9 @@ pub(super) fn plan(
 ) -> EobPlan {
     let (height, cfg, quote, cip1) = (env.height, env.cfg, env.quote, env.cip1);
     let basefee = env.lane_basefee;
-    let mut out = EobPlan::default();
-    record_pending_deferrals(queue, height, &mut out);
+    let mut out = EobPlan::new(height);
     let due = queue.take_due(height);
     out.stats.due = due.len() as u64;
-    let mut deferrals = Vec::new();
     let mut carried = Vec::new();
     let mut gc_left = cfg.gc_cycles_per_block;
     let mut priced: Vec<Priced> = Vec::new();
@@ -115,25 +112,11 @@ pub(super) fn plan(
                 required: max_cost,
                 available,
             };
-            remove_under_gc(
-                &mut out,
-                &mut deferrals,
-                &mut carried,
-                queue,
-                d,
-                &mut gc_left,
-                removal,
-            );
+            remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, removal);
             continue;
         }
         let Some(priority) = priority else {
-            defer(
-                &mut out,
-                &mut deferrals,
-                queue,
-                &d,
-                DeferReason::BelowBasefee,
-            );
+            defer(&mut out, queue, &d, DeferReason::BelowBasefee);
             carried.push(d);
             continue;
         };
@@ -169,13 +152,7 @@ pub(super) fn plan(
         let available = ledger.balance(&t.fee_payer);
         if available < p.max_cost {
             if gc_left < GC_CYCLES_PER_REMOVAL {
-                defer(
-                    &mut out,
-                    &mut deferrals,
-                    queue,
-                    &p.due,
-                    DeferReason::GcBudget,
-                );
+                defer(&mut out, queue, &p.due, DeferReason::GcBudget);
                 carried.push(p.due);
                 continue;
             }
@@ -210,10 +187,9 @@ pub(super) fn plan(
     }
     for &(i, reason) in &sel.deferred {
         let p = slots[i].take().expect("deferred once");
-        defer(&mut out, &mut deferrals, queue, &p.due, reason);
+        defer(&mut out, queue, &p.due, reason);
         carried.push(p.due);
     }
     queue.carry(carried);
-    queue.set_deferrals(deferrals);
     out
 }

@@ -1,0 +1,176 @@
+//! Congestion at scale (issue 20, Spec note 62): a block's cost follows its fires, not the
+//! backlog carried behind a full lane.
+//!
+//! * `backlog/seal/{fifo,eip1559}/N`: one `Chain::seal_block()` that fires `FIRES` timers
+//!   while N = 0, 10,000 or 100,000 timers stay carried behind the full lane. Each measured
+//!   block first inserts `FIRES` new timers at its own height (before the clock starts), so the
+//!   backlog stays at N; N = 0 is the baseline: the same fires with none carried, in the same
+//!   run. The target (issue 20): N = 100,000 under fifo within 1.5x of N = 0.
+//! * A report (printed) of the bytes a block retains (its serialized body: header, receipts,
+//!   events, stats) and its event count, per scheduler and backlog, after the backlog formed.
+//!   Target: independent of the backlog.
+//!
+//! Run: `cargo bench --bench backlog` (the report runs every time).
+
+use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
+use cowboy_devnet::engine::{Address, SchedulerKind, Timer, TimerConfig, TimerId};
+use cowboy_devnet::vm::DevnetRuntime;
+use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
+use std::time::{Duration, Instant};
+
+/// Timers the lane takes per block.
+const FIRES: usize = 100;
+const GAS: u64 = 10_000;
+const ACTORS: usize = 100;
+const RICH: u128 = 1_000_000_000_000_000_000_000_000_000_000;
+const BACKLOGS: [usize; 3] = [0, 10_000, 100_000];
+
+fn actor(i: usize) -> Address {
+    Address::from_low_u64(0x2_0000 + (i % ACTORS) as u64)
+}
+
+fn timer(n: u64, height: u64) -> Timer {
+    let mut id = [0u8; 32];
+    id[..8].copy_from_slice(&n.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
+    id[8..16].copy_from_slice(&n.to_le_bytes());
+    let owner = actor(n as usize);
+    Timer {
+        timer_id: TimerId(id),
+        actor_address: owner,
+        fee_payer: owner,
+        height,
+        seq: 0,
+        schedule_block: height.saturating_sub(1),
+        gas_limit_per_fire: GAS,
+        // Far enough that no carried timer expires during a run.
+        expires_at: height + 2_000_000,
+        payload: Box::default(),
+        fee_caps: None,
+    }
+}
+
+/// A chain whose lane takes `FIRES` timers of `GAS` cycles a block, with `backlog` timers
+/// carried behind it (the first block deferred them).
+struct Congested {
+    chain: Chain,
+    next_id: u64,
+}
+
+impl Congested {
+    fn new(scheduler: SchedulerKind, backlog: usize) -> Self {
+        let funder = Address::from_label("bench-funder");
+        let genesis = Genesis {
+            timer: TimerConfig {
+                max_timers_per_actor: u32::MAX,
+                max_cycles_per_fire: GAS,
+                lane_timer_cycles: GAS * FIRES as u64,
+                ..TimerConfig::default()
+            },
+            accounts: vec![GenesisAccount {
+                address: funder,
+                balance: RICH * (ACTORS as u128 + 1),
+            }],
+            ..Genesis::default()
+        }
+        .with_scheduler(Some(scheduler), None)
+        .expect("scheduler");
+        let mut chain = Chain::new(genesis, DevnetRuntime::shared()).expect("genesis");
+        chain.set_keep_blocks(1);
+        for i in 0..ACTORS {
+            chain
+                .apply_tx(Transaction::new(
+                    funder,
+                    TxKind::Deploy {
+                        address: Some(actor(i)),
+                        code: ActorCode::none(),
+                        endowment: RICH,
+                    },
+                ))
+                .expect("deploy");
+        }
+        chain.seal_block();
+        let mut s = Congested { chain, next_id: 0 };
+        s.insert(backlog + FIRES);
+        s.chain.seal_block();
+        // Two more blocks so the measured ones see a settled backlog.
+        s.seal_one();
+        s.seal_one();
+        s
+    }
+
+    fn insert(&mut self, n: usize) {
+        let h = self.chain.pending_height();
+        let timers: Vec<Timer> = (0..n).map(|i| timer(self.next_id + i as u64, h)).collect();
+        self.next_id += n as u64;
+        self.chain
+            .test_hook_insert_timers(timers)
+            .expect("fresh ids");
+    }
+
+    /// Inserts this block's `FIRES` timers, then times its seal.
+    fn seal_one(&mut self) -> Duration {
+        self.insert(FIRES);
+        let start = Instant::now();
+        self.chain.seal_block();
+        start.elapsed()
+    }
+
+    fn run(&mut self, blocks: u64) -> Duration {
+        (0..blocks).map(|_| self.seal_one()).sum()
+    }
+}
+
+fn bench_seal(c: &mut Criterion) {
+    for scheduler in [SchedulerKind::Fifo, SchedulerKind::Eip1559] {
+        let mut g = c.benchmark_group(format!("backlog/seal/{}", scheduler.as_str()));
+        g.sampling_mode(SamplingMode::Flat);
+        g.sample_size(10);
+        for backlog in BACKLOGS {
+            let mut state: Option<Congested> = None;
+            g.bench_function(BenchmarkId::from_parameter(backlog), |b| {
+                b.iter_custom(|iters| {
+                    state
+                        .get_or_insert_with(|| Congested::new(scheduler, backlog))
+                        .run(iters)
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+/// Bytes a block retains (its serialized body) and its events, per scheduler and backlog.
+fn report_retained(_c: &mut Criterion) {
+    if !std::env::args()
+        .skip(1)
+        .all(|a| a.starts_with('-') || "retained".contains(a.as_str()))
+    {
+        return;
+    }
+    println!("backlog/retained: bytes and events per block (5 blocks after the backlog formed)");
+    for scheduler in [SchedulerKind::Fifo, SchedulerKind::Eip1559] {
+        for backlog in BACKLOGS {
+            let mut s = Congested::new(scheduler, backlog);
+            let (mut bytes, mut events, mut fired) = (0usize, 0usize, 0u64);
+            for _ in 0..5 {
+                s.seal_one();
+                let b = s.chain.last_block().expect("sealed");
+                bytes += serde_json::to_vec(&*b).expect("serializes").len();
+                events += b.events.len();
+                fired += b.eob.fired;
+            }
+            println!(
+                "  {:<8} backlog {:>7}: {:>8} bytes/block, {:>5} events/block, {:>4} fired/block",
+                scheduler.as_str(),
+                backlog,
+                bytes / 5,
+                events / 5,
+                fired / 5
+            );
+        }
+    }
+}
+
+criterion_group!(benches, bench_seal, report_retained);
+criterion_main!(benches);

@@ -1,0 +1,98 @@
+//! Bounded history (issue 20, Spec note 64; `serve --history N`): a live node keeps the blocks
+//! and events of the last N heights, answers `HistoryPruned` for older ones, and its
+//! snapshots share the kept blocks.
+
+use cowboy_devnet::chain::{Genesis, GenesisAccount, Transaction, TxKind};
+use cowboy_devnet::engine::{Address, ErrorKind};
+use cowboy_devnet::node::{
+    EventFilter, Mine, MiningMode, NodeConfig, NodeCore, NodeError, Revert, SendTx, Snapshot,
+};
+use cowboy_devnet::vm::DevnetRuntime;
+
+fn alice() -> Address {
+    Address::from_label("alice")
+}
+
+fn devnet(history: usize) -> NodeCore {
+    let mut g = Genesis::default();
+    g.accounts.push(GenesisAccount {
+        address: alice(),
+        balance: 1_000_000_000_000,
+    });
+    let mut c = NodeConfig::new(g, DevnetRuntime::shared());
+    c.mining = MiningMode::Manual;
+    c.dev_accounts = 0;
+    c.history = history;
+    c.keep_blocks = Some(history);
+    NodeCore::new(c).expect("genesis")
+}
+
+/// One block with a transfer in it (a block the history keeps).
+fn busy_block(d: &mut NodeCore) {
+    let tx = Transaction::new(
+        alice(),
+        TxKind::Transfer {
+            to: Address::from_label("bob"),
+            amount: 1,
+        },
+    );
+    assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
+    d.apply(Mine { blocks: 1 }).unwrap();
+}
+
+fn pruned(e: NodeError) -> (u64, usize) {
+    assert_eq!(e.kind(), ErrorKind::HistoryPruned, "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("this node keeps the last"), "{msg}");
+    match e {
+        NodeError::HistoryPruned { first_kept, keep } => (first_kept, keep),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn history_keeps_the_last_n_heights_and_names_what_it_pruned() {
+    let mut d = devnet(5);
+    for _ in 0..12 {
+        busy_block(&mut d);
+    }
+    assert_eq!(d.chain().height(), 12);
+    assert_eq!(d.first_kept(), 8);
+    // Kept heights answer; a pruned one is a named error that says what is kept.
+    assert!(d.block_kept(12).unwrap().is_some());
+    assert!(d.block_kept(8).unwrap().is_some());
+    assert_eq!(pruned(d.block_kept(7).unwrap_err()), (8, 5));
+    let e = d.block_kept(1).unwrap_err().to_string();
+    assert_eq!(
+        e,
+        "HistoryPruned: blocks before #8 are pruned; this node keeps the last 5 (--history)"
+    );
+    // Events: from a pruned height is refused; without a start, from the oldest kept height.
+    let from = |h| EventFilter {
+        from_height: Some(h),
+        ..EventFilter::default()
+    };
+    assert_eq!(pruned(d.events_kept(&from(3)).unwrap_err()), (8, 5));
+    let all = d.events_kept(&EventFilter::default()).unwrap();
+    assert!(all.iter().all(|e| e.height >= 8), "only kept heights");
+    assert_eq!(d.events_kept(&from(8)).unwrap().len(), all.len());
+}
+
+#[test]
+fn history_snapshots_share_the_kept_blocks_and_revert_across_pruning() {
+    let mut d = devnet(4);
+    for _ in 0..3 {
+        busy_block(&mut d);
+    }
+    let id = d.apply(Snapshot).unwrap();
+    for _ in 0..6 {
+        busy_block(&mut d);
+    }
+    assert_eq!(d.first_kept(), 6);
+    assert!(d.block_kept(2).is_err());
+    d.apply(Revert { id }).unwrap();
+    // Back at height 3: the snapshot's blocks are there again.
+    assert_eq!(d.chain().height(), 3);
+    assert_eq!(d.first_kept(), 1);
+    assert!(d.block_kept(2).unwrap().is_some());
+}
