@@ -1,4 +1,4 @@
-//! Congestion at scale (issue 20, Spec note 62): a block's cost follows its fires, not the
+//! Congestion at scale (issue 20, Spec note 71): a block's cost follows its fires, not the
 //! backlog carried behind a full lane.
 //!
 //! * `backlog/seal/{fifo,eip1559}/N`: one `Chain::seal_block()` that fires `FIRES` timers

@@ -1,4 +1,4 @@
-//! Property test (issue 20, Spec note 62; CIP-5 §5.4, §6.3, §6.5, §8) under a backlog: a lane
+//! Property test (issue 20, Spec note 71; CIP-5 §5.4, §6.3, §6.5, §8) under a backlog: a lane
 //! that takes a few timers a block, a small GC budget, a few hundred timers due at once (some
 //! expiring while carried, some whose payer runs dry), under fifo and eip1559. Every timer
 //! leaves by exactly one path, balances + burned = supply after every block, each block's
@@ -130,7 +130,7 @@ fn run(c: &Case) {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, failure_persistence: None, ..ProptestConfig::default() })]
 
-    /// CIP-5 §5.4 (one exit each), §6.3 (funds conserved), §6.5/§8 and Spec note 62 (the
+    /// CIP-5 §5.4 (one exit each), §6.3 (funds conserved), §6.5/§8 and Spec note 71 (the
     /// backlog summary; one `TimerDeferred` per first deferral or change of reason).
     #[test]
     fn cip5_5_4_under_a_backlog_every_timer_leaves_once_and_funds_are_conserved(c in case()) {

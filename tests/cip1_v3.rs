@@ -532,7 +532,7 @@ fn cip1_v3_3_step7_effective_priority_orders_the_lane_and_outbids() {
     assert_eq!(fired(&b), order, "effective priority descending");
     assert_eq!(lane(&c, h).deferred, 1);
     assert!(lane(&c, h).full());
-    // Spec note 62: the deferral is recorded by the block that made it.
+    // Spec note 71: the deferral is recorded by the block that made it.
     assert_eq!(deferrals(&b), vec![(ids[2], DeferReason::Outbid, 1)]);
     let b = c.seal_block().clone();
     assert_eq!(deferrals(&b), vec![]);
@@ -564,7 +564,7 @@ fn cip1_v3_3_step9_losers_are_carried_with_reason_and_count() {
     seal_until(&mut c, h);
     let b = c.seal_block().clone();
     assert_eq!(c.timer(&x).unwrap().carry(), (1, Some(DeferReason::Outbid)));
-    // Spec note 62: recorded by the deferring block, on the first deferral only.
+    // Spec note 71: recorded by the deferring block, on the first deferral only.
     assert_eq!(deferrals(&b), vec![(x, DeferReason::Outbid, 1)]);
     let b = c.seal_block().clone();
     assert_eq!(deferrals(&b), vec![], "carried again for the same reason");
@@ -601,7 +601,7 @@ fn cip1_v3_3_step7_over_cap_timers_are_deferred_without_an_attempt_until_their_t
     assert_eq!(
         deferrals(&b),
         vec![],
-        "Spec note 62: no event while the reason holds"
+        "Spec note 71: no event while the reason holds"
     );
     assert_eq!(
         (

@@ -1,4 +1,4 @@
-//! CIP-5 §5.4 and §6.3 (issue 20, "CIP-5 paths still open"; Spec note 63): inside an end of
+//! CIP-5 §5.4 and §6.3 (issue 20, "CIP-5 paths still open"; Spec note 72): inside an end of
 //! block, the timer whose handler is running and the siblings pre-charged to fire after it.
 
 mod common;

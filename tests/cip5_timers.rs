@@ -524,7 +524,7 @@ fn cip5_5_4_ttl_expiry_is_destroyed_without_executing() {
     let b = c.seal_block();
     // expires_at == height is still within TTL: `a` fires.
     assert_eq!(fired(b), vec![a]);
-    // Spec note 62: the deferral is recorded by the block that made it.
+    // Spec note 71: the deferral is recorded by the block that made it.
     assert_eq!(
         eob_kinds(b),
         vec![(EventKind::TimerDeferred, b_id), (EventKind::TimerFired, a)]
@@ -971,7 +971,7 @@ fn cip5_6_4_sys_update_timer_config_49_applies_from_next_block() {
     );
     let blk = c.seal_block();
     assert_eq!(fired(blk), vec![b1]);
-    // Spec note 62: b2's deferral is recorded by this block, which made it.
+    // Spec note 71: b2's deferral is recorded by this block, which made it.
     assert_eq!(
         eob_kinds(blk),
         vec![(EventKind::TimerDeferred, b2), (EventKind::TimerFired, b1)]
@@ -1272,7 +1272,7 @@ fn cip5_6_5_lane_reserved_by_gas_limit_strict_fifo() {
         reason: DeferReason::Lane,
         carried: 1,
     };
-    // Spec note 62: recorded by the block that defers them.
+    // Spec note 71: recorded by the block that defers them.
     let evs = timer_events(&blk);
     assert!(evs.contains(&&deferred(b)) && evs.contains(&&deferred(small)));
     assert_eq!(blk.eob.fired, 1);
@@ -1498,7 +1498,7 @@ fn cip5_8_outage_expiry_storm_is_paced_by_the_gc_budget() {
     assert_eq!(eob_kinds(b), vec![(EventKind::TimerExpired, e[2])]);
 }
 
-/// §6.5/§8 (Spec note 62): a deferral is recorded by the block that made it, also when an
+/// §6.5/§8 (Spec note 71): a deferral is recorded by the block that made it, also when an
 /// outage follows; nothing about it waits in the state, so a dump taken during the outage
 /// restores the same root and the next block that runs is the same block.
 #[test]

@@ -273,7 +273,7 @@ fn cip1_v3_compare_prints_one_side_by_side_table_and_json() {
         .find(|l| l.starts_with("storm-d"))
         .expect("a row per actor");
     let cells: Vec<&str> = d.split_whitespace().collect();
-    // storm-d: 8 fires, 8 timers deferred (Spec note 62: one `TimerDeferred` each, however
+    // storm-d: 8 fires, 8 timers deferred (Spec note 71: one `TimerDeferred` each, however
     // long it waits), latency p50 6, p99 7 under FIFO.
     assert_eq!(&cells[1..6], &["|", "8", "8", "6", "7"], "{d}");
     for r in ["burned", "tipped", "full-lane blocks"] {

@@ -395,7 +395,7 @@ fn step_keys_mine_and_show_the_new_height() {
     press(&mut src, &mut app, &[key('n'), key('N')]);
     assert_eq!(src.chain().height(), 39);
     // The full lane at 30 shows in the feed: two deferrals, recorded by the block that made
-    // them (Spec note 62), and the lane chart counts them at 30.
+    // them (Spec note 71), and the lane chart counts them at 30.
     let deferred: Vec<_> = app
         .feed
         .iter()
@@ -911,7 +911,7 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
 #[test]
 fn cip5_6_5_a_deferral_shows_in_the_block_that_made_it() {
     // At 30 the lane takes three of the five crowd timers; the two others are deferred. Their
-    // `TimerDeferred` events are recorded by block 30 itself (Spec note 62, issue 23), and
+    // `TimerDeferred` events are recorded by block 30 itself (Spec note 71, issue 23), and
     // fairness and the timer's life count each deferral once.
     let mut src = demo_at(30);
     let mut app = app_on(&mut src);

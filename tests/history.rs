@@ -1,4 +1,4 @@
-//! Bounded history (issue 20, Spec note 64; `serve --history N`): a live node keeps the blocks
+//! Bounded history (issue 20, Spec note 73; `serve --history N`): a live node keeps the blocks
 //! and events of the last N heights, answers `HistoryPruned` for older ones, and its
 //! snapshots share the kept blocks.
 

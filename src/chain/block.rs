@@ -776,7 +776,7 @@ impl Chain {
                 &self.supply.to_be_bytes(),
                 &self.burned.to_be_bytes(),
                 // (The digest of deferrals waiting for their events ended this list while they
-                // waited in the state; none wait since Spec note 62.)
+                // waited in the state; none wait since Spec note 71.)
                 &self.engine.cip1_root_part(),
             ],
             (h.ring_horizon, h.epoch_horizon),

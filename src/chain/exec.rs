@@ -26,9 +26,9 @@ pub struct Overlay {
     pub cancelled_fires: Vec<(TimerId, Address, u128)>,
     /// The `expires_at` the running handler set on its own timer (CIP-5 §6.3), if it did.
     pub firing_extended: Option<u64>,
-    /// The running handler cancelled its own timer (Spec note 63).
+    /// The running handler cancelled its own timer (Spec note 72).
     pub firing_cancelled: bool,
-    /// `expires_at` set on pre-charged siblings of this end of block (Spec note 63): recorded,
+    /// `expires_at` set on pre-charged siblings of this end of block (Spec note 72): recorded,
     /// changing nothing, kept for the next extension's `old_expires_at`.
     pub fire_extended: BTreeMap<TimerId, u64>,
     pub extended: BTreeMap<TimerId, u64>,
@@ -42,7 +42,7 @@ pub struct PendingFire {
     pub fee_payer: Address,
     /// Its pre-charge, refunded whole if its owner cancels it before its turn.
     pub max_cost: u128,
-    /// Its scheduled height and `expires_at`, to validate an extension (Spec note 63).
+    /// Its scheduled height and `expires_at`, to validate an extension (Spec note 72).
     pub height: u64,
     pub expires_at: u64,
 }
@@ -448,7 +448,7 @@ impl Host for ExecCtx<'_> {
             // Spec note (CIP-5 §6.3, "extend_timer on the current timer before returning"):
             // while its handler runs, a timer is still addressable by extend_timer. The
             // extension is validated like any other and recorded (`TimerExtended`, marked
-            // `no_effect`, Spec note 63), but a fired one-shot timer is removed all the same:
+            // `no_effect`, Spec note 72), but a fired one-shot timer is removed all the same:
             // it cannot fire again. A handler that wants to keep firing schedules a new timer.
             let new = match engine::clamp_extension(cfg, height, f.height, new_expires_at) {
                 Ok(n) => n,
@@ -462,7 +462,7 @@ impl Host for ExecCtx<'_> {
         if let Some(p) = self.pending_fires.get(&id).copied()
             && !self.fire_cancelled(&id)
         {
-            // Spec note 63 (CIP-5 §5.4, §6.3): a sibling pre-charged to fire later in this end
+            // Spec note 72 (CIP-5 §5.4, §6.3): a sibling pre-charged to fire later in this end
             // of block is live, so it can be extended by its owner. It fires in this block
             // whatever its `expires_at` (its expiry was checked when it was selected), so the
             // extension is validated and recorded, marked `no_effect`.
@@ -530,7 +530,7 @@ impl Host for ExecCtx<'_> {
             return Ok(());
         }
         if self.firing.is_some_and(|f| f.timer_id == id) {
-            // Spec note 63 (CIP-5 §5.4): the running timer's own cancel. Its fire concludes it
+            // Spec note 72 (CIP-5 §5.4): the running timer's own cancel. Its fire concludes it
             // (one exit path: `TimerFired`, which names this outcome), so there is nothing left
             // to cancel and nothing to refund; the handler goes on and is not reverted.
             self.overlay.firing_cancelled = true;

@@ -72,12 +72,12 @@ pub struct EobStats {
     /// Lane cycles the fired handlers actually used (filled in by the chain).
     pub lane_used: u64,
     pub gc_cycles: u64,
-    /// The backlog this block leaves behind (Spec note 62): the timers it carried, by reason.
+    /// The backlog this block leaves behind (Spec note 71): the timers it carried, by reason.
     #[serde(default)]
     pub backlog: Backlog,
 }
 
-/// One block's summary of the timers it carried to the next block (Spec note 62): how many,
+/// One block's summary of the timers it carried to the next block (Spec note 71): how many,
 /// the oldest height among them, and how many for each reason. A carried timer records a
 /// `TimerDeferred` event only when first deferred or when its reason changes; this summary is
 /// what every block says about the whole backlog, at a fixed size.
@@ -126,7 +126,7 @@ pub struct EobPlan {
     pub events: Vec<TimerEvent>,
     pub stats: EobStats,
     /// This block's deferrals, for the block's CIP-1 outcome (the deferrals per actor of the
-    /// fairness window) and lane statistics; dropped once the block is sealed (Spec note 62).
+    /// fairness window) and lane statistics; dropped once the block is sealed (Spec note 71).
     pub deferrals: Vec<Deferral>,
 }
 
@@ -172,14 +172,14 @@ pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
 /// A removal that finds the GC budget spent is carried to the next block ("still expired means
 /// still expired", §8), as is a timer that does not fit the lane (§6.5).
 ///
-/// Spec note 62 (§6.5, `TimerDeferred`, replaces the recording of Spec note 18): a deferral
+/// Spec note 71 (§6.5, `TimerDeferred`, replaces the recording of Spec note 18): a deferral
 /// is recorded by the block that defers, in its end of block. A carried timer records a
 /// `TimerDeferred` only when it is first deferred or when its reason changes (`carried` is
 /// then its carry count so far); a block's whole backlog is summarised once, in its
 /// [`EobStats::backlog`] (count, oldest height, count per reason). The event's target is "the
 /// next block that runs" (the block it is recorded in plus one, or, after a devnet `halt`, an
 /// outage of §8, the first height after the outage): it is not known when the deferring block
-/// is sealed, so the event carries no `to_height` (the field it had until Spec note 62).
+/// is sealed, so the event carries no `to_height` (the field it had until Spec note 71).
 /// Nothing about a deferral waits in the state for the next block.
 ///
 /// Spec note (open point 3): the lane is *reserved* by the fire budget, `gas_limit_per_fire`
@@ -311,7 +311,7 @@ pub(crate) fn remove_under_gc(
 
 /// Carries a due timer: counts the deferral in its record (Spec note 54), adds it to the
 /// block's backlog summary, and records a `TimerDeferred` when it is the timer's first
-/// deferral or its reason changed (Spec note 62).
+/// deferral or its reason changed (Spec note 71).
 pub(crate) fn defer(
     out: &mut EobPlan,
     queue: &mut CalendarQueue,

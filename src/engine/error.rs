@@ -43,7 +43,7 @@ pub enum ErrorKind {
     TimerRejectedBelowBasefee = 18,
     /// CIP-1 v3 §6, §13.2: the legacy `bid` argument after its deprecation window.
     TimerArgDeprecated = 19,
-    /// A query for a height older than the node keeps (`--history`, Spec note 64).
+    /// A query for a height older than the node keeps (`--history`, Spec note 73).
     HistoryPruned = 20,
 }
 

@@ -177,7 +177,7 @@ pub enum TimerEvent {
         success: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<Failure>,
-        /// Spec note 63 (CIP-5 §5.4, §6.3): the handler called `cancel_timer` on this timer, its
+        /// Spec note 72 (CIP-5 §5.4, §6.3): the handler called `cancel_timer` on this timer, its
         /// own, while it ran. The fire concludes the timer all the same (it leaves by this one
         /// path); the cancel is this named outcome, not an error, and does not revert the
         /// handler. Absent (false) otherwise.
@@ -227,7 +227,7 @@ pub enum TimerEvent {
         actor: Address,
         old_expires_at: u64,
         new_expires_at: u64,
-        /// Spec note 63 (CIP-5 §6.3, Spec note 20): the extension changes nothing, because the
+        /// Spec note 72 (CIP-5 §6.3, Spec note 20): the extension changes nothing, because the
         /// timer is the one whose handler is running (a fire concludes it) or a sibling already
         /// pre-charged to fire in this same end of block (it fires before any expiry applies).
         /// Absent (false) for an extension that moves a pending timer's `expires_at`.

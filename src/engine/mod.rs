@@ -147,7 +147,7 @@ impl Engine {
 
     /// The CIP-1 v3 part of the state root: empty while the chain has no CIP-1 setting (so a
     /// CIP-5 chain's root is unchanged), else a digest of the CIP-1 state. The carry records
-    /// are committed through the timers' leaves (Spec note 62).
+    /// are committed through the timers' leaves (Spec note 71).
     pub fn cip1_root_part(&self) -> Vec<u8> {
         if !self.cip1.committed() {
             return Vec::new();

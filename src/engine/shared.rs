@@ -229,7 +229,7 @@ impl FeeArgs {
 ///
 /// The state root commits the fee parameters through the timer's leaf (only when one is set,
 /// so a CIP-5 timer's leaf is unchanged) and the carry record (first deferral height, last
-/// reason) through the same leaf once the timer has been deferred (Spec note 62).
+/// reason) through the same leaf once the timer has been deferred (Spec note 71).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FeeCaps {
     #[serde(
@@ -246,10 +246,10 @@ pub struct FeeCaps {
     pub max_priority_fee_per_cycle: Option<u128>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_tier: Option<PriorityTier>,
-    /// Blocks carried so far (0: never deferred): derived from `first_deferred` (Spec note 62).
+    /// Blocks carried so far (0: never deferred): derived from `first_deferred` (Spec note 71).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub carried: u32,
-    /// The height of the block that first deferred the timer (Spec note 62); committed in the
+    /// The height of the block that first deferred the timer (Spec note 71); committed in the
     /// timer's leaf with `last_defer`, so the leaf changes only when these do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_deferred: Option<u64>,

@@ -189,7 +189,7 @@ impl Timer {
     }
 
     /// Records this timer's deferral by the block at `height`; returns its carry count, the
-    /// heights from its first deferral to this one (Spec note 62: derived, not counted, so the
+    /// heights from its first deferral to this one (Spec note 71: derived, not counted, so the
     /// committed record changes only on the first deferral and on a change of reason).
     pub fn record_deferral(&mut self, reason: DeferReason, height: u64) -> u32 {
         let c = self.fee_caps.get_or_insert_with(Default::default);
@@ -207,7 +207,7 @@ impl Timer {
     /// is committed through the payload that names it; absent fee caps hash as zero). A timer
     /// with CIP-1 v3 fee parameters appends them (which are set, and the tier), so a CIP-5
     /// timer's leaf is what it always was. A timer that has been deferred appends its carry
-    /// record (first deferral height, last reason; Spec note 62), so a never-deferred timer's
+    /// record (first deferral height, last reason; Spec note 71), so a never-deferred timer's
     /// leaf is also unchanged.
     pub fn leaf(&self) -> [u8; 32] {
         let (max_fee, max_priority_fee) = self.fee_caps();

@@ -48,14 +48,14 @@ pub struct NodeConfig {
     pub keep_history: bool,
     /// Sealed blocks the chain itself keeps (`None`: the chain's default).
     pub keep_blocks: Option<usize>,
-    /// Heights of history kept (`serve --history`, Spec note 64): blocks older than the last
+    /// Heights of history kept (`serve --history`, Spec note 73): blocks older than the last
     /// `history` heights leave the node's history; queries for them answer `HistoryPruned`.
     pub history: usize,
     /// Names of addresses (a fixture's accounts and actors), shown by `accounts`.
     pub names: BTreeMap<Address, String>,
 }
 
-/// Heights of history a live node keeps by default (`serve --history`, Spec note 64).
+/// Heights of history a live node keeps by default (`serve --history`, Spec note 73).
 pub const DEFAULT_HISTORY: usize = 10_000;
 
 /// Snapshots a node keeps by default.
@@ -254,7 +254,7 @@ pub struct NodeCore {
     pending_txs: u64,
     pub(super) keep_history: bool,
     /// Sealed blocks where something happened, oldest first (only if `keep_history`), of
-    /// the last `history_len` heights (Spec note 64).
+    /// the last `history_len` heights (Spec note 73).
     history: VecDeque<Arc<Block>>,
     pub(super) history_len: usize,
     snapshots: BTreeMap<u64, Snap>,

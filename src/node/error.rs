@@ -35,7 +35,7 @@ pub enum NodeError {
     TimerNotFound(String),
     #[error("UnknownActor: {0}")]
     UnknownActor(String),
-    /// Spec note 64: a query for heights the node no longer keeps.
+    /// Spec note 73: a query for heights the node no longer keeps.
     #[error(
         "HistoryPruned: blocks before #{first_kept} are pruned; this node keeps the last {keep} (--history)"
     )]

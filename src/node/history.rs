@@ -1,4 +1,4 @@
-//! Bounded history (issue 20, Spec note 64): a live node keeps the blocks, receipts and
+//! Bounded history (issue 20, Spec note 73): a live node keeps the blocks, receipts and
 //! events of the last `--history` heights; queries for older heights answer `HistoryPruned`.
 
 use super::core::NodeCore;
@@ -6,7 +6,7 @@ use super::error::NodeError;
 use super::views::{BlockView, EventFilter, EventView};
 
 impl NodeCore {
-    /// The oldest height whose block and events a live node still keeps (Spec note 64): the
+    /// The oldest height whose block and events a live node still keeps (Spec note 73): the
     /// last `--history` heights; 1 while nothing was pruned, and for a headless node (whose
     /// history is the chain's recent blocks).
     pub fn first_kept(&self) -> u64 {
@@ -18,7 +18,7 @@ impl NodeCore {
             .max(1)
     }
 
-    /// `HistoryPruned` for a height the node no longer keeps (Spec note 64).
+    /// `HistoryPruned` for a height the node no longer keeps (Spec note 73).
     pub fn check_kept(&self, height: u64) -> Result<(), NodeError> {
         let first_kept = self.first_kept();
         if height < first_kept {
@@ -30,7 +30,7 @@ impl NodeCore {
         Ok(())
     }
 
-    /// [`block`](Self::block), answering `HistoryPruned` for a pruned height (Spec note 64).
+    /// [`block`](Self::block), answering `HistoryPruned` for a pruned height (Spec note 73).
     pub fn block_kept(&self, height: u64) -> Result<Option<BlockView>, NodeError> {
         if height > 0 {
             self.check_kept(height)?;
@@ -39,7 +39,7 @@ impl NodeCore {
     }
 
     /// [`events`](Self::events), answering `HistoryPruned` when the filter's `from_height`
-    /// asks for pruned heights (Spec note 64); without a `from_height` it starts at the
+    /// asks for pruned heights (Spec note 73); without a `from_height` it starts at the
     /// oldest kept height.
     pub fn events_kept(&self, filter: &EventFilter) -> Result<Vec<EventView>, NodeError> {
         if let Some(from) = filter.from_height.filter(|f| *f > 0) {

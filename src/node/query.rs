@@ -155,7 +155,7 @@ pub struct EventsQuery(pub EventFilter);
 
 impl Query for EventsQuery {
     type Reply = Vec<EventView>;
-    /// `HistoryPruned` when the filter's `from_height` asks for pruned heights (Spec note 64).
+    /// `HistoryPruned` when the filter's `from_height` asks for pruned heights (Spec note 73).
     fn run(&self, node: &NodeCore) -> Result<Vec<EventView>, NodeError> {
         node.events_kept(&self.0)
     }

@@ -353,7 +353,7 @@ pub struct ActorRow {
     /// Timers of the actor that fired.
     pub fires: u64,
     /// `TimerDeferred` events of the actor's timers: one per timer deferred, one more per change
-    /// of its reason (Spec note 62; a timer carried three blocks for one reason counts 1).
+    /// of its reason (Spec note 71; a timer carried three blocks for one reason counts 1).
     pub deferrals: u64,
     /// Fire height minus due height, in blocks: median and 99th percentile (nearest rank).
     pub latency_p50: u64,

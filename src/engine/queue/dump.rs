@@ -24,7 +24,7 @@ pub struct QueueDump {
     pub epochs: Vec<(u64, Vec<TimerId>)>,
     /// Every live timer, by seq. Those in no bucket list are in the overflow set.
     pub timers: Vec<Timer>,
-    /// Deferrals waiting for the next block's events under the recording before Spec note 62;
+    /// Deferrals waiting for the next block's events under the recording before Spec note 71;
     /// always written empty now, and ignored when an older image carries some (those timers
     /// are carried in their buckets all the same; only the late events are not recorded).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

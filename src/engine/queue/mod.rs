@@ -649,7 +649,7 @@ impl CalendarQueue {
 
     /// A due timer, to update its carry record (Spec note 54). The record's committed part
     /// (first deferral height, last reason) is in the timer's leaf: a caller that changes it
-    /// marks the timer with [`recommit_due`](Self::recommit_due) (Spec note 62).
+    /// marks the timer with [`recommit_due`](Self::recommit_due) (Spec note 71).
     pub fn due_mut(&mut self, due: &DueTimer) -> &mut Timer {
         self.slots[due.0 as usize]
             .timer

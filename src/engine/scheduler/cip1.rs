@@ -218,7 +218,7 @@ impl Cip1State {
     }
 
     /// The state's bytes for the state root (the carry records are in the timers' leaves,
-    /// Spec note 62).
+    /// Spec note 71).
     pub fn root_bytes(&self) -> Vec<u8> {
         let mut e = HashEncoder::new(b"cowboy-devnet/cip1/1");
         self.config.hash_encode(&mut e);
