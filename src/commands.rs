@@ -104,13 +104,39 @@ pub fn load(fixture: &str) -> Result<Scenario> {
     Ok(Scenario::prepare(&lf, &rt, &disk_loader)?)
 }
 
-pub fn check(fixture: &str, out: &mut Out) -> Result<u8> {
-    let s = load(fixture)?;
+pub fn check(fixture: &str, variants: &[String], out: &mut Out) -> Result<u8> {
+    let mut s = load(fixture)?;
+    s.set_variants(variants)
+        .map_err(|e| anyhow::anyhow!("--variant: {e}"))?;
+    let v = s.variants().label();
     out.line(&format!(
-        "{}: ok ({} blocks by default)",
+        "{}: ok ({} blocks by default; variants: {v})",
         s.path, s.default_blocks
     ));
     Ok(EXIT_OK)
+}
+
+/// `cowboy-devnet variants`: every named variant with its values, default and spec section.
+pub fn list_variants(json: bool, out: &mut Out) {
+    use cowboy_devnet::engine::scheduler::CATALOG;
+    if json {
+        out.line(&serde_json::to_string_pretty(CATALOG).expect("the catalogue serializes"));
+        return;
+    }
+    out.line(&format!(
+        "{:<26} {:<34} {:<10} spec",
+        "variant", "values (default first)", "default"
+    ));
+    for v in CATALOG {
+        out.line(&format!(
+            "{:<26} {:<34} {:<10} {}",
+            v.name,
+            v.values.join(" | "),
+            v.default,
+            v.spec
+        ));
+        out.line(&format!("    {}", v.about));
+    }
 }
 
 /// Width of a description in `fixtures`.
@@ -237,6 +263,9 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     scenario
         .set_scheduler(a.sched.scheduler, a.sched.activation_height)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    scenario
+        .set_variants(&a.sched.variant)
+        .map_err(|e| anyhow::anyhow!("--variant: {e}"))?;
     let total = a.blocks.unwrap_or(scenario.default_blocks);
     if !a.quiet {
         print_header(&scenario, total, out);
@@ -333,6 +362,11 @@ fn print_header(scenario: &Scenario, total: u64, out: &mut Out) {
     for l in scenario.description.lines() {
         out.line(&format!("  {l}"));
     }
+    out.line(&format!(
+        "scheduler: {}; variants: {}",
+        scenario.scheduler_label(),
+        scenario.variants().label()
+    ));
     out.line(&format!("playing {total} blocks (headless)\n"));
 }
 

@@ -197,6 +197,9 @@ pub struct CalendarQueue {
     /// The deferrals of the last end of block, waiting for the height of the block they are
     /// carried into (see [`eob::plan`](super::eob::plan)).
     deferrals: Vec<Deferral>,
+    /// Variant `deferred_place = back` (open point 4): carried timers go behind the next
+    /// height's own timers. Not state: the engine sets it from the CIP-1 config each block.
+    carry_back: bool,
 }
 
 /// Spare ring-bucket buffers kept at most, and the largest kept (in handles).
@@ -284,6 +287,7 @@ impl CalendarQueue {
             overflow_commit: TimerCommitment::new(COMMIT_BITS),
             changes: Vec::new(),
             deferrals: Vec::new(),
+            carry_back: false,
         };
         q.reset_horizons(start_height);
         q
@@ -678,6 +682,12 @@ impl CalendarQueue {
         std::mem::take(&mut self.deferrals)
     }
 
+    /// Where [`carry`](Self::carry) puts carried timers: behind the next height's own timers
+    /// (`true`, variant `deferred_place = back`) or ahead of them (the default, Spec note 4).
+    pub fn set_carry_back(&mut self, back: bool) {
+        self.carry_back = back;
+    }
+
     /// Stores the deferrals of this end of block until the next block records them.
     pub fn set_deferrals(&mut self, d: Vec<Deferral>) {
         self.deferrals = d;
@@ -687,6 +697,16 @@ impl CalendarQueue {
     /// keeping their order (see the module docs).
     pub fn carry(&mut self, carried: Vec<DueTimer>) {
         let pos = self.ring_pos(self.next_height);
+        if self.carry_back {
+            for s in carried.into_iter().map(|d| d.0) {
+                let generation = self.slots[s as usize].meta.generation;
+                self.ring_bucket(pos).push_back(Handle {
+                    slot: s,
+                    generation,
+                });
+            }
+            return;
+        }
         for s in carried.into_iter().rev().map(|d| d.0) {
             let generation = self.slots[s as usize].meta.generation;
             self.ring_bucket(pos).push_front(Handle {
