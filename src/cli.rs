@@ -233,10 +233,11 @@ pub struct CompareArgs {
     // A fixture file, or the bare name of a shipped fixture.
     #[arg(help = fixture_help("A fixture file, or the bare name of a shipped fixture"))]
     pub fixture: String,
-    /// The schedulers to run the fixture under, comma-separated. `eip1559` is active from
-    /// genesis unless the fixture sets `[chain] activation_height`.
-    #[arg(long, value_delimiter = ',', default_value = "fifo,eip1559", value_parser = parse_scheduler)]
-    pub schedulers: Vec<SchedulerKind>,
+    /// The schedulers to run the fixture under, comma-separated (default: fifo,eip1559; with
+    /// `--with`: eip1559). `eip1559` is active from genesis unless the fixture sets `[chain]
+    /// activation_height`.
+    #[arg(long, value_delimiter = ',', value_parser = parse_scheduler)]
+    pub schedulers: Option<Vec<SchedulerKind>>,
     /// Play until this height (default: the fixture's `blocks`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUN_BLOCKS))]
     pub blocks: Option<u64>,

@@ -7,6 +7,7 @@
 
 mod cli;
 mod commands;
+mod compare;
 mod dashboard;
 mod serve;
 
@@ -50,7 +51,7 @@ fn main() -> ExitCode {
             Ok(EXIT_OK)
         }
         Some(Cmd::Serve(a)) => serve::serve(a),
-        Some(Cmd::Compare(a)) => commands::compare(a, &mut out),
+        Some(Cmd::Compare(a)) => compare::compare(a, &mut out),
         Some(Cmd::Fixtures) => {
             commands::list_fixtures(&mut out);
             Ok(EXIT_OK)

@@ -473,18 +473,36 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     // ---- scheduler ----------------------------------------------------------------------
     reg(&mut m, "scheduler_config", |p, node| async move {
         Args::new(&p, &[])?;
-        let (timer, queue, pending) = node
+        let (timer, queue, pending, cip1) = node
             .query(|c| {
                 let (t, q) = c.config();
-                (t, q, c.head().pending_timers)
+                (
+                    t,
+                    q,
+                    c.head().pending_timers,
+                    c.chain().cip1_config().clone(),
+                )
             })
             .await
             .map_err(node_error)?;
+        // Issue 21: every named variant's value in force, and the CIP-1 v3 parameters.
+        let variants: serde_json::Map<String, Value> = cip1
+            .variants
+            .values()
+            .iter()
+            .map(|(k, v)| (k.to_string(), Value::from(*v)))
+            .collect();
         Ok(json!({
             "timer": timer,
             "queue": queue,
             "ring_size": queue.ring_size(),
             "pending_timers": pending,
+            "cip1": {
+                "tier_multipliers": cip1.tier_multipliers,
+                "fairness_window_blocks": cip1.fairness_window_blocks,
+                "max_cycles_per_fire_auction": cip1.max_cycles_per_fire_auction,
+            },
+            "variants": variants,
         }))
     });
     reg(&mut m, "scheduler_tiers", |p, node| async move {

@@ -276,9 +276,9 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "scheduler_config",
-        "The TimerConfig and the queue sizes.",
+        "The TimerConfig, the queue sizes, the CIP-1 v3 governable parameters and the named variants in force.",
         &[],
-        r#"{"type":"object","properties":{"timer":{"type":"object"},"queue":{"type":"object"}}}"#,
+        r#"{"type":"object","properties":{"timer":{"type":"object"},"queue":{"type":"object"},"cip1":{"type":"object"},"variants":{"type":"object"}}}"#,
     ),
     m(
         "scheduler_tiers",
