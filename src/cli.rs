@@ -77,12 +77,21 @@ pub enum Cmd {
         // A fixture file, or the bare name of a shipped fixture.
         #[arg(help = fixture_help("A fixture file, or the bare name of a shipped fixture"))]
         fixture: String,
+        /// Set a named variant (repeatable), checked like the fixture's `[variants]`.
+        #[arg(long, value_name = "NAME=VALUE")]
+        variant: Vec<String>,
+    },
+    /// List the named variants of the specs' open points: name, values, default, spec section.
+    Variants {
+        /// Print them as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// List the shipped fixtures.
     Fixtures,
-    /// Run one fixture under each scheduler (`fifo`, `eip1559`) and print one side-by-side
-    /// table: per actor fires, deferrals, latency p50/p99, fees, tips; per run burned, tipped,
-    /// blocks with a full lane.
+    /// Run one fixture under each scheduler (`fifo`, `eip1559`) and each `--with` variant set,
+    /// and print one side-by-side table: per actor fires, deferrals, latency p50/p99, fees,
+    /// tips; per run burned, tipped, deferrals by reason, lane basefee range.
     Compare(CompareArgs),
     /// Run the devnet live and serve the JSON-RPC API (HTTP and WebSocket on one port).
     Serve(ServeArgs),
@@ -166,6 +175,10 @@ pub struct SchedArgs {
     /// `[chain] activation_height`.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub activation_height: Option<u64>,
+    /// Set a named variant of the specs' open points (repeatable), over the fixture's
+    /// `[variants]`: `--variant basefee_step=proportional`. `cowboy-devnet variants` lists them.
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub variant: Vec<String>,
 }
 
 /// `lead`, then the names of the shipped fixtures (`scenario::builtin::FIXTURES`, every
@@ -225,10 +238,11 @@ pub struct CompareArgs {
     // A fixture file, or the bare name of a shipped fixture.
     #[arg(help = fixture_help("A fixture file, or the bare name of a shipped fixture"))]
     pub fixture: String,
-    /// The schedulers to run the fixture under, comma-separated. `eip1559` is active from
-    /// genesis unless the fixture sets `[chain] activation_height`.
-    #[arg(long, value_delimiter = ',', default_value = "fifo,eip1559", value_parser = parse_scheduler)]
-    pub schedulers: Vec<SchedulerKind>,
+    /// The schedulers to run the fixture under, comma-separated (default: fifo,eip1559; with
+    /// `--with`: eip1559). `eip1559` is active from genesis unless the fixture sets `[chain]
+    /// activation_height`.
+    #[arg(long, value_delimiter = ',', value_parser = parse_scheduler)]
+    pub schedulers: Option<Vec<SchedulerKind>>,
     /// Play until this height (default: the fixture's `blocks`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUN_BLOCKS))]
     pub blocks: Option<u64>,
@@ -238,6 +252,16 @@ pub struct CompareArgs {
     /// Draw the runs' lane basefee, utilisation and per-actor latency to this SVG file.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
+    /// Named variants every run plays with (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub variant: Vec<String>,
+    /// One more run per `--with` (repeatable): under each of the schedulers' last, with the
+    /// variants it names, comma-separated (`--with basefee_step=proportional,p50_even=mean`).
+    #[arg(long, value_name = "NAME=VALUE[,NAME=VALUE]")]
+    pub with: Vec<String>,
+    /// Play the runs on N threads (output identical to N = 1).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub jobs: u64,
 }
 
 /// A scheduler's name (`fifo`, `eip1559`).

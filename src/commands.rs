@@ -1,14 +1,13 @@
 //! The commands behind the command line: `run`, `check`, `fixtures`, and standard output
 //! written with error handling.
 
-use crate::cli::{CompareArgs, EXIT_FAILED, EXIT_FIXTURE, EXIT_OK, EXIT_OUTPUT, RunArgs};
+use crate::cli::{EXIT_FAILED, EXIT_FIXTURE, EXIT_OK, EXIT_OUTPUT, RunArgs};
 use anyhow::{Context, Result};
 use cowboy_devnet::chain::{Block, Chain, ChainDump};
-use cowboy_devnet::engine::SchedulerKind;
 use cowboy_devnet::node::DumpState;
 use cowboy_devnet::scenario::lines::{block_line, event_line};
 use cowboy_devnet::scenario::plot::{PlotRun, draw_svg};
-use cowboy_devnet::scenario::report::{ActorRow, BlockRow};
+use cowboy_devnet::scenario::report::BlockRow;
 use cowboy_devnet::scenario::runner::{Played, disk_loader};
 use cowboy_devnet::scenario::{LoadedFixture, Report, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
@@ -38,7 +37,7 @@ impl Out {
     }
 
     /// Writes a line; `false` once stdout cannot be written (the caller stops).
-    fn line(&mut self, s: &str) -> bool {
+    pub(crate) fn line(&mut self, s: &str) -> bool {
         if self.error.is_some() {
             return false;
         }
@@ -104,13 +103,39 @@ pub fn load(fixture: &str) -> Result<Scenario> {
     Ok(Scenario::prepare(&lf, &rt, &disk_loader)?)
 }
 
-pub fn check(fixture: &str, out: &mut Out) -> Result<u8> {
-    let s = load(fixture)?;
+pub fn check(fixture: &str, variants: &[String], out: &mut Out) -> Result<u8> {
+    let mut s = load(fixture)?;
+    s.set_variants(variants)
+        .map_err(|e| anyhow::anyhow!("--variant: {e}"))?;
+    let v = s.variants().label();
     out.line(&format!(
-        "{}: ok ({} blocks by default)",
+        "{}: ok ({} blocks by default; variants: {v})",
         s.path, s.default_blocks
     ));
     Ok(EXIT_OK)
+}
+
+/// `cowboy-devnet variants`: every named variant with its values, default and spec section.
+pub fn list_variants(json: bool, out: &mut Out) {
+    use cowboy_devnet::engine::scheduler::CATALOG;
+    if json {
+        out.line(&serde_json::to_string_pretty(CATALOG).expect("the catalogue serializes"));
+        return;
+    }
+    out.line(&format!(
+        "{:<26} {:<34} {:<10} spec",
+        "variant", "values (default first)", "default"
+    ));
+    for v in CATALOG {
+        out.line(&format!(
+            "{:<26} {:<34} {:<10} {}",
+            v.name,
+            v.values.join(" | "),
+            v.default,
+            v.spec
+        ));
+        out.line(&format!("    {}", v.about));
+    }
 }
 
 /// Width of a description in `fixtures`.
@@ -129,7 +154,7 @@ pub fn list_fixtures(out: &mut Out) {
 }
 
 /// `text` cut to `width` characters, with `…` when longer.
-fn clip(text: &str, width: usize) -> String {
+pub(crate) fn clip(text: &str, width: usize) -> String {
     if text.chars().count() <= width {
         return text.to_string();
     }
@@ -237,6 +262,9 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     scenario
         .set_scheduler(a.sched.scheduler, a.sched.activation_height)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    scenario
+        .set_variants(&a.sched.variant)
+        .map_err(|e| anyhow::anyhow!("--variant: {e}"))?;
     let total = a.blocks.unwrap_or(scenario.default_blocks);
     if !a.quiet {
         print_header(&scenario, total, out);
@@ -333,6 +361,11 @@ fn print_header(scenario: &Scenario, total: u64, out: &mut Out) {
     for l in scenario.description.lines() {
         out.line(&format!("  {l}"));
     }
+    out.line(&format!(
+        "scheduler: {}; variants: {}",
+        scenario.scheduler_label(),
+        scenario.variants().label()
+    ));
     out.line(&format!("playing {total} blocks (headless)\n"));
 }
 
@@ -372,7 +405,7 @@ fn write_outputs(
 }
 
 /// Draws the plot to `p`; `false` (with a message) if it could not be written.
-fn write_plot(p: &Path, title: &str, runs: &[PlotRun], out: &mut Out) -> bool {
+pub(crate) fn write_plot(p: &Path, title: &str, runs: &[PlotRun], out: &mut Out) -> bool {
     match draw_svg(p, title, runs) {
         Ok(()) => {
             out.line(&format!("plot: {}", p.display()));
@@ -383,219 +416,6 @@ fn write_plot(p: &Path, title: &str, runs: &[PlotRun], out: &mut Out) -> bool {
             false
         }
     }
-}
-
-/// A scheduler's name as the command line and fixtures spell it.
-pub fn scheduler_name(k: SchedulerKind) -> String {
-    k.to_string()
-}
-
-/// One run of `compare`.
-struct CompareRun {
-    scheduler: String,
-    report: Report,
-}
-
-pub fn compare(a: CompareArgs, out: &mut Out) -> Result<u8> {
-    let mut seen = Vec::new();
-    for k in &a.schedulers {
-        if seen.contains(k) {
-            anyhow::bail!("--schedulers names `{}` twice", scheduler_name(*k));
-        }
-        seen.push(*k);
-    }
-    let mut runs = Vec::new();
-    let mut plots = Vec::new();
-    let mut name = String::new();
-    let mut path = String::new();
-    for k in &a.schedulers {
-        let mut scenario = load(&a.fixture)?;
-        scenario.play_under(*k);
-        name.clone_from(&scenario.name);
-        path.clone_from(&scenario.path);
-        let label = scheduler_name(*k);
-        let opts = RunOptions {
-            blocks: a.blocks,
-            skip_rows: true,
-            keep_blocks: None,
-        };
-        let mut plot = PlotRun::new(label.clone());
-        let want_plot = a.plot.is_some();
-        let (report, _) = scenario
-            .run_with(DevnetRuntime::shared(), opts, &mut |b, _| {
-                if want_plot {
-                    plot.block(&BlockRow::of(b));
-                }
-                ControlFlow::Continue(())
-            })
-            .with_context(|| format!("the devnet refused a command under {label}"))?;
-        if let Some(r) = &report.refused {
-            eprintln!("error: under {label}: {r}");
-        }
-        plot.actors(&report.actors);
-        plots.push(plot);
-        runs.push(CompareRun {
-            scheduler: label,
-            report,
-        });
-    }
-    if a.json {
-        out.line(&compare_json(&name, &path, &runs));
-    } else {
-        for l in compare_table(&name, &path, &runs) {
-            if !out.line(&l) {
-                break;
-            }
-        }
-    }
-    let mut code = if runs.iter().any(|r| r.report.refused.is_some()) {
-        EXIT_FIXTURE
-    } else {
-        EXIT_OK
-    };
-    if let Some(p) = &a.plot
-        && !write_plot(p, &format!("{name}: {}", seen_names(&runs)), &plots, out)
-    {
-        code = EXIT_OUTPUT;
-    }
-    Ok(code)
-}
-
-fn seen_names(runs: &[CompareRun]) -> String {
-    runs.iter()
-        .map(|r| r.scheduler.as_str())
-        .collect::<Vec<_>>()
-        .join(" vs ")
-}
-
-fn compare_json(name: &str, path: &str, runs: &[CompareRun]) -> String {
-    let runs: Vec<serde_json::Value> = runs
-        .iter()
-        .map(|r| {
-            let s = &r.report.summary;
-            serde_json::json!({
-                "scheduler": r.scheduler,
-                "blocks": s.blocks,
-                "final_state_root": s.final_state_root,
-                "fired": s.fired,
-                "deferred": s.deferred,
-                "expired": s.expired,
-                "unfunded": s.unfunded,
-                "pending": s.pending,
-                "burned": s.burned.to_string(),
-                "tipped": s.tipped.to_string(),
-                "full_lane_blocks": s.full_lane_blocks,
-                "funds_conserved": s.funds_conserved,
-                "expectations_passed": s.expectations_passed,
-                "expectations_failed": s.expectations_failed,
-                "refused": r.report.refused,
-                "actors": r.report.actors,
-            })
-        })
-        .collect();
-    let v = serde_json::json!({ "fixture": path, "name": name, "runs": runs });
-    serde_json::to_string_pretty(&v).expect("json")
-}
-
-/// The columns of one run in the per-actor table.
-const ACTOR_COLUMNS: [(&str, usize); 6] = [
-    ("fires", 7),
-    ("deferrals", 10),
-    ("lat_p50", 8),
-    ("lat_p99", 8),
-    ("fees", 16),
-    ("tips", 12),
-];
-
-fn compare_table(name: &str, path: &str, runs: &[CompareRun]) -> Vec<String> {
-    let mut lines = vec![format!(
-        "compare: {name} — {path}, {} blocks",
-        runs.first().map_or(0, |r| r.report.summary.blocks)
-    )];
-    let group: usize = ACTOR_COLUMNS.iter().map(|(_, w)| w + 1).sum();
-    let mut head = format!("{:<20}", "");
-    let mut cols = format!("{:<20}", "actor");
-    for r in runs {
-        head += &format!("| {:<w$}", r.scheduler, w = group);
-        cols += "| ";
-        for (c, w) in ACTOR_COLUMNS {
-            cols += &format!("{c:>w$} ");
-        }
-    }
-    lines.push(head.trim_end().to_string());
-    lines.push(cols.trim_end().to_string());
-    // Every actor of any run, by name.
-    let mut actors: Vec<&str> = runs
-        .iter()
-        .flat_map(|r| r.report.actors.iter().map(|a| a.actor.as_str()))
-        .collect();
-    actors.sort_unstable();
-    actors.dedup();
-    for name in actors {
-        let mut l = format!("{:<20}", clip(name, 20));
-        for r in runs {
-            l += "| ";
-            match r.report.actors.iter().find(|a| a.actor == name) {
-                Some(a) => l += &actor_cells(a),
-                None => {
-                    for (_, w) in ACTOR_COLUMNS {
-                        l += &format!("{:>w$} ", "-");
-                    }
-                }
-            }
-        }
-        lines.push(l.trim_end().to_string());
-    }
-    lines.push(String::new());
-    let mut head = format!("{:<20}", "run");
-    for r in runs {
-        head += &format!("| {:>16} ", r.scheduler);
-    }
-    lines.push(head.trim_end().to_string());
-    type Cell = fn(&Report) -> String;
-    let rows: [(&str, Cell); 7] = [
-        ("burned", |r| r.summary.burned.to_string()),
-        ("tipped", |r| r.summary.tipped.to_string()),
-        ("full-lane blocks", |r| {
-            r.summary.full_lane_blocks.to_string()
-        }),
-        ("fired", |r| r.summary.fired.to_string()),
-        ("deferred", |r| r.summary.deferred.to_string()),
-        ("expired + unfunded", |r| {
-            (r.summary.expired + r.summary.unfunded).to_string()
-        }),
-        ("expectations held", |r| {
-            format!(
-                "{}/{}",
-                r.summary.expectations_passed,
-                r.summary.expectations_passed + r.summary.expectations_failed
-            )
-        }),
-    ];
-    for (what, cell) in rows {
-        let mut l = format!("{what:<20}");
-        for r in runs {
-            l += &format!("| {:>16} ", cell(&r.report));
-        }
-        lines.push(l.trim_end().to_string());
-    }
-    lines
-}
-
-fn actor_cells(a: &ActorRow) -> String {
-    let cells = [
-        a.fires.to_string(),
-        a.deferrals.to_string(),
-        a.latency_p50.to_string(),
-        a.latency_p99.to_string(),
-        a.fees.to_string(),
-        a.tips.to_string(),
-    ];
-    let mut s = String::new();
-    for ((_, w), c) in ACTOR_COLUMNS.iter().zip(cells) {
-        s += &format!("{c:>w$} ", w = *w);
-    }
-    s
 }
 
 fn print_summary(r: &Report, out: &mut Out) {

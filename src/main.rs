@@ -7,6 +7,7 @@
 
 mod cli;
 mod commands;
+mod compare;
 mod dashboard;
 mod serve;
 
@@ -44,9 +45,13 @@ fn main() -> ExitCode {
             commands::run(RunArgs::demo(), &mut out)
         }
         Some(Cmd::Run(a)) => commands::run(a, &mut out),
-        Some(Cmd::Check { fixture }) => commands::check(&fixture, &mut out),
+        Some(Cmd::Check { fixture, variant }) => commands::check(&fixture, &variant, &mut out),
+        Some(Cmd::Variants { json }) => {
+            commands::list_variants(json, &mut out);
+            Ok(EXIT_OK)
+        }
         Some(Cmd::Serve(a)) => serve::serve(a),
-        Some(Cmd::Compare(a)) => commands::compare(a, &mut out),
+        Some(Cmd::Compare(a)) => compare::compare(a, &mut out),
         Some(Cmd::Fixtures) => {
             commands::list_fixtures(&mut out);
             Ok(EXIT_OK)

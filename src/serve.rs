@@ -38,6 +38,7 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     };
     let genesis = genesis
         .with_scheduler(a.sched.scheduler, a.sched.activation_height)
+        .and_then(|g| g.with_variants(&a.sched.variant))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     // A state file that cannot be written fails now, not at every save (issue 20).
     for p in a.state.iter().chain(a.dump_state.iter()) {

@@ -3,15 +3,17 @@
 //! (§8), and the sort and greedy fill of the lane (§3 steps 6–7, §10), with property tests.
 //!
 //! Prices are nanos per cycle (`PRICE_SCALE` = 10⁹ nanos per base unit). With the default
-//! lane (capacity 2,000,000 cycles, target 50 % = 1,000,000, max step 1,250 bps = 1/8):
-//! `step = floor(basefee × |used − target| / target / 8)`, at least 1 nano for any deviation,
-//! never below the 8-nano floor.
+//! lane (capacity 2,000,000 cycles, target 50 % = 1,000,000, max step 1,250 bps = 1/8), the
+//! `proportional` variant (Spec note 45): `step = floor(basefee × |used − target| / target /
+//! 8)`; the default `clip` (§5 as written): `step = floor(basefee × min(|used − target| /
+//! target, 1/8))`; both at least 1 nano for any deviation, never below the 8-nano floor.
 
 use cowboy_devnet::engine::events::DeferReason;
 use cowboy_devnet::engine::scheduler::fairness::FAIRNESS_WINDOW_BLOCKS;
 use cowboy_devnet::engine::scheduler::{
     Candidate, Fairness, LaneParams, PRICE_SCALE, W_MAX_BPS, W_ONE_BPS, charge_ceil, charge_floor,
-    effective_priority, next_lane_basefee, p50_tip, select, select_naive,
+    effective_priority, next_lane_basefee, next_lane_basefee_proportional, p50_tip, select,
+    select_naive,
 };
 use cowboy_devnet::engine::{Address, TimerId};
 use proptest::prelude::*;
@@ -20,8 +22,32 @@ use std::collections::BTreeMap;
 const CAP: u64 = 2_000_000;
 const TARGET: u64 = 1_000_000;
 
+/// The `proportional` variant's step (EIP-1559, Spec note 45), which the vectors below pin.
 fn next(basefee: u128, used: u64) -> u128 {
+    next_lane_basefee_proportional(basefee, used, CAP, &LaneParams::default())
+}
+
+/// The default `clip` step (CIP-1 v3 §5 as written).
+fn clip(basefee: u128, used: u64) -> u128 {
     next_lane_basefee(basefee, used, CAP, &LaneParams::default())
+}
+
+#[test]
+fn cip1_v3_5_clip_step_hand_computed_vectors() {
+    // 75 %: (0.75 − 0.5) / 0.5 = 0.5, clipped to +0.125.
+    assert_eq!(clip(1_000_000_000, 1_500_000), 1_125_000_000);
+    assert_eq!(clip(1_000_000_000, 2_000_000), 1_125_000_000);
+    assert_eq!(clip(1_000_000_000, 0), 875_000_000);
+    assert_eq!(clip(1_000_000_000, 500_000), 875_000_000);
+    assert_eq!(clip(1_000_000_000, 1_000_000), 1_000_000_000);
+    // 56.25 %: exactly the clip's edge, +12.5 %.
+    assert_eq!(clip(1_000_000_000, 1_125_000), 1_125_000_000);
+    // 51 %: (0.51 − 0.5) / 0.5 = +2 %, not clipped.
+    assert_eq!(clip(1_000_000_000, 1_020_000), 1_020_000_000);
+    // 49.99995 %: −0.0001 % of 1,000 nanos floors to 0: the least step of 1 nano.
+    assert_eq!(clip(1_000, 999_999), 999);
+    assert_eq!(clip(8, 0), 8);
+    assert_eq!(clip(7, CAP), 8);
 }
 
 /// go-ethereum's `CalcBaseFee` step as the issue describes it: `basefee × |used − target| /
@@ -151,6 +177,10 @@ proptest! {
         let n = next(basefee, used);
         let diff = n.abs_diff(basefee);
         prop_assert!(diff * 8 <= basefee, "{basefee} → {n}");
+        let c = clip(basefee, used);
+        prop_assert!(c.abs_diff(basefee) * 8 <= basefee, "clip {basefee} → {c}");
+        // The clip never moves less than the proportional step.
+        prop_assert!(c.abs_diff(basefee) >= diff || c == 8, "clip {basefee} → {c}, {n}");
         // The direction follows the utilisation (or the floor holds it).
         if used > TARGET {
             prop_assert!(n > basefee);

@@ -342,3 +342,154 @@ fn cip1_v3_compare_plays_fifo_and_eip1559_side_by_side_with_a_plot_of_both() {
         assert!(texts.iter().any(|t| t == want), "`{want}` in {texts:?}");
     }
 }
+
+// ---- issue 21: named variants, compare any set -------------------------------------------------
+
+#[test]
+fn issue21_variants_lists_every_variant_with_its_default_and_spec_section() {
+    let o = run(&["variants"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let out = text(&o.stdout);
+    for (name, default, spec) in [
+        ("basefee_step", "clip", "CIP-1 v3 §5"),
+        ("utilisation", "reserved", "CIP-1 v3 §5"),
+        ("p50_even", "lower", "§7.1"),
+        ("below_basefee", "defer", "§3 step 6"),
+        ("lane_basefee_in_max_cost", "yes", "§3 step 8"),
+        ("deferred_place", "front", "CIP-5 §6.5"),
+        ("over_cap", "defer", "§10"),
+    ] {
+        let l = out
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("{name} in\n{out}"));
+        assert!(l.contains(default) && l.contains(spec), "{l}");
+    }
+    let o = run(&["variants", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v.as_array().unwrap().len(), 7);
+}
+
+#[test]
+fn issue21_variant_flags_are_checked_and_shown_in_the_report_header() {
+    let o = run(&["run", "congestion", "-q", "--variant", "basefee_step=steep"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("clip | proportional"),
+        "{}",
+        text(&o.stderr)
+    );
+    let o = run(&["check", "congestion", "--variant", "nothing=1"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("is not a variant"));
+    let o = run(&["check", "congestion", "--variant", "p50_even=mean"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(text(&o.stdout).contains("variants: p50_even=mean"));
+    let o = run(&[
+        "run",
+        "storm",
+        "--blocks",
+        "2",
+        "--variant",
+        "deferred_place=back",
+    ]);
+    assert!(
+        text(&o.stdout).contains("variants: deferred_place=back"),
+        "{}",
+        text(&o.stdout)
+    );
+}
+
+#[test]
+fn issue21_compare_with_adds_a_run_per_variant_set() {
+    let o = run(&[
+        "compare",
+        "congestion",
+        "--with",
+        "basefee_step=proportional",
+        "--json",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2, "default against proportional");
+    assert_eq!(runs[0]["run"], "eip1559");
+    assert_eq!(runs[1]["run"], "eip1559 basefee_step=proportional");
+    assert_eq!(runs[1]["variants"]["basefee_step"], "proportional");
+    let max = |r: &serde_json::Value| {
+        r["lane_basefee_max"]
+            .as_str()
+            .unwrap()
+            .parse::<u128>()
+            .unwrap()
+    };
+    assert!(max(&runs[0]) > max(&runs[1]), "clip climbs faster");
+    assert_eq!(runs[0]["fired"], runs[1]["fired"]);
+    let o = run(&["compare", "congestion", "--with", "basefee_step=steep"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn issue21_compare_jobs_gives_the_serial_output() {
+    let args = |jobs: &'static str, json: bool| {
+        let mut a = vec![
+            "compare",
+            "fairness",
+            "--schedulers",
+            "fifo,eip1559",
+            "--with",
+            "basefee_step=proportional",
+            "--with",
+            "p50_even=mean,utilisation=consumed",
+            "--jobs",
+            jobs,
+        ];
+        if json {
+            a.push("--json");
+        }
+        a
+    };
+    for json in [false, true] {
+        let serial = run(&args("1", json));
+        let parallel = run(&args("4", json));
+        assert_eq!(serial.status.code(), Some(0), "{}", text(&serial.stderr));
+        assert_eq!(text(&serial.stdout), text(&parallel.stdout));
+        assert_eq!(serial.status.code(), parallel.status.code());
+    }
+    let out = text(&run(&args("2", false)).stdout);
+    assert!(
+        out.contains("6: eip1559 p50_even=mean,"),
+        "six runs:\n{out}"
+    );
+    assert!(
+        out.lines().any(|l| l.trim_start().starts_with("lane ")),
+        "{out}"
+    );
+}
+
+#[test]
+fn issue21_compare_plot_shows_zero_latencies_and_keeps_legends_beside_the_charts() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("congestion-with.svg");
+    let _ = std::fs::remove_file(&svg);
+    let o = run(&[
+        "compare",
+        "congestion",
+        "--with",
+        "basefee_step=proportional",
+        "--plot",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (texts, _) = svg_texts(&svg);
+    for want in [
+        "eip1559 lane basefee",
+        "eip1559 basefee_step=proportional lane basefee",
+        "eip1559 latency",
+        "every fire on time: all latencies are 0 blocks",
+        "0/0",
+    ] {
+        assert!(texts.iter().any(|t| t == want), "`{want}` in {texts:?}");
+    }
+}

@@ -658,6 +658,7 @@ impl Chain {
         if !ended {
             let tx_cycles = self.open.as_ref().expect("open").tx_cycles;
             outcome.cycles = outcome.cycles.saturating_add(tx_cycles);
+            outcome.consumed = stats.lane_used;
             let (p50, _) = self
                 .engine
                 .end_block(height, cfg.lane_timer_cycles, &mut outcome);

@@ -79,6 +79,15 @@ impl Genesis {
         }
         Ok(self)
     }
+
+    /// Applies the command line's `--variant NAME=VALUE` (issue 21) over the fixture's
+    /// `[variants]`; a bad one is `InvalidInput` naming it.
+    pub fn with_variants<S: AsRef<str>>(mut self, pairs: &[S]) -> Result<Genesis, TimerError> {
+        for p in pairs {
+            self.cip1.variants.set_pair(p.as_ref())?;
+        }
+        Ok(self)
+    }
 }
 
 /// Contract decision 8: `scheduler = eip1559` without a height activates at height 1;

@@ -30,6 +30,7 @@ pub use queue::{CalendarQueue, Tier, TierCounts};
 pub use scheduler::policy::{
     AuctionEstimate, Cip1Config, Cip1State, LaneStats, Policy, TierMultipliers,
 };
+pub use scheduler::variants::Variants;
 pub use shared::{
     Deferral, FeeArgs, FeeCaps, GbaBid, GbaContext, PriorityTier, ScheduleArgs, SchedulerKind,
 };
@@ -249,6 +250,9 @@ impl Engine {
         quote: &FeeQuote,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
+        self.queue.set_carry_back(
+            self.cip1.config.variants.deferred_place == scheduler::variants::DeferredPlace::Back,
+        );
         let env = scheduler::policy::PlanEnv {
             height,
             cfg,

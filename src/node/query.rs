@@ -61,6 +61,20 @@ pub struct ConfigView {
     /// The CIP-1 v3 §7.3 tier multipliers in force (what a tier-only timer's tip is).
     #[serde(default)]
     pub tier_multipliers: TierMultipliers,
+    /// The CIP-1 v3 governable parameters in force (issue 21).
+    #[serde(default)]
+    pub cip1: Cip1Params,
+    /// Every named variant's value in force (issue 21, `cowboy-devnet variants`).
+    #[serde(default)]
+    pub variants: std::collections::BTreeMap<String, String>,
+}
+
+/// CIP-1 v3's governable parameters: §7.3 tier multipliers, §8 fairness window, §10 auction cap.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Cip1Params {
+    pub tier_multipliers: TierMultipliers,
+    pub fairness_window_blocks: u64,
+    pub max_cycles_per_fire_auction: u64,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,12 +84,24 @@ impl Query for ConfigQuery {
     type Reply = ConfigView;
     fn run(&self, node: &NodeCore) -> Result<ConfigView, NodeError> {
         let (timer, queue) = node.config();
+        let cip1 = node.chain().cip1_config();
         Ok(ConfigView {
             ring_size: queue.ring_size(),
             timer,
             queue,
             pending_timers: node.head().pending_timers,
-            tier_multipliers: node.chain().cip1_config().tier_multipliers.clone(),
+            tier_multipliers: cip1.tier_multipliers.clone(),
+            cip1: Cip1Params {
+                tier_multipliers: cip1.tier_multipliers.clone(),
+                fairness_window_blocks: cip1.fairness_window_blocks,
+                max_cycles_per_fire_auction: cip1.max_cycles_per_fire_auction,
+            },
+            variants: cip1
+                .variants
+                .values()
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
         })
     }
 }

@@ -288,9 +288,9 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "scheduler_config",
-        "The TimerConfig, the queue sizes, and the CIP-1 v3 §7.3 tier_multipliers in force.",
+        "The TimerConfig, the queue sizes, the CIP-1 v3 governable parameters and the named variants in force.",
         &[],
-        r#"{"type":"object","properties":{"timer":{"type":"object"},"queue":{"type":"object"}}}"#,
+        r#"{"type":"object","properties":{"timer":{"type":"object"},"queue":{"type":"object"},"cip1":{"type":"object"},"variants":{"type":"object"}}}"#,
     ),
     m(
         "scheduler_tiers",

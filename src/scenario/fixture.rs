@@ -4,6 +4,7 @@
 use crate::chain::BasefeeConfig;
 use crate::engine::{Address, QueueConfig, SchedulerKind, TimerConfig};
 use serde::{Deserialize, Deserializer};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
 
@@ -75,6 +76,9 @@ pub struct Fixture {
     /// CIP-1 v3 parameters (`Cip1Config`).
     #[serde(default)]
     pub cip1: Option<crate::engine::Cip1Config>,
+    /// Named variants (issue 21): `NAME = "VALUE"` (see `cowboy-devnet variants`).
+    #[serde(default)]
+    pub variants: Option<BTreeMap<String, toml::Value>>,
     #[serde(default)]
     pub accounts: Vec<Spanned<AccountSpec>>,
     #[serde(default)]

@@ -90,13 +90,52 @@ impl PlotRun {
 
 type Res = Result<(), Box<dyn std::error::Error>>;
 
+/// Pixels kept right of each panel for its legend.
+const LEGEND_WIDTH: u32 = 340;
+
+/// Draws the legend (one line and `label what` per run) in its own area beside a chart.
+fn legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    entries: &[(String, RGBAColor)],
+    what: &str,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    for (i, (label, col)) in entries.iter().enumerate() {
+        let y = 40 + 18 * i as i32;
+        area.draw(&PathElement::new(
+            vec![(8, y), (30, y)],
+            col.stroke_width(3),
+        ))?;
+        let text: String = format!("{label} {what}").chars().take(56).collect();
+        area.draw(&Text::new(text, (36, y - 6), ("sans-serif", 11)))?;
+    }
+    Ok(())
+}
+
 /// Draws `runs` to the SVG file `path`: three panels (lane basefee, lane utilisation, latency
-/// per actor: a bar to p50 and a whisker to p99), one colour per run.
+/// per actor: a bar to p50 and a whisker to p99, with the figures written above), one colour
+/// per run, every run in each panel, the legend in a column beside each panel (never over a
+/// curve).
 pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
     let root = SVGBackend::new(path, (1100, 1000)).into_drawing_area();
     root.fill(&WHITE)?;
     let root = root.titled(title, ("sans-serif", 22))?;
     let panels = root.split_evenly((3, 1));
+    // Each panel: the chart, and a legend column to its right, so no legend covers a curve.
+    let panels: Vec<_> = panels
+        .iter()
+        .map(|p| p.split_horizontally(p.dim_in_pixel().0.saturating_sub(LEGEND_WIDTH)))
+        .collect();
+    let entries: Vec<(String, RGBAColor)> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| (r.label.clone(), Palette99::pick(i).to_rgba()))
+        .collect();
+    for ((_, legend_area), what) in panels
+        .iter()
+        .zip(["lane basefee", "utilisation", "latency"])
+    {
+        legend(legend_area, &entries, what)?;
+    }
     let last = runs
         .iter()
         .map(|r| r.basefee.last_height())
@@ -106,7 +145,7 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
     let colour = |i: usize| Palette99::pick(i).to_rgba();
 
     let fee_max = runs.iter().map(|r| r.basefee.max()).fold(0.0, f64::max);
-    let mut c = ChartBuilder::on(&panels[0])
+    let mut c = ChartBuilder::on(&panels[0].0)
         .caption("lane basefee (base units per cycle)", ("sans-serif", 16))
         .margin(10)
         .x_label_area_size(30)
@@ -115,20 +154,14 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
     c.configure_mesh().x_desc("height").draw()?;
     for (i, r) in runs.iter().enumerate() {
         let col = colour(i);
-        c.draw_series(LineSeries::new(r.basefee.points.iter().copied(), col))?
-            .label(format!("{} lane basefee", r.label))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+        c.draw_series(LineSeries::new(r.basefee.points.iter().copied(), col))?;
     }
-    c.configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
 
     let util_max = runs
         .iter()
         .map(|r| r.utilisation.max())
         .fold(100.0, f64::max);
-    let mut c = ChartBuilder::on(&panels[1])
+    let mut c = ChartBuilder::on(&panels[1].0)
         .caption(
             "lane utilisation (% of LANE_TIMER_CYCLES)",
             ("sans-serif", 16),
@@ -140,14 +173,8 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
     c.configure_mesh().x_desc("height").draw()?;
     for (i, r) in runs.iter().enumerate() {
         let col = colour(i);
-        c.draw_series(LineSeries::new(r.utilisation.points.iter().copied(), col))?
-            .label(format!("{} utilisation", r.label))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], col));
+        c.draw_series(LineSeries::new(r.utilisation.points.iter().copied(), col))?;
     }
-    c.configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
 
     // The actors with the most fires over all runs, in name order.
     let mut names: Vec<(String, u64)> = Vec::new();
@@ -162,15 +189,18 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
     names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     names.truncate(MAX_PLOTTED_ACTORS);
     names.sort();
-    let lat_max = runs
+    let lat_raw = runs
         .iter()
         .flat_map(|r| r.latency.iter().map(|l| l.2))
         .max()
-        .unwrap_or(0)
-        .max(1) as f64;
+        .unwrap_or(0);
+    let lat_max = lat_raw.max(1) as f64;
+    // A latency of 0 still gets a visible stub (and its figure above it), so a run where every
+    // timer fired on time shows its bars rather than an empty chart.
+    let stub = lat_max * 0.04;
     let group = runs.len().max(1) as f64 + 1.0;
     let width = (names.len().max(1) as f64) * group;
-    let mut c = ChartBuilder::on(&panels[2])
+    let mut c = ChartBuilder::on(&panels[2].0)
         .caption(
             "fire latency per actor (blocks; bar p50, whisker p99)",
             ("sans-serif", 16),
@@ -194,13 +224,15 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
             }
         }
         c.draw_series(bars.iter().map(|(x, p50, _)| {
-            Rectangle::new(
-                [(*x, 0.0), (*x + 0.8, p50.max(lat_max * 0.005))],
-                col.filled(),
+            Rectangle::new([(*x, 0.0), (*x + 0.8, p50.max(stub))], col.filled())
+        }))?;
+        c.draw_series(bars.iter().map(|(x, p50, p99)| {
+            Text::new(
+                format!("{p50}/{p99}"),
+                (*x, p99.max(stub) + lat_max * 0.03),
+                ("sans-serif", 10),
             )
-        }))?
-        .label(format!("{} latency", r.label))
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 20, y + 5)], col.filled()));
+        }))?;
         c.draw_series(bars.iter().map(|(x, p50, p99)| {
             PathElement::new(
                 vec![
@@ -220,10 +252,13 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
             ("sans-serif", 12),
         )
     }))?;
-    c.configure_series_labels()
-        .border_style(BLACK)
-        .background_style(WHITE.mix(0.8))
-        .draw()?;
+    if lat_raw == 0 {
+        c.draw_series(std::iter::once(Text::new(
+            "every fire on time: all latencies are 0 blocks",
+            (0.0, lat_max * 0.6),
+            ("sans-serif", 14),
+        )))?;
+    }
     root.present()?;
     Ok(())
 }

@@ -241,6 +241,10 @@ pub struct Report {
     pub fixture: String,
     pub name: String,
     pub description: String,
+    /// The scheduler(s) the run played under (`fifo`, `eip1559`, `fifo→eip1559@H`).
+    pub scheduler: String,
+    /// The named variants in force that differ from the default (issue 21), by name.
+    pub variants: BTreeMap<String, String>,
     /// Why the run stopped before its end (`file:line: field: message`), if it did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub refused: Option<String>,

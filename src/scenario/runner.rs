@@ -8,7 +8,8 @@ use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome
 use super::translate::{StepContext, StepRequest, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
-use crate::engine::{Address, Failure, SchedulerKind, TimerConfig, TimerId};
+use crate::engine::scheduler::variants::Variants;
+use crate::engine::{Address, Failure, SchedulerKind, TimerConfig, TimerError, TimerId};
 use crate::node::{Halt, Mine, NodeConfig, NodeCore, NodeError, SendTx};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -120,6 +121,22 @@ impl Scenario {
         if scheduler == SchedulerKind::Fifo {
             self.genesis.activation_height = None;
         }
+    }
+
+    /// Sets named variants (`--variant NAME=VALUE`, `compare --with`) over the fixture's
+    /// `[variants]`; a bad name or value is `InvalidInput` and changes nothing.
+    pub fn set_variants<S: AsRef<str>>(&mut self, pairs: &[S]) -> Result<(), TimerError> {
+        let mut v = self.genesis.cip1.variants;
+        for p in pairs {
+            v.set_pair(p.as_ref())?;
+        }
+        self.genesis.cip1.variants = v;
+        Ok(())
+    }
+
+    /// The named variants in force.
+    pub fn variants(&self) -> Variants {
+        self.genesis.cip1.variants
     }
 
     /// The scheduler(s) the run plays under, as a label: `fifo`, `eip1559`, or
@@ -621,6 +638,8 @@ impl Scenario {
             fixture: self.path.clone(),
             name: self.name.clone(),
             description: self.description.clone(),
+            scheduler: self.scheduler_label(),
+            variants: self.genesis.cip1.variants.named(),
             refused: run.refused,
             summary,
             expectations: run.checks,

@@ -262,6 +262,21 @@ impl<'a> Check<'a> {
                 .map_err(|e| lf.table_error("cip1", "cip1", e.to_string()))?;
             self.genesis.cip1 = cfg.clone();
         }
+        if let Some(vars) = &lf.fixture.variants {
+            let mut v = self.genesis.cip1.variants;
+            for (name, value) in vars {
+                let value = value.as_str().ok_or_else(|| {
+                    lf.table_error(
+                        "variants",
+                        name,
+                        format!("variant {name}: the value must be a string"),
+                    )
+                })?;
+                v.set(name, value)
+                    .map_err(|e| lf.table_error("variants", name, e.to_string()))?;
+            }
+            self.genesis.cip1.variants = v;
+        }
         if let Some(t) = &c.timer {
             t.validate()
                 .map_err(|e| lf.table_error("chain", "timer", e.to_string()))?;

@@ -193,6 +193,9 @@ pub struct CalendarQueue {
     timers_commit: TimerCommitment,
     overflow_commit: TimerCommitment,
     changes: Vec<Change>,
+    /// Variant `deferred_place = back` (open point 4): carried timers go behind the next
+    /// height's own timers. Not state: the engine sets it from the CIP-1 config each block.
+    carry_back: bool,
 }
 
 /// Spare ring-bucket buffers kept at most, and the largest kept (in handles).
@@ -279,6 +282,7 @@ impl CalendarQueue {
             timers_commit: TimerCommitment::new(COMMIT_BITS),
             overflow_commit: TimerCommitment::new(COMMIT_BITS),
             changes: Vec::new(),
+            carry_back: false,
         };
         q.reset_horizons(start_height);
         q
@@ -668,10 +672,26 @@ impl CalendarQueue {
         self.retire(due.0)
     }
 
+    /// Where [`carry`](Self::carry) puts carried timers: behind the next height's own timers
+    /// (`true`, variant `deferred_place = back`) or ahead of them (the default, Spec note 4).
+    pub fn set_carry_back(&mut self, back: bool) {
+        self.carry_back = back;
+    }
+
     /// Carries due timers that were not concluded to the front of the next height's bucket,
     /// keeping their order (see the module docs).
     pub fn carry(&mut self, carried: Vec<DueTimer>) {
         let pos = self.ring_pos(self.next_height);
+        if self.carry_back {
+            for s in carried.into_iter().map(|d| d.0) {
+                let generation = self.slots[s as usize].meta.generation;
+                self.ring_bucket(pos).push_back(Handle {
+                    slot: s,
+                    generation,
+                });
+            }
+            return;
+        }
         for s in carried.into_iter().rev().map(|d| d.0) {
             let generation = self.slots[s as usize].meta.generation;
             self.ring_bucket(pos).push_front(Handle {

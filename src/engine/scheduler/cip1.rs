@@ -4,7 +4,8 @@
 //! [`Cip1State::end_block`]), and one block's lane statistics ([`LaneStats`]).
 
 use super::fairness::Fairness;
-use super::lane::{LaneParams, PRICE_SCALE, next_lane_basefee, p50_tip};
+use super::lane::{LaneParams, PRICE_SCALE, next_lane_basefee_with, p50_tip_with};
+use super::variants::{Utilisation, Variants};
 use crate::engine::error::TimerError;
 use crate::engine::events::DeferReason;
 use crate::engine::shared::{Deferral, PriorityTier, SchedulerKind};
@@ -76,6 +77,10 @@ pub struct Cip1Config {
     /// `TimerArgDeprecated`; `None` = the activation height (§13.2 "post-activation: rejected").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bid_deprecation_end: Option<u64>,
+    /// The named variants in force (issue 21; `[variants]` in a fixture, `--variant`):
+    /// committed with the config only when not the default.
+    #[serde(skip_serializing_if = "Variants::is_default")]
+    pub variants: Variants,
 }
 
 impl Default for Cip1Config {
@@ -87,6 +92,7 @@ impl Default for Cip1Config {
             tier_multipliers: TierMultipliers::default(),
             gba_cycles: 50_000,
             bid_deprecation_end: None,
+            variants: Variants::default(),
         }
     }
 }
@@ -130,6 +136,7 @@ impl HashEncode for Cip1Config {
         }
         e.u64(self.gba_cycles);
         self.bid_deprecation_end.hash_encode(e);
+        self.variants.hash_encode(e);
     }
 }
 
@@ -189,7 +196,13 @@ impl Cip1State {
                 let basefee = self.lane_basefee?;
                 let still = self.p50_tip == 0
                     && self.fairness.is_idle()
-                    && next_lane_basefee(basefee, 0, lane_capacity, &self.config.lane) == basefee;
+                    && next_lane_basefee_with(
+                        self.config.variants.basefee_step,
+                        basefee,
+                        0,
+                        lane_capacity,
+                        &self.config.lane,
+                    ) == basefee;
                 still.then_some(max)
             }
             SchedulerKind::Fifo => Some(match self.activation_height {
@@ -293,8 +306,11 @@ pub struct BlockOutcome {
     pub fires: BTreeMap<Address, u32>,
     /// Execution-lane deferrals per actor (not the GC lane's).
     pub deferrals: BTreeMap<Address, u32>,
-    /// Lane cycles reserved (Spec note 45: what the basefee follows).
+    /// Lane cycles reserved (Spec note 45: what the basefee follows by default).
     pub reserved: u64,
+    /// Lane cycles the fired handlers consumed (what the basefee follows under the
+    /// `utilisation = consumed` variant, §5's text).
+    pub consumed: u64,
     /// Every cycle the block used: transactions and fires (§7.2 `last_block_cycle_usage`).
     pub cycles: u64,
 }
@@ -326,7 +342,8 @@ impl Cip1State {
             self.last_block_cycles = outcome.cycles;
         }
         if self.scheduler_at(height) == SchedulerKind::Eip1559 {
-            p50 = p50_tip(&mut outcome.tips);
+            let v = self.config.variants;
+            p50 = p50_tip_with(v.p50_even, &mut outcome.tips);
             self.p50_tip = p50;
             let idle = outcome.fires.is_empty() && outcome.deferrals.is_empty();
             let was_idle = self.fairness.is_idle();
@@ -337,9 +354,14 @@ impl Cip1State {
                     .record_block(height, &outcome.fires, &outcome.deferrals);
             }
             let basefee = self.lane_basefee.unwrap_or(0);
-            self.lane_basefee = Some(next_lane_basefee(
+            let used = match v.utilisation {
+                Utilisation::Reserved => outcome.reserved,
+                Utilisation::Consumed => outcome.consumed,
+            };
+            self.lane_basefee = Some(next_lane_basefee_with(
+                v.basefee_step,
                 basefee,
-                outcome.reserved,
+                used,
                 lane_capacity,
                 &self.config.lane,
             ));

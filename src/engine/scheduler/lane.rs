@@ -6,6 +6,7 @@
 //! CIP-3 cycle and cell basefees stay in base units. The fine unit keeps the ±12.5 % step exact
 //! down to small fees and lets a fee of a few base units move at all.
 
+use super::variants::{BasefeeStep, P50Even};
 use serde::{Deserialize, Serialize};
 
 /// Nanos per base unit: lane prices are integers in base units / `PRICE_SCALE` per cycle.
@@ -38,13 +39,52 @@ impl Default for LaneParams {
     }
 }
 
-/// CIP-1 v3 §5: the lane basefee of the next block, from this block's basefee (nanos per cycle)
-/// and lane use.
+/// CIP-1 v3 §5 as written (the default, variant `basefee_step = clip`): the lane basefee of
+/// the next block, from this block's basefee (nanos per cycle) and lane use.
 ///
-/// `used` is the lane budget **reserved** by the block's selected timers (the sum of their
-/// `gas_limit_per_fire`), the same quantity the lane is gated on in §3 step 7 (Spec notes 3
-/// and 45 in docs/SPEC_NOTES.md, open point 3), capped at `capacity`;
-/// `target = capacity × target_bps / 10,000`.
+/// `basefee_{H+1} = basefee_H × (1 + clip((u − target) / target, −max_step, +max_step))`, with
+/// `u = used / capacity` (at the default 50 % target and 12.5 % step, §5's `clip((u − 0.5) /
+/// 0.5, −0.125, +0.125)`): the relative step is the deviation over the target, clipped, so it
+/// is the full 12.5 % as soon as utilisation is 6.25 points (1/8 of the target) off target,
+/// and `dev / target` of the fee below that.
+///
+/// `used` is what the `utilisation` variant counts (reserved by default, Spec note 45), capped
+/// at `capacity`; `target = capacity × target_bps / 10,000`.
+///
+/// Rounding (open point 12), integers only:
+/// `step = floor(basefee × min(|used − target| × 10,000, max_step_bps × target) / (target ×
+/// 10,000))`, then, as for the proportional step, a non-zero deviation moves the fee by at
+/// least 1 nano and the fee never goes below `min_basefee_nanos` (default 8), so small fees
+/// do not stick and a 1-nano step is never more than 12.5 %.
+///
+/// A zero capacity or zero target leaves the fee unchanged (up to the floor).
+pub fn next_lane_basefee(basefee_nanos: u128, used: u64, capacity: u64, p: &LaneParams) -> u128 {
+    lane_step(basefee_nanos, used, capacity, p, |dev, target| {
+        (
+            (dev * BPS as u128).min(p.max_step_bps as u128 * target),
+            target * BPS as u128,
+        )
+    })
+}
+
+/// The lane basefee step of the `basefee_step` variant in force.
+pub fn next_lane_basefee_with(
+    step: BasefeeStep,
+    basefee_nanos: u128,
+    used: u64,
+    capacity: u64,
+    p: &LaneParams,
+) -> u128 {
+    match step {
+        BasefeeStep::Clip => next_lane_basefee(basefee_nanos, used, capacity, p),
+        BasefeeStep::Proportional => {
+            next_lane_basefee_proportional(basefee_nanos, used, capacity, p)
+        }
+    }
+}
+
+/// EIP-1559's proportional step (variant `basefee_step = proportional`, Spec note 45): the
+/// lane basefee of the next block, from this block's basefee (nanos per cycle) and lane use.
 ///
 /// Rounding (CIP-1 v3 §5, open point 12):
 ///
@@ -56,13 +96,30 @@ impl Default for LaneParams {
 /// never raises one either. `next = basefee + step` above target,
 /// `basefee − step` below, and never less than `min_basefee_nanos` (default 8): the fee never
 /// reaches 0 and, at or above 8, a 1-nano step is at most 12.5 %, so `|next − basefee| ≤
-/// basefee × max_step_bps / 10,000` whenever `basefee ≥ 8`. The spec's literal
-/// `clip((u − 0.5)/0.5, −0.125, 0.125)` would take the full 12.5 % step for any deviation above
-/// 1/16 of the lane; the proportional EIP-1559 step is the one it names, and the clip is kept as
-/// `min(|used − target|, target)` (which only matters for targets below 50 %).
-///
-/// A zero capacity or zero target leaves the fee unchanged (up to the floor).
-pub fn next_lane_basefee(basefee_nanos: u128, used: u64, capacity: u64, p: &LaneParams) -> u128 {
+/// basefee × max_step_bps / 10,000` whenever `basefee ≥ 8`.
+pub fn next_lane_basefee_proportional(
+    basefee_nanos: u128,
+    used: u64,
+    capacity: u64,
+    p: &LaneParams,
+) -> u128 {
+    lane_step(basefee_nanos, used, capacity, p, |dev, target| {
+        (
+            dev.min(target) * p.max_step_bps as u128,
+            target * BPS as u128,
+        )
+    })
+}
+
+/// The shared frame of both steps: `ratio(dev, target)` gives the step as a fraction
+/// `(numerator, denominator)` of the basefee.
+fn lane_step(
+    basefee_nanos: u128,
+    used: u64,
+    capacity: u64,
+    p: &LaneParams,
+    ratio: impl Fn(u128, u128) -> (u128, u128),
+) -> u128 {
     let floor = p.min_basefee_nanos;
     let target = capacity as u128 * p.target_bps as u128 / BPS as u128;
     if target == 0 {
@@ -77,14 +134,8 @@ pub fn next_lane_basefee(basefee_nanos: u128, used: u64, capacity: u64, p: &Lane
     if dev == 0 {
         return basefee_nanos.max(floor);
     }
-    let dev = dev.min(target);
-    let step = mul_div(
-        basefee_nanos,
-        dev * p.max_step_bps as u128,
-        target * BPS as u128,
-        false,
-    )
-    .max(1);
+    let (num, den) = ratio(dev, target);
+    let step = mul_div(basefee_nanos, num, den, false).max(1);
     let next = if up {
         basefee_nanos.saturating_add(step)
     } else {
@@ -105,6 +156,20 @@ pub fn p50_tip(tips_nanos: &mut [u128]) -> u128 {
     }
     let mid = (tips_nanos.len() - 1) / 2;
     *tips_nanos.select_nth_unstable(mid).1
+}
+
+/// The p50 tip under the `p50_even` variant: the lower median (default), or for an even
+/// count the floored mean of the two middle tips (`mean`). The slice is reordered.
+pub fn p50_tip_with(rule: P50Even, tips_nanos: &mut [u128]) -> u128 {
+    let n = tips_nanos.len();
+    if rule == P50Even::Lower || n == 0 || n % 2 == 1 {
+        return p50_tip(tips_nanos);
+    }
+    let lower = p50_tip(tips_nanos);
+    // After the selection, everything past the lower median is at least it: the upper median
+    // is the least of them.
+    let upper = tips_nanos[n / 2..].iter().copied().min().unwrap_or(lower);
+    lower / 2 + upper / 2 + (lower % 2 + upper % 2) / 2
 }
 
 /// `cycles × price_nanos / PRICE_SCALE` rounded up (what a fee payer is charged, §3 step 8;
@@ -197,12 +262,30 @@ mod tests {
     #[test]
     fn basefee_moves_by_an_eighth_at_full_and_empty_lane() {
         let p = LaneParams::default();
-        assert_eq!(next_lane_basefee(8_000, 2_000_000, 2_000_000, &p), 9_000);
-        assert_eq!(next_lane_basefee(8_000, 0, 2_000_000, &p), 7_000);
-        assert_eq!(next_lane_basefee(8_000, 1_000_000, 2_000_000, &p), 8_000);
-        assert_eq!(next_lane_basefee(8, 0, 2_000_000, &p), 8);
-        assert_eq!(next_lane_basefee(9, 0, 2_000_000, &p), 8);
-        assert_eq!(next_lane_basefee(0, 2_000_000, 2_000_000, &p), 8);
+        for f in [next_lane_basefee, next_lane_basefee_proportional] {
+            assert_eq!(f(8_000, 2_000_000, 2_000_000, &p), 9_000);
+            assert_eq!(f(8_000, 0, 2_000_000, &p), 7_000);
+            assert_eq!(f(8_000, 1_000_000, 2_000_000, &p), 8_000);
+            assert_eq!(f(8, 0, 2_000_000, &p), 8);
+            assert_eq!(f(9, 0, 2_000_000, &p), 8);
+            assert_eq!(f(0, 2_000_000, 2_000_000, &p), 8);
+        }
+    }
+
+    #[test]
+    fn clip_takes_the_full_step_past_an_eighth_of_the_target() {
+        let p = LaneParams::default();
+        // 75 %: +12.5 % (clip) against +6.25 % (proportional).
+        assert_eq!(next_lane_basefee(8_000, 1_500_000, 2_000_000, &p), 9_000);
+        assert_eq!(
+            next_lane_basefee_proportional(8_000, 1_500_000, 2_000_000, &p),
+            8_500
+        );
+        // 6.25 points over target: the clip's edge, 12.5 % both ways of counting.
+        assert_eq!(next_lane_basefee(8_000, 1_125_000, 2_000_000, &p), 9_000);
+        // 1 point over: (u − 0.5)/0.5 = 2 %.
+        assert_eq!(next_lane_basefee(8_000, 1_020_000, 2_000_000, &p), 8_160);
+        assert_eq!(next_lane_basefee(8_000, 500_000, 2_000_000, &p), 7_000);
     }
 
     #[test]
@@ -212,6 +295,9 @@ mod tests {
         assert_eq!(p50_tip(&mut [9, 1]), 1);
         assert_eq!(p50_tip(&mut [9, 1, 4, 7]), 4);
         assert_eq!(p50_tip(&mut [9, 1, 4]), 4);
+        assert_eq!(p50_tip_with(P50Even::Mean, &mut [9, 1, 4, 7]), 5);
+        assert_eq!(p50_tip_with(P50Even::Mean, &mut [9, 2]), 5);
+        assert_eq!(p50_tip_with(P50Even::Mean, &mut [9, 1, 4]), 4);
     }
 
     #[test]

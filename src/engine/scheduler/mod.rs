@@ -12,7 +12,12 @@ pub mod lane;
 pub mod policy;
 pub mod pricing;
 pub mod select;
+pub mod variants;
 
 pub use fairness::{Fairness, FairnessRow, W_MAX_BPS, W_ONE_BPS};
-pub use lane::{LaneParams, PRICE_SCALE, charge_ceil, charge_floor, next_lane_basefee, p50_tip};
+pub use lane::{
+    LaneParams, PRICE_SCALE, charge_ceil, charge_floor, next_lane_basefee,
+    next_lane_basefee_proportional, next_lane_basefee_with, p50_tip, p50_tip_with,
+};
 pub use select::{Candidate, Selection, effective_priority, select, select_naive};
+pub use variants::{CATALOG, VariantInfo, Variants};

@@ -9,6 +9,7 @@ use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::queue::{CalendarQueue, DueTimer};
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
 use crate::engine::scheduler::select::{Candidate, select};
+use crate::engine::scheduler::variants::{BelowBasefee, LaneBasefeeInMaxCost, OverCap};
 use crate::engine::shared::{FeeArgs, GbaContext};
 
 /// One due timer that passed classification, with its price.
@@ -29,7 +30,8 @@ struct Priced {
 ///    GBAs of one block see the same state whatever their order).
 /// 3. `balance(fee_payer) < max_cost` (Spec note 50, with its tip; a timer below the
 ///    basefee is checked with a tip of 0) → GC lane (path 2), `required` = that `max_cost`.
-/// 4. `max_fee < lane basefee` → deferred `below_basefee` (Spec note 54).
+/// 4. `max_fee < lane basefee` → deferred `below_basefee` (Spec note 54; variant
+///    `below_basefee = fire_without_tip`: a candidate with priority 0).
 /// 5. Otherwise a candidate: `priority = min(max_priority, max_fee − basefee)`, W(actor) from
 ///    the window as it stood before this block (§3 step 10: this block's fires count from the
 ///    next).
@@ -54,11 +56,23 @@ pub(super) fn plan(
     let mut priced: Vec<Priced> = Vec::new();
     let mut cands: Vec<Candidate> = Vec::new();
     let default = default_gba(basefee, cip1.p50_tip, None, &cip1.config);
+    let v = cip1.config.variants;
+    let auction_cap = cip1.config.max_cycles_per_fire_auction;
+    // Variant `lane_basefee_in_max_cost = no` (§3 step 8 as written): the lane basefee gates
+    // and prices priority (step 6) but is not charged.
+    let charged_lane_basefee = match v.lane_basefee_in_max_cost {
+        LaneBasefeeInMaxCost::Yes => basefee,
+        LaneBasefeeInMaxCost::No => 0,
+    };
 
     for d in due {
         let t = queue.due(&d);
         let expired = height > t.expires_at;
-        let budget = fire_budget(t, cfg);
+        // Variant `over_cap = capped`: a budget above the auction cap competes cut to it.
+        let budget = match v.over_cap {
+            OverCap::Capped => fire_budget(t, cfg).min(auction_cap),
+            OverCap::Defer | OverCap::OwnBudget => fire_budget(t, cfg),
+        };
         let (priority, max_cost, fallback) = if expired {
             (None, 0, None)
         } else {
@@ -83,12 +97,19 @@ pub(super) fn plan(
                 }
             };
             let (max_fee, max_prio) = resolve(fees, bid, default, &cip1.config, cip1.p50_tip);
-            let priority = priority_per_cycle(max_fee, max_prio, basefee);
+            let priority = match (
+                priority_per_cycle(max_fee, max_prio, basefee),
+                v.below_basefee,
+            ) {
+                // Variant `below_basefee = fire_without_tip`: competes with no tip.
+                (None, BelowBasefee::FireWithoutTip) => Some(0),
+                (p, _) => p,
+            };
             let cost = lane_max_cost(
                 budget,
                 cfg.max_cells_per_fire,
                 quote,
-                basefee,
+                charged_lane_basefee,
                 priority.unwrap_or(0),
             );
             (priority, cost, fallback)
@@ -135,11 +156,13 @@ pub(super) fn plan(
         });
     }
 
-    let sel = select(
-        &cands,
-        cfg.lane_timer_cycles,
-        cip1.config.max_cycles_per_fire_auction,
-    );
+    // Variant `over_cap = own_budget`: no per-fire cap in the auction (budgets stay bounded by
+    // `max_cycles_per_fire`, and every budget fits an empty lane, Spec note 3).
+    let per_fire_cap = match v.over_cap {
+        OverCap::OwnBudget => u64::MAX,
+        OverCap::Defer | OverCap::Capped => auction_cap,
+    };
+    let sel = select(&cands, cfg.lane_timer_cycles, per_fire_cap);
     let mut slots: Vec<Option<Priced>> = priced.into_iter().map(Some).collect();
     for &i in &sel.selected {
         let p = slots[i].take().expect("selected once");
@@ -179,7 +202,7 @@ pub(super) fn plan(
             cycles_limit: p.budget,
             max_cost: p.max_cost,
             tip_per_cycle: p.priority,
-            lane_basefee: basefee,
+            lane_basefee: charged_lane_basefee,
             cycle_basefee: quote.cycle_basefee,
             cell_basefee: quote.cell_basefee,
             cells_limit: cfg.max_cells_per_fire,

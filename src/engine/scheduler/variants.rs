@@ -1,0 +1,343 @@
+//! The specs' open points as named variants (issue 21): each place where the devnet chose
+//! between two readings of CIP-5 / CIP-1 v3 is a typed field of [`Variants`], with the
+//! canonical reading as its default where the text is explicit. A variant changes nothing
+//! unless named: the default [`Variants`] is not part of the state root (see
+//! [`Variants::hash_encode`]), a non-default one is, with the CIP-1 config.
+//!
+//! Every variant is listed in [`CATALOG`] with its name, values, default and spec section;
+//! `cowboy-devnet variants` prints it, fixtures set them in `[variants]` and the command line
+//! with `--variant NAME=VALUE`.
+
+use crate::engine::error::TimerError;
+use crate::engine::types::{HashEncode, HashEncoder};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Declares a variant's value enum: its spellings, in catalogue order, the first the default.
+macro_rules! variant_enum {
+    ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:literal),+ $(,)? }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            #[default]
+            $($(#[$vm])* #[serde(rename = $s)] $v),+
+        }
+        impl $name {
+            pub const ALL: &'static [$name] = &[$($name::$v),+];
+            pub const NAMES: &'static [&'static str] = &[$($s),+];
+            pub const fn as_str(self) -> &'static str {
+                match self { $($name::$v => $s),+ }
+            }
+            /// The position of the value in [`Self::ALL`] (its tag in the state root).
+            pub fn tag(self) -> u8 {
+                Self::ALL.iter().position(|v| *v == self).unwrap_or(0) as u8
+            }
+            fn parse(s: &str) -> Option<Self> {
+                Self::ALL.iter().copied().find(|v| v.as_str() == s)
+            }
+        }
+    };
+}
+
+variant_enum! {
+    /// CIP-1 v3 §5, open points 12 and 13: the lane basefee step.
+    BasefeeStep {
+        /// §5 as written: `basefee × (1 + clip((u − target)/target, −12.5 %, +12.5 %))`.
+        Clip => "clip",
+        /// EIP-1559's proportional step, `basefee × (u − target)/target / 8` (Spec note 45).
+        Proportional => "proportional",
+    }
+}
+
+variant_enum! {
+    /// CIP-1 v3 §5, open points 3 and 14: what the lane utilisation counts.
+    Utilisation {
+        /// The budgets (`gas_limit_per_fire`) the selected timers reserved (Spec note 45).
+        Reserved => "reserved",
+        /// The cycles the fired handlers consumed (§5's `cycles_consumed_in_lane`).
+        Consumed => "consumed",
+    }
+}
+
+variant_enum! {
+    /// CIP-1 v3 §7.1: the p50 tip of an even count of fires.
+    P50Even {
+        /// The lower median, a tip actually paid (Spec note 46).
+        Lower => "lower",
+        /// The mean of the two middle tips, floored.
+        Mean => "mean",
+    }
+}
+
+variant_enum! {
+    /// CIP-1 v3 §3 step 6 / §7.1, open point 9: a `max_fee_per_cycle` below the lane basefee at
+    /// fire time.
+    BelowBasefee {
+        /// Deferred `below_basefee`, nothing charged (Spec note 54).
+        Defer => "defer",
+        /// Competes with a tip of 0 and pays the lane basefee although it is above its max fee.
+        FireWithoutTip => "fire_without_tip",
+    }
+}
+
+variant_enum! {
+    /// CIP-1 v3 §3 step 8 vs §5, open point 8: the lane basefee in `max_cost` and the charge.
+    LaneBasefeeInMaxCost {
+        /// §5 "additional to the cycle basefee": charged and pre-charged (Spec note 50).
+        Yes => "yes",
+        /// §3 step 8 as written: `max_cost = gas × (basefee_cycle + priority) + cells ×
+        /// basefee_cell`; the lane basefee only gates (§3 step 6's `max_fee − basefee`).
+        No => "no",
+    }
+}
+
+variant_enum! {
+    /// CIP-5 §6.5, open point 4: where a deferred timer stands in the next height's bucket.
+    DeferredPlace {
+        /// Ahead of the timers originally due there, oldest due first (Spec note 4).
+        Front => "front",
+        /// Behind them: the next height's own timers go first.
+        Back => "back",
+    }
+}
+
+variant_enum! {
+    /// CIP-1 v3 §10 vs §13.2 / §14, open point 15: a timer whose fire budget is above the
+    /// auction cap (scheduled before activation, or before governance lowered the cap).
+    OverCap {
+        /// Deferred `over_cap` until its TTL (Spec note 51).
+        Defer => "defer",
+        /// Competes with its budget cut to the cap (its handler gets the cap's cycles).
+        Capped => "capped",
+        /// Competes at its own budget (§14 "existing callers keep working").
+        OwnBudget => "own_budget",
+    }
+}
+
+/// The named variants in force (CIP-1 config, `[variants]`, `--variant NAME=VALUE`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Variants {
+    pub basefee_step: BasefeeStep,
+    pub utilisation: Utilisation,
+    pub p50_even: P50Even,
+    pub below_basefee: BelowBasefee,
+    pub lane_basefee_in_max_cost: LaneBasefeeInMaxCost,
+    pub deferred_place: DeferredPlace,
+    pub over_cap: OverCap,
+}
+
+/// One catalogue row: a variant's name, its values (the default first), the spec section and
+/// what it chooses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct VariantInfo {
+    pub name: &'static str,
+    pub values: &'static [&'static str],
+    pub default: &'static str,
+    pub spec: &'static str,
+    pub about: &'static str,
+}
+
+/// Every variant, in the order [`Variants`] holds them.
+pub const CATALOG: &[VariantInfo] = &[
+    VariantInfo {
+        name: "basefee_step",
+        values: BasefeeStep::NAMES,
+        default: "clip",
+        spec: "CIP-1 v3 §5 (open points 12, 13)",
+        about: "lane basefee step: §5's clip (±12.5 % once 6.25 points off target) or EIP-1559's proportional step",
+    },
+    VariantInfo {
+        name: "utilisation",
+        values: Utilisation::NAMES,
+        default: "reserved",
+        spec: "CIP-1 v3 §5 (open points 3, 14)",
+        about: "what drives the lane basefee: the budgets reserved or the cycles consumed",
+    },
+    VariantInfo {
+        name: "p50_even",
+        values: P50Even::NAMES,
+        default: "lower",
+        spec: "CIP-1 v3 §7.1 (Spec note 46)",
+        about: "p50 tip of an even count of fires: the lower median or the mean of the middle two",
+    },
+    VariantInfo {
+        name: "below_basefee",
+        values: BelowBasefee::NAMES,
+        default: "defer",
+        spec: "CIP-1 v3 §3 step 6, §7.1 (open point 9)",
+        about: "a max fee below the lane basefee at fire time: deferred, or fired with no tip at the lane basefee",
+    },
+    VariantInfo {
+        name: "lane_basefee_in_max_cost",
+        values: LaneBasefeeInMaxCost::NAMES,
+        default: "yes",
+        spec: "CIP-1 v3 §3 step 8, §5 (open point 8)",
+        about: "whether the lane basefee is pre-charged and charged on top of the cycle basefee",
+    },
+    VariantInfo {
+        name: "deferred_place",
+        values: DeferredPlace::NAMES,
+        default: "front",
+        spec: "CIP-5 §6.5 (open point 4)",
+        about: "a carried timer goes to the front or the back of the next height's bucket",
+    },
+    VariantInfo {
+        name: "over_cap",
+        values: OverCap::NAMES,
+        default: "defer",
+        spec: "CIP-1 v3 §10, §13.2, §14 (open point 15)",
+        about: "a timer over the auction per-fire cap: deferred until its TTL, competes capped, or at its own budget",
+    },
+];
+
+impl Variants {
+    pub fn is_default(&self) -> bool {
+        *self == Variants::default()
+    }
+
+    /// Sets one variant by name (`--variant NAME=VALUE`, a `[variants]` entry); an unknown
+    /// name or value is `InvalidInput` naming the choices, and changes nothing.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<(), TimerError> {
+        fn pick<T: Copy>(
+            name: &str,
+            value: &str,
+            parse: fn(&str) -> Option<T>,
+            names: &[&str],
+        ) -> Result<T, TimerError> {
+            parse(value).ok_or_else(|| {
+                TimerError::InvalidInput(format!(
+                    "variant {name}: `{value}` is not one of {}",
+                    names.join(" | ")
+                ))
+            })
+        }
+        match name {
+            "basefee_step" => {
+                self.basefee_step = pick(name, value, BasefeeStep::parse, BasefeeStep::NAMES)?
+            }
+            "utilisation" => {
+                self.utilisation = pick(name, value, Utilisation::parse, Utilisation::NAMES)?
+            }
+            "p50_even" => self.p50_even = pick(name, value, P50Even::parse, P50Even::NAMES)?,
+            "below_basefee" => {
+                self.below_basefee = pick(name, value, BelowBasefee::parse, BelowBasefee::NAMES)?
+            }
+            "lane_basefee_in_max_cost" => {
+                self.lane_basefee_in_max_cost = pick(
+                    name,
+                    value,
+                    LaneBasefeeInMaxCost::parse,
+                    LaneBasefeeInMaxCost::NAMES,
+                )?
+            }
+            "deferred_place" => {
+                self.deferred_place = pick(name, value, DeferredPlace::parse, DeferredPlace::NAMES)?
+            }
+            "over_cap" => self.over_cap = pick(name, value, OverCap::parse, OverCap::NAMES)?,
+            _ => {
+                return Err(TimerError::InvalidInput(format!(
+                    "`{name}` is not a variant (expected one of {})",
+                    CATALOG
+                        .iter()
+                        .map(|v| v.name)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Parses `NAME=VALUE` and sets it.
+    pub fn set_pair(&mut self, pair: &str) -> Result<(), TimerError> {
+        let (name, value) = pair.split_once('=').ok_or_else(|| {
+            TimerError::InvalidInput(format!("variant `{pair}`: expected NAME=VALUE"))
+        })?;
+        self.set(name.trim(), value.trim())
+    }
+
+    /// Every variant's value, by name, in catalogue order.
+    pub fn values(&self) -> [(&'static str, &'static str); 7] {
+        [
+            ("basefee_step", self.basefee_step.as_str()),
+            ("utilisation", self.utilisation.as_str()),
+            ("p50_even", self.p50_even.as_str()),
+            ("below_basefee", self.below_basefee.as_str()),
+            (
+                "lane_basefee_in_max_cost",
+                self.lane_basefee_in_max_cost.as_str(),
+            ),
+            ("deferred_place", self.deferred_place.as_str()),
+            ("over_cap", self.over_cap.as_str()),
+        ]
+    }
+
+    /// The variants that differ from the default, by name (for report headers).
+    pub fn named(&self) -> BTreeMap<String, String> {
+        let d = Variants::default().values();
+        self.values()
+            .iter()
+            .zip(d.iter())
+            .filter(|(a, b)| a.1 != b.1)
+            .map(|(a, _)| (a.0.to_string(), a.1.to_string()))
+            .collect()
+    }
+
+    /// `name=value,…` of the non-default variants, or `default`.
+    pub fn label(&self) -> String {
+        let n = self.named();
+        if n.is_empty() {
+            return "default".into();
+        }
+        n.iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+}
+
+impl HashEncode for Variants {
+    /// Nothing for the default variants (every earlier root stays as it was); else a marker
+    /// and each variant's tag in catalogue order.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        if self.is_default() {
+            return;
+        }
+        e.u32(0x5641_5231); // "VAR1"
+        for t in [
+            self.basefee_step.tag(),
+            self.utilisation.tag(),
+            self.p50_even.tag(),
+            self.below_basefee.tag(),
+            self.lane_basefee_in_max_cost.tag(),
+            self.deferred_place.tag(),
+            self.over_cap.tag(),
+        ] {
+            e.u32(t as u32);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn catalog_matches_the_struct() {
+        let v = Variants::default();
+        for ((name, value), info) in v.values().iter().zip(CATALOG) {
+            assert_eq!(*name, info.name);
+            assert_eq!(*value, info.default);
+            assert_eq!(info.values[0], info.default);
+        }
+        let mut v = Variants::default();
+        v.set_pair("over_cap=own_budget").unwrap();
+        assert_eq!(v.over_cap, OverCap::OwnBudget);
+        assert_eq!(v.label(), "over_cap=own_budget");
+        assert!(v.set_pair("over_cap=maybe").is_err());
+        assert!(v.set_pair("nothing=1").is_err());
+        assert!(v.set_pair("over_cap").is_err());
+        assert_eq!(v.over_cap, OverCap::OwnBudget);
+    }
+}
