@@ -9,10 +9,14 @@
 //! key table, [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
 
 pub mod app;
+pub mod filter;
+pub mod form;
+mod input;
 pub mod keys;
 pub mod local;
 pub mod model;
 pub mod panes;
+pub mod prompt;
 pub mod remote;
 pub mod render;
 pub mod term;
