@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 
 pub use super::filter::FeedFilter;
 pub use super::form::{FormField, ScheduleForm};
-pub use super::prompt::{Prompt, PromptKind};
+pub use super::prompt::{Confirm, Confirmed, Prompt, PromptKind};
 
 /// Events the feed keeps; older ones are dropped (and counted).
 pub const FEED_CAPACITY: usize = 100_000;
@@ -85,6 +85,10 @@ pub enum Overlay {
     LifeLoading(TimerId),
     Form(Box<ScheduleForm>),
     Prompt(Prompt),
+    /// The message log (`!`).
+    Log,
+    /// A destructive command waiting for the user's yes (focus starts on Cancel).
+    Confirm(Box<Confirm>),
 }
 
 /// A message in the status line.
@@ -132,7 +136,40 @@ pub struct App {
     /// shows here while the panes keep the last view).
     pub waiting: Vec<&'static str>,
     pub quit: bool,
+    /// The timer the user selected in the bucket list: the selection follows it while blocks
+    /// pass and is cleared (never moved to another timer) when it leaves (issue 23).
+    pub timer_pin: Option<TimerId>,
+    /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
+    /// follows the newest event and selects nothing.
+    pub feed_pin: bool,
+    /// This process owns the devnet (the default command): quitting stops it, so `q` asks.
+    pub owns_devnet: bool,
+    /// Every status-line message, oldest first, in full (`!` shows them).
+    pub log: VecDeque<LogEntry>,
+    /// Governance cancels sent whose event has not been seen yet: the event says whether the
+    /// timer existed.
+    pub gov_cancels: Vec<TimerId>,
+    /// First line shown of the help or the log overlay.
+    pub scroll: u16,
+    /// The timer the watch strip follows (`w`); it stays after the timer leaves.
+    pub watch: Option<TimerId>,
+    /// The watched timer's life as last read.
+    pub watch_life: Option<Box<TimerLife>>,
+    /// Text `y` asked to copy: the loop writes it to the terminal (OSC 52) and clears it.
+    pub clipboard: Option<String>,
 }
+
+/// One message of the log (`!`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    /// The head height when it was shown.
+    pub height: u64,
+    pub text: String,
+    pub error: bool,
+}
+
+/// Messages the log keeps.
+pub const LOG_CAPACITY: usize = 500;
 
 /// Inputs of [`update`].
 #[derive(Clone, Debug)]
@@ -194,6 +231,15 @@ impl App {
             link: None,
             waiting: Vec::new(),
             quit: false,
+            timer_pin: None,
+            feed_pin: false,
+            owns_devnet: false,
+            log: VecDeque::new(),
+            gov_cancels: Vec::new(),
+            scroll: 0,
+            watch: None,
+            watch_life: None,
+            clipboard: None,
         }
     }
 
@@ -254,20 +300,15 @@ impl App {
             .nth(self.event_sel)
     }
 
-    /// The timer a command would act on: the selected one in the bucket list or the feed.
+    /// The timer a command would act on: the one the user selected in the bucket list or the
+    /// feed; never a default (issue 23: no implicit selection).
     pub fn selected_timer(&self) -> Option<(TimerId, Option<Address>)> {
         match self.focus {
             Pane::Buckets if self.in_bucket => self
-                .data
-                .bucket_timers
-                .get(self.timer_sel)
+                .timer_pin
+                .and_then(|p| self.data.bucket_timers.iter().find(|t| t.id == p))
                 .map(|t| (t.id, Some(t.actor))),
-            Pane::Buckets => self
-                .data
-                .bucket_timers
-                .first()
-                .map(|t| (t.id, Some(t.actor))),
-            Pane::Events => self
+            Pane::Events if self.feed_pin => self
                 .selected_event()
                 .and_then(|e| e.timer.map(|t| (t, e.actor))),
             _ => None,
@@ -275,10 +316,78 @@ impl App {
     }
 
     pub(crate) fn toast(&mut self, text: impl Into<String>, error: bool) {
-        self.toast = Some(Toast {
-            text: text.into(),
+        let text = text.into();
+        self.log_message(text.clone(), error);
+        self.toast = Some(Toast { text, error });
+    }
+
+    /// Keeps a message in the log (`!`) without showing it in the status line.
+    pub(crate) fn log_message(&mut self, text: String, error: bool) {
+        if self.log.len() >= LOG_CAPACITY {
+            self.log.pop_front();
+        }
+        let height = self.height();
+        self.log.push_back(LogEntry {
+            height,
+            text,
             error,
         });
+    }
+
+    /// Selects row `i` of the open bucket and pins its timer.
+    pub(crate) fn select_timer_row(&mut self, i: usize) {
+        self.timer_sel = i;
+        self.timer_pin = self.data.bucket_timers.get(i).map(|t| t.id);
+    }
+
+    /// A timer as commands and confirmations name it: its label (a fixture's, when it has
+    /// one), its short id, its actor and due height when the dashboard knows them.
+    pub fn describe_timer(&self, id: &TimerId) -> String {
+        let mut s = format!("timer {}", self.timer_label(id));
+        let known = self
+            .data
+            .bucket_timers
+            .iter()
+            .find(|t| t.id == *id)
+            .map(|t| (Some(t.actor), t.height))
+            .or_else(|| {
+                self.feed
+                    .iter()
+                    .find(|e| e.timer == Some(*id) && e.kind == "TimerScheduled")
+                    .map(|e| {
+                        let h = e
+                            .fields
+                            .split_whitespace()
+                            .find_map(|f| f.strip_prefix("height="))
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(e.height);
+                        (e.actor, h)
+                    })
+            });
+        match known {
+            Some((actor, h)) => {
+                if let Some(a) = actor {
+                    s.push_str(&format!(" of {}", self.data.label(&a)));
+                }
+                s.push_str(&format!(", due #{h}"));
+            }
+            None => s.push_str(" (not a live timer the dashboard knows)"),
+        }
+        s
+    }
+
+    /// How a timer is written wherever it appears: its short id.
+    pub fn timer_label(&self, id: &TimerId) -> String {
+        id.short()
+    }
+
+    /// The link to the devnet changed: back from an outage, the errors it caused leave the
+    /// status line (they stay in the log).
+    pub fn set_link(&mut self, link: Option<String>) {
+        if self.link.is_some() && link.is_none() && self.toast.as_ref().is_some_and(|t| t.error) {
+            self.toast = None;
+        }
+        self.link = link;
     }
 
     pub(crate) fn push_events(&mut self, events: Vec<EventRow>) {
@@ -299,10 +408,17 @@ impl App {
         match form.request(&self.data, h) {
             Ok(req) => {
                 form.error = None;
+                if form.sent.as_ref() == Some(&req) {
+                    return vec![];
+                }
+                form.estimate = None;
+                form.sent = Some(req.clone());
                 vec![Effect::Command(UiCommand::EstimateTimer(req))]
             }
             Err(m) => {
+                // Invalid input shows only its error; a reply for older input is dropped.
                 form.estimate = None;
+                form.sent = None;
                 form.error = Some(CommandError::new("InvalidInput", m));
                 vec![]
             }
@@ -329,30 +445,79 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             {
                 Some(i) => app.bucket_sel = i,
                 None => {
-                    app.bucket_pin = None;
+                    // The user's bucket left (drained, or its last timer cancelled): the
+                    // cursor stays at its place in the list, inside no bucket.
+                    if app.bucket_pin.take().is_some() {
+                        app.in_bucket = false;
+                    }
                     app.bucket_sel = app.bucket_sel.min(app.data.buckets.len().saturating_sub(1));
                 }
             }
-            app.timer_sel = app
-                .timer_sel
-                .min(app.data.bucket_timers.len().saturating_sub(1));
+            // The selected timer stays selected while it is in the bucket; when it leaves,
+            // nothing is selected (no other timer takes its place).
+            match app
+                .timer_pin
+                .and_then(|p| app.data.bucket_timers.iter().position(|t| t.id == p))
+            {
+                Some(i) => app.timer_sel = i,
+                None => {
+                    app.timer_pin = None;
+                    app.timer_sel = app
+                        .timer_sel
+                        .min(app.data.bucket_timers.len().saturating_sub(1));
+                }
+            }
             app.fairness_sel = app
                 .fairness_sel
                 .min(app.data.fairness.len().saturating_sub(1));
             if let Overlay::Form(f) = &mut app.overlay {
                 f.actor = f.actor.min(app.data.actors.len().saturating_sub(1));
             }
-            vec![]
+            // The open life and the watched timer follow the chain (issue 23).
+            let mut out = Vec::new();
+            if let Overlay::Life(l) = &app.overlay {
+                out.push(Effect::LoadLife(l.id));
+            }
+            if let Some(w) = app.watch
+                && !out.contains(&Effect::LoadLife(w))
+            {
+                out.push(Effect::LoadLife(w));
+            }
+            out
         }
         Action::Events(ev) => {
             if let Some(last) = ev.last() {
                 app.events_from = last.height + 1;
             }
+            if !app.gov_cancels.is_empty() {
+                for e in ev.iter().filter(|e| e.kind == "TimerCancelledByGovernance") {
+                    let Some(t) = e.timer else { continue };
+                    let Some(i) = app.gov_cancels.iter().position(|g| *g == t) else {
+                        continue;
+                    };
+                    app.gov_cancels.remove(i);
+                    let text = if e.fields.contains("existed=false") {
+                        format!(
+                            "governance cancel: timer {} did not exist, nothing was cancelled (#{})",
+                            app.timer_label(&t),
+                            e.height
+                        )
+                    } else {
+                        format!(
+                            "governance cancelled timer {} (#{})",
+                            app.timer_label(&t),
+                            e.height
+                        )
+                    };
+                    let missing = e.fields.contains("existed=false");
+                    app.toast(text, missing);
+                }
+            }
             if app.feed_paused {
                 app.held.extend(ev);
             } else {
-                // A selection away from the newest stays on its event as newer ones arrive.
-                if app.event_sel > 0 {
+                // A selected event stays selected as newer ones arrive.
+                if app.feed_pin {
                     let f = FeedFilter::parse(&app.filter);
                     app.event_sel += ev.iter().filter(|e| f.matches(e, &app.data)).count();
                 }
@@ -361,7 +526,19 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Life(id, life) => {
-            if app.overlay == Overlay::LifeLoading(id) {
+            if app.watch == Some(id) {
+                // A watched timer the node no longer knows (a revert took it back) keeps
+                // its last life.
+                if let Some(l) = &life {
+                    app.watch_life = Some(l.clone());
+                }
+            }
+            let open = matches!(&app.overlay, Overlay::Life(l) if l.id == id);
+            if open {
+                if let Some(l) = life {
+                    app.overlay = Overlay::Life(l);
+                }
+            } else if app.overlay == Overlay::LifeLoading(id) {
                 match life {
                     Some(l) => app.overlay = Overlay::Life(l),
                     None => {
@@ -380,7 +557,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             height,
         } => {
             if app.overlay == Overlay::None {
-                let a = super::render::areas(ratatui::layout::Rect::new(0, 0, width, height));
+                let a = super::render::areas_with(
+                    ratatui::layout::Rect::new(0, 0, width, height),
+                    super::render::strip_lines(app),
+                );
                 let at = ratatui::layout::Position::new(column, row);
                 for (pane, r) in [
                     (Pane::Buckets, a.buckets),
@@ -405,18 +585,52 @@ fn on_done(
     cmd: UiCommand,
     result: Result<CommandOutcome, CommandError>,
 ) -> Vec<Effect> {
-    if let UiCommand::EstimateTimer(_) = cmd {
-        if let Overlay::Form(f) = &mut app.overlay {
+    if let UiCommand::EstimateTimer(req) = &cmd {
+        // Only the reply for the form's current input counts: one for older input (the user
+        // typed on meanwhile) is dropped, as is any while the input is invalid.
+        if let Overlay::Form(f) = &mut app.overlay
+            && f.sent.as_ref() == Some(req)
+        {
             match result {
-                Ok(CommandOutcome::Estimated(e)) => {
-                    f.error = e.error.clone();
-                    f.estimate = Some(e);
-                }
+                Ok(CommandOutcome::Estimated(e)) => match e.error.clone() {
+                    Some(err) => {
+                        f.estimate = None;
+                        f.error = Some(err);
+                    }
+                    None => {
+                        f.error = None;
+                        f.estimate = Some(e);
+                    }
+                },
                 Ok(_) => {}
-                Err(e) => f.error = Some(e),
+                Err(e) => {
+                    f.estimate = None;
+                    f.error = Some(e);
+                }
             }
         }
         return vec![];
+    }
+    // A prompt that sent this command stays open until it is answered: closed when it went
+    // through, kept with its input and the error when it was refused.
+    if let Overlay::Prompt(p) = &mut app.overlay
+        && p.sent.as_ref() == Some(&cmd)
+    {
+        p.sent = None;
+        match &result {
+            Ok(_) => app.overlay = Overlay::None,
+            Err(e) => p.error = Some(e.to_string()),
+        }
+    }
+    if let (UiCommand::GovCancelTimer { timer_id, .. }, Ok(_)) = (&cmd, &result) {
+        // Whether the timer existed shows in the event (system instruction 48 is idempotent).
+        app.gov_cancels.push(*timer_id);
+        let text = format!(
+            "governance cancel of {} sent; its event says whether it existed",
+            app.timer_label(timer_id)
+        );
+        app.toast(text, false);
+        return vec![Effect::Refresh];
     }
     match result {
         Ok(out) => {

@@ -81,11 +81,10 @@ pub(crate) fn filter_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.filter_editing = false;
             app.filter.clear();
         }
-        KeyCode::Backspace => {
-            app.filter.pop();
+        _ => {
+            // Characters, Backspace and C-u (clears), as every text field.
+            super::form::edit(&mut app.filter, &k);
         }
-        KeyCode::Char(c) => app.filter.push(c),
-        _ => {}
     }
     app.event_sel = 0;
     vec![]

@@ -75,6 +75,8 @@ pub struct ScheduleForm {
     pub field: usize,
     pub estimate: Option<Estimate>,
     pub error: Option<CommandError>,
+    /// The request the last estimate was asked for: a reply for any other is stale.
+    pub sent: Option<ScheduleRequest>,
 }
 
 impl ScheduleForm {
@@ -88,6 +90,7 @@ impl ScheduleForm {
             field: 1,
             estimate: None,
             error: None,
+            sent: None,
         }
     }
 

@@ -44,6 +44,8 @@ pub struct RunOptions {
     pub frame: Duration,
     /// Longest wait between two data refreshes when nothing happens.
     pub refresh: Duration,
+    /// The process runs the devnet it shows (the default command): `q` asks before quitting.
+    pub owns_devnet: bool,
 }
 
 impl Default for RunOptions {
@@ -53,6 +55,7 @@ impl Default for RunOptions {
             keys: KeyMap::default(),
             frame: Duration::from_millis(100),
             refresh: Duration::from_millis(500),
+            owns_devnet: false,
         }
     }
 }
@@ -63,14 +66,25 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
     let dropped = source.take_dropped();
     let data = source.dashboard(&app.query());
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);
-    apply_refresh(app, data, events, dropped);
+    for e in apply_refresh(app, data, events, dropped) {
+        if let Effect::LoadLife(id) = e {
+            let life = source.timer_life(&id).map(Box::new);
+            update(app, Action::Life(id, life));
+        }
+    }
 }
 
 /// Puts one refresh's data and events (asked from `app.events_from`) into the app: the events
-/// beyond [`EVENTS_PER_REFRESH`] count as dropped.
-pub fn apply_refresh(app: &mut App, data: DashboardData, events: Vec<EventRow>, dropped: u64) {
+/// beyond [`EVENTS_PER_REFRESH`] count as dropped. Returns what the app asks for next (the
+/// open timer life and the watched timer are read again).
+pub fn apply_refresh(
+    app: &mut App,
+    data: DashboardData,
+    events: Vec<EventRow>,
+    dropped: u64,
+) -> Vec<Effect> {
     app.events_dropped += dropped;
-    update(app, Action::Data(Box::new(data)));
+    let effects = update(app, Action::Data(Box::new(data)));
     let events = if events.len() > EVENTS_PER_REFRESH {
         app.events_dropped += (events.len() - EVENTS_PER_REFRESH) as u64;
         events[events.len() - EVENTS_PER_REFRESH..].to_vec()
@@ -80,6 +94,7 @@ pub fn apply_refresh(app: &mut App, data: DashboardData, events: Vec<EventRow>, 
     if !events.is_empty() {
         update(app, Action::Events(events));
     }
+    effects
 }
 
 /// Carries out effects (and the effects their results produce) against the source.
@@ -130,6 +145,7 @@ pub fn handle_key<S: DashboardSource + ?Sized>(
 pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> io::Result<()> {
     let mut guard = TerminalGuard::new()?;
     let mut app = App::new(opts.keys.clone());
+    app.owns_devnet = opts.owns_devnet;
     let mut client = worker::Client::spawn(source, opts.frame.min(Duration::from_millis(100)));
     client.refresh(&app);
     let mut last_refresh = Instant::now();
@@ -145,6 +161,9 @@ pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> 
         guard
             .terminal
             .draw(|f| render::render(f, &app, &opts.theme))?;
+        if let Some(text) = app.clipboard.take() {
+            term::copy_osc52(&text)?;
+        }
         match term::next_event(opts.frame)? {
             Some(TermEvent::Key(k)) => client.handle_key(&mut app, k),
             Some(TermEvent::Click { column, row }) => {

@@ -201,8 +201,9 @@ impl Client {
                 {
                     app.block_time_ms = ms;
                 }
-                app.link = link;
-                super::apply_refresh(app, *data, events, dropped);
+                app.set_link(link);
+                let effects = super::apply_refresh(app, *data, events, dropped);
+                self.dispatch(app, effects);
                 if self.refresh_wanted {
                     self.refresh(app);
                 }
@@ -220,7 +221,7 @@ impl Client {
             }
             Reply::News => self.refresh(app),
             Reply::Link(l) => {
-                app.link = l;
+                app.set_link(l);
                 self.refresh(app);
             }
         }
