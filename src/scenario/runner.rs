@@ -144,7 +144,7 @@ impl Scenario {
 #[derive(Clone)]
 pub(super) struct Run {
     pub(super) labels: BTreeMap<String, TimerId>,
-    outcomes: Vec<StepOutcome>,
+    pub(super) outcomes: Vec<StepOutcome>,
     rows: Vec<BlockRow>,
     skip_rows: bool,
     pub(super) events: Vec<EventRecord>,

@@ -157,6 +157,10 @@ pub struct App {
     pub watch_life: Option<Box<TimerLife>>,
     /// Text `y` asked to copy: the loop writes it to the terminal (OSC 52) and clears it.
     pub clipboard: Option<String>,
+    /// The fixture's story so far, oldest first (the story line shows the newest).
+    pub story: Vec<super::story::StoryItem>,
+    /// Labels the fixture's steps gave timers.
+    pub labels: std::collections::BTreeMap<TimerId, String>,
 }
 
 /// One message of the log (`!`).
@@ -183,6 +187,8 @@ pub enum Action {
     Events(Vec<EventRow>),
     Life(TimerId, Option<Box<TimerLife>>),
     Done(UiCommand, Result<CommandOutcome, CommandError>),
+    /// A fixture's story went on: steps played, expectations checked, timers labelled.
+    Story(Vec<super::story::StoryItem>),
     /// A mouse button went down at this cell of a terminal of this size: focus the pane there.
     Click {
         column: u16,
@@ -240,6 +246,8 @@ impl App {
             watch: None,
             watch_life: None,
             clipboard: None,
+            story: Vec::new(),
+            labels: std::collections::BTreeMap::new(),
         }
     }
 
@@ -376,9 +384,10 @@ impl App {
         s
     }
 
-    /// How a timer is written wherever it appears: its short id.
+    /// How a timer is written wherever it appears: the label its fixture gave it, else its
+    /// short id (the first 8 hex digits).
     pub fn timer_label(&self, id: &TimerId) -> String {
-        id.short()
+        self.labels.get(id).cloned().unwrap_or_else(|| id.short())
     }
 
     /// The link to the devnet changed: back from an outage, the errors it caused leave the
@@ -550,6 +559,29 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Done(cmd, result) => on_done(app, cmd, result),
+        Action::Story(items) => {
+            let mut out = Vec::new();
+            for it in items {
+                if let Some((l, id)) = &it.label {
+                    let first = app.labels.is_empty();
+                    app.labels.insert(*id, l.clone());
+                    // The demo starts with its first labelled timer watched, unless the user
+                    // chose something already.
+                    if first && app.watch.is_none() && app.timer_pin.is_none() && !app.feed_pin {
+                        app.watch = Some(*id);
+                        out.push(Effect::LoadLife(*id));
+                    }
+                }
+                if it.ok {
+                    app.log_message(format!("story: {}", it.text), false);
+                } else {
+                    // A step that failed on the live node is an error, with its step.
+                    app.toast(format!("fixture step failed: {}", it.text), true);
+                }
+                app.story.push(it);
+            }
+            out
+        }
         Action::Click {
             column,
             row,

@@ -19,6 +19,7 @@ pub mod panes;
 pub mod prompt;
 pub mod remote;
 pub mod render;
+pub mod story;
 pub mod term;
 pub mod theme;
 pub mod worker;
@@ -64,6 +65,10 @@ impl Default for RunOptions {
 /// and benches; the dashboard itself refreshes through [`worker::Client`]).
 pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
     let dropped = source.take_dropped();
+    let story = source.take_story();
+    if !story.is_empty() {
+        update(app, Action::Story(story));
+    }
     let data = source.dashboard(&app.query());
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);
     for e in apply_refresh(app, data, events, dropped) {

@@ -690,4 +690,10 @@ pub trait DashboardSource {
     fn link(&self) -> Option<String> {
         None
     }
+    // --- issue 23 (branch dash) ---
+    /// The story of a fixture played along the node (steps, expectations, timer labels)
+    /// reported since the last call; sources with none give nothing.
+    fn take_story(&mut self) -> Vec<crate::tui::story::StoryItem> {
+        Vec::new()
+    }
 }

@@ -45,7 +45,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .enumerate()
         .map(|(i, e)| {
             let from_newest = rows.len() - 1 - (start + i);
-            let selected = focused && from_newest == app.event_sel;
+            let selected = focused && app.feed_pin && from_newest == app.event_sel;
             let mut spans = vec![
                 Span::styled(format!("#{:<6} ", e.height), theme.get("dim")),
                 Span::styled(format!("{:<31} ", e.kind), theme.kind(&e.kind)),
@@ -57,7 +57,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     theme.get("text"),
                 ),
                 Span::styled(
-                    format!("{:<9}", e.timer.map_or(String::new(), |t| t.short())),
+                    format!(
+                        "{:<9}",
+                        e.timer.map_or(String::new(), |t| app.timer_label(&t))
+                    ),
                     theme.get("text"),
                 ),
                 Span::styled(e.fields.clone(), theme.get("dim")),
@@ -66,6 +69,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 let sel = theme.get("selection");
                 for s in &mut spans {
                     s.style = sel;
+                }
+            } else if e.timer.is_some() && e.timer == app.watch {
+                let w = crate::tui::panes::watch::watched(theme);
+                for s in &mut spans {
+                    s.style = s.style.patch(w);
                 }
             }
             Line::from(spans)

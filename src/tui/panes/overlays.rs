@@ -44,7 +44,18 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
         area.height.saturating_sub(4),
     );
     frame.render_widget(Clear, r);
-    let block = frame_block(format!("timer {} · {}", l.id.short(), l.status), theme);
+    // A handler that reverted reads `reverted`, not `fired` (issue 23).
+    let status = match crate::tui::panes::watch::outcome(l) {
+        Some((_, "reverted", _)) => "fired, handler reverted".to_string(),
+        _ => l.status.clone(),
+    };
+    let block = frame_block(
+        format!(
+            "timer {} · {status} · follows the chain (Esc closes)",
+            app.timer_label(&l.id)
+        ),
+        theme,
+    );
     let inner = block.inner(r);
     frame.render_widget(block, r);
     let head = theme.get("header");
@@ -57,7 +68,7 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
     };
     let mut lines = vec![
         field("id", l.id.to_string()),
-        field("status", l.status.clone()),
+        field("status", status.clone()),
     ];
     if let Some(t) = &l.record {
         lines.extend([

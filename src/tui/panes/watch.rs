@@ -1,7 +1,7 @@
 //! The watch strip (`w`, issue 23): one watched timer's life as a line pinned under the
 //! status bar, `scheduled → due → deferred ×n (reasons) → fired / reverted / expired /
 //! unfunded / cancelled`, kept after the timer leaves. Its rows in the buckets and the feed are
-//! highlighted with [`watched`].
+//! highlighted with [`watched`]. Above it, the story line of a fixture played live.
 
 use crate::engine::TimerId;
 use crate::tui::app::App;
@@ -131,8 +131,34 @@ pub fn strip_line(app: &App, id: &TimerId, theme: &Theme) -> Line<'static> {
     Line::from(spans)
 }
 
-pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    if let Some(id) = &app.watch {
-        frame.render_widget(Paragraph::new(strip_line(app, id, theme)), area);
+/// The story line: the newest step or expectation of the fixture being played.
+pub fn story_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
+    let it = app.story.last()?;
+    let failed = app.story.iter().filter(|s| !s.ok).count();
+    let mut spans = vec![Span::styled(" story ", theme.get("status_key"))];
+    if let Some(h) = it.height {
+        spans.push(Span::styled(format!("#{h} "), theme.get("dim")));
     }
+    spans.push(Span::styled(
+        it.text.clone(),
+        theme.get(if it.ok { "text" } else { "error" }),
+    ));
+    if failed > 0 {
+        spans.push(Span::styled(
+            format!("  ({failed} failed: ! lists them)"),
+            theme.get("error"),
+        ));
+    }
+    Some(Line::from(spans))
+}
+
+pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
+    let mut lines = Vec::new();
+    if let Some(l) = story_line(app, theme) {
+        lines.push(l);
+    }
+    if let Some(id) = &app.watch {
+        lines.push(strip_line(app, id, theme));
+    }
+    frame.render_widget(Paragraph::new(lines), area);
 }
