@@ -331,10 +331,15 @@ impl App {
 
     /// Keeps a message in the log (`!`) without showing it in the status line.
     pub(crate) fn log_message(&mut self, text: String, error: bool) {
+        let h = self.height();
+        self.log_at(h, text, error);
+    }
+
+    /// Keeps a message in the log as of `height`.
+    pub(crate) fn log_at(&mut self, height: u64, text: String, error: bool) {
         if self.log.len() >= LOG_CAPACITY {
             self.log.pop_front();
         }
-        let height = self.height();
         self.log.push_back(LogEntry {
             height,
             text,
@@ -572,11 +577,14 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                         out.push(Effect::LoadLife(*id));
                     }
                 }
+                let at = it.height.unwrap_or(app.height());
                 if it.ok {
-                    app.log_message(format!("story: {}", it.text), false);
+                    app.log_at(at, format!("story: {}", it.text), false);
                 } else {
                     // A step that failed on the live node is an error, with its step.
-                    app.toast(format!("fixture step failed: {}", it.text), true);
+                    let text = format!("fixture step failed: {}", it.text);
+                    app.log_at(at, text.clone(), true);
+                    app.toast = Some(Toast { text, error: true });
                 }
                 app.story.push(it);
             }

@@ -58,7 +58,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ),
                 Span::styled(
                     format!(
-                        "{:<9}",
+                        "{:<9.9} ",
                         e.timer.map_or(String::new(), |t| app.timer_label(&t))
                     ),
                     theme.get("text"),
