@@ -340,3 +340,51 @@ fn issue23_snapshot_help_scrolls_80x24() {
     let next = screen(&app, 80, 24);
     assert!(next.contains("· 11-"), "{next}");
 }
+
+/// Issue 23: a click selects the row under it: a bucket, then one of its timers, then an
+/// event of the feed.
+#[test]
+fn issue23_a_click_selects_the_row_under_it() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    let (w, h) = (160, 48);
+    let a = render::areas_with(ratatui::layout::Rect::new(0, 0, w, h), 0);
+    let click = |app: &mut App, src: &mut LocalDevnet, column: u16, row: u16| {
+        let effects = update(
+            app,
+            Action::Click {
+                column,
+                row,
+                width: w,
+                height: h,
+            },
+        );
+        cowboy_devnet::tui::apply_effects(src, app, effects);
+    };
+    // The second bucket (#29, the oracle's): border, header, then rows.
+    click(&mut app, &mut src, a.buckets.x + 2, a.buckets.y + 3);
+    assert_eq!(app.bucket_sel, 1);
+    assert_eq!(app.data.buckets[1].height, app.data.bucket_timers[0].height);
+    // Its first timer: border, title, header, then rows.
+    click(&mut app, &mut src, a.buckets.x + 32, a.buckets.y + 3);
+    let t = app.data.bucket_timers[0].id;
+    assert_eq!(app.selected_timer().map(|s| s.0), Some(t));
+    // The newest event of the feed (the last row of the pane).
+    click(
+        &mut app,
+        &mut src,
+        a.events.x + 2,
+        a.events.y + a.events.height - 2,
+    );
+    assert_eq!(app.focus, Pane::Events);
+    assert!(app.feed_pin);
+    assert_eq!(app.event_sel, 0);
+    // The row above it.
+    click(
+        &mut app,
+        &mut src,
+        a.events.x + 2,
+        a.events.y + a.events.height - 3,
+    );
+    assert_eq!(app.event_sel, 1);
+}

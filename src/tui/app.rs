@@ -597,22 +597,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             height,
         } => {
             if app.overlay == Overlay::None {
-                let a = super::render::areas_with(
-                    ratatui::layout::Rect::new(0, 0, width, height),
-                    super::render::strip_lines(app),
-                );
-                let at = ratatui::layout::Position::new(column, row);
-                for (pane, r) in [
-                    (Pane::Buckets, a.buckets),
-                    (Pane::Tiers, a.tiers),
-                    (Pane::Lane, a.lane),
-                    (Pane::Fairness, a.fairness),
-                    (Pane::Events, a.events),
-                ] {
-                    if r.contains(at) {
-                        app.focus = pane;
-                    }
-                }
+                return super::click::click(app, column, row, width, height);
             }
             vec![]
         }

@@ -9,6 +9,7 @@
 //! key table, [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
 
 pub mod app;
+mod click;
 pub mod filter;
 pub mod form;
 mod input;
@@ -173,7 +174,7 @@ pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> 
             Some(TermEvent::Key(k)) => client.handle_key(&mut app, k),
             Some(TermEvent::Click { column, row }) => {
                 let size = guard.terminal.size()?;
-                update(
+                let effects = update(
                     &mut app,
                     Action::Click {
                         column,
@@ -182,6 +183,7 @@ pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> 
                         height: size.height,
                     },
                 );
+                client.dispatch(&mut app, effects);
             }
             Some(TermEvent::Resize) | None => {}
         }

@@ -165,6 +165,22 @@ pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                 vec![]
             }
         },
+        // `R` lists the snapshots taken here: ↑/↓ choose one.
+        KeyCode::Up | KeyCode::Down
+            if p.kind == PromptKind::Revert && !app.snapshots.is_empty() =>
+        {
+            let ids = &app.snapshots;
+            let at = ids.iter().position(|i| i.to_string() == p.input.trim());
+            let i = match (at, k.code) {
+                (Some(i), KeyCode::Up) => i.saturating_sub(1),
+                (Some(i), _) => (i + 1).min(ids.len() - 1),
+                (None, _) => ids.len() - 1,
+            };
+            p.input = ids[i].to_string();
+            p.error = None;
+            app.overlay = Overlay::Prompt(p);
+            vec![]
+        }
         KeyCode::Tab if matches!(p.kind, PromptKind::Govern { .. }) => {
             if let Some(c) = complete(&p.input) {
                 p.input = c;
