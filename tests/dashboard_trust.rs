@@ -388,3 +388,27 @@ fn issue23_a_click_selects_the_row_under_it() {
     );
     assert_eq!(app.event_sel, 1);
 }
+
+/// Issue 23: a 1,500-character payload scrolls inside its field; every field below it stays
+/// on screen, and no hint wraps onto the border at 120x34.
+#[test]
+fn issue23_a_long_value_scrolls_inside_its_field() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    update(&mut app, Action::Key(key('s')));
+    // From the height field to the payload.
+    update(&mut app, Action::Key(code(KeyCode::Down)));
+    update(&mut app, Action::Key(code(KeyCode::Down)));
+    for _ in 0..1_500 {
+        update(&mut app, Action::Key(key('x')));
+    }
+    let s = screen(&app, 120, 34);
+    for label in ["payload", "fee payer", "expires_at", "priority_tier"] {
+        assert!(s.contains(label), "`{label}` stays on screen:\n{s}");
+    }
+    assert!(
+        s.contains("…xxxx"),
+        "the field shows the end of the value:\n{s}"
+    );
+    assert!(s.contains("nanos/cycle; empty: tier or p50 tip"), "{s}");
+}
