@@ -639,7 +639,7 @@ fn on_done(
     // A prompt that sent this command stays open until it is answered: closed when it went
     // through, kept with its input and the error when it was refused.
     if let Overlay::Prompt(p) = &mut app.overlay
-        && p.sent.as_ref() == Some(&cmd)
+        && p.sent.as_deref() == Some(&cmd)
     {
         p.sent = None;
         match &result {

@@ -33,7 +33,7 @@ pub struct Prompt {
     /// input, as the schedule form does.
     pub error: Option<String>,
     /// The command sent from this prompt and not answered yet.
-    pub sent: Option<UiCommand>,
+    pub sent: Option<Box<UiCommand>>,
 }
 
 impl Prompt {
@@ -51,6 +51,10 @@ impl Prompt {
 
 /// What a confirmation carries out when accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per open confirmation, never stored in bulk"
+)]
 pub enum Confirmed {
     Command(UiCommand),
     /// Quit a dashboard whose process owns the devnet (the devnet stops with it).
@@ -154,7 +158,7 @@ pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                     app.overlay = Overlay::Confirm(Box::new(Confirm { back: Some(p), ..c }));
                     return vec![];
                 }
-                p.sent = Some(cmd.clone());
+                p.sent = Some(Box::new(cmd.clone()));
                 app.overlay = Overlay::Prompt(p);
                 vec![Effect::Command(cmd)]
             }
@@ -271,7 +275,7 @@ pub(crate) fn confirm_key(app: &mut App, mut c: Confirm, k: KeyEvent) -> Vec<Eff
         Confirmed::Command(cmd) => {
             app.overlay = match c.back {
                 Some(mut p) => {
-                    p.sent = Some(cmd.clone());
+                    p.sent = Some(Box::new(cmd.clone()));
                     Overlay::Prompt(p)
                 }
                 None => Overlay::None,

@@ -105,16 +105,9 @@ pub fn log(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         let style = theme.get(if e.error { "error" } else { "text" });
         let text = format!("#{:<6} {}", e.height, e.text);
         let chars: Vec<char> = text.chars().collect();
-        for (i, chunk) in chars.chunks(w).enumerate() {
+        for chunk in chars.chunks(w) {
             let s: String = chunk.iter().collect();
-            lines.push(Line::styled(
-                if i == 0 {
-                    format!(" {s}")
-                } else {
-                    format!(" {s}")
-                },
-                style,
-            ));
+            lines.push(Line::styled(format!(" {s}"), style));
         }
     }
     scrolled(
