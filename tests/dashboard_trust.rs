@@ -412,3 +412,23 @@ fn issue23_a_long_value_scrolls_inside_its_field() {
     );
     assert!(s.contains("nanos/cycle; empty: tier or p50 tip"), "{s}");
 }
+
+/// Issue 23: `y` copies the selected timer's full id, as OSC 52 (base64 of the text).
+#[test]
+fn issue23_y_copies_the_full_id_with_osc52() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    update(&mut app, Action::Key(key('y')));
+    assert_eq!(app.clipboard, None, "nothing selected, nothing copied");
+    press(
+        &mut src,
+        &mut app,
+        &[key('j'), code(KeyCode::Enter), key('y')],
+    );
+    let id = app.selected_timer().unwrap().0;
+    assert_eq!(app.clipboard, Some(id.to_string()));
+    assert_eq!(
+        cowboy_devnet::tui::term::osc52("0xab"),
+        "\u{1b}]52;c;MHhhYg==\u{7}"
+    );
+}
