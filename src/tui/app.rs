@@ -445,6 +445,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
         Action::Data(d) => {
             let d = *d;
+            let before = app.height();
             if d.status.as_ref().map(|s| s.height) < app.data.status.as_ref().map(|s| s.height) {
                 // A revert went back: the feed restarts from the new head's history.
                 app.feed.clear();
@@ -487,12 +488,17 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             if let Overlay::Form(f) = &mut app.overlay {
                 f.actor = f.actor.min(app.data.actors.len().saturating_sub(1));
             }
-            // The open life and the watched timer follow the chain (issue 23).
+            // The open life and the watched timer follow the chain (issue 23): read again
+            // when a block was sealed (or the watched life was never read).
+            let moved = app.height() != before;
             let mut out = Vec::new();
-            if let Overlay::Life(l) = &app.overlay {
+            if let Overlay::Life(l) = &app.overlay
+                && moved
+            {
                 out.push(Effect::LoadLife(l.id));
             }
             if let Some(w) = app.watch
+                && (moved || app.watch_life.is_none())
                 && !out.contains(&Effect::LoadLife(w))
             {
                 out.push(Effect::LoadLife(w));
