@@ -1,8 +1,8 @@
 //! The text lines the headless runner prints: one per block, one per event. The dashboard's
 //! event feed uses the same text.
 
-use crate::chain::{Block, Chain, ChainEvent, Event};
-use crate::engine::{Address, TimerEvent, TimerId};
+use crate::chain::{Block, Chain, Event};
+use crate::engine::Address;
 use std::collections::BTreeMap;
 
 fn short(h: &crate::engine::H256) -> String {
@@ -36,168 +36,12 @@ pub fn block_line(b: &Block, chain: &Chain) -> String {
     )
 }
 
-/// One event as a human line, with the fixture's names for addresses.
+/// One event as a human line, with the fixture's names for addresses (the text is
+/// [`crate::node::text::event_text`], which the dashboard's feed shows too).
 pub fn event_line(e: &Event, book: &BTreeMap<Address, String>) -> String {
-    let who = |a: &Address| {
-        book.get(a)
-            .cloned()
-            .unwrap_or_else(|| format!("{}…", &a.to_string()[..10]))
-    };
-    let body = match e {
-        Event::Timer(t) => timer_run_text(t, &who).unwrap_or_else(|| timer_change_text(t, &who)),
-        Event::Chain(ChainEvent::ActorDeployed { actor, deployer }) => {
-            format!("{} by {}", who(actor), who(deployer))
-        }
-        Event::Chain(ChainEvent::ActorEmitted { actor, topic, data }) => {
-            format!("{} [{topic}] {data}", who(actor))
-        }
-    };
-    format!("         {:<32} {body}", e.kind().as_str())
-}
-
-fn id(t: &TimerId) -> String {
-    format!("timer {}", t.short())
-}
-
-/// A timer's scheduling, fire, deferral, expiry or unfunded removal; `None` for the others.
-fn timer_run_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> Option<String> {
-    use TimerEvent as T;
-    let text = match t {
-        T::TimerScheduled {
-            timer_id,
-            actor,
-            height,
-            fee_payer,
-            gas_limit_per_fire,
-            expires_at,
-            handler,
-            ..
-        } => format!(
-            "{} by {} for height {height} → {handler}, gas {gas_limit_per_fire}, paid by {}, expires {expires_at}",
-            id(timer_id),
-            who(actor),
-            who(fee_payer)
-        ),
-        T::TimerFired {
-            timer_id,
-            actor,
-            handler,
-            cycles_used,
-            cost,
-            refund,
-            success,
-            error,
-            ..
-        } => format!(
-            "{} of {} ran {handler}: {cycles_used} cycles, cost {cost}, refund {refund}{}",
-            id(timer_id),
-            who(actor),
-            if *success {
-                String::new()
-            } else {
-                format!(
-                    " — REVERTED ({})",
-                    error.as_ref().map(|e| e.to_string()).unwrap_or_default()
-                )
-            }
-        ),
-        T::TimerDeferred {
-            timer_id,
-            actor,
-            to_height,
-            reason,
-            ..
-        } => format!(
-            "{} of {} → height {to_height} ({})",
-            id(timer_id),
-            who(actor),
-            match reason {
-                crate::engine::DeferReason::Lane => "lane full",
-                crate::engine::DeferReason::GcBudget => "GC budget spent",
-                crate::engine::DeferReason::Outbid => "outbid",
-                crate::engine::DeferReason::OverCap => "over the per-fire cap",
-                crate::engine::DeferReason::BelowBasefee => "max fee below the lane basefee",
-            }
-        ),
-        T::TimerExpired {
-            timer_id,
-            actor,
-            expires_at,
-            current_height,
-        } => format!(
-            "{} of {} expired at {expires_at}, removed at {current_height}",
-            id(timer_id),
-            who(actor)
-        ),
-        T::TimerCancelledInsufficientFunds {
-            timer_id,
-            fee_payer,
-            required,
-            available,
-            ..
-        } => format!(
-            "{}: {} holds {available}, a fire needs {required}",
-            id(timer_id),
-            who(fee_payer)
-        ),
-        _ => return None,
-    };
-    Some(text)
-}
-
-/// A timer's cancellation or extension, or a config update.
-fn timer_change_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
-    use TimerEvent as T;
-    match t {
-        T::TimerCancelled {
-            timer_id,
-            actor,
-            refund,
-        } => format!(
-            "{} by its owner {}{}",
-            id(timer_id),
-            who(actor),
-            if *refund > 0 {
-                format!(", pre-charge {refund} refunded")
-            } else {
-                String::new()
-            }
-        ),
-        T::TimerCancelledByGovernance { timer_id, existed } => format!(
-            "{}{}",
-            id(timer_id),
-            if *existed {
-                ""
-            } else {
-                " (already gone: no-op)"
-            }
-        ),
-        T::TimerExtended {
-            timer_id,
-            actor,
-            old_expires_at,
-            new_expires_at,
-        } => format!(
-            "{} of {}: expires {old_expires_at} → {new_expires_at}",
-            id(timer_id),
-            who(actor)
-        ),
-        T::TimerExtendedByGovernance {
-            timer_id,
-            old_expires_at,
-            new_expires_at,
-        } => format!(
-            "{}: expires {old_expires_at} → {new_expires_at}",
-            id(timer_id)
-        ),
-        T::TimerConfigUpdated { config } => format!(
-            "lane {} · GC {} · max/fire {} · TTL {} · cap {}",
-            config.lane_timer_cycles,
-            config.gc_cycles_per_block,
-            config.max_cycles_per_fire,
-            config.max_ttl_blocks,
-            config.max_timers_per_actor
-        ),
-        _ => unreachable!("timer_run_text covers the other kinds"),
-    }
+    format!(
+        "         {:<32} {}",
+        e.kind().as_str(),
+        crate::node::text::event_text(e, book)
+    )
 }

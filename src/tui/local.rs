@@ -667,6 +667,8 @@ pub(crate) fn event_row(names: &BTreeMap<Address, String>, r: &EventRecord) -> E
         fields: fields(names, &r.event),
         timer: r.event.timer_id(),
         actor: r.event.actor(),
+        // issue 23 (branch dash): the headless lines' text.
+        text: crate::node::text::event_text(&r.event, names),
     }
 }
 

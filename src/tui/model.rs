@@ -308,6 +308,9 @@ pub struct EventRow {
     pub fields: String,
     pub timer: Option<TimerId>,
     pub actor: Option<Address>,
+    /// issue 23 (branch dash): the event in words, as the headless lines print it
+    /// ([`crate::node::text::event_text`]); the feed shows it, `fields` stays for the detail.
+    pub text: String,
 }
 
 /// One step of a timer's life.
