@@ -502,6 +502,9 @@ fn issue23_tmux_story_life_watch_and_help_at_80x24() {
     // The first bucket's first timer: its life, open while blocks are mined.
     s.wait_for("bucket #11 · 2 time");
     s.keys(&["Enter"]);
+    // Two Enters in one read of the terminal reach the dashboard as one key: let the first
+    // be read alone.
+    std::thread::sleep(Duration::from_millis(500));
     s.keys(&["Enter"]);
     let screen = s.wait_for("follows the chain");
     let title = screen

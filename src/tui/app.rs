@@ -253,8 +253,12 @@ impl App {
 
     /// The queries the next refresh should make.
     pub fn query(&self) -> ViewQuery {
+        // The bucket the user pinned, else the one under the cursor: the selected timer is
+        // looked for in the timers of the bucket it was selected in.
         ViewQuery {
-            selected_bucket: self.data.buckets.get(self.bucket_sel).map(|b| b.height),
+            selected_bucket: self
+                .bucket_pin
+                .or_else(|| self.data.buckets.get(self.bucket_sel).map(|b| b.height)),
             ..ViewQuery::default()
         }
     }
