@@ -80,6 +80,10 @@ fn events() -> Vec<EventRow> {
             ),
             timer: Some(timer(n, 2).timer_id),
             actor: Some(actor(n)),
+            // The feed shows the headless lines' text (issue 23).
+            text: format!(
+                "timer {n:08x} of actor{n} ran handle_timer: 2040 cycles, cost 2069, refund 1097931"
+            ),
         })
         .collect()
 }

@@ -99,6 +99,11 @@ pub fn dashboard(mut a: DashArgs) -> Result<u8> {
     }
 
     let source = LocalDevnet::live(node.clone()).with_rpc_address(format!("http://{addr}"));
+    // This process owns the devnet: quitting stops it, so `q` asks first.
+    let opts = RunOptions {
+        owns_devnet: true,
+        ..opts
+    };
     let ui = tui::run(source, opts);
 
     let _ = running.handle.stop();

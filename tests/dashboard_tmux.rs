@@ -64,6 +64,48 @@ impl Session {
     }
 }
 
+impl Session {
+    /// Starts `args` (after the binary) in a new tmux session of `w` x `h`; the shell echoes
+    /// `DASHBOARD-EXITED <code>` when it ends.
+    fn start(name: &str, w: u16, h: u16, args: &str) -> Session {
+        let s = Session(format!("cowboy-{name}-{}", std::process::id()));
+        let cmd = format!("{BIN} {args}; echo DASHBOARD-EXITED $?; sleep 60");
+        s.tmux(&[
+            "new-session",
+            "-d",
+            "-s",
+            &s.0,
+            "-x",
+            &w.to_string(),
+            "-y",
+            &h.to_string(),
+            &cmd,
+        ]);
+        s
+    }
+
+    /// Waits until `what` is no longer on the screen.
+    fn wait_gone(&self, what: &str) -> String {
+        let limit = Instant::now() + Duration::from_secs(60);
+        loop {
+            let s = self.screen();
+            if !s.contains(what) {
+                return s;
+            }
+            assert!(Instant::now() < limit, "`{what}` stays on the screen:\n{s}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+fn tmux_missing(test: &str) -> bool {
+    let missing = Command::new("tmux").arg("-V").output().is_err();
+    if missing {
+        eprintln!("SKIPPED {test}: tmux is not installed");
+    }
+    missing
+}
+
 impl Drop for Session {
     fn drop(&mut self) {
         let _ = Command::new("tmux")
@@ -148,7 +190,10 @@ fn dashboard_in_tmux_pause_step_schedule_fire_quit() {
     assert!(fired.contains(&id), "{fired}");
     assert!(fired.contains(&format!("#{due}")), "{fired}");
 
+    // The dashboard owns this devnet: `q` asks first (issue 23), `y` accepts.
     s.keys(&["q"]);
+    s.wait_for("quit?");
+    s.keys(&["y"]);
     let screen = s.wait_for("DASHBOARD-EXITED 0");
     assert!(
         !screen.contains("cowboy-devnet"),
@@ -280,6 +325,11 @@ fn dashboard_in_tmux_attached_to_a_served_devnet() {
         assert!(Instant::now() < limit, "never reattached:\n{screen}");
         std::thread::sleep(Duration::from_millis(100));
     }
+    // Issue 23: back from the outage, its errors leave the status line (the log keeps them).
+    s.wait_gone("devnet_mine failed: Disconnected");
+    s.keys(&["!"]);
+    s.wait_for("devnet_mine failed: Disconnected");
+    s.keys(&["Escape"]);
 
     s.keys(&["q"]);
     let screen = s.wait_for("DASHBOARD-EXITED 0");
@@ -287,4 +337,218 @@ fn dashboard_in_tmux_attached_to_a_served_devnet() {
         !screen.contains("cowboy-devnet"),
         "the alternate screen is gone after quit:\n{screen}"
     );
+}
+
+// ---- issue 23: never act on the wrong thing; a timer's life a newcomer can follow ----------
+
+/// Issue 23 at the minimum size (80x24), the demo mined by hand to #10: `c` with nothing
+/// selected asks for a selection (it used to cancel the highlighted bucket's first timer); a
+/// governance id that is no live timer's prefix is refused by name (it used to cancel the
+/// selected timer); a governance cancel of a missing timer asks first, names it, and says it
+/// did not exist; `q` on the dashboard that owns the devnet asks, with Cancel focused.
+#[test]
+fn issue23_tmux_never_acts_on_the_wrong_thing() {
+    if tmux_missing("issue23_tmux_never_acts_on_the_wrong_thing") {
+        return;
+    }
+    let s = Session::start("wrong", 80, 24, "--port 0 --no-mining");
+    s.wait_for("mining manual");
+    s.keys(&["N"]);
+    s.wait_for("# 10 ");
+
+    s.keys(&["c"]);
+    s.wait_for("select a timer first");
+    assert!(!s.screen().contains("cancelled timer"));
+
+    s.keys(&["g"]);
+    s.text("cancel deadbeef");
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("no live timer's id starts with `deadbeef`");
+    assert!(!screen.contains("governance cancel"), "{screen}");
+    s.keys(&["Escape"]);
+
+    let missing = format!("0xff{}", "00".repeat(31));
+    s.keys(&["g"]);
+    s.text(&format!("cancel {missing}"));
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("governance cancel (system instruction 48)?");
+    assert!(screen.contains("[ Cancel ]"), "{screen}");
+    assert!(screen.contains("not a live timer"), "{screen}");
+    s.keys(&["y"]);
+    s.wait_for("governance cancel of ff000000 sent");
+    s.keys(&["Space"]);
+    s.wait_for("timer ff000000 did not exist");
+
+    // Quitting the dashboard that runs the devnet asks; Enter on the focused Cancel stays.
+    s.keys(&["q"]);
+    s.wait_for("quit?");
+    s.keys(&["Enter"]);
+    s.wait_for("cancelled: nothing was sent");
+    s.keys(&["q", "y"]);
+    s.wait_for("DASHBOARD-EXITED 0");
+}
+
+/// Issue 23: a late estimate for older input never contradicts validation (tier `urgent`,
+/// cleared, `5`: only the error shows); the extend prompt stays open with its input and the
+/// error on a rejection; C-u clears the feed filter.
+#[test]
+fn issue23_tmux_estimates_prompts_and_filter() {
+    if tmux_missing("issue23_tmux_estimates_prompts_and_filter") {
+        return;
+    }
+    let s = Session::start("forms", 120, 34, "--port 0 --no-mining");
+    s.wait_for("mining manual");
+    s.keys(&["N"]);
+    s.wait_for("# 10 ");
+
+    s.keys(&["s"]);
+    s.wait_for("estimate: max cost");
+    // From the height field down to priority_tier.
+    for _ in 0..8 {
+        s.tmux(&["send-keys", "-t", &s.0, "Down"]);
+    }
+    s.tmux(&["send-keys", "-t", &s.0, "-l", "urgent"]);
+    s.tmux(&["send-keys", "-t", &s.0, "C-u"]);
+    s.tmux(&["send-keys", "-t", &s.0, "-l", "5"]);
+    s.wait_for("priority_tier `5` is not economy");
+    std::thread::sleep(Duration::from_millis(1_500));
+    let screen = s.screen();
+    assert!(
+        screen.contains("priority_tier `5` is not economy"),
+        "{screen}"
+    );
+    assert!(!screen.contains("estimate: max cost"), "{screen}");
+    assert!(!screen.contains("would run"), "{screen}");
+    s.keys(&["Escape"]);
+
+    // Select the first bucket's first timer, extend it into the past: refused, kept open.
+    s.keys(&["Enter", "e", "C-u"]);
+    s.text("1");
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("must be greater than the current height");
+    assert!(screen.contains("> 1"), "the input stays:\n{screen}");
+    assert!(
+        screen.contains("extend timer "),
+        "the prompt stays:\n{screen}"
+    );
+    s.keys(&["Escape"]);
+
+    s.keys(&["/"]);
+    s.text("abc");
+    s.keys(&["C-u"]);
+    s.text("Fired");
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("filter /Fired");
+    assert!(!screen.contains("abc"), "{screen}");
+    s.keys(&["q", "y"]);
+    s.wait_for("DASHBOARD-EXITED 0");
+}
+
+/// Issue 23: `--keys` binding one key to two actions is refused, naming both.
+#[test]
+fn issue23_keys_clash_is_an_error_naming_both_actions() {
+    let dir = std::env::temp_dir().join(format!("cowboy-keys-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("keys.toml");
+    std::fs::write(&file, "[keys]\nstep = [\"s\"]\n").unwrap();
+    if tmux_missing("issue23_keys_clash_is_an_error_naming_both_actions") {
+        return;
+    }
+    // On a terminal (off one, the binary plays the demo headless and reads no key file).
+    let s = Session::start("clash", 120, 34, &format!("--keys {}", file.display()));
+    let screen = s.wait_for("DASHBOARD-EXITED");
+    assert!(!screen.contains("DASHBOARD-EXITED 0"), "{screen}");
+    assert!(
+        screen.contains("`step`") && screen.contains("`schedule`"),
+        "{screen}"
+    );
+}
+
+/// Issue 23: attached to nothing, the panes say they wait instead of drawing zeros.
+#[test]
+fn issue23_tmux_attach_to_nothing_waits() {
+    if tmux_missing("issue23_tmux_attach_to_nothing_waits") {
+        return;
+    }
+    let s = Session::start("nothing", 80, 24, "--attach http://127.0.0.1:1");
+    let screen = s.wait_for("waiting for the devnet");
+    assert!(!screen.contains("lane 0 cycles"), "{screen}");
+    assert!(!screen.contains("ring 0 timers"), "{screen}");
+    s.keys(&["q"]);
+    s.wait_for("DASHBOARD-EXITED 0");
+}
+
+/// Issue 23 at 80x24: the story line tells the demo's steps; its first labelled timer is
+/// watched; the life overlay follows the chain while open and lets space through; `w` pins
+/// the watch strip; `?` scrolls.
+#[test]
+fn issue23_tmux_story_life_watch_and_help_at_80x24() {
+    if tmux_missing("issue23_tmux_story_life_watch_and_help_at_80x24") {
+        return;
+    }
+    let s = Session::start("story", 80, 24, "--port 0 --no-mining");
+    s.wait_for("mining manual");
+    s.keys(&["N"]);
+    let screen = s.wait_for("# 10 ");
+    let screen = if screen.contains("story #") {
+        screen
+    } else {
+        s.wait_for("story #")
+    };
+    assert!(screen.contains("demo:"), "{screen}");
+    s.wait_for("watch settle-42");
+    s.wait_for("fired #8");
+
+    // The first bucket's first timer: its life, open while blocks are mined.
+    s.wait_for("bucket #11 · 2 time");
+    s.keys(&["Enter"]);
+    // Two Enters in one read of the terminal reach the dashboard as one key: let the first
+    // be read alone.
+    std::thread::sleep(Duration::from_millis(500));
+    s.keys(&["Enter"]);
+    let screen = s.wait_for("follows the chain");
+    let title = screen
+        .lines()
+        .find(|l| l.contains("follows the chain"))
+        .unwrap()
+        .to_string();
+    assert!(title.contains("pending"), "{title}");
+    s.keys(&["Space"]);
+    s.wait_for("# 11 ");
+    s.keys(&["Space"]);
+    s.wait_for("# 12 ");
+    let screen = s.screen();
+    assert!(
+        screen.contains("follows the chain"),
+        "still open:\n{screen}"
+    );
+    let title = screen
+        .lines()
+        .find(|l| l.contains("follows the chain"))
+        .unwrap()
+        .to_string();
+    assert!(
+        !title.contains("pending"),
+        "the life followed the chain: {title}"
+    );
+    // `w` in the overlay watches its timer (replacing the demo's watch); the strip stays
+    // after the timer left.
+    s.keys(&["w", "Escape"]);
+    let screen = s.wait_for(" watch ");
+    let strip = screen
+        .lines()
+        .find(|l| l.contains(" watch "))
+        .unwrap()
+        .to_string();
+    assert!(!strip.contains("settle-42"), "{strip}");
+    assert!(strip.contains("scheduled #"), "{strip}");
+
+    // The help scrolls at 80x24.
+    s.keys(&["?"]);
+    let screen = s.wait_for("help (? or Esc closes) · 1-");
+    assert!(screen.contains("buckets (focused)"), "{screen}");
+    s.keys(&["PageDown"]);
+    s.wait_for("help (? or Esc closes) · 11-");
+    s.keys(&["Escape", "q", "y"]);
+    s.wait_for("DASHBOARD-EXITED 0");
 }

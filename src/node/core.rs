@@ -143,6 +143,18 @@ pub enum NodeEvent {
         address: Address,
         balance: String,
     },
+    /// A fixture being played (a [`BlockHook`]) applied one of its steps, or finished
+    /// (issue 23: the dashboard's story line). `ok` is false when the step did not do what
+    /// the fixture says (it failed, or did not fail as `expect_error` said).
+    FixtureStep {
+        height: u64,
+        /// The step's line in the fixture (0: the fixture's end).
+        line: usize,
+        text: String,
+        ok: bool,
+        /// The label a `schedule` step gave the timer it scheduled.
+        label: Option<(String, crate::engine::TimerId)>,
+    },
     /// A fixture being played (a [`BlockHook`]) checked one of its expectations.
     Expectation {
         /// The expectation's line in the fixture.

@@ -20,6 +20,7 @@ mod read;
 pub mod requests;
 pub mod scheduler;
 mod shell;
+pub mod text;
 pub mod txs;
 pub mod views;
 

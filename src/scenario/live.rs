@@ -174,9 +174,40 @@ impl BlockHook for FixturePlayer {
         }
         let s = self.scenario.clone();
         s.deploy_actors(height, node, &mut self.run);
+        let (first, played) = (self.run.outcomes.len(), self.step_idx);
         self.halt = s
             .play_steps(height, &mut self.step_idx, node, &mut self.run)
             .map(|(blocks, _)| blocks);
+        // Each step played, in words, with its outcome (issue 23: the dashboard's story line;
+        // a step that fails on a live node is reported, not silent).
+        let outcomes = self.run.outcomes[first..].to_vec();
+        for (ps, o) in s.steps[played..self.step_idx].iter().zip(outcomes) {
+            let mut text = format!(
+                "{}:{} {}",
+                s.name,
+                ps.line,
+                super::story::describe_step(&ps.step)
+            );
+            match (&o.error, o.as_expected) {
+                (Some(e), true) => text.push_str(&format!(": refused as expected ({e})")),
+                (Some(e), false) => text.push_str(&format!(": FAILED ({e})")),
+                (None, false) => text.push_str(": went through, but the fixture expected an error"),
+                (None, true) => {}
+            }
+            let label = match &ps.step {
+                super::fixture::Step::Schedule { label: Some(l), .. } if o.ok => {
+                    self.run.labels.get(l).map(|id| (l.clone(), *id))
+                }
+                _ => None,
+            };
+            node.notify(NodeEvent::FixtureStep {
+                height,
+                line: ps.line,
+                text,
+                ok: o.as_expected,
+                label,
+            });
+        }
     }
 
     fn after_seal(&mut self, block: &Block, node: &mut NodeCore) {
@@ -195,9 +226,20 @@ impl BlockHook for FixturePlayer {
                 }
             }
             rest.sort_by_key(|c| c.line);
+            let (n, passed) = (rest.len(), rest.iter().filter(|c| c.passed).count());
             for c in rest {
                 Self::report(node, c);
             }
+            node.notify(NodeEvent::FixtureStep {
+                height: h,
+                line: 0,
+                text: format!(
+                    "{} played to its end (#{h}): {passed} of {n} end-of-run expectations ok",
+                    s.name
+                ),
+                ok: passed == n,
+                label: None,
+            });
         }
         if let Some(blocks) = self.halt.take() {
             // Refused only past u64::MAX heights, which a checked fixture cannot ask for.

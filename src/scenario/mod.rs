@@ -9,6 +9,7 @@ pub mod live;
 pub mod plot;
 pub mod report;
 pub mod runner;
+pub mod story;
 pub mod translate;
 mod validate;
 

@@ -161,7 +161,7 @@ impl Scenario {
 #[derive(Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct Run {
     pub(super) labels: BTreeMap<String, TimerId>,
-    outcomes: Vec<StepOutcome>,
+    pub(super) outcomes: Vec<StepOutcome>,
     rows: Vec<BlockRow>,
     skip_rows: bool,
     pub(super) events: Vec<EventRecord>,

@@ -3,11 +3,15 @@
 //! [`Effect`]s for the loop to carry out (node commands and queries). Nothing here touches the
 //! terminal or the node.
 
-use super::keys::{KeyAction, KeyMap};
+use super::keys::KeyMap;
 use super::model::*;
-use crate::engine::{Address, PriorityTier, TimerId};
-use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use crate::engine::{Address, TimerId};
+use crossterm::event::KeyEvent;
 use std::collections::VecDeque;
+
+pub use super::filter::FeedFilter;
+pub use super::form::{FormField, ScheduleForm};
+pub use super::prompt::{Confirm, Confirmed, Prompt, PromptKind};
 
 /// Events the feed keeps; older ones are dropped (and counted).
 pub const FEED_CAPACITY: usize = 100_000;
@@ -33,7 +37,7 @@ impl Pane {
         Pane::Events,
     ];
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         Pane::ALL.iter().position(|p| *p == self).expect("listed")
     }
 }
@@ -49,7 +53,7 @@ pub enum FairnessSort {
 }
 
 impl FairnessSort {
-    fn next(self) -> Self {
+    pub(crate) fn next(self) -> Self {
         match self {
             FairnessSort::Fires => FairnessSort::Deferrals,
             FairnessSort::Deferrals => FairnessSort::Pending,
@@ -70,197 +74,6 @@ impl FairnessSort {
     }
 }
 
-/// The schedule form's fields, in order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FormField {
-    Actor,
-    When,
-    Handler,
-    Payload,
-    FeePayer,
-    Gas,
-    ExpiresAt,
-    /// CIP-1 v3 §6 fee caps and §7.3 tier (optional: empty fields are priced by the GBA).
-    MaxFee,
-    MaxPriorityFee,
-    Tier,
-}
-
-impl FormField {
-    pub const ALL: [FormField; 10] = [
-        FormField::Actor,
-        FormField::When,
-        FormField::Handler,
-        FormField::Payload,
-        FormField::FeePayer,
-        FormField::Gas,
-        FormField::ExpiresAt,
-        FormField::MaxFee,
-        FormField::MaxPriorityFee,
-        FormField::Tier,
-    ];
-
-    pub fn label(self) -> &'static str {
-        match self {
-            FormField::Actor => "actor",
-            FormField::When => "height or +delay",
-            FormField::Handler => "handler",
-            FormField::Payload => "payload",
-            FormField::FeePayer => "fee payer",
-            FormField::Gas => "gas per fire",
-            FormField::ExpiresAt => "expires_at",
-            FormField::MaxFee => "max_fee_per_cycle",
-            FormField::MaxPriorityFee => "max_priority_fee_per_cycle",
-            FormField::Tier => "priority_tier",
-        }
-    }
-
-    pub fn hint(self) -> &'static str {
-        match self {
-            FormField::Actor => "←/→ choose",
-            FormField::When => "+N: N blocks from now",
-            FormField::Handler => "empty: handle_timer",
-            FormField::Payload => "text",
-            FormField::FeePayer => "self, or a name / 0x address",
-            FormField::Gas => "empty: max per fire",
-            FormField::ExpiresAt => "empty: height + max TTL",
-            FormField::MaxFee => "nanos/cycle; empty: 2 × lane basefee",
-            FormField::MaxPriorityFee => "nanos/cycle; empty: tier or p50 tip",
-            FormField::Tier => "economy|standard|fast|urgent",
-        }
-    }
-}
-
-/// The schedule form (`s`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ScheduleForm {
-    pub actor: usize,
-    /// Text of every field but the actor.
-    pub values: [String; FormField::ALL.len()],
-    pub field: usize,
-    pub estimate: Option<Estimate>,
-    pub error: Option<CommandError>,
-}
-
-impl ScheduleForm {
-    fn new(actor: usize) -> Self {
-        let mut values: [String; FormField::ALL.len()] = Default::default();
-        values[1] = "+5".into();
-        values[4] = "self".into();
-        ScheduleForm {
-            actor,
-            values,
-            field: 1,
-            estimate: None,
-            error: None,
-        }
-    }
-
-    pub fn value(&self, f: FormField) -> &str {
-        &self.values[f as usize]
-    }
-
-    /// The request the form describes at head `height`, or what is wrong with it.
-    pub fn request(&self, data: &DashboardData, height: u64) -> Result<ScheduleRequest, String> {
-        let actor = *data
-            .actors
-            .get(self.actor)
-            .ok_or("no actor is deployed: nothing can schedule a timer")?;
-        let when = self.value(FormField::When).trim();
-        // `+N` counts from the block being built (the head's next), as a fixture's `after`.
-        let at = if let Some(d) = when.strip_prefix('+') {
-            height
-                + 1
-                + d.parse::<u64>()
-                    .map_err(|_| format!("delay `{d}` is not a number"))?
-        } else {
-            when.parse::<u64>()
-                .map_err(|_| format!("height `{when}` is not a number (or +delay)"))?
-        };
-        let opt_u64 = |f: FormField| -> Result<Option<u64>, String> {
-            let v = self.value(f).trim();
-            if v.is_empty() {
-                Ok(None)
-            } else {
-                v.replace('_', "")
-                    .parse()
-                    .map(Some)
-                    .map_err(|_| format!("{} `{v}` is not a number", f.label()))
-            }
-        };
-        let payer = self.value(FormField::FeePayer).trim();
-        let fee_payer = match payer {
-            "" | "self" => None,
-            p => Some(resolve_address(data, p)?),
-        };
-        let handler = self.value(FormField::Handler).trim();
-        // Prices are nanos per cycle, as `timer_schedule` takes them (contract decision 1).
-        let opt_u128 = |f: FormField| -> Result<Option<u128>, String> {
-            let v = self.value(f).trim();
-            if v.is_empty() {
-                Ok(None)
-            } else {
-                v.replace('_', "")
-                    .parse()
-                    .map(Some)
-                    .map_err(|_| format!("{} `{v}` is not a number of nanos per cycle", f.label()))
-            }
-        };
-        let tier = match self.value(FormField::Tier).trim() {
-            "" => None,
-            t => Some(
-                PriorityTier::ALL
-                    .into_iter()
-                    .find(|p| p.as_str() == t)
-                    .ok_or_else(|| {
-                        format!("priority_tier `{t}` is not economy, standard, fast or urgent")
-                    })?,
-            ),
-        };
-        Ok(ScheduleRequest {
-            actor,
-            height: at,
-            payload: self.value(FormField::Payload).as_bytes().to_vec(),
-            handler: (!handler.is_empty()).then(|| handler.to_string()),
-            from: None,
-            fee_payer,
-            gas_limit: opt_u64(FormField::Gas)?,
-            expires_at: opt_u64(FormField::ExpiresAt)?,
-            max_fee_per_cycle: opt_u128(FormField::MaxFee)?,
-            max_priority_fee_per_cycle: opt_u128(FormField::MaxPriorityFee)?,
-            priority_tier: tier,
-        })
-    }
-}
-
-/// A name from the address book or a `0x` address.
-fn resolve_address(data: &DashboardData, s: &str) -> Result<Address, String> {
-    if let Some((a, _)) = data.names.iter().find(|(_, n)| n.as_str() == s) {
-        return Ok(*a);
-    }
-    s.parse::<Address>()
-        .map_err(|_| format!("`{s}` is neither a known name nor a 0x address"))
-}
-
-/// What a one-line prompt is for.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum PromptKind {
-    /// New `expires_at` for a timer (`e`).
-    Extend { actor: Address, timer_id: TimerId },
-    /// A governance command line (`g`).
-    Govern { selected: Option<TimerId> },
-    /// A snapshot id to revert to (`R`).
-    Revert,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Prompt {
-    pub kind: PromptKind,
-    pub title: String,
-    pub input: String,
-    pub help: String,
-}
-
 /// What covers the panes.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub enum Overlay {
@@ -272,6 +85,10 @@ pub enum Overlay {
     LifeLoading(TimerId),
     Form(Box<ScheduleForm>),
     Prompt(Prompt),
+    /// The message log (`!`).
+    Log,
+    /// A destructive command waiting for the user's yes (focus starts on Cancel).
+    Confirm(Box<Confirm>),
 }
 
 /// A message in the status line.
@@ -319,77 +136,44 @@ pub struct App {
     /// shows here while the panes keep the last view).
     pub waiting: Vec<&'static str>,
     pub quit: bool,
+    /// The timer the user selected in the bucket list: the selection follows it while blocks
+    /// pass and is cleared (never moved to another timer) when it leaves (issue 23).
+    pub timer_pin: Option<TimerId>,
+    /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
+    /// follows the newest event and selects nothing.
+    pub feed_pin: bool,
+    /// This process owns the devnet (the default command): quitting stops it, so `q` asks.
+    pub owns_devnet: bool,
+    /// Every status-line message, oldest first, in full (`!` shows them).
+    pub log: VecDeque<LogEntry>,
+    /// Governance cancels sent whose event has not been seen yet: the event says whether the
+    /// timer existed.
+    pub gov_cancels: Vec<TimerId>,
+    /// First line shown of the help or the log overlay.
+    pub scroll: u16,
+    /// The timer the watch strip follows (`w`); it stays after the timer leaves.
+    pub watch: Option<TimerId>,
+    /// The watched timer's life as last read.
+    pub watch_life: Option<Box<TimerLife>>,
+    /// Text `y` asked to copy: the loop writes it to the terminal (OSC 52) and clears it.
+    pub clipboard: Option<String>,
+    /// The fixture's story so far, oldest first (the story line shows the newest).
+    pub story: Vec<super::story::StoryItem>,
+    /// Labels the fixture's steps gave timers.
+    pub labels: std::collections::BTreeMap<TimerId, String>,
 }
 
-/// The event feed's filter, parsed once per use: every word must match the event's kind, its
-/// actor (name or address prefix) or its timer id (hex prefix); `kind:`, `actor:` and
-/// `timer:` narrow a word to one of them. Case does not matter.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FeedFilter {
-    words: Vec<(Scope, String)>,
+/// One message of the log (`!`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    /// The head height when it was shown.
+    pub height: u64,
+    pub text: String,
+    pub error: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Scope {
-    Any,
-    Kind,
-    Actor,
-    Timer,
-}
-
-impl FeedFilter {
-    pub fn parse(s: &str) -> Self {
-        let words = s
-            .split_whitespace()
-            .map(|w| {
-                let w = w.to_ascii_lowercase();
-                for (p, scope) in [
-                    ("kind:", Scope::Kind),
-                    ("actor:", Scope::Actor),
-                    ("timer:", Scope::Timer),
-                ] {
-                    if let Some(v) = w.strip_prefix(p) {
-                        return (scope, v.to_string());
-                    }
-                }
-                (Scope::Any, w)
-            })
-            .collect();
-        FeedFilter { words }
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.words.is_empty()
-    }
-
-    pub fn matches(&self, e: &EventRow, data: &DashboardData) -> bool {
-        let contains_ci = |hay: &str, w: &str| {
-            hay.as_bytes()
-                .windows(w.len().max(1))
-                .any(|win| win.eq_ignore_ascii_case(w.as_bytes()))
-        };
-        let actor = |w: &str| {
-            e.actor.is_some_and(|a| {
-                data.names.get(&a).is_some_and(|n| contains_ci(n, w))
-                    || (w.len() > 2 && w.starts_with("0x") && a.to_string().starts_with(w))
-            })
-        };
-        let timer = |w: &str| {
-            let w = w.trim_start_matches("0x");
-            !w.is_empty()
-                && w.len() <= 64
-                && w.bytes().all(|b| b.is_ascii_hexdigit())
-                && e.timer
-                    .is_some_and(|t| hex::encode(&t.0[..w.len().div_ceil(2)]).starts_with(w))
-        };
-        self.words.iter().all(|(scope, w)| match scope {
-            Scope::Kind => contains_ci(&e.kind, w),
-            Scope::Actor => actor(w),
-            Scope::Timer => timer(w),
-            Scope::Any => contains_ci(&e.kind, w) || actor(w) || timer(w),
-        })
-    }
-}
+/// Messages the log keeps.
+pub const LOG_CAPACITY: usize = 500;
 
 /// Inputs of [`update`].
 #[derive(Clone, Debug)]
@@ -403,6 +187,8 @@ pub enum Action {
     Events(Vec<EventRow>),
     Life(TimerId, Option<Box<TimerLife>>),
     Done(UiCommand, Result<CommandOutcome, CommandError>),
+    /// A fixture's story went on: steps played, expectations checked, timers labelled.
+    Story(Vec<super::story::StoryItem>),
     /// A mouse button went down at this cell of a terminal of this size: focus the pane there.
     Click {
         column: u16,
@@ -451,13 +237,28 @@ impl App {
             link: None,
             waiting: Vec::new(),
             quit: false,
+            timer_pin: None,
+            feed_pin: false,
+            owns_devnet: false,
+            log: VecDeque::new(),
+            gov_cancels: Vec::new(),
+            scroll: 0,
+            watch: None,
+            watch_life: None,
+            clipboard: None,
+            story: Vec::new(),
+            labels: std::collections::BTreeMap::new(),
         }
     }
 
     /// The queries the next refresh should make.
     pub fn query(&self) -> ViewQuery {
+        // The bucket the user pinned, else the one under the cursor: the selected timer is
+        // looked for in the timers of the bucket it was selected in.
         ViewQuery {
-            selected_bucket: self.data.buckets.get(self.bucket_sel).map(|b| b.height),
+            selected_bucket: self
+                .bucket_pin
+                .or_else(|| self.data.buckets.get(self.bucket_sel).map(|b| b.height)),
             ..ViewQuery::default()
         }
     }
@@ -511,34 +312,103 @@ impl App {
             .nth(self.event_sel)
     }
 
-    /// The timer a command would act on: the selected one in the bucket list or the feed.
+    /// The timer a command would act on: the one the user selected in the bucket list or the
+    /// feed; never a default (issue 23: no implicit selection).
     pub fn selected_timer(&self) -> Option<(TimerId, Option<Address>)> {
         match self.focus {
             Pane::Buckets if self.in_bucket => self
-                .data
-                .bucket_timers
-                .get(self.timer_sel)
+                .timer_pin
+                .and_then(|p| self.data.bucket_timers.iter().find(|t| t.id == p))
                 .map(|t| (t.id, Some(t.actor))),
-            Pane::Buckets => self
-                .data
-                .bucket_timers
-                .first()
-                .map(|t| (t.id, Some(t.actor))),
-            Pane::Events => self
+            Pane::Events if self.feed_pin => self
                 .selected_event()
                 .and_then(|e| e.timer.map(|t| (t, e.actor))),
             _ => None,
         }
     }
 
-    fn toast(&mut self, text: impl Into<String>, error: bool) {
-        self.toast = Some(Toast {
-            text: text.into(),
+    pub(crate) fn toast(&mut self, text: impl Into<String>, error: bool) {
+        let text = text.into();
+        self.log_message(text.clone(), error);
+        self.toast = Some(Toast { text, error });
+    }
+
+    /// Keeps a message in the log (`!`) without showing it in the status line.
+    pub(crate) fn log_message(&mut self, text: String, error: bool) {
+        let h = self.height();
+        self.log_at(h, text, error);
+    }
+
+    /// Keeps a message in the log as of `height`.
+    pub(crate) fn log_at(&mut self, height: u64, text: String, error: bool) {
+        if self.log.len() >= LOG_CAPACITY {
+            self.log.pop_front();
+        }
+        self.log.push_back(LogEntry {
+            height,
+            text,
             error,
         });
     }
 
-    fn push_events(&mut self, events: Vec<EventRow>) {
+    /// Selects row `i` of the open bucket and pins its timer.
+    pub(crate) fn select_timer_row(&mut self, i: usize) {
+        self.timer_sel = i;
+        self.timer_pin = self.data.bucket_timers.get(i).map(|t| t.id);
+    }
+
+    /// A timer as commands and confirmations name it: its label (a fixture's, when it has
+    /// one), its short id, its actor and due height when the dashboard knows them.
+    pub fn describe_timer(&self, id: &TimerId) -> String {
+        let mut s = format!("timer {}", self.timer_label(id));
+        let known = self
+            .data
+            .bucket_timers
+            .iter()
+            .find(|t| t.id == *id)
+            .map(|t| (Some(t.actor), t.height))
+            .or_else(|| {
+                self.feed
+                    .iter()
+                    .find(|e| e.timer == Some(*id) && e.kind == "TimerScheduled")
+                    .map(|e| {
+                        let h = e
+                            .fields
+                            .split_whitespace()
+                            .find_map(|f| f.strip_prefix("height="))
+                            .and_then(|v| v.parse().ok())
+                            .unwrap_or(e.height);
+                        (e.actor, h)
+                    })
+            });
+        match known {
+            Some((actor, h)) => {
+                if let Some(a) = actor {
+                    s.push_str(&format!(" of {}", self.data.label(&a)));
+                }
+                s.push_str(&format!(", due #{h}"));
+            }
+            None => s.push_str(" (not a live timer the dashboard knows)"),
+        }
+        s
+    }
+
+    /// How a timer is written wherever it appears: the label its fixture gave it, else its
+    /// short id (the first 8 hex digits).
+    pub fn timer_label(&self, id: &TimerId) -> String {
+        self.labels.get(id).cloned().unwrap_or_else(|| id.short())
+    }
+
+    /// The link to the devnet changed: back from an outage, the errors it caused leave the
+    /// status line (they stay in the log).
+    pub fn set_link(&mut self, link: Option<String>) {
+        if self.link.is_some() && link.is_none() && self.toast.as_ref().is_some_and(|t| t.error) {
+            self.toast = None;
+        }
+        self.link = link;
+    }
+
+    pub(crate) fn push_events(&mut self, events: Vec<EventRow>) {
         for e in events {
             if self.feed.len() >= FEED_CAPACITY {
                 self.feed.pop_front();
@@ -548,7 +418,7 @@ impl App {
         }
     }
 
-    fn form_estimate(&mut self) -> Vec<Effect> {
+    pub(crate) fn form_estimate(&mut self) -> Vec<Effect> {
         let h = self.height();
         let Overlay::Form(form) = &mut self.overlay else {
             return vec![];
@@ -556,10 +426,17 @@ impl App {
         match form.request(&self.data, h) {
             Ok(req) => {
                 form.error = None;
+                if form.sent.as_ref() == Some(&req) {
+                    return vec![];
+                }
+                form.estimate = None;
+                form.sent = Some(req.clone());
                 vec![Effect::Command(UiCommand::EstimateTimer(req))]
             }
             Err(m) => {
+                // Invalid input shows only its error; a reply for older input is dropped.
                 form.estimate = None;
+                form.sent = None;
                 form.error = Some(CommandError::new("InvalidInput", m));
                 vec![]
             }
@@ -572,6 +449,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
         Action::Data(d) => {
             let d = *d;
+            let before = app.height();
             if d.status.as_ref().map(|s| s.height) < app.data.status.as_ref().map(|s| s.height) {
                 // A revert went back: the feed restarts from the new head's history.
                 app.feed.clear();
@@ -586,30 +464,84 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             {
                 Some(i) => app.bucket_sel = i,
                 None => {
-                    app.bucket_pin = None;
+                    // The user's bucket left (drained, or its last timer cancelled): the
+                    // cursor stays at its place in the list, inside no bucket.
+                    if app.bucket_pin.take().is_some() {
+                        app.in_bucket = false;
+                    }
                     app.bucket_sel = app.bucket_sel.min(app.data.buckets.len().saturating_sub(1));
                 }
             }
-            app.timer_sel = app
-                .timer_sel
-                .min(app.data.bucket_timers.len().saturating_sub(1));
+            // The selected timer stays selected while it is in the bucket; when it leaves,
+            // nothing is selected (no other timer takes its place).
+            match app
+                .timer_pin
+                .and_then(|p| app.data.bucket_timers.iter().position(|t| t.id == p))
+            {
+                Some(i) => app.timer_sel = i,
+                None => {
+                    app.timer_pin = None;
+                    app.timer_sel = app
+                        .timer_sel
+                        .min(app.data.bucket_timers.len().saturating_sub(1));
+                }
+            }
             app.fairness_sel = app
                 .fairness_sel
                 .min(app.data.fairness.len().saturating_sub(1));
             if let Overlay::Form(f) = &mut app.overlay {
                 f.actor = f.actor.min(app.data.actors.len().saturating_sub(1));
             }
-            vec![]
+            // The open life and the watched timer follow the chain (issue 23): read again
+            // when a block was sealed (or the watched life was never read).
+            let moved = app.height() != before;
+            let mut out = Vec::new();
+            if let Overlay::Life(l) = &app.overlay
+                && moved
+            {
+                out.push(Effect::LoadLife(l.id));
+            }
+            if let Some(w) = app.watch
+                && (moved || app.watch_life.is_none())
+                && !out.contains(&Effect::LoadLife(w))
+            {
+                out.push(Effect::LoadLife(w));
+            }
+            out
         }
         Action::Events(ev) => {
             if let Some(last) = ev.last() {
                 app.events_from = last.height + 1;
             }
+            if !app.gov_cancels.is_empty() {
+                for e in ev.iter().filter(|e| e.kind == "TimerCancelledByGovernance") {
+                    let Some(t) = e.timer else { continue };
+                    let Some(i) = app.gov_cancels.iter().position(|g| *g == t) else {
+                        continue;
+                    };
+                    app.gov_cancels.remove(i);
+                    let text = if e.fields.contains("existed=false") {
+                        format!(
+                            "governance cancel: timer {} did not exist, nothing was cancelled (#{})",
+                            app.timer_label(&t),
+                            e.height
+                        )
+                    } else {
+                        format!(
+                            "governance cancelled timer {} (#{})",
+                            app.timer_label(&t),
+                            e.height
+                        )
+                    };
+                    let missing = e.fields.contains("existed=false");
+                    app.toast(text, missing);
+                }
+            }
             if app.feed_paused {
                 app.held.extend(ev);
             } else {
-                // A selection away from the newest stays on its event as newer ones arrive.
-                if app.event_sel > 0 {
+                // A selected event stays selected as newer ones arrive.
+                if app.feed_pin {
                     let f = FeedFilter::parse(&app.filter);
                     app.event_sel += ev.iter().filter(|e| f.matches(e, &app.data)).count();
                 }
@@ -618,7 +550,19 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Life(id, life) => {
-            if app.overlay == Overlay::LifeLoading(id) {
+            if app.watch == Some(id) {
+                // A watched timer the node no longer knows (a revert took it back) keeps
+                // its last life.
+                if let Some(l) = &life {
+                    app.watch_life = Some(l.clone());
+                }
+            }
+            let open = matches!(&app.overlay, Overlay::Life(l) if l.id == id);
+            if open {
+                if let Some(l) = life {
+                    app.overlay = Overlay::Life(l);
+                }
+            } else if app.overlay == Overlay::LifeLoading(id) {
                 match life {
                     Some(l) => app.overlay = Overlay::Life(l),
                     None => {
@@ -630,6 +574,32 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Done(cmd, result) => on_done(app, cmd, result),
+        Action::Story(items) => {
+            let mut out = Vec::new();
+            for it in items {
+                if let Some((l, id)) = &it.label {
+                    let first = app.labels.is_empty();
+                    app.labels.insert(*id, l.clone());
+                    // The demo starts with its first labelled timer watched, unless the user
+                    // chose something already.
+                    if first && app.watch.is_none() && app.timer_pin.is_none() && !app.feed_pin {
+                        app.watch = Some(*id);
+                        out.push(Effect::LoadLife(*id));
+                    }
+                }
+                let at = it.height.unwrap_or(app.height());
+                if it.ok {
+                    app.log_at(at, format!("story: {}", it.text), false);
+                } else {
+                    // A step that failed on the live node is an error, with its step.
+                    let text = format!("fixture step failed: {}", it.text);
+                    app.log_at(at, text.clone(), true);
+                    app.toast = Some(Toast { text, error: true });
+                }
+                app.story.push(it);
+            }
+            out
+        }
         Action::Click {
             column,
             row,
@@ -637,23 +607,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             height,
         } => {
             if app.overlay == Overlay::None {
-                let a = super::render::areas(ratatui::layout::Rect::new(0, 0, width, height));
-                let at = ratatui::layout::Position::new(column, row);
-                for (pane, r) in [
-                    (Pane::Buckets, a.buckets),
-                    (Pane::Tiers, a.tiers),
-                    (Pane::Lane, a.lane),
-                    (Pane::Fairness, a.fairness),
-                    (Pane::Events, a.events),
-                ] {
-                    if r.contains(at) {
-                        app.focus = pane;
-                    }
-                }
+                return super::click::click(app, column, row, width, height);
             }
             vec![]
         }
-        Action::Key(k) => on_key(app, k),
+        Action::Key(k) => super::input::on_key(app, k),
     }
 }
 
@@ -662,18 +620,52 @@ fn on_done(
     cmd: UiCommand,
     result: Result<CommandOutcome, CommandError>,
 ) -> Vec<Effect> {
-    if let UiCommand::EstimateTimer(_) = cmd {
-        if let Overlay::Form(f) = &mut app.overlay {
+    if let UiCommand::EstimateTimer(req) = &cmd {
+        // Only the reply for the form's current input counts: one for older input (the user
+        // typed on meanwhile) is dropped, as is any while the input is invalid.
+        if let Overlay::Form(f) = &mut app.overlay
+            && f.sent.as_ref() == Some(req)
+        {
             match result {
-                Ok(CommandOutcome::Estimated(e)) => {
-                    f.error = e.error.clone();
-                    f.estimate = Some(e);
-                }
+                Ok(CommandOutcome::Estimated(e)) => match e.error.clone() {
+                    Some(err) => {
+                        f.estimate = None;
+                        f.error = Some(err);
+                    }
+                    None => {
+                        f.error = None;
+                        f.estimate = Some(e);
+                    }
+                },
                 Ok(_) => {}
-                Err(e) => f.error = Some(e),
+                Err(e) => {
+                    f.estimate = None;
+                    f.error = Some(e);
+                }
             }
         }
         return vec![];
+    }
+    // A prompt that sent this command stays open until it is answered: closed when it went
+    // through, kept with its input and the error when it was refused.
+    if let Overlay::Prompt(p) = &mut app.overlay
+        && p.sent.as_deref() == Some(&cmd)
+    {
+        p.sent = None;
+        match &result {
+            Ok(_) => app.overlay = Overlay::None,
+            Err(e) => p.error = Some(e.to_string()),
+        }
+    }
+    if let (UiCommand::GovCancelTimer { timer_id, .. }, Ok(_)) = (&cmd, &result) {
+        // Whether the timer existed shows in the event (system instruction 48 is idempotent).
+        app.gov_cancels.push(*timer_id);
+        let text = format!(
+            "governance cancel of {} sent; its event says whether it existed",
+            app.timer_label(timer_id)
+        );
+        app.toast(text, false);
+        return vec![Effect::Refresh];
     }
     match result {
         Ok(out) => {
@@ -696,396 +688,4 @@ fn on_done(
         }
     }
     vec![Effect::Refresh]
-}
-
-fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
-    // Ctrl-C always quits, whatever has the keyboard.
-    if k.code == KeyCode::Char('c') && k.modifiers.contains(KeyModifiers::CONTROL) {
-        app.quit = true;
-        return vec![];
-    }
-    if app.filter_editing {
-        return filter_key(app, k);
-    }
-    match app.overlay.clone() {
-        Overlay::Form(_) => return form_key(app, k),
-        Overlay::Prompt(p) => return prompt_key(app, p, k),
-        Overlay::Help | Overlay::Life(_) | Overlay::LifeLoading(_) => {
-            let a = app.keys.action_for(&k);
-            if matches!(a, Some(KeyAction::Close) | Some(KeyAction::Help))
-                || (a == Some(KeyAction::Select) && app.overlay != Overlay::Help)
-            {
-                app.overlay = Overlay::None;
-            } else if a == Some(KeyAction::Quit) {
-                app.quit = true;
-            }
-            return vec![];
-        }
-        Overlay::None => {}
-    }
-    let Some(action) = app.keys.action_for(&k) else {
-        return vec![];
-    };
-    app.toast = None;
-    match action {
-        KeyAction::Quit => app.quit = true,
-        KeyAction::Help => app.overlay = Overlay::Help,
-        KeyAction::Close => app.in_bucket = false,
-        KeyAction::FocusNext => {
-            app.focus = Pane::ALL[(app.focus.index() + 1) % Pane::ALL.len()];
-        }
-        KeyAction::FocusPrev => {
-            app.focus = Pane::ALL[(app.focus.index() + Pane::ALL.len() - 1) % Pane::ALL.len()];
-        }
-        KeyAction::Up | KeyAction::Down => {
-            let down = action == KeyAction::Down;
-            let step = |v: &mut usize, len: usize| {
-                if down {
-                    *v = (*v + 1).min(len.saturating_sub(1));
-                } else {
-                    *v = v.saturating_sub(1);
-                }
-            };
-            match app.focus {
-                Pane::Buckets if app.in_bucket => {
-                    step(&mut app.timer_sel, app.data.bucket_timers.len())
-                }
-                Pane::Buckets => {
-                    let before = app.bucket_sel;
-                    step(&mut app.bucket_sel, app.data.buckets.len());
-                    app.bucket_pin = app.data.buckets.get(app.bucket_sel).map(|b| b.height);
-                    if before != app.bucket_sel {
-                        app.timer_sel = 0;
-                        return vec![Effect::Refresh];
-                    }
-                }
-                Pane::Fairness => step(&mut app.fairness_sel, app.data.fairness.len()),
-                Pane::Events => {
-                    // Up goes back in time (away from the newest).
-                    if down {
-                        app.event_sel = app.event_sel.saturating_sub(1);
-                    } else {
-                        let f = FeedFilter::parse(&app.filter);
-                        let older = app
-                            .feed
-                            .iter()
-                            .rev()
-                            .filter(|e| f.matches(e, &app.data))
-                            .nth(app.event_sel + 1);
-                        if older.is_some() {
-                            app.event_sel += 1;
-                        }
-                    }
-                }
-                _ => {}
-            }
-        }
-        KeyAction::Right => {
-            if app.focus == Pane::Buckets && !app.data.bucket_timers.is_empty() {
-                app.in_bucket = true;
-            }
-        }
-        KeyAction::Left => app.in_bucket = false,
-        KeyAction::Select => match app.focus {
-            Pane::Buckets if !app.in_bucket && !app.data.bucket_timers.is_empty() => {
-                app.in_bucket = true;
-                app.timer_sel = 0;
-            }
-            Pane::Buckets if !app.in_bucket => {}
-            Pane::Buckets | Pane::Events => {
-                if let Some((id, _)) = app.selected_timer() {
-                    app.overlay = Overlay::LifeLoading(id);
-                    return vec![Effect::LoadLife(id)];
-                }
-                app.toast("no timer selected", true);
-            }
-            _ => {}
-        },
-        KeyAction::Filter => {
-            app.focus = Pane::Events;
-            app.filter_editing = true;
-        }
-        KeyAction::PauseFeed => {
-            app.feed_paused = !app.feed_paused;
-            if !app.feed_paused {
-                let held = std::mem::take(&mut app.held);
-                app.push_events(held);
-            }
-        }
-        KeyAction::Sort => app.fairness_sort = app.fairness_sort.next(),
-        KeyAction::Step => return vec![Effect::Command(UiCommand::Mine(1))],
-        KeyAction::StepTen => return vec![Effect::Command(UiCommand::Mine(10))],
-        KeyAction::ToggleMining => {
-            let mode = match app.data.status.as_ref().map(|s| s.mining) {
-                Some(MiningMode::Interval { .. }) => MiningMode::Manual,
-                _ => MiningMode::Interval {
-                    ms: app.block_time_ms,
-                },
-            };
-            return vec![Effect::Command(UiCommand::SetMining(mode))];
-        }
-        KeyAction::Faster | KeyAction::Slower => {
-            let i = BLOCK_TIMES_MS
-                .iter()
-                .position(|t| *t >= app.block_time_ms)
-                .unwrap_or(BLOCK_TIMES_MS.len() - 1);
-            let j = if action == KeyAction::Faster {
-                i.saturating_sub(1)
-            } else {
-                (i + 1).min(BLOCK_TIMES_MS.len() - 1)
-            };
-            app.block_time_ms = BLOCK_TIMES_MS[j];
-            match app.data.status.as_ref().map(|s| s.mining) {
-                Some(MiningMode::Interval { .. }) => {
-                    return vec![Effect::Command(UiCommand::SetMining(
-                        MiningMode::Interval {
-                            ms: app.block_time_ms,
-                        },
-                    ))];
-                }
-                _ => app.toast(
-                    format!(
-                        "block time {} ms (applies when mining resumes: p)",
-                        app.block_time_ms
-                    ),
-                    false,
-                ),
-            }
-        }
-        KeyAction::Schedule => {
-            let actor = app
-                .selected_timer()
-                .and_then(|(_, a)| a)
-                .and_then(|a| app.data.actors.iter().position(|x| *x == a))
-                .unwrap_or(0);
-            app.overlay = Overlay::Form(Box::new(ScheduleForm::new(actor)));
-            return app.form_estimate();
-        }
-        KeyAction::Cancel => match app.selected_timer() {
-            Some((timer_id, Some(actor))) => {
-                return vec![Effect::Command(UiCommand::CancelTimer { actor, timer_id })];
-            }
-            _ => app.toast("select a pending timer (buckets or feed) to cancel", true),
-        },
-        KeyAction::Extend => match app.selected_timer() {
-            Some((timer_id, Some(actor))) => {
-                let current = app
-                    .data
-                    .bucket_timers
-                    .iter()
-                    .find(|t| t.id == timer_id)
-                    .map(|t| t.expires_at);
-                let default = current.map_or(app.height() + 100, |e| e + 100);
-                app.overlay = Overlay::Prompt(Prompt {
-                    kind: PromptKind::Extend { actor, timer_id },
-                    title: format!("extend timer {}", timer_id.short()),
-                    input: default.to_string(),
-                    help: format!(
-                        "new expires_at{}",
-                        current.map_or(String::new(), |c| format!(" (now {c})"))
-                    ),
-                });
-            }
-            _ => app.toast("select a pending timer (buckets or feed) to extend", true),
-        },
-        KeyAction::Govern => {
-            let selected = app.selected_timer().map(|(t, _)| t);
-            app.overlay = Overlay::Prompt(Prompt {
-                kind: PromptKind::Govern { selected },
-                title: "governance (system instructions 48/49/50)".into(),
-                input: String::new(),
-                help: "cancel [ID] | extend [ID] HEIGHT | config FIELD=VALUE ... | activate HEIGHT"
-                    .into(),
-            });
-        }
-        KeyAction::Snapshot => return vec![Effect::Command(UiCommand::Snapshot)],
-        KeyAction::Revert => {
-            app.overlay = Overlay::Prompt(Prompt {
-                kind: PromptKind::Revert,
-                title: "revert to snapshot".into(),
-                input: app
-                    .snapshots
-                    .last()
-                    .map_or(String::new(), |s| s.to_string()),
-                help: "snapshot id".into(),
-            });
-        }
-    }
-    vec![]
-}
-
-fn filter_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
-    match k.code {
-        KeyCode::Enter => app.filter_editing = false,
-        KeyCode::Esc => {
-            app.filter_editing = false;
-            app.filter.clear();
-        }
-        KeyCode::Backspace => {
-            app.filter.pop();
-        }
-        KeyCode::Char(c) => app.filter.push(c),
-        _ => {}
-    }
-    app.event_sel = 0;
-    vec![]
-}
-
-/// Edits a text field: characters append, Backspace deletes one, Ctrl-U clears it.
-fn edit(s: &mut String, k: &KeyEvent) -> bool {
-    if k.modifiers.contains(KeyModifiers::CONTROL) {
-        if k.code == KeyCode::Char('u') {
-            s.clear();
-            return true;
-        }
-        return false;
-    }
-    match k.code {
-        KeyCode::Backspace => {
-            s.pop();
-            true
-        }
-        KeyCode::Char(c) => {
-            s.push(c);
-            true
-        }
-        _ => false,
-    }
-}
-
-fn form_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
-    let h = app.height();
-    let n_actors = app.data.actors.len().max(1);
-    let Overlay::Form(form) = &mut app.overlay else {
-        return vec![];
-    };
-    let field = FormField::ALL[form.field];
-    match k.code {
-        KeyCode::Esc => {
-            app.overlay = Overlay::None;
-            return vec![];
-        }
-        KeyCode::Tab | KeyCode::Down => form.field = (form.field + 1) % FormField::ALL.len(),
-        KeyCode::BackTab | KeyCode::Up => {
-            form.field = (form.field + FormField::ALL.len() - 1) % FormField::ALL.len()
-        }
-        KeyCode::Enter => match form.request(&app.data, h) {
-            Ok(req) => return vec![Effect::Command(UiCommand::ScheduleTimer(req))],
-            Err(m) => {
-                form.error = Some(CommandError::new("InvalidInput", m));
-                return vec![];
-            }
-        },
-        KeyCode::Left if field == FormField::Actor => {
-            form.actor = (form.actor + n_actors - 1) % n_actors;
-        }
-        KeyCode::Right if field == FormField::Actor => form.actor = (form.actor + 1) % n_actors,
-        _ if field == FormField::Actor => return vec![],
-        _ => {
-            if !edit(&mut form.values[form.field], &k) {
-                return vec![];
-            }
-        }
-    }
-    app.form_estimate()
-}
-
-fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effect> {
-    match k.code {
-        KeyCode::Esc => {
-            app.overlay = Overlay::None;
-            vec![]
-        }
-        KeyCode::Enter => match prompt_command(&p) {
-            Ok(cmd) => {
-                app.overlay = Overlay::None;
-                vec![Effect::Command(cmd)]
-            }
-            Err(m) => {
-                app.toast(format!("InvalidInput: {m}"), true);
-                vec![]
-            }
-        },
-        _ => {
-            edit(&mut p.input, &k);
-            app.overlay = Overlay::Prompt(p);
-            vec![]
-        }
-    }
-}
-
-fn parse_id(s: &str) -> Result<TimerId, String> {
-    s.parse::<TimerId>().map_err(|e| e.0)
-}
-
-fn prompt_command(p: &Prompt) -> Result<UiCommand, String> {
-    let num = |s: &str| {
-        s.replace('_', "")
-            .parse::<u64>()
-            .map_err(|_| format!("`{s}` is not a number"))
-    };
-    match &p.kind {
-        PromptKind::Extend { actor, timer_id } => Ok(UiCommand::ExtendTimer {
-            actor: *actor,
-            timer_id: *timer_id,
-            new_expires_at: num(p.input.trim())?,
-        }),
-        PromptKind::Revert => Ok(UiCommand::Revert(num(p.input.trim())?)),
-        PromptKind::Govern { selected } => {
-            let words: Vec<&str> = p.input.split_whitespace().collect();
-            let pick = |w: Option<&&str>| -> Result<TimerId, String> {
-                match (w, selected) {
-                    (Some(w), _) if w.starts_with("0x") => parse_id(w),
-                    (_, Some(t)) => Ok(*t),
-                    _ => Err("name a timer id (0x...) or select a timer first".into()),
-                }
-            };
-            match words.first().copied() {
-                Some("cancel") => Ok(UiCommand::GovCancelTimer {
-                    from: None,
-                    timer_id: pick(words.get(1))?,
-                }),
-                Some("extend") => {
-                    let (id, h) = match words.len() {
-                        3 => (pick(words.get(1))?, words[2]),
-                        2 => (pick(None)?, words[1]),
-                        _ => return Err("extend [ID] HEIGHT".into()),
-                    };
-                    Ok(UiCommand::GovExtendTimer {
-                        from: None,
-                        timer_id: id,
-                        new_expires_at: num(h)?,
-                    })
-                }
-                Some("config") => {
-                    let mut patch = ConfigPatch::default();
-                    if words.len() < 2 {
-                        return Err("config FIELD=VALUE ...".into());
-                    }
-                    for w in &words[1..] {
-                        let (f, v) = w.split_once('=').ok_or(format!("`{w}`: FIELD=VALUE"))?;
-                        let v = num(v)?;
-                        match f {
-                            "max_ttl_blocks" => patch.max_ttl_blocks = Some(v),
-                            "max_cycles_per_fire" => patch.max_cycles_per_fire = Some(v),
-                            "max_cells_per_fire" => patch.max_cells_per_fire = Some(v),
-                            "max_timers_per_actor" => {
-                                patch.max_timers_per_actor =
-                                    Some(u32::try_from(v).map_err(|_| "too large".to_string())?)
-                            }
-                            "gc_cycles_per_block" => patch.gc_cycles_per_block = Some(v),
-                            "lane_timer_cycles" => patch.lane_timer_cycles = Some(v),
-                            other => return Err(format!("no TimerConfig field `{other}`")),
-                        }
-                    }
-                    Ok(UiCommand::GovUpdateConfig { from: None, patch })
-                }
-                Some("activate") => Ok(UiCommand::GovSetActivationHeight {
-                    from: None,
-                    height: num(words.get(1).ok_or("activate HEIGHT")?)?,
-                }),
-                _ => Err(format!("unknown governance command; {}", p.help)),
-            }
-        }
-    }
 }

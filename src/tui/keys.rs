@@ -41,6 +41,9 @@ pub enum KeyAction {
     Snapshot,
     Revert,
     Sort,
+    Watch,
+    Log,
+    Copy,
 }
 
 impl KeyAction {
@@ -71,6 +74,9 @@ impl KeyAction {
             KeyAction::Snapshot => "snapshot",
             KeyAction::Revert => "revert",
             KeyAction::Sort => "sort",
+            KeyAction::Watch => "watch",
+            KeyAction::Log => "log",
+            KeyAction::Copy => "copy",
         }
     }
 }
@@ -281,6 +287,24 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         "sort the fairness table by the next column",
         None,
     ),
+    (
+        KeyAction::Watch,
+        &["w"],
+        "watch the selected timer: its timeline under the status bar (w again: stop)",
+        Some("watch"),
+    ),
+    (
+        KeyAction::Copy,
+        &["y"],
+        "copy the selected timer's (or actor's) full id to the clipboard (OSC 52)",
+        None,
+    ),
+    (
+        KeyAction::Log,
+        &["!"],
+        "the message log: every status-line message in full",
+        None,
+    ),
     (KeyAction::Help, &["?"], "this help", Some("help")),
     (KeyAction::Quit, &["q", "ctrl-c"], "quit", Some("quit")),
 ];
@@ -331,6 +355,19 @@ impl KeyMap {
                 .iter()
                 .map(|k| KeySpec::parse(k).map_err(|e| format!("key file, `{name}`: {e}")))
                 .collect::<Result<_, _>>()?;
+        }
+        // A key bound to two actions would reach only the first: refuse it, naming both.
+        for (i, a) in map.bindings.iter().enumerate() {
+            for b in &map.bindings[i + 1..] {
+                if let Some(k) = a.keys.iter().find(|k| b.keys.contains(k)) {
+                    return Err(format!(
+                        "key file: `{}` is bound to both `{}` and `{}`",
+                        k.label(),
+                        a.action.name(),
+                        b.action.name()
+                    ));
+                }
+            }
         }
         Ok(map)
     }
@@ -410,5 +447,10 @@ mod tests {
         assert_eq!(o.keys_label(KeyAction::Quit), "q/C-c");
         assert!(KeyMap::with_overrides("[keys]\nnope = [\"x\"]\n").is_err());
         assert!(KeyMap::with_overrides("[keys]\nstep = [\"what\"]\n").is_err());
+        let clash = KeyMap::with_overrides("[keys]\nstep = [\"s\"]\n").unwrap_err();
+        assert!(
+            clash.contains("`step`") && clash.contains("`schedule`"),
+            "{clash}"
+        );
     }
 }

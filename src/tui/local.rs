@@ -48,6 +48,11 @@ pub trait NodeAccess {
     fn take_dropped(&mut self) -> u64 {
         0
     }
+    // --- issue 23 (branch dash): the story of a fixture played live ---
+    /// The fixture's steps and expectations reported since the last call.
+    fn take_story(&mut self) -> Vec<crate::tui::story::StoryItem> {
+        Vec::new()
+    }
 }
 
 /// A core driven on the caller's thread: its clock starts at the first [`tick`](NodeAccess::tick).
@@ -90,6 +95,8 @@ pub struct LiveNode {
     handle: NodeHandle,
     rx: broadcast::Receiver<Arc<NodeEvent>>,
     dropped: u64,
+    /// issue 23 (branch dash): fixture steps and expectations not taken yet.
+    story: Vec<crate::tui::story::StoryItem>,
 }
 
 impl LiveNode {
@@ -99,6 +106,7 @@ impl LiveNode {
             handle,
             rx,
             dropped: 0,
+            story: Vec::new(),
         }
     }
 }
@@ -119,7 +127,13 @@ impl NodeAccess for LiveNode {
         let mut news = false;
         loop {
             match self.rx.try_recv() {
-                Ok(ev) => news |= !matches!(&*ev, NodeEvent::Expectation { .. }),
+                Ok(ev) => {
+                    news |= !matches!(&*ev, NodeEvent::Expectation { .. });
+                    // issue 23 (branch dash): the story line.
+                    if let Some(s) = crate::tui::story::from_node_event(&ev) {
+                        self.story.push(s);
+                    }
+                }
                 Err(TryRecvError::Lagged(n)) => {
                     self.dropped += n;
                     news = true;
@@ -133,6 +147,9 @@ impl NodeAccess for LiveNode {
     }
     fn take_dropped(&mut self) -> u64 {
         std::mem::take(&mut self.dropped)
+    }
+    fn take_story(&mut self) -> Vec<crate::tui::story::StoryItem> {
+        std::mem::take(&mut self.story)
     }
 }
 
@@ -328,5 +345,10 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
 
     fn take_dropped(&mut self) -> u64 {
         self.node.take_dropped()
+    }
+
+    // issue 23 (branch dash).
+    fn take_story(&mut self) -> Vec<crate::tui::story::StoryItem> {
+        self.node.take_story()
     }
 }

@@ -9,12 +9,18 @@
 //! key table, [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
 
 pub mod app;
+mod click;
+pub mod filter;
+pub mod form;
+mod input;
 pub mod keys;
 pub mod local;
 pub mod model;
 pub mod panes;
+pub mod prompt;
 pub mod remote;
 pub mod render;
+pub mod story;
 pub mod term;
 pub mod theme;
 pub mod view;
@@ -41,6 +47,8 @@ pub struct RunOptions {
     pub frame: Duration,
     /// Longest wait between two data refreshes when nothing happens.
     pub refresh: Duration,
+    /// The process runs the devnet it shows (the default command): `q` asks before quitting.
+    pub owns_devnet: bool,
 }
 
 impl Default for RunOptions {
@@ -50,6 +58,7 @@ impl Default for RunOptions {
             keys: KeyMap::default(),
             frame: Duration::from_millis(100),
             refresh: Duration::from_millis(500),
+            owns_devnet: false,
         }
     }
 }
@@ -58,16 +67,31 @@ impl Default for RunOptions {
 /// and benches; the dashboard itself refreshes through [`worker::Client`]).
 pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
     let dropped = source.take_dropped();
+    let story = source.take_story();
+    if !story.is_empty() {
+        update(app, Action::Story(story));
+    }
     let data = source.dashboard(&app.query());
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);
-    apply_refresh(app, data, events, dropped);
+    for e in apply_refresh(app, data, events, dropped) {
+        if let Effect::LoadLife(id) = e {
+            let life = source.timer_life(&id).map(Box::new);
+            update(app, Action::Life(id, life));
+        }
+    }
 }
 
 /// Puts one refresh's data and events (asked from `app.events_from`) into the app: the events
-/// beyond [`EVENTS_PER_REFRESH`] count as dropped.
-pub fn apply_refresh(app: &mut App, data: DashboardData, events: Vec<EventRow>, dropped: u64) {
+/// beyond [`EVENTS_PER_REFRESH`] count as dropped. Returns what the app asks for next (the
+/// open timer life and the watched timer are read again).
+pub fn apply_refresh(
+    app: &mut App,
+    data: DashboardData,
+    events: Vec<EventRow>,
+    dropped: u64,
+) -> Vec<Effect> {
     app.events_dropped += dropped;
-    update(app, Action::Data(Box::new(data)));
+    let effects = update(app, Action::Data(Box::new(data)));
     let events = if events.len() > EVENTS_PER_REFRESH {
         app.events_dropped += (events.len() - EVENTS_PER_REFRESH) as u64;
         events[events.len() - EVENTS_PER_REFRESH..].to_vec()
@@ -77,6 +101,7 @@ pub fn apply_refresh(app: &mut App, data: DashboardData, events: Vec<EventRow>, 
     if !events.is_empty() {
         update(app, Action::Events(events));
     }
+    effects
 }
 
 /// Carries out effects (and the effects their results produce) against the source.
@@ -127,6 +152,7 @@ pub fn handle_key<S: DashboardSource + ?Sized>(
 pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> io::Result<()> {
     let mut guard = TerminalGuard::new()?;
     let mut app = App::new(opts.keys.clone());
+    app.owns_devnet = opts.owns_devnet;
     let mut client = worker::Client::spawn(source, opts.frame.min(Duration::from_millis(100)));
     client.refresh(&app);
     let mut last_refresh = Instant::now();
@@ -142,11 +168,14 @@ pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> 
         guard
             .terminal
             .draw(|f| render::render(f, &app, &opts.theme))?;
+        if let Some(text) = app.clipboard.take() {
+            term::copy_osc52(&text)?;
+        }
         match term::next_event(opts.frame)? {
             Some(TermEvent::Key(k)) => client.handle_key(&mut app, k),
             Some(TermEvent::Click { column, row }) => {
                 let size = guard.terminal.size()?;
-                update(
+                let effects = update(
                     &mut app,
                     Action::Click {
                         column,
@@ -155,6 +184,7 @@ pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> 
                         height: size.height,
                     },
                 );
+                client.dispatch(&mut app, effects);
             }
             Some(TermEvent::Resize) | None => {}
         }

@@ -202,6 +202,9 @@ pub struct EventRow {
     pub fields: String,
     pub timer: Option<TimerId>,
     pub actor: Option<Address>,
+    /// issue 23 (branch dash): the event in words, as the headless lines print it
+    /// ([`crate::node::text::event_text`]); the feed shows it, `fields` stays for the detail.
+    pub text: String,
 }
 
 /// One step of a timer's life.
@@ -790,5 +793,12 @@ pub trait DashboardSource {
     fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife> {
         let r = self.life_replies(id)?;
         crate::tui::view::timer_life(&r, &self.info().names)
+    }
+
+    // --- issue 23 (branch dash) ---
+    /// The story of a fixture played along the node (steps, expectations, timer labels)
+    /// reported since the last call; sources with none give nothing.
+    fn take_story(&mut self) -> Vec<crate::tui::story::StoryItem> {
+        Vec::new()
     }
 }

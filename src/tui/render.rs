@@ -16,6 +16,8 @@ pub const MIN_HEIGHT: u16 = 24;
 /// Where each pane sits in a frame of this size (also what mouse focus would hit-test).
 pub struct Areas {
     pub status: Rect,
+    /// The watch strip and the story line (empty when neither shows).
+    pub strip: Rect,
     pub buckets: Rect,
     pub tiers: Rect,
     pub lane: Rect,
@@ -25,8 +27,14 @@ pub struct Areas {
 }
 
 pub fn areas(area: Rect) -> Areas {
-    let [status, body, events, hints] = Layout::vertical([
+    areas_with(area, 0)
+}
+
+/// The areas with `strip` lines under the status bar (the watch strip, the story line).
+pub fn areas_with(area: Rect, strip: u16) -> Areas {
+    let [status, strip, body, events, hints] = Layout::vertical([
         Constraint::Length(1),
+        Constraint::Length(strip),
         Constraint::Min(10),
         Constraint::Percentage(30),
         Constraint::Length(1),
@@ -40,6 +48,7 @@ pub fn areas(area: Rect) -> Areas {
         Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
     Areas {
         status,
+        strip,
         buckets,
         tiers,
         lane,
@@ -80,22 +89,55 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         );
         return;
     }
-    let a = areas(area);
+    let a = areas_with(area, strip_lines(app));
     panes::status::render(frame, a.status, app, theme);
-    panes::buckets::render(frame, a.buckets, app, theme);
-    panes::tiers::render(frame, a.tiers, app, theme);
-    panes::lane::render(frame, a.lane, app, theme);
-    panes::fairness::render(frame, a.fairness, app, theme);
-    panes::events::render(frame, a.events, app, theme);
+    panes::watch::render(frame, a.strip, app, theme);
+    if app.data.status.is_none() {
+        // Nothing read yet (an --attach to a devnet not answering): no figure is drawn as
+        // if it were data.
+        for (p, r, title) in [
+            (Pane::Buckets, a.buckets, "buckets"),
+            (Pane::Tiers, a.tiers, "calendar queue tiers"),
+            (Pane::Lane, a.lane, "lane"),
+            (Pane::Fairness, a.fairness, "fairness"),
+            (Pane::Events, a.events, "events"),
+        ] {
+            let block = pane_block(title.into(), p, app, theme);
+            let msg = match &app.link {
+                Some(l) => format!("waiting for the devnet… ({l})"),
+                None => "waiting for the devnet…".into(),
+            };
+            frame.render_widget(
+                Paragraph::new(Line::styled(msg, theme.get("dim")))
+                    .wrap(Wrap { trim: true })
+                    .block(block),
+                r,
+            );
+        }
+    } else {
+        panes::buckets::render(frame, a.buckets, app, theme);
+        panes::tiers::render(frame, a.tiers, app, theme);
+        panes::lane::render(frame, a.lane, app, theme);
+        panes::fairness::render(frame, a.fairness, app, theme);
+        panes::events::render(frame, a.events, app, theme);
+    }
     panes::status::render_hints(frame, a.hints, app, theme);
     match &app.overlay {
         Overlay::None => {}
-        Overlay::Help => panes::overlays::help(frame, area, app, theme),
+        Overlay::Help => panes::modal::help(frame, area, app, theme),
+        Overlay::Log => panes::modal::log(frame, area, app, theme),
+        Overlay::Confirm(c) => panes::modal::confirm(frame, area, c, theme),
         Overlay::Life(l) => panes::overlays::life(frame, area, app, l, theme),
         Overlay::LifeLoading(id) => panes::overlays::loading(frame, area, id, theme),
         Overlay::Form(f) => panes::overlays::form(frame, area, app, f, theme),
         Overlay::Prompt(p) => panes::overlays::prompt(frame, area, p, theme),
     }
+}
+
+/// Lines under the status bar: the story line while a fixture tells one, the watch strip
+/// when a timer is watched.
+pub fn strip_lines(app: &App) -> u16 {
+    u16::from(app.watch.is_some()) + u16::from(!app.story.is_empty())
 }
 
 /// A pane's frame: its title, focused or not.

@@ -139,3 +139,21 @@ pub fn filter_event(ev: Event) -> Option<TermEvent> {
         _ => None,
     }
 }
+
+/// The OSC 52 sequence that puts `text` on the terminal's clipboard (xterm, kitty, iTerm2,
+/// WezTerm; tmux passes it on with `set-clipboard on`, and it crosses ssh).
+pub fn osc52(text: &str) -> String {
+    use base64::Engine;
+    format!(
+        "\x1b]52;c;{}\x07",
+        base64::engine::general_purpose::STANDARD.encode(text)
+    )
+}
+
+/// Writes [`osc52`] for `text` to the terminal.
+pub fn copy_osc52(text: &str) -> io::Result<()> {
+    use std::io::Write;
+    let mut out = io::stdout();
+    out.write_all(osc52(text).as_bytes())?;
+    out.flush()
+}

@@ -365,6 +365,8 @@ pub fn event_row(names: &BTreeMap<Address, String>, r: &EventRecord) -> EventRow
         fields: fields(names, &r.event),
         timer: r.event.timer_id(),
         actor: r.event.actor(),
+        // Issue 23: the feed reads as the headless lines.
+        text: crate::node::text::event_text(&r.event, names),
     }
 }
 

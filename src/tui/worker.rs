@@ -46,6 +46,8 @@ pub enum Reply {
     News,
     /// The source's link changed (see [`DashboardSource::link`]).
     Link(Option<String>),
+    /// A fixture's story went on (issue 23).
+    Story(Vec<super::story::StoryItem>),
 }
 
 /// Runs `source` on a thread of its own until the UI's end of the channel goes away.
@@ -75,6 +77,10 @@ pub fn spawn<S: DashboardSource + Send + 'static>(
                 let mut out: Vec<Reply> = reply.into_iter().collect();
                 if source.tick(Instant::now()) {
                     out.push(Reply::News);
+                }
+                let story = source.take_story();
+                if !story.is_empty() {
+                    out.push(Reply::Story(story));
                 }
                 let l = source.link();
                 if l != link {
@@ -201,8 +207,9 @@ impl Client {
                 {
                     app.block_time_ms = ms;
                 }
-                app.link = link;
-                super::apply_refresh(app, *data, events, dropped);
+                app.set_link(link);
+                let effects = super::apply_refresh(app, *data, events, dropped);
+                self.dispatch(app, effects);
                 if self.refresh_wanted {
                     self.refresh(app);
                 }
@@ -219,8 +226,12 @@ impl Client {
                 self.dispatch(app, effects);
             }
             Reply::News => self.refresh(app),
+            Reply::Story(s) => {
+                let effects = update(app, Action::Story(s));
+                self.dispatch(app, effects);
+            }
             Reply::Link(l) => {
-                app.link = l;
+                app.set_link(l);
                 self.refresh(app);
             }
         }

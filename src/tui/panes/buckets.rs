@@ -126,8 +126,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .skip(off)
         .take(h)
         .map(|(i, t)| {
-            let style = if focused && app.in_bucket && i == app.timer_sel {
+            let _ = i;
+            let style = if focused && app.in_bucket && app.timer_pin == Some(t.id) {
                 theme.get("selection")
+            } else if app.watch == Some(t.id) {
+                crate::tui::panes::watch::watched(theme)
             } else {
                 theme.get("text")
             };
@@ -137,7 +140,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                     None if ranked => "-".into(),
                     None => (i + 1).to_string(),
                 },
-                t.id.short(),
+                app.timer_label(&t.id),
                 app.data.label(&t.actor),
                 short_amount(t.gas_limit.into()),
                 // Effective priority per cycle (priority × W), in base units.

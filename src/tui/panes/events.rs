@@ -45,27 +45,35 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .enumerate()
         .map(|(i, e)| {
             let from_newest = rows.len() - 1 - (start + i);
-            let selected = focused && from_newest == app.event_sel;
+            let selected = focused && app.feed_pin && from_newest == app.event_sel;
+            // The headless lines' text (issue 23), a timer named by its fixture label when it
+            // has one; `key=value` fields only from a source that gives no text.
+            let body = if e.text.is_empty() {
+                e.fields.clone()
+            } else {
+                match e.timer {
+                    Some(t) if app.labels.contains_key(&t) => e.text.replacen(
+                        &format!("timer {}", t.short()),
+                        &format!("timer {}", app.timer_label(&t)),
+                        1,
+                    ),
+                    _ => e.text.clone(),
+                }
+            };
             let mut spans = vec![
                 Span::styled(format!("#{:<6} ", e.height), theme.get("dim")),
                 Span::styled(format!("{:<31} ", e.kind), theme.kind(&e.kind)),
-                Span::styled(
-                    format!(
-                        "{:<10} ",
-                        e.actor.map_or(String::new(), |a| app.data.label(&a))
-                    ),
-                    theme.get("text"),
-                ),
-                Span::styled(
-                    format!("{:<9}", e.timer.map_or(String::new(), |t| t.short())),
-                    theme.get("text"),
-                ),
-                Span::styled(e.fields.clone(), theme.get("dim")),
+                Span::styled(body, theme.get("text")),
             ];
             if selected {
                 let sel = theme.get("selection");
                 for s in &mut spans {
                     s.style = sel;
+                }
+            } else if e.timer.is_some() && e.timer == app.watch {
+                let w = crate::tui::panes::watch::watched(theme);
+                for s in &mut spans {
+                    s.style = s.style.patch(w);
                 }
             }
             Line::from(spans)

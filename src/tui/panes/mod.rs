@@ -4,6 +4,8 @@ pub mod buckets;
 pub mod events;
 pub mod fairness;
 pub mod lane;
+pub mod modal;
 pub mod overlays;
 pub mod status;
 pub mod tiers;
+pub mod watch;

@@ -1,4 +1,4 @@
-//! Overlays: help (from the key table), a timer's life, the schedule form, prompts.
+//! Overlays: a timer's life, the schedule form, prompts (help, log, confirm: [`super::modal`]).
 
 use crate::engine::TimerId;
 use crate::tui::app::{App, FormField, Prompt, ScheduleForm};
@@ -27,37 +27,6 @@ fn frame_block<'a>(title: String, theme: &Theme) -> Block<'a> {
         .border_style(theme.get("border_focus"))
 }
 
-pub fn help(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
-    let b = app.keys.bindings();
-    let r = centered(area, 92, b.len() as u16 + 8);
-    frame.render_widget(Clear, r);
-    let mut lines: Vec<Line> = b
-        .iter()
-        .map(|k| {
-            Line::from(vec![
-                Span::styled(
-                    format!(" {:<16}", app.keys.keys_label(k.action)),
-                    theme.get("hint_key"),
-                ),
-                Span::styled(k.help, theme.get("text")),
-            ])
-        })
-        .collect();
-    lines.push(Line::from(""));
-    lines.push(Line::styled(
-        " forms: Tab/↓ next · S-Tab/↑ previous · ←/→ choose · C-u clear · Enter send · Esc close",
-        theme.get("dim"),
-    ));
-    lines.push(Line::styled(
-        " filter: words match kind, actor or timer id; kind: actor: timer: narrow a word",
-        theme.get("dim"),
-    ));
-    frame.render_widget(
-        Paragraph::new(lines).block(frame_block("keys (? or Esc closes)".into(), theme)),
-        r,
-    );
-}
-
 pub fn loading(frame: &mut Frame, area: Rect, id: &TimerId, theme: &Theme) {
     let r = centered(area, 40, 3);
     frame.render_widget(Clear, r);
@@ -75,7 +44,18 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
         area.height.saturating_sub(4),
     );
     frame.render_widget(Clear, r);
-    let block = frame_block(format!("timer {} · {}", l.id.short(), l.status), theme);
+    // A handler that reverted reads `reverted`, not `fired` (issue 23).
+    let status = match crate::tui::panes::watch::outcome(l) {
+        Some((_, "reverted", _)) => "fired, handler reverted".to_string(),
+        _ => l.status.clone(),
+    };
+    let block = frame_block(
+        format!(
+            "timer {} · {status} · follows the chain (Esc closes)",
+            app.timer_label(&l.id)
+        ),
+        theme,
+    );
     let inner = block.inner(r);
     frame.render_widget(block, r);
     let head = theme.get("header");
@@ -88,7 +68,7 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
     };
     let mut lines = vec![
         field("id", l.id.to_string()),
-        field("status", l.status.clone()),
+        field("status", status.clone()),
     ];
     if let Some(t) = &l.record {
         lines.extend([
@@ -217,7 +197,7 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
 }
 
 pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &Theme) {
-    let r = centered(area, 76, FormField::ALL.len() as u16 + 8);
+    let r = centered(area, 100, FormField::ALL.len() as u16 + 8);
     frame.render_widget(Clear, r);
     let block = frame_block("schedule a timer (Enter sends, Esc closes)".into(), theme);
     let inner = block.inner(r);
@@ -232,9 +212,14 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
                 .map_or("(no actor)".into(), |a| {
                     format!("◂ {} ▸", app.data.label(a))
                 }),
-            _ => f.value(*field).to_string(),
+            // A long value scrolls inside its field: the current one shows its end (where
+            // typing goes), the others their start.
+            _ if i == f.field => tail(f.value(*field), 24),
+            _ => head(f.value(*field), 24),
         };
         let current = i == f.field;
+        // The hint takes what is left of the line and is cut, never wrapped onto the border.
+        let room = (inner.width as usize).saturating_sub(18 + 25 + 2);
         lines.push(Line::from(vec![
             Span::styled(format!(" {:<17}", field.label()), theme.get("header")),
             Span::styled(
@@ -245,7 +230,7 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
                     theme.get("text")
                 },
             ),
-            Span::styled(format!("  {}", field.hint()), theme.get("dim")),
+            Span::styled(format!("  {}", head(field.hint(), room)), theme.get("dim")),
         ]));
     }
     lines.push(Line::from(""));
@@ -279,18 +264,49 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
 }
 
 pub fn prompt(frame: &mut Frame, area: Rect, p: &Prompt, theme: &Theme) {
-    let r = centered(area, 84, 5);
+    let r = centered(area, 96, 8);
     frame.render_widget(Clear, r);
-    let lines = vec![
+    let w = r.width.saturating_sub(6) as usize;
+    let mut lines = vec![
         Line::from(vec![
             Span::styled(" > ", theme.get("hint_key")),
-            Span::styled(format!("{}▏", p.input), theme.get("selection")),
+            Span::styled(format!("{}▏", tail(&p.input, w)), theme.get("selection")),
         ]),
         Line::styled(format!(" {}", p.help), theme.get("dim")),
-        Line::styled(" Enter sends · Esc closes", theme.get("dim")),
     ];
+    match (&p.sent, &p.error) {
+        (Some(cmd), _) => lines.push(Line::styled(
+            format!(" sent {}, waiting for the answer…", cmd.method()),
+            theme.get("warn"),
+        )),
+        (None, Some(e)) => lines.push(Line::styled(format!(" {e}"), theme.get("error"))),
+        (None, None) => {}
+    }
+    lines.push(Line::styled(" Enter sends · Esc closes", theme.get("dim")));
     frame.render_widget(
-        Paragraph::new(lines).block(frame_block(p.title.clone(), theme)),
+        Paragraph::new(lines)
+            .wrap(Wrap { trim: false })
+            .block(frame_block(p.title.clone(), theme)),
         r,
     );
+}
+
+/// The last `w` characters of `s` (a long value scrolls inside its field: the end, where
+/// the cursor is, stays in view), with `…` when cut.
+pub fn tail(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w || w < 2 {
+        return s.to_string();
+    }
+    let keep: String = s.chars().skip(n - (w - 1)).collect();
+    format!("…{keep}")
+}
+
+/// The first `w` characters of `s`, with `…` when cut.
+pub fn head(s: &str, w: usize) -> String {
+    if s.chars().count() <= w || w < 2 {
+        return s.to_string();
+    }
+    let keep: String = s.chars().take(w - 1).collect();
+    format!("{keep}…")
 }

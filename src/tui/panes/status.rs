@@ -82,7 +82,11 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
             "cycle {} cell {} lane {lane}",
             s.cycle_basefee, s.cell_basefee
         ),
-        format!("{}/{}/{lane}", s.cycle_basefee, s.cell_basefee),
+        // Short, still labelled (issue 23: `1/1/—` did not say which is which).
+        format!(
+            "cyc {} cell {} lane {lane}",
+            s.cycle_basefee, s.cell_basefee
+        ),
         key,
     );
     let p = s.pending_timers.to_string();

@@ -1,0 +1,447 @@
+//! One-line prompts (`e`, `g`, `R`), what their text means, and the confirmation a
+//! destructive command asks for before it is sent (issue 23: never act on the wrong thing).
+//!
+//! A timer named in a prompt is either a full id (`0x` and 64 hex digits) or a unique prefix
+//! of a live timer's id, with or without `0x` (the 8-hex short ids the panes show are such
+//! prefixes); anything else is an error naming it. A command without an id acts on the timer
+//! the user selected, never on a default, and asks for confirmation naming it.
+
+use super::app::{App, Effect, Overlay};
+use super::form::edit;
+use super::model::*;
+use crate::engine::{Address, TimerId};
+use crossterm::event::{KeyCode, KeyEvent};
+
+/// What a one-line prompt is for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PromptKind {
+    /// New `expires_at` for a timer (`e`).
+    Extend { actor: Address, timer_id: TimerId },
+    /// A governance command line (`g`).
+    Govern { selected: Option<TimerId> },
+    /// A snapshot id to revert to (`R`).
+    Revert,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Prompt {
+    pub kind: PromptKind,
+    pub title: String,
+    pub input: String,
+    pub help: String,
+    /// Why the node (or the parser) refused the last Enter; the prompt stays open with its
+    /// input, as the schedule form does.
+    pub error: Option<String>,
+    /// The command sent from this prompt and not answered yet.
+    pub sent: Option<Box<UiCommand>>,
+}
+
+impl Prompt {
+    pub fn new(kind: PromptKind, title: String, input: String, help: String) -> Self {
+        Prompt {
+            kind,
+            title,
+            input,
+            help,
+            error: None,
+            sent: None,
+        }
+    }
+}
+
+/// What a confirmation carries out when accepted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per open confirmation, never stored in bulk"
+)]
+pub enum Confirmed {
+    Command(UiCommand),
+    /// Quit a dashboard whose process owns the devnet (the devnet stops with it).
+    Quit,
+}
+
+/// A modal naming what a destructive command acts on (as k9s does for delete): the focus
+/// starts on Cancel; Enter acts on the focused button, `y` accepts, Esc or `n` cancels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Confirm {
+    pub title: String,
+    /// What it acts on, in full.
+    pub lines: Vec<String>,
+    /// The accept button's text.
+    pub yes: String,
+    pub action: Confirmed,
+    pub yes_focused: bool,
+    /// The prompt it came from, reopened when cancelled.
+    pub back: Option<Prompt>,
+}
+
+impl Confirm {
+    pub fn new(title: impl Into<String>, lines: Vec<String>, yes: &str, action: Confirmed) -> Self {
+        Confirm {
+            title: title.into(),
+            lines,
+            yes: yes.into(),
+            action,
+            yes_focused: false,
+            back: None,
+        }
+    }
+}
+
+/// The `TimerConfig` fields `g config` accepts, in the order it lists them.
+pub const CONFIG_FIELDS: [&str; 6] = [
+    "max_ttl_blocks",
+    "max_cycles_per_fire",
+    "max_cells_per_fire",
+    "max_timers_per_actor",
+    "gc_cycles_per_block",
+    "lane_timer_cycles",
+];
+
+/// The governance prompt's commands.
+pub const GOV_COMMANDS: [&str; 4] = ["cancel", "extend", "config", "activate"];
+
+/// The governance prompt's help for what has been typed so far: the fields once `config` is
+/// typed.
+pub fn govern_help(input: &str) -> String {
+    if input.trim_start().starts_with("config") {
+        format!(
+            "config FIELD=VALUE ... · fields: {}",
+            CONFIG_FIELDS.join(", ")
+        )
+    } else {
+        "cancel [ID] | extend [ID] HEIGHT | config FIELD=VALUE ... | activate HEIGHT · Tab completes"
+            .into()
+    }
+}
+
+/// Completes the last word of a governance line: a command, or a config field name. `None`
+/// when nothing (or more than one thing) starts with it.
+pub fn complete(input: &str) -> Option<String> {
+    let (before, last) = match input.rfind(' ') {
+        Some(i) => (&input[..=i], &input[i + 1..]),
+        None => ("", input),
+    };
+    let words = before.split_whitespace().count();
+    let options: Vec<&str> = if words == 0 {
+        GOV_COMMANDS.to_vec()
+    } else if before.trim_start().starts_with("config") && !last.contains('=') {
+        CONFIG_FIELDS.to_vec()
+    } else {
+        return None;
+    };
+    let hits: Vec<&str> = options
+        .into_iter()
+        .filter(|o| o.starts_with(last))
+        .collect();
+    match hits.as_slice() {
+        [one] => Some(format!(
+            "{before}{one}{}",
+            if words == 0 { " " } else { "=" }
+        )),
+        _ => None,
+    }
+}
+
+pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effect> {
+    match k.code {
+        KeyCode::Esc => {
+            app.overlay = Overlay::None;
+            vec![]
+        }
+        KeyCode::Enter if p.sent.is_some() => vec![],
+        KeyCode::Enter => match prompt_command(app, &p) {
+            Ok(cmd) => {
+                p.error = None;
+                if let Some(c) = confirmation(app, &p, &cmd) {
+                    app.overlay = Overlay::Confirm(Box::new(Confirm { back: Some(p), ..c }));
+                    return vec![];
+                }
+                p.sent = Some(Box::new(cmd.clone()));
+                app.overlay = Overlay::Prompt(p);
+                vec![Effect::Command(cmd)]
+            }
+            Err(m) => {
+                p.error = Some(format!("InvalidInput: {m}"));
+                app.log_message(format!("InvalidInput: {m}"), true);
+                app.overlay = Overlay::Prompt(p);
+                vec![]
+            }
+        },
+        // `R` lists the snapshots taken here: ↑/↓ choose one.
+        KeyCode::Up | KeyCode::Down
+            if p.kind == PromptKind::Revert && !app.snapshots.is_empty() =>
+        {
+            let ids = &app.snapshots;
+            let at = ids.iter().position(|i| i.to_string() == p.input.trim());
+            let i = match (at, k.code) {
+                (Some(i), KeyCode::Up) => i.saturating_sub(1),
+                (Some(i), _) => (i + 1).min(ids.len() - 1),
+                (None, _) => ids.len() - 1,
+            };
+            p.input = ids[i].to_string();
+            p.error = None;
+            app.overlay = Overlay::Prompt(p);
+            vec![]
+        }
+        KeyCode::Tab if matches!(p.kind, PromptKind::Govern { .. }) => {
+            if let Some(c) = complete(&p.input) {
+                p.input = c;
+            }
+            p.help = govern_help(&p.input);
+            app.overlay = Overlay::Prompt(p);
+            vec![]
+        }
+        _ => {
+            if edit(&mut p.input, &k) {
+                p.error = None;
+            }
+            if matches!(p.kind, PromptKind::Govern { .. }) {
+                p.help = govern_help(&p.input);
+            }
+            app.overlay = Overlay::Prompt(p);
+            vec![]
+        }
+    }
+}
+
+/// The confirmation a prompt's command needs before it is sent: governance cancels and
+/// reverts.
+fn confirmation(app: &App, p: &Prompt, cmd: &UiCommand) -> Option<Confirm> {
+    let _ = p;
+    match cmd {
+        UiCommand::GovCancelTimer { timer_id, .. } => Some(Confirm::new(
+            "governance cancel (system instruction 48)",
+            vec![
+                format!("cancel {}", app.describe_timer(timer_id)),
+                format!("id {timer_id}"),
+                "by the devnet's governor; the timer's owner cannot undo it".into(),
+            ],
+            "cancel the timer",
+            Confirmed::Command(cmd.clone()),
+        )),
+        UiCommand::Revert(id) => Some(revert_confirm(app, *id)),
+        _ => None,
+    }
+}
+
+/// The confirmation of a revert to snapshot `id`.
+pub fn revert_confirm(app: &App, id: u64) -> Confirm {
+    Confirm::new(
+        "revert",
+        vec![
+            format!("revert the devnet to snapshot {id}"),
+            format!(
+                "the blocks after it (the head is #{}) and their events are dropped",
+                app.height()
+            ),
+        ],
+        "revert",
+        Confirmed::Command(UiCommand::Revert(id)),
+    )
+}
+
+/// Keys of a confirmation: ←/→/Tab/h/l move between the buttons, Enter acts on the focused
+/// one, `y` accepts, Esc and `n` cancel (back to the prompt it came from, if any).
+pub(crate) fn confirm_key(app: &mut App, mut c: Confirm, k: KeyEvent) -> Vec<Effect> {
+    let accept = match k.code {
+        KeyCode::Left
+        | KeyCode::Right
+        | KeyCode::Tab
+        | KeyCode::BackTab
+        | KeyCode::Char('h')
+        | KeyCode::Char('l') => {
+            c.yes_focused = !c.yes_focused;
+            app.overlay = Overlay::Confirm(Box::new(c));
+            return vec![];
+        }
+        KeyCode::Enter => c.yes_focused,
+        KeyCode::Char('y') | KeyCode::Char('Y') => true,
+        KeyCode::Esc | KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Char('q') => false,
+        _ => return vec![],
+    };
+    if !accept {
+        app.overlay = c.back.map_or(Overlay::None, Overlay::Prompt);
+        app.toast("cancelled: nothing was sent", false);
+        return vec![];
+    }
+    match c.action {
+        Confirmed::Quit => {
+            app.overlay = Overlay::None;
+            app.quit = true;
+            vec![]
+        }
+        Confirmed::Command(cmd) => {
+            app.overlay = match c.back {
+                Some(mut p) => {
+                    p.sent = Some(Box::new(cmd.clone()));
+                    Overlay::Prompt(p)
+                }
+                None => Overlay::None,
+            };
+            vec![Effect::Command(cmd)]
+        }
+    }
+}
+
+/// The ids of the timers the dashboard knows to be live: the selected bucket's, and those
+/// the feed saw scheduled and not leave (fired, expired, unfunded, cancelled).
+pub fn live_timers(app: &App) -> Vec<TimerId> {
+    let mut live: std::collections::BTreeSet<TimerId> =
+        app.data.bucket_timers.iter().map(|t| t.id).collect();
+    for e in app.feed.iter() {
+        let Some(t) = e.timer else { continue };
+        match e.kind.as_str() {
+            "TimerScheduled" => {
+                live.insert(t);
+            }
+            "TimerFired"
+            | "TimerExpired"
+            | "TimerCancelled"
+            | "TimerCancelledInsufficientFunds" => {
+                live.remove(&t);
+            }
+            "TimerCancelledByGovernance" if !e.fields.contains("existed=false") => {
+                live.remove(&t);
+            }
+            _ => {}
+        }
+    }
+    for t in &app.data.bucket_timers {
+        live.insert(t.id);
+    }
+    live.into_iter().collect()
+}
+
+/// A timer named in a prompt: a full id (`0x` + 64 hex digits), or a unique prefix of a live
+/// timer's id with or without `0x`; else an error naming the word.
+pub fn resolve_timer(app: &App, word: &str) -> Result<TimerId, String> {
+    let hex = word.strip_prefix("0x").unwrap_or(word).to_ascii_lowercase();
+    if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) || hex.len() > 64 {
+        return Err(format!(
+            "`{word}` is not a timer id (0x and 64 hex digits, or the first digits of a live timer's id)"
+        ));
+    }
+    if hex.len() == 64 {
+        return word
+            .parse::<TimerId>()
+            .or_else(|_| format!("0x{hex}").parse::<TimerId>())
+            .map_err(|e| format!("`{word}`: {}", e.0));
+    }
+    let hits: Vec<TimerId> = live_timers(app)
+        .into_iter()
+        .filter(|t| hex::encode(t.0).starts_with(&hex))
+        .collect();
+    match hits.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(format!(
+            "no live timer's id starts with `{word}` (give the full 0x id of any other)"
+        )),
+        many => Err(format!(
+            "`{word}` starts {} live timers' ids ({}): type more digits",
+            many.len(),
+            many.iter()
+                .take(4)
+                .map(|t| hex::encode(&t.0[..6]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
+    }
+}
+
+fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
+    let num = |s: &str| {
+        s.replace('_', "")
+            .parse::<u64>()
+            .map_err(|_| format!("`{s}` is not a number"))
+    };
+    match &p.kind {
+        PromptKind::Extend { actor, timer_id } => Ok(UiCommand::ExtendTimer {
+            actor: *actor,
+            timer_id: *timer_id,
+            new_expires_at: num(p.input.trim())?,
+        }),
+        PromptKind::Revert => {
+            let v = p.input.trim();
+            if v.is_empty() {
+                return Err("name a snapshot id (S takes one)".into());
+            }
+            Ok(UiCommand::Revert(num(v)?))
+        }
+        PromptKind::Govern { selected } => {
+            let words: Vec<&str> = p.input.split_whitespace().collect();
+            // A named id is resolved or refused; only a command that names none acts on the
+            // selected timer (and a cancel asks for confirmation naming it).
+            let pick = |w: Option<&&str>| -> Result<TimerId, String> {
+                match (w, selected) {
+                    (Some(w), _) => resolve_timer(app, w),
+                    (None, Some(t)) => Ok(*t),
+                    (None, None) => Err(
+                        "name a timer (its id or the first digits of it) or select one first"
+                            .into(),
+                    ),
+                }
+            };
+            match words.first().copied() {
+                Some("cancel") => {
+                    if words.len() > 2 {
+                        return Err("cancel [ID]".into());
+                    }
+                    Ok(UiCommand::GovCancelTimer {
+                        from: None,
+                        timer_id: pick(words.get(1))?,
+                    })
+                }
+                Some("extend") => {
+                    let (id, h) = match words.len() {
+                        3 => (pick(words.get(1))?, words[2]),
+                        2 => (pick(None)?, words[1]),
+                        _ => return Err("extend [ID] HEIGHT".into()),
+                    };
+                    Ok(UiCommand::GovExtendTimer {
+                        from: None,
+                        timer_id: id,
+                        new_expires_at: num(h)?,
+                    })
+                }
+                Some("config") => {
+                    let mut patch = ConfigPatch::default();
+                    if words.len() < 2 {
+                        return Err(format!(
+                            "config FIELD=VALUE ... (fields: {})",
+                            CONFIG_FIELDS.join(", ")
+                        ));
+                    }
+                    for w in &words[1..] {
+                        let (f, v) = w.split_once('=').ok_or(format!("`{w}`: FIELD=VALUE"))?;
+                        let v = num(v)?;
+                        match f {
+                            "max_ttl_blocks" => patch.max_ttl_blocks = Some(v),
+                            "max_cycles_per_fire" => patch.max_cycles_per_fire = Some(v),
+                            "max_cells_per_fire" => patch.max_cells_per_fire = Some(v),
+                            "max_timers_per_actor" => {
+                                patch.max_timers_per_actor =
+                                    Some(u32::try_from(v).map_err(|_| "too large".to_string())?)
+                            }
+                            "gc_cycles_per_block" => patch.gc_cycles_per_block = Some(v),
+                            "lane_timer_cycles" => patch.lane_timer_cycles = Some(v),
+                            other => {
+                                return Err(format!(
+                                    "no TimerConfig field `{other}` (fields: {})",
+                                    CONFIG_FIELDS.join(", ")
+                                ));
+                            }
+                        }
+                    }
+                    Ok(UiCommand::GovUpdateConfig { from: None, patch })
+                }
+                Some("activate") => Ok(UiCommand::GovSetActivationHeight {
+                    from: None,
+                    height: num(words.get(1).ok_or("activate HEIGHT")?)?,
+                }),
+                _ => Err(format!("unknown governance command; {}", govern_help(""))),
+            }
+        }
+    }
+}
