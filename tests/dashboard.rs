@@ -1133,16 +1133,8 @@ fn issue15_readme_key_table_is_the_default_key_table() {
         rows.push(format!("| {} | {} |", keys.join(" "), b.help));
     }
     let expected = rows.join("\n");
-    // A key table waiting in docs/pending-dash.md (README.md is being restructured by another
-    // branch; the coordinator folds the pending table in) supersedes the README's.
-    let pending = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/pending-dash.md");
-    let readme = std::fs::read_to_string(pending)
-        .ok()
-        .filter(|t| t.contains("<!-- keys -->"))
-        .unwrap_or_else(|| {
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
-                .expect("README.md")
-        });
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
     let start = readme
         .find("<!-- keys -->")
         .expect("the key table's start marker")
