@@ -503,11 +503,16 @@ fn issue23_tmux_story_life_watch_and_help_at_80x24() {
 
     // The first bucket's first timer: its life, open while blocks are mined.
     s.wait_for("bucket #11 · 2 time");
-    s.keys(&["Enter"]);
-    // Two Enters in one read of the terminal reach the dashboard as one key: let the first
-    // be read alone.
-    std::thread::sleep(Duration::from_millis(500));
-    s.keys(&["Enter"]);
+    // Enter opens the bucket, Enter again the first timer's life. Two Enters in one read of
+    // the terminal reach the dashboard as one key, and the bucket's rows arrive from the
+    // source's thread: press again until the overlay is open (at most five times).
+    for _ in 0..5 {
+        if s.screen().contains("follows the chain") {
+            break;
+        }
+        s.keys(&["Enter"]);
+        std::thread::sleep(Duration::from_millis(700));
+    }
     let screen = s.wait_for("follows the chain");
     let title = screen
         .lines()
