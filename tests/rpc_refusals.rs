@@ -108,6 +108,11 @@ const READ_ONLY: &[&str] = &[
     "scheduler_tiers",
     "scheduler_lane",
     "scheduler_fairness",
+    // The dashboard's queries over the API (issue 19).
+    "scheduler_buckets",
+    "scheduler_actors",
+    "devnet_names",
+    "actor_list",
     // Subscriptions change no chain state (their refusals are in tests/rpc_http.rs).
     "devnet_subscribeBlocks",
     "devnet_unsubscribeBlocks",
