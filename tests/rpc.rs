@@ -2,10 +2,12 @@
 //! jsonrpsee's client, malformed requests over raw HTTP, notifications over WebSocket, the
 //! CIP-5 behaviours through the API, and `serve --state` surviving `kill -9`.
 
+mod common;
+
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::node::{NodeConfig, NodeCore, NodeHandle, ShellConfig, spawn, spawn_with};
+use cowboy_devnet::node::{NodeConfig, NodeCore, ShellConfig, spawn, spawn_with};
 use cowboy_devnet::rpc::methods::module;
-use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
+use cowboy_devnet::rpc::server::ServerOptions;
 use cowboy_devnet::rpc::{openrpc, state_file};
 use cowboy_devnet::vm::DevnetRuntime;
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
@@ -21,42 +23,14 @@ use std::time::Duration;
 /// What an actor holds to pay for its timers' fires.
 const FUNDS: &str = "1000000000000000";
 
-struct Devnet {
-    addr: SocketAddr,
-    _running: Running,
-    node: NodeHandle,
-}
-
-impl Drop for Devnet {
-    fn drop(&mut self) {
-        let _ = self._running.handle.stop();
-        self.node.shutdown();
-    }
-}
-
-fn new_node() -> NodeHandle {
-    let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
-    spawn(NodeCore::new(cfg).expect("default genesis"))
-}
+type Devnet = common::served::Served;
 
 async fn start_with(opts: ServerOptions) -> Devnet {
-    let node = new_node();
-    let running = server::start(module(node.clone()), &opts)
-        .await
-        .expect("bind port 0");
-    Devnet {
-        addr: running.addr,
-        _running: running,
-        node,
-    }
+    common::served::serve(Genesis::default(), &opts).await
 }
 
 async fn start() -> Devnet {
-    start_with(ServerOptions {
-        port: 0,
-        ..ServerOptions::default()
-    })
-    .await
+    start_with(common::served::port0()).await
 }
 
 impl Devnet {
@@ -149,7 +123,7 @@ async fn dev(c: &HttpClient) -> (String, String) {
 
 #[test]
 fn rpc_discover_lists_every_registered_method() {
-    let node = new_node();
+    let node = spawn(common::fleet::node_on(Genesis::default()));
     let m = module(node.clone());
     let doc = openrpc::document();
     let listed: std::collections::BTreeSet<&str> = doc["methods"]
@@ -828,16 +802,7 @@ async fn a_lagging_subscriber_is_told_how_many_it_lost() {
         NodeCore::new(cfg).unwrap(),
         ShellConfig { event_capacity: 1 },
     );
-    let opts = ServerOptions {
-        port: 0,
-        ..ServerOptions::default()
-    };
-    let running = server::start(module(node.clone()), &opts).await.unwrap();
-    let d = Devnet {
-        addr: running.addr,
-        _running: running,
-        node,
-    };
+    let d = common::served::serve_node(node, &common::served::port0()).await;
     let c = d.http();
     let actor = call(&c, "actor_deploy", json!([{"balance": FUNDS}])).await;
     call(&c, "devnet_setMining", json!([{"mode": "manual"}])).await;
@@ -1194,22 +1159,7 @@ async fn start_scheduler(scheduler: cowboy_devnet::engine::SchedulerKind) -> Dev
 }
 
 async fn start_genesis(genesis: Genesis) -> Devnet {
-    let node =
-        spawn(NodeCore::new(NodeConfig::new(genesis, DevnetRuntime::shared())).expect("genesis"));
-    let running = server::start(
-        module(node.clone()),
-        &ServerOptions {
-            port: 0,
-            ..ServerOptions::default()
-        },
-    )
-    .await
-    .expect("bind port 0");
-    Devnet {
-        addr: running.addr,
-        _running: running,
-        node,
-    }
+    common::served::serve(genesis, &common::served::port0()).await
 }
 
 async fn height(c: &HttpClient) -> u64 {

@@ -2,11 +2,10 @@
 //! (https://www.jsonrpc.org/specification) and against browser pages (issue 20): raw HTTP and
 //! raw WebSocket handshakes on the real server on port 0, and `serve` as the real binary.
 
+mod common;
+
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::node::{NodeConfig, NodeCore, NodeHandle, spawn};
-use cowboy_devnet::rpc::methods::module;
-use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
-use cowboy_devnet::vm::DevnetRuntime;
+use cowboy_devnet::rpc::server::ServerOptions;
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
 use jsonrpsee::rpc_params;
 use jsonrpsee::ws_client::WsClientBuilder;
@@ -15,35 +14,14 @@ use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
 
-struct Devnet {
-    addr: SocketAddr,
-    running: Running,
-    node: NodeHandle,
-}
-
-impl Drop for Devnet {
-    fn drop(&mut self) {
-        let _ = self.running.handle.stop();
-        self.node.shutdown();
-    }
-}
+type Devnet = common::served::Served;
 
 async fn start_with(allow_origin: &[&str]) -> Devnet {
-    let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
-    let node = spawn(NodeCore::new(cfg).expect("default genesis"));
     let opts = ServerOptions {
-        port: 0,
         allow_origin: allow_origin.iter().map(|s| s.to_string()).collect(),
-        ..ServerOptions::default()
+        ..common::served::port0()
     };
-    let running = server::start(module(node.clone()), &opts)
-        .await
-        .expect("bind port 0");
-    Devnet {
-        addr: running.addr,
-        running,
-        node,
-    }
+    common::served::serve(Genesis::default(), &opts).await
 }
 
 async fn start() -> Devnet {

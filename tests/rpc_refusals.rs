@@ -3,46 +3,27 @@
 //! leaving the state root, the head, every balance and every nonce as they were; and no error
 //! message says its reason twice.
 
+mod common;
+
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::node::{NodeConfig, NodeCore, NodeHandle, spawn};
-use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::openrpc;
-use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
-use cowboy_devnet::vm::DevnetRuntime;
 use jsonrpsee::core::client::{ClientT, Error as ClientError};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
 struct Devnet {
-    running: Running,
-    node: NodeHandle,
+    _served: common::served::Served,
     client: HttpClient,
 }
 
-impl Drop for Devnet {
-    fn drop(&mut self) {
-        let _ = self.running.handle.stop();
-        self.node.shutdown();
-    }
-}
-
 async fn start() -> Devnet {
-    let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
-    let node = spawn(NodeCore::new(cfg).expect("default genesis"));
-    let opts = ServerOptions {
-        port: 0,
-        ..ServerOptions::default()
-    };
-    let running = server::start(module(node.clone()), &opts)
-        .await
-        .expect("bind port 0");
+    let served = common::served::serve(Genesis::default(), &common::served::port0()).await;
     let client = HttpClientBuilder::default()
-        .build(format!("http://{}", running.addr))
+        .build(format!("http://{}", served.addr))
         .expect("client");
     Devnet {
-        running,
-        node,
+        _served: served,
         client,
     }
 }

@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod fleet;
+pub mod served;
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{
