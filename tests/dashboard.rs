@@ -2,6 +2,9 @@
 //! dropped), buffer assertions for styles, and key tests from a key press to the node command
 //! and its visible result, errors included.
 
+mod common;
+
+use common::keys::{code, key, press, screen_at, typed};
 use cowboy_devnet::engine::TimerId;
 use cowboy_devnet::scenario::{RunOptions, builtin};
 use cowboy_devnet::tui::app::{App, Overlay, Pane};
@@ -95,33 +98,7 @@ fn text(b: &Buffer) -> String {
 }
 
 fn screen(app: &App) -> String {
-    let mut t = Terminal::new(TestBackend::new(160, 48)).unwrap();
-    t.draw(|f| render::render(f, app, &Theme::default()))
-        .unwrap();
-    t.backend().to_string()
-}
-
-fn key(c: char) -> KeyEvent {
-    let m = if c.is_ascii_uppercase() {
-        KeyModifiers::SHIFT
-    } else {
-        KeyModifiers::NONE
-    };
-    KeyEvent::new(KeyCode::Char(c), m)
-}
-
-fn code(c: KeyCode) -> KeyEvent {
-    KeyEvent::new(c, KeyModifiers::NONE)
-}
-
-fn press(src: &mut LocalDevnet, app: &mut App, keys: &[KeyEvent]) {
-    for k in keys {
-        handle_key(src, app, *k);
-    }
-}
-
-fn typed(s: &str) -> Vec<KeyEvent> {
-    s.chars().map(key).collect()
+    screen_at(app, 160, 48)
 }
 
 /// Finds the cell where `needle` starts on screen.

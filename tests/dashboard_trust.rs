@@ -4,6 +4,9 @@
 //! first, stale estimates are dropped, the watch strip, the story line, the log and the
 //! confirmation as drawn (insta snapshots at 80x24).
 
+mod common;
+
+use common::keys::{code, key, press, screen_at, typed};
 use cowboy_devnet::engine::TimerId;
 use cowboy_devnet::scenario::{RunOptions, builtin};
 use cowboy_devnet::tui::app::{Action, App, Confirmed, Effect, Overlay, Pane, update};
@@ -11,13 +14,10 @@ use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
 use cowboy_devnet::tui::model::{CommandOutcome, DashboardSource, Estimate, UiCommand};
 use cowboy_devnet::tui::story::StoryItem;
-use cowboy_devnet::tui::theme::Theme;
-use cowboy_devnet::tui::{handle_key, refresh, render};
+use cowboy_devnet::tui::{refresh, render};
 use cowboy_devnet::vm::DevnetRuntime;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use insta::assert_snapshot;
-use ratatui::Terminal;
-use ratatui::backend::TestBackend;
 use std::ops::ControlFlow;
 
 /// The shipped demo played headless up to block `height`, manual mining.
@@ -49,36 +49,6 @@ fn app_on(src: &mut LocalDevnet) -> App {
     let mut app = App::new(KeyMap::default());
     refresh(src, &mut app);
     app
-}
-
-fn key(c: char) -> KeyEvent {
-    let m = if c.is_ascii_uppercase() {
-        KeyModifiers::SHIFT
-    } else {
-        KeyModifiers::NONE
-    };
-    KeyEvent::new(KeyCode::Char(c), m)
-}
-
-fn code(c: KeyCode) -> KeyEvent {
-    KeyEvent::new(c, KeyModifiers::NONE)
-}
-
-fn press(src: &mut LocalDevnet, app: &mut App, keys: &[KeyEvent]) {
-    for k in keys {
-        handle_key(src, app, *k);
-    }
-}
-
-fn typed(s: &str) -> Vec<KeyEvent> {
-    s.chars().map(key).collect()
-}
-
-fn screen(app: &App, w: u16, h: u16) -> String {
-    let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
-    t.draw(|f| render::render(f, app, &Theme::default()))
-        .unwrap();
-    t.backend().to_string()
 }
 
 /// The live timers the feed saw scheduled, in id order.
@@ -236,7 +206,7 @@ fn issue23_a_late_estimate_for_older_input_is_dropped() {
     assert_eq!(f.estimate, None, "the stale reply is dropped");
     let err = f.error.clone().expect("the error stays");
     assert!(err.message.contains("priority_tier `5`"), "{err}");
-    let s = screen(&app, 120, 34);
+    let s = screen_at(&app, 120, 34);
     assert!(!s.contains("estimate: max cost"), "{s}");
     // No fee hint wraps onto the form's border at 120x34.
     assert!(s.contains("nanos/cycle; empty: 2 × lane basefee"), "{s}");
@@ -275,7 +245,7 @@ fn issue23_snapshot_cancel_confirmation_80x24() {
         &[key('j'), code(KeyCode::Enter), key('c')],
     );
     assert!(matches!(app.overlay, Overlay::Confirm(_)));
-    assert_snapshot!("confirm_cancel_80x24", screen(&app, 80, 24));
+    assert_snapshot!("confirm_cancel_80x24", screen_at(&app, 80, 24));
 }
 
 /// The story line and the watch strip under the status bar, and the message log.
@@ -314,7 +284,7 @@ fn issue23_snapshot_story_watch_and_log_80x24() {
     );
     let life = src.timer_life(&deferred).map(Box::new);
     update(&mut app, Action::Life(deferred, life));
-    let s = screen(&app, 80, 24);
+    let s = screen_at(&app, 80, 24);
     assert!(s.contains("story expectation ok line 200"), "{s}");
     assert!(
         s.contains("watch s1 scheduled #20 → due #30 → deferred ×1 (lane)"),
@@ -322,7 +292,7 @@ fn issue23_snapshot_story_watch_and_log_80x24() {
     );
     assert_snapshot!("story_and_watch_80x24", s);
     update(&mut app, Action::Key(key('!')));
-    assert_snapshot!("message_log_80x24", screen(&app, 80, 24));
+    assert_snapshot!("message_log_80x24", screen_at(&app, 80, 24));
 }
 
 /// `?` at 80x24: the focused pane's meaning and columns first; it scrolls.
@@ -332,12 +302,12 @@ fn issue23_snapshot_help_scrolls_80x24() {
     let mut app = app_on(&mut src);
     app.focus = Pane::Fairness;
     update(&mut app, Action::Key(key('?')));
-    let top = screen(&app, 80, 24);
+    let top = screen_at(&app, 80, 24);
     assert!(top.contains("fairness (focused)"), "{top}");
     assert!(top.contains("W          the actor's weight"), "{top}");
     assert_snapshot!("help_fairness_80x24", top);
     update(&mut app, Action::Key(code(KeyCode::PageDown)));
-    let next = screen(&app, 80, 24);
+    let next = screen_at(&app, 80, 24);
     assert!(next.contains("· 11-"), "{next}");
 }
 
@@ -402,7 +372,7 @@ fn issue23_a_long_value_scrolls_inside_its_field() {
     for _ in 0..1_500 {
         update(&mut app, Action::Key(key('x')));
     }
-    let s = screen(&app, 120, 34);
+    let s = screen_at(&app, 120, 34);
     for label in ["payload", "fee payer", "expires_at", "priority_tier"] {
         assert!(s.contains(label), "`{label}` stays on screen:\n{s}");
     }

@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod fleet;
+pub mod keys;
 pub mod served;
 
 use cowboy_devnet::chain::runtime::ActorCode;
