@@ -31,9 +31,15 @@ struct Serve {
 impl Serve {
     /// `cowboy-devnet serve` on the demo fixture, manual mining, on `port` (0: a free one).
     fn start(port: u16) -> Serve {
+        Serve::start_with(port, &[])
+    }
+
+    /// [`start`](Self::start) with more `serve` options.
+    fn start_with(port: u16, extra: &[&str]) -> Serve {
         let mut child = Command::new(BIN)
             .args(["serve", "--fixture", "demo", "--no-mining", "--port"])
             .arg(port.to_string())
+            .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -637,4 +643,26 @@ fn issue19_pending_counts_beyond_10000_are_the_same_attached() {
     assert_eq!(r.status.as_ref().map(|s| s.pending_timers), Some(PENDING));
     assert_eq!(l, r);
     both.stop();
+}
+
+/// Spec note 73 (bounded history): a dashboard attached to a node that has pruned the heights
+/// its feed starts from (a new dashboard asks from #0) goes on from the oldest kept height
+/// instead of showing nothing.
+#[test]
+fn issue20_attached_feed_goes_on_from_the_oldest_kept_height() {
+    let serve = Serve::start_with(0, &["--history", "20"]);
+    let mut src = RemoteDevnet::new(&serve.url()).expect("a valid URL");
+    until(&mut src, "the subscriptions open", |s| s.subscribed());
+    src.execute(UiCommand::Mine(45)).expect("mine");
+    assert_eq!(head(&mut src), 45);
+    // A second dashboard whose feed had read up to #3 (a jump longer than the history).
+    let mut late = RemoteDevnet::new(&serve.url()).expect("a valid URL");
+    until(&mut late, "the subscriptions open", |s| s.subscribed());
+    let rows = late.events(3, 1_000);
+    assert!(!rows.is_empty(), "the feed is empty after pruning");
+    assert!(
+        rows.iter().all(|r| r.height >= 26),
+        "only kept heights: {:?}",
+        rows.iter().map(|r| r.height).collect::<Vec<_>>()
+    );
 }

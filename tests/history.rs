@@ -96,3 +96,45 @@ fn history_snapshots_share_the_kept_blocks_and_revert_across_pruning() {
     assert_eq!(d.first_kept(), 1);
     assert!(d.block_kept(2).unwrap().is_some());
 }
+
+/// Spec note 73: a dashboard's feed that had read up to a height the node has since pruned
+/// (a jump longer than `--history` between two refreshes) goes on from the oldest kept height
+/// instead of staying empty at every refresh.
+#[test]
+fn history_dashboard_feed_goes_on_from_the_oldest_kept_height() {
+    use cowboy_devnet::scenario::live::FixturePlayer;
+    use cowboy_devnet::scenario::{Scenario, builtin};
+    use cowboy_devnet::tui::local::LocalDevnet;
+    use cowboy_devnet::tui::model::DashboardSource;
+    use std::sync::Arc;
+    // The demo played live, its timers firing and deferring around #30.
+    let lf = builtin::fixture("demo").unwrap().unwrap();
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader).unwrap();
+    let mut c = NodeConfig::new(s.genesis().clone(), DevnetRuntime::shared());
+    c.mining = MiningMode::Manual;
+    c.history = 20;
+    c.keep_blocks = Some(20);
+    let mut d = NodeCore::new(c).expect("genesis");
+    d.set_hook(Box::new(FixturePlayer::new(Arc::new(s))));
+    d.apply(Mine { blocks: 45 }).unwrap();
+    let first_kept = d.first_kept();
+    assert_eq!(first_kept, 26);
+    let node = cowboy_devnet::node::spawn(d);
+    let mut source = LocalDevnet::live(node.clone());
+    // The view's lane window reaches before the kept heights: the dashboard still answers.
+    let view = source.dashboard(&cowboy_devnet::tui::model::ViewQuery::default());
+    assert_eq!(view.status.expect("a status").height, 45);
+    let kept = source.events(first_kept, 1_000);
+    assert!(!kept.is_empty(), "the kept heights have events");
+    // A feed that had read up to #3 before the node pruned past it.
+    let rows = source.events(3, 1_000);
+    assert_eq!(
+        rows.iter()
+            .map(|r| (r.height, r.kind.clone()))
+            .collect::<Vec<_>>(),
+        kept.iter()
+            .map(|r| (r.height, r.kind.clone()))
+            .collect::<Vec<_>>()
+    );
+    node.shutdown();
+}

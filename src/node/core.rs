@@ -429,7 +429,12 @@ impl NodeCore {
     }
 
     pub fn head(&self) -> HeadView {
-        read::head(&self.chain, self.mining, self.pending_txs)
+        read::head(
+            &self.chain,
+            self.mining,
+            self.pending_txs,
+            self.first_kept(),
+        )
     }
 
     pub fn height(&self) -> u64 {

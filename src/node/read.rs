@@ -14,7 +14,12 @@ use crate::engine::{
 use std::collections::BTreeMap;
 
 /// The head of `chain` with the node's own counters.
-pub(super) fn head(chain: &Chain, mining: MiningMode, pending_txs: u64) -> HeadView {
+pub(super) fn head(
+    chain: &Chain,
+    mining: MiningMode,
+    pending_txs: u64,
+    first_kept: u64,
+) -> HeadView {
     let quote = chain.fee_quote();
     HeadView {
         height: chain.height(),
@@ -27,6 +32,7 @@ pub(super) fn head(chain: &Chain, mining: MiningMode, pending_txs: u64) -> HeadV
         pending_txs,
         mining,
         scheduler: chain.engine().scheduler(),
+        first_kept,
     }
 }
 

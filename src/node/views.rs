@@ -29,6 +29,10 @@ pub struct HeadView {
     #[serde(with = "mining_wire")]
     pub mining: MiningMode,
     pub scheduler: SchedulerKind,
+    /// The oldest height whose block and events the node keeps (Spec note 73: `serve
+    /// --history N`); older heights answer `HistoryPruned`. 1 while nothing was pruned.
+    #[serde(default)]
+    pub first_kept: u64,
 }
 
 /// A mining mode as the API writes it: `{"mode": "auto"}`, `{"mode": "manual"}`,

@@ -83,7 +83,7 @@ pub const METHODS: &[MethodDoc] = &[
     m("devnet_getMining", "The mining mode.", &[], "MiningMode"),
     m(
         "devnet_head",
-        "The head and the node's state around it: height, hash, state_root, pending_height, cycle_basefee, cell_basefee, pending_timers, pending_txs, mining, scheduler (from the published head: never waits behind a seal).",
+        "The head and the node's state around it: height, hash, state_root, pending_height, cycle_basefee, cell_basefee, pending_timers, pending_txs, mining, scheduler, first_kept (from the published head: never waits behind a seal).",
         &[],
         "Head",
     ),
@@ -427,7 +427,8 @@ fn components() -> Value {
                 "pending_timers": {"$ref": "#/components/schemas/Count"},
                 "pending_txs": {"$ref": "#/components/schemas/Count"},
                 "mining": {"$ref": "#/components/schemas/MiningMode"},
-                "scheduler": {"type": "string"}}},
+                "scheduler": {"type": "string"},
+                "first_kept": {"$ref": "#/components/schemas/Height", "description": "the oldest height whose block and events are kept (serve --history)"}}},
             "Account": {"type": "object", "properties": {
                 "address": {"$ref": "#/components/schemas/Address"},
                 "balance": {"$ref": "#/components/schemas/Amount"},

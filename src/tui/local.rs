@@ -232,8 +232,10 @@ impl<N: NodeAccess> LocalDevnet<N> {
 fn run_view(core: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
     let v = q.queries();
     let lane = core.ask(&v.lane)?;
+    let head = core.ask(&v.head)?;
     Ok(QueryReplies {
-        head: core.ask(&v.head)?,
+        deferred: core.ask(&deferred_query(&lane, &head))?,
+        head,
         config: core.ask(&v.config)?,
         tiers: core.ask(&v.tiers)?,
         buckets: core.ask(&v.buckets)?,
@@ -244,7 +246,6 @@ fn run_view(core: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
         shares: core.ask(&v.shares)?,
         names: core.ask(&v.names)?,
         actors: core.ask(&v.actors)?,
-        deferred: core.ask(&deferred_query(&lane))?,
         lane,
     })
 }
@@ -272,16 +273,21 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
     }
 
     fn event_records(&mut self, from_height: u64, limit: usize) -> Vec<EventRecord> {
-        let q = EventsQuery(EventFilter {
-            from_height: Some(from_height),
-            ..EventFilter::default()
-        });
-        let mut records = self
-            .node
-            .read(move |core| core.ask(&q))
-            .ok()
-            .and_then(Result::ok)
-            .unwrap_or_default();
+        let ask = |from: u64| {
+            let q = EventsQuery(EventFilter {
+                from_height: Some(from),
+                ..EventFilter::default()
+            });
+            self.node.read(move |core| core.ask(&q)).ok()
+        };
+        // Spec note 73: heights the node no longer keeps are skipped, the feed goes on from the
+        // oldest kept one (a dashboard started or resumed after pruning).
+        let mut records = match ask(from_height) {
+            Some(Err(NodeError::HistoryPruned { first_kept, .. })) => ask(first_kept),
+            r => r,
+        }
+        .and_then(Result::ok)
+        .unwrap_or_default();
         records.drain(..records.len().saturating_sub(limit));
         records
     }

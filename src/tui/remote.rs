@@ -45,6 +45,8 @@ pub const RETRY: Duration = Duration::from_secs(1);
 pub const BACKFILL_HEIGHTS: u64 = 1_000;
 /// Calls per batch (the server's default limit is 100).
 const BATCH: usize = 90;
+/// `HistoryPruned` (Spec note 73; docs/API.md "Errors").
+const PRUNED: i32 = -32069;
 /// Largest answer accepted, as the server's own limit.
 const MAX_RESPONSE: u32 = 256 * 1024 * 1024;
 
@@ -422,7 +424,7 @@ impl RemoteDevnet {
             Some(_) => a.take::<crate::node::BucketQuery>()?,
             None => Vec::new(),
         };
-        let deferred = self.ask(&deferred_query(&lane))?;
+        let deferred = self.ask(&deferred_query(&lane, &head))?;
         // A revert (or another devnet behind the URL): the feed reads its history again.
         if self
             .last
@@ -458,7 +460,20 @@ impl RemoteDevnet {
             to_height: Some(to),
             ..EventFilter::default()
         });
-        let v = self.query(EventsQuery::METHOD, q.params())?;
+        let v = match self.query(EventsQuery::METHOD, q.params()) {
+            // Spec note 73: the node no longer keeps `from`; go on from its oldest kept height.
+            Err(ClientError::Call(e)) if e.code() == PRUNED => {
+                let first_kept = e
+                    .data()
+                    .and_then(|d| serde_json::from_str::<Value>(d.get()).ok())
+                    .and_then(|d| d["first_kept"].as_u64());
+                match first_kept {
+                    Some(kept) if kept > from && kept <= to => return self.backfill(kept, to),
+                    _ => return Err(ClientError::Call(e)),
+                }
+            }
+            r => r?,
+        };
         Ok(serde_json::from_value(v).unwrap_or_default())
     }
 

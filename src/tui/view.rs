@@ -58,12 +58,13 @@ impl ViewQuery {
     }
 }
 
-/// The second step of a refresh: the `TimerDeferred` events over the lane window (recorded by
-/// the block a timer is carried into, Spec note 18: the last block's deferrals are in its lane
-/// row's count and show here with the next block).
-pub fn deferred_query(lane: &LaneView) -> EventsQuery {
+/// The second step of a refresh: the `TimerDeferred` events over the lane window, within the
+/// heights the node keeps (Spec note 73: the lane window can reach further back than a short
+/// `--history`).
+pub fn deferred_query(lane: &LaneView, head: &HeadView) -> EventsQuery {
+    let lane_from = lane.blocks.first().map_or(u64::MAX, |b| b.height + 1);
     EventsQuery(EventFilter {
-        from_height: Some(lane.blocks.first().map_or(u64::MAX, |b| b.height + 1)),
+        from_height: Some(lane_from.max(head.first_kept)),
         kinds: Some(vec!["TimerDeferred".into()]),
         ..EventFilter::default()
     })
