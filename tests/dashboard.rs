@@ -614,6 +614,35 @@ fn node_errors_are_shown_in_place() {
     assert!(screen(&app).contains("fifo (eip1559 at #100)"));
 }
 
+/// Issue 23 ("`R` asks for a snapshot id blindly: list the snapshots"): `R` lists the devnet's
+/// snapshots with the height each was taken at, those taken elsewhere (a script) included, and
+/// ↑/↓ choose among them.
+#[test]
+fn revert_lists_the_devnets_snapshots_with_their_heights() {
+    let mut src = demo_at(27);
+    // Taken by a script, not by this dashboard.
+    src.execute(UiCommand::Snapshot).unwrap();
+    src.execute(UiCommand::Mine(5)).unwrap();
+    src.execute(UiCommand::Snapshot).unwrap();
+    src.execute(UiCommand::Mine(3)).unwrap();
+    let mut app = app_on(&mut src);
+    assert!(app.snapshots.is_empty());
+    press(&mut src, &mut app, &[key('R')]);
+    let Overlay::Prompt(p) = &app.overlay else {
+        panic!("R opens the revert prompt");
+    };
+    assert_eq!(p.input, "2", "the newest is offered first");
+    assert!(
+        p.help.contains("2 at #32 (3 back), 1 at #27 (8 back)"),
+        "{}",
+        p.help
+    );
+    press(&mut src, &mut app, &[code(KeyCode::Up)]);
+    assert!(matches!(&app.overlay, Overlay::Prompt(p) if p.input == "1"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter), key('y')]);
+    assert_eq!(src.chain().height(), 27);
+}
+
 #[test]
 fn snapshot_and_revert_keys_go_back() {
     let mut src = demo_at(27);

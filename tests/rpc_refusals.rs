@@ -93,6 +93,7 @@ const READ_ONLY: &[&str] = &[
     "scheduler_buckets",
     "scheduler_actors",
     "devnet_names",
+    "devnet_snapshots",
     "actor_list",
     // Subscriptions change no chain state (their refusals are in tests/rpc_http.rs).
     "devnet_subscribeBlocks",

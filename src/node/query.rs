@@ -20,13 +20,14 @@
 //! | [`AccountsQuery`] | `devnet_accounts` | `Vec<`[`AccountView`]`>` |
 //! | [`NamesQuery`] | `devnet_names` | `BTreeMap<Address, String>` |
 //! | [`ActorsQuery`] | `actor_list` | `Vec<Address>` |
+//! | [`SnapshotsQuery`] | `devnet_snapshots` | `Vec<`[`SnapshotInfo`]`>` |
 
 use super::core::NodeCore;
 use super::error::NodeError;
 use super::read;
 use super::scheduler::{FairnessView, LaneView};
 use super::views::{
-    AccountView, EventFilter, EventView, HeadView, TiersView, TimerFilter, TimerView,
+    AccountView, EventFilter, EventView, HeadView, SnapshotInfo, TiersView, TimerFilter, TimerView,
 };
 use crate::engine::{Address, QueueConfig, SchedulerKind, TierMultipliers, TimerConfig, TimerId};
 use serde::de::DeserializeOwned;
@@ -283,6 +284,18 @@ impl Query for ActorsQuery {
     type Reply = Vec<Address>;
     fn run(&self, node: &NodeCore) -> Result<Vec<Address>, NodeError> {
         Ok(read::actors(node.chain()))
+    }
+}
+
+/// The snapshots kept (id and the head height each was taken at), oldest first: what
+/// `devnet_revert` can go back to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SnapshotsQuery;
+
+impl Query for SnapshotsQuery {
+    type Reply = Vec<SnapshotInfo>;
+    fn run(&self, node: &NodeCore) -> Result<Vec<SnapshotInfo>, NodeError> {
+        Ok(node.snapshots())
     }
 }
 

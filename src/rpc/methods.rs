@@ -13,7 +13,8 @@ use crate::node::{
     DeleteSnapshot, DeployActor, DumpState, EstimateTimer, EventFilter, EventsQuery, ExtendTimer,
     GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine, MiningMode, NamesQuery,
     NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer, SetBalance, SetMining,
-    Snapshot, TiersQuery, TimerFilter, TimerQuery, TimerStatus, TimersQuery, TxOutcome,
+    Snapshot, SnapshotsQuery, TiersQuery, TimerFilter, TimerQuery, TimerStatus, TimersQuery,
+    TxOutcome,
 };
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -256,6 +257,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Args::new(&p, &[])?;
         let names = node.ask(NamesQuery).await.map_err(node_error)?;
         Ok(to_json(&names))
+    });
+    reg(&mut m, SnapshotsQuery::METHOD, |p, node| async move {
+        Args::new(&p, &[])?;
+        let snaps = node.ask(SnapshotsQuery).await.map_err(node_error)?;
+        Ok(to_json(&snaps))
     });
     reg(&mut m, "devnet_getBalance", |p, node| async move {
         let a = Args::new(&p, &["address"])?;

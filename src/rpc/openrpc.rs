@@ -133,6 +133,12 @@ pub const METHODS: &[MethodDoc] = &[
         "Count",
     ),
     m(
+        "devnet_snapshots",
+        "The snapshots kept, oldest first: each one's id and the head height it was taken at.",
+        &[],
+        r#"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"height":{"type":"integer"}}}}"#,
+    ),
+    m(
         "devnet_revert",
         "Go back to a snapshot; the snapshot stays.",
         &[p("id", "Count", "snapshot id")],

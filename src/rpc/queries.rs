@@ -8,7 +8,8 @@ use crate::node::{
     AccountsQuery, ActorsQuery, BucketQuery, BucketsQuery, CancelTimer, ConfigChange, ConfigQuery,
     EstimateTimer, EventsQuery, ExtendTimer, FairnessQuery, GovCancel, GovExtend, GovUpdateConfig,
     HeadQuery, LaneQuery, Mine, NamesQuery, Query, Request, Revert, ScheduleTimer,
-    SetActivationHeight, SetMining, SharesQuery, Snapshot, TiersQuery, TimerQuery, TimersQuery,
+    SetActivationHeight, SetMining, SharesQuery, Snapshot, SnapshotsQuery, TiersQuery, TimerQuery,
+    TimersQuery,
 };
 use serde_json::{Value, json};
 
@@ -38,6 +39,7 @@ no_params!(
     AccountsQuery => "devnet_accounts",
     NamesQuery => "devnet_names",
     ActorsQuery => "actor_list",
+    SnapshotsQuery => "devnet_snapshots",
 );
 
 impl RpcQuery for BucketsQuery {

@@ -128,6 +128,7 @@ pub struct App {
     pub toast: Option<Toast>,
     /// The interval block time `p` resumes with and `+`/`-` adjust.
     pub block_time_ms: u64,
+    /// Snapshot ids this dashboard took (shown by `R` until a refresh lists them).
     pub snapshots: Vec<u64>,
     /// How the source's link to the devnet stands when it is not well ("disconnected,
     /// retrying"); `None` while it answers.
@@ -265,6 +266,20 @@ impl App {
 
     pub fn height(&self) -> u64 {
         self.data.status.as_ref().map_or(0, |s| s.height)
+    }
+
+    /// The snapshot ids `R` offers, oldest first: the node's, as of the last refresh, and the
+    /// ones this dashboard took since.
+    pub fn snapshot_ids(&self) -> Vec<u64> {
+        let mut ids: Vec<u64> = self.data.snapshots.iter().map(|s| s.id).collect();
+        let newest = ids.last().copied();
+        ids.extend(
+            self.snapshots
+                .iter()
+                .copied()
+                .filter(|id| newest.is_none_or(|n| *id > n)),
+        );
+        ids
     }
 
     /// Whether an event passes the feed filter.

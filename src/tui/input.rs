@@ -335,24 +335,41 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         }
         KeyAction::Snapshot => return vec![Effect::Command(UiCommand::Snapshot)],
         KeyAction::Revert => {
-            let list = if app.snapshots.is_empty() {
-                "no snapshot taken here yet (S takes one); any id the devnet has".to_string()
+            let ids = app.snapshot_ids();
+            let head = app.height();
+            let list = if ids.is_empty() {
+                "the devnet keeps no snapshot (S takes one)".to_string()
             } else {
+                let shown: Vec<String> = app
+                    .data
+                    .snapshots
+                    .iter()
+                    .rev()
+                    .take(6)
+                    .map(|s| {
+                        format!(
+                            "{} at #{} ({} back)",
+                            s.id,
+                            s.height,
+                            head.saturating_sub(s.height)
+                        )
+                    })
+                    .collect();
+                let more = ids.len().saturating_sub(shown.len());
                 format!(
-                    "snapshots taken here: {} · ↑/↓ choose",
-                    app.snapshots
-                        .iter()
-                        .map(|s| s.to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    "snapshots (newest first): {}{} · ↑/↓ choose",
+                    shown.join(", "),
+                    if more > 0 {
+                        format!(", {more} older")
+                    } else {
+                        String::new()
+                    }
                 )
             };
             app.overlay = Overlay::Prompt(Prompt::new(
                 PromptKind::Revert,
                 "revert to snapshot".into(),
-                app.snapshots
-                    .last()
-                    .map_or(String::new(), |s| s.to_string()),
+                ids.last().map_or(String::new(), |s| s.to_string()),
                 list,
             ));
         }

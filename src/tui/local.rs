@@ -246,6 +246,7 @@ fn run_view(core: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
         shares: core.ask(&v.shares)?,
         names: core.ask(&v.names)?,
         actors: core.ask(&v.actors)?,
+        snapshots: core.ask(&v.snapshots)?,
         lane,
     })
 }

@@ -278,6 +278,8 @@ pub struct DashboardData {
     /// The median of the fires over the actors with at least one (CIP-1 v3 §8's median: the
     /// window's own under eip1559, of the fires counted from the events under fifo).
     pub fires_median: u64,
+    /// The snapshots the node keeps, oldest first (what `R` can revert to).
+    pub snapshots: Vec<crate::node::SnapshotInfo>,
 }
 
 /// The deferral reasons in the order the lane pane lists them (contract decision 6).

@@ -169,11 +169,11 @@ pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                 vec![]
             }
         },
-        // `R` lists the snapshots taken here: ↑/↓ choose one.
+        // `R` lists the devnet's snapshots: ↑/↓ choose one.
         KeyCode::Up | KeyCode::Down
-            if p.kind == PromptKind::Revert && !app.snapshots.is_empty() =>
+            if p.kind == PromptKind::Revert && !app.snapshot_ids().is_empty() =>
         {
-            let ids = &app.snapshots;
+            let ids = app.snapshot_ids();
             let at = ids.iter().position(|i| i.to_string() == p.input.trim());
             let i = match (at, k.code) {
                 (Some(i), KeyCode::Up) => i.saturating_sub(1),

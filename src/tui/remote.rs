@@ -408,6 +408,7 @@ impl RemoteDevnet {
         calls.push(&v.shares);
         calls.push(&v.names);
         calls.push(&v.actors);
+        calls.push(&v.snapshots);
         if let Some(b) = &v.bucket {
             calls.push(b);
         }
@@ -420,6 +421,7 @@ impl RemoteDevnet {
         let shares = a.take::<crate::node::SharesQuery>()?;
         let names = a.take::<crate::node::NamesQuery>()?;
         let actors = a.take::<crate::node::ActorsQuery>()?;
+        let snapshots = a.take::<crate::node::SnapshotsQuery>()?;
         let bucket = match &v.bucket {
             Some(_) => a.take::<crate::node::BucketQuery>()?,
             None => Vec::new(),
@@ -445,6 +447,7 @@ impl RemoteDevnet {
             shares,
             names,
             actors,
+            snapshots,
             deferred,
         })
     }

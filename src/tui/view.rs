@@ -14,7 +14,8 @@ use crate::engine::{Address, DeferReason, SchedulerKind, TimerEvent, TimerId, Ti
 use crate::node::{
     self, ActorsQuery, BucketQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, EventFilter,
     EventView, EventsQuery, HeadQuery, HeadView, LaneQuery, LaneView, MAX_LANE_BLOCKS, NamesQuery,
-    SharesQuery, SharesView, TiersQuery, TiersView, TimerQuery, TimerView,
+    SharesQuery, SharesView, SnapshotInfo, SnapshotsQuery, TiersQuery, TiersView, TimerQuery,
+    TimerView,
 };
 use crate::tui::model::*;
 use std::collections::BTreeMap;
@@ -33,6 +34,7 @@ pub struct ViewQueries {
     pub shares: SharesQuery,
     pub names: NamesQuery,
     pub actors: ActorsQuery,
+    pub snapshots: SnapshotsQuery,
 }
 
 impl ViewQuery {
@@ -54,6 +56,7 @@ impl ViewQuery {
             },
             names: NamesQuery,
             actors: ActorsQuery,
+            snapshots: SnapshotsQuery,
         }
     }
 }
@@ -83,6 +86,7 @@ pub struct QueryReplies {
     pub shares: SharesView,
     pub names: BTreeMap<Address, String>,
     pub actors: Vec<Address>,
+    pub snapshots: Vec<SnapshotInfo>,
     /// The reply to [`deferred_query`].
     pub deferred: Vec<EventView>,
 }
@@ -239,6 +243,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         defer_reasons,
         fairness_window: eip.then_some((r.shares.window_blocks, r.shares.median)),
         fires_median: r.shares.median,
+        snapshots: r.snapshots.clone(),
     }
 }
 
