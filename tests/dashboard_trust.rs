@@ -192,6 +192,7 @@ fn issue23_a_late_estimate_for_older_input_is_dropped() {
         fire_height: 33,
         error: None,
         auction: None,
+        funding: None,
     };
     update(
         &mut app,
@@ -401,4 +402,54 @@ fn issue23_y_copies_the_full_id_with_osc52() {
         cowboy_devnet::tui::term::osc52("0xab"),
         "\u{1b}]52;c;MHhhYg==\u{7}"
     );
+}
+
+/// Issue 23 / CIP-5 §5.4: the form's estimate says when the fee payer cannot fund a fire
+/// (the demo's `pauper`), instead of "would run" for a timer that will be removed unfunded.
+#[test]
+fn issue23_the_estimate_says_when_the_fee_payer_cannot_fund_the_fire() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    let mut asked = None;
+    for e in update(&mut app, Action::Key(key('s'))) {
+        if let Effect::Command(UiCommand::EstimateTimer(r)) = e {
+            asked = Some(r);
+        }
+    }
+    // Up to the actor field, then ▸ through the actors to pauper.
+    update(&mut app, Action::Key(code(KeyCode::Up)));
+    for _ in 0..app.data.actors.len() {
+        let Overlay::Form(f) = &app.overlay else {
+            panic!("the form is open")
+        };
+        if app.data.label(&app.data.actors[f.actor]) == "pauper" {
+            break;
+        }
+        for e in update(&mut app, Action::Key(code(KeyCode::Right))) {
+            if let Effect::Command(UiCommand::EstimateTimer(r)) = e {
+                asked = Some(r);
+            }
+        }
+    }
+    let req = asked.expect("an estimate asked for pauper");
+    assert_eq!(app.data.label(&req.actor), "pauper");
+    let reply = src.execute(UiCommand::EstimateTimer(req.clone()));
+    let Ok(CommandOutcome::Estimated(e)) = &reply else {
+        panic!("an estimate: {reply:?}")
+    };
+    let funding = e.funding.clone().expect("a funding check");
+    assert!(
+        !funding.funded && funding.balance < funding.needed,
+        "{funding:?}"
+    );
+    update(
+        &mut app,
+        Action::Done(UiCommand::EstimateTimer(req), reply.clone()),
+    );
+    let s = screen_at(&app, 120, 34);
+    assert!(
+        s.contains("fee payer pauper holds") && s.contains("removed unfunded"),
+        "{s}"
+    );
+    assert!(!s.contains("would run"), "{s}");
 }

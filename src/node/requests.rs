@@ -450,6 +450,25 @@ pub struct Estimate {
     /// basefee, its priority and W, its rank among the timers due there and whether it would
     /// be selected); absent when the schedule would be refused.
     pub auction: Option<AuctionEstimate>,
+    /// Whether the fee payer could fund one fire now (CIP-5 §5.4: a fee payer that cannot
+    /// pay the fire's `max_cost` when it comes due has the timer removed, `unfunded`);
+    /// absent when the schedule would be refused.
+    pub funding: Option<Funding>,
+}
+
+/// The fee payer's balance beside what one fire pre-charges (CIP-5 §5.4), as of now: other
+/// fires and transfers before the timer comes due can change it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Funding {
+    pub fee_payer: crate::engine::Address,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub balance: u128,
+    /// `max_cost` of one fire.
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub needed: u128,
+    /// `balance >= needed`: false means the fire would be removed `unfunded` if nothing
+    /// changes before it comes due.
+    pub funded: bool,
 }
 
 impl Request for EstimateTimer {
@@ -490,6 +509,7 @@ fn estimate(node: &NodeCore, tx: &Transaction) -> Estimate {
         fire_height: None,
         error: None,
         auction: None,
+        funding: None,
     };
     if let Err(e) = chain.check_tx(tx) {
         est.error = Some(Failure::from_error(e.kind(), &e));
@@ -549,6 +569,13 @@ fn estimate(node: &NodeCore, tx: &Transaction) -> Estimate {
                 );
             }
             est.auction = Some(auction);
+            let balance = chain.balance(&timer.fee_payer);
+            est.funding = Some(Funding {
+                fee_payer: timer.fee_payer,
+                balance,
+                needed: est.max_cost,
+                funded: balance >= est.max_cost,
+            });
         }
     }
     est

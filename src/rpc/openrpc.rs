@@ -477,7 +477,8 @@ fn components() -> Value {
             "Estimate": {"type": "object", "properties": {
                 "max_cost": {"$ref": "#/components/schemas/Amount"},
                 "fire_height": {"$ref": "#/components/schemas/Height"},
-                "auction": {"type": ["object", "null"], "description": "CIP-1 v3: lane_basefee, max_fee_per_cycle, priority_per_cycle, weight_bps, effective_priority, due_at_height, rank, would_be_selected"}}},
+                "auction": {"type": ["object", "null"], "description": "CIP-1 v3: lane_basefee, max_fee_per_cycle, priority_per_cycle, weight_bps, effective_priority, due_at_height, rank, would_be_selected"},
+                "funding": {"type": ["object", "null"], "description": "CIP-5 §5.4: fee_payer, balance, needed (max_cost), funded (false: the timer would be removed unfunded when due)"}}},
             "SchedulerLane": {"type": "object", "properties": {
                 "scheduler": {"enum": ["fifo", "eip1559"]},
                 "activation_height": {"type": ["integer", "null"]},

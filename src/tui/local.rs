@@ -320,6 +320,7 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
                     fire_height: e.fire_height.unwrap_or(height),
                     error: e.error.as_ref().map(CommandError::from_failure),
                     auction: e.auction.map(Box::new),
+                    funding: e.funding,
                 })
             }
             NodeRequest::Extend(r) => {

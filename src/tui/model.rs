@@ -556,13 +556,25 @@ pub struct Estimate {
     /// Where it would stand in the auction of its height now (`timer_estimate`'s `auction`);
     /// `None` when it would be refused.
     pub auction: Option<Box<AuctionEstimate>>,
+    /// The fee payer's balance beside one fire's `max_cost` now (CIP-5 §5.4).
+    pub funding: Option<crate::node::Funding>,
+}
+
+impl Estimate {
+    /// False when the fee payer cannot fund one fire now: the timer would be removed
+    /// `unfunded` when it comes due (CIP-5 §5.4) unless its balance grows first.
+    pub fn funded(&self) -> bool {
+        self.funding.as_ref().is_none_or(|f| f.funded)
+    }
 }
 
 /// An auction standing as the estimate line shows it: `eip1559: rank 2 of 3 due, selected,
 /// priority 0.5 × W 2.00` (or `fifo: 3rd in the bucket, fits`).
-pub fn auction_line(a: &AuctionEstimate) -> String {
+pub fn auction_line(a: &AuctionEstimate, funded: bool) -> String {
     let kind = a.scheduler.to_string();
-    let sel = if a.would_be_selected {
+    let sel = if !funded {
+        "would be removed unfunded"
+    } else if a.would_be_selected {
         "would run"
     } else {
         "would be deferred"
@@ -623,7 +635,7 @@ impl CommandOutcome {
                         "estimate: max cost {} fires at #{} · {}",
                         e.max_cost,
                         e.fire_height,
-                        auction_line(a)
+                        auction_line(a, e.funded())
                     ),
                     None => format!(
                         "estimate: max cost {} fires at #{}",

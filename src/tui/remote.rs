@@ -197,6 +197,7 @@ fn estimate_of(v: &Value, height: u64) -> Estimate {
         auction: serde_json::from_value(v["auction"].clone())
             .ok()
             .map(Box::new),
+        funding: serde_json::from_value(v["funding"].clone()).ok(),
     }
 }
 

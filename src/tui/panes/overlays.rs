@@ -246,8 +246,8 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
             // The auction standing `timer_estimate` gives (CIP-1 v3 §3 step 7).
             if let Some(a) = &e.auction {
                 lines.push(Line::styled(
-                    format!(" auction: {}", auction_line(a)),
-                    if a.would_be_selected {
+                    format!(" auction: {}", auction_line(a, e.funded())),
+                    if a.would_be_selected && e.funded() {
                         theme.get("ok")
                     } else {
                         theme.get("warn")
@@ -256,6 +256,20 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
             }
         }
         None => lines.push(Line::styled(" estimate: —", theme.get("dim"))),
+    }
+    // CIP-5 §5.4: a fee payer that cannot pay the fire's max cost loses the timer.
+    if let Some(f) = f.estimate.as_ref().and_then(|e| e.funding.as_ref())
+        && !f.funded
+    {
+        lines.push(Line::styled(
+            format!(
+                " fee payer {} holds {}, a fire needs up to {}: removed unfunded when due (CIP-5 §5.4)",
+                app.data.label(&f.fee_payer),
+                f.balance,
+                f.needed
+            ),
+            theme.get("warn"),
+        ));
     }
     if let Some(e) = &f.error {
         lines.push(Line::styled(format!(" {e}"), theme.get("error")));
