@@ -666,3 +666,34 @@ fn issue20_attached_feed_goes_on_from_the_oldest_kept_height() {
         rows.iter().map(|r| r.height).collect::<Vec<_>>()
     );
 }
+
+/// Issue 23 ("the demo tells its story"), attached: the story line of the fixture the served
+/// node plays (steps in words, the labels they give timers, expectations) reaches a dashboard
+/// attached with `--attach`, through `devnet_subscribeStory`.
+#[test]
+fn issue23_attached_dashboard_gets_the_fixtures_story() {
+    let serve = Serve::start(0);
+    let mut src = RemoteDevnet::new(&serve.url()).expect("a valid URL");
+    until(&mut src, "the subscriptions open", |s| s.subscribed());
+    src.execute(UiCommand::Mine(12)).expect("mine");
+    let mut story = Vec::new();
+    let limit = Instant::now() + Duration::from_secs(20);
+    while !story
+        .iter()
+        .any(|s: &cowboy_devnet::tui::story::StoryItem| s.label.is_some())
+        && Instant::now() < limit
+    {
+        src.tick(Instant::now());
+        story.extend(src.take_story());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        story.iter().any(|s| s.height == Some(2) && s.ok),
+        "the step at #2: {story:?}"
+    );
+    let (name, _) = story
+        .iter()
+        .find_map(|s| s.label.clone())
+        .expect("a schedule step's label");
+    assert!(!name.is_empty());
+}

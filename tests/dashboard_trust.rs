@@ -453,3 +453,34 @@ fn issue23_the_estimate_says_when_the_fee_payer_cannot_fund_the_fire() {
     );
     assert!(!s.contains("would run"), "{s}");
 }
+
+/// Issue 23 ("Enter on a feed row for the detail"): a feed row without a timer (an actor's
+/// emit, a deploy) opens its detail, the event in words and every field, instead of "no timer
+/// selected"; Esc closes it.
+#[test]
+fn issue23_enter_on_an_event_without_a_timer_shows_its_detail() {
+    let mut src = demo_at(12);
+    let mut app = app_on(&mut src);
+    app.focus = Pane::Events;
+    let newest_first: Vec<_> = app.feed.iter().rev().cloned().collect();
+    let i = newest_first
+        .iter()
+        .position(|e| e.timer.is_none())
+        .expect("the demo's feed has an event without a timer");
+    let row = newest_first[i].clone();
+    app.event_sel = i;
+    app.feed_pin = true;
+    update(&mut app, Action::Key(code(KeyCode::Enter)));
+    assert!(
+        matches!(&app.overlay, Overlay::Event(e) if **e == row),
+        "{:?}",
+        app.overlay
+    );
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains(&format!("event at #{}", row.height)), "{s}");
+    assert!(s.contains(&row.kind), "{s}");
+    let first_field = row.fields.split('=').next().unwrap_or_default().to_string();
+    assert!(s.contains(&first_field), "{s}");
+    update(&mut app, Action::Key(code(KeyCode::Esc)));
+    assert!(matches!(app.overlay, Overlay::None));
+}

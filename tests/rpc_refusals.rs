@@ -100,6 +100,8 @@ const READ_ONLY: &[&str] = &[
     "devnet_unsubscribeBlocks",
     "devnet_subscribeEvents",
     "devnet_unsubscribeEvents",
+    "devnet_subscribeStory",
+    "devnet_unsubscribeStory",
 ];
 
 /// DESIGN.md ("changes nothing"), CIP-5 §4.2/§5.4, CIP-1 v3 §13.2, issue 20: for every

@@ -593,6 +593,43 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         },
     )
     .expect("unique");
+    // Issue 23: the story of a fixture played live (`serve --fixture`), for an attached
+    // dashboard's story line: each step in words as it is played (with the label a
+    // `schedule` step gave its timer) and each expectation as it is checked.
+    m.register_subscription(
+        "devnet_subscribeStory",
+        "devnet_subscribeStory",
+        "devnet_unsubscribeStory",
+        |p, pending, node, _| async move {
+            if let Err(e) = Args::new(&p, &[]) {
+                pending.reject(e).await;
+                return Ok(());
+            }
+            forward(pending, &node, |ev| match ev {
+                NodeEvent::FixtureStep {
+                    height,
+                    line,
+                    text,
+                    ok,
+                    label,
+                } => Some(json!({"step": {
+                    "height": height, "line": line, "text": text, "ok": ok,
+                    "label": label.as_ref().map(|(name, id)| json!({"name": name, "timer_id": id})),
+                }})),
+                NodeEvent::Expectation {
+                    line,
+                    description,
+                    passed,
+                    detail,
+                } => Some(json!({"expectation": {
+                    "line": line, "description": description, "passed": passed, "detail": detail,
+                }})),
+                _ => None,
+            })
+            .await
+        },
+    )
+    .expect("unique");
     m
 }
 

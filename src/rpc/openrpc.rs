@@ -213,6 +213,18 @@ pub const METHODS: &[MethodDoc] = &[
         BOOL,
     ),
     m(
+        "devnet_subscribeStory",
+        "WebSocket: the story of a fixture played live (serve --fixture): `{\"step\": {height, line, text, ok, label}}` per step played, `{\"expectation\": {line, description, passed, detail}}` per expectation checked; `{\"lagged\": n}` when n were lost.",
+        &[],
+        "SubscriptionId",
+    ),
+    m(
+        "devnet_unsubscribeStory",
+        "End a story subscription.",
+        &[p("subscription", "SubscriptionId", "the id")],
+        BOOL,
+    ),
+    m(
         "actor_deploy",
         "Deploy an actor; returns its address.",
         &[p(

@@ -87,6 +87,8 @@ pub enum Overlay {
     Prompt(Prompt),
     /// The message log (`!`).
     Log,
+    /// A feed row's detail (`Enter` on an event without a timer): its text and every field.
+    Event(Box<EventRow>),
     /// A destructive command waiting for the user's yes (focus starts on Cancel).
     Confirm(Box<Confirm>),
 }

@@ -20,7 +20,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         Overlay::Form(_) => return super::form::form_key(app, k),
         Overlay::Prompt(p) => return super::prompt::prompt_key(app, p, k),
         Overlay::Confirm(c) => return super::prompt::confirm_key(app, *c, k),
-        Overlay::Help | Overlay::Log => {
+        Overlay::Help | Overlay::Log | Overlay::Event(_) => {
             let a = app.keys.action_for(&k);
             let page = match k.code {
                 KeyCode::PageUp => Some(-10),
@@ -210,6 +210,15 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 if let Some((id, _)) = app.selected_timer() {
                     app.overlay = Overlay::LifeLoading(id);
                     return vec![Effect::LoadLife(id)];
+                }
+                // An event without a timer (a deploy, an activation, a block's backlog):
+                // its detail.
+                if app.focus == Pane::Events
+                    && let Some(e) = app.selected_event().cloned()
+                {
+                    app.scroll = 0;
+                    app.overlay = Overlay::Event(Box::new(e));
+                    return vec![];
                 }
                 app.toast("no timer selected", true);
             }

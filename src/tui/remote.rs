@@ -25,6 +25,7 @@ use crate::engine::{Address, TimerId};
 use crate::node::{EventFilter, EventsQuery, HeadQuery, TimerQuery};
 use crate::rpc::queries::{RpcQuery, RpcRequest};
 use crate::tui::model::*;
+use crate::tui::story::StoryItem;
 use crate::tui::view::{LifeReplies, QueryReplies, SourceInfo, deferred_query, life_queries};
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
 use jsonrpsee::core::params::{ArrayParams, BatchRequestBuilder};
@@ -59,6 +60,8 @@ enum Note {
         events: u64,
     },
     Event(Box<EventRecord>),
+    /// A story line of the fixture played live (`devnet_subscribeStory`).
+    Story(StoryItem),
     /// The node dropped notifications for this subscriber.
     Lagged,
     Closed(String),
@@ -112,6 +115,8 @@ pub struct RemoteDevnet {
     last: Option<QueryReplies>,
     /// The node's names as of the last refresh.
     names: BTreeMap<Address, String>,
+    /// Story lines the subscription delivered, not yet handed to the dashboard.
+    story: Vec<StoryItem>,
 }
 
 /// `http://host:port` (or `ws://`, or `host:port`) as the HTTP and WebSocket URLs.
@@ -201,6 +206,32 @@ fn estimate_of(v: &Value, height: u64) -> Estimate {
     }
 }
 
+/// A `devnet_subscribeStory` notification as the story line's item (the in-process node's
+/// [`crate::tui::story::from_node_event`] for the same node notification).
+fn story_item(v: &Value) -> Option<StoryItem> {
+    if let Some(s) = v.get("step") {
+        let label = s.get("label").and_then(|l| {
+            let name = l.get("name")?.as_str()?.to_string();
+            let id = serde_json::from_value(l.get("timer_id")?.clone()).ok()?;
+            Some((name, id))
+        });
+        return crate::tui::story::from_node_event(&crate::node::NodeEvent::FixtureStep {
+            height: s.get("height")?.as_u64()?,
+            line: s.get("line")?.as_u64()? as usize,
+            text: s.get("text")?.as_str()?.to_string(),
+            ok: s.get("ok")?.as_bool()?,
+            label,
+        });
+    }
+    let e = v.get("expectation")?;
+    crate::tui::story::from_node_event(&crate::node::NodeEvent::Expectation {
+        line: e.get("line")?.as_u64()? as usize,
+        description: e.get("description")?.as_str()?.to_string(),
+        passed: e.get("passed")?.as_bool()?,
+        detail: e.get("detail")?.as_str()?.to_string(),
+    })
+}
+
 fn params(values: Vec<Value>) -> ArrayParams {
     let mut p = ArrayParams::new();
     for v in values {
@@ -234,6 +265,13 @@ async fn subscribe(
             "devnet_unsubscribeEvents",
         )
         .await?;
+    let mut story = client
+        .subscribe::<Value, _>(
+            "devnet_subscribeStory",
+            ArrayParams::new(),
+            "devnet_unsubscribeStory",
+        )
+        .await?;
     Ok(tokio::spawn(async move {
         // The connection lives as long as the task: dropping the client closes it.
         let _client = client;
@@ -257,6 +295,15 @@ async fn subscribe(
                         },
                     },
                     Some(Err(e)) => Note::Closed(format!("an event did not parse: {e}")),
+                    None => Note::Closed("the server closed the WebSocket".into()),
+                },
+                s = story.next() => match s {
+                    // A lost story line is only lost: the chain's history is not.
+                    Some(Ok(v)) => match story_item(&v) {
+                        Some(item) => Note::Story(item),
+                        None => continue,
+                    },
+                    Some(Err(e)) => Note::Closed(format!("a story line did not parse: {e}")),
                     None => Note::Closed("the server closed the WebSocket".into()),
                 },
             };
@@ -303,6 +350,7 @@ impl RemoteDevnet {
             next_try: Instant::now(),
             http_error: None,
             ws_error: None,
+            story: Vec::new(),
             floor: None,
             resync: false,
             live: BTreeMap::new(),
@@ -539,6 +587,10 @@ impl RemoteDevnet {
                         self.live.entry(r.height).or_default().push(*r);
                     }
                 }
+                Note::Story(item) => {
+                    news = true;
+                    self.story.push(item);
+                }
                 Note::Lagged => {
                     // What was lost is read again from the history: nothing is dropped.
                     news = true;
@@ -660,6 +712,11 @@ impl DashboardSource for RemoteDevnet {
             }
             _ => None,
         }
+    }
+
+    fn take_story(&mut self) -> Vec<StoryItem> {
+        self.drain_notes();
+        std::mem::take(&mut self.story)
     }
 }
 

@@ -126,6 +126,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         Overlay::None => {}
         Overlay::Help => panes::modal::help(frame, area, app, theme),
         Overlay::Log => panes::modal::log(frame, area, app, theme),
+        Overlay::Event(e) => panes::modal::event(frame, area, app, e, theme),
         Overlay::Confirm(c) => panes::modal::confirm(frame, area, c, theme),
         Overlay::Life(l) => panes::overlays::life(frame, area, app, l, theme),
         Overlay::LifeLoading(id) => panes::overlays::loading(frame, area, id, theme),

@@ -3,7 +3,7 @@
 //! timers, so the dashboard names `doomed` rather than `9a58675f`.
 //!
 //! A source hands these over with [`DashboardSource::take_story`](super::model::DashboardSource::take_story)
-//! (an in-process node from its notifications; an attached dashboard has none yet).
+//! (an in-process node from its notifications; an attached dashboard from `devnet_subscribeStory`).
 
 use crate::engine::TimerId;
 use crate::node::NodeEvent;

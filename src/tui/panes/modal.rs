@@ -1,9 +1,10 @@
-//! The confirmation modal, the message log (`!`) and the help (`?`): the help scrolls and
+//! The confirmation modal, the message log (`!`), a feed row's detail and the help (`?`): the help scrolls and
 //! explains the focused pane and its columns first, then that pane's keys, then the global
 //! keys, then the other panes (as lazygit's per-view help).
 
 use crate::tui::app::{App, Confirm, Pane};
 use crate::tui::keys::KeyAction;
+use crate::tui::model::EventRow;
 use crate::tui::panes::overlays::centered;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -118,6 +119,78 @@ pub fn log(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         app.scroll,
         theme,
     );
+}
+
+/// A feed row's detail: the event in words, then each `name=value` field on a line of its own
+/// (values wrapped at the width, nothing cut).
+pub fn event(frame: &mut Frame, area: Rect, app: &App, e: &EventRow, theme: &Theme) {
+    let r = centered(area, area.width.saturating_sub(4).min(100), 16);
+    let w = r.width.saturating_sub(3).max(20) as usize;
+    let mut lines: Vec<Line> = Vec::new();
+    let wrap = |text: &str, style, lines: &mut Vec<Line<'static>>| {
+        let chars: Vec<char> = text.chars().collect();
+        for chunk in chars.chunks(w.max(1)) {
+            lines.push(Line::styled(
+                format!(" {}", chunk.iter().collect::<String>()),
+                style,
+            ));
+        }
+    };
+    wrap(&e.text, theme.get("text"), &mut lines);
+    lines.push(Line::from(""));
+    wrap(
+        &format!("height   #{}", e.height),
+        theme.get("dim"),
+        &mut lines,
+    );
+    wrap(
+        &format!("kind     {}", e.kind),
+        theme.get("dim"),
+        &mut lines,
+    );
+    if let Some(a) = &e.actor {
+        wrap(
+            &format!("actor    {} ({a})", app.data.label(a)),
+            theme.get("dim"),
+            &mut lines,
+        );
+    }
+    for (name, value) in fields(&e.fields) {
+        wrap(&format!("{name:<8} {value}"), theme.get("text"), &mut lines);
+    }
+    scrolled(
+        frame,
+        r,
+        format!("event at #{} · Esc closes", e.height),
+        lines,
+        app.scroll,
+        theme,
+    );
+}
+
+/// `name=value` pairs of a feed row's fields (a value may hold spaces when it is quoted or
+/// bracketed; anything else splits at spaces).
+fn fields(s: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for word in s.split(' ').filter(|w| !w.is_empty()) {
+        match word.split_once('=') {
+            Some((k, v))
+                if !k.is_empty()
+                    && k.chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.') =>
+            {
+                out.push((k.to_string(), v.to_string()))
+            }
+            _ => match out.last_mut() {
+                Some(last) => {
+                    last.1.push(' ');
+                    last.1.push_str(word);
+                }
+                None => out.push((String::new(), word.to_string())),
+            },
+        }
+    }
+    out
 }
 
 /// What a pane shows, line by line (the `?` help).
