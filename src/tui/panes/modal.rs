@@ -252,8 +252,9 @@ pub fn pane_help(p: Pane) -> (&'static str, &'static [&'static str]) {
             &[
                 "Every event of the sealed blocks, newest at the bottom, as the headless run",
                 "prints them. ↑ selects an event (the feed then holds it), Enter opens its",
-                "timer's life, Esc follows the newest again. / filters: words match the",
-                "kind, the actor or the timer id; kind: actor: timer: narrow a word.",
+                "timer's life (an event without a timer: its detail, every field), Esc",
+                "follows the newest again. / filters: words match the kind, the actor or",
+                "the timer id; kind: actor: timer: narrow a word.",
             ],
         ),
     }

@@ -203,6 +203,14 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
     let inner = block.inner(r);
     frame.render_widget(block, r);
     let mut lines = Vec::new();
+    // The label column fits the longest label (`max_priority_fee_per_cycle`): a label that
+    // overflowed its column wrapped its row at 80 columns.
+    let label_w = FormField::ALL
+        .iter()
+        .map(|f| f.label().chars().count())
+        .max()
+        .unwrap_or(17)
+        + 1;
     for (i, field) in FormField::ALL.iter().enumerate() {
         let value = match field {
             FormField::Actor => app
@@ -219,9 +227,12 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
         };
         let current = i == f.field;
         // The hint takes what is left of the line and is cut, never wrapped onto the border.
-        let room = (inner.width as usize).saturating_sub(18 + 25 + 2);
+        let room = (inner.width as usize).saturating_sub(label_w + 1 + 25 + 2);
         lines.push(Line::from(vec![
-            Span::styled(format!(" {:<17}", field.label()), theme.get("header")),
+            Span::styled(
+                format!(" {:<w$}", field.label(), w = label_w),
+                theme.get("header"),
+            ),
             Span::styled(
                 format!("{value:<24}{}", if current { "▏" } else { " " }),
                 if current {
