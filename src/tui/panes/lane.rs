@@ -27,10 +27,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(block, area);
     // A short pane keeps the basefee lines and the chart, and as many summary lines as fit
     // (they are in order of importance).
-    let summary_h = 4.min(inner.height.saturating_sub(7));
+    // At 120x34 with the story line and the watch strip the pane has 9 rows: the deferrals
+    // by reason (the third summary line) keep their place, the chart keeps 3.
+    let summary_h = 4.min(inner.height.saturating_sub(6));
     let [summary, chart, fee_label, fee] = Layout::vertical([
         Constraint::Length(summary_h),
-        Constraint::Min(4),
+        Constraint::Min(3),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
