@@ -432,3 +432,142 @@ fn serve_allow_origin_flag_widens_the_origins() {
     let _ = child.wait();
     assert_eq!(results, (101, 101, 403));
 }
+
+// ---- the same over WebSocket (issue 20: the relay of `rpc/ws_proxy.rs`) --------------------
+
+type Ws =
+    tokio_tungstenite::WebSocketStream<tokio_tungstenite::MaybeTlsStream<tokio::net::TcpStream>>;
+
+async fn ws(addr: SocketAddr) -> Ws {
+    tokio_tungstenite::connect_async(format!("ws://{addr}"))
+        .await
+        .expect("the WebSocket opens")
+        .0
+}
+
+async fn ws_send(s: &mut Ws, text: &str) {
+    use futures_util::SinkExt;
+    s.send(tokio_tungstenite::tungstenite::Message::text(text))
+        .await
+        .expect("sent");
+}
+
+/// The next text message as it was written (a limit only so that a broken run does not hang).
+async fn ws_next_text(s: &mut Ws) -> String {
+    use futures_util::StreamExt;
+    loop {
+        let m = tokio::time::timeout(Duration::from_secs(30), s.next())
+            .await
+            .expect("an answer")
+            .expect("the socket stays open")
+            .expect("a message");
+        if let tokio_tungstenite::tungstenite::Message::Text(t) = m {
+            return t.as_str().to_string();
+        }
+    }
+}
+
+async fn ws_next(s: &mut Ws) -> Value {
+    serde_json::from_str(&ws_next_text(s).await).expect("JSON")
+}
+
+/// A call with a native id, answered: the height.
+async fn ws_height(s: &mut Ws, id: u64) -> u64 {
+    ws_send(
+        s,
+        &format!(r#"{{"jsonrpc":"2.0","method":"devnet_blockNumber","params":[],"id":{id}}}"#),
+    )
+    .await;
+    let v = ws_next(s).await;
+    assert_eq!(v["id"], json!(id), "the next message answers the call: {v}");
+    v["result"].as_u64().expect("a height")
+}
+
+/// JSON-RPC 2.0 §4.1 over WebSocket: a notification runs and is not answered (the next
+/// message is the answer to the next call, and the height moved).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jsonrpc_4_1_over_websocket_a_notification_runs_and_gets_no_answer() {
+    let d = start().await;
+    let mut s = ws(d.addr).await;
+    let h = ws_height(&mut s, 1).await;
+    ws_send(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"devnet_mine","params":[1]}"#,
+    )
+    .await;
+    // The notification is answered by nobody; wait for its block through calls.
+    let mut id = 2;
+    while ws_height(&mut s, id).await != h + 1 {
+        id += 1;
+        assert!(id < 10_000, "the notification never ran");
+    }
+    // A batch of a notification and a call: only the call is answered.
+    ws_send(
+        &mut s,
+        r#"[{"jsonrpc":"2.0","method":"devnet_mine","params":[2]},{"jsonrpc":"2.0","method":"devnet_getMining","params":[],"id":"b"}]"#,
+    )
+    .await;
+    let v = ws_next(&mut s).await;
+    let v = v.as_array().expect("a batch reply");
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0]["id"], json!("b"));
+}
+
+/// JSON-RPC 2.0 §4/§5 over WebSocket: any number id is echoed exactly as sent and the call
+/// runs; an id that is an object, an array or a boolean is -32600 with `id: null` and nothing
+/// runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jsonrpc_4_and_5_1_over_websocket_ids() {
+    let d = start().await;
+    let mut s = ws(d.addr).await;
+    let h = ws_height(&mut s, 1).await;
+    for (n, id) in ["-1", "1.5", "340282366920938463463374607431768211456"]
+        .iter()
+        .enumerate()
+    {
+        ws_send(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","method":"devnet_mine","params":[1],"id":{id}}}"#),
+        )
+        .await;
+        let text = ws_next_text(&mut s).await;
+        assert!(
+            text.contains(&format!("\"id\":{id}")),
+            "id {id} echoed as sent: {text}"
+        );
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["result"], json!(h + 1 + n as u64), "{id} ran: {v}");
+    }
+    let h = ws_height(&mut s, 2).await;
+    for id in ["{}", "[1]", "true"] {
+        ws_send(
+            &mut s,
+            &format!(r#"{{"jsonrpc":"2.0","method":"devnet_mine","params":[1],"id":{id}}}"#),
+        )
+        .await;
+        let v = ws_next(&mut s).await;
+        assert_eq!(v["error"]["code"], json!(-32600), "{id}: {v}");
+        assert_eq!(v["id"], Value::Null, "{id}: {v}");
+    }
+    assert_eq!(ws_height(&mut s, 3).await, h, "nothing ran");
+    // Subscriptions go through the relay as they are.
+    ws_send(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"devnet_subscribeBlocks","params":[],"id":4}"#,
+    )
+    .await;
+    let sub = ws_next(&mut s).await;
+    assert_eq!(sub["id"], json!(4), "{sub}");
+    ws_send(
+        &mut s,
+        r#"{"jsonrpc":"2.0","method":"devnet_mine","params":[1],"id":5}"#,
+    )
+    .await;
+    let mut saw_block = false;
+    let mut saw_answer = false;
+    while !(saw_block && saw_answer) {
+        let v = ws_next(&mut s).await;
+        saw_block |= v["method"] == json!("devnet_subscribeBlocks");
+        saw_answer |= v["id"] == json!(5);
+    }
+}

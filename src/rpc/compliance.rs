@@ -35,7 +35,9 @@ pub enum Plan {
 pub struct Rewrite {
     /// The body was one object, not a batch.
     single: bool,
-    /// Per id of ours (`"cowboy-devnet:<n>"`): the client's id as sent, `None` for a
+    /// Tells this body's ids from other bodies' on one WebSocket (`"cowboy-devnet:<tag>.<n>"`).
+    tag: u64,
+    /// Per id of ours (`"cowboy-devnet:<tag>.<n>"`): the client's id as sent, `None` for a
     /// notification (its reply is dropped).
     ids: Vec<Option<Box<RawValue>>>,
     /// Replies the client gets that jsonrpsee never saw (invalid ids).
@@ -104,6 +106,31 @@ fn entry(raw: Box<RawValue>) -> Entry {
 
 /// Decides what to do with a request body of at most `max_batch` calls.
 pub fn plan(body: &[u8], max_batch: usize) -> Plan {
+    plan_tagged(body, max_batch, 0)
+}
+
+/// The tag of the ids of ours in a reply (a batch's first reply that has one), if any: only
+/// a reply's own `id` counts, not text elsewhere in it.
+pub fn reply_tag(reply: &str) -> Option<u64> {
+    if !reply.contains(OURS) {
+        return None;
+    }
+    let tag_of = |m: &Members| {
+        let id = serde_json::from_str::<String>(m.get("id")?.get()).ok()?;
+        let (tag, _) = id.strip_prefix(OURS)?.split_once('.')?;
+        tag.parse::<u64>().ok()
+    };
+    if reply.trim_start().starts_with('[') {
+        let all: Vec<Members> = serde_json::from_str(reply).ok()?;
+        all.iter().find_map(tag_of)
+    } else {
+        tag_of(&serde_json::from_str(reply).ok()?)
+    }
+}
+
+/// [`plan`], its ids of ours tagged with `tag` (one tag per message on a WebSocket, whose
+/// replies come back in any order).
+pub fn plan_tagged(body: &[u8], max_batch: usize, tag: u64) -> Plan {
     let Ok(text) = std::str::from_utf8(body) else {
         return Plan::Answer(parse_error());
     };
@@ -128,6 +155,7 @@ pub fn plan(body: &[u8], max_batch: usize) -> Plan {
     }
     let mut rewrite = Rewrite {
         single,
+        tag,
         ids: Vec::new(),
         extra: Vec::new(),
     };
@@ -144,7 +172,7 @@ pub fn plan(body: &[u8], max_batch: usize) -> Plan {
                     Id::Absent => None,
                     Id::Native | Id::Foreign => m.remove("id"),
                 };
-                let ours = format!("\"{OURS}{}\"", rewrite.ids.len());
+                let ours = format!("\"{OURS}{tag}.{}\"", rewrite.ids.len());
                 rewrite.ids.push(original);
                 m.insert(
                     "id".into(),
@@ -193,7 +221,11 @@ impl Rewrite {
             let slot = m
                 .get("id")
                 .and_then(|id| serde_json::from_str::<String>(id.get()).ok())
-                .and_then(|s| s.strip_prefix(OURS)?.parse::<usize>().ok())
+                .and_then(|s| {
+                    let (tag, n) = s.strip_prefix(OURS)?.split_once('.')?;
+                    (tag.parse::<u64>().ok()? == self.tag).then_some(())?;
+                    n.parse::<usize>().ok()
+                })
                 .and_then(|n| self.ids.get(n));
             match slot {
                 // Not one of ours: jsonrpsee's own answer (an entry it could not read).
@@ -259,9 +291,9 @@ mod tests {
     #[test]
     fn foreign_ids_are_echoed_as_sent() {
         let (body, rw) = rewrite(r#"{"jsonrpc":"2.0","method":"m","id":1.50}"#);
-        assert!(body.contains(r#""id":"cowboy-devnet:0""#), "{body}");
+        assert!(body.contains(r#""id":"cowboy-devnet:0.0""#), "{body}");
         let reply = rw
-            .reply(r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0","result":3}"#)
+            .reply(r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0.0","result":3}"#)
             .unwrap();
         assert!(reply.contains(r#""id":1.50"#), "{reply}");
     }
@@ -273,7 +305,7 @@ mod tests {
         );
         assert!(!body.contains("\"c\""), "{body}");
         let reply = rw
-            .reply(r#"[{"jsonrpc":"2.0","id":"cowboy-devnet:0","result":1},{"jsonrpc":"2.0","id":"cowboy-devnet:1","result":2}]"#)
+            .reply(r#"[{"jsonrpc":"2.0","id":"cowboy-devnet:0.0","result":1},{"jsonrpc":"2.0","id":"cowboy-devnet:0.1","result":2}]"#)
             .unwrap();
         let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
         let v = v.as_array().unwrap();
@@ -287,7 +319,7 @@ mod tests {
     fn only_notifications_get_no_reply() {
         let (_, rw) = rewrite(r#"{"jsonrpc":"2.0","method":"a"}"#);
         assert_eq!(
-            rw.reply(r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0","result":1}"#),
+            rw.reply(r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0.0","result":1}"#),
             None
         );
     }
@@ -297,7 +329,7 @@ mod tests {
         let (_, rw) = rewrite(r#"{"method":"a"}"#);
         let reply = rw
             .reply(
-                r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0","error":{"code":-32600,"message":"x"}}"#,
+                r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0.0","error":{"code":-32600,"message":"x"}}"#,
             )
             .unwrap();
         assert!(reply.contains(r#""id":null"#), "{reply}");

@@ -40,6 +40,8 @@ pub struct Access {
     pub listen: String,
     pub max_request_body: u32,
     pub max_batch: u32,
+    /// The WebSocket relay's link to jsonrpsee ([`super::ws_proxy`]); set once bound.
+    pub ws: Arc<super::ws_proxy::Inner>,
 }
 
 impl Access {
@@ -234,6 +236,16 @@ where
                     HeaderValue::from_static("content-type"),
                 );
                 return Ok(cors(r));
+            }
+            // A client's WebSocket: relayed, so that its messages get the fixes of
+            // `compliance` too (the relay's own connection is served directly).
+            if super::ws_proxy::is_upgrade(&req) && !access.ws.is_inner(&req) {
+                return Ok(super::ws_proxy::relay(
+                    req,
+                    access.ws.clone(),
+                    access.max_request_body as usize,
+                    access.max_batch as usize,
+                ));
             }
             if req.method() != Method::POST {
                 return inner.call(req).await.map(cors);

@@ -15,3 +15,4 @@ pub mod server;
 pub mod state_file;
 pub mod types;
 mod unsubscribe;
+pub mod ws_proxy;

@@ -64,9 +64,11 @@ pub async fn start<C: Send + Sync + 'static>(
         .set_batch_request_config(BatchRequestConfig::Limit(opts.max_batch))
         .build();
     let host = opts.host.trim_start_matches('[').trim_end_matches(']');
+    let ws = super::ws_proxy::Inner::new();
     let access = Access {
         max_request_body: opts.max_request_body,
         max_batch: opts.max_batch,
+        ws: ws.clone(),
         ..Access::new(&opts.allow_origin, host)
     };
     let max_response_body = opts.max_response_body as usize;
@@ -82,6 +84,7 @@ pub async fn start<C: Send + Sync + 'static>(
         .build((host, opts.port))
         .await?;
     let addr = server.local_addr()?;
+    ws.set(addr);
     let methods: Methods = module.into();
     let handle = server.start(methods);
     Ok(Running { addr, handle })
