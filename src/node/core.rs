@@ -6,8 +6,8 @@
 use super::error::NodeError;
 use super::read;
 use super::views::{
-    AccountView, BlockSummary, BlockView, EventFilter, EventView, HeadView, SnapshotInfo,
-    SupplyView, TiersView, TimerFilter, TimerView,
+    AccountView, BlockSummary, BlockView, EventFilter, EventView, SnapshotInfo, SupplyView,
+    TiersView, TimerFilter, TimerView,
 };
 use crate::chain::runtime::ActorRuntime;
 use crate::chain::{
@@ -260,10 +260,10 @@ pub struct NodeCore {
     genesis: Genesis,
     runtime: Arc<dyn ActorRuntime>,
     keep_blocks: Option<usize>,
-    mining: MiningMode,
+    pub(super) mining: MiningMode,
     /// Interval mining: when the next block is due (`None`: the clock has not started).
     next_seal_at: Option<u64>,
-    pending_txs: u64,
+    pub(super) pending_txs: u64,
     pub(super) keep_history: bool,
     /// Sealed blocks where something happened, oldest first (only if `keep_history`), of
     /// the last `history_len` heights (Spec note 73).
@@ -426,15 +426,6 @@ impl NodeCore {
         timers: impl IntoIterator<Item = crate::engine::Timer>,
     ) -> Result<(), crate::engine::TimerError> {
         self.chain.test_hook_insert_timers(timers)
-    }
-
-    pub fn head(&self) -> HeadView {
-        read::head(
-            &self.chain,
-            self.mining,
-            self.pending_txs,
-            self.first_kept(),
-        )
     }
 
     pub fn height(&self) -> u64 {

@@ -3,9 +3,19 @@
 
 use super::core::NodeCore;
 use super::error::NodeError;
-use super::views::{BlockView, EventFilter, EventView};
+use super::views::{BlockView, EventFilter, EventView, HeadView};
 
 impl NodeCore {
+    /// The head and the node's counters, with the oldest kept height (Spec note 73).
+    pub fn head(&self) -> HeadView {
+        super::read::head(
+            self.chain(),
+            self.mining,
+            self.pending_txs,
+            self.first_kept(),
+        )
+    }
+
     /// The oldest height whose block and events a live node still keeps (Spec note 73): the
     /// last `--history` heights; 1 while nothing was pruned, and for a headless node (whose
     /// history is the chain's recent blocks).

@@ -29,10 +29,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // (they are in order of importance).
     // At 120x34 with the story line and the watch strip the pane has 9 rows: the deferrals
     // by reason (the third summary line) keep their place, the chart keeps 3.
-    let summary_h = 4.min(inner.height.saturating_sub(6));
+    // Smaller panes keep a chart of 4.
+    let (summary_h, chart_min) = if inner.height >= 9 {
+        (4.min(inner.height - 6), 3)
+    } else {
+        (inner.height.saturating_sub(7), 4)
+    };
     let [summary, chart, fee_label, fee] = Layout::vertical([
         Constraint::Length(summary_h),
-        Constraint::Min(3),
+        Constraint::Min(chart_min),
         Constraint::Length(1),
         Constraint::Length(1),
     ])
