@@ -183,6 +183,9 @@ fn sample(kind: EventKind) -> Event {
             reason: ErrorKind::OutOfCycles,
         },
         EventKind::SchedulerActivated => T::SchedulerActivated { height: 5 },
+        EventKind::SchedulerConfigUpdated => T::SchedulerConfigUpdated {
+            config: cowboy_devnet::engine::Cip1Config::default().scheduler_params(),
+        },
     };
     Event::Timer(t)
 }

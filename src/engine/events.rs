@@ -1,6 +1,6 @@
 //! Timer events (CIP-5 §5.4, §6.4), with the exact kind names the tools key on.
 
-use super::config::TimerConfig;
+use super::config::{SchedulerParams, TimerConfig};
 use super::error::Failure;
 use super::types::{Address, HashEncode, HashEncoder, TimerId, u128_str};
 use serde::{Deserialize, Serialize};
@@ -78,6 +78,7 @@ named_enum! {
         TimerPriorityClampedAtSchedule => "TimerPriorityClampedAtSchedule",
         GbaFallback => "GbaFallback",
         SchedulerActivated => "SchedulerActivated",
+        SchedulerConfigUpdated => "SchedulerConfigUpdated",
         ActorDeployed => "ActorDeployed",
         ActorEmitted => "ActorEmitted",
     }
@@ -263,6 +264,11 @@ pub enum TimerEvent {
     SchedulerActivated {
         height: u64,
     },
+    /// Issue 21 §3 (CIP-1 v3 §7.3, §8, §10): governance set the scheduler parameters
+    /// (`SYS_UPDATE_SCHEDULER_CONFIG`), in force from the next block.
+    SchedulerConfigUpdated {
+        config: SchedulerParams,
+    },
 }
 
 impl TimerEvent {
@@ -286,6 +292,7 @@ impl TimerEvent {
             }
             TimerEvent::GbaFallback { .. } => EventKind::GbaFallback,
             TimerEvent::SchedulerActivated { .. } => EventKind::SchedulerActivated,
+            TimerEvent::SchedulerConfigUpdated { .. } => EventKind::SchedulerConfigUpdated,
         }
     }
 
@@ -303,7 +310,9 @@ impl TimerEvent {
             | TimerEvent::TimerExtendedByGovernance { timer_id, .. }
             | TimerEvent::TimerPriorityClampedAtSchedule { timer_id, .. }
             | TimerEvent::GbaFallback { timer_id, .. } => Some(*timer_id),
-            TimerEvent::TimerConfigUpdated { .. } | TimerEvent::SchedulerActivated { .. } => None,
+            TimerEvent::TimerConfigUpdated { .. }
+            | TimerEvent::SchedulerActivated { .. }
+            | TimerEvent::SchedulerConfigUpdated { .. } => None,
         }
     }
 
@@ -504,6 +513,10 @@ impl HashEncode for TimerEvent {
             TimerEvent::SchedulerActivated { height } => {
                 e.u8(13);
                 e.u64(*height);
+            }
+            TimerEvent::SchedulerConfigUpdated { config } => {
+                e.u8(14);
+                config.hash_encode(e);
             }
         }
     }

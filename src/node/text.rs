@@ -159,6 +159,15 @@ fn timer_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
             config.max_ttl_blocks,
             config.max_timers_per_actor
         ),
+        T::SchedulerConfigUpdated { config: c } => format!(
+            "tiers {}/{}/{}/{} bps · fairness window {} · auction cap {} (from the next block)",
+            c.tier_economy_bps,
+            c.tier_standard_bps,
+            c.tier_fast_bps,
+            c.tier_urgent_bps,
+            c.fairness_window_blocks,
+            c.max_cycles_per_fire_auction
+        ),
         T::TimerPriorityClampedAtSchedule {
             timer_id,
             actor,

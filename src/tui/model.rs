@@ -409,6 +409,11 @@ pub enum UiCommand {
         from: Option<Address>,
         patch: ConfigPatch,
     },
+    /// `gov_updateSchedulerConfig` (51, issue 21 §3): field name and new value.
+    GovUpdateSchedulerConfig {
+        from: Option<Address>,
+        fields: Vec<(String, u64)>,
+    },
     /// `gov_setActivationHeight` (the CIP-1 v3 scheduler issue).
     GovSetActivationHeight { from: Option<Address>, height: u64 },
     /// `devnet_snapshot`.
@@ -430,6 +435,7 @@ impl UiCommand {
             UiCommand::GovCancelTimer { .. } => "gov_cancelTimer",
             UiCommand::GovExtendTimer { .. } => "gov_extendTimer",
             UiCommand::GovUpdateConfig { .. } => "gov_updateTimerConfig",
+            UiCommand::GovUpdateSchedulerConfig { .. } => "gov_updateSchedulerConfig",
             UiCommand::GovSetActivationHeight { .. } => "gov_setActivationHeight",
             UiCommand::Snapshot => "devnet_snapshot",
             UiCommand::Revert(_) => "devnet_revert",
@@ -451,6 +457,7 @@ pub enum NodeRequest {
     GovCancel(node::GovCancel),
     GovExtend(node::GovExtend),
     GovUpdate(node::GovUpdateConfig),
+    GovScheduler(node::GovUpdateSchedulerConfig),
     Activation(node::SetActivationHeight),
     Snapshot(node::Snapshot),
     Revert(node::Revert),
@@ -503,6 +510,12 @@ impl UiCommand {
                 NodeRequest::GovUpdate(node::GovUpdateConfig {
                     from: gov(&from),
                     config: node::ConfigChange::Fields(patch.fields()),
+                })
+            }
+            UiCommand::GovUpdateSchedulerConfig { from, fields } => {
+                NodeRequest::GovScheduler(node::GovUpdateSchedulerConfig {
+                    from: gov(&from),
+                    fields: fields.into_iter().map(|(k, v)| (k, v.into())).collect(),
                 })
             }
             UiCommand::GovSetActivationHeight { from, height } => {
@@ -692,6 +705,9 @@ impl CommandOutcome {
             )),
             (UiCommand::GovUpdateConfig { .. }, _) => {
                 applied("governance updated TimerConfig (from the next block)".into())
+            }
+            (UiCommand::GovUpdateSchedulerConfig { .. }, _) => {
+                applied("governance updated the scheduler config (from the next block)".into())
             }
             (UiCommand::GovSetActivationHeight { .. }, Answer::Activation(h)) => applied(match h {
                 Some(h) => format!("governance set the activation height to #{h}"),

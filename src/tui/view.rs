@@ -517,7 +517,9 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
         TimerEvent::SchedulerActivated { height } => {
             format!("eip1559 plans blocks from #{height}")
         }
-        TimerEvent::TimerConfigUpdated { .. } => String::new(),
+        TimerEvent::TimerConfigUpdated { .. } | TimerEvent::SchedulerConfigUpdated { .. } => {
+            String::new()
+        }
     }
 }
 

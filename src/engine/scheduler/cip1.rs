@@ -6,6 +6,7 @@
 use super::fairness::Fairness;
 use super::lane::{LaneParams, PRICE_SCALE, next_lane_basefee_with, p50_tip_with};
 use super::variants::{Utilisation, Variants};
+use crate::engine::config::SchedulerParams;
 use crate::engine::error::TimerError;
 use crate::engine::events::DeferReason;
 use crate::engine::shared::{Deferral, PriorityTier, SchedulerKind};
@@ -123,6 +124,21 @@ impl Cip1Config {
     }
 }
 
+impl Cip1Config {
+    /// The parameters governance tunes (issue 21 §3), as they stand.
+    pub fn scheduler_params(&self) -> SchedulerParams {
+        let t = &self.tier_multipliers;
+        SchedulerParams {
+            tier_economy_bps: t.economy,
+            tier_standard_bps: t.standard,
+            tier_fast_bps: t.fast,
+            tier_urgent_bps: t.urgent,
+            fairness_window_blocks: self.fairness_window_blocks,
+            max_cycles_per_fire_auction: self.max_cycles_per_fire_auction,
+        }
+    }
+}
+
 impl HashEncode for Cip1Config {
     fn hash_encode(&self, e: &mut HashEncoder) {
         e.u32(self.lane.target_bps);
@@ -162,6 +178,12 @@ pub struct Cip1State {
     pub last_block_cycles: u64,
     /// The §8 window.
     pub fairness: Fairness,
+    /// Governance's new parameters (`SYS_UPDATE_SCHEDULER_CONFIG`), waiting for the end of
+    /// the block that set them: the block's own plan ran under the old ones, the next block
+    /// runs under these (CIP-1 v3 §7.3/§8/§10 "governance-tunable", effective from the next
+    /// block like `TimerConfig`). Never committed: it is always empty when a block is sealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_params: Option<SchedulerParams>,
 }
 
 impl Cip1State {
@@ -228,6 +250,26 @@ impl Cip1State {
     /// The height from which `bid` is rejected (Spec note 52).
     pub fn bid_deprecation_end(&self) -> Option<u64> {
         self.config.bid_deprecation_end.or(self.activation_height)
+    }
+
+    /// Applies governance's waiting parameters, if any, at the end of block `height`: the tier
+    /// multipliers and the auction cap are replaced; the fairness window takes its new length
+    /// at once, a shorter one dropping the blocks now outside it (CIP-1 v3 §8: the window holds
+    /// the last `FAIRNESS_WINDOW_BLOCKS` blocks). Returns whether anything was waiting.
+    pub fn apply_pending_params(&mut self, height: u64) -> bool {
+        let Some(p) = self.pending_params.take() else {
+            return false;
+        };
+        self.config.tier_multipliers = TierMultipliers {
+            economy: p.tier_economy_bps,
+            standard: p.tier_standard_bps,
+            fast: p.tier_fast_bps,
+            urgent: p.tier_urgent_bps,
+        };
+        self.config.max_cycles_per_fire_auction = p.max_cycles_per_fire_auction;
+        self.config.fairness_window_blocks = p.fairness_window_blocks;
+        self.fairness.set_window(p.fairness_window_blocks, height);
+        true
     }
 
     /// The state's bytes for the state root (the carry records are in the timers' leaves,
