@@ -100,6 +100,11 @@ impl Engine {
     /// Sets the activation height (governance, CIP-1 v3 §13.2; Spec note 49): only to a
     /// height above `current`, and only before activation.
     pub fn set_activation_height(&mut self, current: u64, height: u64) -> Result<(), TimerError> {
+        if self.cip1.v1.active {
+            return Err(TimerError::InvalidInput(
+                "this chain runs cip1-v1 from genesis: there is no eip1559 activation".into(),
+            ));
+        }
         if self.cip1.lane_basefee.is_some() {
             return Err(TimerError::InvalidInput(format!(
                 "the eip1559 scheduler is already active (since height {})",
@@ -281,7 +286,11 @@ impl Engine {
             cip1: &self.cip1,
             lane_basefee: self.cip1.lane_basefee(quote.cycle_basefee),
         };
-        self.policy_at(height).plan(&mut self.queue, &env, ledger)
+        let policy = self.policy_at(height);
+        let mut plan = policy.plan(&mut self.queue, &env, ledger);
+        let events = policy.after_plan(&mut self.cip1, &plan, cfg.lane_timer_cycles);
+        plan.events.extend(events);
+        plan
     }
 
     /// The money of one fire once its handler ran (CIP-5 §6.3 steps 6–7).

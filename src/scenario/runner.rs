@@ -120,7 +120,7 @@ impl Scenario {
     /// fixture's activation height is dropped).
     pub fn play_under(&mut self, scheduler: SchedulerKind) {
         self.genesis.scheduler = scheduler;
-        if scheduler == SchedulerKind::Fifo {
+        if scheduler != SchedulerKind::Eip1559 {
             self.genesis.activation_height = None;
         }
     }
@@ -145,6 +145,7 @@ impl Scenario {
     /// `fifo→eip1559@H` for an activation at height H > 1.
     pub fn scheduler_label(&self) -> String {
         match (self.genesis.scheduler, self.genesis.activation_height) {
+            (SchedulerKind::Cip1V1, _) => "cip1-v1".into(),
             (SchedulerKind::Eip1559, None | Some(1)) | (SchedulerKind::Fifo, Some(1)) => {
                 "eip1559".into()
             }

@@ -266,6 +266,11 @@ impl<'a> Check<'a> {
             self.genesis.cip1 = cfg.clone();
             self.sched = cfg.scheduler_params();
         }
+        if let Some(v1) = &lf.fixture.cip1_v1 {
+            v1.validate()
+                .map_err(|e| lf.table_error("cip1_v1", "cip1_v1", e.to_string()))?;
+            self.genesis.cip1.v1 = Some(*v1);
+        }
         if let Some(vars) = &lf.fixture.variants {
             let mut v = self.genesis.cip1.variants;
             for (name, value) in vars {

@@ -517,9 +517,10 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
         TimerEvent::SchedulerActivated { height } => {
             format!("eip1559 plans blocks from #{height}")
         }
-        TimerEvent::TimerConfigUpdated { .. } | TimerEvent::SchedulerConfigUpdated { .. } => {
-            String::new()
-        }
+        TimerEvent::TimerConfigUpdated { .. }
+        | TimerEvent::SchedulerConfigUpdated { .. }
+        | TimerEvent::TimerBid { .. }
+        | TimerEvent::WeightUpdated { .. } => String::new(),
     }
 }
 
@@ -590,5 +591,7 @@ pub fn defer_reason(reason: &DeferReason) -> &'static str {
         DeferReason::Outbid => "outbid",
         DeferReason::OverCap => "over_cap",
         DeferReason::BelowBasefee => "below_basefee",
+        DeferReason::Budget => "budget",
+        DeferReason::Underfunded => "underfunded",
     }
 }

@@ -5,6 +5,7 @@
 
 use super::fairness::Fairness;
 use super::lane::{LaneParams, PRICE_SCALE, next_lane_basefee_with, p50_tip_with};
+use super::v1::{V1Config, V1State};
 use super::variants::{Utilisation, Variants};
 use crate::engine::config::SchedulerParams;
 use crate::engine::error::TimerError;
@@ -82,6 +83,10 @@ pub struct Cip1Config {
     /// committed with the config only when not the default.
     #[serde(skip_serializing_if = "Variants::is_default")]
     pub variants: Variants,
+    /// CIP-1 v1's parameters (`[cip1_v1]`), present only on a chain that runs `cip1-v1`
+    /// (committed only then, so every other chain keeps its roots).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub v1: Option<V1Config>,
 }
 
 impl Default for Cip1Config {
@@ -94,6 +99,7 @@ impl Default for Cip1Config {
             gba_cycles: 50_000,
             bid_deprecation_end: None,
             variants: Variants::default(),
+            v1: None,
         }
     }
 }
@@ -119,6 +125,9 @@ impl Cip1Config {
         }
         if self.gba_cycles == 0 || self.gba_cycles > 10_000_000 {
             return bad("gba_cycles must be in 1..=10000000");
+        }
+        if let Some(v1) = &self.v1 {
+            v1.validate()?;
         }
         Ok(())
     }
@@ -153,6 +162,9 @@ impl HashEncode for Cip1Config {
         e.u64(self.gba_cycles);
         self.bid_deprecation_end.hash_encode(e);
         self.variants.hash_encode(e);
+        if let Some(v1) = &self.v1 {
+            v1.hash_encode(e);
+        }
     }
 }
 
@@ -184,6 +196,9 @@ pub struct Cip1State {
     /// block like `TimerConfig`). Never committed: it is always empty when a block is sealed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_params: Option<SchedulerParams>,
+    /// CIP-1 v1's weights, when it plans the blocks (issue 21 §1).
+    #[serde(default, skip_serializing_if = "V1State::is_inactive")]
+    pub v1: V1State,
 }
 
 impl Cip1State {
@@ -196,8 +211,34 @@ impl Cip1State {
         }
     }
 
+    /// The state of a new chain whose genesis names `scheduler`: `cip1-v1` plans every block
+    /// (with `[cip1_v1]`, or its defaults); under the others `[cip1_v1]` is dropped.
+    pub fn for_genesis(
+        mut config: Cip1Config,
+        scheduler: SchedulerKind,
+        activation_height: Option<u64>,
+    ) -> Self {
+        let v1 = scheduler == SchedulerKind::Cip1V1;
+        if v1 {
+            config.v1.get_or_insert_with(V1Config::default);
+        } else {
+            config.v1 = None;
+        }
+        let mut s = Cip1State::new(config, activation_height);
+        s.v1.active = v1;
+        s
+    }
+
+    /// The CIP-1 v1 parameters in force (the defaults when `[cip1_v1]` gave none).
+    pub fn v1_config(&self) -> V1Config {
+        self.config.v1.unwrap_or_default()
+    }
+
     /// The scheduler that plans the block at `height` (Spec note 49).
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
+        if self.v1.active {
+            return SchedulerKind::Cip1V1;
+        }
         match self.activation_height {
             Some(a) if height >= a => SchedulerKind::Eip1559,
             _ => SchedulerKind::Fifo,
@@ -214,6 +255,11 @@ impl Cip1State {
             return None;
         }
         match self.scheduler_at(first) {
+            // CIP-1 v1: an idle block moves the weights (decay), the p50 and the cycle usage.
+            SchedulerKind::Cip1V1 => {
+                (self.v1.weights.is_empty() && self.p50_tip == 0 && self.last_block_cycles == 0)
+                    .then_some(max)
+            }
             SchedulerKind::Eip1559 => {
                 let basefee = self.lane_basefee?;
                 let still = self.p50_tip == 0
@@ -244,7 +290,7 @@ impl Cip1State {
     /// Whether the state root commits this state: once any CIP-1 setting exists. A chain that
     /// never activates, with the default config, keeps CIP-5's root exactly.
     pub fn committed(&self) -> bool {
-        self.activation_height.is_some() || self.config != Cip1Config::default()
+        self.activation_height.is_some() || self.config != Cip1Config::default() || self.v1.active
     }
 
     /// The height from which `bid` is rejected (Spec note 52).
@@ -282,6 +328,9 @@ impl Cip1State {
         e.u128(self.p50_tip);
         e.u64(self.last_block_cycles);
         HashEncode::hash_encode(&self.fairness, &mut e);
+        if self.v1.active {
+            self.v1.hash_encode(&mut e);
+        }
         e.finish().to_vec()
     }
 }
@@ -380,8 +429,14 @@ impl Cip1State {
     ) -> (u128, bool) {
         let before = (self.lane_basefee, self.p50_tip, self.last_block_cycles);
         let mut p50 = 0;
-        if self.activation_height.is_some() {
+        if self.activation_height.is_some() || self.v1.active {
             self.last_block_cycles = outcome.cycles;
+        }
+        if self.v1.active {
+            // CIP-1 v1: the default GBA bids the last block's p50 tip (the weights were
+            // updated with the plan, `Engine::plan_end_of_block`).
+            p50 = p50_tip_with(self.config.variants.p50_even, &mut outcome.tips);
+            self.p50_tip = p50;
         }
         if self.scheduler_at(height) == SchedulerKind::Eip1559 {
             let v = self.config.variants;
