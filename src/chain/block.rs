@@ -521,7 +521,12 @@ impl Chain {
             deferred: plan.stats.deferred,
             lane_deferred: pending_deferrals
                 .iter()
-                .filter(|d| matches!(d.reason, DeferReason::Lane | DeferReason::Outbid))
+                .filter(|d| {
+                    matches!(
+                        d.reason,
+                        DeferReason::Lane | DeferReason::Outbid | DeferReason::Budget
+                    )
+                })
                 .count() as u64,
             ..Default::default()
         };

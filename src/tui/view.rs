@@ -220,7 +220,8 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
             fires: s.fires,
             deferrals: s.deferrals,
             pending: s.pending,
-            w_bps: eip.then_some(s.weight_bps),
+            // Under cip1-v1 the EMA weight (issue 21 §1), under eip1559 the §8 W.
+            w_bps: (eip || r.shares.scheduler == SchedulerKind::Cip1V1).then_some(s.weight_bps),
         })
         .collect();
 
@@ -281,7 +282,7 @@ fn lane_row(l: &node::LaneBlockView) -> LaneRow {
         selected: l.selected,
         deferred: l.deferred,
         lane_deferred: l.lane_deferred,
-        p50_tip: (l.scheduler == SchedulerKind::Eip1559).then_some(l.p50_tip),
+        p50_tip: (l.scheduler != SchedulerKind::Fifo).then_some(l.p50_tip),
         tips: l.tips,
         burned: l.burned,
         lane_burned: l.lane_burned,
