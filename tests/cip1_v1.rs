@@ -331,7 +331,7 @@ proptest! {
     ) {
         let mut c = v1_chain();
         let mut exits: BTreeMap<TimerId, u32> = BTreeMap::new();
-        let mut check = |b: &Block, exits: &mut BTreeMap<TimerId, u32>| {
+        let check = |b: &Block, exits: &mut BTreeMap<TimerId, u32>| {
             assert!(b.lane.reserved <= LANE && b.eob.lane_used <= LANE);
             for r in &b.events {
                 if let Event::Timer(e) = &r.event

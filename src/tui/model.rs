@@ -65,6 +65,8 @@ pub struct Status {
     pub lane_cycles: u64,
     /// The GC lane's budget per block (`gc_cycles_per_block`).
     pub gc_cycles: u64,
+    /// The named variants in force that are not the default, `name=value` (issue 21).
+    pub variants: Vec<String>,
 }
 
 /// One coming height and what is due there.

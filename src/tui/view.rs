@@ -156,6 +156,15 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         rpc_address: info.rpc_address.clone(),
         lane_cycles: cfg.lane_timer_cycles,
         gc_cycles: cfg.gc_cycles_per_block,
+        variants: {
+            let d = crate::engine::Variants::default().values();
+            d.iter()
+                .filter_map(|(k, def)| {
+                    let v = r.config.variants.get(*k)?;
+                    (v != def).then(|| format!("{k}={v}"))
+                })
+                .collect()
+        },
     };
 
     let buckets = r
