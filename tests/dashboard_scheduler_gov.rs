@@ -1,7 +1,8 @@
 //! Issue 21 §3 in the dashboard: the `g config` prompt takes the CIP-1 v3 parameters
 //! governance tunes (§7.3 tier multipliers, §8 fairness window, §10 auction cap) beside the
 //! `TimerConfig` fields, sends them as `gov_updateSchedulerConfig`, and refuses a line that
-//! mixes the two or names a value the chain refuses, changing nothing.
+//! mixes the two or names a value the chain refuses, changing nothing. And issue 21 §2: the
+//! status bar names the variants in force that are not the default.
 
 mod common;
 
@@ -16,9 +17,14 @@ use cowboy_devnet::vm::DevnetRuntime;
 use crossterm::event::KeyCode;
 
 fn devnet() -> LocalDevnet {
-    let sc = builtin::scenario("congestion", &DevnetRuntime::new())
+    devnet_with(&[])
+}
+
+fn devnet_with(variants: &[&str]) -> LocalDevnet {
+    let mut sc = builtin::scenario("congestion", &DevnetRuntime::new())
         .expect("ships")
         .expect("prepares");
+    sc.set_variants(variants).expect("variants");
     let (_, node) = sc
         .run_with(
             DevnetRuntime::shared(),
@@ -94,4 +100,24 @@ fn cip1_v3_7_3_8_10_g_config_governs_the_scheduler_parameters() {
     assert_eq!(params(&src), before, "not before the block is sealed");
     press(&mut src, &mut app, &[key(' ')]);
     assert_eq!(params(&src), (20_000, 50, 200_000));
+}
+
+#[test]
+fn issue_21_the_status_bar_names_the_non_default_variants() {
+    let theme = cowboy_devnet::tui::theme::Theme::default();
+    let line = |src: &mut LocalDevnet| {
+        let mut app = App::new(KeyMap::default());
+        refresh(src, &mut app);
+        cowboy_devnet::tui::panes::status::status_line(&app, &theme, 240).to_string()
+    };
+    let plain = line(&mut devnet());
+    assert!(!plain.contains("variants"), "{plain}");
+    let named = line(&mut devnet_with(&[
+        "tie_break=schedule_order",
+        "basefee_step=proportional",
+    ]));
+    assert!(
+        named.contains("variants basefee_step=proportional,tie_break=schedule_order"),
+        "{named}"
+    );
 }
