@@ -167,9 +167,10 @@ pub struct ServeArgs {
 /// The scheduler flags (CIP-1 v3 §13.2), shared by `run`, `serve` and the default command.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SchedArgs {
-    /// The scheduler: `fifo` (CIP-5) or `eip1559` (CIP-1 v3, from genesis unless
-    /// --activation-height says when). Default: the fixture's `[chain] scheduler`.
-    #[arg(long, value_name = "fifo|eip1559")]
+    /// The scheduler: `fifo` (CIP-5), `eip1559` (CIP-1 v3, from genesis unless
+    /// --activation-height says when) or `cip1-v1` (CIP-1 v1's GBA auction with EMA weights,
+    /// from genesis). Default: the fixture's `[chain] scheduler`.
+    #[arg(long, value_name = "fifo|eip1559|cip1-v1")]
     pub scheduler: Option<cowboy_devnet::engine::SchedulerKind>,
     /// The first height planned by eip1559 (FIFO before it). Default: the fixture's
     /// `[chain] activation_height`.
@@ -264,11 +265,11 @@ pub struct CompareArgs {
     pub jobs: u64,
 }
 
-/// A scheduler's name (`fifo`, `eip1559`).
+/// A scheduler's name (`fifo`, `eip1559`, `cip1-v1`).
 fn parse_scheduler(s: &str) -> Result<SchedulerKind, String> {
     s.trim()
         .parse()
-        .map_err(|_| format!("`{s}` is not a scheduler (fifo, eip1559)"))
+        .map_err(|_| format!("`{s}` is not a scheduler (fifo, eip1559, cip1-v1)"))
 }
 
 impl RunArgs {

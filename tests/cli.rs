@@ -358,6 +358,7 @@ fn issue21_variants_lists_every_variant_with_its_default_and_spec_section() {
         ("lane_basefee_in_max_cost", "yes", "§3 step 8"),
         ("deferred_place", "front", "CIP-5 §6.5"),
         ("over_cap", "defer", "§10"),
+        ("tie_break", "timer_id", "§3 step 7"),
     ] {
         let l = out
             .lines()
@@ -367,7 +368,7 @@ fn issue21_variants_lists_every_variant_with_its_default_and_spec_section() {
     }
     let o = run(&["variants", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-    assert_eq!(v.as_array().unwrap().len(), 7);
+    assert_eq!(v.as_array().unwrap().len(), 8);
 }
 
 #[test]

@@ -235,6 +235,21 @@ async fn every_state_changing_method_refused_changes_nothing() {
             Some("InvalidInput"),
         ),
         (
+            "gov_updateSchedulerConfig",
+            json!([{"from": dev1, "config": {"fairness_window_blocks": 10}}]),
+            Some("Unauthorized"),
+        ),
+        (
+            "gov_updateSchedulerConfig",
+            json!([{"from": dev0, "config": {"tier_fast_bps": 0}}]),
+            Some("InvalidInput"),
+        ),
+        (
+            "gov_updateSchedulerConfig",
+            json!([{"from": dev0, "config": {"lane_timer_cycles": 1}}]),
+            Some("InvalidInput"),
+        ),
+        (
             "gov_setActivationHeight",
             json!([{"from": dev0, "height": 0}]),
             Some("InvalidInput"),

@@ -183,6 +183,21 @@ fn sample(kind: EventKind) -> Event {
             reason: ErrorKind::OutOfCycles,
         },
         EventKind::SchedulerActivated => T::SchedulerActivated { height: 5 },
+        EventKind::TimerBid => T::TimerBid {
+            timer_id,
+            actor,
+            max_fee_per_cycle: 9,
+            tip_per_cycle: 4,
+        },
+        EventKind::WeightUpdated => T::WeightUpdated {
+            actor,
+            old_bps: 10_000,
+            new_bps: 9_375,
+            score_bps: Some(6_875),
+        },
+        EventKind::SchedulerConfigUpdated => T::SchedulerConfigUpdated {
+            config: cowboy_devnet::engine::Cip1Config::default().scheduler_params(),
+        },
     };
     Event::Timer(t)
 }

@@ -400,7 +400,8 @@ impl Chain {
         }
     }
 
-    /// System instructions 48/49/50 (CIP-5 §5.4, §6.4), gated by `system_deployers`.
+    /// System instructions 48/49/50 (CIP-5 §5.4, §6.4) and 51 (issue 21 §3), gated by
+    /// `system_deployers`.
     fn apply_system(
         &mut self,
         from: &Address,
@@ -452,6 +453,17 @@ impl Chain {
                 self.push_event(
                     Phase::Tx,
                     Event::Timer(TimerEvent::TimerConfigUpdated {
+                        config: config.clone(),
+                    }),
+                );
+            }
+            SystemInstruction::UpdateSchedulerConfig { config } => {
+                // Waits for the end of this block: its plan runs under the parameters it
+                // started with (`Engine::stage_scheduler_params`).
+                self.engine.stage_scheduler_params(config.clone())?;
+                self.push_event(
+                    Phase::Tx,
+                    Event::Timer(TimerEvent::SchedulerConfigUpdated {
                         config: config.clone(),
                     }),
                 );
@@ -509,7 +521,12 @@ impl Chain {
             deferred: plan.stats.deferred,
             lane_deferred: pending_deferrals
                 .iter()
-                .filter(|d| matches!(d.reason, DeferReason::Lane | DeferReason::Outbid))
+                .filter(|d| {
+                    matches!(
+                        d.reason,
+                        DeferReason::Lane | DeferReason::Outbid | DeferReason::Budget
+                    )
+                })
                 .count() as u64,
             ..Default::default()
         };

@@ -375,6 +375,9 @@ impl Host for ExecCtx<'_> {
             Ok(t) => t,
             Err(e) => return self.timer_err(e),
         };
+        if let Err(e) = policy.check_timer(&timer) {
+            return self.timer_err(e);
+        }
         let fees = match policy.check_fees(&env, &fee_args) {
             Ok(f) => f,
             Err(e) => return self.timer_err(e),

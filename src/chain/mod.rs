@@ -368,8 +368,9 @@ impl Chain {
             no_quiet: false,
             genesis,
         };
-        chain.engine.set_cip1(Cip1State::new(
+        chain.engine.set_cip1(Cip1State::for_genesis(
             chain.genesis.cip1.clone(),
+            chain.genesis.scheduler,
             effective_activation(&chain.genesis),
         ));
         for acc in chain.genesis.accounts.clone() {
@@ -638,7 +639,7 @@ impl Chain {
                 .config
                 .max_cycles_per_fire_auction
                 .min(self.timer_config.max_cycles_per_fire),
-            SchedulerKind::Fifo => self.timer_config.max_cycles_per_fire,
+            SchedulerKind::Fifo | SchedulerKind::Cip1V1 => self.timer_config.max_cycles_per_fire,
         });
         engine::scheduler::policy::estimate(
             cip1,

@@ -3,7 +3,7 @@
 use super::runtime::{ActorCode, Lang};
 use crate::engine::types::{HashEncode, HashEncoder, u128_str};
 use crate::engine::{
-    Address, EobStats, EventKind, Failure, H256, TimerConfig, TimerEvent, TimerId,
+    Address, EobStats, EventKind, Failure, H256, SchedulerParams, TimerConfig, TimerEvent, TimerId,
 };
 use serde::{Deserialize, Serialize};
 
@@ -69,18 +69,22 @@ pub enum SystemInstruction {
         timer_id: TimerId,
         new_expires_at: u64,
     },
+    /// `SYS_UPDATE_SCHEDULER_CONFIG` (51, the devnet's: CIP-1 v3 §7.3/§8/§10 name no opcode).
+    UpdateSchedulerConfig { config: SchedulerParams },
 }
 
 impl SystemInstruction {
     pub const SYS_CANCEL_TIMER: u8 = 48;
     pub const SYS_UPDATE_TIMER_CONFIG: u8 = 49;
     pub const SYS_EXTEND_TIMER: u8 = 50;
+    pub const SYS_UPDATE_SCHEDULER_CONFIG: u8 = 51;
 
     pub fn opcode(&self) -> u8 {
         match self {
             SystemInstruction::CancelTimer { .. } => Self::SYS_CANCEL_TIMER,
             SystemInstruction::UpdateTimerConfig { .. } => Self::SYS_UPDATE_TIMER_CONFIG,
             SystemInstruction::ExtendTimer { .. } => Self::SYS_EXTEND_TIMER,
+            SystemInstruction::UpdateSchedulerConfig { .. } => Self::SYS_UPDATE_SCHEDULER_CONFIG,
         }
     }
 }
@@ -235,6 +239,7 @@ impl HashEncode for SystemInstruction {
         match self {
             SystemInstruction::CancelTimer { timer_id } => timer_id.hash_encode(e),
             SystemInstruction::UpdateTimerConfig { config } => config.hash_encode(e),
+            SystemInstruction::UpdateSchedulerConfig { config } => config.hash_encode(e),
             SystemInstruction::ExtendTimer {
                 timer_id,
                 new_expires_at,

@@ -151,3 +151,89 @@ impl HashEncode for TimerConfig {
         e.u64(self.lane_timer_cycles);
     }
 }
+
+/// The CIP-1 v3 parameters governance tunes on a running chain (issue 21 §3): the priority-tier
+/// multipliers (§7.3, Tier-0, basis points of 1), the fairness window (§8, Tier-2) and the
+/// auction-phase per-fire cap (§10, Tier-0). Set by `SYS_UPDATE_SCHEDULER_CONFIG` (51) and
+/// effective from the next block, like [`TimerConfig`].
+///
+/// Spec note (CIP-1 v3 §7.3, §8, §10; open point 16): the spec names the storage keys
+/// (`system:cip1:…`) but no instruction; the devnet adds a fourth system instruction beside
+/// CIP-5's 48/49/50, opcode 51, with the same `system_deployers` gate. The fields are flat (one
+/// name per value) so that a partial update names each.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SchedulerParams {
+    /// §7.3 multipliers in basis points of 1 (8,000 / 10,000 / 15,000 / 25,000 by default).
+    pub tier_economy_bps: u32,
+    pub tier_standard_bps: u32,
+    pub tier_fast_bps: u32,
+    pub tier_urgent_bps: u32,
+    /// §8 `FAIRNESS_WINDOW_BLOCKS`.
+    pub fairness_window_blocks: u64,
+    /// §10 `MAX_CYCLES_PER_FIRE_AUCTION_PHASE`.
+    pub max_cycles_per_fire_auction: u64,
+}
+
+/// The largest tier multiplier governance may set: 100× (1,000,000 bps).
+pub const MAX_TIER_MULTIPLIER_BPS: u32 = 1_000_000;
+
+impl SchedulerParams {
+    /// The field names, as `gov_updateSchedulerConfig` and the dashboard's `g config` take them.
+    pub const FIELDS: [&'static str; 6] = [
+        "tier_economy_bps",
+        "tier_standard_bps",
+        "tier_fast_bps",
+        "tier_urgent_bps",
+        "fairness_window_blocks",
+        "max_cycles_per_fire_auction",
+    ];
+
+    /// Rejects parameters the scheduler could not work with.
+    ///
+    /// Spec note (CIP-1 v3 §7.3): a multiplier is in `1..=1,000,000` bps (a zero tier would
+    /// make a zero tip, a larger one overflows no arithmetic but prices nobody in), and the
+    /// tiers keep their order, economy ≤ standard ≤ fast ≤ urgent (the names say so); the
+    /// window (§8) and the cap (§10) are at least 1.
+    pub fn validate(&self) -> Result<(), TimerError> {
+        let bad = |m: String| Err(TimerError::InvalidInput(format!("scheduler config: {m}")));
+        let tiers = [
+            self.tier_economy_bps,
+            self.tier_standard_bps,
+            self.tier_fast_bps,
+            self.tier_urgent_bps,
+        ];
+        if let Some(t) = tiers
+            .iter()
+            .find(|&&t| t == 0 || t > MAX_TIER_MULTIPLIER_BPS)
+        {
+            return bad(format!(
+                "tier multiplier {t} bps is not in 1..={MAX_TIER_MULTIPLIER_BPS}"
+            ));
+        }
+        if tiers.windows(2).any(|w| w[0] > w[1]) {
+            return bad(format!(
+                "tier multipliers must not decrease economy ≤ standard ≤ fast ≤ urgent (got {tiers:?})"
+            ));
+        }
+        if self.fairness_window_blocks == 0 {
+            return bad("fairness_window_blocks must be at least 1".into());
+        }
+        if self.max_cycles_per_fire_auction == 0 {
+            return bad("max_cycles_per_fire_auction must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+impl HashEncode for SchedulerParams {
+    /// Every field in declaration order, fixed width.
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.u32(self.tier_economy_bps);
+        e.u32(self.tier_standard_bps);
+        e.u32(self.tier_fast_bps);
+        e.u32(self.tier_urgent_bps);
+        e.u64(self.fairness_window_blocks);
+        e.u64(self.max_cycles_per_fire_auction);
+    }
+}

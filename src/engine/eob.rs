@@ -92,6 +92,15 @@ pub struct Backlog {
     pub outbid: u64,
     pub over_cap: u64,
     pub below_basefee: u64,
+    /// CIP-1 v1: the lane was used up (`budget`) or the owner could not pay (`underfunded`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub budget: u64,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub underfunded: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Backlog {
@@ -106,6 +115,8 @@ impl Backlog {
             DeferReason::Outbid => &mut self.outbid,
             DeferReason::OverCap => &mut self.over_cap,
             DeferReason::BelowBasefee => &mut self.below_basefee,
+            DeferReason::Budget => &mut self.budget,
+            DeferReason::Underfunded => &mut self.underfunded,
         } += 1;
     }
 }

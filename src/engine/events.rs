@@ -1,6 +1,6 @@
 //! Timer events (CIP-5 §5.4, §6.4), with the exact kind names the tools key on.
 
-use super::config::TimerConfig;
+use super::config::{SchedulerParams, TimerConfig};
 use super::error::Failure;
 use super::types::{Address, HashEncode, HashEncoder, TimerId, u128_str};
 use serde::{Deserialize, Serialize};
@@ -78,6 +78,9 @@ named_enum! {
         TimerPriorityClampedAtSchedule => "TimerPriorityClampedAtSchedule",
         GbaFallback => "GbaFallback",
         SchedulerActivated => "SchedulerActivated",
+        SchedulerConfigUpdated => "SchedulerConfigUpdated",
+        TimerBid => "TimerBid",
+        WeightUpdated => "WeightUpdated",
         ActorDeployed => "ActorDeployed",
         ActorEmitted => "ActorEmitted",
     }
@@ -115,6 +118,11 @@ pub enum DeferReason {
     /// CIP-1 v3 §3 (open point 9, Spec note 54): its `max_fee_per_cycle` is below the lane
     /// basefee in force; it waits for the basefee to fall (or its TTL), nothing charged.
     BelowBasefee,
+    /// CIP-1 v1 §3 "Execute Prioritized Timers": the `TIMER_PROCESSING_BUDGET_CYCLES` of the
+    /// block (the lane) was used up before its turn.
+    Budget,
+    /// CIP-1 v1 §4.1: its owner's balance does not cover the bid; deferred, not destroyed.
+    Underfunded,
 }
 
 impl DeferReason {
@@ -127,6 +135,8 @@ impl DeferReason {
             DeferReason::Outbid => 2,
             DeferReason::OverCap => 3,
             DeferReason::BelowBasefee => 4,
+            DeferReason::Budget => 5,
+            DeferReason::Underfunded => 6,
         }
     }
 
@@ -137,6 +147,8 @@ impl DeferReason {
             DeferReason::Outbid => "outbid",
             DeferReason::OverCap => "over_cap",
             DeferReason::BelowBasefee => "below_basefee",
+            DeferReason::Budget => "budget",
+            DeferReason::Underfunded => "underfunded",
         }
     }
 }
@@ -263,6 +275,31 @@ pub enum TimerEvent {
     SchedulerActivated {
         height: u64,
     },
+    /// Issue 21 §3 (CIP-1 v3 §7.3, §8, §10): governance set the scheduler parameters
+    /// (`SYS_UPDATE_SCHEDULER_CONFIG`), in force from the next block.
+    SchedulerConfigUpdated {
+        config: SchedulerParams,
+    },
+    /// CIP-1 v1 §3 "Deliver Timers" b–c: the bid that priced a due timer (nanos per cycle):
+    /// its GBA's (or the default's) `max_fee_per_cycle` and the effective tip it competes with.
+    TimerBid {
+        timer_id: TimerId,
+        actor: Address,
+        #[serde(with = "u128_str")]
+        max_fee_per_cycle: u128,
+        #[serde(with = "u128_str")]
+        tip_per_cycle: u128,
+    },
+    /// CIP-1 v1 §3 "Priority Weight": an actor's weight after this block, `w' = (1 − λ)·w +
+    /// λ·S` clamped, with the floor and the inactivity decay (basis points of 1).
+    WeightUpdated {
+        actor: Address,
+        old_bps: u32,
+        new_bps: u32,
+        /// The block's score S (bps); absent for an inactive actor's decay.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        score_bps: Option<u32>,
+    },
 }
 
 impl TimerEvent {
@@ -286,6 +323,9 @@ impl TimerEvent {
             }
             TimerEvent::GbaFallback { .. } => EventKind::GbaFallback,
             TimerEvent::SchedulerActivated { .. } => EventKind::SchedulerActivated,
+            TimerEvent::SchedulerConfigUpdated { .. } => EventKind::SchedulerConfigUpdated,
+            TimerEvent::TimerBid { .. } => EventKind::TimerBid,
+            TimerEvent::WeightUpdated { .. } => EventKind::WeightUpdated,
         }
     }
 
@@ -302,8 +342,12 @@ impl TimerEvent {
             | TimerEvent::TimerExtended { timer_id, .. }
             | TimerEvent::TimerExtendedByGovernance { timer_id, .. }
             | TimerEvent::TimerPriorityClampedAtSchedule { timer_id, .. }
-            | TimerEvent::GbaFallback { timer_id, .. } => Some(*timer_id),
-            TimerEvent::TimerConfigUpdated { .. } | TimerEvent::SchedulerActivated { .. } => None,
+            | TimerEvent::GbaFallback { timer_id, .. }
+            | TimerEvent::TimerBid { timer_id, .. } => Some(*timer_id),
+            TimerEvent::TimerConfigUpdated { .. }
+            | TimerEvent::SchedulerActivated { .. }
+            | TimerEvent::SchedulerConfigUpdated { .. }
+            | TimerEvent::WeightUpdated { .. } => None,
         }
     }
 
@@ -504,6 +548,40 @@ impl HashEncode for TimerEvent {
             TimerEvent::SchedulerActivated { height } => {
                 e.u8(13);
                 e.u64(*height);
+            }
+            TimerEvent::SchedulerConfigUpdated { config } => {
+                e.u8(14);
+                config.hash_encode(e);
+            }
+            TimerEvent::TimerBid {
+                timer_id,
+                actor,
+                max_fee_per_cycle,
+                tip_per_cycle,
+            } => {
+                e.u8(15);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u128(*max_fee_per_cycle);
+                e.u128(*tip_per_cycle);
+            }
+            TimerEvent::WeightUpdated {
+                actor,
+                old_bps,
+                new_bps,
+                score_bps,
+            } => {
+                e.u8(16);
+                actor.hash_encode(e);
+                e.u32(*old_bps);
+                e.u32(*new_bps);
+                match score_bps {
+                    Some(s) => {
+                        e.u8(1);
+                        e.u32(*s);
+                    }
+                    None => e.u8(0),
+                }
             }
         }
     }

@@ -22,7 +22,7 @@ pub mod shared;
 pub mod timer;
 pub mod types;
 
-pub use config::{QueueConfig, TimerConfig};
+pub use config::{QueueConfig, SchedulerParams, TimerConfig};
 pub use eob::{EobPlan, EobStats, FeeQuote, Fire, Ledger, Settlement};
 pub use error::{ErrorKind, Failure, RestoreError, TimerError};
 pub use events::{DeferReason, EventKind, TimerEvent, TimerStatus};
@@ -100,6 +100,11 @@ impl Engine {
     /// Sets the activation height (governance, CIP-1 v3 §13.2; Spec note 49): only to a
     /// height above `current`, and only before activation.
     pub fn set_activation_height(&mut self, current: u64, height: u64) -> Result<(), TimerError> {
+        if self.cip1.v1.active {
+            return Err(TimerError::InvalidInput(
+                "this chain runs cip1-v1 from genesis: there is no eip1559 activation".into(),
+            ));
+        }
         if self.cip1.lane_basefee.is_some() {
             return Err(TimerError::InvalidInput(format!(
                 "the eip1559 scheduler is already active (since height {})",
@@ -143,7 +148,28 @@ impl Engine {
         lane_capacity: u64,
         outcome: &mut scheduler::policy::BlockOutcome,
     ) -> (u128, bool) {
-        self.cip1.end_block(height, lane_capacity, outcome)
+        let (p50, changed) = self.cip1.end_block(height, lane_capacity, outcome);
+        let governed = self.cip1.apply_pending_params(height);
+        (p50, changed || governed)
+    }
+
+    /// Governance's new CIP-1 v3 parameters (`SYS_UPDATE_SCHEDULER_CONFIG`, issue 21 §3),
+    /// validated, to take effect once the open block ends (see
+    /// [`Cip1State::apply_pending_params`]). A second update in the same block replaces the
+    /// first.
+    pub fn stage_scheduler_params(&mut self, p: SchedulerParams) -> Result<(), TimerError> {
+        p.validate()?;
+        self.cip1.pending_params = Some(p);
+        Ok(())
+    }
+
+    /// The CIP-1 v3 parameters in force after the open block: governance's waiting ones, else
+    /// the config's.
+    pub fn next_scheduler_params(&self) -> SchedulerParams {
+        self.cip1
+            .pending_params
+            .clone()
+            .unwrap_or_else(|| self.cip1.config.scheduler_params())
     }
 
     /// The CIP-1 v3 part of the state root: empty while the chain has no CIP-1 setting (so a
@@ -260,7 +286,11 @@ impl Engine {
             cip1: &self.cip1,
             lane_basefee: self.cip1.lane_basefee(quote.cycle_basefee),
         };
-        self.policy_at(height).plan(&mut self.queue, &env, ledger)
+        let policy = self.policy_at(height);
+        let mut plan = policy.plan(&mut self.queue, &env, ledger);
+        let events = policy.after_plan(&mut self.cip1, &plan, cfg.lane_timer_cycles);
+        plan.events.extend(events);
+        plan
     }
 
     /// The money of one fire once its handler ran (CIP-5 §6.3 steps 6–7).

@@ -22,15 +22,23 @@ pub enum SchedulerKind {
     #[default]
     Fifo,
     Eip1559,
+    /// CIP-1 v1 (`cip1-v1-calendar-queue-gba.md` §3–§5, issue 21 §1): the GBA-priced
+    /// first-price auction with per-actor EMA weights, selectable from genesis.
+    Cip1V1,
 }
 
 impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 2] = [SchedulerKind::Fifo, SchedulerKind::Eip1559];
+    pub const ALL: [SchedulerKind; 3] = [
+        SchedulerKind::Fifo,
+        SchedulerKind::Eip1559,
+        SchedulerKind::Cip1V1,
+    ];
 
     pub const fn as_str(self) -> &'static str {
         match self {
             SchedulerKind::Fifo => "fifo",
             SchedulerKind::Eip1559 => "eip1559",
+            SchedulerKind::Cip1V1 => "cip1-v1",
         }
     }
 }
@@ -47,7 +55,7 @@ impl std::str::FromStr for SchedulerKind {
         SchedulerKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("`{s}` is not a scheduler (expected fifo or eip1559)"))
+            .ok_or_else(|| format!("`{s}` is not a scheduler (expected fifo, eip1559 or cip1-v1)"))
     }
 }
 

@@ -14,6 +14,7 @@
 
 mod core;
 mod error;
+mod governance;
 mod history;
 pub mod query;
 mod read;
@@ -30,6 +31,7 @@ pub use self::core::{
     dev_account,
 };
 pub use error::NodeError;
+pub use governance::{GovUpdateSchedulerConfig, merge_scheduler_params};
 pub use query::*;
 pub use requests::*;
 pub use scheduler::*;

@@ -169,12 +169,23 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
     let queue = chain.engine().queue();
     let scheduler = chain.scheduler_at(chain.pending_height());
     let mut per: BTreeMap<Address, ShareView> = BTreeMap::new();
+    // Under cip1-v1 the weight is CIP-1 v1's EMA weight (issue 21 §1), not the §8 W.
+    let cip1 = chain.engine().cip1();
+    let v1cfg = cip1.v1_config();
+    let v1 = scheduler == SchedulerKind::Cip1V1;
+    let weight = |a: &Address| {
+        if v1 {
+            cip1.v1.weight_bps(a, &v1cfg)
+        } else {
+            f.weight_bps(a)
+        }
+    };
     let row = |a: Address| ShareView {
         actor: a,
         fires: 0,
         deferrals: 0,
         pending: 0,
-        weight_bps: f.weight_bps(&a),
+        weight_bps: weight(&a),
     };
     let (window_blocks, median) = if scheduler == SchedulerKind::Eip1559 {
         for r in f.rows() {
@@ -216,6 +227,11 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
     };
     for (a, c) in queue.actor_counts() {
         per.entry(a).or_insert_with(|| row(a)).pending = u64::from(c);
+    }
+    if v1 {
+        for a in cip1.v1.weights.keys() {
+            per.entry(*a).or_insert_with(|| row(*a));
+        }
     }
     SharesView {
         scheduler,

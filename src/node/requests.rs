@@ -690,7 +690,7 @@ pub fn merge_config_json(
 
 /// A governance transaction: refused unsent when `from` is not a system deployer (it would
 /// revert); reverted ones are errors.
-fn gov_checked(node: &mut NodeCore, tx: Transaction) -> Result<TxOutcome, NodeError> {
+pub(super) fn gov_checked(node: &mut NodeCore, tx: Transaction) -> Result<TxOutcome, NodeError> {
     if !read::is_system_deployer(node.chain(), &tx.from) {
         return Err(NodeError::Refused(Failure::new(
             ErrorKind::Unauthorized,

@@ -108,6 +108,14 @@ pub struct FairnessActorView {
 /// `scheduler_fairness`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FairnessView {
+    /// The scheduler that plans the next block: under `cip1-v1` the actors are those whose
+    /// CIP-1 v1 EMA weight is away from `weight_init_bps` (issue 21 §1), with that weight,
+    /// and the window and median are 0.
+    #[serde(default)]
+    pub scheduler: SchedulerKind,
+    /// Under `cip1-v1`: the weight of an actor not listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_init_bps: Option<u32>,
     pub window_blocks: u64,
     /// The median of recent fires over the actors with at least one.
     pub median: u64,
@@ -146,7 +154,32 @@ impl NodeCore {
     pub fn scheduler_fairness(&self) -> FairnessView {
         let f = self.chain().fairness();
         let names = self.names();
+        let chain = self.chain();
+        let scheduler = chain.scheduler_at(chain.pending_height());
+        let cip1 = chain.engine().cip1();
+        if scheduler == SchedulerKind::Cip1V1 {
+            return FairnessView {
+                scheduler,
+                weight_init_bps: Some(cip1.v1_config().weight_init_bps),
+                window_blocks: 0,
+                median: 0,
+                actors: cip1
+                    .v1
+                    .weights
+                    .iter()
+                    .map(|(a, w)| FairnessActorView {
+                        name: names.get(a).cloned(),
+                        actor: *a,
+                        recent_fires: 0,
+                        recent_deferrals: 0,
+                        weight_bps: *w,
+                    })
+                    .collect(),
+            };
+        }
         FairnessView {
+            scheduler,
+            weight_init_bps: None,
             window_blocks: f.window_blocks(),
             median: f.median(),
             actors: f

@@ -159,6 +159,40 @@ fn timer_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
             config.max_ttl_blocks,
             config.max_timers_per_actor
         ),
+        T::TimerBid {
+            timer_id,
+            actor,
+            max_fee_per_cycle,
+            tip_per_cycle,
+        } => format!(
+            "{} of {}: bids max fee {max_fee_per_cycle}, tip {tip_per_cycle} per cycle",
+            id(timer_id),
+            who(actor)
+        ),
+        T::WeightUpdated {
+            actor,
+            old_bps,
+            new_bps,
+            score_bps,
+        } => match score_bps {
+            Some(s) => format!(
+                "{}: weight {old_bps} → {new_bps} bps (score {s})",
+                who(actor)
+            ),
+            None => format!(
+                "{}: weight {old_bps} → {new_bps} bps (inactive)",
+                who(actor)
+            ),
+        },
+        T::SchedulerConfigUpdated { config: c } => format!(
+            "tiers {}/{}/{}/{} bps · fairness window {} · auction cap {} (from the next block)",
+            c.tier_economy_bps,
+            c.tier_standard_bps,
+            c.tier_fast_bps,
+            c.tier_urgent_bps,
+            c.fairness_window_blocks,
+            c.max_cycles_per_fire_auction
+        ),
         T::TimerPriorityClampedAtSchedule {
             timer_id,
             actor,
@@ -192,5 +226,7 @@ fn defer_reason(r: &DeferReason) -> &'static str {
         DeferReason::Outbid => "outbid",
         DeferReason::OverCap => "over the per-fire cap",
         DeferReason::BelowBasefee => "max fee below the lane basefee",
+        DeferReason::Budget => "timer budget used up",
+        DeferReason::Underfunded => "owner cannot pay its bid",
     }
 }

@@ -4,7 +4,7 @@
 //! engine's rules; a governance request is a system instruction (48/49/50).
 
 use crate::chain::{SystemInstruction, TimerOp, Transaction, TxKind};
-use crate::engine::{Address, ScheduleArgs, TimerConfig, TimerId};
+use crate::engine::{Address, ScheduleArgs, SchedulerParams, TimerConfig, TimerId};
 
 /// `actor` calls `schedule_timer(args)` in a transaction sent by `from`.
 pub fn schedule(from: Address, actor: Address, args: ScheduleArgs) -> Transaction {
@@ -56,6 +56,11 @@ pub fn gov_extend(from: Address, timer_id: TimerId, new_expires_at: u64) -> Tran
 /// `SYS_UPDATE_TIMER_CONFIG` (49) from `from`.
 pub fn gov_update_config(from: Address, config: TimerConfig) -> Transaction {
     system(from, SystemInstruction::UpdateTimerConfig { config })
+}
+
+/// `SYS_UPDATE_SCHEDULER_CONFIG` (51) from `from` (issue 21 §3).
+pub fn gov_update_scheduler_config(from: Address, config: SchedulerParams) -> Transaction {
+    system(from, SystemInstruction::UpdateSchedulerConfig { config })
 }
 
 fn system(from: Address, i: SystemInstruction) -> Transaction {

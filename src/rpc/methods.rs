@@ -11,10 +11,10 @@ use crate::engine::{Address, EventKind, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
     AccountsQuery, ActorsQuery, BucketQuery, CallActor, CancelTimer, ConfigChange, ConfigQuery,
     DeleteSnapshot, DeployActor, DumpState, EstimateTimer, EventFilter, EventsQuery, ExtendTimer,
-    GovCancel, GovExtend, GovUpdateConfig, Halt, LoadState, Mine, MiningMode, NamesQuery,
-    NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer, SetBalance, SetMining,
-    Snapshot, SnapshotsQuery, TiersQuery, TimerFilter, TimerQuery, TimerStatus, TimersQuery,
-    TxOutcome,
+    GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, Halt, LoadState, Mine,
+    MiningMode, NamesQuery, NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer,
+    SetBalance, SetMining, Snapshot, SnapshotsQuery, TiersQuery, TimerFilter, TimerQuery,
+    TimerStatus, TimersQuery, TxOutcome,
 };
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -551,6 +551,31 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(outcome_json(&out, &node))
     });
+
+    reg(
+        &mut m,
+        GovUpdateSchedulerConfig::METHOD,
+        |p, node| async move {
+            let a = Args::new(&p, &["update"])?;
+            let mut o = a.obj(0, "update", false)?;
+            let from: Address = o.req("from")?;
+            let Some(cfg) = o.opt_obj("config")? else {
+                return Err(invalid_param(
+                    "config",
+                    "missing; expected an object of scheduler config fields",
+                ));
+            };
+            o.finish()?;
+            let out = node
+                .request(GovUpdateSchedulerConfig {
+                    from,
+                    fields: cfg.rest(),
+                })
+                .await
+                .map_err(node_error)?;
+            Ok(outcome_json(&out, &node))
+        },
+    );
 
     // ---- subscriptions ------------------------------------------------------------------
     m.register_subscription(

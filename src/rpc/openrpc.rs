@@ -392,6 +392,16 @@ pub const METHODS: &[MethodDoc] = &[
         )],
         "Receipt",
     ),
+    m(
+        "gov_updateSchedulerConfig",
+        "System instruction 51 (SYS_UPDATE_SCHEDULER_CONFIG, issue 21) from a system deployer: the named CIP-1 v3 parameters change from the next block (tier_economy_bps, tier_standard_bps, tier_fast_bps, tier_urgent_bps, fairness_window_blocks, max_cycles_per_fire_auction).",
+        &[p(
+            "update",
+            r#"{"type":"object","required":["from","config"],"properties":{"from":"@Address","config":{"type":"object","properties":{"tier_economy_bps":{"type":"integer"},"tier_standard_bps":{"type":"integer"},"tier_fast_bps":{"type":"integer"},"tier_urgent_bps":{"type":"integer"},"fairness_window_blocks":{"type":"integer"},"max_cycles_per_fire_auction":{"type":"integer"}},"additionalProperties":false}}}"#,
+            "from, config (partial)",
+        )],
+        "Receipt",
+    ),
 ];
 
 /// A schema from the table: literal JSON (where `"@Name"` stands for a reference to

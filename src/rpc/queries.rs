@@ -7,9 +7,9 @@
 use crate::node::{
     AccountsQuery, ActorsQuery, BucketQuery, BucketsQuery, CancelTimer, ConfigChange, ConfigQuery,
     EstimateTimer, EventsQuery, ExtendTimer, FairnessQuery, GovCancel, GovExtend, GovUpdateConfig,
-    HeadQuery, LaneQuery, Mine, NamesQuery, Query, Request, Revert, ScheduleTimer,
-    SetActivationHeight, SetMining, SharesQuery, Snapshot, SnapshotsQuery, TiersQuery, TimerQuery,
-    TimersQuery,
+    GovUpdateSchedulerConfig, HeadQuery, LaneQuery, Mine, NamesQuery, Query, Request, Revert,
+    ScheduleTimer, SetActivationHeight, SetMining, SharesQuery, Snapshot, SnapshotsQuery,
+    TiersQuery, TimerQuery, TimersQuery,
 };
 use serde_json::{Value, json};
 
@@ -171,6 +171,9 @@ request! {
             ConfigChange::Fields(f) => json!(f),
             ConfigChange::Full(c) => json!(c),
         },
+    })];
+    GovUpdateSchedulerConfig => "gov_updateSchedulerConfig", |r| vec![json!({
+        "from": r.from, "config": r.fields,
     })];
     SetActivationHeight => "gov_setActivationHeight", |r| vec![json!({
         "from": r.from, "height": r.height,

@@ -120,7 +120,7 @@ impl Scenario {
             if m == Metric::WeightBps {
                 return weight_bps(chain, &a)
                     .map(u128::from)
-                    .ok_or_else(|| "the chain keeps no fairness window (FIFO)".to_string());
+                    .ok_or_else(|| "the chain keeps no CIP-1 v3 §8 fairness window (fifo, or cip1-v1 and its EMA weights)".to_string());
             }
             let row = run.tally.row(&a);
             Ok(match (m, row) {

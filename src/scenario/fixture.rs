@@ -76,6 +76,9 @@ pub struct Fixture {
     /// CIP-1 v3 parameters (`Cip1Config`).
     #[serde(default)]
     pub cip1: Option<crate::engine::Cip1Config>,
+    /// CIP-1 v1 parameters (issue 21 §1), used when the run's scheduler is `cip1-v1`.
+    #[serde(default)]
+    pub cip1_v1: Option<crate::engine::scheduler::v1::V1Config>,
     /// Named variants (issue 21): `NAME = "VALUE"` (see `cowboy-devnet variants`).
     #[serde(default)]
     pub variants: Option<BTreeMap<String, toml::Value>>,

@@ -9,7 +9,9 @@ use super::translate::{StepContext, StepRequest, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
 use crate::engine::scheduler::variants::Variants;
-use crate::engine::{Address, Failure, SchedulerKind, TimerConfig, TimerError, TimerId};
+use crate::engine::{
+    Address, Failure, SchedulerKind, SchedulerParams, TimerConfig, TimerError, TimerId,
+};
 use crate::node::{Halt, Mine, NodeConfig, NodeCore, NodeError, SendTx};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
@@ -118,7 +120,7 @@ impl Scenario {
     /// fixture's activation height is dropped).
     pub fn play_under(&mut self, scheduler: SchedulerKind) {
         self.genesis.scheduler = scheduler;
-        if scheduler == SchedulerKind::Fifo {
+        if scheduler != SchedulerKind::Eip1559 {
             self.genesis.activation_height = None;
         }
     }
@@ -143,6 +145,7 @@ impl Scenario {
     /// `fifo→eip1559@H` for an activation at height H > 1.
     pub fn scheduler_label(&self) -> String {
         match (self.genesis.scheduler, self.genesis.activation_height) {
+            (SchedulerKind::Cip1V1, _) => "cip1-v1".into(),
             (SchedulerKind::Eip1559, None | Some(1)) | (SchedulerKind::Fifo, Some(1)) => {
                 "eip1559".into()
             }
@@ -583,6 +586,7 @@ impl Scenario {
             deployers: &run.deployers,
             labels: &run.labels,
             config: devnet.chain().timer_config(),
+            scheduler: devnet.chain().engine().next_scheduler_params(),
         };
         let cmd = match command_for(&ps.step, &cx) {
             Ok(Some(cmd)) => cmd,
@@ -661,14 +665,19 @@ pub fn weight_bps(chain: &Chain, actor: &Address) -> Option<u32> {
         .then(|| chain.fairness().weight_bps(actor))
 }
 
-/// Why a `gov_config` step's fields do not make a [`TimerConfig`].
+/// Why a `gov_config` step's fields do not make a [`TimerConfig`] or a [`SchedulerParams`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MergeConfigError {
-    #[error("`{0}` is not a TimerConfig field")]
+    #[error("`{0}` is not a TimerConfig field (nor a scheduler config field)")]
     UnknownField(String),
     /// A field of the wrong type or out of its type's range (the TOML decoder's message).
     #[error("{0}")]
     BadValue(String),
+    /// Issue 21 §3: one step sets the `TimerConfig` or the scheduler parameters, not both.
+    #[error(
+        "a gov_config step sets TimerConfig fields or scheduler fields (tier_*_bps, fairness_window_blocks, max_cycles_per_fire_auction), not both"
+    )]
+    Mixed,
 }
 
 /// Overrides fields of `base` with the keys of `set` (names and types checked).
@@ -676,6 +685,13 @@ pub fn merge_config(
     base: &TimerConfig,
     set: &toml::Table,
 ) -> Result<TimerConfig, MergeConfigError> {
+    merge_table(base, set)
+}
+
+fn merge_table<T: serde::Serialize + serde::de::DeserializeOwned>(
+    base: &T,
+    set: &toml::Table,
+) -> Result<T, MergeConfigError> {
     let mut t = toml::Table::try_from(base)
         .map_err(|e: toml::ser::Error| MergeConfigError::BadValue(e.to_string()))?;
     for (k, v) in set {
@@ -689,4 +705,48 @@ pub fn merge_config(
     toml::Value::Table(t)
         .try_into()
         .map_err(|e: toml::de::Error| MergeConfigError::BadValue(e.message().to_string()))
+}
+
+/// What a `gov_config` step sets (issue 21 §3: the step names `TimerConfig` fields for
+/// `SYS_UPDATE_TIMER_CONFIG`, or CIP-1 v3 scheduler fields for `SYS_UPDATE_SCHEDULER_CONFIG`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GovSet {
+    Timer(TimerConfig),
+    Scheduler(SchedulerParams),
+}
+
+/// The config a `gov_config` step's `set` makes over the ones in force.
+pub fn merge_gov_set(
+    timer: &TimerConfig,
+    sched: &SchedulerParams,
+    set: &toml::Table,
+) -> Result<GovSet, MergeConfigError> {
+    let is_sched = |k: &String| SchedulerParams::FIELDS.contains(&k.as_str());
+    match (set.keys().any(is_sched), set.keys().all(is_sched)) {
+        (false, _) => merge_config(timer, set).map(GovSet::Timer),
+        (true, true) => merge_table(sched, set).map(GovSet::Scheduler),
+        (true, false) => Err(MergeConfigError::Mixed),
+    }
+}
+
+/// A `gov_config` step, checked when the fixture is prepared: its fields make a config, and
+/// one the chain accepts (over those the earlier steps leave) unless the step expects the
+/// failure; the configs in force follow it.
+pub fn check_gov_set(
+    timer: &mut TimerConfig,
+    sched: &mut SchedulerParams,
+    set: &toml::Table,
+    expected: bool,
+) -> Result<(), String> {
+    let (valid, merged) = match merge_gov_set(timer, sched, set).map_err(|e| e.to_string())? {
+        GovSet::Timer(c) => (c.validate(), GovSet::Timer(c)),
+        GovSet::Scheduler(p) => (p.validate(), GovSet::Scheduler(p)),
+    };
+    match (valid, merged) {
+        (Ok(()), GovSet::Timer(c)) => *timer = c,
+        (Ok(()), GovSet::Scheduler(p)) => *sched = p,
+        (Err(e), _) if !expected => return Err(e.to_string()),
+        (Err(_), _) => {}
+    }
+    Ok(())
 }

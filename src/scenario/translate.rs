@@ -3,10 +3,12 @@
 //! the node's own builders (`node::txs`), shared with the RPC and the dashboard.
 
 use super::fixture::Step;
-use super::runner::{MergeConfigError, merge_config};
+use super::runner::{GovSet, MergeConfigError, merge_gov_set};
 use crate::chain::{Transaction, TxKind, default_governor};
 use crate::engine::timer::handler_payload;
-use crate::engine::{Address, ErrorKind, Failure, ScheduleArgs, TimerConfig, TimerId};
+use crate::engine::{
+    Address, ErrorKind, Failure, ScheduleArgs, SchedulerParams, TimerConfig, TimerId,
+};
 use crate::node::{SetBalance, txs};
 
 /// The node request a step sends. (A transaction is the common case and is built once per
@@ -30,6 +32,9 @@ pub struct StepContext<'a> {
     pub labels: &'a BTreeMap<String, TimerId>,
     /// The timer config in force (`gov_config` overrides its fields).
     pub config: &'a TimerConfig,
+    /// The scheduler parameters in force after this block (`gov_config` overrides their
+    /// fields, issue 21 §3).
+    pub scheduler: SchedulerParams,
 }
 
 /// Why a step could not become a command (it fails without reaching the node). The text is
@@ -151,8 +156,10 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
             timer, to, from, ..
         } => tx(txs::gov_extend(cx.gov(from), cx.timer(timer)?, *to)),
         Step::GovConfig { set, from, .. } => {
-            let config = merge_config(cx.config, set)?;
-            tx(txs::gov_update_config(cx.gov(from), config))
+            tx(match merge_gov_set(cx.config, &cx.scheduler, set)? {
+                GovSet::Timer(c) => txs::gov_update_config(cx.gov(from), c),
+                GovSet::Scheduler(p) => txs::gov_update_scheduler_config(cx.gov(from), p),
+            })
         }
         Step::SetBalance {
             account, balance, ..

@@ -6,7 +6,7 @@
 use super::fixture::{Expect, FixtureError, LoadedFixture, Metric, Step};
 use super::runner::{
     MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, Scenario, ScriptLoader,
-    merge_config,
+    check_gov_set,
 };
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Genesis, GenesisAccount, default_governor};
@@ -35,6 +35,8 @@ struct Check<'a> {
     outages: Vec<(u64, u64)>,
     /// The timer config as the `gov_config` steps so far leave it.
     config: TimerConfig,
+    /// The scheduler parameters as the `gov_config` steps so far leave them (issue 21 §3).
+    sched: crate::engine::SchedulerParams,
 }
 
 /// An error about `key` of element `i` of `array`.
@@ -126,6 +128,7 @@ impl<'a> Check<'a> {
             holders: BTreeMap::new(),
             defined: BTreeSet::new(),
             config: genesis.timer.clone(),
+            sched: genesis.cip1.scheduler_params(),
             genesis,
             minted: 0,
             actors: Vec::new(),
@@ -261,6 +264,12 @@ impl<'a> Check<'a> {
             cfg.validate()
                 .map_err(|e| lf.table_error("cip1", "cip1", e.to_string()))?;
             self.genesis.cip1 = cfg.clone();
+            self.sched = cfg.scheduler_params();
+        }
+        if let Some(v1) = &lf.fixture.cip1_v1 {
+            v1.validate()
+                .map_err(|e| lf.table_error("cip1_v1", "cip1_v1", e.to_string()))?;
+            self.genesis.cip1.v1 = Some(*v1);
         }
         if let Some(vars) = &lf.fixture.variants {
             let mut v = self.genesis.cip1.variants;
@@ -510,21 +519,14 @@ impl<'a> Check<'a> {
         Ok(())
     }
 
-    /// A `gov_config` step: its fields make a config, and one the chain accepts (over the
-    /// config the earlier `gov_config` steps leave) unless the step expects the failure.
+    /// A `gov_config` step (see [`check_gov_set`]).
     fn gov_config(
         &mut self,
         set: &toml::Table,
         expected: bool,
         err: &ElemErr<'_>,
     ) -> Result<(), FixtureError> {
-        let merged = merge_config(&self.config, set).map_err(|m| err("set", m.to_string()))?;
-        match merged.validate() {
-            Ok(()) => self.config = merged,
-            Err(e) if !expected => return Err(err("set", e.to_string())),
-            Err(_) => {}
-        }
-        Ok(())
+        check_gov_set(&mut self.config, &mut self.sched, set, expected).map_err(|m| err("set", m))
     }
 
     /// A `halt` step: 1..=[`MAX_MINE_PER_COMMAND`] heights, ending below `u64::MAX`.

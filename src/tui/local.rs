@@ -333,6 +333,7 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
             NodeRequest::GovCancel(r) => self.apply(r).map(|_| Answer::Done)?,
             NodeRequest::GovExtend(r) => self.apply(r).map(|_| Answer::Done)?,
             NodeRequest::GovUpdate(r) => self.apply(r).map(|_| Answer::Done)?,
+            NodeRequest::GovScheduler(r) => self.apply(r).map(|_| Answer::Done)?,
             NodeRequest::Activation(r) => Answer::Activation(self.apply(r)?),
             NodeRequest::Snapshot(r) => Answer::Snapshot(self.apply(r)?),
             NodeRequest::Revert(r) => {

@@ -65,6 +65,8 @@ pub struct Status {
     pub lane_cycles: u64,
     /// The GC lane's budget per block (`gc_cycles_per_block`).
     pub gc_cycles: u64,
+    /// The named variants in force that are not the default, `name=value` (issue 21).
+    pub variants: Vec<String>,
 }
 
 /// One coming height and what is due there.
@@ -411,6 +413,11 @@ pub enum UiCommand {
         from: Option<Address>,
         patch: ConfigPatch,
     },
+    /// `gov_updateSchedulerConfig` (51, issue 21 §3): field name and new value.
+    GovUpdateSchedulerConfig {
+        from: Option<Address>,
+        fields: Vec<(String, u64)>,
+    },
     /// `gov_setActivationHeight` (the CIP-1 v3 scheduler issue).
     GovSetActivationHeight { from: Option<Address>, height: u64 },
     /// `devnet_snapshot`.
@@ -432,6 +439,7 @@ impl UiCommand {
             UiCommand::GovCancelTimer { .. } => "gov_cancelTimer",
             UiCommand::GovExtendTimer { .. } => "gov_extendTimer",
             UiCommand::GovUpdateConfig { .. } => "gov_updateTimerConfig",
+            UiCommand::GovUpdateSchedulerConfig { .. } => "gov_updateSchedulerConfig",
             UiCommand::GovSetActivationHeight { .. } => "gov_setActivationHeight",
             UiCommand::Snapshot => "devnet_snapshot",
             UiCommand::Revert(_) => "devnet_revert",
@@ -453,6 +461,7 @@ pub enum NodeRequest {
     GovCancel(node::GovCancel),
     GovExtend(node::GovExtend),
     GovUpdate(node::GovUpdateConfig),
+    GovScheduler(node::GovUpdateSchedulerConfig),
     Activation(node::SetActivationHeight),
     Snapshot(node::Snapshot),
     Revert(node::Revert),
@@ -505,6 +514,12 @@ impl UiCommand {
                 NodeRequest::GovUpdate(node::GovUpdateConfig {
                     from: gov(&from),
                     config: node::ConfigChange::Fields(patch.fields()),
+                })
+            }
+            UiCommand::GovUpdateSchedulerConfig { from, fields } => {
+                NodeRequest::GovScheduler(node::GovUpdateSchedulerConfig {
+                    from: gov(&from),
+                    fields: fields.into_iter().map(|(k, v)| (k, v.into())).collect(),
                 })
             }
             UiCommand::GovSetActivationHeight { from, height } => {
@@ -706,6 +721,9 @@ impl CommandOutcome {
             )),
             (UiCommand::GovUpdateConfig { .. }, _) => {
                 applied("governance updated TimerConfig (from the next block)".into())
+            }
+            (UiCommand::GovUpdateSchedulerConfig { .. }, _) => {
+                applied("governance updated the scheduler config (from the next block)".into())
             }
             (UiCommand::GovSetActivationHeight { .. }, Answer::Activation(h)) => applied(match h {
                 Some(h) => format!("governance set the activation height to #{h}"),

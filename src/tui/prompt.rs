@@ -89,14 +89,23 @@ impl Confirm {
     }
 }
 
-/// The `TimerConfig` fields `g config` accepts, in the order it lists them.
-pub const CONFIG_FIELDS: [&str; 6] = [
+/// The fields `g config` accepts, in the order it lists them: the `TimerConfig` fields
+/// (`gov_updateTimerConfig`), then the CIP-1 v3 scheduler parameters governance tunes
+/// (`gov_updateSchedulerConfig`, issue 21 §3: §7.3 tier multipliers, §8 window, §10 cap). One
+/// line names fields of one of the two.
+pub const CONFIG_FIELDS: [&str; 12] = [
     "max_ttl_blocks",
     "max_cycles_per_fire",
     "max_cells_per_fire",
     "max_timers_per_actor",
     "gc_cycles_per_block",
     "lane_timer_cycles",
+    "tier_economy_bps",
+    "tier_standard_bps",
+    "tier_fast_bps",
+    "tier_urgent_bps",
+    "fairness_window_blocks",
+    "max_cycles_per_fire_auction",
 ];
 
 /// The governance prompt's commands.
@@ -407,6 +416,7 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
                 }
                 Some("config") => {
                     let mut patch = ConfigPatch::default();
+                    let mut sched: Vec<(String, u64)> = Vec::new();
                     if words.len() < 2 {
                         return Err(format!(
                             "config FIELD=VALUE ... (fields: {})",
@@ -426,15 +436,28 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
                             }
                             "gc_cycles_per_block" => patch.gc_cycles_per_block = Some(v),
                             "lane_timer_cycles" => patch.lane_timer_cycles = Some(v),
+                            f if crate::engine::SchedulerParams::FIELDS.contains(&f) => {
+                                sched.push((f.to_string(), v))
+                            }
                             other => {
                                 return Err(format!(
-                                    "no TimerConfig field `{other}` (fields: {})",
+                                    "no config field `{other}` (fields: {})",
                                     CONFIG_FIELDS.join(", ")
                                 ));
                             }
                         }
                     }
-                    Ok(UiCommand::GovUpdateConfig { from: None, patch })
+                    match (sched.is_empty(), patch == ConfigPatch::default()) {
+                        (true, _) => Ok(UiCommand::GovUpdateConfig { from: None, patch }),
+                        (false, true) => Ok(UiCommand::GovUpdateSchedulerConfig {
+                            from: None,
+                            fields: sched,
+                        }),
+                        (false, false) => Err(
+                            "TimerConfig fields and scheduler fields (tier_*, fairness_window_blocks, max_cycles_per_fire_auction) go in two lines"
+                                .into(),
+                        ),
+                    }
                 }
                 Some("activate") => Ok(UiCommand::GovSetActivationHeight {
                     from: None,

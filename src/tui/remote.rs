@@ -663,6 +663,7 @@ impl DashboardSource for RemoteDevnet {
             NodeRequest::GovCancel(r) => r.params(),
             NodeRequest::GovExtend(r) => r.params(),
             NodeRequest::GovUpdate(r) => r.params(),
+            NodeRequest::GovScheduler(r) => r.params(),
             NodeRequest::Activation(r) => r.params(),
             NodeRequest::Snapshot(r) => r.params(),
             NodeRequest::Revert(r) => r.params(),

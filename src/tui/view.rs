@@ -161,6 +161,15 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         rpc_address: info.rpc_address.clone(),
         lane_cycles: cfg.lane_timer_cycles,
         gc_cycles: cfg.gc_cycles_per_block,
+        variants: {
+            let d = crate::engine::Variants::default().values();
+            d.iter()
+                .filter_map(|(k, def)| {
+                    let v = r.config.variants.get(*k)?;
+                    (v != def).then(|| format!("{k}={v}"))
+                })
+                .collect()
+        },
     };
 
     let buckets = r
@@ -225,7 +234,8 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
             fires: s.fires,
             deferrals: s.deferrals,
             pending: s.pending,
-            w_bps: eip.then_some(s.weight_bps),
+            // Under cip1-v1 the EMA weight (issue 21 §1), under eip1559 the §8 W.
+            w_bps: (eip || r.shares.scheduler == SchedulerKind::Cip1V1).then_some(s.weight_bps),
         })
         .collect();
 
@@ -287,7 +297,7 @@ fn lane_row(l: &node::LaneBlockView) -> LaneRow {
         selected: l.selected,
         deferred: l.deferred,
         lane_deferred: l.lane_deferred,
-        p50_tip: (l.scheduler == SchedulerKind::Eip1559).then_some(l.p50_tip),
+        p50_tip: (l.scheduler != SchedulerKind::Fifo).then_some(l.p50_tip),
         tips: l.tips,
         burned: l.burned,
         lane_burned: l.lane_burned,
@@ -523,7 +533,10 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
         TimerEvent::SchedulerActivated { height } => {
             format!("eip1559 plans blocks from #{height}")
         }
-        TimerEvent::TimerConfigUpdated { .. } => String::new(),
+        TimerEvent::TimerConfigUpdated { .. }
+        | TimerEvent::SchedulerConfigUpdated { .. }
+        | TimerEvent::TimerBid { .. }
+        | TimerEvent::WeightUpdated { .. } => String::new(),
     }
 }
 
@@ -594,5 +607,7 @@ pub fn defer_reason(reason: &DeferReason) -> &'static str {
         DeferReason::Outbid => "outbid",
         DeferReason::OverCap => "over_cap",
         DeferReason::BelowBasefee => "below_basefee",
+        DeferReason::Budget => "budget",
+        DeferReason::Underfunded => "underfunded",
     }
 }

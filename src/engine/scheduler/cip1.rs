@@ -5,7 +5,9 @@
 
 use super::fairness::Fairness;
 use super::lane::{LaneParams, PRICE_SCALE, next_lane_basefee_with, p50_tip_with};
+use super::v1::{V1Config, V1State};
 use super::variants::{Utilisation, Variants};
+use crate::engine::config::SchedulerParams;
 use crate::engine::error::TimerError;
 use crate::engine::events::DeferReason;
 use crate::engine::shared::{Deferral, PriorityTier, SchedulerKind};
@@ -81,6 +83,10 @@ pub struct Cip1Config {
     /// committed with the config only when not the default.
     #[serde(skip_serializing_if = "Variants::is_default")]
     pub variants: Variants,
+    /// CIP-1 v1's parameters (`[cip1_v1]`), present only on a chain that runs `cip1-v1`
+    /// (committed only then, so every other chain keeps its roots).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub v1: Option<V1Config>,
 }
 
 impl Default for Cip1Config {
@@ -93,6 +99,7 @@ impl Default for Cip1Config {
             gba_cycles: 50_000,
             bid_deprecation_end: None,
             variants: Variants::default(),
+            v1: None,
         }
     }
 }
@@ -119,7 +126,25 @@ impl Cip1Config {
         if self.gba_cycles == 0 || self.gba_cycles > 10_000_000 {
             return bad("gba_cycles must be in 1..=10000000");
         }
+        if let Some(v1) = &self.v1 {
+            v1.validate()?;
+        }
         Ok(())
+    }
+}
+
+impl Cip1Config {
+    /// The parameters governance tunes (issue 21 §3), as they stand.
+    pub fn scheduler_params(&self) -> SchedulerParams {
+        let t = &self.tier_multipliers;
+        SchedulerParams {
+            tier_economy_bps: t.economy,
+            tier_standard_bps: t.standard,
+            tier_fast_bps: t.fast,
+            tier_urgent_bps: t.urgent,
+            fairness_window_blocks: self.fairness_window_blocks,
+            max_cycles_per_fire_auction: self.max_cycles_per_fire_auction,
+        }
     }
 }
 
@@ -137,6 +162,9 @@ impl HashEncode for Cip1Config {
         e.u64(self.gba_cycles);
         self.bid_deprecation_end.hash_encode(e);
         self.variants.hash_encode(e);
+        if let Some(v1) = &self.v1 {
+            v1.hash_encode(e);
+        }
     }
 }
 
@@ -162,6 +190,15 @@ pub struct Cip1State {
     pub last_block_cycles: u64,
     /// The §8 window.
     pub fairness: Fairness,
+    /// Governance's new parameters (`SYS_UPDATE_SCHEDULER_CONFIG`), waiting for the end of
+    /// the block that set them: the block's own plan ran under the old ones, the next block
+    /// runs under these (CIP-1 v3 §7.3/§8/§10 "governance-tunable", effective from the next
+    /// block like `TimerConfig`). Never committed: it is always empty when a block is sealed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_params: Option<SchedulerParams>,
+    /// CIP-1 v1's weights, when it plans the blocks (issue 21 §1).
+    #[serde(default, skip_serializing_if = "V1State::is_inactive")]
+    pub v1: V1State,
 }
 
 impl Cip1State {
@@ -174,8 +211,34 @@ impl Cip1State {
         }
     }
 
+    /// The state of a new chain whose genesis names `scheduler`: `cip1-v1` plans every block
+    /// (with `[cip1_v1]`, or its defaults); under the others `[cip1_v1]` is dropped.
+    pub fn for_genesis(
+        mut config: Cip1Config,
+        scheduler: SchedulerKind,
+        activation_height: Option<u64>,
+    ) -> Self {
+        let v1 = scheduler == SchedulerKind::Cip1V1;
+        if v1 {
+            config.v1.get_or_insert_with(V1Config::default);
+        } else {
+            config.v1 = None;
+        }
+        let mut s = Cip1State::new(config, activation_height);
+        s.v1.active = v1;
+        s
+    }
+
+    /// The CIP-1 v1 parameters in force (the defaults when `[cip1_v1]` gave none).
+    pub fn v1_config(&self) -> V1Config {
+        self.config.v1.unwrap_or_default()
+    }
+
     /// The scheduler that plans the block at `height` (Spec note 49).
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
+        if self.v1.active {
+            return SchedulerKind::Cip1V1;
+        }
         match self.activation_height {
             Some(a) if height >= a => SchedulerKind::Eip1559,
             _ => SchedulerKind::Fifo,
@@ -192,6 +255,11 @@ impl Cip1State {
             return None;
         }
         match self.scheduler_at(first) {
+            // CIP-1 v1: an idle block moves the weights (decay), the p50 and the cycle usage.
+            SchedulerKind::Cip1V1 => {
+                (self.v1.weights.is_empty() && self.p50_tip == 0 && self.last_block_cycles == 0)
+                    .then_some(max)
+            }
             SchedulerKind::Eip1559 => {
                 let basefee = self.lane_basefee?;
                 let still = self.p50_tip == 0
@@ -222,12 +290,32 @@ impl Cip1State {
     /// Whether the state root commits this state: once any CIP-1 setting exists. A chain that
     /// never activates, with the default config, keeps CIP-5's root exactly.
     pub fn committed(&self) -> bool {
-        self.activation_height.is_some() || self.config != Cip1Config::default()
+        self.activation_height.is_some() || self.config != Cip1Config::default() || self.v1.active
     }
 
     /// The height from which `bid` is rejected (Spec note 52).
     pub fn bid_deprecation_end(&self) -> Option<u64> {
         self.config.bid_deprecation_end.or(self.activation_height)
+    }
+
+    /// Applies governance's waiting parameters, if any, at the end of block `height`: the tier
+    /// multipliers and the auction cap are replaced; the fairness window takes its new length
+    /// at once, a shorter one dropping the blocks now outside it (CIP-1 v3 §8: the window holds
+    /// the last `FAIRNESS_WINDOW_BLOCKS` blocks). Returns whether anything was waiting.
+    pub fn apply_pending_params(&mut self, height: u64) -> bool {
+        let Some(p) = self.pending_params.take() else {
+            return false;
+        };
+        self.config.tier_multipliers = TierMultipliers {
+            economy: p.tier_economy_bps,
+            standard: p.tier_standard_bps,
+            fast: p.tier_fast_bps,
+            urgent: p.tier_urgent_bps,
+        };
+        self.config.max_cycles_per_fire_auction = p.max_cycles_per_fire_auction;
+        self.config.fairness_window_blocks = p.fairness_window_blocks;
+        self.fairness.set_window(p.fairness_window_blocks, height);
+        true
     }
 
     /// The state's bytes for the state root (the carry records are in the timers' leaves,
@@ -240,6 +328,9 @@ impl Cip1State {
         e.u128(self.p50_tip);
         e.u64(self.last_block_cycles);
         HashEncode::hash_encode(&self.fairness, &mut e);
+        if self.v1.active {
+            self.v1.hash_encode(&mut e);
+        }
         e.finish().to_vec()
     }
 }
@@ -338,8 +429,14 @@ impl Cip1State {
     ) -> (u128, bool) {
         let before = (self.lane_basefee, self.p50_tip, self.last_block_cycles);
         let mut p50 = 0;
-        if self.activation_height.is_some() {
+        if self.activation_height.is_some() || self.v1.active {
             self.last_block_cycles = outcome.cycles;
+        }
+        if self.v1.active {
+            // CIP-1 v1: the default GBA bids the last block's p50 tip (the weights were
+            // updated with the plan, `Engine::plan_end_of_block`).
+            p50 = p50_tip_with(self.config.variants.p50_even, &mut outcome.tips);
+            self.p50_tip = p50;
         }
         if self.scheduler_at(height) == SchedulerKind::Eip1559 {
             let v = self.config.variants;

@@ -318,6 +318,15 @@ impl Fairness {
         self.roll(height);
     }
 
+    /// Governance changed `FAIRNESS_WINDOW_BLOCKS` (§8, Tier-2) after block `height`: the
+    /// window holds heights `height − window + 1 ..= height` from now on; a shorter window
+    /// drops the blocks before them, a longer one keeps every block it still has (those that
+    /// left the old window are gone and do not come back).
+    pub fn set_window(&mut self, window_blocks: u64, height: u64) {
+        self.window = window_blocks.max(1);
+        self.roll(height);
+    }
+
     /// One row per actor in the window, sorted by actor.
     pub fn rows(&self) -> Vec<FairnessRow> {
         let mut rows: Vec<FairnessRow> = self

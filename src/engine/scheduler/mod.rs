@@ -12,6 +12,7 @@ pub mod lane;
 pub mod policy;
 pub mod pricing;
 pub mod select;
+pub mod v1;
 pub mod variants;
 
 pub use fairness::{Fairness, FairnessRow, W_MAX_BPS, W_ONE_BPS};

@@ -77,6 +77,11 @@ variant_enum! {
         Defer => "defer",
         /// Competes with a tip of 0 and pays the lane basefee although it is above its max fee.
         FireWithoutTip => "fire_without_tip",
+        /// CIP-5 §5.4 path 2 applied (CIP-1 v3 §3 "on insufficient funds at any step",
+        /// reading a max fee that cannot pay the price as insufficient funds): removed under
+        /// the GC lane, `TimerCancelledInsufficientFunds` with `required` = its `max_cost` at
+        /// the lane basefee with no tip and `available` = its fee payer's balance.
+        SelfDestruct => "self_destruct",
     }
 }
 
@@ -114,6 +119,20 @@ variant_enum! {
     }
 }
 
+variant_enum! {
+    /// CIP-1 v3 §3 step 7, open point 10: the order among equal effective priorities (the
+    /// text's key is `(timer_id, schedule_block)`; ids are unique, so its second key never
+    /// decides).
+    TieBreak {
+        /// `timer_id` ascending, as written (Spec note 48).
+        Id => "timer_id",
+        /// Schedule order: `schedule_block` ascending, then the order the timers were
+        /// scheduled in (the queue's insertion sequence): "insertion order" as the second key
+        /// suggests, first come first served among equals.
+        ScheduleOrder => "schedule_order",
+    }
+}
+
 /// The named variants in force (CIP-1 config, `[variants]`, `--variant NAME=VALUE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -125,6 +144,7 @@ pub struct Variants {
     pub lane_basefee_in_max_cost: LaneBasefeeInMaxCost,
     pub deferred_place: DeferredPlace,
     pub over_cap: OverCap,
+    pub tie_break: TieBreak,
 }
 
 /// One catalogue row: a variant's name, its values (the default first), the spec section and
@@ -189,6 +209,13 @@ pub const CATALOG: &[VariantInfo] = &[
         spec: "CIP-1 v3 §10, §13.2, §14 (open point 15)",
         about: "a timer over the auction per-fire cap: deferred until its TTL, competes capped, or at its own budget",
     },
+    VariantInfo {
+        name: "tie_break",
+        values: TieBreak::NAMES,
+        default: "timer_id",
+        spec: "CIP-1 v3 §3 step 7 (open point 10)",
+        about: "order among equal effective priorities: timer_id ascending, or schedule order (schedule block, then insertion)",
+    },
 ];
 
 impl Variants {
@@ -235,6 +262,7 @@ impl Variants {
                 self.deferred_place = pick(name, value, DeferredPlace::parse, DeferredPlace::NAMES)?
             }
             "over_cap" => self.over_cap = pick(name, value, OverCap::parse, OverCap::NAMES)?,
+            "tie_break" => self.tie_break = pick(name, value, TieBreak::parse, TieBreak::NAMES)?,
             _ => {
                 return Err(TimerError::InvalidInput(format!(
                     "`{name}` is not a variant (expected one of {})",
@@ -258,7 +286,7 @@ impl Variants {
     }
 
     /// Every variant's value, by name, in catalogue order.
-    pub fn values(&self) -> [(&'static str, &'static str); 7] {
+    pub fn values(&self) -> [(&'static str, &'static str); 8] {
         [
             ("basefee_step", self.basefee_step.as_str()),
             ("utilisation", self.utilisation.as_str()),
@@ -270,6 +298,7 @@ impl Variants {
             ),
             ("deferred_place", self.deferred_place.as_str()),
             ("over_cap", self.over_cap.as_str()),
+            ("tie_break", self.tie_break.as_str()),
         ]
     }
 
@@ -315,6 +344,11 @@ impl HashEncode for Variants {
             self.over_cap.tag(),
         ] {
             e.u32(t as u32);
+        }
+        // Added later (issue 21's last variants): written only when not the default, so a
+        // chain with only the earlier variants keeps its root.
+        if self.tie_break != TieBreak::default() {
+            e.u32(self.tie_break.tag() as u32);
         }
     }
 }

@@ -71,6 +71,11 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
         (k, None) => k.to_string(),
     };
     item(7, "scheduler", sched, s.scheduler.clone(), key);
+    // The non-default variants (issue 21), dropped first when the bar is short.
+    if !s.variants.is_empty() {
+        let v = s.variants.join(",");
+        item(8, "variants", v.clone(), v, theme.get("warn"));
+    }
     // The lane basefee is nanos per cycle: shown in base units (contract decision 1).
     let lane = s
         .lane_basefee

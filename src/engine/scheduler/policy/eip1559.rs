@@ -9,8 +9,9 @@ use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::queue::{CalendarQueue, DueTimer};
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
 use crate::engine::scheduler::select::{Candidate, select};
-use crate::engine::scheduler::variants::{BelowBasefee, LaneBasefeeInMaxCost, OverCap};
+use crate::engine::scheduler::variants::{BelowBasefee, LaneBasefeeInMaxCost, OverCap, TieBreak};
 use crate::engine::shared::{FeeArgs, GbaContext};
+use crate::engine::types::TimerId;
 
 /// One due timer that passed classification, with its price.
 struct Priced {
@@ -137,12 +138,35 @@ pub(super) fn plan(
             continue;
         }
         let Some(priority) = priority else {
+            if v.below_basefee == BelowBasefee::SelfDestruct {
+                // Variant `below_basefee = self_destruct`: CIP-5 §5.4 path 2.
+                let removal = Removal {
+                    height,
+                    expired: false,
+                    required: max_cost,
+                    available,
+                };
+                remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, removal);
+                continue;
+            }
             defer(&mut out, queue, &d, DeferReason::BelowBasefee);
             carried.push(d);
             continue;
         };
         cands.push(Candidate {
-            timer_id: t.timer_id,
+            timer_id: match v.tie_break {
+                TieBreak::Id => t.timer_id,
+                // Variant `tie_break = schedule_order`: `select` orders equal effective
+                // priorities by this key ascending, so it is made of the schedule block and
+                // the insertion sequence (then the id's first bytes, never deciding).
+                TieBreak::ScheduleOrder => {
+                    let mut k = [0u8; 32];
+                    k[..8].copy_from_slice(&t.schedule_block.to_be_bytes());
+                    k[8..16].copy_from_slice(&t.seq.to_be_bytes());
+                    k[16..].copy_from_slice(&t.timer_id.0[..16]);
+                    TimerId(k)
+                }
+            },
             schedule_block: t.schedule_block,
             budget,
             priority_per_cycle: priority,

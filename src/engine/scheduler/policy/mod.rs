@@ -11,6 +11,7 @@
 //! The CIP-1 v3 configuration and state ([`super::cip1`]) and the pricing and estimate
 //! ([`super::pricing`]) are re-exported here, where they were before the split.
 
+mod cip1v1;
 mod eip1559;
 
 pub use super::cip1::{BlockOutcome, Cip1Config, Cip1State, LaneStats, TierMultipliers};
@@ -21,8 +22,10 @@ pub use super::pricing::{
 use crate::engine::config::TimerConfig;
 use crate::engine::eob::{self, EobPlan, FeeQuote, Ledger};
 use crate::engine::error::TimerError;
+use crate::engine::events::TimerEvent;
 use crate::engine::queue::CalendarQueue;
 use crate::engine::shared::{FeeCaps, ScheduleArgs, SchedulerKind};
+use crate::engine::timer::Timer;
 
 // ---- the policy interface ----------------------------------------------------------------------
 
@@ -82,6 +85,18 @@ pub trait Policy: Sync {
         env: &PlanEnv<'_>,
         ledger: &mut dyn Ledger,
     ) -> EobPlan;
+
+    /// Checks a timer the CIP-5 checks built, before it is queued (issue 21: `cip1-v1`
+    /// refuses a fee payer other than the owner). Every timer passes by default.
+    fn check_timer(&self, _timer: &Timer) -> Result<(), TimerError> {
+        Ok(())
+    }
+
+    /// Updates the policy's state once the block's plan is made (issue 21: `cip1-v1`'s
+    /// weights); returns the events it records. Nothing by default.
+    fn after_plan(&self, _cip1: &mut Cip1State, _plan: &EobPlan, _lane: u64) -> Vec<TimerEvent> {
+        Vec::new()
+    }
 }
 
 /// The policy of a kind.
@@ -89,6 +104,7 @@ pub fn policy(kind: SchedulerKind) -> &'static dyn Policy {
     match kind {
         SchedulerKind::Fifo => &Fifo,
         SchedulerKind::Eip1559 => &Eip1559,
+        SchedulerKind::Cip1V1 => &Cip1V1,
     }
 }
 
@@ -239,5 +255,71 @@ impl Policy for Eip1559 {
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
         eip1559::plan(queue, env, ledger)
+    }
+}
+
+/// CIP-1 v1's GBA-priced first-price auction with per-actor EMA weights (see `cip1v1.rs`).
+pub struct Cip1V1;
+
+impl Policy for Cip1V1 {
+    fn kind(&self) -> SchedulerKind {
+        SchedulerKind::Cip1V1
+    }
+
+    fn prepare_schedule(
+        &self,
+        env: &ScheduleEnv<'_>,
+        args: &mut ScheduleArgs,
+    ) -> Result<(), TimerError> {
+        cip1v1::prepare_schedule(env, args)
+    }
+
+    fn check_fees(
+        &self,
+        _: &ScheduleEnv<'_>,
+        args: &ScheduleArgs,
+    ) -> Result<ScheduleFees, TimerError> {
+        cip1v1::check_fees(args)
+    }
+
+    fn plan(
+        &self,
+        queue: &mut CalendarQueue,
+        env: &PlanEnv<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        cip1v1::plan(queue, env, ledger)
+    }
+
+    fn check_timer(&self, timer: &Timer) -> Result<(), TimerError> {
+        cip1v1::check_owner_pays(&timer.actor_address, &timer.fee_payer)
+    }
+
+    /// v1 §3 "Priority Weight": every due timer of the block (fired, or deferred by the
+    /// execution lane) scores its owner; the weights move by the EMA.
+    fn after_plan(&self, cip1: &mut Cip1State, plan: &EobPlan, lane: u64) -> Vec<TimerEvent> {
+        use super::v1::{DueOutcome, counts_as_deferred};
+        let h = plan.height;
+        let mut outcomes: Vec<DueOutcome> = plan
+            .fires
+            .iter()
+            .map(|f| DueOutcome {
+                actor: f.timer.actor_address,
+                lateness: h.saturating_sub(f.timer.height),
+                fired: Some((f.tip_per_cycle, f.cycles_limit)),
+            })
+            .collect();
+        outcomes.extend(
+            plan.deferrals
+                .iter()
+                .filter(|d| counts_as_deferred(d.reason))
+                .map(|d| DueOutcome {
+                    actor: d.actor,
+                    lateness: h.saturating_sub(d.height),
+                    fired: None,
+                }),
+        );
+        let cfg = cip1.v1_config();
+        cip1.v1.update(&outcomes, lane, &cfg)
     }
 }

@@ -1,0 +1,235 @@
+//! The `cip1-v1` policy (`cip1-v1-calendar-queue-gba.md` §3–§5, issue 21 §1): a GBA prices
+//! each due timer with the six-field v1 context; due timers are ordered by effective tip (ties:
+//! the owner's weight, then timer id); the lane (`TIMER_PROCESSING_BUDGET_CYCLES`) is shared in
+//! per-actor slices by weight and then filled in that order; the owner pays its bid (first
+//! price); an owner who cannot pay is deferred `underfunded`; every loser is carried.
+//!
+//! Spec notes (conflicts with the canonical pair, CIP-5 + CIP-1 v3), each a choice:
+//! - **Timers before transactions** (v1 §3 delivers timers first): the devnet keeps the chain's
+//!   one block order, transactions then the end of block, for every policy, so that the same
+//!   fixture plays under all three; a timer is priced against the state the block's
+//!   transactions left.
+//! - **Mandatory GBA** (v1 §4.2): a timer without a custom GBA is priced by the default GBA
+//!   (`max_fee = 2 × basefee`, tip = last block's p50 tip, as under eip1559); explicit fee
+//!   parameters stored on the timer act as a fixed GBA.
+//! - **No fee payer** (v1 §4.1: "deducted from the owning actor's main balance"): a schedule
+//!   naming a fee payer other than the owner is `InvalidInput` under this policy.
+//! - **No TTL** (v1 has none): CIP-5's `expires_at` still bounds a timer (it expires under the
+//!   GC lane as under the other policies), so that "every timer leaves by exactly one path"
+//!   holds on a chain whose owners never pay.
+//! - **"Until the cycles used exceed the budget"**: a timer reserves its whole budget and is
+//!   selected only if it fits the room left; the lane is never exceeded (not overshot by the
+//!   last timer), and smaller timers behind one that does not fit may still be selected.
+//! - **The basefee**: v1 has no lane basefee; a bid is checked against and charged the cycle
+//!   basefee (`max_fee < cycle basefee` → deferred `below_basefee`); the v3 context fields
+//!   (`basefee_lane_timer`, the p50) are 0 in the GBA context.
+
+use super::{PlanEnv, ScheduleEnv, ScheduleFees, caps_of, check_bid, check_tip_args};
+use crate::engine::eob::{
+    EobPlan, Fire, Ledger, Removal, defer, fire_budget, lane_max_cost, remove_under_gc,
+};
+use crate::engine::error::TimerError;
+use crate::engine::events::{DeferReason, TimerEvent};
+use crate::engine::queue::{CalendarQueue, DueTimer};
+use crate::engine::scheduler::lane::PRICE_SCALE;
+use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
+use crate::engine::shared::{FeeArgs, GbaContext, ScheduleArgs};
+use crate::engine::types::Address;
+use std::collections::BTreeMap;
+
+pub(super) fn prepare_schedule(
+    env: &ScheduleEnv<'_>,
+    args: &mut ScheduleArgs,
+) -> Result<(), TimerError> {
+    check_bid(env, args)
+}
+
+/// v1 §4.1 "deducted from the owning actor's main balance": a fee payer other than the owner
+/// is refused.
+pub(super) fn check_owner_pays(actor: &Address, fee_payer: &Address) -> Result<(), TimerError> {
+    if actor != fee_payer {
+        return Err(TimerError::InvalidInput(format!(
+            "cip1-v1 has no fee payer: the owner {actor} pays its timers (CIP-1 v1 §4.1), not {fee_payer}"
+        )));
+    }
+    Ok(())
+}
+
+pub(super) fn check_fees(args: &ScheduleArgs) -> Result<ScheduleFees, TimerError> {
+    check_tip_args(args)?;
+    Ok(ScheduleFees {
+        caps: caps_of(args),
+        clamped: None,
+    })
+}
+
+/// A due timer that bid and can pay.
+struct Bid {
+    due: DueTimer,
+    actor: Address,
+    id: [u8; 32],
+    budget: u64,
+    tip: u128,
+    weight: u32,
+    max_cost: u128,
+}
+
+/// v1 §3 "Deliver Timers" and "Execute Prioritized Timers" for the block at `env.height`.
+pub(super) fn plan(
+    queue: &mut CalendarQueue,
+    env: &PlanEnv<'_>,
+    ledger: &mut dyn Ledger,
+) -> EobPlan {
+    let (height, cfg, quote, cip1) = (env.height, env.cfg, env.quote, env.cip1);
+    let v1cfg = cip1.v1_config();
+    let basefee = quote.cycle_basefee.saturating_mul(PRICE_SCALE);
+    let mut out = EobPlan::new(height);
+    let due = queue.take_due(height);
+    out.stats.due = due.len() as u64;
+    let mut carried = Vec::new();
+    let mut gc_left = cfg.gc_cycles_per_block;
+    let default = default_gba(basefee, cip1.p50_tip, None, &cip1.config);
+    let mut bids: Vec<Bid> = Vec::new();
+    for d in due {
+        let t = queue.due(&d);
+        if height > t.expires_at {
+            let removal = Removal {
+                height,
+                expired: true,
+                required: 0,
+                available: 0,
+            };
+            remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, removal);
+            continue;
+        }
+        let fees = FeeArgs::of(t.fee_caps.as_deref());
+        let owner_balance = ledger.balance(&t.actor_address);
+        let bid = if fees.complete() {
+            None
+        } else {
+            // §4.2: the six v1 fields; the two v3 fields are 0.
+            let ctx = GbaContext {
+                trigger_block_height: t.height,
+                current_block_height: height,
+                basefee_cycle: quote.cycle_basefee,
+                basefee_cell: quote.cell_basefee,
+                basefee_lane_timer: 0,
+                last_block_cycle_usage: cip1.last_block_cycles,
+                previous_block_p50_priority_tip_per_cycle: 0,
+                owner_actor_balance: owner_balance,
+            };
+            match ledger.gas_bid(t, &ctx, cip1.config.gba_cycles) {
+                Some(Ok(b)) => Some(b),
+                Some(Err(reason)) => {
+                    out.events.push(TimerEvent::GbaFallback {
+                        timer_id: t.timer_id,
+                        actor: t.actor_address,
+                        reason,
+                    });
+                    None
+                }
+                None => None,
+            }
+        };
+        let (max_fee, max_prio) = resolve(fees, bid, default, &cip1.config, cip1.p50_tip);
+        let tip = priority_per_cycle(max_fee, max_prio, basefee);
+        out.events.push(TimerEvent::TimerBid {
+            timer_id: t.timer_id,
+            actor: t.actor_address,
+            max_fee_per_cycle: max_fee,
+            tip_per_cycle: tip.unwrap_or(0),
+        });
+        let Some(tip) = tip else {
+            defer(&mut out, queue, &d, DeferReason::BelowBasefee);
+            carried.push(d);
+            continue;
+        };
+        let budget = fire_budget(t, cfg);
+        let max_cost = lane_max_cost(budget, cfg.max_cells_per_fire, quote, 0, tip);
+        if owner_balance < max_cost {
+            defer(&mut out, queue, &d, DeferReason::Underfunded);
+            carried.push(d);
+            continue;
+        }
+        bids.push(Bid {
+            actor: t.actor_address,
+            id: t.timer_id.0,
+            weight: cip1.v1.weight_bps(&t.actor_address, &v1cfg),
+            due: d,
+            budget,
+            tip,
+            max_cost,
+        });
+    }
+    // Effective tip desc, then the owner's weight desc, then timer id asc.
+    bids.sort_by(|a, b| {
+        b.tip
+            .cmp(&a.tip)
+            .then(b.weight.cmp(&a.weight))
+            .then(a.id.cmp(&b.id))
+    });
+    let chosen = fill(&bids, cfg.lane_timer_cycles);
+    for (b, selected) in bids.into_iter().zip(chosen) {
+        if !selected {
+            defer(&mut out, queue, &b.due, DeferReason::Budget);
+            carried.push(b.due);
+            continue;
+        }
+        // The owner's earlier fires in this block may have taken what this one needs.
+        if ledger.balance(&b.actor) < b.max_cost {
+            defer(&mut out, queue, &b.due, DeferReason::Underfunded);
+            carried.push(b.due);
+            continue;
+        }
+        let t = queue.due(&b.due);
+        ledger.debit(&t.fee_payer, b.max_cost);
+        out.stats.lane_reserved += b.budget;
+        out.stats.fired += 1;
+        let timer = queue.conclude(b.due);
+        out.fires.push(Fire {
+            timer,
+            cycles_limit: b.budget,
+            max_cost: b.max_cost,
+            tip_per_cycle: b.tip,
+            lane_basefee: 0,
+            cycle_basefee: quote.cycle_basefee,
+            cell_basefee: quote.cell_basefee,
+            cells_limit: cfg.max_cells_per_fire,
+        });
+    }
+    queue.carry(carried);
+    out
+}
+
+/// v1 §3 d (ii): the lane in per-actor slices, `lane × w / Σw` over the actors that bid
+/// (floored); first each bid in order takes room from its owner's slice, then the room left
+/// (unused slices and rounding) goes to the others in order. A bid is selected only if its
+/// budget fits. Returns, per bid, whether it is selected.
+fn fill(bids: &[Bid], lane: u64) -> Vec<bool> {
+    let mut weights: BTreeMap<Address, u64> = BTreeMap::new();
+    for b in bids {
+        weights.insert(b.actor, b.weight as u64);
+    }
+    let total: u128 = weights.values().map(|&w| w as u128).sum();
+    let mut slices: BTreeMap<Address, u64> = weights
+        .iter()
+        .map(|(a, &w)| (*a, (lane as u128 * w as u128 / total.max(1)) as u64))
+        .collect();
+    let mut room = lane;
+    let mut chosen = vec![false; bids.len()];
+    for (i, b) in bids.iter().enumerate() {
+        let slice = slices.get_mut(&b.actor).expect("every bidder has a slice");
+        if b.budget <= *slice && b.budget <= room {
+            *slice -= b.budget;
+            room -= b.budget;
+            chosen[i] = true;
+        }
+    }
+    for (i, b) in bids.iter().enumerate() {
+        if !chosen[i] && b.budget <= room {
+            room -= b.budget;
+            chosen[i] = true;
+        }
+    }
+    chosen
+}
