@@ -592,6 +592,7 @@ impl Scenario {
         let r = match cmd {
             StepRequest::Tx(tx) => devnet.apply(SendTx(tx)).map(|o| Some(o.receipt)),
             StepRequest::SetBalance(sb) => devnet.apply(sb).map(|()| None),
+            StepRequest::Activate(a) => devnet.apply(a).map(|_| None),
         };
         run.applied(r)
     }

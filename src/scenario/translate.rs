@@ -7,7 +7,7 @@ use super::runner::{MergeConfigError, merge_config};
 use crate::chain::{Transaction, TxKind, default_governor};
 use crate::engine::timer::handler_payload;
 use crate::engine::{Address, ErrorKind, Failure, ScheduleArgs, TimerConfig, TimerId};
-use crate::node::{SetBalance, txs};
+use crate::node::{SetActivationHeight, SetBalance, txs};
 
 /// The node request a step sends. (A transaction is the common case and is built once per
 /// step, so it is not boxed: the CIP-1 v3 fee fields of `ScheduleArgs` made it the large one.)
@@ -16,6 +16,7 @@ use crate::node::{SetBalance, txs};
 pub enum StepRequest {
     Tx(Transaction),
     SetBalance(SetBalance),
+    Activate(SetActivationHeight),
 }
 use std::collections::BTreeMap;
 
@@ -42,13 +43,16 @@ pub enum NotSent {
     /// A `gov_config` whose fields do not make a config.
     #[error(transparent)]
     Config(#[from] MergeConfigError),
+    /// A `tx` step whose JSON is not a transaction.
+    #[error("not a transaction: {0}")]
+    Tx(String),
 }
 
 impl NotSent {
     pub fn kind(&self) -> ErrorKind {
         match self {
             NotSent::TimerNotFound(_) => ErrorKind::TimerNotFound,
-            NotSent::Config(_) => ErrorKind::InvalidInput,
+            NotSent::Config(_) | NotSent::Tx(_) => ErrorKind::InvalidInput,
         }
     }
 }
@@ -161,6 +165,13 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
             balance: balance.0,
         }),
         Step::Halt { .. } => return Ok(None),
+        Step::Tx { tx: json, .. } => {
+            tx(serde_json::from_str(json).map_err(|e| NotSent::Tx(e.to_string()))?)
+        }
+        Step::Activate { height, from, .. } => StepRequest::Activate(SetActivationHeight {
+            from: cx.gov(from),
+            height: *height,
+        }),
     };
     Ok(Some(cmd))
 }
