@@ -528,8 +528,13 @@ impl NodeCore {
         let logged = self.recording.then(|| tx.clone());
         let receipt = self.chain.apply_tx(tx)?;
         if let Some(tx) = logged {
-            let timers = receipt.timers.clone();
-            self.session.push(Entry::Tx { height, tx, timers });
+            self.session.push(Entry::Tx {
+                height,
+                tx,
+                timers: receipt.timers.clone(),
+                created: receipt.created,
+                error: receipt.error.as_ref().map(|f| f.kind),
+            });
         }
         self.pending_txs += 1;
         let sealed = match self.mining {

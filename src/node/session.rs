@@ -15,7 +15,7 @@
 //! `devnet_exportFixture` turns it into a fixture (`scenario::export`).
 
 use crate::chain::{Chain, Transaction};
-use crate::engine::{Address, TimerId};
+use crate::engine::{Address, ErrorKind, TimerId};
 use serde::Serialize;
 use std::sync::Arc;
 
@@ -23,11 +23,14 @@ use std::sync::Arc;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "entry", rename_all = "snake_case")]
 pub enum Entry {
-    /// A transaction applied to the open block at `height` (its receipt named `timers`).
+    /// A transaction applied to the open block at `height`, with what its receipt said: the
+    /// timers it scheduled, the actor it deployed, the error it reverted with.
     Tx {
         height: u64,
         tx: Transaction,
         timers: Vec<TimerId>,
+        created: Option<Address>,
+        error: Option<ErrorKind>,
     },
     /// A devnet balance set while block `at` is the next (or open) block.
     SetBalance {

@@ -300,6 +300,24 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(Value::Null)
     });
+    reg(&mut m, "devnet_exportFixture", |p, node| async move {
+        let a = Args::new(&p, &["from_height", "path"])?;
+        let from: Option<u64> = a.opt(0, "from_height")?;
+        let path: Option<String> = a.opt(1, "path")?;
+        let out = node
+            .query(move |c| crate::scenario::export::export(c, from))
+            .await
+            .map_err(node_error)?
+            .map_err(node_error)?;
+        let mut v = to_json(&out);
+        if let Some(path) = path {
+            std::fs::write(&path, &out.fixture)
+                .map_err(|e| invalid_param("path", format!("cannot write {path}: {e}")))?;
+            v["fixture"] = Value::Null;
+            v["path"] = json!(path);
+        }
+        Ok(v)
+    });
     reg(&mut m, "devnet_reset", |p, node| async move {
         Args::new(&p, &[])?;
         node.request(Reset).await.map_err(node_error)?;

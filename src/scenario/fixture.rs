@@ -148,6 +148,10 @@ pub struct ActorSpec {
     /// The Rhai source inline, `script` naming it (an exported session's actors, issue 24).
     #[serde(default)]
     pub source: Option<String>,
+    /// `true`: the deploy leaves the address to the chain (derived from the deployer and its
+    /// nonce), and `address` says where it lands.
+    #[serde(default)]
+    pub derived: Option<bool>,
 }
 
 /// One action at a height. `expect_error` names the error the action must fail with

@@ -49,6 +49,8 @@ pub(super) struct PreparedActor {
     pub(super) code: ActorCode,
     pub(super) deployer: Address,
     pub(super) endowment: u128,
+    /// The deploy leaves the address to the chain (it lands at `address`).
+    pub(super) derived: bool,
     pub(super) at: u64,
     pub(super) line: usize,
     /// Where it is in the fixture's `[[actors]]`, for errors found later.
@@ -504,7 +506,7 @@ impl Scenario {
             let tx = Transaction::new(
                 a.deployer,
                 TxKind::Deploy {
-                    address: Some(a.address),
+                    address: (!a.derived).then_some(a.address),
                     code: a.code.clone(),
                     endowment: a.endowment,
                 },

@@ -65,13 +65,23 @@ impl From<&NotSent> for Failure {
 
 impl StepContext<'_> {
     fn addr(&self, n: &str) -> Address {
-        self.names[n]
+        match self.names.get(n) {
+            Some(a) => *a,
+            None => n.parse().expect("validated: a name or a 0x address"),
+        }
     }
 
     /// The sender of a step acting as `actor`: `from`, or the actor's deployer.
     fn sender(&self, actor: &str, from: &Option<String>) -> Address {
-        from.as_deref()
-            .map_or_else(|| self.deployers[actor], |f| self.addr(f))
+        from.as_deref().map_or_else(
+            || {
+                self.deployers
+                    .get(actor)
+                    .copied()
+                    .unwrap_or_else(|| self.addr(actor))
+            },
+            |f| self.addr(f),
+        )
     }
 
     fn gov(&self, from: &Option<String>) -> Address {

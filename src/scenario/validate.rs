@@ -236,6 +236,7 @@ impl<'a> Check<'a> {
                 code,
                 deployer,
                 endowment: a.balance.0,
+                derived: a.derived == Some(true),
                 at,
                 line,
                 index: i,
@@ -582,6 +583,11 @@ impl<'a> Check<'a> {
     }
 
     fn name(&self, field: &str, n: &str, err: &ElemErr<'_>) -> Result<Address, FixtureError> {
+        // An address written out (`0x…`) stands for itself (an exported session's unnamed
+        // addresses, issue 24).
+        if let Some(a) = n.starts_with("0x").then(|| n.parse().ok()).flatten() {
+            return Ok(a);
+        }
         self.names
             .get(n)
             .copied()
@@ -596,6 +602,9 @@ impl<'a> Check<'a> {
         expected: bool,
         err: &ElemErr<'_>,
     ) -> Result<(), FixtureError> {
+        if actor.starts_with("0x") {
+            return self.name("actor", actor, err).map(|_| ());
+        }
         let Some(a) = self.actors.iter().find(|a| a.name == actor) else {
             return Err(err("actor", format!("`{actor}` is not an actor")));
         };
