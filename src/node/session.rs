@@ -123,6 +123,13 @@ impl SessionLog {
             .collect()
     }
 
+    /// Replays the whole log on `chain`, the chain it started from (its genesis or the state
+    /// it loaded), up to the state as of sealed block `until`: what a past-height read costs
+    /// without checkpoints (the benchmarks' baseline).
+    pub fn replay_on(&self, chain: &mut Chain, until: u64) -> Result<(), String> {
+        replay(chain, &self.links_after(None), until).map(|_| ())
+    }
+
     /// The position of the last entry (for a checkpoint).
     pub(crate) fn position(&self) -> Option<Arc<Link>> {
         self.tail.clone()
