@@ -109,5 +109,43 @@ fn seal(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, past_query, seal);
+/// A report (printed): the same blocks sealed by a recording node and by one that does not,
+/// one block of each in turn (so the drift of a shared machine stays out of the ratio), over
+/// 600 blocks (two checkpoints and more), with the medians' ratio.
+fn seal_ratio(_: &mut Criterion) {
+    let mut off = node(0, 1);
+    off.set_recording(false);
+    let mut on = node(0, 1);
+    let (mut t_off, mut t_on) = (Vec::new(), Vec::new());
+    let mut next = 2 * PENDING;
+    for _ in 0..600 {
+        for (n, times) in [(&mut off, &mut t_off), (&mut on, &mut t_on)] {
+            let h = n.chain().pending_height();
+            let due = common::fleet::spread_timers(next, 1_000, h, 1, owner);
+            n.test_hook_insert_timers(due).expect("due timers");
+            let t = Instant::now();
+            black_box(n.apply(Mine { blocks: 1 }).expect("mine"));
+            times.push(t.elapsed());
+            while n.poll_event().is_some() {}
+        }
+        next += 1_000;
+    }
+    assert_eq!(off.chain().head(), on.chain().head(), "the same blocks");
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2]
+    };
+    let mean = |v: &[Duration]| v.iter().sum::<Duration>() / v.len() as u32;
+    let (mo, mn) = (mean(&t_off), mean(&t_on));
+    let (a, b) = (median(&mut t_off), median(&mut t_on));
+    println!(
+        "history/seal_ratio: 600 blocks of 1,000 fires with {PENDING} pending: recording off \
+         median {a:?} mean {mo:?}, on median {b:?} mean {mn:?} (checkpoints included); \
+         on/off medians {:.3}, means {:.3}; target <= 1.05",
+        b.as_secs_f64() / a.as_secs_f64(),
+        mn.as_secs_f64() / mo.as_secs_f64()
+    );
+}
+
+criterion_group!(benches, past_query, seal, seal_ratio);
 criterion_main!(benches);
