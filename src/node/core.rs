@@ -530,7 +530,7 @@ impl NodeCore {
         if let Some(tx) = logged {
             self.session.push(Entry::Tx {
                 height,
-                tx,
+                tx: Box::new(tx),
                 timers: receipt.timers.clone(),
                 created: receipt.created,
                 error: receipt.error.as_ref().map(|f| f.kind),

@@ -27,7 +27,7 @@ pub enum Entry {
     /// timers it scheduled, the actor it deployed, the error it reverted with.
     Tx {
         height: u64,
-        tx: Transaction,
+        tx: Box<Transaction>,
         timers: Vec<TimerId>,
         created: Option<Address>,
         error: Option<ErrorKind>,
@@ -191,7 +191,7 @@ pub(crate) fn replay(
                     break;
                 }
                 chain
-                    .apply_tx(tx.clone())
+                    .apply_tx(Transaction::clone(tx))
                     .map_err(|e| format!("replay diverged at height {height}: {e}"))?;
             }
             Entry::SetBalance {
