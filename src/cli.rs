@@ -149,6 +149,10 @@ pub struct ServeArgs {
     /// Start from the state in FILE (a state file, or what `run --dump` writes).
     #[arg(long, value_name = "FILE")]
     pub load_state: Option<PathBuf>,
+    /// Record the session (issue 24): write it as a fixture to FILE on exit and with each save
+    /// of `--state` (`cowboy-devnet run FILE` replays it to the same roots).
+    #[arg(long, value_name = "FILE")]
+    pub record: Option<PathBuf>,
     /// Write the accounts and the address as JSON to FILE at start.
     #[arg(long, value_name = "FILE")]
     pub config_out: Option<PathBuf>,

@@ -72,6 +72,8 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     if let Some((p, dump)) = initial {
         core.apply(LoadState(Box::new(dump)))
             .with_context(|| format!("state file {} refused", p.display()))?;
+        // The session's base (issue 24): what a recording says it started from.
+        core.set_session_file(p.display().to_string());
         // What loading reported is history by the time anyone subscribes.
         while core.poll_event().is_some() {}
     }
@@ -219,6 +221,11 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
                 {
                     eprintln!("error: {e:#}");
                 }
+                if let Some(p) = &a.record
+                    && let Err(e) = record(&node, p).await
+                {
+                    eprintln!("error: {e:#}");
+                }
             }
             _ = running.handle.clone().stopped() => break,
         }
@@ -234,8 +241,30 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
             }
         }
     }
+    if let Some(p) = &a.record {
+        match record(&node, p).await {
+            Ok(()) => eprintln!("session recorded to {}", p.display()),
+            Err(e) => {
+                eprintln!("error: {e:#}");
+                code = crate::cli::EXIT_OUTPUT;
+            }
+        }
+    }
     node.shutdown();
     Ok(code)
+}
+
+/// Writes the session as a fixture to `p` (`--record`, issue 24).
+pub(crate) async fn record(node: &NodeHandle, p: &Path) -> Result<()> {
+    let out = node
+        .query(|c| cowboy_devnet::scenario::export::export(c, None))
+        .await??;
+    let p = p.to_path_buf();
+    tokio::task::spawn_blocking(move || std::fs::write(&p, out.fixture))
+        .await
+        .context("the record task failed")?
+        .context("the session could not be written")?;
+    Ok(())
 }
 
 pub(crate) async fn save(node: &NodeHandle, p: &Path) -> Result<()> {

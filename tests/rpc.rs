@@ -1378,7 +1378,9 @@ async fn cip1_v3_8_scheduler_fairness_gives_w_per_actor() {
         assert!((10_000..=20_000).contains(&w), "{r}");
     }
     assert_eq!(b["weight_bps"], json!(10_000), "{f}");
-    assert_bad_param(&c, "scheduler_fairness", json!([1]), "").await;
+    // Its one param is a block tag (issue 24): anything else is refused naming it.
+    assert_bad_param(&c, "scheduler_fairness", json!(["earliest"]), "block").await;
+    assert_bad_param(&c, "scheduler_fairness", json!([1, 2]), "").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

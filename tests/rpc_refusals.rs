@@ -89,6 +89,8 @@ const READ_ONLY: &[&str] = &[
     "scheduler_tiers",
     "scheduler_lane",
     "scheduler_fairness",
+    // The session's export writes a file when asked, never the chain (issue 24).
+    "devnet_exportFixture",
     // The dashboard's queries over the API (issue 19).
     "scheduler_buckets",
     "scheduler_actors",
@@ -146,6 +148,8 @@ async fn every_state_changing_method_refused_changes_nothing() {
         ("devnet_setBalance", json!([dev1, "-1"]), None),
         ("devnet_snapshot", json!(["extra"]), None),
         ("devnet_revert", json!([999]), Some("UnknownSnapshot")),
+        ("devnet_revertTo", json!([1_000_000]), Some("InvalidInput")),
+        ("devnet_revertTo", json!(["x"]), None),
         (
             "devnet_deleteSnapshot",
             json!([999]),

@@ -5,15 +5,15 @@
 
 use super::error::NodeError;
 use super::read;
+use super::session::{Base, Entry, SessionLog};
 use super::views::{
-    AccountView, BlockSummary, BlockView, EventFilter, EventView, SnapshotInfo, SupplyView,
-    TiersView, TimerFilter, TimerView,
+    AccountView, BlockSummary, BlockView, EventView, SnapshotInfo, SupplyView, TiersView,
 };
 use crate::chain::runtime::ActorRuntime;
 use crate::chain::{
     Block, Chain, ChainDump, Genesis, GenesisAccount, Receipt, Sealed, Transaction,
 };
-use crate::engine::{Address, QueueConfig, TimerConfig, TimerId};
+use crate::engine::{Address, QueueConfig, TimerConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::ControlFlow;
@@ -251,7 +251,12 @@ struct Snap {
     names: BTreeMap<Address, String>,
     /// The block hook's state, if it has one to keep.
     hook: Option<HookSnap>,
+    session: SessionLog,
+    checkpoints: VecDeque<Arc<past::Checkpoint>>,
 }
+
+mod past;
+mod reads;
 
 /// The live devnet, without threads or clocks.
 pub struct NodeCore {
@@ -281,6 +286,11 @@ pub struct NodeCore {
     hook: Option<Box<dyn BlockHook>>,
     /// The hook as it was set, for `Reset`.
     initial_hook: Option<HookSnap>,
+    /// Everything applied to the chain (issue 24, `session.rs`).
+    session: SessionLog,
+    recording: bool,
+    /// States every [`past::CHECKPOINT_EVERY`] heights of the retained history (`past.rs`).
+    checkpoints: VecDeque<Arc<past::Checkpoint>>,
 }
 
 impl std::fmt::Debug for NodeCore {
@@ -330,6 +340,7 @@ impl NodeCore {
             genesis.system_deployers.push(*d0);
         }
         let chain = new_chain(&genesis, &cfg.runtime, cfg.keep_blocks)?;
+        let checkpoints = past::start(&chain, cfg.keep_history);
         Ok(NodeCore {
             chain,
             genesis,
@@ -351,6 +362,9 @@ impl NodeCore {
             names,
             hook: None,
             initial_hook: None,
+            session: SessionLog::default(),
+            recording: true,
+            checkpoints,
         })
     }
 
@@ -491,110 +505,6 @@ impl NodeCore {
         read::tiers(&self.chain)
     }
 
-    /// Events of the history (oldest first) that `filter` matches, at most `filter.limit`.
-    /// Without history (a headless node): the chain's recent blocks.
-    pub fn events(&self, filter: &EventFilter) -> Vec<EventView> {
-        let limit = filter.limit.unwrap_or(usize::MAX);
-        let from = filter.from_height.unwrap_or(0);
-        let start = self.history.partition_point(|b| b.header.height < from);
-        let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
-            Box::new(self.history.range(start..).map(|b| &**b))
-        } else {
-            Box::new(self.chain.blocks())
-        };
-        blocks
-            .take_while(|b| filter.to_height.is_none_or(|t| b.header.height <= t))
-            .flat_map(|b| b.events.iter())
-            .filter(|r| filter.matches(r))
-            .take(limit)
-            .cloned()
-            .collect()
-    }
-
-    /// A timer, pending or gone (as far as the history reaches); `None` when unknown.
-    pub fn timer(&self, id: &TimerId) -> Option<TimerView> {
-        let events = self.events(&EventFilter {
-            timer_id: Some(*id),
-            ..EventFilter::default()
-        });
-        read::timer_view(&self.chain, id, events)
-    }
-
-    /// The timers of one height in execution order.
-    pub fn bucket(&self, height: u64) -> Vec<TimerView> {
-        let ids = read::bucket(&self.chain, height)
-            .into_iter()
-            .map(|t| t.timer_id)
-            .collect();
-        self.timer_views(ids)
-    }
-
-    /// Timers, pending (in firing order) and then gone (in the order they were scheduled),
-    /// that `filter` matches, at most `filter.limit`.
-    pub fn timers(&self, filter: &TimerFilter) -> Vec<TimerView> {
-        let limit = filter.limit.unwrap_or(usize::MAX);
-        let mut ids: Vec<TimerId> = Vec::new();
-        if filter
-            .status
-            .is_none_or(|s| s == super::TimerStatus::Pending)
-        {
-            ids.extend(
-                read::pending_timers(&self.chain)
-                    .into_iter()
-                    .filter(|t| filter.actor.is_none_or(|a| t.actor_address == a))
-                    .map(|t| t.timer_id),
-            );
-        }
-        if filter.status != Some(super::TimerStatus::Pending) {
-            let mut seen = std::collections::BTreeSet::new();
-            for r in self.history.iter().flat_map(|b| b.events.iter()) {
-                if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
-                    timer_id,
-                    actor,
-                    ..
-                }) = &r.event
-                    && filter.actor.is_none_or(|a| a == *actor)
-                    && read::live_timer(&self.chain, timer_id).is_none()
-                    && seen.insert(*timer_id)
-                {
-                    ids.push(*timer_id);
-                }
-            }
-        }
-        if filter.status.is_none() {
-            ids.truncate(limit);
-        }
-        let mut views = self.timer_views(ids);
-        views.retain(|v| filter.status.is_none_or(|s| v.status == s));
-        views.truncate(limit);
-        views
-    }
-
-    /// Views of `ids` (in that order; unknown ids left out), their events gathered in one
-    /// pass over the history.
-    fn timer_views(&self, ids: Vec<TimerId>) -> Vec<TimerView> {
-        let wanted: std::collections::BTreeSet<TimerId> = ids.iter().copied().collect();
-        let mut events: BTreeMap<TimerId, Vec<EventView>> = BTreeMap::new();
-        let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
-            Box::new(self.history.iter().map(|b| &**b))
-        } else {
-            Box::new(self.chain.blocks())
-        };
-        for r in blocks.flat_map(|b| b.events.iter()) {
-            if let Some(id) = r.event.timer_id()
-                && wanted.contains(&id)
-            {
-                events.entry(id).or_default().push(r.clone());
-            }
-        }
-        ids.into_iter()
-            .filter_map(|id| {
-                let ev = events.remove(&id).unwrap_or_default();
-                read::timer_view(&self.chain, &id, ev)
-            })
-            .collect()
-    }
-
     /// The snapshots kept, oldest first.
     pub fn snapshots(&self) -> Vec<SnapshotInfo> {
         self.snapshots
@@ -610,7 +520,18 @@ impl NodeCore {
 
     /// Applies a transaction; seals its block under automine.
     pub(super) fn send(&mut self, tx: Transaction) -> Result<(Receipt, Option<u64>), NodeError> {
+        let height = self.chain.pending_height();
+        let logged = self.recording.then(|| tx.clone());
         let receipt = self.chain.apply_tx(tx)?;
+        if let Some(tx) = logged {
+            self.session.push(Entry::Tx {
+                height,
+                tx: Box::new(tx),
+                timers: receipt.timers.clone(),
+                created: receipt.created,
+                error: receipt.error.as_ref().map(|f| f.kind),
+            });
+        }
         self.pending_txs += 1;
         let sealed = match self.mining {
             MiningMode::Auto => {
@@ -646,7 +567,9 @@ impl NodeCore {
         if self.hook.is_some() {
             return Some(self.seal());
         }
-        match self.chain.seal_next() {
+        let sealed = self.chain.seal_next();
+        self.sealed();
+        match sealed {
             Sealed::Quiet => {
                 self.pending_txs = 0;
                 self.quiet += 1;
@@ -680,6 +603,7 @@ impl NodeCore {
                 }
             };
             let flow = if jumped > 0 {
+                self.sealed();
                 self.pending_txs = 0;
                 self.quiet += jumped;
                 sealed += jumped;
@@ -702,6 +626,7 @@ impl NodeCore {
 
     fn seal_plain(&mut self) -> Arc<Block> {
         self.chain.seal_block();
+        self.sealed();
         self.after_seal_block()
     }
 
@@ -777,6 +702,8 @@ impl NodeCore {
                 history: self.history.clone(),
                 names: self.names.clone(),
                 hook: self.hook.as_deref().and_then(HookSnap::of),
+                session: self.session.clone(),
+                checkpoints: self.checkpoints.clone(),
             },
         );
         let height = self.height();
@@ -799,6 +726,8 @@ impl NodeCore {
         self.chain = s.chain.clone();
         self.history = s.history.clone();
         self.names = s.names.clone();
+        self.session = s.session.clone();
+        self.checkpoints = s.checkpoints.clone();
         if let Some(h) = &s.hook {
             self.hook = Some(h.restore());
         }
@@ -821,6 +750,8 @@ impl NodeCore {
     pub(super) fn reset(&mut self) -> Result<(), NodeError> {
         self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
         self.history.clear();
+        self.session = SessionLog::default();
+        self.checkpoints = past::start(&self.chain, self.keep_history);
         self.names = self.initial_names.clone();
         if let Some(h) = &self.initial_hook {
             self.hook = Some(h.restore());
@@ -865,11 +796,17 @@ impl NodeCore {
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();
+        self.session = SessionLog::new(Base::Loaded { height, file: None });
+        self.checkpoints = past::start(&self.chain, self.keep_history);
         self.events.push_back(NodeEvent::StateLoaded { height });
         Ok(())
     }
 
     pub(super) fn set_name(&mut self, a: Address, name: String) {
+        if self.recording {
+            let (address, name) = (a, name.clone());
+            self.session.push(Entry::Named { address, name });
+        }
         self.names.insert(a, name);
     }
 

@@ -12,6 +12,7 @@
 //!   governance requests; `views.rs`: what queries answer; `read.rs`: every read of the
 //!   chain's state the views make.
 
+pub mod at;
 mod core;
 mod error;
 mod governance;
@@ -20,6 +21,7 @@ pub mod query;
 mod read;
 pub mod requests;
 pub mod scheduler;
+pub mod session;
 mod shell;
 pub mod text;
 pub mod txs;
@@ -30,11 +32,13 @@ pub use self::core::{
     MAX_MINE_PER_COMMAND, MineStep, MiningMode, NodeConfig, NodeCore, NodeEvent, Request,
     dev_account,
 };
+pub use at::{At, BlockTag};
 pub use error::NodeError;
 pub use governance::{GovUpdateSchedulerConfig, merge_scheduler_params};
 pub use query::*;
 pub use requests::*;
 pub use scheduler::*;
+pub use session::{Base, Entry, SessionLog};
 pub use shell::{
     DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, ShellConfig, spawn, spawn_with,
 };

@@ -99,6 +99,11 @@ impl Request for SetBalance {
     fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
         node.chain_mut()
             .try_set_balance(&self.address, self.balance)?;
+        node.record(super::Entry::SetBalance {
+            at: node.chain().pending_height(),
+            address: self.address,
+            balance: self.balance,
+        });
         node.push_event(NodeEvent::BalanceSet {
             address: self.address,
             balance: self.balance.to_string(),
@@ -142,6 +147,8 @@ impl Request for Halt {
             node.report_quiet();
         }
         node.chain_mut().halt(blocks);
+        let after = node.height();
+        node.record(super::Entry::Halt { after, blocks });
         node.push_event(NodeEvent::Halted {
             blocks,
             resume_height: resume,
@@ -195,6 +202,21 @@ impl Request for DeleteSnapshot {
     type Reply = ();
     fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
         node.delete_snapshot(self.id)
+    }
+}
+
+/// `devnet_revertTo`: back to sealed block `height` of the retained history, without a
+/// snapshot taken in advance (issue 24): the chain as of that block is rebuilt from a
+/// checkpoint and the session log; what came after leaves the chain and the log.
+#[derive(Clone, Copy, Debug)]
+pub struct RevertTo {
+    pub height: u64,
+}
+
+impl Request for RevertTo {
+    type Reply = ();
+    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
+        node.revert_to(self.height)
     }
 }
 

@@ -222,8 +222,11 @@ impl Request for SetActivationHeight {
                 ),
             )));
         }
+        let at = node.chain().pending_height();
         node.chain_mut()
             .set_activation_height_from(&self.from, self.height)?;
+        let (from, height) = (self.from, self.height);
+        node.record(super::Entry::Activation { at, from, height });
         Ok(node.chain().activation_height())
     }
 }

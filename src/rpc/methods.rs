@@ -9,12 +9,12 @@ use crate::chain::runtime::ActorCode;
 use crate::engine::timer::handler_payload;
 use crate::engine::{Address, EventKind, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
-    AccountsQuery, ActorsQuery, BucketQuery, CallActor, CancelTimer, ConfigChange, ConfigQuery,
+    AccountsQuery, ActorsQuery, At, BucketQuery, CallActor, CancelTimer, ConfigChange, ConfigQuery,
     DeleteSnapshot, DeployActor, DumpState, EstimateTimer, EventFilter, EventsQuery, ExtendTimer,
     GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, Halt, LoadState, Mine,
-    MiningMode, NamesQuery, NodeError, NodeEvent, NodeHandle, Reset, Revert, ScheduleTimer,
-    SetBalance, SetMining, Snapshot, SnapshotsQuery, TiersQuery, TimerFilter, TimerQuery,
-    TimerStatus, TimersQuery, TxOutcome,
+    MiningMode, NamesQuery, NodeError, NodeEvent, NodeHandle, Reset, Revert, RevertTo,
+    ScheduleTimer, SetBalance, SetMining, Snapshot, SnapshotsQuery, TiersQuery, TimerFilter,
+    TimerQuery, TimerStatus, TimersQuery, TxOutcome,
 };
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -249,8 +249,9 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(b.map_or(Value::Null, |b| to_json(&*b)))
     });
     reg(&mut m, AccountsQuery::METHOD, |p, node| async move {
-        Args::new(&p, &[])?;
-        let acc = node.ask(AccountsQuery).await.map_err(node_error)?;
+        let a = Args::new(&p, &["block"])?;
+        let q = At::new(AccountsQuery, a.block(0)?);
+        let acc = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&acc))
     });
     reg(&mut m, NamesQuery::METHOD, |p, node| async move {
@@ -264,11 +265,18 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(to_json(&snaps))
     });
     reg(&mut m, "devnet_getBalance", |p, node| async move {
-        let a = Args::new(&p, &["address"])?;
+        let a = Args::new(&p, &["address", "block"])?;
         let who: Address = a.req(0, "address")?;
+        let at = a.block(1)?;
         let b = node
-            .query(move |c| c.balance(&who))
+            .query(move |c| match at {
+                None => Ok(c.balance(&who)),
+                Some(h) => c
+                    .at_height(h)
+                    .map(|p| p.map_or_else(|| c.balance(&who), |p| p.balance(&who))),
+            })
             .await
+            .map_err(node_error)?
             .map_err(node_error)?;
         Ok(to_json(&Amount(b)))
     });
@@ -304,6 +312,32 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .await
             .map_err(node_error)?;
         Ok(Value::Null)
+    });
+    reg(&mut m, "devnet_revertTo", |p, node| async move {
+        let a = Args::new(&p, &["height"])?;
+        let height: u64 = a.req(0, "height")?;
+        node.request(RevertTo { height })
+            .await
+            .map_err(node_error)?;
+        Ok(Value::Null)
+    });
+    reg(&mut m, "devnet_exportFixture", |p, node| async move {
+        let a = Args::new(&p, &["from_height", "path"])?;
+        let from: Option<u64> = a.opt(0, "from_height")?;
+        let path: Option<String> = a.opt(1, "path")?;
+        let out = node
+            .query(move |c| crate::scenario::export::export(c, from))
+            .await
+            .map_err(node_error)?
+            .map_err(node_error)?;
+        let mut v = to_json(&out);
+        if let Some(path) = path {
+            std::fs::write(&path, &out.fixture)
+                .map_err(|e| invalid_param("path", format!("cannot write {path}: {e}")))?;
+            v["fixture"] = Value::Null;
+            v["path"] = json!(path);
+        }
+        Ok(v)
     });
     reg(&mut m, "devnet_reset", |p, node| async move {
         Args::new(&p, &[])?;
@@ -451,19 +485,22 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(outcome_json(&out, &node))
     });
     reg(&mut m, TimerQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["timer_id"])?;
+        let a = Args::new(&p, &["timer_id", "block"])?;
         let id: TimerId = a.req(0, "timer_id")?;
-        let t = node.ask(TimerQuery { id }).await.map_err(node_error)?;
+        let q = At::new(TimerQuery { id }, a.block(1)?);
+        let t = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&t))
     });
     reg(&mut m, BucketQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["height"])?;
+        let a = Args::new(&p, &["height", "block"])?;
         let height: u64 = a.req(0, "height")?;
-        let ts = node.ask(BucketQuery { height }).await.map_err(node_error)?;
+        let q = At::new(BucketQuery { height }, a.block(1)?);
+        let ts = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&ts))
     });
     reg(&mut m, TimersQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["filter"])?;
+        let a = Args::new(&p, &["filter", "block"])?;
+        let at = a.block(1)?;
         let mut o = a.obj(0, "filter", true)?;
         let actor: Option<Address> = o.opt("actor")?;
         let status = match o.opt::<String>("status")? {
@@ -483,7 +520,10 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             status,
             limit,
         };
-        let ts = node.ask(TimersQuery(f)).await.map_err(node_error)?;
+        let ts = node
+            .ask(At::new(TimersQuery(f), at))
+            .await
+            .map_err(node_error)?;
         Ok(to_json(&ts))
     });
 
@@ -494,8 +534,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(to_json(&c))
     });
     reg(&mut m, TiersQuery::METHOD, |p, node| async move {
-        Args::new(&p, &[])?;
-        let t = node.ask(TiersQuery).await.map_err(node_error)?;
+        let a = Args::new(&p, &["block"])?;
+        let t = node
+            .ask(At::new(TiersQuery, a.block(0)?))
+            .await
+            .map_err(node_error)?;
         Ok(to_json(&t))
     });
 

@@ -54,6 +54,7 @@ const fn m(
 const NULL: &str = r#"{"type":"null"}"#;
 const BOOL: &str = r#"{"type":"boolean"}"#;
 const ANY: &str = r#"{}"#;
+const BLOCK: &str = "the state as of this sealed height (default: latest); older than the retained history: HistoryPruned";
 
 /// Every method of the API.
 pub const METHODS: &[MethodDoc] = &[
@@ -96,7 +97,7 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "devnet_accounts",
         "The dev accounts: address, balance, system_deployer.",
-        &[],
+        &[o("block", "BlockTag", BLOCK)],
         r#"{"type":"array","items":"@Account"}"#,
     ),
     m(
@@ -108,7 +109,10 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "devnet_getBalance",
         "An account's balance.",
-        &[p("address", "Address", "the account")],
+        &[
+            p("address", "Address", "the account"),
+            o("block", "BlockTag", BLOCK),
+        ],
         "Amount",
     ),
     m(
@@ -149,6 +153,29 @@ pub const METHODS: &[MethodDoc] = &[
         "Forget a snapshot.",
         &[p("id", "Count", "snapshot id")],
         NULL,
+    ),
+    m(
+        "devnet_revertTo",
+        "Back to a sealed height of the retained history, without a snapshot taken before (the span after it leaves the chain and the session log).",
+        &[p("height", "Height", "the height")],
+        NULL,
+    ),
+    m(
+        "devnet_exportFixture",
+        "The session as a fixture (TOML): genesis, steps at their heights, expectations pinning what was seen; written to `path` when given.",
+        &[
+            o(
+                "from_height",
+                "Height",
+                "the first height whose steps are exported (default: the session's first)",
+            ),
+            o(
+                "path",
+                r#"{"type":"string"}"#,
+                "a file to write; without it the reply holds the text",
+            ),
+        ],
+        r#"{"type":"object"}"#,
     ),
     m(
         "devnet_reset",
@@ -285,23 +312,32 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "timer_get",
         "Every field of a timer, its status, deferrals and event history; null when unknown.",
-        &[p("timer_id", "TimerId", "the id")],
+        &[
+            p("timer_id", "TimerId", "the id"),
+            o("block", "BlockTag", BLOCK),
+        ],
         "Timer",
     ),
     m(
         "timer_bucket",
         "The timers due at a height, in execution order.",
-        &[p("height", "Height", "the height")],
+        &[
+            p("height", "Height", "the height"),
+            o("block", "BlockTag", BLOCK),
+        ],
         r#"{"type":"array","items":"@Timer"}"#,
     ),
     m(
         "timer_list",
         "Timers, filtered.",
-        &[o(
-            "filter",
-            r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","limit":"@Count"}}"#,
-            "actor?, status?, limit?",
-        )],
+        &[
+            o(
+                "filter",
+                r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","limit":"@Count"}}"#,
+                "actor?, status?, limit?",
+            ),
+            o("block", "BlockTag", BLOCK),
+        ],
         r#"{"type":"array","items":"@Timer"}"#,
     ),
     m(
@@ -313,7 +349,7 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "scheduler_tiers",
         "Ring occupancy per slot, epoch buckets, overflow size and root (overflow_root), next maintenance height, timers the last block's maintenance moved (last_migrated).",
-        &[],
+        &[o("block", "BlockTag", BLOCK)],
         r#"{"type":"object"}"#,
     ),
     m(
@@ -339,17 +375,20 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "scheduler_lane",
         "CIP-1 v3 per block, oldest first: the scheduler, lane basefee (nanos per cycle), utilisation (bps), cycles reserved and used, GC cycles, timers fired, selected, deferred and lane_deferred, p50 tip (nanos); the next block's lane basefee, the last block's p50 tip (p50_tip) and the activation height.",
-        &[o(
-            "options",
-            r#"{"type":"object","properties":{"last":"@Count"}}"#,
-            "last?: how many recent blocks (default 32, at most 1000)",
-        )],
+        &[
+            o(
+                "options",
+                r#"{"type":"object","properties":{"last":"@Count"}}"#,
+                "last?: how many recent blocks (default 32, at most 1000)",
+            ),
+            o("block", "BlockTag", BLOCK),
+        ],
         "SchedulerLane",
     ),
     m(
         "scheduler_fairness",
         "CIP-1 v3 §8 per actor with a fire or a deferral in the window: recent fires, recent deferrals, W in bps (10000 = 1); the window and the median.",
-        &[],
+        &[o("block", "BlockTag", BLOCK)],
         "SchedulerFairness",
     ),
     m(
@@ -435,6 +474,7 @@ fn components() -> Value {
     json!({
         "schemas": {
             "Height": {"type": "integer", "minimum": 0},
+            "BlockTag": {"oneOf": [{"const": "latest"}, {"type": "integer", "minimum": 0}], "description": "a sealed height of the retained history, or latest (the head)"},
             "Count": {"type": "integer", "minimum": 0},
             "Amount": {"type": "string", "pattern": "^[0-9]+$", "description": "a u128 as a decimal string"},
             "Address": hex(40, "20 bytes"),

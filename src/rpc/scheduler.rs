@@ -7,8 +7,8 @@ use super::queries::{RpcQuery, RpcRequest};
 use super::types::{Args, Decode, invalid_param};
 use crate::engine::{Address, PriorityTier};
 use crate::node::{
-    BucketsQuery, DEFAULT_LANE_BLOCKS, FairnessQuery, LaneQuery, NodeHandle, SetActivationHeight,
-    SharesQuery,
+    At, BucketsQuery, DEFAULT_LANE_BLOCKS, FairnessQuery, LaneQuery, NodeHandle,
+    SetActivationHeight, SharesQuery,
 };
 
 /// The most heights `scheduler_buckets` lists.
@@ -32,20 +32,23 @@ impl Decode for PriorityTier {
 /// Registers the scheduler methods of CIP-1 v3.
 pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
     reg(m, LaneQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["options"])?;
+        let a = Args::new(&p, &["options", "block"])?;
+        let at = a.block(1)?;
         let mut o = a.obj(0, "options", true)?;
         let last: Option<u64> = o.opt("last")?;
         o.finish()?;
         let last = last.unwrap_or(DEFAULT_LANE_BLOCKS);
-        let v = node.ask(LaneQuery { last }).await.map_err(|e| match e {
+        let q = At::new(LaneQuery { last }, at);
+        let v = node.ask(q).await.map_err(|e| match e {
             crate::node::NodeError::InvalidInput(why) => invalid_param("last", why),
             e => node_error(e),
         })?;
         Ok(serde_json::to_value(v).expect("views serialize"))
     });
     reg(m, FairnessQuery::METHOD, |p, node| async move {
-        Args::new(&p, &[])?;
-        let v = node.ask(FairnessQuery).await.map_err(node_error)?;
+        let a = Args::new(&p, &["block"])?;
+        let q = At::new(FairnessQuery, a.block(0)?);
+        let v = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&v))
     });
     reg(m, BucketsQuery::METHOD, |p, node| async move {

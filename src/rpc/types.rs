@@ -115,6 +115,24 @@ impl Decode for Value {
     }
 }
 
+/// A block tag (issue 24): `"latest"` or a sealed height, like Ethereum's.
+impl Decode for crate::node::BlockTag {
+    const EXPECTED: &'static str = "a block tag (\"latest\" or a height)";
+    fn decode(v: &Value) -> Result<Self, String> {
+        serde_json::from_value(v.clone()).map_err(|_| expected::<Self>(v))
+    }
+}
+
+impl Args {
+    /// The optional block tag at param `i` (`"block"`): the height asked for, `None` for the
+    /// head.
+    pub fn block(&self, i: usize) -> Result<Option<u64>, ErrorObjectOwned> {
+        Ok(self
+            .opt::<crate::node::BlockTag>(i, "block")?
+            .and_then(|b| b.height()))
+    }
+}
+
 /// An amount: a u128 written as a decimal string (JSON numbers lose precision past 2^53).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Amount(pub u128);

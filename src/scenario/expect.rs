@@ -64,6 +64,10 @@ impl Scenario {
         let e = &pe.expect;
         let (passed, detail) = if let Some(m) = e.metric.as_deref().and_then(Metric::parse) {
             self.check_metric(e, m, chain, run)
+        } else if let Some(root) = &e.state_root {
+            let got = chain.state_root();
+            let want: crate::engine::H256 = root.parse().expect("validated");
+            (got == want, format!("state root is {got}"))
         } else if let Some(who) = &e.balance_of {
             let b = self.address(who).map_or(0, |a| chain.balance(&a));
             let ok = e.equals.is_none_or(|v| b == v.0)
@@ -205,6 +209,9 @@ fn describe(e: &Expect) -> String {
     }
     if let Some(st) = &e.status {
         s = format!("status {st}");
+    }
+    if let Some(r) = &e.state_root {
+        s = format!("state root {r}");
     }
     if let Some(m) = &e.metric {
         s = m.clone();

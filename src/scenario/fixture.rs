@@ -110,6 +110,10 @@ pub struct ChainSection {
     pub basefee: Option<BasefeeConfig>,
     #[serde(default)]
     pub queue: Option<QueueConfig>,
+    /// `false`: no implicit `governance` account at genesis (an exported session's genesis
+    /// is the node's, issue 24).
+    #[serde(default)]
+    pub implicit_governance: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -141,6 +145,16 @@ pub struct ActorSpec {
     /// Height of the deploy (default 1).
     #[serde(default)]
     pub at: Option<u64>,
+    /// Where it is deployed (default: derived from the name).
+    #[serde(default)]
+    pub address: Option<Address>,
+    /// The Rhai source inline, `script` naming it (an exported session's actors, issue 24).
+    #[serde(default)]
+    pub source: Option<String>,
+    /// `true`: the deploy leaves the address to the chain (derived from the deployer and its
+    /// nonce), and `address` says where it lands.
+    #[serde(default)]
+    pub derived: Option<bool>,
 }
 
 /// One action at a height. `expect_error` names the error the action must fail with
@@ -273,6 +287,23 @@ pub enum Step {
     },
     /// After block `at`, the chain halts for `blocks` heights (an outage, CIP-5 §8).
     Halt { at: u64, blocks: u64 },
+    /// A transaction as JSON (`chain::Transaction`), sent as is: what an exported session
+    /// holds where no named step says the same transaction (issue 24).
+    Tx {
+        at: u64,
+        tx: String,
+        #[serde(default)]
+        expect_error: Option<String>,
+    },
+    /// `gov_setActivationHeight` (CIP-1 v3 §13.2) from `from` (default: governance).
+    Activate {
+        at: u64,
+        height: u64,
+        #[serde(default)]
+        from: Option<String>,
+        #[serde(default)]
+        expect_error: Option<String>,
+    },
 }
 
 impl Step {
@@ -287,7 +318,9 @@ impl Step {
             | Step::GovExtend { at, .. }
             | Step::GovConfig { at, .. }
             | Step::SetBalance { at, .. }
-            | Step::Halt { at, .. } => *at,
+            | Step::Halt { at, .. }
+            | Step::Tx { at, .. }
+            | Step::Activate { at, .. } => *at,
         }
     }
 
@@ -303,6 +336,8 @@ impl Step {
             Step::GovConfig { .. } => "gov_config",
             Step::SetBalance { .. } => "set_balance",
             Step::Halt { .. } => "halt",
+            Step::Tx { .. } => "tx",
+            Step::Activate { .. } => "activate",
         }
     }
 
@@ -315,7 +350,9 @@ impl Step {
             | Step::Transfer { expect_error, .. }
             | Step::GovCancel { expect_error, .. }
             | Step::GovExtend { expect_error, .. }
-            | Step::GovConfig { expect_error, .. } => expect_error.as_deref(),
+            | Step::GovConfig { expect_error, .. }
+            | Step::Tx { expect_error, .. }
+            | Step::Activate { expect_error, .. } => expect_error.as_deref(),
             Step::SetBalance { .. } | Step::Halt { .. } => None,
         }
     }
@@ -431,6 +468,9 @@ pub struct Expect {
     /// Shown in the report instead of a generated description.
     #[serde(default)]
     pub description: Option<String>,
+    /// The state root after block `at` (an exported session pins what it saw, issue 24).
+    #[serde(default)]
+    pub state_root: Option<String>,
 }
 
 /// A parsed fixture with where it came from (to resolve script paths and name errors).

@@ -3,6 +3,7 @@
 
 pub mod builtin;
 mod expect;
+pub mod export;
 pub mod fixture;
 pub mod lines;
 pub mod live;

@@ -51,6 +51,8 @@ pub(super) struct PreparedActor {
     pub(super) code: ActorCode,
     pub(super) deployer: Address,
     pub(super) endowment: u128,
+    /// The deploy leaves the address to the chain (it lands at `address`).
+    pub(super) derived: bool,
     pub(super) at: u64,
     pub(super) line: usize,
     /// Where it is in the fixture's `[[actors]]`, for errors found later.
@@ -507,7 +509,7 @@ impl Scenario {
             let tx = Transaction::new(
                 a.deployer,
                 TxKind::Deploy {
-                    address: Some(a.address),
+                    address: (!a.derived).then_some(a.address),
                     code: a.code.clone(),
                     endowment: a.endowment,
                 },
@@ -596,6 +598,7 @@ impl Scenario {
         let r = match cmd {
             StepRequest::Tx(tx) => devnet.apply(SendTx(tx)).map(|o| Some(o.receipt)),
             StepRequest::SetBalance(sb) => devnet.apply(sb).map(|()| None),
+            StepRequest::Activate(a) => devnet.apply(a).map(|_| None),
         };
         run.applied(r)
     }

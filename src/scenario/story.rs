@@ -83,5 +83,7 @@ pub fn describe_step(step: &Step) -> String {
             account, balance, ..
         } => format!("{account}'s balance is set to {}", balance.0),
         Step::Halt { blocks, .. } => format!("the chain halts for {blocks} blocks"),
+        Step::Tx { tx, .. } => format!("a transaction {tx}"),
+        Step::Activate { height, .. } => format!("governance activates eip1559 at {height}"),
     }
 }

@@ -9,7 +9,7 @@ use crate::engine::timer::handler_payload;
 use crate::engine::{
     Address, ErrorKind, Failure, ScheduleArgs, SchedulerParams, TimerConfig, TimerId,
 };
-use crate::node::{SetBalance, txs};
+use crate::node::{SetActivationHeight, SetBalance, txs};
 
 /// The node request a step sends. (A transaction is the common case and is built once per
 /// step, so it is not boxed: the CIP-1 v3 fee fields of `ScheduleArgs` made it the large one.)
@@ -18,6 +18,7 @@ use crate::node::{SetBalance, txs};
 pub enum StepRequest {
     Tx(Transaction),
     SetBalance(SetBalance),
+    Activate(SetActivationHeight),
 }
 use std::collections::BTreeMap;
 
@@ -47,13 +48,16 @@ pub enum NotSent {
     /// A `gov_config` whose fields do not make a config.
     #[error(transparent)]
     Config(#[from] MergeConfigError),
+    /// A `tx` step whose JSON is not a transaction.
+    #[error("not a transaction: {0}")]
+    Tx(String),
 }
 
 impl NotSent {
     pub fn kind(&self) -> ErrorKind {
         match self {
             NotSent::TimerNotFound(_) => ErrorKind::TimerNotFound,
-            NotSent::Config(_) => ErrorKind::InvalidInput,
+            NotSent::Config(_) | NotSent::Tx(_) => ErrorKind::InvalidInput,
         }
     }
 }
@@ -66,13 +70,23 @@ impl From<&NotSent> for Failure {
 
 impl StepContext<'_> {
     fn addr(&self, n: &str) -> Address {
-        self.names[n]
+        match self.names.get(n) {
+            Some(a) => *a,
+            None => n.parse().expect("validated: a name or a 0x address"),
+        }
     }
 
     /// The sender of a step acting as `actor`: `from`, or the actor's deployer.
     fn sender(&self, actor: &str, from: &Option<String>) -> Address {
-        from.as_deref()
-            .map_or_else(|| self.deployers[actor], |f| self.addr(f))
+        from.as_deref().map_or_else(
+            || {
+                self.deployers
+                    .get(actor)
+                    .copied()
+                    .unwrap_or_else(|| self.addr(actor))
+            },
+            |f| self.addr(f),
+        )
     }
 
     fn gov(&self, from: &Option<String>) -> Address {
@@ -168,6 +182,13 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
             balance: balance.0,
         }),
         Step::Halt { .. } => return Ok(None),
+        Step::Tx { tx: json, .. } => {
+            tx(serde_json::from_str(json).map_err(|e| NotSent::Tx(e.to_string()))?)
+        }
+        Step::Activate { height, from, .. } => StepRequest::Activate(SetActivationHeight {
+            from: cx.gov(from),
+            height: *height,
+        }),
     };
     Ok(Some(cmd))
 }

@@ -3,17 +3,19 @@
 //! fits. `check` and `run` both go through [`Scenario::prepare`], so a fixture `check` accepts
 //! is one `run` plays. Errors name the file, the line and the field.
 
-use super::fixture::{Expect, FixtureError, LoadedFixture, Metric, Step};
+use super::fixture::{FixtureError, LoadedFixture, Step};
 use super::runner::{
     MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, Scenario, ScriptLoader,
     check_gov_set,
 };
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Genesis, GenesisAccount, default_governor};
-use crate::engine::{Address, ErrorKind, EventKind, TimerConfig, TimerId, TimerStatus};
+use crate::engine::{Address, ErrorKind, TimerConfig, TimerId};
 use crate::node::MAX_MINE_PER_COMMAND;
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+
+mod expects;
 
 /// What the implicit `governance` account holds at genesis when the fixture does not define
 /// it: enough for its `gov_*` instructions to pay their fees (devnet choice, Spec note 23).
@@ -204,7 +206,7 @@ impl<'a> Check<'a> {
             let line = lf.line(span.start);
             let a = a.get_ref();
             let err = |key: &str, m: String| lf.element_error("actors", i, span.clone(), key, m);
-            let address = Address::from_label(&a.name);
+            let address = a.address.unwrap_or_else(|| Address::from_label(&a.name));
             self.define(&a.name, address, true, &err)?;
             let deployer = *self
                 .names
@@ -215,7 +217,10 @@ impl<'a> Check<'a> {
                     return Err(err("script", "give `script` or `native`, not both".into()));
                 }
                 (Some(path), None) => {
-                    let src = load_script(lf, path).map_err(|e| err("script", e.to_string()))?;
+                    let src = match &a.source {
+                        Some(src) => src.clone(),
+                        None => load_script(lf, path).map_err(|e| err("script", e.to_string()))?,
+                    };
                     (ActorCode::rhai(path.clone(), src), "script")
                 }
                 (None, Some(json)) => (ActorCode::native(json.clone()), "native"),
@@ -234,6 +239,7 @@ impl<'a> Check<'a> {
                 code,
                 deployer,
                 endowment: a.balance.0,
+                derived: a.derived == Some(true),
                 at,
                 line,
                 index: i,
@@ -333,7 +339,8 @@ impl<'a> Check<'a> {
     /// The implicit `governance` account starts with [`DEFAULT_GOVERNANCE_BALANCE`] unless the
     /// fixture defines it.
     fn governance_default(&mut self) {
-        if !self.defined.contains("governance") {
+        let implicit = self.lf.fixture.chain.implicit_governance != Some(false);
+        if implicit && !self.defined.contains("governance") {
             let balance = DEFAULT_GOVERNANCE_BALANCE;
             if self.minted.checked_add(balance).is_some() {
                 self.genesis.accounts.push(GenesisAccount {
@@ -444,6 +451,15 @@ impl<'a> Check<'a> {
                 self.name("account", account, &err)?;
             }
             Step::Halt { blocks, .. } => self.halt(at, *blocks, &err)?,
+            Step::Activate { from, .. } => {
+                if let Some(fr) = from {
+                    self.name("from", fr, &err)?;
+                }
+            }
+            Step::Tx { tx, .. } => {
+                serde_json::from_str::<crate::chain::Transaction>(tx)
+                    .map_err(|e| err("tx", format!("not a transaction: {e}")))?;
+            }
         }
         Ok(())
     }
@@ -569,6 +585,11 @@ impl<'a> Check<'a> {
     }
 
     fn name(&self, field: &str, n: &str, err: &ElemErr<'_>) -> Result<Address, FixtureError> {
+        // An address written out (`0x…`) stands for itself (an exported session's unnamed
+        // addresses, issue 24).
+        if let Some(a) = n.starts_with("0x").then(|| n.parse().ok()).flatten() {
+            return Ok(a);
+        }
         self.names
             .get(n)
             .copied()
@@ -583,6 +604,9 @@ impl<'a> Check<'a> {
         expected: bool,
         err: &ElemErr<'_>,
     ) -> Result<(), FixtureError> {
+        if actor.starts_with("0x") {
+            return self.name("actor", actor, err).map(|_| ());
+        }
         let Some(a) = self.actors.iter().find(|a| a.name == actor) else {
             return Err(err("actor", format!("`{actor}` is not an actor")));
         };
@@ -663,167 +687,6 @@ impl<'a> Check<'a> {
             });
         }
         Ok(expects)
-    }
-
-    fn expect(&self, x: &Expect, err: &ElemErr<'_>) -> Result<(), FixtureError> {
-        let kinds = [
-            x.kind.is_some(),
-            x.balance_of.is_some(),
-            x.status.is_some(),
-            x.metric.is_some(),
-        ];
-        if kinds.iter().filter(|k| **k).count() != 1 {
-            return Err(err(
-                "kind",
-                "give exactly one of `kind`, `balance_of`, `status` or `metric`".into(),
-            ));
-        }
-        let compares = [&x.above_at, &x.below_at].iter().any(|c| c.is_some())
-            || [&x.above_actor, &x.below_actor].iter().any(|c| c.is_some());
-        if compares && x.metric.is_none() {
-            return Err(err(
-                "metric",
-                "`above_at`, `below_at`, `above_actor` and `below_actor` compare a `metric`".into(),
-            ));
-        }
-        if let Some(m) = &x.metric {
-            self.metric_expect(m, x, err)?;
-        }
-        if let Some(t) = &x.timer
-            && !t.starts_with("0x")
-            && !self.labels.contains_key(t)
-        {
-            return Err(err("timer", format!("no step labels a timer `{t}`")));
-        }
-        if let Some(a) = &x.actor
-            && !self.names.contains_key(a)
-        {
-            return Err(err("actor", format!("unknown actor `{a}`")));
-        }
-        if let Some(b) = &x.balance_of {
-            if !self.names.contains_key(b) {
-                return Err(err("balance_of", format!("unknown account `{b}`")));
-            }
-            if x.equals.is_none() && x.at_least.is_none() && x.at_most.is_none() {
-                return Err(err(
-                    "equals",
-                    "a balance expectation needs `equals`, `at_least` or `at_most`".into(),
-                ));
-            }
-        }
-        if let Some(s) = &x.status {
-            if s.parse::<TimerStatus>().is_err() {
-                return Err(err(
-                    "status",
-                    format!("`{s}` is not one of {}", joined(TimerStatus::ALL)),
-                ));
-            }
-            if x.timer.is_none() {
-                return Err(err("timer", "a status expectation names a `timer`".into()));
-            }
-        }
-        if let Some(k) = &x.kind
-            && k.parse::<EventKind>().is_err()
-        {
-            return Err(err(
-                "kind",
-                format!(
-                    "unknown event kind `{k}` (known: {})",
-                    joined(EventKind::ALL)
-                ),
-            ));
-        }
-        if x.count.is_some() && (x.min.is_some() || x.max.is_some()) {
-            return Err(err(
-                "count",
-                "give `count`, or `min` and/or `max`, not both".into(),
-            ));
-        }
-        if let (Some(min), Some(max)) = (x.min, x.max)
-            && min > max
-        {
-            return Err(err("min", format!("min {min} is above max {max}")));
-        }
-        Ok(())
-    }
-
-    /// A `metric` expectation: a known figure; a block figure has `at` and compares with
-    /// earlier heights only, an actor figure names its `actor` and compares with other actors;
-    /// at least one bound or comparison.
-    fn metric_expect(&self, m: &str, x: &Expect, err: &ElemErr<'_>) -> Result<(), FixtureError> {
-        let Some(metric) = Metric::parse(m) else {
-            let names: Vec<&str> = Metric::ALL.iter().map(|(n, _)| *n).collect();
-            return Err(err(
-                "metric",
-                format!("unknown metric `{m}` (known: {})", names.join(", ")),
-            ));
-        };
-        if x.equals.is_none()
-            && x.at_least.is_none()
-            && x.at_most.is_none()
-            && x.above_at.is_none()
-            && x.below_at.is_none()
-            && x.above_actor.is_none()
-            && x.below_actor.is_none()
-        {
-            return Err(err(
-                "metric",
-                "a metric expectation needs `equals`, `at_least`, `at_most`, `above_*` or `below_*`"
-                    .into(),
-            ));
-        }
-        if metric.of_block() {
-            let Some(at) = x.at else {
-                return Err(err(
-                    "at",
-                    format!("`{m}` is a block's: give the block `at`"),
-                ));
-            };
-            for (key, v) in [("actor", &x.actor), ("above_actor", &x.above_actor)]
-                .into_iter()
-                .chain([("below_actor", &x.below_actor)])
-            {
-                if v.is_some() {
-                    return Err(err(key, format!("`{m}` is a block's, not an actor's")));
-                }
-            }
-            for (key, h) in [("above_at", x.above_at), ("below_at", x.below_at)] {
-                if let Some(h) = h
-                    && (h == 0 || h >= at)
-                {
-                    return Err(err(
-                        key,
-                        format!("compares with an earlier block: 1..{at}, got {h}"),
-                    ));
-                }
-            }
-        } else {
-            if x.actor.is_none() {
-                return Err(err(
-                    "actor",
-                    format!("`{m}` is an actor's: name the `actor`"),
-                ));
-            }
-            for (key, v) in [("above_at", x.above_at), ("below_at", x.below_at)] {
-                if v.is_some() {
-                    return Err(err(
-                        key,
-                        format!("`{m}` is an actor's: compare with `above_actor`/`below_actor`"),
-                    ));
-                }
-            }
-            for (key, v) in [
-                ("above_actor", &x.above_actor),
-                ("below_actor", &x.below_actor),
-            ] {
-                if let Some(a) = v
-                    && !self.names.contains_key(a)
-                {
-                    return Err(err(key, format!("unknown actor `{a}`")));
-                }
-            }
-        }
-        Ok(())
     }
 
     /// The fixture's `blocks`, or the last deploy or step plus the outages plus 10; checked.

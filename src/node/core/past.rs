@@ -1,0 +1,198 @@
+//! Past heights (issue 24): the session log's recording, checkpoints of the chain within the
+//! retained history, and the state as of any retained height (a checkpoint's chain, cloned,
+//! with the session log replayed from it: at most [`CHECKPOINT_EVERY`] heights of blocks).
+
+use super::NodeCore;
+use crate::chain::{Chain, Genesis};
+use crate::node::NodeError;
+use crate::node::session::{self, Base, Entry, Link, SessionLog};
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+/// Heights between two checkpoints: a past-height query replays at most this many heights'
+/// blocks (quiet heights are jumped, so it costs their busy blocks).
+pub const CHECKPOINT_EVERY: u64 = 256;
+
+/// The chain as of sealed block `height`, and where the session log stood then.
+pub(crate) struct Checkpoint {
+    height: u64,
+    chain: Chain,
+    pos: Option<Arc<Link>>,
+    count: usize,
+}
+
+impl std::fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoint")
+            .field("height", &self.height)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The checkpoints of a node starting at `chain` (none for a headless node, which keeps no
+/// history).
+pub(super) fn start(chain: &Chain, keep_history: bool) -> VecDeque<Arc<Checkpoint>> {
+    let mut v = VecDeque::new();
+    if keep_history {
+        v.push_back(Arc::new(Checkpoint {
+            height: chain.height(),
+            chain: chain.clone(),
+            pos: None,
+            count: 0,
+        }));
+    }
+    v
+}
+
+impl NodeCore {
+    /// The session log (issue 24): everything applied to the chain since its base.
+    pub fn session(&self) -> &SessionLog {
+        &self.session
+    }
+
+    /// The genesis the node started from (with its dev accounts).
+    pub fn genesis(&self) -> &Genesis {
+        &self.genesis
+    }
+
+    /// Turns the session log's recording on or off (benchmarks compare both). Off, the log
+    /// and past-height queries stop following the chain.
+    pub fn set_recording(&mut self, on: bool) {
+        self.recording = on;
+    }
+
+    /// Names the file a loaded state came from (`--load-state FILE`): the session's base.
+    pub fn set_session_file(&mut self, file: String) {
+        if let Base::Loaded { height, .. } = self.session.base() {
+            let height = *height;
+            let file = Some(file);
+            self.session = SessionLog::new(Base::Loaded { height, file });
+        }
+    }
+
+    /// Records a change applied to the chain by a request.
+    pub(crate) fn record(&mut self, e: Entry) {
+        if self.recording {
+            self.session.push(e);
+        }
+    }
+
+    /// Records the seals up to the head, and keeps a checkpoint every [`CHECKPOINT_EVERY`]
+    /// heights (those older than the retained history are dropped, but for the one the
+    /// oldest retained height replays from).
+    pub(super) fn sealed(&mut self) {
+        if !self.recording {
+            return;
+        }
+        let to = self.chain.height();
+        self.session.push(Entry::Sealed { to });
+        if !self.keep_history {
+            return;
+        }
+        let last = self.checkpoints.back().map_or(0, |c| c.height);
+        if to >= last.saturating_add(CHECKPOINT_EVERY) {
+            self.checkpoints.push_back(Arc::new(Checkpoint {
+                height: to,
+                chain: self.chain.clone(),
+                pos: self.session.position(),
+                count: self.session.len(),
+            }));
+        }
+        let first_kept = self.first_kept();
+        while self.checkpoints.len() > 1 && self.checkpoints[1].height <= first_kept {
+            self.checkpoints.pop_front();
+        }
+    }
+
+    /// The oldest height a past-height query answers: the retained history's (Spec note 73),
+    /// and not before the session's base.
+    pub fn first_queryable(&self) -> u64 {
+        let cp = self.checkpoints.front().map_or(u64::MAX, |c| c.height);
+        self.first_kept().max(cp)
+    }
+
+    /// The chain as of sealed block `height`, and the session log as it stood then.
+    fn replay_to(&self, height: u64) -> Result<(Chain, SessionLog), NodeError> {
+        let head = self.height();
+        if height > head {
+            return Err(NodeError::InvalidInput(format!(
+                "height {height} is past the head #{head}"
+            )));
+        }
+        let first = self.first_queryable();
+        if height < first || !self.recording {
+            return Err(NodeError::HistoryPruned {
+                first_kept: first.min(head),
+                keep: self.history_len,
+            });
+        }
+        let i = self.checkpoints.partition_point(|c| c.height <= height);
+        let cp = &self.checkpoints[i - 1];
+        let mut chain = cp.chain.clone();
+        let links = self.session.links_after(cp.pos.as_ref());
+        let done = session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
+        let pos = match done.applied {
+            0 => cp.pos.clone(),
+            n => Some(links[n - 1].clone()),
+        };
+        let log = self.session.cut(pos, cp.count + done.applied, done.partial);
+        Ok((chain, log))
+    }
+
+    /// The node as of sealed block `height` (within the retained history), for a read: its
+    /// chain replayed from a checkpoint, its history up to that height. `height` the head's:
+    /// `None` (read the node itself).
+    pub fn at_height(&self, height: u64) -> Result<Option<NodeCore>, NodeError> {
+        if height == self.height() && self.pending_txs == 0 {
+            return Ok(None);
+        }
+        let (chain, session) = self.replay_to(height)?;
+        let history = self
+            .history
+            .iter()
+            .take_while(|b| b.header.height <= height)
+            .cloned()
+            .collect();
+        Ok(Some(NodeCore {
+            chain,
+            genesis: self.genesis.clone(),
+            runtime: self.runtime.clone(),
+            keep_blocks: self.keep_blocks,
+            mining: self.mining,
+            next_seal_at: None,
+            pending_txs: 0,
+            keep_history: self.keep_history,
+            history,
+            history_len: self.history_len,
+            snapshots: Default::default(),
+            next_snapshot: 1,
+            max_snapshots: self.max_snapshots,
+            events: VecDeque::new(),
+            quiet: 0,
+            dev: self.dev.clone(),
+            names: self.names.clone(),
+            initial_names: self.initial_names.clone(),
+            hook: None,
+            initial_hook: None,
+            session,
+            recording: false,
+            checkpoints: VecDeque::new(),
+        }))
+    }
+
+    /// `devnet_revertTo`: back to sealed block `height` of the retained history, without a
+    /// snapshot taken before; the span after it leaves the chain, the history and the
+    /// session log. Snapshots are kept. A block hook (a fixture being played) stays as it is.
+    pub(crate) fn revert_to(&mut self, height: u64) -> Result<(), NodeError> {
+        let (chain, session) = self.replay_to(height)?;
+        self.chain = chain;
+        self.session = session;
+        self.history.retain(|b| b.header.height <= height);
+        self.checkpoints.retain(|c| c.height <= height);
+        self.pending_txs = 0;
+        self.quiet = 0;
+        self.events
+            .push_back(super::NodeEvent::StateLoaded { height });
+        Ok(())
+    }
+}

@@ -1,0 +1,114 @@
+//! The node's reads of events and timers over its history (moved out of `core.rs`).
+
+use super::NodeCore;
+use crate::chain::Block;
+use crate::engine::TimerId;
+use crate::node::read;
+use crate::node::views::{EventFilter, EventView, TimerFilter, TimerView};
+use std::collections::BTreeMap;
+
+impl NodeCore {
+    /// Events of the history (oldest first) that `filter` matches, at most `filter.limit`.
+    /// Without history (a headless node): the chain's recent blocks.
+    pub fn events(&self, filter: &EventFilter) -> Vec<EventView> {
+        let limit = filter.limit.unwrap_or(usize::MAX);
+        let from = filter.from_height.unwrap_or(0);
+        let start = self.history.partition_point(|b| b.header.height < from);
+        let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
+            Box::new(self.history.range(start..).map(|b| &**b))
+        } else {
+            Box::new(self.chain.blocks())
+        };
+        blocks
+            .take_while(|b| filter.to_height.is_none_or(|t| b.header.height <= t))
+            .flat_map(|b| b.events.iter())
+            .filter(|r| filter.matches(r))
+            .take(limit)
+            .cloned()
+            .collect()
+    }
+
+    /// A timer, pending or gone (as far as the history reaches); `None` when unknown.
+    pub fn timer(&self, id: &TimerId) -> Option<TimerView> {
+        let events = self.events(&EventFilter {
+            timer_id: Some(*id),
+            ..EventFilter::default()
+        });
+        read::timer_view(&self.chain, id, events)
+    }
+
+    /// The timers of one height in execution order.
+    pub fn bucket(&self, height: u64) -> Vec<TimerView> {
+        let ids = read::bucket(&self.chain, height)
+            .into_iter()
+            .map(|t| t.timer_id)
+            .collect();
+        self.timer_views(ids)
+    }
+
+    /// Timers, pending (in firing order) and then gone (in the order they were scheduled),
+    /// that `filter` matches, at most `filter.limit`.
+    pub fn timers(&self, filter: &TimerFilter) -> Vec<TimerView> {
+        let limit = filter.limit.unwrap_or(usize::MAX);
+        let mut ids: Vec<TimerId> = Vec::new();
+        if filter
+            .status
+            .is_none_or(|s| s == crate::node::TimerStatus::Pending)
+        {
+            ids.extend(
+                read::pending_timers(&self.chain)
+                    .into_iter()
+                    .filter(|t| filter.actor.is_none_or(|a| t.actor_address == a))
+                    .map(|t| t.timer_id),
+            );
+        }
+        if filter.status != Some(crate::node::TimerStatus::Pending) {
+            let mut seen = std::collections::BTreeSet::new();
+            for r in self.history.iter().flat_map(|b| b.events.iter()) {
+                if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
+                    timer_id,
+                    actor,
+                    ..
+                }) = &r.event
+                    && filter.actor.is_none_or(|a| a == *actor)
+                    && read::live_timer(&self.chain, timer_id).is_none()
+                    && seen.insert(*timer_id)
+                {
+                    ids.push(*timer_id);
+                }
+            }
+        }
+        if filter.status.is_none() {
+            ids.truncate(limit);
+        }
+        let mut views = self.timer_views(ids);
+        views.retain(|v| filter.status.is_none_or(|s| v.status == s));
+        views.truncate(limit);
+        views
+    }
+
+    /// Views of `ids` (in that order; unknown ids left out), their events gathered in one
+    /// pass over the history.
+    fn timer_views(&self, ids: Vec<TimerId>) -> Vec<TimerView> {
+        let wanted: std::collections::BTreeSet<TimerId> = ids.iter().copied().collect();
+        let mut events: BTreeMap<TimerId, Vec<EventView>> = BTreeMap::new();
+        let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
+            Box::new(self.history.iter().map(|b| &**b))
+        } else {
+            Box::new(self.chain.blocks())
+        };
+        for r in blocks.flat_map(|b| b.events.iter()) {
+            if let Some(id) = r.event.timer_id()
+                && wanted.contains(&id)
+            {
+                events.entry(id).or_default().push(r.clone());
+            }
+        }
+        ids.into_iter()
+            .filter_map(|id| {
+                let ev = events.remove(&id).unwrap_or_default();
+                read::timer_view(&self.chain, &id, ev)
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,248 @@
+//! The session log (issue 24): everything applied to a node's chain, in order, as data.
+//!
+//! Every request reaches the chain through a few doors (a transaction into the open block, a
+//! balance set, an outage, an activation height, the seals); the node writes one [`Entry`]
+//! at each door, so an RPC call, a dashboard command, a fixture step played live and a
+//! governance change are all in the log the same way. Consecutive seals are one entry
+//! ([`Entry::Sealed`] up to a height): a 1,000,000-block jump is one entry, and the log's
+//! memory follows the commands, not the heights.
+//!
+//! The log follows the chain, not the wall clock: it is a persistent list, so a snapshot keeps
+//! the log as it was in O(1) and a revert puts it back (a reverted span is not in it), and a
+//! reset starts it again. Replaying it on the chain it started from ([`replay`]) gives the
+//! same state root and block hash at every height (the engine is deterministic); the node's
+//! past-height queries and `devnet_revertTo` replay it from a checkpoint, and
+//! `devnet_exportFixture` turns it into a fixture (`scenario::export`).
+
+use crate::chain::{Chain, Transaction};
+use crate::engine::{Address, ErrorKind, TimerId};
+use serde::Serialize;
+use std::sync::Arc;
+
+/// One thing applied to the chain.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "entry", rename_all = "snake_case")]
+pub enum Entry {
+    /// A transaction applied to the open block at `height`, with what its receipt said: the
+    /// timers it scheduled, the actor it deployed, the error it reverted with.
+    Tx {
+        height: u64,
+        tx: Box<Transaction>,
+        timers: Vec<TimerId>,
+        created: Option<Address>,
+        error: Option<ErrorKind>,
+    },
+    /// A devnet balance set while block `at` is the next (or open) block.
+    SetBalance {
+        at: u64,
+        address: Address,
+        #[serde(with = "crate::engine::types::u128_str")]
+        balance: u128,
+    },
+    /// An outage asked for after block `after`: the next block comes `blocks` heights later.
+    Halt { after: u64, blocks: u64 },
+    /// `gov_setActivationHeight` from `from` while block `at` is the next (or open) block.
+    Activation { at: u64, from: Address, height: u64 },
+    /// Blocks sealed until the head is at `to` (quiet jumps included).
+    Sealed { to: u64 },
+    /// A name given to an address (an actor deployed with a name): not chain state, kept for
+    /// the export's names.
+    Named { address: Address, name: String },
+}
+
+/// Where a session started.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(tag = "base", rename_all = "snake_case")]
+pub enum Base {
+    /// The node's genesis.
+    #[default]
+    Genesis,
+    /// A state loaded at `height` (`--load-state FILE` or `devnet_loadState`).
+    Loaded { height: u64, file: Option<String> },
+}
+
+#[derive(Debug)]
+pub(crate) struct Link {
+    pub(crate) entry: Entry,
+    pub(crate) prev: Option<Arc<Link>>,
+}
+
+/// The log: a persistent list of entries (cloning it is O(1)).
+#[derive(Clone, Debug, Default)]
+pub struct SessionLog {
+    base: Base,
+    tail: Option<Arc<Link>>,
+    len: usize,
+}
+
+impl SessionLog {
+    /// An empty log from `base`.
+    pub fn new(base: Base) -> Self {
+        SessionLog {
+            base,
+            tail: None,
+            len: 0,
+        }
+    }
+
+    pub fn base(&self) -> &Base {
+        &self.base
+    }
+
+    /// How many entries (consecutive seals are one).
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends `e`; a seal right after a seal extends it.
+    pub fn push(&mut self, e: Entry) {
+        if let (Entry::Sealed { to }, Some(t)) = (&e, &self.tail)
+            && matches!(t.entry, Entry::Sealed { .. })
+        {
+            let prev = t.prev.clone();
+            self.tail = Some(Arc::new(Link {
+                entry: Entry::Sealed { to: *to },
+                prev,
+            }));
+            return;
+        }
+        let prev = self.tail.take();
+        self.tail = Some(Arc::new(Link { entry: e, prev }));
+        self.len += 1;
+    }
+
+    /// The entries, oldest first.
+    pub fn entries(&self) -> Vec<Entry> {
+        self.links_after(None)
+            .into_iter()
+            .map(|l| l.entry.clone())
+            .collect()
+    }
+
+    /// Replays the whole log on `chain`, the chain it started from (its genesis or the state
+    /// it loaded), up to the state as of sealed block `until`: what a past-height read costs
+    /// without checkpoints (the benchmarks' baseline).
+    pub fn replay_on(&self, chain: &mut Chain, until: u64) -> Result<(), String> {
+        replay(chain, &self.links_after(None), until).map(|_| ())
+    }
+
+    /// The position of the last entry (for a checkpoint).
+    pub(crate) fn position(&self) -> Option<Arc<Link>> {
+        self.tail.clone()
+    }
+
+    /// The links after `pos` (a position of this log, `None`: its start), oldest first.
+    pub(crate) fn links_after(&self, pos: Option<&Arc<Link>>) -> Vec<Arc<Link>> {
+        let mut v = Vec::new();
+        let mut cur = self.tail.clone();
+        while let Some(l) = cur {
+            if pos.is_some_and(|p| Arc::ptr_eq(p, &l)) {
+                break;
+            }
+            cur = l.prev.clone();
+            v.push(l);
+        }
+        v.reverse();
+        v
+    }
+
+    /// The log cut back to `pos` (a position of this log) and then `extra` appended.
+    pub(crate) fn cut(&self, pos: Option<Arc<Link>>, count: usize, extra: Option<Entry>) -> Self {
+        let mut s = SessionLog {
+            base: self.base.clone(),
+            tail: pos,
+            len: count,
+        };
+        if let Some(e) = extra {
+            s.push(e);
+        }
+        s
+    }
+}
+
+/// Where a replay stopped: the last link applied whole, and a seal applied in part.
+pub(crate) struct Replayed {
+    /// Links applied whole (from the start of the slice replayed).
+    pub(crate) applied: usize,
+    /// A seal entry cut at the target height.
+    pub(crate) partial: Option<Entry>,
+}
+
+/// Applies `links` to `chain` in order, up to the state as of sealed block `until` (entries
+/// after it are not applied). Every entry was applied to the same chain before, so none fails;
+/// one that does is a divergence (a bug), reported as such.
+pub(crate) fn replay(
+    chain: &mut Chain,
+    links: &[Arc<Link>],
+    until: u64,
+) -> Result<Replayed, String> {
+    let mut out = Replayed {
+        applied: 0,
+        partial: None,
+    };
+    for l in links {
+        match &l.entry {
+            Entry::Tx { height, tx, .. } => {
+                if *height > until {
+                    break;
+                }
+                chain
+                    .apply_tx(Transaction::clone(tx))
+                    .map_err(|e| format!("replay diverged at height {height}: {e}"))?;
+            }
+            Entry::SetBalance {
+                at,
+                address,
+                balance,
+            } => {
+                if *at > until {
+                    break;
+                }
+                chain
+                    .try_set_balance(address, *balance)
+                    .map_err(|e| format!("replay diverged at height {at}: {e}"))?;
+            }
+            Entry::Halt { after, blocks } => {
+                if *after >= until {
+                    break;
+                }
+                chain.halt(*blocks);
+            }
+            Entry::Activation { at, from, height } => {
+                if *at > until {
+                    break;
+                }
+                chain
+                    .set_activation_height_from(from, *height)
+                    .map_err(|e| format!("replay diverged at height {at}: {e}"))?;
+            }
+            Entry::Sealed { to } => {
+                let stop = (*to).min(until);
+                seal_until(chain, stop);
+                if *to > until {
+                    if chain.height() > 0 {
+                        out.partial = Some(Entry::Sealed { to: chain.height() });
+                    }
+                    break;
+                }
+            }
+            Entry::Named { .. } => {}
+        }
+        out.applied += 1;
+    }
+    Ok(out)
+}
+
+/// Seals blocks until the head is at `to`, or the next block would pass it (an outage).
+pub(crate) fn seal_until(chain: &mut Chain, to: u64) {
+    while chain.height() < to && chain.pending_height() <= to {
+        let left = to - chain.height();
+        if chain.jump_quiet(left) == 0 {
+            chain.seal_next();
+        }
+    }
+}

@@ -1,0 +1,521 @@
+//! A session as a fixture (issue 24): `devnet_exportFixture`, `serve --record FILE` and the
+//! dashboard's `W` write the node's session log (`node::session`) in the fixture format, so
+//! that `cowboy-devnet run` of the file reproduces the session: the same state root and block
+//! hash at every height.
+//!
+//! - The genesis is the node's: every genesis account by name with its address and balance
+//!   (`implicit_governance = false` when the node had no `governance` account), the chain's
+//!   configs in full.
+//! - A deploy that succeeded, first in its block (after other such deploys), is an
+//!   `[[actors]]` entry with its script inline (`source`); every other transaction is the
+//!   named step that sends the very same transaction (`schedule`, `cancel`, `extend`, `call`,
+//!   `transfer`, `gov_cancel`, `gov_extend`, `gov_config` with every field), or a `tx` step
+//!   with the transaction as JSON where no named step says it (an explicit nonce or cycle
+//!   limit, a payload that is not text, a deploy that is not first in its block or reverted).
+//!   A reverted transaction's step has `expect_error` (it was in its block, it failed the
+//!   same way).
+//! - Addresses come out by name where the node has one (dev accounts, names given at deploy,
+//!   a fixture's address book), else written out (`0x…`); timers scheduled by a step get a
+//!   label (`t1`, `t2`, ...).
+//! - Expectations pin what was seen: the state root at the head and each labelled timer's exit
+//!   path (its status at the head).
+//!
+//! Spec note (issue 24): transactions applied to a block not sealed yet are not exported (they
+//! are not in the chain); a session that started from a loaded state is refused (the fixture
+//! format starts from a genesis).
+
+use crate::chain::runtime::Lang;
+use crate::chain::{SystemInstruction, TimerOp, Transaction, TxKind, default_governor};
+use crate::engine::{Address, ErrorKind, ScheduleArgs, TimerId};
+use crate::node::{Base, Entry, NodeCore, NodeError};
+use std::collections::{BTreeMap, BTreeSet};
+use toml::{Table, Value};
+
+/// What [`export`] wrote.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Exported {
+    /// The fixture (TOML).
+    pub fixture: String,
+    /// The last height it plays (the head).
+    pub blocks: u64,
+    pub steps: usize,
+    pub actors: usize,
+    pub expectations: usize,
+}
+
+/// The node's session as a fixture. `from_height`: the first height whose steps are exported
+/// (a fixture replays from its genesis, so a session with entries before it is refused).
+pub fn export(node: &NodeCore, from_height: Option<u64>) -> Result<Exported, NodeError> {
+    if let Base::Loaded { height, file } = node.session().base() {
+        let from = file.as_deref().unwrap_or("a state dump");
+        return Err(NodeError::InvalidInput(format!(
+            "this session started from a loaded state ({from} at #{height}); a fixture starts from a genesis"
+        )));
+    }
+    let entries = node.session().entries();
+    let head = node.height();
+    if let Some(f) = from_height
+        && let Some(first) = entries
+            .iter()
+            .find_map(|e| entry_height(e).filter(|h| *h < f))
+    {
+        return Err(NodeError::InvalidInput(format!(
+            "the session changed the chain at #{first}, before from_height {f}: a fixture replays from its genesis"
+        )));
+    }
+    let mut x = Exporter::new(node);
+    x.entries(&entries, head);
+    Ok(x.finish(node, head))
+}
+
+/// The height an entry applies at (`None` for seals and names).
+fn entry_height(e: &Entry) -> Option<u64> {
+    match e {
+        Entry::Tx { height, .. } => Some(*height),
+        Entry::SetBalance { at, .. } | Entry::Activation { at, .. } => Some(*at),
+        Entry::Halt { after, .. } => Some(*after),
+        Entry::Sealed { .. } | Entry::Named { .. } => None,
+    }
+}
+
+struct Exporter {
+    /// Names the fixture defines or knows (`governance`, `proposer`), by address.
+    names: BTreeMap<Address, String>,
+    taken: BTreeSet<String>,
+    /// The node's names (for actors deployed with a name).
+    given: BTreeMap<Address, String>,
+    accounts: Vec<Table>,
+    actors: Vec<Table>,
+    steps: Vec<Table>,
+    labels: BTreeMap<TimerId, String>,
+    chain: Table,
+    implicit_governance: bool,
+}
+
+fn amount(v: u128) -> Value {
+    Value::String(v.to_string())
+}
+
+fn int(v: u64) -> Value {
+    i64::try_from(v).map_or_else(|_| Value::String(v.to_string()), Value::Integer)
+}
+
+/// A name the fixture format takes: letters, digits, `_` and `-`, not empty, not an address.
+fn usable(n: &str) -> bool {
+    !n.is_empty()
+        && !n.starts_with("0x")
+        && n.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+impl Exporter {
+    fn new(node: &NodeCore) -> Self {
+        let g = node.genesis();
+        let mut x = Exporter {
+            names: BTreeMap::new(),
+            taken: BTreeSet::new(),
+            given: node.names().clone(),
+            accounts: Vec::new(),
+            actors: Vec::new(),
+            steps: Vec::new(),
+            labels: BTreeMap::new(),
+            chain: Table::new(),
+            implicit_governance: true,
+        };
+        for a in &g.accounts {
+            let name = x.name_for(a.address, "account");
+            let mut t = Table::new();
+            t.insert("name".into(), Value::String(name));
+            t.insert("address".into(), Value::String(a.address.to_string()));
+            t.insert("balance".into(), amount(a.balance));
+            x.accounts.push(t);
+        }
+        // The names the format knows without a definition.
+        for (n, a) in [
+            ("governance", default_governor()),
+            ("proposer", Address::from_label("proposer")),
+        ] {
+            if !x.names.contains_key(&a) && !x.taken.contains(n) {
+                x.names.insert(a, n.to_string());
+                x.taken.insert(n.to_string());
+            }
+        }
+        x.implicit_governance = g.accounts.iter().any(|a| a.address == default_governor());
+        let c = &mut x.chain;
+        c.insert(
+            "scheduler".into(),
+            Value::try_from(g.scheduler).expect("a scheduler kind serializes"),
+        );
+        if let Some(h) = g.activation_height {
+            c.insert("activation_height".into(), int(h));
+        }
+        let deployers: Vec<Value> = g
+            .system_deployers
+            .iter()
+            .map(|d| Value::String(x.names.get(d).cloned().unwrap_or_else(|| d.to_string())))
+            .collect();
+        let proposer = x
+            .names
+            .get(&g.proposer)
+            .cloned()
+            .unwrap_or_else(|| g.proposer.to_string());
+        let c = &mut x.chain;
+        c.insert("system_deployers".into(), Value::Array(deployers));
+        c.insert("proposer".into(), Value::String(proposer));
+        for (k, v) in [
+            ("timer", Table::try_from(&g.timer)),
+            ("basefee", Table::try_from(&g.basefee)),
+            ("queue", Table::try_from(&g.queue)),
+        ] {
+            c.insert(k.into(), Value::Table(v.expect("configs serialize")));
+        }
+        if !x.implicit_governance {
+            c.insert("implicit_governance".into(), Value::Boolean(false));
+        }
+        x
+    }
+
+    /// The name of `a`: the node's (when the format takes it and it is free), else
+    /// `{kind}_{first 8 hex digits}`.
+    fn name_for(&mut self, a: Address, kind: &str) -> String {
+        if let Some(n) = self.names.get(&a) {
+            return n.clone();
+        }
+        let hex = a.to_string();
+        let mut name = match self.given.get(&a) {
+            Some(n) if usable(n) && !self.taken.contains(n) => n.clone(),
+            _ => format!("{kind}_{}", &hex[2..10]),
+        };
+        if self.taken.contains(&name) {
+            name = format!("{kind}_{}", &hex[2..]);
+        }
+        self.taken.insert(name.clone());
+        self.names.insert(a, name.clone());
+        name
+    }
+
+    /// `a` by name, or written out.
+    fn addr(&self, a: &Address) -> String {
+        self.names.get(a).cloned().unwrap_or_else(|| a.to_string())
+    }
+
+    fn timer(&self, id: &TimerId) -> String {
+        self.labels
+            .get(id)
+            .cloned()
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    fn entries(&mut self, entries: &[Entry], head: u64) {
+        // Whether only exported deploys came before in the block being filled.
+        let mut block: Option<(u64, bool)> = None;
+        for e in entries {
+            let Some(h) = entry_height(e) else { continue };
+            if h > head || h == 0 {
+                continue;
+            }
+            let fresh = block.is_none_or(|(b, _)| b != h);
+            let deploys_only = fresh || block.is_some_and(|(_, d)| d);
+            let mut is_actor = false;
+            let step = match e {
+                Entry::Tx {
+                    height,
+                    tx,
+                    timers,
+                    created,
+                    error,
+                } => {
+                    if deploys_only
+                        && error.is_none()
+                        && let Some(created) = created
+                        && self.actor(*height, tx, *created)
+                    {
+                        is_actor = true;
+                        None
+                    } else {
+                        Some(self.tx_step(*height, tx, timers, *error))
+                    }
+                }
+                Entry::SetBalance {
+                    at,
+                    address,
+                    balance,
+                } => Some(step(
+                    *at,
+                    "set_balance",
+                    [
+                        ("account", Value::String(self.addr(address))),
+                        ("balance", amount(*balance)),
+                    ],
+                )),
+                Entry::Halt { after, blocks } => {
+                    Some(step(*after, "halt", [("blocks", int(*blocks))]))
+                }
+                Entry::Activation { at, from, height } => Some(step(
+                    *at,
+                    "activate",
+                    [
+                        ("height", int(*height)),
+                        ("from", Value::String(self.addr(from))),
+                    ],
+                )),
+                Entry::Sealed { .. } | Entry::Named { .. } => None,
+            };
+            // A halt comes after its block: it does not open the next one.
+            if !matches!(e, Entry::Halt { .. }) {
+                block = Some((h, deploys_only && is_actor));
+            }
+            self.steps.extend(step);
+        }
+    }
+
+    /// A deploy as an `[[actors]]` entry, when the format says the same transaction.
+    fn actor(&mut self, at: u64, tx: &Transaction, created: Address) -> bool {
+        let TxKind::Deploy {
+            address,
+            code,
+            endowment,
+        } = &tx.kind
+        else {
+            return false;
+        };
+        if tx.nonce.is_some() || tx.cycle_limit.is_some() {
+            return false;
+        }
+        let mut t = Table::new();
+        let name = self.name_for(created, "actor");
+        t.insert("name".into(), Value::String(name));
+        t.insert("address".into(), Value::String(created.to_string()));
+        if address.is_none() {
+            t.insert("derived".into(), Value::Boolean(true));
+        }
+        match code.lang {
+            Lang::None => {}
+            Lang::Rhai => {
+                t.insert("script".into(), Value::String(code.name.clone()));
+                t.insert("source".into(), Value::String(code.source.clone()));
+            }
+            _ => {
+                t.insert("native".into(), Value::String(code.source.clone()));
+            }
+        }
+        t.insert("deployer".into(), Value::String(self.addr(&tx.from)));
+        t.insert("balance".into(), amount(*endowment));
+        t.insert("at".into(), int(at));
+        self.actors.push(t);
+        true
+    }
+
+    /// The named step that sends `tx`, or a `tx` step.
+    fn tx_step(
+        &mut self,
+        at: u64,
+        tx: &Transaction,
+        timers: &[TimerId],
+        error: Option<ErrorKind>,
+    ) -> Table {
+        let mut t = self.named_step(at, tx, timers).unwrap_or_else(|| {
+            let json = serde_json::to_string(tx).expect("a transaction serializes");
+            step(at, "tx", [("tx", Value::String(json))])
+        });
+        if let Some(k) = error {
+            t.insert("expect_error".into(), Value::String(k.as_str().into()));
+        }
+        t
+    }
+
+    fn named_step(&mut self, at: u64, tx: &Transaction, timers: &[TimerId]) -> Option<Table> {
+        if tx.nonce.is_some() || tx.cycle_limit.is_some() {
+            return None;
+        }
+        let from = ("from", Value::String(self.addr(&tx.from)));
+        let s = |v: String| Value::String(v);
+        Some(match &tx.kind {
+            TxKind::Transfer { to, amount: a } => step(
+                at,
+                "transfer",
+                [from, ("to", s(self.addr(to))), ("amount", amount(*a))],
+            ),
+            TxKind::Call {
+                actor,
+                handler,
+                payload,
+            } => {
+                let payload = String::from_utf8(payload.clone()).ok()?;
+                step(
+                    at,
+                    "call",
+                    [
+                        from,
+                        ("actor", s(self.addr(actor))),
+                        ("handler", s(handler.clone())),
+                        ("payload", s(payload)),
+                    ],
+                )
+            }
+            TxKind::ActAs { actor, op } => {
+                let actor = ("actor", s(self.addr(actor)));
+                match op {
+                    TimerOp::ScheduleTimer(args) => {
+                        let mut t = self.schedule(at, args)?;
+                        t.insert(actor.0.into(), actor.1);
+                        t.insert(from.0.into(), from.1);
+                        if let Some(id) = timers.first() {
+                            let label = format!("t{}", self.labels.len() + 1);
+                            self.labels.insert(*id, label.clone());
+                            t.insert("label".into(), s(label));
+                        }
+                        t
+                    }
+                    TimerOp::CancelTimer { timer_id } => step(
+                        at,
+                        "cancel",
+                        [actor, ("timer", s(self.timer(timer_id))), from],
+                    ),
+                    TimerOp::ExtendTimer {
+                        timer_id,
+                        new_expires_at,
+                    } => step(
+                        at,
+                        "extend",
+                        [
+                            actor,
+                            ("timer", s(self.timer(timer_id))),
+                            ("to", int(*new_expires_at)),
+                            from,
+                        ],
+                    ),
+                }
+            }
+            TxKind::System(SystemInstruction::CancelTimer { timer_id }) => {
+                step(at, "gov_cancel", [("timer", s(self.timer(timer_id))), from])
+            }
+            TxKind::System(SystemInstruction::ExtendTimer {
+                timer_id,
+                new_expires_at,
+            }) => step(
+                at,
+                "gov_extend",
+                [
+                    ("timer", s(self.timer(timer_id))),
+                    ("to", int(*new_expires_at)),
+                    from,
+                ],
+            ),
+            TxKind::System(SystemInstruction::UpdateTimerConfig { config }) => {
+                let set = Table::try_from(config).ok()?;
+                step(at, "gov_config", [("set", Value::Table(set)), from])
+            }
+            // A `tx` step sends it as it was (the `gov_config` step's scheduler fields would
+            // merge over the values in force, not restate them).
+            TxKind::System(SystemInstruction::UpdateSchedulerConfig { .. }) => return None,
+            TxKind::Deploy { .. } => return None,
+        })
+    }
+
+    /// A `schedule` step's fields for `args` (without actor, sender and label).
+    fn schedule(&self, at: u64, args: &ScheduleArgs) -> Option<Table> {
+        let payload = String::from_utf8(args.payload.clone()).ok()?;
+        let mut t = step(
+            at,
+            "schedule",
+            [
+                ("height", int(args.height)),
+                ("payload", Value::String(payload)),
+            ],
+        );
+        if let Some(p) = &args.fee_payer {
+            let n = self.addr(p);
+            if n == "self" || n == "sender" {
+                return None;
+            }
+            t.insert("fee_payer".into(), Value::String(n));
+        }
+        let opt = [
+            ("gas_limit", args.gas_limit.map(int)),
+            ("expires_at", args.expires_at.map(int)),
+            ("max_fee_per_cycle", args.max_fee_per_cycle.map(amount)),
+            (
+                "max_priority_fee_per_cycle",
+                args.max_priority_fee_per_cycle.map(amount),
+            ),
+            (
+                "priority_tier",
+                args.priority_tier.map(|p| Value::String(p.as_str().into())),
+            ),
+            ("bid", args.bid.map(amount)),
+        ];
+        for (k, v) in opt {
+            if let Some(v) = v {
+                t.insert(k.into(), v);
+            }
+        }
+        Some(t)
+    }
+
+    fn finish(mut self, node: &NodeCore, head: u64) -> Exported {
+        let mut expects = Vec::new();
+        if head > 0
+            && let Some(b) = node.block(head)
+        {
+            let mut t = Table::new();
+            t.insert(
+                "state_root".into(),
+                Value::String(b.header.state_root.to_string()),
+            );
+            t.insert("at".into(), int(head));
+            expects.push(t);
+        }
+        for (id, label) in &self.labels {
+            if let Some(v) = node.timer(id) {
+                let mut t = Table::new();
+                t.insert("status".into(), Value::String(v.status.as_str().into()));
+                t.insert("timer".into(), Value::String(label.clone()));
+                expects.push(t);
+            }
+        }
+        let mut doc = Table::new();
+        doc.insert("name".into(), Value::String("session".into()));
+        doc.insert(
+            "description".into(),
+            Value::String(format!(
+                "a devnet session exported at #{head} (cowboy-devnet run reproduces it)"
+            )),
+        );
+        doc.insert("blocks".into(), int(head));
+        doc.insert(
+            "chain".into(),
+            Value::Table(std::mem::take(&mut self.chain)),
+        );
+        let g = node.genesis();
+        if g.cip1 != crate::engine::Cip1Config::default() {
+            let t = Table::try_from(&g.cip1).expect("the CIP-1 config serializes");
+            doc.insert("cip1".into(), Value::Table(t));
+        }
+        let arr = |v: Vec<Table>| Value::Array(v.into_iter().map(Value::Table).collect());
+        let (steps, actors, expectations) = (self.steps.len(), self.actors.len(), expects.len());
+        doc.insert("accounts".into(), arr(self.accounts));
+        doc.insert("actors".into(), arr(self.actors));
+        doc.insert("steps".into(), arr(self.steps));
+        doc.insert("expect".into(), arr(expects));
+        let fixture = toml::to_string(&doc).expect("a fixture serializes");
+        Exported {
+            fixture,
+            blocks: head,
+            steps,
+            actors,
+            expectations,
+        }
+    }
+}
+
+/// A step table: `at`, `action` and the fields given.
+fn step<const N: usize>(at: u64, action: &str, fields: [(&str, Value); N]) -> Table {
+    let mut t = Table::new();
+    t.insert("at".into(), int(at));
+    t.insert("action".into(), Value::String(action.into()));
+    for (k, v) in fields {
+        t.insert(k.into(), v);
+    }
+    t
+}

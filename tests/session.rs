@@ -1,0 +1,362 @@
+//! Issue 24: the session log, its export as a fixture that `run` replays to the same roots and
+//! hashes at every height, past-height reads and `devnet_revertTo` (docs/FIXTURES.md
+//! "Exported sessions", docs/API.md "Block tags").
+
+use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{Transaction, TxKind};
+use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs};
+use cowboy_devnet::node::ConfigChange;
+use cowboy_devnet::node::{
+    AccountsQuery, At, Base, CancelTimer, DeployActor, GovUpdateConfig, Halt, Mine, MiningMode,
+    NodeConfig, NodeCore, Revert, RevertTo, ScheduleTimer, SendTx, SetBalance, SetMining, Snapshot,
+    TiersQuery, TimerQuery, dev_account,
+};
+use cowboy_devnet::scenario::export::export;
+use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
+use cowboy_devnet::vm::DevnetRuntime;
+use proptest::prelude::*;
+use std::collections::BTreeMap;
+
+const SCRIPT: &str = r#"
+fn handle_timer(payload) {
+    emit("fired", `at height ${block_height()}`);
+}
+"#;
+
+fn node(history: usize) -> NodeCore {
+    let mut c = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    c.history = history;
+    c.keep_blocks = Some(history);
+    NodeCore::new(c).expect("genesis")
+}
+
+fn deploy(n: &mut NodeCore, name: &str) -> Address {
+    n.apply(DeployActor {
+        from: Some(dev_account(1)),
+        code: ActorCode::rhai(name, SCRIPT),
+        address: None,
+        endowment: 50_000_000_000,
+        name: Some(name.into()),
+    })
+    .expect("deploy")
+    .address
+}
+
+fn schedule(n: &mut NodeCore, actor: Address, after: u64) -> Result<(), ()> {
+    let height = n.chain().pending_height() + after;
+    let args = ScheduleArgs {
+        height,
+        payload: b"hello".to_vec(),
+        ..ScheduleArgs::default()
+    };
+    n.apply(ScheduleTimer {
+        actor,
+        from: None,
+        args,
+    })
+    .map(|_| ())
+    .map_err(|_| ())
+}
+
+/// Every block's (height, hash, state root) of the node, 1..=head (an outage's heights have
+/// no block).
+fn live_blocks(n: &NodeCore) -> Vec<(u64, String, String)> {
+    (1..=n.height())
+        .filter_map(|h| n.block(h))
+        .map(|b| {
+            (
+                b.header.height,
+                b.header.hash.to_string(),
+                b.header.state_root.to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Exports `n`, runs the fixture headless, and checks every height's hash and root and every
+/// expectation; returns the fixture text.
+fn replay_matches(n: &NodeCore) -> String {
+    let out = export(n, None).expect("export");
+    let lf = LoadedFixture::parse("session.toml", out.fixture.clone())
+        .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader)
+        .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
+    let mut seen = Vec::new();
+    let report = s
+        .run(
+            DevnetRuntime::shared(),
+            RunOptions::default(),
+            &mut |b, _| {
+                seen.push((
+                    b.header.height,
+                    b.header.hash.to_string(),
+                    b.header.state_root.to_string(),
+                ))
+            },
+        )
+        .expect("run");
+    assert_eq!(report.refused, None, "{}", out.fixture);
+    assert_eq!(seen, live_blocks(n), "{}", out.fixture);
+    assert_eq!(report.summary.unexpected_step_errors, 0, "{}", out.fixture);
+    assert_eq!(report.summary.expectations_failed, 0, "{}", out.fixture);
+    assert_eq!(
+        report.summary.expectations_passed as usize, out.expectations,
+        "{}",
+        out.fixture
+    );
+    out.fixture
+}
+
+#[test]
+fn issue24_export_of_a_session_replays_to_the_same_hash_and_root_at_every_height() {
+    let mut n = node(10_000);
+    let a = deploy(&mut n, "ticker");
+    schedule(&mut n, a, 5).unwrap();
+    schedule(&mut n, a, 9).unwrap();
+    n.apply(Mine { blocks: 3 }).unwrap();
+    // A transfer to an unnamed address, a balance set, a governance change.
+    let stranger = Address::from_label("stranger");
+    let tx = Transaction::new(
+        dev_account(2),
+        TxKind::Transfer {
+            to: stranger,
+            amount: 7,
+        },
+    );
+    n.apply(SendTx(tx)).unwrap();
+    n.apply(SetBalance {
+        address: dev_account(3),
+        balance: 42,
+    })
+    .unwrap();
+    let mut set = serde_json::Map::new();
+    set.insert("gc_cycles_per_block".into(), 4_000_000.into());
+    n.apply(GovUpdateConfig {
+        from: dev_account(0),
+        config: ConfigChange::Fields(set),
+    })
+    .unwrap();
+    // Manual mining: three transactions in one block, one of them reverted (a cancel of a
+    // timer by an account that is not the actor's deployer is refused before it is sent;
+    // a schedule in the past reverts in the block).
+    n.apply(SetMining(MiningMode::Manual)).unwrap();
+    schedule(&mut n, a, 20).unwrap();
+    let id = n.apply(ScheduleTimer {
+        actor: a,
+        from: None,
+        args: ScheduleArgs {
+            height: n.chain().pending_height() + 30,
+            payload: b"x".to_vec(),
+            ..ScheduleArgs::default()
+        },
+    });
+    let id = id.unwrap().timer_id;
+    n.apply(Mine { blocks: 1 }).unwrap();
+    n.apply(CancelTimer {
+        actor: a,
+        timer_id: id,
+        from: None,
+    })
+    .unwrap();
+    n.apply(Mine { blocks: 2 }).unwrap();
+    n.apply(Halt { blocks: 4 }).unwrap();
+    n.apply(Mine { blocks: 40 }).unwrap();
+    let text = replay_matches(&n);
+    assert!(text.contains("[[actors]]"), "{text}");
+    assert!(text.contains("name = \"ticker\""), "{text}");
+    assert!(text.contains("action = \"schedule\""), "{text}");
+    assert!(text.contains("action = \"halt\""), "{text}");
+    assert!(text.contains("state_root"), "{text}");
+    assert!(text.contains("status = \"cancelled\""), "{text}");
+}
+
+#[test]
+fn issue24_a_long_jump_is_one_entry_and_the_log_follows_the_commands() {
+    let mut n = node(10_000);
+    n.apply(Mine { blocks: 1 }).unwrap();
+    let before = n.session().len();
+    n.apply(Mine { blocks: 1_000_000 }).unwrap();
+    n.apply(Mine { blocks: 1_000_000 }).unwrap();
+    assert_eq!(n.session().len(), before, "consecutive seals are one entry");
+    assert_eq!(n.session().base(), &Base::Genesis);
+}
+
+#[test]
+fn issue24_a_reverted_span_is_not_in_the_export() {
+    let mut n = node(10_000);
+    let a = deploy(&mut n, "ticker");
+    n.apply(Mine { blocks: 2 }).unwrap();
+    let snap = n.apply(Snapshot).unwrap();
+    schedule(&mut n, a, 3).unwrap();
+    n.apply(Mine { blocks: 5 }).unwrap();
+    n.apply(Revert { id: snap }).unwrap();
+    schedule(&mut n, a, 7).unwrap();
+    n.apply(Mine { blocks: 8 }).unwrap();
+    let text = replay_matches(&n);
+    assert_eq!(text.matches("action = \"schedule\"").count(), 1, "{text}");
+}
+
+#[test]
+fn issue24_past_height_reads_answer_the_state_as_of_that_block() {
+    let mut n = node(10_000);
+    let a = deploy(&mut n, "ticker");
+    let mut seen = BTreeMap::new();
+    for i in 0..40u64 {
+        schedule(&mut n, a, 3 + i % 7).unwrap();
+        if i % 3 == 0 {
+            n.apply(Mine { blocks: 1 + i % 5 }).unwrap();
+        }
+        let h = n.height();
+        let tiers = n.ask(&TiersQuery).unwrap();
+        let accounts = n.ask(&AccountsQuery).unwrap();
+        seen.insert(h, (tiers, accounts));
+    }
+    n.apply(Mine { blocks: 600 }).unwrap();
+    for (h, (tiers, accounts)) in &seen {
+        assert_eq!(
+            &n.ask(&At::new(TiersQuery, Some(*h))).unwrap(),
+            tiers,
+            "#{h}"
+        );
+        assert_eq!(
+            &n.ask(&At::new(AccountsQuery, Some(*h))).unwrap(),
+            accounts,
+            "#{h}"
+        );
+    }
+    let head = n.height();
+    let e = n.ask(&At::new(TiersQuery, Some(head + 1))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+    // A timer's view at a past height: pending then, fired now.
+    let (h, _) = seen.iter().next().unwrap();
+    let t = n
+        .ask(&At::new(
+            TimerQuery {
+                id: first_timer(&n),
+            },
+            Some(*h),
+        ))
+        .unwrap()
+        .expect("known then");
+    assert_eq!(t.status.as_str(), "pending");
+}
+
+fn first_timer(n: &NodeCore) -> cowboy_devnet::engine::TimerId {
+    n.session()
+        .entries()
+        .iter()
+        .find_map(|e| match e {
+            cowboy_devnet::node::Entry::Tx { timers, .. } => timers.first().copied(),
+            _ => None,
+        })
+        .expect("a timer was scheduled")
+}
+
+#[test]
+fn issue24_heights_older_than_the_retained_history_are_history_pruned() {
+    let mut n = node(300);
+    let a = deploy(&mut n, "ticker");
+    for _ in 0..20 {
+        schedule(&mut n, a, 2).unwrap();
+        n.apply(Mine { blocks: 50 }).unwrap();
+    }
+    let e = n.ask(&At::new(TiersQuery, Some(2))).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::HistoryPruned, "{e}");
+    let kept = n.first_queryable();
+    assert!(n.ask(&At::new(TiersQuery, Some(kept))).is_ok());
+}
+
+#[test]
+fn issue24_revert_to_a_height_gives_that_block_back_and_the_chain_goes_on_from_it() {
+    let mut n = node(10_000);
+    let a = deploy(&mut n, "ticker");
+    for i in 0..12 {
+        schedule(&mut n, a, 2 + i).unwrap();
+        n.apply(Mine { blocks: 30 }).unwrap();
+    }
+    let target = 150;
+    let root = n.block(target).unwrap().header.state_root;
+    let tiers = n.ask(&At::new(TiersQuery, Some(target))).unwrap();
+    n.apply(RevertTo { height: target }).unwrap();
+    assert_eq!(n.height(), target);
+    assert_eq!(n.chain().state_root(), root);
+    assert_eq!(n.ask(&TiersQuery).unwrap(), tiers);
+    schedule(&mut n, a, 4).unwrap();
+    n.apply(Mine { blocks: 10 }).unwrap();
+    replay_matches(&n);
+    let e = n
+        .apply(RevertTo {
+            height: n.height() + 1,
+        })
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+}
+
+#[derive(Clone, Debug)]
+enum Cmd {
+    Schedule(u64),
+    Mine(u64),
+    Transfer(u8, u128),
+    SetBalance(u8, u128),
+    Manual(bool),
+    Halt(u64),
+    Cancel,
+}
+
+fn cmd() -> impl Strategy<Value = Cmd> {
+    prop_oneof![
+        4 => (1u64..40).prop_map(Cmd::Schedule),
+        3 => (1u64..300).prop_map(Cmd::Mine),
+        1 => (1u8..5, 1u128..1_000_000).prop_map(|(a, v)| Cmd::Transfer(a, v)),
+        1 => (1u8..5, 0u128..1_000_000).prop_map(|(a, v)| Cmd::SetBalance(a, v)),
+        1 => any::<bool>().prop_map(Cmd::Manual),
+        1 => (1u64..6).prop_map(Cmd::Halt),
+        1 => Just(Cmd::Cancel),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    /// Random sessions through the node, exported, replayed: the same hash and root at every
+    /// height, every expectation holds.
+    #[test]
+    fn issue24_random_sessions_replay_height_by_height(cmds in prop::collection::vec(cmd(), 1..25)) {
+        let mut n = node(10_000);
+        let a = deploy(&mut n, "ticker");
+        let mut timers = Vec::new();
+        for c in cmds {
+            match c {
+                Cmd::Schedule(after) => {
+                    let height = n.chain().pending_height() + after;
+                    let args = ScheduleArgs { height, payload: b"p".to_vec(), ..ScheduleArgs::default() };
+                    if let Ok(s) = n.apply(ScheduleTimer { actor: a, from: None, args }) {
+                        timers.push(s.timer_id);
+                    }
+                }
+                Cmd::Mine(b) => { n.apply(Mine { blocks: b }).unwrap(); }
+                Cmd::Transfer(i, v) => {
+                    let tx = Transaction::new(dev_account(i as usize), TxKind::Transfer { to: dev_account(0), amount: v });
+                    // Refused (the balance was set too low) changes nothing.
+                    let _ = n.apply(SendTx(tx));
+                }
+                Cmd::SetBalance(i, v) => {
+                    n.apply(SetBalance { address: dev_account(i as usize), balance: v }).unwrap();
+                }
+                Cmd::Manual(m) => {
+                    let mode = if m { MiningMode::Manual } else { MiningMode::Auto };
+                    n.apply(SetMining(mode)).unwrap();
+                }
+                Cmd::Halt(b) => { n.apply(Halt { blocks: b }).unwrap(); }
+                Cmd::Cancel => {
+                    if let Some(id) = timers.pop() {
+                        let _ = n.apply(CancelTimer { actor: a, timer_id: id, from: None });
+                    }
+                }
+            }
+        }
+        n.apply(Mine { blocks: 3 }).unwrap();
+        replay_matches(&n);
+    }
+}
