@@ -39,6 +39,9 @@ pub struct ChainDump {
     /// part of any root or hash. Absent when no fixture plays.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fixture_player: Option<serde_json::Value>,
+    /// The CIP-5 drafts' state (watches, hits, Globalbox, Mailbox); absent when pristine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<engine::draft::DraftState>,
 }
 
 impl Chain {
@@ -74,6 +77,7 @@ impl Chain {
             state_root: (self.root != self.head.state_root).then_some(self.root),
             cip1: Some(self.engine.cip1().clone()),
             fixture_player: None,
+            draft: (!self.engine.draft().is_pristine()).then(|| self.engine.draft().clone()),
         })
     }
 
@@ -108,6 +112,10 @@ impl Chain {
         chain.engine.set_cip1(d.cip1.unwrap_or_else(|| {
             Cip1State::new(d.genesis.cip1.clone(), effective_activation(&d.genesis))
         }));
+        chain.engine.set_draft(
+            d.draft
+                .unwrap_or_else(|| engine::draft::DraftState::new(d.genesis.cip5_draft)),
+        );
         chain.commit = StateCommit::default();
         chain.commit.mark_all(&chain.accounts, &chain.actors);
         let root = chain.commit_root();

@@ -2,6 +2,7 @@
 //! `chain/`). It drives the timer engine at the end of every block (CIP-5 §5).
 
 mod block;
+mod draft;
 mod dump;
 pub mod exec;
 mod gba;
@@ -44,6 +45,9 @@ pub struct Genesis {
     pub activation_height: Option<u64>,
     /// The CIP-1 v3 parameters (`[cip1]` in a fixture).
     pub cip1: Cip1Config,
+    /// The CIP-5 drafts' parameters (`[cip5_draft]` in a fixture; English §12, zh §13).
+    #[serde(skip_serializing_if = "is_default_draft")]
+    pub cip5_draft: engine::draft::DraftParams,
     /// Senders allowed to issue system instructions 48/49/50 (CIP-5 §5.4).
     pub system_deployers: Vec<Address>,
     /// Receives priority tips (CIP-1 v3 §3 step 8).
@@ -92,6 +96,10 @@ impl Genesis {
     }
 }
 
+fn is_default_draft(p: &engine::draft::DraftParams) -> bool {
+    *p == engine::draft::DraftParams::default()
+}
+
 /// Contract decision 8: `scheduler = eip1559` without a height activates at height 1;
 /// otherwise the activation height, if any.
 fn effective_activation(g: &Genesis) -> Option<u64> {
@@ -115,6 +123,7 @@ impl Default for Genesis {
             scheduler: SchedulerKind::Fifo,
             activation_height: None,
             cip1: Cip1Config::default(),
+            cip5_draft: Default::default(),
             system_deployers: vec![default_governor()],
             proposer: Address::from_label("proposer"),
             accounts: Vec::new(),
@@ -326,6 +335,7 @@ impl Chain {
             ));
         }
         genesis.cip1.validate()?;
+        genesis.cip5_draft.validate()?;
         if genesis.activation_height == Some(0) {
             return Err(TimerError::InvalidInput(
                 "activation_height 0 is genesis itself: the first block is height 1".into(),
@@ -374,6 +384,9 @@ impl Chain {
             chain.genesis.cip1.clone(),
             effective_activation(&chain.genesis),
         ));
+        chain
+            .engine
+            .set_draft(engine::draft::DraftState::new(chain.genesis.cip5_draft));
         for acc in chain.genesis.accounts.clone() {
             chain
                 .try_set_balance(&acc.address, acc.balance)
@@ -640,7 +653,7 @@ impl Chain {
                 .config
                 .max_cycles_per_fire_auction
                 .min(self.timer_config.max_cycles_per_fire),
-            SchedulerKind::Fifo => self.timer_config.max_cycles_per_fire,
+            _ => self.timer_config.max_cycles_per_fire,
         });
         engine::scheduler::policy::estimate(
             cip1,

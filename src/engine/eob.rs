@@ -92,6 +92,9 @@ pub struct Backlog {
     pub outbid: u64,
     pub over_cap: u64,
     pub below_basefee: u64,
+    /// CIP-5 drafts: over a fire quota.
+    #[serde(default)]
+    pub quota: u64,
 }
 
 impl Backlog {
@@ -106,6 +109,7 @@ impl Backlog {
             DeferReason::Outbid => &mut self.outbid,
             DeferReason::OverCap => &mut self.over_cap,
             DeferReason::BelowBasefee => &mut self.below_basefee,
+            DeferReason::Quota => &mut self.quota,
         } += 1;
     }
 }

@@ -115,6 +115,9 @@ pub enum DeferReason {
     /// CIP-1 v3 §3 (open point 9, Spec note 54): its `max_fee_per_cycle` is below the lane
     /// basefee in force; it waits for the basefee to fall (or its TTL), nothing charged.
     BelowBasefee,
+    /// CIP-5 drafts (English §8.3, zh §9.3): over `MAX_FIRES_PER_BLOCK` or its target's
+    /// `MAX_FIRES_PER_TARGET`; it stays for a later block.
+    Quota,
 }
 
 impl DeferReason {
@@ -127,6 +130,7 @@ impl DeferReason {
             DeferReason::Outbid => 2,
             DeferReason::OverCap => 3,
             DeferReason::BelowBasefee => 4,
+            DeferReason::Quota => 5,
         }
     }
 
@@ -137,6 +141,7 @@ impl DeferReason {
             DeferReason::Outbid => "outbid",
             DeferReason::OverCap => "over_cap",
             DeferReason::BelowBasefee => "below_basefee",
+            DeferReason::Quota => "quota",
         }
     }
 }

@@ -14,24 +14,39 @@ use serde::{Deserialize, Serialize};
 
 // ---- the scheduler in force ---------------------------------------------------------------------
 
-/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket, or `eip1559`,
-/// CIP-1 v3's timer-lane auction (§3 steps 4–10). Serde and the CLI spell them "fifo" and
-/// "eip1559".
+/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket, `eip1559`,
+/// CIP-1 v3's timer-lane auction (§3 steps 4–10), or one of the CIP-5 early drafts
+/// (`cip5-draft`, the English Globalbox; `cip5-draft-zh`, the Chinese draft with interval
+/// timers). Serde and the CLI spell them as `as_str` does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SchedulerKind {
     #[default]
     Fifo,
     Eip1559,
+    Cip5Draft,
+    Cip5DraftZh,
 }
 
 impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 2] = [SchedulerKind::Fifo, SchedulerKind::Eip1559];
+    pub const ALL: [SchedulerKind; 4] = [
+        SchedulerKind::Fifo,
+        SchedulerKind::Eip1559,
+        SchedulerKind::Cip5Draft,
+        SchedulerKind::Cip5DraftZh,
+    ];
 
     pub const fn as_str(self) -> &'static str {
         match self {
             SchedulerKind::Fifo => "fifo",
             SchedulerKind::Eip1559 => "eip1559",
+            SchedulerKind::Cip5Draft => "cip5-draft",
+            SchedulerKind::Cip5DraftZh => "cip5-draft-zh",
         }
+    }
+
+    /// Whether this is one of the CIP-5 early drafts (state watches, quotas, a Mailbox).
+    pub const fn is_draft(self) -> bool {
+        matches!(self, SchedulerKind::Cip5Draft | SchedulerKind::Cip5DraftZh)
     }
 }
 
@@ -47,7 +62,11 @@ impl std::str::FromStr for SchedulerKind {
         SchedulerKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("`{s}` is not a scheduler (expected fifo or eip1559)"))
+            .ok_or_else(|| {
+                format!(
+                    "`{s}` is not a scheduler (expected fifo, eip1559, cip5-draft or cip5-draft-zh)"
+                )
+            })
     }
 }
 

@@ -192,5 +192,6 @@ fn defer_reason(r: &DeferReason) -> &'static str {
         DeferReason::Outbid => "outbid",
         DeferReason::OverCap => "over the per-fire cap",
         DeferReason::BelowBasefee => "max fee below the lane basefee",
+        DeferReason::Quota => "over a fire quota",
     }
 }

@@ -143,11 +143,12 @@ impl Scenario {
     /// `fifo→eip1559@H` for an activation at height H > 1.
     pub fn scheduler_label(&self) -> String {
         match (self.genesis.scheduler, self.genesis.activation_height) {
+            (k, _) if k.is_draft() => k.as_str().into(),
             (SchedulerKind::Eip1559, None | Some(1)) | (SchedulerKind::Fifo, Some(1)) => {
                 "eip1559".into()
             }
             (_, Some(h)) => format!("fifo→eip1559@{h}"),
-            (SchedulerKind::Fifo, None) => "fifo".into(),
+            (_, None) => "fifo".into(),
         }
     }
 

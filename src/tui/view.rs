@@ -588,5 +588,6 @@ pub fn defer_reason(reason: &DeferReason) -> &'static str {
         DeferReason::Outbid => "outbid",
         DeferReason::OverCap => "over_cap",
         DeferReason::BelowBasefee => "below_basefee",
+        DeferReason::Quota => "quota",
     }
 }

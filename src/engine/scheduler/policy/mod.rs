@@ -11,6 +11,7 @@
 //! The CIP-1 v3 configuration and state ([`super::cip1`]) and the pricing and estimate
 //! ([`super::pricing`]) are re-exported here, where they were before the split.
 
+mod draft;
 mod eip1559;
 
 pub use super::cip1::{BlockOutcome, Cip1Config, Cip1State, LaneStats, TierMultipliers};
@@ -19,6 +20,8 @@ pub use super::pricing::{
 };
 
 use crate::engine::config::TimerConfig;
+use crate::engine::draft::DraftState;
+use crate::engine::draft::deliver::Flavor;
 use crate::engine::eob::{self, EobPlan, FeeQuote, Ledger};
 use crate::engine::error::TimerError;
 use crate::engine::queue::CalendarQueue;
@@ -82,6 +85,19 @@ pub trait Policy: Sync {
         env: &PlanEnv<'_>,
         ledger: &mut dyn Ledger,
     ) -> EobPlan;
+
+    /// Plans the block with the persistent state of the CIP-5 drafts (a queue that persists
+    /// across blocks, the block's written keys, timers that re-arm). A policy that needs only
+    /// the height's bucket keeps the default, its [`plan`](Self::plan).
+    fn plan_draft(
+        &self,
+        queue: &mut CalendarQueue,
+        _draft: &mut DraftState,
+        env: &PlanEnv<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        self.plan(queue, env, ledger)
+    }
 }
 
 /// The policy of a kind.
@@ -89,6 +105,8 @@ pub fn policy(kind: SchedulerKind) -> &'static dyn Policy {
     match kind {
         SchedulerKind::Fifo => &Fifo,
         SchedulerKind::Eip1559 => &Eip1559,
+        SchedulerKind::Cip5Draft => &draft::Draft(Flavor::Globalbox),
+        SchedulerKind::Cip5DraftZh => &draft::Draft(Flavor::Resort),
     }
 }
 
