@@ -284,6 +284,13 @@ impl ExecCtx<'_> {
     /// `set_interval(target, every_blocks, payload, gas_limit, bid?)` (zh §7.1): due at `first`
     /// (by default by the `interval_first` variant), then every `every` blocks after each fire.
     pub fn set_interval(&mut self, a: &super::types::DraftTimerArgs) -> Result<TimerId, VmError> {
+        if self.chain.engine.scheduler_at(self.height) == engine::SchedulerKind::Cip5Draft {
+            // Spec note: the English draft has no interval timers (§4 "the SDK/Runner issues a
+            // new set_timeout"): `ERR_UNSUPPORTED_TIMER_TYPE`, here `InvalidInput`.
+            return self.timer_err(TimerError::InvalidInput(
+                "set_interval is not in the English CIP-5 draft (cip5-draft): use cip5-draft-zh, or re-arm with set_timeout".into(),
+            ));
+        }
         let every = a.every.unwrap_or(0);
         if every == 0 {
             return self.timer_err(TimerError::InvalidInput(
@@ -686,7 +693,12 @@ impl Host for ExecCtx<'_> {
 
 /// Ids of the scheduled timers an overlay will persist (for receipts).
 pub fn scheduled_ids(o: &Overlay) -> Vec<TimerId> {
-    o.scheduled.iter().map(|t| t.timer_id).collect()
+    let watches = o.draft.iter().filter(|r| r.watch.is_some());
+    o.scheduled
+        .iter()
+        .map(|t| t.timer_id)
+        .chain(watches.map(|r| r.timer_id))
+        .collect()
 }
 
 /// Actors touched by an overlay's storage writes.
