@@ -17,6 +17,30 @@ pub const FIXTURES: &[(&str, &str)] = &[
     ("fairness", include_str!("../../fixtures/fairness.toml")),
     ("migration", include_str!("../../fixtures/migration.toml")),
     ("custom_gba", include_str!("../../fixtures/custom_gba.toml")),
+    (
+        "draft_v1_height",
+        include_str!("../../fixtures/draft_v1_height.toml"),
+    ),
+    (
+        "draft_v2_watch",
+        include_str!("../../fixtures/draft_v2_watch.toml"),
+    ),
+    (
+        "draft_v3_quota",
+        include_str!("../../fixtures/draft_v3_quota.toml"),
+    ),
+    (
+        "draft_v4_target",
+        include_str!("../../fixtures/draft_v4_target.toml"),
+    ),
+    (
+        "draft_v5_replay",
+        include_str!("../../fixtures/draft_v5_replay.toml"),
+    ),
+    (
+        "draft_v6_interval",
+        include_str!("../../fixtures/draft_v6_interval.toml"),
+    ),
 ];
 
 /// `(path relative to fixtures/, text)` of every shipped script.
@@ -32,6 +56,10 @@ pub const SCRIPTS: &[(&str, &str)] = &[
     (
         "scripts/heartbeat.rhai",
         include_str!("../../fixtures/scripts/heartbeat.rhai"),
+    ),
+    (
+        "scripts/mailbox.rhai",
+        include_str!("../../fixtures/scripts/mailbox.rhai"),
     ),
     (
         "scripts/sponsored.rhai",

@@ -79,6 +79,9 @@ pub struct Fixture {
     /// Named variants (issue 21): `NAME = "VALUE"` (see `cowboy-devnet variants`).
     #[serde(default)]
     pub variants: Option<BTreeMap<String, toml::Value>>,
+    /// The CIP-5 drafts' parameters (`DraftParams`: quotas, weights).
+    #[serde(default)]
+    pub cip5_draft: Option<crate::engine::draft::DraftParams>,
     #[serde(default)]
     pub accounts: Vec<Spanned<AccountSpec>>,
     #[serde(default)]
@@ -269,7 +272,14 @@ pub enum Step {
         balance: Amount,
     },
     /// After block `at`, the chain halts for `blocks` heights (an outage, CIP-5 §8).
-    Halt { at: u64, blocks: u64 },
+    Halt {
+        at: u64,
+        blocks: u64,
+    },
+    /// CIP-5 drafts: a state watch, an interval timer, a storage write (see `DraftStep`).
+    Watch(super::draft_step::DraftStep),
+    Interval(super::draft_step::DraftStep),
+    Write(super::draft_step::DraftStep),
 }
 
 impl Step {
@@ -285,6 +295,7 @@ impl Step {
             | Step::GovConfig { at, .. }
             | Step::SetBalance { at, .. }
             | Step::Halt { at, .. } => *at,
+            Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.at,
         }
     }
 
@@ -300,6 +311,9 @@ impl Step {
             Step::GovConfig { .. } => "gov_config",
             Step::SetBalance { .. } => "set_balance",
             Step::Halt { .. } => "halt",
+            Step::Watch(_) => "watch",
+            Step::Interval(_) => "interval",
+            Step::Write(_) => "write",
         }
     }
 
@@ -314,6 +328,16 @@ impl Step {
             | Step::GovExtend { expect_error, .. }
             | Step::GovConfig { expect_error, .. } => expect_error.as_deref(),
             Step::SetBalance { .. } | Step::Halt { .. } => None,
+            Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.expect_error.as_deref(),
+        }
+    }
+
+    /// The label a step gives the timer it creates (`schedule`, `watch`, `interval`).
+    pub fn timer_label(&self) -> Option<&String> {
+        match self {
+            Step::Schedule { label, .. } => label.as_ref(),
+            Step::Watch(d) | Step::Interval(d) => d.label.as_ref(),
+            _ => None,
         }
     }
 }

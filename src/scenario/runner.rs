@@ -544,8 +544,7 @@ impl Scenario {
                 halt = Some((total, ps));
             }
             let applied = self.apply_step(ps, h, devnet, run);
-            if let (Applied::Done { timer: Some(id) }, Step::Schedule { label: Some(l), .. }) =
-                (&applied, &ps.step)
+            if let (Applied::Done { timer: Some(id) }, Some(l)) = (&applied, ps.step.timer_label())
             {
                 run.labels.insert(l.clone(), *id);
             }

@@ -83,5 +83,6 @@ pub fn describe_step(step: &Step) -> String {
             account, balance, ..
         } => format!("{account}'s balance is set to {}", balance.0),
         Step::Halt { blocks, .. } => format!("the chain halts for {blocks} blocks"),
+        Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.describe(step.action()),
     }
 }

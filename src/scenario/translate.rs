@@ -161,6 +161,13 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
             balance: balance.0,
         }),
         Step::Halt { .. } => return Ok(None),
+        Step::Watch(d) | Step::Interval(d) | Step::Write(d) => tx(Transaction::new(
+            cx.sender(&d.actor, &d.from),
+            TxKind::ActAs {
+                actor: cx.addr(&d.actor),
+                op: d.op(step.action()),
+            },
+        )),
     };
     Ok(Some(cmd))
 }
