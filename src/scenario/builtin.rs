@@ -17,30 +17,12 @@ pub const FIXTURES: &[(&str, &str)] = &[
     ("fairness", include_str!("../../fixtures/fairness.toml")),
     ("migration", include_str!("../../fixtures/migration.toml")),
     ("custom_gba", include_str!("../../fixtures/custom_gba.toml")),
-    (
-        "draft_v1_height",
-        include_str!("../../fixtures/draft_v1_height.toml"),
-    ),
-    (
-        "draft_v2_watch",
-        include_str!("../../fixtures/draft_v2_watch.toml"),
-    ),
-    (
-        "draft_v3_quota",
-        include_str!("../../fixtures/draft_v3_quota.toml"),
-    ),
-    (
-        "draft_v4_target",
-        include_str!("../../fixtures/draft_v4_target.toml"),
-    ),
-    (
-        "draft_v5_replay",
-        include_str!("../../fixtures/draft_v5_replay.toml"),
-    ),
-    (
-        "draft_v6_interval",
-        include_str!("../../fixtures/draft_v6_interval.toml"),
-    ),
+    ("v19_height", include_str!("../../fixtures/v19_height.toml")),
+    ("v19_watch", include_str!("../../fixtures/v19_watch.toml")),
+    ("v19_quota", include_str!("../../fixtures/v19_quota.toml")),
+    ("v19_target", include_str!("../../fixtures/v19_target.toml")),
+    ("v19_replay", include_str!("../../fixtures/v19_replay.toml")),
+    ("v19_period", include_str!("../../fixtures/v19_period.toml")),
 ];
 
 /// `(path relative to fixtures/, text)` of every shipped script.
