@@ -13,6 +13,7 @@
 //!   chain's state the views make.
 
 mod core;
+pub mod draft;
 mod error;
 mod history;
 pub mod query;
@@ -29,6 +30,7 @@ pub use self::core::{
     MAX_MINE_PER_COMMAND, MineStep, MiningMode, NodeConfig, NodeCore, NodeEvent, Request,
     dev_account,
 };
+pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use error::NodeError;
 pub use query::*;
 pub use requests::*;
