@@ -57,7 +57,10 @@ impl Request for DraftTimer {
         if !receipt.success {
             return Err(NodeError::reverted(receipt));
         }
-        let timer_id = *receipt.timers.first().expect("a registration names its timer");
+        let timer_id = *receipt
+            .timers
+            .first()
+            .expect("a registration names its timer");
         Ok(Scheduled {
             timer_id,
             tx_hash: receipt.tx_hash,
