@@ -267,7 +267,7 @@ impl ExecCtx<'_> {
                 a.keys.len()
             )));
         }
-        let id = self.draft_timer(a, self.height + 1, "state watch")?;
+        let id = self.draft_timer(a, self.height + 1, "a state watch")?;
         let Some(i) = self.overlay.scheduled.iter().position(|t| t.timer_id == id) else {
             return Ok(id);
         };
@@ -302,7 +302,7 @@ impl ExecCtx<'_> {
             engine::scheduler::variants::IntervalFirst::Every => self.height.saturating_add(every),
             engine::scheduler::variants::IntervalFirst::NextBlock => self.height + 1,
         });
-        let id = self.draft_timer(a, first, "interval timer")?;
+        let id = self.draft_timer(a, first, "an interval timer")?;
         if let Some(r) = self.overlay.draft.iter_mut().find(|r| r.timer_id == id) {
             r.kind = engine::draft::DraftKind::Interval { every };
         }
@@ -317,7 +317,7 @@ impl ExecCtx<'_> {
     ) -> Result<TimerId, VmError> {
         if !self.chain.engine.scheduler_at(self.height).is_draft() {
             return self.timer_err(TimerError::InvalidInput(format!(
-                "a {what} needs a CIP-5 draft scheduler (cip5-draft or cip5-draft-zh), not {}",
+                "{what} needs a CIP-5 draft scheduler (cip5-draft or cip5-draft-zh), not {}",
                 self.chain.engine.scheduler_at(self.height)
             )));
         }
