@@ -1,8 +1,8 @@
 //! Property test of the CIP-5 drafts (English §8.3, §9.2, §13; zh §9.3, §10.2, §14): random
 //! height timers with bids, state watches, interval timers, writes and cancels under
 //! `cip5-draft` and `cip5-draft-zh`, with small quotas. After every block no more than
-//! `MAX_FIRES_PER_BLOCK` fires ran and no target had more than `MAX_FIRES_PER_TARGET`; balances
-//! + burned = supply; every height timer leaves by exactly one path (fired, cancelled, expired
+//! `MAX_FIRES_PER_BLOCK` fires ran and no target had more than `MAX_FIRES_PER_TARGET`; balances plus
+//! burned equal the supply; every height timer leaves by exactly one path (fired, cancelled, expired
 //! or unfunded); and replaying the same inputs gives the same block hashes and roots.
 
 mod common;
