@@ -357,6 +357,11 @@ fn globalbox_frozen_order_and_quota_skips() {
         vec![a2, b2],
         "the loaded chain goes on as before"
     );
+    // An empty block after fires clears the Mailbox: its root says so, and the chain reloads.
+    mine(&mut c);
+    let dump = c.dump().expect("no open block");
+    let reloaded = Chain::load(dump, c.runtime().clone()).expect("the root matches the state");
+    assert_eq!(reloaded.state_root(), c.state_root());
 }
 
 /// Open point 19 variants: `draft_pruning = greedy` (§18) vs round-robin (§9.3); a watch

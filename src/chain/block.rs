@@ -539,6 +539,7 @@ impl Chain {
                 && plan.fires.is_empty()
                 && plan.stats == EobStats::default()
                 && self.cancelled_fires.is_empty()
+                && !self.engine.draft().changed_by_plan()
             {
                 outcome.cycles = o.tx_cycles;
                 let (_, changed) =

@@ -118,8 +118,13 @@ pub fn plan(
     let mut gc_left = env.cfg.gc_cycles_per_block;
     let mut carried = Vec::new();
     let mut cands = Vec::new();
+    st.dirty = !st.mailbox.is_empty()
+        || !st.written.is_empty()
+        || !st.hits.is_empty()
+        || !st.globalbox.is_empty();
     st.mailbox.clear();
     for d in queue.take_due(h) {
+        st.dirty = true;
         let t = queue.due(&d);
         if h > t.expires_at {
             let id = t.timer_id;

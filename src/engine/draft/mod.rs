@@ -242,6 +242,10 @@ pub struct DraftState {
     /// Interval timers fired this block, to re-insert at the end of the block (transient).
     #[serde(skip)]
     rearm: Vec<Timer>,
+    /// Whether the last plan changed this state (transient): such a block is never sealed
+    /// quiet, whose root would reuse the last block's template.
+    #[serde(skip)]
+    pub(crate) dirty: bool,
 }
 
 mod pairs {
@@ -298,6 +302,11 @@ impl DraftState {
                 }
             }
         }
+    }
+
+    /// Whether the last block's plan changed this state (see the `dirty` field).
+    pub fn changed_by_plan(&self) -> bool {
+        self.dirty
     }
 
     /// Whether an idle block would change this state (a hit or a queued fire waits).
