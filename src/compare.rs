@@ -344,6 +344,9 @@ fn compare_table(name: &str, path: &str, runs: &[CompareRun]) -> Vec<String> {
     row("expired + unfunded", &|r| {
         (r.report.summary.expired + r.report.summary.unfunded).to_string()
     });
+    row("cannot express", &|r| {
+        unexpressed(&r.report).len().to_string()
+    });
     row("expectations held", &|r| {
         let s = &r.report.summary;
         format!(
@@ -368,8 +371,34 @@ fn compare_table(name: &str, path: &str, runs: &[CompareRun]) -> Vec<String> {
             r.report.scheduler,
             r.variants.label()
         ));
+        for st in unexpressed(&r.report) {
+            lines.push(format!(
+                "  cannot express line {} ({} at {}): {}",
+                st.line,
+                st.action,
+                st.at,
+                st.error.as_ref().map_or("", |e| e.message.as_str())
+            ));
+        }
     }
     lines
+}
+
+/// The steps a run's scheduler cannot express (issue 22): a `watch` or an `interval` refused
+/// because the policy has no such timer (state watches need a CIP-5 draft, intervals
+/// `cip5-draft-zh`), as opposed to a step that failed for another reason.
+fn unexpressed(r: &Report) -> Vec<&cowboy_devnet::scenario::report::StepOutcome> {
+    r.steps
+        .iter()
+        .filter(|s| {
+            !s.ok
+                && matches!(s.action.as_str(), "watch" | "interval")
+                && s.error.as_ref().is_some_and(|e| {
+                    e.message.contains("needs a CIP-5 draft scheduler")
+                        || e.message.contains("not in the English CIP-5 draft")
+                })
+        })
+        .collect()
 }
 
 fn actor_cells(a: &ActorRow) -> String {

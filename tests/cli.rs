@@ -296,6 +296,27 @@ fn cip1_v3_compare_prints_one_side_by_side_table_and_json() {
     assert_eq!(d["latency_p99"], 7);
 }
 
+/// Issue 22: `compare` plays the CIP-5 drafts beside the others and names the steps a policy
+/// cannot express (a state watch under fifo, an interval under the English draft).
+#[test]
+fn cip5_drafts_compare_names_the_steps_a_policy_cannot_express() {
+    let o = run(&[
+        "compare",
+        "v19_period",
+        "--schedulers",
+        "fifo,cip5-draft,cip5-draft-zh",
+    ]);
+    let out = text(&o.stdout);
+    let row = out
+        .lines()
+        .find(|l| l.starts_with("cannot express"))
+        .expect(&out);
+    let cells: Vec<&str> = row.split('|').skip(1).map(str::trim).collect();
+    assert_eq!(cells, ["2", "2", "0"], "{row}");
+    assert!(out.contains("needs a CIP-5 draft scheduler"), "{out}");
+    assert!(out.contains("not in the English CIP-5 draft"), "{out}");
+}
+
 #[test]
 fn cip1_v3_compare_refuses_an_unknown_scheduler_as_a_usage_error() {
     let o = run(&["compare", "storm", "--schedulers", "fifo,lottery"]);
@@ -368,7 +389,7 @@ fn issue21_variants_lists_every_variant_with_its_default_and_spec_section() {
     }
     let o = run(&["variants", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-    assert_eq!(v.as_array().unwrap().len(), 8);
+    assert_eq!(v.as_array().unwrap().len(), 13);
 }
 
 #[test]

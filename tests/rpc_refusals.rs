@@ -91,6 +91,8 @@ const READ_ONLY: &[&str] = &[
     "scheduler_fairness",
     // The session's export writes a file when asked, never the chain (issue 24).
     "devnet_exportFixture",
+    // The CIP-5 drafts' state (issue 22).
+    "scheduler_draft",
     // The dashboard's queries over the API (issue 19).
     "scheduler_buckets",
     "scheduler_actors",
@@ -268,6 +270,19 @@ async fn every_state_changing_method_refused_changes_nothing() {
             json!([{"from": dev1, "height": h + 100}]),
             Some("Unauthorized"),
         ),
+        // CIP-5 drafts (issue 22): a watch or an interval needs a draft scheduler.
+        (
+            "timer_watch",
+            json!([{"actor": actor, "keys": ["k"]}]),
+            Some("InvalidInput"),
+        ),
+        ("timer_watch", json!([{"actor": actor, "keys": []}]), None),
+        (
+            "timer_interval",
+            json!([{"actor": actor, "every": 5}]),
+            Some("InvalidInput"),
+        ),
+        ("timer_interval", json!([{"actor": actor}]), None),
     ];
 
     // Every method that is not read-only has a row.

@@ -13,6 +13,7 @@ impl Chain {
             let height = self.height + 1 + self.skip_next;
             // After an outage (CIP-5 §8) the skipped heights' timers become due now.
             let migrated = self.engine.open_block(height);
+            self.engine.set_parent_root(self.root.0);
             let quote = self.fee_quote();
             // CIP-1 v3 §13.2: the first block at or after the activation height is planned by
             // eip1559, and its transactions are validated by it too.
@@ -261,6 +262,11 @@ impl Chain {
                         timer_id,
                         new_expires_at,
                     } => ctx.extend_timer(&timer_id.0, *new_expires_at),
+                    TimerOp::SetStateWatch(a) => ctx.set_state_watch(a).map(|_| ()),
+                    TimerOp::SetInterval(a) => ctx.set_interval(a).map(|_| ()),
+                    TimerOp::WriteKey { key, value } => {
+                        ctx.storage_set(key.as_bytes(), value.as_bytes())
+                    }
                 });
                 (ex.result, Some(ex.overlay), ex.meter)
             }
@@ -371,6 +377,9 @@ impl Chain {
             self.commit.mark(StateKey::Account(a));
         }
         for ((a, k), v) in o.storage {
+            if phase == Phase::Tx {
+                self.engine.note_written(a, &k);
+            }
             if let Some(actor) = self.actors.get_mut(&a) {
                 match v {
                     Some(v) => actor.storage.insert(k.clone(), v),
@@ -389,6 +398,9 @@ impl Chain {
             self.engine
                 .schedule(t)
                 .expect("validated in the execution context");
+        }
+        for r in o.draft {
+            self.engine.register_draft(r);
         }
         // Applied after the overlay's absolute balances, so a refund is never overwritten.
         for (id, fee_payer, refund) in o.cancelled_fires {
@@ -544,6 +556,7 @@ impl Chain {
                 && plan.fires.is_empty()
                 && plan.stats == EobStats::default()
                 && self.cancelled_fires.is_empty()
+                && !self.engine.draft().changed_by_plan()
             {
                 outcome.cycles = o.tx_cycles;
                 let (_, changed) =
@@ -576,6 +589,7 @@ impl Chain {
             .collect();
         let base_cycles = self.basefee.tx_base_cycles;
         let rt = self.runtime.clone();
+        let mut draft_stops = super::draft::Stops::default();
         for fire in plan.fires {
             let t = &fire.timer;
             pending.remove(&t.timer_id);
@@ -629,6 +643,9 @@ impl Chain {
             };
             let success = ex.result.is_ok();
             let cancelled_while_running = success && ex.overlay.firing_cancelled;
+            if scheduler.is_draft() && (cancelled_while_running || !success) {
+                draft_stops.note(&self.engine, t.timer_id, cancelled_while_running);
+            }
             let error = ex.result.err().as_ref().map(Failure::from);
             let s = self.engine.settle(&fire, ex.meter.cycles, ex.meter.cells);
             stats.lane_used += ex.meter.cycles;
@@ -672,6 +689,9 @@ impl Chain {
             }
         }
         self.cancelled_fires.clear();
+        if scheduler.is_draft() {
+            self.engine.end_draft_block(&draft_stops.ids);
+        }
         if !ended {
             let tx_cycles = self.open.as_ref().expect("open").tx_cycles;
             outcome.cycles = outcome.cycles.saturating_add(tx_cycles);
@@ -796,6 +816,7 @@ impl Chain {
                 // (The digest of deferrals waiting for their events ended this list while they
                 // waited in the state; none wait since Spec note 71.)
                 &self.engine.cip1_root_part(),
+                &self.engine.draft_root_part(),
             ],
             (h.ring_horizon, h.epoch_horizon),
         ))

@@ -33,6 +33,8 @@ pub struct Overlay {
     pub fire_extended: BTreeMap<TimerId, u64>,
     pub extended: BTreeMap<TimerId, u64>,
     pub events: Vec<Event>,
+    /// Registrations under a CIP-5 draft policy (kind, bid, a watch's body).
+    pub draft: Vec<engine::draft::DraftReg>,
 }
 
 /// A timer pre-charged in this end of block and not yet run.
@@ -245,6 +247,92 @@ impl<'a> ExecCtx<'a> {
     }
 }
 
+/// The CIP-5 drafts' host calls (English §6.1, zh §7.1), made through `TxKind::ActAs`.
+impl ExecCtx<'_> {
+    /// `set_state_watch(target, watch_keys, payload, gas_limit, bid?)`: a timer that fires when
+    /// this actor writes a key starting with one of `keys` (from the next block on). Its CIP-5
+    /// checks are `schedule_timer`'s (for a nominal height, the next block).
+    ///
+    /// Spec note (English §6.1 `ERR_UNSUPPORTED_TIMER_TYPE`): under `fifo` and `eip1559` a
+    /// watch is `InvalidInput`, naming the schedulers that have them.
+    pub fn set_state_watch(
+        &mut self,
+        a: &super::types::DraftTimerArgs,
+    ) -> Result<TimerId, VmError> {
+        let params = self.chain.engine.draft().params;
+        if a.keys.is_empty() || a.keys.len() > params.max_watch_keys as usize {
+            return self.timer_err(TimerError::InvalidInput(format!(
+                "a state watch names 1..={} keys or prefixes, got {}",
+                params.max_watch_keys,
+                a.keys.len()
+            )));
+        }
+        let id = self.draft_timer(a, self.height + 1, "a state watch")?;
+        let Some(i) = self.overlay.scheduled.iter().position(|t| t.timer_id == id) else {
+            return Ok(id);
+        };
+        let body = self.overlay.scheduled.remove(i);
+        if let Some(r) = self.overlay.draft.iter_mut().find(|r| r.timer_id == id) {
+            r.kind = engine::draft::DraftKind::Watch {
+                keys: a.keys.iter().map(|k| k.as_bytes().to_vec()).collect(),
+            };
+            r.watch = Some(body);
+        }
+        Ok(id)
+    }
+
+    /// `set_interval(target, every_blocks, payload, gas_limit, bid?)` (zh §7.1): due at `first`
+    /// (by default by the `interval_first` variant), then every `every` blocks after each fire.
+    pub fn set_interval(&mut self, a: &super::types::DraftTimerArgs) -> Result<TimerId, VmError> {
+        if self.chain.engine.scheduler_at(self.height) == engine::SchedulerKind::Cip5Draft {
+            // Spec note: the English draft has no interval timers (§4 "the SDK/Runner issues a
+            // new set_timeout"): `ERR_UNSUPPORTED_TIMER_TYPE`, here `InvalidInput`.
+            return self.timer_err(TimerError::InvalidInput(
+                "set_interval is not in the English CIP-5 draft (cip5-draft): use cip5-draft-zh, or re-arm with set_timeout".into(),
+            ));
+        }
+        let every = a.every.unwrap_or(0);
+        if every == 0 {
+            return self.timer_err(TimerError::InvalidInput(
+                "set_interval: every_blocks must be at least 1".into(),
+            ));
+        }
+        let variants = self.chain.engine.cip1().config.variants;
+        let first = a.first.unwrap_or(match variants.interval_first {
+            engine::scheduler::variants::IntervalFirst::Every => self.height.saturating_add(every),
+            engine::scheduler::variants::IntervalFirst::NextBlock => self.height + 1,
+        });
+        let id = self.draft_timer(a, first, "an interval timer")?;
+        if let Some(r) = self.overlay.draft.iter_mut().find(|r| r.timer_id == id) {
+            r.kind = engine::draft::DraftKind::Interval { every };
+        }
+        Ok(id)
+    }
+
+    fn draft_timer(
+        &mut self,
+        a: &super::types::DraftTimerArgs,
+        height: u64,
+        what: &str,
+    ) -> Result<TimerId, VmError> {
+        if !self.chain.engine.scheduler_at(self.height).is_draft() {
+            return self.timer_err(TimerError::InvalidInput(format!(
+                "{what} needs a CIP-5 draft scheduler (cip5-draft or cip5-draft-zh), not {}",
+                self.chain.engine.scheduler_at(self.height)
+            )));
+        }
+        self.schedule_timer(ScheduleArgs {
+            height,
+            payload: a.payload.clone(),
+            fee_payer: a.fee_payer,
+            gas_limit: a.gas_limit,
+            expires_at: a.expires_at,
+            bid: a.bid,
+            ..Default::default()
+        })
+    }
+}
+
 impl Host for ExecCtx<'_> {
     fn charge_cycles(&mut self, n: u64) -> Result<(), VmError> {
         self.cycles(n)
@@ -420,6 +508,18 @@ impl Host for ExecCtx<'_> {
         }
         self.overlay.nonces.insert(self.actor, ctx.actor_nonce + 1);
         self.overlay.scheduled.push(timer);
+        if policy.kind().is_draft() {
+            let bid_fp = match engine::draft::bid_fp(fee_args.bid.unwrap_or(0)) {
+                Ok(b) => b,
+                Err(e) => return self.timer_err(e),
+            };
+            self.overlay.draft.push(engine::draft::DraftReg {
+                timer_id: id,
+                kind: engine::draft::DraftKind::Height,
+                bid_fp,
+                watch: None,
+            });
+        }
         Ok(id)
     }
 
@@ -542,7 +642,7 @@ impl Host for ExecCtx<'_> {
         // A pre-charged timer an earlier handler of this end of block already cancelled is gone.
         let owner = if self.overlay.cancelled.contains(&id) || self.fire_cancelled(&id) {
             None
-        } else if let Some(t) = self.chain.engine.queue().get(&id) {
+        } else if let Some(t) = self.chain.engine.get(&id) {
             Some((t.actor_address, None))
         } else {
             self.pending_fires.get(&id).map(|p| (p.owner, Some(*p)))
@@ -596,7 +696,12 @@ impl Host for ExecCtx<'_> {
 
 /// Ids of the scheduled timers an overlay will persist (for receipts).
 pub fn scheduled_ids(o: &Overlay) -> Vec<TimerId> {
-    o.scheduled.iter().map(|t| t.timer_id).collect()
+    let watches = o.draft.iter().filter(|r| r.watch.is_some());
+    o.scheduled
+        .iter()
+        .map(|t| t.timer_id)
+        .chain(watches.map(|r| r.timer_id))
+        .collect()
 }
 
 /// Actors touched by an overlay's storage writes.

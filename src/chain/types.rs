@@ -73,6 +73,50 @@ pub enum SystemInstruction {
     UpdateSchedulerConfig { config: SchedulerParams },
 }
 
+/// The arguments of a state watch or an interval timer (CIP-5 drafts). `keys` are storage
+/// keys or prefixes of the actor (a watch's); `every` and `first` are an interval's (`first`:
+/// its first due height, by default by the `interval_first` variant). `bid` in whole units
+/// (stored Q32.96).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DraftTimerArgs {
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub keys: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first: Option<u64>,
+    #[serde(default)]
+    pub payload: Vec<u8>,
+    #[serde(default)]
+    pub fee_payer: Option<Address>,
+    #[serde(default)]
+    pub gas_limit: Option<u64>,
+    #[serde(default)]
+    pub expires_at: Option<u64>,
+    #[serde(
+        default,
+        with = "crate::engine::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub bid: Option<u128>,
+}
+
+impl HashEncode for DraftTimerArgs {
+    fn hash_encode(&self, e: &mut HashEncoder) {
+        e.length(self.keys.len());
+        for k in &self.keys {
+            e.str(k);
+        }
+        self.every.hash_encode(e);
+        self.first.hash_encode(e);
+        e.bytes(&self.payload);
+        self.fee_payer.hash_encode(e);
+        self.gas_limit.hash_encode(e);
+        self.expires_at.hash_encode(e);
+        self.bid.hash_encode(e);
+    }
+}
+
 impl SystemInstruction {
     pub const SYS_CANCEL_TIMER: u8 = 48;
     pub const SYS_UPDATE_TIMER_CONFIG: u8 = 49;
@@ -136,6 +180,16 @@ pub enum TimerOp {
     ExtendTimer {
         timer_id: TimerId,
         new_expires_at: u64,
+    },
+    /// CIP-5 drafts: `set_state_watch(target, watch_keys, payload, gas_limit, bid?)`
+    /// (English §6.1, zh §7.1), the target being the actor.
+    SetStateWatch(DraftTimerArgs),
+    /// CIP-5 draft zh: `set_interval(target, every_blocks, payload, gas_limit, bid?)` (§7.1).
+    SetInterval(DraftTimerArgs),
+    /// Writes one storage key of the actor (a transaction whose write a watch can see).
+    WriteKey {
+        key: String,
+        value: String,
     },
 }
 
@@ -270,6 +324,19 @@ impl HashEncode for TimerOp {
                 e.u8(3);
                 timer_id.hash_encode(e);
                 e.u64(*new_expires_at);
+            }
+            TimerOp::SetStateWatch(a) => {
+                e.u8(4);
+                a.hash_encode(e);
+            }
+            TimerOp::SetInterval(a) => {
+                e.u8(5);
+                a.hash_encode(e);
+            }
+            TimerOp::WriteKey { key, value } => {
+                e.u8(6);
+                e.str(key);
+                e.str(value);
             }
         }
     }

@@ -97,6 +97,9 @@ pub struct Backlog {
     pub budget: u64,
     #[serde(default, skip_serializing_if = "is_zero")]
     pub underfunded: u64,
+    /// CIP-5 drafts: over a fire quota.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub quota: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -117,6 +120,7 @@ impl Backlog {
             DeferReason::BelowBasefee => &mut self.below_basefee,
             DeferReason::Budget => &mut self.budget,
             DeferReason::Underfunded => &mut self.underfunded,
+            DeferReason::Quota => &mut self.quota,
         } += 1;
     }
 }

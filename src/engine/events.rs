@@ -123,6 +123,9 @@ pub enum DeferReason {
     Budget,
     /// CIP-1 v1 §4.1: its owner's balance does not cover the bid; deferred, not destroyed.
     Underfunded,
+    /// CIP-5 drafts (English §8.3, zh §9.3): over `MAX_FIRES_PER_BLOCK` or its target's
+    /// `MAX_FIRES_PER_TARGET`; it stays for a later block.
+    Quota,
 }
 
 impl DeferReason {
@@ -137,6 +140,7 @@ impl DeferReason {
             DeferReason::BelowBasefee => 4,
             DeferReason::Budget => 5,
             DeferReason::Underfunded => 6,
+            DeferReason::Quota => 7,
         }
     }
 
@@ -149,6 +153,7 @@ impl DeferReason {
             DeferReason::BelowBasefee => "below_basefee",
             DeferReason::Budget => "budget",
             DeferReason::Underfunded => "underfunded",
+            DeferReason::Quota => "quota",
         }
     }
 }

@@ -12,6 +12,7 @@
 //! `scheduler::policy` -> this module (the [`Engine`] facade and the re-exports).
 
 pub mod config;
+pub mod draft;
 pub mod eob;
 pub mod error;
 pub mod events;
@@ -55,6 +56,8 @@ pub struct Engine {
     cip1: Cip1State,
     /// The roots of the timer set and of the overflow tier at the last [`commit`](Self::commit).
     roots: ([u8; 32], [u8; 32]),
+    /// The CIP-5 drafts' state (watches, Globalbox, Mailbox); pristine under other policies.
+    draft: draft::DraftState,
 }
 
 impl Engine {
@@ -64,6 +67,7 @@ impl Engine {
             scheduler,
             cip1: Cip1State::default(),
             roots: Default::default(),
+            draft: draft::DraftState::default(),
         }
     }
 
@@ -74,6 +78,7 @@ impl Engine {
             scheduler,
             cip1: Cip1State::default(),
             roots: Default::default(),
+            draft: draft::DraftState::default(),
         })
     }
 
@@ -87,9 +92,70 @@ impl Engine {
         &self.cip1
     }
 
-    /// The scheduler that plans the block at `height` (Spec note 49).
+    /// The scheduler that plans the block at `height` (Spec note 49); a CIP-5 draft chosen at
+    /// genesis plans every block.
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
+        if self.scheduler.is_draft() {
+            return self.scheduler;
+        }
         self.cip1.scheduler_at(height)
+    }
+
+    /// The CIP-5 drafts' state, read-only.
+    pub fn draft(&self) -> &draft::DraftState {
+        &self.draft
+    }
+
+    /// Replaces the CIP-5 drafts' state (at genesis, with its parameters, and on a load).
+    pub fn set_draft(&mut self, mut state: draft::DraftState) {
+        state.reindex();
+        self.draft = state;
+    }
+
+    /// Records a storage key written by the open block's transaction phase (the drafts'
+    /// `ModifiedKeySet(h)`, English §7.1); kept only under a draft policy.
+    pub fn note_written(&mut self, actor: Address, key: &[u8]) {
+        if self.scheduler.is_draft() {
+            self.draft.note_written(actor, key.to_vec());
+        }
+    }
+
+    /// Sets the open block's parent state root (the drafts' `deliver_id` input).
+    pub fn set_parent_root(&mut self, root: [u8; 32]) {
+        self.draft.set_parent_root(root);
+    }
+
+    /// Registers a timer scheduled under a draft policy (its kind, bid and, for a watch, its
+    /// body).
+    pub fn register_draft(&mut self, reg: draft::DraftReg) {
+        self.draft.register(reg);
+    }
+
+    /// The end of a block under a draft policy, once its fires ran (zh §11, EOB-5): the
+    /// interval timers fired re-enter the calendar queue at their next due height, in one
+    /// batch, except those in `stopped` (their fire cancelled them, or failed under
+    /// `interval_after_failure = stop`); the watches in `stopped` leave.
+    pub fn end_draft_block(&mut self, stopped: &std::collections::BTreeSet<TimerId>) {
+        for id in stopped {
+            if self.draft.watch(id).is_some() {
+                self.draft.forget(id);
+            }
+        }
+        for t in self.draft.take_rearm() {
+            if stopped.contains(&t.timer_id) {
+                self.draft.forget(&t.timer_id);
+                continue;
+            }
+            let id = t.timer_id;
+            if self.queue.insert(t).is_err() {
+                self.draft.forget(&id);
+            }
+        }
+    }
+
+    /// The drafts' part of the state root: empty while nothing was registered under them.
+    pub fn draft_root_part(&self) -> Vec<u8> {
+        self.draft.root_part()
     }
 
     /// The policy that plans the block at `height`.
@@ -199,9 +265,9 @@ impl Engine {
         self.scheduler
     }
 
-    /// A live timer.
+    /// A live timer (a state watch of the drafts included).
     pub fn get(&self, id: &TimerId) -> Option<&Timer> {
-        self.queue.get(id)
+        self.queue.get(id).or_else(|| self.draft.watch(id))
     }
 
     /// Timers pending.
@@ -234,6 +300,9 @@ impl Engine {
     /// nothing to do: nothing due, no deferral, no epoch maintenance (see
     /// [`CalendarQueue::quiet_heights`]).
     pub fn quiet_heights(&self, limit: u64) -> u64 {
+        if self.draft.busy() {
+            return 0;
+        }
         self.queue.quiet_heights(limit)
     }
 
@@ -255,9 +324,12 @@ impl Engine {
         self.queue.insert(timer)
     }
 
-    /// Cancels a timer; returns it if it was live.
+    /// Cancels a timer; returns it if it was live. Under the drafts its metadata, pending
+    /// watch hit and queued Globalbox fire go with it.
     pub fn cancel(&mut self, id: &TimerId) -> Option<Timer> {
-        self.queue.remove(id)
+        let t = self.queue.remove(id);
+        let w = self.draft.forget(id);
+        t.or(w)
     }
 
     /// Sets a live timer's `expires_at` (CIP-5 §5.4; the caller clamped it). Returns the
@@ -287,7 +359,7 @@ impl Engine {
             lane_basefee: self.cip1.lane_basefee(quote.cycle_basefee),
         };
         let policy = self.policy_at(height);
-        let mut plan = policy.plan(&mut self.queue, &env, ledger);
+        let mut plan = policy.plan_draft(&mut self.queue, &mut self.draft, &env, ledger);
         let events = policy.after_plan(&mut self.cip1, &plan, cfg.lane_timer_cycles);
         plan.events.extend(events);
         plan

@@ -14,9 +14,10 @@ use serde::{Deserialize, Serialize};
 
 // ---- the scheduler in force ---------------------------------------------------------------------
 
-/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket, or `eip1559`,
-/// CIP-1 v3's timer-lane auction (§3 steps 4–10). Serde and the CLI spell them "fifo" and
-/// "eip1559".
+/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket, `eip1559`,
+/// CIP-1 v3's timer-lane auction (§3 steps 4–10), or one of the CIP-5 early drafts
+/// (`cip5-draft`, the English Globalbox; `cip5-draft-zh`, the Chinese draft with interval
+/// timers). Serde and the CLI spell them as `as_str` does.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SchedulerKind {
     #[default]
@@ -25,13 +26,17 @@ pub enum SchedulerKind {
     /// CIP-1 v1 (`cip1-v1-calendar-queue-gba.md` §3–§5, issue 21 §1): the GBA-priced
     /// first-price auction with per-actor EMA weights, selectable from genesis.
     Cip1V1,
+    Cip5Draft,
+    Cip5DraftZh,
 }
 
 impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 3] = [
+    pub const ALL: [SchedulerKind; 5] = [
         SchedulerKind::Fifo,
         SchedulerKind::Eip1559,
         SchedulerKind::Cip1V1,
+        SchedulerKind::Cip5Draft,
+        SchedulerKind::Cip5DraftZh,
     ];
 
     pub const fn as_str(self) -> &'static str {
@@ -39,7 +44,14 @@ impl SchedulerKind {
             SchedulerKind::Fifo => "fifo",
             SchedulerKind::Eip1559 => "eip1559",
             SchedulerKind::Cip1V1 => "cip1-v1",
+            SchedulerKind::Cip5Draft => "cip5-draft",
+            SchedulerKind::Cip5DraftZh => "cip5-draft-zh",
         }
+    }
+
+    /// Whether this is one of the CIP-5 early drafts (state watches, quotas, a Mailbox).
+    pub const fn is_draft(self) -> bool {
+        matches!(self, SchedulerKind::Cip5Draft | SchedulerKind::Cip5DraftZh)
     }
 }
 
@@ -55,7 +67,11 @@ impl std::str::FromStr for SchedulerKind {
         SchedulerKind::ALL
             .into_iter()
             .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("`{s}` is not a scheduler (expected fifo, eip1559 or cip1-v1)"))
+            .ok_or_else(|| {
+                format!(
+                    "`{s}` is not a scheduler (expected fifo, eip1559, cip1-v1, cip5-draft or cip5-draft-zh)"
+                )
+            })
     }
 }
 

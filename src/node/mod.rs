@@ -14,6 +14,7 @@
 
 pub mod at;
 mod core;
+pub mod draft;
 mod error;
 mod governance;
 mod history;
@@ -33,6 +34,7 @@ pub use self::core::{
     dev_account,
 };
 pub use at::{At, BlockTag};
+pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use error::NodeError;
 pub use governance::{GovUpdateSchedulerConfig, merge_scheduler_params};
 pub use query::*;

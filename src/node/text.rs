@@ -228,5 +228,6 @@ fn defer_reason(r: &DeferReason) -> &'static str {
         DeferReason::BelowBasefee => "max fee below the lane basefee",
         DeferReason::Budget => "timer budget used up",
         DeferReason::Underfunded => "owner cannot pay its bid",
+        DeferReason::Quota => "over a fire quota",
     }
 }

@@ -62,7 +62,7 @@ pub(super) fn to_json<T: Serialize>(v: &T) -> Value {
 /// A receipt as the API shows it: every field, `status` (`success` | `reverted`) and the
 /// height of its block (`sealed: false` while the block is open under manual or interval
 /// mining).
-fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Value {
+pub(super) fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Value {
     let mut v = to_json(receipt);
     let o = v.as_object_mut().expect("a receipt is an object");
     o.insert(
@@ -543,6 +543,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     });
 
     super::scheduler::register(&mut m);
+    super::draft::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
     reg(&mut m, GovCancel::METHOD, |p, node| async move {

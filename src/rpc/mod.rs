@@ -5,6 +5,7 @@
 //! OpenRPC document ([`openrpc`]).
 
 mod compliance;
+mod draft;
 pub mod error;
 pub mod guard;
 pub mod methods;

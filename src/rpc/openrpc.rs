@@ -294,6 +294,26 @@ pub const METHODS: &[MethodDoc] = &[
         "Receipt",
     ),
     m(
+        "timer_watch",
+        "CIP-5 drafts: a transaction in which `actor` registers a state watch on its storage keys or prefixes (set_state_watch, English §6.1); it fires in a later block whose transactions write one.",
+        &[p(
+            "timer",
+            r#"{"type":"object","required":["actor","keys"],"properties":{"actor":"@Address","keys":{"type":"array","items":{"type":"string"}},"payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","from":"@Address"}}"#,
+            "actor, keys, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), from?",
+        )],
+        r#"{"type":"object","properties":{"timer_id":"@TimerId","tx_hash":"@Hash"}}"#,
+    ),
+    m(
+        "timer_interval",
+        "cip5-draft-zh: a transaction in which `actor` registers an interval timer (set_interval, zh §7.1): due at `first` (default: now + every), then every `every` blocks after each fire.",
+        &[p(
+            "timer",
+            r#"{"type":"object","required":["actor","every"],"properties":{"actor":"@Address","every":"@Count","first":"@Height","payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","from":"@Address"}}"#,
+            "actor, every, first?, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), from?",
+        )],
+        r#"{"type":"object","properties":{"timer_id":"@TimerId","tx_hash":"@Hash"}}"#,
+    ),
+    m(
         "timer_extend",
         "A transaction in which `actor` moves its timer's expiry.",
         &[p(
@@ -390,6 +410,12 @@ pub const METHODS: &[MethodDoc] = &[
         "CIP-1 v3 §8 per actor with a fire or a deferral in the window: recent fires, recent deferrals, W in bps (10000 = 1); the window and the median.",
         &[o("block", "BlockTag", BLOCK)],
         "SchedulerFairness",
+    ),
+    m(
+        "scheduler_draft",
+        "The CIP-5 drafts' state (cip5-draft, cip5-draft-zh): the scheduler, the parameters, the Globalbox in its frozen order (head first), the last block's Mailbox in deliver_seq order, the quota skips of the last block, the state watches with their pending hits.",
+        &[],
+        r#"{"type":"object","properties":{"scheduler":{"type":"string"},"params":{"type":"object"},"globalbox":{"type":"array"},"mailbox":{"type":"array"},"quota_skips":"@Count","watches":{"type":"array"},"next_deliver_seq":"@Count"}}"#,
     ),
     m(
         "gov_setActivationHeight",

@@ -17,6 +17,12 @@ pub const FIXTURES: &[(&str, &str)] = &[
     ("fairness", include_str!("../../fixtures/fairness.toml")),
     ("migration", include_str!("../../fixtures/migration.toml")),
     ("custom_gba", include_str!("../../fixtures/custom_gba.toml")),
+    ("v19_height", include_str!("../../fixtures/v19_height.toml")),
+    ("v19_watch", include_str!("../../fixtures/v19_watch.toml")),
+    ("v19_quota", include_str!("../../fixtures/v19_quota.toml")),
+    ("v19_target", include_str!("../../fixtures/v19_target.toml")),
+    ("v19_replay", include_str!("../../fixtures/v19_replay.toml")),
+    ("v19_period", include_str!("../../fixtures/v19_period.toml")),
 ];
 
 /// `(path relative to fixtures/, text)` of every shipped script.
@@ -32,6 +38,10 @@ pub const SCRIPTS: &[(&str, &str)] = &[
     (
         "scripts/heartbeat.rhai",
         include_str!("../../fixtures/scripts/heartbeat.rhai"),
+    ),
+    (
+        "scripts/mailbox.rhai",
+        include_str!("../../fixtures/scripts/mailbox.rhai"),
     ),
     (
         "scripts/sponsored.rhai",

@@ -385,6 +385,10 @@ impl Exporter {
                             from,
                         ],
                     ),
+                    // The CIP-5 drafts' watches, intervals and writes: sent as `tx` steps.
+                    TimerOp::SetStateWatch(_)
+                    | TimerOp::SetInterval(_)
+                    | TimerOp::WriteKey { .. } => return None,
                 }
             }
             TxKind::System(SystemInstruction::CancelTimer { timer_id }) => {

@@ -82,6 +82,9 @@ pub struct Fixture {
     /// Named variants (issue 21): `NAME = "VALUE"` (see `cowboy-devnet variants`).
     #[serde(default)]
     pub variants: Option<BTreeMap<String, toml::Value>>,
+    /// The CIP-5 drafts' parameters (`DraftParams`: quotas, weights).
+    #[serde(default)]
+    pub cip5_draft: Option<crate::engine::draft::DraftParams>,
     #[serde(default)]
     pub accounts: Vec<Spanned<AccountSpec>>,
     #[serde(default)]
@@ -286,7 +289,10 @@ pub enum Step {
         balance: Amount,
     },
     /// After block `at`, the chain halts for `blocks` heights (an outage, CIP-5 §8).
-    Halt { at: u64, blocks: u64 },
+    Halt {
+        at: u64,
+        blocks: u64,
+    },
     /// A transaction as JSON (`chain::Transaction`), sent as is: what an exported session
     /// holds where no named step says the same transaction (issue 24).
     Tx {
@@ -304,6 +310,10 @@ pub enum Step {
         #[serde(default)]
         expect_error: Option<String>,
     },
+    /// CIP-5 drafts: a state watch, an interval timer, a storage write (see `DraftStep`).
+    Watch(super::draft_step::DraftStep),
+    Interval(super::draft_step::DraftStep),
+    Write(super::draft_step::DraftStep),
 }
 
 impl Step {
@@ -321,6 +331,7 @@ impl Step {
             | Step::Halt { at, .. }
             | Step::Tx { at, .. }
             | Step::Activate { at, .. } => *at,
+            Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.at,
         }
     }
 
@@ -338,6 +349,9 @@ impl Step {
             Step::Halt { .. } => "halt",
             Step::Tx { .. } => "tx",
             Step::Activate { .. } => "activate",
+            Step::Watch(_) => "watch",
+            Step::Interval(_) => "interval",
+            Step::Write(_) => "write",
         }
     }
 
@@ -354,6 +368,16 @@ impl Step {
             | Step::Tx { expect_error, .. }
             | Step::Activate { expect_error, .. } => expect_error.as_deref(),
             Step::SetBalance { .. } | Step::Halt { .. } => None,
+            Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.expect_error.as_deref(),
+        }
+    }
+
+    /// The label a step gives the timer it creates (`schedule`, `watch`, `interval`).
+    pub fn timer_label(&self) -> Option<&String> {
+        match self {
+            Step::Schedule { label, .. } => label.as_ref(),
+            Step::Watch(d) | Step::Interval(d) => d.label.as_ref(),
+            _ => None,
         }
     }
 }

@@ -194,10 +194,8 @@ impl BlockHook for FixturePlayer {
                 (None, false) => text.push_str(": went through, but the fixture expected an error"),
                 (None, true) => {}
             }
-            let label = match &ps.step {
-                super::fixture::Step::Schedule { label: Some(l), .. } if o.ok => {
-                    self.run.labels.get(l).map(|id| (l.clone(), *id))
-                }
+            let label = match ps.step.timer_label() {
+                Some(l) if o.ok => self.run.labels.get(l).map(|id| (l.clone(), *id)),
                 _ => None,
             };
             node.notify(NodeEvent::FixtureStep {

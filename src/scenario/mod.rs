@@ -2,6 +2,7 @@
 //! and timers and replay them, with reports in JSON and CSV.
 
 pub mod builtin;
+pub mod draft_step;
 mod expect;
 pub mod export;
 pub mod fixture;

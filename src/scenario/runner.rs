@@ -148,11 +148,12 @@ impl Scenario {
     pub fn scheduler_label(&self) -> String {
         match (self.genesis.scheduler, self.genesis.activation_height) {
             (SchedulerKind::Cip1V1, _) => "cip1-v1".into(),
+            (k, _) if k.is_draft() => k.as_str().into(),
             (SchedulerKind::Eip1559, None | Some(1)) | (SchedulerKind::Fifo, Some(1)) => {
                 "eip1559".into()
             }
             (_, Some(h)) => format!("fifo→eip1559@{h}"),
-            (SchedulerKind::Fifo, None) => "fifo".into(),
+            (_, None) => "fifo".into(),
         }
     }
 
@@ -548,8 +549,7 @@ impl Scenario {
                 halt = Some((total, ps));
             }
             let applied = self.apply_step(ps, h, devnet, run);
-            if let (Applied::Done { timer: Some(id) }, Step::Schedule { label: Some(l), .. }) =
-                (&applied, &ps.step)
+            if let (Applied::Done { timer: Some(id) }, Some(l)) = (&applied, ps.step.timer_label())
             {
                 run.labels.insert(l.clone(), *id);
             }

@@ -85,5 +85,6 @@ pub fn describe_step(step: &Step) -> String {
         Step::Halt { blocks, .. } => format!("the chain halts for {blocks} blocks"),
         Step::Tx { tx, .. } => format!("a transaction {tx}"),
         Step::Activate { height, .. } => format!("governance activates eip1559 at {height}"),
+        Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.describe(step.action()),
     }
 }

@@ -189,6 +189,13 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
             from: cx.gov(from),
             height: *height,
         }),
+        Step::Watch(d) | Step::Interval(d) | Step::Write(d) => tx(Transaction::new(
+            cx.sender(&d.actor, &d.from),
+            TxKind::ActAs {
+                actor: cx.addr(&d.actor),
+                op: d.op(step.action()),
+            },
+        )),
     };
     Ok(Some(cmd))
 }

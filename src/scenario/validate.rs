@@ -266,6 +266,7 @@ impl<'a> Check<'a> {
             }
             self.genesis.activation_height = Some(h);
         }
+        self.genesis.cip5_draft = lf.fixture.cip5_draft.unwrap_or_default();
         if let Some(cfg) = &lf.fixture.cip1 {
             cfg.validate()
                 .map_err(|e| lf.table_error("cip1", "cip1", e.to_string()))?;
@@ -459,6 +460,15 @@ impl<'a> Check<'a> {
             Step::Tx { tx, .. } => {
                 serde_json::from_str::<crate::chain::Transaction>(tx)
                     .map_err(|e| err("tx", format!("not a transaction: {e}")))?;
+            }
+            Step::Watch(d) | Step::Interval(d) | Step::Write(d) => {
+                self.actor_and_from(&d.actor, &d.from, at, expected, &err)?;
+                d.check(step.action()).map_err(|(f, m)| err(f, m))?;
+                if let Some(l) = &d.label
+                    && self.labels.insert(l.clone(), at).is_some()
+                {
+                    return Err(err("label", format!("label `{l}` is used twice")));
+                }
             }
         }
         Ok(())

@@ -609,5 +609,6 @@ pub fn defer_reason(reason: &DeferReason) -> &'static str {
         DeferReason::BelowBasefee => "below_basefee",
         DeferReason::Budget => "budget",
         DeferReason::Underfunded => "underfunded",
+        DeferReason::Quota => "quota",
     }
 }

@@ -273,7 +273,7 @@ impl Cip1State {
                     ) == basefee;
                 still.then_some(max)
             }
-            SchedulerKind::Fifo => Some(match self.activation_height {
+            _ => Some(match self.activation_height {
                 Some(a) if a > first => max.min(a - first),
                 _ => max,
             }),

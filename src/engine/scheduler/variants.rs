@@ -133,6 +133,59 @@ variant_enum! {
     }
 }
 
+variant_enum! {
+    /// CIP-5 drafts, open point 19: zh §9.3's round-robin quota pruning vs §18's greedy fill.
+    DraftPruning {
+        /// §9.3 "以轮转方式按配额剪枝": rounds across targets, one candidate each per round.
+        RoundRobin => "round_robin",
+        /// §18's pseudocode: walk the sorted candidates, skip a target over its quota.
+        Greedy => "greedy",
+    }
+}
+
+variant_enum! {
+    /// CIP-5 drafts, open point 19: the execution order of a block's Mailbox under
+    /// `cip5-draft-zh` (the English draft runs `deliver_seq` order, its Globalbox order).
+    DraftExecOrder {
+        /// The selection order (the total order after the pruning rounds), = `deliver_seq`.
+        Selection => "selection",
+        /// zh's mailbox diagram, "phase → priority → RR → deliver_id": all timer fires are one
+        /// phase and one priority here, so the `deliver_id` decides.
+        DeliverId => "deliver_id",
+    }
+}
+
+variant_enum! {
+    /// CIP-5 drafts, open point 19: whether a state watch stays armed after it fired.
+    WatchAfterFire {
+        /// It stays armed (`fire_seq` counts its fires, English §5.1 / zh §6.1).
+        Rearm => "rearm",
+        /// One-shot: it leaves after its first fire.
+        Once => "once",
+    }
+}
+
+variant_enum! {
+    /// CIP-5 drafts, open point 19 (zh §11 "或在失败场景按策略决定是否滚动"): an interval timer
+    /// whose fire failed (reverted, out of cycles).
+    IntervalAfterFailure {
+        /// It rolls forward all the same (the fire was charged; the next one may succeed).
+        Roll => "roll",
+        /// It stops.
+        Stop => "stop",
+    }
+}
+
+variant_enum! {
+    /// CIP-5 drafts, open point 19: an interval timer's first due height when none is given.
+    IntervalFirst {
+        /// The registering height + `every_blocks` (like every later roll-forward).
+        Every => "every",
+        /// The next block.
+        NextBlock => "next_block",
+    }
+}
+
 /// The named variants in force (CIP-1 config, `[variants]`, `--variant NAME=VALUE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -145,6 +198,11 @@ pub struct Variants {
     pub deferred_place: DeferredPlace,
     pub over_cap: OverCap,
     pub tie_break: TieBreak,
+    pub draft_pruning: DraftPruning,
+    pub draft_exec_order: DraftExecOrder,
+    pub watch_after_fire: WatchAfterFire,
+    pub interval_after_failure: IntervalAfterFailure,
+    pub interval_first: IntervalFirst,
 }
 
 /// One catalogue row: a variant's name, its values (the default first), the spec section and
@@ -216,6 +274,41 @@ pub const CATALOG: &[VariantInfo] = &[
         spec: "CIP-1 v3 §3 step 7 (open point 10)",
         about: "order among equal effective priorities: timer_id ascending, or schedule order (schedule block, then insertion)",
     },
+    VariantInfo {
+        name: "draft_pruning",
+        values: DraftPruning::NAMES,
+        default: "round_robin",
+        spec: "CIP-5 draft zh §9.3 vs §18 (open point 19)",
+        about: "cip5-draft-zh quota pruning: round-robin across targets, or the pseudocode's greedy fill",
+    },
+    VariantInfo {
+        name: "draft_exec_order",
+        values: DraftExecOrder::NAMES,
+        default: "selection",
+        spec: "CIP-5 drafts: English §10 vs zh mailbox order (open point 19)",
+        about: "cip5-draft-zh execution order: the selection order (deliver_seq) or by deliver_id",
+    },
+    VariantInfo {
+        name: "watch_after_fire",
+        values: WatchAfterFire::NAMES,
+        default: "rearm",
+        spec: "CIP-5 drafts §5.1 / zh §6.1 (open point 19)",
+        about: "a state watch stays armed after it fired, or leaves (one-shot)",
+    },
+    VariantInfo {
+        name: "interval_after_failure",
+        values: IntervalAfterFailure::NAMES,
+        default: "roll",
+        spec: "CIP-5 draft zh §11 (open point 19)",
+        about: "an interval timer whose fire failed rolls forward, or stops",
+    },
+    VariantInfo {
+        name: "interval_first",
+        values: IntervalFirst::NAMES,
+        default: "every",
+        spec: "CIP-5 draft zh §8.2 (open point 19)",
+        about: "an interval's first due height: registering height + every_blocks, or the next block",
+    },
 ];
 
 impl Variants {
@@ -263,6 +356,28 @@ impl Variants {
             }
             "over_cap" => self.over_cap = pick(name, value, OverCap::parse, OverCap::NAMES)?,
             "tie_break" => self.tie_break = pick(name, value, TieBreak::parse, TieBreak::NAMES)?,
+            "draft_pruning" => {
+                self.draft_pruning = pick(name, value, DraftPruning::parse, DraftPruning::NAMES)?
+            }
+            "draft_exec_order" => {
+                self.draft_exec_order =
+                    pick(name, value, DraftExecOrder::parse, DraftExecOrder::NAMES)?
+            }
+            "watch_after_fire" => {
+                self.watch_after_fire =
+                    pick(name, value, WatchAfterFire::parse, WatchAfterFire::NAMES)?
+            }
+            "interval_after_failure" => {
+                self.interval_after_failure = pick(
+                    name,
+                    value,
+                    IntervalAfterFailure::parse,
+                    IntervalAfterFailure::NAMES,
+                )?
+            }
+            "interval_first" => {
+                self.interval_first = pick(name, value, IntervalFirst::parse, IntervalFirst::NAMES)?
+            }
             _ => {
                 return Err(TimerError::InvalidInput(format!(
                     "`{name}` is not a variant (expected one of {})",
@@ -286,7 +401,7 @@ impl Variants {
     }
 
     /// Every variant's value, by name, in catalogue order.
-    pub fn values(&self) -> [(&'static str, &'static str); 8] {
+    pub fn values(&self) -> [(&'static str, &'static str); 13] {
         [
             ("basefee_step", self.basefee_step.as_str()),
             ("utilisation", self.utilisation.as_str()),
@@ -299,6 +414,14 @@ impl Variants {
             ("deferred_place", self.deferred_place.as_str()),
             ("over_cap", self.over_cap.as_str()),
             ("tie_break", self.tie_break.as_str()),
+            ("draft_pruning", self.draft_pruning.as_str()),
+            ("draft_exec_order", self.draft_exec_order.as_str()),
+            ("watch_after_fire", self.watch_after_fire.as_str()),
+            (
+                "interval_after_failure",
+                self.interval_after_failure.as_str(),
+            ),
+            ("interval_first", self.interval_first.as_str()),
         ]
     }
 
@@ -349,6 +472,21 @@ impl HashEncode for Variants {
         // chain with only the earlier variants keeps its root.
         if self.tie_break != TieBreak::default() {
             e.u32(self.tie_break.tag() as u32);
+        }
+        // The CIP-5 draft variants (open point 19) only when one is named, so that the roots of
+        // chains naming only the variants above stay as they were.
+        let draft = [
+            self.draft_pruning.tag(),
+            self.draft_exec_order.tag(),
+            self.watch_after_fire.tag(),
+            self.interval_after_failure.tag(),
+            self.interval_first.tag(),
+        ];
+        if draft.iter().any(|t| *t != 0) {
+            e.u32(0x4452_4631); // "DRF1"
+            for t in draft {
+                e.u32(t as u32);
+            }
         }
     }
 }

@@ -12,6 +12,7 @@
 //! ([`super::pricing`]) are re-exported here, where they were before the split.
 
 mod cip1v1;
+mod draft;
 mod eip1559;
 
 pub use super::cip1::{BlockOutcome, Cip1Config, Cip1State, LaneStats, TierMultipliers};
@@ -20,6 +21,8 @@ pub use super::pricing::{
 };
 
 use crate::engine::config::TimerConfig;
+use crate::engine::draft::DraftState;
+use crate::engine::draft::deliver::Flavor;
 use crate::engine::eob::{self, EobPlan, FeeQuote, Ledger};
 use crate::engine::error::TimerError;
 use crate::engine::events::TimerEvent;
@@ -97,6 +100,19 @@ pub trait Policy: Sync {
     fn after_plan(&self, _cip1: &mut Cip1State, _plan: &EobPlan, _lane: u64) -> Vec<TimerEvent> {
         Vec::new()
     }
+
+    /// Plans the block with the persistent state of the CIP-5 drafts (a queue that persists
+    /// across blocks, the block's written keys, timers that re-arm). A policy that needs only
+    /// the height's bucket keeps the default, its [`plan`](Self::plan).
+    fn plan_draft(
+        &self,
+        queue: &mut CalendarQueue,
+        _draft: &mut DraftState,
+        env: &PlanEnv<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        self.plan(queue, env, ledger)
+    }
 }
 
 /// The policy of a kind.
@@ -105,6 +121,8 @@ pub fn policy(kind: SchedulerKind) -> &'static dyn Policy {
         SchedulerKind::Fifo => &Fifo,
         SchedulerKind::Eip1559 => &Eip1559,
         SchedulerKind::Cip1V1 => &Cip1V1,
+        SchedulerKind::Cip5Draft => &draft::Draft(Flavor::Globalbox),
+        SchedulerKind::Cip5DraftZh => &draft::Draft(Flavor::Resort),
     }
 }
 

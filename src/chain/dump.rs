@@ -1,0 +1,131 @@
+//! A whole chain state as data: [`ChainDump`], written by [`Chain::dump`] and read back by
+//! [`Chain::load`] (`cowboy-devnet dump` / `load`, snapshots).
+
+use super::*;
+
+/// A whole chain state, serializable (`cowboy-devnet dump` / `load`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChainDump {
+    pub format_version: u32,
+    pub genesis: Genesis,
+    pub height: u64,
+    pub head: BlockHeader,
+    pub timer_config: TimerConfig,
+    pub basefee: BasefeeConfig,
+    pub system_deployers: Vec<Address>,
+    pub proposer: Address,
+    pub accounts: BTreeMap<Address, Account>,
+    pub actors: BTreeMap<Address, Actor>,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub supply: u128,
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub burned: u128,
+    pub scheduler: SchedulerKind,
+    pub queue: engine::queue::QueueDump,
+    /// Heights a [`Chain::halt`] will skip before the next block (0 unless dumped mid-outage).
+    #[serde(default)]
+    pub halted: u64,
+    /// The root of the dumped state when devnet controls (`set_balance`) changed it after the
+    /// last block, so that it no longer matches `head.state_root`; `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state_root: Option<H256>,
+    /// The CIP-1 v3 state (activation, lane basefee, p50 tip, fairness window); absent in
+    /// dumps from before CIP-1 v3, which load with the genesis settings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cip1: Option<Cip1State>,
+    /// Where the fixture a live node plays stood (its next step, what it recorded), so that
+    /// after a load it goes on from there (issue 20, Spec note 43: the player is part of the
+    /// state as it is of snapshots). Opaque to the chain: the node writes and reads it; not
+    /// part of any root or hash. Absent when no fixture plays.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture_player: Option<serde_json::Value>,
+    /// The CIP-5 drafts' state (watches, hits, Globalbox, Mailbox); absent when pristine.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draft: Option<engine::draft::DraftState>,
+}
+
+impl Chain {
+    /// The state as last committed: the sealed head's, plus any devnet control applied since
+    /// (then [`ChainDump::state_root`] carries its root). A read: it changes nothing.
+    ///
+    /// Refuses ([`BlockOpen`]) while a block is open: the open block's transactions have
+    /// already changed the state, which is neither the sealed head's nor a block's, so there
+    /// is no committed state to dump until the block is sealed (`mine`).
+    pub fn dump(&self) -> Result<ChainDump, BlockOpen> {
+        if let Some(o) = &self.open {
+            return Err(BlockOpen {
+                height: o.height,
+                txs: o.receipts.len(),
+            });
+        }
+        Ok(ChainDump {
+            format_version: DUMP_FORMAT_VERSION,
+            genesis: self.genesis.clone(),
+            height: self.height,
+            head: self.head.clone(),
+            timer_config: self.timer_config.clone(),
+            basefee: self.basefee.clone(),
+            system_deployers: self.system_deployers.iter().copied().collect(),
+            proposer: self.proposer,
+            accounts: self.accounts.clone(),
+            actors: self.actors.clone(),
+            supply: self.supply,
+            burned: self.burned,
+            scheduler: self.engine.genesis_scheduler(),
+            queue: self.engine.dump(),
+            halted: self.skip_next,
+            state_root: (self.root != self.head.state_root).then_some(self.root),
+            cip1: Some(self.engine.cip1().clone()),
+            fixture_player: None,
+            draft: (!self.engine.draft().is_pristine()).then(|| self.engine.draft().clone()),
+        })
+    }
+
+    /// Rebuilds a chain from a dump and checks that its state root matches the dumped head.
+    pub fn load(d: ChainDump, runtime: Arc<dyn ActorRuntime>) -> Result<Chain, LoadError> {
+        if d.format_version != DUMP_FORMAT_VERSION {
+            return Err(LoadError::Version {
+                found: d.format_version,
+                expected: DUMP_FORMAT_VERSION,
+            });
+        }
+        if d.height != d.head.height {
+            return Err(LoadError::Format(format!(
+                "height {} is not the dumped head's {}",
+                d.height, d.head.height
+            )));
+        }
+        let engine = engine::Engine::restore(d.queue, d.scheduler)?;
+        let mut chain = Chain::new(d.genesis.clone(), runtime)
+            .map_err(|e| LoadError::Format(Failure::from_error(e.kind(), &e).message))?;
+        chain.timer_config = d.timer_config;
+        chain.basefee = d.basefee;
+        chain.system_deployers = d.system_deployers.into_iter().collect();
+        chain.proposer = d.proposer;
+        chain.accounts = d.accounts;
+        chain.actors = d.actors;
+        chain.supply = d.supply;
+        chain.burned = d.burned;
+        chain.height = d.height;
+        chain.skip_next = d.halted;
+        chain.engine = engine;
+        chain.engine.set_cip1(d.cip1.unwrap_or_else(|| {
+            Cip1State::new(d.genesis.cip1.clone(), effective_activation(&d.genesis))
+        }));
+        chain.engine.set_draft(
+            d.draft
+                .unwrap_or_else(|| engine::draft::DraftState::new(d.genesis.cip5_draft)),
+        );
+        chain.commit = StateCommit::default();
+        chain.commit.mark_all(&chain.accounts, &chain.actors);
+        let root = chain.commit_root();
+        let expected = d.state_root.unwrap_or(d.head.state_root);
+        if root != expected {
+            return Err(LoadError::Format(format!(
+                "state root {root} does not match the dumped state root {expected}"
+            )));
+        }
+        chain.head = d.head;
+        Ok(chain)
+    }
+}

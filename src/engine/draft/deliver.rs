@@ -1,0 +1,527 @@
+//! Deliver → Materialize for the CIP-5 drafts (English §7–§9, zh §8–§10): candidates, scores,
+//! the total order, the quotas, `deliver_id`, the Mailbox.
+//!
+//! Candidates at height `h` (English §7.2, zh §8.2), deduplicated by timer id:
+//! - the calendar queue's due timers (height timers and intervals due at or before `h`, the
+//!   ones carried from earlier blocks included), minus expired ones (removed under the GC
+//!   budget as CIP-5 §5.4 does);
+//! - the watches whose `(target, prefix)` matches a key written by this block's transactions,
+//!   registered in an earlier block (a write in the registration block does not fire, English
+//!   §10 / zh §11 "timers created in the current block must not fire in it");
+//! - the watches hit earlier and not yet delivered (Spec note: an unselected watch hit stays a
+//!   candidate, its age counted from its first hit, zh §9.3 "未入选者保留", English §8.3 "remain
+//!   in Globalbox").
+//!
+//! Score (fixed point, Q32.96 like `bid_fp`): `W_age·age·2^96 + W_bid·bid_fp` (English §8.1),
+//! `+ W_fifo·fifo_rank·2^96` under zh (§9.1), saturating at `u128::MAX`. Spec note: the integer
+//! age is scaled by 2^96, so one block of age weighs `W_age / W_bid` whole bid units.
+//! Spec note (zh §9.1, `fifo_rank` "大在前" would favour the newest timer): the FIFO term ranks
+//! the block's candidates by registration order, oldest highest (`fifo_rank` = how many of this
+//! block's candidates registered after it), so the term means what its name says.
+//!
+//! Total order (English §8.2, zh §9.2): score (higher first), `priority_bucket` (none: every
+//! fire is in one bucket), the per-target round-robin cursor (the pruning step's rounds under
+//! zh; none under the English Globalbox), due height (earlier first), target, timer id.
+//!
+//! Fees where the drafts are silent (English §11, zh §12): CIP-5's rule, a fire is pre-charged
+//! `max_cost` from its `fee_payer` and refunded the unused part; a fee payer who cannot pay is
+//! removed (`TimerCancelledInsufficientFunds`) and does not use a quota slot. TTL: CIP-5's
+//! `expires_at` applies to every draft timer (a watch past its TTL is removed when next hit).
+//! There is no timer lane: the quotas bound the end of block.
+
+use super::{DraftKind, DraftState, GlobalFire, Hit, MailboxEntry};
+use crate::engine::config::TimerConfig;
+use crate::engine::eob::{self, EobPlan, FeeQuote, Fire, Ledger, Removal};
+use crate::engine::events::{DeferReason, TimerEvent};
+use crate::engine::queue::{CalendarQueue, DueTimer};
+use crate::engine::scheduler::variants::{DraftExecOrder, DraftPruning, Variants, WatchAfterFire};
+use crate::engine::types::{Address, TimerId, keccak_parts};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Which draft plans.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flavor {
+    /// `cip5-draft`: the English Globalbox (§5.3, §8.3).
+    Globalbox,
+    /// `cip5-draft-zh`: candidates re-sorted every block (zh §9).
+    Resort,
+}
+
+/// What the draft plan step sees.
+pub struct DraftEnv<'a> {
+    pub height: u64,
+    pub cfg: &'a TimerConfig,
+    pub quote: &'a FeeQuote,
+    pub variants: &'a Variants,
+}
+
+#[derive(Debug)]
+enum Src {
+    Due(DueTimer),
+    Watch,
+}
+
+#[derive(Debug)]
+struct Cand {
+    id: TimerId,
+    target: Address,
+    anchor: u64,
+    bid_fp: u128,
+    rank: u64,
+    score: u128,
+    src: Src,
+}
+
+/// `W_age·age·2^96 + W_bid·bid_fp + W_fifo·fifo·2^96`, saturating.
+pub fn score(w: (u64, u64, u64), age: u64, bid_fp: u128, fifo: u64) -> u128 {
+    let one = super::BID_ONE;
+    (w.0 as u128)
+        .saturating_mul(age as u128)
+        .saturating_mul(one)
+        .saturating_add((w.1 as u128).saturating_mul(bid_fp))
+        .saturating_add(
+            (w.2 as u128)
+                .saturating_mul(fifo as u128)
+                .saturating_mul(one),
+        )
+}
+
+/// `deliver_id = H(h, parent_state_root, timer_id, fire_seq)` (English §9.1).
+pub fn deliver_id(h: u64, parent_root: &[u8; 32], id: &TimerId, fire_seq: u32) -> [u8; 32] {
+    keccak_parts(&[
+        &h.to_be_bytes(),
+        parent_root,
+        &id.0,
+        &fire_seq.to_be_bytes(),
+    ])
+}
+
+/// The total order's keys after the score (higher score first).
+fn order(a: (u128, u64, &Address, &TimerId), b: (u128, u64, &Address, &TimerId)) -> Ordering {
+    b.0.cmp(&a.0)
+        .then(a.1.cmp(&b.1))
+        .then(a.2.cmp(b.2))
+        .then(a.3.cmp(b.3))
+}
+
+/// Plans the end of block `env.height` under a draft policy.
+pub fn plan(
+    flavor: Flavor,
+    queue: &mut CalendarQueue,
+    st: &mut DraftState,
+    env: &DraftEnv<'_>,
+    ledger: &mut dyn Ledger,
+) -> EobPlan {
+    let h = env.height;
+    let mut out = EobPlan::new(h);
+    let mut gc_left = env.cfg.gc_cycles_per_block;
+    let mut carried = Vec::new();
+    let mut cands = Vec::new();
+    st.dirty = !st.mailbox.is_empty()
+        || !st.written.is_empty()
+        || !st.hits.is_empty()
+        || !st.globalbox.is_empty();
+    st.mailbox.clear();
+    for d in queue.take_due(h) {
+        st.dirty = true;
+        let t = queue.due(&d);
+        if h > t.expires_at {
+            let id = t.timer_id;
+            let r = Removal {
+                height: h,
+                expired: true,
+                required: 0,
+                available: 0,
+            };
+            eob::remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, r);
+            if !queue.contains(&id) {
+                st.forget(&id);
+            }
+            continue;
+        }
+        let (bid_fp, rank) = st
+            .meta
+            .get(&t.timer_id)
+            .map_or((0, u64::MAX), |m| (m.bid_fp, m.fifo_rank));
+        cands.push(Cand {
+            id: t.timer_id,
+            target: t.actor_address,
+            anchor: t.height,
+            bid_fp,
+            rank,
+            score: 0,
+            src: Src::Due(d),
+        });
+    }
+    out.stats.due = cands.len() as u64;
+    collect_hits(st, &mut out, h, &mut gc_left);
+    for (id, hit) in &st.hits {
+        let (w, m) = (&st.watches[id], &st.meta[id]);
+        cands.push(Cand {
+            id: *id,
+            target: w.actor_address,
+            anchor: hit.height,
+            bid_fp: m.bid_fp,
+            rank: m.fifo_rank,
+            score: 0,
+            src: Src::Watch,
+        });
+    }
+    // FIFO rank among this block's candidates: how many registered after it.
+    let mut by_rank: Vec<usize> = (0..cands.len()).collect();
+    by_rank.sort_by_key(|&i| (cands[i].rank, cands[i].id));
+    let n = cands.len() as u64;
+    let p = st.params;
+    let w_fifo = if flavor == Flavor::Resort {
+        p.w_fifo
+    } else {
+        0
+    };
+    for (pos, &i) in by_rank.iter().enumerate() {
+        let c = &mut cands[i];
+        c.score = score(
+            (p.w_age, p.w_bid, w_fifo),
+            h.saturating_sub(c.anchor),
+            c.bid_fp,
+            n - 1 - pos as u64,
+        );
+    }
+    cands.sort_by(|a, b| {
+        order(
+            (a.score, a.anchor, &a.target, &a.id),
+            (b.score, b.anchor, &b.target, &b.id),
+        )
+    });
+    let mut m = Materializer {
+        st: &mut *st,
+        queue: &mut *queue,
+        env,
+        ledger,
+        out: &mut out,
+        fires: Vec::new(),
+        seen: BTreeSet::new(),
+        gc_left,
+        carried,
+    };
+    let left = match flavor {
+        Flavor::Resort => m.resort(cands),
+        Flavor::Globalbox => m.globalbox(cands),
+    };
+    for c in left {
+        if let Src::Due(d) = c.src {
+            eob::defer(m.out, m.queue, &d, DeferReason::Quota);
+            m.carried.push(d);
+        }
+    }
+    let Materializer {
+        mut fires, carried, ..
+    } = m;
+    queue.carry(carried);
+    if flavor == Flavor::Resort && env.variants.draft_exec_order == DraftExecOrder::DeliverId {
+        fires.sort_by(|a, b| a.0.deliver_id.cmp(&b.0.deliver_id));
+    }
+    for (mut entry, fire) in fires {
+        entry.deliver_seq = st.next_deliver_seq;
+        st.next_deliver_seq += 1;
+        st.mailbox.push(entry);
+        out.fires.push(fire);
+    }
+    out
+}
+
+/// Adds this block's watch hits to `st.hits` (a watch registered in this block is not hit; a
+/// watch past its TTL is removed instead, under the GC budget).
+fn collect_hits(st: &mut DraftState, out: &mut EobPlan, h: u64, gc_left: &mut u64) {
+    let mut hit: BTreeMap<TimerId, Vec<Vec<u8>>> = BTreeMap::new();
+    for (a, k) in std::mem::take(&mut st.written) {
+        for i in 0..=k.len() {
+            if let Some(ids) = st.index.get(&(a, k[..i].to_vec())) {
+                for id in ids {
+                    let keys = hit.entry(*id).or_default();
+                    if !keys.contains(&k) {
+                        keys.push(k.clone());
+                    }
+                }
+            }
+        }
+    }
+    for (id, keys) in hit {
+        let w = &st.watches[&id];
+        if w.schedule_block >= h {
+            continue;
+        }
+        if h > w.expires_at {
+            if *gc_left < crate::engine::config::GC_CYCLES_PER_REMOVAL {
+                continue;
+            }
+            *gc_left -= crate::engine::config::GC_CYCLES_PER_REMOVAL;
+            out.stats.gc_cycles += crate::engine::config::GC_CYCLES_PER_REMOVAL;
+            out.stats.expired += 1;
+            out.events.push(TimerEvent::TimerExpired {
+                timer_id: id,
+                actor: w.actor_address,
+                expires_at: w.expires_at,
+                current_height: h,
+            });
+            st.forget(&id);
+            continue;
+        }
+        let e = st.hits.entry(id).or_insert(Hit {
+            height: h,
+            keys: Vec::new(),
+        });
+        for k in keys {
+            if !e.keys.contains(&k) {
+                e.keys.push(k);
+            }
+        }
+    }
+}
+
+struct Materializer<'a, 'b> {
+    st: &'a mut DraftState,
+    queue: &'a mut CalendarQueue,
+    env: &'a DraftEnv<'b>,
+    ledger: &'a mut dyn Ledger,
+    out: &'a mut EobPlan,
+    fires: Vec<(MailboxEntry, Fire)>,
+    seen: BTreeSet<String>,
+    gc_left: u64,
+    carried: Vec<DueTimer>,
+}
+
+impl Materializer<'_, '_> {
+    /// zh §9.3: quota pruning over the sorted candidates, round-robin across targets (each
+    /// round gives every target, in the order of its best candidate, its next candidate) or,
+    /// under the `draft_pruning = greedy` variant, §18's greedy fill. Returns the candidates
+    /// left for a later block.
+    fn resort(&mut self, cands: Vec<Cand>) -> Vec<Cand> {
+        let p = self.st.params;
+        let mut left = Vec::new();
+        let mut fired = 0u32;
+        if self.env.variants.draft_pruning == DraftPruning::Greedy {
+            let mut per: BTreeMap<Address, u32> = BTreeMap::new();
+            for c in cands {
+                let n = per.get(&c.target).copied().unwrap_or(0);
+                if fired >= p.max_fires_per_block || n >= p.max_fires_per_target {
+                    left.push(c);
+                    continue;
+                }
+                let target = c.target;
+                if self.materialize(c) {
+                    fired += 1;
+                    *per.entry(target).or_default() += 1;
+                }
+            }
+            self.st.last_skipped = left.len() as u64;
+            return left;
+        }
+        let mut groups: Vec<(Address, VecDeque<Cand>)> = Vec::new();
+        for c in cands {
+            match groups.iter_mut().find(|g| g.0 == c.target) {
+                Some(g) => g.1.push_back(c),
+                None => groups.push((c.target, VecDeque::from([c]))),
+            }
+        }
+        for _round in 0..p.max_fires_per_target {
+            for g in groups.iter_mut() {
+                while fired < p.max_fires_per_block {
+                    let Some(c) = g.1.pop_front() else { break };
+                    if self.materialize(c) {
+                        fired += 1;
+                        break;
+                    }
+                }
+            }
+        }
+        for g in groups {
+            left.extend(g.1);
+        }
+        self.st.last_skipped = left.len() as u64;
+        left
+    }
+
+    /// English §8.3: the new candidates (sorted) are inserted into the Globalbox, whose queued
+    /// fires keep their order; then fires are consumed from the head under the quotas, a fire
+    /// over its target's quota staying queued. A queued fire whose timer left (cancelled,
+    /// expired) is dropped when reached.
+    fn globalbox(&mut self, cands: Vec<Cand>) -> Vec<Cand> {
+        let h = self.env.height;
+        let p = self.st.params;
+        let queued: BTreeSet<TimerId> = self.st.globalbox.iter().map(|g| g.timer_id).collect();
+        let mut by_id: BTreeMap<TimerId, Cand> = BTreeMap::new();
+        for c in cands {
+            if !queued.contains(&c.id) {
+                let w = (p.w_age, p.w_bid, 0);
+                let at = self.st.globalbox.partition_point(|e| {
+                    let cur = score(w, h.saturating_sub(e.anchor), e.bid_fp, 0);
+                    order(
+                        (cur, e.anchor, &e.target, &e.timer_id),
+                        (c.score, c.anchor, &c.target, &c.id),
+                    ) != Ordering::Greater
+                });
+                let kind = self
+                    .st
+                    .meta
+                    .get(&c.id)
+                    .map_or("height", |m| m.kind.as_str());
+                self.st.globalbox.insert(
+                    at,
+                    GlobalFire {
+                        timer_id: c.id,
+                        target: c.target,
+                        anchor: c.anchor,
+                        bid_fp: c.bid_fp,
+                        score: c.score,
+                        enqueued_at: h,
+                        kind: kind.to_string(),
+                    },
+                );
+            }
+            by_id.insert(c.id, c);
+        }
+        let mut fired = 0u32;
+        let mut per: BTreeMap<Address, u32> = BTreeMap::new();
+        let mut i = 0;
+        while i < self.st.globalbox.len() && fired < p.max_fires_per_block {
+            let (id, target) = (self.st.globalbox[i].timer_id, self.st.globalbox[i].target);
+            let Some(c) = by_id.remove(&id) else {
+                self.st.globalbox.remove(i);
+                continue;
+            };
+            if per.get(&target).copied().unwrap_or(0) >= p.max_fires_per_target {
+                by_id.insert(id, c);
+                i += 1;
+                continue;
+            }
+            self.st.globalbox.remove(i);
+            if self.materialize(c) {
+                fired += 1;
+                *per.entry(target).or_default() += 1;
+            }
+        }
+        self.st.last_skipped = by_id.len() as u64;
+        by_id.into_values().collect()
+    }
+
+    /// Materializes one candidate: checks and pre-charges its fee payer, derives its
+    /// `deliver_id` (a duplicate is dropped, §9.2), concludes it and queues its Mailbox entry
+    /// and fire. Returns whether it fired (an unfunded timer is removed and uses no quota).
+    fn materialize(&mut self, c: Cand) -> bool {
+        let (h, cfg, quote) = (self.env.height, self.env.cfg, self.env.quote);
+        let (timer, keys) = match &c.src {
+            Src::Due(d) => (self.queue.due(d).clone(), Vec::new()),
+            Src::Watch => {
+                let mut t = self.st.watches[&c.id].clone();
+                let hit = &self.st.hits[&c.id];
+                t.height = hit.height;
+                (t, hit.keys.clone())
+            }
+        };
+        let budget = eob::fire_budget(&timer, cfg);
+        let cost = eob::max_cost(budget, cfg.max_cells_per_fire, quote, 0);
+        let available = self.ledger.balance(&timer.fee_payer);
+        if available < cost {
+            match c.src {
+                Src::Due(d) => {
+                    let r = Removal {
+                        height: h,
+                        expired: false,
+                        required: cost,
+                        available,
+                    };
+                    let q = &mut *self.queue;
+                    eob::remove_under_gc(self.out, &mut self.carried, q, d, &mut self.gc_left, r);
+                    if !self.queue.contains(&c.id) {
+                        self.st.forget(&c.id);
+                    }
+                }
+                Src::Watch => {
+                    self.out.stats.unfunded += 1;
+                    self.out
+                        .events
+                        .push(TimerEvent::TimerCancelledInsufficientFunds {
+                            timer_id: c.id,
+                            actor: timer.actor_address,
+                            fee_payer: timer.fee_payer,
+                            required: cost,
+                            available,
+                        });
+                    self.st.forget(&c.id);
+                }
+            }
+            return false;
+        }
+        let meta = self.st.meta.get(&c.id).cloned();
+        let fire_seq = meta.as_ref().map_or(0, |m| m.fire_seq);
+        let did = hex::encode(deliver_id(h, &self.st.parent_root, &c.id, fire_seq));
+        if !self.seen.insert(did.clone()) {
+            // §9.2: a duplicate materialization is dropped (the dedup by id makes it
+            // unreachable; a due timer would be carried).
+            if let Src::Due(d) = c.src {
+                self.carried.push(d);
+            }
+            return false;
+        }
+        self.ledger.debit(&timer.fee_payer, cost);
+        let timer = match c.src {
+            Src::Due(d) => self.queue.conclude(d),
+            Src::Watch => timer,
+        };
+        if let Some(m) = self.st.meta.get_mut(&c.id) {
+            m.fire_seq += 1;
+            m.last_fire_height = Some(h);
+        }
+        let kind = meta.map_or(DraftKind::Height, |m| m.kind);
+        match kind {
+            DraftKind::Interval { every } => {
+                // zh §11: the next due height is the executing height + every_blocks.
+                let next = h.saturating_add(every);
+                if next <= timer.expires_at {
+                    let mut t = timer.clone();
+                    t.height = next;
+                    self.st.rearm.push(t);
+                } else {
+                    self.st.forget(&c.id);
+                }
+            }
+            DraftKind::Watch { .. } => {
+                self.st.hits.remove(&c.id);
+                if self.env.variants.watch_after_fire == WatchAfterFire::Once {
+                    self.st.forget(&c.id);
+                }
+            }
+            DraftKind::Height => {
+                self.st.forget(&c.id);
+            }
+        }
+        self.out.stats.fired += 1;
+        self.out.stats.lane_reserved += budget;
+        let entry = MailboxEntry {
+            deliver_id: did,
+            deliver_seq: 0,
+            height: h,
+            target: c.target,
+            timer_id: c.id,
+            fire_seq,
+            kind: kind.as_str().to_string(),
+            due_height: c.anchor,
+            matched_keys: keys,
+            bid_fp: c.bid_fp,
+            gas_limit: budget,
+        };
+        let fire = Fire {
+            timer,
+            cycles_limit: budget,
+            max_cost: cost,
+            tip_per_cycle: 0,
+            lane_basefee: 0,
+            cycle_basefee: quote.cycle_basefee,
+            cell_basefee: quote.cell_basefee,
+            cells_limit: cfg.max_cells_per_fire,
+        };
+        self.fires.push((entry, fire));
+        true
+    }
+}

@@ -1,0 +1,79 @@
+//! The CIP-5 early drafts as policies: `cip5-draft` (the English Globalbox, §5.3, §8) and
+//! `cip5-draft-zh` (the Chinese draft: candidates re-sorted every block, `W_fifo`, round-robin
+//! quota pruning, §9). Both plan through [`Policy::plan_draft`] over the persistent
+//! [`DraftState`] (see [`crate::engine::draft::deliver`]).
+
+use super::{PlanEnv, Policy, ScheduleEnv, ScheduleFees, caps_of, check_tip_args};
+use crate::engine::draft::DraftState;
+use crate::engine::draft::deliver::{self, DraftEnv, Flavor};
+use crate::engine::eob::{self, EobPlan, Ledger};
+use crate::engine::error::TimerError;
+use crate::engine::queue::CalendarQueue;
+use crate::engine::shared::{ScheduleArgs, SchedulerKind};
+
+/// A CIP-5 draft policy.
+pub struct Draft(pub Flavor);
+
+impl Policy for Draft {
+    fn kind(&self) -> SchedulerKind {
+        match self.0 {
+            Flavor::Globalbox => SchedulerKind::Cip5Draft,
+            Flavor::Resort => SchedulerKind::Cip5DraftZh,
+        }
+    }
+
+    /// The drafts take `bid` (`bid_fp`, English §6.1, zh §7.1) as a scoring input: it is
+    /// never deprecated under them. Spec note: `bid` is given in whole units and stored
+    /// Q32.96 (`bid << 96`); it must be below 2^32.
+    fn prepare_schedule(
+        &self,
+        _: &ScheduleEnv<'_>,
+        args: &mut ScheduleArgs,
+    ) -> Result<(), TimerError> {
+        if let Some(b) = args.bid {
+            crate::engine::draft::bid_fp(b)?;
+        }
+        Ok(())
+    }
+
+    /// The CIP-1 v3 fee parameters are stored as given (as under `fifo`): the drafts price a
+    /// fire at the CIP-3 basefees only (English §11, zh §12).
+    fn check_fees(
+        &self,
+        _: &ScheduleEnv<'_>,
+        args: &ScheduleArgs,
+    ) -> Result<ScheduleFees, TimerError> {
+        check_tip_args(args)?;
+        Ok(ScheduleFees {
+            caps: caps_of(args),
+            clamped: None,
+        })
+    }
+
+    /// Without the draft state (never called by the engine, which plans drafts through
+    /// [`Policy::plan_draft`]): CIP-5's FIFO plan.
+    fn plan(
+        &self,
+        queue: &mut CalendarQueue,
+        env: &PlanEnv<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        eob::plan(queue, env.height, env.cfg, env.quote, ledger)
+    }
+
+    fn plan_draft(
+        &self,
+        queue: &mut CalendarQueue,
+        draft: &mut DraftState,
+        env: &PlanEnv<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        let denv = DraftEnv {
+            height: env.height,
+            cfg: env.cfg,
+            quote: env.quote,
+            variants: &env.cip1.config.variants,
+        };
+        deliver::plan(self.0, queue, draft, &denv, ledger)
+    }
+}

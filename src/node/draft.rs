@@ -1,0 +1,140 @@
+//! The CIP-5 drafts at the node: `timer_watch` / `timer_interval` ([`DraftTimer`]) and the
+//! drafts' state as a query ([`DraftQuery`]: the Globalbox in its frozen order, the last
+//! block's Mailbox, the watch index and the pending hits).
+
+use super::core::{NodeCore, Request};
+use super::error::NodeError;
+use super::query::Query;
+use super::requests::Scheduled;
+use crate::chain::{DraftTimerArgs, TimerOp, Transaction, TxKind};
+use crate::engine::draft::{DraftParams, GlobalFire, Hit, MailboxEntry};
+use crate::engine::{Address, SchedulerKind, TimerId};
+use serde::{Deserialize, Serialize};
+
+/// `actor` registers a state watch (`watch`) or an interval timer (`interval`), in a
+/// transaction from `from` (default: its deployer).
+#[derive(Clone, Debug)]
+pub struct DraftTimer {
+    pub actor: Address,
+    pub from: Option<Address>,
+    pub interval: bool,
+    pub args: DraftTimerArgs,
+}
+
+impl Request for DraftTimer {
+    type Reply = Scheduled;
+    /// Tried on a copy of the chain first: a refused registration is an error and changes
+    /// nothing (no nonce, no fee).
+    fn apply(self, node: &mut NodeCore) -> Result<Scheduled, NodeError> {
+        let from = match self.from {
+            Some(f) => f,
+            None => node
+                .chain()
+                .actor(&self.actor)
+                .map(|a| a.deployer)
+                .ok_or(NodeError::Tx(crate::chain::TxError::UnknownActor(
+                    self.actor,
+                )))?,
+        };
+        let op = if self.interval {
+            TimerOp::SetInterval(self.args)
+        } else {
+            TimerOp::SetStateWatch(self.args)
+        };
+        let tx = Transaction::new(
+            from,
+            TxKind::ActAs {
+                actor: self.actor,
+                op,
+            },
+        );
+        let mut trial = node.chain().clone();
+        let r = trial.apply_tx(tx.clone())?;
+        if !r.success {
+            return Err(NodeError::reverted(r));
+        }
+        let (receipt, sealed) = node.send(tx)?;
+        if !receipt.success {
+            return Err(NodeError::reverted(receipt));
+        }
+        let timer_id = *receipt
+            .timers
+            .first()
+            .expect("a registration names its timer");
+        Ok(Scheduled {
+            timer_id,
+            tx_hash: receipt.tx_hash,
+            receipt,
+            sealed,
+        })
+    }
+}
+
+/// A state watch as the drafts' query shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WatchView {
+    pub timer_id: TimerId,
+    pub target: Address,
+    /// Its keys or prefixes (UTF-8, lossy).
+    pub keys: Vec<String>,
+    pub fire_seq: u32,
+    /// Its undelivered hit, if any.
+    pub hit: Option<Hit>,
+}
+
+/// The CIP-5 drafts' state (`scheduler_draft`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DraftView {
+    pub scheduler: SchedulerKind,
+    pub params: DraftParams,
+    /// The Globalbox (cip5-draft), head first: its frozen order.
+    pub globalbox: Vec<GlobalFire>,
+    /// The last block's Mailbox, in execution (`deliver_seq`) order.
+    pub mailbox: Vec<MailboxEntry>,
+    /// Candidates left by the quotas in the last block.
+    pub quota_skips: u64,
+    pub watches: Vec<WatchView>,
+    pub next_deliver_seq: u64,
+}
+
+/// The drafts' state now.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DraftQuery;
+
+impl Query for DraftQuery {
+    type Reply = DraftView;
+    fn run(&self, node: &NodeCore) -> Result<DraftView, NodeError> {
+        let chain = node.chain();
+        let d = chain.engine().draft();
+        let watches = d
+            .watches
+            .iter()
+            .map(|(id, t)| {
+                let m = d.meta.get(id);
+                let keys = match m.map(|m| &m.kind) {
+                    Some(crate::engine::draft::DraftKind::Watch { keys }) => keys
+                        .iter()
+                        .map(|k| String::from_utf8_lossy(k).into_owned())
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                WatchView {
+                    timer_id: *id,
+                    target: t.actor_address,
+                    keys,
+                    fire_seq: m.map_or(0, |m| m.fire_seq),
+                    hit: d.hits.get(id).cloned(),
+                }
+            })
+            .collect();
+        Ok(DraftView {
+            scheduler: chain.engine().scheduler(),
+            params: d.params,
+            globalbox: d.globalbox.clone(),
+            mailbox: d.mailbox.clone(),
+            quota_skips: d.last_skipped,
+            watches,
+            next_deliver_seq: d.next_deliver_seq,
+        })
+    }
+}
