@@ -193,7 +193,26 @@ pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
 /// exceeds the whole lane would be deferred without closing the lane; since `TimerConfig`
 /// requires `lane_timer_cycles >= max_cycles_per_fire` and the budget is bounded by the cap,
 /// this guard cannot trigger under a valid config.
+///
+/// Issue 20: the walk above is what the block decides; with the carried timers in the carry
+/// queue (the default placement) it is made without visiting the carried timers whose outcome
+/// cannot change in the block, see [`super::fifo::plan`]. The walk itself is kept for the
+/// variant `deferred_place = back`.
 pub fn plan(
+    queue: &mut CalendarQueue,
+    height: u64,
+    cfg: &TimerConfig,
+    quote: &FeeQuote,
+    ledger: &mut dyn Ledger,
+) -> EobPlan {
+    if queue.carries_in_front() {
+        return super::fifo::plan(queue, height, cfg, quote, ledger);
+    }
+    plan_walk(queue, height, cfg, quote, ledger)
+}
+
+/// [`plan`] as a walk of every due timer, carried ones included.
+pub fn plan_walk(
     queue: &mut CalendarQueue,
     height: u64,
     cfg: &TimerConfig,
@@ -280,10 +299,23 @@ pub(crate) fn remove_under_gc(
     gc_left: &mut u64,
     r: Removal,
 ) {
-    if *gc_left < GC_CYCLES_PER_REMOVAL {
+    if let Err(d) = try_remove(out, queue, d, gc_left, r) {
         defer(out, queue, &d, DeferReason::GcBudget);
         carried.push(d);
-        return;
+    }
+}
+
+/// The removal of [`remove_under_gc`]; gives the timer back when the GC budget is spent (the
+/// caller carries it as a `GcBudget` deferral).
+pub(crate) fn try_remove(
+    out: &mut EobPlan,
+    queue: &mut CalendarQueue,
+    d: DueTimer,
+    gc_left: &mut u64,
+    r: Removal,
+) -> Result<(), DueTimer> {
+    if *gc_left < GC_CYCLES_PER_REMOVAL {
+        return Err(d);
     }
     *gc_left -= GC_CYCLES_PER_REMOVAL;
     out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
@@ -307,6 +339,7 @@ pub(crate) fn remove_under_gc(
                 available: r.available,
             });
     }
+    Ok(())
 }
 
 /// Carries a due timer: counts the deferral in its record (Spec note 54), adds it to the
@@ -318,6 +351,21 @@ pub(crate) fn defer(
     d: &DueTimer,
     reason: DeferReason,
 ) {
+    let deferral = note_deferral(out, queue, d, reason);
+    out.stats.backlog.add(deferral.height, reason);
+    out.deferrals.push(deferral);
+    out.stats.deferred += 1;
+}
+
+/// The record and event of [`defer`], without the block's counts: updates the timer's carry
+/// record and, on its first deferral or a change of reason, re-commits its leaf and records
+/// `TimerDeferred`.
+pub(crate) fn note_deferral(
+    out: &mut EobPlan,
+    queue: &mut CalendarQueue,
+    d: &DueTimer,
+    reason: DeferReason,
+) -> Deferral {
     let (_, before) = queue.due(d).carry();
     if before != Some(reason) {
         queue.recommit_due(d);
@@ -339,10 +387,9 @@ pub(crate) fn defer(
             reason,
             carried,
         });
+        queue.carried_reason_changed(d, before);
     }
-    out.stats.backlog.add(deferral.height, reason);
-    out.deferrals.push(deferral);
-    out.stats.deferred += 1;
+    deferral
 }
 
 /// The money of one fire (CIP-5 §6.3 steps 6–7).

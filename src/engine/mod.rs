@@ -15,6 +15,7 @@ pub mod config;
 pub mod eob;
 pub mod error;
 pub mod events;
+pub mod fifo;
 pub mod merkle;
 pub mod queue;
 pub mod scheduler;
