@@ -194,25 +194,11 @@ pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
 /// requires `lane_timer_cycles >= max_cycles_per_fire` and the budget is bounded by the cap,
 /// this guard cannot trigger under a valid config.
 ///
-/// Issue 20: the walk above is what the block decides; with the carried timers in the carry
-/// queue (the default placement) it is made without visiting the carried timers whose outcome
-/// cannot change in the block, see [`super::fifo::plan`]. The walk itself is kept for the
-/// variant `deferred_place = back`.
+/// Issue 20: this walk is what the block decides. The FIFO policy makes the same decisions
+/// without visiting the carried timers whose outcome cannot change in the block
+/// (`engine::fifo::plan`, over the carry queue); the walk itself runs under the variant
+/// `deferred_place = back`.
 pub fn plan(
-    queue: &mut CalendarQueue,
-    height: u64,
-    cfg: &TimerConfig,
-    quote: &FeeQuote,
-    ledger: &mut dyn Ledger,
-) -> EobPlan {
-    if queue.carries_in_front() {
-        return super::fifo::plan(queue, height, cfg, quote, ledger);
-    }
-    plan_walk(queue, height, cfg, quote, ledger)
-}
-
-/// [`plan`] as a walk of every due timer, carried ones included.
-pub fn plan_walk(
     queue: &mut CalendarQueue,
     height: u64,
     cfg: &TimerConfig,

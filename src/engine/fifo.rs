@@ -1,8 +1,8 @@
-//! The FIFO end of block (CIP-5 §5.1, [`super::eob::plan`]) at a cost that follows what the
+//! The FIFO end of block (CIP-5 §5.1, [`super::eob::plan`], the walk of every due timer) at a cost that follows what the
 //! block fires and changes, not the backlog carried behind a full lane (issue 20).
 //!
 //! Spec note (issue 20, CIP-5 §5.1, §5.4, §6.5, §8; completes Spec note 71). The block decides
-//! exactly what the walk of [`super::eob::plan_walk`] decides (who fires, what each pays, which
+//! exactly what the walk of [`super::eob::plan`] decides (who fires, what each pays, which
 //! timers leave by expiry or unfunded self-destruct, under which GC budget, which are carried
 //! and why, and the events, in the same order); it only avoids visiting the carried timers
 //! whose outcome cannot change. The carried timers stay in the carry queue in firing order
@@ -56,7 +56,7 @@ struct Block<'a> {
     gc_left: u64,
 }
 
-/// One due timer as the walk of [`super::eob::plan_walk`] classifies it.
+/// One due timer as the walk of [`super::eob::plan`] classifies it.
 fn step(
     out: &mut EobPlan,
     queue: &mut CalendarQueue,

@@ -21,6 +21,7 @@ pub use super::pricing::{
 use crate::engine::config::TimerConfig;
 use crate::engine::eob::{self, EobPlan, FeeQuote, Ledger};
 use crate::engine::error::TimerError;
+use crate::engine::fifo;
 use crate::engine::queue::CalendarQueue;
 use crate::engine::shared::{FeeCaps, ScheduleArgs, SchedulerKind};
 
@@ -163,6 +164,11 @@ impl Policy for Fifo {
         env: &PlanEnv<'_>,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
+        // Issue 20: the same decisions as the walk of every due timer (`eob::plan`), over the
+        // carry queue when the carried timers are placed in front (the default).
+        if queue.carries_in_front() {
+            return fifo::plan(queue, env.height, env.cfg, env.quote, ledger);
+        }
         eob::plan(queue, env.height, env.cfg, env.quote, ledger)
     }
 }
