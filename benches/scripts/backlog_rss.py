@@ -23,6 +23,7 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/cowboy-devnet"
 SECONDS = int(sys.argv[2]) if len(sys.argv) > 2 else 600
 PORT = int(sys.argv[3]) if len(sys.argv) > 3 else 18645
 URL = f"http://127.0.0.1:{PORT}"
+ENDOWMENT = str(10**22)
 CLIENTS = 20
 PER_CLIENT = 500
 
@@ -59,7 +60,9 @@ def main():
                 break
             except Exception:
                 time.sleep(0.1)
-        actors = [rpc("actor_deploy", [{}])[0] for _ in range(CLIENTS)]
+        # Each actor pays for its own timers: endowed so that none runs dry, the backlog is
+        # carried behind the full lane (not removed as unfunded in the first blocks).
+        actors = [rpc("actor_deploy", [{"balance": ENDOWMENT}])[0] for _ in range(CLIENTS)]
         start_height = rpc("devnet_blockNumber", [])[0]
         errors = []
 

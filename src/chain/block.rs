@@ -4,7 +4,6 @@ use super::exec::{ExecCtx, Firing, Frame, Meter, Overlay, PendingFire};
 use super::runtime::{ActorCode, Host, Lang, VmError, cost};
 use super::state::{Actor, StateKey};
 use super::*;
-use crate::engine::DeferReason;
 use crate::engine::scheduler::policy::BlockOutcome;
 
 impl Chain {
@@ -531,15 +530,11 @@ impl Chain {
             gc_cycles: plan.stats.gc_cycles,
             selected: plan.stats.fired,
             deferred: plan.stats.deferred,
-            lane_deferred: pending_deferrals
-                .iter()
-                .filter(|d| {
-                    matches!(
-                        d.reason,
-                        DeferReason::Lane | DeferReason::Outbid | DeferReason::Budget
-                    )
-                })
-                .count() as u64,
+            // The block's carried timers by reason (Spec note 71): FIFO does not list them
+            // one by one (issue 20); cip1-v1's `budget` is its lane deferral.
+            lane_deferred: plan.stats.backlog.lane
+                + plan.stats.backlog.outbid
+                + plan.stats.backlog.budget,
             ..Default::default()
         };
         // The CIP-1 v3 state update once the block ran (`end_block`); a quiet candidate runs it

@@ -208,6 +208,11 @@ pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
 /// exceeds the whole lane would be deferred without closing the lane; since `TimerConfig`
 /// requires `lane_timer_cycles >= max_cycles_per_fire` and the budget is bounded by the cap,
 /// this guard cannot trigger under a valid config.
+///
+/// Issue 20: this walk is what the block decides. The FIFO policy makes the same decisions
+/// without visiting the carried timers whose outcome cannot change in the block
+/// (`engine::fifo::plan`, over the carry queue); the walk itself runs under the variant
+/// `deferred_place = back`.
 pub fn plan(
     queue: &mut CalendarQueue,
     height: u64,
@@ -295,10 +300,23 @@ pub(crate) fn remove_under_gc(
     gc_left: &mut u64,
     r: Removal,
 ) {
-    if *gc_left < GC_CYCLES_PER_REMOVAL {
+    if let Err(d) = try_remove(out, queue, d, gc_left, r) {
         defer(out, queue, &d, DeferReason::GcBudget);
         carried.push(d);
-        return;
+    }
+}
+
+/// The removal of [`remove_under_gc`]; gives the timer back when the GC budget is spent (the
+/// caller carries it as a `GcBudget` deferral).
+pub(crate) fn try_remove(
+    out: &mut EobPlan,
+    queue: &mut CalendarQueue,
+    d: DueTimer,
+    gc_left: &mut u64,
+    r: Removal,
+) -> Result<(), DueTimer> {
+    if *gc_left < GC_CYCLES_PER_REMOVAL {
+        return Err(d);
     }
     *gc_left -= GC_CYCLES_PER_REMOVAL;
     out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
@@ -322,6 +340,7 @@ pub(crate) fn remove_under_gc(
                 available: r.available,
             });
     }
+    Ok(())
 }
 
 /// Carries a due timer: counts the deferral in its record (Spec note 54), adds it to the
@@ -333,6 +352,21 @@ pub(crate) fn defer(
     d: &DueTimer,
     reason: DeferReason,
 ) {
+    let deferral = note_deferral(out, queue, d, reason);
+    out.stats.backlog.add(deferral.height, reason);
+    out.deferrals.push(deferral);
+    out.stats.deferred += 1;
+}
+
+/// The record and event of [`defer`], without the block's counts: updates the timer's carry
+/// record and, on its first deferral or a change of reason, re-commits its leaf and records
+/// `TimerDeferred`.
+pub(crate) fn note_deferral(
+    out: &mut EobPlan,
+    queue: &mut CalendarQueue,
+    d: &DueTimer,
+    reason: DeferReason,
+) -> Deferral {
     let (_, before) = queue.due(d).carry();
     if before != Some(reason) {
         queue.recommit_due(d);
@@ -354,10 +388,9 @@ pub(crate) fn defer(
             reason,
             carried,
         });
+        queue.carried_reason_changed(d, before);
     }
-    out.stats.backlog.add(deferral.height, reason);
-    out.deferrals.push(deferral);
-    out.stats.deferred += 1;
+    deferral
 }
 
 /// The money of one fire (CIP-5 §6.3 steps 6–7).

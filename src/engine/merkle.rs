@@ -14,6 +14,7 @@
 //!   per timer.
 
 use super::types::keccak_parts;
+use sha3::{Digest, Keccak256};
 
 const ZERO: [u8; 32] = [0; 32];
 
@@ -101,6 +102,44 @@ fn hash_leaves<'a>(leaves: impl ExactSizeIterator<Item = &'a [u8; 32]>) -> [u8; 
     parts.push(b"bucket");
     parts.extend(leaves.map(|l| &l[..]));
     keccak_parts(&parts)
+}
+
+/// Leaves a bucket holds before [`TimerCommitment`] keeps its running hash.
+const SPONGE_MIN: usize = 32;
+
+/// The running keccak of a bucket, `"bucket" ‖ leaves[..len]` absorbed, not finalized: a bucket
+/// that only grows at its end (a new timer has the largest `seq` yet) is rehashed by absorbing
+/// its new leaves, not all of them.
+#[derive(Clone)]
+struct Sponge {
+    len: usize,
+    hasher: Keccak256,
+}
+
+impl std::fmt::Debug for Sponge {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sponge").field("len", &self.len).finish()
+    }
+}
+
+/// The hash of a timer bucket as [`hash_leaves`] computes it, through its cached running hash
+/// when it has one (kept from [`SPONGE_MIN`] leaves on), so that appending to a crowded bucket
+/// costs the appended leaves, not the bucket.
+fn hash_timer_bucket(bucket: &[(u64, [u8; 32])], sponge: &mut Option<Box<Sponge>>) -> [u8; 32] {
+    if bucket.len() < SPONGE_MIN {
+        *sponge = None;
+        return hash_leaves(bucket.iter().map(|(_, l)| l));
+    }
+    let sp = sponge.get_or_insert_with(|| {
+        let mut hasher = Keccak256::new();
+        hasher.update(b"bucket");
+        Box::new(Sponge { len: 0, hasher })
+    });
+    for (_, leaf) in &bucket[sp.len..] {
+        sp.hasher.update(leaf);
+    }
+    sp.len = bucket.len();
+    sp.hasher.clone().finalize().into()
 }
 
 /// A set of leaves, each placed by its own leading bits and kept sorted in its bucket.
@@ -192,6 +231,9 @@ impl SetCommitment {
 pub struct TimerCommitment {
     tree: BucketTree,
     buckets: Vec<Vec<(u64, [u8; 32])>>,
+    /// Per bucket, its running hash while the bucket only grew at its end (see [`Sponge`]);
+    /// dropped when a removal or an insertion before its end changes what was absorbed.
+    sponges: Vec<Option<Box<Sponge>>>,
     pending_remove: Vec<(u32, u64)>,
     pending_insert: Vec<(u32, u64, [u8; 32])>,
     len: usize,
@@ -213,6 +255,7 @@ impl TimerCommitment {
         let tree = BucketTree::new(bits);
         TimerCommitment {
             buckets: vec![Vec::new(); tree.buckets()],
+            sponges: vec![None; tree.buckets()],
             tree,
             pending_remove: Vec::new(),
             pending_insert: Vec::new(),
@@ -261,6 +304,7 @@ impl TimerCommitment {
                 gone.next_if_eq(seq).is_none()
             });
             debug_assert!(gone.peek().is_none(), "removed a timer never inserted");
+            self.sponges[b] = None;
             self.tree.mark(b);
         }
         self.pending_remove = recycle(removes);
@@ -275,6 +319,7 @@ impl TimerCommitment {
             } else {
                 let old = std::mem::take(bucket);
                 *bucket = merge_by_seq(old, new);
+                self.sponges[b] = None;
             }
             self.tree.mark(b);
         }
@@ -284,9 +329,9 @@ impl TimerCommitment {
     /// The root, applying and rehashing only what changed since the previous call.
     pub fn root(&mut self) -> [u8; 32] {
         self.apply();
-        let buckets = &self.buckets;
+        let (buckets, sponges) = (&self.buckets, &mut self.sponges);
         self.tree
-            .root(|b| hash_leaves(buckets[b].iter().map(|(_, leaf)| leaf)))
+            .root(|b| hash_timer_bucket(&buckets[b], &mut sponges[b]))
     }
 
     /// Heap bytes held (for the memory report).
@@ -299,6 +344,8 @@ impl TimerCommitment {
                 .iter()
                 .map(|b| b.capacity() * entry)
                 .sum::<usize>()
+            + self.sponges.capacity() * std::mem::size_of::<Option<Box<Sponge>>>()
+            + self.sponges.iter().flatten().count() * std::mem::size_of::<Sponge>()
             + self.pending_remove.capacity() * 16
             + self.pending_insert.capacity() * 48
     }
@@ -422,6 +469,37 @@ mod tests {
         }
         assert_eq!(c.root(), [0; 32]);
         assert!(c.is_empty());
+    }
+
+    #[test]
+    fn appending_one_by_one_hashes_as_a_fresh_commitment() {
+        // A crowded bucket rehashed through its running hash after each append, a removal and
+        // an insertion before its end, and re-grown: the root of a commitment built at once.
+        let leaf = |s: u64| keccak(&s.to_be_bytes());
+        let mut c = TimerCommitment::new(4);
+        let mut roots = Vec::new();
+        for seq in 0..300u64 {
+            c.insert(7, seq, leaf(seq));
+            roots.push(c.root());
+        }
+        c.remove(7, 100);
+        c.root();
+        c.insert(7, 100, leaf(100));
+        c.root();
+        for seq in 300..400u64 {
+            c.insert(7, seq, leaf(seq));
+            c.root();
+        }
+        let mut fresh = TimerCommitment::new(4);
+        for seq in 0..400u64 {
+            fresh.insert(7, seq, leaf(seq));
+        }
+        assert_eq!(c.root(), fresh.root());
+        let mut part = TimerCommitment::new(4);
+        for seq in 0..150u64 {
+            part.insert(7, seq, leaf(seq));
+        }
+        assert_eq!(part.root(), roots[149]);
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub mod draft;
 pub mod eob;
 pub mod error;
 pub mod events;
+pub mod fifo;
 pub mod merkle;
 pub mod queue;
 pub mod scheduler;

@@ -188,6 +188,32 @@ impl Timer {
             .map_or((0, None), |c| (c.carried, c.last_defer))
     }
 
+    /// Blocks this timer has been carried once the blocks below `next_height` ran: the heights
+    /// from its first deferral to `next_height − 1` (Spec note 71), 0 if never deferred. The
+    /// stored count is only rewritten when the record changes (a carried timer that stays
+    /// deferred by the lane is not touched, see `queue::carry`), so readers derive it here.
+    pub fn carried_by(&self, next_height: u64) -> u32 {
+        match self.fee_caps.as_deref() {
+            Some(c) => match c.first_deferred {
+                Some(first) if self.height < next_height => {
+                    u32::try_from(next_height.saturating_sub(first)).unwrap_or(u32::MAX)
+                }
+                _ => c.carried,
+            },
+            None => 0,
+        }
+    }
+
+    /// Rewrites the stored carry count as [`carried_by`](Self::carried_by) derives it.
+    pub fn refresh_carried(&mut self, next_height: u64) {
+        let n = self.carried_by(next_height);
+        if let Some(c) = self.fee_caps.as_deref_mut()
+            && c.first_deferred.is_some()
+        {
+            c.carried = n;
+        }
+    }
+
     /// Records this timer's deferral by the block at `height`; returns its carry count, the
     /// heights from its first deferral to this one (Spec note 71: derived, not counted, so the
     /// committed record changes only on the first deferral and on a change of reason).

@@ -101,10 +101,10 @@ pub(super) fn bucket(chain: &Chain, height: u64) -> Vec<&Timer> {
     if height >= h.next_height && height < h.ring_horizon {
         return q.bucket(height);
     }
-    q.pending()
-        .into_iter()
-        .filter(|t| t.height.max(h.next_height) == height)
-        .collect()
+    if height < h.next_height {
+        return Vec::new();
+    }
+    q.height_timers(height)
 }
 
 pub(super) fn tiers(chain: &Chain) -> TiersView {
@@ -290,7 +290,7 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                 .as_ref()
                 .and_then(|c| c.max_priority_fee_per_cycle),
             priority_tier: t.fee_caps.as_ref().and_then(|c| c.priority_tier),
-            carried: t.fee_caps.as_ref().map_or(0, |c| c.carried),
+            carried: t.carried_by(chain.engine().queue().next_height()),
             last_defer: t.fee_caps.as_ref().and_then(|c| c.last_defer),
             events,
         });

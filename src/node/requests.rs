@@ -382,7 +382,9 @@ impl Request for ScheduleTimer {
         let tx = txs::schedule(from, self.actor, self.args);
         // Refused before it is sent when the engine's checks would refuse it: a refused
         // request changes nothing (no nonce, no fee).
-        let est = estimate(node, &tx);
+        // The checks only: the estimate's fire height and auction place are for
+        // `timer_estimate`, and cost what the queue around the height holds.
+        let est = estimate(node, &tx, false);
         if let Some(e) = est.error {
             return Err(NodeError::Refused(e));
         }
@@ -498,7 +500,7 @@ impl Request for EstimateTimer {
     fn apply(self, node: &mut NodeCore) -> Result<Estimate, NodeError> {
         let from = act_as_sender(node, &self.0.actor, self.0.from)?;
         let tx = txs::schedule(from, self.0.actor, self.0.args);
-        Ok(estimate(node, &tx))
+        Ok(estimate(node, &tx, true))
     }
 }
 
@@ -507,13 +509,15 @@ impl EstimateTimer {
     pub fn estimate(self, node: &NodeCore) -> Result<Estimate, NodeError> {
         let from = act_as_sender(node, &self.0.actor, self.0.from)?;
         let tx = txs::schedule(from, self.0.actor, self.0.args);
-        Ok(estimate(node, &tx))
+        Ok(estimate(node, &tx, true))
     }
 }
 
 /// The checks of a schedule transaction (the transaction's, then CIP-5 §4.2's), as the engine
-/// makes them when the actor's host call runs in it.
-fn estimate(node: &NodeCore, tx: &Transaction) -> Estimate {
+/// makes them when the actor's host call runs in it; with `full`, also where the timer would
+/// fire and stand in its height's auction (what `timer_estimate` answers; a schedule needs
+/// only the checks, whose cost does not depend on how many timers share the height).
+fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
     let chain = node.chain();
     let cfg = read::timer_config(chain);
     let TxKind::ActAs {
@@ -572,6 +576,9 @@ fn estimate(node: &NodeCore, tx: &Transaction) -> Estimate {
                 ));
             }
             est.timer_id = Some(timer.timer_id);
+            if !full {
+                return est;
+            }
             est.fire_height = Some(fire_height(node, timer.height, timer.gas_limit_per_fire));
             let fees = FeeArgs {
                 max_fee_per_cycle: args.max_fee_per_cycle,

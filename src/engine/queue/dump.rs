@@ -47,7 +47,12 @@ impl CalendarQueue {
         };
         let mut ring = Vec::new();
         for h in self.next_height..self.next_height + self.cfg.ring_size() {
-            let ids = live_ids(&self.ring[self.ring_pos(h)]);
+            let mut ids = live_ids(&self.ring[self.ring_pos(h)]);
+            if h == self.next_height {
+                // The carried timers head the next height's list, as they are due first.
+                let carried: VecDeque<Handle> = self.carried_handles().copied().collect();
+                ids.splice(0..0, live_ids(&carried));
+            }
             if !ids.is_empty() {
                 ring.push((h, ids));
             }
@@ -66,6 +71,10 @@ impl CalendarQueue {
             .cloned()
             .collect();
         timers.sort_by_key(|t| t.seq);
+        // A carried timer's count is derived; the carry queue does not rewrite it each block.
+        for t in &mut timers {
+            t.refresh_carried(self.next_height);
+        }
         QueueDump {
             config: self.cfg.clone(),
             next_height: self.next_height,

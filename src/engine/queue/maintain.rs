@@ -102,7 +102,7 @@ impl CalendarQueue {
     /// epoch, whose first height may move a horizon. [`skip_quiet`](Self::skip_quiet) moves past
     /// such heights at once; the cost is a scan of empty buckets, nothing per timer.
     pub fn quiet_heights(&self, limit: u64) -> u64 {
-        if limit == 0 {
+        if limit == 0 || self.carry.live > 0 {
             return 0;
         }
         let eb = self.cfg.epoch_blocks;
@@ -157,6 +157,7 @@ impl CalendarQueue {
             (t.height, t.seq)
         });
         let timers: Vec<Timer> = live.into_iter().map(|s| self.unstore(s)).collect();
+        self.carry.queue.clear();
         self.flush_retired();
         for b in self.ring.iter_mut().chain(self.epochs.iter_mut()) {
             b.clear();

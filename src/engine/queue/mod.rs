@@ -30,12 +30,14 @@
 //! the next height's bucket, ahead of the timers originally due there, in its own FIFO order.
 //! Every bucket is therefore ordered by `(original height, insertion seq)`: oldest due first.
 
+mod carry;
 mod commit;
 mod dump;
 mod maintain;
 mod slab;
 mod views;
 
+pub use carry::CarriedSummary;
 pub use dump::QueueDump;
 use slab::{BUSY_BUCKET, NO_PAGE, Slab};
 
@@ -84,6 +86,8 @@ struct Meta {
     committed: Side,
     /// A `Change::Dirty` for this slot is waiting for the next `commit`.
     dirty: bool,
+    /// A member of the carry queue (see [`carry`]).
+    carried: bool,
 }
 
 impl Meta {
@@ -92,6 +96,7 @@ impl Meta {
         tier: Tier::Ring,
         committed: Side::None,
         dirty: false,
+        carried: false,
     };
 }
 
@@ -196,6 +201,8 @@ pub struct CalendarQueue {
     /// Variant `deferred_place = back` (open point 4): carried timers go behind the next
     /// height's own timers. Not state: the engine sets it from the CIP-1 config each block.
     carry_back: bool,
+    /// The timers carried from earlier heights, in firing order (see [`carry`]).
+    carry: carry::Carry,
 }
 
 /// Spare ring-bucket buffers kept at most, and the largest kept (in handles).
@@ -283,6 +290,7 @@ impl CalendarQueue {
             overflow_commit: TimerCommitment::new(COMMIT_BITS),
             changes: Vec::new(),
             carry_back: false,
+            carry: carry::Carry::default(),
         };
         q.reset_horizons(start_height);
         q
@@ -471,6 +479,7 @@ impl CalendarQueue {
     #[inline]
     fn unstore(&mut self, slot: u32) -> Timer {
         let timer = self.slots[slot as usize].timer.take().expect("live slot");
+        self.delist(slot, &timer);
         let meta = &mut self.slots[slot as usize].meta;
         meta.generation = meta.generation.wrapping_add(1);
         meta.dirty = false;
@@ -590,7 +599,9 @@ impl CalendarQueue {
         let slot = self.find_slot(id)?;
         self.mark_dirty(slot);
         let t = self.slots[slot as usize].timer.as_mut().expect("live slot");
-        Some(std::mem::replace(&mut t.expires_at, expires_at))
+        let old = std::mem::replace(&mut t.expires_at, expires_at);
+        self.carried_expiry_changed(slot, old);
+        Some(old)
     }
 
     // ---- end of block -------------------------------------------------------------------
@@ -607,6 +618,14 @@ impl CalendarQueue {
         );
         let pos = self.ring_pos(height);
         let mut bucket = std::mem::take(&mut self.ring[pos]);
+        // The carried timers first (see `carry`): the carry queue is emptied into the bucket;
+        // they stay members until concluded or carried on.
+        if !self.carry.queue.is_empty() {
+            let carried = std::mem::take(&mut self.carry.queue);
+            for h in carried.into_iter().rev() {
+                bucket.push_front(h);
+            }
+        }
         // The position's next height starts with pages of its own.
         self.close_page(pos);
         self.next_height = height + 1;
@@ -678,23 +697,25 @@ impl CalendarQueue {
         self.carry_back = back;
     }
 
-    /// Carries due timers that were not concluded to the front of the next height's bucket,
-    /// keeping their order (see the module docs).
+    /// Carries due timers that were not concluded ahead of the next height's own timers,
+    /// keeping their order: to the back of the carry queue (see [`carry`], which
+    /// [`take_due`](Self::take_due) emptied), or, under `deferred_place = back`, behind the next
+    /// height's own timers in its bucket (see the module docs).
     pub fn carry(&mut self, carried: Vec<DueTimer>) {
-        let pos = self.ring_pos(self.next_height);
-        if self.carry_back {
-            for s in carried.into_iter().map(|d| d.0) {
-                let generation = self.slots[s as usize].meta.generation;
-                self.ring_bucket(pos).push_back(Handle {
-                    slot: s,
-                    generation,
-                });
+        if !self.carry_back {
+            for d in carried {
+                self.enlist(d.0);
             }
             return;
         }
-        for s in carried.into_iter().rev().map(|d| d.0) {
+        let pos = self.ring_pos(self.next_height);
+        for s in carried.into_iter().map(|d| d.0) {
+            if let Some(t) = self.slots[s as usize].timer.take() {
+                self.delist(s, &t);
+                self.slots[s as usize].timer = Some(t);
+            }
             let generation = self.slots[s as usize].meta.generation;
-            self.ring_bucket(pos).push_front(Handle {
+            self.ring_bucket(pos).push_back(Handle {
                 slot: s,
                 generation,
             });

@@ -12,11 +12,53 @@ impl CalendarQueue {
         if height < self.next_height || height >= self.ring_horizon {
             return Vec::new();
         }
-        self.ring[self.ring_pos(height)]
-            .iter()
+        let carried = (height == self.next_height)
+            .then(|| self.carried_handles())
+            .into_iter()
+            .flatten();
+        carried
+            .chain(self.ring[self.ring_pos(height)].iter())
             .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
             .filter_map(|h| self.slots[h.slot as usize].timer.as_ref())
             .collect()
+    }
+
+    /// The live timers scheduled for `height` itself (carried timers of earlier heights
+    /// excluded), in insertion order, from whichever tier holds them. The cost follows the
+    /// timers of `height` (a ring height, an overflow height) or of its epoch (an epoch-queue
+    /// bucket), never the whole queue.
+    pub fn height_timers(&self, height: u64) -> Vec<&Timer> {
+        let live = |h: &Handle| {
+            let s = &self.slots[h.slot as usize];
+            (s.meta.generation == h.generation)
+                .then_some(s.timer.as_ref())
+                .flatten()
+                .filter(|t| t.height == height)
+        };
+        if height < self.next_height {
+            return Vec::new();
+        }
+        // A migration in progress leaves a height's timers split between two tiers, so each
+        // tier that can hold `height` is read (a timer sits in exactly one).
+        let mut v: Vec<&Timer> = Vec::new();
+        if height - self.next_height < self.cfg.ring_size() {
+            v.extend(self.ring[self.ring_pos(height)].iter().filter_map(live));
+        }
+        let (e, x) = (
+            self.next_height / self.cfg.epoch_blocks,
+            height / self.cfg.epoch_blocks,
+        );
+        if x > e && x - e <= self.cfg.epoch_slots {
+            v.extend(self.epochs[self.epoch_pos(height)].iter().filter_map(live));
+        }
+        // The overflow set, and epoch-tier timers not yet migrated out of it.
+        v.extend(
+            self.overflow
+                .range((height, 0)..=(height, u64::MAX))
+                .filter_map(|(_, &s)| self.slots[s as usize].timer.as_ref()),
+        );
+        v.sort_by_key(|t| t.seq);
+        v
     }
 
     /// Live timers per epoch-queue bucket, as `(first height of the epoch, count)`.

@@ -26,6 +26,7 @@ use crate::engine::draft::deliver::Flavor;
 use crate::engine::eob::{self, EobPlan, FeeQuote, Ledger};
 use crate::engine::error::TimerError;
 use crate::engine::events::TimerEvent;
+use crate::engine::fifo;
 use crate::engine::queue::CalendarQueue;
 use crate::engine::shared::{FeeCaps, ScheduleArgs, SchedulerKind};
 use crate::engine::timer::Timer;
@@ -197,6 +198,11 @@ impl Policy for Fifo {
         env: &PlanEnv<'_>,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
+        // Issue 20: the same decisions as the walk of every due timer (`eob::plan`), over the
+        // carry queue when the carried timers are placed in front (the default).
+        if queue.carries_in_front() {
+            return fifo::plan(queue, env.height, env.cfg, env.quote, ledger);
+        }
         eob::plan(queue, env.height, env.cfg, env.quote, ledger)
     }
 }

@@ -1,0 +1,275 @@
+//! The carry queue: the timers carried from earlier heights (deferred by the lane, or left
+//! over by the GC budget, CIP-5 §6.5, §8), kept in one persistent FIFO in firing order instead
+//! of being moved from bucket to bucket, with the indexes that let a block find, without
+//! walking the backlog, the few carried timers whose outcome can change in it:
+//!
+//! * by `expires_at`: the ones that expire (CIP-5 §5.4 path 3);
+//! * by fee payer, and within a payer by `gas_limit_per_fire`: the ones whose fee payer can no
+//!   longer pay their `max_cost` (path 2), the largest budget first;
+//! * the ones whose last reason is not `lane` (a reason that changes when they are carried by
+//!   a closed FIFO lane).
+//!
+//! A carried timer that is none of these stays deferred by the lane and nothing about it
+//! changes in the block: its leaf, its event record (Spec note 71) and its place are left as
+//! they are. The carry queue is derived from the timer set (the pending timers below
+//! `next_height`, in `(height, seq)` order), so it adds nothing to the state root, the dumps
+//! or the state files (see [`super::CalendarQueue::dump`]).
+
+use super::{CalendarQueue, DueTimer, Handle};
+use crate::engine::events::DeferReason;
+use crate::engine::timer::Timer;
+use crate::engine::types::Address;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// The carry queue and its indexes (see the module docs). Members are the timers whose
+/// `Meta::carried` is set; the queue itself may hold stale handles of members that left.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Carry {
+    pub(super) queue: VecDeque<Handle>,
+    /// Members (live carried timers).
+    pub(super) live: usize,
+    /// `(expires_at, height, seq, slot)` of every member.
+    by_expiry: BTreeSet<(u64, u64, u64, u32)>,
+    /// Per fee payer, `(gas_limit_per_fire, height, seq, slot)` of its members.
+    by_payer: BTreeMap<Address, BTreeSet<(u64, u64, u64, u32)>>,
+    /// `(height, seq, slot)` of the members whose last reason is not `lane`.
+    not_lane: BTreeSet<(u64, u64, u32)>,
+    /// Members per last reason, in [`reason_index`] order.
+    reasons: [u64; 8],
+}
+
+fn reason_index(r: Option<DeferReason>) -> usize {
+    match r {
+        Some(DeferReason::Lane) | None => 0,
+        Some(DeferReason::GcBudget) => 1,
+        Some(DeferReason::Outbid) => 2,
+        Some(DeferReason::OverCap) => 3,
+        Some(DeferReason::BelowBasefee) => 4,
+        Some(DeferReason::Budget) => 5,
+        Some(DeferReason::Underfunded) => 6,
+        Some(DeferReason::Quota) => 7,
+    }
+}
+
+fn last_reason(t: &Timer) -> Option<DeferReason> {
+    t.carry().1
+}
+
+/// The carried timers as a block leaves them (for its backlog summary, Spec note 71).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CarriedSummary {
+    pub count: u64,
+    /// The lowest scheduled height among them (0 if none).
+    pub oldest_height: u64,
+    /// Counts by last reason: lane, gc_budget, outbid, over_cap, below_basefee.
+    pub reasons: [u64; 8],
+}
+
+impl Carry {
+    fn add(&mut self, slot: u32, t: &Timer) {
+        self.live += 1;
+        self.by_expiry.insert((t.expires_at, t.height, t.seq, slot));
+        self.by_payer.entry(t.fee_payer).or_default().insert((
+            t.gas_limit_per_fire,
+            t.height,
+            t.seq,
+            slot,
+        ));
+        let r = last_reason(t);
+        self.reasons[reason_index(r)] += 1;
+        if r != Some(DeferReason::Lane) {
+            self.not_lane.insert((t.height, t.seq, slot));
+        }
+    }
+
+    fn forget(&mut self, slot: u32, t: &Timer) {
+        self.live -= 1;
+        self.by_expiry
+            .remove(&(t.expires_at, t.height, t.seq, slot));
+        if let Some(set) = self.by_payer.get_mut(&t.fee_payer) {
+            set.remove(&(t.gas_limit_per_fire, t.height, t.seq, slot));
+            if set.is_empty() {
+                self.by_payer.remove(&t.fee_payer);
+            }
+        }
+        let r = last_reason(t);
+        self.reasons[reason_index(r)] -= 1;
+        self.not_lane.remove(&(t.height, t.seq, slot));
+    }
+}
+
+impl CalendarQueue {
+    /// Makes the timer in `slot` a member of the carry queue (if it is not one yet) and puts
+    /// its handle at the back.
+    pub(super) fn enlist(&mut self, slot: u32) {
+        let meta = self.slots[slot as usize].meta;
+        if !meta.carried {
+            self.slots[slot as usize].meta.carried = true;
+            let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
+            self.carry.add(slot, t);
+        }
+        self.carry.queue.push_back(Handle {
+            slot,
+            generation: meta.generation,
+        });
+    }
+
+    /// Takes the timer in `slot` out of the carry queue's indexes (its handle, if any, is left
+    /// to go stale or be re-pushed by the caller).
+    pub(super) fn delist(&mut self, slot: u32, t: &Timer) {
+        let meta = &mut self.slots[slot as usize].meta;
+        if meta.carried {
+            meta.carried = false;
+            self.carry.forget(slot, t);
+        }
+    }
+
+    /// Re-indexes a member whose `expires_at` changes from `old` (an extension).
+    pub(super) fn carried_expiry_changed(&mut self, slot: u32, old: u64) {
+        if !self.slots[slot as usize].meta.carried {
+            return;
+        }
+        let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
+        self.carry.by_expiry.remove(&(old, t.height, t.seq, slot));
+        self.carry
+            .by_expiry
+            .insert((t.expires_at, t.height, t.seq, slot));
+    }
+
+    /// Re-indexes a due timer whose last reason changed from `before` (it is now its record's
+    /// `last_defer`). Nothing to do for a timer that is not a member yet.
+    pub fn carried_reason_changed(&mut self, due: &DueTimer, before: Option<DeferReason>) {
+        let slot = due.0;
+        if !self.slots[slot as usize].meta.carried {
+            return;
+        }
+        let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
+        let now = last_reason(t);
+        let key = (t.height, t.seq, slot);
+        self.carry.reasons[reason_index(before)] -= 1;
+        self.carry.reasons[reason_index(now)] += 1;
+        if now == Some(DeferReason::Lane) {
+            self.carry.not_lane.remove(&key);
+        } else {
+            self.carry.not_lane.insert(key);
+        }
+    }
+
+    /// Whether carried timers go to the carry queue (the default placement, Spec note 4) rather
+    /// than behind the next height's own timers (variant `deferred_place = back`).
+    pub fn carries_in_front(&self) -> bool {
+        !self.carry_back
+    }
+
+    /// Takes the bucket of `height` (the next undrained height) out, without the carried
+    /// timers, which stay in the carry queue: the timers due there, in FIFO order, and how many
+    /// timers are due in all (carried members included).
+    pub fn take_own_due(&mut self, height: u64) -> (Vec<DueTimer>, u64) {
+        let carried = std::mem::take(&mut self.carry.queue);
+        let own = self.take_due(height);
+        self.carry.queue = carried;
+        let due = own.len() as u64 + self.carry.live as u64;
+        (own, due)
+    }
+
+    /// The first live timer of the carry queue, taken off it (it stays a member until it is
+    /// concluded or its handle is put back with [`carry_put_front`](Self::carry_put_front)).
+    pub fn carry_pop_front(&mut self) -> Option<DueTimer> {
+        while let Some(h) = self.carry.queue.pop_front() {
+            let s = &self.slots[h.slot as usize];
+            if s.meta.generation == h.generation && s.timer.is_some() {
+                return Some(DueTimer(h.slot));
+            }
+        }
+        None
+    }
+
+    /// Puts timers taken with [`carry_pop_front`](Self::carry_pop_front) back at the front,
+    /// keeping their order.
+    pub fn carry_put_front(&mut self, kept: Vec<DueTimer>) {
+        for d in kept.into_iter().rev() {
+            let generation = self.slots[d.0 as usize].meta.generation;
+            self.carry.queue.push_front(Handle {
+                slot: d.0,
+                generation,
+            });
+        }
+    }
+
+    /// Puts a due timer that was not concluded at the back of the carry queue.
+    pub fn carry_push_back(&mut self, d: DueTimer) {
+        self.enlist(d.0);
+    }
+
+    /// The members after `after` (a `(height, seq)` position in firing order) whose outcome
+    /// may change in the block ending at `height`: expired ones, ones whose fee payer holds
+    /// less than `cost(budget)` of their largest budget, and ones whose last reason is not
+    /// `lane`, in firing order. The cost follows the fee payers with members and the timers
+    /// found, not the members.
+    pub fn carried_changes(
+        &self,
+        height: u64,
+        after: (u64, u64),
+        balance: &mut dyn FnMut(&Address) -> u128,
+        cost: &dyn Fn(u64) -> u128,
+    ) -> Vec<DueTimer> {
+        let mut found: BTreeSet<(u64, u64, u32)> = BTreeSet::new();
+        let mut add = |h: u64, s: u64, slot: u32| {
+            if (h, s) > after {
+                found.insert((h, s, slot));
+            }
+        };
+        for &(_, h, s, slot) in self.carry.by_expiry.range(..(height, 0, 0, 0)) {
+            add(h, s, slot);
+        }
+        for (payer, set) in &self.carry.by_payer {
+            let available = balance(payer);
+            for &(gas, h, s, slot) in set.iter().rev() {
+                if cost(gas) <= available {
+                    break;
+                }
+                add(h, s, slot);
+            }
+        }
+        for &(h, s, slot) in &self.carry.not_lane {
+            add(h, s, slot);
+        }
+        found.into_iter().map(|(_, _, s)| DueTimer(s)).collect()
+    }
+
+    /// The members, as a block that ends leaves them.
+    pub fn carried_summary(&mut self) -> CarriedSummary {
+        let mut oldest_height = 0;
+        while let Some(h) = self.carry.queue.front() {
+            let s = &self.slots[h.slot as usize];
+            match s.timer.as_ref() {
+                Some(t) if s.meta.generation == h.generation => {
+                    oldest_height = t.height;
+                    break;
+                }
+                _ => {
+                    self.carry.queue.pop_front();
+                }
+            }
+        }
+        CarriedSummary {
+            count: self.carry.live as u64,
+            oldest_height,
+            reasons: self.carry.reasons,
+        }
+    }
+
+    /// A due timer's `(height, seq)`, its place in firing order.
+    pub fn due_key(&self, d: &DueTimer) -> (u64, u64) {
+        let t = self.due(d);
+        (t.height, t.seq)
+    }
+
+    /// Live members of the carry queue in firing order (for views and dumps).
+    pub(super) fn carried_handles(&self) -> impl Iterator<Item = &Handle> {
+        self.carry.queue.iter().filter(|h| {
+            let s = &self.slots[h.slot as usize];
+            s.meta.generation == h.generation && s.timer.is_some()
+        })
+    }
+}
