@@ -209,6 +209,8 @@ impl Exporter {
     fn entries(&mut self, entries: &[Entry], head: u64) {
         // Whether only exported deploys came before in the block being filled.
         let mut block: Option<(u64, bool)> = None;
+        // The last outage: the block it follows and the heights it skips so far.
+        let mut outage: Option<(u64, u64)> = None;
         for e in entries {
             let Some(h) = entry_height(e) else { continue };
             if h > head || h == 0 {
@@ -265,8 +267,33 @@ impl Exporter {
             if !matches!(e, Entry::Halt { .. }) {
                 block = Some((h, deploys_only && is_actor));
             }
+            // A balance set or an activation asked for while the next block was one the
+            // outage now skips applies before the block after the outage (nothing ran in
+            // between): a fixture step may not stand inside an outage.
+            if let Entry::Halt { after, blocks } = e {
+                // Halts after the same block add up (the chain's outage does).
+                let total = match outage {
+                    Some((a, t)) if a == *after => t.saturating_add(*blocks),
+                    _ => *blocks,
+                };
+                outage = Some((*after, total));
+                let resume = after.saturating_add(total).saturating_add(1);
+                for t in &mut self.steps {
+                    let at = t.get("at").and_then(Value::as_integer).unwrap_or(0) as u64;
+                    let moves = matches!(
+                        t.get("action").and_then(Value::as_str),
+                        Some("set_balance" | "activate")
+                    );
+                    if moves && at > *after && at < resume {
+                        t.insert("at".into(), int(resume));
+                    }
+                }
+            }
             self.steps.extend(step);
         }
+        // Steps in height order (a moved step keeps its place among its height's steps).
+        self.steps
+            .sort_by_key(|t| t.get("at").and_then(Value::as_integer).unwrap_or(0));
     }
 
     /// A deploy as an `[[actors]]` entry, when the format says the same transaction.
