@@ -92,7 +92,11 @@ fn english_6_1_set_state_watch_from_a_script_fires_on_a_write() {
             let r = call(&mut c, a, "write");
             assert!(r.success);
             c.seal_block();
-            assert_eq!(fires(&c, a), 1, "{kind}: the write under `bal/` fired the watch");
+            assert_eq!(
+                fires(&c, a),
+                1,
+                "{kind}: the write under `bal/` fired the watch"
+            );
         }
     }
 }
@@ -142,6 +146,10 @@ fn english_6_1_a_target_other_than_the_caller_is_invalid() {
     let (mut c, a) = chain_under(SchedulerKind::Cip5DraftZh);
     let r = call(&mut c, a, "watch_other");
     assert!(!r.success);
-    assert!(error_text(&r).contains("is not the calling actor"), "{}", error_text(&r));
+    assert!(
+        error_text(&r).contains("is not the calling actor"),
+        "{}",
+        error_text(&r)
+    );
     assert!(c.engine().draft().watches.is_empty());
 }
