@@ -179,6 +179,19 @@ impl<'a> ExecCtx<'a> {
             || self.chain.cancelled_fires.contains(id)
     }
 
+    /// Spec note (English §6.1, zh §7.1 `target`): a draft timer registered from actor code
+    /// fires its registrant and watches its storage, so `target` must be the calling actor;
+    /// another address is `InvalidInput` (the drafts' `ERR_INVALID_PARAM`).
+    fn own_target(&mut self, target: &Address, call: &str) -> Result<(), VmError> {
+        if *target == self.actor {
+            return Ok(());
+        }
+        self.timer_err(TimerError::InvalidInput(format!(
+            "{call}: target {target} is not the calling actor {}",
+            self.actor
+        )))
+    }
+
     fn timer_err<T>(&mut self, e: TimerError) -> Result<T, VmError> {
         self.fail(VmError::Timer(e))
     }
@@ -685,6 +698,22 @@ impl Host for ExecCtx<'_> {
         Ok(())
     }
 
+    fn set_state_watch(
+        &mut self,
+        target: &Address,
+        args: &super::types::DraftTimerArgs,
+    ) -> Result<TimerId, VmError> {
+        self.own_target(target, "set_state_watch")?;
+        ExecCtx::set_state_watch(self, args)
+    }
+    fn set_interval(
+        &mut self,
+        target: &Address,
+        args: &super::types::DraftTimerArgs,
+    ) -> Result<TimerId, VmError> {
+        self.own_target(target, "set_interval")?;
+        ExecCtx::set_interval(self, args)
+    }
     fn revert(&mut self, reason: &str) -> VmError {
         let e = VmError::Revert(reason.to_string());
         if self.fatal.is_none() {

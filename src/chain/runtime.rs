@@ -156,6 +156,21 @@ pub trait Host {
     fn schedule_timer(&mut self, args: ScheduleArgs) -> Result<TimerId, VmError>;
     fn extend_timer(&mut self, timer_id: &[u8], new_expires_at: u64) -> Result<(), VmError>;
     fn cancel_timer(&mut self, timer_id: &[u8]) -> Result<(), VmError>;
+    /// CIP-5 drafts (English §6.1, zh §7.1): `set_state_watch(target, watch_keys[], payload,
+    /// gas_limit, bid_fp?)`. `target` must be the calling actor (Spec note: a watch fires its
+    /// registrant and sees its storage). Refused by name under `fifo` / `eip1559`.
+    fn set_state_watch(
+        &mut self,
+        target: &Address,
+        args: &crate::chain::DraftTimerArgs,
+    ) -> Result<TimerId, VmError>;
+    /// CIP-5 draft zh §7.1: `set_interval(target, every_blocks, payload, gas_limit, bid_fp?)`,
+    /// `args.every` set. Refused by name under `cip5-draft` (English §4), `fifo`, `eip1559`.
+    fn set_interval(
+        &mut self,
+        target: &Address,
+        args: &crate::chain::DraftTimerArgs,
+    ) -> Result<TimerId, VmError>;
     /// Records a script-requested revert (`revert(reason)`); always returns the error.
     fn revert(&mut self, reason: &str) -> VmError;
 }

@@ -6,10 +6,10 @@
 
 use crate::node::{
     AccountsQuery, ActorsQuery, BucketQuery, BucketsQuery, CancelTimer, ConfigChange, ConfigQuery,
-    EstimateTimer, EventsQuery, ExtendTimer, FairnessQuery, GovCancel, GovExtend, GovUpdateConfig,
-    GovUpdateSchedulerConfig, HeadQuery, LaneQuery, Mine, NamesQuery, Query, Request, Revert,
-    ScheduleTimer, SetActivationHeight, SetMining, SharesQuery, Snapshot, SnapshotsQuery,
-    TiersQuery, TimerQuery, TimersQuery,
+    DraftQuery, EstimateTimer, EventsQuery, ExtendTimer, FairnessQuery, GovCancel, GovExtend,
+    GovUpdateConfig, GovUpdateSchedulerConfig, HeadQuery, LaneQuery, Mine, NamesQuery, Query,
+    Request, Revert, ScheduleTimer, SetActivationHeight, SetMining, SharesQuery, Snapshot,
+    SnapshotsQuery, TiersQuery, TimerQuery, TimersQuery,
 };
 use serde_json::{Value, json};
 
@@ -33,6 +33,7 @@ macro_rules! no_params {
 
 no_params!(
     HeadQuery => "devnet_head",
+    DraftQuery => "scheduler_draft",
     ConfigQuery => "scheduler_config",
     TiersQuery => "scheduler_tiers",
     FairnessQuery => "scheduler_fairness",

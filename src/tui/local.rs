@@ -22,8 +22,8 @@ use crate::node::{
 };
 use crate::tui::model::*;
 use crate::tui::view::{
-    LifeReplies, QueryReplies, SourceInfo, deferred_query, labels, life_queries, mining_from_node,
-    mining_to_node,
+    LifeReplies, QueryReplies, SourceInfo, deferred_query, draft_query, labels, life_queries,
+    mining_from_node, mining_to_node,
 };
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -235,6 +235,7 @@ fn run_view(core: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
     let head = core.ask(&v.head)?;
     Ok(QueryReplies {
         deferred: core.ask(&deferred_query(&lane, &head))?,
+        draft: draft_query(&lane).map(|q| core.ask(&q)).transpose()?,
         head,
         config: core.ask(&v.config)?,
         tiers: core.ask(&v.tiers)?,

@@ -282,6 +282,8 @@ pub struct DashboardData {
     pub fires_median: u64,
     /// The snapshots the node keeps, oldest first (what `R` can revert to).
     pub snapshots: Vec<crate::node::SnapshotInfo>,
+    /// The CIP-5 drafts' state (issue 22): shown in the lane pane's place under a draft.
+    pub draft: Option<crate::node::DraftView>,
 }
 
 /// The deferral reasons in the order the lane pane lists them (contract decision 6).

@@ -26,7 +26,9 @@ use crate::node::{EventFilter, EventsQuery, HeadQuery, TimerQuery};
 use crate::rpc::queries::{RpcQuery, RpcRequest};
 use crate::tui::model::*;
 use crate::tui::story::StoryItem;
-use crate::tui::view::{LifeReplies, QueryReplies, SourceInfo, deferred_query, life_queries};
+use crate::tui::view::{
+    LifeReplies, QueryReplies, SourceInfo, deferred_query, draft_query, life_queries,
+};
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
 use jsonrpsee::core::params::{ArrayParams, BatchRequestBuilder};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
@@ -476,6 +478,7 @@ impl RemoteDevnet {
             None => Vec::new(),
         };
         let deferred = self.ask(&deferred_query(&lane, &head))?;
+        let draft = draft_query(&lane).map(|q| self.ask(&q)).transpose()?;
         // A revert (or another devnet behind the URL): the feed reads its history again.
         if self
             .last
@@ -498,6 +501,7 @@ impl RemoteDevnet {
             actors,
             snapshots,
             deferred,
+            draft,
         })
     }
 

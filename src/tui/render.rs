@@ -117,7 +117,10 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
     } else {
         panes::buckets::render(frame, a.buckets, app, theme);
         panes::tiers::render(frame, a.tiers, app, theme);
-        panes::lane::render(frame, a.lane, app, theme);
+        match &app.data.draft {
+            Some(d) => panes::draft::render(frame, a.lane, app, d, theme),
+            None => panes::lane::render(frame, a.lane, app, theme),
+        }
         panes::fairness::render(frame, a.fairness, app, theme);
         panes::events::render(frame, a.events, app, theme);
     }

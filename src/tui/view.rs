@@ -12,10 +12,10 @@ use crate::chain::{Event, EventRecord};
 use crate::engine::eob::{FeeQuote, max_cost};
 use crate::engine::{Address, DeferReason, SchedulerKind, TimerEvent, TimerId, TimerStatus};
 use crate::node::{
-    self, ActorsQuery, BucketQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, EventFilter,
-    EventView, EventsQuery, HeadQuery, HeadView, LaneQuery, LaneView, MAX_LANE_BLOCKS, NamesQuery,
-    SharesQuery, SharesView, SnapshotInfo, SnapshotsQuery, TiersQuery, TiersView, TimerQuery,
-    TimerView,
+    self, ActorsQuery, BucketQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, DraftQuery,
+    DraftView, EventFilter, EventView, EventsQuery, HeadQuery, HeadView, LaneQuery, LaneView,
+    MAX_LANE_BLOCKS, NamesQuery, SharesQuery, SharesView, SnapshotInfo, SnapshotsQuery, TiersQuery,
+    TiersView, TimerQuery, TimerView,
 };
 use crate::tui::model::*;
 use std::collections::BTreeMap;
@@ -73,6 +73,12 @@ pub fn deferred_query(lane: &LaneView, head: &HeadView) -> EventsQuery {
     })
 }
 
+/// The second step's draft query (issue 22): the Globalbox, the Mailbox and the watch index,
+/// asked only when the scheduler is a CIP-5 draft, so other policies pay nothing.
+pub fn draft_query(lane: &LaneView) -> Option<DraftQuery> {
+    lane.scheduler.is_draft().then_some(DraftQuery)
+}
+
 /// The replies to one refresh's queries, as typed values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct QueryReplies {
@@ -89,6 +95,8 @@ pub struct QueryReplies {
     pub snapshots: Vec<SnapshotInfo>,
     /// The reply to [`deferred_query`].
     pub deferred: Vec<EventView>,
+    /// The reply to [`draft_query`] (`None` under fifo / eip1559).
+    pub draft: Option<DraftView>,
 }
 
 /// The replies a timer's life is assembled from.
@@ -254,6 +262,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         fairness_window: eip.then_some((r.shares.window_blocks, r.shares.median)),
         fires_median: r.shares.median,
         snapshots: r.snapshots.clone(),
+        draft: r.draft.clone(),
     }
 }
 

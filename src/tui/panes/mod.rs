@@ -1,6 +1,7 @@
 //! One file per pane; each draws into the area it is given from the app state alone.
 
 pub mod buckets;
+pub mod draft;
 pub mod events;
 pub mod fairness;
 pub mod lane;

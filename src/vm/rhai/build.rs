@@ -40,6 +40,7 @@ pub(super) fn build_engine() -> Engine {
     });
     register_u128(&mut e);
     register_host_api(&mut e);
+    register_draft_api(&mut e);
     e
 }
 

@@ -69,6 +69,20 @@ impl Host for ReadOnlyHost<'_> {
     fn cancel_timer(&mut self, _: &[u8]) -> Result<(), VmError> {
         self.refuse("cancel_timer")
     }
+    fn set_state_watch(
+        &mut self,
+        _: &Address,
+        _: &crate::chain::DraftTimerArgs,
+    ) -> Result<TimerId, VmError> {
+        self.refuse("set_state_watch")
+    }
+    fn set_interval(
+        &mut self,
+        _: &Address,
+        _: &crate::chain::DraftTimerArgs,
+    ) -> Result<TimerId, VmError> {
+        self.refuse("set_interval")
+    }
     fn revert(&mut self, reason: &str) -> VmError {
         self.inner.revert(reason)
     }

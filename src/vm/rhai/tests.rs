@@ -86,6 +86,20 @@ impl Host for TestHost {
     fn cancel_timer(&mut self, _: &[u8]) -> Result<(), VmError> {
         Ok(())
     }
+    fn set_state_watch(
+        &mut self,
+        _: &Address,
+        _: &crate::chain::DraftTimerArgs,
+    ) -> Result<TimerId, VmError> {
+        self.fail(VmError::InvalidInput("no timers here".into()))
+    }
+    fn set_interval(
+        &mut self,
+        _: &Address,
+        _: &crate::chain::DraftTimerArgs,
+    ) -> Result<TimerId, VmError> {
+        self.fail(VmError::InvalidInput("no timers here".into()))
+    }
     fn revert(&mut self, reason: &str) -> VmError {
         let e = VmError::Revert(reason.into());
         self.fatal.get_or_insert(e.clone());

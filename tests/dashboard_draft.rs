@@ -1,0 +1,97 @@
+//! Issue 22 ("everywhere a user meets it"): the dashboard under a CIP-5 draft policy. The lane
+//! pane's place shows the drafts' pane (English §5.3 Globalbox, §5.2 watch index, zh §9.3 quota
+//! skips), read with `scheduler_draft` only when the scheduler is a draft; snapshots on the §19
+//! fixtures at 120x34 and 80x24.
+
+mod common;
+
+use common::keys::screen_at;
+use cowboy_devnet::scenario::{RunOptions, builtin};
+use cowboy_devnet::tui::app::App;
+use cowboy_devnet::tui::keys::KeyMap;
+use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::refresh;
+use cowboy_devnet::vm::DevnetRuntime;
+use insta::assert_snapshot;
+use std::ops::ControlFlow;
+
+/// A shipped fixture played up to block `height`.
+fn fixture_at(name: &str, height: u64) -> LocalDevnet {
+    let sc = builtin::scenario(name, &DevnetRuntime::new())
+        .expect("the fixture ships")
+        .expect("the fixture prepares");
+    let (report, devnet) = sc
+        .run_with(
+            DevnetRuntime::shared(),
+            RunOptions {
+                blocks: None,
+                skip_rows: true,
+                keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
+            },
+            &mut |b, _| {
+                if b.header.height >= height {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        )
+        .expect("the fixture runs");
+    assert_eq!(report.refused, None, "the fixture plays");
+    LocalDevnet::new(devnet, sc.address_book())
+}
+
+fn app_on(src: &mut LocalDevnet) -> App {
+    let mut app = App::new(KeyMap::default());
+    refresh(src, &mut app);
+    app
+}
+
+#[test]
+fn issue22_draft_pane_shows_the_watch_index_under_cip5_draft_zh() {
+    let mut src = fixture_at("v19_watch", 7);
+    let app = app_on(&mut src);
+    let d = app
+        .data
+        .draft
+        .as_ref()
+        .expect("a draft scheduler reads its state");
+    assert_eq!(d.watches.len(), 1, "the fixture's one watch");
+    assert_eq!(d.watches[0].keys, vec!["k1".to_string()]);
+    assert_eq!(d.watches[0].fire_seq, 1, "fired at 6");
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains("cip5-draft-zh"), "{s}");
+    assert!(s.contains("quota skips"), "{s}");
+    assert!(s.contains("k1"), "{s}");
+    assert_snapshot!("draft_v19_watch_h7_120x34", s);
+    assert_snapshot!("draft_v19_watch_h7_80x24", screen_at(&app, 80, 24));
+}
+
+#[test]
+fn issue22_draft_pane_shows_the_globalbox_under_cip5_draft() {
+    let mut src = fixture_at("v19_replay", 5);
+    let app = app_on(&mut src);
+    let d = app
+        .data
+        .draft
+        .as_ref()
+        .expect("a draft scheduler reads its state");
+    assert!(!d.globalbox.is_empty(), "fires left queued at 5");
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains("quota skips 2"), "{s}");
+    // The Globalbox head first, with its frozen scores.
+    assert!(s.contains("score  anchor"), "{s}");
+    assert!(s.contains(&d.globalbox[0].timer_id.short()), "{s}");
+    assert_snapshot!("draft_v19_replay_h5_120x34", s);
+    assert_snapshot!("draft_v19_replay_h5_80x24", screen_at(&app, 80, 24));
+}
+
+#[test]
+fn issue22_other_policies_do_not_ask_for_the_drafts_state() {
+    let mut src = fixture_at("demo", 5);
+    let app = app_on(&mut src);
+    assert!(
+        app.data.draft.is_none(),
+        "fifo: no draft query, no draft pane"
+    );
+}
