@@ -95,3 +95,69 @@ fn issue22_other_policies_do_not_ask_for_the_drafts_state() {
         "fifo: no draft query, no draft pane"
     );
 }
+
+/// Issue 22 ("keys to schedule a watch and an interval"): `D` registers a state watch and an
+/// interval timer through the same node requests as `timer_watch` / `timer_interval`; a bad
+/// line is refused in place and changes nothing; under fifo the node's refusal is shown.
+#[test]
+fn issue22_d_registers_a_watch_and_an_interval_from_the_dashboard() {
+    use common::keys::{code, key, press, typed};
+    use cowboy_devnet::tui::app::Overlay;
+    use crossterm::event::KeyCode;
+    let mut src = fixture_at("v19_watch", 3);
+    let mut app = app_on(&mut src);
+    let watches = app.data.draft.as_ref().unwrap().watches.len();
+    press(&mut src, &mut app, &[key('D')]);
+    press(&mut src, &mut app, &typed("watch target k9,k10 gas=100000"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let t = app.toast.clone().expect("a toast");
+    assert!(
+        !t.error && t.text.contains("registered state watch"),
+        "{t:?}"
+    );
+    press(&mut src, &mut app, &[key(' ')]);
+    let d = app.data.draft.as_ref().unwrap();
+    assert_eq!(d.watches.len(), watches + 1);
+    assert!(
+        d.watches
+            .iter()
+            .any(|w| w.keys == vec!["k9".to_string(), "k10".to_string()])
+    );
+    // An interval under the zh draft.
+    press(&mut src, &mut app, &[key('D')]);
+    press(&mut src, &mut app, &typed("interval target 5 payload=tick"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let t = app.toast.clone().expect("a toast");
+    assert!(!t.error && t.text.contains("every 5 blocks"), "{t:?}");
+    // A line that names no actor: refused in place, the prompt keeps the input.
+    let h = src.chain().height();
+    press(&mut src, &mut app, &[key('D')]);
+    press(&mut src, &mut app, &typed("watch nobody k1"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert!(
+        matches!(&app.overlay, Overlay::Prompt(p) if p.error.as_ref().is_some_and(|e| e.contains("names no actor")))
+    );
+    assert_eq!(src.chain().height(), h, "nothing sent");
+}
+
+/// Issue 22: under a canonical scheduler a watch is the node's named refusal, shown in place.
+#[test]
+fn issue22_d_under_fifo_shows_the_nodes_refusal() {
+    use common::keys::{code, key, press, typed};
+    use cowboy_devnet::tui::app::Overlay;
+    use crossterm::event::KeyCode;
+    let mut src = fixture_at("heartbeat", 3);
+    let mut app = app_on(&mut src);
+    let actor = app.data.label(&app.data.actors[0]);
+    press(&mut src, &mut app, &[key('D')]);
+    press(&mut src, &mut app, &typed(&format!("watch {actor} k1")));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let shown = match &app.overlay {
+        Overlay::Prompt(p) => p.error.clone().unwrap_or_default(),
+        _ => app.toast.clone().map(|t| t.text).unwrap_or_default(),
+    };
+    assert!(
+        shown.contains("InvalidInput") && shown.contains("draft"),
+        "{shown}"
+    );
+}

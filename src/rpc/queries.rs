@@ -137,6 +137,31 @@ fn schedule_json(s: &ScheduleTimer) -> Value {
     )
 }
 
+/// `timer_watch` / `timer_interval`'s params for a draft timer (issue 22).
+pub fn draft_params(r: &crate::node::DraftTimer) -> Vec<Value> {
+    let a = &r.args;
+    let mut o = json!({"actor": r.actor, "payload": format!("0x{}", hex::encode(&a.payload))});
+    let m = o.as_object_mut().expect("an object");
+    if r.interval {
+        m.insert("every".into(), json!(a.every));
+        if let Some(f) = a.first {
+            m.insert("first".into(), json!(f));
+        }
+    } else {
+        m.insert("keys".into(), json!(a.keys));
+    }
+    if let Some(g) = a.gas_limit {
+        m.insert("gas_limit".into(), json!(g));
+    }
+    if let Some(b) = a.bid {
+        m.insert("bid".into(), json!(b.to_string()));
+    }
+    if let Some(f) = r.from {
+        m.insert("from".into(), json!(f));
+    }
+    vec![o]
+}
+
 macro_rules! request {
     ($($r:ty => $m:literal, |$s:ident| $params:expr;)*) => {
         $(impl RpcRequest for $r {

@@ -343,6 +343,14 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             ));
         }
         KeyAction::Snapshot => return vec![Effect::Command(UiCommand::Snapshot)],
+        KeyAction::Draft => {
+            app.overlay = Overlay::Prompt(Prompt::new(
+                PromptKind::Draft,
+                "CIP-5 drafts: register a state watch or an interval timer".into(),
+                String::new(),
+                super::prompt::DRAFT_HELP.into(),
+            ));
+        }
         KeyAction::Revert => {
             let ids = app.snapshot_ids();
             let head = app.height();

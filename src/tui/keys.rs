@@ -40,6 +40,8 @@ pub enum KeyAction {
     Govern,
     Snapshot,
     Revert,
+    /// Register a CIP-5 draft timer: a state watch or an interval (issue 22).
+    Draft,
     Sort,
     Watch,
     Log,
@@ -73,6 +75,7 @@ impl KeyAction {
             KeyAction::Govern => "govern",
             KeyAction::Snapshot => "snapshot",
             KeyAction::Revert => "revert",
+            KeyAction::Draft => "draft",
             KeyAction::Sort => "sort",
             KeyAction::Watch => "watch",
             KeyAction::Log => "log",
@@ -246,6 +249,12 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
     ),
     (KeyAction::Snapshot, &["S"], "take a snapshot", None),
     (KeyAction::Revert, &["R"], "revert to a snapshot", None),
+    (
+        KeyAction::Draft,
+        &["D"],
+        "CIP-5 drafts: register a state watch or an interval",
+        None,
+    ),
     (KeyAction::FocusNext, &["tab"], "focus the next pane", None),
     (
         KeyAction::FocusPrev,

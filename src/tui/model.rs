@@ -426,6 +426,23 @@ pub enum UiCommand {
     Snapshot,
     /// `devnet_revert [id]`.
     Revert(u64),
+    /// `timer_watch` / `timer_interval` (the CIP-5 drafts, issue 22).
+    DraftTimer(DraftRequest),
+}
+
+/// A state watch or an interval timer to register (`timer_watch` / `timer_interval`), sent by
+/// the actor's deployer acting as the actor.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DraftRequest {
+    pub actor: Address,
+    /// An interval (`every`), else a state watch (`keys`).
+    pub interval: bool,
+    pub keys: Vec<String>,
+    pub every: Option<u64>,
+    pub first: Option<u64>,
+    pub payload: Vec<u8>,
+    pub gas_limit: Option<u64>,
+    pub bid: Option<u128>,
 }
 
 impl UiCommand {
@@ -445,6 +462,8 @@ impl UiCommand {
             UiCommand::GovSetActivationHeight { .. } => "gov_setActivationHeight",
             UiCommand::Snapshot => "devnet_snapshot",
             UiCommand::Revert(_) => "devnet_revert",
+            UiCommand::DraftTimer(r) if r.interval => "timer_interval",
+            UiCommand::DraftTimer(_) => "timer_watch",
         }
     }
 }
@@ -467,6 +486,7 @@ pub enum NodeRequest {
     Activation(node::SetActivationHeight),
     Snapshot(node::Snapshot),
     Revert(node::Revert),
+    Draft(node::DraftTimer),
 }
 
 impl UiCommand {
@@ -532,6 +552,21 @@ impl UiCommand {
             }
             UiCommand::Snapshot => NodeRequest::Snapshot(node::Snapshot),
             UiCommand::Revert(id) => NodeRequest::Revert(node::Revert { id }),
+            UiCommand::DraftTimer(r) => NodeRequest::Draft(node::DraftTimer {
+                actor: r.actor,
+                from: None,
+                interval: r.interval,
+                args: crate::chain::DraftTimerArgs {
+                    keys: r.keys,
+                    every: r.every,
+                    first: r.first,
+                    payload: r.payload,
+                    fee_payer: None,
+                    gas_limit: r.gas_limit,
+                    expires_at: None,
+                    bid: r.bid,
+                },
+            }),
         }
     }
 }
@@ -735,6 +770,19 @@ impl CommandOutcome {
             (UiCommand::Revert(id), Answer::Height(height)) => {
                 CommandOutcome::Reverted { id: *id, height }
             }
+            (UiCommand::DraftTimer(r), Answer::TimerId(id)) => applied(if r.interval {
+                format!(
+                    "registered interval timer {} (every {} blocks)",
+                    id.short(),
+                    r.every.unwrap_or(0)
+                )
+            } else {
+                format!(
+                    "registered state watch {} on {}",
+                    id.short(),
+                    r.keys.join(", ")
+                )
+            }),
             (cmd, answer) => applied(format!("{}: {answer:?}", cmd.method())),
         }
     }

@@ -21,6 +21,76 @@ pub enum PromptKind {
     Govern { selected: Option<TimerId> },
     /// A snapshot id to revert to (`R`).
     Revert,
+    /// A CIP-5 draft timer to register (`D`): `watch ...` or `interval ...`.
+    Draft,
+}
+
+/// The `D` prompt's syntax.
+pub const DRAFT_HELP: &str = "watch ACTOR KEY[,KEY..] | interval ACTOR EVERY [first=H] · then [gas=N] [bid=N] [payload=TEXT] (cip5-draft, cip5-draft-zh)";
+
+/// An actor by its label (fixture name, deploy name) or its `0x` address.
+fn resolve_actor(app: &App, word: &str) -> Result<Address, String> {
+    if let Some(a) = app.data.actors.iter().find(|a| app.data.label(a) == word) {
+        return Ok(*a);
+    }
+    match word.parse::<Address>() {
+        Ok(a) if app.data.actors.contains(&a) => Ok(a),
+        _ => Err(format!(
+            "`{word}` names no actor (a name or a 0x address of an actor)"
+        )),
+    }
+}
+
+/// `watch ACTOR KEYS [opts]` / `interval ACTOR EVERY [opts]` (issue 22).
+fn draft_command(app: &App, input: &str) -> Result<UiCommand, String> {
+    let num = |s: &str| {
+        s.replace('_', "")
+            .parse::<u64>()
+            .map_err(|_| format!("`{s}` is not a number"))
+    };
+    let words: Vec<&str> = input.split_whitespace().collect();
+    let (interval, actor, what) = match words.as_slice() {
+        ["watch", a, keys, ..] => (false, *a, *keys),
+        ["interval", a, every, ..] => (true, *a, *every),
+        ["watch" | "interval", ..] => {
+            return Err("name the actor, then the keys (watch) or every (interval)".into());
+        }
+        _ => return Err(format!("start with `watch` or `interval`: {DRAFT_HELP}")),
+    };
+    let mut r = DraftRequest {
+        actor: resolve_actor(app, actor)?,
+        interval,
+        keys: Vec::new(),
+        every: None,
+        first: None,
+        payload: Vec::new(),
+        gas_limit: None,
+        bid: None,
+    };
+    if interval {
+        r.every = Some(num(what)?);
+    } else {
+        r.keys = what
+            .split(',')
+            .filter(|k| !k.is_empty())
+            .map(String::from)
+            .collect();
+    }
+    for w in &words[3..] {
+        match w.split_once('=') {
+            Some(("gas", v)) => r.gas_limit = Some(num(v)?),
+            Some(("bid", v)) => r.bid = Some(num(v)? as u128),
+            Some(("first", v)) if interval => r.first = Some(num(v)?),
+            Some(("payload", v)) => r.payload = v.as_bytes().to_vec(),
+            _ => {
+                return Err(format!(
+                    "`{w}`: expected gas=N, bid=N, payload=TEXT{}",
+                    if interval { " or first=H" } else { "" }
+                ));
+            }
+        }
+    }
+    Ok(UiCommand::DraftTimer(r))
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -371,6 +441,7 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
             timer_id: *timer_id,
             new_expires_at: num(p.input.trim())?,
         }),
+        PromptKind::Draft => draft_command(app, &p.input),
         PromptKind::Revert => {
             let v = p.input.trim();
             if v.is_empty() {

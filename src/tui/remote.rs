@@ -671,11 +671,12 @@ impl DashboardSource for RemoteDevnet {
             NodeRequest::Activation(r) => r.params(),
             NodeRequest::Snapshot(r) => r.params(),
             NodeRequest::Revert(r) => r.params(),
+            NodeRequest::Draft(r) => crate::rpc::queries::draft_params(&r),
         };
         let v = self.command(cmd.method(), params)?;
         let answer = match &cmd {
             UiCommand::Mine(_) => Answer::Height(v.as_u64().unwrap_or(0)),
-            UiCommand::ScheduleTimer(_) => {
+            UiCommand::ScheduleTimer(_) | UiCommand::DraftTimer(_) => {
                 Answer::TimerId(serde_json::from_value(v["timer_id"].clone()).map_err(|e| {
                     CommandError::new("InvalidResponse", format!("timer_schedule: {e}"))
                 })?)
