@@ -22,7 +22,7 @@
 
 use crate::chain::EventRecord;
 use crate::engine::{Address, TimerId};
-use crate::node::{EventFilter, EventsQuery, HeadQuery, TimerQuery};
+use crate::node::{At, EventFilter, EventsQuery, HeadQuery, TimerQuery};
 use crate::rpc::queries::{RpcQuery, RpcRequest};
 use crate::tui::model::*;
 use crate::tui::story::StoryItem;
@@ -449,17 +449,21 @@ impl RemoteDevnet {
     fn fetch(&mut self, q: &ViewQuery) -> Result<QueryReplies, String> {
         let v = q.queries();
         let mut calls = Calls::default();
-        calls.push(&v.head);
-        calls.push(&v.config);
-        calls.push(&v.tiers);
-        calls.push(&v.buckets);
-        calls.push(&v.lane);
-        calls.push(&v.shares);
-        calls.push(&v.names);
-        calls.push(&v.actors);
+        // Issue 24: a past view asks each read as of its height, and the live head after.
+        calls.push(&At::new(v.head.clone(), v.at));
+        calls.push(&At::new(v.config.clone(), v.at));
+        calls.push(&At::new(v.tiers.clone(), v.at));
+        calls.push(&At::new(v.buckets.clone(), v.at));
+        calls.push(&At::new(v.lane.clone(), v.at));
+        calls.push(&At::new(v.shares.clone(), v.at));
+        calls.push(&At::new(v.names.clone(), v.at));
+        calls.push(&At::new(v.actors.clone(), v.at));
         calls.push(&v.snapshots);
         if let Some(b) = &v.bucket {
-            calls.push(b);
+            calls.push(&At::new(b.clone(), v.at));
+        }
+        if v.at.is_some() {
+            calls.push(&HeadQuery);
         }
         let mut a = self.batch(calls)?;
         let head = a.take::<HeadQuery>()?;
@@ -475,13 +479,15 @@ impl RemoteDevnet {
             Some(_) => a.take::<crate::node::BucketQuery>()?,
             None => Vec::new(),
         };
+        let tip = match v.at {
+            Some(_) => Some(a.take::<HeadQuery>()?),
+            None => None,
+        };
         let deferred = self.ask(&deferred_query(&lane, &head))?;
         // A revert (or another devnet behind the URL): the feed reads its history again.
-        if self
-            .last
-            .as_ref()
-            .is_some_and(|l| l.head.height > head.height)
-        {
+        let live = |r: &QueryReplies| r.tip.as_ref().unwrap_or(&r.head).height;
+        let now = tip.as_ref().unwrap_or(&head).height;
+        if self.last.as_ref().is_some_and(|l| live(l) > now) {
             self.live.clear();
             self.expected.clear();
             self.resync = true;
@@ -498,6 +504,7 @@ impl RemoteDevnet {
             actors,
             snapshots,
             deferred,
+            tip,
         })
     }
 
@@ -667,6 +674,10 @@ impl DashboardSource for RemoteDevnet {
             NodeRequest::Activation(r) => r.params(),
             NodeRequest::Snapshot(r) => r.params(),
             NodeRequest::Revert(r) => r.params(),
+            NodeRequest::RevertTo(r) => vec![serde_json::json!(r.height)],
+            // Issue 24: the fixture comes back as text and is written here, beside the
+            // dashboard (the server's directory may be another machine's).
+            NodeRequest::Export => Vec::new(),
         };
         let v = self.command(cmd.method(), params)?;
         let answer = match &cmd {
@@ -690,6 +701,12 @@ impl DashboardSource for RemoteDevnet {
                 Answer::Activation(v["activation_height"].as_u64())
             }
             UiCommand::Snapshot => Answer::Snapshot(v.as_u64().unwrap_or(0)),
+            UiCommand::ExportSession => {
+                let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
+                let blocks = blocks.unwrap_or(0);
+                let path = crate::tui::past::write_session(text, blocks)?;
+                Answer::Exported(path, blocks)
+            }
             UiCommand::Revert(_) => Answer::Height(self.ask(&HeadQuery).map_or(0, |h| h.height)),
             _ => Answer::Done,
         };
