@@ -317,7 +317,7 @@ impl App {
             if v.len() >= n {
                 break;
             }
-            if f.matches(e, &self.data) {
+            if self.view_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data) {
                 v.push(e);
             }
         }
@@ -331,7 +331,7 @@ impl App {
         self.feed
             .iter()
             .rev()
-            .filter(|e| f.matches(e, &self.data))
+            .filter(|e| self.view_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data))
             .nth(self.event_sel)
     }
 
