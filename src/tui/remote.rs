@@ -450,17 +450,17 @@ impl RemoteDevnet {
         let v = q.queries();
         let mut calls = Calls::default();
         // Issue 24: a past view asks each read as of its height, and the live head after.
-        calls.push(&At::new(v.head.clone(), v.at));
-        calls.push(&At::new(v.config.clone(), v.at));
-        calls.push(&At::new(v.tiers.clone(), v.at));
-        calls.push(&At::new(v.buckets.clone(), v.at));
-        calls.push(&At::new(v.lane.clone(), v.at));
-        calls.push(&At::new(v.shares.clone(), v.at));
-        calls.push(&At::new(v.names.clone(), v.at));
-        calls.push(&At::new(v.actors.clone(), v.at));
+        calls.push(&At::new(v.head, v.at));
+        calls.push(&At::new(v.config, v.at));
+        calls.push(&At::new(v.tiers, v.at));
+        calls.push(&At::new(v.buckets, v.at));
+        calls.push(&At::new(v.lane, v.at));
+        calls.push(&At::new(v.shares, v.at));
+        calls.push(&At::new(v.names, v.at));
+        calls.push(&At::new(v.actors, v.at));
         calls.push(&v.snapshots);
         if let Some(b) = &v.bucket {
-            calls.push(&At::new(b.clone(), v.at));
+            calls.push(&At::new(*b, v.at));
         }
         if v.at.is_some() {
             calls.push(&HeadQuery);
