@@ -697,3 +697,42 @@ fn issue23_attached_dashboard_gets_the_fixtures_story() {
         .expect("a schedule step's label");
     assert!(!name.is_empty());
 }
+
+/// Issue 24, "Step the dashboard back", attached: `[` views the served node as of a past
+/// block through the API alone (the block tags), the same view the in-process source
+/// assembles at that height; commands are refused meanwhile; `F` forks there with
+/// `devnet_revertTo`.
+#[test]
+fn issue24_attached_dashboard_steps_back_and_forks_through_the_api() {
+    let serve = Serve::start(0);
+    let mut src = RemoteDevnet::new(&serve.url()).expect("a valid URL");
+    until(&mut src, "the subscriptions open", |s| s.subscribed());
+    src.execute(UiCommand::Mine(12)).expect("mine");
+    let tip = head(&mut src);
+    let mut app = App::new(KeyMap::default());
+    cowboy_devnet::tui::refresh(&mut src, &mut app);
+    for k in ['[', '{'] {
+        cowboy_devnet::tui::handle_key(&mut src, &mut app, key(k));
+    }
+    let at = tip - 11;
+    let s = app.data.status.clone().unwrap();
+    assert_eq!((s.height, s.tip), (at, tip));
+    // A refresh asks the same past height again: the same panes.
+    let q = ViewQuery {
+        at: Some(at),
+        ..ViewQuery::default()
+    };
+    let past = src.dashboard(&q);
+    assert_eq!(past.status.as_ref().unwrap().height, at);
+    assert_eq!(past.buckets, app.data.buckets);
+    // Refused while viewing.
+    cowboy_devnet::tui::handle_key(&mut src, &mut app, key(' '));
+    assert!(app.toast.as_ref().unwrap().text.contains("refused"));
+    assert_eq!(head(&mut src), tip);
+    // Fork here.
+    for k in ['F', 'y'] {
+        cowboy_devnet::tui::handle_key(&mut src, &mut app, key(k));
+    }
+    assert_eq!(head(&mut src), at);
+    assert_eq!(app.view_at, None);
+}

@@ -559,3 +559,38 @@ fn issue23_tmux_story_life_watch_and_help_at_80x24() {
     s.keys(&["Escape", "q", "y"]);
     s.wait_for("DASHBOARD-EXITED 0");
 }
+
+/// Issue 24, "Step the dashboard back": the congestion fixture at 80x24, mined on, then
+/// stepped back with `[` and `{` (the banner `viewing #N · head #M`), a step refused while
+/// viewing, `Esc` back to the head.
+#[test]
+fn issue24_tmux_steps_back_through_the_congestion_fixture() {
+    if tmux_missing("issue24_tmux_steps_back_through_the_congestion_fixture") {
+        return;
+    }
+    let s = Session::start(
+        "history",
+        80,
+        24,
+        "--port 0 --no-mining --fixture congestion",
+    );
+    s.wait_for("mining manual");
+    s.keys(&["N"]);
+    s.wait_for("# 10 ");
+    s.keys(&["N"]);
+    s.wait_for("# 20 ");
+    s.keys(&["["]);
+    s.wait_for("viewing #19 · head #20");
+    s.keys(&["{"]);
+    s.wait_for("viewing #9 · head #20");
+    s.keys(&["Space"]);
+    s.wait_for("devnet_mine refused");
+    s.keys(&["]"]);
+    s.wait_for("viewing #10 · head #20");
+    s.keys(&["Escape"]);
+    s.wait_gone("viewing #");
+    let screen = s.wait_for("# 20 ");
+    assert!(!screen.contains("viewing"), "{screen}");
+    s.keys(&["q", "y"]);
+    s.wait_for("DASHBOARD-EXITED 0");
+}

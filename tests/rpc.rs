@@ -1595,7 +1595,15 @@ async fn issue19_the_dashboards_queries_answer_over_the_api() {
     assert_bad_param(&c, "scheduler_buckets", json!([0]), "count").await;
     assert_bad_param(&c, "scheduler_buckets", json!([1001]), "count").await;
     assert_bad_param(&c, "scheduler_actors", json!([{"windows": 3}]), "windows").await;
-    assert_bad_param(&c, "devnet_names", json!([1]), "").await;
-    assert_bad_param(&c, "actor_list", json!([1]), "").await;
+    // Issue 24: their one param is a block tag; a bad tag names `block`, more params fail.
+    assert_bad_param(&c, "devnet_names", json!(["x"]), "block").await;
+    assert_bad_param(&c, "actor_list", json!(["x"]), "block").await;
+    assert_bad_param(&c, "devnet_head", json!(["x"]), "block").await;
+    assert_bad_param(&c, "devnet_names", json!([1, 2]), "").await;
+    assert_bad_param(&c, "actor_list", json!([1, 2]), "").await;
+    let past = call(&c, "devnet_head", json!([1])).await;
+    let block = call(&c, "devnet_getBlock", json!([1])).await;
+    assert_eq!(past["height"], json!(1), "{past}");
+    assert_eq!(past["state_root"], block["header"]["state_root"], "{past}");
     assert_eq!(height(&c).await, now, "reads seal nothing");
 }

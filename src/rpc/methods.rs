@@ -228,11 +228,21 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     });
     // The published head (never waits behind a seal): what a status bar reads in one call.
     // Its reply is `HeadQuery`'s, read from the published head.
-    m.register_method(crate::node::HeadQuery::METHOD, |p, node, _| -> RpcResult {
-        Args::new(&p, &[])?;
-        Ok(to_json(&node.head()))
-    })
-    .expect("unique");
+    // With a block tag (issue 24), the head as of that sealed block (read on the node).
+    reg(
+        &mut m,
+        crate::node::HeadQuery::METHOD,
+        |p, node| async move {
+            let a = Args::new(&p, &["block"])?;
+            match a.block(0)? {
+                None => Ok(to_json(&node.head())),
+                at => {
+                    let h = node.ask(At::new(crate::node::HeadQuery, at)).await;
+                    Ok(to_json(&h.map_err(node_error)?))
+                }
+            }
+        },
+    );
     m.register_method("devnet_getMining", |p, node, _| -> RpcResult {
         Args::new(&p, &[])?;
         Ok(mining_json(node.head().mining))
@@ -255,8 +265,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(to_json(&acc))
     });
     reg(&mut m, NamesQuery::METHOD, |p, node| async move {
-        Args::new(&p, &[])?;
-        let names = node.ask(NamesQuery).await.map_err(node_error)?;
+        let a = Args::new(&p, &["block"])?;
+        let names = node
+            .ask(At::new(NamesQuery, a.block(0)?))
+            .await
+            .map_err(node_error)?;
         Ok(to_json(&names))
     });
     reg(&mut m, SnapshotsQuery::METHOD, |p, node| async move {
@@ -398,8 +411,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         Ok(to_json(&d.address))
     });
     reg(&mut m, ActorsQuery::METHOD, |p, node| async move {
-        Args::new(&p, &[])?;
-        let actors = node.ask(ActorsQuery).await.map_err(node_error)?;
+        let a = Args::new(&p, &["block"])?;
+        let actors = node
+            .ask(At::new(ActorsQuery, a.block(0)?))
+            .await
+            .map_err(node_error)?;
         Ok(to_json(&actors))
     });
     reg(&mut m, "actor_call", |p, node| async move {
@@ -529,8 +545,11 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
 
     // ---- scheduler ----------------------------------------------------------------------
     reg(&mut m, ConfigQuery::METHOD, |p, node| async move {
-        Args::new(&p, &[])?;
-        let c = node.ask(ConfigQuery).await.map_err(node_error)?;
+        let a = Args::new(&p, &["block"])?;
+        let c = node
+            .ask(At::new(ConfigQuery, a.block(0)?))
+            .await
+            .map_err(node_error)?;
         Ok(to_json(&c))
     });
     reg(&mut m, TiersQuery::METHOD, |p, node| async move {

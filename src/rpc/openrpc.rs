@@ -85,7 +85,7 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "devnet_head",
         "The head and the node's state around it: height, hash, state_root, pending_height, cycle_basefee, cell_basefee, pending_timers, pending_txs, mining, scheduler, first_kept (from the published head: never waits behind a seal).",
-        &[],
+        &[o("block", "BlockTag", BLOCK)],
         "Head",
     ),
     m(
@@ -103,7 +103,7 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "devnet_names",
         "The names that label addresses (dev accounts, a fixture's address book, names given at deploy): an object from address to name.",
-        &[],
+        &[o("block", "BlockTag", BLOCK)],
         r#"{"type":"object","additionalProperties":{"type":"string"}}"#,
     ),
     m(
@@ -264,7 +264,7 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "actor_list",
         "Every deployed actor's address, in address order.",
-        &[],
+        &[o("block", "BlockTag", BLOCK)],
         r#"{"type":"array","items":"@Address"}"#,
     ),
     m(
@@ -363,7 +363,7 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "scheduler_config",
         "The TimerConfig, the queue sizes, the CIP-1 v3 governable parameters and the named variants in force.",
-        &[],
+        &[o("block", "BlockTag", BLOCK)],
         r#"{"type":"object","properties":{"timer":{"type":"object"},"queue":{"type":"object"},"cip1":{"type":"object"},"variants":{"type":"object"}}}"#,
     ),
     m(
@@ -375,21 +375,27 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "scheduler_buckets",
         "The next height to drain and the next ring heights holding timers, count in all: height, timers, budget (summed fire budgets, cycles).",
-        &[o(
-            "count",
-            "Count",
-            "how many heights (default 32, at most 1000)",
-        )],
+        &[
+            o(
+                "count",
+                "Count",
+                "how many heights (default 32, at most 1000)",
+            ),
+            o("block", "BlockTag", BLOCK),
+        ],
         r#"{"type":"array","items":{"type":"object","properties":{"height":"@Height","timers":"@Count","budget":"@Count"}}}"#,
     ),
     m(
         "scheduler_actors",
         "Each actor with a fire or a deferral in the window or a pending timer: fires, deferrals, pending (every pending timer counted), weight_bps; the next block's scheduler, the window (the §8 window under eip1559, the one asked under fifo) and the median fires over the actors with at least one.",
-        &[o(
-            "options",
-            r#"{"type":"object","properties":{"window":"@Count"}}"#,
-            "window?: the fifo window in blocks (default 1000)",
-        )],
+        &[
+            o(
+                "options",
+                r#"{"type":"object","properties":{"window":"@Count"}}"#,
+                "window?: the fifo window in blocks (default 1000)",
+            ),
+            o("block", "BlockTag", BLOCK),
+        ],
         r#"{"type":"object","properties":{"scheduler":{"type":"string"},"window_blocks":"@Count","median":"@Count","actors":{"type":"array"}}}"#,
     ),
     m(

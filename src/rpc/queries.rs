@@ -92,6 +92,19 @@ impl RpcQuery for SharesQuery {
     }
 }
 
+/// A read as of a sealed block (issue 24): the same method, with the block tag as its last
+/// param (none for the head, so the call is the plain one).
+impl<Q: RpcQuery> RpcQuery for crate::node::At<Q> {
+    const METHOD: &'static str = Q::METHOD;
+    fn params(&self) -> Vec<Value> {
+        let mut p = self.query.params();
+        if let Some(h) = self.at {
+            p.push(json!(h));
+        }
+        p
+    }
+}
+
 /// A change request as a JSON-RPC call: the params its method decodes back into the same
 /// request (`rpc::methods`), so a client sends the node's own requests.
 pub trait RpcRequest: Request {

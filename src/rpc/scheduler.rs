@@ -52,7 +52,8 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         Ok(to_json(&v))
     });
     reg(m, BucketsQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["count"])?;
+        let a = Args::new(&p, &["count", "block"])?;
+        let at = a.block(1)?;
         let count = a.opt::<u64>(0, "count")?.unwrap_or(DEFAULT_BUCKETS);
         if count == 0 || count > MAX_BUCKETS {
             return Err(invalid_param(
@@ -61,16 +62,19 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
             ));
         }
         let count = count as usize;
-        let v = node.ask(BucketsQuery { count }).await.map_err(node_error)?;
+        let q = At::new(BucketsQuery { count }, at);
+        let v = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&v))
     });
     reg(m, SharesQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["options"])?;
+        let a = Args::new(&p, &["options", "block"])?;
+        let at = a.block(1)?;
         let mut o = a.obj(0, "options", true)?;
         let window: Option<u64> = o.opt("window")?;
         o.finish()?;
         let window = window.unwrap_or(DEFAULT_SHARES_WINDOW);
-        let v = node.ask(SharesQuery { window }).await.map_err(node_error)?;
+        let q = At::new(SharesQuery { window }, at);
+        let v = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&v))
     });
     reg(m, SetActivationHeight::METHOD, |p, node| async move {

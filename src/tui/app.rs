@@ -164,6 +164,8 @@ pub struct App {
     pub story: Vec<super::story::StoryItem>,
     /// Labels the fixture's steps gave timers.
     pub labels: std::collections::BTreeMap<TimerId, String>,
+    /// The sealed height the dashboard views (`[`, issue 24); `None`: the head, live.
+    pub view_at: Option<u64>,
 }
 
 /// One message of the log (`!`).
@@ -251,6 +253,7 @@ impl App {
             clipboard: None,
             story: Vec::new(),
             labels: std::collections::BTreeMap::new(),
+            view_at: None,
         }
     }
 
@@ -262,6 +265,7 @@ impl App {
             selected_bucket: self
                 .bucket_pin
                 .or_else(|| self.data.buckets.get(self.bucket_sel).map(|b| b.height)),
+            at: self.view_at,
             ..ViewQuery::default()
         }
     }
@@ -286,7 +290,9 @@ impl App {
 
     /// Whether an event passes the feed filter.
     pub fn passes(&self, e: &EventRow) -> bool {
-        FeedFilter::parse(&self.filter).matches(e, &self.data)
+        // Viewing the past (issue 24): the events up to the viewed height.
+        self.view_at.is_none_or(|h| e.height <= h)
+            && FeedFilter::parse(&self.filter).matches(e, &self.data)
     }
 
     /// The fairness rows in the current sort order.
@@ -311,7 +317,7 @@ impl App {
             if v.len() >= n {
                 break;
             }
-            if f.matches(e, &self.data) {
+            if self.view_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data) {
                 v.push(e);
             }
         }
@@ -325,7 +331,7 @@ impl App {
         self.feed
             .iter()
             .rev()
-            .filter(|e| f.matches(e, &self.data))
+            .filter(|e| self.view_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data))
             .nth(self.event_sel)
     }
 
@@ -467,7 +473,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Data(d) => {
             let d = *d;
             let before = app.height();
-            if d.status.as_ref().map(|s| s.height) < app.data.status.as_ref().map(|s| s.height) {
+            // The live head's height: a past view (issue 24) is lower and is no revert.
+            if d.status.as_ref().map(|s| s.tip) < app.data.status.as_ref().map(|s| s.tip) {
                 // A revert went back: the feed restarts from the new head's history.
                 app.feed.clear();
                 app.held.clear();
@@ -475,6 +482,12 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.event_sel = 0;
             }
             app.data = d;
+            if let (Some(at), Some(s)) = (app.view_at, &app.data.status)
+                && at >= s.tip
+            {
+                // A revert went below the viewed height: the view is the head again.
+                app.view_at = None;
+            }
             match app
                 .bucket_pin
                 .and_then(|h| app.data.buckets.iter().position(|b| b.height == h))
@@ -628,7 +641,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
             vec![]
         }
-        Action::Key(k) => super::input::on_key(app, k),
+        Action::Key(k) => {
+            let out = super::input::on_key(app, k);
+            super::past::refuse_in_past(app, out)
+        }
     }
 }
 
@@ -637,6 +653,7 @@ fn on_done(
     cmd: UiCommand,
     result: Result<CommandOutcome, CommandError>,
 ) -> Vec<Effect> {
+    super::past::on_done(app, &cmd, result.is_ok());
     if let UiCommand::EstimateTimer(req) = &cmd {
         // Only the reply for the form's current input counts: one for older input (the user
         // typed on meanwhile) is dropped, as is any while the input is invalid.

@@ -116,6 +116,9 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             _ => app.toast("select a timer (buckets, feed) or an actor (fairness) to copy its id", true),
         },
         KeyAction::Close => {
+            if let Some(out) = super::past::to_head(app) {
+                return out;
+            }
             app.in_bucket = false;
             app.timer_pin = None;
             if app.focus == Pane::Events {
@@ -351,6 +354,12 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 super::prompt::DRAFT_HELP.into(),
             ));
         }
+        KeyAction::Back
+        | KeyAction::Forward
+        | KeyAction::BackTen
+        | KeyAction::ForwardTen
+        | KeyAction::Fork
+        | KeyAction::Export => return super::past::history_key(app, action),
         KeyAction::Revert => {
             let ids = app.snapshot_ids();
             let head = app.height();

@@ -46,6 +46,12 @@ pub enum KeyAction {
     Watch,
     Log,
     Copy,
+    Back,
+    Forward,
+    BackTen,
+    ForwardTen,
+    Fork,
+    Export,
 }
 
 impl KeyAction {
@@ -80,6 +86,12 @@ impl KeyAction {
             KeyAction::Watch => "watch",
             KeyAction::Log => "log",
             KeyAction::Copy => "copy",
+            KeyAction::Back => "back",
+            KeyAction::Forward => "forward",
+            KeyAction::BackTen => "back_ten",
+            KeyAction::ForwardTen => "forward_ten",
+            KeyAction::Fork => "fork",
+            KeyAction::Export => "export",
         }
     }
 }
@@ -248,6 +260,32 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         Some("gov"),
     ),
     (KeyAction::Snapshot, &["S"], "take a snapshot", None),
+    (
+        KeyAction::Back,
+        &["["],
+        "view one block back (history; Esc: the head)",
+        None,
+    ),
+    (KeyAction::Forward, &["]"], "view one block forward", None),
+    (KeyAction::BackTen, &["{"], "view ten blocks back", None),
+    (
+        KeyAction::ForwardTen,
+        &["}"],
+        "view ten blocks forward",
+        None,
+    ),
+    (
+        KeyAction::Fork,
+        &["F"],
+        "fork here: revert the chain to the viewed height (asks first)",
+        None,
+    ),
+    (
+        KeyAction::Export,
+        &["W"],
+        "write the session as a fixture: session-<height>.toml here",
+        None,
+    ),
     (KeyAction::Revert, &["R"], "revert to a snapshot", None),
     (
         KeyAction::Draft,
@@ -277,7 +315,12 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         "details: the selected timer's life",
         Some("details"),
     ),
-    (KeyAction::Close, &["esc"], "close the overlay", None),
+    (
+        KeyAction::Close,
+        &["esc"],
+        "close the overlay; viewing the past: back to the head",
+        None,
+    ),
     (
         KeyAction::Filter,
         &["/"],

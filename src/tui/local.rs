@@ -229,8 +229,14 @@ impl<N: NodeAccess> LocalDevnet<N> {
 }
 
 /// Runs a refresh's queries on the node, in one read.
-fn run_view(core: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
+/// A view of a past height (issue 24) runs them on the state as of that block, rebuilt once.
+fn run_view(live: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
     let v = q.queries();
+    let past = match v.at {
+        Some(h) => live.at_height(h)?,
+        None => None,
+    };
+    let core = past.as_ref().unwrap_or(live);
     let lane = core.ask(&v.lane)?;
     let head = core.ask(&v.head)?;
     Ok(QueryReplies {
@@ -247,7 +253,8 @@ fn run_view(core: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
         shares: core.ask(&v.shares)?,
         names: core.ask(&v.names)?,
         actors: core.ask(&v.actors)?,
-        snapshots: core.ask(&v.snapshots)?,
+        snapshots: live.ask(&v.snapshots)?,
+        tip: v.at.map(|_| live.head()),
         lane,
     })
 }
@@ -338,6 +345,19 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
             NodeRequest::Draft(r) => Answer::TimerId(self.apply(r)?.timer_id),
             NodeRequest::Activation(r) => Answer::Activation(self.apply(r)?),
             NodeRequest::Snapshot(r) => Answer::Snapshot(self.apply(r)?),
+            NodeRequest::RevertTo(r) => {
+                self.apply(r)?;
+                Answer::Height(self.node.read(|c| c.height()).unwrap_or(0))
+            }
+            NodeRequest::Export => {
+                let out = self
+                    .node
+                    .read(|c| crate::scenario::export::export(c, None))
+                    .map_err(node_error)?
+                    .map_err(node_error)?;
+                let path = crate::tui::past::write_session(&out.fixture, out.blocks)?;
+                Answer::Exported(path, out.blocks)
+            }
             NodeRequest::Revert(r) => {
                 self.apply(r)?;
                 Answer::Height(self.node.read(|c| c.height()).unwrap_or(0))

@@ -17,6 +17,7 @@ pub mod keys;
 pub mod local;
 pub mod model;
 pub mod panes;
+pub mod past;
 pub mod prompt;
 pub mod remote;
 pub mod render;

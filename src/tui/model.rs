@@ -67,6 +67,10 @@ pub struct Status {
     pub gc_cycles: u64,
     /// The named variants in force that are not the default, `name=value` (issue 21).
     pub variants: Vec<String>,
+    /// The live head's height (issue 24): `height` is the viewed one.
+    pub tip: u64,
+    /// The oldest height the node keeps (Spec note 73).
+    pub first_kept: u64,
 }
 
 /// One coming height and what is due there.
@@ -243,6 +247,8 @@ pub struct ViewQuery {
     pub lane_blocks: usize,
     /// The fairness window, in blocks.
     pub fairness_window: u64,
+    /// The sealed height the view is of (`[`, issue 24); `None`: the head.
+    pub at: Option<u64>,
 }
 
 impl Default for ViewQuery {
@@ -252,6 +258,7 @@ impl Default for ViewQuery {
             selected_bucket: None,
             lane_blocks: 120,
             fairness_window: 1_000,
+            at: None,
         }
     }
 }
@@ -428,6 +435,10 @@ pub enum UiCommand {
     Revert(u64),
     /// `timer_watch` / `timer_interval` (the CIP-5 drafts, issue 22).
     DraftTimer(DraftRequest),
+    /// `devnet_revertTo height` (issue 24: `F`, fork at the viewed height).
+    RevertTo(u64),
+    /// `devnet_exportFixture`, written to a new file here (issue 24: `W`).
+    ExportSession,
 }
 
 /// A state watch or an interval timer to register (`timer_watch` / `timer_interval`), sent by
@@ -464,6 +475,8 @@ impl UiCommand {
             UiCommand::Revert(_) => "devnet_revert",
             UiCommand::DraftTimer(r) if r.interval => "timer_interval",
             UiCommand::DraftTimer(_) => "timer_watch",
+            UiCommand::RevertTo(_) => "devnet_revertTo",
+            UiCommand::ExportSession => "devnet_exportFixture",
         }
     }
 }
@@ -487,6 +500,9 @@ pub enum NodeRequest {
     Snapshot(node::Snapshot),
     Revert(node::Revert),
     Draft(node::DraftTimer),
+    RevertTo(node::RevertTo),
+    /// A read: the session as a fixture.
+    Export,
 }
 
 impl UiCommand {
@@ -567,6 +583,8 @@ impl UiCommand {
                     bid: r.bid,
                 },
             }),
+            UiCommand::RevertTo(height) => NodeRequest::RevertTo(node::RevertTo { height }),
+            UiCommand::ExportSession => NodeRequest::Export,
         }
     }
 }
@@ -717,6 +735,8 @@ pub enum Answer {
     /// The activation height after `GovSetActivationHeight`.
     Activation(Option<u64>),
     Snapshot(u64),
+    /// The file an exported session was written to, and the height it plays to.
+    Exported(String, u64),
     /// Applied; nothing more to say.
     Done,
 }
@@ -728,6 +748,10 @@ impl CommandOutcome {
         match (cmd, answer) {
             (UiCommand::Mine(_), Answer::Height(height)) => CommandOutcome::Mined { height },
             (UiCommand::SetMining(mode), _) => CommandOutcome::MiningSet(*mode),
+            (UiCommand::RevertTo(h), _) => applied(format!("forked at #{h}: the head is #{h}")),
+            (UiCommand::ExportSession, Answer::Exported(path, blocks)) => applied(format!(
+                "session written to {path} (#{blocks}; replay: cowboy-devnet run {path})"
+            )),
             (UiCommand::ScheduleTimer(req), Answer::TimerId(timer_id)) => {
                 CommandOutcome::Scheduled {
                     timer_id,

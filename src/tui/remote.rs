@@ -22,7 +22,7 @@
 
 use crate::chain::EventRecord;
 use crate::engine::{Address, TimerId};
-use crate::node::{EventFilter, EventsQuery, HeadQuery, TimerQuery};
+use crate::node::{At, EventFilter, EventsQuery, HeadQuery, TimerQuery};
 use crate::rpc::queries::{RpcQuery, RpcRequest};
 use crate::tui::model::*;
 use crate::tui::story::StoryItem;
@@ -451,17 +451,21 @@ impl RemoteDevnet {
     fn fetch(&mut self, q: &ViewQuery) -> Result<QueryReplies, String> {
         let v = q.queries();
         let mut calls = Calls::default();
-        calls.push(&v.head);
-        calls.push(&v.config);
-        calls.push(&v.tiers);
-        calls.push(&v.buckets);
-        calls.push(&v.lane);
-        calls.push(&v.shares);
-        calls.push(&v.names);
-        calls.push(&v.actors);
+        // Issue 24: a past view asks each read as of its height, and the live head after.
+        calls.push(&At::new(v.head, v.at));
+        calls.push(&At::new(v.config, v.at));
+        calls.push(&At::new(v.tiers, v.at));
+        calls.push(&At::new(v.buckets, v.at));
+        calls.push(&At::new(v.lane, v.at));
+        calls.push(&At::new(v.shares, v.at));
+        calls.push(&At::new(v.names, v.at));
+        calls.push(&At::new(v.actors, v.at));
         calls.push(&v.snapshots);
         if let Some(b) = &v.bucket {
-            calls.push(b);
+            calls.push(&At::new(*b, v.at));
+        }
+        if v.at.is_some() {
+            calls.push(&HeadQuery);
         }
         let mut a = self.batch(calls)?;
         let head = a.take::<HeadQuery>()?;
@@ -477,14 +481,16 @@ impl RemoteDevnet {
             Some(_) => a.take::<crate::node::BucketQuery>()?,
             None => Vec::new(),
         };
+        let tip = match v.at {
+            Some(_) => Some(a.take::<HeadQuery>()?),
+            None => None,
+        };
         let deferred = self.ask(&deferred_query(&lane, &head))?;
         let draft = draft_query(&lane).map(|q| self.ask(&q)).transpose()?;
         // A revert (or another devnet behind the URL): the feed reads its history again.
-        if self
-            .last
-            .as_ref()
-            .is_some_and(|l| l.head.height > head.height)
-        {
+        let live = |r: &QueryReplies| r.tip.as_ref().unwrap_or(&r.head).height;
+        let now = tip.as_ref().unwrap_or(&head).height;
+        if self.last.as_ref().is_some_and(|l| live(l) > now) {
             self.live.clear();
             self.expected.clear();
             self.resync = true;
@@ -502,6 +508,7 @@ impl RemoteDevnet {
             snapshots,
             deferred,
             draft,
+            tip,
         })
     }
 
@@ -672,6 +679,10 @@ impl DashboardSource for RemoteDevnet {
             NodeRequest::Snapshot(r) => r.params(),
             NodeRequest::Revert(r) => r.params(),
             NodeRequest::Draft(r) => crate::rpc::queries::draft_params(&r),
+            NodeRequest::RevertTo(r) => vec![serde_json::json!(r.height)],
+            // Issue 24: the fixture comes back as text and is written here, beside the
+            // dashboard (the server's directory may be another machine's).
+            NodeRequest::Export => Vec::new(),
         };
         let v = self.command(cmd.method(), params)?;
         let answer = match &cmd {
@@ -695,6 +706,12 @@ impl DashboardSource for RemoteDevnet {
                 Answer::Activation(v["activation_height"].as_u64())
             }
             UiCommand::Snapshot => Answer::Snapshot(v.as_u64().unwrap_or(0)),
+            UiCommand::ExportSession => {
+                let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
+                let blocks = blocks.unwrap_or(0);
+                let path = crate::tui::past::write_session(text, blocks)?;
+                Answer::Exported(path, blocks)
+            }
             UiCommand::Revert(_) => Answer::Height(self.ask(&HeadQuery).map_or(0, |h| h.height)),
             _ => Answer::Done,
         };

@@ -35,6 +35,9 @@ pub struct ViewQueries {
     pub names: NamesQuery,
     pub actors: ActorsQuery,
     pub snapshots: SnapshotsQuery,
+    /// The sealed height every query but `snapshots` is asked as of (issue 24): a source
+    /// wraps them in [`node::At`], and asks the live head ([`HeadQuery`]) beside them.
+    pub at: Option<u64>,
 }
 
 impl ViewQuery {
@@ -57,6 +60,7 @@ impl ViewQuery {
             names: NamesQuery,
             actors: ActorsQuery,
             snapshots: SnapshotsQuery,
+            at: self.at,
         }
     }
 }
@@ -68,6 +72,8 @@ pub fn deferred_query(lane: &LaneView, head: &HeadView) -> EventsQuery {
     let lane_from = lane.blocks.first().map_or(u64::MAX, |b| b.height + 1);
     EventsQuery(EventFilter {
         from_height: Some(lane_from.max(head.first_kept)),
+        // A past view's (issue 24) head: nothing after it.
+        to_height: Some(head.height),
         kinds: Some(vec!["TimerDeferred".into()]),
         ..EventFilter::default()
     })
@@ -97,6 +103,8 @@ pub struct QueryReplies {
     pub deferred: Vec<EventView>,
     /// The reply to [`draft_query`] (`None` under fifo / eip1559).
     pub draft: Option<DraftView>,
+    /// The live head when the view is of a past height (`None`: `head` is it).
+    pub tip: Option<HeadView>,
 }
 
 /// The replies a timer's life is assembled from.
@@ -169,6 +177,8 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         rpc_address: info.rpc_address.clone(),
         lane_cycles: cfg.lane_timer_cycles,
         gc_cycles: cfg.gc_cycles_per_block,
+        tip: r.tip.as_ref().unwrap_or(head).height,
+        first_kept: r.tip.as_ref().unwrap_or(head).first_kept,
         variants: {
             let d = crate::engine::Variants::default().values();
             d.iter()

@@ -54,7 +54,14 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
             style,
         })
     };
-    item(0, "#", s.height.to_string(), s.height.to_string(), key);
+    match app.view_at {
+        // Issue 24: the past is viewed, the chain goes on.
+        Some(_) => {
+            let v = format!("viewing #{} · head #{}", s.height, s.tip);
+            item(0, "", v.clone(), v, theme.get("warn"));
+        }
+        None => item(0, "#", s.height.to_string(), s.height.to_string(), key),
+    }
     if let Some(l) = &app.link {
         let t = link_short(l).to_string();
         item(0, "", t.clone(), t, theme.get("error"));

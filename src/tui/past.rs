@@ -1,0 +1,152 @@
+//! Stepping the dashboard back in time, and writing the session as a fixture (issue 24,
+//! "Step the dashboard back"). `[` `]` (`{` `}`: ten) move the view one block back or
+//! forward: every query of a refresh is asked as of that sealed block ([`ViewQuery::at`],
+//! through the API alone when attached), the feed shows the events up to it, and the status
+//! bar says `viewing #N · head #M`. `Esc` returns to the head. While viewing the past, commands
+//! that change the chain are refused, except `F` (fork here: `devnet_revertTo` the viewed
+//! height, after a confirmation naming the blocks it drops). `W` writes the session
+//! (`devnet_exportFixture`) to a new file in the dashboard's current directory.
+
+use super::app::{App, Effect, Overlay};
+use super::keys::KeyAction;
+use super::model::{CommandError, UiCommand};
+use super::prompt::{Confirm, Confirmed};
+
+/// The history keys: `[` `]` `{` `}` move the view, `F` forks at it, `W` exports.
+pub(crate) fn history_key(app: &mut App, action: KeyAction) -> Vec<Effect> {
+    let step = match action {
+        KeyAction::Back => -1,
+        KeyAction::Forward => 1,
+        KeyAction::BackTen => -10,
+        KeyAction::ForwardTen => 10,
+        KeyAction::Fork => return fork(app),
+        KeyAction::Export => return vec![Effect::Command(UiCommand::ExportSession)],
+        _ => return vec![],
+    };
+    let Some(s) = &app.data.status else {
+        return vec![];
+    };
+    let (tip, first_kept) = (s.tip, s.first_kept);
+    let from = app.view_at.unwrap_or(tip);
+    let to = from.saturating_add_signed(step);
+    if to >= tip {
+        app.view_at = None;
+        app.toast(format!("back at the head #{tip}: live"), false);
+    } else if to < first_kept {
+        // Spec note 73: what the node keeps.
+        app.view_at = Some(first_kept.min(tip));
+        app.toast(
+            format!(
+                "HistoryPruned: #{to} is older than the kept history; the node keeps #{first_kept}..#{tip} (serve --history)"
+            ),
+            true,
+        );
+    } else {
+        app.view_at = Some(to);
+    }
+    vec![Effect::Refresh]
+}
+
+/// `Esc` with no overlay while viewing the past: back to the head.
+pub(crate) fn to_head(app: &mut App) -> Option<Vec<Effect>> {
+    app.view_at.take()?;
+    app.toast("back at the head: live", false);
+    Some(vec![Effect::Refresh])
+}
+
+/// `F`: fork at the viewed height, after a confirmation naming it and the blocks it drops.
+fn fork(app: &mut App) -> Vec<Effect> {
+    let (Some(at), Some(s)) = (app.view_at, &app.data.status) else {
+        app.toast("F forks at a past height: step back with [ first", true);
+        return vec![];
+    };
+    let drops = s.tip.saturating_sub(at);
+    app.overlay = Overlay::Confirm(Box::new(Confirm::new(
+        "fork here",
+        vec![
+            format!("revert the chain to #{at} (devnet_revertTo {at})"),
+            format!(
+                "drops {drops} block{} (#{}..#{}) and what they applied",
+                if drops == 1 { "" } else { "s" },
+                at + 1,
+                s.tip
+            ),
+        ],
+        "fork",
+        Confirmed::Command(UiCommand::RevertTo(at)),
+    )));
+    vec![]
+}
+
+/// Whether `cmd` may be sent while viewing the past: reads, and the fork.
+fn allowed_in_past(cmd: &UiCommand) -> bool {
+    matches!(
+        cmd,
+        UiCommand::EstimateTimer(_) | UiCommand::RevertTo(_) | UiCommand::ExportSession
+    )
+}
+
+/// While viewing the past, drops the commands that change the chain, with a toast.
+pub(crate) fn refuse_in_past(app: &mut App, effects: Vec<Effect>) -> Vec<Effect> {
+    let Some(at) = app.view_at else {
+        return effects;
+    };
+    let mut out = Vec::with_capacity(effects.len());
+    for e in effects {
+        match &e {
+            Effect::Command(cmd) if !allowed_in_past(cmd) => {
+                let text = format!(
+                    "{} refused: viewing the past (#{at}); Esc returns to the head, F forks here",
+                    cmd.method()
+                );
+                app.toast(text, true);
+            }
+            _ => out.push(e),
+        }
+    }
+    out
+}
+
+/// After a command's answer: a fork returns the view to the (new) head.
+pub(crate) fn on_done(app: &mut App, cmd: &UiCommand, ok: bool) {
+    if ok && matches!(cmd, UiCommand::RevertTo(_)) {
+        app.view_at = None;
+    }
+}
+
+/// Writes an exported fixture to a new file `session-<height>.toml` in the current directory
+/// (`session-<height>-2.toml`, … when taken: never overwrites); returns its name.
+pub fn write_session(fixture: &str, height: u64) -> Result<String, CommandError> {
+    use std::io::Write;
+    for n in 1..1000u32 {
+        let name = match n {
+            1 => format!("session-{height}.toml"),
+            n => format!("session-{height}-{n}.toml"),
+        };
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&name)
+        {
+            Ok(mut f) => {
+                return f
+                    .write_all(fixture.as_bytes())
+                    .map(|_| name.clone())
+                    .map_err(|e| {
+                        CommandError::new("IoError", format!("cannot write {name}: {e}"))
+                    });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => {
+                return Err(CommandError::new(
+                    "IoError",
+                    format!("cannot write {name}: {e}"),
+                ));
+            }
+        }
+    }
+    Err(CommandError::new(
+        "IoError",
+        format!("session-{height}.toml and its numbered names are all taken"),
+    ))
+}
