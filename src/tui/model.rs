@@ -441,20 +441,7 @@ pub enum UiCommand {
     ExportSession,
 }
 
-/// A state watch or an interval timer to register (`timer_watch` / `timer_interval`), sent by
-/// the actor's deployer acting as the actor.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct DraftRequest {
-    pub actor: Address,
-    /// An interval (`every`), else a state watch (`keys`).
-    pub interval: bool,
-    pub keys: Vec<String>,
-    pub every: Option<u64>,
-    pub first: Option<u64>,
-    pub payload: Vec<u8>,
-    pub gas_limit: Option<u64>,
-    pub bid: Option<u128>,
-}
+pub use super::draft_request::DraftRequest;
 
 impl UiCommand {
     /// The JSON-RPC method this command is.
@@ -568,21 +555,7 @@ impl UiCommand {
             }
             UiCommand::Snapshot => NodeRequest::Snapshot(node::Snapshot),
             UiCommand::Revert(id) => NodeRequest::Revert(node::Revert { id }),
-            UiCommand::DraftTimer(r) => NodeRequest::Draft(node::DraftTimer {
-                actor: r.actor,
-                from: None,
-                interval: r.interval,
-                args: crate::chain::DraftTimerArgs {
-                    keys: r.keys,
-                    every: r.every,
-                    first: r.first,
-                    payload: r.payload,
-                    fee_payer: None,
-                    gas_limit: r.gas_limit,
-                    expires_at: None,
-                    bid: r.bid,
-                },
-            }),
+            UiCommand::DraftTimer(r) => NodeRequest::Draft(r.request()),
             UiCommand::RevertTo(height) => NodeRequest::RevertTo(node::RevertTo { height }),
             UiCommand::ExportSession => NodeRequest::Export,
         }
