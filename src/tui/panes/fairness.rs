@@ -22,11 +22,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Some((window, median)) => format!(
             "fairness · eip1559 W(actor) · window {window} blocks · median fires {median} · {sort}"
         ),
-        // The same median over the fires counted from the events (the node's query).
-        None => format!(
-            "fairness · fifo (no W) · median fires {} · {sort}",
-            app.data.fires_median
-        ),
+        // The same median over the fires counted from the events (the node's query); the
+        // scheduler named as it is (cip1-v1 shows its EMA weights, the others have no W).
+        None => {
+            let sched = app
+                .data
+                .status
+                .as_ref()
+                .and_then(|s| s.scheduler.split_whitespace().next())
+                .unwrap_or("fifo")
+                .to_string();
+            let w = if app.data.fairness.iter().any(|r| r.w_bps.is_some()) {
+                "EMA weight"
+            } else {
+                "no W"
+            };
+            format!(
+                "fairness · {sched} ({w}) · median fires {} · {sort}",
+                app.data.fires_median
+            )
+        }
     };
     let block = pane_block(title, Pane::Fairness, app, theme);
     let inner = block.inner(area);
