@@ -122,13 +122,23 @@ pub fn list_variants(json: bool, out: &mut Out) {
         out.line(&serde_json::to_string_pretty(CATALOG).expect("the catalogue serializes"));
         return;
     }
+    // Columns as wide as their widest entry, so a long value list never runs into the next.
+    let width = |f: &dyn Fn(&cowboy_devnet::engine::scheduler::VariantInfo) -> usize,
+                 head: &str| {
+        CATALOG.iter().map(f).max().unwrap_or(0).max(head.len())
+    };
+    let (wn, wv, wd) = (
+        width(&|v| v.name.len(), "variant"),
+        width(&|v| v.values.join(" | ").len(), "values (default first)"),
+        width(&|v| v.default.len(), "default"),
+    );
     out.line(&format!(
-        "{:<26} {:<34} {:<10} spec",
+        "{:<wn$} {:<wv$} {:<wd$} spec",
         "variant", "values (default first)", "default"
     ));
     for v in CATALOG {
         out.line(&format!(
-            "{:<26} {:<34} {:<10} {}",
+            "{:<wn$} {:<wv$} {:<wd$} {}",
             v.name,
             v.values.join(" | "),
             v.default,

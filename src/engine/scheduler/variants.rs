@@ -244,7 +244,7 @@ pub const CATALOG: &[VariantInfo] = &[
         values: BelowBasefee::NAMES,
         default: "defer",
         spec: "CIP-1 v3 §3 step 6, §7.1 (open point 9)",
-        about: "a max fee below the lane basefee at fire time: deferred, or fired with no tip at the lane basefee",
+        about: "a max fee below the lane basefee at fire time: deferred, fired with no tip at the lane basefee, or removed as unfunded (CIP-5 §5.4)",
     },
     VariantInfo {
         name: "lane_basefee_in_max_cost",
