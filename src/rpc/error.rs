@@ -139,6 +139,15 @@ pub fn code_of(reason: &str) -> i32 {
 
 /// A domain rejection: its code, the message, `data.reason` and a hint.
 pub fn domain(reason: &str, message: impl Into<String>) -> ErrorObjectOwned {
+    domain_with(reason, message, serde_json::Map::new())
+}
+
+/// [`domain`], with more members in `data` beside `reason` and `hint`.
+pub fn domain_with(
+    reason: &str,
+    message: impl Into<String>,
+    extra: serde_json::Map<String, serde_json::Value>,
+) -> ErrorObjectOwned {
     let message = message.into();
     // The node's messages lead with the error name already (`InvalidInput: ...`).
     let message = if message.starts_with(reason) {
@@ -153,7 +162,12 @@ pub fn domain(reason: &str, message: impl Into<String>) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(
         code_of(reason),
         message,
-        Some(json!({ "reason": reason, "hint": hint })),
+        Some({
+            let mut data = extra;
+            data.insert("reason".into(), json!(reason));
+            data.insert("hint".into(), json!(hint));
+            data
+        }),
     )
 }
 

@@ -40,19 +40,12 @@ fn handle_timer(payload) {
 /// `HistoryPruned` also carries `data.first_kept` and `data.keep` (Spec note 73), so a client
 /// can ask again from the oldest kept height without reading the message.
 pub fn node_error(e: NodeError) -> ErrorObjectOwned {
-    let obj = error::domain(e.kind().as_str(), e.to_string());
-    match e {
-        NodeError::HistoryPruned { first_kept, keep } => {
-            let mut data: Value = obj
-                .data()
-                .and_then(|d| serde_json::from_str(d.get()).ok())
-                .unwrap_or_else(|| json!({}));
-            data["first_kept"] = json!(first_kept);
-            data["keep"] = json!(keep);
-            ErrorObjectOwned::owned(obj.code(), obj.message().to_string(), Some(data))
-        }
-        _ => obj,
+    let mut extra = serde_json::Map::new();
+    if let NodeError::HistoryPruned { first_kept, keep } = &e {
+        extra.insert("first_kept".into(), json!(first_kept));
+        extra.insert("keep".into(), json!(keep));
     }
+    error::domain_with(e.kind().as_str(), e.to_string(), extra)
 }
 
 pub(super) fn to_json<T: Serialize>(v: &T) -> Value {

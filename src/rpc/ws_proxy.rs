@@ -181,24 +181,12 @@ async fn pump<A, B>(
                     }
                 };
                 let sent = match m {
-                    Message::Text(t) => match compliance::plan_tagged(t.as_bytes(), max_batch, next_tag) {
-                        Plan::Pass => in_tx.send(Message::Text(t)).await,
-                        Plan::Answer(a) => out_tx.send(Message::text(a)).await,
-                        Plan::Rewrite { body, rewrite } => {
-                            waiting.insert(next_tag, rewrite);
-                            next_tag += 1;
-                            in_tx.send(Message::text(body)).await
+                    m @ (Message::Text(_) | Message::Binary(_)) => {
+                        match route(m, max_batch, &mut waiting, &mut next_tag) {
+                            Route::Inner(m) => in_tx.send(m).await,
+                            Route::Client(m) => out_tx.send(m).await,
                         }
-                    },
-                    Message::Binary(b) => match compliance::plan_tagged(&b, max_batch, next_tag) {
-                        Plan::Answer(a) => out_tx.send(Message::text(a)).await,
-                        Plan::Rewrite { body, rewrite } => {
-                            waiting.insert(next_tag, rewrite);
-                            next_tag += 1;
-                            in_tx.send(Message::text(body)).await
-                        }
-                        Plan::Pass => in_tx.send(Message::Binary(b)).await,
-                    },
+                    }
                     Message::Close(c) => {
                         let _ = in_tx.send(Message::Close(c)).await;
                         return;
@@ -237,6 +225,38 @@ async fn pump<A, B>(
                     return;
                 }
             }
+        }
+    }
+}
+
+/// Where a client's request message goes.
+enum Route {
+    /// To jsonrpsee (as sent, or with ids of ours).
+    Inner(Message),
+    /// Answered here, never run.
+    Client(Message),
+}
+
+/// A client's text or binary message through [`compliance`]'s plan; a rewrite waits under a
+/// fresh tag for its reply.
+fn route(
+    m: Message,
+    max_batch: usize,
+    waiting: &mut BTreeMap<u64, Rewrite>,
+    next_tag: &mut u64,
+) -> Route {
+    let plan = match &m {
+        Message::Text(t) => compliance::plan_tagged(t.as_bytes(), max_batch, *next_tag),
+        Message::Binary(b) => compliance::plan_tagged(b, max_batch, *next_tag),
+        _ => Plan::Pass,
+    };
+    match plan {
+        Plan::Pass => Route::Inner(m),
+        Plan::Answer(a) => Route::Client(Message::text(a)),
+        Plan::Rewrite { body, rewrite } => {
+            waiting.insert(*next_tag, rewrite);
+            *next_tag += 1;
+            Route::Inner(Message::text(body))
         }
     }
 }

@@ -24,7 +24,7 @@
 //!   basefee (`max_fee < cycle basefee` → deferred `below_basefee`); the v3 context fields
 //!   (`basefee_lane_timer`, the p50) are 0 in the GBA context.
 
-use super::{PlanEnv, ScheduleEnv, ScheduleFees, caps_of, check_bid, check_tip_args};
+use super::{PlanEnv, ScheduleEnv, check_bid};
 use crate::engine::eob::{
     EobPlan, Fire, Ledger, Removal, defer, fire_budget, lane_max_cost, remove_under_gc,
 };
@@ -53,14 +53,6 @@ pub(super) fn check_owner_pays(actor: &Address, fee_payer: &Address) -> Result<(
         )));
     }
     Ok(())
-}
-
-pub(super) fn check_fees(args: &ScheduleArgs) -> Result<ScheduleFees, TimerError> {
-    check_tip_args(args)?;
-    Ok(ScheduleFees {
-        caps: caps_of(args),
-        clamped: None,
-    })
 }
 
 /// A due timer that bid and can pay.

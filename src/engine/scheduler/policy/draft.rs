@@ -3,10 +3,10 @@
 //! quota pruning, §9). Both plan through [`Policy::plan_draft`] over the persistent
 //! [`DraftState`] (see [`crate::engine::draft::deliver`]).
 
-use super::{PlanEnv, Policy, ScheduleEnv, ScheduleFees, caps_of, check_tip_args};
+use super::{PlanEnv, Policy, ScheduleEnv, ScheduleFees};
 use crate::engine::draft::DraftState;
 use crate::engine::draft::deliver::{self, DraftEnv, Flavor};
-use crate::engine::eob::{self, EobPlan, Ledger};
+use crate::engine::eob::{EobPlan, Ledger};
 use crate::engine::error::TimerError;
 use crate::engine::queue::CalendarQueue;
 use crate::engine::shared::{ScheduleArgs, SchedulerKind};
@@ -43,11 +43,7 @@ impl Policy for Draft {
         _: &ScheduleEnv<'_>,
         args: &ScheduleArgs,
     ) -> Result<ScheduleFees, TimerError> {
-        check_tip_args(args)?;
-        Ok(ScheduleFees {
-            caps: caps_of(args),
-            clamped: None,
-        })
+        super::fees_as_given(args)
     }
 
     /// Without the draft state (never called by the engine, which plans drafts through
@@ -58,7 +54,7 @@ impl Policy for Draft {
         env: &PlanEnv<'_>,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
-        eob::plan(queue, env.height, env.cfg, env.quote, ledger)
+        super::Fifo.plan(queue, env, ledger)
     }
 
     fn plan_draft(

@@ -152,6 +152,16 @@ fn check_tip_args(args: &ScheduleArgs) -> Result<(), TimerError> {
     Ok(())
 }
 
+/// The fee parameters stored as given, not checked against a lane price (`fifo`, `cip1-v1`
+/// and the CIP-5 drafts: none of them has a lane basefee at schedule time).
+fn fees_as_given(args: &ScheduleArgs) -> Result<ScheduleFees, TimerError> {
+    check_tip_args(args)?;
+    Ok(ScheduleFees {
+        caps: caps_of(args),
+        clamped: None,
+    })
+}
+
 fn caps_of(args: &ScheduleArgs) -> Option<FeeCaps> {
     args.has_fee_params().then(|| FeeCaps {
         max_fee_per_cycle: args.max_fee_per_cycle,
@@ -185,11 +195,7 @@ impl Policy for Fifo {
         _: &ScheduleEnv<'_>,
         args: &ScheduleArgs,
     ) -> Result<ScheduleFees, TimerError> {
-        check_tip_args(args)?;
-        Ok(ScheduleFees {
-            caps: caps_of(args),
-            clamped: None,
-        })
+        fees_as_given(args)
     }
 
     fn plan(
@@ -303,7 +309,7 @@ impl Policy for Cip1V1 {
         _: &ScheduleEnv<'_>,
         args: &ScheduleArgs,
     ) -> Result<ScheduleFees, TimerError> {
-        cip1v1::check_fees(args)
+        fees_as_given(args)
     }
 
     fn plan(
