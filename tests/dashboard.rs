@@ -4,9 +4,8 @@
 
 mod common;
 
-use common::keys::{code, key, press, screen_at, typed};
+use common::keys::{code, fixture_at, key, press, screen_at, typed};
 use cowboy_devnet::engine::TimerId;
-use cowboy_devnet::scenario::{RunOptions, builtin};
 use cowboy_devnet::tui::app::{App, Overlay, Pane};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
@@ -26,45 +25,10 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier};
-use std::ops::ControlFlow;
 
-/// The shipped demo fixture played up to block `height` (the steps of later heights not
-/// played), manual mining. The run is the fixture's whole length, stopped after that block: a
-/// shorter run would end before the fixture's later steps and expectations, which makes the
-/// fixture broken (Spec note 24) and plays nothing.
+/// The shipped demo fixture played up to block `height`, manual mining ([`fixture_at`]).
 fn demo_at(height: u64) -> LocalDevnet {
     fixture_at("demo", height)
-}
-
-/// A shipped fixture played up to block `height`, as [`demo_at`].
-fn fixture_at(name: &str, height: u64) -> LocalDevnet {
-    let sc = builtin::scenario(name, &DevnetRuntime::new())
-        .expect("the fixture ships")
-        .expect("the fixture prepares");
-    let (report, devnet) = sc
-        .run_with(
-            DevnetRuntime::shared(),
-            RunOptions {
-                blocks: None,
-                skip_rows: true,
-                keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
-            },
-            &mut |b, _| {
-                if b.header.height >= height {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            },
-        )
-        .expect("the fixture runs");
-    assert_eq!(report.refused, None, "the fixture plays");
-    assert_eq!(
-        devnet.chain().height(),
-        height,
-        "the demo is played to #{height}"
-    );
-    LocalDevnet::new(devnet, sc.address_book())
 }
 
 fn app_on(src: &mut LocalDevnet) -> App {

@@ -5,41 +5,12 @@
 
 mod common;
 
-use common::keys::screen_at;
-use cowboy_devnet::scenario::{RunOptions, builtin};
+use common::keys::{fixture_at, screen_at};
 use cowboy_devnet::tui::app::App;
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
 use cowboy_devnet::tui::refresh;
-use cowboy_devnet::vm::DevnetRuntime;
 use insta::assert_snapshot;
-use std::ops::ControlFlow;
-
-/// A shipped fixture played up to block `height`.
-fn fixture_at(name: &str, height: u64) -> LocalDevnet {
-    let sc = builtin::scenario(name, &DevnetRuntime::new())
-        .expect("the fixture ships")
-        .expect("the fixture prepares");
-    let (report, devnet) = sc
-        .run_with(
-            DevnetRuntime::shared(),
-            RunOptions {
-                blocks: None,
-                skip_rows: true,
-                keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
-            },
-            &mut |b, _| {
-                if b.header.height >= height {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            },
-        )
-        .expect("the fixture runs");
-    assert_eq!(report.refused, None, "the fixture plays");
-    LocalDevnet::new(devnet, sc.address_book())
-}
 
 fn app_on(src: &mut LocalDevnet) -> App {
     let mut app = App::new(KeyMap::default());

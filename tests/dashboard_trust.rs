@@ -8,41 +8,18 @@ mod common;
 
 use common::keys::{code, key, press, screen_at, typed};
 use cowboy_devnet::engine::TimerId;
-use cowboy_devnet::scenario::{RunOptions, builtin};
 use cowboy_devnet::tui::app::{Action, App, Confirmed, Effect, Overlay, Pane, update};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
 use cowboy_devnet::tui::model::{CommandOutcome, DashboardSource, Estimate, UiCommand};
 use cowboy_devnet::tui::story::StoryItem;
 use cowboy_devnet::tui::{refresh, render};
-use cowboy_devnet::vm::DevnetRuntime;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use insta::assert_snapshot;
-use std::ops::ControlFlow;
 
 /// The shipped demo played headless up to block `height`, manual mining.
 fn demo_at(height: u64) -> LocalDevnet {
-    let sc = builtin::scenario("demo", &DevnetRuntime::new())
-        .expect("the fixture ships")
-        .expect("the fixture prepares");
-    let (_, devnet) = sc
-        .run_with(
-            DevnetRuntime::shared(),
-            RunOptions {
-                blocks: None,
-                skip_rows: true,
-                keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
-            },
-            &mut |b, _| {
-                if b.header.height >= height {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            },
-        )
-        .expect("the fixture runs");
-    LocalDevnet::new(devnet, sc.address_book())
+    common::keys::fixture_at("demo", height)
 }
 
 fn app_on(src: &mut LocalDevnet) -> App {

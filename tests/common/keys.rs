@@ -42,3 +42,40 @@ pub fn screen_at(app: &App, w: u16, h: u16) -> String {
         .unwrap();
     t.backend().to_string()
 }
+
+/// A shipped fixture played headless up to block `height` (the steps of later heights not
+/// played), manual mining, as the dashboard's tests start. The run is the fixture's whole
+/// length, stopped after that block: a shorter run would end before the fixture's later steps
+/// and expectations, which makes the fixture broken (Spec note 24) and plays nothing.
+pub fn fixture_at(name: &str, height: u64) -> cowboy_devnet::tui::local::LocalDevnet {
+    use cowboy_devnet::scenario::{RunOptions, builtin};
+    use cowboy_devnet::vm::DevnetRuntime;
+    use std::ops::ControlFlow;
+    let sc = builtin::scenario(name, &DevnetRuntime::new())
+        .expect("the fixture ships")
+        .expect("the fixture prepares");
+    let (report, devnet) = sc
+        .run_with(
+            DevnetRuntime::shared(),
+            RunOptions {
+                blocks: None,
+                skip_rows: true,
+                keep_blocks: Some(cowboy_devnet::chain::DEFAULT_KEEP_BLOCKS),
+            },
+            &mut |b, _| {
+                if b.header.height >= height {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        )
+        .expect("the fixture runs");
+    assert_eq!(report.refused, None, "the fixture plays");
+    assert_eq!(
+        devnet.chain().height(),
+        height,
+        "{name} is played to #{height}"
+    );
+    cowboy_devnet::tui::local::LocalDevnet::new(devnet, sc.address_book())
+}
