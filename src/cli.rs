@@ -243,11 +243,11 @@ pub struct CompareArgs {
     // A fixture file, or the bare name of a shipped fixture.
     #[arg(help = fixture_help("A fixture file, or the bare name of a shipped fixture"))]
     pub fixture: String,
-    /// The schedulers to run the fixture under, comma-separated (default: fifo,eip1559; with
-    /// `--with`: eip1559). `eip1559` is active from genesis unless the fixture sets `[chain]
-    /// activation_height`.
-    #[arg(long, value_delimiter = ',', value_parser = parse_scheduler)]
-    pub schedulers: Option<Vec<SchedulerKind>>,
+    /// The schedulers to run the fixture under, comma-separated, or `all` for the five
+    /// (default: fifo,eip1559; with `--with`: eip1559). `eip1559` is active from genesis
+    /// unless the fixture sets `[chain] activation_height`.
+    #[arg(long, value_delimiter = ',', value_parser = parse_schedulers)]
+    pub schedulers: Option<Vec<Vec<SchedulerKind>>>,
     /// Play until this height (default: the fixture's `blocks`).
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=MAX_RUN_BLOCKS))]
     pub blocks: Option<u64>,
@@ -270,10 +270,15 @@ pub struct CompareArgs {
 }
 
 /// A scheduler's name (`fifo`, `eip1559`, `cip1-v1`).
-fn parse_scheduler(s: &str) -> Result<SchedulerKind, String> {
-    s.trim()
-        .parse()
-        .map_err(|_| format!("`{s}` is not a scheduler (fifo, eip1559, cip1-v1)"))
+/// One entry of `--schedulers`: a scheduler's name, or `all` for every one in
+/// [`SchedulerKind::ALL`]'s order.
+fn parse_schedulers(s: &str) -> Result<Vec<SchedulerKind>, String> {
+    match s.trim() {
+        "all" => Ok(SchedulerKind::ALL.to_vec()),
+        one => one.parse().map(|k| vec![k]).map_err(|_| {
+            format!("`{s}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)")
+        }),
+    }
 }
 
 impl RunArgs {

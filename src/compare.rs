@@ -53,7 +53,7 @@ struct CompareRun {
 /// `compare congestion --with basefee_step=proportional` is default against proportional.
 fn plan(a: &CompareArgs) -> Result<Vec<RunSpec>> {
     let schedulers = match (&a.schedulers, a.with.is_empty()) {
-        (Some(s), _) => s.clone(),
+        (Some(s), _) => s.concat(),
         (None, true) => vec![SchedulerKind::Fifo, SchedulerKind::Eip1559],
         (None, false) => vec![SchedulerKind::Eip1559],
     };

@@ -317,6 +317,31 @@ fn cip5_drafts_compare_names_the_steps_a_policy_cannot_express() {
     assert!(out.contains("not in the English CIP-5 draft"), "{out}");
 }
 
+/// Issue 22 ("`compare` runs these policies beside the others"): `--schedulers all` plays the
+/// five schedulers in order; `all` with one of them names it twice.
+#[test]
+fn issue22_compare_schedulers_all_plays_the_five() {
+    let o = run(&["compare", "v19_watch", "--schedulers", "all", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let names: Vec<&str> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["scheduler"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["fifo", "eip1559", "cip1-v1", "cip5-draft", "cip5-draft-zh"]
+    );
+    let o = run(&["compare", "v19_watch", "--schedulers", "all,fifo"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("twice"), "{}", text(&o.stderr));
+    let o = run(&["compare", "v19_watch", "--schedulers", "every"]);
+    assert_eq!(o.status.code(), Some(64), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("or all"), "{}", text(&o.stderr));
+}
+
 #[test]
 fn cip1_v3_compare_refuses_an_unknown_scheduler_as_a_usage_error() {
     let o = run(&["compare", "storm", "--schedulers", "fifo,lottery"]);
