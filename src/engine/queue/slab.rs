@@ -2,6 +2,7 @@
 //! height (see the module docs of [`super`], "Records of a busy height sit together").
 
 use super::{CalendarQueue, Slot, prefetch};
+use std::sync::Arc;
 
 /// Slots per slab page (a power of two).
 pub(super) const PAGE_BITS: u32 = 6;
@@ -30,9 +31,14 @@ pub(super) enum PageUse {
 
 /// The timer records, in fixed pages of [`PAGE`] slots: a slot number is `page * PAGE + i`.
 /// Pages are separate allocations, so growing the slab never moves (or doubles) the records.
+///
+/// Pages are shared on clone and copied on write (`Arc::make_mut`): a clone of the queue (a
+/// snapshot, a history checkpoint: issue 24) costs the page table, and holds on to no more
+/// records than the pages written since (issue 24's checkpoints were one full copy of every
+/// pending timer each).
 #[derive(Clone, Default)]
 pub(super) struct Slab {
-    pub(super) pages: Vec<Box<[Slot]>>,
+    pub(super) pages: Vec<Arc<[Slot]>>,
     pub(super) uses: Vec<PageUse>,
 }
 
@@ -47,7 +53,7 @@ impl Slab {
     }
 
     fn new_page(&mut self, page_use: PageUse) -> u32 {
-        self.pages.push(vec![Slot::EMPTY; PAGE].into_boxed_slice());
+        self.pages.push(Arc::from(vec![Slot::EMPTY; PAGE]));
         self.uses.push(page_use);
         (self.pages.len() - 1) as u32
     }
@@ -68,7 +74,7 @@ impl std::ops::Index<usize> for Slab {
 impl std::ops::IndexMut<usize> for Slab {
     #[inline]
     fn index_mut(&mut self, slot: usize) -> &mut Slot {
-        &mut self.pages[slot >> PAGE_BITS][slot & (PAGE - 1)]
+        &mut Arc::make_mut(&mut self.pages[slot >> PAGE_BITS])[slot & (PAGE - 1)]
     }
 }
 
