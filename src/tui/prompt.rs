@@ -104,6 +104,9 @@ pub struct Prompt {
     pub error: Option<String>,
     /// The command sent from this prompt and not answered yet.
     pub sent: Option<Box<UiCommand>>,
+    /// `D`: the input the shown estimate is for and its line (`timer_estimateDraft`, Spec
+    /// note 129). Enter on an input without one estimates; Enter again registers.
+    pub estimate: Option<(String, String)>,
 }
 
 impl Prompt {
@@ -115,6 +118,7 @@ impl Prompt {
             help,
             error: None,
             sent: None,
+            estimate: None,
         }
     }
 }
@@ -247,6 +251,16 @@ pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                     app.overlay = Overlay::Confirm(Box::new(Confirm { back: Some(p), ..c }));
                     return vec![];
                 }
+                // `D` shows the estimate of what it registers before sending it.
+                let cmd = match cmd {
+                    UiCommand::DraftTimer(r)
+                        if p.estimate.as_ref().map(|e| &e.0) != Some(&p.input) =>
+                    {
+                        p.estimate = None;
+                        UiCommand::EstimateDraft(r)
+                    }
+                    cmd => cmd,
+                };
                 p.sent = Some(Box::new(cmd.clone()));
                 app.overlay = Overlay::Prompt(p);
                 vec![Effect::Command(cmd)]
