@@ -8,8 +8,8 @@ use cowboy_devnet::chain::{DraftTimerArgs, Genesis, TimerOp, Transaction, TxKind
 use cowboy_devnet::engine::draft::BID_ONE;
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs, SchedulerKind};
 use cowboy_devnet::node::{
-    DeployActor, DraftTimer, EstimateDraftTimer, Mine, NodeConfig, NodeCore, ScheduleTimer,
-    SendTx, dev_account,
+    DeployActor, DraftTimer, EstimateDraftTimer, Mine, NodeConfig, NodeCore, ScheduleTimer, SendTx,
+    dev_account,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -74,10 +74,15 @@ fn zh_11_interval_estimate_matches_the_mined_fires() {
     while n.height() < first + 6 {
         n.apply(Mine { blocks: 1 }).unwrap();
         let d = n.chain().engine().draft();
-        fired.extend(d.mailbox.iter().filter(|m| m.height == n.height()).map(|m| {
-            assert_eq!(m.timer_id, reg.timer_id);
-            m.height
-        }));
+        fired.extend(
+            d.mailbox
+                .iter()
+                .filter(|m| m.height == n.height())
+                .map(|m| {
+                    assert_eq!(m.timer_id, reg.timer_id);
+                    m.height
+                }),
+        );
     }
     assert_eq!(fired, e.due_heights[..3]);
 }
@@ -124,10 +129,18 @@ fn english_8_watch_estimate_matches_the_globalbox() {
         },
     );
     let out = n.apply(SendTx(write)).expect("writes");
-    assert_eq!(out.sealed, Some(h), "the write is in the watch's first block");
+    assert_eq!(
+        out.sealed,
+        Some(h),
+        "the write is in the watch's first block"
+    );
     let d = n.chain().engine().draft();
     let queued: Vec<_> = d.globalbox.iter().map(|g| (g.timer_id, g.score)).collect();
-    assert_eq!(queued, vec![(reg.timer_id, e.score)], "waits with the estimated score");
+    assert_eq!(
+        queued,
+        vec![(reg.timer_id, e.score)],
+        "waits with the estimated score"
+    );
 }
 
 /// A registration the chain would refuse is estimated with its named error.
@@ -141,5 +154,9 @@ fn estimate_names_the_refusal() {
     let e = EstimateDraftTimer(draft(a, true, args))
         .estimate(&n)
         .expect("estimate");
-    assert_eq!(e.error.map(|f| f.kind), Some(ErrorKind::InvalidInput), "no intervals in the English draft");
+    assert_eq!(
+        e.error.map(|f| f.kind),
+        Some(ErrorKind::InvalidInput),
+        "no intervals in the English draft"
+    );
 }

@@ -95,10 +95,18 @@ fn english_12_governance_sets_the_quotas_from_the_next_block() {
         assert_eq!(c.engine().next_draft_params(), d);
         let b = c.seal_block().clone();
         assert_eq!(b.header.height, h);
-        assert_eq!(fired(&b).len(), 2, "{kind}: block h plans under the old quota");
+        assert_eq!(
+            fired(&b).len(),
+            2,
+            "{kind}: block h plans under the old quota"
+        );
         assert!(timer_events(&b).iter().any(|e| matches!(e,
             TimerEvent::SchedulerConfigUpdated { draft: Some(p), .. } if *p == d)));
-        assert_eq!(c.engine().draft().params, d, "{kind}: in force once h is sealed");
+        assert_eq!(
+            c.engine().draft().params,
+            d,
+            "{kind}: in force once h is sealed"
+        );
         let b = c.seal_block().clone();
         assert_eq!(fired(&b).len(), 1, "{kind}: h + 1 under the new quota");
         assert_eq!(
@@ -124,13 +132,22 @@ fn english_12_refused_values_change_nothing() {
     let before = c.engine().draft().params;
     let mut zero = before;
     zero.max_fires_per_block = 0;
-    assert_eq!(err_kind(&set_draft(&mut c, gov(), zero)), ErrorKind::InvalidInput);
+    assert_eq!(
+        err_kind(&set_draft(&mut c, gov(), zero)),
+        ErrorKind::InvalidInput
+    );
     let mut big = before;
     big.max_payload_size = 2 << 20;
-    assert_eq!(err_kind(&set_draft(&mut c, gov(), big)), ErrorKind::InvalidInput);
+    assert_eq!(
+        err_kind(&set_draft(&mut c, gov(), big)),
+        ErrorKind::InvalidInput
+    );
     let mut fine = before;
     fine.w_bid = 3;
-    assert_eq!(err_kind(&set_draft(&mut c, alice(), fine)), ErrorKind::Unauthorized);
+    assert_eq!(
+        err_kind(&set_draft(&mut c, alice(), fine)),
+        ErrorKind::Unauthorized
+    );
     assert_eq!(c.engine().next_draft_params(), before);
     let b = c.seal_block().clone();
     assert!(
@@ -146,7 +163,10 @@ fn english_12_refused_values_change_nothing() {
     let r = set_draft(&mut fifo, gov(), fine);
     assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{:?}", r.error);
     fifo.seal_block();
-    assert!(fifo.engine().draft().is_pristine(), "no draft state under fifo");
+    assert!(
+        fifo.engine().draft().is_pristine(),
+        "no draft state under fifo"
+    );
     assert_ne!(root, fifo.state_root(), "(a block was sealed)");
 }
 
@@ -214,7 +234,10 @@ fn english_14_an_idle_watch_expires_at_its_ttl() {
         let dump = c.dump().expect("no open block");
         let mut loaded = Chain::load(dump, c.runtime().clone()).expect("loads");
         let b = c.seal_block().clone();
-        assert!(expired(&b).is_empty(), "{kind}: live through its expires_at");
+        assert!(
+            expired(&b).is_empty(),
+            "{kind}: live through its expires_at"
+        );
         let b = c.seal_block().clone();
         assert_eq!(b.header.height, exp + 1);
         assert_eq!(expired(&b), vec![w], "{kind}");
@@ -351,14 +374,21 @@ fn english_12_node_update_and_the_export_replays() {
     assert_eq!(n.head().state_root, root, "refused: nothing changed");
     n.apply(GovUpdateSchedulerConfig {
         from: dev_account(0),
-        fields: set(&[("w_age", 3), ("max_timers_per_target", 9), ("fairness_window_blocks", 7)]),
+        fields: set(&[
+            ("w_age", 3),
+            ("max_timers_per_target", 9),
+            ("fairness_window_blocks", 7),
+        ]),
     })
     .expect("update");
     n.apply(Mine { blocks: 6 }).unwrap();
     let d = n.chain().engine().draft().params;
     assert_eq!((d.w_age, d.max_timers_per_target), (3, 9));
     assert_eq!(n.chain().cip1_config().fairness_window_blocks, 7);
-    assert!(n.chain().engine().draft().watch(&reg.timer_id).is_none(), "expired");
+    assert!(
+        n.chain().engine().draft().watch(&reg.timer_id).is_none(),
+        "expired"
+    );
 
     let out = export(&n, None).expect("export");
     let lf = LoadedFixture::parse("session.toml", out.fixture.clone())

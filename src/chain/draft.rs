@@ -2,9 +2,9 @@
 //! block (see `Engine::end_draft_block`).
 
 use crate::engine::draft::{DraftKind, DraftParams};
-use crate::engine::{Timer, TimerError};
 use crate::engine::scheduler::variants::IntervalAfterFailure;
 use crate::engine::{Engine, TimerId};
+use crate::engine::{Timer, TimerError};
 use std::collections::BTreeSet;
 
 /// Timers fired in this block that must not re-arm.

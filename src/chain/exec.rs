@@ -483,7 +483,8 @@ impl Host for ExecCtx<'_> {
             return self.timer_err(e);
         }
         if policy.kind().is_draft()
-            && let Err(e) = super::draft::check_limits(&engine.draft().params, &timer, ctx.actor_timers)
+            && let Err(e) =
+                super::draft::check_limits(&engine.draft().params, &timer, ctx.actor_timers)
         {
             return self.timer_err(e);
         }

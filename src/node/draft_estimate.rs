@@ -82,13 +82,7 @@ impl EstimateDraftTimer {
             true => TimerOp::SetInterval(r.args),
             false => TimerOp::SetStateWatch(r.args),
         };
-        let tx = Transaction::new(
-            from,
-            TxKind::ActAs {
-                actor: r.actor,
-                op,
-            },
-        );
+        let tx = Transaction::new(from, TxKind::ActAs { actor: r.actor, op });
         let mut est = DraftEstimate {
             kind: if r.interval { "interval" } else { "watch" }.into(),
             timer_id: None,
@@ -115,7 +109,10 @@ impl EstimateDraftTimer {
             est.error = receipt.error;
             return Ok(est);
         }
-        let id = *receipt.timers.first().expect("a registration names its timer");
+        let id = *receipt
+            .timers
+            .first()
+            .expect("a registration names its timer");
         est.timer_id = Some(id);
         let d = trial.engine().draft();
         let Some(timer) = trial.engine().get(&id).cloned() else {
@@ -190,7 +187,8 @@ impl EstimateDraftTimer {
         let mut per: BTreeMap<Address, u64> = BTreeMap::new();
         for (cid, (bid, anchor, t, rank)) in &cands {
             let s = score(w, h.saturating_sub(*anchor), *bid, after(*rank));
-            let ahead = s > ours.0 || (s == ours.0 && (*anchor, *t, *cid) < (ours.1, ours.2, ours.3));
+            let ahead =
+                s > ours.0 || (s == ours.0 && (*anchor, *t, *cid) < (ours.1, ours.2, ours.3));
             if ahead {
                 *per.entry(*t).or_default() += 1;
             }
@@ -199,8 +197,8 @@ impl EstimateDraftTimer {
         est.ahead_same_target = per.get(&target).copied().unwrap_or(0);
         let per_target = p.max_fires_per_target as u64;
         let fires_before: u64 = per.values().map(|&n| n.min(per_target)).sum();
-        est.fires_in_first_block = est.ahead_same_target < per_target
-            && fires_before < p.max_fires_per_block as u64;
+        est.fires_in_first_block =
+            est.ahead_same_target < per_target && fires_before < p.max_fires_per_block as u64;
         Ok(est)
     }
 }

@@ -42,7 +42,10 @@ impl Request for GovUpdateSchedulerConfig {
                 Some(d)
             }
         };
-        gov_checked(node, txs::gov_update_scheduler_config(self.from, params, draft))
+        gov_checked(
+            node,
+            txs::gov_update_scheduler_config(self.from, params, draft),
+        )
     }
 }
 

@@ -6,10 +6,10 @@
 
 use crate::node::{
     AccountsQuery, ActorsQuery, BucketQuery, BucketsQuery, CancelTimer, ConfigChange, ConfigQuery,
-    DraftQuery, EstimateDraftTimer, EstimateTimer, EventsQuery, ExtendTimer, FairnessQuery, GovCancel, GovExtend,
-    GovUpdateConfig, GovUpdateSchedulerConfig, HeadQuery, LaneQuery, Mine, NamesQuery, Query,
-    Request, Revert, ScheduleTimer, SetActivationHeight, SetMining, SharesQuery, Snapshot,
-    SnapshotsQuery, TiersQuery, TimerQuery, TimersQuery,
+    DraftQuery, EstimateDraftTimer, EstimateTimer, EventsQuery, ExtendTimer, FairnessQuery,
+    GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, HeadQuery, LaneQuery, Mine,
+    NamesQuery, Query, Request, Revert, ScheduleTimer, SetActivationHeight, SetMining, SharesQuery,
+    Snapshot, SnapshotsQuery, TiersQuery, TimerQuery, TimersQuery,
 };
 use serde_json::{Value, json};
 

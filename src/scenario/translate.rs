@@ -171,12 +171,12 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
         Step::GovExtend {
             timer, to, from, ..
         } => tx(txs::gov_extend(cx.gov(from), cx.timer(timer)?, *to)),
-        Step::GovConfig { set, from, .. } => {
-            tx(match merge_gov_set(cx.config, &cx.scheduler, &cx.draft, set)? {
+        Step::GovConfig { set, from, .. } => tx(
+            match merge_gov_set(cx.config, &cx.scheduler, &cx.draft, set)? {
                 GovSet::Timer(c) => txs::gov_update_config(cx.gov(from), c),
                 GovSet::Scheduler(p, d) => txs::gov_update_scheduler_config(cx.gov(from), p, d),
-            })
-        }
+            },
+        ),
         Step::SetBalance {
             account, balance, ..
         } => StepRequest::SetBalance(SetBalance {

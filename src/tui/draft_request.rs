@@ -66,7 +66,10 @@ impl DraftEstimateView {
             ([], None) => String::new(),
             (hs, _) => format!(
                 "fires at {}",
-                hs.iter().map(|h| format!("#{h}")).collect::<Vec<_>>().join(" ")
+                hs.iter()
+                    .map(|h| format!("#{h}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
             ),
         };
         let quota = match e.fires_in_first_block {

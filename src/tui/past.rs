@@ -83,9 +83,9 @@ fn allowed_in_past(cmd: &UiCommand) -> bool {
     matches!(
         cmd,
         UiCommand::EstimateTimer(_)
-        | UiCommand::EstimateDraft(_)
-        | UiCommand::RevertTo(_)
-        | UiCommand::ExportSession
+            | UiCommand::EstimateDraft(_)
+            | UiCommand::RevertTo(_)
+            | UiCommand::ExportSession
     )
 }
 
