@@ -3,12 +3,14 @@
 //! `cip5-draft` and `cip5-draft-zh`, with small quotas. After every block no more than
 //! `MAX_FIRES_PER_BLOCK` fires ran and no target had more than `MAX_FIRES_PER_TARGET`; balances plus
 //! burned equal the supply; every height timer leaves by exactly one path (fired, cancelled, expired
-//! or unfunded); and replaying the same inputs gives the same block hashes and roots.
+//! or unfunded); and replaying the same inputs gives the same block hashes and roots. Governance
+//! changes the quotas mid-run (English §12, Spec note 126: the quotas in force at a block's start
+//! bound it) and some watches carry a TTL (Spec note 127).
 
 mod common;
 
 use common::*;
-use cowboy_devnet::chain::{Chain, DraftTimerArgs, Event, Genesis, TimerOp};
+use cowboy_devnet::chain::{Chain, DraftTimerArgs, Event, Genesis, SystemInstruction, TimerOp};
 use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind, TimerEvent, TimerId};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -18,7 +20,7 @@ struct Case {
     zh: bool,
     per_block: u32,
     per_target: u32,
-    /// (block 1..8, op 0..5, actor 0..3, offset 1..5, bid 0..5, key 0..3)
+    /// (block 1..8, op 0..6, actor 0..3, offset 1..5, bid 0..5, key 0..3)
     ops: Vec<(u64, u8, usize, u64, u128, usize)>,
 }
 
@@ -28,7 +30,7 @@ fn case() -> impl Strategy<Value = Case> {
         1u32..4,
         1u32..3,
         prop::collection::vec(
-            (1u64..8, 0u8..5, 0usize..3, 1u64..5, 0u128..5, 0usize..3),
+            (1u64..8, 0u8..6, 0usize..3, 1u64..5, 0u128..5, 0usize..3),
             5..40,
         ),
     )
@@ -98,8 +100,23 @@ fn play(c: &Case) -> Played {
                 keys,
                 every,
                 bid: Some(bid),
+                // Some watches and intervals expire (the TTL sweep).
+                expires_at: (bid % 2 == 0).then_some(h + 2 * off),
                 ..Default::default()
             };
+            if op == 5 {
+                // Governance: new quotas from the next block.
+                let mut d = chain.engine().next_draft_params();
+                d.max_fires_per_block = off as u32;
+                d.max_fires_per_target = 1 + (bid as u32 % 2);
+                let config = chain.engine().next_scheduler_params();
+                let ins = SystemInstruction::UpdateSchedulerConfig {
+                    config,
+                    draft: Some(d),
+                };
+                assert!(system(&mut chain, gov(), ins).success);
+                continue;
+            }
             let op = match op {
                 0 => TimerOp::ScheduleTimer(ScheduleArgs {
                     height: h + off,
@@ -132,6 +149,7 @@ fn play(c: &Case) -> Played {
                 }
             }
         }
+        let q = chain.engine().draft().params;
         let block = chain.seal_block().clone();
         let mut per: BTreeMap<Address, u32> = BTreeMap::new();
         let mut fired = 0;
@@ -155,11 +173,14 @@ fn play(c: &Case) -> Played {
             }
         }
         assert!(
-            fired <= c.per_block,
+            fired <= q.max_fires_per_block,
             "block {}: {fired} fires",
             block.header.height
         );
-        assert!(per.values().all(|n| *n <= c.per_target), "{per:?}");
+        assert!(
+            per.values().all(|n| *n <= q.max_fires_per_target),
+            "{per:?}"
+        );
         assert!(chain.funds_conserved(), "balances + burned = supply");
         p.hashes
             .push(format!("{} {}", block.header.hash, block.header.state_root));

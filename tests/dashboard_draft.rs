@@ -81,6 +81,13 @@ fn issue22_d_registers_a_watch_and_an_interval_from_the_dashboard() {
     press(&mut src, &mut app, &[key('D')]);
     press(&mut src, &mut app, &typed("watch target k9,k10 gas=100000"));
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    // Spec note 129: the first Enter shows the estimate, the second registers.
+    assert!(
+        matches!(&app.overlay, Overlay::Prompt(p) if p.estimate.as_ref().is_some_and(|e| e.1.contains("a write from #") && e.1.contains("score"))),
+        "{:?}",
+        app.overlay
+    );
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     let t = app.toast.clone().expect("a toast");
     assert!(
         !t.error && t.text.contains("registered state watch"),
@@ -97,6 +104,12 @@ fn issue22_d_registers_a_watch_and_an_interval_from_the_dashboard() {
     // An interval under the zh draft.
     press(&mut src, &mut app, &[key('D')]);
     press(&mut src, &mut app, &typed("interval target 5 payload=tick"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert!(
+        matches!(&app.overlay, Overlay::Prompt(p) if p.estimate.as_ref().is_some_and(|e| e.1.contains("fires at #"))),
+        "{:?}",
+        app.overlay
+    );
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     let t = app.toast.clone().expect("a toast");
     assert!(!t.error && t.text.contains("every 5 blocks"), "{t:?}");

@@ -82,6 +82,8 @@ const READ_ONLY: &[&str] = &[
     "devnet_dumpState",
     "devnet_getEvents",
     "timer_estimate",
+    // The drafts' estimate: tried on a copy of the chain (Spec note 129).
+    "timer_estimateDraft",
     "timer_get",
     "timer_bucket",
     "timer_list",

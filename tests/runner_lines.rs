@@ -197,6 +197,7 @@ fn sample(kind: EventKind) -> Event {
         },
         EventKind::SchedulerConfigUpdated => T::SchedulerConfigUpdated {
             config: cowboy_devnet::engine::Cip1Config::default().scheduler_params(),
+            draft: None,
         },
     };
     Event::Timer(t)

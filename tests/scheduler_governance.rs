@@ -36,7 +36,10 @@ fn update(c: &mut Chain, from: cowboy_devnet::engine::Address, p: SchedulerParam
     system(
         c,
         from,
-        SystemInstruction::UpdateSchedulerConfig { config: p },
+        SystemInstruction::UpdateSchedulerConfig {
+            config: p,
+            draft: None,
+        },
     )
     .success
 }
@@ -81,7 +84,12 @@ fn cip1_v3_7_3_governance_sets_the_tier_multipliers_from_the_next_block() {
     assert_eq!(b1.header.height, h + 1);
     let p50 = 2 * S / 100;
     assert_eq!(tip_of(&b1, f1), 1_000 * (p50 * 15_000 / 10_000) / S);
-    assert!(timer_events(&b1).contains(&&TimerEvent::SchedulerConfigUpdated { config: p.clone() }));
+    assert!(
+        timer_events(&b1).contains(&&TimerEvent::SchedulerConfigUpdated {
+            config: p.clone(),
+            draft: None
+        })
+    );
     assert_eq!(params(&c), p, "in force once the setting block is sealed");
     // From h + 2 on the new multiplier prices the tier (the p50 is now the Fast fire's tip).
     let p50 = p50 * 15_000 / 10_000;
@@ -145,7 +153,10 @@ fn cip1_v3_7_3_refused_changes_change_nothing() {
     let r = system(
         &mut c,
         gov(),
-        SystemInstruction::UpdateSchedulerConfig { config: bad },
+        SystemInstruction::UpdateSchedulerConfig {
+            config: bad,
+            draft: None,
+        },
     );
     assert_eq!(err_kind(&r), ErrorKind::InvalidInput);
     let mut unordered = params(&c);
@@ -159,7 +170,10 @@ fn cip1_v3_7_3_refused_changes_change_nothing() {
     let r = system(
         &mut c,
         alice(),
-        SystemInstruction::UpdateSchedulerConfig { config: fine },
+        SystemInstruction::UpdateSchedulerConfig {
+            config: fine,
+            draft: None,
+        },
     );
     assert_eq!(err_kind(&r), ErrorKind::Unauthorized);
     let b = c.seal_block().clone();

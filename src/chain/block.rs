@@ -468,14 +468,23 @@ impl Chain {
                     }),
                 );
             }
-            SystemInstruction::UpdateSchedulerConfig { config } => {
+            SystemInstruction::UpdateSchedulerConfig { config, draft } => {
                 // Waits for the end of this block: its plan runs under the parameters it
-                // started with (`Engine::stage_scheduler_params`).
-                self.engine.stage_scheduler_params(config.clone())?;
+                // started with (`Engine::stage_scheduler_params`, Spec note 126). Both sets
+                // are checked before either is staged; an update naming only draft fields
+                // restates the CIP-1 v3 ones and leaves them unstaged.
+                config.validate()?;
+                if let Some(d) = draft {
+                    self.engine.stage_draft_params(*d)?;
+                }
+                if draft.is_none() || *config != self.engine.next_scheduler_params() {
+                    self.engine.stage_scheduler_params(config.clone())?;
+                }
                 self.push_event(
                     Phase::Tx,
                     Event::Timer(TimerEvent::SchedulerConfigUpdated {
                         config: config.clone(),
+                        draft: *draft,
                     }),
                 );
             }

@@ -238,16 +238,19 @@ impl<'a> ExecCtx<'a> {
             .unwrap_or_else(|| self.chain.nonce(&self.actor))
     }
 
+    /// The actor's live timers: the calendar queue's and the drafts' watches (Spec note 128),
+    /// with this execution's schedules and cancellations.
     fn live_timers_of_actor(&self) -> u32 {
-        let q = self.chain.engine.queue();
-        let base = q.actor_count(&self.actor);
+        let e = &self.chain.engine;
+        let base = e.queue().actor_count(&self.actor) + e.draft().watches_of(&self.actor);
         let cancelled = self
             .overlay
             .cancelled
             .iter()
-            .filter(|id| q.get(id).is_some_and(|t| t.actor_address == self.actor))
+            .filter(|id| e.get(id).is_some_and(|t| t.actor_address == self.actor))
             .count() as u32;
-        base + self.overlay.scheduled.len() as u32 - cancelled
+        let watches = self.overlay.draft.iter().filter(|r| r.watch.is_some());
+        base + self.overlay.scheduled.len() as u32 + watches.count() as u32 - cancelled
     }
 
     fn actor_exists(&self, who: &Address) -> bool {
@@ -479,6 +482,12 @@ impl Host for ExecCtx<'_> {
         if let Err(e) = policy.check_timer(&timer) {
             return self.timer_err(e);
         }
+        if policy.kind().is_draft()
+            && let Err(e) =
+                super::draft::check_limits(&engine.draft().params, &timer, ctx.actor_timers)
+        {
+            return self.timer_err(e);
+        }
         let fees = match policy.check_fees(&env, &fee_args) {
             Ok(f) => f,
             Err(e) => return self.timer_err(e),
@@ -560,7 +569,10 @@ impl Host for ExecCtx<'_> {
             self.push_extended(id, old, new, false);
             return Ok(());
         }
-        if let Some(f) = self.firing.filter(|f| f.timer_id == id) {
+        // A firing watch stays live after its fire (unless `watch_after_fire = once`): its
+        // handler extends it like any live timer (Spec note 128).
+        let live_watch = self.chain.engine.draft().watch(&id).is_some();
+        if let Some(f) = self.firing.filter(|f| f.timer_id == id && !live_watch) {
             // Spec note (CIP-5 §6.3, "extend_timer on the current timer before returning"):
             // while its handler runs, a timer is still addressable by extend_timer. The
             // extension is validated like any other and recorded (`TimerExtended`, marked

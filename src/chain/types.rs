@@ -70,7 +70,13 @@ pub enum SystemInstruction {
         new_expires_at: u64,
     },
     /// `SYS_UPDATE_SCHEDULER_CONFIG` (51, the devnet's: CIP-1 v3 §7.3/§8/§10 name no opcode).
-    UpdateSchedulerConfig { config: SchedulerParams },
+    /// `draft`: the CIP-5 drafts' parameters in force from the next block (English §12, zh
+    /// §13; Spec note 126), absent when the update names none of their fields.
+    UpdateSchedulerConfig {
+        config: SchedulerParams,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        draft: Option<crate::engine::draft::DraftParams>,
+    },
 }
 
 /// The arguments of a state watch or an interval timer (CIP-5 drafts). `keys` are storage
@@ -293,7 +299,14 @@ impl HashEncode for SystemInstruction {
         match self {
             SystemInstruction::CancelTimer { timer_id } => timer_id.hash_encode(e),
             SystemInstruction::UpdateTimerConfig { config } => config.hash_encode(e),
-            SystemInstruction::UpdateSchedulerConfig { config } => config.hash_encode(e),
+            SystemInstruction::UpdateSchedulerConfig { config, draft } => {
+                config.hash_encode(e);
+                // Absent: the bytes of an update without draft fields are unchanged.
+                if let Some(d) = draft {
+                    e.u8(1);
+                    d.encode(e);
+                }
+            }
             SystemInstruction::ExtendTimer {
                 timer_id,
                 new_expires_at,

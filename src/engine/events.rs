@@ -284,6 +284,9 @@ pub enum TimerEvent {
     /// (`SYS_UPDATE_SCHEDULER_CONFIG`), in force from the next block.
     SchedulerConfigUpdated {
         config: SchedulerParams,
+        /// The CIP-5 drafts' parameters set with them (English §12, zh §13), if any.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        draft: Option<super::draft::DraftParams>,
     },
     /// CIP-1 v1 §3 "Deliver Timers" b–c: the bid that priced a due timer (nanos per cycle):
     /// its GBA's (or the default's) `max_fee_per_cycle` and the effective tip it competes with.
@@ -554,9 +557,13 @@ impl HashEncode for TimerEvent {
                 e.u8(13);
                 e.u64(*height);
             }
-            TimerEvent::SchedulerConfigUpdated { config } => {
+            TimerEvent::SchedulerConfigUpdated { config, draft } => {
                 e.u8(14);
                 config.hash_encode(e);
+                if let Some(d) = draft {
+                    e.u8(1);
+                    d.encode(e);
+                }
             }
             TimerEvent::TimerBid {
                 timer_id,

@@ -217,7 +217,8 @@ impl Engine {
     ) -> (u128, bool) {
         let (p50, changed) = self.cip1.end_block(height, lane_capacity, outcome);
         let governed = self.cip1.apply_pending_params(height);
-        (p50, changed || governed)
+        let drafted = self.draft.apply_pending_params();
+        (p50, changed || governed || drafted)
     }
 
     /// Governance's new CIP-1 v3 parameters (`SYS_UPDATE_SCHEDULER_CONFIG`, issue 21 §3),
@@ -228,6 +229,24 @@ impl Engine {
         p.validate()?;
         self.cip1.pending_params = Some(p);
         Ok(())
+    }
+
+    /// Governance's new CIP-5 draft parameters (English §12, zh §13), validated, in force from
+    /// the next block (Spec note 126). Refused by name unless a draft plans the blocks.
+    pub fn stage_draft_params(&mut self, p: draft::DraftParams) -> Result<(), TimerError> {
+        if !self.scheduler.is_draft() {
+            return Err(TimerError::InvalidInput(format!(
+                "the CIP-5 draft parameters ({}) need a draft scheduler (cip5-draft or cip5-draft-zh), not {}",
+                draft::DraftParams::FIELDS.join(", "),
+                self.scheduler
+            )));
+        }
+        self.draft.stage_params(p)
+    }
+
+    /// The CIP-5 draft parameters in force after the open block.
+    pub fn next_draft_params(&self) -> draft::DraftParams {
+        self.draft.next_params()
     }
 
     /// The CIP-1 v3 parameters in force after the open block: governance's waiting ones, else
@@ -304,6 +323,11 @@ impl Engine {
         if self.draft.busy() {
             return 0;
         }
+        // A watch's TTL sweep runs at the block after its `expires_at` (Spec note 127).
+        let limit = match self.draft.next_watch_expiry() {
+            Some(e) => limit.min(e.saturating_add(1).saturating_sub(self.queue.next_height())),
+            None => limit,
+        };
         self.queue.quiet_heights(limit)
     }
 
@@ -336,7 +360,9 @@ impl Engine {
     /// Sets a live timer's `expires_at` (CIP-5 §5.4; the caller clamped it). Returns the
     /// previous value, `None` if the timer is not live.
     pub fn extend(&mut self, id: &TimerId, expires_at: u64) -> Option<u64> {
-        self.queue.set_expires_at(id, expires_at)
+        self.queue
+            .set_expires_at(id, expires_at)
+            .or_else(|| self.draft.set_watch_expiry(id, expires_at))
     }
 
     /// Classifies the timers due at `height` and pre-charges the fires, by the policy in force

@@ -15,6 +15,7 @@
 pub mod at;
 mod core;
 pub mod draft;
+pub mod draft_estimate;
 mod error;
 mod governance;
 mod history;
@@ -35,6 +36,7 @@ pub use self::core::{
 };
 pub use at::{At, BlockTag};
 pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
+pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
 pub use error::NodeError;
 pub use governance::{GovUpdateSchedulerConfig, merge_scheduler_params};
 pub use query::*;

@@ -81,7 +81,8 @@ pub(super) fn actor_deployer(chain: &Chain, who: &Address) -> Option<Address> {
 
 /// Live timers `actor` holds.
 pub(super) fn actor_timers(chain: &Chain, actor: &Address) -> u32 {
-    chain.engine().queue().actor_count(actor)
+    let e = chain.engine();
+    e.queue().actor_count(actor) + e.draft().watches_of(actor)
 }
 
 pub(super) fn live_timer<'c>(chain: &'c Chain, id: &TimerId) -> Option<&'c Timer> {

@@ -354,7 +354,7 @@ pub struct Scheduled {
 }
 
 /// The sender of a timer request: `from`, or the actor's deployer.
-fn act_as_sender(
+pub(super) fn act_as_sender(
     node: &NodeCore,
     actor: &Address,
     from: Option<Address>,

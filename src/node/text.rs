@@ -184,7 +184,22 @@ fn timer_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
                 who(actor)
             ),
         },
-        T::SchedulerConfigUpdated { config: c } => format!(
+        T::SchedulerConfigUpdated { draft: Some(d), .. } => format!(
+            "drafts: fires {}/block {}/target · W_age {} W_bid {} W_fifo {} · watch keys {} · min gas {} · payload {} B · timers {}/target (from the next block)",
+            d.max_fires_per_block,
+            d.max_fires_per_target,
+            d.w_age,
+            d.w_bid,
+            d.w_fifo,
+            d.max_watch_keys,
+            d.min_gas_limit_per_timer,
+            d.max_payload_size,
+            d.max_timers_per_target
+        ),
+        T::SchedulerConfigUpdated {
+            config: c,
+            draft: None,
+        } => format!(
             "tiers {}/{}/{}/{} bps · fairness window {} · auction cap {} (from the next block)",
             c.tier_economy_bps,
             c.tier_standard_bps,

@@ -59,8 +59,16 @@ pub fn gov_update_config(from: Address, config: TimerConfig) -> Transaction {
 }
 
 /// `SYS_UPDATE_SCHEDULER_CONFIG` (51) from `from` (issue 21 §3).
-pub fn gov_update_scheduler_config(from: Address, config: SchedulerParams) -> Transaction {
-    system(from, SystemInstruction::UpdateSchedulerConfig { config })
+/// `draft`: the CIP-5 drafts' parameters (English §12), when the update names any.
+pub fn gov_update_scheduler_config(
+    from: Address,
+    config: SchedulerParams,
+    draft: Option<crate::engine::draft::DraftParams>,
+) -> Transaction {
+    system(
+        from,
+        SystemInstruction::UpdateSchedulerConfig { config, draft },
+    )
 }
 
 fn system(from: Address, i: SystemInstruction) -> Transaction {

@@ -1,13 +1,14 @@
 //! The CIP-5 drafts' methods (issue 22): `timer_watch` (`set_state_watch`, English §6.1),
 //! `timer_interval` (`set_interval`, zh §7.1) and `scheduler_draft` (the Globalbox, the last
-//! Mailbox, the watches).
+//! Mailbox, the watches) and `timer_estimateDraft` (what a registration would do, Spec note
+//! 129).
 
 use super::methods::{node_error, receipt_json, reg, to_json};
 use super::types::{Amount, Args, Bytes, Obj, invalid_param};
 use crate::chain::DraftTimerArgs;
 use crate::engine::Address;
 use crate::engine::timer::handler_payload;
-use crate::node::{DraftQuery, DraftTimer, NodeHandle};
+use crate::node::{DraftQuery, DraftTimer, EstimateDraftTimer, NodeHandle};
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
@@ -26,6 +27,32 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
             }))
         });
     }
+    // What `timer_watch` / `timer_interval` would do (Spec note 129): `kind` names which.
+    reg(m, "timer_estimateDraft", |p, node| async move {
+        let a = Args::new(&p, &["timer"])?;
+        let mut o = a.obj(0, "timer", false)?;
+        let kind: String = o.req("kind")?;
+        let interval = match kind.as_str() {
+            "watch" => false,
+            "interval" => true,
+            _ => return Err(invalid_param("kind", "expected \"watch\" or \"interval\"")),
+        };
+        let req = decode(o, interval)?;
+        let e = node
+            .request(EstimateDraftTimer(req))
+            .await
+            .map_err(node_error)?;
+        let mut v = to_json(&e);
+        // The error `timer_watch` / `timer_interval` would give, as they would give it.
+        if let Some(err) = &e.error {
+            v["error"] = json!({
+                "code": super::error::code_of(err.kind.as_str()),
+                "reason": err.kind.as_str(),
+                "message": err.to_string(),
+            });
+        }
+        Ok(v)
+    });
     reg(m, "scheduler_draft", |p, node| async move {
         Args::new(&p, &[])?;
         let v = node.ask(DraftQuery).await.map_err(node_error)?;

@@ -314,6 +314,16 @@ pub const METHODS: &[MethodDoc] = &[
         r#"{"type":"object","properties":{"timer_id":"@TimerId","tx_hash":"@Hash"}}"#,
     ),
     m(
+        "timer_estimateDraft",
+        "CIP-5 drafts: what timer_watch (kind watch) or timer_interval (kind interval) would do: timer_id, first_block, an interval's due_heights, the score its fire would enter with, the fires ranked ahead of it now, whether the quotas let it fire in its first block, max_cost and the fee payer's funding, or its error. Changes nothing.",
+        &[p(
+            "timer",
+            r#"{"type":"object","required":["kind","actor"],"properties":{"kind":{"enum":["watch","interval"]},"actor":"@Address","keys":{"type":"array","items":{"type":"string"}},"every":"@Count","first":"@Height","payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","from":"@Address"}}"#,
+            "kind (watch | interval), then timer_watch's or timer_interval's fields",
+        )],
+        r#"{"type":"object","properties":{"kind":{"type":"string"},"timer_id":"@TimerId","error":{"type":["object","null"]},"max_cost":"@Amount","first_block":"@Height","due_heights":{"type":"array","items":"@Height"},"score":"@Amount","ahead":"@Count","ahead_same_target":"@Count","fires_in_first_block":{"type":"boolean"},"funding":{"type":["object","null"]}}}"#,
+    ),
+    m(
         "timer_extend",
         "A transaction in which `actor` moves its timer's expiry.",
         &[p(
@@ -465,10 +475,10 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "gov_updateSchedulerConfig",
-        "System instruction 51 (SYS_UPDATE_SCHEDULER_CONFIG, issue 21) from a system deployer: the named CIP-1 v3 parameters change from the next block (tier_economy_bps, tier_standard_bps, tier_fast_bps, tier_urgent_bps, fairness_window_blocks, max_cycles_per_fire_auction).",
+        "System instruction 51 (SYS_UPDATE_SCHEDULER_CONFIG, issue 21) from a system deployer: the named CIP-1 v3 parameters change from the next block (tier_economy_bps, tier_standard_bps, tier_fast_bps, tier_urgent_bps, fairness_window_blocks, max_cycles_per_fire_auction); under cip5-draft / cip5-draft-zh also the drafts' (English §12, zh §13: max_fires_per_block, max_fires_per_target, w_age, w_bid, w_fifo, max_watch_keys, min_gas_limit_per_timer, max_payload_size, max_timers_per_target).",
         &[p(
             "update",
-            r#"{"type":"object","required":["from","config"],"properties":{"from":"@Address","config":{"type":"object","properties":{"tier_economy_bps":{"type":"integer"},"tier_standard_bps":{"type":"integer"},"tier_fast_bps":{"type":"integer"},"tier_urgent_bps":{"type":"integer"},"fairness_window_blocks":{"type":"integer"},"max_cycles_per_fire_auction":{"type":"integer"}},"additionalProperties":false}}}"#,
+            r#"{"type":"object","required":["from","config"],"properties":{"from":"@Address","config":{"type":"object","properties":{"tier_economy_bps":{"type":"integer"},"tier_standard_bps":{"type":"integer"},"tier_fast_bps":{"type":"integer"},"tier_urgent_bps":{"type":"integer"},"fairness_window_blocks":{"type":"integer"},"max_cycles_per_fire_auction":{"type":"integer"},"max_fires_per_block":{"type":"integer"},"max_fires_per_target":{"type":"integer"},"w_age":{"type":"integer"},"w_bid":{"type":"integer"},"w_fifo":{"type":"integer"},"max_watch_keys":{"type":"integer"},"min_gas_limit_per_timer":{"type":"integer"},"max_payload_size":{"type":"integer"},"max_timers_per_target":{"type":"integer"}},"additionalProperties":false}}}"#,
             "from, config (partial)",
         )],
         "Receipt",

@@ -6,10 +6,10 @@
 
 use crate::node::{
     AccountsQuery, ActorsQuery, BucketQuery, BucketsQuery, CancelTimer, ConfigChange, ConfigQuery,
-    DraftQuery, EstimateTimer, EventsQuery, ExtendTimer, FairnessQuery, GovCancel, GovExtend,
-    GovUpdateConfig, GovUpdateSchedulerConfig, HeadQuery, LaneQuery, Mine, NamesQuery, Query,
-    Request, Revert, ScheduleTimer, SetActivationHeight, SetMining, SharesQuery, Snapshot,
-    SnapshotsQuery, TiersQuery, TimerQuery, TimersQuery,
+    DraftQuery, EstimateDraftTimer, EstimateTimer, EventsQuery, ExtendTimer, FairnessQuery,
+    GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, HeadQuery, LaneQuery, Mine,
+    NamesQuery, Query, Request, Revert, ScheduleTimer, SetActivationHeight, SetMining, SharesQuery,
+    Snapshot, SnapshotsQuery, TiersQuery, TimerQuery, TimersQuery,
 };
 use serde_json::{Value, json};
 
@@ -192,6 +192,11 @@ request! {
     SetMining => "devnet_setMining", |r| vec![super::methods::mining_json(r.0)];
     ScheduleTimer => "timer_schedule", |r| vec![schedule_json(r)];
     EstimateTimer => "timer_estimate", |r| vec![schedule_json(&r.0)];
+    EstimateDraftTimer => "timer_estimateDraft", |r| {
+        let mut v = draft_params(&r.0);
+        v[0]["kind"] = json!(if r.0.interval { "interval" } else { "watch" });
+        v
+    };
     CancelTimer => "timer_cancel", |r| vec![with(
         json!({"actor": r.actor, "timer_id": r.timer_id}),
         &[("from", r.from.map(|f| json!(f)))],

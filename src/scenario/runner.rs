@@ -8,6 +8,7 @@ use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome
 use super::translate::{StepContext, StepRequest, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
+use crate::engine::draft::DraftParams;
 use crate::engine::scheduler::variants::Variants;
 use crate::engine::{
     Address, Failure, SchedulerKind, SchedulerParams, TimerConfig, TimerError, TimerId,
@@ -589,6 +590,7 @@ impl Scenario {
             labels: &run.labels,
             config: devnet.chain().timer_config(),
             scheduler: devnet.chain().engine().next_scheduler_params(),
+            draft: devnet.chain().engine().next_draft_params(),
         };
         let cmd = match command_for(&ps.step, &cx) {
             Ok(Some(cmd)) => cmd,
@@ -678,7 +680,7 @@ pub enum MergeConfigError {
     BadValue(String),
     /// Issue 21 §3: one step sets the `TimerConfig` or the scheduler parameters, not both.
     #[error(
-        "a gov_config step sets TimerConfig fields or scheduler fields (tier_*_bps, fairness_window_blocks, max_cycles_per_fire_auction), not both"
+        "a gov_config step sets TimerConfig fields or scheduler fields (tier_*_bps, fairness_window_blocks, max_cycles_per_fire_auction, and the CIP-5 drafts' max_fires_per_*, w_*, max_watch_keys, min_gas_limit_per_timer, max_payload_size, max_timers_per_target), not both"
     )]
     Mixed,
 }
@@ -715,19 +717,32 @@ fn merge_table<T: serde::Serialize + serde::de::DeserializeOwned>(
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GovSet {
     Timer(TimerConfig),
-    Scheduler(SchedulerParams),
+    /// The CIP-1 v3 parameters (restated when the step names none), and the CIP-5 drafts'
+    /// when it names any of theirs (English §12, Spec note 126).
+    Scheduler(SchedulerParams, Option<DraftParams>),
 }
 
 /// The config a `gov_config` step's `set` makes over the ones in force.
 pub fn merge_gov_set(
     timer: &TimerConfig,
     sched: &SchedulerParams,
+    draft: &DraftParams,
     set: &toml::Table,
 ) -> Result<GovSet, MergeConfigError> {
-    let is_sched = |k: &String| SchedulerParams::FIELDS.contains(&k.as_str());
+    let is_draft = |k: &String| DraftParams::is_field(k);
+    let is_sched = |k: &String| SchedulerParams::FIELDS.contains(&k.as_str()) || is_draft(k);
     match (set.keys().any(is_sched), set.keys().all(is_sched)) {
         (false, _) => merge_config(timer, set).map(GovSet::Timer),
-        (true, true) => merge_table(sched, set).map(GovSet::Scheduler),
+        (true, true) => {
+            let (d, s): (toml::Table, toml::Table) =
+                set.clone().into_iter().partition(|(k, _)| is_draft(k));
+            let sched = merge_table(sched, &s)?;
+            let draft = match d.is_empty() {
+                true => None,
+                false => Some(merge_table(draft, &d)?),
+            };
+            Ok(GovSet::Scheduler(sched, draft))
+        }
         (true, false) => Err(MergeConfigError::Mixed),
     }
 }
@@ -738,16 +753,25 @@ pub fn merge_gov_set(
 pub fn check_gov_set(
     timer: &mut TimerConfig,
     sched: &mut SchedulerParams,
+    draft: &mut DraftParams,
     set: &toml::Table,
     expected: bool,
 ) -> Result<(), String> {
-    let (valid, merged) = match merge_gov_set(timer, sched, set).map_err(|e| e.to_string())? {
-        GovSet::Timer(c) => (c.validate(), GovSet::Timer(c)),
-        GovSet::Scheduler(p) => (p.validate(), GovSet::Scheduler(p)),
+    let merged = merge_gov_set(timer, sched, draft, set).map_err(|e| e.to_string())?;
+    let valid = match &merged {
+        GovSet::Timer(c) => c.validate(),
+        GovSet::Scheduler(p, d) => p
+            .validate()
+            .and_then(|()| d.as_ref().map_or(Ok(()), |d| d.validate())),
     };
     match (valid, merged) {
         (Ok(()), GovSet::Timer(c)) => *timer = c,
-        (Ok(()), GovSet::Scheduler(p)) => *sched = p,
+        (Ok(()), GovSet::Scheduler(p, d)) => {
+            *sched = p;
+            if let Some(d) = d {
+                *draft = d;
+            }
+        }
         (Err(e), _) if !expected => return Err(e.to_string()),
         (Err(_), _) => {}
     }

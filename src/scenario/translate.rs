@@ -36,6 +36,8 @@ pub struct StepContext<'a> {
     /// The scheduler parameters in force after this block (`gov_config` overrides their
     /// fields, issue 21 §3).
     pub scheduler: SchedulerParams,
+    /// The CIP-5 drafts' parameters in force after this block (English §12).
+    pub draft: crate::engine::draft::DraftParams,
 }
 
 /// Why a step could not become a command (it fails without reaching the node). The text is
@@ -169,12 +171,12 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
         Step::GovExtend {
             timer, to, from, ..
         } => tx(txs::gov_extend(cx.gov(from), cx.timer(timer)?, *to)),
-        Step::GovConfig { set, from, .. } => {
-            tx(match merge_gov_set(cx.config, &cx.scheduler, set)? {
+        Step::GovConfig { set, from, .. } => tx(
+            match merge_gov_set(cx.config, &cx.scheduler, &cx.draft, set)? {
                 GovSet::Timer(c) => txs::gov_update_config(cx.gov(from), c),
-                GovSet::Scheduler(p) => txs::gov_update_scheduler_config(cx.gov(from), p),
-            })
-        }
+                GovSet::Scheduler(p, d) => txs::gov_update_scheduler_config(cx.gov(from), p, d),
+            },
+        ),
         Step::SetBalance {
             account, balance, ..
         } => StepRequest::SetBalance(SetBalance {

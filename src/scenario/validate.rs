@@ -39,6 +39,8 @@ struct Check<'a> {
     config: TimerConfig,
     /// The scheduler parameters as the `gov_config` steps so far leave them (issue 21 §3).
     sched: crate::engine::SchedulerParams,
+    /// The CIP-5 drafts' parameters as the `gov_config` steps so far leave them (English §12).
+    draft: crate::engine::draft::DraftParams,
 }
 
 /// An error about `key` of element `i` of `array`.
@@ -131,6 +133,7 @@ impl<'a> Check<'a> {
             defined: BTreeSet::new(),
             config: genesis.timer.clone(),
             sched: genesis.cip1.scheduler_params(),
+            draft: genesis.cip5_draft,
             genesis,
             minted: 0,
             actors: Vec::new(),
@@ -552,7 +555,14 @@ impl<'a> Check<'a> {
         expected: bool,
         err: &ElemErr<'_>,
     ) -> Result<(), FixtureError> {
-        check_gov_set(&mut self.config, &mut self.sched, set, expected).map_err(|m| err("set", m))
+        check_gov_set(
+            &mut self.config,
+            &mut self.sched,
+            &mut self.draft,
+            set,
+            expected,
+        )
+        .map_err(|m| err("set", m))
     }
 
     /// A `halt` step: 1..=[`MAX_MINE_PER_COMMAND`] heights, ending below `u64::MAX`.

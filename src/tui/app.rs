@@ -680,6 +680,26 @@ fn on_done(
         }
         return vec![];
     }
+    if let UiCommand::EstimateDraft(_) = &cmd {
+        // The `D` prompt stays open with the estimate of its input (or why it would fail).
+        if let Overlay::Prompt(p) = &mut app.overlay
+            && p.sent.as_deref() == Some(&cmd)
+        {
+            p.sent = None;
+            match result {
+                Ok(CommandOutcome::DraftEstimated(e)) => match &e.error {
+                    Some(err) => p.error = Some(err.to_string()),
+                    None => {
+                        p.error = None;
+                        p.estimate = Some((p.input.clone(), e.line()));
+                    }
+                },
+                Ok(_) => {}
+                Err(e) => p.error = Some(e.to_string()),
+            }
+        }
+        return vec![];
+    }
     // A prompt that sent this command stays open until it is answered: closed when it went
     // through, kept with its input and the error when it was refused.
     if let Overlay::Prompt(p) = &mut app.overlay

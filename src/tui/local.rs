@@ -331,6 +331,11 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
                     funding: e.funding,
                 })
             }
+            NodeRequest::EstimateDraft(r) => {
+                let est = self.apply(r)?;
+                let error = est.error.as_ref().map(CommandError::from_failure);
+                Answer::DraftEstimate(Box::new(DraftEstimateView { est, error }))
+            }
             NodeRequest::Extend(r) => {
                 let (id, asked) = (r.timer_id, r.new_expires_at);
                 self.apply(r)?;

@@ -435,13 +435,15 @@ pub enum UiCommand {
     Revert(u64),
     /// `timer_watch` / `timer_interval` (the CIP-5 drafts, issue 22).
     DraftTimer(DraftRequest),
+    /// `timer_estimateDraft`: changes nothing.
+    EstimateDraft(DraftRequest),
     /// `devnet_revertTo height` (issue 24: `F`, fork at the viewed height).
     RevertTo(u64),
     /// `devnet_exportFixture`, written to a new file here (issue 24: `W`).
     ExportSession,
 }
 
-pub use super::draft_request::DraftRequest;
+pub use super::draft_request::{DraftEstimateView, DraftRequest};
 
 impl UiCommand {
     /// The JSON-RPC method this command is.
@@ -462,6 +464,7 @@ impl UiCommand {
             UiCommand::Revert(_) => "devnet_revert",
             UiCommand::DraftTimer(r) if r.interval => "timer_interval",
             UiCommand::DraftTimer(_) => "timer_watch",
+            UiCommand::EstimateDraft(_) => "timer_estimateDraft",
             UiCommand::RevertTo(_) => "devnet_revertTo",
             UiCommand::ExportSession => "devnet_exportFixture",
         }
@@ -487,6 +490,7 @@ pub enum NodeRequest {
     Snapshot(node::Snapshot),
     Revert(node::Revert),
     Draft(node::DraftTimer),
+    EstimateDraft(node::EstimateDraftTimer),
     RevertTo(node::RevertTo),
     /// A read: the session as a fixture.
     Export,
@@ -556,6 +560,7 @@ impl UiCommand {
             UiCommand::Snapshot => NodeRequest::Snapshot(node::Snapshot),
             UiCommand::Revert(id) => NodeRequest::Revert(node::Revert { id }),
             UiCommand::DraftTimer(r) => NodeRequest::Draft(r.request()),
+            UiCommand::EstimateDraft(r) => NodeRequest::EstimateDraft(r.estimate()),
             UiCommand::RevertTo(height) => NodeRequest::RevertTo(node::RevertTo { height }),
             UiCommand::ExportSession => NodeRequest::Export,
         }
@@ -652,6 +657,7 @@ pub enum CommandOutcome {
         height: u64,
     },
     Estimated(Estimate),
+    DraftEstimated(Box<DraftEstimateView>),
     /// A transaction went through (cancel, extend, governance).
     Applied {
         what: String,
@@ -687,6 +693,7 @@ impl CommandOutcome {
                 },
                 Some(err) => format!("estimate: would fail: {err}"),
             },
+            CommandOutcome::DraftEstimated(e) => format!("estimate: {}", e.line()),
             CommandOutcome::Applied { what } => what.clone(),
             CommandOutcome::SnapshotTaken(id) => format!("snapshot {id} taken"),
             CommandOutcome::Reverted { id, height } => {
@@ -703,6 +710,7 @@ pub enum Answer {
     Height(u64),
     TimerId(TimerId),
     Estimate(Estimate),
+    DraftEstimate(Box<DraftEstimateView>),
     /// The expiry an extension applied (CIP-5 §5.4 clamps it to the TTL cap).
     Expiry(u64),
     /// The activation height after `GovSetActivationHeight`.
@@ -732,6 +740,9 @@ impl CommandOutcome {
                 }
             }
             (UiCommand::EstimateTimer(_), Answer::Estimate(e)) => CommandOutcome::Estimated(e),
+            (UiCommand::EstimateDraft(_), Answer::DraftEstimate(e)) => {
+                CommandOutcome::DraftEstimated(e)
+            }
             (UiCommand::CancelTimer { timer_id, .. }, _) => {
                 applied(format!("cancelled timer {}", timer_id.short()))
             }

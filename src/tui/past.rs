@@ -82,7 +82,10 @@ fn fork(app: &mut App) -> Vec<Effect> {
 fn allowed_in_past(cmd: &UiCommand) -> bool {
     matches!(
         cmd,
-        UiCommand::EstimateTimer(_) | UiCommand::RevertTo(_) | UiCommand::ExportSession
+        UiCommand::EstimateTimer(_)
+            | UiCommand::EstimateDraft(_)
+            | UiCommand::RevertTo(_)
+            | UiCommand::ExportSession
     )
 }
 

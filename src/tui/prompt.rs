@@ -104,6 +104,9 @@ pub struct Prompt {
     pub error: Option<String>,
     /// The command sent from this prompt and not answered yet.
     pub sent: Option<Box<UiCommand>>,
+    /// `D`: the input the shown estimate is for and its line (`timer_estimateDraft`, Spec
+    /// note 129). Enter on an input without one estimates; Enter again registers.
+    pub estimate: Option<(String, String)>,
 }
 
 impl Prompt {
@@ -115,6 +118,7 @@ impl Prompt {
             help,
             error: None,
             sent: None,
+            estimate: None,
         }
     }
 }
@@ -161,9 +165,10 @@ impl Confirm {
 
 /// The fields `g config` accepts, in the order it lists them: the `TimerConfig` fields
 /// (`gov_updateTimerConfig`), then the CIP-1 v3 scheduler parameters governance tunes
-/// (`gov_updateSchedulerConfig`, issue 21 §3: §7.3 tier multipliers, §8 window, §10 cap). One
-/// line names fields of one of the two.
-pub const CONFIG_FIELDS: [&str; 12] = [
+/// (`gov_updateSchedulerConfig`, issue 21 §3: §7.3 tier multipliers, §8 window, §10 cap) and
+/// the CIP-5 drafts' (English §12, zh §13, through the same instruction). One line names
+/// `TimerConfig` fields or scheduler fields.
+pub const CONFIG_FIELDS: [&str; 21] = [
     "max_ttl_blocks",
     "max_cycles_per_fire",
     "max_cells_per_fire",
@@ -176,6 +181,15 @@ pub const CONFIG_FIELDS: [&str; 12] = [
     "tier_urgent_bps",
     "fairness_window_blocks",
     "max_cycles_per_fire_auction",
+    "max_fires_per_block",
+    "max_fires_per_target",
+    "w_age",
+    "w_bid",
+    "w_fifo",
+    "max_watch_keys",
+    "min_gas_limit_per_timer",
+    "max_payload_size",
+    "max_timers_per_target",
 ];
 
 /// The governance prompt's commands.
@@ -237,6 +251,16 @@ pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                     app.overlay = Overlay::Confirm(Box::new(Confirm { back: Some(p), ..c }));
                     return vec![];
                 }
+                // `D` shows the estimate of what it registers before sending it.
+                let cmd = match cmd {
+                    UiCommand::DraftTimer(r)
+                        if p.estimate.as_ref().map(|e| &e.0) != Some(&p.input) =>
+                    {
+                        p.estimate = None;
+                        UiCommand::EstimateDraft(r)
+                    }
+                    cmd => cmd,
+                };
                 p.sent = Some(Box::new(cmd.clone()));
                 app.overlay = Overlay::Prompt(p);
                 vec![Effect::Command(cmd)]
@@ -507,7 +531,9 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
                             }
                             "gc_cycles_per_block" => patch.gc_cycles_per_block = Some(v),
                             "lane_timer_cycles" => patch.lane_timer_cycles = Some(v),
-                            f if crate::engine::SchedulerParams::FIELDS.contains(&f) => {
+                            f if crate::engine::SchedulerParams::FIELDS.contains(&f)
+                                || crate::engine::draft::DraftParams::is_field(f) =>
+                            {
                                 sched.push((f.to_string(), v))
                             }
                             other => {

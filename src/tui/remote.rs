@@ -188,7 +188,20 @@ fn u128_at(v: &Value, k: &str) -> u128 {
 
 /// `timer_estimate`'s answer; its `error` is what `timer_schedule` would answer.
 fn estimate_of(v: &Value, height: u64) -> Estimate {
-    let error = v["error"].as_object().map(|e| {
+    Estimate {
+        max_cost: u128_at(v, "max_cost"),
+        fire_height: v["fire_height"].as_u64().unwrap_or(height),
+        error: failure_of(v),
+        auction: serde_json::from_value(v["auction"].clone())
+            .ok()
+            .map(Box::new),
+        funding: serde_json::from_value(v["funding"].clone()).ok(),
+    }
+}
+
+/// An estimate's `error`: what the request it estimates would answer.
+fn failure_of(v: &Value) -> Option<CommandError> {
+    v["error"].as_object().map(|e| {
         let reason = e.get("reason").and_then(Value::as_str).unwrap_or("Error");
         let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
         let msg = msg
@@ -196,16 +209,7 @@ fn estimate_of(v: &Value, height: u64) -> Estimate {
             .and_then(|m| m.strip_prefix(": "))
             .unwrap_or(msg);
         CommandError::new(reason, msg)
-    });
-    Estimate {
-        max_cost: u128_at(v, "max_cost"),
-        fire_height: v["fire_height"].as_u64().unwrap_or(height),
-        error,
-        auction: serde_json::from_value(v["auction"].clone())
-            .ok()
-            .map(Box::new),
-        funding: serde_json::from_value(v["funding"].clone()).ok(),
-    }
+    })
 }
 
 /// A `devnet_subscribeStory` notification as the story line's item (the in-process node's
@@ -679,6 +683,7 @@ impl DashboardSource for RemoteDevnet {
             NodeRequest::Snapshot(r) => r.params(),
             NodeRequest::Revert(r) => r.params(),
             NodeRequest::Draft(r) => crate::rpc::queries::draft_params(&r),
+            NodeRequest::EstimateDraft(r) => r.params(),
             NodeRequest::RevertTo(r) => vec![serde_json::json!(r.height)],
             // Issue 24: the fixture comes back as text and is written here, beside the
             // dashboard (the server's directory may be another machine's).
@@ -693,6 +698,15 @@ impl DashboardSource for RemoteDevnet {
                 })?)
             }
             UiCommand::EstimateTimer(req) => Answer::Estimate(estimate_of(&v, req.height)),
+            UiCommand::EstimateDraft(_) => {
+                let error = failure_of(&v);
+                let mut v = v.clone();
+                v["error"] = Value::Null;
+                let est = serde_json::from_value(v).map_err(|e| {
+                    CommandError::new("InvalidResponse", format!("timer_estimateDraft: {e}"))
+                })?;
+                Answer::DraftEstimate(Box::new(DraftEstimateView { est, error }))
+            }
             UiCommand::ExtendTimer {
                 timer_id,
                 new_expires_at,

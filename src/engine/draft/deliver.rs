@@ -26,7 +26,7 @@
 //! Fees where the drafts are silent (English §11, zh §12): CIP-5's rule, a fire is pre-charged
 //! `max_cost` from its `fee_payer` and refunded the unused part; a fee payer who cannot pay is
 //! removed (`TimerCancelledInsufficientFunds`) and does not use a quota slot. TTL: CIP-5's
-//! `expires_at` applies to every draft timer (a watch past its TTL is removed when next hit).
+//! `expires_at` applies to every draft timer (a watch past its TTL is swept, Spec note 127).
 //! There is no timer lane: the quotas bound the end of block.
 
 use super::{DraftKind, DraftState, GlobalFire, Hit, MailboxEntry};
@@ -155,9 +155,14 @@ pub fn plan(
         });
     }
     out.stats.due = cands.len() as u64;
+    st.sweep_expired(&mut out, h, &mut gc_left);
     collect_hits(st, &mut out, h, &mut gc_left);
     for (id, hit) in &st.hits {
         let (w, m) = (&st.watches[id], &st.meta[id]);
+        if h > w.expires_at {
+            // Past its TTL, left by a short GC budget: swept first in the next block.
+            continue;
+        }
         cands.push(Cand {
             id: *id,
             target: w.actor_address,

@@ -15,6 +15,8 @@
 //! ([`DraftState::root_part`]), and dumped with the chain.
 
 pub mod deliver;
+mod expiry;
+mod govern;
 
 use super::error::TimerError;
 use super::timer::Timer;
@@ -43,6 +45,15 @@ pub struct DraftParams {
     /// How many keys or prefixes one watch may name (English §14 "limit the number of
     /// watch_keys").
     pub max_watch_keys: u32,
+    /// `MIN_GAS_LIMIT_PER_TIMER` (§12, §14 "gas suicide"): the smallest `gas_limit` a draft
+    /// timer may name (CIP-5's own floor is 1).
+    pub min_gas_limit_per_timer: u64,
+    /// `MAX_PAYLOAD_SIZE` (§12): a draft timer's payload bytes at most, within CIP-5 §4.2's
+    /// 1 MiB.
+    pub max_payload_size: u64,
+    /// `MAX_TIMERS_PER_TARGET` (§12, §14): live draft timers (watches included) per target
+    /// actor. `MAX_TIMERS_PER_OWNER` is CIP-5's `TimerConfig::max_timers_per_actor`.
+    pub max_timers_per_target: u32,
 }
 
 impl Default for DraftParams {
@@ -54,31 +65,49 @@ impl Default for DraftParams {
             w_bid: 1,
             w_fifo: 0,
             max_watch_keys: 16,
+            min_gas_limit_per_timer: 1,
+            max_payload_size: crate::engine::config::MAX_PAYLOAD_BYTES as u64,
+            max_timers_per_target: 1_024,
         }
     }
 }
 
 impl DraftParams {
-    /// Both quotas and the watch-key limit must be at least 1.
+    /// Both quotas, the watch-key limit, the gas floor and the per-target cap must be at least
+    /// 1; the payload limit at most CIP-5's 1 MiB (see [`govern`] for the field names).
     pub fn validate(&self) -> Result<(), TimerError> {
         if self.max_fires_per_block == 0
             || self.max_fires_per_target == 0
             || self.max_watch_keys == 0
+            || self.min_gas_limit_per_timer == 0
+            || self.max_timers_per_target == 0
         {
             return Err(TimerError::InvalidInput(
-                "cip5_draft: max_fires_per_block, max_fires_per_target and max_watch_keys must be at least 1".into(),
+                "cip5_draft: max_fires_per_block, max_fires_per_target, max_watch_keys, min_gas_limit_per_timer and max_timers_per_target must be at least 1".into(),
             ));
+        }
+        if self.max_payload_size > crate::engine::config::MAX_PAYLOAD_BYTES as u64 {
+            return Err(TimerError::InvalidInput(format!(
+                "cip5_draft: max_payload_size {} is above CIP-5's {} bytes",
+                self.max_payload_size,
+                crate::engine::config::MAX_PAYLOAD_BYTES
+            )));
         }
         Ok(())
     }
 
-    fn encode(&self, e: &mut HashEncoder) {
+    /// The fields in declaration order, fixed width (the state root's and the instruction's
+    /// bytes).
+    pub fn encode(&self, e: &mut HashEncoder) {
         e.u32(self.max_fires_per_block);
         e.u32(self.max_fires_per_target);
         e.u64(self.w_age);
         e.u64(self.w_bid);
         e.u64(self.w_fifo);
         e.u32(self.max_watch_keys);
+        e.u64(self.min_gas_limit_per_timer);
+        e.u64(self.max_payload_size);
+        e.u32(self.max_timers_per_target);
     }
 }
 
@@ -246,6 +275,16 @@ pub struct DraftState {
     /// quiet, whose root would reuse the last block's template.
     #[serde(skip)]
     pub(crate) dirty: bool,
+    /// Governance's new parameters, in force from the next block (see [`govern`]); always
+    /// empty once a block is sealed, so never committed nor dumped.
+    #[serde(skip)]
+    pending_params: Option<DraftParams>,
+    /// Watches by `expires_at` (derived from `watches`): the TTL sweep (see [`expiry`]).
+    #[serde(skip)]
+    expiry: BTreeMap<u64, BTreeSet<TimerId>>,
+    /// Live watches per target (derived from `watches`): the per-actor caps.
+    #[serde(skip)]
+    watches_per_target: BTreeMap<Address, u32>,
 }
 
 mod pairs {
@@ -292,6 +331,7 @@ impl DraftState {
     /// Rebuilds the watch index after a load.
     pub fn reindex(&mut self) {
         self.index.clear();
+        self.reindex_watches();
         for (id, m) in &self.meta {
             if let (DraftKind::Watch { keys }, Some(w)) = (&m.kind, self.watches.get(id)) {
                 for k in keys {
@@ -341,6 +381,7 @@ impl DraftState {
                     .insert(reg.timer_id);
             }
             self.watches.insert(reg.timer_id, w.clone());
+            self.index_watch(w);
         }
         self.meta.insert(
             reg.timer_id,
@@ -368,6 +409,9 @@ impl DraftState {
         self.hits.remove(id);
         self.globalbox.retain(|g| g.timer_id != *id);
         let w = self.watches.remove(id);
+        if let Some(w) = &w {
+            self.unindex_watch(w);
+        }
         if let (
             Some(DraftMeta {
                 kind: DraftKind::Watch { keys },
@@ -400,7 +444,7 @@ impl DraftState {
         if self.is_pristine() {
             return Vec::new();
         }
-        let mut e = HashEncoder::new(b"cowboy-devnet/cip5-draft/1");
+        let mut e = HashEncoder::new(b"cowboy-devnet/cip5-draft/2");
         self.params.encode(&mut e);
         e.length(self.meta.len());
         for (id, m) in &self.meta {

@@ -307,6 +307,11 @@ pub fn prompt(frame: &mut Frame, area: Rect, p: &Prompt, theme: &Theme) {
         (None, Some(e)) => lines.push(Line::styled(format!(" {e}"), theme.get("error"))),
         (None, None) => {}
     }
+    if let Some((input, line)) = &p.estimate
+        && *input == p.input
+    {
+        lines.push(Line::styled(format!(" estimate: {line}"), theme.get("ok")));
+    }
     lines.push(Line::styled(" Enter sends · Esc closes", theme.get("dim")));
     frame.render_widget(
         Paragraph::new(lines)

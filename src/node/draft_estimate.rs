@@ -1,0 +1,204 @@
+//! What registering a CIP-5 draft watch or interval would do, without doing it
+//! (`timer_estimateDraft`, the dashboard's `D` prompt): its id, its first fire heights, the
+//! score its fire would enter the Globalbox / candidate set with (English §8.1, zh §9.1), the
+//! fires known now that would rank ahead of it (§8.2 total order), whether the quotas (§8.3,
+//! zh §9.3) would let it fire in its first block, its `max_cost` and its fee payer's funding.
+//!
+//! Spec note 129: the estimate is of the fire's first possible block `H`: an interval's first
+//! due height, a watch's next block after registration (if a write hits it there). Its fire
+//! enters with age 0, so its score is `W_bid·bid_fp` (plus, under zh, `W_fifo` times the
+//! candidates registered after it, none: it is the newest). The fires it is ranked against
+//! are the ones known now that would be candidates at `H`: the Globalbox (`cip5-draft`), the
+//! watches' undelivered hits, and the timers due at `H`, each scored at `H`. "Fires in its
+//! first block" reads the quotas as the Globalbox consumes them (per target, then per block,
+//! in rank order); under zh's round-robin pruning and with fires still to come between now
+//! and `H` (new hits, new registrations) it is an estimate, exact for a quiet chain.
+
+use super::core::{NodeCore, Request};
+use super::draft::DraftTimer;
+use super::error::NodeError;
+use super::read;
+use super::requests::{Funding, act_as_sender};
+use crate::chain::{TimerOp, Transaction, TxKind};
+use crate::engine::draft::DraftKind;
+use crate::engine::draft::deliver::score;
+use crate::engine::eob::{fire_budget, max_cost};
+use crate::engine::{Address, Failure, SchedulerKind, TimerId};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// How many fire heights of an interval the estimate lists.
+pub const DUE_HEIGHTS: usize = 5;
+
+/// Estimates a [`DraftTimer`] registration (`timer_estimateDraft`).
+#[derive(Clone, Debug)]
+pub struct EstimateDraftTimer(pub DraftTimer);
+
+/// The estimate (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct DraftEstimate {
+    /// `watch` or `interval`.
+    pub kind: String,
+    /// The timer's id if it were registered now.
+    pub timer_id: Option<TimerId>,
+    /// Why the registration would be refused.
+    pub error: Option<Failure>,
+    /// `max_cost` of one fire under the current basefees.
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub max_cost: u128,
+    /// The first block its fire could be in: an interval's first due height, a watch's next
+    /// block.
+    pub first_block: Option<u64>,
+    /// An interval's next fire heights if each fires when due (at most [`DUE_HEIGHTS`], up to
+    /// its `expires_at`); a watch has none.
+    pub due_heights: Vec<u64>,
+    /// The score its fire would enter with in `first_block` (Q32.96, like `bid_fp`).
+    #[serde(with = "crate::engine::types::u128_str")]
+    pub score: u128,
+    /// Fires known now that would rank ahead of it in `first_block`.
+    pub ahead: u64,
+    /// Of those, the ones of its own target.
+    pub ahead_same_target: u64,
+    /// Whether `MAX_FIRES_PER_BLOCK` and `MAX_FIRES_PER_TARGET` would let it fire in
+    /// `first_block`.
+    pub fires_in_first_block: bool,
+    /// The fee payer's balance beside `max_cost` (as `timer_estimate.funding`).
+    pub funding: Option<Funding>,
+}
+
+impl Request for EstimateDraftTimer {
+    type Reply = DraftEstimate;
+    fn apply(self, node: &mut NodeCore) -> Result<DraftEstimate, NodeError> {
+        self.estimate(node)
+    }
+}
+
+impl EstimateDraftTimer {
+    /// The estimate from `&NodeCore` (tried on a copy of the chain: it changes nothing).
+    pub fn estimate(self, node: &NodeCore) -> Result<DraftEstimate, NodeError> {
+        let r = self.0;
+        let from = act_as_sender(node, &r.actor, r.from)?;
+        let op = match r.interval {
+            true => TimerOp::SetInterval(r.args),
+            false => TimerOp::SetStateWatch(r.args),
+        };
+        let tx = Transaction::new(from, TxKind::ActAs { actor: r.actor, op });
+        let mut est = DraftEstimate {
+            kind: if r.interval { "interval" } else { "watch" }.into(),
+            timer_id: None,
+            error: None,
+            max_cost: 0,
+            first_block: None,
+            due_heights: Vec::new(),
+            score: 0,
+            ahead: 0,
+            ahead_same_target: 0,
+            fires_in_first_block: false,
+            funding: None,
+        };
+        let chain = node.chain();
+        let mut trial = chain.clone();
+        let receipt = match trial.apply_tx(tx) {
+            Ok(r) => r,
+            Err(e) => {
+                est.error = Some(Failure::from_error(e.kind(), &e));
+                return Ok(est);
+            }
+        };
+        if !receipt.success {
+            est.error = receipt.error;
+            return Ok(est);
+        }
+        let id = *receipt
+            .timers
+            .first()
+            .expect("a registration names its timer");
+        est.timer_id = Some(id);
+        let d = trial.engine().draft();
+        let Some(timer) = trial.engine().get(&id).cloned() else {
+            return Ok(est);
+        };
+        let Some(meta) = d.meta.get(&id) else {
+            return Ok(est);
+        };
+        let cfg = read::timer_config(&trial);
+        est.max_cost = max_cost(
+            fire_budget(&timer, cfg),
+            cfg.max_cells_per_fire,
+            &trial.fee_quote(),
+            0,
+        );
+        let balance = trial.balance(&timer.fee_payer);
+        est.funding = Some(Funding {
+            fee_payer: timer.fee_payer,
+            balance,
+            needed: est.max_cost,
+            funded: balance >= est.max_cost,
+        });
+        let h = match meta.kind {
+            DraftKind::Interval { every } => {
+                let mut x = timer.height;
+                while est.due_heights.len() < DUE_HEIGHTS && x <= timer.expires_at {
+                    est.due_heights.push(x);
+                    x = x.saturating_add(every);
+                }
+                timer.height
+            }
+            _ => trial.pending_height() + 1,
+        };
+        est.first_block = Some(h);
+        // The competitors at `h` as the chain stands now (without the registration).
+        let zh = chain.engine().scheduler_at(h) == SchedulerKind::Cip5DraftZh;
+        let now = chain.engine().draft();
+        let mut cands: BTreeMap<TimerId, (u128, u64, Address, u64)> = BTreeMap::new();
+        for g in &now.globalbox {
+            let rank = now.meta.get(&g.timer_id).map_or(0, |m| m.fifo_rank);
+            cands.insert(g.timer_id, (g.bid_fp, g.anchor, g.target, rank));
+        }
+        for (hid, hit) in &now.hits {
+            if let (Some(w), Some(m)) = (now.watches.get(hid), now.meta.get(hid)) {
+                cands
+                    .entry(*hid)
+                    .or_insert((m.bid_fp, hit.height, w.actor_address, m.fifo_rank));
+            }
+        }
+        for t in read::bucket(chain, h) {
+            if h > t.expires_at {
+                continue;
+            }
+            let (bid, rank) = now
+                .meta
+                .get(&t.timer_id)
+                .map_or((0, u64::MAX), |m| (m.bid_fp, m.fifo_rank));
+            cands
+                .entry(t.timer_id)
+                .or_insert((bid, t.height, t.actor_address, rank));
+        }
+        let p = now.params;
+        let w = (p.w_age, p.w_bid, if zh { p.w_fifo } else { 0 });
+        // zh §9.1's FIFO term: how many of the block's candidates registered after each one
+        // (the new timer is the newest: none after it).
+        let mut ranks: Vec<u64> = cands.values().map(|c| c.3).collect();
+        ranks.sort_unstable();
+        let after = |r: u64| (ranks.len() - ranks.partition_point(|&x| x <= r)) as u64 + 1;
+        let target = timer.actor_address;
+        est.score = score(w, 0, meta.bid_fp, 0);
+        let ours = (est.score, h, target, id);
+        let mut per: BTreeMap<Address, u64> = BTreeMap::new();
+        for (cid, (bid, anchor, t, rank)) in &cands {
+            let s = score(w, h.saturating_sub(*anchor), *bid, after(*rank));
+            let ahead =
+                s > ours.0 || (s == ours.0 && (*anchor, *t, *cid) < (ours.1, ours.2, ours.3));
+            if ahead {
+                *per.entry(*t).or_default() += 1;
+            }
+        }
+        est.ahead = per.values().sum();
+        est.ahead_same_target = per.get(&target).copied().unwrap_or(0);
+        let per_target = p.max_fires_per_target as u64;
+        let fires_before: u64 = per.values().map(|&n| n.min(per_target)).sum();
+        est.fires_in_first_block =
+            est.ahead_same_target < per_target && fires_before < p.max_fires_per_block as u64;
+        Ok(est)
+    }
+}
