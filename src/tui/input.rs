@@ -362,7 +362,9 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         | KeyAction::Export => return super::past::history_key(app, action),
         KeyAction::Revert => {
             let ids = app.snapshot_ids();
-            let head = app.height();
+            // The snapshots are the node's, not a block's state: while viewing the past the
+            // list is the live one (the title says so), counted back from the head.
+            let head = app.data.status.as_ref().map_or(0, |s| s.tip);
             let list = if ids.is_empty() {
                 "the devnet keeps no snapshot (S takes one)".to_string()
             } else {
@@ -392,9 +394,13 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                     }
                 )
             };
+            let title = match app.shown_at() {
+                Some(h) => format!("revert to snapshot · the node's list now, not as of #{h}"),
+                None => "revert to snapshot".into(),
+            };
             app.overlay = Overlay::Prompt(Prompt::new(
                 PromptKind::Revert,
-                "revert to snapshot".into(),
+                title,
                 ids.last().map_or(String::new(), |s| s.to_string()),
                 list,
             ));
