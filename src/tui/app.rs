@@ -166,6 +166,8 @@ pub struct App {
     pub labels: std::collections::BTreeMap<TimerId, String>,
     /// The sealed height the dashboard views (`[`, issue 24); `None`: the head, live.
     pub view_at: Option<u64>,
+    /// The drafts' pane's selection (issue 22).
+    pub draft: super::draft_cursor::DraftCursor,
 }
 
 /// One message of the log (`!`).
@@ -255,6 +257,7 @@ impl App {
             story: Vec::new(),
             labels: std::collections::BTreeMap::new(),
             view_at: None,
+            draft: Default::default(),
         }
     }
 
@@ -349,6 +352,7 @@ impl App {
             Pane::Events if self.feed_pin => self
                 .selected_event()
                 .and_then(|e| e.timer.map(|t| (t, e.actor))),
+            Pane::Lane => self.draft.selected(),
             _ => None,
         }
     }
@@ -519,6 +523,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                         .min(app.data.bucket_timers.len().saturating_sub(1));
                 }
             }
+            app.draft.follow(app.data.draft.as_ref());
             app.fairness_sel = app
                 .fairness_sel
                 .min(app.data.fairness.len().saturating_sub(1));

@@ -121,6 +121,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             }
             app.in_bucket = false;
             app.timer_pin = None;
+            app.draft.pin = None;
             if app.focus == Pane::Events {
                 app.feed_pin = false;
                 app.event_sel = 0;
@@ -160,6 +161,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                     }
                 }
                 Pane::Fairness => step(&mut app.fairness_sel, app.data.fairness.len()),
+                Pane::Lane => super::draft_cursor::step(app, down),
                 Pane::Events if !app.feed_pin => {
                     // The first move selects the newest event; the feed then holds it.
                     app.feed_pin = app.selected_event().is_some();
@@ -203,6 +205,9 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 app.select_timer_row(0);
             }
             Pane::Buckets if !app.in_bucket => {}
+            Pane::Lane if super::draft_cursor::focused(app) => {
+                return super::draft_cursor::open(app);
+            }
             Pane::Buckets | Pane::Events => {
                 // Enter in the feed (details, changes nothing) selects the newest event when
                 // none is selected, and opens its timer.
