@@ -102,7 +102,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 app.watch = None;
                 app.watch_life = None;
             }
-            None => app.toast("select a timer (buckets or feed) to watch", true),
+            None => app.toast("select a timer (buckets, feed or drafts) to watch", true),
         },
         KeyAction::Copy => match (app.selected_timer(), app.focus) {
             (Some((id, _)), _) => copy_id(app, id.to_string(), "timer"),
