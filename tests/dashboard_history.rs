@@ -268,7 +268,7 @@ fn issue24_life_and_watch_strip_answer_as_of_the_viewed_height() {
     assert_eq!((w.at, w.status.as_str()), (None, "fired"));
 }
 
-/// Issue 24: a watched timer scheduled after the viewed height is "not known as of #N" in
+/// Issue 24: a watched timer scheduled after the viewed height is "not known at #N" in
 /// the strip, not its later life.
 #[test]
 fn issue24_a_timer_scheduled_after_the_viewed_height_is_not_known_then() {
@@ -294,9 +294,9 @@ fn issue24_a_timer_scheduled_after_the_viewed_height_is_not_known_then() {
     assert_eq!(app.watch_life.as_ref().unwrap().status, "pending");
     press(&mut src, &mut app, &[key('{')]);
     let w = app.watch_life.clone().unwrap();
-    assert_eq!(w.status, "not known as of #22");
+    assert_eq!(w.status, "not known at #22");
     let screen = screen_at(&app, 120, 34);
-    assert!(screen.contains("not known as of #22"), "{screen}");
+    assert!(screen.contains("not known at #22"), "{screen}");
 }
 
 /// Issue 24 ("a past view is not re-read from a checkpoint on each refresh"): the node keeps

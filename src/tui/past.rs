@@ -46,7 +46,7 @@ pub(crate) fn on_life(
         (None, Some(h)) if !loading => Some(Box::new(TimerLife {
             at,
             id,
-            status: format!("not known as of #{h}"),
+            status: format!("not known at #{h}"),
             record: None,
             deferrals: 0,
             timeline: Vec::new(),
