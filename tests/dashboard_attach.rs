@@ -442,6 +442,11 @@ struct Both {
 
 impl Both {
     fn start() -> Both {
+        Both::start_on("demo")
+    }
+
+    /// The shipped fixture `name` played along a manual-mining node, served.
+    fn start_on(name: &str) -> Both {
         use cowboy_devnet::node::{NodeConfig, NodeCore};
         use cowboy_devnet::scenario::builtin;
         use cowboy_devnet::scenario::live::FixturePlayer;
@@ -449,9 +454,9 @@ impl Both {
         use std::sync::Arc;
 
         let sc = Arc::new(
-            builtin::scenario("demo", &DevnetRuntime::new())
-                .expect("demo ships")
-                .expect("demo prepares"),
+            builtin::scenario(name, &DevnetRuntime::new())
+                .expect("the fixture ships")
+                .expect("the fixture prepares"),
         );
         let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
         cfg.mining = cowboy_devnet::node::MiningMode::Manual;
@@ -735,4 +740,56 @@ fn issue24_attached_dashboard_steps_back_and_forks_through_the_api() {
     }
     assert_eq!(head(&mut src), at);
     assert_eq!(app.view_at, None);
+}
+
+/// Issue 24 through both sources: viewing a past height, the timer life (`timer_get`,
+/// `devnet_head`, `scheduler_config` with a block tag) and the drafts' pane (`scheduler_draft`
+/// with a block tag) answer as of that height, the same typed replies in-process and attached;
+/// the watch strip of an attached dashboard follows the viewed height.
+#[test]
+fn issue24_attached_life_watch_and_drafts_answer_as_of_the_viewed_height() {
+    let mut both = Both::start_on("v19_replay");
+    both.mine_to(8);
+    let at = Some(5);
+    let q = ViewQuery {
+        at,
+        ..ViewQuery::default()
+    };
+    let (l, r) = (
+        both.local.replies(&q).unwrap(),
+        both.remote.replies(&q).unwrap(),
+    );
+    assert_eq!(l, r);
+    let past = l.draft.clone().expect("a draft scheduler");
+    let now = both
+        .local
+        .replies(&ViewQuery::default())
+        .unwrap()
+        .draft
+        .unwrap();
+    assert!(!past.globalbox.is_empty(), "fires queued at #5");
+    assert_ne!(past, now, "the drafts' state as of #5, not the head's");
+    // A fire queued at #5 that ran later: pending then, gone now, both sources alike.
+    let id = past.globalbox[0].timer_id;
+    let ll = both.local.life_replies_at(&id, at).expect("known at #5");
+    assert_eq!(Some(&ll), both.remote.life_replies_at(&id, at).as_ref());
+    assert_eq!(ll.head.height, 5);
+    let then = both.remote.timer_life_at(&id, at).unwrap();
+    assert_eq!((then.at, then.status.as_str()), (at, "pending"));
+    assert!(then.timeline.iter().all(|e| e.height <= 5));
+    let later = both.remote.timer_life(&id).unwrap();
+    assert_ne!(later.status, "pending", "{later:?}");
+    // The attached dashboard: watch it, step back to #5.
+    let mut app = App::new(KeyMap::default());
+    app.watch = Some(id);
+    cowboy_devnet::tui::refresh(&mut both.remote, &mut app);
+    assert_eq!(app.watch_life.as_ref().unwrap().status, later.status);
+    for _ in 0..3 {
+        cowboy_devnet::tui::handle_key(&mut both.remote, &mut app, key('['));
+    }
+    assert_eq!(app.shown_at(), Some(5));
+    assert_eq!(app.data.draft.as_ref(), Some(&past));
+    let w = app.watch_life.clone().unwrap();
+    assert_eq!((w.at, w.status.as_str()), (at, "pending"));
+    both.stop();
 }

@@ -145,3 +145,91 @@ fn issue22_d_under_fifo_shows_the_nodes_refusal() {
         "{shown}"
     );
 }
+
+/// Issue 22 ("the drafts' pane as an instrument"): the last block's Mailbox entries are
+/// listed (English §9: deliver_seq, timer, target, kind, fire_seq, deliver_id); `Tab` focuses
+/// the pane, `↓` selects and scrolls through the Globalbox, the Mailbox and the watches, and
+/// `Enter` opens the selected row's timer life; the selection follows its row as blocks pass
+/// and is cleared when it leaves.
+#[test]
+fn issue22_draft_pane_lists_the_mailbox_and_selects_scrolls_and_opens_a_row() {
+    use common::keys::{code, key, press};
+    use cowboy_devnet::tui::app::{Overlay, Pane};
+    use cowboy_devnet::tui::draft_cursor::{DraftList, rows};
+    use crossterm::event::KeyCode;
+    let mut src = fixture_at("v19_replay", 5);
+    let mut app = app_on(&mut src);
+    let d = app.data.draft.clone().unwrap();
+    assert_eq!(d.mailbox.len(), 2);
+    let s = screen_at(&app, 120, 34);
+    for m in &d.mailbox {
+        let deliver: String = m
+            .deliver_id
+            .trim_start_matches("0x")
+            .chars()
+            .take(8)
+            .collect();
+        assert!(s.contains(&deliver), "{deliver}\n{s}");
+        assert!(s.contains(&m.timer_id.short()), "{s}");
+    }
+    assert!(
+        s.contains("seq  timer    target   kind    fire   deliver"),
+        "{s}"
+    );
+    // Focus the pane (buckets → tiers → drafts).
+    press(
+        &mut src,
+        &mut app,
+        &[code(KeyCode::Tab), code(KeyCode::Tab)],
+    );
+    assert_eq!(app.focus, Pane::Lane);
+    let all = rows(&d);
+    assert_eq!(
+        all.len(),
+        d.globalbox.len() + d.mailbox.len() + d.watches.len()
+    );
+    // The watch, the last row, is below the pane at 80x24 until the selection reaches it.
+    assert!(!screen_at(&app, 80, 24).contains("fire watch"));
+    press(&mut src, &mut app, &[code(KeyCode::Down)]);
+    assert_eq!(
+        app.draft.pin,
+        Some(all[0]),
+        "the first ↓ selects the first row"
+    );
+    for _ in 0..all.len() {
+        press(&mut src, &mut app, &[code(KeyCode::Down)]);
+    }
+    let last = *all.last().unwrap();
+    assert_eq!(last.list, DraftList::Watches);
+    assert_eq!(app.draft.pin, Some(last));
+    let small = screen_at(&app, 80, 24);
+    assert!(
+        small.contains("fire watch"),
+        "scrolled to the watch:\n{small}"
+    );
+    // Enter: the watch's life.
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let Overlay::Life(l) = &app.overlay else {
+        panic!("a life: {:?}", app.overlay)
+    };
+    assert_eq!(l.id, last.timer);
+    press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+    // A Globalbox row: its life too, and `w` watches it.
+    press(
+        &mut src,
+        &mut app,
+        &[key('k'), key('k'), key('k'), key('k')],
+    );
+    assert_eq!(app.draft.pin.map(|r| r.list), Some(DraftList::Globalbox));
+    let g = app.draft.pin.unwrap().timer;
+    press(&mut src, &mut app, &[key('w'), code(KeyCode::Enter)]);
+    assert_eq!(app.watch, Some(g));
+    assert!(matches!(&app.overlay, Overlay::Life(l) if l.id == g));
+    press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+    // A block later the Globalbox row fired and left: nothing is selected (never another).
+    press(&mut src, &mut app, &[key(' ')]);
+    let now = app.data.draft.clone().unwrap();
+    if !now.globalbox.iter().any(|x| x.timer_id == g) {
+        assert_eq!(app.draft.pin, None);
+    }
+}

@@ -193,3 +193,180 @@ fn issue24_banner_at_80x24() {
     let first = screen.lines().next().unwrap_or_default().to_string();
     insta::assert_snapshot!("history_banner_80x24", first);
 }
+
+/// The ticker's timer due at `height` (the session schedules one every two heights from #3).
+fn timer_due(src: &LocalDevnet, height: u64) -> cowboy_devnet::engine::TimerId {
+    use cowboy_devnet::node::{TimerFilter, TimersQuery};
+    src.devnet()
+        .ask(&TimersQuery(TimerFilter::default()))
+        .unwrap()
+        .into_iter()
+        .find(|t| t.height == height)
+        .expect("scheduled")
+        .timer_id
+}
+
+/// Issue 24 ("the timer life overlay and the watch strip read the viewed height"): viewing
+/// #19, a timer that fired at #25 is pending in the watch strip and in its life, with its
+/// events up to #19 only; back at the head they follow the chain again.
+#[test]
+fn issue24_life_and_watch_strip_answer_as_of_the_viewed_height() {
+    use cowboy_devnet::tui::view::{life_queries, timer_life};
+    let (mut src, mut app) = dashboard(1_000, 30);
+    let id = timer_due(&src, 25);
+    assert_eq!(src.timer_life(&id).unwrap().status, "fired");
+    // Watch it from the feed's `w`: simplest through the app's field and a refresh.
+    app.watch = Some(id);
+    refresh(&mut src, &mut app);
+    assert_eq!(app.watch_life.as_ref().unwrap().status, "fired");
+    press(&mut src, &mut app, &[key('['), key('{')]);
+    assert_eq!(app.shown_at(), Some(19));
+    let w = app.watch_life.clone().expect("read again at #19");
+    assert_eq!((w.at, w.status.as_str()), (Some(19), "pending"));
+    assert!(w.timeline.iter().all(|e| e.height <= 19), "{w:?}");
+    assert!(!w.timeline.iter().any(|e| e.what == "TimerFired"));
+    // The same as a node stopped at #19 answers (the typed queries with a block tag).
+    let mut stopped = LocalDevnet::new(session(1_000, 19), BTreeMap::new());
+    let mut want = stopped.timer_life(&id).unwrap();
+    want.at = Some(19);
+    assert_eq!(*w, want);
+    let (t, h, c) = life_queries(id, Some(19));
+    let replies = cowboy_devnet::tui::view::LifeReplies {
+        timer: src.devnet().ask(&t).unwrap(),
+        head: src.devnet().ask(&h).unwrap(),
+        config: src.devnet().ask(&c).unwrap(),
+        at: Some(19),
+    };
+    assert_eq!(timer_life(&replies, &src.info().names).as_ref(), Some(&*w));
+    let screen = screen_at(&app, 120, 34);
+    assert!(screen.contains("as of #19"), "{screen}");
+    // Enter on the life: the overlay says the height it is read as of.
+    app.focus = cowboy_devnet::tui::app::Pane::Events;
+    let shown = app.visible_events(1_000).len();
+    assert!(shown > 0);
+    let Some(l) = src.timer_life_at(&id, Some(19)) else {
+        panic!("known at #19")
+    };
+    app.overlay = Overlay::Life(Box::new(l));
+    let screen = screen_at(&app, 120, 34);
+    assert!(screen.contains("pending · as of #19"), "{screen}");
+    // `]` moves the open life and the strip with the view.
+    press(&mut src, &mut app, &[key(']')]);
+    let Overlay::Life(l) = &app.overlay else {
+        panic!("still open: {:?}", app.overlay)
+    };
+    assert_eq!(l.at, Some(20));
+    assert_eq!(app.watch_life.as_ref().unwrap().at, Some(20));
+    // Back at the head: the chain's life again.
+    press(
+        &mut src,
+        &mut app,
+        &[code(KeyCode::Esc), code(KeyCode::Esc)],
+    );
+    assert_eq!(app.shown_at(), None);
+    let w = app.watch_life.clone().unwrap();
+    assert_eq!((w.at, w.status.as_str()), (None, "fired"));
+}
+
+/// Issue 24: a watched timer scheduled after the viewed height is "not known at #N" in
+/// the strip, not its later life.
+#[test]
+fn issue24_a_timer_scheduled_after_the_viewed_height_is_not_known_then() {
+    let mut n = session(1_000, 30);
+    let actor = *n.names().iter().find(|(_, v)| *v == "ticker").unwrap().0;
+    let late = n
+        .apply(ScheduleTimer {
+            actor,
+            from: None,
+            args: ScheduleArgs {
+                height: 40,
+                payload: vec![99],
+                ..ScheduleArgs::default()
+            },
+        })
+        .unwrap()
+        .timer_id;
+    n.apply(Mine { blocks: 2 }).unwrap();
+    let mut src = LocalDevnet::new(n, BTreeMap::new());
+    let mut app = App::new(KeyMap::default());
+    app.watch = Some(late);
+    refresh(&mut src, &mut app);
+    assert_eq!(app.watch_life.as_ref().unwrap().status, "pending");
+    press(&mut src, &mut app, &[key('{')]);
+    let w = app.watch_life.clone().unwrap();
+    assert_eq!(w.status, "not known at #22");
+    let screen = screen_at(&app, 120, 34);
+    assert!(screen.contains("not known at #22"), "{screen}");
+}
+
+/// Issue 24 ("a past view is not re-read from a checkpoint on each refresh"): the node keeps
+/// the viewed height's state; refresh after refresh reads it from there, the same panes.
+#[test]
+fn issue24_a_past_view_is_kept_by_the_node_between_refreshes() {
+    let (mut src, mut app) = dashboard(1_000, 30);
+    assert_eq!(src.devnet().past_states_kept(), 0);
+    press(&mut src, &mut app, &[key('{')]);
+    assert_eq!(src.devnet().past_states_kept(), 1);
+    // (The first refresh at #20 selects its first bucket.)
+    refresh(&mut src, &mut app);
+    let first = app.data.clone();
+    for _ in 0..3 {
+        refresh(&mut src, &mut app);
+        assert_eq!(app.data, first);
+    }
+    assert_eq!(src.devnet().past_states_kept(), 1);
+}
+
+/// Issue 24 ("right after Esc the status bar shows the viewed height without the banner"):
+/// until the refresh answers, the banner, the panes and the feed all stay at the height they
+/// were read at, and the banner says where the view is going.
+#[test]
+fn issue24_the_status_bar_never_mixes_the_viewed_height_and_the_head() {
+    use cowboy_devnet::tui::app::{Action, update};
+    let (mut src, mut app) = dashboard(1_000, 30);
+    press(&mut src, &mut app, &[key('{')]);
+    // Esc without its refresh answered yet.
+    let effects = update(&mut app, Action::Key(code(KeyCode::Esc)));
+    assert!(!effects.is_empty(), "a refresh is asked for");
+    assert_eq!(app.view_at, None);
+    let first = screen_at(&app, 120, 34);
+    let bar = first.lines().next().unwrap();
+    assert!(
+        bar.contains("viewing #20 · head #30 · to the head…"),
+        "{bar}"
+    );
+    assert!(app.visible_events(1_000).iter().all(|e| e.height <= 20));
+    // `[` at the head, its refresh not answered: the head shown, where the view is going.
+    refresh(&mut src, &mut app);
+    let _ = update(&mut app, Action::Key(key('[')));
+    let bar = screen_at(&app, 120, 34);
+    let bar = bar.lines().next().unwrap();
+    assert!(
+        bar.contains("30 · to #29…") && !bar.contains("viewing"),
+        "{bar}"
+    );
+    refresh(&mut src, &mut app);
+    let bar = screen_at(&app, 120, 34);
+    assert!(
+        bar.lines()
+            .next()
+            .unwrap()
+            .contains("viewing #29 · head #30")
+    );
+}
+
+/// Issue 24: `R` while viewing the past lists the node's snapshots as they are now, and says so.
+#[test]
+fn issue24_r_while_viewing_the_past_says_the_list_is_the_nodes_now() {
+    let (mut src, mut app) = dashboard(1_000, 30);
+    src.execute(cowboy_devnet::tui::model::UiCommand::Snapshot)
+        .expect("snapshot");
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key('{'), key('R')]);
+    let screen = screen_at(&app, 120, 34);
+    assert!(
+        screen.contains("the node's list now, not as of #20"),
+        "{screen}"
+    );
+    assert!(screen.contains("1 at #30 (0 back)"), "{screen}");
+}

@@ -261,7 +261,7 @@ fn issue23_snapshot_story_watch_and_log_80x24() {
         "the first labelled timer is watched"
     );
     let life = src.timer_life(&deferred).map(Box::new);
-    update(&mut app, Action::Life(deferred, life));
+    update(&mut app, Action::Life(deferred, None, life));
     let s = screen_at(&app, 80, 24);
     assert!(s.contains("story expectation ok line 200"), "{s}");
     assert!(

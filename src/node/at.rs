@@ -75,10 +75,7 @@ impl<Q: Query> Query for At<Q> {
     fn run(&self, node: &NodeCore) -> Result<Q::Reply, NodeError> {
         match self.at {
             None => self.query.run(node),
-            Some(h) => match node.at_height(h)? {
-                None => self.query.run(node),
-                Some(past) => self.query.run(&past),
-            },
+            Some(h) => node.with_at(h, |past| self.query.run(past))?,
         }
     }
 }

@@ -256,7 +256,9 @@ struct Snap {
 }
 
 mod past;
+mod past_cache;
 mod reads;
+pub use past_cache::DEFAULT_PAST_CACHE;
 
 /// The live devnet, without threads or clocks.
 pub struct NodeCore {
@@ -291,6 +293,8 @@ pub struct NodeCore {
     recording: bool,
     /// States every [`past::CHECKPOINT_EVERY`] heights of the retained history (`past.rs`).
     checkpoints: VecDeque<Arc<past::Checkpoint>>,
+    /// The last past states read (`past_cache.rs`).
+    past: past_cache::PastCache,
 }
 
 impl std::fmt::Debug for NodeCore {
@@ -365,6 +369,7 @@ impl NodeCore {
             session: SessionLog::default(),
             recording: true,
             checkpoints,
+            past: past_cache::PastCache::new(DEFAULT_PAST_CACHE),
         })
     }
 
@@ -723,6 +728,7 @@ impl NodeCore {
             .snapshots
             .get(&id)
             .ok_or(NodeError::UnknownSnapshot(id))?;
+        self.past.clear();
         self.chain = s.chain.clone();
         self.history = s.history.clone();
         self.names = s.names.clone();
@@ -748,6 +754,7 @@ impl NodeCore {
     }
 
     pub(super) fn reset(&mut self) -> Result<(), NodeError> {
+        self.drop_past_states();
         self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
         self.history.clear();
         self.session = SessionLog::default();
@@ -791,6 +798,7 @@ impl NodeCore {
         if let Some(n) = self.keep_blocks {
             chain.set_keep_blocks(n);
         }
+        self.drop_past_states();
         self.chain = chain;
         self.history.clear();
         self.pending_txs = 0;

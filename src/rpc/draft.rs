@@ -54,8 +54,10 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         Ok(v)
     });
     reg(m, "scheduler_draft", |p, node| async move {
-        Args::new(&p, &[])?;
-        let v = node.ask(DraftQuery).await.map_err(node_error)?;
+        // Issue 24: as of a sealed block, like the other reads.
+        let a = Args::new(&p, &["block"])?;
+        let q = crate::node::At::new(DraftQuery, a.block(0)?);
+        let v = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&v))
     });
 }

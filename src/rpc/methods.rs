@@ -277,9 +277,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let b = node
             .query(move |c| match at {
                 None => Ok(c.balance(&who)),
-                Some(h) => c
-                    .at_height(h)
-                    .map(|p| p.map_or_else(|| c.balance(&who), |p| p.balance(&who))),
+                Some(h) => c.with_at(h, |p| p.balance(&who)),
             })
             .await
             .map_err(node_error)?

@@ -430,7 +430,7 @@ pub const METHODS: &[MethodDoc] = &[
     m(
         "scheduler_draft",
         "The CIP-5 drafts' state (cip5-draft, cip5-draft-zh): the scheduler, the parameters, the Globalbox in its frozen order (head first), the last block's Mailbox in deliver_seq order, the quota skips of the last block, the state watches with their pending hits.",
-        &[],
+        &[o("block", "BlockTag", BLOCK)],
         r#"{"type":"object","properties":{"scheduler":{"type":"string"},"params":{"type":"object"},"globalbox":{"type":"array"},"mailbox":{"type":"array"},"quota_skips":"@Count","watches":{"type":"array"},"next_deliver_seq":"@Count"}}"#,
     ),
     m(

@@ -166,6 +166,8 @@ pub struct App {
     pub labels: std::collections::BTreeMap<TimerId, String>,
     /// The sealed height the dashboard views (`[`, issue 24); `None`: the head, live.
     pub view_at: Option<u64>,
+    /// The drafts' pane's selection (issue 22).
+    pub draft: super::draft_cursor::DraftCursor,
 }
 
 /// One message of the log (`!`).
@@ -190,7 +192,8 @@ pub enum Action {
     Key(KeyEvent),
     Data(Box<DashboardData>),
     Events(Vec<EventRow>),
-    Life(TimerId, Option<Box<TimerLife>>),
+    /// A timer's life as of a sealed height (issue 24; `None`: the head).
+    Life(TimerId, Option<u64>, Option<Box<TimerLife>>),
     Done(UiCommand, Result<CommandOutcome, CommandError>),
     /// A fixture's story went on: steps played, expectations checked, timers labelled.
     Story(Vec<super::story::StoryItem>),
@@ -254,6 +257,7 @@ impl App {
             story: Vec::new(),
             labels: std::collections::BTreeMap::new(),
             view_at: None,
+            draft: Default::default(),
         }
     }
 
@@ -291,7 +295,7 @@ impl App {
     /// Whether an event passes the feed filter.
     pub fn passes(&self, e: &EventRow) -> bool {
         // Viewing the past (issue 24): the events up to the viewed height.
-        self.view_at.is_none_or(|h| e.height <= h)
+        self.shown_at().is_none_or(|h| e.height <= h)
             && FeedFilter::parse(&self.filter).matches(e, &self.data)
     }
 
@@ -312,12 +316,13 @@ impl App {
     /// the newest) of each. Walks back only as far as it needs.
     pub fn visible_events(&self, n: usize) -> Vec<&EventRow> {
         let f = FeedFilter::parse(&self.filter);
+        let shown_at = self.shown_at();
         let mut v: Vec<&EventRow> = Vec::with_capacity(n);
         for e in self.feed.iter().rev() {
             if v.len() >= n {
                 break;
             }
-            if self.view_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data) {
+            if shown_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data) {
                 v.push(e);
             }
         }
@@ -328,10 +333,11 @@ impl App {
     /// The selected event (the newest passing the filter when nothing else is selected).
     pub fn selected_event(&self) -> Option<&EventRow> {
         let f = FeedFilter::parse(&self.filter);
+        let shown_at = self.shown_at();
         self.feed
             .iter()
             .rev()
-            .filter(|e| self.view_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data))
+            .filter(|e| shown_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data))
             .nth(self.event_sel)
     }
 
@@ -346,6 +352,7 @@ impl App {
             Pane::Events if self.feed_pin => self
                 .selected_event()
                 .and_then(|e| e.timer.map(|t| (t, e.actor))),
+            Pane::Lane => self.draft.selected(),
             _ => None,
         }
     }
@@ -516,6 +523,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                         .min(app.data.bucket_timers.len().saturating_sub(1));
                 }
             }
+            app.draft.follow(app.data.draft.as_ref());
             app.fairness_sel = app
                 .fairness_sel
                 .min(app.data.fairness.len().saturating_sub(1));
@@ -579,30 +587,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             }
             vec![]
         }
-        Action::Life(id, life) => {
-            if app.watch == Some(id) {
-                // A watched timer the node no longer knows (a revert took it back) keeps
-                // its last life.
-                if let Some(l) = &life {
-                    app.watch_life = Some(l.clone());
-                }
-            }
-            let open = matches!(&app.overlay, Overlay::Life(l) if l.id == id);
-            if open {
-                if let Some(l) = life {
-                    app.overlay = Overlay::Life(l);
-                }
-            } else if app.overlay == Overlay::LifeLoading(id) {
-                match life {
-                    Some(l) => app.overlay = Overlay::Life(l),
-                    None => {
-                        app.overlay = Overlay::None;
-                        app.toast(format!("TimerNotFound: no timer {}", id.short()), true);
-                    }
-                }
-            }
-            vec![]
-        }
+        Action::Life(id, at, life) => super::past::on_life(app, id, at, life),
         Action::Done(cmd, result) => on_done(app, cmd, result),
         Action::Story(items) => {
             let mut out = Vec::new();

@@ -102,7 +102,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 app.watch = None;
                 app.watch_life = None;
             }
-            None => app.toast("select a timer (buckets or feed) to watch", true),
+            None => app.toast("select a timer (buckets, feed or drafts) to watch", true),
         },
         KeyAction::Copy => match (app.selected_timer(), app.focus) {
             (Some((id, _)), _) => copy_id(app, id.to_string(), "timer"),
@@ -121,6 +121,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             }
             app.in_bucket = false;
             app.timer_pin = None;
+            app.draft.pin = None;
             if app.focus == Pane::Events {
                 app.feed_pin = false;
                 app.event_sel = 0;
@@ -160,6 +161,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                     }
                 }
                 Pane::Fairness => step(&mut app.fairness_sel, app.data.fairness.len()),
+                Pane::Lane => super::draft_cursor::step(app, down),
                 Pane::Events if !app.feed_pin => {
                     // The first move selects the newest event; the feed then holds it.
                     app.feed_pin = app.selected_event().is_some();
@@ -203,6 +205,9 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 app.select_timer_row(0);
             }
             Pane::Buckets if !app.in_bucket => {}
+            Pane::Lane if super::draft_cursor::focused(app) => {
+                return super::draft_cursor::open(app);
+            }
             Pane::Buckets | Pane::Events => {
                 // Enter in the feed (details, changes nothing) selects the newest event when
                 // none is selected, and opens its timer.
@@ -362,7 +367,9 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         | KeyAction::Export => return super::past::history_key(app, action),
         KeyAction::Revert => {
             let ids = app.snapshot_ids();
-            let head = app.height();
+            // The snapshots are the node's, not a block's state: while viewing the past the
+            // list is the live one (the title says so), counted back from the head.
+            let head = app.data.status.as_ref().map_or(0, |s| s.tip);
             let list = if ids.is_empty() {
                 "the devnet keeps no snapshot (S takes one)".to_string()
             } else {
@@ -392,9 +399,13 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                     }
                 )
             };
+            let title = match app.shown_at() {
+                Some(h) => format!("revert to snapshot · the node's list now, not as of #{h}"),
+                None => "revert to snapshot".into(),
+            };
             app.overlay = Overlay::Prompt(Prompt::new(
                 PromptKind::Revert,
-                "revert to snapshot".into(),
+                title,
                 ids.last().map_or(String::new(), |s| s.to_string()),
                 list,
             ));

@@ -312,7 +312,7 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
     (
         KeyAction::Select,
         &["enter"],
-        "details: the selected timer's life",
+        "details: the selected timer's life (buckets, feed, drafts' pane)",
         Some("details"),
     ),
     (

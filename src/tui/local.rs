@@ -229,14 +229,22 @@ impl<N: NodeAccess> LocalDevnet<N> {
 }
 
 /// Runs a refresh's queries on the node, in one read.
-/// A view of a past height (issue 24) runs them on the state as of that block, rebuilt once.
+/// A view of a past height (issue 24) runs them on the state as of that block (rebuilt once,
+/// then kept by the node while the view stays there: `NodeCore::with_at`).
 fn run_view(live: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
     let v = q.queries();
-    let past = match v.at {
-        Some(h) => live.at_height(h)?,
-        None => None,
-    };
-    let core = past.as_ref().unwrap_or(live);
+    match v.at {
+        Some(h) => live.with_at(h, |past| view_on(past, live, &v))?,
+        None => view_on(live, live, &v),
+    }
+}
+
+/// The view's queries on `core` (the viewed state), the snapshots and the tip on `live`.
+fn view_on(
+    core: &NodeCore,
+    live: &NodeCore,
+    v: &crate::tui::view::ViewQueries,
+) -> Result<QueryReplies, NodeError> {
     let lane = core.ask(&v.lane)?;
     let head = core.ask(&v.head)?;
     Ok(QueryReplies {
@@ -259,13 +267,15 @@ fn run_view(live: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
     })
 }
 
-/// Runs a timer's life queries on the node, in one read.
-fn run_life(core: &NodeCore, id: TimerId) -> Result<LifeReplies, NodeError> {
-    let (timer, head, config) = life_queries(id);
+/// Runs a timer's life queries on the node, in one read, as of sealed block `at` (the head
+/// when `None`): the same typed queries the attached source sends with a block tag.
+fn run_life(core: &NodeCore, id: TimerId, at: Option<u64>) -> Result<LifeReplies, NodeError> {
+    let (timer, head, config) = life_queries(id, at);
     Ok(LifeReplies {
         timer: core.ask(&timer)?,
         head: core.ask(&head)?,
         config: core.ask(&config)?,
+        at,
     })
 }
 
@@ -301,9 +311,12 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
         records
     }
 
-    fn life_replies(&mut self, id: &TimerId) -> Option<LifeReplies> {
+    fn life_replies_at(&mut self, id: &TimerId, at: Option<u64>) -> Option<LifeReplies> {
         let id = *id;
-        self.node.read(move |core| run_life(core, id)).ok()?.ok()
+        self.node
+            .read(move |core| run_life(core, id, at))
+            .ok()?
+            .ok()
     }
 
     fn info(&self) -> SourceInfo {

@@ -10,6 +10,7 @@
 
 pub mod app;
 mod click;
+pub mod draft_cursor;
 pub mod draft_request;
 pub mod filter;
 pub mod form;
@@ -77,8 +78,9 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);
     for e in apply_refresh(app, data, events, dropped) {
         if let Effect::LoadLife(id) = e {
-            let life = source.timer_life(&id).map(Box::new);
-            update(app, Action::Life(id, life));
+            let at = app.shown_at();
+            let life = source.timer_life_at(&id, at).map(Box::new);
+            update(app, Action::Life(id, at, life));
         }
     }
 }
@@ -121,8 +123,9 @@ pub fn apply_effects<S: DashboardSource + ?Sized>(
                 queue.extend(update(app, Action::Done(cmd, result)));
             }
             Effect::LoadLife(id) => {
-                let life = source.timer_life(&id).map(Box::new);
-                queue.extend(update(app, Action::Life(id, life)));
+                let at = app.shown_at();
+                let life = source.timer_life_at(&id, at).map(Box::new);
+                queue.extend(update(app, Action::Life(id, at, life)));
             }
             Effect::Refresh if !refreshed => {
                 refresh(source, app);

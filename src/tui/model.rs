@@ -226,6 +226,8 @@ pub struct LifeEntry {
 /// Everything known about one timer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimerLife {
+    /// The sealed height it was read as of (issue 24: a past view; `None`: the head).
+    pub at: Option<u64>,
     pub id: TimerId,
     /// As the fixture format names it: `pending`, `fired`, `expired`, `unfunded`,
     /// `cancelled`, `cancelled_by_governance`, or `unknown`.
@@ -839,8 +841,13 @@ pub trait DashboardSource {
     /// Event records of sealed blocks at heights `from_height..`, oldest first, at most
     /// `limit` (the newest ones when there are more).
     fn event_records(&mut self, from_height: u64, limit: usize) -> Vec<crate::chain::EventRecord>;
-    /// The replies to a timer's life queries ([`life_queries`](crate::tui::view::life_queries)).
-    fn life_replies(&mut self, id: &TimerId) -> Option<LifeReplies>;
+    /// The replies to a timer's life queries ([`life_queries`](crate::tui::view::life_queries))
+    /// as of sealed block `at` (`None`: the head).
+    fn life_replies_at(&mut self, id: &TimerId, at: Option<u64>) -> Option<LifeReplies>;
+    /// [`life_replies_at`](Self::life_replies_at) the head.
+    fn life_replies(&mut self, id: &TimerId) -> Option<LifeReplies> {
+        self.life_replies_at(id, None)
+    }
     /// What the source knows itself: the API address it shows, the labels it was given, with
     /// the node's names as of the last refresh.
     fn info(&self) -> SourceInfo;
@@ -879,10 +886,15 @@ pub trait DashboardSource {
         let records = self.event_records(from_height, limit);
         crate::tui::view::event_rows(&self.info().names, &records)
     }
-    /// A timer's record and timeline; `None` when the id is unknown.
-    fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife> {
-        let r = self.life_replies(id)?;
+    /// A timer's record and timeline as of sealed block `at` (`None`: the head); `None` when
+    /// the id is unknown then.
+    fn timer_life_at(&mut self, id: &TimerId, at: Option<u64>) -> Option<TimerLife> {
+        let r = self.life_replies_at(id, at)?;
         crate::tui::view::timer_life(&r, &self.info().names)
+    }
+    /// [`timer_life_at`](Self::timer_life_at) the head.
+    fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife> {
+        self.timer_life_at(id, None)
     }
 
     // --- issue 23 (branch dash) ---

@@ -9,8 +9,76 @@
 
 use super::app::{App, Effect, Overlay};
 use super::keys::KeyAction;
-use super::model::{CommandError, UiCommand};
+use super::model::{CommandError, TimerLife, UiCommand};
 use super::prompt::{Confirm, Confirmed};
+use crate::engine::TimerId;
+
+impl App {
+    /// The past height the panes show (`None`: the head): the last refresh's, not the one
+    /// asked for. `[` and `Esc` change [`App::view_at`] at once; the banner, the panes, the
+    /// feed, the timer life and the watch strip all follow the refresh that answers, together,
+    /// so the dashboard never shows a mix of two heights.
+    pub fn shown_at(&self) -> Option<u64> {
+        let s = self.data.status.as_ref()?;
+        (s.height < s.tip).then_some(s.height)
+    }
+}
+
+/// A timer's life came back, read as of `at`. One read as of a height the panes no longer
+/// show (the view moved meanwhile) is asked again as of the shown one. As of a past height, a
+/// timer the node did not know then (scheduled later) says so in the strip and the open life.
+pub(crate) fn on_life(
+    app: &mut App,
+    id: TimerId,
+    at: Option<u64>,
+    life: Option<Box<TimerLife>>,
+) -> Vec<Effect> {
+    let open = matches!(&app.overlay, Overlay::Life(l) if l.id == id);
+    let loading = app.overlay == Overlay::LifeLoading(id);
+    if at != app.shown_at() {
+        return if open || loading || app.watch == Some(id) {
+            vec![Effect::LoadLife(id)]
+        } else {
+            vec![]
+        };
+    }
+    let life = match (life, at) {
+        (None, Some(h)) if !loading => Some(Box::new(TimerLife {
+            at,
+            id,
+            status: format!("not known at #{h}"),
+            record: None,
+            deferrals: 0,
+            timeline: Vec::new(),
+        })),
+        (l, _) => l,
+    };
+    if app.watch == Some(id) {
+        // At the head, a watched timer the node no longer knows (a revert took it back)
+        // keeps its last life.
+        if let Some(l) = &life {
+            app.watch_life = Some(l.clone());
+        }
+    }
+    if open {
+        if let Some(l) = life {
+            app.overlay = Overlay::Life(l);
+        }
+    } else if loading {
+        match life {
+            Some(l) => app.overlay = Overlay::Life(l),
+            None => {
+                app.overlay = Overlay::None;
+                let when = at.map_or(String::new(), |h| format!(" as of #{h}"));
+                app.toast(
+                    format!("TimerNotFound: no timer {}{when}", id.short()),
+                    true,
+                );
+            }
+        }
+    }
+    vec![]
+}
 
 /// The history keys: `[` `]` `{` `}` move the view, `F` forks at it, `W` exports.
 pub(crate) fn history_key(app: &mut App, action: KeyAction) -> Vec<Effect> {

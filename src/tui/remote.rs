@@ -490,7 +490,10 @@ impl RemoteDevnet {
             None => None,
         };
         let deferred = self.ask(&deferred_query(&lane, &head))?;
-        let draft = draft_query(&lane).map(|q| self.ask(&q)).transpose()?;
+        // The drafts' state as of the viewed block too (`scheduler_draft` takes the tag).
+        let draft = draft_query(&lane)
+            .map(|q| self.ask(&At::new(q, v.at)))
+            .transpose()?;
         // A revert (or another devnet behind the URL): the feed reads its history again.
         let live = |r: &QueryReplies| r.tip.as_ref().unwrap_or(&r.head).height;
         let now = tip.as_ref().unwrap_or(&head).height;
@@ -644,8 +647,10 @@ impl DashboardSource for RemoteDevnet {
         self.fetch_events(from_height, limit).unwrap_or_default()
     }
 
-    fn life_replies(&mut self, id: &TimerId) -> Option<LifeReplies> {
-        let (timer, head, config) = life_queries(*id);
+    /// Issue 24: a past view asks each with the block tag (`timer_get`, `devnet_head`,
+    /// `scheduler_config` take it as their last param).
+    fn life_replies_at(&mut self, id: &TimerId, at: Option<u64>) -> Option<LifeReplies> {
+        let (timer, head, config) = life_queries(*id, at);
         let mut calls = Calls::default();
         calls.push(&timer);
         calls.push(&head);
@@ -655,6 +660,7 @@ impl DashboardSource for RemoteDevnet {
             timer: a.take::<TimerQuery>().ok()?,
             head: a.take::<HeadQuery>().ok()?,
             config: a.take::<crate::node::ConfigQuery>().ok()?,
+            at,
         })
     }
 

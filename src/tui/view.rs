@@ -113,11 +113,25 @@ pub struct LifeReplies {
     pub timer: Option<TimerView>,
     pub head: HeadView,
     pub config: ConfigView,
+    /// The sealed height they were asked as of (issue 24; `None`: the head).
+    pub at: Option<u64>,
 }
 
-/// The queries of a timer's life.
-pub fn life_queries(id: TimerId) -> (TimerQuery, HeadQuery, ConfigQuery) {
-    (TimerQuery { id }, HeadQuery, ConfigQuery)
+/// The queries of a timer's life as of sealed block `at` (`None`: the head): the timer's
+/// status then and its events up to then, with the head and the config of that block.
+pub fn life_queries(
+    id: TimerId,
+    at: Option<u64>,
+) -> (
+    node::At<TimerQuery>,
+    node::At<HeadQuery>,
+    node::At<ConfigQuery>,
+) {
+    (
+        node::At::new(TimerQuery { id }, at),
+        node::At::new(HeadQuery, at),
+        node::At::new(ConfigQuery, at),
+    )
 }
 
 /// What a source itself knows (not asked of the node): where the API it talks to listens, and
@@ -371,6 +385,7 @@ pub fn timer_life(r: &LifeReplies, names: &BTreeMap<Address, String>) -> Option<
         .filter(|e| e.what == "TimerDeferred")
         .count() as u64;
     Some(TimerLife {
+        at: r.at,
         id: t.timer_id,
         status: t.status.as_str().to_string(),
         record: Some(timer_row(t, &r.head, &r.config.timer)),

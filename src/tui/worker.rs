@@ -24,7 +24,8 @@ pub enum Job {
         events_from: u64,
     },
     Command(UiCommand),
-    Life(TimerId),
+    /// A timer's life as of a sealed height (issue 24; `None`: the head).
+    Life(TimerId, Option<u64>),
 }
 
 /// What comes back.
@@ -41,7 +42,7 @@ pub enum Reply {
         link: Option<String>,
     },
     Done(UiCommand, Result<CommandOutcome, CommandError>),
-    Life(TimerId, Option<Box<TimerLife>>),
+    Life(TimerId, Option<u64>, Option<Box<TimerLife>>),
     /// The source saw something new (a block): worth a refresh.
     News,
     /// The source's link changed (see [`DashboardSource::link`]).
@@ -116,9 +117,9 @@ pub fn run_job<S: DashboardSource + ?Sized>(source: &mut S, job: Job) -> Reply {
             let result = source.execute(cmd.clone());
             Reply::Done(cmd, result)
         }
-        Job::Life(id) => {
-            let life = source.timer_life(&id).map(Box::new);
-            Reply::Life(id, life)
+        Job::Life(id, at) => {
+            let life = source.timer_life_at(&id, at).map(Box::new);
+            Reply::Life(id, at, life)
         }
     }
 }
@@ -179,7 +180,8 @@ impl Client {
                     app.waiting.push(cmd.method());
                     self.send(Job::Command(cmd));
                 }
-                Effect::LoadLife(id) => self.send(Job::Life(id)),
+                // As of the height the panes show (issue 24).
+                Effect::LoadLife(id) => self.send(Job::Life(id, app.shown_at())),
                 Effect::Refresh => self.refresh(app),
             }
         }
@@ -221,8 +223,8 @@ impl Client {
                 let effects = update(app, Action::Done(cmd, result));
                 self.dispatch(app, effects);
             }
-            Reply::Life(id, life) => {
-                let effects = update(app, Action::Life(id, life));
+            Reply::Life(id, at, life) => {
+                let effects = update(app, Action::Life(id, at, life));
                 self.dispatch(app, effects);
             }
             Reply::News => self.refresh(app),

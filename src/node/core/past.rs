@@ -59,6 +59,7 @@ impl NodeCore {
     /// and past-height queries stop following the chain.
     pub fn set_recording(&mut self, on: bool) {
         self.recording = on;
+        self.drop_past_states();
     }
 
     /// Names the file a loaded state came from (`--load-state FILE`): the session's base.
@@ -67,6 +68,7 @@ impl NodeCore {
             let height = *height;
             let file = Some(file);
             self.session = SessionLog::new(Base::Loaded { height, file });
+            self.drop_past_states();
         }
     }
 
@@ -102,6 +104,7 @@ impl NodeCore {
         while self.checkpoints.len() > 1 && self.checkpoints[1].height <= first_kept {
             self.checkpoints.pop_front();
         }
+        self.prune_past_states();
     }
 
     /// The oldest height a past-height query answers: the retained history's (Spec note 73),
@@ -111,8 +114,8 @@ impl NodeCore {
         self.first_kept().max(cp)
     }
 
-    /// The chain as of sealed block `height`, and the session log as it stood then.
-    fn replay_to(&self, height: u64) -> Result<(Chain, SessionLog), NodeError> {
+    /// Whether `height` is a sealed height of the retained history a past read answers.
+    pub(super) fn check_past(&self, height: u64) -> Result<(), NodeError> {
         let head = self.height();
         if height > head {
             return Err(NodeError::InvalidInput(format!(
@@ -126,6 +129,12 @@ impl NodeCore {
                 keep: self.history_len,
             });
         }
+        Ok(())
+    }
+
+    /// The chain as of sealed block `height`, and the session log as it stood then.
+    fn replay_to(&self, height: u64) -> Result<(Chain, SessionLog), NodeError> {
+        self.check_past(height)?;
         let i = self.checkpoints.partition_point(|c| c.height <= height);
         let cp = &self.checkpoints[i - 1];
         let mut chain = cp.chain.clone();
@@ -140,12 +149,9 @@ impl NodeCore {
     }
 
     /// The node as of sealed block `height` (within the retained history), for a read: its
-    /// chain replayed from a checkpoint, its history up to that height. `height` the head's:
-    /// `None` (read the node itself).
-    pub fn at_height(&self, height: u64) -> Result<Option<NodeCore>, NodeError> {
-        if height == self.height() && self.pending_txs == 0 {
-            return Ok(None);
-        }
+    /// chain replayed from a checkpoint, its history up to that height, rebuilt on every call
+    /// ([`NodeCore::with_at`] keeps the last ones read).
+    pub(super) fn build_at(&self, height: u64) -> Result<NodeCore, NodeError> {
         let (chain, session) = self.replay_to(height)?;
         let history = self
             .history
@@ -153,7 +159,7 @@ impl NodeCore {
             .take_while(|b| b.header.height <= height)
             .cloned()
             .collect();
-        Ok(Some(NodeCore {
+        Ok(NodeCore {
             chain,
             genesis: self.genesis.clone(),
             runtime: self.runtime.clone(),
@@ -177,7 +183,8 @@ impl NodeCore {
             session,
             recording: false,
             checkpoints: VecDeque::new(),
-        }))
+            past: Default::default(),
+        })
     }
 
     /// `devnet_revertTo`: back to sealed block `height` of the retained history, without a
@@ -185,6 +192,7 @@ impl NodeCore {
     /// session log. Snapshots are kept. A block hook (a fixture being played) stays as it is.
     pub(crate) fn revert_to(&mut self, height: u64) -> Result<(), NodeError> {
         let (chain, session) = self.replay_to(height)?;
+        self.drop_past_states();
         self.chain = chain;
         self.session = session;
         self.history.retain(|b| b.header.height <= height);

@@ -1,22 +1,76 @@
 //! The CIP-5 drafts' pane (issue 22), in the lane pane's place under `cip5-draft` /
-//! `cip5-draft-zh` (there is no timer lane under the drafts): the Globalbox head first in its
-//! frozen order (English §5.3, §8.3) with each fire's score, the last block's quota skips and
-//! Mailbox size, then the watch index (English §5.2): each watch's keys or prefixes, its fires
-//! (`fire_seq`) and its undelivered hit.
+//! `cip5-draft-zh` (there is no timer lane under the drafts), one scrolling list: the
+//! Globalbox head first in its frozen order (English §5.3, §8.3) with each fire's score, the
+//! last block's Mailbox entries in `deliver_seq` order (English §9, zh §10: `deliver_seq`,
+//! timer, target, kind, `fire_seq`, `deliver_id` in short), then the watch index (English
+//! §5.2): each watch's fires (`fire_seq`), its undelivered hit and its keys or prefixes. The
+//! title counts each list and the last block's quota skips. Focused (`Tab`), `↑`/`↓` select a
+//! row ([`draft_cursor`]), `Enter` opens its timer's life, `w` watches it, `y` copies its id.
 
-use crate::engine::SchedulerKind;
+use crate::engine::{SchedulerKind, TimerId};
 use crate::node::DraftView;
 use crate::tui::app::{App, Pane};
-use crate::tui::render::{pane_block, short_amount};
+use crate::tui::draft_cursor;
+use crate::tui::render::{pane_block, scroll_offset, short_amount};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::Rect;
+use ratatui::style::Style;
 use ratatui::text::Line;
-use ratatui::widgets::{Cell, Paragraph, Row, Table};
+use ratatui::widgets::Paragraph;
 
 /// A score (Q·2^96 fixed point, English §8.1) in whole bid units, shortened.
 fn score_units(score: u128) -> String {
     short_amount(score >> 96)
+}
+
+/// Column widths: every cell but a row's last is padded (or cut) to its column's; the last
+/// takes the rest of the line (the watches' keys).
+const WIDTHS: [usize; 5] = [5, 9, 9, 8, 7];
+
+/// One line of cells in the columns.
+fn cells_line(cells: &[String]) -> String {
+    let mut out = String::new();
+    let last = cells.len().saturating_sub(1);
+    for (k, c) in cells.iter().enumerate() {
+        match WIDTHS.get(k).filter(|_| k < last) {
+            Some(w) => {
+                let cut: String = c.chars().take(w - 1).collect();
+                out.push_str(&format!("{cut:<w$}"));
+            }
+            None => out.push_str(c),
+        }
+    }
+    out
+}
+
+/// What the pane draws, line by line: section heads and notes (not selectable) and rows
+/// (each selectable one at its index in [`draft_cursor::rows`] order).
+struct Lines {
+    lines: Vec<Line<'static>>,
+    /// The line of each selectable row.
+    at: Vec<usize>,
+}
+
+impl Lines {
+    fn head(&mut self, cells: &[&str], theme: &Theme) {
+        let cells: Vec<String> = cells.iter().map(|c| c.to_string()).collect();
+        let text = cells_line(&cells);
+        self.lines.push(Line::styled(text, theme.get("header")));
+    }
+    fn note(&mut self, text: &str, theme: &Theme) {
+        self.lines
+            .push(Line::styled(format!("  {text}"), theme.get("dim")));
+    }
+    fn row(&mut self, cells: &[String], style: Style) {
+        self.at.push(self.lines.len());
+        self.lines.push(Line::styled(cells_line(cells), style));
+    }
+}
+
+/// A `deliver_id` (hex) in short: its first 8 digits.
+fn short_hex(s: &str) -> String {
+    s.trim_start_matches("0x").chars().take(8).collect()
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, d: &DraftView, theme: &Theme) {
@@ -31,81 +85,96 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, d: &DraftView, theme: &T
     if english {
         title.push_str(&format!(" · globalbox {}", d.globalbox.len()));
     }
+    title.push_str(&format!(" · watches {}", d.watches.len()));
     let block = pane_block(title, Pane::Lane, app, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    let [top, bottom] =
-        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(inner);
-    let dim = theme.get("dim");
-    if d.globalbox.is_empty() {
-        let msg = if english {
-            "globalbox empty"
+
+    let focused = draft_cursor::focused(app);
+    let selected = |i: usize| focused && app.draft.pin.is_some() && app.draft.sel == i;
+    let style = |i: usize, timer: &TimerId| {
+        if selected(i) {
+            theme.get("selection")
+        } else if app.watch == Some(*timer) {
+            crate::tui::panes::watch::watched(theme)
         } else {
-            "no globalbox (zh): candidates re-sorted every block"
-        };
-        frame.render_widget(Paragraph::new(Line::styled(msg, dim)), top);
-    } else {
-        let rows = d
-            .globalbox
-            .iter()
-            .enumerate()
-            .take(top.height.saturating_sub(1) as usize)
-            .map(|(i, g)| {
-                Row::new(vec![
-                    Cell::from(format!("{}", i + 1)),
-                    Cell::from(g.timer_id.short()),
-                    Cell::from(app.data.label(&g.target)),
-                    Cell::from(g.kind.clone()),
-                    Cell::from(score_units(g.score)),
-                    Cell::from(g.anchor.to_string()),
-                ])
-            })
-            .collect::<Vec<_>>();
-        let t = Table::new(
-            rows,
-            [
-                Constraint::Length(3),
-                Constraint::Length(10),
-                Constraint::Length(10),
-                Constraint::Length(7),
-                Constraint::Length(6),
-                Constraint::Length(7),
-            ],
-        )
-        .header(Row::new(["#", "timer", "target", "kind", "score", "anchor"]).style(dim));
-        frame.render_widget(t, top);
-    }
-    if d.watches.is_empty() {
-        frame.render_widget(
-            Paragraph::new(Line::styled("no state watches", dim)),
-            bottom,
+            theme.get("text")
+        }
+    };
+    let mut l = Lines {
+        lines: Vec::new(),
+        at: Vec::new(),
+    };
+    let mut i = 0;
+    // English §5.3: the Globalbox head first, in its frozen order (zh has none).
+    if english {
+        l.head(
+            &["box#", "timer", "target", "kind", "score", "anchor"],
+            theme,
         );
-        return;
+        if d.globalbox.is_empty() {
+            l.note("globalbox empty", theme);
+        }
+        for (k, g) in d.globalbox.iter().enumerate() {
+            let cells = [
+                format!("{}", k + 1),
+                app.timer_label(&g.timer_id),
+                app.data.label(&g.target),
+                g.kind.clone(),
+                score_units(g.score),
+                g.anchor.to_string(),
+            ];
+            l.row(&cells, style(i, &g.timer_id));
+            i += 1;
+        }
     }
-    let rows = d
-        .watches
-        .iter()
-        .take(bottom.height.saturating_sub(1) as usize)
-        .map(|w| {
-            Row::new(vec![
-                Cell::from(w.timer_id.short()),
-                Cell::from(app.data.label(&w.target)),
-                Cell::from(w.keys.join(",")),
-                Cell::from(w.fire_seq.to_string()),
-                Cell::from(w.hit.as_ref().map_or("-".into(), |h| h.height.to_string())),
-            ])
-        })
-        .collect::<Vec<_>>();
-    let t = Table::new(
-        rows,
-        [
-            Constraint::Length(10),
-            Constraint::Length(10),
-            Constraint::Min(6),
-            Constraint::Length(5),
-            Constraint::Length(6),
-        ],
-    )
-    .header(Row::new(["watch", "target", "keys", "fires", "hit"]).style(dim));
-    frame.render_widget(t, bottom);
+    // English §9, zh §10: the last block's Mailbox in execution (`deliver_seq`) order.
+    l.head(
+        &["seq", "timer", "target", "kind", "fire", "deliver"],
+        theme,
+    );
+    if d.mailbox.is_empty() {
+        l.note("mailbox empty: the last block delivered nothing", theme);
+    }
+    for m in &d.mailbox {
+        let cells = [
+            m.deliver_seq.to_string(),
+            app.timer_label(&m.timer_id),
+            app.data.label(&m.target),
+            m.kind.clone(),
+            m.fire_seq.to_string(),
+            short_hex(&m.deliver_id),
+        ];
+        l.row(&cells, style(i, &m.timer_id));
+        i += 1;
+    }
+    // English §5.2: the watch index, each watch's fires and undelivered hit.
+    l.head(&["fires", "watch", "target", "hit", "keys"], theme);
+    if d.watches.is_empty() {
+        l.note("no state watches", theme);
+    }
+    for w in &d.watches {
+        let cells = [
+            w.fire_seq.to_string(),
+            app.timer_label(&w.timer_id),
+            app.data.label(&w.target),
+            w.hit.as_ref().map_or("-".into(), |h| h.height.to_string()),
+            w.keys.join(","),
+        ];
+        l.row(&cells, style(i, &w.timer_id));
+        i += 1;
+    }
+    if !english {
+        l.note("no globalbox (zh): candidates re-sorted every block", theme);
+    }
+    // Scrolled so the selected row (else the cursor's) is on screen.
+    let h = inner.height as usize;
+    let line = l.at.get(app.draft.sel).copied().unwrap_or(0);
+    let off = if focused {
+        scroll_offset(line, l.lines.len(), h)
+    } else {
+        0
+    };
+    let lines: Vec<Line> = l.lines.into_iter().skip(off).take(h).collect();
+    frame.render_widget(Paragraph::new(lines), inner);
 }

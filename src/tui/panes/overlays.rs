@@ -50,10 +50,17 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
         _ => l.status.clone(),
     };
     let block = frame_block(
-        format!(
-            "timer {} · {status} · follows the chain (Esc closes)",
-            app.timer_label(&l.id)
-        ),
+        match l.at {
+            // Issue 24: read as of the viewed height.
+            Some(h) => format!(
+                "timer {} · {status} · as of #{h} (Esc closes)",
+                app.timer_label(&l.id)
+            ),
+            None => format!(
+                "timer {} · {status} · follows the chain (Esc closes)",
+                app.timer_label(&l.id)
+            ),
+        },
         theme,
     );
     let inner = block.inner(r);

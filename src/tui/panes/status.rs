@@ -54,13 +54,23 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
             style,
         })
     };
-    match app.view_at {
-        // Issue 24: the past is viewed, the chain goes on.
+    // Issue 24: the past is viewed, the chain goes on. The banner says what the panes show
+    // (the last refresh's height), and where the view is going until the refresh answers.
+    let going = match (app.shown_at(), app.view_at) {
+        (shown, want) if shown == want => String::new(),
+        (_, Some(h)) => format!(" · to #{h}…"),
+        (_, None) => " · to the head…".into(),
+    };
+    match app.shown_at() {
         Some(_) => {
-            let v = format!("viewing #{} · head #{}", s.height, s.tip);
+            let v = format!("viewing #{} · head #{}{going}", s.height, s.tip);
             item(0, "", v.clone(), v, theme.get("warn"));
         }
-        None => item(0, "#", s.height.to_string(), s.height.to_string(), key),
+        None if going.is_empty() => item(0, "#", s.height.to_string(), s.height.to_string(), key),
+        None => {
+            let v = format!("{}{going}", s.height);
+            item(0, "#", v.clone(), v, theme.get("warn"));
+        }
     }
     if let Some(l) = &app.link {
         let t = link_short(l).to_string();

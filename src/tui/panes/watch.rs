@@ -117,6 +117,15 @@ pub fn strip_line(app: &App, id: &TimerId, theme: &Theme) -> Line<'static> {
         format!(" watch {} ", app.timer_label(id)),
         watched(theme),
     )];
+    // Issue 24: as of the viewed height.
+    if let Some(h) = app
+        .watch_life
+        .as_ref()
+        .filter(|l| l.record.is_some() || !l.timeline.is_empty())
+        .and_then(|l| l.at)
+    {
+        spans.push(Span::styled(format!("as of #{h}: "), theme.get("warn")));
+    }
     match &app.watch_life {
         Some(l) if l.id == *id => {
             for (i, (text, style)) in timeline_steps(l).into_iter().enumerate() {
