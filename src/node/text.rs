@@ -184,6 +184,24 @@ fn timer_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
                 who(actor)
             ),
         },
+        T::TimerUpdated {
+            timer_id,
+            actor,
+            client_nonce,
+            payload_len,
+            gas_limit_per_fire,
+            bid,
+            fifo_rank_raised,
+        } => format!(
+            "{} of {}: client_nonce {client_nonce} repeated: payload {payload_len} B, gas {gas_limit_per_fire}, bid {bid}{}",
+            id(timer_id),
+            who(actor),
+            if *fifo_rank_raised {
+                ", fifo_rank raised"
+            } else {
+                ""
+            }
+        ),
         T::SchedulerConfigUpdated { config: c } => format!(
             "tiers {}/{}/{}/{} bps · fairness window {} · auction cap {} (from the next block)",
             c.tier_economy_bps,

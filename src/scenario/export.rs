@@ -475,6 +475,7 @@ impl Exporter {
                 args.priority_tier.map(|p| Value::String(p.as_str().into())),
             ),
             ("bid", args.bid.map(amount)),
+            ("client_nonce", args.client_nonce.map(int)),
         ];
         for (k, v) in opt {
             if let Some(v) = v {

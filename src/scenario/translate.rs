@@ -218,6 +218,7 @@ fn schedule_args(step: &Step, cx: &StepContext<'_>) -> ScheduleArgs {
         max_priority_fee_per_cycle,
         priority_tier,
         bid,
+        client_nonce,
         ..
     } = step
     else {
@@ -244,5 +245,6 @@ fn schedule_args(step: &Step, cx: &StepContext<'_>) -> ScheduleArgs {
         max_priority_fee_per_cycle: max_priority_fee_per_cycle.map(|a| a.0),
         priority_tier: *priority_tier,
         bid: bid.map(|a| a.0),
+        client_nonce: *client_nonce,
     }
 }
