@@ -96,6 +96,16 @@ impl DraftState {
         self.rearm.iter().find(|t| t.timer_id == *id)
     }
 
+    /// The `client_nonce` of a draft timer, live or left, while its binding is kept.
+    pub fn client_nonce_for(&self, id: &TimerId) -> Option<u64> {
+        self.client_nonce_of(id).or_else(|| {
+            self.nonces
+                .iter()
+                .find(|(_, e)| e.timer_id == *id)
+                .map(|(k, _)| k.client_nonce)
+        })
+    }
+
     /// Every binding, in key order.
     pub fn nonce_views(&self) -> Vec<NonceView> {
         self.nonces
