@@ -94,7 +94,10 @@ fn english_6_2_a_repeat_returns_the_same_timer_and_leaves_one() {
             },
         );
         assert!(again.success, "{kind}: {:?}", again.error);
-        assert!(again.timers.is_empty(), "{kind}: a repeat schedules nothing");
+        assert!(
+            again.timers.is_empty(),
+            "{kind}: a repeat schedules nothing"
+        );
         assert_eq!(c.nonce(&actor_a()), nonce, "{kind}: no new id derived");
         assert!(again.fee > 0, "{kind}: an included transaction pays");
         assert_eq!(live_for(&c, actor_a(), 7), vec![id]);
@@ -116,7 +119,11 @@ fn english_6_2_a_repeat_returns_the_same_timer_and_leaves_one() {
         let b = try_schedule(&mut c, actor_b(), at_nonce(9, 7));
         assert!(b.success && b.timers[0] != id);
         c.seal_block();
-        assert_eq!(updates(&c, c.height()).len(), 2, "{kind}: TimerUpdated (height, watch)");
+        assert_eq!(
+            updates(&c, c.height()).len(),
+            2,
+            "{kind}: TimerUpdated (height, watch)"
+        );
         // Fired once at 9, whatever the repeats.
         seal_until(&mut c, 10);
         let fires = fired_at(&c, 9);
@@ -222,7 +229,11 @@ fn english_6_2_a_mismatch_is_invalid_input() {
         let m = &r.error.as_ref().unwrap().message;
         assert!(m.contains("client_nonce") || m.contains("gas_limit"), "{m}");
     }
-    assert_eq!(c.engine().draft().root_part(), root, "the drafts' state unchanged");
+    assert_eq!(
+        c.engine().draft().root_part(),
+        root,
+        "the drafts' state unchanged"
+    );
     assert!(c.engine().get(&id).is_some());
 }
 
@@ -249,7 +260,13 @@ fn english_6_2_a_queued_fire_keeps_its_position_zh_resorts() {
         seal_until(&mut c, 6);
         assert_eq!(fired_at(&c, 5), vec![ids[0]], "{kind}");
         if kind == SchedulerKind::Cip5Draft {
-            let gb: Vec<TimerId> = c.engine().draft().globalbox.iter().map(|g| g.timer_id).collect();
+            let gb: Vec<TimerId> = c
+                .engine()
+                .draft()
+                .globalbox
+                .iter()
+                .map(|g| g.timer_id)
+                .collect();
             assert_eq!(gb, vec![ids[1], ids[2]], "queued in score order");
         }
         // Block 6's transactions: the last one bids 1000 and has a new payload.
@@ -268,18 +285,31 @@ fn english_6_2_a_queued_fire_keeps_its_position_zh_resorts() {
         match kind {
             SchedulerKind::Cip5Draft => {
                 assert_eq!(at6, vec![ids[1]], "the queued order is frozen");
-                let gb: Vec<TimerId> =
-                    c.engine().draft().globalbox.iter().map(|g| g.timer_id).collect();
+                let gb: Vec<TimerId> = c
+                    .engine()
+                    .draft()
+                    .globalbox
+                    .iter()
+                    .map(|g| g.timer_id)
+                    .collect();
                 assert_eq!(gb, vec![ids[2]]);
             }
             _ => assert_eq!(at6, vec![ids[2]], "zh re-sorts: the new bid wins"),
         }
         seal_until(&mut c, 8);
-        let late = if kind == SchedulerKind::Cip5Draft { 7 } else { 6 };
+        let late = if kind == SchedulerKind::Cip5Draft {
+            7
+        } else {
+            6
+        };
         assert!(fired_at(&c, late).contains(&ids[2]), "{kind}");
         let mb = &c.engine().draft().mailbox;
         if kind == SchedulerKind::Cip5Draft {
-            assert_eq!(mb[0].bid_fp, 1000u128 << 96, "materialized with the new bid");
+            assert_eq!(
+                mb[0].bid_fp,
+                1000u128 << 96,
+                "materialized with the new bid"
+            );
         }
         assert_conserved(&c);
     }
@@ -317,7 +347,15 @@ fn zh_7_2_an_update_raises_fifo_rank_unless_keep() {
         c.seal_block();
         let ev: Vec<bool> = updates(&c, c.height())
             .iter()
-            .map(|e| matches!(e, TimerEvent::TimerUpdated { fifo_rank_raised: true, .. }))
+            .map(|e| {
+                matches!(
+                    e,
+                    TimerEvent::TimerUpdated {
+                        fifo_rank_raised: true,
+                        ..
+                    }
+                )
+            })
             .collect();
         assert_eq!(ev, vec![!keep]);
         seal_until(&mut c, 7);
@@ -327,7 +365,11 @@ fn zh_7_2_an_update_raises_fifo_rank_unless_keep() {
             assert_eq!(first, vec![a], "the older fires first");
         } else {
             assert!(raised > c.engine().draft().meta.get(&b).map_or(0, |m| m.fifo_rank));
-            assert_eq!(first, vec![b], "the updated timer went to the back of the FIFO");
+            assert_eq!(
+                first,
+                vec![b],
+                "the updated timer went to the back of the FIFO"
+            );
         }
     }
 }
@@ -335,7 +377,11 @@ fn zh_7_2_an_update_raises_fifo_rank_unless_keep() {
 /// Under `fifo`, `eip1559` and `cip1-v1` a `client_nonce` is refused by name.
 #[test]
 fn a_client_nonce_is_refused_by_name_under_the_other_schedulers() {
-    for kind in [SchedulerKind::Fifo, SchedulerKind::Eip1559, SchedulerKind::Cip1V1] {
+    for kind in [
+        SchedulerKind::Fifo,
+        SchedulerKind::Eip1559,
+        SchedulerKind::Cip1V1,
+    ] {
         let mut c = draft_chain(kind, |_| {});
         let r = try_schedule(&mut c, actor_a(), at_nonce(9, 1));
         assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{kind}");

@@ -98,7 +98,10 @@ fn english_6_2_replies_say_created_and_queries_show_the_nonce() {
         let w1 = n.apply(watch(a, &["k"], 2)).unwrap();
         let w2 = n.apply(watch(a, &["k"], 2)).unwrap();
         assert!(w1.created && !w2.created && w1.timer_id == w2.timer_id);
-        let t = n.ask(&TimerQuery { id: s1.timer_id }).expect("query").expect("known");
+        let t = n
+            .ask(&TimerQuery { id: s1.timer_id })
+            .expect("query")
+            .expect("known");
         assert_eq!(t.client_nonce, Some(1));
         assert_eq!(t.payload.as_deref(), Some(&b"v2"[..]));
         let d = n.ask(&DraftQuery).unwrap();
@@ -160,11 +163,17 @@ fn english_6_2_bindings_survive_snapshot_revert_and_dump_load() {
     let root = n.head().state_root;
     let dump = n.apply(DumpState).unwrap();
     let json = serde_json::to_string(&dump).unwrap();
-    assert!(json.contains("client_nonce"), "the dump carries the bindings");
+    assert!(
+        json.contains("client_nonce"),
+        "the dump carries the bindings"
+    );
     n.apply(Revert { id: snap }).unwrap();
     assert_eq!(n.head().state_root, root0);
     let r = sched(&mut n, a, h, 3, b"v1");
-    assert!(n.apply(r).unwrap().created, "no binding before the snapshot");
+    assert!(
+        n.apply(r).unwrap().created,
+        "no binding before the snapshot"
+    );
     n.apply(LoadState(serde_json::from_str(&json).unwrap()))
         .unwrap();
     assert_eq!(n.head().state_root, root);
@@ -192,8 +201,17 @@ fn english_6_2_actor_scripts_repeat_in_one_handler() {
     assert_eq!(out.receipt.timers.len(), 2, "one watch, one height timer");
     let d = n.ask(&DraftQuery).unwrap();
     assert_eq!(d.watches.len(), 1);
-    let t = n.ask(&TimerQuery { id: out.receipt.timers[0] }).unwrap().expect("known");
-    assert_eq!(t.payload.as_deref(), Some(&b"y"[..]), "the second call's payload");
+    let t = n
+        .ask(&TimerQuery {
+            id: out.receipt.timers[0],
+        })
+        .unwrap()
+        .expect("known");
+    assert_eq!(
+        t.payload.as_deref(),
+        Some(&b"y"[..]),
+        "the second call's payload"
+    );
 }
 
 /// A session with registrations, repeats and updates, exported (`devnet_exportFixture`) and
@@ -221,9 +239,11 @@ fn english_6_2_export_then_run_reaches_the_same_roots() {
             .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
         let mut seen = Vec::new();
         let report = s
-            .run(DevnetRuntime::shared(), RunOptions::default(), &mut |b, _| {
-                seen.push((b.header.height, b.header.state_root))
-            })
+            .run(
+                DevnetRuntime::shared(),
+                RunOptions::default(),
+                &mut |b, _| seen.push((b.header.height, b.header.state_root)),
+            )
             .expect("run");
         assert_eq!(report.summary.unexpected_step_errors, 0, "{}", out.fixture);
         assert_eq!(report.summary.expectations_failed, 0, "{}", out.fixture);

@@ -136,7 +136,8 @@ impl Engine {
     /// limit and bid for its future fires (a fire already queued keeps its place).
     pub fn update_draft(&mut self, u: draft::DraftUpdate) {
         if self.draft.apply_update(&u) {
-            self.queue.update_body(&u.timer_id, u.payload.clone(), u.gas_limit);
+            self.queue
+                .update_body(&u.timer_id, u.payload.clone(), u.gas_limit);
         }
     }
 

@@ -99,7 +99,10 @@ pub(super) fn nonce_bound(
 
 /// The timer a successful registration names and whether it created it: the bound timer of a
 /// repeat, else the one its receipt lists.
-pub(super) fn named_timer(receipt: &crate::chain::Receipt, bound: Option<TimerId>) -> (TimerId, bool) {
+pub(super) fn named_timer(
+    receipt: &crate::chain::Receipt,
+    bound: Option<TimerId>,
+) -> (TimerId, bool) {
     match bound {
         Some(id) => (id, false),
         None => (

@@ -10,11 +10,11 @@
 //! given) its fee payer and `expires_at`; anything else is `InvalidInput` and the call fails.
 
 use super::{ExecCtx, VmError};
+use crate::chain::types::Event;
 use crate::engine::draft::{self, DraftKind, DraftUpdate, NonceKey};
+use crate::engine::events::TimerEvent;
 use crate::engine::scheduler::variants::UpdateFifoRank;
 use crate::engine::{self, Address, ScheduleArgs, SchedulerKind, Timer, TimerError, TimerId};
-use crate::engine::events::TimerEvent;
-use crate::chain::types::Event;
 
 /// What identifies a timer beyond its kind, for the mismatch checks.
 struct Have {
@@ -142,7 +142,12 @@ impl ExecCtx<'_> {
             return self.mismatch(n, id, &have.kind, &format!("its height {}", have.height));
         }
         if args.fee_payer.is_some_and(|f| f != have.fee_payer) {
-            return self.mismatch(n, id, &have.kind, &format!("its fee payer {}", have.fee_payer));
+            return self.mismatch(
+                n,
+                id,
+                &have.kind,
+                &format!("its fee payer {}", have.fee_payer),
+            );
         }
         if args.expires_at.is_some_and(|x| x != have.expires_at) {
             return self.mismatch(
@@ -179,7 +184,13 @@ impl ExecCtx<'_> {
         })
     }
 
-    fn mismatch<T>(&mut self, n: u64, id: TimerId, have: &DraftKind, what: &str) -> Result<T, VmError> {
+    fn mismatch<T>(
+        &mut self,
+        n: u64,
+        id: TimerId,
+        have: &DraftKind,
+        what: &str,
+    ) -> Result<T, VmError> {
         self.timer_err(TimerError::InvalidInput(format!(
             "client_nonce {n} already names the {} timer {id}: a repeat must restate {what}; only payload, gas_limit and bid may change (English §6.2)",
             have.as_str()

@@ -158,7 +158,11 @@ impl DraftState {
                 break;
             }
             self.retired.pop_first();
-            if self.nonces.get(&key).is_some_and(|e| e.left && e.until == until) {
+            if self
+                .nonces
+                .get(&key)
+                .is_some_and(|e| e.left && e.until == until)
+            {
                 self.nonces.remove(&key);
             }
         }

@@ -45,13 +45,7 @@ fn args(payload: &[u8], gas: INT, o: Opt) -> Result<DraftTimerArgs, VmError> {
     })
 }
 
-fn watch(
-    target: &str,
-    keys: &Array,
-    payload: &[u8],
-    gas: INT,
-    o: Opt,
-) -> RhaiResult<String> {
+fn watch(target: &str, keys: &Array, payload: &[u8], gas: INT, o: Opt) -> RhaiResult<String> {
     host_call(|h| {
         let target = parse_address("set_state_watch target", target)?;
         let a = DraftTimerArgs {
@@ -62,13 +56,7 @@ fn watch(
     })
 }
 
-fn interval(
-    target: &str,
-    every: INT,
-    payload: &[u8],
-    gas: INT,
-    o: Opt,
-) -> RhaiResult<String> {
+fn interval(target: &str, every: INT, payload: &[u8], gas: INT, o: Opt) -> RhaiResult<String> {
     host_call(|h| {
         let target = parse_address("set_interval target", target)?;
         let a = DraftTimerArgs {
