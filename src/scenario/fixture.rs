@@ -207,11 +207,9 @@ pub enum Step {
         #[serde(default)]
         priority_tier: Option<crate::engine::PriorityTier>,
         /// The legacy `bid` (§13.2): ignored in the deprecation window, then `TimerArgDeprecated`.
-        /// Under the CIP-5 drafts, the Globalbox bid in whole units.
         #[serde(default)]
         bid: Option<Amount>,
-        /// CIP-5 drafts (English §6.2): the idempotent set's `client_nonce` (a repeat returns
-        /// the same timer and updates it); refused by name under the other schedulers.
+        /// CIP-5 drafts' idempotent set (English §6.2, Spec note 122).
         #[serde(default)]
         client_nonce: Option<u64>,
         #[serde(default)]
