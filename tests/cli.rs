@@ -414,7 +414,11 @@ fn issue21_variants_lists_every_variant_with_its_default_and_spec_section() {
     }
     let o = run(&["variants", "--json"]);
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
-    assert_eq!(v.as_array().unwrap().len(), 13);
+    assert_eq!(
+        v.as_array().unwrap().len(),
+        14,
+        "issue 22 added update_fifo_rank"
+    );
 }
 
 #[test]

@@ -233,3 +233,36 @@ fn issue22_draft_pane_lists_the_mailbox_and_selects_scrolls_and_opens_a_row() {
         assert_eq!(app.draft.pin, None);
     }
 }
+
+/// English §6.2 (Spec notes 122-125): `D … nonce=N` registers with a `client_nonce`; the same
+/// line again names the same timer (one watch), and the status line says it was a repeat.
+#[test]
+fn issue22_d_with_a_nonce_repeats_onto_the_same_watch() {
+    use common::keys::{code, key, press, typed};
+    use crossterm::event::KeyCode;
+    let mut src = fixture_at("v19_watch", 3);
+    let mut app = app_on(&mut src);
+    let watches = app.data.draft.as_ref().unwrap().watches.len();
+    for (line, want) in [
+        ("watch target k9 nonce=5", "registered state watch"),
+        (
+            "watch target k9 nonce=5 payload=v2",
+            "client_nonce 5 repeated",
+        ),
+    ] {
+        press(&mut src, &mut app, &[key('D')]);
+        press(&mut src, &mut app, &typed(line));
+        // Spec note 129: the first Enter shows the estimate, the second registers.
+        press(
+            &mut src,
+            &mut app,
+            &[code(KeyCode::Enter), code(KeyCode::Enter)],
+        );
+        let t = app.toast.clone().expect("a toast");
+        assert!(!t.error && t.text.contains(want), "{line}: {t:?}");
+    }
+    press(&mut src, &mut app, &[key(' ')]);
+    let d = app.data.draft.as_ref().unwrap();
+    assert_eq!(d.watches.len(), watches + 1, "one watch for the nonce");
+    assert!(d.watches.iter().any(|w| w.client_nonce == Some(5)));
+}

@@ -195,6 +195,15 @@ fn sample(kind: EventKind) -> Event {
             new_bps: 9_375,
             score_bps: Some(6_875),
         },
+        EventKind::TimerUpdated => T::TimerUpdated {
+            timer_id,
+            actor,
+            client_nonce: 7,
+            payload_len: 3,
+            gas_limit_per_fire: 60_000,
+            bid: 4,
+            fifo_rank_raised: true,
+        },
         EventKind::SchedulerConfigUpdated => T::SchedulerConfigUpdated {
             config: cowboy_devnet::engine::Cip1Config::default().scheduler_params(),
             draft: None,

@@ -302,6 +302,9 @@ enum Cmd {
     Manual(bool),
     Halt(u64),
     Cancel,
+    /// A schedule with a `client_nonce`: refused by name under `fifo` (CIP-5 drafts §6.2),
+    /// so it changes nothing and is not exported.
+    Nonce(u64),
 }
 
 fn cmd() -> impl Strategy<Value = Cmd> {
@@ -313,6 +316,7 @@ fn cmd() -> impl Strategy<Value = Cmd> {
         1 => any::<bool>().prop_map(Cmd::Manual),
         1 => (1u64..6).prop_map(Cmd::Halt),
         1 => Just(Cmd::Cancel),
+        1 => (1u64..40).prop_map(Cmd::Nonce),
     ]
 }
 
@@ -349,6 +353,12 @@ proptest! {
                     n.apply(SetMining(mode)).unwrap();
                 }
                 Cmd::Halt(b) => { n.apply(Halt { blocks: b }).unwrap(); }
+                Cmd::Nonce(after) => {
+                    let height = n.chain().pending_height() + after;
+                    let args = ScheduleArgs { height, client_nonce: Some(after), ..ScheduleArgs::default() };
+                    let e = n.apply(ScheduleTimer { actor: a, from: None, args }).unwrap_err();
+                    prop_assert_eq!(e.kind(), ErrorKind::InvalidInput);
+                }
                 Cmd::Cancel => {
                     if let Some(id) = timers.pop() {
                         let _ = n.apply(CancelTimer { actor: a, timer_id: id, from: None });

@@ -401,6 +401,9 @@ impl Chain {
         for r in o.draft {
             self.engine.register_draft(r);
         }
+        for u in o.draft_updates {
+            self.engine.update_draft(u);
+        }
         // Applied after the overlay's absolute balances, so a refund is never overwritten.
         for (id, fee_payer, refund) in o.cancelled_fires {
             self.cancelled_fires.insert(id);

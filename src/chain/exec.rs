@@ -12,6 +12,8 @@ use crate::engine::{
 };
 use std::collections::{BTreeMap, BTreeSet};
 
+mod nonce;
+
 /// Buffered writes of one execution.
 #[derive(Debug, Default)]
 pub struct Overlay {
@@ -35,6 +37,8 @@ pub struct Overlay {
     pub events: Vec<Event>,
     /// Registrations under a CIP-5 draft policy (kind, bid, a watch's body).
     pub draft: Vec<engine::draft::DraftReg>,
+    /// Idempotent repeats of live draft timers (English §6.2): their updates.
+    pub draft_updates: Vec<engine::draft::DraftUpdate>,
 }
 
 /// A timer pre-charged in this end of block and not yet run.
@@ -112,6 +116,9 @@ pub struct ExecCtx<'a> {
     pub overlay: Overlay,
     /// The first fatal error a host call returned; the execution reverts if set.
     pub fatal: Option<VmError>,
+    /// The draft kind the next `schedule_timer` registers (set by the drafts' host calls;
+    /// `Height` when unset).
+    draft_kind: Option<engine::draft::DraftKind>,
 }
 
 impl<'a> ExecCtx<'a> {
@@ -133,6 +140,7 @@ impl<'a> ExecCtx<'a> {
             meter: frame.meter,
             overlay: Overlay::default(),
             fatal: None,
+            draft_kind: None,
         }
     }
 
@@ -283,7 +291,10 @@ impl ExecCtx<'_> {
                 a.keys.len()
             )));
         }
-        let id = self.draft_timer(a, self.height + 1, "a state watch")?;
+        let kind = engine::draft::DraftKind::Watch {
+            keys: a.keys.iter().map(|k| k.as_bytes().to_vec()).collect(),
+        };
+        let id = self.draft_timer(a, self.height + 1, "a state watch", kind)?;
         let Some(i) = self.overlay.scheduled.iter().position(|t| t.timer_id == id) else {
             return Ok(id);
         };
@@ -318,7 +329,8 @@ impl ExecCtx<'_> {
             engine::scheduler::variants::IntervalFirst::Every => self.height.saturating_add(every),
             engine::scheduler::variants::IntervalFirst::NextBlock => self.height + 1,
         });
-        let id = self.draft_timer(a, first, "an interval timer")?;
+        let kind = engine::draft::DraftKind::Interval { every };
+        let id = self.draft_timer(a, first, "an interval timer", kind)?;
         if let Some(r) = self.overlay.draft.iter_mut().find(|r| r.timer_id == id) {
             r.kind = engine::draft::DraftKind::Interval { every };
         }
@@ -330,6 +342,7 @@ impl ExecCtx<'_> {
         a: &super::types::DraftTimerArgs,
         height: u64,
         what: &str,
+        kind: engine::draft::DraftKind,
     ) -> Result<TimerId, VmError> {
         if !self.chain.engine.scheduler_at(self.height).is_draft() {
             return self.timer_err(TimerError::InvalidInput(format!(
@@ -337,6 +350,7 @@ impl ExecCtx<'_> {
                 self.chain.engine.scheduler_at(self.height)
             )));
         }
+        self.draft_kind = Some(kind);
         self.schedule_timer(ScheduleArgs {
             height,
             payload: a.payload.clone(),
@@ -344,6 +358,7 @@ impl ExecCtx<'_> {
             gas_limit: a.gas_limit,
             expires_at: a.expires_at,
             bid: a.bid,
+            client_nonce: a.client_nonce,
             ..Default::default()
         })
     }
@@ -439,6 +454,10 @@ impl Host for ExecCtx<'_> {
     }
 
     fn schedule_timer(&mut self, args: ScheduleArgs) -> Result<TimerId, VmError> {
+        let kind = self
+            .draft_kind
+            .take()
+            .unwrap_or(engine::draft::DraftKind::Height);
         self.cycles(cost::SET_TIMER_BASE_CYCLES)?;
         self.cells(args.payload.len() as u64)?;
         if !self.actor_exists(&self.actor) {
@@ -447,6 +466,13 @@ impl Host for ExecCtx<'_> {
                 self.actor
             )));
         }
+        // English §6.2 / zh §7.2: a repeat of a `client_nonce` returns its timer (Spec note 122).
+        if let Some(n) = args.client_nonce
+            && let Some(id) = self.nonce_repeat(n, &args, &kind)?
+        {
+            return Ok(id);
+        }
+        let client_nonce = args.client_nonce;
         let ctx = ScheduleCtx {
             current_height: self.height,
             actor: self.actor,
@@ -529,17 +555,24 @@ impl Host for ExecCtx<'_> {
                 }));
         }
         self.overlay.nonces.insert(self.actor, ctx.actor_nonce + 1);
+        let expires_at = timer.expires_at;
         self.overlay.scheduled.push(timer);
         if policy.kind().is_draft() {
             let bid_fp = match engine::draft::bid_fp(fee_args.bid.unwrap_or(0)) {
                 Ok(b) => b,
                 Err(e) => return self.timer_err(e),
             };
+            let nonce = client_nonce.map(|n| engine::draft::NonceBind {
+                key: self.nonce_key(n),
+                until: expires_at,
+                height: self.height,
+            });
             self.overlay.draft.push(engine::draft::DraftReg {
                 timer_id: id,
-                kind: engine::draft::DraftKind::Height,
+                kind,
                 bid_fp,
                 watch: None,
+                nonce,
             });
         }
         Ok(id)

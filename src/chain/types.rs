@@ -105,6 +105,9 @@ pub struct DraftTimerArgs {
         skip_serializing_if = "Option::is_none"
     )]
     pub bid: Option<u128>,
+    /// English §6.2 / zh §7.2: the idempotent set's `client_nonce` (Spec note 122).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_nonce: Option<u64>,
 }
 
 impl HashEncode for DraftTimerArgs {
@@ -120,6 +123,11 @@ impl HashEncode for DraftTimerArgs {
         self.gas_limit.hash_encode(e);
         self.expires_at.hash_encode(e);
         self.bid.hash_encode(e);
+        // Written only when given: earlier transactions keep their hashes.
+        if let Some(n) = self.client_nonce {
+            e.u8(0x4e);
+            e.u64(n);
+        }
     }
 }
 

@@ -81,6 +81,7 @@ named_enum! {
         SchedulerConfigUpdated => "SchedulerConfigUpdated",
         TimerBid => "TimerBid",
         WeightUpdated => "WeightUpdated",
+        TimerUpdated => "TimerUpdated",
         ActorDeployed => "ActorDeployed",
         ActorEmitted => "ActorEmitted",
     }
@@ -308,6 +309,21 @@ pub enum TimerEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         score_bps: Option<u32>,
     },
+    /// CIP-5 drafts, English §6.2 / zh §7.2: a registration repeated a live timer's
+    /// `client_nonce` and updated its `payload` / `gas_limit` / `bid` for its future fires;
+    /// `fifo_rank_raised` under `cip5-draft-zh` (Spec notes 122-124).
+    TimerUpdated {
+        timer_id: TimerId,
+        actor: Address,
+        client_nonce: u64,
+        payload_len: u64,
+        gas_limit_per_fire: u64,
+        /// The new bid, whole units.
+        #[serde(with = "u128_str")]
+        bid: u128,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        fifo_rank_raised: bool,
+    },
 }
 
 impl TimerEvent {
@@ -334,6 +350,7 @@ impl TimerEvent {
             TimerEvent::SchedulerConfigUpdated { .. } => EventKind::SchedulerConfigUpdated,
             TimerEvent::TimerBid { .. } => EventKind::TimerBid,
             TimerEvent::WeightUpdated { .. } => EventKind::WeightUpdated,
+            TimerEvent::TimerUpdated { .. } => EventKind::TimerUpdated,
         }
     }
 
@@ -351,7 +368,8 @@ impl TimerEvent {
             | TimerEvent::TimerExtendedByGovernance { timer_id, .. }
             | TimerEvent::TimerPriorityClampedAtSchedule { timer_id, .. }
             | TimerEvent::GbaFallback { timer_id, .. }
-            | TimerEvent::TimerBid { timer_id, .. } => Some(*timer_id),
+            | TimerEvent::TimerBid { timer_id, .. }
+            | TimerEvent::TimerUpdated { timer_id, .. } => Some(*timer_id),
             TimerEvent::TimerConfigUpdated { .. }
             | TimerEvent::SchedulerActivated { .. }
             | TimerEvent::SchedulerConfigUpdated { .. }
@@ -370,7 +388,8 @@ impl TimerEvent {
             | TimerEvent::TimerCancelled { actor, .. }
             | TimerEvent::TimerExtended { actor, .. }
             | TimerEvent::TimerPriorityClampedAtSchedule { actor, .. }
-            | TimerEvent::GbaFallback { actor, .. } => Some(*actor),
+            | TimerEvent::GbaFallback { actor, .. }
+            | TimerEvent::TimerUpdated { actor, .. } => Some(*actor),
             _ => None,
         }
     }
@@ -594,6 +613,24 @@ impl HashEncode for TimerEvent {
                     }
                     None => e.u8(0),
                 }
+            }
+            TimerEvent::TimerUpdated {
+                timer_id,
+                actor,
+                client_nonce,
+                payload_len,
+                gas_limit_per_fire,
+                bid,
+                fifo_rank_raised,
+            } => {
+                e.u8(17);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u64(*client_nonce);
+                e.u64(*payload_len);
+                e.u64(*gas_limit_per_fire);
+                e.u128(*bid);
+                e.bool(*fifo_rank_raised);
             }
         }
     }

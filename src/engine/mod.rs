@@ -132,6 +132,15 @@ impl Engine {
         self.draft.register(reg);
     }
 
+    /// A draft timer's idempotent repeat (English §6.2, Spec note 123): its new payload, gas
+    /// limit and bid for its future fires (a fire already queued keeps its place).
+    pub fn update_draft(&mut self, u: draft::DraftUpdate) {
+        if self.draft.apply_update(&u) {
+            self.queue
+                .update_body(&u.timer_id, u.payload.clone(), u.gas_limit);
+        }
+    }
+
     /// The end of a block under a draft policy, once its fires ran (zh §11, EOB-5): the
     /// interval timers fired re-enter the calendar queue at their next due height, in one
     /// batch, except those in `stopped` (their fire cancelled them, or failed under
@@ -439,17 +448,7 @@ pub fn validate_schedule(
             args.height, ctx.current_height
         ));
     }
-    if args.payload.len() > MAX_PAYLOAD_BYTES {
-        return invalid(format!(
-            "payload is {} bytes, the limit is {MAX_PAYLOAD_BYTES}",
-            args.payload.len()
-        ));
-    }
-    let (handler, _) =
-        timer::parse_handler_convention(&args.payload).map_err(TimerError::InvalidInput)?;
-    if handler.name() == "deploy" {
-        return invalid("a timer cannot invoke the `deploy` handler".into());
-    }
+    let handler = check_payload(&args.payload)?;
     let fee_payer = args.fee_payer.unwrap_or(ctx.actor);
     if fee_payer == Address::ZERO {
         return invalid("fee_payer is the zero (burn) address".into());
@@ -465,13 +464,7 @@ pub fn validate_schedule(
             ctx.actor, ctx.tx_sender
         ));
     }
-    let gas_limit = args.gas_limit.unwrap_or(cfg.max_cycles_per_fire);
-    if gas_limit == 0 || gas_limit > cfg.max_cycles_per_fire {
-        return invalid(format!(
-            "gas_limit {gas_limit} must be in 1..={} (max_cycles_per_fire)",
-            cfg.max_cycles_per_fire
-        ));
-    }
+    let gas_limit = check_gas_limit(cfg, args.gas_limit)?;
     let ttl_cap = ttl_cap(cfg, ctx.current_height)?;
     let expires_at = args.expires_at.unwrap_or(ttl_cap);
     if expires_at > ttl_cap {
@@ -504,6 +497,37 @@ pub fn validate_schedule(
         fee_caps: None,
     };
     Ok((timer, handler))
+}
+
+/// A timer's payload (CIP-5 §4.2): at most [`MAX_PAYLOAD_BYTES`], its handler convention
+/// well formed and not naming `deploy`. Returns the handler it names.
+pub fn check_payload(payload: &[u8]) -> Result<Handler, TimerError> {
+    if payload.len() > MAX_PAYLOAD_BYTES {
+        return Err(TimerError::InvalidInput(format!(
+            "payload is {} bytes, the limit is {MAX_PAYLOAD_BYTES}",
+            payload.len()
+        )));
+    }
+    let (handler, _) =
+        timer::parse_handler_convention(payload).map_err(TimerError::InvalidInput)?;
+    if handler.name() == "deploy" {
+        return Err(TimerError::InvalidInput(
+            "a timer cannot invoke the `deploy` handler".into(),
+        ));
+    }
+    Ok(handler)
+}
+
+/// A timer's `gas_limit` (default `max_cycles_per_fire`), in `1..=max_cycles_per_fire`.
+pub fn check_gas_limit(cfg: &TimerConfig, gas_limit: Option<u64>) -> Result<u64, TimerError> {
+    let gas_limit = gas_limit.unwrap_or(cfg.max_cycles_per_fire);
+    if gas_limit == 0 || gas_limit > cfg.max_cycles_per_fire {
+        return Err(TimerError::InvalidInput(format!(
+            "gas_limit {gas_limit} must be in 1..={} (max_cycles_per_fire)",
+            cfg.max_cycles_per_fire
+        )));
+    }
+    Ok(gas_limit)
 }
 
 /// Parses a timer id given as bytes by a host call (at most 256 bytes, CIP-5 §3.1).

@@ -130,6 +130,10 @@ pub struct ScheduleArgs {
         skip_serializing_if = "Option::is_none"
     )]
     pub bid: Option<u128>,
+    /// CIP-5 drafts (English §6.2, zh §7.2): the idempotent set's `client_nonce`; refused by
+    /// name under the other schedulers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_nonce: Option<u64>,
 }
 
 impl ScheduleArgs {
@@ -153,6 +157,12 @@ impl HashEncode for ScheduleArgs {
         self.max_priority_fee_per_cycle.hash_encode(e);
         self.priority_tier.hash_encode(e);
         self.bid.hash_encode(e);
+        // Added with the drafts' idempotent set: written only when given, so every earlier
+        // transaction keeps its hash.
+        if let Some(n) = self.client_nonce {
+            e.u8(0x4e);
+            e.u64(n);
+        }
     }
 }
 

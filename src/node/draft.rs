@@ -7,7 +7,7 @@ use super::error::NodeError;
 use super::query::Query;
 use super::requests::Scheduled;
 use crate::chain::{DraftTimerArgs, TimerOp, Transaction, TxKind};
-use crate::engine::draft::{DraftParams, GlobalFire, Hit, MailboxEntry};
+use crate::engine::draft::{DraftParams, GlobalFire, Hit, MailboxEntry, NonceKey, NonceView};
 use crate::engine::{Address, SchedulerKind, TimerId};
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +36,7 @@ impl Request for DraftTimer {
                     self.actor,
                 )))?,
         };
+        let client_nonce = self.args.client_nonce;
         let op = if self.interval {
             TimerOp::SetInterval(self.args)
         } else {
@@ -48,25 +49,69 @@ impl Request for DraftTimer {
                 op,
             },
         );
-        let mut trial = node.chain().clone();
-        let r = trial.apply_tx(tx.clone())?;
-        if !r.success {
-            return Err(NodeError::reverted(r));
-        }
+        trial(node, &tx)?;
+        let bound = nonce_bound(node, &self.actor, client_nonce);
         let (receipt, sealed) = node.send(tx)?;
         if !receipt.success {
             return Err(NodeError::reverted(receipt));
         }
-        let timer_id = *receipt
-            .timers
-            .first()
-            .expect("a registration names its timer");
+        let (timer_id, created) = named_timer(&receipt, bound);
         Ok(Scheduled {
             timer_id,
+            created,
             tx_hash: receipt.tx_hash,
             receipt,
             sealed,
         })
+    }
+}
+
+/// Applies `tx` to a copy of the chain: a refused or reverted transaction is an error, and
+/// nothing changed (no nonce, no fee).
+pub(super) fn trial(node: &NodeCore, tx: &Transaction) -> Result<(), NodeError> {
+    let mut trial = node.chain().clone();
+    let r = trial.apply_tx(tx.clone())?;
+    if !r.success {
+        return Err(NodeError::reverted(r));
+    }
+    Ok(())
+}
+
+/// The timer `(actor, actor, client_nonce)` is bound to before the call (English §6.2), if a
+/// nonce is given.
+pub(super) fn nonce_bound(
+    node: &NodeCore,
+    actor: &Address,
+    client_nonce: Option<u64>,
+) -> Option<TimerId> {
+    let key = NonceKey {
+        owner: *actor,
+        target: *actor,
+        client_nonce: client_nonce?,
+    };
+    let chain = node.chain();
+    chain
+        .engine()
+        .draft()
+        .nonce_entry(&key, chain.pending_height())
+        .map(|e| e.timer_id)
+}
+
+/// The timer a successful registration names and whether it created it: the bound timer of a
+/// repeat, else the one its receipt lists.
+pub(super) fn named_timer(
+    receipt: &crate::chain::Receipt,
+    bound: Option<TimerId>,
+) -> (TimerId, bool) {
+    match bound {
+        Some(id) => (id, false),
+        None => (
+            *receipt
+                .timers
+                .first()
+                .expect("a registration names its timer"),
+            true,
+        ),
     }
 }
 
@@ -80,6 +125,9 @@ pub struct WatchView {
     pub fire_seq: u32,
     /// Its undelivered hit, if any.
     pub hit: Option<Hit>,
+    /// The `client_nonce` it was registered with (English §6.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_nonce: Option<u64>,
 }
 
 /// The CIP-5 drafts' state (`scheduler_draft`).
@@ -95,6 +143,10 @@ pub struct DraftView {
     pub quota_skips: u64,
     pub watches: Vec<WatchView>,
     pub next_deliver_seq: u64,
+    /// The idempotent set's bindings (English §6.2): `(owner, target, client_nonce)` → timer,
+    /// live or retired (kept until `until`).
+    #[serde(default)]
+    pub client_nonces: Vec<NonceView>,
 }
 
 /// The drafts' state now.
@@ -124,6 +176,7 @@ impl Query for DraftQuery {
                     keys,
                     fire_seq: m.map_or(0, |m| m.fire_seq),
                     hit: d.hits.get(id).cloned(),
+                    client_nonce: d.client_nonce_of(id),
                 }
             })
             .collect();
@@ -135,6 +188,7 @@ impl Query for DraftQuery {
             quota_skips: d.last_skipped,
             watches,
             next_deliver_seq: d.next_deliver_seq,
+            client_nonces: d.nonce_views(),
         })
     }
 }

@@ -78,6 +78,8 @@ impl EstimateDraftTimer {
     pub fn estimate(self, node: &NodeCore) -> Result<DraftEstimate, NodeError> {
         let r = self.0;
         let from = act_as_sender(node, &r.actor, r.from)?;
+        // A `client_nonce` repeat (English §6.2) names the bound timer, not a new one.
+        let bound = super::draft::nonce_bound(node, &r.actor, r.args.client_nonce);
         let op = match r.interval {
             true => TimerOp::SetInterval(r.args),
             false => TimerOp::SetStateWatch(r.args),
@@ -109,10 +111,7 @@ impl EstimateDraftTimer {
             est.error = receipt.error;
             return Ok(est);
         }
-        let id = *receipt
-            .timers
-            .first()
-            .expect("a registration names its timer");
+        let (id, _) = super::draft::named_timer(&receipt, bound);
         est.timer_id = Some(id);
         let d = trial.engine().draft();
         let Some(timer) = trial.engine().get(&id).cloned() else {

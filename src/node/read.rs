@@ -293,6 +293,7 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
             priority_tier: t.fee_caps.as_ref().and_then(|c| c.priority_tier),
             carried: t.carried_by(chain.engine().queue().next_height()),
             last_defer: t.fee_caps.as_ref().and_then(|c| c.last_defer),
+            client_nonce: chain.engine().draft().client_nonce_for(id),
             events,
         });
     }
@@ -330,8 +331,20 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                     priority_tier: None,
                     carried: 0,
                     last_defer: None,
+                    client_nonce: chain.engine().draft().client_nonce_for(id),
                     events: Vec::new(),
                 })
+            }
+            // A `client_nonce` repeat's update (English §6.2).
+            Event::Timer(TimerEvent::TimerUpdated {
+                payload_len,
+                gas_limit_per_fire,
+                ..
+            }) => {
+                if let Some(v) = &mut view {
+                    v.payload_len = *payload_len;
+                    v.gas_limit_per_fire = *gas_limit_per_fire;
+                }
             }
             Event::Timer(
                 TimerEvent::TimerExtended { new_expires_at, .. }

@@ -348,6 +348,9 @@ pub struct ScheduleTimer {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Scheduled {
     pub timer_id: TimerId,
+    /// Whether the call created the timer; `false` for a `client_nonce` repeat that returned
+    /// the timer it names (CIP-5 drafts, English §6.2).
+    pub created: bool,
     pub tx_hash: engine::H256,
     pub receipt: Receipt,
     pub sealed: Option<u64>,
@@ -379,23 +382,28 @@ impl Request for ScheduleTimer {
     type Reply = Scheduled;
     fn apply(self, node: &mut NodeCore) -> Result<Scheduled, NodeError> {
         let from = act_as_sender(node, &self.actor, self.from)?;
+        let client_nonce = self.args.client_nonce;
         let tx = txs::schedule(from, self.actor, self.args);
         // Refused before it is sent when the engine's checks would refuse it: a refused
         // request changes nothing (no nonce, no fee).
         // The checks only: the estimate's fire height and auction place are for
         // `timer_estimate`, and cost what the queue around the height holds.
-        let est = estimate(node, &tx, false);
-        if let Some(e) = est.error {
-            return Err(NodeError::Refused(e));
+        // A `client_nonce` (CIP-5 drafts, §6.2) may name a timer to update: tried on a copy of
+        // the chain, as `timer_watch` is.
+        if client_nonce.is_some() {
+            super::draft::trial(node, &tx)?;
+        } else {
+            let est = estimate(node, &tx, false);
+            if let Some(e) = est.error {
+                return Err(NodeError::Refused(e));
+            }
         }
+        let bound = super::draft::nonce_bound(node, &self.actor, client_nonce);
         let out = send_checked(node, tx)?;
-        let timer_id = *out
-            .receipt
-            .timers
-            .first()
-            .expect("a successful schedule names its timer");
+        let (timer_id, created) = super::draft::named_timer(&out.receipt, bound);
         Ok(Scheduled {
             timer_id,
+            created,
             tx_hash: out.receipt.tx_hash,
             receipt: out.receipt,
             sealed: out.sealed,
@@ -552,6 +560,14 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
     // The policy in force for the block being built makes the same checks as the chain's
     // schedule path (`chain/exec.rs`): its defaults and caps, CIP-5 §4.2, its fee checks.
     let policy = chain.engine().policy_at(current);
+    if args.client_nonce.is_some() && !policy.kind().is_draft() {
+        let e = engine::TimerError::InvalidInput(format!(
+            "client_nonce needs a CIP-5 draft scheduler (cip5-draft or cip5-draft-zh), not {}",
+            policy.kind()
+        ));
+        est.error = Some(Failure::from_error(e.kind(), &e));
+        return est;
+    }
     let env = ScheduleEnv {
         height: current,
         cfg,

@@ -184,6 +184,24 @@ fn timer_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
                 who(actor)
             ),
         },
+        T::TimerUpdated {
+            timer_id,
+            actor,
+            client_nonce,
+            payload_len,
+            gas_limit_per_fire,
+            bid,
+            fifo_rank_raised,
+        } => format!(
+            "{} of {}: client_nonce {client_nonce} repeated: payload {payload_len} B, gas {gas_limit_per_fire}, bid {bid}{}",
+            id(timer_id),
+            who(actor),
+            if *fifo_rank_raised {
+                ", fifo_rank raised"
+            } else {
+                ""
+            }
+        ),
         T::SchedulerConfigUpdated { draft: Some(d), .. } => format!(
             "drafts: fires {}/block {}/target · W_age {} W_bid {} W_fifo {} · watch keys {} · min gas {} · payload {} B · timers {}/target (from the next block)",
             d.max_fires_per_block,

@@ -226,6 +226,10 @@ pub struct TimerView {
     pub carried: u32,
     /// Why it was last deferred.
     pub last_defer: Option<DeferReason>,
+    /// The `client_nonce` a CIP-5 draft timer was registered with (English §6.2), while its
+    /// binding is kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_nonce: Option<u64>,
     /// Its events, oldest first (as far as the node's history reaches).
     pub events: Vec<EventView>,
 }

@@ -22,6 +22,7 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
             let s = node.request(req).await.map_err(node_error)?;
             Ok(json!({
                 "timer_id": s.timer_id,
+                "created": s.created,
                 "tx_hash": s.tx_hash,
                 "receipt": receipt_json(&s.receipt, s.sealed, &node),
             }))
@@ -74,6 +75,7 @@ fn decode(mut o: Obj, interval: bool) -> Result<DraftTimer, ErrorObjectOwned> {
     let gas_limit: Option<u64> = o.opt("gas_limit")?;
     let expires_at: Option<u64> = o.opt("expires_at")?;
     let bid: Option<Amount> = o.opt("bid")?;
+    let client_nonce: Option<u64> = o.opt("client_nonce")?;
     o.finish()?;
     let keys = match (interval, keys) {
         (false, Some(Value::Array(ks))) if !ks.is_empty() => ks
@@ -114,6 +116,7 @@ fn decode(mut o: Obj, interval: bool) -> Result<DraftTimer, ErrorObjectOwned> {
             gas_limit,
             expires_at,
             bid: bid.map(|b| b.0),
+            client_nonce,
         },
     })
 }

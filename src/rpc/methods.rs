@@ -158,6 +158,7 @@ fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
     let max_priority_fee_per_cycle: Option<Amount> = o.opt("max_priority_fee_per_cycle")?;
     let priority_tier: Option<PriorityTier> = o.opt("priority_tier")?;
     let bid: Option<Amount> = o.opt("bid")?;
+    let client_nonce: Option<u64> = o.opt("client_nonce")?;
     o.finish()?;
     let inner = payload.unwrap_or_default().0;
     // CIP-5 §4.2's handler convention: a named handler travels in the payload.
@@ -178,6 +179,7 @@ fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
             max_priority_fee_per_cycle: max_priority_fee_per_cycle.map(|a| a.0),
             priority_tier,
             bid: bid.map(|a| a.0),
+            client_nonce,
         },
     })
 }
@@ -436,6 +438,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let s = node.request(req).await.map_err(node_error)?;
         Ok(json!({
             "timer_id": s.timer_id,
+            "created": s.created,
             "tx_hash": s.tx_hash,
             "receipt": receipt_json(&s.receipt, s.sealed, &node),
         }))

@@ -281,7 +281,7 @@ pub const METHODS: &[MethodDoc] = &[
         "timer_schedule",
         "A transaction from `from` in which `actor` schedules a timer (CIP-5 §4.2).",
         &[p("timer", "ScheduleTimer", "the timer")],
-        r#"{"type":"object","properties":{"timer_id":"@TimerId","tx_hash":"@Hash"}}"#,
+        r#"{"type":"object","properties":{"timer_id":"@TimerId","created":{"type":"boolean"},"tx_hash":"@Hash"}}"#,
     ),
     m(
         "timer_cancel",
@@ -298,20 +298,20 @@ pub const METHODS: &[MethodDoc] = &[
         "CIP-5 drafts: a transaction in which `actor` registers a state watch on its storage keys or prefixes (set_state_watch, English §6.1); it fires in a later block whose transactions write one.",
         &[p(
             "timer",
-            r#"{"type":"object","required":["actor","keys"],"properties":{"actor":"@Address","keys":{"type":"array","items":{"type":"string"}},"payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","from":"@Address"}}"#,
-            "actor, keys, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), from?",
+            r#"{"type":"object","required":["actor","keys"],"properties":{"actor":"@Address","keys":{"type":"array","items":{"type":"string"}},"payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","client_nonce":"@Count","from":"@Address"}}"#,
+            "actor, keys, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), client_nonce? (English §6.2 idempotent set), from?",
         )],
-        r#"{"type":"object","properties":{"timer_id":"@TimerId","tx_hash":"@Hash"}}"#,
+        r#"{"type":"object","properties":{"timer_id":"@TimerId","created":{"type":"boolean"},"tx_hash":"@Hash"}}"#,
     ),
     m(
         "timer_interval",
         "cip5-draft-zh: a transaction in which `actor` registers an interval timer (set_interval, zh §7.1): due at `first` (default: now + every), then every `every` blocks after each fire.",
         &[p(
             "timer",
-            r#"{"type":"object","required":["actor","every"],"properties":{"actor":"@Address","every":"@Count","first":"@Height","payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","from":"@Address"}}"#,
-            "actor, every, first?, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), from?",
+            r#"{"type":"object","required":["actor","every"],"properties":{"actor":"@Address","every":"@Count","first":"@Height","payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","client_nonce":"@Count","from":"@Address"}}"#,
+            "actor, every, first?, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), client_nonce? (zh §7.2 idempotent set), from?",
         )],
-        r#"{"type":"object","properties":{"timer_id":"@TimerId","tx_hash":"@Hash"}}"#,
+        r#"{"type":"object","properties":{"timer_id":"@TimerId","created":{"type":"boolean"},"tx_hash":"@Hash"}}"#,
     ),
     m(
         "timer_estimateDraft",

@@ -146,6 +146,7 @@ fn schedule_json(s: &ScheduleTimer) -> Value {
             ),
             ("priority_tier", a.priority_tier.map(|t| json!(t.as_str()))),
             ("bid", amount(a.bid)),
+            ("client_nonce", a.client_nonce.map(|n| json!(n))),
         ],
     )
 }
@@ -168,6 +169,9 @@ pub fn draft_params(r: &crate::node::DraftTimer) -> Vec<Value> {
     }
     if let Some(b) = a.bid {
         m.insert("bid".into(), json!(b.to_string()));
+    }
+    if let Some(n) = a.client_nonce {
+        m.insert("client_nonce".into(), json!(n));
     }
     if let Some(f) = r.from {
         m.insert("from".into(), json!(f));

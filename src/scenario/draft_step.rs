@@ -39,6 +39,9 @@ pub struct DraftStep {
     /// `bid` in whole units (stored Q32.96, English §8.1).
     #[serde(default)]
     pub bid: Option<Amount>,
+    /// English §6.2 / zh §7.2: the idempotent set's `client_nonce`.
+    #[serde(default)]
+    pub client_nonce: Option<u64>,
     #[serde(default)]
     pub label: Option<String>,
     #[serde(default)]
@@ -56,6 +59,9 @@ impl DraftStep {
             }
             "write" if self.key.is_none() => Err(("key", "a write names its `key`".into())),
             "write" if self.label.is_some() => Err(("label", "a write has no timer".into())),
+            "write" if self.client_nonce.is_some() => {
+                Err(("client_nonce", "a write has no timer".into()))
+            }
             _ => Ok(()),
         }
     }
@@ -79,6 +85,7 @@ impl DraftStep {
             },
             gas_limit: self.gas_limit,
             bid: self.bid.map(|b| b.0),
+            client_nonce: self.client_nonce,
             ..Default::default()
         };
         match action {

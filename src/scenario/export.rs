@@ -446,6 +446,11 @@ impl Exporter {
 
     /// A `schedule` step's fields for `args` (without actor, sender and label).
     fn schedule(&self, at: u64, args: &ScheduleArgs) -> Option<Table> {
+        // A `client_nonce` repeat of a timer that already fired restates a past height, which
+        // a `schedule` step may not name: it is sent as a `tx` step.
+        if args.height <= at {
+            return None;
+        }
         let payload = String::from_utf8(args.payload.clone()).ok()?;
         let mut t = step(
             at,
@@ -475,6 +480,7 @@ impl Exporter {
                 args.priority_tier.map(|p| Value::String(p.as_str().into())),
             ),
             ("bid", args.bid.map(amount)),
+            ("client_nonce", args.client_nonce.map(int)),
         ];
         for (k, v) in opt {
             if let Some(v) = v {

@@ -209,6 +209,9 @@ pub enum Step {
         /// The legacy `bid` (§13.2): ignored in the deprecation window, then `TimerArgDeprecated`.
         #[serde(default)]
         bid: Option<Amount>,
+        /// CIP-5 drafts' idempotent set (English §6.2, Spec note 122).
+        #[serde(default)]
+        client_nonce: Option<u64>,
         #[serde(default)]
         expect_error: Option<String>,
     },

@@ -220,6 +220,7 @@ fn schedule_args(step: &Step, cx: &StepContext<'_>) -> ScheduleArgs {
         max_priority_fee_per_cycle,
         priority_tier,
         bid,
+        client_nonce,
         ..
     } = step
     else {
@@ -246,5 +247,6 @@ fn schedule_args(step: &Step, cx: &StepContext<'_>) -> ScheduleArgs {
         max_priority_fee_per_cycle: max_priority_fee_per_cycle.map(|a| a.0),
         priority_tier: *priority_tier,
         bid: bid.map(|a| a.0),
+        client_nonce: *client_nonce,
     }
 }

@@ -18,6 +18,8 @@ pub struct DraftRequest {
     pub payload: Vec<u8>,
     pub gas_limit: Option<u64>,
     pub bid: Option<u128>,
+    /// English §6.2: the idempotent set's `client_nonce` (`nonce=N`).
+    pub client_nonce: Option<u64>,
 }
 
 impl DraftRequest {
@@ -41,6 +43,7 @@ impl DraftRequest {
                 gas_limit: self.gas_limit,
                 expires_at: None,
                 bid: self.bid,
+                client_nonce: self.client_nonce,
             },
         }
     }

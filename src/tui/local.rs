@@ -360,7 +360,10 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
             NodeRequest::GovExtend(r) => self.apply(r).map(|_| Answer::Done)?,
             NodeRequest::GovUpdate(r) => self.apply(r).map(|_| Answer::Done)?,
             NodeRequest::GovScheduler(r) => self.apply(r).map(|_| Answer::Done)?,
-            NodeRequest::Draft(r) => Answer::TimerId(self.apply(r)?.timer_id),
+            NodeRequest::Draft(r) => {
+                let s = self.apply(r)?;
+                Answer::Registered(s.timer_id, s.created)
+            }
             NodeRequest::Activation(r) => Answer::Activation(self.apply(r)?),
             NodeRequest::Snapshot(r) => Answer::Snapshot(self.apply(r)?),
             NodeRequest::RevertTo(r) => {

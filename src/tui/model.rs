@@ -711,6 +711,9 @@ pub enum Answer {
     /// The head's height after it (`Mine`, `Revert`).
     Height(u64),
     TimerId(TimerId),
+    /// A draft timer registered (`D`): its id, and whether it was created (`false`: a
+    /// `client_nonce` repeat that updated the timer it names, English §6.2).
+    Registered(TimerId, bool),
     Estimate(Estimate),
     DraftEstimate(Box<DraftEstimateView>),
     /// The expiry an extension applied (CIP-5 §5.4 clamps it to the TTL cap).
@@ -780,7 +783,17 @@ impl CommandOutcome {
             (UiCommand::Revert(id), Answer::Height(height)) => {
                 CommandOutcome::Reverted { id: *id, height }
             }
-            (UiCommand::DraftTimer(r), Answer::TimerId(id)) => applied(if r.interval {
+            (UiCommand::DraftTimer(r), Answer::Registered(id, false)) => applied(format!(
+                "client_nonce {} repeated: updated {} {}",
+                r.client_nonce.unwrap_or(0),
+                if r.interval {
+                    "interval timer"
+                } else {
+                    "state watch"
+                },
+                id.short()
+            )),
+            (UiCommand::DraftTimer(r), Answer::Registered(id, true)) => applied(if r.interval {
                 format!(
                     "registered interval timer {} (every {} blocks)",
                     id.short(),

@@ -26,7 +26,7 @@ pub enum PromptKind {
 }
 
 /// The `D` prompt's syntax.
-pub const DRAFT_HELP: &str = "watch ACTOR KEY[,KEY..] | interval ACTOR EVERY [first=H] · then [gas=N] [bid=N] [payload=TEXT] (cip5-draft, cip5-draft-zh)";
+pub const DRAFT_HELP: &str = "watch ACTOR KEY[,KEY..] | interval ACTOR EVERY [first=H] · then [gas=N] [bid=N] [nonce=N] [payload=TEXT] (cip5-draft, cip5-draft-zh)";
 
 /// An actor by its label (fixture name, deploy name) or its `0x` address.
 fn resolve_actor(app: &App, word: &str) -> Result<Address, String> {
@@ -66,6 +66,7 @@ fn draft_command(app: &App, input: &str) -> Result<UiCommand, String> {
         payload: Vec::new(),
         gas_limit: None,
         bid: None,
+        client_nonce: None,
     };
     if interval {
         r.every = Some(num(what)?);
@@ -80,11 +81,12 @@ fn draft_command(app: &App, input: &str) -> Result<UiCommand, String> {
         match w.split_once('=') {
             Some(("gas", v)) => r.gas_limit = Some(num(v)?),
             Some(("bid", v)) => r.bid = Some(num(v)? as u128),
+            Some(("nonce", v)) => r.client_nonce = Some(num(v)?),
             Some(("first", v)) if interval => r.first = Some(num(v)?),
             Some(("payload", v)) => r.payload = v.as_bytes().to_vec(),
             _ => {
                 return Err(format!(
-                    "`{w}`: expected gas=N, bid=N, payload=TEXT{}",
+                    "`{w}`: expected gas=N, bid=N, nonce=N, payload=TEXT{}",
                     if interval { " or first=H" } else { "" }
                 ));
             }

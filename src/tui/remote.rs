@@ -699,9 +699,15 @@ impl DashboardSource for RemoteDevnet {
         let answer = match &cmd {
             UiCommand::Mine(_) => Answer::Height(v.as_u64().unwrap_or(0)),
             UiCommand::ScheduleTimer(_) | UiCommand::DraftTimer(_) => {
-                Answer::TimerId(serde_json::from_value(v["timer_id"].clone()).map_err(|e| {
+                let id = serde_json::from_value(v["timer_id"].clone()).map_err(|e| {
                     CommandError::new("InvalidResponse", format!("timer_schedule: {e}"))
-                })?)
+                })?;
+                match cmd {
+                    UiCommand::DraftTimer(_) => {
+                        Answer::Registered(id, v["created"].as_bool().unwrap_or(true))
+                    }
+                    _ => Answer::TimerId(id),
+                }
             }
             UiCommand::EstimateTimer(req) => Answer::Estimate(estimate_of(&v, req.height)),
             UiCommand::EstimateDraft(_) => {

@@ -567,6 +567,20 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
         TimerEvent::SchedulerActivated { height } => {
             format!("eip1559 plans blocks from #{height}")
         }
+        TimerEvent::TimerUpdated {
+            client_nonce,
+            gas_limit_per_fire,
+            bid,
+            fifo_rank_raised,
+            ..
+        } => format!(
+            "client_nonce {client_nonce}: gas {gas_limit_per_fire}, bid {bid}{}",
+            if *fifo_rank_raised {
+                ", fifo_rank raised"
+            } else {
+                ""
+            }
+        ),
         TimerEvent::TimerConfigUpdated { .. }
         | TimerEvent::SchedulerConfigUpdated { .. }
         | TimerEvent::TimerBid { .. }

@@ -17,6 +17,9 @@
 pub mod deliver;
 mod expiry;
 mod govern;
+pub mod nonce;
+
+pub use nonce::{DraftUpdate, NonceBind, NonceEntry, NonceKey, NonceView};
 
 use super::error::TimerError;
 use super::timer::Timer;
@@ -236,6 +239,8 @@ pub struct DraftReg {
     pub bid_fp: u128,
     /// A watch's body (height timers and intervals go to the calendar queue).
     pub watch: Option<Timer>,
+    /// The idempotent set's key, when the registration named a `client_nonce` (§6.2).
+    pub nonce: Option<NonceBind>,
 }
 
 /// The drafts' state (see the module docs).
@@ -259,6 +264,15 @@ pub struct DraftState {
     pub mailbox: Vec<MailboxEntry>,
     /// The quota skips of the last block: candidates left for a later block.
     pub last_skipped: u64,
+    /// English §6.2 / zh §7.2: `(owner, target, client_nonce)` → timer (see [`nonce`]).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty", with = "pairs")]
+    pub nonces: BTreeMap<NonceKey, NonceEntry>,
+    /// The live timers' keys (derived from `nonces`).
+    #[serde(skip)]
+    nonce_of: BTreeMap<TimerId, NonceKey>,
+    /// The retired bindings by `(until, key)` (derived from `nonces`).
+    #[serde(skip)]
+    retired: BTreeSet<(u64, NonceKey)>,
     /// `IndexWatch`: `(target, prefix)` → watches (derived from `watches` and `meta`).
     #[serde(skip)]
     index: BTreeMap<(Address, Vec<u8>), BTreeSet<TimerId>>,
@@ -326,10 +340,12 @@ impl DraftState {
             && self.next_deliver_seq == 0
             && self.next_rank == 0
             && self.mailbox.is_empty()
+            && self.nonces.is_empty()
     }
 
     /// Rebuilds the watch index after a load.
     pub fn reindex(&mut self) {
+        self.reindex_nonces();
         self.index.clear();
         self.reindex_watches();
         for (id, m) in &self.meta {
@@ -383,6 +399,9 @@ impl DraftState {
             self.watches.insert(reg.timer_id, w.clone());
             self.index_watch(w);
         }
+        if let Some(b) = reg.nonce {
+            self.bind_nonce(reg.timer_id, &reg.kind, b);
+        }
         self.meta.insert(
             reg.timer_id,
             DraftMeta {
@@ -405,6 +424,7 @@ impl DraftState {
     /// cancelled timer's Globalbox fire is removed, English §6.2 "takes effect before
     /// materialization"). Returns the watch body if it was a watch.
     pub fn forget(&mut self, id: &TimerId) -> Option<Timer> {
+        self.retire_nonce(id);
         let meta = self.meta.remove(id);
         self.hits.remove(id);
         self.globalbox.retain(|g| g.timer_id != *id);
@@ -489,6 +509,7 @@ impl DraftState {
             e.str(&m.deliver_id);
             e.u64(m.deliver_seq);
         }
+        self.encode_nonces(&mut e);
         e.finish().to_vec()
     }
 }

@@ -136,6 +136,19 @@ impl CalendarQueue {
             .insert((t.expires_at, t.height, t.seq, slot));
     }
 
+    /// Re-indexes a member whose `gas_limit_per_fire` changes from `old` (a draft timer's
+    /// idempotent repeat, English §6.2).
+    pub(super) fn carried_gas_changed(&mut self, slot: u32, old: u64) {
+        if !self.slots[slot as usize].meta.carried {
+            return;
+        }
+        let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
+        if let Some(set) = self.carry.by_payer.get_mut(&t.fee_payer) {
+            set.remove(&(old, t.height, t.seq, slot));
+            set.insert((t.gas_limit_per_fire, t.height, t.seq, slot));
+        }
+    }
+
     /// Re-indexes a due timer whose last reason changed from `before` (it is now its record's
     /// `last_defer`). Nothing to do for a timer that is not a member yet.
     pub fn carried_reason_changed(&mut self, due: &DueTimer, before: Option<DeferReason>) {

@@ -35,6 +35,7 @@ mod commit;
 mod dump;
 mod maintain;
 mod slab;
+mod update;
 mod views;
 
 pub use carry::CarriedSummary;

@@ -186,6 +186,19 @@ variant_enum! {
     }
 }
 
+variant_enum! {
+    /// CIP-5 drafts, open point 19 (zh §7.2 vs English §6.2): what an idempotent repeat that
+    /// updates `payload` / `gas_limit` / `bid` does to `fifo_rank` under `cip5-draft-zh` (the
+    /// English draft has no `fifo_rank` term: there the rank is kept).
+    UpdateFifoRank {
+        /// zh §7.2 "更新语义：更新 payload/gas_limit/bid 会提升 fifo_rank": raised to the next
+        /// registration rank (the updated timer goes to the back of the FIFO).
+        Raise => "raise",
+        /// English §6.2: an update changes the future fires' payload, gas and bid only.
+        Keep => "keep",
+    }
+}
+
 /// The named variants in force (CIP-1 config, `[variants]`, `--variant NAME=VALUE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -203,6 +216,7 @@ pub struct Variants {
     pub watch_after_fire: WatchAfterFire,
     pub interval_after_failure: IntervalAfterFailure,
     pub interval_first: IntervalFirst,
+    pub update_fifo_rank: UpdateFifoRank,
 }
 
 /// One catalogue row: a variant's name, its values (the default first), the spec section and
@@ -309,6 +323,13 @@ pub const CATALOG: &[VariantInfo] = &[
         spec: "CIP-5 draft zh §8.2 (open point 19)",
         about: "an interval's first due height: registering height + every_blocks, or the next block",
     },
+    VariantInfo {
+        name: "update_fifo_rank",
+        values: UpdateFifoRank::NAMES,
+        default: "raise",
+        spec: "CIP-5 draft zh §7.2 vs English §6.2 (open point 19)",
+        about: "cip5-draft-zh: a client_nonce repeat that updates a timer raises its fifo_rank, or keeps it",
+    },
 ];
 
 impl Variants {
@@ -378,6 +399,10 @@ impl Variants {
             "interval_first" => {
                 self.interval_first = pick(name, value, IntervalFirst::parse, IntervalFirst::NAMES)?
             }
+            "update_fifo_rank" => {
+                self.update_fifo_rank =
+                    pick(name, value, UpdateFifoRank::parse, UpdateFifoRank::NAMES)?
+            }
             _ => {
                 return Err(TimerError::InvalidInput(format!(
                     "`{name}` is not a variant (expected one of {})",
@@ -401,7 +426,7 @@ impl Variants {
     }
 
     /// Every variant's value, by name, in catalogue order.
-    pub fn values(&self) -> [(&'static str, &'static str); 13] {
+    pub fn values(&self) -> [(&'static str, &'static str); 14] {
         [
             ("basefee_step", self.basefee_step.as_str()),
             ("utilisation", self.utilisation.as_str()),
@@ -422,6 +447,7 @@ impl Variants {
                 self.interval_after_failure.as_str(),
             ),
             ("interval_first", self.interval_first.as_str()),
+            ("update_fifo_rank", self.update_fifo_rank.as_str()),
         ]
     }
 
@@ -487,6 +513,11 @@ impl HashEncode for Variants {
             for t in draft {
                 e.u32(t as u32);
             }
+        }
+        // The idempotent set's variant (Spec note 124), only when named.
+        if self.update_fifo_rank != UpdateFifoRank::default() {
+            e.u32(0x4e4f_4e31); // "NON1"
+            e.u32(self.update_fifo_rank.tag() as u32);
         }
     }
 }

@@ -57,6 +57,8 @@ pub(super) fn apply_schedule_options(opts: &Map, args: &mut ScheduleArgs) -> Res
                 args.max_priority_fee_per_cycle = Some(amount_arg(k, v)?)
             }
             "bid" => args.bid = Some(amount_arg(k, v)?),
+            // CIP-5 drafts, English §6.2: the idempotent set's key.
+            "client_nonce" => args.client_nonce = Some(int("client_nonce")?),
             // CIP-1 v3 §7.3: "economy", "standard", "fast" or "urgent".
             "priority_tier" => {
                 let s = v.clone().into_immutable_string().map_err(|t| {
@@ -71,7 +73,7 @@ pub(super) fn apply_schedule_options(opts: &Map, args: &mut ScheduleArgs) -> Res
             }
             other => {
                 return Err(invalid(format!(
-                    "schedule_timer_ex: unknown option `{other}` (expected fee_payer, gas_limit, expires_at, max_fee_per_cycle, max_priority_fee_per_cycle, priority_tier, bid)"
+                    "schedule_timer_ex: unknown option `{other}` (expected fee_payer, gas_limit, expires_at, max_fee_per_cycle, max_priority_fee_per_cycle, priority_tier, bid, client_nonce)"
                 )));
             }
         }
