@@ -13,6 +13,7 @@
 //!   schedules, thousands of timers of one height rehashes a handful of buckets instead of one
 //!   per timer.
 
+use super::cow::CowVec;
 use super::types::keccak_parts;
 use sha3::{Digest, Keccak256};
 
@@ -23,7 +24,8 @@ const ZERO: [u8; 32] = [0; 32];
 struct BucketTree {
     bits: u32,
     /// Heap-ordered tree: node 1 is the root, the leaves (bucket hashes) start at `2^bits`.
-    nodes: Vec<[u8; 32]>,
+    /// Shared with clones until written (a history checkpoint copies what changed since).
+    nodes: CowVec<[u8; 32]>,
     dirty: Vec<u32>,
     dirty_flag: Vec<bool>,
 }
@@ -34,7 +36,7 @@ impl BucketTree {
         let n = 1usize << bits;
         BucketTree {
             bits,
-            nodes: vec![ZERO; 2 * n],
+            nodes: CowVec::from_elem(ZERO, 2 * n),
             dirty: Vec::new(),
             dirty_flag: vec![false; n],
         }
@@ -89,7 +91,7 @@ impl BucketTree {
     }
 
     fn approx_bytes(&self) -> usize {
-        self.nodes.capacity() * 32 + self.dirty_flag.capacity() + self.dirty.capacity() * 4
+        self.nodes.approx_bytes() + self.dirty_flag.capacity() + self.dirty.capacity() * 4
     }
 }
 
@@ -146,7 +148,7 @@ fn hash_timer_bucket(bucket: &[(u64, [u8; 32])], sponge: &mut Option<Box<Sponge>
 #[derive(Clone, Debug)]
 pub struct SetCommitment {
     tree: BucketTree,
-    buckets: Vec<Vec<[u8; 32]>>,
+    buckets: CowVec<Vec<[u8; 32]>>,
     len: usize,
 }
 
@@ -155,7 +157,7 @@ impl SetCommitment {
     pub fn new(bits: u32) -> Self {
         let tree = BucketTree::new(bits);
         SetCommitment {
-            buckets: vec![Vec::new(); tree.buckets()],
+            buckets: CowVec::from_elem(Vec::new(), tree.buckets()),
             tree,
             len: 0,
         }
@@ -230,10 +232,10 @@ impl SetCommitment {
 #[derive(Clone, Debug)]
 pub struct TimerCommitment {
     tree: BucketTree,
-    buckets: Vec<Vec<(u64, [u8; 32])>>,
+    buckets: CowVec<Vec<(u64, [u8; 32])>>,
     /// Per bucket, its running hash while the bucket only grew at its end (see [`Sponge`]);
     /// dropped when a removal or an insertion before its end changes what was absorbed.
-    sponges: Vec<Option<Box<Sponge>>>,
+    sponges: CowVec<Option<Box<Sponge>>>,
     pending_remove: Vec<(u32, u64)>,
     pending_insert: Vec<(u32, u64, [u8; 32])>,
     len: usize,
@@ -254,8 +256,8 @@ impl TimerCommitment {
     pub fn new(bits: u32) -> Self {
         let tree = BucketTree::new(bits);
         TimerCommitment {
-            buckets: vec![Vec::new(); tree.buckets()],
-            sponges: vec![None; tree.buckets()],
+            buckets: CowVec::from_elem(Vec::new(), tree.buckets()),
+            sponges: CowVec::from_elem(None, tree.buckets()),
             tree,
             pending_remove: Vec::new(),
             pending_insert: Vec::new(),
@@ -330,21 +332,28 @@ impl TimerCommitment {
     pub fn root(&mut self) -> [u8; 32] {
         self.apply();
         let (buckets, sponges) = (&self.buckets, &mut self.sponges);
-        self.tree
-            .root(|b| hash_timer_bucket(&buckets[b], &mut sponges[b]))
+        self.tree.root(|b| {
+            // A small bucket without a running hash is hashed whole: its sponge entry is not
+            // written (a write copies the entry's chunk away from a clone that shares it).
+            if buckets[b].len() < SPONGE_MIN && sponges[b].is_none() {
+                hash_leaves(buckets[b].iter().map(|(_, l)| l))
+            } else {
+                hash_timer_bucket(&buckets[b], &mut sponges[b])
+            }
+        })
     }
 
     /// Heap bytes held (for the memory report).
     pub fn approx_bytes(&self) -> usize {
         let entry = std::mem::size_of::<(u64, [u8; 32])>();
         self.tree.approx_bytes()
-            + self.buckets.capacity() * std::mem::size_of::<Vec<(u64, [u8; 32])>>()
+            + self.buckets.approx_bytes()
             + self
                 .buckets
                 .iter()
                 .map(|b| b.capacity() * entry)
                 .sum::<usize>()
-            + self.sponges.capacity() * std::mem::size_of::<Option<Box<Sponge>>>()
+            + self.sponges.approx_bytes()
             + self.sponges.iter().flatten().count() * std::mem::size_of::<Sponge>()
             + self.pending_remove.capacity() * 16
             + self.pending_insert.capacity() * 48

@@ -12,6 +12,7 @@
 //! `scheduler::policy` -> this module (the [`Engine`] facade and the re-exports).
 
 pub mod config;
+pub mod cow;
 pub mod draft;
 pub mod eob;
 pub mod error;
