@@ -5,7 +5,7 @@
 
 use super::error::NodeError;
 use super::read;
-use super::session::{Base, Entry, SessionLog};
+use super::session::{Entry, SessionLog};
 use super::views::{
     AccountView, BlockSummary, BlockView, EventView, SnapshotInfo, SupplyView, TiersView,
 };
@@ -796,7 +796,7 @@ impl NodeCore {
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();
-        self.session = SessionLog::new(Base::Loaded { height, file: None });
+        self.session = SessionLog::loaded(&self.chain, None);
         self.checkpoints = past::start(&self.chain, self.keep_history);
         self.events.push_back(NodeEvent::StateLoaded { height });
         Ok(())

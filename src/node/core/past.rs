@@ -5,7 +5,7 @@
 use super::NodeCore;
 use crate::chain::{Chain, Genesis};
 use crate::node::NodeError;
-use crate::node::session::{self, Base, Entry, Link, SessionLog};
+use crate::node::session::{self, Entry, Link, SessionLog};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -63,11 +63,7 @@ impl NodeCore {
 
     /// Names the file a loaded state came from (`--load-state FILE`): the session's base.
     pub fn set_session_file(&mut self, file: String) {
-        if let Base::Loaded { height, .. } = self.session.base() {
-            let height = *height;
-            let file = Some(file);
-            self.session = SessionLog::new(Base::Loaded { height, file });
-        }
+        self.session = std::mem::take(&mut self.session).with_file(file);
     }
 
     /// Records a change applied to the chain by a request.
@@ -137,6 +133,15 @@ impl NodeCore {
         };
         let log = self.session.cut(pos, cp.count + done.applied, done.partial);
         Ok((chain, log))
+    }
+
+    /// The chain as of sealed block `height` (within the retained history): the head's own
+    /// when it is the head and no block is open, else a checkpoint's replayed (Spec note 110).
+    pub fn chain_at(&self, height: u64) -> Result<Chain, NodeError> {
+        if height == self.height() && self.pending_txs == 0 {
+            return Ok(self.chain.clone());
+        }
+        self.replay_to(height).map(|(chain, _)| chain)
     }
 
     /// The node as of sealed block `height` (within the retained history), for a read: its
