@@ -3,6 +3,7 @@
 //! fits. `check` and `run` both go through [`Scenario::prepare`], so a fixture `check` accepts
 //! is one `run` plays. Errors name the file, the line and the field.
 
+use super::base::Base;
 use super::fixture::{FixtureError, LoadedFixture, Step};
 use super::runner::{
     MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, Scenario, ScriptLoader,
@@ -39,6 +40,10 @@ struct Check<'a> {
     config: TimerConfig,
     /// The scheduler parameters as the `gov_config` steps so far leave them (issue 21 §3).
     sched: crate::engine::SchedulerParams,
+    /// The state the fixture starts from (`base`), if any.
+    base: Option<&'a Base>,
+    /// The first height the fixture plays (1, or after its base).
+    first: u64,
 }
 
 /// An error about `key` of element `i` of `array`.
@@ -53,7 +58,8 @@ impl Scenario {
         runtime: &dyn ActorRuntime,
         load_script: &ScriptLoader<'_>,
     ) -> Result<Scenario, FixtureError> {
-        let mut c = Check::new(lf);
+        let base = super::base::read(lf, runtime, load_script)?;
+        let mut c = Check::new(lf, base.as_ref());
         c.accounts()?;
         c.actors(runtime, load_script)?;
         c.chain_section()?;
@@ -63,14 +69,17 @@ impl Scenario {
         c.governance_default();
         let default_blocks = c.default_blocks(&steps)?;
         let f = &lf.fixture;
+        let (names, actors) = (c.names, c.actors);
+        let genesis = base.as_ref().map_or(c.genesis, |b| b.dump.genesis.clone());
         let s = Scenario {
             path: lf.path.clone(),
             name: f.name.clone().unwrap_or_else(|| lf.path.clone()),
             description: f.description.clone().unwrap_or_default(),
             default_blocks,
-            genesis: c.genesis,
-            names: c.names,
-            actors: c.actors,
+            genesis,
+            base,
+            names,
+            actors,
             steps,
             expects,
         };
@@ -88,6 +97,17 @@ impl Scenario {
             field,
             message,
         };
+        if let Some(b) = self.base.as_ref().filter(|b| last < b.height()) {
+            return Err(err(
+                1,
+                "blocks".into(),
+                format!(
+                    "the run ends at height {last}, before its base's height {} ({})",
+                    b.height(),
+                    b.file
+                ),
+            ));
+        }
         if last > MAX_RUN_BLOCKS {
             return Err(err(
                 1,
@@ -119,23 +139,31 @@ impl Scenario {
 }
 
 impl<'a> Check<'a> {
-    fn new(lf: &'a LoadedFixture) -> Self {
+    fn new(lf: &'a LoadedFixture, base: Option<&'a Base>) -> Self {
         let mut names = BTreeMap::new();
         names.insert("governance".to_string(), default_governor());
         names.insert("proposer".to_string(), Address::from_label("proposer"));
         let genesis = Genesis::default();
+        let (mut config, mut sched) = (genesis.timer.clone(), genesis.cip1.scheduler_params());
+        if let Some(b) = base {
+            config = b.dump.timer_config.clone();
+            let cip1 = b.dump.cip1.as_ref().map(|c| &c.config);
+            sched = cip1.unwrap_or(&b.dump.genesis.cip1).scheduler_params();
+        }
         Check {
+            base,
+            first: base.map_or(1, Base::next_height),
+            outages: base.and_then(Base::outage).into_iter().collect(),
+            config,
+            sched,
             lf,
             names,
             holders: BTreeMap::new(),
             defined: BTreeSet::new(),
-            config: genesis.timer.clone(),
-            sched: genesis.cip1.scheduler_params(),
             genesis,
             minted: 0,
             actors: Vec::new(),
             labels: BTreeMap::new(),
-            outages: Vec::new(),
         }
     }
 
@@ -229,7 +257,7 @@ impl<'a> Check<'a> {
             runtime
                 .prepare(&code)
                 .map_err(|e| err(code_key, e.to_string()))?;
-            let at = a.at.unwrap_or(1);
+            let at = a.at.unwrap_or(self.first);
             if at == 0 {
                 return Err(err("at", "deploys happen at height 1 or later".into()));
             }
@@ -618,6 +646,11 @@ impl<'a> Check<'a> {
             return self.name("actor", actor, err).map(|_| ());
         }
         let Some(a) = self.actors.iter().find(|a| a.name == actor) else {
+            // A name for an actor of the base (`[[accounts]]` naming its address).
+            let in_base = |b: &Base| self.names.get(actor).and_then(|a| b.deployer(a));
+            if self.base.and_then(in_base).is_some() {
+                return Ok(());
+            }
             return Err(err("actor", format!("`{actor}` is not an actor")));
         };
         if a.at > at && !expected {
@@ -715,6 +748,7 @@ impl<'a> Check<'a> {
             .iter()
             .map(|s| s.step.at())
             .chain(self.actors.iter().map(|a| a.at))
+            .chain(self.base.map(Base::height))
             .max()
             .unwrap_or(0);
         let total = self
@@ -750,10 +784,19 @@ impl super::Scenario {
         scheduler: Option<crate::engine::SchedulerKind>,
         activation_height: Option<u64>,
     ) -> Result<(), crate::engine::TimerError> {
-        self.genesis = self
+        let g = self
             .genesis
             .clone()
             .with_scheduler(scheduler, activation_height)?;
+        if let Some(b) = &self.base
+            && g != self.genesis
+        {
+            return Err(crate::engine::TimerError::InvalidInput(format!(
+                "the fixture starts from its base {}, whose scheduler is part of its state (Spec note 130): --scheduler and --activation-height cannot change it",
+                b.file
+            )));
+        }
+        self.genesis = g;
         Ok(())
     }
 }
