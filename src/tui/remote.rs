@@ -709,7 +709,9 @@ impl DashboardSource for RemoteDevnet {
             UiCommand::ExportSession => {
                 let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
                 let blocks = blocks.unwrap_or(0);
-                let path = crate::tui::past::write_session(text, blocks)?;
+                // A fixture with a base: the base dump came in the reply (Spec note 131).
+                let base = serde_json::from_value::<crate::chain::ChainDump>(v["base"].clone()).ok();
+                let path = crate::tui::past::write_session(text, base.as_ref(), blocks)?;
                 Answer::Exported(path, blocks)
             }
             UiCommand::Revert(_) => Answer::Height(self.ask(&HeadQuery).map_or(0, |h| h.height)),
