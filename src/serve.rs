@@ -282,9 +282,9 @@ pub(crate) async fn record(node: &NodeHandle, p: &Path) -> Result<()> {
     let mut out = node.query(|c| export::export(c, None)).await??;
     let p = p.to_path_buf();
     tokio::task::spawn_blocking(move || -> Result<()> {
+        let file = export::base_file_for(&p);
+        out.name_base(&file);
         if let Some(d) = out.base.take() {
-            let file = export::base_file_for(&p);
-            out.name_base(&file);
             state_file::write(&p.with_file_name(&file), &d)
                 .context("the session's base could not be written")?;
         }

@@ -341,11 +341,9 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         };
         // With a base, the base is written beside the fixture, named after it (Spec note 131).
         let p = std::path::Path::new(&path);
-        let base_path = out.base.take().map(|d| {
-            let file = crate::scenario::export::base_file_for(p);
-            out.name_base(&file);
-            (p.with_file_name(&file), d)
-        });
+        let file = crate::scenario::export::base_file_for(p);
+        out.name_base(&file);
+        let base_path = out.base.take().map(|d| (p.with_file_name(&file), d));
         let cannot = |e: String| invalid_param("path", format!("cannot write {path}: {e}"));
         if let Some((bp, d)) = &base_path {
             super::state_file::write(bp, d).map_err(|e| cannot(e.to_string()))?;

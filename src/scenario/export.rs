@@ -78,7 +78,7 @@ pub fn export(node: &NodeCore, from_height: Option<u64>) -> Result<Exported, Nod
         x.entries(&entries, head, None);
         return Ok(x.finish(node, head, None));
     };
-    let mut x = Exporter::on_base(node, &base);
+    let mut x = Exporter::on_base(node, &entries, from);
     x.entries(&entries, head, Some(from));
     Ok(x.finish(node, head, Some(base)))
 }
@@ -211,13 +211,23 @@ impl Exporter {
         }
     }
 
-    /// A fixture on `base`: `[[accounts]]` name the base's accounts and actors the node has a
-    /// name for (no balance: the base holds it); the base holds the chain's settings.
-    fn on_base(node: &NodeCore, base: &ChainDump) -> Self {
+    /// A fixture on a base at `from`: `[[accounts]]` name the addresses the node has a name for
+    /// (no balance: the base holds it), but for the actors deployed after the base (an
+    /// `[[actors]]` entry names those); the base holds the chain's settings.
+    fn on_base(node: &NodeCore, entries: &[Entry], from: u64) -> Self {
         let mut x = Exporter::blank(node);
-        let known: BTreeSet<Address> = base.accounts.keys().chain(base.actors.keys()).copied().collect();
-        for a in known {
-            if x.given.get(&a).is_some_and(|n| usable(n)) {
+        let created: BTreeSet<Address> = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Tx {
+                    height, created, ..
+                } if *height > from => *created,
+                _ => None,
+            })
+            .collect();
+        let named: Vec<Address> = x.given.keys().copied().collect();
+        for a in named {
+            if !created.contains(&a) && x.given.get(&a).is_some_and(|n| usable(n)) {
                 let name = x.name_for(a, "account");
                 let mut t = Table::new();
                 t.insert("name".into(), Value::String(name));
