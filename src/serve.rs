@@ -70,6 +70,7 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
         (_, Some(p)) => Some((p.display().to_string(), state_file::read(p)?)),
         _ => base.map(|b| (b.path.clone(), ChainDump::clone(&b.dump))),
     };
+    let from_base = base.is_some() && !a.state.as_ref().is_some_and(|p| p.exists());
     let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
     cfg.mining = match (a.no_mining, a.block_time) {
         (true, _) => MiningMode::Manual,
@@ -94,6 +95,10 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
             .with_context(|| format!("state file {p} refused"))?;
         // The session's base (issue 24): what a recording says it started from.
         core.set_session_file(p);
+        // A fixture's base is where its steps start: a reset goes back to it.
+        if from_base {
+            core.reset_to_loaded();
+        }
         // What loading reported is history by the time anyone subscribes.
         while core.poll_event().is_some() {}
     }

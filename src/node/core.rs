@@ -286,6 +286,8 @@ pub struct NodeCore {
     hook: Option<Box<dyn BlockHook>>,
     /// The hook as it was set, for `Reset`.
     initial_hook: Option<HookSnap>,
+    /// What `Reset` returns to when not the genesis: a fixture's base ([`Self::reset_to_loaded`]).
+    start: Option<SessionLog>,
     /// Everything applied to the chain (issue 24, `session.rs`).
     session: SessionLog,
     recording: bool,
@@ -362,6 +364,7 @@ impl NodeCore {
             names,
             hook: None,
             initial_hook: None,
+            start: None,
             session: SessionLog::default(),
             recording: true,
             checkpoints,
@@ -369,6 +372,12 @@ impl NodeCore {
     }
 
     /// Plays `hook` along from the next block on (replacing any hook set before).
+    /// Makes `Reset` return to the state loaded last (a fixture's `base`, issue 24: its steps
+    /// play from it), not to the genesis.
+    pub fn reset_to_loaded(&mut self) {
+        self.start = self.session.base_chain().is_some().then(|| self.session.clone());
+    }
+
     pub fn set_hook(&mut self, hook: Box<dyn BlockHook>) {
         self.initial_hook = HookSnap::of(&*hook);
         self.hook = Some(hook);
@@ -748,9 +757,20 @@ impl NodeCore {
     }
 
     pub(super) fn reset(&mut self) -> Result<(), NodeError> {
-        self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
+        match self.start.as_ref().and_then(|s| Some((s, s.base_chain()?))) {
+            Some((s, c)) => {
+                self.chain = c.clone();
+                if let Some(n) = self.keep_blocks {
+                    self.chain.set_keep_blocks(n);
+                }
+                self.session = s.clone();
+            }
+            None => {
+                self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
+                self.session = SessionLog::default();
+            }
+        }
         self.history.clear();
-        self.session = SessionLog::default();
         self.checkpoints = past::start(&self.chain, self.keep_history);
         self.names = self.initial_names.clone();
         if let Some(h) = &self.initial_hook {

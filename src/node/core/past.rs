@@ -177,6 +177,7 @@ impl NodeCore {
             initial_names: self.initial_names.clone(),
             hook: None,
             initial_hook: None,
+            start: None,
             session,
             recording: false,
             checkpoints: VecDeque::new(),
