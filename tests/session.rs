@@ -2,8 +2,8 @@
 //! hashes at every height, past-height reads and `devnet_revertTo` (docs/FIXTURES.md
 //! "Exported sessions", docs/API.md "Block tags").
 
-use cowboy_devnet::chain::{Genesis, dump};
 use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{Genesis, dump};
 use cowboy_devnet::chain::{Transaction, TxKind};
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs};
 use cowboy_devnet::node::ConfigChange;
@@ -12,6 +12,7 @@ use cowboy_devnet::node::{
     NodeConfig, NodeCore, Revert, RevertTo, ScheduleTimer, SendTx, SetBalance, SetMining, Snapshot,
     TiersQuery, TimerQuery, dev_account,
 };
+use cowboy_devnet::node::{DumpState, LoadState};
 use cowboy_devnet::scenario::export::export;
 use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
@@ -337,6 +338,86 @@ fn cmd() -> impl Strategy<Value = Cmd> {
     ]
 }
 
+/// Applies `cmds` to `n` (actor `a`; `timers` collects what it schedules).
+fn play(
+    n: &mut NodeCore,
+    a: Address,
+    timers: &mut Vec<cowboy_devnet::engine::TimerId>,
+    cmds: Vec<Cmd>,
+) {
+    for c in cmds {
+        match c {
+            Cmd::Schedule(after) => {
+                let height = n.chain().pending_height() + after;
+                let args = ScheduleArgs {
+                    height,
+                    payload: b"p".to_vec(),
+                    ..ScheduleArgs::default()
+                };
+                if let Ok(s) = n.apply(ScheduleTimer {
+                    actor: a,
+                    from: None,
+                    args,
+                }) {
+                    timers.push(s.timer_id);
+                }
+            }
+            Cmd::Mine(b) => {
+                n.apply(Mine { blocks: b }).unwrap();
+            }
+            Cmd::Transfer(i, v) => {
+                let tx = Transaction::new(
+                    dev_account(i as usize),
+                    TxKind::Transfer {
+                        to: dev_account(0),
+                        amount: v,
+                    },
+                );
+                // Refused (the balance was set too low) changes nothing.
+                let _ = n.apply(SendTx(tx));
+            }
+            Cmd::SetBalance(i, v) => {
+                n.apply(SetBalance {
+                    address: dev_account(i as usize),
+                    balance: v,
+                })
+                .unwrap();
+            }
+            Cmd::Manual(m) => {
+                let mode = if m {
+                    MiningMode::Manual
+                } else {
+                    MiningMode::Auto
+                };
+                n.apply(SetMining(mode)).unwrap();
+            }
+            Cmd::Halt(b) => {
+                n.apply(Halt { blocks: b }).unwrap();
+            }
+            Cmd::Cancel => {
+                if let Some(id) = timers.pop() {
+                    let _ = n.apply(CancelTimer {
+                        actor: a,
+                        timer_id: id,
+                        from: None,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// A node that starts from `n`'s state (as `--load-state` of its dump), after sealing any
+/// open block.
+fn loaded_from(n: &mut NodeCore) -> NodeCore {
+    n.apply(Mine { blocks: 1 }).unwrap();
+    let d = n.apply(DumpState).unwrap();
+    let mut m = node(10_000);
+    m.apply(LoadState(d)).unwrap();
+    m.set_session_file("state.json".into());
+    m
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
@@ -346,39 +427,38 @@ proptest! {
     fn issue24_random_sessions_replay_height_by_height(cmds in prop::collection::vec(cmd(), 1..25)) {
         let mut n = node(10_000);
         let a = deploy(&mut n, "ticker");
-        let mut timers = Vec::new();
-        for c in cmds {
-            match c {
-                Cmd::Schedule(after) => {
-                    let height = n.chain().pending_height() + after;
-                    let args = ScheduleArgs { height, payload: b"p".to_vec(), ..ScheduleArgs::default() };
-                    if let Ok(s) = n.apply(ScheduleTimer { actor: a, from: None, args }) {
-                        timers.push(s.timer_id);
-                    }
-                }
-                Cmd::Mine(b) => { n.apply(Mine { blocks: b }).unwrap(); }
-                Cmd::Transfer(i, v) => {
-                    let tx = Transaction::new(dev_account(i as usize), TxKind::Transfer { to: dev_account(0), amount: v });
-                    // Refused (the balance was set too low) changes nothing.
-                    let _ = n.apply(SendTx(tx));
-                }
-                Cmd::SetBalance(i, v) => {
-                    n.apply(SetBalance { address: dev_account(i as usize), balance: v }).unwrap();
-                }
-                Cmd::Manual(m) => {
-                    let mode = if m { MiningMode::Manual } else { MiningMode::Auto };
-                    n.apply(SetMining(mode)).unwrap();
-                }
-                Cmd::Halt(b) => { n.apply(Halt { blocks: b }).unwrap(); }
-                Cmd::Cancel => {
-                    if let Some(id) = timers.pop() {
-                        let _ = n.apply(CancelTimer { actor: a, timer_id: id, from: None });
-                    }
-                }
-            }
-        }
+        play(&mut n, a, &mut Vec::new(), cmds);
         n.apply(Mine { blocks: 3 }).unwrap();
         replay_matches(&n);
+    }
+
+    /// Issue 24 "Record": random sessions that start from a state dump (`--load-state`) or
+    /// from genesis, exported whole and from a random retained `from_height` (the base is the
+    /// state as of that height): `run` of the export gives the same hash and root at every
+    /// height after its base, every expectation holds.
+    #[test]
+    fn issue24_record_random_sessions_from_a_dump_and_from_any_height_replay(
+        before in prop::collection::vec(cmd(), 0..10),
+        cmds in prop::collection::vec(cmd(), 1..20),
+        loaded in any::<bool>(),
+        pick in 0u64..10_000,
+    ) {
+        let mut n = node(10_000);
+        let a = deploy(&mut n, "ticker");
+        let mut timers = Vec::new();
+        play(&mut n, a, &mut timers, before);
+        if loaded {
+            n = loaded_from(&mut n);
+        }
+        play(&mut n, a, &mut timers, cmds);
+        n.apply(Mine { blocks: 3 }).unwrap();
+        if loaded {
+            let text = replay_matches(&n);
+            prop_assert!(text.contains("base = "), "{}", text);
+        }
+        let start = n.session().base_height();
+        let from = start + pick % (n.height() - start + 1);
+        replay_from(&n, Some(from));
     }
 }
 
@@ -400,4 +480,30 @@ fn issue24_a_balance_set_before_an_outage_replays() {
     n.apply(Mine { blocks: 3 }).unwrap();
     let text = replay_matches(&n);
     assert!(text.contains("action = \"set_balance\""), "{text}");
+}
+
+/// Issue 24 "Record": a `from_height` older than the retained history is `HistoryPruned`, and
+/// one before a loaded session's base too; past the head `InvalidInput`.
+#[test]
+fn issue24_record_from_height_outside_the_history_is_refused_by_name() {
+    let mut n = node(300);
+    let a = deploy(&mut n, "ticker");
+    for _ in 0..10 {
+        schedule(&mut n, a, 2).unwrap();
+        n.apply(Mine { blocks: 60 }).unwrap();
+    }
+    let e = export(&n, Some(2)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::HistoryPruned, "{e}");
+    let e = export(&n, Some(n.height() + 1)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+    replay_from(&n, Some(n.first_queryable()));
+    let mut m = loaded_from(&mut n);
+    let base = m.height();
+    schedule(&mut m, a, 3).unwrap();
+    m.apply(Mine { blocks: 5 }).unwrap();
+    let e = export(&m, Some(base - 1)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::HistoryPruned, "{e}");
+    let whole = replay_matches(&m);
+    assert!(whole.contains("base = \"session.base.json\""), "{whole}");
+    assert_eq!(replay_from(&m, Some(base)), whole);
 }

@@ -375,7 +375,11 @@ impl NodeCore {
     /// Makes `Reset` return to the state loaded last (a fixture's `base`, issue 24: its steps
     /// play from it), not to the genesis.
     pub fn reset_to_loaded(&mut self) {
-        self.start = self.session.base_chain().is_some().then(|| self.session.clone());
+        self.start = self
+            .session
+            .base_chain()
+            .is_some()
+            .then(|| self.session.clone());
     }
 
     pub fn set_hook(&mut self, hook: Box<dyn BlockHook>) {

@@ -72,7 +72,9 @@ impl ActorRuntime for Inert {
         _payload: &[u8],
         _host: &mut dyn Host,
     ) -> Result<(), VmError> {
-        Err(VmError::HandlerNotFound("a base is only loaded here".into()))
+        Err(VmError::HandlerNotFound(
+            "a base is only loaded here".into(),
+        ))
     }
 }
 

@@ -31,9 +31,9 @@
 //! (they are not in the chain).
 
 use crate::chain::runtime::Lang;
+use crate::chain::{Chain, ChainDump};
 use crate::chain::{SystemInstruction, TimerOp, Transaction, TxKind, default_governor};
 use crate::engine::{Address, ErrorKind, ScheduleArgs, TimerId};
-use crate::chain::{Chain, ChainDump};
 use crate::node::{Entry, NodeCore, NodeError};
 use std::collections::{BTreeMap, BTreeSet};
 use toml::{Table, Value};
@@ -329,7 +329,8 @@ impl Exporter {
             if h > head || h == 0 {
                 continue;
             }
-            let in_base = from.is_some_and(|f| matches!(e, Entry::Halt { after, .. } if *after == f));
+            let in_base =
+                from.is_some_and(|f| matches!(e, Entry::Halt { after, .. } if *after == f));
             if from.is_some_and(|f| h <= f) && !in_base {
                 continue;
             }
@@ -625,9 +626,9 @@ impl Exporter {
         }
         let mut doc = Table::new();
         doc.insert("name".into(), Value::String("session".into()));
-        let from = base
-            .as_ref()
-            .map_or(String::new(), |b| format!(" from the state at #{}", b.height));
+        let from = base.as_ref().map_or(String::new(), |b| {
+            format!(" from the state at #{}", b.height)
+        });
         doc.insert(
             "description".into(),
             Value::String(format!(

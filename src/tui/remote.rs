@@ -710,7 +710,8 @@ impl DashboardSource for RemoteDevnet {
                 let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
                 let blocks = blocks.unwrap_or(0);
                 // A fixture with a base: the base dump came in the reply (Spec note 131).
-                let base = serde_json::from_value::<crate::chain::ChainDump>(v["base"].clone()).ok();
+                let base =
+                    serde_json::from_value::<crate::chain::ChainDump>(v["base"].clone()).ok();
                 let path = crate::tui::past::write_session(text, base.as_ref(), blocks)?;
                 Answer::Exported(path, blocks)
             }
