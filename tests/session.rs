@@ -507,3 +507,27 @@ fn issue24_record_from_height_outside_the_history_is_refused_by_name() {
     assert!(whole.contains("base = \"session.base.json\""), "{whole}");
     assert_eq!(replay_from(&m, Some(base)), whole);
 }
+
+/// Issue 24 (found by the random exports from a height): a checkpoint taken at the end of a
+/// run of seals, which the next seal extends, still replays from its own height: a read or an
+/// export as of a height at or after it gives that block's state.
+#[test]
+fn issue24_a_checkpoint_at_the_end_of_a_run_of_seals_replays_from_its_height() {
+    let mut n = node(10_000);
+    let a = deploy(&mut n, "ticker");
+    schedule(&mut n, a, 1).unwrap();
+    n.apply(Mine { blocks: 300 }).unwrap();
+    n.apply(Mine { blocks: 100 }).unwrap();
+    schedule(&mut n, a, 1).unwrap();
+    n.apply(Mine { blocks: 3 }).unwrap();
+    for h in [257, 300, 302, 350] {
+        let live = n.block(h).unwrap().header.state_root;
+        assert_eq!(n.chain_at(h).unwrap().state_root(), live, "#{h}");
+        assert_eq!(
+            n.ask(&At::new(AccountsQuery, Some(h))).unwrap(),
+            n.ask(&At::new(AccountsQuery, Some(h - 1))).unwrap(),
+            "#{h}: nothing happened between"
+        );
+        replay_from(&n, Some(h));
+    }
+}

@@ -179,9 +179,15 @@ impl SessionLog {
         replay(chain, &self.links_after(None), until).map(|_| ())
     }
 
-    /// The position of the last entry (for a checkpoint).
-    pub(crate) fn position(&self) -> Option<Arc<Link>> {
-        self.tail.clone()
+    /// A position for a checkpoint taken now, and the entries up to it: before the last
+    /// entry when it is a seal, since the next seal replaces that link (consecutive seals are
+    /// one entry) and a position on it would no longer be found. Replaying that seal again on
+    /// the checkpoint's chain seals nothing it has not.
+    pub(crate) fn position(&self) -> (Option<Arc<Link>>, usize) {
+        match &self.tail {
+            Some(t) if matches!(t.entry, Entry::Sealed { .. }) => (t.prev.clone(), self.len - 1),
+            t => (t.clone(), self.len),
+        }
     }
 
     /// The links after `pos` (a position of this log, `None`: its start), oldest first.

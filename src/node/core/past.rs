@@ -87,11 +87,12 @@ impl NodeCore {
         }
         let last = self.checkpoints.back().map_or(0, |c| c.height);
         if to >= last.saturating_add(CHECKPOINT_EVERY) {
+            let (pos, count) = self.session.position();
             self.checkpoints.push_back(Arc::new(Checkpoint {
                 height: to,
                 chain: self.chain.clone(),
-                pos: self.session.position(),
-                count: self.session.len(),
+                pos,
+                count,
             }));
         }
         let first_kept = self.first_kept();
