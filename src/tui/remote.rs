@@ -710,8 +710,14 @@ impl DashboardSource for RemoteDevnet {
                 let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
                 let blocks = blocks.unwrap_or(0);
                 // A fixture with a base: the base dump came in the reply (Spec note 131).
-                let base =
-                    serde_json::from_value::<crate::chain::ChainDump>(v["base"].clone()).ok();
+                let base = match v.get("base").filter(|b| !b.is_null()) {
+                    None => None,
+                    Some(b) => Some(
+                        serde_json::from_value::<crate::chain::ChainDump>(b.clone()).map_err(
+                            |e| CommandError::new("InvalidInput", format!("the base dump: {e}")),
+                        )?,
+                    ),
+                };
                 let path = crate::tui::past::write_session(text, base.as_ref(), blocks)?;
                 Answer::Exported(path, blocks)
             }
