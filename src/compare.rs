@@ -51,11 +51,26 @@ struct CompareRun {
 /// `--with`, each scheduler again with it. Without `--schedulers`, a comparison with `--with`
 /// plays `eip1559` alone (the variants are open points of its rules), so
 /// `compare congestion --with basefee_step=proportional` is default against proportional.
+///
+/// A fixture with a `base` plays under the base's scheduler alone (its state holds it, Spec
+/// note 130): `--schedulers` naming another is refused.
 fn plan(a: &CompareArgs) -> Result<Vec<RunSpec>> {
-    let schedulers = match (&a.schedulers, a.with.is_empty()) {
-        (Some(s), _) => s.concat(),
-        (None, true) => vec![SchedulerKind::Fifo, SchedulerKind::Eip1559],
-        (None, false) => vec![SchedulerKind::Eip1559],
+    let base = load(&a.fixture)
+        .ok()
+        .and_then(|s| s.base().map(|b| (b.file.clone(), s.genesis().scheduler)));
+    let schedulers = match (
+        a.schedulers.as_ref().map(|s| s.concat()),
+        a.with.is_empty(),
+        &base,
+    ) {
+        (Some(s), _, Some((file, k))) if s.iter().any(|x| x != k) => anyhow::bail!(
+            "--schedulers: the fixture starts from its base {file}, which runs `{}` (its state holds the scheduler)",
+            scheduler_name(*k)
+        ),
+        (_, _, Some((_, k))) => vec![*k],
+        (Some(s), _, None) => s,
+        (None, true, None) => vec![SchedulerKind::Fifo, SchedulerKind::Eip1559],
+        (None, false, None) => vec![SchedulerKind::Eip1559],
     };
     let mut seen = Vec::new();
     for k in &schedulers {

@@ -2,7 +2,7 @@
 
 use crate::cli::{EXIT_OK, ServeArgs};
 use anyhow::{Context, Result};
-use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::chain::{ChainDump, Genesis};
 use cowboy_devnet::node::{
     DumpState, LoadState, MiningMode, NodeConfig, NodeCore, NodeEvent, NodeHandle, spawn,
 };
@@ -36,6 +36,26 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
         Some(s) => (s.genesis().clone(), s.address_book()),
         None => (Genesis::default(), BTreeMap::new()),
     };
+    // A fixture with a base starts from it (issue 24, Spec note 130): its state holds the
+    // scheduler and variants, and `--load-state` would replace it.
+    let base = scenario.as_ref().and_then(|s| s.base());
+    if let Some(b) = base {
+        let flags = a.sched.scheduler.is_some()
+            || a.sched.activation_height.is_some()
+            || !a.sched.variant.is_empty();
+        if flags {
+            anyhow::bail!(
+                "the fixture starts from its base {}, whose scheduler and variants are part of its state: --scheduler, --activation-height and --variant cannot change them",
+                b.path
+            );
+        }
+        if a.load_state.is_some() {
+            anyhow::bail!(
+                "the fixture starts from its base {}: give --load-state or a fixture with `base`, not both",
+                b.path
+            );
+        }
+    }
     let genesis = genesis
         .with_scheduler(a.sched.scheduler, a.sched.activation_height)
         .and_then(|g| g.with_variants(&a.sched.variant))
@@ -46,10 +66,11 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     }
     // The file is read and checked before the node exists: a bad file never half-loads.
     let initial = match (&a.state, &a.load_state) {
-        (Some(p), _) if p.exists() => Some((p, state_file::read(p)?)),
-        (_, Some(p)) => Some((p, state_file::read(p)?)),
-        _ => None,
+        (Some(p), _) if p.exists() => Some((p.display().to_string(), state_file::read(p)?)),
+        (_, Some(p)) => Some((p.display().to_string(), state_file::read(p)?)),
+        _ => base.map(|b| (b.path.clone(), ChainDump::clone(&b.dump))),
     };
+    let from_base = base.is_some() && !a.state.as_ref().is_some_and(|p| p.exists());
     let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
     cfg.mining = match (a.no_mining, a.block_time) {
         (true, _) => MiningMode::Manual,
@@ -71,9 +92,13 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     }
     if let Some((p, dump)) = initial {
         core.apply(LoadState(Box::new(dump)))
-            .with_context(|| format!("state file {} refused", p.display()))?;
+            .with_context(|| format!("state file {p} refused"))?;
         // The session's base (issue 24): what a recording says it started from.
-        core.set_session_file(p.display().to_string());
+        core.set_session_file(p);
+        // A fixture's base is where its steps start: a reset goes back to it.
+        if from_base {
+            core.reset_to_loaded();
+        }
         // What loading reported is history by the time anyone subscribes.
         while core.poll_event().is_some() {}
     }
@@ -254,16 +279,24 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
     Ok(code)
 }
 
-/// Writes the session as a fixture to `p` (`--record`, issue 24).
+/// Writes the session as a fixture to `p` (`--record`, issue 24), and the state it starts from
+/// beside it when it has one (`<stem>.base.json`, Spec note 131: the loaded file may be gone
+/// or saved over by `--state`).
 pub(crate) async fn record(node: &NodeHandle, p: &Path) -> Result<()> {
-    let out = node
-        .query(|c| cowboy_devnet::scenario::export::export(c, None))
-        .await??;
+    use cowboy_devnet::scenario::export;
+    let mut out = node.query(|c| export::export(c, None)).await??;
     let p = p.to_path_buf();
-    tokio::task::spawn_blocking(move || std::fs::write(&p, out.fixture))
-        .await
-        .context("the record task failed")?
-        .context("the session could not be written")?;
+    tokio::task::spawn_blocking(move || -> Result<()> {
+        let file = export::base_file_for(&p);
+        out.name_base(&file);
+        if let Some(d) = out.base.take() {
+            state_file::write(&p.with_file_name(&file), &d)
+                .context("the session's base could not be written")?;
+        }
+        std::fs::write(&p, out.fixture).context("the session could not be written")
+    })
+    .await
+    .context("the record task failed")??;
     Ok(())
 }
 

@@ -2,8 +2,8 @@
 //! hashes at every height, past-height reads and `devnet_revertTo` (docs/FIXTURES.md
 //! "Exported sessions", docs/API.md "Block tags").
 
-use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{Genesis, dump};
 use cowboy_devnet::chain::{Transaction, TxKind};
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs};
 use cowboy_devnet::node::ConfigChange;
@@ -12,6 +12,7 @@ use cowboy_devnet::node::{
     NodeConfig, NodeCore, Revert, RevertTo, ScheduleTimer, SendTx, SetBalance, SetMining, Snapshot,
     TiersQuery, TimerQuery, dev_account,
 };
+use cowboy_devnet::node::{DumpState, LoadState};
 use cowboy_devnet::scenario::export::export;
 use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
@@ -77,11 +78,28 @@ fn live_blocks(n: &NodeCore) -> Vec<(u64, String, String)> {
 /// Exports `n`, runs the fixture headless, and checks every height's hash and root and every
 /// expectation; returns the fixture text.
 fn replay_matches(n: &NodeCore) -> String {
-    let out = export(n, None).expect("export");
+    replay_from(n, None)
+}
+
+/// [`replay_matches`] of the export from `from` (`devnet_exportFixture`'s `from_height`): a
+/// fixture with a base (the session's loaded state, or the state as of `from`), read beside
+/// it; the heights after the base are compared.
+fn replay_from(n: &NodeCore, from: Option<u64>) -> String {
+    let out = export(n, from).expect("export");
+    let base_text = out.base.as_ref().map(|d| dump::state_text(d));
+    let base_file = out.base_file.clone();
+    let loader = |lf: &LoadedFixture, rel: &str| match (&base_file, &base_text) {
+        (Some(f), Some(t)) if f == rel => Ok(t.clone()),
+        _ => builtin::script_loader(lf, rel),
+    };
     let lf = LoadedFixture::parse("session.toml", out.fixture.clone())
         .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader)
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &loader)
         .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
+    let start = s.base().map_or(0, |b| b.height());
+    if let Some(f) = from {
+        assert!(start <= f, "the base is as of #{f}: {start}");
+    }
     let mut seen = Vec::new();
     let report = s
         .run(
@@ -97,7 +115,11 @@ fn replay_matches(n: &NodeCore) -> String {
         )
         .expect("run");
     assert_eq!(report.refused, None, "{}", out.fixture);
-    assert_eq!(seen, live_blocks(n), "{}", out.fixture);
+    let live: Vec<_> = live_blocks(n)
+        .into_iter()
+        .filter(|(h, _, _)| *h > start)
+        .collect();
+    assert_eq!(seen, live, "{}", out.fixture);
     assert_eq!(report.summary.unexpected_step_errors, 0, "{}", out.fixture);
     assert_eq!(report.summary.expectations_failed, 0, "{}", out.fixture);
     assert_eq!(
@@ -320,6 +342,102 @@ fn cmd() -> impl Strategy<Value = Cmd> {
     ]
 }
 
+/// Applies `cmds` to `n` (actor `a`; `timers` collects what it schedules).
+fn play(
+    n: &mut NodeCore,
+    a: Address,
+    timers: &mut Vec<cowboy_devnet::engine::TimerId>,
+    cmds: Vec<Cmd>,
+) {
+    for c in cmds {
+        match c {
+            Cmd::Schedule(after) => {
+                let height = n.chain().pending_height() + after;
+                let args = ScheduleArgs {
+                    height,
+                    payload: b"p".to_vec(),
+                    ..ScheduleArgs::default()
+                };
+                if let Ok(s) = n.apply(ScheduleTimer {
+                    actor: a,
+                    from: None,
+                    args,
+                }) {
+                    timers.push(s.timer_id);
+                }
+            }
+            Cmd::Mine(b) => {
+                n.apply(Mine { blocks: b }).unwrap();
+            }
+            Cmd::Transfer(i, v) => {
+                let tx = Transaction::new(
+                    dev_account(i as usize),
+                    TxKind::Transfer {
+                        to: dev_account(0),
+                        amount: v,
+                    },
+                );
+                // Refused (the balance was set too low) changes nothing.
+                let _ = n.apply(SendTx(tx));
+            }
+            Cmd::SetBalance(i, v) => {
+                n.apply(SetBalance {
+                    address: dev_account(i as usize),
+                    balance: v,
+                })
+                .unwrap();
+            }
+            Cmd::Manual(m) => {
+                let mode = if m {
+                    MiningMode::Manual
+                } else {
+                    MiningMode::Auto
+                };
+                n.apply(SetMining(mode)).unwrap();
+            }
+            Cmd::Halt(b) => {
+                n.apply(Halt { blocks: b }).unwrap();
+            }
+            Cmd::Cancel => {
+                if let Some(id) = timers.pop() {
+                    let _ = n.apply(CancelTimer {
+                        actor: a,
+                        timer_id: id,
+                        from: None,
+                    });
+                }
+            }
+            Cmd::Nonce(after) => {
+                let height = n.chain().pending_height() + after;
+                let args = ScheduleArgs {
+                    height,
+                    client_nonce: Some(after),
+                    ..ScheduleArgs::default()
+                };
+                let e = n
+                    .apply(ScheduleTimer {
+                        actor: a,
+                        from: None,
+                        args,
+                    })
+                    .unwrap_err();
+                assert_eq!(e.kind(), ErrorKind::InvalidInput);
+            }
+        }
+    }
+}
+
+/// A node that starts from `n`'s state (as `--load-state` of its dump), after sealing any
+/// open block.
+fn loaded_from(n: &mut NodeCore) -> NodeCore {
+    n.apply(Mine { blocks: 1 }).unwrap();
+    let d = n.apply(DumpState).unwrap();
+    let mut m = node(10_000);
+    m.apply(LoadState(d)).unwrap();
+    m.set_session_file("state.json".into());
+    m
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
@@ -329,45 +447,38 @@ proptest! {
     fn issue24_random_sessions_replay_height_by_height(cmds in prop::collection::vec(cmd(), 1..25)) {
         let mut n = node(10_000);
         let a = deploy(&mut n, "ticker");
-        let mut timers = Vec::new();
-        for c in cmds {
-            match c {
-                Cmd::Schedule(after) => {
-                    let height = n.chain().pending_height() + after;
-                    let args = ScheduleArgs { height, payload: b"p".to_vec(), ..ScheduleArgs::default() };
-                    if let Ok(s) = n.apply(ScheduleTimer { actor: a, from: None, args }) {
-                        timers.push(s.timer_id);
-                    }
-                }
-                Cmd::Mine(b) => { n.apply(Mine { blocks: b }).unwrap(); }
-                Cmd::Transfer(i, v) => {
-                    let tx = Transaction::new(dev_account(i as usize), TxKind::Transfer { to: dev_account(0), amount: v });
-                    // Refused (the balance was set too low) changes nothing.
-                    let _ = n.apply(SendTx(tx));
-                }
-                Cmd::SetBalance(i, v) => {
-                    n.apply(SetBalance { address: dev_account(i as usize), balance: v }).unwrap();
-                }
-                Cmd::Manual(m) => {
-                    let mode = if m { MiningMode::Manual } else { MiningMode::Auto };
-                    n.apply(SetMining(mode)).unwrap();
-                }
-                Cmd::Halt(b) => { n.apply(Halt { blocks: b }).unwrap(); }
-                Cmd::Nonce(after) => {
-                    let height = n.chain().pending_height() + after;
-                    let args = ScheduleArgs { height, client_nonce: Some(after), ..ScheduleArgs::default() };
-                    let e = n.apply(ScheduleTimer { actor: a, from: None, args }).unwrap_err();
-                    prop_assert_eq!(e.kind(), ErrorKind::InvalidInput);
-                }
-                Cmd::Cancel => {
-                    if let Some(id) = timers.pop() {
-                        let _ = n.apply(CancelTimer { actor: a, timer_id: id, from: None });
-                    }
-                }
-            }
-        }
+        play(&mut n, a, &mut Vec::new(), cmds);
         n.apply(Mine { blocks: 3 }).unwrap();
         replay_matches(&n);
+    }
+
+    /// Issue 24 "Record": random sessions that start from a state dump (`--load-state`) or
+    /// from genesis, exported whole and from a random retained `from_height` (the base is the
+    /// state as of that height): `run` of the export gives the same hash and root at every
+    /// height after its base, every expectation holds.
+    #[test]
+    fn issue24_record_random_sessions_from_a_dump_and_from_any_height_replay(
+        before in prop::collection::vec(cmd(), 0..10),
+        cmds in prop::collection::vec(cmd(), 1..20),
+        loaded in any::<bool>(),
+        pick in 0u64..10_000,
+    ) {
+        let mut n = node(10_000);
+        let a = deploy(&mut n, "ticker");
+        let mut timers = Vec::new();
+        play(&mut n, a, &mut timers, before);
+        if loaded {
+            n = loaded_from(&mut n);
+        }
+        play(&mut n, a, &mut timers, cmds);
+        n.apply(Mine { blocks: 3 }).unwrap();
+        if loaded {
+            let text = replay_matches(&n);
+            prop_assert!(text.contains("base = "), "{}", text);
+        }
+        let start = n.session().base_height();
+        let from = start + pick % (n.height() - start + 1);
+        replay_from(&n, Some(from));
     }
 }
 
@@ -389,4 +500,54 @@ fn issue24_a_balance_set_before_an_outage_replays() {
     n.apply(Mine { blocks: 3 }).unwrap();
     let text = replay_matches(&n);
     assert!(text.contains("action = \"set_balance\""), "{text}");
+}
+
+/// Issue 24 "Record": a `from_height` older than the retained history is `HistoryPruned`, and
+/// one before a loaded session's base too; past the head `InvalidInput`.
+#[test]
+fn issue24_record_from_height_outside_the_history_is_refused_by_name() {
+    let mut n = node(300);
+    let a = deploy(&mut n, "ticker");
+    for _ in 0..10 {
+        schedule(&mut n, a, 2).unwrap();
+        n.apply(Mine { blocks: 60 }).unwrap();
+    }
+    let e = export(&n, Some(2)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::HistoryPruned, "{e}");
+    let e = export(&n, Some(n.height() + 1)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::InvalidInput, "{e}");
+    replay_from(&n, Some(n.first_queryable()));
+    let mut m = loaded_from(&mut n);
+    let base = m.height();
+    schedule(&mut m, a, 3).unwrap();
+    m.apply(Mine { blocks: 5 }).unwrap();
+    let e = export(&m, Some(base - 1)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::HistoryPruned, "{e}");
+    let whole = replay_matches(&m);
+    assert!(whole.contains("base = \"session.base.json\""), "{whole}");
+    assert_eq!(replay_from(&m, Some(base)), whole);
+}
+
+/// Issue 24 (found by the random exports from a height): a checkpoint taken at the end of a
+/// run of seals, which the next seal extends, still replays from its own height: a read or an
+/// export as of a height at or after it gives that block's state.
+#[test]
+fn issue24_a_checkpoint_at_the_end_of_a_run_of_seals_replays_from_its_height() {
+    let mut n = node(10_000);
+    let a = deploy(&mut n, "ticker");
+    schedule(&mut n, a, 1).unwrap();
+    n.apply(Mine { blocks: 300 }).unwrap();
+    n.apply(Mine { blocks: 100 }).unwrap();
+    schedule(&mut n, a, 1).unwrap();
+    n.apply(Mine { blocks: 3 }).unwrap();
+    for h in [257, 300, 302, 350] {
+        let live = n.block(h).unwrap().header.state_root;
+        assert_eq!(n.chain_at(h).unwrap().state_root(), live, "#{h}");
+        assert_eq!(
+            n.ask(&At::new(AccountsQuery, Some(h))).unwrap(),
+            n.ask(&At::new(AccountsQuery, Some(h - 1))).unwrap(),
+            "#{h}: nothing happened between"
+        );
+        replay_from(&n, Some(h));
+    }
 }

@@ -1,5 +1,7 @@
 //! A whole chain state as data: [`ChainDump`], written by [`Chain::dump`] and read back by
-//! [`Chain::load`] (`cowboy-devnet dump` / `load`, snapshots).
+//! [`Chain::load`] (`cowboy-devnet dump` / `load`, snapshots), and its text as a state file
+//! ([`parse_state`], [`state_text`]: what `serve --state`, `--load-state` and a fixture's
+//! `base` read).
 
 use super::*;
 
@@ -128,4 +130,73 @@ impl Chain {
         chain.head = d.head;
         Ok(chain)
     }
+}
+
+/// The `format` of a state file.
+pub const STATE_FORMAT: &str = "cowboy-devnet-state";
+/// The version of the state file's envelope (the chain dump has its own `format_version`).
+pub const STATE_VERSION: u32 = 1;
+
+#[derive(Serialize)]
+struct EnvelopeOut<'a> {
+    format: &'static str,
+    version: u32,
+    chain: &'a ChainDump,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EnvelopeIn {
+    format: String,
+    version: u32,
+    chain: serde_json::Value,
+}
+
+/// A state file's text: `{"format": "cowboy-devnet-state", "version": 1, "chain": <dump>}`.
+pub fn state_text(dump: &ChainDump) -> String {
+    serde_json::to_string(&EnvelopeOut {
+        format: STATE_FORMAT,
+        version: STATE_VERSION,
+        chain: dump,
+    })
+    .expect("a chain dump serializes")
+}
+
+/// Parses the text of a state file or a bare chain dump (what `run --dump` and
+/// `devnet_dumpState` write), checking its shape and versions; [`Chain::load`] checks the rest.
+pub fn parse_state(text: &str) -> Result<ChainDump, String> {
+    let v: serde_json::Value = serde_json::from_str(text)
+        .map_err(|e| format!("not JSON ({e}); truncated or not a state file"))?;
+    let chain = if v.get("format").is_some() {
+        let env: EnvelopeIn = serde_json::from_value(v).map_err(|e| e.to_string())?;
+        if env.format != STATE_FORMAT {
+            return Err(format!(
+                "format `{}`, expected `{STATE_FORMAT}`",
+                env.format
+            ));
+        }
+        if env.version != STATE_VERSION {
+            return Err(format!(
+                "state file version {}, this build reads version {STATE_VERSION}",
+                env.version
+            ));
+        }
+        env.chain
+    } else if v.get("format_version").is_some() {
+        v
+    } else {
+        return Err(
+            "neither a state file (`format`: `cowboy-devnet-state`) nor a chain dump (`format_version`)"
+                .into(),
+        );
+    };
+    let version = chain.get("format_version").and_then(|v| v.as_u64());
+    if version != Some(u64::from(DUMP_FORMAT_VERSION)) {
+        return Err(format!(
+            "chain dump format version {}, this build reads {}",
+            version.map_or("missing".to_string(), |v| v.to_string()),
+            DUMP_FORMAT_VERSION
+        ));
+    }
+    serde_json::from_value(chain).map_err(|e| format!("chain dump: {e}"))
 }

@@ -3,7 +3,7 @@
 
 mod block;
 mod draft;
-mod dump;
+pub mod dump;
 pub mod exec;
 mod gba;
 mod quiet;

@@ -5,7 +5,7 @@
 
 use super::error::NodeError;
 use super::read;
-use super::session::{Base, Entry, SessionLog};
+use super::session::{Entry, SessionLog};
 use super::views::{
     AccountView, BlockSummary, BlockView, EventView, SnapshotInfo, SupplyView, TiersView,
 };
@@ -288,6 +288,8 @@ pub struct NodeCore {
     hook: Option<Box<dyn BlockHook>>,
     /// The hook as it was set, for `Reset`.
     initial_hook: Option<HookSnap>,
+    /// What `Reset` returns to when not the genesis: a fixture's base ([`Self::reset_to_loaded`]).
+    start: Option<SessionLog>,
     /// Everything applied to the chain (issue 24, `session.rs`).
     session: SessionLog,
     recording: bool,
@@ -366,6 +368,7 @@ impl NodeCore {
             names,
             hook: None,
             initial_hook: None,
+            start: None,
             session: SessionLog::default(),
             recording: true,
             checkpoints,
@@ -374,6 +377,16 @@ impl NodeCore {
     }
 
     /// Plays `hook` along from the next block on (replacing any hook set before).
+    /// Makes `Reset` return to the state loaded last (a fixture's `base`, issue 24: its steps
+    /// play from it), not to the genesis.
+    pub fn reset_to_loaded(&mut self) {
+        self.start = self
+            .session
+            .base_chain()
+            .is_some()
+            .then(|| self.session.clone());
+    }
+
     pub fn set_hook(&mut self, hook: Box<dyn BlockHook>) {
         self.initial_hook = HookSnap::of(&*hook);
         self.hook = Some(hook);
@@ -755,9 +768,20 @@ impl NodeCore {
 
     pub(super) fn reset(&mut self) -> Result<(), NodeError> {
         self.drop_past_states();
-        self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
+        match self.start.as_ref().and_then(|s| Some((s, s.base_chain()?))) {
+            Some((s, c)) => {
+                self.chain = c.clone();
+                if let Some(n) = self.keep_blocks {
+                    self.chain.set_keep_blocks(n);
+                }
+                self.session = s.clone();
+            }
+            None => {
+                self.chain = new_chain(&self.genesis, &self.runtime, self.keep_blocks)?;
+                self.session = SessionLog::default();
+            }
+        }
         self.history.clear();
-        self.session = SessionLog::default();
         self.checkpoints = past::start(&self.chain, self.keep_history);
         self.names = self.initial_names.clone();
         if let Some(h) = &self.initial_hook {
@@ -804,7 +828,7 @@ impl NodeCore {
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();
-        self.session = SessionLog::new(Base::Loaded { height, file: None });
+        self.session = SessionLog::loaded(&self.chain, None);
         self.checkpoints = past::start(&self.chain, self.keep_history);
         self.events.push_back(NodeEvent::StateLoaded { height });
         Ok(())

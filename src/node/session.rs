@@ -71,8 +71,21 @@ pub(crate) struct Link {
 #[derive(Clone, Debug, Default)]
 pub struct SessionLog {
     base: Base,
+    /// The chain a loaded session started from (kept whole, shared by the log's copies): what
+    /// its export names as its base (Spec note 131), even once the history has passed it.
+    base_chain: Option<BaseChain>,
     tail: Option<Arc<Link>>,
     len: usize,
+}
+
+/// A loaded session's starting chain.
+#[derive(Clone)]
+struct BaseChain(Arc<Chain>);
+
+impl std::fmt::Debug for BaseChain {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "BaseChain(#{})", self.0.height())
+    }
 }
 
 impl SessionLog {
@@ -80,6 +93,21 @@ impl SessionLog {
     pub fn new(base: Base) -> Self {
         SessionLog {
             base,
+            base_chain: None,
+            tail: None,
+            len: 0,
+        }
+    }
+
+    /// An empty log of a session that starts from `chain`, a loaded state (`file`: where it
+    /// was read from).
+    pub fn loaded(chain: &Chain, file: Option<String>) -> Self {
+        SessionLog {
+            base: Base::Loaded {
+                height: chain.height(),
+                file,
+            },
+            base_chain: Some(BaseChain(Arc::new(chain.clone()))),
             tail: None,
             len: 0,
         }
@@ -87,6 +115,27 @@ impl SessionLog {
 
     pub fn base(&self) -> &Base {
         &self.base
+    }
+
+    /// The chain a loaded session started from (`None` from a genesis).
+    pub fn base_chain(&self) -> Option<&Chain> {
+        self.base_chain.as_ref().map(|b| &*b.0)
+    }
+
+    /// The log with its base's file named `file` (`--load-state FILE`).
+    pub(crate) fn with_file(mut self, file: String) -> Self {
+        if let Base::Loaded { file: f, .. } = &mut self.base {
+            *f = Some(file);
+        }
+        self
+    }
+
+    /// The height the session starts at: its loaded state's, 0 from a genesis.
+    pub fn base_height(&self) -> u64 {
+        match self.base {
+            Base::Genesis => 0,
+            Base::Loaded { height, .. } => height,
+        }
     }
 
     /// How many entries (consecutive seals are one).
@@ -130,9 +179,15 @@ impl SessionLog {
         replay(chain, &self.links_after(None), until).map(|_| ())
     }
 
-    /// The position of the last entry (for a checkpoint).
-    pub(crate) fn position(&self) -> Option<Arc<Link>> {
-        self.tail.clone()
+    /// A position for a checkpoint taken now, and the entries up to it: before the last
+    /// entry when it is a seal, since the next seal replaces that link (consecutive seals are
+    /// one entry) and a position on it would no longer be found. Replaying that seal again on
+    /// the checkpoint's chain seals nothing it has not.
+    pub(crate) fn position(&self) -> (Option<Arc<Link>>, usize) {
+        match &self.tail {
+            Some(t) if matches!(t.entry, Entry::Sealed { .. }) => (t.prev.clone(), self.len - 1),
+            t => (t.clone(), self.len),
+        }
     }
 
     /// The links after `pos` (a position of this log, `None`: its start), oldest first.
@@ -154,6 +209,7 @@ impl SessionLog {
     pub(crate) fn cut(&self, pos: Option<Arc<Link>>, count: usize, extra: Option<Entry>) -> Self {
         let mut s = SessionLog {
             base: self.base.clone(),
+            base_chain: self.base_chain.clone(),
             tail: pos,
             len: count,
         };

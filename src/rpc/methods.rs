@@ -331,17 +331,29 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
         let a = Args::new(&p, &["from_height", "path"])?;
         let from: Option<u64> = a.opt(0, "from_height")?;
         let path: Option<String> = a.opt(1, "path")?;
-        let out = node
+        let mut out = node
             .query(move |c| crate::scenario::export::export(c, from))
             .await
             .map_err(node_error)?
             .map_err(node_error)?;
+        let Some(path) = path else {
+            return Ok(to_json(&out));
+        };
+        // With a base, the base is written beside the fixture, named after it (Spec note 131).
+        let p = std::path::Path::new(&path);
+        let file = crate::scenario::export::base_file_for(p);
+        out.name_base(&file);
+        let base_path = out.base.take().map(|d| (p.with_file_name(&file), d));
+        let cannot = |e: String| invalid_param("path", format!("cannot write {path}: {e}"));
+        if let Some((bp, d)) = &base_path {
+            super::state_file::write(bp, d).map_err(|e| cannot(e.to_string()))?;
+        }
+        std::fs::write(p, &out.fixture).map_err(|e| cannot(e.to_string()))?;
         let mut v = to_json(&out);
-        if let Some(path) = path {
-            std::fs::write(&path, &out.fixture)
-                .map_err(|e| invalid_param("path", format!("cannot write {path}: {e}")))?;
-            v["fixture"] = Value::Null;
-            v["path"] = json!(path);
+        v["fixture"] = Value::Null;
+        v["path"] = json!(path);
+        if let Some((bp, _)) = base_path {
+            v["base_path"] = json!(bp.display().to_string());
         }
         Ok(v)
     });

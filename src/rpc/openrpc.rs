@@ -162,12 +162,12 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "devnet_exportFixture",
-        "The session as a fixture (TOML): genesis, steps at their heights, expectations pinning what was seen; written to `path` when given.",
+        "The session as a fixture (TOML): genesis or base state, steps at their heights, expectations pinning what was seen; written to `path` when given (with its base beside it, `<stem>.base.json`); without `path` the reply holds the text and, for a fixture with a base, the base dump (`base`) and the file name the fixture gives it (`base_file`).",
         &[
             o(
                 "from_height",
                 "Height",
-                "the first height whose steps are exported (default: the session's first)",
+                "the height of the state the fixture starts from (its base; its steps are those after it); default: the session's start (its genesis or loaded state)",
             ),
             o(
                 "path",

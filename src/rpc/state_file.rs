@@ -9,15 +9,11 @@
 //! chain dump (what `run --dump` and `devnet_dumpState` write) loads too.
 
 use crate::chain::ChainDump;
-use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The `format` of a state file.
-pub const STATE_FORMAT: &str = "cowboy-devnet-state";
-/// The version of the state file's envelope (the chain dump has its own `format_version`).
-pub const STATE_VERSION: u32 = 1;
+pub use crate::chain::dump::{STATE_FORMAT, STATE_VERSION};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StateFileError {
@@ -35,21 +31,6 @@ pub enum StateFileError {
     Invalid { path: PathBuf, why: String },
 }
 
-#[derive(Serialize)]
-struct EnvelopeOut<'a> {
-    format: &'static str,
-    version: u32,
-    chain: &'a ChainDump,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct EnvelopeIn {
-    format: String,
-    version: u32,
-    chain: serde_json::Value,
-}
-
 /// Reads a state file or a bare chain dump. The dump is checked for shape and version here;
 /// the node checks the rest when it loads it (a dump it refuses also stops `serve`).
 pub fn read(path: &Path) -> Result<ChainDump, StateFileError> {
@@ -63,42 +44,9 @@ pub fn read(path: &Path) -> Result<ChainDump, StateFileError> {
     })
 }
 
-/// Parses the text of a state file or a bare chain dump.
+/// Parses the text of a state file or a bare chain dump (see [`crate::chain::dump::parse_state`]).
 pub fn parse(text: &str) -> Result<ChainDump, String> {
-    let v: serde_json::Value = serde_json::from_str(text)
-        .map_err(|e| format!("not JSON ({e}); truncated or not a state file"))?;
-    let chain = if v.get("format").is_some() {
-        let env: EnvelopeIn = serde_json::from_value(v).map_err(|e| e.to_string())?;
-        if env.format != STATE_FORMAT {
-            return Err(format!(
-                "format `{}`, expected `{STATE_FORMAT}`",
-                env.format
-            ));
-        }
-        if env.version != STATE_VERSION {
-            return Err(format!(
-                "state file version {}, this build reads version {STATE_VERSION}",
-                env.version
-            ));
-        }
-        env.chain
-    } else if v.get("format_version").is_some() {
-        v
-    } else {
-        return Err(
-            "neither a state file (`format`: `cowboy-devnet-state`) nor a chain dump (`format_version`)"
-                .into(),
-        );
-    };
-    let version = chain.get("format_version").and_then(|v| v.as_u64());
-    if version != Some(u64::from(crate::chain::DUMP_FORMAT_VERSION)) {
-        return Err(format!(
-            "chain dump format version {}, this build reads {}",
-            version.map_or("missing".to_string(), |v| v.to_string()),
-            crate::chain::DUMP_FORMAT_VERSION
-        ));
-    }
-    serde_json::from_value(chain).map_err(|e| format!("chain dump: {e}"))
+    crate::chain::dump::parse_state(text)
 }
 
 /// Writes `dump` to `path` atomically: temp file, fsync, rename, fsync of the directory.
@@ -141,12 +89,7 @@ pub fn write(path: &Path, dump: &ChainDump) -> Result<(), StateFileError> {
         path: path.into(),
         source,
     };
-    let text = serde_json::to_vec(&EnvelopeOut {
-        format: STATE_FORMAT,
-        version: STATE_VERSION,
-        chain: dump,
-    })
-    .map_err(|e| err(std::io::Error::other(e)))?;
+    let text = crate::chain::dump::state_text(dump);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -160,7 +103,7 @@ pub fn write(path: &Path, dump: &ChainDump) -> Result<(), StateFileError> {
     let tmp = dir.join(tmp_name);
     let result = (|| {
         let mut f = File::create(&tmp)?;
-        f.write_all(&text)?;
+        f.write_all(text.as_bytes())?;
         f.sync_all()?;
         drop(f);
         fs::rename(&tmp, path)?;

@@ -20,22 +20,39 @@
 //! - Expectations pin what was seen: the state root at the head and each labelled timer's exit
 //!   path (its status at the head).
 //!
-//! Spec note (issue 24): transactions applied to a block not sealed yet are not exported (they
-//! are not in the chain); a session that started from a loaded state is refused (the fixture
-//! format starts from a genesis).
+//! - A session that started from a loaded state (`--load-state`, `devnet_loadState`), or an
+//!   export from a `from_height`, starts from a state dump: the fixture's `base` names a state
+//!   file (`session.base.json` by default; [`with_base_file`] renames it) that the writer puts
+//!   beside the fixture, [`Exported::base`] holds it; `[[accounts]]` then only name the base's
+//!   addresses the node has names for, and the steps are those after the base's height
+//!   (`scenario::base`, Spec notes 130-131).
+//!
+//! Spec note 112 (issue 24): transactions applied to a block not sealed yet are not exported
+//! (they are not in the chain).
 
 use crate::chain::runtime::Lang;
+use crate::chain::{Chain, ChainDump};
 use crate::chain::{SystemInstruction, TimerOp, Transaction, TxKind, default_governor};
 use crate::engine::{Address, ErrorKind, ScheduleArgs, TimerId};
-use crate::node::{Base, Entry, NodeCore, NodeError};
+use crate::node::{Entry, NodeCore, NodeError};
 use std::collections::{BTreeMap, BTreeSet};
 use toml::{Table, Value};
+
+/// The file a fixture exported with a base names by default (beside it).
+pub const BASE_FILE: &str = "session.base.json";
 
 /// What [`export`] wrote.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Exported {
     /// The fixture (TOML).
     pub fixture: String,
+    /// The state the fixture starts from, when it has a `base` (a loaded session, or a
+    /// `from_height`): to be written beside the fixture as [`base_file`](Self::base_file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<Box<ChainDump>>,
+    /// The file the fixture's `base` names, relative to the fixture.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_file: Option<String>,
     /// The last height it plays (the head).
     pub blocks: u64,
     pub steps: usize,
@@ -43,29 +60,87 @@ pub struct Exported {
     pub expectations: usize,
 }
 
-/// The node's session as a fixture. `from_height`: the first height whose steps are exported
-/// (a fixture replays from its genesis, so a session with entries before it is refused).
+/// The node's session as a fixture. `from_height`: the height of the state it starts from
+/// (Spec note 131): the state as of that sealed block is its base, its steps are those after
+/// it. Without it, the session's start (its genesis, or the state it loaded). A height before
+/// the retained history (or the session's base) is `HistoryPruned`, past the head
+/// `InvalidInput`.
 pub fn export(node: &NodeCore, from_height: Option<u64>) -> Result<Exported, NodeError> {
-    if let Base::Loaded { height, file } = node.session().base() {
-        let from = file.as_deref().unwrap_or("a state dump");
-        return Err(NodeError::InvalidInput(format!(
-            "this session started from a loaded state ({from} at #{height}); a fixture starts from a genesis"
-        )));
-    }
     let entries = node.session().entries();
     let head = node.height();
-    if let Some(f) = from_height
-        && let Some(first) = entries
-            .iter()
-            .find_map(|e| entry_height(e).filter(|h| *h < f))
-    {
+    if let Some(f) = from_height.filter(|f| *f > head) {
         return Err(NodeError::InvalidInput(format!(
-            "the session changed the chain at #{first}, before from_height {f}: a fixture replays from its genesis"
+            "from_height {f} is past the head #{head}"
         )));
     }
-    let mut x = Exporter::new(node);
-    x.entries(&entries, head);
-    Ok(x.finish(node, head))
+    let Some((from, base)) = base_state(node, from_height, &entries)? else {
+        let mut x = Exporter::new(node);
+        x.entries(&entries, head, None);
+        return Ok(x.finish(node, head, None));
+    };
+    let mut x = Exporter::on_base(node, &entries, from);
+    x.entries(&entries, head, Some(from));
+    Ok(x.finish(node, head, Some(base)))
+}
+
+/// The height and state an export starts from, when not the genesis: the loaded state a
+/// session started from, or the state as of `from_height`, with the outages asked for right
+/// after that block (they are part of the state: the next block comes after them).
+fn base_state(
+    node: &NodeCore,
+    from_height: Option<u64>,
+    entries: &[Entry],
+) -> Result<Option<(u64, ChainDump)>, NodeError> {
+    let session = node.session();
+    let start = session.base_height();
+    let (from, mut chain): (u64, Chain) = match (from_height, session.base_chain()) {
+        (None | Some(0), None) => return Ok(None),
+        (None, Some(c)) => (start, c.clone()),
+        (Some(f), Some(c)) if f == start => (f, c.clone()),
+        (Some(f), _) => (f, node.chain_at(f)?),
+    };
+    for e in entries {
+        if let Entry::Halt { after, blocks } = e
+            && *after == from
+        {
+            chain.halt(*blocks);
+        }
+    }
+    let mut d = chain.dump()?;
+    d.fixture_player = None;
+    Ok(Some((from, d)))
+}
+
+/// `fixture` (an exported fixture's text) with its `base` naming `file`: a writer that puts
+/// the base beside the fixture under another name says so. A fixture without `base` is
+/// returned as it is.
+pub fn with_base_file(fixture: &str, file: &str) -> String {
+    match toml::from_str::<Table>(fixture) {
+        Ok(mut t) if t.contains_key("base") => {
+            t.insert("base".into(), Value::String(file.into()));
+            toml::to_string(&t).unwrap_or_else(|_| fixture.to_string())
+        }
+        _ => fixture.to_string(),
+    }
+}
+
+/// The base file beside the fixture file `fixture`: `session-12.toml` ->
+/// `session-12.base.json` (its file name, relative to the fixture).
+pub fn base_file_for(fixture: &std::path::Path) -> String {
+    let stem = fixture
+        .file_stem()
+        .map_or_else(|| "session".into(), |s| s.to_string_lossy().into_owned());
+    format!("{stem}.base.json")
+}
+
+impl Exported {
+    /// Names the base file `file` in the fixture (see [`with_base_file`]).
+    pub fn name_base(&mut self, file: &str) {
+        if self.base.is_some() {
+            self.fixture = with_base_file(&self.fixture, file);
+            self.base_file = Some(file.to_string());
+        }
+    }
 }
 
 /// The height an entry applies at (`None` for seals and names).
@@ -109,9 +184,8 @@ fn usable(n: &str) -> bool {
 }
 
 impl Exporter {
-    fn new(node: &NodeCore) -> Self {
-        let g = node.genesis();
-        let mut x = Exporter {
+    fn blank(node: &NodeCore) -> Self {
+        Exporter {
             names: BTreeMap::new(),
             taken: BTreeSet::new(),
             given: node.names().clone(),
@@ -121,7 +195,53 @@ impl Exporter {
             labels: BTreeMap::new(),
             chain: Table::new(),
             implicit_governance: true,
-        };
+        }
+    }
+
+    /// The names the format knows without a definition.
+    fn implicit_names(&mut self) {
+        for (n, a) in [
+            ("governance", default_governor()),
+            ("proposer", Address::from_label("proposer")),
+        ] {
+            if !self.names.contains_key(&a) && !self.taken.contains(n) {
+                self.names.insert(a, n.to_string());
+                self.taken.insert(n.to_string());
+            }
+        }
+    }
+
+    /// A fixture on a base at `from`: `[[accounts]]` name the addresses the node has a name for
+    /// (no balance: the base holds it), but for the actors deployed after the base (an
+    /// `[[actors]]` entry names those); the base holds the chain's settings.
+    fn on_base(node: &NodeCore, entries: &[Entry], from: u64) -> Self {
+        let mut x = Exporter::blank(node);
+        let created: BTreeSet<Address> = entries
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Tx {
+                    height, created, ..
+                } if *height > from => *created,
+                _ => None,
+            })
+            .collect();
+        let named: Vec<Address> = x.given.keys().copied().collect();
+        for a in named {
+            if !created.contains(&a) && x.given.get(&a).is_some_and(|n| usable(n)) {
+                let name = x.name_for(a, "account");
+                let mut t = Table::new();
+                t.insert("name".into(), Value::String(name));
+                t.insert("address".into(), Value::String(a.to_string()));
+                x.accounts.push(t);
+            }
+        }
+        x.implicit_names();
+        x
+    }
+
+    fn new(node: &NodeCore) -> Self {
+        let g = node.genesis();
+        let mut x = Exporter::blank(node);
         for a in &g.accounts {
             let name = x.name_for(a.address, "account");
             let mut t = Table::new();
@@ -130,16 +250,7 @@ impl Exporter {
             t.insert("balance".into(), amount(a.balance));
             x.accounts.push(t);
         }
-        // The names the format knows without a definition.
-        for (n, a) in [
-            ("governance", default_governor()),
-            ("proposer", Address::from_label("proposer")),
-        ] {
-            if !x.names.contains_key(&a) && !x.taken.contains(n) {
-                x.names.insert(a, n.to_string());
-                x.taken.insert(n.to_string());
-            }
-        }
+        x.implicit_names();
         x.implicit_governance = g.accounts.iter().any(|a| a.address == default_governor());
         let c = &mut x.chain;
         c.insert(
@@ -206,7 +317,9 @@ impl Exporter {
             .unwrap_or_else(|| id.to_string())
     }
 
-    fn entries(&mut self, entries: &[Entry], head: u64) {
+    /// The steps of `entries` up to `head`; with a base at `from`, those after it (an outage
+    /// asked for right after block `from` is in the base: it only moves the steps it spans).
+    fn entries(&mut self, entries: &[Entry], head: u64, from: Option<u64>) {
         // Whether only exported deploys came before in the block being filled.
         let mut block: Option<(u64, bool)> = None;
         // The last outage: the block it follows and the heights it skips so far.
@@ -214,6 +327,11 @@ impl Exporter {
         for e in entries {
             let Some(h) = entry_height(e) else { continue };
             if h > head || h == 0 {
+                continue;
+            }
+            let in_base =
+                from.is_some_and(|f| matches!(e, Entry::Halt { after, .. } if *after == f));
+            if from.is_some_and(|f| h <= f) && !in_base {
                 continue;
             }
             let fresh = block.is_none_or(|(b, _)| b != h);
@@ -250,6 +368,7 @@ impl Exporter {
                         ("balance", amount(*balance)),
                     ],
                 )),
+                Entry::Halt { .. } if in_base => None,
                 Entry::Halt { after, blocks } => {
                     Some(step(*after, "halt", [("blocks", int(*blocks))]))
                 }
@@ -490,7 +609,7 @@ impl Exporter {
         Some(t)
     }
 
-    fn finish(mut self, node: &NodeCore, head: u64) -> Exported {
+    fn finish(mut self, node: &NodeCore, head: u64, base: Option<ChainDump>) -> Exported {
         let mut expects = Vec::new();
         if head > 0
             && let Some(b) = node.block(head)
@@ -513,21 +632,28 @@ impl Exporter {
         }
         let mut doc = Table::new();
         doc.insert("name".into(), Value::String("session".into()));
+        let from = base.as_ref().map_or(String::new(), |b| {
+            format!(" from the state at #{}", b.height)
+        });
         doc.insert(
             "description".into(),
             Value::String(format!(
-                "a devnet session exported at #{head} (cowboy-devnet run reproduces it)"
+                "a devnet session{from} exported at #{head} (cowboy-devnet run reproduces it)"
             )),
         );
         doc.insert("blocks".into(), int(head));
-        doc.insert(
-            "chain".into(),
-            Value::Table(std::mem::take(&mut self.chain)),
-        );
         let g = node.genesis();
-        if g.cip1 != crate::engine::Cip1Config::default() {
-            let t = Table::try_from(&g.cip1).expect("the CIP-1 config serializes");
-            doc.insert("cip1".into(), Value::Table(t));
+        if base.is_some() {
+            doc.insert("base".into(), Value::String(BASE_FILE.into()));
+        } else {
+            doc.insert(
+                "chain".into(),
+                Value::Table(std::mem::take(&mut self.chain)),
+            );
+            if g.cip1 != crate::engine::Cip1Config::default() {
+                let t = Table::try_from(&g.cip1).expect("the CIP-1 config serializes");
+                doc.insert("cip1".into(), Value::Table(t));
+            }
         }
         let arr = |v: Vec<Table>| Value::Array(v.into_iter().map(Value::Table).collect());
         let (steps, actors, expectations) = (self.steps.len(), self.actors.len(), expects.len());
@@ -538,6 +664,8 @@ impl Exporter {
         let fixture = toml::to_string(&doc).expect("a fixture serializes");
         Exported {
             fixture,
+            base_file: base.as_ref().map(|_| BASE_FILE.to_string()),
+            base: base.map(Box::new),
             blocks: head,
             steps,
             actors,

@@ -71,6 +71,9 @@ pub struct Fixture {
     /// How many blocks `run` plays by default.
     #[serde(default)]
     pub blocks: Option<u64>,
+    /// A state file the chain starts from (issue 24; `scenario::base`), relative to the fixture.
+    #[serde(default)]
+    pub base: Option<String>,
     #[serde(default)]
     pub chain: ChainSection,
     /// CIP-1 v3 parameters (`Cip1Config`).

@@ -1,6 +1,7 @@
 //! Fixtures and the headless runner (DESIGN.md, `scenario/`): scenario files that set up actors
 //! and timers and replay them, with reports in JSON and CSV.
 
+pub mod base;
 pub mod builtin;
 pub mod draft_step;
 mod expect;

@@ -7,13 +7,13 @@ use super::fixture::{Expect, LoadedFixture, Step};
 use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome, Summary};
 use super::translate::{StepContext, StepRequest, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
-use crate::chain::{Block, Chain, EventRecord, Genesis, Receipt, Transaction, TxKind};
+use crate::chain::{Block, Chain, ChainDump, EventRecord, Genesis, Receipt, Transaction, TxKind};
 use crate::engine::draft::DraftParams;
 use crate::engine::scheduler::variants::Variants;
 use crate::engine::{
     Address, Failure, SchedulerKind, SchedulerParams, TimerConfig, TimerError, TimerId,
 };
-use crate::node::{Halt, Mine, NodeConfig, NodeCore, NodeError, SendTx};
+use crate::node::{Halt, LoadState, Mine, NodeConfig, NodeCore, NodeError, SendTx};
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -82,6 +82,8 @@ pub struct Scenario {
     pub description: String,
     pub default_blocks: u64,
     pub(super) genesis: Genesis,
+    /// The state the fixture starts from (`base`, issue 24); `genesis` is then the base's.
+    pub(super) base: Option<super::base::Base>,
     pub(super) names: BTreeMap<String, Address>,
     pub(super) actors: Vec<PreparedActor>,
     pub(super) steps: Vec<PreparedStep>,
@@ -113,6 +115,11 @@ impl Scenario {
         &self.genesis
     }
 
+    /// The state the fixture starts from (`base`), if it names one.
+    pub fn base(&self) -> Option<&super::base::Base> {
+        self.base.as_ref()
+    }
+
     /// Address of a fixture name.
     pub fn address(&self, name: &str) -> Option<Address> {
         self.names.get(name).copied()
@@ -121,7 +128,11 @@ impl Scenario {
     /// Plays the fixture under `scheduler` alone (`compare`): `eip1559` from the fixture's
     /// `[chain] activation_height`, or from genesis without one; `fifo` never switched (the
     /// fixture's activation height is dropped).
+    /// A fixture with a `base` plays under the base's scheduler (its state holds it).
     pub fn play_under(&mut self, scheduler: SchedulerKind) {
+        if self.base.is_some() {
+            return;
+        }
         self.genesis.scheduler = scheduler;
         if scheduler != SchedulerKind::Eip1559 {
             self.genesis.activation_height = None;
@@ -134,6 +145,14 @@ impl Scenario {
         let mut v = self.genesis.cip1.variants;
         for p in pairs {
             v.set_pair(p.as_ref())?;
+        }
+        if let Some(b) = &self.base
+            && v != self.genesis.cip1.variants
+        {
+            return Err(TimerError::InvalidInput(format!(
+                "the fixture starts from its base {}, whose variants are part of its state (Spec note 130): a variant cannot be changed over it",
+                b.file
+            )));
         }
         self.genesis.cip1.variants = v;
         Ok(())
@@ -230,6 +249,10 @@ impl Run {
                 .actors
                 .iter()
                 .map(|a| (a.name.clone(), a.deployer))
+                .chain(s.names.iter().filter_map(|(n, a)| {
+                    let d = s.base.as_ref()?.deployer(a)?;
+                    Some((n.clone(), d))
+                }))
                 .collect(),
             last_row_eventless: false,
             tally: ActorTally::default(),
@@ -418,6 +441,10 @@ impl Scenario {
             runtime,
             opts.keep_blocks.unwrap_or(RUN_KEEP_BLOCKS),
         ))?;
+        if let Some(b) = &self.base {
+            devnet.apply(LoadState(Box::new(ChainDump::clone(&b.dump))))?;
+            while devnet.poll_event().is_some() {}
+        }
         let last = opts.blocks.unwrap_or(self.default_blocks);
         let mut run = Run::new(self, opts, devnet.chain().funds_conserved());
         // State expectations by height, checked after their block (or, for a height an
@@ -500,6 +527,12 @@ impl Scenario {
                     ps.index + 1
                 ));
             }
+        }
+        // State expectations no block reached (at the base's height with nothing played).
+        let height = devnet.chain().height();
+        for pe in state_at.range(..=height).flat_map(|(_, v)| v) {
+            let c = self.check_state(pe, devnet.chain(), &run);
+            run.checks.push(c);
         }
         let report = self.finish(run, devnet.chain());
         Ok((report, devnet))

@@ -3,6 +3,7 @@
 //! fits. `check` and `run` both go through [`Scenario::prepare`], so a fixture `check` accepts
 //! is one `run` plays. Errors name the file, the line and the field.
 
+use super::base::Base;
 use super::fixture::{FixtureError, LoadedFixture, Step};
 use super::runner::{
     MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, Scenario, ScriptLoader,
@@ -41,6 +42,10 @@ struct Check<'a> {
     sched: crate::engine::SchedulerParams,
     /// The CIP-5 drafts' parameters as the `gov_config` steps so far leave them (English §12).
     draft: crate::engine::draft::DraftParams,
+    /// The state the fixture starts from (`base`), if any.
+    base: Option<&'a Base>,
+    /// The first height the fixture plays (1, or after its base).
+    first: u64,
 }
 
 /// An error about `key` of element `i` of `array`.
@@ -55,7 +60,8 @@ impl Scenario {
         runtime: &dyn ActorRuntime,
         load_script: &ScriptLoader<'_>,
     ) -> Result<Scenario, FixtureError> {
-        let mut c = Check::new(lf);
+        let base = super::base::read(lf, runtime, load_script)?;
+        let mut c = Check::new(lf, base.as_ref());
         c.accounts()?;
         c.actors(runtime, load_script)?;
         c.chain_section()?;
@@ -65,14 +71,17 @@ impl Scenario {
         c.governance_default();
         let default_blocks = c.default_blocks(&steps)?;
         let f = &lf.fixture;
+        let (names, actors) = (c.names, c.actors);
+        let genesis = base.as_ref().map_or(c.genesis, |b| b.dump.genesis.clone());
         let s = Scenario {
             path: lf.path.clone(),
             name: f.name.clone().unwrap_or_else(|| lf.path.clone()),
             description: f.description.clone().unwrap_or_default(),
             default_blocks,
-            genesis: c.genesis,
-            names: c.names,
-            actors: c.actors,
+            genesis,
+            base,
+            names,
+            actors,
             steps,
             expects,
         };
@@ -90,6 +99,17 @@ impl Scenario {
             field,
             message,
         };
+        if let Some(b) = self.base.as_ref().filter(|b| last < b.height()) {
+            return Err(err(
+                1,
+                "blocks".into(),
+                format!(
+                    "the run ends at height {last}, before its base's height {} ({})",
+                    b.height(),
+                    b.file
+                ),
+            ));
+        }
         if last > MAX_RUN_BLOCKS {
             return Err(err(
                 1,
@@ -121,24 +141,38 @@ impl Scenario {
 }
 
 impl<'a> Check<'a> {
-    fn new(lf: &'a LoadedFixture) -> Self {
+    fn new(lf: &'a LoadedFixture, base: Option<&'a Base>) -> Self {
         let mut names = BTreeMap::new();
         names.insert("governance".to_string(), default_governor());
         names.insert("proposer".to_string(), Address::from_label("proposer"));
         let genesis = Genesis::default();
+        let (mut config, mut sched) = (genesis.timer.clone(), genesis.cip1.scheduler_params());
+        let mut draft = genesis.cip5_draft;
+        if let Some(b) = base {
+            config = b.dump.timer_config.clone();
+            let cip1 = b.dump.cip1.as_ref().map(|c| &c.config);
+            sched = cip1.unwrap_or(&b.dump.genesis.cip1).scheduler_params();
+            draft = b
+                .dump
+                .draft
+                .as_ref()
+                .map_or(b.dump.genesis.cip5_draft, |d| d.params);
+        }
         Check {
+            base,
+            first: base.map_or(1, Base::next_height),
+            outages: base.and_then(Base::outage).into_iter().collect(),
+            config,
+            sched,
             lf,
             names,
             holders: BTreeMap::new(),
             defined: BTreeSet::new(),
-            config: genesis.timer.clone(),
-            sched: genesis.cip1.scheduler_params(),
-            draft: genesis.cip5_draft,
+            draft,
             genesis,
             minted: 0,
             actors: Vec::new(),
             labels: BTreeMap::new(),
-            outages: Vec::new(),
         }
     }
 
@@ -232,7 +266,7 @@ impl<'a> Check<'a> {
             runtime
                 .prepare(&code)
                 .map_err(|e| err(code_key, e.to_string()))?;
-            let at = a.at.unwrap_or(1);
+            let at = a.at.unwrap_or(self.first);
             if at == 0 {
                 return Err(err("at", "deploys happen at height 1 or later".into()));
             }
@@ -628,6 +662,11 @@ impl<'a> Check<'a> {
             return self.name("actor", actor, err).map(|_| ());
         }
         let Some(a) = self.actors.iter().find(|a| a.name == actor) else {
+            // A name for an actor of the base (`[[accounts]]` naming its address).
+            let in_base = |b: &Base| self.names.get(actor).and_then(|a| b.deployer(a));
+            if self.base.and_then(in_base).is_some() {
+                return Ok(());
+            }
             return Err(err("actor", format!("`{actor}` is not an actor")));
         };
         if a.at > at && !expected {
@@ -725,6 +764,7 @@ impl<'a> Check<'a> {
             .iter()
             .map(|s| s.step.at())
             .chain(self.actors.iter().map(|a| a.at))
+            .chain(self.base.map(Base::height))
             .max()
             .unwrap_or(0);
         let total = self
@@ -760,10 +800,19 @@ impl super::Scenario {
         scheduler: Option<crate::engine::SchedulerKind>,
         activation_height: Option<u64>,
     ) -> Result<(), crate::engine::TimerError> {
-        self.genesis = self
+        let g = self
             .genesis
             .clone()
             .with_scheduler(scheduler, activation_height)?;
+        if let Some(b) = &self.base
+            && g != self.genesis
+        {
+            return Err(crate::engine::TimerError::InvalidInput(format!(
+                "the fixture starts from its base {}, whose scheduler is part of its state (Spec note 130): --scheduler and --activation-height cannot change it",
+                b.file
+            )));
+        }
+        self.genesis = g;
         Ok(())
     }
 }

@@ -376,7 +376,8 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
                     .read(|c| crate::scenario::export::export(c, None))
                     .map_err(node_error)?
                     .map_err(node_error)?;
-                let path = crate::tui::past::write_session(&out.fixture, out.blocks)?;
+                let path =
+                    crate::tui::past::write_session(&out.fixture, out.base.as_deref(), out.blocks)?;
                 Answer::Exported(path, out.blocks)
             }
             NodeRequest::Revert(r) => {

@@ -186,33 +186,61 @@ pub(crate) fn on_done(app: &mut App, cmd: &UiCommand, ok: bool) {
 }
 
 /// Writes an exported fixture to a new file `session-<height>.toml` in the current directory
-/// (`session-<height>-2.toml`, … when taken: never overwrites); returns its name.
-pub fn write_session(fixture: &str, height: u64) -> Result<String, CommandError> {
+/// (`session-<height>-2.toml`, … when taken: never overwrites); returns its name. A fixture
+/// with a base gets its base beside it, `session-<height>.base.json` (new too, the pair under
+/// one number), and names it (Spec note 131).
+pub fn write_session(
+    fixture: &str,
+    base: Option<&crate::chain::ChainDump>,
+    height: u64,
+) -> Result<String, CommandError> {
+    use crate::scenario::export::{base_file_for, with_base_file};
     use std::io::Write;
+    let io = |name: &str, e: std::io::Error| {
+        CommandError::new("IoError", format!("cannot write {name}: {e}"))
+    };
+    let create = |name: &str| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(name)
+    };
     for n in 1..1000u32 {
         let name = match n {
             1 => format!("session-{height}.toml"),
             n => format!("session-{height}-{n}.toml"),
         };
-        match std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&name)
-        {
+        let mut text = fixture.to_string();
+        let mut base_file = None;
+        if let Some(d) = base {
+            let bname = base_file_for(std::path::Path::new(&name));
+            match create(&bname) {
+                Ok(mut f) => {
+                    let state = crate::chain::dump::state_text(d);
+                    f.write_all(state.as_bytes()).map_err(|e| io(&bname, e))?;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io(&bname, e)),
+            }
+            text = with_base_file(fixture, &bname);
+            base_file = Some(bname);
+        }
+        match create(&name) {
             Ok(mut f) => {
                 return f
-                    .write_all(fixture.as_bytes())
+                    .write_all(text.as_bytes())
                     .map(|_| name.clone())
-                    .map_err(|e| {
-                        CommandError::new("IoError", format!("cannot write {name}: {e}"))
-                    });
+                    .map_err(|e| io(&name, e));
             }
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
             Err(e) => {
-                return Err(CommandError::new(
-                    "IoError",
-                    format!("cannot write {name}: {e}"),
-                ));
+                // The base written for this number is not the pair's: removed.
+                if let Some(b) = &base_file {
+                    let _ = std::fs::remove_file(b);
+                }
+                if e.kind() == std::io::ErrorKind::AlreadyExists {
+                    continue;
+                }
+                return Err(io(&name, e));
             }
         }
     }

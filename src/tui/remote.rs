@@ -735,7 +735,16 @@ impl DashboardSource for RemoteDevnet {
             UiCommand::ExportSession => {
                 let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
                 let blocks = blocks.unwrap_or(0);
-                let path = crate::tui::past::write_session(text, blocks)?;
+                // A fixture with a base: the base dump came in the reply (Spec note 131).
+                let base = match v.get("base").filter(|b| !b.is_null()) {
+                    None => None,
+                    Some(b) => Some(
+                        serde_json::from_value::<crate::chain::ChainDump>(b.clone()).map_err(
+                            |e| CommandError::new("InvalidInput", format!("the base dump: {e}")),
+                        )?,
+                    ),
+                };
+                let path = crate::tui::past::write_session(text, base.as_ref(), blocks)?;
                 Answer::Exported(path, blocks)
             }
             UiCommand::Revert(_) => Answer::Height(self.ask(&HeadQuery).map_or(0, |h| h.height)),

@@ -5,7 +5,7 @@
 use super::NodeCore;
 use crate::chain::{Chain, Genesis};
 use crate::node::NodeError;
-use crate::node::session::{self, Base, Entry, Link, SessionLog};
+use crate::node::session::{self, Entry, Link, SessionLog};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
@@ -64,12 +64,8 @@ impl NodeCore {
 
     /// Names the file a loaded state came from (`--load-state FILE`): the session's base.
     pub fn set_session_file(&mut self, file: String) {
-        if let Base::Loaded { height, .. } = self.session.base() {
-            let height = *height;
-            let file = Some(file);
-            self.session = SessionLog::new(Base::Loaded { height, file });
-            self.drop_past_states();
-        }
+        self.session = std::mem::take(&mut self.session).with_file(file);
+        self.drop_past_states();
     }
 
     /// Records a change applied to the chain by a request.
@@ -93,11 +89,12 @@ impl NodeCore {
         }
         let last = self.checkpoints.back().map_or(0, |c| c.height);
         if to >= last.saturating_add(CHECKPOINT_EVERY) {
+            let (pos, count) = self.session.position();
             self.checkpoints.push_back(Arc::new(Checkpoint {
                 height: to,
                 chain: self.chain.clone(),
-                pos: self.session.position(),
-                count: self.session.len(),
+                pos,
+                count,
             }));
         }
         let first_kept = self.first_kept();
@@ -148,6 +145,13 @@ impl NodeCore {
         Ok((chain, log))
     }
 
+    /// The chain as of sealed block `height` (within the retained history), a checkpoint's
+    /// replayed (Spec note 110): at the head too, without what was applied after its block (a
+    /// balance set, an outage asked for).
+    pub fn chain_at(&self, height: u64) -> Result<Chain, NodeError> {
+        self.replay_to(height).map(|(chain, _)| chain)
+    }
+
     /// The node as of sealed block `height` (within the retained history), for a read: its
     /// chain replayed from a checkpoint, its history up to that height, rebuilt on every call
     /// ([`NodeCore::with_at`] keeps the last ones read).
@@ -180,6 +184,7 @@ impl NodeCore {
             initial_names: self.initial_names.clone(),
             hook: None,
             initial_hook: None,
+            start: None,
             session,
             recording: false,
             checkpoints: VecDeque::new(),
