@@ -421,7 +421,15 @@ fn play(
                         args,
                     })
                     .unwrap_err();
-                assert_eq!(e.kind(), ErrorKind::InvalidInput);
+                // Refused under fifo by name, unless the sender cannot pay first (a balance
+                // set low): either way nothing changes, which the replay checks.
+                assert!(
+                    matches!(
+                        e.kind(),
+                        ErrorKind::InvalidInput | ErrorKind::InsufficientFunds
+                    ),
+                    "{e}"
+                );
             }
         }
     }
