@@ -287,7 +287,7 @@ pub enum TimerEvent {
         config: SchedulerParams,
         /// The CIP-5 drafts' parameters set with them (English §12, zh §13), if any.
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        draft: Option<super::draft::DraftParams>,
+        draft: Option<super::config::DraftParams>,
     },
     /// CIP-1 v1 §3 "Deliver Timers" b–c: the bid that priced a due timer (nanos per cycle):
     /// its GBA's (or the default's) `max_fee_per_cycle` and the effective tip it competes with.

@@ -17,7 +17,7 @@
 pub mod deliver;
 mod expiry;
 mod govern;
-pub mod nonce;
+mod nonce;
 
 pub use nonce::{DraftUpdate, NonceBind, NonceEntry, NonceKey, NonceView};
 
@@ -30,89 +30,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// One whole unit of bid in Q32.96 (`bid_fp = bid << 96`).
 pub const BID_ONE: u128 = 1 << 96;
 
-/// The drafts' governance-tunable parameters (English §12, zh §13), `[cip5_draft]` in a
-/// fixture. The drafts give no figures: these defaults are the devnet's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct DraftParams {
-    /// `MAX_FIRES_PER_BLOCK`: fires materialized per block at most.
-    pub max_fires_per_block: u32,
-    /// `MAX_FIRES_PER_TARGET`: fires materialized per target actor per block at most.
-    pub max_fires_per_target: u32,
-    /// `W_age`: weight of one block of age (one block of age weighs `W_age` whole bid units).
-    pub w_age: u64,
-    /// `W_bid`: weight of `bid_fp`.
-    pub w_bid: u64,
-    /// `W_fifo` (zh §9.1): weight of the candidate's FIFO rank (see [`deliver`]).
-    pub w_fifo: u64,
-    /// How many keys or prefixes one watch may name (English §14 "limit the number of
-    /// watch_keys").
-    pub max_watch_keys: u32,
-    /// `MIN_GAS_LIMIT_PER_TIMER` (§12, §14 "gas suicide"): the smallest `gas_limit` a draft
-    /// timer may name (CIP-5's own floor is 1).
-    pub min_gas_limit_per_timer: u64,
-    /// `MAX_PAYLOAD_SIZE` (§12): a draft timer's payload bytes at most, within CIP-5 §4.2's
-    /// 1 MiB.
-    pub max_payload_size: u64,
-    /// `MAX_TIMERS_PER_TARGET` (§12, §14): live draft timers (watches included) per target
-    /// actor. `MAX_TIMERS_PER_OWNER` is CIP-5's `TimerConfig::max_timers_per_actor`.
-    pub max_timers_per_target: u32,
-}
-
-impl Default for DraftParams {
-    fn default() -> Self {
-        DraftParams {
-            max_fires_per_block: 16,
-            max_fires_per_target: 4,
-            w_age: 1,
-            w_bid: 1,
-            w_fifo: 0,
-            max_watch_keys: 16,
-            min_gas_limit_per_timer: 1,
-            max_payload_size: crate::engine::config::MAX_PAYLOAD_BYTES as u64,
-            max_timers_per_target: 1_024,
-        }
-    }
-}
-
-impl DraftParams {
-    /// Both quotas, the watch-key limit, the gas floor and the per-target cap must be at least
-    /// 1; the payload limit at most CIP-5's 1 MiB (see [`govern`] for the field names).
-    pub fn validate(&self) -> Result<(), TimerError> {
-        if self.max_fires_per_block == 0
-            || self.max_fires_per_target == 0
-            || self.max_watch_keys == 0
-            || self.min_gas_limit_per_timer == 0
-            || self.max_timers_per_target == 0
-        {
-            return Err(TimerError::InvalidInput(
-                "cip5_draft: max_fires_per_block, max_fires_per_target, max_watch_keys, min_gas_limit_per_timer and max_timers_per_target must be at least 1".into(),
-            ));
-        }
-        if self.max_payload_size > crate::engine::config::MAX_PAYLOAD_BYTES as u64 {
-            return Err(TimerError::InvalidInput(format!(
-                "cip5_draft: max_payload_size {} is above CIP-5's {} bytes",
-                self.max_payload_size,
-                crate::engine::config::MAX_PAYLOAD_BYTES
-            )));
-        }
-        Ok(())
-    }
-
-    /// The fields in declaration order, fixed width (the state root's and the instruction's
-    /// bytes).
-    pub fn encode(&self, e: &mut HashEncoder) {
-        e.u32(self.max_fires_per_block);
-        e.u32(self.max_fires_per_target);
-        e.u64(self.w_age);
-        e.u64(self.w_bid);
-        e.u64(self.w_fifo);
-        e.u32(self.max_watch_keys);
-        e.u64(self.min_gas_limit_per_timer);
-        e.u64(self.max_payload_size);
-        e.u32(self.max_timers_per_target);
-    }
-}
+pub use crate::engine::config::DraftParams;
 
 /// A draft timer's trigger (English §5.1, zh §6.1).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -92,7 +92,7 @@ impl DraftState {
     }
 
     /// The body of an interval timer fired in this block and waiting to re-arm.
-    pub fn rearming(&self, id: &TimerId) -> Option<&crate::engine::Timer> {
+    pub fn rearming(&self, id: &TimerId) -> Option<&crate::engine::timer::Timer> {
         self.rearm.iter().find(|t| t.timer_id == *id)
     }
 
