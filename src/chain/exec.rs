@@ -505,12 +505,9 @@ impl Host for ExecCtx<'_> {
             Ok(t) => t,
             Err(e) => return self.timer_err(e),
         };
-        if let Err(e) = policy.check_timer(&timer) {
-            return self.timer_err(e);
-        }
-        if policy.kind().is_draft()
-            && let Err(e) =
-                super::draft::check_limits(&engine.draft().params, &timer, ctx.actor_timers)
+        if let Err(e) = self
+            .chain
+            .check_new_timer(self.height, &timer, ctx.actor_timers)
         {
             return self.timer_err(e);
         }
