@@ -8,8 +8,8 @@ use cowboy_devnet::chain::{DraftTimerArgs, Genesis, TimerOp, Transaction, TxKind
 use cowboy_devnet::engine::draft::BID_ONE;
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs, SchedulerKind};
 use cowboy_devnet::node::{
-    DeployActor, DraftTimer, EstimateDraftTimer, Mine, NodeConfig, NodeCore, ScheduleTimer, SendTx,
-    dev_account,
+    DeployActor, DraftTimer, EstimateDraftTimer, EstimateTimer, GovUpdateSchedulerConfig, Mine,
+    NodeConfig, NodeCore, NodeError, ScheduleTimer, SendTx, dev_account,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -159,4 +159,73 @@ fn estimate_names_the_refusal() {
         Some(ErrorKind::InvalidInput),
         "no intervals in the English draft"
     );
+}
+
+/// English §12 / Spec note 128: under a draft scheduler `timer_estimate` of a height timer
+/// makes the drafts' limits (`MIN_GAS_LIMIT_PER_TIMER`, `MAX_PAYLOAD_SIZE`) as `timer_schedule`
+/// does, from the same check: after governance raises them, the estimate answers the schedule's
+/// refusal, and the refused schedule changes nothing (no block, no nonce, no fee).
+#[test]
+fn english_12_timer_estimate_answers_the_schedules_refusal() {
+    let (mut n, a) = node(SchedulerKind::Cip5Draft, 4);
+    let mut fields = serde_json::Map::new();
+    fields.insert("min_gas_limit_per_timer".into(), 1_000.into());
+    fields.insert("max_payload_size".into(), 4.into());
+    n.apply(GovUpdateSchedulerConfig {
+        from: dev_account(0),
+        fields,
+    })
+    .expect("governance");
+    n.apply(Mine { blocks: 1 }).unwrap();
+    let params = n.chain().engine().draft().params;
+    assert_eq!(
+        (params.min_gas_limit_per_timer, params.max_payload_size),
+        (1_000, 4)
+    );
+    let h = n.chain().pending_height() + 3;
+    let sched = |gas_limit: u64, payload: &[u8]| ScheduleTimer {
+        actor: a,
+        from: None,
+        args: ScheduleArgs {
+            height: h,
+            gas_limit: Some(gas_limit),
+            payload: payload.to_vec(),
+            ..ScheduleArgs::default()
+        },
+    };
+    for (gas, payload, what) in [
+        (999, &b""[..], "MIN_GAS_LIMIT_PER_TIMER"),
+        (1_000, &b"hello"[..], "MAX_PAYLOAD_SIZE"),
+    ] {
+        let e = EstimateTimer(sched(gas, payload))
+            .estimate(&n)
+            .expect("estimate");
+        let refusal = e.error.expect("the estimate names the refusal");
+        assert_eq!(refusal.kind, ErrorKind::InvalidInput);
+        assert!(refusal.message.contains(what), "{refusal:?}");
+        assert!(e.auction.is_none() && e.funding.is_none());
+        let (root, height, balance) = (n.head().state_root, n.height(), n.chain().balance(&a));
+        let err = n.apply(sched(gas, payload)).unwrap_err();
+        assert!(
+            matches!(err, NodeError::Refused(_)),
+            "refused before sending: {err:?}"
+        );
+        assert_eq!(
+            err.failure(),
+            refusal,
+            "the estimate answers the schedule's error"
+        );
+        assert_eq!(
+            (n.head().state_root, n.height(), n.chain().balance(&a)),
+            (root, height, balance),
+            "a refused schedule changes nothing"
+        );
+    }
+    // At the floor and within the size both pass, estimated and scheduled alike.
+    let e = EstimateTimer(sched(1_000, b"hi"))
+        .estimate(&n)
+        .expect("estimate");
+    assert_eq!(e.error, None);
+    let s = n.apply(sched(1_000, b"hi")).expect("schedules");
+    assert_eq!(Some(s.timer_id), e.timer_id);
 }

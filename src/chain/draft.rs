@@ -1,5 +1,5 @@
-//! The chain's side of the CIP-5 drafts: which fired timers stop re-arming at the end of the
-//! block (see `Engine::end_draft_block`).
+//! The chain's side of the CIP-5 drafts: the §12 limits on a new timer, and which fired timers
+//! stop re-arming at the end of the block (see `Engine::end_draft_block`).
 
 use crate::engine::draft::{DraftKind, DraftParams};
 use crate::engine::scheduler::variants::IntervalAfterFailure;
@@ -33,6 +33,25 @@ impl Stops {
     }
 }
 
+impl super::Chain {
+    /// The checks of a new timer past CIP-5 §4.2's (`engine::validate_schedule`) that the
+    /// policy in force at `height` makes: its own ([`Policy::check_timer`], cip1-v1's owner
+    /// pays) and, under a draft scheduler, the drafts' §12 limits ([`check_limits`], Spec note
+    /// 128). `live` counts the owner's live timers before this one. The one check of both the
+    /// schedule host call (`exec.rs`) and `timer_estimate` (`node/requests.rs`), so an estimate
+    /// answers the refusal the schedule would get.
+    ///
+    /// [`Policy::check_timer`]: crate::engine::scheduler::policy::Policy::check_timer
+    pub fn check_new_timer(&self, height: u64, t: &Timer, live: u32) -> Result<(), TimerError> {
+        let policy = self.engine.policy_at(height);
+        policy.check_timer(t)?;
+        if policy.kind().is_draft() {
+            check_limits(&self.engine.draft().params, t, live)?;
+        }
+        Ok(())
+    }
+}
+
 /// The drafts' §12 robustness and abuse limits on a new draft timer of any kind, beside CIP-5
 /// §4.2's (which already bound `gas_limit` by `max_cycles_per_fire`, the payload by 1 MiB and
 /// the owner's timers by `max_timers_per_actor`, `MAX_TIMERS_PER_OWNER`): `gas_limit` at least
@@ -43,7 +62,7 @@ impl Stops {
 /// Spec note 128 (English §12, §14; zh §13): a draft timer's target is its owner (Spec note
 /// 115), so `MAX_TIMERS_PER_TARGET` and `max_timers_per_actor` count the same timers and the
 /// smaller cap binds; both count watches.
-pub(super) fn check_limits(p: &DraftParams, t: &Timer, live: u32) -> Result<(), TimerError> {
+fn check_limits(p: &DraftParams, t: &Timer, live: u32) -> Result<(), TimerError> {
     if t.gas_limit_per_fire < p.min_gas_limit_per_timer {
         return Err(TimerError::InvalidInput(format!(
             "gas_limit {} is below MIN_GAS_LIMIT_PER_TIMER {}",

@@ -505,12 +505,9 @@ impl Host for ExecCtx<'_> {
             Ok(t) => t,
             Err(e) => return self.timer_err(e),
         };
-        if let Err(e) = policy.check_timer(&timer) {
-            return self.timer_err(e);
-        }
-        if policy.kind().is_draft()
-            && let Err(e) =
-                super::draft::check_limits(&engine.draft().params, &timer, ctx.actor_timers)
+        if let Err(e) = self
+            .chain
+            .check_new_timer(self.height, &timer, ctx.actor_timers)
         {
             return self.timer_err(e);
         }
@@ -603,9 +600,16 @@ impl Host for ExecCtx<'_> {
             return Ok(());
         }
         // A firing watch stays live after its fire (unless `watch_after_fire = once`): its
-        // handler extends it like any live timer (Spec note 128).
-        let live_watch = self.chain.engine.draft().watch(&id).is_some();
-        if let Some(f) = self.firing.filter(|f| f.timer_id == id && !live_watch) {
+        // handler extends it like any live timer (Spec note 127). So does a firing interval's
+        // handler, its timer waiting to re-arm at its next due height, unless the handler
+        // cancelled it (Spec note 138).
+        let draft = self.chain.engine.draft();
+        let own_rearm = self
+            .firing
+            .filter(|f| f.timer_id == id && !self.overlay.firing_cancelled)
+            .and_then(|_| draft.rearming(&id));
+        let stays_live = draft.watch(&id).is_some() || own_rearm.is_some();
+        if let Some(f) = self.firing.filter(|f| f.timer_id == id && !stays_live) {
             // Spec note (CIP-5 §6.3, "extend_timer on the current timer before returning"):
             // while its handler runs, a timer is still addressable by extend_timer. The
             // extension is validated like any other and recorded (`TimerExtended`, marked
@@ -649,6 +653,7 @@ impl Host for ExecCtx<'_> {
             .chain
             .engine
             .get(&id)
+            .or(own_rearm)
             .filter(|_| !self.overlay.cancelled.contains(&id))
             .map(|t| (t.actor_address, t.expires_at, t.height));
         let Some((owner, committed, timer_height)) = found else {

@@ -145,7 +145,10 @@ impl Engine {
     /// The end of a block under a draft policy, once its fires ran (zh §11, EOB-5): the
     /// interval timers fired re-enter the calendar queue at their next due height, in one
     /// batch, except those in `stopped` (their fire cancelled them, or failed under
-    /// `interval_after_failure = stop`); the watches in `stopped` leave.
+    /// `interval_after_failure = stop`) and those whose next due height is past their
+    /// `expires_at`, read after the fires: an extension by a handler of the block, the
+    /// interval's own included, applies (CIP-5 §6.3, Spec note 138). The watches in `stopped`
+    /// leave.
     pub fn end_draft_block(&mut self, stopped: &std::collections::BTreeSet<TimerId>) {
         for id in stopped {
             if self.draft.watch(id).is_some() {
@@ -153,7 +156,7 @@ impl Engine {
             }
         }
         for t in self.draft.take_rearm() {
-            if stopped.contains(&t.timer_id) {
+            if stopped.contains(&t.timer_id) || t.height > t.expires_at {
                 self.draft.forget(&t.timer_id);
                 continue;
             }
@@ -367,12 +370,14 @@ impl Engine {
         t.or(w)
     }
 
-    /// Sets a live timer's `expires_at` (CIP-5 §5.4; the caller clamped it). Returns the
-    /// previous value, `None` if the timer is not live.
+    /// Sets a live timer's `expires_at` (CIP-5 §5.4; the caller clamped it): a queued timer, a
+    /// watch, or an interval fired in this block and waiting to re-arm (Spec note 138). Returns
+    /// the previous value, `None` if the timer is not live.
     pub fn extend(&mut self, id: &TimerId, expires_at: u64) -> Option<u64> {
         self.queue
             .set_expires_at(id, expires_at)
             .or_else(|| self.draft.set_watch_expiry(id, expires_at))
+            .or_else(|| self.draft.set_rearm_expiry(id, expires_at))
     }
 
     /// Classifies the timers due at `height` and pre-charges the fires, by the policy in force

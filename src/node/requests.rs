@@ -558,7 +558,8 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
         actor_timers: read::actor_timers(chain, actor),
     };
     // The policy in force for the block being built makes the same checks as the chain's
-    // schedule path (`chain/exec.rs`): its defaults and caps, CIP-5 §4.2, its fee checks.
+    // schedule path (`chain/exec.rs`): its defaults and caps, CIP-5 §4.2, its own and the
+    // drafts' §12 limits (`Chain::check_new_timer`, Spec note 128), its fee checks.
     let policy = chain.engine().policy_at(current);
     if args.client_nonce.is_some() && !policy.kind().is_draft() {
         let e = engine::TimerError::InvalidInput(format!(
@@ -578,7 +579,10 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
     let checked = policy
         .prepare_schedule(&env, &mut args)
         .and_then(|()| engine::validate_schedule(cfg, &ctx, args.clone()))
-        .and_then(|t| policy.check_fees(&env, &args).map(|_| t));
+        .and_then(|t| {
+            chain.check_new_timer(current, &t.0, ctx.actor_timers)?;
+            policy.check_fees(&env, &args).map(|_| t)
+        });
     if let Some(g) = args.gas_limit {
         est.max_cost = max_cost(g, cfg.max_cells_per_fire, &quote, 0);
     }

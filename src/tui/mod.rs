@@ -10,6 +10,7 @@
 
 pub mod app;
 mod click;
+pub mod command;
 pub mod draft_cursor;
 pub mod draft_request;
 pub mod filter;

@@ -481,15 +481,12 @@ impl Materializer<'_, '_> {
         let kind = meta.map_or(DraftKind::Height, |m| m.kind);
         match kind {
             DraftKind::Interval { every } => {
-                // zh §11: the next due height is the executing height + every_blocks.
-                let next = h.saturating_add(every);
-                if next <= timer.expires_at {
-                    let mut t = timer.clone();
-                    t.height = next;
-                    self.st.rearm.push(t);
-                } else {
-                    self.st.forget(&c.id);
-                }
+                // zh §11: the next due height is the executing height + every_blocks. It
+                // re-arms at the end of the block if that height is within its `expires_at`
+                // as the block's handlers left it (Spec note 138, `Engine::end_draft_block`).
+                let mut t = timer.clone();
+                t.height = h.saturating_add(every);
+                self.st.rearm.push(t);
             }
             DraftKind::Watch { .. } => {
                 self.st.hits.remove(&c.id);

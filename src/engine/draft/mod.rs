@@ -376,6 +376,14 @@ impl DraftState {
         std::mem::take(&mut self.rearm)
     }
 
+    /// Sets the `expires_at` of an interval timer fired in this block and waiting to re-arm
+    /// (an extension from a handler of this block, its own included: Spec note 138). Returns
+    /// the previous value, `None` if no such timer waits.
+    pub fn set_rearm_expiry(&mut self, id: &TimerId, expires_at: u64) -> Option<u64> {
+        let t = self.rearm.iter_mut().find(|t| t.timer_id == *id)?;
+        Some(std::mem::replace(&mut t.expires_at, expires_at))
+    }
+
     /// The state root's part for the drafts: empty when nothing was ever registered and the
     /// parameters are the defaults (so a chain under another policy keeps its roots).
     pub fn root_part(&self) -> Vec<u8> {

@@ -1,0 +1,281 @@
+//! The dashboard's commands (issue 15): every key press that acts is a [`UiCommand`], which
+//! names its JSON-RPC method and is the node request that method sends ([`NodeRequest`]), the
+//! same in process and over JSON-RPC. Their answers are in [`super::model`]
+//! ([`CommandOutcome`](super::model::CommandOutcome)).
+
+use super::draft_request::DraftRequest;
+use super::model::MiningMode;
+use crate::engine::{Address, PriorityTier, TimerConfig, TimerId};
+use crate::node;
+
+/// A schedule request, as `timer_schedule` takes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScheduleRequest {
+    pub actor: Address,
+    pub height: u64,
+    pub payload: Vec<u8>,
+    /// A named handler (the `_handler` convention); `None` for `handle_timer`.
+    pub handler: Option<String>,
+    /// The sender; `None`: the actor's deployer.
+    pub from: Option<Address>,
+    pub fee_payer: Option<Address>,
+    pub gas_limit: Option<u64>,
+    pub expires_at: Option<u64>,
+    /// CIP-1 v3 §6 fee caps, nanos per cycle; `None`: the GBA prices it at fire time.
+    pub max_fee_per_cycle: Option<u128>,
+    pub max_priority_fee_per_cycle: Option<u128>,
+    /// §7.3 tier: the tip as a multiple of the fire-time p50.
+    pub priority_tier: Option<PriorityTier>,
+}
+
+/// A partial `TimerConfig`: the named fields change.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConfigPatch {
+    pub max_ttl_blocks: Option<u64>,
+    pub max_cycles_per_fire: Option<u64>,
+    pub max_cells_per_fire: Option<u64>,
+    pub max_timers_per_actor: Option<u32>,
+    pub gc_cycles_per_block: Option<u64>,
+    pub lane_timer_cycles: Option<u64>,
+}
+
+impl ConfigPatch {
+    /// The fields it names, as `gov_updateTimerConfig`'s partial config.
+    pub fn fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut m = serde_json::Map::new();
+        let mut put = |k: &str, v: Option<u64>| {
+            if let Some(v) = v {
+                m.insert(k.into(), v.into());
+            }
+        };
+        put("max_ttl_blocks", self.max_ttl_blocks);
+        put("max_cycles_per_fire", self.max_cycles_per_fire);
+        put("max_cells_per_fire", self.max_cells_per_fire);
+        put(
+            "max_timers_per_actor",
+            self.max_timers_per_actor.map(u64::from),
+        );
+        put("gc_cycles_per_block", self.gc_cycles_per_block);
+        put("lane_timer_cycles", self.lane_timer_cycles);
+        m
+    }
+
+    pub fn apply(&self, base: &TimerConfig) -> TimerConfig {
+        let mut c = base.clone();
+        macro_rules! set {
+            ($($f:ident),*) => { $( if let Some(v) = self.$f { c.$f = v; } )* };
+        }
+        set!(
+            max_ttl_blocks,
+            max_cycles_per_fire,
+            max_cells_per_fire,
+            max_timers_per_actor,
+            gc_cycles_per_block,
+            lane_timer_cycles
+        );
+        c
+    }
+}
+
+/// Everything the dashboard can ask the node to do. Each maps to one JSON-RPC method.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum UiCommand {
+    /// `devnet_mine [n]`.
+    Mine(u64),
+    /// `devnet_setMining`.
+    SetMining(MiningMode),
+    /// `timer_schedule`.
+    ScheduleTimer(ScheduleRequest),
+    /// `timer_estimate`: changes nothing.
+    EstimateTimer(ScheduleRequest),
+    /// `timer_cancel` (sent by the actor's deployer acting as the actor).
+    CancelTimer { actor: Address, timer_id: TimerId },
+    /// `timer_extend`.
+    ExtendTimer {
+        actor: Address,
+        timer_id: TimerId,
+        new_expires_at: u64,
+    },
+    /// `gov_cancelTimer` (system instruction 48); `from: None` is the devnet's governor.
+    GovCancelTimer {
+        from: Option<Address>,
+        timer_id: TimerId,
+    },
+    /// `gov_extendTimer` (50).
+    GovExtendTimer {
+        from: Option<Address>,
+        timer_id: TimerId,
+        new_expires_at: u64,
+    },
+    /// `gov_updateTimerConfig` (49).
+    GovUpdateConfig {
+        from: Option<Address>,
+        patch: ConfigPatch,
+    },
+    /// `gov_updateSchedulerConfig` (51, issue 21 §3): field name and new value.
+    GovUpdateSchedulerConfig {
+        from: Option<Address>,
+        fields: Vec<(String, u64)>,
+    },
+    /// `gov_setActivationHeight` (the CIP-1 v3 scheduler issue).
+    GovSetActivationHeight { from: Option<Address>, height: u64 },
+    /// `devnet_snapshot`.
+    Snapshot,
+    /// `devnet_revert [id]`.
+    Revert(u64),
+    /// `timer_watch` / `timer_interval` (the CIP-5 drafts, issue 22).
+    DraftTimer(DraftRequest),
+    /// `timer_estimateDraft`: changes nothing.
+    EstimateDraft(DraftRequest),
+    /// `devnet_revertTo height` (issue 24: `F`, fork at the viewed height).
+    RevertTo(u64),
+    /// `devnet_exportFixture`, written to a new file here (issue 24: `W`).
+    ExportSession,
+}
+
+impl UiCommand {
+    /// The JSON-RPC method this command is.
+    pub fn method(&self) -> &'static str {
+        match self {
+            UiCommand::Mine(_) => "devnet_mine",
+            UiCommand::SetMining(_) => "devnet_setMining",
+            UiCommand::ScheduleTimer(_) => "timer_schedule",
+            UiCommand::EstimateTimer(_) => "timer_estimate",
+            UiCommand::CancelTimer { .. } => "timer_cancel",
+            UiCommand::ExtendTimer { .. } => "timer_extend",
+            UiCommand::GovCancelTimer { .. } => "gov_cancelTimer",
+            UiCommand::GovExtendTimer { .. } => "gov_extendTimer",
+            UiCommand::GovUpdateConfig { .. } => "gov_updateTimerConfig",
+            UiCommand::GovUpdateSchedulerConfig { .. } => "gov_updateSchedulerConfig",
+            UiCommand::GovSetActivationHeight { .. } => "gov_setActivationHeight",
+            UiCommand::Snapshot => "devnet_snapshot",
+            UiCommand::Revert(_) => "devnet_revert",
+            UiCommand::DraftTimer(r) if r.interval => "timer_interval",
+            UiCommand::DraftTimer(_) => "timer_watch",
+            UiCommand::EstimateDraft(_) => "timer_estimateDraft",
+            UiCommand::RevertTo(_) => "devnet_revertTo",
+            UiCommand::ExportSession => "devnet_exportFixture",
+        }
+    }
+}
+
+/// A command as the node request its JSON-RPC method sends: what both transports send, in
+/// process ([`crate::node::NodeCore::apply`]) or as JSON-RPC
+/// ([`crate::rpc::queries::RpcRequest`]).
+#[derive(Clone, Debug)]
+pub enum NodeRequest {
+    Mine(node::Mine),
+    SetMining(node::SetMining),
+    Schedule(node::ScheduleTimer),
+    Estimate(node::EstimateTimer),
+    Cancel(node::CancelTimer),
+    Extend(node::ExtendTimer),
+    GovCancel(node::GovCancel),
+    GovExtend(node::GovExtend),
+    GovUpdate(node::GovUpdateConfig),
+    GovScheduler(node::GovUpdateSchedulerConfig),
+    Activation(node::SetActivationHeight),
+    Snapshot(node::Snapshot),
+    Revert(node::Revert),
+    Draft(node::DraftTimer),
+    EstimateDraft(node::EstimateDraftTimer),
+    RevertTo(node::RevertTo),
+    /// A read: the session as a fixture.
+    Export,
+}
+
+impl UiCommand {
+    /// The node request this command is (`from: None` on a governance command: the devnet's
+    /// governor; a named handler encoded in the payload, as `timer_schedule` does).
+    pub fn request(&self) -> NodeRequest {
+        use crate::tui::view::mining_to_node;
+        let gov = |f: &Option<Address>| f.unwrap_or_else(crate::chain::default_governor);
+        match self.clone() {
+            UiCommand::Mine(blocks) => NodeRequest::Mine(node::Mine { blocks }),
+            UiCommand::SetMining(m) => NodeRequest::SetMining(node::SetMining(mining_to_node(m))),
+            UiCommand::ScheduleTimer(r) => NodeRequest::Schedule(schedule_request(&r)),
+            UiCommand::EstimateTimer(r) => {
+                NodeRequest::Estimate(node::EstimateTimer(schedule_request(&r)))
+            }
+            UiCommand::CancelTimer { actor, timer_id } => NodeRequest::Cancel(node::CancelTimer {
+                actor,
+                timer_id,
+                from: None,
+            }),
+            UiCommand::ExtendTimer {
+                actor,
+                timer_id,
+                new_expires_at,
+            } => NodeRequest::Extend(node::ExtendTimer {
+                actor,
+                timer_id,
+                new_expires_at,
+                from: None,
+            }),
+            UiCommand::GovCancelTimer { from, timer_id } => {
+                NodeRequest::GovCancel(node::GovCancel {
+                    from: gov(&from),
+                    timer_id,
+                })
+            }
+            UiCommand::GovExtendTimer {
+                from,
+                timer_id,
+                new_expires_at,
+            } => NodeRequest::GovExtend(node::GovExtend {
+                from: gov(&from),
+                timer_id,
+                new_expires_at,
+            }),
+            UiCommand::GovUpdateConfig { from, patch } => {
+                NodeRequest::GovUpdate(node::GovUpdateConfig {
+                    from: gov(&from),
+                    config: node::ConfigChange::Fields(patch.fields()),
+                })
+            }
+            UiCommand::GovUpdateSchedulerConfig { from, fields } => {
+                NodeRequest::GovScheduler(node::GovUpdateSchedulerConfig {
+                    from: gov(&from),
+                    fields: fields.into_iter().map(|(k, v)| (k, v.into())).collect(),
+                })
+            }
+            UiCommand::GovSetActivationHeight { from, height } => {
+                NodeRequest::Activation(node::SetActivationHeight {
+                    from: gov(&from),
+                    height,
+                })
+            }
+            UiCommand::Snapshot => NodeRequest::Snapshot(node::Snapshot),
+            UiCommand::Revert(id) => NodeRequest::Revert(node::Revert { id }),
+            UiCommand::DraftTimer(r) => NodeRequest::Draft(r.request()),
+            UiCommand::EstimateDraft(r) => NodeRequest::EstimateDraft(r.estimate()),
+            UiCommand::RevertTo(height) => NodeRequest::RevertTo(node::RevertTo { height }),
+            UiCommand::ExportSession => NodeRequest::Export,
+        }
+    }
+}
+
+/// A schedule request as `timer_schedule` builds it (a named handler is encoded in the
+/// payload).
+fn schedule_request(req: &ScheduleRequest) -> node::ScheduleTimer {
+    let payload = match &req.handler {
+        Some(h) if !h.is_empty() => crate::engine::timer::handler_payload(h, &req.payload),
+        _ => req.payload.clone(),
+    };
+    let args = crate::engine::ScheduleArgs {
+        height: req.height,
+        payload,
+        fee_payer: req.fee_payer,
+        gas_limit: req.gas_limit,
+        expires_at: req.expires_at,
+        max_fee_per_cycle: req.max_fee_per_cycle,
+        max_priority_fee_per_cycle: req.max_priority_fee_per_cycle,
+        priority_tier: req.priority_tier,
+        ..Default::default()
+    };
+    node::ScheduleTimer {
+        actor: req.actor,
+        from: req.from,
+        args,
+    }
+}
