@@ -42,8 +42,10 @@ struct CompareRun {
     label: String,
     variants: Variants,
     report: Report,
-    /// The lane basefee's lowest and highest value over the run (nanos per cycle).
-    basefee_range: (u128, u128),
+    /// The lane basefee's lowest and highest value over the blocks sealed under `eip1559`
+    /// (nanos per cycle); `None` when no block was (the other schedulers have no lane basefee,
+    /// CIP-1 v3 §5).
+    basefee_range: Option<(u128, u128)>,
     plot: PlotRun,
 }
 
@@ -127,8 +129,10 @@ fn play(a: &CompareArgs, spec: &RunSpec) -> Result<CompareRun> {
     let mut range: Option<(u128, u128)> = None;
     let (report, _) = scenario
         .run_with(DevnetRuntime::shared(), opts, &mut |b, _| {
-            let fee = b.lane.basefee;
-            range = Some(range.map_or((fee, fee), |(lo, hi)| (lo.min(fee), hi.max(fee))));
+            if b.lane.scheduler == SchedulerKind::Eip1559 {
+                let fee = b.lane.basefee;
+                range = Some(range.map_or((fee, fee), |(lo, hi)| (lo.min(fee), hi.max(fee))));
+            }
             if want_plot {
                 plot.block(&BlockRow::of(b));
             }
@@ -140,7 +144,7 @@ fn play(a: &CompareArgs, spec: &RunSpec) -> Result<CompareRun> {
         label,
         variants: scenario.variants(),
         report,
-        basefee_range: range.unwrap_or_default(),
+        basefee_range: range,
         plot,
     })
 }
@@ -251,8 +255,8 @@ fn compare_json(name: &str, path: &str, runs: &[CompareRun]) -> String {
                 "pending": s.pending,
                 "burned": s.burned.to_string(),
                 "tipped": s.tipped.to_string(),
-                "lane_basefee_min": r.basefee_range.0.to_string(),
-                "lane_basefee_max": r.basefee_range.1.to_string(),
+                "lane_basefee_min": r.basefee_range.map(|x| x.0.to_string()),
+                "lane_basefee_max": r.basefee_range.map(|x| x.1.to_string()),
                 "full_lane_blocks": s.full_lane_blocks,
                 "funds_conserved": s.funds_conserved,
                 "expectations_passed": s.expectations_passed,
@@ -332,8 +336,11 @@ fn compare_table(name: &str, path: &str, runs: &[CompareRun]) -> Vec<String> {
     };
     row("burned", &|r| r.report.summary.burned.to_string());
     row("tipped", &|r| r.report.summary.tipped.to_string());
-    row("lane basefee min", &|r| r.basefee_range.0.to_string());
-    row("lane basefee max", &|r| r.basefee_range.1.to_string());
+    let fee = |f: fn((u128, u128)) -> u128| {
+        move |r: &CompareRun| r.basefee_range.map_or("—".into(), |x| f(x).to_string())
+    };
+    row("lane basefee min", &fee(|x| x.0));
+    row("lane basefee max", &fee(|x| x.1));
     row("full-lane blocks", &|r| {
         r.report.summary.full_lane_blocks.to_string()
     });

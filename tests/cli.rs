@@ -334,6 +334,12 @@ fn issue22_compare_schedulers_all_plays_the_five() {
         names,
         ["fifo", "eip1559", "cip1-v1", "cip5-draft", "cip5-draft-zh"]
     );
+    // Only eip1559 has a lane basefee (CIP-1 v3 §5): the others show none, not a constant.
+    for r in v["runs"].as_array().unwrap() {
+        let eip = r["scheduler"] == "eip1559";
+        assert_eq!(r["lane_basefee_min"].is_string(), eip, "{r}");
+        assert_eq!(r["lane_basefee_max"].is_null(), !eip, "{r}");
+    }
     let o = run(&["compare", "v19_watch", "--schedulers", "all,fifo"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
     assert!(text(&o.stderr).contains("twice"), "{}", text(&o.stderr));
