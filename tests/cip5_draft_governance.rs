@@ -16,7 +16,6 @@ use cowboy_devnet::engine::{
 use cowboy_devnet::node::{
     DeployActor, DraftTimer, GovUpdateSchedulerConfig, Mine, NodeConfig, NodeCore, dev_account,
 };
-use cowboy_devnet::scenario::export::export;
 use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -390,25 +389,7 @@ fn english_12_node_update_and_the_export_replays() {
         "expired"
     );
 
-    let out = export(&n, None).expect("export");
-    let lf = LoadedFixture::parse("session.toml", out.fixture.clone())
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader)
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-    let mut roots = Vec::new();
-    let report = s
-        .run(
-            DevnetRuntime::shared(),
-            RunOptions::default(),
-            &mut |b, _| roots.push((b.header.height, b.header.state_root.to_string())),
-        )
-        .expect("run");
-    assert_eq!(report.refused, None, "{}", out.fixture);
-    let live: Vec<_> = (1..=n.height())
-        .filter_map(|h| n.block(h))
-        .map(|b| (b.header.height, b.header.state_root.to_string()))
-        .collect();
-    assert_eq!(roots, live, "{}", out.fixture);
+    common::replay::replay_matches(&n);
 }
 
 /// English §12 in a fixture: a `gov_config` step names draft fields; a refused value is a

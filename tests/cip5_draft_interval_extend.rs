@@ -10,8 +10,6 @@ use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{Genesis, Transaction, TxKind};
 use cowboy_devnet::engine::{Address, SchedulerKind, TimerEvent, TimerId};
 use cowboy_devnet::node::{DeployActor, Mine, NodeConfig, NodeCore, SendTx, dev_account};
-use cowboy_devnet::scenario::export::export;
-use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
 use std::str::FromStr;
 
@@ -149,23 +147,5 @@ fn zh_11_cip5_6_3_an_intervals_own_extension_applies_to_its_rearm() {
     n.apply(Mine { blocks: 4 }).unwrap();
     assert!(n.chain().timer(&id).is_none(), "stopped at its expiry");
 
-    let out = export(&n, None).expect("export");
-    let lf = LoadedFixture::parse("session.toml", out.fixture.clone())
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader)
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-    let mut roots = Vec::new();
-    let report = s
-        .run(
-            DevnetRuntime::shared(),
-            RunOptions::default(),
-            &mut |b, _| roots.push((b.header.height, b.header.state_root.to_string())),
-        )
-        .expect("run");
-    assert_eq!(report.refused, None, "{}", out.fixture);
-    let live: Vec<_> = (1..=n.height())
-        .filter_map(|h| n.block(h))
-        .map(|b| (b.header.height, b.header.state_root.to_string()))
-        .collect();
-    assert_eq!(roots, live, "{}", out.fixture);
+    common::replay::replay_matches(&n);
 }

@@ -4,6 +4,8 @@
 //! a session exported and `run` reaches the same roots; actor scripts' calls. Spec notes
 //! 122-125.
 
+mod common;
+
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{DraftTimerArgs, Genesis, Transaction, TxKind};
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs, SchedulerKind};
@@ -11,8 +13,6 @@ use cowboy_devnet::node::{
     DeployActor, DraftQuery, DraftTimer, DumpState, LoadState, Mine, MiningMode, NodeConfig,
     NodeCore, Revert, ScheduleTimer, SendTx, Snapshot, TimerQuery, dev_account,
 };
-use cowboy_devnet::scenario::export::export;
-use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
 
 const SCRIPT: &str = r#"
@@ -231,26 +231,7 @@ fn english_6_2_export_then_run_reaches_the_same_roots() {
         let r = sched(&mut n, a, h, 1, b"late");
         assert!(!n.apply(r).unwrap().created);
         n.apply(Mine { blocks: 2 }).unwrap();
-        let out = export(&n, None).expect("export");
-        assert!(out.fixture.contains("client_nonce"), "{}", out.fixture);
-        let lf = LoadedFixture::parse("session.toml", out.fixture.clone())
-            .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-        let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader)
-            .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-        let mut seen = Vec::new();
-        let report = s
-            .run(
-                DevnetRuntime::shared(),
-                RunOptions::default(),
-                &mut |b, _| seen.push((b.header.height, b.header.state_root)),
-            )
-            .expect("run");
-        assert_eq!(report.summary.unexpected_step_errors, 0, "{}", out.fixture);
-        assert_eq!(report.summary.expectations_failed, 0, "{}", out.fixture);
-        let live: Vec<_> = (1..=n.height())
-            .filter_map(|h| n.block(h))
-            .map(|b| (b.header.height, b.header.state_root))
-            .collect();
-        assert_eq!(seen, live, "{kind}\n{}", out.fixture);
+        let fixture = common::replay::replay_matches(&n);
+        assert!(fixture.contains("client_nonce"), "{kind}\n{fixture}");
     }
 }

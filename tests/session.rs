@@ -2,8 +2,8 @@
 //! hashes at every height, past-height reads and `devnet_revertTo` (docs/FIXTURES.md
 //! "Exported sessions", docs/API.md "Block tags").
 
+use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::chain::{Genesis, dump};
 use cowboy_devnet::chain::{Transaction, TxKind};
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs};
 use cowboy_devnet::node::ConfigChange;
@@ -14,8 +14,10 @@ use cowboy_devnet::node::{
 };
 use cowboy_devnet::node::{DumpState, LoadState};
 use cowboy_devnet::scenario::export::export;
-use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
+mod common;
+
+use common::replay::{replay_from, replay_matches};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -58,76 +60,6 @@ fn schedule(n: &mut NodeCore, actor: Address, after: u64) -> Result<(), ()> {
     })
     .map(|_| ())
     .map_err(|_| ())
-}
-
-/// Every block's (height, hash, state root) of the node, 1..=head (an outage's heights have
-/// no block).
-fn live_blocks(n: &NodeCore) -> Vec<(u64, String, String)> {
-    (1..=n.height())
-        .filter_map(|h| n.block(h))
-        .map(|b| {
-            (
-                b.header.height,
-                b.header.hash.to_string(),
-                b.header.state_root.to_string(),
-            )
-        })
-        .collect()
-}
-
-/// Exports `n`, runs the fixture headless, and checks every height's hash and root and every
-/// expectation; returns the fixture text.
-fn replay_matches(n: &NodeCore) -> String {
-    replay_from(n, None)
-}
-
-/// [`replay_matches`] of the export from `from` (`devnet_exportFixture`'s `from_height`): a
-/// fixture with a base (the session's loaded state, or the state as of `from`), read beside
-/// it; the heights after the base are compared.
-fn replay_from(n: &NodeCore, from: Option<u64>) -> String {
-    let out = export(n, from).expect("export");
-    let base_text = out.base.as_ref().map(|d| dump::state_text(d));
-    let base_file = out.base_file.clone();
-    let loader = |lf: &LoadedFixture, rel: &str| match (&base_file, &base_text) {
-        (Some(f), Some(t)) if f == rel => Ok(t.clone()),
-        _ => builtin::script_loader(lf, rel),
-    };
-    let lf = LoadedFixture::parse("session.toml", out.fixture.clone())
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &loader)
-        .unwrap_or_else(|e| panic!("{e}\n{}", out.fixture));
-    let start = s.base().map_or(0, |b| b.height());
-    if let Some(f) = from {
-        assert!(start <= f, "the base is as of #{f}: {start}");
-    }
-    let mut seen = Vec::new();
-    let report = s
-        .run(
-            DevnetRuntime::shared(),
-            RunOptions::default(),
-            &mut |b, _| {
-                seen.push((
-                    b.header.height,
-                    b.header.hash.to_string(),
-                    b.header.state_root.to_string(),
-                ))
-            },
-        )
-        .expect("run");
-    assert_eq!(report.refused, None, "{}", out.fixture);
-    let live: Vec<_> = live_blocks(n)
-        .into_iter()
-        .filter(|(h, _, _)| *h > start)
-        .collect();
-    assert_eq!(seen, live, "{}", out.fixture);
-    assert_eq!(report.summary.unexpected_step_errors, 0, "{}", out.fixture);
-    assert_eq!(report.summary.expectations_failed, 0, "{}", out.fixture);
-    assert_eq!(
-        report.summary.expectations_passed as usize, out.expectations,
-        "{}",
-        out.fixture
-    );
-    out.fixture
 }
 
 #[test]

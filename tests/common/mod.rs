@@ -10,6 +10,7 @@
 
 pub mod fleet;
 pub mod keys;
+pub mod replay;
 pub mod served;
 
 use cowboy_devnet::chain::runtime::ActorCode;
