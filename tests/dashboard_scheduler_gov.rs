@@ -11,7 +11,7 @@ use cowboy_devnet::scenario::{RunOptions, builtin};
 use cowboy_devnet::tui::app::App;
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
-use cowboy_devnet::tui::prompt::{CONFIG_FIELDS, govern_help};
+use cowboy_devnet::tui::prompt::{config_fields, govern_help};
 use cowboy_devnet::tui::refresh;
 use cowboy_devnet::vm::DevnetRuntime;
 use crossterm::event::KeyCode;
@@ -63,7 +63,7 @@ fn cip1_v3_7_3_8_10_g_config_governs_the_scheduler_parameters() {
         "fairness_window_blocks",
         "max_cycles_per_fire_auction",
     ] {
-        assert!(CONFIG_FIELDS.contains(&f));
+        assert!(config_fields().contains(&f));
         assert!(govern_help("config ").contains(f));
     }
     let before = params(&src);

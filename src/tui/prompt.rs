@@ -165,34 +165,29 @@ impl Confirm {
     }
 }
 
-/// The fields `g config` accepts, in the order it lists them: the `TimerConfig` fields
-/// (`gov_updateTimerConfig`), then the CIP-1 v3 scheduler parameters governance tunes
-/// (`gov_updateSchedulerConfig`, issue 21 §3: §7.3 tier multipliers, §8 window, §10 cap) and
-/// the CIP-5 drafts' (English §12, zh §13, through the same instruction). One line names
-/// `TimerConfig` fields or scheduler fields.
-pub const CONFIG_FIELDS: [&str; 21] = [
+/// The `TimerConfig` fields `g config` accepts (`gov_updateTimerConfig`); [`config_fields`]
+/// adds the CIP-1 v3 scheduler parameters governance tunes (`gov_updateSchedulerConfig`,
+/// issue 21 §3: §7.3 tier multipliers, §8 window, §10 cap) and the CIP-5 drafts' (English
+/// §12, zh §13, through the same instruction). One line names `TimerConfig` fields or
+/// scheduler fields.
+pub const TIMER_CONFIG_FIELDS: [&str; 6] = [
     "max_ttl_blocks",
     "max_cycles_per_fire",
     "max_cells_per_fire",
     "max_timers_per_actor",
     "gc_cycles_per_block",
     "lane_timer_cycles",
-    "tier_economy_bps",
-    "tier_standard_bps",
-    "tier_fast_bps",
-    "tier_urgent_bps",
-    "fairness_window_blocks",
-    "max_cycles_per_fire_auction",
-    "max_fires_per_block",
-    "max_fires_per_target",
-    "w_age",
-    "w_bid",
-    "w_fifo",
-    "max_watch_keys",
-    "min_gas_limit_per_timer",
-    "max_payload_size",
-    "max_timers_per_target",
 ];
+
+/// Every field `g config` takes: [`TIMER_CONFIG_FIELDS`], then the scheduler's
+/// ([`SchedulerParams::FIELDS`](crate::engine::SchedulerParams::FIELDS)) and the drafts'
+/// ([`DraftParams::FIELDS`](crate::engine::draft::DraftParams::FIELDS)), as the engine names them.
+pub fn config_fields() -> Vec<&'static str> {
+    let mut v = TIMER_CONFIG_FIELDS.to_vec();
+    v.extend(crate::engine::SchedulerParams::FIELDS);
+    v.extend(crate::engine::draft::DraftParams::FIELDS);
+    v
+}
 
 /// The governance prompt's commands.
 pub const GOV_COMMANDS: [&str; 4] = ["cancel", "extend", "config", "activate"];
@@ -203,7 +198,7 @@ pub fn govern_help(input: &str) -> String {
     if input.trim_start().starts_with("config") {
         format!(
             "config FIELD=VALUE ... · fields: {}",
-            CONFIG_FIELDS.join(", ")
+            config_fields().join(", ")
         )
     } else {
         "cancel [ID] | extend [ID] HEIGHT | config FIELD=VALUE ... | activate HEIGHT · Tab completes"
@@ -222,7 +217,7 @@ pub fn complete(input: &str) -> Option<String> {
     let options: Vec<&str> = if words == 0 {
         GOV_COMMANDS.to_vec()
     } else if before.trim_start().starts_with("config") && !last.contains('=') {
-        CONFIG_FIELDS.to_vec()
+        config_fields()
     } else {
         return None;
     };
@@ -517,7 +512,7 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
                     if words.len() < 2 {
                         return Err(format!(
                             "config FIELD=VALUE ... (fields: {})",
-                            CONFIG_FIELDS.join(", ")
+                            config_fields().join(", ")
                         ));
                     }
                     for w in &words[1..] {
@@ -541,7 +536,7 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
                             other => {
                                 return Err(format!(
                                     "no config field `{other}` (fields: {})",
-                                    CONFIG_FIELDS.join(", ")
+                                    config_fields().join(", ")
                                 ));
                             }
                         }
