@@ -127,12 +127,22 @@ impl std::fmt::Debug for Sponge {
 /// The hash of a timer bucket as [`hash_leaves`] computes it, through its cached running hash
 /// when it has one (kept from [`SPONGE_MIN`] leaves on), so that appending to a crowded bucket
 /// costs the appended leaves, not the bucket.
-fn hash_timer_bucket(bucket: &[(u64, [u8; 32])], sponge: &mut Option<Box<Sponge>>) -> [u8; 32] {
+///
+/// `sponges[b]` is written only when it changes: a write copies the entry's chunk away from a
+/// clone that shares it (see [`CowVec`]), and a small bucket without a running hash has none to
+/// drop.
+fn hash_timer_bucket(
+    bucket: &[(u64, [u8; 32])],
+    sponges: &mut CowVec<Option<Box<Sponge>>>,
+    b: usize,
+) -> [u8; 32] {
     if bucket.len() < SPONGE_MIN {
-        *sponge = None;
+        if sponges[b].is_some() {
+            sponges[b] = None;
+        }
         return hash_leaves(bucket.iter().map(|(_, l)| l));
     }
-    let sp = sponge.get_or_insert_with(|| {
+    let sp = sponges[b].get_or_insert_with(|| {
         let mut hasher = Keccak256::new();
         hasher.update(b"bucket");
         Box::new(Sponge { len: 0, hasher })
@@ -332,15 +342,8 @@ impl TimerCommitment {
     pub fn root(&mut self) -> [u8; 32] {
         self.apply();
         let (buckets, sponges) = (&self.buckets, &mut self.sponges);
-        self.tree.root(|b| {
-            // A small bucket without a running hash is hashed whole: its sponge entry is not
-            // written (a write copies the entry's chunk away from a clone that shares it).
-            if buckets[b].len() < SPONGE_MIN && sponges[b].is_none() {
-                hash_leaves(buckets[b].iter().map(|(_, l)| l))
-            } else {
-                hash_timer_bucket(&buckets[b], &mut sponges[b])
-            }
-        })
+        self.tree
+            .root(|b| hash_timer_bucket(&buckets[b], sponges, b))
     }
 
     /// Heap bytes held (for the memory report).
