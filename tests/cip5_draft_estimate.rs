@@ -3,13 +3,15 @@
 //! fires ranked ahead (§8.2), the quotas (§8.3), `max_cost` and funding, checked against what
 //! the mined blocks then do.
 
+mod common;
+
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{DraftTimerArgs, Genesis, TimerOp, Transaction, TxKind};
 use cowboy_devnet::engine::draft::BID_ONE;
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs, SchedulerKind};
 use cowboy_devnet::node::{
-    DeployActor, DraftTimer, EstimateDraftTimer, EstimateTimer, GovUpdateSchedulerConfig, Mine,
-    NodeConfig, NodeCore, NodeError, ScheduleTimer, SendTx, dev_account,
+    DraftTimer, EstimateDraftTimer, EstimateTimer, GovUpdateSchedulerConfig, Mine, NodeConfig,
+    NodeCore, NodeError, ScheduleTimer, SendTx, dev_account,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -26,16 +28,7 @@ fn node(kind: SchedulerKind, per_target: u32) -> (NodeCore, Address) {
     };
     g.cip5_draft.max_fires_per_target = per_target;
     let mut n = NodeCore::new(NodeConfig::new(g, DevnetRuntime::shared())).expect("genesis");
-    let a = n
-        .apply(DeployActor {
-            from: Some(dev_account(1)),
-            code: ActorCode::rhai("w", SCRIPT),
-            address: None,
-            endowment: 50_000_000_000,
-            name: Some("w".into()),
-        })
-        .expect("deploy")
-        .address;
+    let a = common::node_deploy(&mut n, ActorCode::rhai("w", SCRIPT), "w");
     (n, a)
 }
 

@@ -14,24 +14,12 @@ use cowboy_devnet::engine::{
     Address, ErrorKind, EventKind, ScheduleArgs, SchedulerKind, TimerEvent, TimerId,
 };
 use cowboy_devnet::node::{
-    DeployActor, DraftTimer, GovUpdateSchedulerConfig, Mine, NodeConfig, NodeCore, dev_account,
+    DraftTimer, GovUpdateSchedulerConfig, Mine, NodeConfig, NodeCore, dev_account,
 };
 use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
 
 const BOTH: [SchedulerKind; 2] = [SchedulerKind::Cip5DraftZh, SchedulerKind::Cip5Draft];
-
-fn draft_chain(kind: SchedulerKind, f: impl FnOnce(&mut Genesis)) -> Chain {
-    let mut g = Genesis {
-        scheduler: kind,
-        ..genesis()
-    };
-    f(&mut g);
-    let mut c = chain_with_actors(g);
-    c.set_balance(&actor_a(), RICH / 10);
-    c.set_balance(&actor_b(), RICH / 10);
-    c
-}
 
 fn set_draft(c: &mut Chain, from: Address, d: DraftParams) -> cowboy_devnet::chain::Receipt {
     let config = c.engine().next_scheduler_params();
@@ -324,16 +312,7 @@ fn english_12_node_update_and_the_export_replays() {
         ..Genesis::default()
     };
     let mut n = NodeCore::new(NodeConfig::new(g, DevnetRuntime::shared())).expect("genesis");
-    let actor = n
-        .apply(DeployActor {
-            from: Some(dev_account(1)),
-            code: ActorCode::rhai("w", SCRIPT),
-            address: None,
-            endowment: 50_000_000_000,
-            name: Some("w".into()),
-        })
-        .expect("deploy")
-        .address;
+    let actor = common::node_deploy(&mut n, ActorCode::rhai("w", SCRIPT), "w");
     n.apply(Mine { blocks: 1 }).unwrap();
     let exp = n.chain().pending_height() + 3;
     let reg = n

@@ -9,7 +9,7 @@ use common::timer_events;
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{Genesis, Transaction, TxKind};
 use cowboy_devnet::engine::{Address, SchedulerKind, TimerEvent, TimerId};
-use cowboy_devnet::node::{DeployActor, Mine, NodeConfig, NodeCore, SendTx, dev_account};
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, SendTx, dev_account};
 use cowboy_devnet::vm::DevnetRuntime;
 use std::str::FromStr;
 
@@ -45,16 +45,7 @@ fn node() -> (NodeCore, Address) {
     };
     g.timer.max_ttl_blocks = TTL;
     let mut n = NodeCore::new(NodeConfig::new(g, DevnetRuntime::shared())).expect("genesis");
-    let a = n
-        .apply(DeployActor {
-            from: Some(dev_account(1)),
-            code: ActorCode::rhai("ticker", SCRIPT),
-            address: None,
-            endowment: 50_000_000_000,
-            name: Some("ticker".into()),
-        })
-        .expect("deploy")
-        .address;
+    let a = common::node_deploy(&mut n, ActorCode::rhai("ticker", SCRIPT), "ticker");
     (n, a)
 }
 

@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use cowboy_devnet::chain::{Chain, DraftTimerArgs, Genesis, TimerOp};
+use cowboy_devnet::chain::{Chain, DraftTimerArgs, TimerOp};
 use cowboy_devnet::engine::draft::NonceKey;
 use cowboy_devnet::engine::{
     Address, ErrorKind, EventKind, ScheduleArgs, SchedulerKind, TimerEvent, TimerId,
@@ -15,18 +15,6 @@ use cowboy_devnet::engine::{
 use proptest::prelude::*;
 
 const BOTH: [SchedulerKind; 2] = [SchedulerKind::Cip5DraftZh, SchedulerKind::Cip5Draft];
-
-fn draft_chain(kind: SchedulerKind, f: impl FnOnce(&mut Genesis)) -> Chain {
-    let mut g = Genesis {
-        scheduler: kind,
-        ..genesis()
-    };
-    f(&mut g);
-    let mut c = chain_with_actors(g);
-    c.set_balance(&actor_a(), RICH / 10);
-    c.set_balance(&actor_b(), RICH / 10);
-    c
-}
 
 fn at_nonce(height: u64, nonce: u64) -> ScheduleArgs {
     ScheduleArgs {

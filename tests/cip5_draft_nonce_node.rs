@@ -10,8 +10,8 @@ use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{DraftTimerArgs, Genesis, Transaction, TxKind};
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs, SchedulerKind};
 use cowboy_devnet::node::{
-    DeployActor, DraftQuery, DraftTimer, DumpState, LoadState, Mine, MiningMode, NodeConfig,
-    NodeCore, Revert, ScheduleTimer, SendTx, Snapshot, TimerQuery, dev_account,
+    DraftQuery, DraftTimer, DumpState, LoadState, Mine, MiningMode, NodeConfig, NodeCore, Revert,
+    ScheduleTimer, SendTx, Snapshot, TimerQuery, dev_account,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -42,16 +42,7 @@ fn node(kind: SchedulerKind) -> (NodeCore, Address) {
     c.history = 10_000;
     c.keep_blocks = Some(10_000);
     let mut n = NodeCore::new(c).expect("genesis");
-    let a = n
-        .apply(DeployActor {
-            from: Some(dev_account(1)),
-            code: ActorCode::rhai("nonce.rhai", SCRIPT),
-            address: None,
-            endowment: 50_000_000_000,
-            name: Some("ticker".into()),
-        })
-        .expect("deploy")
-        .address;
+    let a = common::node_deploy(&mut n, ActorCode::rhai("nonce.rhai", SCRIPT), "ticker");
     (n, a)
 }
 

@@ -13,13 +13,8 @@ use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs, SchedulerKind, Tim
 
 const BOTH: [SchedulerKind; 2] = [SchedulerKind::Cip5DraftZh, SchedulerKind::Cip5Draft];
 
-fn draft_chain(kind: SchedulerKind, f: impl FnOnce(&mut DraftParams)) -> Chain {
-    let mut g = Genesis {
-        scheduler: kind,
-        ..genesis()
-    };
-    f(&mut g.cip5_draft);
-    funded(g)
+fn draft_params_chain(kind: SchedulerKind, f: impl FnOnce(&mut DraftParams)) -> Chain {
+    draft_chain(kind, |g| f(&mut g.cip5_draft))
 }
 
 /// `chain_with_actors` with actor_a and actor_b funded (each pays its own fires).
@@ -117,7 +112,7 @@ fn mine_to(c: &mut Chain, h: u64) -> Vec<(u64, TimerId)> {
 #[test]
 fn vector_1_height_trigger() {
     for kind in BOTH {
-        let mut c = draft_chain(kind, |_| {});
+        let mut c = draft_params_chain(kind, |_| {});
         let id = schedule(&mut c, actor_a(), args(5));
         let fires = mine_to(&mut c, 4);
         assert!(fires.is_empty(), "{kind}: nothing before 5: {fires:?}");
@@ -144,7 +139,7 @@ fn vector_1_height_trigger() {
 #[test]
 fn vector_2_state_trigger() {
     for kind in BOTH {
-        let mut c = draft_chain(kind, |_| {});
+        let mut c = draft_params_chain(kind, |_| {});
         let w = watch(&mut c, actor_a(), &["k1", "bal/"]);
         write(&mut c, actor_a(), "k1");
         assert!(
@@ -178,7 +173,7 @@ fn vector_2_state_trigger() {
 #[test]
 fn vector_3_global_quota() {
     for kind in BOTH {
-        let mut c = draft_chain(kind, |p| p.max_fires_per_block = 2);
+        let mut c = draft_params_chain(kind, |p| p.max_fires_per_block = 2);
         deploy_actors(&mut c, 5);
         let t3 = schedule(&mut c, actor(0), at_bid(5, 3));
         let t2 = schedule(&mut c, actor(1), at_bid(5, 2));
@@ -198,7 +193,7 @@ fn vector_3_global_quota() {
 #[test]
 fn vector_4_per_target_quota() {
     for kind in BOTH {
-        let mut c = draft_chain(kind, |p| p.max_fires_per_target = 1);
+        let mut c = draft_params_chain(kind, |p| p.max_fires_per_target = 1);
         let mut ids: Vec<TimerId> = (0..3)
             .map(|i| {
                 let mut a = args(5);
@@ -224,7 +219,7 @@ fn vector_4_per_target_quota() {
 #[test]
 fn vector_5_idempotence() {
     for kind in BOTH {
-        let mut c = draft_chain(kind, |p| p.max_fires_per_block = 2);
+        let mut c = draft_params_chain(kind, |p| p.max_fires_per_block = 2);
         let ids: Vec<TimerId> = (0..3)
             .map(|i| schedule(&mut c, actor_a(), at_bid(5, i)))
             .collect();
@@ -263,7 +258,7 @@ fn vector_5_idempotence() {
 /// by the quota from 8 to 9, the next due height is the executing height + 5 = 14.
 #[test]
 fn vector_6_interval_roll_forward() {
-    let mut c = draft_chain(SchedulerKind::Cip5DraftZh, |_| {});
+    let mut c = draft_params_chain(SchedulerKind::Cip5DraftZh, |_| {});
     let i = interval(&mut c, actor_a(), 5, Some(8));
     let fires: Vec<u64> = mine_to(&mut c, 20)
         .into_iter()
@@ -273,7 +268,7 @@ fn vector_6_interval_roll_forward() {
     assert_eq!(fires, vec![8, 13, 18]);
     assert_eq!(c.engine().get(&i).map(|t| t.height), Some(23));
 
-    let mut c = draft_chain(SchedulerKind::Cip5DraftZh, |p| p.max_fires_per_block = 1);
+    let mut c = draft_params_chain(SchedulerKind::Cip5DraftZh, |p| p.max_fires_per_block = 1);
     let i = interval(&mut c, actor_a(), 5, Some(8));
     schedule(&mut c, actor_b(), at_bid(8, 9));
     let fires: Vec<u64> = mine_to(&mut c, 15)
@@ -288,7 +283,7 @@ fn vector_6_interval_roll_forward() {
 /// `set_interval` under `cip5-draft` is `InvalidInput`; watches need a draft scheduler.
 #[test]
 fn unsupported_timer_types_are_refused() {
-    let mut c = draft_chain(SchedulerKind::Cip5Draft, |_| {});
+    let mut c = draft_params_chain(SchedulerKind::Cip5Draft, |_| {});
     let r = act_as(
         &mut c,
         alice(),
@@ -321,7 +316,7 @@ fn unsupported_timer_types_are_refused() {
 /// removed (§6.2). The Globalbox is in the state root and survives a dump and load.
 #[test]
 fn globalbox_frozen_order_and_quota_skips() {
-    let mut c = draft_chain(SchedulerKind::Cip5Draft, |p| {
+    let mut c = draft_params_chain(SchedulerKind::Cip5Draft, |p| {
         p.max_fires_per_block = 2;
         p.max_fires_per_target = 1;
     });

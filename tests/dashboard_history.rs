@@ -10,9 +10,7 @@ use common::keys::{code, key, press, screen_at};
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::engine::{Address, ScheduleArgs};
-use cowboy_devnet::node::{
-    DeployActor, Mine, MiningMode, NodeConfig, NodeCore, ScheduleTimer, SetMining, dev_account,
-};
+use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore, ScheduleTimer, SetMining};
 use cowboy_devnet::tui::app::{App, Overlay};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
@@ -36,16 +34,7 @@ fn session(history: usize, head: u64) -> NodeCore {
     c.keep_blocks = Some(history);
     let mut n = NodeCore::new(c).expect("genesis");
     n.apply(SetMining(MiningMode::Manual)).expect("manual");
-    let actor: Address = n
-        .apply(DeployActor {
-            from: Some(dev_account(1)),
-            code: ActorCode::rhai("ticker", SCRIPT),
-            address: None,
-            endowment: 50_000_000_000,
-            name: Some("ticker".into()),
-        })
-        .expect("deploy")
-        .address;
+    let actor: Address = common::node_deploy(&mut n, ActorCode::rhai("ticker", SCRIPT), "ticker");
     for i in 0..20u64 {
         let args = ScheduleArgs {
             height: 3 + 2 * i,

@@ -4,13 +4,15 @@
 //! same as a node that keeps none, through mining, pruning, names, snapshots and reverts; a
 //! revert drops what it kept.
 
+mod common;
+
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::engine::{Address, ScheduleArgs, TimerId};
 use cowboy_devnet::node::{
-    AccountsQuery, At, DeployActor, EventFilter, EventsQuery, HeadQuery, Mine, MiningMode,
-    NamesQuery, NodeConfig, NodeCore, Revert, RevertTo, ScheduleTimer, SetMining, Snapshot,
-    TiersQuery, TimerFilter, TimerQuery, TimersQuery, dev_account,
+    AccountsQuery, At, EventFilter, EventsQuery, HeadQuery, Mine, MiningMode, NamesQuery,
+    NodeConfig, NodeCore, Revert, RevertTo, ScheduleTimer, SetMining, Snapshot, TiersQuery,
+    TimerFilter, TimerQuery, TimersQuery,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 use proptest::prelude::*;
@@ -33,15 +35,7 @@ fn node(history: usize, cache: usize) -> NodeCore {
 }
 
 fn deploy(n: &mut NodeCore, name: &str) -> Address {
-    n.apply(DeployActor {
-        from: Some(dev_account(1)),
-        code: ActorCode::rhai(name, SCRIPT),
-        address: None,
-        endowment: 50_000_000_000,
-        name: Some(name.into()),
-    })
-    .expect("deploy")
-    .address
+    common::node_deploy(n, ActorCode::rhai(name, SCRIPT), name)
 }
 
 fn schedule(n: &mut NodeCore, actor: Address, after: u64) -> Option<TimerId> {

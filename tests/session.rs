@@ -8,9 +8,9 @@ use cowboy_devnet::chain::{Transaction, TxKind};
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs};
 use cowboy_devnet::node::ConfigChange;
 use cowboy_devnet::node::{
-    AccountsQuery, At, Base, CancelTimer, DeployActor, GovUpdateConfig, Halt, Mine, MiningMode,
-    NodeConfig, NodeCore, Revert, RevertTo, ScheduleTimer, SendTx, SetBalance, SetMining, Snapshot,
-    TiersQuery, TimerQuery, dev_account,
+    AccountsQuery, At, Base, CancelTimer, GovUpdateConfig, Halt, Mine, MiningMode, NodeConfig,
+    NodeCore, Revert, RevertTo, ScheduleTimer, SendTx, SetBalance, SetMining, Snapshot, TiersQuery,
+    TimerQuery, dev_account,
 };
 use cowboy_devnet::node::{DumpState, LoadState};
 use cowboy_devnet::scenario::export::export;
@@ -35,15 +35,7 @@ fn node(history: usize) -> NodeCore {
 }
 
 fn deploy(n: &mut NodeCore, name: &str) -> Address {
-    n.apply(DeployActor {
-        from: Some(dev_account(1)),
-        code: ActorCode::rhai(name, SCRIPT),
-        address: None,
-        endowment: 50_000_000_000,
-        name: Some(name.into()),
-    })
-    .expect("deploy")
-    .address
+    common::node_deploy(n, ActorCode::rhai(name, SCRIPT), name)
 }
 
 fn schedule(n: &mut NodeCore, actor: Address, after: u64) -> Result<(), ()> {

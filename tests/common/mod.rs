@@ -24,6 +24,37 @@ use cowboy_devnet::engine::{
 use cowboy_devnet::vm::DevnetRuntime;
 use sha3::{Digest, Keccak256};
 
+/// A chain under a CIP-5 draft scheduler `kind` (genesis adjusted by `f`), with actor_a and
+/// actor_b deployed and funded (each pays its own fires).
+pub fn draft_chain(
+    kind: cowboy_devnet::engine::SchedulerKind,
+    f: impl FnOnce(&mut Genesis),
+) -> Chain {
+    let mut g = Genesis {
+        scheduler: kind,
+        ..genesis()
+    };
+    f(&mut g);
+    let mut c = chain_with_actors(g);
+    c.set_balance(&actor_a(), RICH / 10);
+    c.set_balance(&actor_b(), RICH / 10);
+    c
+}
+
+/// Deploys `code` on node `n` as `name`, from dev account 1 with an endowment of 50,000,000,000
+/// (the node-level tests' actor).
+pub fn node_deploy(n: &mut cowboy_devnet::node::NodeCore, code: ActorCode, name: &str) -> Address {
+    n.apply(cowboy_devnet::node::DeployActor {
+        from: Some(cowboy_devnet::node::dev_account(1)),
+        code,
+        address: None,
+        endowment: 50_000_000_000,
+        name: Some(name.into()),
+    })
+    .expect("deploy")
+    .address
+}
+
 /// Plenty for any number of transactions (each reserves up to 7,000,000 at default basefees).
 pub const RICH: u128 = 1_000_000_000_000;
 
