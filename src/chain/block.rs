@@ -78,8 +78,13 @@ impl Chain {
             TxKind::Transfer { to, .. } if *to == Address::ZERO => {
                 Err(TxError::InvalidInput("transfer to the zero address".into()))
             }
-            TxKind::Transfer { .. } | TxKind::System(_) => Ok(()),
-            TxKind::ActAs { actor, .. } => {
+            TxKind::Transfer { .. } => Ok(()),
+            // Issues 29 and 30, one refusal path: an instruction that would fail is refused by
+            // the checks `apply_system` makes first, and changes nothing.
+            TxKind::System(ins) => self
+                .check_system(&tx.from, ins, self.block_cfg())
+                .map_err(|e| TxError::Code(VmError::Timer(e))),
+            TxKind::ActAs { actor, op } => {
                 let a = self
                     .actors
                     .get(actor)
@@ -90,7 +95,19 @@ impl Chain {
                         a.deployer
                     )));
                 }
-                Ok(())
+                // Issues 29 and 30, one refusal path: the timer call runs as `apply_tx` runs it
+                // (the same host call, the same meter), its writes discarded; a call that would
+                // fail is refused here and changes nothing (no nonce, no fee, no block).
+                let frame = Frame {
+                    height: self.pending_height(),
+                    actor: *actor,
+                    sender: tx.from,
+                    deployer: a.deployer,
+                    meter: self.tx_meter(limit),
+                };
+                self.execute(self.block_cfg(), frame, |ctx, _| act_as(ctx, op))
+                    .result
+                    .map_err(TxError::Code)
             }
             TxKind::Deploy { address, code, .. } => {
                 let addr = address.unwrap_or_else(|| self.derive_address(&tx.from));
@@ -154,6 +171,18 @@ impl Chain {
         }
     }
 
+    /// The timer config the open block runs with (the one a block opened now would take).
+    fn block_cfg(&self) -> &TimerConfig {
+        self.open.as_ref().map_or(&self.timer_config, |o| &o.cfg)
+    }
+
+    /// A transaction's meter: `cycle_limit`, the cell limit, the base cycles charged.
+    fn tx_meter(&self, cycle_limit: u64) -> Meter {
+        let mut meter = Meter::new(cycle_limit, self.basefee.tx_cell_limit);
+        meter.cycles = self.basefee.tx_base_cycles;
+        meter
+    }
+
     fn max_tx_fee(&self, cycle_limit: u64) -> u128 {
         (cycle_limit as u128) * self.basefee.cycle_basefee
             + (self.basefee.tx_cell_limit as u128) * self.basefee.cell_basefee
@@ -194,8 +223,7 @@ impl Chain {
             acc.nonce += 1;
             self.commit.mark(StateKey::Account(tx.from));
         }
-        let mut meter = Meter::new(cycle_limit, self.basefee.tx_cell_limit);
-        meter.cycles = self.basefee.tx_base_cycles;
+        let meter = self.tx_meter(cycle_limit);
         let mut created = None;
         let cfg = self.open.as_ref().expect("open").cfg.clone();
         // The frame of this transaction's execution: `actor` runs, `tx.from` sends.
@@ -254,19 +282,7 @@ impl Chain {
             }
             TxKind::ActAs { actor, op } => {
                 let deployer = self.actors[actor].deployer;
-                let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| match op {
-                    TimerOp::ScheduleTimer(args) => ctx.schedule_timer(args.clone()).map(|_| ()),
-                    TimerOp::CancelTimer { timer_id } => ctx.cancel_timer(&timer_id.0),
-                    TimerOp::ExtendTimer {
-                        timer_id,
-                        new_expires_at,
-                    } => ctx.extend_timer(&timer_id.0, *new_expires_at),
-                    TimerOp::SetStateWatch(a) => ctx.set_state_watch(a).map(|_| ()),
-                    TimerOp::SetInterval(a) => ctx.set_interval(a).map(|_| ()),
-                    TimerOp::WriteKey { key, value } => {
-                        ctx.storage_set(key.as_bytes(), value.as_bytes())
-                    }
-                });
+                let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| act_as(ctx, op));
                 (ex.result, Some(ex.overlay), ex.meter)
             }
             TxKind::Call {
@@ -416,18 +432,16 @@ impl Chain {
 
     /// System instructions 48/49/50 (CIP-5 §5.4, §6.4) and 51 (issue 21 §3), gated by
     /// `system_deployers`.
+    ///
+    /// Checked first by [`check_system`](Self::check_system), the check [`check_tx`] makes
+    /// before inclusion: an instruction that passes it does not fail here.
     fn apply_system(
         &mut self,
         from: &Address,
         ins: &SystemInstruction,
         block_cfg: &TimerConfig,
     ) -> Result<(), TimerError> {
-        if !self.system_deployers.contains(from) {
-            return Err(TimerError::Unauthorized(format!(
-                "{from} is not in system_deployers (opcode {})",
-                ins.opcode()
-            )));
-        }
+        self.check_system(from, ins, block_cfg)?;
         let height = self.pending_height();
         match ins {
             SystemInstruction::CancelTimer { timer_id } => {
@@ -495,6 +509,52 @@ impl Chain {
         Ok(())
     }
 
+    /// What [`apply_system`](Self::apply_system) would refuse (issues 29 and 30, one refusal
+    /// path): a sender outside `system_deployers` (CIP-5 §5.4), `SYS_EXTEND_TIMER` of a timer
+    /// that is not live or to an expiry below its height (Spec note 5), a config that does not
+    /// validate, draft parameters under a scheduler that is not a draft. A refused instruction
+    /// is not included: no nonce, no fee, no block.
+    pub fn check_system(
+        &self,
+        from: &Address,
+        ins: &SystemInstruction,
+        block_cfg: &TimerConfig,
+    ) -> Result<(), TimerError> {
+        if !self.system_deployers.contains(from) {
+            return Err(TimerError::Unauthorized(format!(
+                "{from} is not in system_deployers (opcode {})",
+                ins.opcode()
+            )));
+        }
+        match ins {
+            SystemInstruction::CancelTimer { .. } => Ok(()),
+            SystemInstruction::ExtendTimer {
+                timer_id,
+                new_expires_at,
+            } => {
+                let timer_height =
+                    self.engine.get(timer_id).map(|t| t.height).ok_or_else(|| {
+                        TimerError::TimerNotFound(format!("{timer_id} is not a live timer"))
+                    })?;
+                engine::clamp_extension(
+                    block_cfg,
+                    self.pending_height(),
+                    timer_height,
+                    *new_expires_at,
+                )
+                .map(|_| ())
+            }
+            SystemInstruction::UpdateTimerConfig { config } => config.validate(),
+            SystemInstruction::UpdateSchedulerConfig { config, draft } => {
+                config.validate()?;
+                match draft {
+                    Some(d) => self.engine.check_draft_params(d),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+
     /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.
     pub fn seal_block(&mut self) -> &Block {
         match self.seal_next() {
@@ -538,6 +598,11 @@ impl Chain {
             scheduler,
             basefee: lane_basefee,
             capacity: cfg.lane_timer_cycles,
+            fire_quota: if scheduler.is_draft() {
+                self.engine.draft().params.max_fires_per_block.into()
+            } else {
+                0
+            },
             reserved: plan.stats.lane_reserved,
             gc_cycles: plan.stats.gc_cycles,
             selected: plan.stats.fired,
@@ -834,5 +899,20 @@ impl Chain {
         self.actors
             .get(who)
             .is_some_and(|a| a.code.lang == Lang::None)
+    }
+}
+
+/// A `TxKind::ActAs` timer call, as both [`Chain::check_tx`] and [`Chain::apply_tx`] run it.
+fn act_as(ctx: &mut ExecCtx<'_>, op: &TimerOp) -> Result<(), VmError> {
+    match op {
+        TimerOp::ScheduleTimer(args) => ctx.schedule_timer(args.clone()).map(|_| ()),
+        TimerOp::CancelTimer { timer_id } => ctx.cancel_timer(&timer_id.0),
+        TimerOp::ExtendTimer {
+            timer_id,
+            new_expires_at,
+        } => ctx.extend_timer(&timer_id.0, *new_expires_at),
+        TimerOp::SetStateWatch(a) => ctx.set_state_watch(a).map(|_| ()),
+        TimerOp::SetInterval(a) => ctx.set_interval(a).map(|_| ()),
+        TimerOp::WriteKey { key, value } => ctx.storage_set(key.as_bytes(), value.as_bytes()),
     }
 }

@@ -189,10 +189,16 @@ impl Chain {
         if n == 0 {
             return 0;
         }
+        let scheduler = self.engine.scheduler_at(first);
         let lane = LaneStats {
-            scheduler: self.engine.scheduler_at(first),
+            scheduler,
             basefee: self.engine.lane_basefee(self.fee_quote().cycle_basefee),
             capacity,
+            fire_quota: if scheduler.is_draft() {
+                self.engine.draft().params.max_fires_per_block.into()
+            } else {
+                0
+            },
             ..Default::default()
         };
         self.quiet_head = None;

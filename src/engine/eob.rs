@@ -220,6 +220,21 @@ pub fn plan(
     quote: &FeeQuote,
     ledger: &mut dyn Ledger,
 ) -> EobPlan {
+    plan_lane(queue, height, cfg, quote, ledger, true)
+}
+
+/// [`plan`] with the FIFO lane rule named: `strict` (the default, Spec note 3) closes the lane
+/// at the first live timer that does not fit; otherwise (variant `fifo_lane = pass`, Spec note
+/// 152, the other reading of open point 3) a timer that does not fit is deferred and the timers
+/// behind it that still fit the lane left fire, in bucket order.
+pub fn plan_lane(
+    queue: &mut CalendarQueue,
+    height: u64,
+    cfg: &TimerConfig,
+    quote: &FeeQuote,
+    ledger: &mut dyn Ledger,
+    strict: bool,
+) -> EobPlan {
     let mut out = EobPlan::new(height);
     let due = queue.take_due(height);
     out.stats.due = due.len() as u64;
@@ -254,7 +269,7 @@ pub fn plan(
         // or it would stall every timer behind it.
         let never_fits = budget > cfg.lane_timer_cycles;
         if never_fits || lane_closed || budget > lane_left {
-            lane_closed |= !never_fits;
+            lane_closed |= strict && !never_fits;
             defer(&mut out, queue, &d, DeferReason::Lane);
             carried.push(d);
             continue;

@@ -185,6 +185,14 @@ impl Engine {
                 "this chain runs cip1-v1 from genesis: there is no eip1559 activation".into(),
             ));
         }
+        // Issue 30: a draft chain never switches (its plan is the draft's at every height), so
+        // an activation height would be accepted and do nothing: refused by name.
+        if self.scheduler.is_draft() {
+            return Err(TimerError::InvalidInput(format!(
+                "this chain runs {} from genesis: there is no eip1559 activation",
+                self.scheduler
+            )));
+        }
         if self.cip1.lane_basefee.is_some() {
             return Err(TimerError::InvalidInput(format!(
                 "the eip1559 scheduler is already active (since height {})",
@@ -247,6 +255,12 @@ impl Engine {
     /// Governance's new CIP-5 draft parameters (English §12, zh §13), validated, in force from
     /// the next block (Spec note 126). Refused by name unless a draft plans the blocks.
     pub fn stage_draft_params(&mut self, p: draft::DraftParams) -> Result<(), TimerError> {
+        self.check_draft_params(&p)?;
+        self.draft.stage_params(p)
+    }
+
+    /// What [`stage_draft_params`](Self::stage_draft_params) refuses, without staging.
+    pub fn check_draft_params(&self, p: &draft::DraftParams) -> Result<(), TimerError> {
         if !self.scheduler.is_draft() {
             return Err(TimerError::InvalidInput(format!(
                 "the CIP-5 draft parameters ({}) need a draft scheduler (cip5-draft or cip5-draft-zh), not {}",
@@ -254,7 +268,7 @@ impl Engine {
                 self.scheduler
             )));
         }
-        self.draft.stage_params(p)
+        p.validate()
     }
 
     /// The CIP-5 draft parameters in force after the open block.

@@ -23,8 +23,8 @@ pub struct DraftTimer {
 
 impl Request for DraftTimer {
     type Reply = Scheduled;
-    /// Tried on a copy of the chain first: a refused registration is an error and changes
-    /// nothing (no nonce, no fee).
+    /// A refused registration is an error and changes nothing (no nonce, no fee): the chain
+    /// runs the call's checks before it includes it (`Chain::check_tx`, issues 29 and 30).
     fn apply(self, node: &mut NodeCore) -> Result<Scheduled, NodeError> {
         let from = match self.from {
             Some(f) => f,
@@ -49,7 +49,6 @@ impl Request for DraftTimer {
                 op,
             },
         );
-        trial(node, &tx)?;
         let bound = nonce_bound(node, &self.actor, client_nonce);
         let (receipt, sealed) = node.send(tx)?;
         if !receipt.success {
@@ -64,17 +63,6 @@ impl Request for DraftTimer {
             sealed,
         })
     }
-}
-
-/// Applies `tx` to a copy of the chain: a refused or reverted transaction is an error, and
-/// nothing changed (no nonce, no fee).
-pub(super) fn trial(node: &NodeCore, tx: &Transaction) -> Result<(), NodeError> {
-    let mut trial = node.chain().clone();
-    let r = trial.apply_tx(tx.clone())?;
-    if !r.success {
-        return Err(NodeError::reverted(r));
-    }
-    Ok(())
 }
 
 /// The timer `(actor, actor, client_nonce)` is bound to before the call (English §6.2), if a

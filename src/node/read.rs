@@ -178,7 +178,7 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
         if v1 {
             cip1.v1.weight_bps(a, &v1cfg)
         } else {
-            f.weight_bps(a)
+            cip1.weight_bps(a)
         }
     };
     let row = |a: Address| ShareView {
@@ -189,7 +189,7 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
         weight_bps: weight(&a),
     };
     let (window_blocks, median) = if scheduler == SchedulerKind::Eip1559 {
-        for r in f.rows() {
+        for r in cip1.fairness_rows() {
             per.insert(
                 r.actor,
                 ShareView {
@@ -201,7 +201,7 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
                 },
             );
         }
-        (f.window_blocks(), f.median())
+        (f.window_blocks(), cip1.fairness_median())
     } else {
         let from = chain.height().saturating_sub(window);
         for b in chain.blocks().rev().take_while(|b| b.header.height > from) {

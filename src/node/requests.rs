@@ -384,20 +384,9 @@ impl Request for ScheduleTimer {
         let from = act_as_sender(node, &self.actor, self.from)?;
         let client_nonce = self.args.client_nonce;
         let tx = txs::schedule(from, self.actor, self.args);
-        // Refused before it is sent when the engine's checks would refuse it: a refused
+        // Refused before it is included when the schedule would fail: the chain runs the
+        // host call's own checks first (`Chain::check_tx`, issues 29 and 30), so a refused
         // request changes nothing (no nonce, no fee).
-        // The checks only: the estimate's fire height and auction place are for
-        // `timer_estimate`, and cost what the queue around the height holds.
-        // A `client_nonce` (CIP-5 drafts, §6.2) may name a timer to update: tried on a copy of
-        // the chain, as `timer_watch` is.
-        if client_nonce.is_some() {
-            super::draft::trial(node, &tx)?;
-        } else {
-            let est = estimate(node, &tx, false);
-            if let Some(e) = est.error {
-                return Err(NodeError::Refused(e));
-            }
-        }
         let bound = super::draft::nonce_bound(node, &self.actor, client_nonce);
         let out = send_checked(node, tx)?;
         let (timer_id, created) = super::draft::named_timer(&out.receipt, bound);
@@ -424,11 +413,7 @@ impl Request for CancelTimer {
     fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
         let from = act_as_sender(node, &self.actor, self.from)?;
         let tx = txs::cancel(from, self.actor, self.timer_id);
-        node.chain().check_tx(&tx)?;
-        let t = read::live_timer(node.chain(), &self.timer_id).ok_or_else(|| {
-            NodeError::TimerNotFound(format!("{} is not a pending timer", self.timer_id))
-        })?;
-        engine::check_owner(t, &self.actor)?;
+        // The chain refuses a cancel that would fail (`Chain::check_tx` runs the host call).
         send_checked(node, tx)
     }
 }
@@ -447,17 +432,8 @@ impl Request for ExtendTimer {
     fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
         let from = act_as_sender(node, &self.actor, self.from)?;
         let tx = txs::extend(from, self.actor, self.timer_id, self.new_expires_at);
-        node.chain().check_tx(&tx)?;
-        let t = read::live_timer(node.chain(), &self.timer_id).ok_or_else(|| {
-            NodeError::TimerNotFound(format!("{} is not a pending timer", self.timer_id))
-        })?;
-        engine::check_owner(t, &self.actor)?;
-        engine::clamp_extension(
-            read::timer_config(node.chain()),
-            node.chain().pending_height(),
-            t.height,
-            self.new_expires_at,
-        )?;
+        // The chain refuses an extension that would fail (`Chain::check_tx` runs the host
+        // call: a timer that is not live, another actor's, an expiry below its height).
         send_checked(node, tx)
     }
 }
@@ -708,9 +684,15 @@ impl Request for GovUpdateConfig {
     fn apply(self, node: &mut NodeCore) -> Result<TxOutcome, NodeError> {
         let config = match self.config {
             ConfigChange::Full(c) => c,
+            // An update naming no field would restate the config in force and charge for it:
+            // refused, as `gov_updateSchedulerConfig {}` is (issue 30).
+            ConfigChange::Fields(set) if set.is_empty() => {
+                return Err(NodeError::InvalidInput(
+                    "no TimerConfig field given: the update would change nothing".into(),
+                ));
+            }
             ConfigChange::Fields(set) => merge_config_json(read::timer_config(node.chain()), &set)?,
         };
-        config.validate()?;
         let tx = txs::gov_update_config(self.from, config);
         gov_checked(node, tx)
     }
@@ -737,15 +719,11 @@ pub fn merge_config_json(
         .map_err(|e| NodeError::InvalidInput(format!("config: {e}")))
 }
 
-/// A governance transaction: refused unsent when `from` is not a system deployer (it would
-/// revert); reverted ones are errors.
+/// A governance transaction. The chain refuses, unsent, what the instruction would refuse
+/// (`Chain::check_system`, which `apply_system` runs first: a sender that is not a system
+/// deployer, an extension of a timer that is not live or into the past, a config that does
+/// not validate, draft fields under a scheduler without the drafts): a refused one changes
+/// nothing (issues 29 and 30).
 pub(super) fn gov_checked(node: &mut NodeCore, tx: Transaction) -> Result<TxOutcome, NodeError> {
-    if !read::is_system_deployer(node.chain(), &tx.from) {
-        return Err(NodeError::Refused(Failure::new(
-            ErrorKind::Unauthorized,
-            format!("{} is not a system deployer (CIP-5 §5.4)", tx.from),
-        )));
-    }
-    node.chain().check_tx(&tx)?;
     send_checked(node, tx)
 }

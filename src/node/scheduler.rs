@@ -181,9 +181,9 @@ impl NodeCore {
             scheduler,
             weight_init_bps: None,
             window_blocks: f.window_blocks(),
-            median: f.median(),
-            actors: f
-                .rows()
+            median: cip1.fairness_median(),
+            actors: cip1
+                .fairness_rows()
                 .into_iter()
                 .map(|r: FairnessRow| FairnessActorView {
                     name: names.get(&r.actor).cloned(),

@@ -40,7 +40,12 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         let last = last.unwrap_or(DEFAULT_LANE_BLOCKS);
         let q = At::new(LaneQuery { last }, at);
         let v = node.ask(q).await.map_err(|e| match e {
-            crate::node::NodeError::InvalidInput(why) => invalid_param("last", why),
+            // The param the user sent that the node refused: `last` out of its range, else
+            // the block tag (a height not sealed yet or no longer kept; issue 30).
+            crate::node::NodeError::InvalidInput(why) if why.starts_with("last ") => {
+                invalid_param("last", why)
+            }
+            crate::node::NodeError::InvalidInput(why) => invalid_param("block", why),
             e => node_error(e),
         })?;
         Ok(serde_json::to_value(v).expect("views serialize"))

@@ -122,6 +122,13 @@ impl Scenario {
                 .address(who)
                 .ok_or_else(|| format!("unknown actor `{who}`"))?;
             if m == Metric::WeightBps {
+                // W of an address that is no deployed actor would read the 20,000 of an actor
+                // silent for the window: named instead (issue 30).
+                if chain.actor(&a).is_none() {
+                    return Err(format!(
+                        "`{who}` is not a deployed actor: it has no W(actor) (CIP-1 v3 §8)"
+                    ));
+                }
                 return weight_bps(chain, &a)
                     .map(u128::from)
                     .ok_or_else(|| "the chain keeps no CIP-1 v3 §8 fairness window (fifo, or cip1-v1 and its EMA weights)".to_string());

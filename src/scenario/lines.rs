@@ -20,16 +20,23 @@ pub fn block_line(b: &Block) -> String {
     } else {
         String::new()
     };
+    // The CIP-5 drafts have no lane (issue 30): their column is the fires materialized against
+    // `MAX_FIRES_PER_BLOCK`, then the cycles the fires used.
+    let (label, of, cap) = if b.lane.scheduler.is_draft() {
+        ("fires", e.fired, b.lane.fire_quota)
+    } else {
+        // The capacity the block ran with, not the one its transactions set for the next.
+        ("lane ", e.lane_reserved, b.lane.capacity)
+    };
     format!(
-        "#{:<9} txs {:<6} fired {:<6} deferred {:<6} gc {:<6} lane {:>10}/{:<10} (used {:>10})  pending {:<8} root {}{}",
+        "#{:<9} txs {:<6} fired {:<6} deferred {:<6} gc {:<6} {label}{:>10}/{:<10} (used {:>10})  pending {:<8} root {}{}",
         b.header.height,
         b.receipts.len(),
         e.fired,
         e.deferred,
         e.gc_removed(),
-        e.lane_reserved,
-        // The capacity the block ran with, not the one its transactions set for the next.
-        b.lane.capacity,
+        of,
+        cap,
         e.lane_used,
         b.pending,
         short(&b.header.state_root),

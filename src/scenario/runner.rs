@@ -700,7 +700,7 @@ impl Scenario {
 /// (FIFO keeps no fairness window).
 pub fn weight_bps(chain: &Chain, actor: &Address) -> Option<u32> {
     (chain.scheduler_at(chain.height().max(1)) == SchedulerKind::Eip1559)
-        .then(|| chain.fairness().weight_bps(actor))
+        .then(|| chain.engine().cip1().weight_bps(actor))
 }
 
 /// Why a `gov_config` step's fields do not make a [`TimerConfig`] or a [`SchedulerParams`].

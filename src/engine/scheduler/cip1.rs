@@ -202,6 +202,23 @@ pub struct Cip1State {
 }
 
 impl Cip1State {
+    /// W(actor) in basis points (§8) against the median of the variant in force
+    /// (`fairness_median`, Spec note 153).
+    pub fn weight_bps(&self, actor: &crate::engine::types::Address) -> u32 {
+        self.fairness
+            .weight_bps_by(actor, self.config.variants.fairness_median)
+    }
+
+    /// The §8 network median under the variant in force (Spec note 153).
+    pub fn fairness_median(&self) -> u64 {
+        self.fairness.median_by(self.config.variants.fairness_median)
+    }
+
+    /// The fairness window's rows, W against the median in force (Spec note 153).
+    pub fn fairness_rows(&self) -> Vec<super::fairness::FairnessRow> {
+        self.fairness.rows_by(self.config.variants.fairness_median)
+    }
+
     pub fn new(config: Cip1Config, activation_height: Option<u64>) -> Self {
         Cip1State {
             fairness: Fairness::new(config.fairness_window_blocks),
@@ -348,6 +365,10 @@ pub struct LaneStats {
     pub basefee: u128,
     /// `LANE_TIMER_CYCLES`.
     pub capacity: u64,
+    /// Under the CIP-5 drafts (which have no lane): `MAX_FIRES_PER_BLOCK` in force for the
+    /// block, what its fires are counted against (issue 30); 0 under the other schedulers.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub fire_quota: u64,
     /// Lane cycles reserved by the selected timers' budgets (what the basefee follows).
     pub reserved: u64,
     /// Lane cycles the fired handlers used.
@@ -475,4 +496,8 @@ impl Cip1State {
             before != (self.lane_basefee, self.p50_tip, self.last_block_cycles),
         )
     }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }

@@ -17,6 +17,7 @@
 //! the order of the ring. Slot numbers are internal and never leave this type.
 
 use super::lane::BPS;
+use super::variants::FairnessMedian;
 use crate::engine::types::{Address, HashEncode, HashEncoder};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, VecDeque};
@@ -127,8 +128,10 @@ pub struct Fairness {
     hist: Histogram,
     /// Actors with at least one fire in the window (the histogram's total).
     firing: u64,
-    /// The network median (§8), kept current.
+    /// The network median (§8), kept current: the lower median.
     median: u64,
+    /// The mean of the two middle counts, floored (variant `fairness_median = mean`).
+    median_mean: u64,
 }
 
 impl PartialEq for Fairness {
@@ -179,7 +182,7 @@ impl From<FairnessState> for Fairness {
                 rows,
             });
         }
-        f.median = f.compute_median();
+        (f.median, f.median_mean) = f.compute_median();
         f
     }
 }
@@ -206,6 +209,7 @@ impl Fairness {
             hist: Histogram::default(),
             firing: 0,
             median: 0,
+            median_mean: 0,
         }
     }
 
@@ -247,6 +251,21 @@ impl Fairness {
     /// is (§7.1).
     pub fn median(&self) -> u64 {
         self.median
+    }
+
+    /// The network median under the variant `fairness_median` (open point 22, Spec note 153):
+    /// `lower` is [`median`](Self::median); `mean` is the usual median, the mean of the two
+    /// middle counts of an even number of firing actors, floored (integer math).
+    pub fn median_by(&self, rule: FairnessMedian) -> u64 {
+        match rule {
+            FairnessMedian::Lower => self.median,
+            FairnessMedian::Mean => self.median_mean,
+        }
+    }
+
+    /// [`weight_bps`](Self::weight_bps) against [`median_by`](Self::median_by)`(rule)`.
+    pub fn weight_bps_by(&self, actor: &Address, rule: FairnessMedian) -> u32 {
+        weight_bps(self.recent_fires(actor), self.median_by(rule))
     }
 
     /// §3 step 10 + §8: records block `height`'s fires and deferrals per actor and rolls the
@@ -308,7 +327,7 @@ impl Fairness {
             .collect();
         self.apply(&rows, true);
         self.blocks.push_back(Block { height, rows });
-        self.median = self.compute_median();
+        (self.median, self.median_mean) = self.compute_median();
     }
 
     /// Advances an idle stretch (no fires, no deferrals) up to and including `height`: the
@@ -327,8 +346,14 @@ impl Fairness {
         self.roll(height);
     }
 
-    /// One row per actor in the window, sorted by actor.
+    /// One row per actor in the window, sorted by actor (W against the lower median).
     pub fn rows(&self) -> Vec<FairnessRow> {
+        self.rows_by(FairnessMedian::Lower)
+    }
+
+    /// [`rows`](Self::rows) with W against [`median_by`](Self::median_by)`(rule)`.
+    pub fn rows_by(&self, rule: FairnessMedian) -> Vec<FairnessRow> {
+        let median = self.median_by(rule);
         let mut rows: Vec<FairnessRow> = self
             .index
             .iter()
@@ -338,7 +363,7 @@ impl Fairness {
                     actor: *a,
                     recent_fires: t.fires,
                     recent_deferrals: t.deferrals,
-                    weight_bps: weight_bps(t.fires, self.median),
+                    weight_bps: weight_bps(t.fires, median),
                 }
             })
             .collect();
@@ -380,7 +405,7 @@ impl Fairness {
             changed = true;
         }
         if changed {
-            self.median = self.compute_median();
+            (self.median, self.median_mean) = self.compute_median();
         }
     }
 
@@ -444,11 +469,17 @@ impl Fairness {
     }
 
     /// The lower median of the histogram.
-    fn compute_median(&self) -> u64 {
+    /// The lower median and the floored mean of the two middle counts (equal for an odd count).
+    fn compute_median(&self) -> (u64, u64) {
         if self.firing == 0 {
-            return 0;
+            return (0, 0);
         }
-        self.hist.nth((self.firing - 1) / 2)
+        let lo = self.hist.nth((self.firing - 1) / 2);
+        if self.firing % 2 == 1 {
+            return (lo, lo);
+        }
+        let hi = self.hist.nth(self.firing / 2);
+        (lo, lo / 2 + hi / 2 + (lo % 2 + hi % 2) / 2)
     }
 }
 

@@ -136,7 +136,7 @@ pub fn estimate(
         };
     }
     let priority = priority_per_cycle(max_fee, max_prio, lane_basefee);
-    let weight_bps = cip1.fairness.weight_bps(&actor);
+    let weight_bps = cip1.weight_bps(&actor);
     let mut cands: Vec<Candidate> = due
         .iter()
         .filter_map(|t| {
@@ -152,7 +152,7 @@ pub fn estimate(
                 schedule_block: t.schedule_block,
                 budget: fire_budget(t, cfg),
                 priority_per_cycle: priority_per_cycle(mf, mp, lane_basefee)?,
-                weight_bps: cip1.fairness.weight_bps(&t.actor_address),
+                weight_bps: cip1.weight_bps(&t.actor_address),
             })
         })
         .collect();

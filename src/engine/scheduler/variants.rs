@@ -52,10 +52,12 @@ variant_enum! {
 variant_enum! {
     /// CIP-1 v3 §5, open points 3 and 14: what the lane utilisation counts.
     Utilisation {
-        /// The budgets (`gas_limit_per_fire`) the selected timers reserved (Spec note 45).
-        Reserved => "reserved",
-        /// The cycles the fired handlers consumed (§5's `cycles_consumed_in_lane`).
+        /// The cycles the fired handlers consumed (§5's `cycles_consumed_in_lane`, as written;
+        /// the default since Spec note 150).
         Consumed => "consumed",
+        /// The budgets (`gas_limit_per_fire`) the selected timers reserved (Spec note 45, the
+        /// default before Spec note 150).
+        Reserved => "reserved",
     }
 }
 
@@ -110,10 +112,12 @@ variant_enum! {
     /// CIP-1 v3 §10 vs §13.2 / §14, open point 15: a timer whose fire budget is above the
     /// auction cap (scheduled before activation, or before governance lowered the cap).
     OverCap {
-        /// Deferred `over_cap` until its TTL (Spec note 51).
-        Defer => "defer",
-        /// Competes with its budget cut to the cap (its handler gets the cap's cycles).
+        /// Competes with its budget cut to the cap (its handler gets the cap's cycles): §13.2 /
+        /// §14 "existing callers keep working", as CIP-5's own lowered cap runs a timer at
+        /// `min(gas, cap)` (the default since Spec note 151).
         Capped => "capped",
+        /// Deferred `over_cap` until its TTL (Spec note 51, the default before Spec note 151).
+        Defer => "defer",
         /// Competes at its own budget (§14 "existing callers keep working").
         OwnBudget => "own_budget",
     }
@@ -199,6 +203,28 @@ variant_enum! {
     }
 }
 
+variant_enum! {
+    /// CIP-5 §6.5 / CIP-1 v3 §3 step 7, open point 3: under the FIFO scheduler, whether a
+    /// timer that does not fit the lane blocks the smaller timers behind it.
+    FifoLane {
+        /// Strict FIFO: the first live timer that does not fit closes the lane for the block,
+        /// the timers behind it wait too (Spec note 3).
+        Strict => "strict",
+        /// Timers behind it that still fit the lane fire (Spec note 152).
+        Pass => "pass",
+    }
+}
+
+variant_enum! {
+    /// CIP-1 v3 §8: the network median of recent fires over an even count of actors.
+    FairnessMedian {
+        /// The lower median, an actual actor's count (the fairness window's rounding note).
+        Lower => "lower",
+        /// The usual median: the mean of the two middle counts, floored (Spec note 153).
+        Mean => "mean",
+    }
+}
+
 /// The named variants in force (CIP-1 config, `[variants]`, `--variant NAME=VALUE`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -217,6 +243,8 @@ pub struct Variants {
     pub interval_after_failure: IntervalAfterFailure,
     pub interval_first: IntervalFirst,
     pub update_fifo_rank: UpdateFifoRank,
+    pub fifo_lane: FifoLane,
+    pub fairness_median: FairnessMedian,
 }
 
 /// One catalogue row: a variant's name, its values (the default first), the spec section and
@@ -242,9 +270,9 @@ pub const CATALOG: &[VariantInfo] = &[
     VariantInfo {
         name: "utilisation",
         values: Utilisation::NAMES,
-        default: "reserved",
-        spec: "CIP-1 v3 §5 (open points 3, 14)",
-        about: "what drives the lane basefee: the budgets reserved or the cycles consumed",
+        default: "consumed",
+        spec: "CIP-1 v3 §5 (open points 3, 14, 20; Spec note 150)",
+        about: "what drives the lane basefee: the cycles consumed (§5 as written) or the budgets reserved",
     },
     VariantInfo {
         name: "p50_even",
@@ -277,9 +305,9 @@ pub const CATALOG: &[VariantInfo] = &[
     VariantInfo {
         name: "over_cap",
         values: OverCap::NAMES,
-        default: "defer",
-        spec: "CIP-1 v3 §10, §13.2, §14 (open point 15)",
-        about: "a timer over the auction per-fire cap: deferred until its TTL, competes capped, or at its own budget",
+        default: "capped",
+        spec: "CIP-1 v3 §10, §13.2, §14 (open points 15, 21; Spec note 151)",
+        about: "a timer over the auction per-fire cap: competes capped (runs at min(gas, cap)), deferred until its TTL, or at its own budget",
     },
     VariantInfo {
         name: "tie_break",
@@ -329,6 +357,20 @@ pub const CATALOG: &[VariantInfo] = &[
         default: "raise",
         spec: "CIP-5 draft zh §7.2 vs English §6.2 (open point 19)",
         about: "cip5-draft-zh: a client_nonce repeat that updates a timer raises its fifo_rank, or keeps it",
+    },
+    VariantInfo {
+        name: "fifo_lane",
+        values: FifoLane::NAMES,
+        default: "strict",
+        spec: "CIP-5 §6.5, CIP-1 v3 §3 step 7 (open point 3; Spec notes 3, 152)",
+        about: "fifo: a timer that does not fit the lane blocks the timers behind it (strict), or those that fit pass it",
+    },
+    VariantInfo {
+        name: "fairness_median",
+        values: FairnessMedian::NAMES,
+        default: "lower",
+        spec: "CIP-1 v3 §8 (open point 22; Spec note 153)",
+        about: "W(actor)'s network median of an even count: the lower middle count, or the mean of the two middle counts",
     },
 ];
 
@@ -403,6 +445,11 @@ impl Variants {
                 self.update_fifo_rank =
                     pick(name, value, UpdateFifoRank::parse, UpdateFifoRank::NAMES)?
             }
+            "fifo_lane" => self.fifo_lane = pick(name, value, FifoLane::parse, FifoLane::NAMES)?,
+            "fairness_median" => {
+                self.fairness_median =
+                    pick(name, value, FairnessMedian::parse, FairnessMedian::NAMES)?
+            }
             _ => {
                 return Err(TimerError::InvalidInput(format!(
                     "`{name}` is not a variant (expected one of {})",
@@ -426,7 +473,7 @@ impl Variants {
     }
 
     /// Every variant's value, by name, in catalogue order.
-    pub fn values(&self) -> [(&'static str, &'static str); 14] {
+    pub fn values(&self) -> [(&'static str, &'static str); 16] {
         [
             ("basefee_step", self.basefee_step.as_str()),
             ("utilisation", self.utilisation.as_str()),
@@ -448,6 +495,8 @@ impl Variants {
             ),
             ("interval_first", self.interval_first.as_str()),
             ("update_fifo_rank", self.update_fifo_rank.as_str()),
+            ("fifo_lane", self.fifo_lane.as_str()),
+            ("fairness_median", self.fairness_median.as_str()),
         ]
     }
 
@@ -518,6 +567,15 @@ impl HashEncode for Variants {
         if self.update_fifo_rank != UpdateFifoRank::default() {
             e.u32(0x4e4f_4e31); // "NON1"
             e.u32(self.update_fifo_rank.tag() as u32);
+        }
+        // Spec notes 152 and 153's variants, only when named.
+        if self.fifo_lane != FifoLane::default() {
+            e.u32(0x4649_4631); // "FIF1"
+            e.u32(self.fifo_lane.tag() as u32);
+        }
+        if self.fairness_median != FairnessMedian::default() {
+            e.u32(0x4d45_4431); // "MED1"
+            e.u32(self.fairness_median.tag() as u32);
         }
     }
 }

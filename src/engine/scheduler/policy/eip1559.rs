@@ -170,7 +170,7 @@ pub(super) fn plan(
             schedule_block: t.schedule_block,
             budget,
             priority_per_cycle: priority,
-            weight_bps: cip1.fairness.weight_bps(&t.actor_address),
+            weight_bps: cip1.weight_bps(&t.actor_address),
         });
         priced.push(Priced {
             due: d,

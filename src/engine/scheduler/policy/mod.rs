@@ -30,6 +30,7 @@ use crate::engine::fifo;
 use crate::engine::queue::CalendarQueue;
 use crate::engine::shared::{FeeCaps, ScheduleArgs, SchedulerKind};
 use crate::engine::timer::Timer;
+use crate::engine::scheduler::variants::FifoLane;
 
 // ---- the policy interface ----------------------------------------------------------------------
 
@@ -206,10 +207,13 @@ impl Policy for Fifo {
     ) -> EobPlan {
         // Issue 20: the same decisions as the walk of every due timer (`eob::plan`), over the
         // carry queue when the carried timers are placed in front (the default).
-        if queue.carries_in_front() {
+        // Variant `fifo_lane = pass` (Spec note 152): the walk, with timers that fit passing
+        // one that does not.
+        let strict = env.cip1.config.variants.fifo_lane == FifoLane::Strict;
+        if strict && queue.carries_in_front() {
             return fifo::plan(queue, env.height, env.cfg, env.quote, ledger);
         }
-        eob::plan(queue, env.height, env.cfg, env.quote, ledger)
+        eob::plan_lane(queue, env.height, env.cfg, env.quote, ledger, strict)
     }
 }
 
