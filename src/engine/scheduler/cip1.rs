@@ -211,7 +211,8 @@ impl Cip1State {
 
     /// The §8 network median under the variant in force (Spec note 153).
     pub fn fairness_median(&self) -> u64 {
-        self.fairness.median_by(self.config.variants.fairness_median)
+        self.fairness
+            .median_by(self.config.variants.fairness_median)
     }
 
     /// The fairness window's rows, W against the median in force (Spec note 153).

@@ -28,9 +28,9 @@ use crate::engine::error::TimerError;
 use crate::engine::events::TimerEvent;
 use crate::engine::fifo;
 use crate::engine::queue::CalendarQueue;
+use crate::engine::scheduler::variants::FifoLane;
 use crate::engine::shared::{FeeCaps, ScheduleArgs, SchedulerKind};
 use crate::engine::timer::Timer;
-use crate::engine::scheduler::variants::FifoLane;
 
 // ---- the policy interface ----------------------------------------------------------------------
 
