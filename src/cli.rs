@@ -89,7 +89,8 @@ pub enum Cmd {
     },
     /// List the shipped fixtures.
     Fixtures,
-    /// Run one fixture under each scheduler (`fifo`, `eip1559`) and each `--with` variant set,
+    /// Run one fixture under each scheduler (default `fifo,eip1559`; `--schedulers all` for the
+    /// five) and each `--with` variant set,
     /// and print one side-by-side table: per actor fires, deferrals, latency p50/p99, fees,
     /// tips; per run burned, tipped, deferrals by reason, lane basefee range.
     Compare(CompareArgs),
@@ -172,9 +173,10 @@ pub struct ServeArgs {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SchedArgs {
     /// The scheduler: `fifo` (CIP-5), `eip1559` (CIP-1 v3, from genesis unless
-    /// --activation-height says when) or `cip1-v1` (CIP-1 v1's GBA auction with EMA weights,
-    /// from genesis). Default: the fixture's `[chain] scheduler`.
-    #[arg(long, value_name = "fifo|eip1559|cip1-v1")]
+    /// --activation-height says when), `cip1-v1` (CIP-1 v1's GBA auction with EMA weights),
+    /// `cip5-draft` or `cip5-draft-zh` (the CIP-5 early drafts). Default: the fixture's
+    /// `[chain] scheduler`.
+    #[arg(long, value_name = "SCHEDULER", value_parser = scheduler_parser())]
     pub scheduler: Option<cowboy_devnet::engine::SchedulerKind>,
     /// The first height planned by eip1559 (FIFO before it). Default: the fixture's
     /// `[chain] activation_height`.
@@ -269,7 +271,16 @@ pub struct CompareArgs {
     pub jobs: u64,
 }
 
-/// A scheduler's name (`fifo`, `eip1559`, `cip1-v1`).
+/// `--scheduler`'s parser: the names of [`SchedulerKind::ALL`], so `--help` and the error for a
+/// wrong name list every scheduler from the one list (issue 29: the help named three of five).
+fn scheduler_parser() -> impl clap::builder::TypedValueParser<Value = SchedulerKind> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(SchedulerKind::ALL.map(|k| k.as_str())).map(|s| {
+        s.parse::<SchedulerKind>()
+            .expect("a possible value names a scheduler")
+    })
+}
+
 /// One entry of `--schedulers`: a scheduler's name, or `all` for every one in
 /// [`SchedulerKind::ALL`]'s order.
 fn parse_schedulers(s: &str) -> Result<Vec<SchedulerKind>, String> {
