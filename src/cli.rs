@@ -103,18 +103,31 @@ pub enum Cmd {
 #[derive(clap::Args, Clone, Debug)]
 pub struct ServeArgs {
     /// Address to listen on. Anything but loopback exposes the devnet (and its dev accounts)
-    /// to the network: a warning is printed.
+    /// to the network: a warning says so, and such a server answers only reads (calls that
+    /// change the devnet or write files are `RemoteWriteRefused`) unless
+    /// --allow-remote-writes is given.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
-    /// Also accept requests and WebSockets from ORIGIN (repeatable; `*` for any), as anvil's
-    /// flag. By default only loopback origins (`http://localhost:3000`, `http://127.0.0.1`,
-    /// ...) and loopback `Host` names are served: any other is refused (403), so a page open
-    /// in your browser cannot drive the devnet.
+    /// Also accept requests and WebSockets from ORIGIN (repeatable; `*` for any, with a
+    /// warning), as anvil's flag. By default only loopback origins (`http://localhost:3000`,
+    /// `http://127.0.0.1`, ...) and loopback `Host` names are served: any other is refused
+    /// (403), so a page open in your browser cannot drive the devnet.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
-    /// Port to listen on; 0 takes a free port (the real one is printed).
-    #[arg(long, short, default_value_t = 8645)]
-    pub port: u16,
+    /// With a non-loopback --host: also serve the calls that change the devnet or write files
+    /// (mining, transactions, balances, snapshots, loads, exports to files) to the network.
+    #[arg(long)]
+    pub allow_remote_writes: bool,
+    /// Where the API writes files (`devnet_exportFixture` with a `path`): a file name only,
+    /// under DIR, never over an existing file (a taken name gets a numbered one). Default: an
+    /// `exports/` folder beside --state; with neither, the API writes no files.
+    #[arg(long, value_name = "DIR")]
+    pub export_dir: Option<PathBuf>,
+    /// Port to listen on (default 8645); 0 takes a free port (the real one is printed). A port
+    /// that is taken is an error (the dashboard, without --port, falls back to a free port
+    /// and says so in its status bar).
+    #[arg(long, short)]
+    pub port: Option<u16>,
     // A fixture file or the name of a shipped fixture: its accounts and actors at genesis.
     #[arg(long, value_name = "FILE|NAME", help = fixture_help(
         "A fixture file or the name of a shipped fixture: its accounts and actors at genesis, \
@@ -150,6 +163,11 @@ pub struct ServeArgs {
     /// Start from the state in FILE (a state file, or what `run --dump` writes).
     #[arg(long, value_name = "FILE")]
     pub load_state: Option<PathBuf>,
+    /// The most a state file (--state, --load-state) may hold, in bytes (default 4 GiB);
+    /// a larger file, or one that is not a regular file (`/dev/zero`, a pipe), is refused
+    /// unread.
+    #[arg(long, value_name = "BYTES", default_value_t = cowboy_devnet::rpc::state_file::DEFAULT_MAX_STATE_BYTES)]
+    pub max_state_size: u64,
     /// Record the session (issue 24): write it as a fixture to FILE on exit and with each save
     /// of `--state` (`cowboy-devnet run FILE` replays it to the same roots).
     #[arg(long, value_name = "FILE")]
@@ -289,6 +307,16 @@ fn parse_schedulers(s: &str) -> Result<Vec<SchedulerKind>, String> {
         one => one.parse().map(|k| vec![k]).map_err(|_| {
             format!("`{s}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)")
         }),
+    }
+}
+
+/// The port served when `--port` is not given.
+pub const DEFAULT_PORT: u16 = 8645;
+
+impl ServeArgs {
+    /// `--port`, or [`DEFAULT_PORT`].
+    pub fn port(&self) -> u16 {
+        self.port.unwrap_or(DEFAULT_PORT)
     }
 }
 

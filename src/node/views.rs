@@ -110,6 +110,9 @@ pub type EventView = EventRecord;
 pub struct BlockSummary {
     pub height: u64,
     pub hash: H256,
+    /// The header's `parent_hash` (issue 30): the block before it, or for an empty block the
+    /// anchor its header names (`chain::quiet`).
+    pub parent_hash: H256,
     pub state_root: H256,
     /// Heights skipped before this block (an outage).
     pub skipped: u64,
@@ -132,6 +135,7 @@ impl BlockSummary {
         BlockSummary {
             height: b.header.height,
             hash: b.header.hash,
+            parent_hash: b.header.parent_hash,
             state_root: b.header.state_root,
             skipped: b.header.skipped,
             txs: b.receipts.len() as u64,

@@ -7,6 +7,7 @@
 mod compliance;
 mod draft;
 pub mod error;
+pub mod files;
 pub mod guard;
 pub mod methods;
 pub mod openrpc;
