@@ -714,3 +714,37 @@ fn issue30_the_dashboard_falls_back_only_from_the_default_port() {
     let _ = std::fs::remove_file(&err_file);
     assert!(err.contains("cannot listen on 127.0.0.1:8645"), "{err}");
 }
+
+/// Issue 30, "State saves that fail, silently": a save that fails is an error on stderr and in
+/// `devnet_head`'s `state_save` (`last_error`, `failures`), and the exit code says the final
+/// save failed.
+#[test]
+fn issue30_a_failed_save_is_on_stderr_and_in_devnet_head() {
+    let dir = tmp_dir("failsave");
+    let file = dir.join("state.json");
+    let mut s = spawn_serve(&["--state", file.to_str().unwrap(), "--state-interval", "0.1"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut save = Value::Null;
+    for _ in 0..200 {
+        save = call(s.addr, "devnet_head", json!([]))["result"]["state_save"].clone();
+        if save["failures"].as_u64().unwrap_or(0) > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    assert!(save["failures"].as_u64().unwrap() > 0, "{save}");
+    assert!(
+        save["last_error"]
+            .as_str()
+            .unwrap()
+            .contains("could not be saved"),
+        "{save}"
+    );
+    assert_eq!(sigterm(&mut s.child), Some(3), "the final save failed");
+    let err: Vec<String> = s.err.try_iter().collect();
+    assert!(
+        err.iter()
+            .any(|l| l.starts_with("error: the state could not be saved")),
+        "{err:?}"
+    );
+}
