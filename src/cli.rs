@@ -151,7 +151,8 @@ pub struct ServeArgs {
     )]
     pub balance: u128,
     /// Load the state from FILE if it exists, save it there every `--state-interval` seconds
-    /// and on SIGINT/SIGTERM (atomically: never a torn file).
+    /// and on SIGINT/SIGTERM (atomically: never a torn file). A save seals an open block first,
+    /// so it never fails for one; a failed save is printed and shown in `devnet_head`.
     #[arg(long, value_name = "FILE", conflicts_with = "load_state")]
     pub state: Option<PathBuf>,
     /// Seconds between saves of `--state` (fractions allowed).

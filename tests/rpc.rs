@@ -1128,9 +1128,11 @@ fn serve_saves_its_state_on_sigterm_and_warns_off_loopback() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("devnet.json");
     // Saves on a timer only once an hour: the save checked here is the one on SIGTERM.
+    // Issue 30: off loopback, mining needs --allow-remote-writes.
     let (mut child, addr) = spawn_serve(&[
         "--host",
         "0.0.0.0",
+        "--allow-remote-writes",
         "--state",
         file.to_str().unwrap(),
         "--state-interval",

@@ -12,6 +12,7 @@ pub mod guard;
 pub mod methods;
 pub mod openrpc;
 pub mod queries;
+mod reorg;
 mod scheduler;
 pub mod server;
 pub mod state_file;
