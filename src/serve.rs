@@ -72,7 +72,7 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
         (_, Some(p)) => Some((p.display().to_string(), read(p)?)),
         _ => base.map(|b| (b.path.clone(), ChainDump::clone(&b.dump))),
     };
-    // Issue 30 (Spec note 144): a loaded state carries its scheduler and variants; a flag that
+    // Issue 30 (Spec note 143): a loaded state carries its scheduler and variants; a flag that
     // says otherwise is refused, as a fixture's `base` refuses it, never silently ignored.
     if let Some((p, d)) = &initial
         && base.is_none()
@@ -326,7 +326,7 @@ pub(crate) async fn record(node: &NodeHandle, p: &Path) -> Result<()> {
 }
 
 /// Saves the state to `p` (atomically, see [`state_file::write`]); returns the height saved.
-/// A block open with transactions is sealed first (issue 30, Spec note 142: a save never
+/// A block open with transactions is sealed first (issue 30, Spec note 141: a save never
 /// fails because a block is open).
 pub(crate) async fn save(node: &NodeHandle, p: &Path) -> Result<u64> {
     let dump = node.request(SaveState).await?;
@@ -365,7 +365,7 @@ pub(crate) fn api_options(a: &ServeArgs, saves: Option<Arc<SaveStatus>>) -> ApiO
     }
 }
 
-/// Says on stderr what `--host` and `--allow-origin` open (issue 30, Spec note 141).
+/// Says on stderr what `--host` and `--allow-origin` open (issue 30, Spec note 140).
 pub(crate) fn warn_exposure(a: &ServeArgs) {
     if !is_loopback(&a.host) {
         eprintln!(

@@ -557,7 +557,7 @@ fn mix(x: &mut u64) -> u64 {
 /// (2 s blocks), saves every 0.5 s, SIGTERM at seeded random moments; every save succeeds
 /// (none fails because a block is open), SIGTERM saves (exit 0, "state saved"), and after a
 /// restart nothing sealed is lost, nothing goes backwards, and every accepted transaction
-/// (an actor deployed) is in the state: an open block is sealed by the save (Spec note 142).
+/// (an actor deployed) is in the state: an open block is sealed by the save (Spec note 141).
 /// 20 rounds (about 25 s in a debug build); `COWBOY_SAVE_ROUNDS=N` for another count.
 #[test]
 fn issue30_saves_under_load_lose_nothing_across_sigterm() {

@@ -133,7 +133,7 @@ impl Chain {
     }
 }
 
-/// Issue 30 (Spec note 145): the fields of a dump that the state root does not cover (the
+/// Issue 30 (Spec note 144): the fields of a dump that the state root does not cover (the
 /// head's height, hash, parent hash and skipped heights, `halted`) are checked on their own:
 /// a next height must exist (`HeightCannotAdvance`), the head's hash must be the hash of its
 /// fields as a seal computes it (`HeadHashMismatch`), the genesis head (height 0) has no parent

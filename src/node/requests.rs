@@ -242,7 +242,7 @@ impl Request for DumpState {
     }
 }
 
-/// The state for a save (`serve --state`, issue 30, Spec note 142): as [`DumpState`], but a
+/// The state for a save (`serve --state`, issue 30, Spec note 141): as [`DumpState`], but a
 /// block open with transactions is sealed first (as `devnet_mine 1` would), so that a save
 /// never fails because a block is open and the open block's transactions are in it.
 #[derive(Clone, Copy, Debug)]

@@ -10,9 +10,9 @@
 //! - §5.1: an id that is an object, an array or a boolean is `-32600` with `id: null`, and the
 //!   call does not run.
 //! - §5.1: a body that is not UTF-8 is `-32700` (jsonrpsee answered `null`).
-//! - §5 (issue 30, Spec note 146): a request that parses but is not an object (`"hello"`,
+//! - §5 (issue 30, Spec note 145): a request that parses but is not an object (`"hello"`,
 //!   `null`, `1`, `true`) is `-32600` Invalid Request, not `-32700` Parse error.
-//! - §4 / §5 (issue 30, Spec note 146): an object with a member twice (`"id":1,"id":2`) is not
+//! - §4 / §5 (issue 30, Spec note 145): an object with a member twice (`"id":1,"id":2`) is not
 //!   a request whose id anyone can tell: `-32600` with `id: null`, alone or inside a batch, over
 //!   HTTP and WebSocket alike (jsonrpsee answered `null`, nothing, or dropped it).
 //! - §4 (issue 30): an id is any JSON number, however large (`1e400`): echoed as written.

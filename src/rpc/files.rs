@@ -1,4 +1,4 @@
-//! Files the API writes (issue 30, Spec note 140): under one directory the operator chose,
+//! Files the API writes (issue 30, Spec note 139): under one directory the operator chose,
 //! by file name only, never over an existing file.
 //!
 //! `devnet_exportFixture` with a `path` used to write wherever a client said: absolute paths,
@@ -59,7 +59,7 @@ impl ExportDir {
         ExportDir { dir: Some(dir) }
     }
 
-    /// `--export-dir`, else `exports/` beside `--state`, else none (Spec note 140).
+    /// `--export-dir`, else `exports/` beside `--state`, else none (Spec note 139).
     pub fn from_flags(export_dir: Option<&Path>, state: Option<&Path>) -> Self {
         match (export_dir, state) {
             (Some(d), _) => Self::at(d.to_path_buf()),

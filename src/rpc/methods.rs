@@ -202,7 +202,7 @@ where
 /// saves' outcome it reports in `devnet_head`.
 #[derive(Clone, Debug, Default)]
 pub struct ApiOptions {
-    /// Where `devnet_exportFixture` writes (none: it writes nothing, Spec note 140).
+    /// Where `devnet_exportFixture` writes (none: it writes nothing, Spec note 139).
     pub export_dir: super::files::ExportDir,
     /// The `--state` saves (`serve` sets it; `None` without `--state`).
     pub saves: Option<Arc<super::state_file::SaveStatus>>,
@@ -354,7 +354,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             .map_err(node_error)?;
         Ok(Value::Null)
     });
-    // Issue 30 (Spec note 140): `path` is a file name under the server's export directory,
+    // Issue 30 (Spec note 139): `path` is a file name under the server's export directory,
     // never a path; a taken name gets a new one; a refusal (`ExportRefused`) writes nothing.
     let o = opts.clone();
     reg(&mut m, "devnet_exportFixture", move |p, node| {

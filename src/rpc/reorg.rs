@@ -1,4 +1,4 @@
-//! Reorg notifications for the chain's subscriptions (issue 30, Spec note 147).
+//! Reorg notifications for the chain's subscriptions (issue 30, Spec note 146).
 
 use crate::node::{NodeEvent, NodeHandle};
 use jsonrpsee::core::SubscriptionResult;
@@ -10,7 +10,7 @@ use tokio::sync::broadcast::error::RecvError;
 const REORG_WINDOW: usize = 1024;
 
 /// [`super::methods`]' `forward` for the chain's subscriptions (blocks and events), which are also told when
-/// the chain is replaced under them (issue 30, Spec note 147): `devnet_revert`,
+/// the chain is replaced under them (issue 30, Spec note 146): `devnet_revert`,
 /// `devnet_revertTo`, `devnet_reset` and a load send
 /// `{"reorg": {"reason", "new_head": {"height", "hash"}, "common_ancestor": {"height", "hash"} | null, "old_head": {...} | null}}`
 /// before any block of the new chain. The common ancestor is the highest block this

@@ -29,7 +29,7 @@ pub struct ServerOptions {
     /// ([`super::guard`]).
     pub allow_origin: Vec<String>,
     /// `--allow-remote-writes`: serve state-changing and file-writing calls on a non-loopback
-    /// bind too (issue 30, Spec note 141); without it such a server answers only reads.
+    /// bind too (issue 30, Spec note 140); without it such a server answers only reads.
     pub allow_remote_writes: bool,
 }
 

@@ -50,7 +50,7 @@ pub fn read(path: &Path) -> Result<ChainDump, StateFileError> {
 /// Reads a state file or a bare chain dump. The dump is checked for shape and version here;
 /// the node checks the rest when it loads it (a dump it refuses also stops `serve`).
 ///
-/// Issue 30 (Spec note 143): only a regular file is read (`/dev/zero`, a FIFO or a directory
+/// Issue 30 (Spec note 142): only a regular file is read (`/dev/zero`, a FIFO or a directory
 /// is refused at once, by name: `StateFileNotRegular`), and at most `max` bytes of it (a file
 /// that is larger, or grows past it while read, is `StateFileTooLarge`).
 pub fn read_bounded(path: &Path, max: u64) -> Result<ChainDump, StateFileError> {

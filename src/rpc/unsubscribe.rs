@@ -5,7 +5,7 @@
 //!
 //! The same middleware refuses, on a server bound to a non-loopback address without
 //! `--allow-remote-writes`, every call that changes the devnet or writes a file (issue 30,
-//! Spec note 141): only the read methods of [`READ_ONLY`] are served there, so a method added
+//! Spec note 140): only the read methods of [`READ_ONLY`] are served there, so a method added
 //! later is refused until it is listed as a read.
 
 use jsonrpsee::core::middleware::{Batch, BatchEntry, Notification, RpcServiceT};
@@ -26,7 +26,7 @@ pub struct CheckUnsubscribe<S> {
 }
 
 /// The methods that change nothing and write no file: the only ones a server bound off
-/// loopback serves without `--allow-remote-writes` (Spec note 141). `devnet_exportFixture`
+/// loopback serves without `--allow-remote-writes` (Spec note 140). `devnet_exportFixture`
 /// is one only without a `path`.
 pub const READ_ONLY: &[&str] = &[
     "rpc.discover",
