@@ -374,7 +374,7 @@ fn issue23_tmux_never_acts_on_the_wrong_thing() {
     s.text(&format!("cancel {missing}"));
     s.keys(&["Enter"]);
     let screen = s.wait_for("governance cancel (system instruction 48)?");
-    assert!(screen.contains("[ Cancel ]"), "{screen}");
+    assert!(screen.contains("[ Back ]"), "{screen}");
     assert!(screen.contains("not a live timer"), "{screen}");
     s.keys(&["y"]);
     s.wait_for("governance cancel of ff000000 sent");
