@@ -282,3 +282,41 @@ fn issue34_item13_smaller_wording() {
         assert!(s.contains("1 timer in execution order"), "{s}");
     }
 }
+
+/// Issue 34, item 9: at 120x34 (the documented size) the lane pane shows every deferral
+/// reason and whole values (a value that does not fit the line starts the next one), under
+/// fifo (demo) and eip1559 (congestion); a basefee that did not move is said in words, not
+/// drawn as a solid bar; the basefee label names the scheduler in force.
+#[test]
+fn issue34_item9_lane_pane_whole_values_at_120x34() {
+    for (fixture, h, sched) in [("demo", 40, "fifo"), ("congestion", 20, "eip1559")] {
+        let mut src = common::keys::fixture_at(fixture, h);
+        let app = app_on(&mut src);
+        let s = screen_at(&app, 120, 34);
+        for reason in [
+            "lane ",
+            "outbid ",
+            "over_cap ",
+            "below_basefee ",
+            "gc_budget ",
+        ] {
+            assert!(s.contains(reason), "{fixture}: {reason}: {s}");
+        }
+        assert!(s.contains("deferrals (events)"), "{fixture}: {s}");
+        if sched == "fifo" {
+            assert!(s.contains("flat over the last"), "{fixture}: {s}");
+            assert!(
+                s.contains("basefee 1 per cycle (fifo: no lane basefee)"),
+                "{s}"
+            );
+        } else {
+            let rows = &app.data.lane;
+            let burned: u128 = rows.iter().map(|r| r.burned).sum();
+            let want = format!(
+                "burned {}",
+                cowboy_devnet::tui::render::short_amount(burned)
+            );
+            assert!(s.contains(&want), "{fixture}: {want}: {s}");
+        }
+    }
+}
