@@ -320,3 +320,26 @@ fn issue34_item9_lane_pane_whole_values_at_120x34() {
         }
     }
 }
+
+/// Issue 34, item 13: `R` with an id the node does not keep answers `UnknownSnapshot` at once,
+/// without asking to confirm first.
+#[test]
+fn issue34_item13_revert_to_an_unknown_snapshot_is_refused_first() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('R')]);
+    press(&mut src, &mut app, &[ctrl_u()]);
+    press(&mut src, &mut app, &typed("99"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let Overlay::Prompt(p) = &app.overlay else {
+        panic!("no confirmation: {:?}", app.overlay)
+    };
+    assert!(
+        p.error
+            .as_deref()
+            .unwrap_or("")
+            .contains("UnknownSnapshot: no snapshot 99"),
+        "{p:?}"
+    );
+    assert_eq!(src.chain().height(), 5);
+}

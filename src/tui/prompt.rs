@@ -461,7 +461,27 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
             if v.is_empty() {
                 return Err("name a snapshot id (S takes one)".into());
             }
-            Ok(UiCommand::Revert(num(v)?))
+            let id = num(v)?;
+            // Issue 34, item 13: an id the node does not keep is refused before the
+            // confirmation, as the node would refuse it (UnknownSnapshot).
+            let ids = app.snapshot_ids();
+            if !ids.contains(&id) {
+                return Err(format!(
+                    "UnknownSnapshot: no snapshot {id}; {}",
+                    if ids.is_empty() {
+                        "the node keeps none (S takes one)".to_string()
+                    } else {
+                        format!(
+                            "the node keeps {}",
+                            ids.iter()
+                                .map(u64::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    }
+                ));
+            }
+            Ok(UiCommand::Revert(id))
         }
         PromptKind::Govern { selected } => {
             let words: Vec<&str> = p.input.split_whitespace().collect();
