@@ -90,7 +90,7 @@ def run(scheduler, port, results):
                 break
             except Exception:
                 time.sleep(0.1)
-        actors = [d.rpc("actor_deploy", [{"balance": str(10**24)}]) for _ in range(ACTORS)]
+        actors = [d.rpc("actor_deploy", [{"balance": str(10**21)}]) for _ in range(ACTORS)]
         d.rpc("devnet_mine", [])
         h = d.rpc("devnet_blockNumber", [])
         # Due over 200 heights starting a little after the loading ends (about BACKLOG / 10
