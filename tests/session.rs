@@ -495,7 +495,7 @@ fn issue31_the_session_log_is_trimmed_with_the_history_and_exports_inside_it_rep
     n.apply(SetMining(MiningMode::Manual)).unwrap();
     let bob = Address::from_label("bob");
     let mut recorded = 0;
-    for _ in 0..2_600 {
+    for _ in 0..1_500 {
         let tx = Transaction::new(dev_account(1), TxKind::Transfer { to: bob, amount: 1 });
         n.apply(SendTx(tx)).unwrap();
         n.apply(Mine { blocks: 1 }).unwrap();

@@ -285,7 +285,7 @@ pub struct NodeCore {
     pub(super) pruned_to: u64,
     /// A compact record of every timer seen scheduled (issue 31 item 3, `fates.rs`).
     pub(super) fates: fates::Fates,
-    /// Work (blocks with a body, transactions, events) since the last checkpoint (note 151).
+    /// Blocks with a body sealed since the last checkpoint (Spec note 151).
     pub(super) work_since_checkpoint: u64,
     snapshots: BTreeMap<u64, Snap>,
     next_snapshot: u64,
@@ -304,7 +304,7 @@ pub struct NodeCore {
     /// Everything applied to the chain (issue 24, `session.rs`).
     session: SessionLog,
     recording: bool,
-    /// States every [`past::CHECKPOINT_WORK`] units of work of the retained history (`past.rs`).
+    /// States every [`past::CHECKPOINT_EVERY`] busy blocks of the retained history (`past.rs`).
     checkpoints: VecDeque<Arc<past::Checkpoint>>,
     /// The last past states read (`past_cache.rs`).
     past: past_cache::PastCache,

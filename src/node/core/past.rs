@@ -1,7 +1,7 @@
 //! Past heights (issue 24): the session log's recording, checkpoints of the chain within the
 //! retained history, and the state as of any retained height (a checkpoint's chain, cloned,
-//! with the session log replayed from it: at most [`CHECKPOINT_WORK`] blocks, transactions
-//! and events, however many quiet heights lie between them, Spec note 151).
+//! with the session log replayed from it: at most [`CHECKPOINT_EVERY`] blocks with a body,
+//! however many quiet heights lie between them, Spec note 151).
 
 use super::NodeCore;
 use crate::chain::{Chain, Genesis};
@@ -10,12 +10,11 @@ use crate::node::session::{self, Entry, Link, SessionLog};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Work between two checkpoints (issue 31 item 5, Spec note 151), counted as one a block with
-/// a body, one a transaction and one an event (a fire, a schedule, a deferral, ...):
-/// checkpoints are placed by work done, not by heights passed, so a jump over quiet heights
-/// places none, and a past-height query replays at most this much work (the quiet heights
-/// between are jumped).
-pub const CHECKPOINT_WORK: u64 = 4096;
+/// Blocks with a body (something happened in them) between two checkpoints (issue 31 item 5,
+/// Spec note 151): checkpoints are placed by work done, not by heights passed, so a jump over
+/// quiet heights places none, and a past-height query replays at most this many busy blocks
+/// (the quiet heights between them are jumped).
+pub const CHECKPOINT_EVERY: u64 = 256;
 
 /// The fewest entries a trim of the session log drops (Spec note 149).
 pub const TRIM_AT_LEAST: usize = 1024;
@@ -83,8 +82,8 @@ impl NodeCore {
         }
     }
 
-    /// Records the seals up to the head, and keeps a checkpoint every [`CHECKPOINT_WORK`]
-    /// units of work (those older than the retained history are dropped, but for the one
+    /// Records the seals up to the head, and keeps a checkpoint every [`CHECKPOINT_EVERY`]
+    /// blocks with a body (those older than the retained history are dropped, but for the one
     /// the oldest retained height replays from).
     pub(super) fn sealed(&mut self) {
         if !self.recording {
@@ -95,16 +94,13 @@ impl NodeCore {
         if !self.keep_history {
             return;
         }
-        // A block with a body is stored by the chain; a quiet height (or a jump) is not. Its
-        // work: one for the block, one a transaction, one an event (a fire, a schedule, ...).
-        if let Some(b) =
-            self.chain.blocks().next_back().filter(|b| {
-                b.header.height == to && !(b.receipts.is_empty() && b.events.is_empty())
-            })
-        {
-            self.work_since_checkpoint += 1 + (b.receipts.len() + b.events.len()) as u64;
+        // A block with a body is stored by the chain; a quiet height (or a jump) is not.
+        if self.chain.blocks().next_back().is_some_and(|b| {
+            b.header.height == to && !(b.receipts.is_empty() && b.events.is_empty())
+        }) {
+            self.work_since_checkpoint += 1;
         }
-        if self.work_since_checkpoint >= CHECKPOINT_WORK {
+        if self.work_since_checkpoint >= CHECKPOINT_EVERY {
             self.work_since_checkpoint = 0;
             let (pos, count) = self.session.position();
             self.checkpoints.push_back(Arc::new(Checkpoint {
