@@ -536,12 +536,13 @@ fn node_errors_are_shown_in_place() {
     let mut app = app_on(&mut src);
     press(&mut src, &mut app, &[key('R')]);
     press(&mut src, &mut app, &typed("99"));
-    press(&mut src, &mut app, &[code(KeyCode::Enter), key('y')]);
+    // Refused before any confirmation (issue 34, item 13): no `y` is asked for.
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     let toast = app.toast.clone().unwrap();
     assert!(toast.error);
     assert_eq!(
         toast.text,
-        "devnet_revert failed: UnknownSnapshot: no snapshot 99 (it was never taken, deleted or dropped)"
+        "UnknownSnapshot: no snapshot 99; the node keeps none (S takes one)"
     );
     assert!(screen(&app).contains("UnknownSnapshot: no snapshot 99"));
     // The prompt stays open with its input after the refusal (issue 23).

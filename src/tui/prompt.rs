@@ -259,9 +259,20 @@ pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                 vec![Effect::Command(cmd)]
             }
             Err(m) => {
-                p.error = Some(format!("InvalidInput: {m}"));
+                // A refusal that already names its error (`UnknownSnapshot: ...`) keeps that
+                // name; anything else is the input's fault.
+                let named = m.split_once(':').is_some_and(|(w, _)| {
+                    w.starts_with(|c: char| c.is_ascii_uppercase())
+                        && w.chars().all(|c| c.is_ascii_alphanumeric())
+                });
+                let text = if named {
+                    m
+                } else {
+                    format!("InvalidInput: {m}")
+                };
+                p.error = Some(text.clone());
                 // The status line shows this answer, not an older message (issue 34, item 5).
-                app.toast(format!("InvalidInput: {m}"), true);
+                app.toast(text, true);
                 app.overlay = Overlay::Prompt(p);
                 vec![]
             }
