@@ -95,6 +95,119 @@ pub enum Cmd {
     Compare(CompareArgs),
     /// Run the devnet live and serve the JSON-RPC API (HTTP and WebSocket on one port).
     Serve(ServeArgs),
+    /// Sweep a spec's grid (fixtures x schedulers x variants x parameters): one row per run,
+    /// CSV and JSON lines; `plan`, `run --shard K/N` and `merge` for a batch engine
+    /// (docs/SWEEP.md).
+    Sweep(SweepArgs),
+    /// Search for the scenario that makes a victim's measure worst under each scheduler, and
+    /// write the worst one found, shrunk, as a fixture (docs/SWEEP.md).
+    Hunt(HuntArgs),
+}
+
+/// `sweep SPEC` (the whole sweep) or one of its steps.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub step: Option<SweepCmd>,
+    /// The sweep's spec (TOML, docs/SWEEP.md).
+    pub spec: Option<PathBuf>,
+    /// The folder the outputs go to: runs.csv, runs.jsonl, plot.svg.
+    #[arg(long, value_name = "DIR", default_value = "sweep-out")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub common: SweepRunFlags,
+}
+
+/// Flags of the commands that play runs.
+#[derive(clap::Args, Clone, Copy)]
+pub struct SweepRunFlags {
+    /// Play the runs on N threads (0: one per core); the rows are the same for any N.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=256))]
+    pub jobs: u64,
+    /// Draw a progress bar on stderr (by default: only when stderr is a terminal).
+    #[arg(long)]
+    pub progress: bool,
+}
+
+#[derive(Subcommand)]
+pub enum SweepCmd {
+    /// Check a spec and write the list of its runs (a plan, JSON).
+    Plan {
+        spec: PathBuf,
+        /// Where the plan goes (default: stdout).
+        #[arg(long, value_name = "FILE.json")]
+        out: Option<PathBuf>,
+    },
+    /// Play one shard of a plan (or of a spec, planned again): the runs i with
+    /// i mod N = K - 1. `--shard auto/N` reads K from SLURM_ARRAY_TASK_ID or
+    /// JOB_COMPLETION_INDEX (+1).
+    Run {
+        /// A plan (`sweep plan`'s JSON) or a spec (TOML).
+        plan: PathBuf,
+        #[arg(long, value_name = "K/N", default_value = "1/1")]
+        shard: String,
+        /// The shard's output (a header line, then a JSON line per run).
+        #[arg(long, value_name = "FILE.jsonl")]
+        out: PathBuf,
+        #[command(flatten)]
+        common: SweepRunFlags,
+    },
+    /// Join the shards' outputs into runs.csv and runs.jsonl, byte-identical to the sweep run
+    /// whole; shards of different plans, a shard twice or missing are refused.
+    Merge {
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        #[arg(long, value_name = "DIR", default_value = "sweep-out")]
+        out: PathBuf,
+    },
+}
+
+/// `hunt`'s flags.
+#[derive(clap::Args)]
+pub struct HuntArgs {
+    /// The victim's workload: a fixture (file or shipped name) whose actors are the victims.
+    #[arg(long, default_value = "heartbeat")]
+    pub fixture: String,
+    /// The victim: an actor of the fixture.
+    #[arg(long, default_value = "heartbeat")]
+    pub victim: String,
+    /// What to make worst: latency_p99 | latency_max | lost | fees | deferrals.
+    #[arg(long, default_value = "latency_p99")]
+    pub measure: String,
+    /// The schedulers, comma-separated, or `all`.
+    #[arg(long, value_delimiter = ',', value_parser = parse_schedulers, default_value = "all")]
+    pub schedulers: Vec<Vec<SchedulerKind>>,
+    /// Named variants every run plays with (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    pub variant: Vec<String>,
+    /// The adversary's budget: its funds, in base units.
+    #[arg(long, default_value_t = 2_000_000_000)]
+    pub budget: u128,
+    /// Scenario runs per scheduler (not counting the shrink's).
+    #[arg(long, default_value_t = 200)]
+    pub runs: u64,
+    /// Stop searching a scheduler after this many seconds (the result then depends on the
+    /// machine's speed; a run budget alone is deterministic).
+    #[arg(long, value_name = "SECONDS")]
+    pub time: Option<u64>,
+    /// The search's seed: the same seed and runs, the same result, for any --jobs.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Play until this height (default: the fixture's `blocks`).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub blocks: Option<u64>,
+    /// Write the worst scenario of each scheduler, shrunk, as a fixture in DIR.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Print the results as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw the worst scenarios' lane and latency to this SVG file.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: SweepRunFlags,
 }
 
 /// The node's and the JSON-RPC server's flags, shared by `serve` and the default command
