@@ -10,10 +10,6 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_cowboy-devnet"))
 }
 
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
-
 /// A fresh folder for one test.
 fn dir(name: &str) -> PathBuf {
     let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
