@@ -96,6 +96,69 @@ pub enum Cmd {
     Compare(CompareArgs),
     /// Run the devnet live and serve the JSON-RPC API (HTTP and WebSocket on one port).
     Serve(ServeArgs),
+    /// Sweep a spec's grid (fixtures x schedulers x variants x parameters): one row per run,
+    /// CSV and JSON lines; `plan`, `run --shard K/N` and `merge` for a batch engine
+    /// (docs/SWEEP.md).
+    Sweep(SweepArgs),
+}
+
+/// `sweep SPEC` (the whole sweep) or one of its steps.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub step: Option<SweepCmd>,
+    /// The sweep's spec (TOML, docs/SWEEP.md).
+    pub spec: Option<PathBuf>,
+    /// The folder the outputs go to: runs.csv and runs.jsonl.
+    #[arg(long, value_name = "DIR", default_value = "sweep-out")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub common: SweepRunFlags,
+}
+
+/// Flags of the commands that play runs.
+#[derive(clap::Args, Clone, Copy)]
+pub struct SweepRunFlags {
+    /// Play the runs on N threads (0: one per core); the rows are the same for any N.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=256))]
+    pub jobs: u64,
+    /// Draw a progress bar on stderr (by default: only when stderr is a terminal).
+    #[arg(long)]
+    pub progress: bool,
+}
+
+#[derive(Subcommand)]
+pub enum SweepCmd {
+    /// Check a spec and write the list of its runs (a plan, JSON).
+    Plan {
+        spec: PathBuf,
+        /// Where the plan goes (default: stdout).
+        #[arg(long, value_name = "FILE.json")]
+        out: Option<PathBuf>,
+    },
+    /// Play one shard of a plan (or of a spec, planned again): the runs i with
+    /// i mod N = K - 1. `--shard auto/N` reads K from SLURM_ARRAY_TASK_ID or
+    /// JOB_COMPLETION_INDEX (+1).
+    Run {
+        /// A plan (`sweep plan`'s JSON) or a spec (TOML).
+        plan: PathBuf,
+        #[arg(long, value_name = "K/N", default_value = "1/1")]
+        shard: String,
+        /// The shard's output (a header line, then a JSON line per run).
+        #[arg(long, value_name = "FILE.jsonl")]
+        out: PathBuf,
+        #[command(flatten)]
+        common: SweepRunFlags,
+    },
+    /// Join the shards' outputs into runs.csv and runs.jsonl, byte-identical to the sweep run
+    /// whole; shards of different plans, a shard twice or missing are refused.
+    Merge {
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        #[arg(long, value_name = "DIR", default_value = "sweep-out")]
+        out: PathBuf,
+    },
 }
 
 /// The node's and the JSON-RPC server's flags, shared by `serve` and the default command
