@@ -89,12 +89,76 @@ pub enum Cmd {
     },
     /// List the shipped fixtures.
     Fixtures,
-    /// Run one fixture under each scheduler (`fifo`, `eip1559`) and each `--with` variant set,
+    /// Run one fixture under each scheduler (default `fifo,eip1559`; `--schedulers all` for the
+    /// five) and each `--with` variant set,
     /// and print one side-by-side table: per actor fires, deferrals, latency p50/p99, fees,
     /// tips; per run burned, tipped, deferrals by reason, lane basefee range.
     Compare(CompareArgs),
     /// Run the devnet live and serve the JSON-RPC API (HTTP and WebSocket on one port).
     Serve(ServeArgs),
+    /// Sweep a spec's grid (fixtures x schedulers x variants x parameters): one row per run,
+    /// CSV and JSON lines; `plan`, `run --shard K/N` and `merge` for a batch engine
+    /// (docs/SWEEP.md).
+    Sweep(SweepArgs),
+}
+
+/// `sweep SPEC` (the whole sweep) or one of its steps.
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SweepArgs {
+    #[command(subcommand)]
+    pub step: Option<SweepCmd>,
+    /// The sweep's spec (TOML, docs/SWEEP.md).
+    pub spec: Option<PathBuf>,
+    /// The folder the outputs go to: runs.csv and runs.jsonl.
+    #[arg(long, value_name = "DIR", default_value = "sweep-out")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub common: SweepRunFlags,
+}
+
+/// Flags of the commands that play runs.
+#[derive(clap::Args, Clone, Copy)]
+pub struct SweepRunFlags {
+    /// Play the runs on N threads (0: one per core); the rows are the same for any N.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=256))]
+    pub jobs: u64,
+    /// Draw a progress bar on stderr (by default: only when stderr is a terminal).
+    #[arg(long)]
+    pub progress: bool,
+}
+
+#[derive(Subcommand)]
+pub enum SweepCmd {
+    /// Check a spec and write the list of its runs (a plan, JSON).
+    Plan {
+        spec: PathBuf,
+        /// Where the plan goes (default: stdout).
+        #[arg(long, value_name = "FILE.json")]
+        out: Option<PathBuf>,
+    },
+    /// Play one shard of a plan (or of a spec, planned again): the runs i with
+    /// i mod N = K - 1. `--shard auto/N` reads K from SLURM_ARRAY_TASK_ID or
+    /// JOB_COMPLETION_INDEX (+1).
+    Run {
+        /// A plan (`sweep plan`'s JSON) or a spec (TOML).
+        plan: PathBuf,
+        #[arg(long, value_name = "K/N", default_value = "1/1")]
+        shard: String,
+        /// The shard's output (a header line, then a JSON line per run).
+        #[arg(long, value_name = "FILE.jsonl")]
+        out: PathBuf,
+        #[command(flatten)]
+        common: SweepRunFlags,
+    },
+    /// Join the shards' outputs into runs.csv and runs.jsonl, byte-identical to the sweep run
+    /// whole; shards of different plans, a shard twice or missing are refused.
+    Merge {
+        #[arg(required = true)]
+        shards: Vec<PathBuf>,
+        #[arg(long, value_name = "DIR", default_value = "sweep-out")]
+        out: PathBuf,
+    },
 }
 
 /// The node's and the JSON-RPC server's flags, shared by `serve` and the default command
@@ -102,18 +166,31 @@ pub enum Cmd {
 #[derive(clap::Args, Clone, Debug)]
 pub struct ServeArgs {
     /// Address to listen on. Anything but loopback exposes the devnet (and its dev accounts)
-    /// to the network: a warning is printed.
+    /// to the network: a warning says so, and such a server answers only reads (calls that
+    /// change the devnet or write files are `RemoteWriteRefused`) unless
+    /// --allow-remote-writes is given.
     #[arg(long, default_value = "127.0.0.1")]
     pub host: String,
-    /// Also accept requests and WebSockets from ORIGIN (repeatable; `*` for any), as anvil's
-    /// flag. By default only loopback origins (`http://localhost:3000`, `http://127.0.0.1`,
-    /// ...) and loopback `Host` names are served: any other is refused (403), so a page open
-    /// in your browser cannot drive the devnet.
+    /// Also accept requests and WebSockets from ORIGIN (repeatable; `*` for any, with a
+    /// warning), as anvil's flag. By default only loopback origins (`http://localhost:3000`,
+    /// `http://127.0.0.1`, ...) and loopback `Host` names are served: any other is refused
+    /// (403), so a page open in your browser cannot drive the devnet.
     #[arg(long, value_name = "ORIGIN")]
     pub allow_origin: Vec<String>,
-    /// Port to listen on; 0 takes a free port (the real one is printed).
-    #[arg(long, short, default_value_t = 8645)]
-    pub port: u16,
+    /// With a non-loopback --host: also serve the calls that change the devnet or write files
+    /// (mining, transactions, balances, snapshots, loads, exports to files) to the network.
+    #[arg(long)]
+    pub allow_remote_writes: bool,
+    /// Where the API writes files (`devnet_exportFixture` with a `path`): a file name only,
+    /// under DIR, never over an existing file (a taken name gets a numbered one). Default: an
+    /// `exports/` folder beside --state; with neither, the API writes no files.
+    #[arg(long, value_name = "DIR")]
+    pub export_dir: Option<PathBuf>,
+    /// Port to listen on (default 8645); 0 takes a free port (the real one is printed). A port
+    /// that is taken is an error (the dashboard, without --port, falls back to a free port
+    /// and says so in its status bar).
+    #[arg(long, short)]
+    pub port: Option<u16>,
     // A fixture file or the name of a shipped fixture: its accounts and actors at genesis.
     #[arg(long, value_name = "FILE|NAME", help = fixture_help(
         "A fixture file or the name of a shipped fixture: its accounts and actors at genesis, \
@@ -137,7 +214,8 @@ pub struct ServeArgs {
     )]
     pub balance: u128,
     /// Load the state from FILE if it exists, save it there every `--state-interval` seconds
-    /// and on SIGINT/SIGTERM (atomically: never a torn file).
+    /// and on SIGINT/SIGTERM (atomically: never a torn file). A save seals an open block first,
+    /// so it never fails for one; a failed save is printed and shown in `devnet_head`.
     #[arg(long, value_name = "FILE", conflicts_with = "load_state")]
     pub state: Option<PathBuf>,
     /// Seconds between saves of `--state` (fractions allowed).
@@ -149,6 +227,11 @@ pub struct ServeArgs {
     /// Start from the state in FILE (a state file, or what `run --dump` writes).
     #[arg(long, value_name = "FILE")]
     pub load_state: Option<PathBuf>,
+    /// The most a state file (--state, --load-state) may hold, in bytes (default 4 GiB);
+    /// a larger file, or one that is not a regular file (`/dev/zero`, a pipe), is refused
+    /// unread.
+    #[arg(long, value_name = "BYTES", default_value_t = cowboy_devnet::rpc::state_file::DEFAULT_MAX_STATE_BYTES)]
+    pub max_state_size: u64,
     /// Record the session (issue 24): write it as a fixture to FILE on exit and with each save
     /// of `--state` (`cowboy-devnet run FILE` replays it to the same roots).
     #[arg(long, value_name = "FILE")]
@@ -172,9 +255,10 @@ pub struct ServeArgs {
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SchedArgs {
     /// The scheduler: `fifo` (CIP-5), `eip1559` (CIP-1 v3, from genesis unless
-    /// --activation-height says when) or `cip1-v1` (CIP-1 v1's GBA auction with EMA weights,
-    /// from genesis). Default: the fixture's `[chain] scheduler`.
-    #[arg(long, value_name = "fifo|eip1559|cip1-v1")]
+    /// --activation-height says when), `cip1-v1` (CIP-1 v1's GBA auction with EMA weights),
+    /// `cip5-draft` or `cip5-draft-zh` (the CIP-5 early drafts). Default: the fixture's
+    /// `[chain] scheduler`.
+    #[arg(long, value_name = "SCHEDULER", value_parser = scheduler_parser())]
     pub scheduler: Option<cowboy_devnet::engine::SchedulerKind>,
     /// The first height planned by eip1559 (FIFO before it). Default: the fixture's
     /// `[chain] activation_height`.
@@ -269,7 +353,16 @@ pub struct CompareArgs {
     pub jobs: u64,
 }
 
-/// A scheduler's name (`fifo`, `eip1559`, `cip1-v1`).
+/// `--scheduler`'s parser: the names of [`SchedulerKind::ALL`], so `--help` and the error for a
+/// wrong name list every scheduler from the one list (issue 29: the help named three of five).
+fn scheduler_parser() -> impl clap::builder::TypedValueParser<Value = SchedulerKind> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(SchedulerKind::ALL.map(|k| k.as_str())).map(|s| {
+        s.parse::<SchedulerKind>()
+            .expect("a possible value names a scheduler")
+    })
+}
+
 /// One entry of `--schedulers`: a scheduler's name, or `all` for every one in
 /// [`SchedulerKind::ALL`]'s order.
 fn parse_schedulers(s: &str) -> Result<Vec<SchedulerKind>, String> {
@@ -278,6 +371,16 @@ fn parse_schedulers(s: &str) -> Result<Vec<SchedulerKind>, String> {
         one => one.parse().map(|k| vec![k]).map_err(|_| {
             format!("`{s}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)")
         }),
+    }
+}
+
+/// The port served when `--port` is not given.
+pub const DEFAULT_PORT: u16 = 8645;
+
+impl ServeArgs {
+    /// `--port`, or [`DEFAULT_PORT`].
+    pub fn port(&self) -> u16 {
+        self.port.unwrap_or(DEFAULT_PORT)
     }
 }
 

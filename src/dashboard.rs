@@ -6,7 +6,7 @@
 use crate::cli::{DashArgs, EXIT_OK, EXIT_OUTPUT};
 use crate::serve::{save, start_node};
 use anyhow::{Context, Result, anyhow};
-use cowboy_devnet::rpc::methods::module;
+use cowboy_devnet::rpc::methods::module_with;
 use cowboy_devnet::rpc::server::{self, ServerOptions};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
@@ -54,31 +54,41 @@ pub fn dashboard(mut a: DashArgs) -> Result<u8> {
         .build()
         .context("starting the async runtime")?;
     let node = start_node(&s)?;
+    crate::serve::warn_exposure(&s);
+    let saves = s
+        .state
+        .as_ref()
+        .map(|p| std::sync::Arc::new(cowboy_devnet::rpc::state_file::SaveStatus::new(p)));
+    let api = crate::serve::api_options(&s, saves.clone());
     let mut notes = Vec::new();
     let running = rt.block_on(async {
         let mut o = ServerOptions {
             host: s.host.clone(),
-            port: s.port,
+            port: s.port(),
             allow_origin: s.allow_origin.clone(),
+            allow_remote_writes: s.allow_remote_writes,
             ..ServerOptions::default()
         };
-        match server::start(module(node.clone()), &o).await {
-            Ok(r) => Ok(r),
-            Err(e) if s.port != 0 => {
-                // Another devnet (or anything) holds the port: serve on a free one instead.
+        match server::start(module_with(node.clone(), api.clone()), &o).await {
+            Ok(r) => Ok((r, None)),
+            // Issue 30: only the default port falls back to a free one (an explicit `--port`
+            // that is taken is an error), and the status bar says so.
+            Err(e) if s.port.is_none() => {
                 o.port = 0;
-                let r = server::start(module(node.clone()), &o)
+                let r = server::start(module_with(node.clone(), api.clone()), &o)
                     .await
                     .with_context(|| format!("cannot listen on {}", s.host))?;
                 notes.push(format!(
                     "port {} is taken ({e:#}); the JSON-RPC server listens on {} instead",
-                    s.port, r.addr
+                    s.port(),
+                    r.addr
                 ));
-                Ok(r)
+                Ok((r, Some(s.port())))
             }
-            Err(e) => Err(e).with_context(|| format!("cannot listen on {}:{}", s.host, s.port)),
+            Err(e) => Err(e).with_context(|| format!("cannot listen on {}:{}", s.host, s.port())),
         }
     })?;
+    let (running, taken) = running;
     let addr = running.addr;
     for n in &notes {
         eprintln!("note: {n}");
@@ -86,19 +96,31 @@ pub fn dashboard(mut a: DashArgs) -> Result<u8> {
     if let Some(p) = s.state.clone() {
         let node = node.clone();
         let every = Duration::from_millis(s.state_interval.max(1));
+        let status = saves.clone().expect("a status with --state");
         rt.spawn(async move {
-            let mut saves = tokio::time::interval(every);
-            saves.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            saves.tick().await;
+            let mut ticks = tokio::time::interval(every);
+            ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            ticks.tick().await;
             loop {
-                saves.tick().await;
-                // Errors show on exit, when the final save is made; the screen is the UI's.
-                let _ = save(&node, &p).await;
+                ticks.tick().await;
+                // The screen is the UI's: a failure is kept for `devnet_head` (`state_save`)
+                // and shows on exit, when the final save is made (issue 30).
+                match save(&node, &p).await {
+                    Ok(h) => status.saved(h),
+                    Err(e) => status.failed(format!(
+                        "the state could not be saved to {}: {e:#}",
+                        p.display()
+                    )),
+                }
             }
         });
     }
 
-    let source = LocalDevnet::live(node.clone()).with_rpc_address(format!("http://{addr}"));
+    let shown = match taken {
+        Some(p) => format!("http://{addr} ({p} taken)"),
+        None => format!("http://{addr}"),
+    };
+    let source = LocalDevnet::live(node.clone()).with_rpc_address(shown);
     // This process owns the devnet: quitting stops it, so `q` asks first.
     let opts = RunOptions {
         owns_devnet: true,
@@ -110,7 +132,7 @@ pub fn dashboard(mut a: DashArgs) -> Result<u8> {
     let mut code = EXIT_OK;
     for p in s.state.iter().chain(s.dump_state.iter()) {
         match rt.block_on(save(&node, p)) {
-            Ok(()) => eprintln!("state saved to {}", p.display()),
+            Ok(h) => eprintln!("state saved to {} (height {h})", p.display()),
             Err(e) => {
                 eprintln!("error: {e:#}");
                 code = EXIT_OUTPUT;

@@ -10,6 +10,7 @@ mod commands;
 mod compare;
 mod dashboard;
 mod serve;
+mod sweep;
 
 use clap::Parser;
 use cli::{Cli, Cmd, EXIT_FIXTURE, EXIT_OK, EXIT_USAGE, RunArgs};
@@ -52,6 +53,7 @@ fn main() -> ExitCode {
         }
         Some(Cmd::Serve(a)) => serve::serve(a),
         Some(Cmd::Compare(a)) => compare::compare(a, &mut out),
+        Some(Cmd::Sweep(a)) => sweep::sweep(a, &mut out),
         Some(Cmd::Fixtures) => {
             commands::list_fixtures(&mut out);
             Ok(EXIT_OK)

@@ -4,11 +4,12 @@ use crate::cli::{EXIT_OK, ServeArgs};
 use anyhow::{Context, Result};
 use cowboy_devnet::chain::{ChainDump, Genesis};
 use cowboy_devnet::node::{
-    DumpState, LoadState, MiningMode, NodeConfig, NodeCore, NodeEvent, NodeHandle, spawn,
+    LoadState, MiningMode, NodeConfig, NodeCore, NodeEvent, NodeHandle, SaveState, spawn,
 };
-use cowboy_devnet::rpc::methods::{mining_json, module};
+use cowboy_devnet::rpc::files::ExportDir;
+use cowboy_devnet::rpc::methods::{ApiOptions, mining_json, module_with};
 use cowboy_devnet::rpc::server::{self, ServerOptions, is_loopback};
-use cowboy_devnet::rpc::state_file;
+use cowboy_devnet::rpc::state_file::{self, SaveStatus};
 use cowboy_devnet::scenario::live::FixturePlayer;
 use cowboy_devnet::vm::DevnetRuntime;
 use serde_json::json;
@@ -65,11 +66,32 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
         state_file::check_writable(p).map_err(|e| anyhow::anyhow!("{e}"))?;
     }
     // The file is read and checked before the node exists: a bad file never half-loads.
+    let read = |p: &Path| state_file::read_bounded(p, a.max_state_size);
     let initial = match (&a.state, &a.load_state) {
-        (Some(p), _) if p.exists() => Some((p.display().to_string(), state_file::read(p)?)),
-        (_, Some(p)) => Some((p.display().to_string(), state_file::read(p)?)),
+        (Some(p), _) if p.exists() => Some((p.display().to_string(), read(p)?)),
+        (_, Some(p)) => Some((p.display().to_string(), read(p)?)),
         _ => base.map(|b| (b.path.clone(), ChainDump::clone(&b.dump))),
     };
+    // Issue 30 (Spec note 143): a loaded state carries its scheduler and variants; a flag that
+    // says otherwise is refused, as a fixture's `base` refuses it, never silently ignored.
+    if let Some((p, d)) = &initial
+        && base.is_none()
+    {
+        if let Some(k) = a.sched.scheduler
+            && k != d.scheduler
+        {
+            anyhow::bail!(
+                "the state in {p} runs the {} scheduler, part of its state: --scheduler {} cannot change it (drop the flag, or start without the state)",
+                d.scheduler,
+                k
+            );
+        }
+        if a.sched.activation_height.is_some() || !a.sched.variant.is_empty() {
+            anyhow::bail!(
+                "the state in {p} holds its scheduler's activation height and variants: --activation-height and --variant cannot change them (drop the flags, or start without the state)"
+            );
+        }
+    }
     let from_base = base.is_some() && !a.state.as_ref().is_some_and(|p| p.exists());
     let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
     cfg.mining = match (a.no_mining, a.block_time) {
@@ -137,13 +159,21 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
     }
     let opts = ServerOptions {
         host: a.host.clone(),
-        port: a.port,
+        port: a.port(),
         allow_origin: a.allow_origin.clone(),
+        allow_remote_writes: a.allow_remote_writes,
         ..ServerOptions::default()
     };
-    let running = server::start(module(node.clone()), &opts)
-        .await
-        .with_context(|| format!("cannot listen on {}:{}", a.host, a.port))?;
+    let saves = a
+        .state
+        .as_ref()
+        .map(|p| Arc::new(state_file::SaveStatus::new(p)));
+    let running = server::start(
+        module_with(node.clone(), api_options(&a, saves.clone())),
+        &opts,
+    )
+    .await
+    .with_context(|| format!("cannot listen on {}:{}", a.host, a.port()))?;
     let addr = running.addr;
     let accounts = node.query(|c| c.accounts()).await?;
     let dev: Vec<_> = node.query(|c| c.dev_accounts().to_vec()).await?;
@@ -225,26 +255,18 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
     writeln!(out, "\nListening on http://{addr} (WebSocket: ws://{addr})")?;
     out.flush()?;
     drop(out);
-    if !is_loopback(&a.host) {
-        eprintln!(
-            "warning: listening on {} exposes the devnet and its dev accounts to the network; \
-             use --host 127.0.0.1 unless that is what you want",
-            a.host
-        );
-    }
-    let mut saves = tokio::time::interval(Duration::from_millis(a.state_interval.max(1)));
-    saves.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    saves.tick().await;
+    warn_exposure(&a);
+    let mut ticks = tokio::time::interval(Duration::from_millis(a.state_interval.max(1)));
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks.tick().await;
     let stop = shutdown_signal();
     tokio::pin!(stop);
     loop {
         tokio::select! {
             _ = &mut stop => break,
-            _ = saves.tick(), if a.state.is_some() => {
-                if let Some(p) = &a.state
-                    && let Err(e) = save(&node, p).await
-                {
-                    eprintln!("error: {e:#}");
+            _ = ticks.tick(), if a.state.is_some() => {
+                if let Some(p) = &a.state {
+                    save_reported(&node, p, saves.as_deref()).await;
                 }
                 if let Some(p) = &a.record
                     && let Err(e) = record(&node, p).await
@@ -259,9 +281,12 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
     let mut code = EXIT_OK;
     for p in a.state.iter().chain(a.dump_state.iter()) {
         match save(&node, p).await {
-            Ok(()) => eprintln!("state saved to {}", p.display()),
+            Ok(h) => eprintln!("state saved to {} (height {h})", p.display()),
             Err(e) => {
-                eprintln!("error: {e:#}");
+                eprintln!(
+                    "error: the state could not be saved to {}: {e:#}",
+                    p.display()
+                );
                 code = crate::cli::EXIT_OUTPUT;
             }
         }
@@ -300,13 +325,73 @@ pub(crate) async fn record(node: &NodeHandle, p: &Path) -> Result<()> {
     Ok(())
 }
 
-pub(crate) async fn save(node: &NodeHandle, p: &Path) -> Result<()> {
-    let dump = node.request(DumpState).await?;
+/// Saves the state to `p` (atomically, see [`state_file::write`]); returns the height saved.
+/// A block open with transactions is sealed first (issue 30, Spec note 141: a save never
+/// fails because a block is open).
+pub(crate) async fn save(node: &NodeHandle, p: &Path) -> Result<u64> {
+    let dump = node.request(SaveState).await?;
+    let height = dump.height;
     let p = p.to_path_buf();
     tokio::task::spawn_blocking(move || state_file::write(&p, &dump))
         .await
         .context("the save task failed")??;
-    Ok(())
+    Ok(height)
+}
+
+/// A periodic save: its outcome in `status` (`devnet_head`'s `state_save`), a failure also
+/// on stderr (issue 30: never only a log line).
+pub(crate) async fn save_reported(node: &NodeHandle, p: &Path, status: Option<&SaveStatus>) {
+    match save(node, p).await {
+        Ok(h) => {
+            if let Some(s) = status {
+                s.saved(h);
+            }
+        }
+        Err(e) => {
+            let msg = format!("the state could not be saved to {}: {e:#}", p.display());
+            eprintln!("error: {msg}");
+            if let Some(s) = status {
+                s.failed(msg);
+            }
+        }
+    }
+}
+
+/// What the API may do beside the node, from the flags (issue 30).
+pub(crate) fn api_options(a: &ServeArgs, saves: Option<Arc<SaveStatus>>) -> ApiOptions {
+    ApiOptions {
+        export_dir: ExportDir::from_flags(a.export_dir.as_deref(), a.state.as_deref()),
+        saves,
+    }
+}
+
+/// Says on stderr what `--host` and `--allow-origin` open (issue 30, Spec note 140).
+pub(crate) fn warn_exposure(a: &ServeArgs) {
+    if !is_loopback(&a.host) {
+        eprintln!(
+            "warning: listening on {} exposes the devnet and its dev accounts to the network; \
+             use --host 127.0.0.1 unless that is what you want",
+            a.host
+        );
+        if a.allow_remote_writes {
+            eprintln!(
+                "warning: --allow-remote-writes: anyone who reaches {} may mine, send \
+                 transactions, set balances, load states and write exports",
+                a.host
+            );
+        } else {
+            eprintln!(
+                "note: off loopback this server answers reads only; calls that change the devnet \
+                 or write files are refused (RemoteWriteRefused) without --allow-remote-writes"
+            );
+        }
+    }
+    if a.allow_origin.iter().any(|o| o.trim() == "*") {
+        eprintln!(
+            "warning: --allow-origin '*': a page on any web site open in a browser on a machine \
+             that reaches this server may call every method of the devnet"
+        );
+    }
 }
 
 /// SIGINT (Ctrl-C) or SIGTERM.

@@ -550,3 +550,27 @@ fn issue21_compare_plot_shows_zero_latencies_and_keeps_legends_beside_the_charts
         assert!(texts.iter().any(|t| t == want), "`{want}` in {texts:?}");
     }
 }
+
+/// Issue 29: `--help` of `run` and `serve` lists every scheduler the node runs (it listed three
+/// of the five), from the one list the parser takes.
+#[test]
+fn issue29_help_lists_every_scheduler() {
+    for sub in ["run", "serve"] {
+        let out = bin().args([sub, "--help"]).output().unwrap();
+        let help = String::from_utf8_lossy(&out.stdout);
+        for k in cowboy_devnet::engine::SchedulerKind::ALL {
+            assert!(help.contains(k.as_str()), "{sub} --help lacks {k}:\n{help}");
+        }
+    }
+    let out = bin()
+        .args(["run", "demo", "--scheduler", "lifo"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(64),
+        "a wrong scheduler is a usage error"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("cip5-draft-zh"), "{err}");
+}

@@ -483,16 +483,20 @@ fn cancel_and_extend_keys_act_on_the_selected_timer() {
     let Overlay::Prompt(p) = &app.overlay else {
         panic!("e opens a prompt")
     };
-    assert_eq!(p.input, (t.expires_at + 100).to_string());
-    // CIP-5 clamps an extension to the TTL cap from the block it lands in.
+    // CIP-5 clamps an extension to the TTL cap from the block it lands in: the prompt
+    // prefills a value the cap allows (issue 34, item 4).
     let cap = src.chain().pending_height() + src.chain().timer_config().max_ttl_blocks;
     let want = (t.expires_at + 100).min(cap);
+    assert_eq!(p.input, want.to_string());
     assert!(want > t.expires_at);
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     assert_eq!(src.chain().timer(&t.id).unwrap().expires_at, want);
     assert_eq!(
         app.toast.as_ref().unwrap().text,
-        format!("extended timer {} to expire at {want}", t.id.short())
+        format!(
+            "extended timer {}: it now expires at #{want} (its fire height is unchanged)",
+            t.id.short()
+        )
     );
     // Issue 23: the cancel asks first, naming the timer, with Cancel focused; `y` accepts.
     press(&mut src, &mut app, &[key('l'), key('c')]);
@@ -532,12 +536,13 @@ fn node_errors_are_shown_in_place() {
     let mut app = app_on(&mut src);
     press(&mut src, &mut app, &[key('R')]);
     press(&mut src, &mut app, &typed("99"));
-    press(&mut src, &mut app, &[code(KeyCode::Enter), key('y')]);
+    // Refused before any confirmation (issue 34, item 13): no `y` is asked for.
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     let toast = app.toast.clone().unwrap();
     assert!(toast.error);
     assert_eq!(
         toast.text,
-        "devnet_revert failed: UnknownSnapshot: no snapshot 99 (it was never taken, deleted or dropped)"
+        "UnknownSnapshot: no snapshot 99; the node keeps none (S takes one)"
     );
     assert!(screen(&app).contains("UnknownSnapshot: no snapshot 99"));
     // The prompt stays open with its input after the refusal (issue 23).

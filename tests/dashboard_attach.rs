@@ -221,7 +221,7 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
     }) else {
         panic!("extended")
     };
-    assert!(what.contains(&format!("expire at {}", h + 500)), "{what}");
+    assert!(what.contains(&format!("expires at #{}", h + 500)), "{what}");
     assert_eq!(
         src.timer_life(&timer_id)
             .unwrap()

@@ -359,3 +359,35 @@ fn issue24_r_while_viewing_the_past_says_the_list_is_the_nodes_now() {
     );
     assert!(screen.contains("1 at #30 (0 back)"), "{screen}");
 }
+
+/// Issue 34, item 6: after a fork in the past view, the story line no longer tells what the
+/// dropped blocks played (before: `the chain halts for 20 blocks` stayed).
+#[test]
+fn issue34_item6_a_fork_forgets_the_dropped_story() {
+    let (mut src, mut app) = dashboard(1_000, 40);
+    let story_step = |height: u64, text: String| {
+        cowboy_devnet::tui::story::from_node_event(&cowboy_devnet::node::NodeEvent::FixtureStep {
+            height,
+            line: 10,
+            text,
+            ok: true,
+            label: None,
+        })
+        .unwrap()
+    };
+    cowboy_devnet::tui::app::update(
+        &mut app,
+        cowboy_devnet::tui::app::Action::Story(vec![
+            story_step(10, "crowd schedules `s1` for #30".into()),
+            story_step(35, "the chain halts for 20 blocks".into()),
+        ]),
+    );
+    assert!(screen_at(&app, 120, 34).contains("halts for 20 blocks"));
+    press(&mut src, &mut app, &[key('{')]);
+    assert_eq!(app.view_at, Some(30));
+    press(&mut src, &mut app, &[key('F'), key('y')]);
+    assert_eq!(src.devnet().height(), 30, "forked at #30");
+    let s = screen_at(&app, 120, 34);
+    assert!(!s.contains("halts for 20 blocks"), "{s}");
+    assert!(s.contains("crowd schedules `s1` for #30"), "{s}");
+}

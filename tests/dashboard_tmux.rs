@@ -302,7 +302,7 @@ fn dashboard_in_tmux_attached_to_a_served_devnet() {
     );
     // The two deferrals of #30 (Spec note 71: recorded by the deferring block) are counted in
     // the lane pane's window; their feed rows have scrolled past by #33.
-    s.wait_for("by reason lane 2");
+    s.wait_for("(events) lane 2");
     // The README's capture: `DASHBOARD_CAPTURE_DIR=dir cargo test --test dashboard_tmux`.
     if let Ok(dir) = std::env::var("DASHBOARD_CAPTURE_DIR") {
         std::fs::write(format!("{dir}/attach-120x34.txt"), s.screen()).unwrap();
@@ -374,7 +374,7 @@ fn issue23_tmux_never_acts_on_the_wrong_thing() {
     s.text(&format!("cancel {missing}"));
     s.keys(&["Enter"]);
     let screen = s.wait_for("governance cancel (system instruction 48)?");
-    assert!(screen.contains("[ Cancel ]"), "{screen}");
+    assert!(screen.contains("[ Back ]"), "{screen}");
     assert!(screen.contains("not a live timer"), "{screen}");
     s.keys(&["y"]);
     s.wait_for("governance cancel of ff000000 sent");
@@ -552,10 +552,10 @@ fn issue23_tmux_story_life_watch_and_help_at_80x24() {
 
     // The help scrolls at 80x24.
     s.keys(&["?"]);
-    let screen = s.wait_for("help (? or Esc closes) · 1-");
+    let screen = s.wait_for("help (? or Esc closes) · lines 1-");
     assert!(screen.contains("buckets (focused)"), "{screen}");
     s.keys(&["PageDown"]);
-    s.wait_for("help (? or Esc closes) · 11-");
+    s.wait_for("help (? or Esc closes) · lines 11-");
     s.keys(&["Escape", "q", "y"]);
     s.wait_for("DASHBOARD-EXITED 0");
 }

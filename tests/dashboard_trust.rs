@@ -246,12 +246,14 @@ fn issue23_snapshot_story_watch_and_log_80x24() {
                 text: "demo:153 crowd schedules `s1` for #30".into(),
                 ok: true,
                 label: Some(("s1".into(), deferred)),
+                kind: Default::default(),
             },
             StoryItem {
                 height: None,
                 text: "expectation ok line 200: s1 is deferred".into(),
                 ok: true,
                 label: None,
+                kind: Default::default(),
             },
         ]),
     );
@@ -286,7 +288,7 @@ fn issue23_snapshot_help_scrolls_80x24() {
     assert_snapshot!("help_fairness_80x24", top);
     update(&mut app, Action::Key(code(KeyCode::PageDown)));
     let next = screen_at(&app, 80, 24);
-    assert!(next.contains("· 11-"), "{next}");
+    assert!(next.contains("· lines 11-"), "{next}");
 }
 
 /// Issue 23: a click selects the row under it: a bucket, then one of its timers, then an

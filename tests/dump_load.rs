@@ -248,7 +248,13 @@ fn dump_load_rejects_another_format_version() {
 
 fn assert_rejected(d: ChainDump, what: &str) {
     match Chain::load(d, DevnetRuntime::shared()) {
-        Err(e @ (LoadError::Format(_) | LoadError::Queue(_))) => {
+        // Issue 30: a tampered head is also caught by its own hash (`HeadHashMismatch`).
+        Err(
+            e @ (LoadError::Format(_)
+            | LoadError::Queue(_)
+            | LoadError::HeadHashMismatch { .. }
+            | LoadError::HeightCannotAdvance { .. }),
+        ) => {
             assert_eq!(e.kind(), ErrorKind::InvalidInput, "{what}");
         }
         Err(e) => panic!("{what}: unexpected error {e}"),

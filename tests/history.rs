@@ -5,7 +5,8 @@
 use cowboy_devnet::chain::{Genesis, GenesisAccount, Transaction, TxKind};
 use cowboy_devnet::engine::{Address, ErrorKind};
 use cowboy_devnet::node::{
-    EventFilter, Mine, MiningMode, NodeConfig, NodeCore, NodeError, Revert, SendTx, Snapshot,
+    EventFilter, Mine, MiningMode, NodeConfig, NodeCore, NodeError, Revert, RevertTo, SendTx,
+    Snapshot,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -95,6 +96,39 @@ fn history_snapshots_share_the_kept_blocks_and_revert_across_pruning() {
     assert_eq!(d.chain().height(), 3);
     assert_eq!(d.first_kept(), 1);
     assert!(d.block_kept(2).unwrap().is_some());
+}
+
+/// Issue 31 item 4 (Spec note 148): after `devnet_revertTo` the head is lower, but the heights
+/// whose events were pruned stay pruned: `first_kept` does not claim them, and the block and the
+/// events of such a height answer `HistoryPruned` alike.
+#[test]
+fn issue31_revert_to_keeps_first_kept_at_what_the_history_still_holds() {
+    let mut d = devnet(5);
+    for _ in 0..12 {
+        busy_block(&mut d);
+    }
+    assert_eq!(d.first_kept(), 8);
+    d.apply(RevertTo { height: 10 }).unwrap();
+    assert_eq!(d.chain().height(), 10);
+    // head + 1 − N would be 6, but 6 and 7 were pruned.
+    assert_eq!(d.first_kept(), 8);
+    assert_eq!(pruned(d.block_kept(7).unwrap_err()), (8, 5));
+    let from7 = EventFilter {
+        from_height: Some(7),
+        ..EventFilter::default()
+    };
+    assert_eq!(pruned(d.events_kept(&from7).unwrap_err()), (8, 5));
+    let from8 = EventFilter {
+        from_height: Some(8),
+        ..EventFilter::default()
+    };
+    assert!(d.events_kept(&from8).is_ok());
+    assert!(d.block_kept(8).unwrap().is_some());
+    // As the chain goes on the window moves past them as before.
+    for _ in 0..5 {
+        busy_block(&mut d);
+    }
+    assert_eq!(d.first_kept(), 11);
 }
 
 /// Spec note 73: a dashboard's feed that had read up to a height the node has since pruned

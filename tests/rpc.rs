@@ -152,6 +152,34 @@ fn rpc_discover_lists_every_registered_method() {
     node.shutdown();
 }
 
+/// Issue 29: the document's scheduler names come from the one list the node runs, so every
+/// schema that names a scheduler lists the five (it listed `fifo|eip1559`).
+#[test]
+fn issue29_rpc_discover_names_every_scheduler() {
+    let doc = openrpc::document();
+    let names: Vec<serde_json::Value> = cowboy_devnet::engine::SchedulerKind::ALL
+        .iter()
+        .map(|k| serde_json::json!(k.as_str()))
+        .collect();
+    assert_eq!(names.len(), 5);
+    assert_eq!(
+        doc["components"]["schemas"]["Scheduler"]["enum"],
+        serde_json::Value::Array(names)
+    );
+    let text = doc.to_string();
+    assert!(
+        !text.contains(r#""scheduler":{"enum""#)
+            && !text.contains(r#""scheduler":{"type":"string"}"#),
+        "a scheduler field with its own list of names"
+    );
+    for lane in ["SchedulerLane", "Head"] {
+        assert_eq!(
+            doc["components"]["schemas"][lane]["properties"]["scheduler"]["$ref"],
+            "#/components/schemas/Scheduler"
+        );
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_method_answers_through_jsonrpsee_client() {
     let d = start().await;
@@ -1100,9 +1128,11 @@ fn serve_saves_its_state_on_sigterm_and_warns_off_loopback() {
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("devnet.json");
     // Saves on a timer only once an hour: the save checked here is the one on SIGTERM.
+    // Issue 30: off loopback, mining needs --allow-remote-writes.
     let (mut child, addr) = spawn_serve(&[
         "--host",
         "0.0.0.0",
+        "--allow-remote-writes",
         "--state",
         file.to_str().unwrap(),
         "--state-interval",

@@ -483,3 +483,89 @@ fn issue24_a_checkpoint_at_the_end_of_a_run_of_seals_replays_from_its_height() {
         replay_from(&n, Some(h));
     }
 }
+
+/// Issue 31 item 2 (Spec note 149): the session log is trimmed with the history: after many
+/// busy blocks under a short `--history` it holds the window's entries (and at most about as
+/// many again), not the whole session; a past read and an export from any height still
+/// inside the window work, and an export without a height starts from the oldest one.
+#[test]
+fn issue31_the_session_log_is_trimmed_with_the_history_and_exports_inside_it_replay() {
+    let mut n = node(40);
+    let a = deploy(&mut n, "ticker");
+    n.apply(SetMining(MiningMode::Manual)).unwrap();
+    let bob = Address::from_label("bob");
+    let mut recorded = 0;
+    for _ in 0..1_500 {
+        let tx = Transaction::new(dev_account(1), TxKind::Transfer { to: bob, amount: 1 });
+        n.apply(SendTx(tx)).unwrap();
+        n.apply(Mine { blocks: 1 }).unwrap();
+        recorded += 2;
+    }
+    schedule(&mut n, a, 3).unwrap();
+    n.apply(Mine { blocks: 5 }).unwrap();
+    let log = n.session();
+    assert!(log.trimmed_at().is_some(), "the log was trimmed");
+    assert!(
+        log.len() < recorded / 2,
+        "{} entries kept of {recorded}",
+        log.len()
+    );
+    // Inside the window: reads and exports as before.
+    let first = n.first_queryable();
+    assert!(first > 1_000, "the window moved on: {first}");
+    let root = n.block(first).unwrap().header.state_root;
+    assert_eq!(n.chain_at(first).unwrap().state_root(), root);
+    replay_from(&n, Some(first));
+    replay_from(&n, Some(n.height() - 3));
+    let whole = export(&n, None).unwrap();
+    assert!(
+        whole.base.is_some(),
+        "a trimmed session exports from a base"
+    );
+    // Before the window: named.
+    let e = export(&n, Some(first - 1)).unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::HistoryPruned, "{e}");
+}
+
+/// Issue 31 item 3 (Spec note 150): a timer's fate outlives the window: once its events left
+/// the history, `timer_get` still answers its final status, the block it left in and what it
+/// paid, and says its event history is no longer kept.
+#[test]
+fn issue31_a_timers_fate_outlives_the_retained_history() {
+    let mut n = node(20);
+    let a = deploy(&mut n, "ticker");
+    schedule(&mut n, a, 2).unwrap();
+    let id = first_timer(&n);
+    n.apply(Mine { blocks: 3 }).unwrap();
+    let fresh = n.ask(&TimerQuery { id }).unwrap().expect("known");
+    assert_eq!(fresh.status.as_str(), "fired");
+    assert!(!fresh.history_pruned);
+    let exit = fresh.exit_height.expect("an exit height");
+    let paid = fresh.fee_paid.expect("a fee");
+    assert!(paid > 0);
+    assert!(fresh.events.iter().any(|e| e.height == exit));
+    // The window passes it.
+    n.apply(Mine { blocks: 100 }).unwrap();
+    let bob = Address::from_label("bob");
+    let tx = Transaction::new(dev_account(1), TxKind::Transfer { to: bob, amount: 1 });
+    n.apply(SendTx(tx)).unwrap();
+    n.apply(Mine { blocks: 1 }).unwrap();
+    assert!(n.first_kept() > exit);
+    let old = n.ask(&TimerQuery { id }).unwrap().expect("still known");
+    assert_eq!(old.status.as_str(), "fired");
+    assert_eq!(old.exit_height, Some(exit));
+    assert_eq!(old.fee_paid, Some(paid));
+    assert_eq!(old.actor, a);
+    assert!(old.history_pruned);
+    assert!(old.events.is_empty());
+    // A timer never scheduled is still unknown.
+    let other = cowboy_devnet::engine::TimerId([7; 32]);
+    assert!(n.ask(&TimerQuery { id: other }).unwrap().is_none());
+    // Going back before its exit makes it pending again.
+    let snap = n.apply(Snapshot).unwrap();
+    n.apply(Revert { id: snap }).unwrap();
+    assert_eq!(
+        n.ask(&TimerQuery { id }).unwrap().unwrap().exit_height,
+        Some(exit)
+    );
+}

@@ -139,7 +139,13 @@ fn replays_as_served(path: &Path, addr: Option<SocketAddr>) -> cowboy_devnet::sc
 fn issue24_record_a_session_from_load_state_exports_with_its_base_and_replays_to_the_same_roots() {
     let d = dir("rpc");
     let state = demo_state(&d);
-    let (mut child, addr) = serve(&["--load-state", state.to_str().unwrap()]);
+    // Issue 30: the API writes file names under --export-dir.
+    let (mut child, addr) = serve(&[
+        "--load-state",
+        state.to_str().unwrap(),
+        "--export-dir",
+        d.to_str().unwrap(),
+    ]);
     drive(addr);
     // The loaded file is overwritten: the export must not need it.
     std::fs::write(&state, "gone").unwrap();
@@ -147,10 +153,10 @@ fn issue24_record_a_session_from_load_state_exports_with_its_base_and_replays_to
     let out = call(
         addr,
         "devnet_exportFixture",
-        json!([null, fixture.to_str().unwrap()]),
+        json!([null, "session-1.toml"]),
     );
-    let base = d.join("session-1.base.json");
-    assert_eq!(out["base_path"], json!(base.display().to_string()));
+    assert_eq!(out["path"], "session-1.toml");
+    assert_eq!(out["base_path"], "session-1.base.json");
     assert_eq!(out["base_file"], "session-1.base.json");
     let text = std::fs::read_to_string(&fixture).unwrap();
     assert!(text.contains("base = \"session-1.base.json\""), "{text}");
@@ -161,11 +167,7 @@ fn issue24_record_a_session_from_load_state_exports_with_its_base_and_replays_to
         .unwrap()
         - 10;
     let later = d.join("later.toml");
-    call(
-        addr,
-        "devnet_exportFixture",
-        json!([from, later.to_str().unwrap()]),
-    );
+    call(addr, "devnet_exportFixture", json!([from, "later.toml"]));
     let r = replays_as_served(&later, Some(addr));
     assert!(r.summary.blocks <= 10, "{}", r.summary.blocks);
     // Without a path the reply holds the base dump and the name the fixture gives it.

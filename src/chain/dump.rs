@@ -97,6 +97,7 @@ impl Chain {
                 d.height, d.head.height
             )));
         }
+        check_head(&d)?;
         let engine = engine::Engine::restore(d.queue, d.scheduler)?;
         let mut chain = Chain::new(d.genesis.clone(), runtime)
             .map_err(|e| LoadError::Format(Failure::from_error(e.kind(), &e).message))?;
@@ -130,6 +131,69 @@ impl Chain {
         chain.head = d.head;
         Ok(chain)
     }
+}
+
+/// Issue 30 (Spec note 144): the fields of a dump that the state root does not cover (the
+/// head's height, hash, parent hash and skipped heights, `halted`) are checked on their own:
+/// a next height must exist (`HeightCannotAdvance`), the head's hash must be the hash of its
+/// fields as a seal computes it (`HeadHashMismatch`), the genesis head (height 0) has no parent
+/// and skips nothing, and a block cannot skip more heights than lie below it.
+fn check_head(d: &ChainDump) -> Result<(), LoadError> {
+    let h = &d.head;
+    if d.height
+        .checked_add(1)
+        .and_then(|n| n.checked_add(d.halted))
+        .is_none()
+    {
+        return Err(LoadError::HeightCannotAdvance {
+            height: d.height,
+            halted: d.halted,
+        });
+    }
+    if h.skipped >= h.height.max(1) {
+        return Err(LoadError::Format(format!(
+            "the head at height {} skips {} height(s): more than lie below it",
+            h.height, h.skipped
+        )));
+    }
+    let expected = H256(keccak_parts(&[
+        &h.height.to_be_bytes(),
+        &h.parent_hash.0,
+        &h.state_root.0,
+        &h.body_hash.0,
+        &h.proposer.0,
+        &h.skipped.to_be_bytes(),
+    ]));
+    if h.height == 0 {
+        // The genesis head (`Chain::new`): no parent, its hash that of its state root.
+        if h.parent_hash != H256::default() {
+            return Err(LoadError::Format(format!(
+                "the genesis head (height 0) names a parent {}",
+                h.parent_hash
+            )));
+        }
+        let expected = H256(keccak_parts(&[b"genesis", &h.state_root.0]));
+        if h.hash != expected {
+            return Err(LoadError::HeadHashMismatch {
+                found: h.hash,
+                expected,
+            });
+        }
+        return Ok(());
+    }
+    if h.hash != expected {
+        return Err(LoadError::HeadHashMismatch {
+            found: h.hash,
+            expected,
+        });
+    }
+    if h.parent_hash == h.hash {
+        return Err(LoadError::Format(format!(
+            "the head at height {} names itself as its parent",
+            h.height
+        )));
+    }
+    Ok(())
 }
 
 /// The `format` of a state file.

@@ -186,6 +186,17 @@ pub enum LoadError {
     Format(String),
     #[error("InvalidInput: state dump is not valid: {0}")]
     Queue(#[from] RestoreError),
+    /// Issue 30 (Spec note 144): a head from which no next height exists (`height + 1 +
+    /// halted` past `u64::MAX`).
+    #[error(
+        "InvalidInput: state dump is not valid: HeightCannotAdvance: head height {height} with {halted} halted height(s) leaves no next height below 2^64"
+    )]
+    HeightCannotAdvance { height: u64, halted: u64 },
+    /// Issue 30 (Spec note 144): the head's `hash` is not the hash of its other fields.
+    #[error(
+        "InvalidInput: state dump is not valid: HeadHashMismatch: the head's hash {found} is not the hash of its fields ({expected})"
+    )]
+    HeadHashMismatch { found: H256, expected: H256 },
 }
 
 impl LoadError {

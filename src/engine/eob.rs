@@ -79,8 +79,9 @@ pub struct EobStats {
 
 /// One block's summary of the timers it carried to the next block (Spec note 71): how many,
 /// the oldest height among them, and how many for each reason. A carried timer records a
-/// `TimerDeferred` event only when first deferred or when its reason changes; this summary is
-/// what every block says about the whole backlog, at a fixed size.
+/// `TimerDeferred` event only when first deferred (Spec note 147: a later change of reason is
+/// counted in `reason_changes`); this summary is what every block says about the whole
+/// backlog, at a fixed size.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Backlog {
     /// Timers carried (equals `EobStats::deferred`).
@@ -100,6 +101,10 @@ pub struct Backlog {
     /// CIP-5 drafts: over a fire quota.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub quota: u64,
+    /// Carried timers whose deferral reason changed in this block (Spec note 147): a change
+    /// of reason is counted here, not recorded as an event.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reason_changes: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -189,8 +194,8 @@ pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
 ///
 /// Spec note 71 (§6.5, `TimerDeferred`, replaces the recording of Spec note 18): a deferral
 /// is recorded by the block that defers, in its end of block. A carried timer records a
-/// `TimerDeferred` only when it is first deferred or when its reason changes (`carried` is
-/// then its carry count so far); a block's whole backlog is summarised once, in its
+/// `TimerDeferred` only when it is first deferred (Spec note 147 replaced the event on a change
+/// of reason by the block's `backlog.reason_changes` counter); a block's whole backlog is summarised once, in its
 /// [`EobStats::backlog`] (count, oldest height, count per reason). The event's target is "the
 /// next block that runs" (the block it is recorded in plus one, or, after a devnet `halt`, an
 /// outage of §8, the first height after the outage): it is not known when the deferring block
@@ -360,7 +365,7 @@ pub(crate) fn try_remove(
 
 /// Carries a due timer: counts the deferral in its record (Spec note 54), adds it to the
 /// block's backlog summary, and records a `TimerDeferred` when it is the timer's first
-/// deferral or its reason changed (Spec note 71).
+/// deferral (a change of reason is counted, Spec note 147).
 pub(crate) fn defer(
     out: &mut EobPlan,
     queue: &mut CalendarQueue,
@@ -374,8 +379,8 @@ pub(crate) fn defer(
 }
 
 /// The record and event of [`defer`], without the block's counts: updates the timer's carry
-/// record and, on its first deferral or a change of reason, re-commits its leaf and records
-/// `TimerDeferred`.
+/// record and, on its first deferral or a change of reason, re-commits its leaf; records
+/// `TimerDeferred` on the first deferral and counts a change of reason (Spec note 147).
 pub(crate) fn note_deferral(
     out: &mut EobPlan,
     queue: &mut CalendarQueue,
@@ -396,13 +401,19 @@ pub(crate) fn note_deferral(
         carried,
     };
     if before != Some(reason) {
-        out.events.push(TimerEvent::TimerDeferred {
-            timer_id: deferral.timer_id,
-            actor: deferral.actor,
-            height: deferral.height,
-            reason,
-            carried,
-        });
+        // Spec note 147: the first deferral is an event; a later change of reason is the
+        // block's counter, so a reason that flips every block costs no event per flip.
+        if before.is_none() {
+            out.events.push(TimerEvent::TimerDeferred {
+                timer_id: deferral.timer_id,
+                actor: deferral.actor,
+                height: deferral.height,
+                reason,
+                carried,
+            });
+        } else {
+            out.stats.backlog.reason_changes += 1;
+        }
         queue.carried_reason_changed(d, before);
     }
     deferral

@@ -191,6 +191,7 @@ pub fn plan(
         budget: s.reasons[5],
         underfunded: s.reasons[6],
         quota: s.reasons[7],
+        reason_changes: out.stats.backlog.reason_changes,
     };
     out
 }

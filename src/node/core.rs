@@ -253,8 +253,11 @@ struct Snap {
     hook: Option<HookSnap>,
     session: SessionLog,
     checkpoints: VecDeque<Arc<past::Checkpoint>>,
+    pruned_to: u64,
+    fates: fates::Fates,
 }
 
+mod fates;
 mod past;
 mod past_cache;
 mod reads;
@@ -276,6 +279,14 @@ pub struct NodeCore {
     /// the last `history_len` heights (Spec note 73).
     history: VecDeque<Arc<Block>>,
     pub(super) history_len: usize,
+    /// The lowest height whose block and events the history may still hold: heights below it
+    /// were pruned (issue 31 item 4). It only grows while the chain goes on; a revert to a
+    /// snapshot takes the snapshot's, a reset or a load starts it again.
+    pub(super) pruned_to: u64,
+    /// A compact record of every timer seen scheduled (issue 31 item 3, `fates.rs`).
+    pub(super) fates: fates::Fates,
+    /// Blocks with a body sealed since the last checkpoint (Spec note 151).
+    pub(super) work_since_checkpoint: u64,
     snapshots: BTreeMap<u64, Snap>,
     next_snapshot: u64,
     max_snapshots: usize,
@@ -293,7 +304,7 @@ pub struct NodeCore {
     /// Everything applied to the chain (issue 24, `session.rs`).
     session: SessionLog,
     recording: bool,
-    /// States every [`past::CHECKPOINT_EVERY`] heights of the retained history (`past.rs`).
+    /// States every [`past::CHECKPOINT_EVERY`] busy blocks of the retained history (`past.rs`).
     checkpoints: VecDeque<Arc<past::Checkpoint>>,
     /// The last past states read (`past_cache.rs`).
     past: past_cache::PastCache,
@@ -358,6 +369,9 @@ impl NodeCore {
             keep_history: cfg.keep_history,
             history: VecDeque::new(),
             history_len: cfg.history.max(1),
+            pruned_to: 0,
+            fates: Default::default(),
+            work_since_checkpoint: 0,
             snapshots: BTreeMap::new(),
             next_snapshot: 1,
             max_snapshots: cfg.max_snapshots,
@@ -655,6 +669,7 @@ impl NodeCore {
             .expect("a block was just sealed");
         self.pending_txs = 0;
         let first_kept = self.first_kept();
+        self.pruned_to = first_kept;
         while self
             .history
             .front()
@@ -667,6 +682,7 @@ impl NodeCore {
         } else {
             if self.keep_history {
                 self.history.push_back(b.clone());
+                self.fates.record(&b);
             }
             self.events
                 .push_back(NodeEvent::BlockSealed(BlockSummary::of(&b, self.quiet)));
@@ -722,6 +738,8 @@ impl NodeCore {
                 hook: self.hook.as_deref().and_then(HookSnap::of),
                 session: self.session.clone(),
                 checkpoints: self.checkpoints.clone(),
+                pruned_to: self.pruned_to,
+                fates: self.fates.shared(),
             },
         );
         let height = self.height();
@@ -747,6 +765,8 @@ impl NodeCore {
         self.names = s.names.clone();
         self.session = s.session.clone();
         self.checkpoints = s.checkpoints.clone();
+        self.pruned_to = s.pruned_to;
+        self.fates = s.fates.shared().reindexed();
         if let Some(h) = &s.hook {
             self.hook = Some(h.restore());
         }
@@ -782,6 +802,8 @@ impl NodeCore {
             }
         }
         self.history.clear();
+        self.pruned_to = 0;
+        self.fates = Default::default();
         self.checkpoints = past::start(&self.chain, self.keep_history);
         self.names = self.initial_names.clone();
         if let Some(h) = &self.initial_hook {
@@ -825,6 +847,8 @@ impl NodeCore {
         self.drop_past_states();
         self.chain = chain;
         self.history.clear();
+        self.pruned_to = 0;
+        self.fates = Default::default();
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();

@@ -18,13 +18,16 @@ impl NodeCore {
 
     /// The oldest height whose block and events a live node still keeps (Spec note 73): the
     /// last `--history` heights; 1 while nothing was pruned, and for a headless node (whose
-    /// history is the chain's recent blocks).
+    /// history is the chain's recent blocks). After `devnet_revertTo` the head is lower but
+    /// what was pruned stays pruned (issue 31 item 4, Spec note 148): never below the lowest
+    /// height the history still holds.
     pub fn first_kept(&self) -> u64 {
         if !self.keep_history {
             return 1;
         }
         (self.chain().height() + 1)
             .saturating_sub(self.history_len as u64)
+            .max(self.pruned_to)
             .max(1)
     }
 

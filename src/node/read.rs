@@ -295,6 +295,9 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
             last_defer: t.fee_caps.as_ref().and_then(|c| c.last_defer),
             client_nonce: chain.engine().draft().client_nonce_for(id),
             events,
+            exit_height: None,
+            fee_paid: None,
+            history_pruned: false,
         });
     }
     // Gone: its record is what its `TimerScheduled` event said, with the extensions since.
@@ -333,6 +336,9 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                     last_defer: None,
                     client_nonce: chain.engine().draft().client_nonce_for(id),
                     events: Vec::new(),
+                    exit_height: None,
+                    fee_paid: None,
+                    history_pruned: false,
                 })
             }
             // A `client_nonce` repeat's update (English §6.2).

@@ -242,6 +242,25 @@ impl Request for DumpState {
     }
 }
 
+/// The state for a save (`serve --state`, issue 30, Spec note 141): as [`DumpState`], but a
+/// block open with transactions is sealed first (as `devnet_mine 1` would), so that a save
+/// never fails because a block is open and the open block's transactions are in it.
+#[derive(Clone, Copy, Debug)]
+pub struct SaveState;
+
+impl Request for SaveState {
+    type Reply = Box<ChainDump>;
+    fn apply(self, node: &mut NodeCore) -> Result<Box<ChainDump>, NodeError> {
+        match node.dump() {
+            Err(NodeError::BlockOpen(_)) => {
+                Mine { blocks: 1 }.apply(node)?;
+                Ok(Box::new(node.dump()?))
+            }
+            r => r.map(Box::new),
+        }
+    }
+}
+
 /// Replace the state with a dump (checked whole first: a bad dump changes nothing).
 #[derive(Clone, Debug)]
 pub struct LoadState(pub Box<ChainDump>);

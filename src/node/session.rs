@@ -76,6 +76,10 @@ pub struct SessionLog {
     base_chain: Option<BaseChain>,
     tail: Option<Arc<Link>>,
     len: usize,
+    /// The height of the checkpoint the log was last trimmed to (issue 31 item 2, Spec note
+    /// 149): the entries before it left the log (but for the names given), so the log starts
+    /// there, not at its base. `None` while the log holds everything since its base.
+    trimmed_at: Option<u64>,
 }
 
 /// A loaded session's starting chain.
@@ -96,6 +100,7 @@ impl SessionLog {
             base_chain: None,
             tail: None,
             len: 0,
+            trimmed_at: None,
         }
     }
 
@@ -110,6 +115,7 @@ impl SessionLog {
             base_chain: Some(BaseChain(Arc::new(chain.clone()))),
             tail: None,
             len: 0,
+            trimmed_at: None,
         }
     }
 
@@ -145,6 +151,46 @@ impl SessionLog {
 
     pub fn is_empty(&self) -> bool {
         self.len == 0
+    }
+
+    /// The height of the checkpoint the log was trimmed to, if it was (Spec note 149): what
+    /// was applied before it is no longer in the log (an export starts from a state then).
+    pub fn trimmed_at(&self) -> Option<u64> {
+        self.trimmed_at
+    }
+
+    /// The log without the entries up to the `count`-th (those a checkpoint at `height`
+    /// holds), but for the names given (not chain state, kept for the export): a new list, so
+    /// the dropped links are freed once nothing else (a snapshot, a kept past state) holds
+    /// them. Returns it and the number of links it kept before the cut (the names), so a
+    /// position counted in the old log maps to `count_old − count + kept`.
+    pub(crate) fn trimmed(&self, count: usize, height: u64) -> (SessionLog, usize) {
+        let links = self.links_after(None);
+        let mut out = SessionLog {
+            base: self.base.clone(),
+            base_chain: self.base_chain.clone(),
+            tail: None,
+            len: 0,
+            trimmed_at: Some(height),
+        };
+        let count = count.min(links.len());
+        for l in &links[..count] {
+            if matches!(l.entry, Entry::Named { .. }) {
+                out.push_link(l.entry.clone());
+            }
+        }
+        let kept = out.len;
+        for l in &links[count..] {
+            out.push_link(l.entry.clone());
+        }
+        (out, kept)
+    }
+
+    /// Appends `e` as a link of its own (no merging of seals: a copied log keeps its links).
+    fn push_link(&mut self, e: Entry) {
+        let prev = self.tail.take();
+        self.tail = Some(Arc::new(Link { entry: e, prev }));
+        self.len += 1;
     }
 
     /// Appends `e`; a seal right after a seal extends it.
@@ -212,6 +258,7 @@ impl SessionLog {
             base_chain: self.base_chain.clone(),
             tail: pos,
             len: count,
+            trimmed_at: self.trimmed_at,
         };
         if let Some(e) = extra {
             s.push(e);

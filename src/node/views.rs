@@ -110,6 +110,9 @@ pub type EventView = EventRecord;
 pub struct BlockSummary {
     pub height: u64,
     pub hash: H256,
+    /// The header's `parent_hash` (issue 30): the block before it, or for an empty block the
+    /// anchor its header names (`chain::quiet`).
+    pub parent_hash: H256,
     pub state_root: H256,
     /// Heights skipped before this block (an outage).
     pub skipped: u64,
@@ -132,6 +135,7 @@ impl BlockSummary {
         BlockSummary {
             height: b.header.height,
             hash: b.header.hash,
+            parent_hash: b.header.parent_hash,
             state_root: b.header.state_root,
             skipped: b.header.skipped,
             txs: b.receipts.len() as u64,
@@ -232,6 +236,22 @@ pub struct TimerView {
     pub client_nonce: Option<u64>,
     /// Its events, oldest first (as far as the node's history reaches).
     pub events: Vec<EventView>,
+    /// The block it left in, once it left (issue 31 item 3, Spec note 150: from the node's
+    /// compact record, kept after its events left the history).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_height: Option<u64>,
+    /// What its fires cost its fee payer in all, once it left (Spec note 150).
+    #[serde(
+        default,
+        with = "crate::engine::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub fee_paid: Option<u128>,
+    /// Its full event history is no longer kept (Spec note 150): the history starts after
+    /// the block that scheduled it, so `events` (and what they tell: the handler, the
+    /// deferrals) begin later or are empty.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub history_pruned: bool,
 }
 
 /// Which timers [`NodeCore::timers`](super::NodeCore::timers) lists.

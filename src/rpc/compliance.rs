@@ -10,6 +10,12 @@
 //! - §5.1: an id that is an object, an array or a boolean is `-32600` with `id: null`, and the
 //!   call does not run.
 //! - §5.1: a body that is not UTF-8 is `-32700` (jsonrpsee answered `null`).
+//! - §5 (issue 30, Spec note 145): a request that parses but is not an object (`"hello"`,
+//!   `null`, `1`, `true`) is `-32600` Invalid Request, not `-32700` Parse error.
+//! - §4 / §5 (issue 30, Spec note 145): an object with a member twice (`"id":1,"id":2`) is not
+//!   a request whose id anyone can tell: `-32600` with `id: null`, alone or inside a batch, over
+//!   HTTP and WebSocket alike (jsonrpsee answered `null`, nothing, or dropped it).
+//! - §4 (issue 30): an id is any JSON number, however large (`1e400`): echoed as written.
 //!
 //! A body that needs none of this goes to jsonrpsee untouched, its reply streamed as it is.
 
@@ -57,6 +63,59 @@ pub fn parse_error() -> String {
     error_reply(-32700, "Parse error: the body is not UTF-8")
 }
 
+fn not_an_object() -> String {
+    error_reply(
+        -32600,
+        "Invalid request: a request is an object (or a batch: an array of objects)",
+    )
+}
+
+fn duplicate_member(name: &str) -> String {
+    error_reply(
+        -32600,
+        &format!("Invalid request: the member `{name}` is given more than once"),
+    )
+}
+
+/// Whether `t` is a JSON number as RFC 8259 §6 writes one (any magnitude).
+fn is_json_number(t: &str) -> bool {
+    let b = t.as_bytes();
+    let mut i = 0;
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    let digits = |i: &mut usize| {
+        let start = *i;
+        while b.get(*i).is_some_and(u8::is_ascii_digit) {
+            *i += 1;
+        }
+        *i - start
+    };
+    match b.get(i) {
+        Some(b'0') => i += 1,
+        Some(c) if c.is_ascii_digit() => {
+            digits(&mut i);
+        }
+        _ => return false,
+    }
+    if b.get(i) == Some(&b'.') {
+        i += 1;
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        if digits(&mut i) == 0 {
+            return false;
+        }
+    }
+    i == b.len()
+}
+
 fn invalid_id() -> String {
     error_reply(
         -32600,
@@ -83,24 +142,60 @@ fn classify(m: &Members) -> Id {
     let t = id.get().trim();
     if t == "null" || t.starts_with('"') || t.parse::<u64>().is_ok() {
         Id::Native
-    } else if serde_json::from_str::<serde_json::Number>(t).is_ok() {
+    } else if is_json_number(t) {
         Id::Foreign
     } else {
         Id::Invalid
     }
 }
 
-/// One entry of the body: an object with its members, or anything else (jsonrpsee answers it
-/// `-32600` itself).
+/// One entry of the body: an object with its members, an object with a member given twice
+/// (its name), or anything else (jsonrpsee answers it `-32600` itself inside a batch).
 enum Entry {
     Object(Members),
+    Duplicate(String),
     Other(Box<RawValue>),
 }
 
+/// An object's members in order, duplicates kept (a map would keep only one).
+struct Pairs(Vec<(String, Box<RawValue>)>);
+
+impl<'de> serde::Deserialize<'de> for Pairs {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Pairs;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Pairs, A::Error> {
+                let mut v = Vec::new();
+                while let Some(kv) = a.next_entry::<String, Box<RawValue>>()? {
+                    v.push(kv);
+                }
+                Ok(Pairs(v))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
 fn entry(raw: Box<RawValue>) -> Entry {
-    match serde_json::from_str::<Members>(raw.get()) {
-        Ok(m) if raw.get().trim_start().starts_with('{') => Entry::Object(m),
-        _ => Entry::Other(raw),
+    if !raw.get().trim_start().starts_with('{') {
+        return Entry::Other(raw);
+    }
+    match serde_json::from_str::<Pairs>(raw.get()) {
+        Ok(Pairs(pairs)) => {
+            let mut m = Members::new();
+            for (k, v) in pairs {
+                if m.contains_key(&k) {
+                    return Entry::Duplicate(k);
+                }
+                m.insert(k, v);
+            }
+            Entry::Object(m)
+        }
+        Err(_) => Entry::Other(raw),
     }
 }
 
@@ -138,6 +233,9 @@ pub fn plan_tagged(body: &[u8], max_batch: usize, tag: u64) -> Plan {
         return Plan::Pass; // jsonrpsee answers -32700
     };
     let single = !raw.get().trim_start().starts_with('[');
+    if single && !raw.get().trim_start().starts_with('{') {
+        return Plan::Answer(not_an_object());
+    }
     let entries: Vec<Entry> = if single {
         vec![entry(raw)]
     } else {
@@ -148,6 +246,7 @@ pub fn plan_tagged(body: &[u8], max_batch: usize, tag: u64) -> Plan {
     };
     let needs = entries.iter().any(|e| match e {
         Entry::Object(m) => !matches!(classify(m), Id::Native),
+        Entry::Duplicate(_) => true,
         Entry::Other(_) => false,
     });
     if !needs {
@@ -163,6 +262,7 @@ pub fn plan_tagged(body: &[u8], max_batch: usize, tag: u64) -> Plan {
     for e in entries {
         match e {
             Entry::Other(raw) => forward.push(raw.get().to_string()),
+            Entry::Duplicate(name) => rewrite.extra.push(duplicate_member(&name)),
             Entry::Object(mut m) => {
                 let original = match classify(&m) {
                     Id::Invalid => {
@@ -333,6 +433,44 @@ mod tests {
             )
             .unwrap();
         assert!(reply.contains(r#""id":null"#), "{reply}");
+    }
+
+    /// Issue 30, "JSON-RPC edges".
+    #[test]
+    fn non_objects_duplicates_and_huge_ids() {
+        for b in [r#""hello""#, "null", "1", "true"] {
+            match plan(b.as_bytes(), 100) {
+                Plan::Answer(a) => assert!(a.contains("-32600"), "{b}: {a}"),
+                p => panic!("{b}: {p:?}"),
+            }
+        }
+        match plan(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}"#, 100) {
+            Plan::Answer(a) => {
+                assert!(a.contains("-32600") && a.contains(r#""id":null"#), "{a}")
+            }
+            p => panic!("{p:?}"),
+        }
+        let (body, rw) = rewrite(
+            r#"[{"jsonrpc":"2.0","id":1,"id":2,"method":"m"},{"jsonrpc":"2.0","id":3,"method":"m"}]"#,
+        );
+        assert!(!body.contains(r#""id":2"#), "{body}");
+        let reply = rw
+            .reply(r#"[{"jsonrpc":"2.0","id":"cowboy-devnet:0.0","result":1}]"#)
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&reply).unwrap();
+        assert_eq!(v[0]["id"], 3, "{reply}");
+        assert_eq!(v[1]["error"]["code"], -32600, "{reply}");
+        let (_, rw) = rewrite(r#"{"jsonrpc":"2.0","method":"m","id":1e400}"#);
+        let reply = rw
+            .reply(r#"{"jsonrpc":"2.0","id":"cowboy-devnet:0.0","result":3}"#)
+            .unwrap();
+        assert!(reply.contains(r#""id":1e400"#), "{reply}");
+        for n in ["0", "-1", "1.5", "1e400", "-0.0E-7"] {
+            assert!(is_json_number(n), "{n}");
+        }
+        for n in ["01", "1.", ".5", "1e", "+1", "0x1", "NaN"] {
+            assert!(!is_json_number(n), "{n}");
+        }
     }
 
     #[test]

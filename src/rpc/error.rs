@@ -117,6 +117,16 @@ pub const CODES: &[Code] = &[
         hint: "the height is older than the node keeps (serve --history N): ask from the oldest kept height",
     },
     Code {
+        reason: "ExportRefused",
+        code: -32085,
+        hint: "files go under the server's --export-dir, named by file name only (no path, no `..`, never over a file)",
+    },
+    Code {
+        reason: "RemoteWriteRefused",
+        code: -32086,
+        hint: "the server listens off loopback and serves reads only: restart it with --allow-remote-writes",
+    },
+    Code {
         reason: "NodeStopped",
         code: -32098,
         hint: "the node is shutting down or its thread ended; restart it",

@@ -48,6 +48,10 @@ pub fn node_error(e: NodeError) -> ErrorObjectOwned {
     error::domain_with(e.kind().as_str(), e.to_string(), extra)
 }
 
+fn export_refused(e: super::files::ExportRefused) -> ErrorObjectOwned {
+    error::domain("ExportRefused", e.to_string())
+}
+
 pub(super) fn to_json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("node views serialize to JSON")
 }
@@ -194,8 +198,24 @@ where
         .expect("method names are unique");
 }
 
-/// The whole API on `node`.
+/// What the API may do beside the node (issue 30): where it writes files, and the state
+/// saves' outcome it reports in `devnet_head`.
+#[derive(Clone, Debug, Default)]
+pub struct ApiOptions {
+    /// Where `devnet_exportFixture` writes (none: it writes nothing, Spec note 139).
+    pub export_dir: super::files::ExportDir,
+    /// The `--state` saves (`serve` sets it; `None` without `--state`).
+    pub saves: Option<Arc<super::state_file::SaveStatus>>,
+}
+
+/// The whole API on `node`, writing no files.
 pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
+    module_with(node, ApiOptions::default())
+}
+
+/// The whole API on `node`, with `opts`.
+pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> {
+    let opts = Arc::new(opts);
     let mut m = RpcModule::new(node);
     m.register_method("rpc.discover", |p, _, _| -> RpcResult {
         Args::new(&p, &[])?;
@@ -224,20 +244,27 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
     // The published head (never waits behind a seal): what a status bar reads in one call.
     // Its reply is `HeadQuery`'s, read from the published head.
     // With a block tag (issue 24), the head as of that sealed block (read on the node).
-    reg(
-        &mut m,
-        crate::node::HeadQuery::METHOD,
-        |p, node| async move {
+    // With `--state`, `state_save`: the last save's height and time, the last error.
+    let o = opts.clone();
+    reg(&mut m, crate::node::HeadQuery::METHOD, move |p, node| {
+        let saves = o.saves.clone();
+        async move {
             let a = Args::new(&p, &["block"])?;
             match a.block(0)? {
-                None => Ok(to_json(&node.head())),
+                None => {
+                    let mut v = to_json(&node.head());
+                    if let Some(s) = saves {
+                        v["state_save"] = s.to_json();
+                    }
+                    Ok(v)
+                }
                 at => {
                     let h = node.ask(At::new(crate::node::HeadQuery, at)).await;
                     Ok(to_json(&h.map_err(node_error)?))
                 }
             }
-        },
-    );
+        }
+    });
     m.register_method("devnet_getMining", |p, node, _| -> RpcResult {
         Args::new(&p, &[])?;
         Ok(mining_json(node.head().mining))
@@ -327,35 +354,60 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
             .map_err(node_error)?;
         Ok(Value::Null)
     });
-    reg(&mut m, "devnet_exportFixture", |p, node| async move {
-        let a = Args::new(&p, &["from_height", "path"])?;
-        let from: Option<u64> = a.opt(0, "from_height")?;
-        let path: Option<String> = a.opt(1, "path")?;
-        let mut out = node
-            .query(move |c| crate::scenario::export::export(c, from))
+    // Issue 30 (Spec note 139): `path` is a file name under the server's export directory,
+    // never a path; a taken name gets a new one; a refusal (`ExportRefused`) writes nothing.
+    let o = opts.clone();
+    reg(&mut m, "devnet_exportFixture", move |p, node| {
+        let o = o.clone();
+        async move {
+            let a = Args::new(&p, &["from_height", "path"])?;
+            let from: Option<u64> = a.opt(0, "from_height")?;
+            let path: Option<String> = a.opt(1, "path")?;
+            if let Some(name) = &path {
+                // Refused before anything is exported or written.
+                super::files::check_name(name).map_err(export_refused)?;
+                if o.export_dir.dir().is_none() {
+                    return Err(export_refused(super::files::ExportRefused::NoExportDir));
+                }
+            }
+            let mut out = node
+                .query(move |c| crate::scenario::export::export(c, from))
+                .await
+                .map_err(node_error)?
+                .map_err(node_error)?;
+            let Some(name) = path else {
+                return Ok(to_json(&out));
+            };
+            use crate::scenario::export::{base_file_for, with_base_file};
+            let base = out.base.take().map(|d| crate::chain::dump::state_text(&d));
+            let fixture = out.fixture.clone();
+            let dir = o.export_dir.clone();
+            let written = tokio::task::spawn_blocking(move || {
+                // The fixture names its base (Spec note 131): its text is made for the names
+                // that were free.
+                let base_name = |n: &str| base_file_for(std::path::Path::new(n));
+                let text = |b: Option<&str>| match b {
+                    Some(b) => with_base_file(&fixture, b),
+                    None => fixture.clone(),
+                };
+                let beside = base
+                    .as_deref()
+                    .map(|b| (&base_name as &dyn Fn(&str) -> String, b));
+                dir.write_new_with(&name, &text, beside)
+            })
             .await
-            .map_err(node_error)?
-            .map_err(node_error)?;
-        let Some(path) = path else {
-            return Ok(to_json(&out));
-        };
-        // With a base, the base is written beside the fixture, named after it (Spec note 131).
-        let p = std::path::Path::new(&path);
-        let file = crate::scenario::export::base_file_for(p);
-        out.name_base(&file);
-        let base_path = out.base.take().map(|d| (p.with_file_name(&file), d));
-        let cannot = |e: String| invalid_param("path", format!("cannot write {path}: {e}"));
-        if let Some((bp, d)) = &base_path {
-            super::state_file::write(bp, d).map_err(|e| cannot(e.to_string()))?;
+            .map_err(|e| error::domain("Internal", format!("the export task failed: {e}")))?
+            .map_err(export_refused)?;
+            let (file, base_file) = written;
+            out.base_file = base_file.clone();
+            let mut v = to_json(&out);
+            v["fixture"] = Value::Null;
+            v["path"] = json!(file);
+            if let Some(b) = base_file {
+                v["base_path"] = json!(b);
+            }
+            Ok(v)
         }
-        std::fs::write(p, &out.fixture).map_err(|e| cannot(e.to_string()))?;
-        let mut v = to_json(&out);
-        v["fixture"] = Value::Null;
-        v["path"] = json!(path);
-        if let Some((bp, _)) = base_path {
-            v["base_path"] = json!(bp.display().to_string());
-        }
-        Ok(v)
     });
     reg(&mut m, "devnet_reset", |p, node| async move {
         Args::new(&p, &[])?;
@@ -656,7 +708,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
                 pending.reject(e).await;
                 return Ok(());
             }
-            forward(pending, &node, |ev| match ev {
+            super::reorg::forward_chain(pending, &node, |ev| match ev {
                 NodeEvent::BlockSealed(b) => Some(to_json(b)),
                 _ => None,
             })
@@ -679,7 +731,7 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
                     return Ok(());
                 }
             };
-            forward(pending, &node, move |ev| match ev {
+            super::reorg::forward_chain(pending, &node, move |ev| match ev {
                 NodeEvent::Chain(r) if filter.matches(r) => Some(to_json(r)),
                 _ => None,
             })

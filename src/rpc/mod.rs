@@ -7,10 +7,12 @@
 mod compliance;
 mod draft;
 pub mod error;
+pub mod files;
 pub mod guard;
 pub mod methods;
 pub mod openrpc;
 pub mod queries;
+mod reorg;
 mod scheduler;
 pub mod server;
 pub mod state_file;

@@ -1,6 +1,7 @@
 //! `rpc.discover`: the OpenRPC document (issue 13), built from one table of every method with
 //! its params and result. A test fails when a registered method is missing here.
 
+use crate::engine::SchedulerKind;
 use serde_json::{Map, Value, json};
 
 /// One param: its name, its schema (a name under `components.schemas`, or literal JSON
@@ -406,7 +407,7 @@ pub const METHODS: &[MethodDoc] = &[
             ),
             o("block", "BlockTag", BLOCK),
         ],
-        r#"{"type":"object","properties":{"scheduler":{"type":"string"},"window_blocks":"@Count","median":"@Count","actors":{"type":"array"}}}"#,
+        r#"{"type":"object","properties":{"scheduler":"@Scheduler","window_blocks":"@Count","median":"@Count","actors":{"type":"array"}}}"#,
     ),
     m(
         "scheduler_lane",
@@ -431,7 +432,7 @@ pub const METHODS: &[MethodDoc] = &[
         "scheduler_draft",
         "The CIP-5 drafts' state (cip5-draft, cip5-draft-zh): the scheduler, the parameters, the Globalbox in its frozen order (head first), the last block's Mailbox in deliver_seq order, the quota skips of the last block, the state watches with their pending hits.",
         &[o("block", "BlockTag", BLOCK)],
-        r#"{"type":"object","properties":{"scheduler":{"type":"string"},"params":{"type":"object"},"globalbox":{"type":"array"},"mailbox":{"type":"array"},"quota_skips":"@Count","watches":{"type":"array"},"next_deliver_seq":"@Count"}}"#,
+        r#"{"type":"object","properties":{"scheduler":"@Scheduler","params":{"type":"object"},"globalbox":{"type":"array"},"mailbox":{"type":"array"},"quota_skips":"@Count","watches":{"type":"array"},"next_deliver_seq":"@Count"}}"#,
     ),
     m(
         "gov_setActivationHeight",
@@ -512,6 +513,9 @@ fn expand_refs(v: Value) -> Value {
 }
 
 fn components() -> Value {
+    // The scheduler names from the one list the CLI and serde use (issue 29: the document
+    // listed two of the five).
+    let schedulers: Vec<&str> = SchedulerKind::ALL.iter().map(|k| k.as_str()).collect();
     let hex = |n: usize, what: &str| json!({"type": "string", "pattern": format!("^0x[0-9a-fA-F]{{{n}}}$"), "description": what});
     json!({
         "schemas": {
@@ -524,6 +528,7 @@ fn components() -> Value {
             "Hash": hex(64, "32 bytes"),
             "Bytes": {"type": "string", "pattern": "^0x([0-9a-fA-F]{2})*$"},
             "SubscriptionId": {},
+            "Scheduler": {"enum": schedulers, "description": "the scheduler policy (cowboy-devnet variants lists their open points)"},
             "MiningMode": {"type": "object", "required": ["mode"], "properties": {
                 "mode": {"enum": ["auto", "manual", "interval"]},
                 "block_time": {"type": "number", "exclusiveMinimum": 0, "description": "seconds, for interval"}}},
@@ -537,7 +542,7 @@ fn components() -> Value {
                 "pending_timers": {"$ref": "#/components/schemas/Count"},
                 "pending_txs": {"$ref": "#/components/schemas/Count"},
                 "mining": {"$ref": "#/components/schemas/MiningMode"},
-                "scheduler": {"type": "string"},
+                "scheduler": {"$ref": "#/components/schemas/Scheduler"},
                 "first_kept": {"$ref": "#/components/schemas/Height", "description": "the oldest height whose block and events are kept (serve --history)"}}},
             "Account": {"type": "object", "properties": {
                 "address": {"$ref": "#/components/schemas/Address"},
@@ -584,7 +589,7 @@ fn components() -> Value {
                 "auction": {"type": ["object", "null"], "description": "CIP-1 v3: lane_basefee, max_fee_per_cycle, priority_per_cycle, weight_bps, effective_priority, due_at_height, rank, would_be_selected"},
                 "funding": {"type": ["object", "null"], "description": "CIP-5 §5.4: fee_payer, balance, needed (max_cost), funded (false: the timer would be removed unfunded when due)"}}},
             "SchedulerLane": {"type": "object", "properties": {
-                "scheduler": {"enum": ["fifo", "eip1559"]},
+                "scheduler": {"$ref": "#/components/schemas/Scheduler"},
                 "activation_height": {"type": ["integer", "null"]},
                 "next_lane_basefee": {"$ref": "#/components/schemas/Amount"},
                 "blocks": {"type": "array", "items": {"type": "object"}}}},

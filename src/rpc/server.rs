@@ -28,6 +28,9 @@ pub struct ServerOptions {
     /// `--allow-origin`: origins (and their hosts) accepted beside loopback; `*` for any
     /// ([`super::guard`]).
     pub allow_origin: Vec<String>,
+    /// `--allow-remote-writes`: serve state-changing and file-writing calls on a non-loopback
+    /// bind too (issue 30, Spec note 140); without it such a server answers only reads.
+    pub allow_remote_writes: bool,
 }
 
 impl Default for ServerOptions {
@@ -41,6 +44,7 @@ impl Default for ServerOptions {
             max_connections: 256,
             max_subscriptions_per_connection: 64,
             allow_origin: Vec::new(),
+            allow_remote_writes: false,
         }
     }
 }
@@ -72,6 +76,7 @@ pub async fn start<C: Send + Sync + 'static>(
         ..Access::new(&opts.allow_origin, host)
     };
     let max_response_body = opts.max_response_body as usize;
+    let reads_only = !is_loopback(host) && !opts.allow_remote_writes;
     let server = Server::builder()
         .set_config(cfg)
         .set_http_middleware(tower::ServiceBuilder::new().layer(GuardLayer::new(access)))
@@ -79,6 +84,7 @@ pub async fn start<C: Send + Sync + 'static>(
             RpcServiceBuilder::new().layer_fn(move |inner| CheckUnsubscribe {
                 inner,
                 max_response_body,
+                reads_only,
             }),
         )
         .build((host, opts.port))

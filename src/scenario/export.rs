@@ -62,10 +62,15 @@ pub struct Exported {
 
 /// The node's session as a fixture. `from_height`: the height of the state it starts from
 /// (Spec note 131): the state as of that sealed block is its base, its steps are those after
-/// it. Without it, the session's start (its genesis, or the state it loaded). A height before
+/// it. Without it, the session's start (its genesis, or the state it loaded; once the log was
+/// trimmed with the history, the oldest height it can replay, Spec note 149). A height before
 /// the retained history (or the session's base) is `HistoryPruned`, past the head
 /// `InvalidInput`.
 pub fn export(node: &NodeCore, from_height: Option<u64>) -> Result<Exported, NodeError> {
+    // A log trimmed with the history (Spec note 149) no longer holds its start: the whole
+    // session it still holds starts from the oldest height a past read answers.
+    let from_height =
+        from_height.or_else(|| node.session().trimmed_at().map(|_| node.first_queryable()));
     let entries = node.session().entries();
     let head = node.height();
     if let Some(f) = from_height.filter(|f| *f > head) {

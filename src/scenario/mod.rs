@@ -13,6 +13,7 @@ pub mod plot;
 pub mod report;
 pub mod runner;
 pub mod story;
+pub mod sweep;
 pub mod translate;
 mod validate;
 

@@ -154,6 +154,10 @@ pub struct App {
     pub gov_cancels: Vec<TimerId>,
     /// First line shown of the help or the log overlay.
     pub scroll: u16,
+    /// The last first line the scrolled overlay could show when it was last drawn (its lines
+    /// less its height; `None` before a draw): a scroll key starts from `scroll` clamped to it,
+    /// so ↑ after `End` moves at once (issue 34, item 1).
+    pub scroll_max: std::cell::Cell<Option<u16>>,
     /// The timer the watch strip follows (`w`); it stays after the timer leaves.
     pub watch: Option<TimerId>,
     /// The watched timer's life as last read.
@@ -238,6 +242,7 @@ impl App {
             fairness_sort: FairnessSort::Fires,
             filter: String::new(),
             filter_editing: false,
+            scroll_max: std::cell::Cell::new(None),
             overlay: Overlay::None,
             toast: None,
             block_time_ms: 1_000,
@@ -606,8 +611,15 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 if it.ok {
                     app.log_at(at, format!("story: {}", it.text), false);
                 } else {
-                    // A step that failed on the live node is an error, with its step.
-                    let text = format!("fixture step failed: {}", it.text);
+                    // A step that failed on the live node is an error, with its step; a failed
+                    // expectation and an end with failures say what they are.
+                    let text = match it.kind {
+                        super::story::StoryKind::Step => {
+                            format!("fixture step failed: {}", it.text)
+                        }
+                        super::story::StoryKind::Expectation => format!("story: {}", it.text),
+                        super::story::StoryKind::End => format!("story: {}", it.text),
+                    };
                     app.log_at(at, text.clone(), true);
                     app.toast = Some(Toast { text, error: true });
                 }
@@ -638,7 +650,11 @@ fn on_done(
     cmd: UiCommand,
     result: Result<CommandOutcome, CommandError>,
 ) -> Vec<Effect> {
-    super::past::on_done(app, &cmd, result.is_ok());
+    let reverted_to = match &result {
+        Ok(CommandOutcome::Reverted { height, .. }) => Some(*height),
+        _ => None,
+    };
+    super::past::on_done(app, &cmd, result.is_ok(), reverted_to);
     if let UiCommand::EstimateTimer(req) = &cmd {
         // Only the reply for the form's current input counts: one for older input (the user
         // typed on meanwhile) is dropped, as is any while the input is invalid.

@@ -106,24 +106,27 @@ impl ScheduleForm {
             .ok_or("no actor is deployed: nothing can schedule a timer")?;
         let when = self.value(FormField::When).trim();
         // `+N` counts from the block being built (the head's next), as a fixture's `after`.
+        // Checked: a delay past the last height is refused, never wrapped (issue 34, item 2).
         let at = if let Some(d) = when.strip_prefix('+') {
+            let delay = parse_number::<u64>("delay", d)?;
             height
-                + 1
-                + d.parse::<u64>()
-                    .map_err(|_| format!("delay `{d}` is not a number"))?
+                .checked_add(1)
+                .and_then(|h| h.checked_add(delay))
+                .ok_or_else(|| {
+                    format!(
+                        "delay `{d}` is too large: #{height} + 1 + {d} is past the last height {}",
+                        u64::MAX
+                    )
+                })?
         } else {
-            when.parse::<u64>()
-                .map_err(|_| format!("height `{when}` is not a number (or +delay)"))?
+            parse_number::<u64>("height", when)?
         };
         let opt_u64 = |f: FormField| -> Result<Option<u64>, String> {
             let v = self.value(f).trim();
             if v.is_empty() {
                 Ok(None)
             } else {
-                v.replace('_', "")
-                    .parse()
-                    .map(Some)
-                    .map_err(|_| format!("{} `{v}` is not a number", f.label()))
+                parse_number::<u64>(f.label(), v).map(Some)
             }
         };
         let payer = self.value(FormField::FeePayer).trim();
@@ -138,10 +141,9 @@ impl ScheduleForm {
             if v.is_empty() {
                 Ok(None)
             } else {
-                v.replace('_', "")
-                    .parse()
+                parse_number::<u128>(f.label(), v)
                     .map(Some)
-                    .map_err(|_| format!("{} `{v}` is not a number of nanos per cycle", f.label()))
+                    .map_err(|e| format!("{e} of nanos per cycle"))
             }
         };
         let tier = match self.value(FormField::Tier).trim() {
@@ -237,4 +239,40 @@ pub(crate) fn form_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         }
     }
     app.form_estimate()
+}
+
+/// An unsigned number typed in a field or a prompt (`_` separators allowed): one that does not
+/// fit says it is too large and names the largest, instead of "not a number" (issue 34,
+/// item 2); a sign or a letter is "not a number".
+pub(crate) fn parse_number<T>(label: &str, s: &str) -> Result<T, String>
+where
+    T: std::str::FromStr<Err = std::num::ParseIntError> + std::fmt::Display + Bounded,
+{
+    let v = s.trim().replace('_', "");
+    let named = if label.is_empty() {
+        format!("`{}`", s.trim())
+    } else {
+        format!("{label} `{}`", s.trim())
+    };
+    v.parse::<T>().map_err(|e| match e.kind() {
+        std::num::IntErrorKind::PosOverflow => {
+            format!("{named} is too large (at most {})", T::MAX_SHOWN)
+        }
+        std::num::IntErrorKind::Empty => format!("{named} is empty: type a number"),
+        _ => format!("{named} is not a number"),
+    })
+}
+
+/// The largest value of an unsigned integer type, for [`parse_number`]'s message.
+pub(crate) trait Bounded {
+    const MAX_SHOWN: &'static str;
+}
+impl Bounded for u64 {
+    const MAX_SHOWN: &'static str = "18446744073709551615";
+}
+impl Bounded for u128 {
+    const MAX_SHOWN: &'static str = "340282366920938463463374607431768211455";
+}
+impl Bounded for u32 {
+    const MAX_SHOWN: &'static str = "4294967295";
 }

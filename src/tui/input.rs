@@ -34,8 +34,14 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 },
             };
             if let Some(d) = page {
-                // Clamped to the text's length when drawn.
-                app.scroll = (app.scroll as i64 + d as i64).clamp(0, u16::MAX as i64) as u16;
+                // From where the overlay stands as last drawn (`End` and the log's opening
+                // ask for the end, u16::MAX, which the draw clamps to the last page).
+                let from = app
+                    .scroll_max
+                    .get()
+                    .map_or(app.scroll, |m| app.scroll.min(m));
+                let max = app.scroll_max.get().unwrap_or(u16::MAX);
+                app.scroll = (from as i64 + d as i64).clamp(0, max as i64) as u16;
             } else if matches!(
                 a,
                 Some(KeyAction::Close) | Some(KeyAction::Help) | Some(KeyAction::Log)
@@ -89,11 +95,13 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         KeyAction::Quit => return quit(app),
         KeyAction::Help => {
             app.scroll = 0;
+            app.scroll_max.set(None);
             app.overlay = Overlay::Help;
         }
         KeyAction::Log => {
             // The newest messages first in view: scrolled to the end when drawn.
             app.scroll = u16::MAX;
+            app.scroll_max.set(None);
             app.overlay = Overlay::Log;
         }
         KeyAction::Watch => match app.selected_timer() {
@@ -225,6 +233,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                     && let Some(e) = app.selected_event().cloned()
                 {
                     app.scroll = 0;
+                    app.scroll_max.set(None);
                     app.overlay = Overlay::Event(Box::new(e));
                     return vec![];
                 }
@@ -321,15 +330,35 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                     .iter()
                     .find(|t| t.id == timer_id)
                     .map(|t| t.expires_at);
-                let default = current.map_or(app.height() + 100, |e| e + 100);
+                // Issue 34, item 4: the extension runs in the next block, whose TTL cap is
+                // its height + max_ttl_blocks (CIP-5 §5.4); prefill a value the cap allows
+                // and that moves the expiry (100 blocks later, or the cap).
+                let cap = app.data.status.as_ref().map(|s| {
+                    s.tip
+                        .saturating_add(1)
+                        .saturating_add(s.max_ttl_blocks)
+                });
+                let wanted = current.map_or(app.height() + 100, |e| e.saturating_add(100));
+                let default = cap.map_or(wanted, |c| wanted.min(c));
+                let hint = match (current, cap) {
+                    (Some(c), Some(cap)) if c >= cap => format!(
+                        "new expires_at (now #{c}; the TTL cap is #{cap}: it cannot move later yet)"
+                    ),
+                    (Some(c), Some(cap)) => {
+                        format!("new expires_at (now #{c}; the TTL cap allows up to #{cap})")
+                    }
+                    (None, Some(cap)) => format!("new expires_at (the TTL cap allows up to #{cap})"),
+                    (Some(c), None) => format!("new expires_at (now #{c})"),
+                    (None, None) => "new expires_at".to_string(),
+                };
                 app.overlay = Overlay::Prompt(Prompt::new(
                     PromptKind::Extend { actor, timer_id },
-                    format!("extend {}", app.describe_timer(&timer_id)),
-                    default.to_string(),
                     format!(
-                        "new expires_at{}",
-                        current.map_or(String::new(), |c| format!(" (now {c})"))
+                        "extend {}: move its expiry (not its fire height)",
+                        app.describe_timer(&timer_id)
                     ),
+                    default.to_string(),
+                    hint,
                 ));
             }
             _ => app.toast("select a timer first (buckets or feed) to extend it", true),

@@ -70,6 +70,9 @@ pub struct Status {
     pub tip: u64,
     /// The oldest height the node keeps (Spec note 73).
     pub first_kept: u64,
+    /// `max_ttl_blocks` in force: the latest `expires_at` an extension can set is the block's
+    /// height plus this (CIP-5 §5.4; issue 34, item 4).
+    pub max_ttl_blocks: u64,
 }
 
 /// One coming height and what is due there.
@@ -479,10 +482,25 @@ impl CommandOutcome {
             (UiCommand::CancelTimer { timer_id, .. }, _) => {
                 applied(format!("cancelled timer {}", timer_id.short()))
             }
-            (UiCommand::ExtendTimer { timer_id, .. }, Answer::Expiry(at)) => applied(format!(
-                "extended timer {} to expire at {at}",
-                timer_id.short()
-            )),
+            // Issue 34, item 4: the node clamps to the TTL cap (CIP-5 §5.4) silently; say so.
+            (
+                UiCommand::ExtendTimer {
+                    timer_id,
+                    new_expires_at,
+                    ..
+                },
+                Answer::Expiry(at),
+            ) => applied(if at == *new_expires_at {
+                format!(
+                    "extended timer {}: it now expires at #{at} (its fire height is unchanged)",
+                    timer_id.short()
+                )
+            } else {
+                format!(
+                    "extended timer {}: asked #{new_expires_at}, the TTL cap (height + max_ttl_blocks) allows #{at}: it now expires at #{at} (its fire height is unchanged)",
+                    timer_id.short()
+                )
+            }),
             (UiCommand::GovCancelTimer { timer_id, .. }, _) => {
                 applied(format!("governance cancelled timer {}", timer_id.short()))
             }

@@ -100,6 +100,13 @@ pub(crate) fn history_key(app: &mut App, action: KeyAction) -> Vec<Effect> {
     if to >= tip {
         app.view_at = None;
         app.toast(format!("back at the head #{tip}: live"), false);
+    } else if to < first_kept && first_kept <= 1 {
+        // Issue 34, item 11: nothing was pruned; the view stops at the first kept block.
+        app.view_at = Some(first_kept.min(tip));
+        app.toast(
+            format!("#{first_kept} is the oldest block to view: genesis (#0) comes before it, nothing is pruned"),
+            false,
+        );
     } else if to < first_kept {
         // Spec note 73: what the node keeps.
         app.view_at = Some(first_kept.min(tip));
@@ -179,9 +186,31 @@ pub(crate) fn refuse_in_past(app: &mut App, effects: Vec<Effect>) -> Vec<Effect>
 }
 
 /// After a command's answer: a fork returns the view to the (new) head.
-pub(crate) fn on_done(app: &mut App, cmd: &UiCommand, ok: bool) {
+/// A fork or a revert also undoes the fixture's story told after the height it returns to
+/// (issue 34, item 6): the story line shows the newest step the new branch still has.
+pub(crate) fn on_done(app: &mut App, cmd: &UiCommand, ok: bool, height: Option<u64>) {
     if ok && matches!(cmd, UiCommand::RevertTo(_)) {
         app.view_at = None;
+    }
+    let back_to = match cmd {
+        UiCommand::RevertTo(h) if ok => Some(*h),
+        UiCommand::Revert(_) if ok => height,
+        _ => None,
+    };
+    if let Some(h) = back_to {
+        forget_story_after(app, h);
+    }
+}
+
+/// Drops the story from its first item played after `height` (what follows it, expectations
+/// included, was told of the dropped blocks).
+pub(crate) fn forget_story_after(app: &mut App, height: u64) {
+    if let Some(i) = app
+        .story
+        .iter()
+        .position(|it| it.height.is_some_and(|h| h > height))
+    {
+        app.story.truncate(i);
     }
 }
 

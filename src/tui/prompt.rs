@@ -43,11 +43,7 @@ fn resolve_actor(app: &App, word: &str) -> Result<Address, String> {
 
 /// `watch ACTOR KEYS [opts]` / `interval ACTOR EVERY [opts]` (issue 22).
 fn draft_command(app: &App, input: &str) -> Result<UiCommand, String> {
-    let num = |s: &str| {
-        s.replace('_', "")
-            .parse::<u64>()
-            .map_err(|_| format!("`{s}` is not a number"))
-    };
+    let num = |s: &str| super::form::parse_number::<u64>("", s);
     let words: Vec<&str> = input.split_whitespace().collect();
     let (interval, actor, what) = match words.as_slice() {
         ["watch", a, keys, ..] => (false, *a, *keys),
@@ -263,8 +259,20 @@ pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                 vec![Effect::Command(cmd)]
             }
             Err(m) => {
-                p.error = Some(format!("InvalidInput: {m}"));
-                app.log_message(format!("InvalidInput: {m}"), true);
+                // A refusal that already names its error (`UnknownSnapshot: ...`) keeps that
+                // name; anything else is the input's fault.
+                let named = m.split_once(':').is_some_and(|(w, _)| {
+                    w.starts_with(|c: char| c.is_ascii_uppercase())
+                        && w.chars().all(|c| c.is_ascii_alphanumeric())
+                });
+                let text = if named {
+                    m
+                } else {
+                    format!("InvalidInput: {m}")
+                };
+                p.error = Some(text.clone());
+                // The status line shows this answer, not an older message (issue 34, item 5).
+                app.toast(text, true);
                 app.overlay = Overlay::Prompt(p);
                 vec![]
             }
@@ -451,11 +459,7 @@ pub fn resolve_timer(app: &App, word: &str) -> Result<TimerId, String> {
 }
 
 fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
-    let num = |s: &str| {
-        s.replace('_', "")
-            .parse::<u64>()
-            .map_err(|_| format!("`{s}` is not a number"))
-    };
+    let num = |s: &str| super::form::parse_number::<u64>("", s);
     match &p.kind {
         PromptKind::Extend { actor, timer_id } => Ok(UiCommand::ExtendTimer {
             actor: *actor,
@@ -468,7 +472,27 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
             if v.is_empty() {
                 return Err("name a snapshot id (S takes one)".into());
             }
-            Ok(UiCommand::Revert(num(v)?))
+            let id = num(v)?;
+            // Issue 34, item 13: an id the node does not keep is refused before the
+            // confirmation, as the node would refuse it (UnknownSnapshot).
+            let ids = app.snapshot_ids();
+            if !ids.contains(&id) {
+                return Err(format!(
+                    "UnknownSnapshot: no snapshot {id}; {}",
+                    if ids.is_empty() {
+                        "the node keeps none (S takes one)".to_string()
+                    } else {
+                        format!(
+                            "the node keeps {}",
+                            ids.iter()
+                                .map(u64::to_string)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        )
+                    }
+                ));
+            }
+            Ok(UiCommand::Revert(id))
         }
         PromptKind::Govern { selected } => {
             let words: Vec<&str> = p.input.split_whitespace().collect();
@@ -516,15 +540,31 @@ fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String> {
                         ));
                     }
                     for w in &words[1..] {
-                        let (f, v) = w.split_once('=').ok_or(format!("`{w}`: FIELD=VALUE"))?;
-                        let v = num(v)?;
+                        let (f, v) = w
+                            .split_once('=')
+                            .ok_or(format!("`{w}` is not FIELD=VALUE"))?;
+                        // Issue 34, item 5: the field is checked first, then its value, and
+                        // the error names both (the help below lists the fields).
+                        if !config_fields().contains(&f)
+                            && !crate::engine::draft::DraftParams::is_field(f)
+                        {
+                            return Err(format!(
+                                "no config field `{f}` (Tab completes the field names listed below)"
+                            ));
+                        }
+                        let v = super::form::parse_number::<u64>(f, v)?;
                         match f {
                             "max_ttl_blocks" => patch.max_ttl_blocks = Some(v),
                             "max_cycles_per_fire" => patch.max_cycles_per_fire = Some(v),
                             "max_cells_per_fire" => patch.max_cells_per_fire = Some(v),
                             "max_timers_per_actor" => {
                                 patch.max_timers_per_actor =
-                                    Some(u32::try_from(v).map_err(|_| "too large".to_string())?)
+                                    Some(u32::try_from(v).map_err(|_| {
+                                        format!(
+                                            "max_timers_per_actor `{v}` is too large (at most {})",
+                                            u32::MAX
+                                        )
+                                    })?)
                             }
                             "gc_cycles_per_block" => patch.gc_cycles_per_block = Some(v),
                             "lane_timer_cycles" => patch.lane_timer_cycles = Some(v),

@@ -18,6 +18,37 @@ pub struct StoryItem {
     pub ok: bool,
     /// The label a step gave a timer.
     pub label: Option<(String, TimerId)>,
+    /// A step, an expectation or the fixture's end (its summary): the story line's failure
+    /// count counts failed steps and expectations, never the summary (issue 34, item 3).
+    pub kind: StoryKind,
+}
+
+/// What a story item reports.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum StoryKind {
+    #[default]
+    Step,
+    Expectation,
+    /// The fixture played to its end (`ok` when every end-of-run expectation held).
+    End,
+}
+
+/// The failed steps and expectations of a story, in words (`1 expectation failed`,
+/// `2 steps and 1 expectation failed`), or `None` when none failed.
+pub fn failures(story: &[StoryItem]) -> Option<String> {
+    let count = |k: StoryKind| story.iter().filter(|s| !s.ok && s.kind == k).count();
+    let (steps, exps) = (count(StoryKind::Step), count(StoryKind::Expectation));
+    let n = |n: usize, one: &str| format!("{n} {one}{}", if n == 1 { "" } else { "s" });
+    match (steps, exps) {
+        (0, 0) => None,
+        (0, e) => Some(format!("{} failed", n(e, "expectation"))),
+        (s, 0) => Some(format!("{} failed", n(s, "step"))),
+        (s, e) => Some(format!(
+            "{} and {} failed",
+            n(s, "step"),
+            n(e, "expectation")
+        )),
+    }
 }
 
 /// The story item a node notification is, if any.
@@ -25,15 +56,21 @@ pub fn from_node_event(ev: &NodeEvent) -> Option<StoryItem> {
     match ev {
         NodeEvent::FixtureStep {
             height,
+            line,
             text,
             ok,
             label,
-            ..
         } => Some(StoryItem {
             height: Some(*height),
             text: text.clone(),
             ok: *ok,
             label: label.clone(),
+            // The player reports its end as a step of line 0 (fixture lines count from 1).
+            kind: if *line == 0 {
+                StoryKind::End
+            } else {
+                StoryKind::Step
+            },
         }),
         NodeEvent::Expectation {
             line,
@@ -53,6 +90,7 @@ pub fn from_node_event(ev: &NodeEvent) -> Option<StoryItem> {
             ),
             ok: *passed,
             label: None,
+            kind: StoryKind::Expectation,
         }),
         _ => None,
     }

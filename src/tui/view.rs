@@ -193,6 +193,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         gc_cycles: cfg.gc_cycles_per_block,
         tip: r.tip.as_ref().unwrap_or(head).height,
         first_kept: r.tip.as_ref().unwrap_or(head).first_kept,
+        max_ttl_blocks: r.config.timer.max_ttl_blocks,
         variants: {
             let d = crate::engine::Variants::default().values();
             d.iter()

@@ -1,6 +1,7 @@
 //! Past heights (issue 24): the session log's recording, checkpoints of the chain within the
 //! retained history, and the state as of any retained height (a checkpoint's chain, cloned,
-//! with the session log replayed from it: at most [`CHECKPOINT_EVERY`] heights of blocks).
+//! with the session log replayed from it: at most [`CHECKPOINT_EVERY`] blocks with a body,
+//! however many quiet heights lie between them, Spec note 151).
 
 use super::NodeCore;
 use crate::chain::{Chain, Genesis};
@@ -9,14 +10,20 @@ use crate::node::session::{self, Entry, Link, SessionLog};
 use std::collections::VecDeque;
 use std::sync::Arc;
 
-/// Heights between two checkpoints: a past-height query replays at most this many heights'
-/// blocks (quiet heights are jumped, so it costs their busy blocks).
+/// Blocks with a body (something happened in them) between two checkpoints (issue 31 item 5,
+/// Spec note 151): checkpoints are placed by work done, not by heights passed, so a jump over
+/// quiet heights places none, and a past-height query replays at most this many busy blocks
+/// (the quiet heights between them are jumped).
 pub const CHECKPOINT_EVERY: u64 = 256;
+
+/// The fewest entries a trim of the session log drops (Spec note 149).
+pub const TRIM_AT_LEAST: usize = 1024;
 
 /// The chain as of sealed block `height`, and where the session log stood then.
 pub(crate) struct Checkpoint {
     height: u64,
-    chain: Chain,
+    /// Shared, so a checkpoint moved onto a trimmed log (Spec note 149) copies no chain.
+    chain: Arc<Chain>,
     pos: Option<Arc<Link>>,
     count: usize,
 }
@@ -36,7 +43,7 @@ pub(super) fn start(chain: &Chain, keep_history: bool) -> VecDeque<Arc<Checkpoin
     if keep_history {
         v.push_back(Arc::new(Checkpoint {
             height: chain.height(),
-            chain: chain.clone(),
+            chain: Arc::new(chain.clone()),
             pos: None,
             count: 0,
         }));
@@ -76,8 +83,8 @@ impl NodeCore {
     }
 
     /// Records the seals up to the head, and keeps a checkpoint every [`CHECKPOINT_EVERY`]
-    /// heights (those older than the retained history are dropped, but for the one the
-    /// oldest retained height replays from).
+    /// blocks with a body (those older than the retained history are dropped, but for the one
+    /// the oldest retained height replays from).
     pub(super) fn sealed(&mut self) {
         if !self.recording {
             return;
@@ -87,12 +94,18 @@ impl NodeCore {
         if !self.keep_history {
             return;
         }
-        let last = self.checkpoints.back().map_or(0, |c| c.height);
-        if to >= last.saturating_add(CHECKPOINT_EVERY) {
+        // A block with a body is stored by the chain; a quiet height (or a jump) is not.
+        if self.chain.blocks().next_back().is_some_and(|b| {
+            b.header.height == to && !(b.receipts.is_empty() && b.events.is_empty())
+        }) {
+            self.work_since_checkpoint += 1;
+        }
+        if self.work_since_checkpoint >= CHECKPOINT_EVERY {
+            self.work_since_checkpoint = 0;
             let (pos, count) = self.session.position();
             self.checkpoints.push_back(Arc::new(Checkpoint {
                 height: to,
-                chain: self.chain.clone(),
+                chain: Arc::new(self.chain.clone()),
                 pos,
                 count,
             }));
@@ -102,6 +115,42 @@ impl NodeCore {
             self.checkpoints.pop_front();
         }
         self.prune_past_states();
+        self.trim_session();
+    }
+
+    /// Trims the session log with the history (issue 31 item 2, Spec note 149): the entries
+    /// before the oldest checkpoint (which every past read and export replays from) leave
+    /// the log. Done once they are at least [`TRIM_AT_LEAST`] and as many as the entries
+    /// kept, so the copy it makes costs O(1) a recorded entry, amortized, and the log holds at
+    /// most about twice what the window needs.
+    fn trim_session(&mut self) {
+        let Some(front) = self.checkpoints.front() else {
+            return;
+        };
+        let before = front.count;
+        let after = self.session.len().saturating_sub(before);
+        if before < TRIM_AT_LEAST || before < after {
+            return;
+        }
+        let (log, kept) = self.session.trimmed(before, front.height);
+        let links = log.links_after(None);
+        let moved: VecDeque<Arc<Checkpoint>> = self
+            .checkpoints
+            .iter()
+            .map(|c| {
+                let count = c.count - before + kept;
+                Arc::new(Checkpoint {
+                    height: c.height,
+                    chain: c.chain.clone(),
+                    pos: count.checked_sub(1).map(|i| links[i].clone()),
+                    count,
+                })
+            })
+            .collect();
+        self.session = log;
+        self.checkpoints = moved;
+        // Kept past states hold the old log's links: let them go with it.
+        self.drop_past_states();
     }
 
     /// The oldest height a past-height query answers: the retained history's (Spec note 73),
@@ -134,7 +183,7 @@ impl NodeCore {
         self.check_past(height)?;
         let i = self.checkpoints.partition_point(|c| c.height <= height);
         let cp = &self.checkpoints[i - 1];
-        let mut chain = cp.chain.clone();
+        let mut chain = Chain::clone(&cp.chain);
         let links = self.session.links_after(cp.pos.as_ref());
         let done = session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
         let pos = match done.applied {
@@ -174,6 +223,9 @@ impl NodeCore {
             keep_history: self.keep_history,
             history,
             history_len: self.history_len,
+            pruned_to: self.pruned_to,
+            work_since_checkpoint: 0,
+            fates: Default::default(),
             snapshots: Default::default(),
             next_snapshot: 1,
             max_snapshots: self.max_snapshots,
@@ -202,6 +254,7 @@ impl NodeCore {
         self.session = session;
         self.history.retain(|b| b.header.height <= height);
         self.checkpoints.retain(|c| c.height <= height);
+        self.fates = std::mem::take(&mut self.fates).back_to(height);
         self.pending_txs = 0;
         self.quiet = 0;
         self.events

@@ -1,6 +1,6 @@
 //! The last past states read (issue 24, "a past view is not re-read from a checkpoint on each
 //! refresh"): a dashboard viewing a past height asks the same height on every refresh, which
-//! would replay up to [`super::past::CHECKPOINT_EVERY`] heights' blocks each time. The node
+//! would replay up to [`super::past::CHECKPOINT_EVERY`] busy blocks each time. The node
 //! keeps the last [`DEFAULT_PAST_CACHE`] states it rebuilt, keyed by height, so a repeated
 //! read at one past height costs a lookup.
 //!

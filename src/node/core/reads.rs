@@ -34,7 +34,21 @@ impl NodeCore {
             timer_id: Some(*id),
             ..EventFilter::default()
         });
-        read::timer_view(&self.chain, id, events)
+        let fate = self.fates.get(id);
+        let Some(mut v) = read::timer_view(&self.chain, id, events) else {
+            // Its events left the history: its compact record answers (Spec note 150).
+            return fate
+                .filter(|f| f.status.is_some())
+                .map(|f| fate_view(f, self.chain.engine().draft().client_nonce_for(id)));
+        };
+        if let Some(f) = fate {
+            v.history_pruned = self.keep_history && f.schedule_block < self.first_kept();
+            if f.status == Some(v.status) {
+                v.exit_height = Some(f.exit_height);
+                v.fee_paid = Some(f.fee_paid);
+            }
+        }
+        Some(v)
     }
 
     /// The timers of one height in execution order.
@@ -110,5 +124,37 @@ impl NodeCore {
                 read::timer_view(&self.chain, &id, ev)
             })
             .collect()
+    }
+}
+
+/// A gone timer's view from its compact record alone (Spec note 150): what the record keeps,
+/// `history_pruned` set; the handler, the payload's length, the fee caps and the deferrals
+/// went with its events.
+fn fate_view(f: &super::fates::TimerFate, client_nonce: Option<u64>) -> TimerView {
+    TimerView {
+        timer_id: f.timer_id,
+        actor: f.actor,
+        fee_payer: f.fee_payer,
+        height: f.height,
+        expires_at: 0,
+        gas_limit_per_fire: 0,
+        handler: String::new(),
+        payload: None,
+        payload_len: 0,
+        seq: None,
+        schedule_block: Some(f.schedule_block),
+        tier: None,
+        status: f.status.expect("a gone timer's record has its status"),
+        deferrals: Vec::new(),
+        max_fee_per_cycle: None,
+        max_priority_fee_per_cycle: None,
+        priority_tier: None,
+        carried: 0,
+        last_defer: None,
+        client_nonce,
+        events: Vec::new(),
+        exit_height: Some(f.exit_height),
+        fee_paid: Some(f.fee_paid),
+        history_pruned: true,
     }
 }

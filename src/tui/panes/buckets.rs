@@ -79,9 +79,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let ranked = app.data.bucket_timers.iter().any(|t| t.rank.is_some());
     let head = match sel {
         Some(b) => format!(
-            " bucket #{} · {} timers in execution order{}",
+            " bucket #{} · {} in execution order{}",
             b.height,
-            b.count,
+            crate::tui::panes::modal::plural(b.count as usize, "timer", "timers"),
             if ranked {
                 " (eip1559: effective priority, then id)"
             } else {

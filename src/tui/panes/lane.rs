@@ -25,97 +25,126 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     );
     let inner = block.inner(area);
     frame.render_widget(block, area);
-    // A short pane keeps the basefee lines and the chart, and as many summary lines as fit
-    // (they are in order of importance).
-    // At 120x34 with the story line and the watch strip the pane has 9 rows: the deferrals
-    // by reason (the third summary line) keep their place, the chart keeps 3.
-    // Smaller panes keep a chart of 4.
-    let (summary_h, chart_min) = if inner.height >= 9 {
-        (4.min(inner.height - 6), 3)
-    } else {
-        (inner.height.saturating_sub(7), 4)
-    };
-    let [summary, chart, fee_label, fee] = Layout::vertical([
-        Constraint::Length(summary_h),
-        Constraint::Min(chart_min),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(inner);
+    // Issue 34, item 9: the summary is packed whole value by whole value (never a number cut
+    // mid-value) and takes the rows it needs before the chart, which keeps at least 2; what
+    // does not fit ends the last line with `…` (a wider terminal shows it).
     let txt = theme.get("text");
     let head = theme.get("header");
     let warn = theme.get("warn");
     let last = rows.last();
-    let lines = vec![
-        Line::from(vec![
-            Span::styled("last ", head),
-            Span::styled(
-                match last {
-                    Some(r) => format!(
-                        "#{} {} reserved {} ({}.{:02}% of the lane, target 50%) used {} · selected {} fired {} deferred {}",
-                        r.height,
-                        r.scheduler,
+    let mut groups: Vec<(&str, Vec<(String, bool)>)> = Vec::new();
+    groups.push((
+        "last ",
+        match last {
+            Some(r) => vec![
+                (format!("#{} {}", r.height, r.scheduler), false),
+                (
+                    format!(
+                        "reserved {} = {}.{:02}%",
                         short_amount(r.cycles_reserved.into()),
                         r.utilisation_bps / 100,
-                        r.utilisation_bps % 100,
-                        short_amount(r.cycles_used.into()),
-                        r.selected,
-                        r.fired,
-                        r.deferred
+                        r.utilisation_bps % 100
                     ),
-                    None => "no block yet".into(),
-                },
-                txt,
-            ),
-        ]),
-        Line::from(vec![
-            Span::styled("tips ", head),
-            Span::styled(
-                if eip || rows.iter().any(|r| r.p50_tip.is_some()) {
-                    let tips: u128 = rows.iter().map(|r| r.tips).sum();
-                    let burned: u128 = rows.iter().map(|r| r.burned).sum();
-                    let lane_burned: u128 = rows.iter().map(|r| r.lane_burned).sum();
+                    false,
+                ),
+                ("target 50%".into(), false),
+                (
+                    format!("used {}", short_amount(r.cycles_used.into())),
+                    false,
+                ),
+                (format!("timers selected {}", r.selected), false),
+                (format!("fired {}", r.fired), false),
+                (format!("deferred {}", r.deferred), r.deferred > 0),
+            ],
+            None => vec![("no block yet".into(), false)],
+        },
+    ));
+    groups.push((
+        "tips ",
+        if eip || rows.iter().any(|r| r.p50_tip.is_some()) {
+            let tips: u128 = rows.iter().map(|r| r.tips).sum();
+            let burned: u128 = rows.iter().map(|r| r.burned).sum();
+            let lane_burned: u128 = rows.iter().map(|r| r.lane_burned).sum();
+            vec![
+                (
                     format!(
-                        "p50 {} per cycle · in window: tips {} · burned {} (lane {})",
-                        last.and_then(|r| r.p50_tip).map_or("—".into(), fmt_nanos),
-                        short_amount(tips),
+                        "p50 {} per cycle",
+                        last.and_then(|r| r.p50_tip).map_or("—".into(), fmt_nanos)
+                    ),
+                    false,
+                ),
+                (format!("in window: tips {}", short_amount(tips)), false),
+                (
+                    format!(
+                        "burned {} (lane {})",
                         short_amount(burned),
                         short_amount(lane_burned)
-                    )
-                } else {
-                    "— (fifo: no tips, no lane basefee)".into()
-                },
-                txt,
-            ),
-        ]),
-        Line::from(
-            std::iter::once(Span::styled("deferred by reason ", head))
-                .chain(
-                    app.data
-                        .defer_reasons
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(i, (r, n))| {
-                            [
-                                Span::styled(if i == 0 { "" } else { " · " }, txt),
-                                Span::styled(format!("{r} {n}"), if *n > 0 { warn } else { txt }),
-                            ]
-                        }),
-                )
-                .collect::<Vec<_>>(),
-        ),
-        Line::from(vec![
-            Span::styled("gc ", head),
-            Span::styled(
-                format!(
-                    "{} cycles of {} last block",
-                    short_amount(last.map_or(0, |r| r.gc_cycles).into()),
-                    short_amount(status.map_or(0, |s| s.gc_cycles).into())
+                    ),
+                    false,
                 ),
-                txt,
+            ]
+        } else {
+            vec![(
+                format!(
+                    "— ({}: no tips, no lane basefee)",
+                    status.map_or("fifo", |s| s.scheduler.as_str())
+                ),
+                false,
+            )]
+        },
+    ));
+    // Issue 34, item 8: these count deferral events (a timer deferred each block counts
+    // once per block) over the lane window; the title says so.
+    groups.push((
+        "deferrals (events) ",
+        app.data
+            .defer_reasons
+            .iter()
+            .map(|(r, n)| (format!("{r} {n}"), *n > 0))
+            .collect(),
+    ));
+    groups.push((
+        "gc ",
+        vec![(
+            format!(
+                "{} cycles of {} last block",
+                short_amount(last.map_or(0, |r| r.gc_cycles).into()),
+                short_amount(status.map_or(0, |s| s.gc_cycles).into())
             ),
-        ]),
-    ];
+            false,
+        )],
+    ));
+    let packed = pack(&groups, inner.width as usize);
+    // The numbers first: the chart takes the rows left, drawn only when it has 3 or more.
+    let summary_h = (packed.len() as u16).min(inner.height.saturating_sub(2));
+    let [summary, chart, fee_label, fee] = Layout::vertical([
+        Constraint::Length(summary_h),
+        Constraint::Min(0),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(inner);
+    let shown_rows = summary_h as usize;
+    let cut = packed.len() > shown_rows;
+    let lines: Vec<Line> = packed
+        .into_iter()
+        .take(shown_rows)
+        .enumerate()
+        .map(|(i, parts)| {
+            let mut spans: Vec<Span> = parts
+                .into_iter()
+                .map(|(t, kind)| match kind {
+                    Part::Head => Span::styled(t, head),
+                    Part::Warn => Span::styled(t, warn),
+                    Part::Text => Span::styled(t, txt),
+                })
+                .collect();
+            if cut && i + 1 == shown_rows {
+                spans.push(Span::styled(" …", theme.get("dim")));
+            }
+            Line::from(spans)
+        })
+        .collect();
     frame.render_widget(Paragraph::new(lines), summary);
 
     let lane = status.map_or(1, |s| s.lane_cycles.max(1));
@@ -214,13 +243,17 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .style(theme.get("dim")),
         )
         .hidden_legend_constraints((Constraint::Ratio(1, 3), Constraint::Ratio(1, 2)))
+        // Top left: over the oldest blocks, not the newest (issue 34, item 9).
+        .legend_position(Some(ratatui::widgets::LegendPosition::TopLeft))
         .y_axis(
             Axis::default()
                 .bounds([0.0, ymax])
                 .labels(["0".to_string(), format!("{ymax:.0}%")])
                 .style(theme.get("dim")),
         );
-    frame.render_widget(c, chart);
+    if chart.height >= 3 {
+        frame.render_widget(c, chart);
+    }
 
     // The basefee over the window: the lane basefee under eip1559 (nanos per cycle, shown in
     // base units), the cycle basefee under fifo.
@@ -239,9 +272,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             fmt_nanos(lo),
             fmt_nanos(hi)
         ),
+        // Issue 34, item 10: the scheduler in force, not always fifo.
         (Some(r), _) => format!(
-            "{} per cycle (fifo: the cycle basefee)",
-            fmt_nanos(r.basefee)
+            "{} per cycle ({}: no lane basefee)",
+            fmt_nanos(r.basefee),
+            status.map_or("fifo", |s| s.scheduler.as_str())
         ),
         (None, _) => "—".into(),
     };
@@ -252,12 +287,65 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ])),
         fee_label,
     );
-    frame.render_widget(
-        Sparkline::default()
-            .data(&fees)
-            .style(theme.get("basefee_line")),
-        fee,
-    );
+    // A basefee that did not move over the window is said in words: a sparkline of equal
+    // values is a solid bar that reads as a progress bar (issue 34, item 9).
+    if lo == hi {
+        frame.render_widget(
+            Paragraph::new(Line::styled(
+                format!("flat over the last {} blocks", shown.len()),
+                theme.get("dim"),
+            )),
+            fee,
+        );
+    } else {
+        frame.render_widget(
+            Sparkline::default()
+                .data(&fees)
+                .style(theme.get("basefee_line")),
+            fee,
+        );
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Part {
+    Head,
+    Text,
+    Warn,
+}
+
+/// Packs each group (a header, then its values) into lines of `width`, a value never split:
+/// a value that does not fit the rest of the line starts the next one (indented), and only a
+/// value wider than a whole line is cut, with `…`.
+fn pack(groups: &[(&str, Vec<(String, bool)>)], width: usize) -> Vec<Vec<(String, Part)>> {
+    let mut out: Vec<Vec<(String, Part)>> = Vec::new();
+    let w = width.max(8);
+    for (header, values) in groups {
+        let mut line = vec![(header.to_string(), Part::Head)];
+        let mut used = header.chars().count();
+        for (i, (v, hot)) in values.iter().enumerate() {
+            let sep = if i == 0 { "" } else { " · " };
+            let n = v.chars().count();
+            if i > 0 && used + sep.len() + n > w {
+                out.push(std::mem::take(&mut line));
+                line.push(("  ".to_string(), Part::Text));
+                used = 2;
+            } else if !sep.is_empty() {
+                line.push((sep.to_string(), Part::Text));
+                used += 3;
+            }
+            let room = w.saturating_sub(used);
+            let v = if n > room {
+                crate::tui::panes::overlays::head(v, room)
+            } else {
+                v.clone()
+            };
+            used += v.chars().count();
+            line.push((v, if *hot { Part::Warn } else { Part::Text }));
+        }
+        out.push(line);
+    }
+    out
 }
 
 /// `eip1559 since #1`, `fifo · eip1559 from #40`, or `fifo`.

@@ -47,12 +47,14 @@ pub fn confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
     };
     lines.push(Line::from(vec![
         Span::raw(" "),
-        button("Cancel", !c.yes_focused),
+        // "Back", not "Cancel": beside `[ cancel the timer ]` the word would name both
+        // answers (issue 34, item 13).
+        button("Back", !c.yes_focused),
         Span::raw("  "),
         button(&c.yes, c.yes_focused),
     ]));
     lines.push(Line::styled(
-        " ←/→ choose · Enter · y yes · n/Esc cancel",
+        " ←/→ choose · Enter · y yes · n/Esc back",
         theme.get("dim"),
     ));
     frame.render_widget(
@@ -63,22 +65,18 @@ pub fn confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
     );
 }
 
-/// A scrollable text overlay: `scroll` is clamped so the last page stays full.
-fn scrolled(
-    frame: &mut Frame,
-    r: Rect,
-    title: String,
-    lines: Vec<Line>,
-    scroll: u16,
-    theme: &Theme,
-) {
+/// A scrollable text overlay: `scroll` is clamped so the last page stays full, and the last
+/// first line is kept in `app.scroll_max` for the scroll keys (issue 34, item 1). The range
+/// counts lines (a long message wraps over several).
+fn scrolled(frame: &mut Frame, r: Rect, title: String, lines: Vec<Line>, app: &App, theme: &Theme) {
     frame.render_widget(Clear, r);
     let h = r.height.saturating_sub(2) as usize;
     let max = lines.len().saturating_sub(h);
-    let top = (scroll as usize).min(max);
+    app.scroll_max.set(Some(max.min(u16::MAX as usize) as u16));
+    let top = (app.scroll as usize).min(max);
     let more = if max > 0 {
         format!(
-            "{title} · {}-{} of {} · ↑/↓ PgUp/PgDn scroll",
+            "{title} · lines {}-{} of {} · ↑/↓ PgUp/PgDn Home/End",
             top + 1,
             (top + h).min(lines.len()),
             lines.len()
@@ -114,9 +112,12 @@ pub fn log(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     scrolled(
         frame,
         r,
-        format!("messages ({}) · ! or Esc closes", app.log.len()),
+        format!(
+            "{} · ! or Esc closes",
+            plural(app.log.len(), "message", "messages")
+        ),
         lines,
-        app.scroll,
+        app,
         theme,
     );
 }
@@ -139,7 +140,7 @@ pub fn event(frame: &mut Frame, area: Rect, app: &App, e: &EventRow, theme: &The
     wrap(&e.text, theme.get("text"), &mut lines);
     lines.push(Line::from(""));
     wrap(
-        &format!("height   #{}", e.height),
+        &format!("block    #{} (the block the event is in)", e.height),
         theme.get("dim"),
         &mut lines,
     );
@@ -156,6 +157,12 @@ pub fn event(frame: &mut Frame, area: Rect, app: &App, e: &EventRow, theme: &The
         );
     }
     for (name, value) in fields(&e.fields) {
+        // A timer event's `height` is the timer's (its fire height), not the block's.
+        let name = if name == "height" {
+            "fires at".to_string()
+        } else {
+            name
+        };
         wrap(&format!("{name:<8} {value}"), theme.get("text"), &mut lines);
     }
     scrolled(
@@ -163,7 +170,7 @@ pub fn event(frame: &mut Frame, area: Rect, app: &App, e: &EventRow, theme: &The
         r,
         format!("event at #{} · Esc closes", e.height),
         lines,
-        app.scroll,
+        app,
         theme,
     );
 }
@@ -357,7 +364,7 @@ pub fn help_lines(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         dim,
     ));
     lines.push(Line::styled(
-        "  destructive commands ask first: Cancel is focused; y or ←/→ Enter confirms",
+        "  destructive commands ask first: Back is focused; y or ←/→ Enter confirms",
         dim,
     ));
     for p in Pane::ALL.iter().filter(|p| **p != app.focus) {
@@ -375,12 +382,10 @@ pub fn help_lines(app: &App, theme: &Theme) -> Vec<Line<'static>> {
 pub fn help(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let lines = help_lines(app, theme);
     let r = centered(area, 96, area.height.saturating_sub(2));
-    scrolled(
-        frame,
-        r,
-        "help (? or Esc closes)".into(),
-        lines,
-        app.scroll,
-        theme,
-    );
+    scrolled(frame, r, "help (? or Esc closes)".into(), lines, app, theme);
+}
+
+/// `n` and the noun in its number (`1 timer`, `2 timers`; issue 34, item 13).
+pub fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -296,30 +296,44 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
 }
 
 pub fn prompt(frame: &mut Frame, area: Rect, p: &Prompt, theme: &Theme) {
-    let r = centered(area, 96, 8);
-    frame.render_widget(Clear, r);
-    let w = r.width.saturating_sub(6) as usize;
-    let mut lines = vec![
-        Line::from(vec![
-            Span::styled(" > ", theme.get("hint_key")),
-            Span::styled(format!("{}▏", tail(&p.input, w)), theme.get("selection")),
-        ]),
-        Line::styled(format!(" {}", p.help), theme.get("dim")),
-    ];
+    // Issue 34, item 5: the answer to the last Enter (the error, or what was sent) comes
+    // right under the input, before the help, and the box grows to hold the help wrapped, so
+    // a long field list never pushes the error out of view.
+    let width = 96u16.min(area.width.saturating_sub(2));
+    let w = width.saturating_sub(6) as usize;
+    let inner = width.saturating_sub(2).max(1) as usize;
+    let rows = |t: &str| t.chars().count().div_ceil(inner).max(1) as u16;
+    let mut lines = vec![Line::from(vec![
+        Span::styled(" > ", theme.get("hint_key")),
+        Span::styled(format!("{}▏", tail(&p.input, w)), theme.get("selection")),
+    ])];
+    let mut h = 1u16;
+    let mut push = |lines: &mut Vec<Line<'static>>, text: String, style| {
+        h += rows(&text);
+        lines.push(Line::styled(text, style));
+    };
     match (&p.sent, &p.error) {
-        (Some(cmd), _) => lines.push(Line::styled(
+        (Some(cmd), _) => push(
+            &mut lines,
             format!(" sent {}, waiting for the answer…", cmd.method()),
             theme.get("warn"),
-        )),
-        (None, Some(e)) => lines.push(Line::styled(format!(" {e}"), theme.get("error"))),
+        ),
+        (None, Some(e)) => push(&mut lines, format!(" {e}"), theme.get("error")),
         (None, None) => {}
     }
     if let Some((input, line)) = &p.estimate
         && *input == p.input
     {
-        lines.push(Line::styled(format!(" estimate: {line}"), theme.get("ok")));
+        push(&mut lines, format!(" estimate: {line}"), theme.get("ok"));
     }
-    lines.push(Line::styled(" Enter sends · Esc closes", theme.get("dim")));
+    push(&mut lines, format!(" {}", p.help), theme.get("dim"));
+    push(
+        &mut lines,
+        " Enter sends · Esc closes".to_string(),
+        theme.get("dim"),
+    );
+    let r = centered(area, width, (h + 2).max(8));
+    frame.render_widget(Clear, r);
     frame.render_widget(
         Paragraph::new(lines)
             .wrap(Wrap { trim: false })

@@ -143,7 +143,7 @@ pub fn strip_line(app: &App, id: &TimerId, theme: &Theme) -> Line<'static> {
 /// The story line: the newest step or expectation of the fixture being played.
 pub fn story_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
     let it = app.story.last()?;
-    let failed = app.story.iter().filter(|s| !s.ok).count();
+    let failed = crate::tui::story::failures(&app.story);
     let mut spans = vec![Span::styled(" story ", theme.get("status_key"))];
     if let Some(h) = it.height {
         spans.push(Span::styled(format!("#{h} "), theme.get("dim")));
@@ -152,9 +152,9 @@ pub fn story_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
         it.text.clone(),
         theme.get(if it.ok { "text" } else { "error" }),
     ));
-    if failed > 0 {
+    if let Some(failed) = failed {
         spans.push(Span::styled(
-            format!("  ({failed} failed: ! lists them)"),
+            format!("  ({failed}: ! lists each)"),
             theme.get("error"),
         ));
     }

@@ -1,0 +1,123 @@
+//! Reorg notifications for the chain's subscriptions (issue 30, Spec note 146).
+
+use crate::node::{NodeEvent, NodeHandle};
+use jsonrpsee::core::SubscriptionResult;
+use jsonrpsee::{PendingSubscriptionSink, SubscriptionMessage};
+use serde_json::{Value, json};
+use tokio::sync::broadcast::error::RecvError;
+
+/// Blocks a chain subscription remembers to find a reorg's common ancestor among.
+const REORG_WINDOW: usize = 1024;
+
+/// [`super::methods`]' `forward` for the chain's subscriptions (blocks and events), which are also told when
+/// the chain is replaced under them (issue 30, Spec note 146): `devnet_revert`,
+/// `devnet_revertTo`, `devnet_reset` and a load send
+/// `{"reorg": {"reason", "new_head": {"height", "hash"}, "common_ancestor": {"height", "hash"} | null, "old_head": {...} | null}}`
+/// before any block of the new chain. The common ancestor is the highest block this
+/// subscription was told of (or the head when it subscribed), among its last
+/// [`REORG_WINDOW`], that the new chain still has; `null` when none is.
+pub(super) async fn forward_chain(
+    pending: PendingSubscriptionSink,
+    node: &NodeHandle,
+    pick: impl Fn(&NodeEvent) -> Option<Value>,
+) -> SubscriptionResult {
+    use std::collections::VecDeque;
+    let mut rx = node.subscribe();
+    let head = node.query(|c| (c.height(), c.chain().head().hash)).await;
+    let mut seen: VecDeque<(u64, crate::engine::H256)> = head.into_iter().collect();
+    let sink = pending.accept().await?;
+    loop {
+        let msg = tokio::select! {
+            _ = sink.closed() => return Ok(()),
+            r = rx.recv() => match r {
+                Ok(ev) => {
+                    if let NodeEvent::BlockSealed(b) = &*ev {
+                        seen.retain(|(h, _)| *h < b.height);
+                        seen.push_back((b.height, b.hash));
+                        if seen.len() > REORG_WINDOW {
+                            seen.pop_front();
+                        }
+                    }
+                    let reorg = match &*ev {
+                        NodeEvent::SnapshotReverted { height, .. } => Some(("revert", Some(*height))),
+                        NodeEvent::StateLoaded { height } => Some(("state_replaced", Some(*height))),
+                        NodeEvent::Reset => Some(("reset", None)),
+                        _ => None,
+                    };
+                    match reorg {
+                        Some((reason, height)) => {
+                            match reorg_json(node, reason, height, &mut seen).await {
+                                Some(v) => v,
+                                None => return Ok(()),
+                            }
+                        }
+                        None => match pick(&ev) {
+                            Some(v) => v,
+                            None => continue,
+                        },
+                    }
+                }
+                Err(RecvError::Lagged(n)) => json!({ "lagged": n }),
+                Err(RecvError::Closed) => return Ok(()),
+            },
+        };
+        let msg = SubscriptionMessage::from(serde_json::value::to_raw_value(&msg)?);
+        if sink.send(msg).await.is_err() {
+            return Ok(());
+        }
+    }
+}
+
+/// The reorg notification (see [`forward_chain`]); `height` is the new head's (`None`: the
+/// session's base, for a reset). Keeps in `seen` only the blocks the new chain still has, and
+/// the new head. `None` when the node stopped.
+async fn reorg_json(
+    node: &NodeHandle,
+    reason: &str,
+    height: Option<u64>,
+    seen: &mut std::collections::VecDeque<(u64, crate::engine::H256)>,
+) -> Option<Value> {
+    let old = seen.back().copied();
+    let candidates: Vec<_> = seen.iter().rev().copied().collect();
+    let (new_head, ancestor) = node
+        .query(move |c| {
+            let h = height.unwrap_or_else(|| c.session().base_height());
+            let base = c.session().base_height();
+            let hash_at = |h: u64| {
+                if h == c.height() {
+                    Some(c.chain().head().hash)
+                } else if let Some(b) = c.block_kept(h).ok().flatten() {
+                    Some(b.header.hash)
+                } else if h == 0 {
+                    // The genesis has no block: block 1 names it (its parent or anchor).
+                    c.block_kept(1).ok().flatten().map(|b| b.header.parent_hash)
+                } else if h == base {
+                    // A loaded session's start: its head, replayed.
+                    c.chain_at(h).ok().map(|ch| ch.head().hash)
+                } else {
+                    None
+                }
+            };
+            let new_head = (h, hash_at(h));
+            let ancestor = candidates
+                .into_iter()
+                .find(|(ch, hash)| *ch <= h && hash_at(*ch) == Some(*hash));
+            (new_head, ancestor)
+        })
+        .await
+        .ok()?;
+    seen.retain(|(h, hash)| {
+        ancestor.is_some_and(|(ah, ahash)| *h < ah || (*h == ah && *hash == ahash))
+    });
+    if let (h, Some(hash)) = new_head {
+        seen.retain(|(x, _)| *x < h);
+        seen.push_back((h, hash));
+    }
+    let block = |(h, hash): (u64, crate::engine::H256)| json!({"height": h, "hash": hash});
+    Some(json!({"reorg": {
+        "reason": reason,
+        "new_head": {"height": new_head.0, "hash": new_head.1},
+        "common_ancestor": ancestor.map(block),
+        "old_head": old.map(block),
+    }}))
+}

@@ -1,0 +1,345 @@
+//! Issue 34 ("the dashboard: every number right and readable at the size people use, under
+//! every scheduler"): each numbered item of the issue, on the app and its render (a frame drawn
+//! to a test backend at 80x24, 120x34 and 200x60 where the size matters).
+
+mod common;
+
+use common::keys::{code, key, press, screen_at, typed};
+use cowboy_devnet::node::NodeEvent;
+use cowboy_devnet::tui::app::{Action, App, Overlay, update};
+use cowboy_devnet::tui::keys::KeyMap;
+use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::refresh;
+use cowboy_devnet::tui::story::{StoryItem, from_node_event};
+use crossterm::event::KeyCode;
+
+fn demo_at(height: u64) -> LocalDevnet {
+    common::keys::fixture_at("demo", height)
+}
+
+fn app_on(src: &mut LocalDevnet) -> App {
+    let mut app = App::new(KeyMap::default());
+    refresh(src, &mut app);
+    app
+}
+
+/// The `lines A-B of N` range in an overlay's title.
+fn range(screen: &str) -> (usize, usize, usize) {
+    let at = screen
+        .find("lines ")
+        .expect("a scrolled overlay shows its range");
+    let rest = &screen[at + "lines ".len()..];
+    let words: Vec<&str> = rest.split_whitespace().take(3).collect();
+    let (a, b) = words[0].split_once('-').unwrap();
+    (
+        a.parse().unwrap(),
+        b.parse().unwrap(),
+        words[2].parse().unwrap(),
+    )
+}
+
+fn story_step(height: u64, text: String) -> StoryItem {
+    from_node_event(&NodeEvent::FixtureStep {
+        height,
+        line: 10,
+        text,
+        ok: true,
+        label: None,
+    })
+    .unwrap()
+}
+
+/// Issue 34, item 1: the message log opened at its end, and the help after `End`, scroll up
+/// at once with ↑ and PgUp (before, the offset stayed past the end and only `Home` moved it);
+/// the title counts messages and the range counts lines.
+#[test]
+fn issue34_item1_log_and_help_scroll_up_from_the_end() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    // 60 messages, each wrapping over two lines at 80 columns.
+    let items = (0..60)
+        .map(|i| story_step(5, format!("step {i} {}", "x".repeat(90))))
+        .collect();
+    update(&mut app, Action::Story(items));
+    let n = app.log.len();
+    update(&mut app, Action::Key(key('!')));
+    let s = screen_at(&app, 80, 24);
+    assert!(s.contains(&format!("{n} messages")), "{s}");
+    let (a, b, total) = range(&s);
+    assert_eq!(b, total, "opens at the end: {s}");
+    assert!(total > n, "the range counts lines: {s}");
+    press(&mut src, &mut app, &[code(KeyCode::Up)]);
+    let s = screen_at(&app, 80, 24);
+    assert_eq!(range(&s), (a - 1, b - 1, total), "↑ moves one line up: {s}");
+    press(&mut src, &mut app, &[code(KeyCode::PageUp)]);
+    let s = screen_at(&app, 80, 24);
+    assert_eq!(range(&s), (a - 11, b - 11, total), "PgUp moves a page: {s}");
+    // Down past the end stays at the end, and ↑ from there moves at once again.
+    press(&mut src, &mut app, &[code(KeyCode::PageDown); 30]);
+    let _ = screen_at(&app, 80, 24);
+    press(&mut src, &mut app, &[code(KeyCode::Up)]);
+    let s = screen_at(&app, 80, 24);
+    assert_eq!(range(&s), (a - 1, b - 1, total), "{s}");
+
+    // The help: End, then ↑ moves.
+    press(&mut src, &mut app, &[code(KeyCode::Esc), key('?')]);
+    let _ = screen_at(&app, 80, 24);
+    press(&mut src, &mut app, &[code(KeyCode::End)]);
+    let s = screen_at(&app, 80, 24);
+    let (a, b, total) = range(&s);
+    assert_eq!(b, total, "{s}");
+    press(&mut src, &mut app, &[code(KeyCode::Up), code(KeyCode::Up)]);
+    let s = screen_at(&app, 80, 24);
+    assert_eq!(range(&s), (a - 2, b - 2, total), "{s}");
+}
+
+/// Issue 34, item 2: a height or delay too large for a height is refused as too large (before,
+/// `+18446744073709551615` wrapped to a past height, and a longer number was "not a number").
+#[test]
+fn issue34_item2_a_number_too_large_says_so() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    let before = src.chain().height();
+    for (typed_when, want) in [
+        ("+18446744073709551615", "too large"),
+        (
+            "99999999999999999999999999",
+            "is too large (at most 18446744073709551615)",
+        ),
+        ("-5", "is not a number"),
+    ] {
+        press(&mut src, &mut app, &[key('s')]);
+        let Overlay::Form(_) = &app.overlay else {
+            panic!("s opens the form: {:?}", app.overlay)
+        };
+        // The first field is the height: clear it, type, send.
+        press(&mut src, &mut app, &[cowboy_devnet_ctrl_u()]);
+        press(&mut src, &mut app, &typed(typed_when));
+        press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+        let s = screen_at(&app, 120, 34);
+        assert!(s.contains(want), "{typed_when}: {s}");
+        assert!(!s.contains("is not in the future"), "{typed_when}: {s}");
+        press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+        app.overlay = Overlay::None;
+    }
+    assert_eq!(src.chain().height(), before, "nothing mined");
+}
+
+fn cowboy_devnet_ctrl_u() -> crossterm::event::KeyEvent {
+    crossterm::event::KeyEvent::new(KeyCode::Char('u'), crossterm::event::KeyModifiers::CONTROL)
+}
+
+/// Issue 34, item 3: the story's failure count counts failed expectations and steps, not the
+/// end's summary line (before: `21 of 22 ... ok (2 failed ...)` with one failure listed).
+#[test]
+fn issue34_item3_the_failure_count_matches_the_log() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    let items = vec![
+        from_node_event(&NodeEvent::Expectation {
+            line: 200,
+            description: "s1 fires".into(),
+            passed: false,
+            detail: "it was deferred".into(),
+        })
+        .unwrap(),
+        from_node_event(&NodeEvent::FixtureStep {
+            height: 100,
+            line: 0,
+            text: "demo played to its end (#100): 21 of 22 end-of-run expectations ok".into(),
+            ok: false,
+            label: None,
+        })
+        .unwrap(),
+    ];
+    update(&mut app, Action::Story(items));
+    let s = screen_at(&app, 200, 60);
+    assert!(s.contains("21 of 22 end-of-run expectations ok"), "{s}");
+    assert!(s.contains("(1 expectation failed: ! lists each)"), "{s}");
+    let errors: Vec<&str> = app
+        .log
+        .iter()
+        .filter(|e| e.error && e.text.contains("FAIL"))
+        .map(|e| e.text.as_str())
+        .collect();
+    assert_eq!(errors.len(), 1, "{:?}", app.log);
+    assert!(
+        !app.log
+            .iter()
+            .any(|e| e.text.contains("step failed: demo played")),
+        "the end is not a failed step: {:?}",
+        app.log
+    );
+}
+
+/// Issue 34, item 4: `e` prefills an expiry the TTL cap allows, its hint names the cap, and an
+/// extension the node clamped says what was asked and what the cap allowed (before: the
+/// prefill was past the cap, and the clamp was silent).
+#[test]
+fn issue34_item4_extend_names_the_ttl_cap() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('j'), key('l')]);
+    let t = app.data.bucket_timers[0].clone();
+    let cap = src.chain().pending_height() + src.chain().timer_config().max_ttl_blocks;
+    press(&mut src, &mut app, &[key('e')]);
+    let Overlay::Prompt(p) = &app.overlay else {
+        panic!("e opens a prompt")
+    };
+    let prefill: u64 = p.input.parse().unwrap();
+    assert!(
+        prefill <= cap && prefill > t.expires_at,
+        "{prefill} vs cap {cap}"
+    );
+    let s = screen_at(&app, 120, 34);
+    assert!(
+        s.contains(&format!("the TTL cap allows up to #{cap}")),
+        "{s}"
+    );
+    assert!(s.contains("move its expiry (not its fire height)"), "{s}");
+    // Ask far past the cap: the node clamps, the answer says so.
+    press(&mut src, &mut app, &[ctrl_u()]);
+    press(&mut src, &mut app, &typed("25921429"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    assert_eq!(src.chain().timer(&t.id).unwrap().expires_at, cap);
+    let toast = &app.toast.as_ref().unwrap().text;
+    assert!(
+        toast.contains(&format!(
+            "asked #25921429, the TTL cap (height + max_ttl_blocks) allows #{cap}"
+        )),
+        "{toast}"
+    );
+}
+
+fn ctrl_u() -> crossterm::event::KeyEvent {
+    cowboy_devnet_ctrl_u()
+}
+
+/// Issue 34, item 5: a bad `g config` shows its error under the input, on every size, and the
+/// status line shows it too (not an older message); nothing is sent.
+#[test]
+fn issue34_item5_governance_config_errors_show() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    app.toast = Some(cowboy_devnet::tui::app::Toast {
+        text: "an older, unrelated error".into(),
+        error: true,
+    });
+    let before = src.chain().timer_config().clone();
+    for (input, want) in [
+        ("config foo=1", "no config field `foo`"),
+        (
+            "config max_ttl_blocks=abc",
+            "max_ttl_blocks `abc` is not a number",
+        ),
+        (
+            "config lane_timer_cycles=-5",
+            "lane_timer_cycles `-5` is not a number",
+        ),
+    ] {
+        press(&mut src, &mut app, &[key('g')]);
+        press(&mut src, &mut app, &typed(input));
+        press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+        for (w, h) in [(80, 24), (120, 34), (200, 60)] {
+            let s = screen_at(&app, w, h);
+            assert!(s.contains(want), "{input} at {w}x{h}: {s}");
+            assert!(!s.contains("older, unrelated"), "{input} at {w}x{h}: {s}");
+        }
+        press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+    }
+    assert_eq!(src.chain().timer_config(), &before);
+}
+
+/// Issue 34, item 11: `{` before the first block stops at #1 and says genesis comes before it
+/// (nothing is pruned), not `HistoryPruned ... (serve --history)`.
+#[test]
+fn issue34_item11_genesis_is_not_pruned() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('{')]);
+    assert_eq!(app.view_at, Some(1));
+    let toast = &app.toast.as_ref().unwrap().text;
+    assert!(!toast.contains("HistoryPruned"), "{toast}");
+    assert!(toast.contains("genesis (#0) comes before it"), "{toast}");
+}
+
+/// Issue 34, item 13: one timer is `1 timer`; the confirmation's buttons are `Back` and the
+/// act (not `Cancel` beside `cancel the timer`); the event detail names the block and the
+/// timer's fire height apart.
+#[test]
+fn issue34_item13_smaller_wording() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('j'), key('l'), key('c')]);
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains("[ Back ]"), "{s}");
+    assert!(!s.contains("[ Cancel ]"), "{s}");
+    press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+    let one = app.data.buckets.iter().position(|b| b.count == 1);
+    if let Some(i) = one {
+        app.bucket_sel = i;
+        let s = screen_at(&app, 200, 60);
+        assert!(s.contains("1 timer in execution order"), "{s}");
+    }
+}
+
+/// Issue 34, item 9: at 120x34 (the documented size) the lane pane shows every deferral
+/// reason and whole values (a value that does not fit the line starts the next one), under
+/// fifo (demo) and eip1559 (congestion); a basefee that did not move is said in words, not
+/// drawn as a solid bar; the basefee label names the scheduler in force.
+#[test]
+fn issue34_item9_lane_pane_whole_values_at_120x34() {
+    for (fixture, h, sched) in [("demo", 40, "fifo"), ("congestion", 20, "eip1559")] {
+        let mut src = common::keys::fixture_at(fixture, h);
+        let app = app_on(&mut src);
+        let s = screen_at(&app, 120, 34);
+        for reason in [
+            "lane ",
+            "outbid ",
+            "over_cap ",
+            "below_basefee ",
+            "gc_budget ",
+        ] {
+            assert!(s.contains(reason), "{fixture}: {reason}: {s}");
+        }
+        assert!(s.contains("deferrals (events)"), "{fixture}: {s}");
+        if sched == "fifo" {
+            assert!(s.contains("flat over the last"), "{fixture}: {s}");
+            assert!(
+                s.contains("basefee 1 per cycle (fifo: no lane basefee)"),
+                "{s}"
+            );
+        } else {
+            let rows = &app.data.lane;
+            let burned: u128 = rows.iter().map(|r| r.burned).sum();
+            let want = format!(
+                "burned {}",
+                cowboy_devnet::tui::render::short_amount(burned)
+            );
+            assert!(s.contains(&want), "{fixture}: {want}: {s}");
+        }
+    }
+}
+
+/// Issue 34, item 13: `R` with an id the node does not keep answers `UnknownSnapshot` at once,
+/// without asking to confirm first.
+#[test]
+fn issue34_item13_revert_to_an_unknown_snapshot_is_refused_first() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('R')]);
+    press(&mut src, &mut app, &[ctrl_u()]);
+    press(&mut src, &mut app, &typed("99"));
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let Overlay::Prompt(p) = &app.overlay else {
+        panic!("no confirmation: {:?}", app.overlay)
+    };
+    assert!(
+        p.error
+            .as_deref()
+            .unwrap_or("")
+            .contains("UnknownSnapshot: no snapshot 99"),
+        "{p:?}"
+    );
+    assert_eq!(src.chain().height(), 5);
+}
