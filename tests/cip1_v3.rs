@@ -42,6 +42,11 @@ fn fifo_until(h: u64) -> Genesis {
     }
 }
 
+/// The `utilisation = reserved` variant (CIP-1 v3 §5 read on reserved cycles, Spec note 152).
+fn reserved(g: Genesis) -> Genesis {
+    g.with_variants(&["utilisation=reserved"]).unwrap()
+}
+
 fn fund(c: &mut Chain) {
     for a in [actor_a(), actor_b(), actor_c()] {
         c.set_balance(&a, RICH);
@@ -124,7 +129,9 @@ fn establish_p50(c: &mut Chain, tips: [u128; 3]) -> u64 {
 
 #[test]
 fn cip1_v3_5_lane_basefee_follows_utilisation_by_at_most_an_eighth() {
-    let mut c = chain_of(fifo_until(3));
+    // The step bound read on reserved cycles (the `utilisation = reserved` variant): code-less
+    // actors consume nothing, so the written rule (`consumed`, the default) would not move.
+    let mut c = chain_of(reserved(fifo_until(3)));
     assert_eq!(
         c.lane_basefee(),
         BF0,
@@ -168,11 +175,39 @@ fn cip1_v3_5_lane_basefee_follows_utilisation_by_at_most_an_eighth() {
     assert_eq!(lane(&c, c.height()).utilisation_bps(), 0);
 }
 
+/// CIP-1 v3 §5 as written (the default, Spec note 152): utilisation is the cycles the lane's
+/// fires *consumed*. The issue's case: eight timers reserve the whole lane (8 × 250,000) but
+/// their code-less actors consume almost nothing, so the basefee falls by an eighth as for an
+/// empty lane; under `utilisation = reserved` the same block raises it by an eighth.
+#[test]
+fn cip1_v3_5_utilisation_is_consumed_by_default_and_reserved_is_a_variant() {
+    let run = |g: Genesis| {
+        let mut c = chain_of(g);
+        let h = 3;
+        for _ in 0..8 {
+            schedule(
+                &mut c,
+                actor_a(),
+                ScheduleArgs {
+                    gas_limit: Some(CAP),
+                    ..fee(h, 10 * S, 0)
+                },
+            );
+        }
+        seal_until(&mut c, h);
+        c.seal_block();
+        assert_eq!(lane(&c, h).reserved, 2_000_000);
+        c.lane_basefee()
+    };
+    assert_eq!(run(fifo_until(3)), BF0 - BF0 / 8, "consumed: the lane is idle");
+    assert_eq!(run(reserved(fifo_until(3))), BF0 + BF0 / 8, "reserved: the lane is full");
+}
+
 #[test]
 fn cip1_v3_5_small_lane_basefees_do_not_stick() {
     // A cycle basefee of 0 starts the lane at 0 nanos: the floor (8) takes over, and a full
     // lane then raises it by the least step, 1 nano, where a floored 1/8 step would not move.
-    let mut g = eip_genesis();
+    let mut g = reserved(eip_genesis());
     g.basefee.cycle_basefee = 0;
     let mut c = chain_of(g);
     assert_eq!(c.lane_basefee(), 8, "the floor after an empty block 1");
@@ -580,7 +615,9 @@ fn cip1_v3_3_step9_losers_are_carried_with_reason_and_count() {
 
 #[test]
 fn cip1_v3_3_step7_over_cap_timers_are_deferred_without_an_attempt_until_their_ttl() {
-    let mut c = chain_of(fifo_until(5));
+    // The `over_cap = defer` variant (Spec note 51's reading; the default is `capped` since
+    // Spec note 153, tested below).
+    let mut c = chain_of(fifo_until(5).with_variants(&["over_cap=defer"]).unwrap());
     let id = schedule(
         &mut c,
         actor_a(),
@@ -617,6 +654,22 @@ fn cip1_v3_3_step7_over_cap_timers_are_deferred_without_an_attempt_until_their_t
     );
     let b = c.seal_block().clone();
     assert_eq!(eob_kinds(&b).last(), Some(&(EventKind::TimerExpired, id)));
+}
+
+/// CIP-1 v3 §13.2 / §14 (Spec note 153, the default `over_cap = capped`): a plain
+/// `schedule_timer` made before activation with CIP-5's default budget (550,000 cycles, over
+/// the 250,000 auction cap) keeps working after activation: it fires at its height, with its
+/// handler's budget cut to the cap, and reserves no more than the cap of the lane.
+#[test]
+fn cip1_v3_13_2_over_cap_timers_from_before_activation_fire_capped_by_default() {
+    let mut c = chain_of(fifo_until(5));
+    let id = schedule(&mut c, actor_a(), args_gas(5, 550_000));
+    seal_until(&mut c, 5);
+    let b = c.seal_block().clone();
+    assert_eq!(fired(&b), vec![id], "it fires at its height");
+    assert_eq!(deferrals(&b), vec![], "no over_cap deferral");
+    assert_eq!(lane(&c, 5).reserved, CAP, "it reserves the cap, not 550,000");
+    assert_conserved(&c);
 }
 
 #[test]
@@ -1134,8 +1187,12 @@ fn cip1_v3_13_2_a_fifo_only_chain_keeps_its_cip5_state_roots() {
     use cowboy_devnet::scenario::runner::disk_loader;
     for (path, root) in [
         (
+            // Issues 29/30 (one refusal path): the demo's refused `gov_cancel` from bob (step
+            // at 24, `expect_error = "Unauthorized"`) is no longer included with a failed
+            // receipt, so bob keeps the 1,000 it was charged; the root moved for that alone
+            // (from 0x7f01c257...b1965; tests/data/fixture_outcomes.txt shows the one balance).
             "fixtures/demo.toml",
-            "0x7f01c25738ef3ad2dc5872c9155bd02748336711cd963df667d09197807b1965",
+            "0x89db61e27be132a7290c7c7086585a2221a006dbf063d4eb225f272a3acbdb9e",
         ),
         (
             "fixtures/storm.toml",

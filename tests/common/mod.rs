@@ -19,7 +19,7 @@ use cowboy_devnet::chain::{
     TimerOp, Transaction, TxKind,
 };
 use cowboy_devnet::engine::{
-    Address, ErrorKind, EventKind, ScheduleArgs, TimerConfig, TimerEvent, TimerId,
+    Address, ErrorKind, EventKind, Failure, ScheduleArgs, TimerConfig, TimerEvent, TimerId,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 use sha3::{Digest, Keccak256};
@@ -138,10 +138,35 @@ pub fn chain_with_actors(genesis: Genesis) -> Chain {
     c
 }
 
+/// Sends a timer operation as `actor` from `from`. An operation that would fail is refused
+/// before inclusion (issues 29/30, one refusal path): the helper checks that the refusal
+/// changed nothing (state root, nonce, balance) and answers a receipt-shaped value with
+/// `success: false` and the refusal as its error, so tests read both paths one way.
 pub fn act_as(chain: &mut Chain, from: Address, actor: Address, op: TimerOp) -> Receipt {
-    chain
-        .apply_tx(Transaction::new(from, TxKind::ActAs { actor, op }))
-        .expect("act_as included")
+    let tx = Transaction::new(from, TxKind::ActAs { actor, op });
+    let (root, nonce, balance) = (chain.state_root(), chain.nonce(&from), chain.balance(&from));
+    match chain.apply_tx(tx.clone()) {
+        Ok(r) => r,
+        Err(e) => {
+            assert_eq!(chain.state_root(), root, "a refused act-as changed the state");
+            assert_eq!(chain.nonce(&from), nonce, "a refused act-as took a nonce");
+            assert_eq!(chain.balance(&from), balance, "a refused act-as charged a fee");
+            Receipt {
+                tx_hash: tx.hash(),
+                index: u32::MAX,
+                from,
+                nonce,
+                kind: "act_as".into(),
+                success: false,
+                error: Some(Failure::from_error(e.kind(), &e)),
+                cycles_used: 0,
+                cells_used: 0,
+                fee: 0,
+                created: None,
+                timers: Vec::new(),
+            }
+        }
+    }
 }
 
 pub fn args(height: u64) -> ScheduleArgs {

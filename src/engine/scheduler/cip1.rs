@@ -203,19 +203,19 @@ pub struct Cip1State {
 
 impl Cip1State {
     /// W(actor) in basis points (§8) against the median of the variant in force
-    /// (`fairness_median`, Spec note 153).
+    /// (`fairness_median`, Spec note 155).
     pub fn weight_bps(&self, actor: &crate::engine::types::Address) -> u32 {
         self.fairness
             .weight_bps_by(actor, self.config.variants.fairness_median)
     }
 
-    /// The §8 network median under the variant in force (Spec note 153).
+    /// The §8 network median under the variant in force (Spec note 155).
     pub fn fairness_median(&self) -> u64 {
         self.fairness
             .median_by(self.config.variants.fairness_median)
     }
 
-    /// The fairness window's rows, W against the median in force (Spec note 153).
+    /// The fairness window's rows, W against the median in force (Spec note 155).
     pub fn fairness_rows(&self) -> Vec<super::fairness::FairnessRow> {
         self.fairness.rows_by(self.config.variants.fairness_median)
     }

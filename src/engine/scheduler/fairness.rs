@@ -253,7 +253,7 @@ impl Fairness {
         self.median
     }
 
-    /// The network median under the variant `fairness_median` (open point 22, Spec note 153):
+    /// The network median under the variant `fairness_median` (open point 22, Spec note 155):
     /// `lower` is [`median`](Self::median); `mean` is the usual median, the mean of the two
     /// middle counts of an even number of firing actors, floored (integer math).
     pub fn median_by(&self, rule: FairnessMedian) -> u64 {

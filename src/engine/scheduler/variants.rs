@@ -53,10 +53,10 @@ variant_enum! {
     /// CIP-1 v3 §5, open points 3 and 14: what the lane utilisation counts.
     Utilisation {
         /// The cycles the fired handlers consumed (§5's `cycles_consumed_in_lane`, as written;
-        /// the default since Spec note 150).
+        /// the default since Spec note 152).
         Consumed => "consumed",
         /// The budgets (`gas_limit_per_fire`) the selected timers reserved (Spec note 45, the
-        /// default before Spec note 150).
+        /// default before Spec note 152).
         Reserved => "reserved",
     }
 }
@@ -114,9 +114,9 @@ variant_enum! {
     OverCap {
         /// Competes with its budget cut to the cap (its handler gets the cap's cycles): §13.2 /
         /// §14 "existing callers keep working", as CIP-5's own lowered cap runs a timer at
-        /// `min(gas, cap)` (the default since Spec note 151).
+        /// `min(gas, cap)` (the default since Spec note 153).
         Capped => "capped",
-        /// Deferred `over_cap` until its TTL (Spec note 51, the default before Spec note 151).
+        /// Deferred `over_cap` until its TTL (Spec note 51, the default before Spec note 153).
         Defer => "defer",
         /// Competes at its own budget (§14 "existing callers keep working").
         OwnBudget => "own_budget",
@@ -210,7 +210,7 @@ variant_enum! {
         /// Strict FIFO: the first live timer that does not fit closes the lane for the block,
         /// the timers behind it wait too (Spec note 3).
         Strict => "strict",
-        /// Timers behind it that still fit the lane fire (Spec note 152).
+        /// Timers behind it that still fit the lane fire (Spec note 154).
         Pass => "pass",
     }
 }
@@ -220,7 +220,7 @@ variant_enum! {
     FairnessMedian {
         /// The lower median, an actual actor's count (the fairness window's rounding note).
         Lower => "lower",
-        /// The usual median: the mean of the two middle counts, floored (Spec note 153).
+        /// The usual median: the mean of the two middle counts, floored (Spec note 155).
         Mean => "mean",
     }
 }
@@ -271,7 +271,7 @@ pub const CATALOG: &[VariantInfo] = &[
         name: "utilisation",
         values: Utilisation::NAMES,
         default: "consumed",
-        spec: "CIP-1 v3 §5 (open points 3, 14, 20; Spec note 150)",
+        spec: "CIP-1 v3 §5 (open points 3, 14, 20; Spec note 152)",
         about: "what drives the lane basefee: the cycles consumed (§5 as written) or the budgets reserved",
     },
     VariantInfo {
@@ -306,7 +306,7 @@ pub const CATALOG: &[VariantInfo] = &[
         name: "over_cap",
         values: OverCap::NAMES,
         default: "capped",
-        spec: "CIP-1 v3 §10, §13.2, §14 (open points 15, 21; Spec note 151)",
+        spec: "CIP-1 v3 §10, §13.2, §14 (open points 15, 21; Spec note 153)",
         about: "a timer over the auction per-fire cap: competes capped (runs at min(gas, cap)), deferred until its TTL, or at its own budget",
     },
     VariantInfo {
@@ -369,7 +369,7 @@ pub const CATALOG: &[VariantInfo] = &[
         name: "fairness_median",
         values: FairnessMedian::NAMES,
         default: "lower",
-        spec: "CIP-1 v3 §8 (open point 22; Spec note 153)",
+        spec: "CIP-1 v3 §8 (open point 22; Spec note 155)",
         about: "W(actor)'s network median of an even count: the lower middle count, or the mean of the two middle counts",
     },
 ];
@@ -568,7 +568,7 @@ impl HashEncode for Variants {
             e.u32(0x4e4f_4e31); // "NON1"
             e.u32(self.update_fifo_rank.tag() as u32);
         }
-        // Spec notes 152 and 153's variants, only when named.
+        // Spec notes 154 and 155's variants, only when named.
         if self.fifo_lane != FifoLane::default() {
             e.u32(0x4649_4631); // "FIF1"
             e.u32(self.fifo_lane.tag() as u32);

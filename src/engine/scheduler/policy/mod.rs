@@ -207,7 +207,7 @@ impl Policy for Fifo {
     ) -> EobPlan {
         // Issue 20: the same decisions as the walk of every due timer (`eob::plan`), over the
         // carry queue when the carried timers are placed in front (the default).
-        // Variant `fifo_lane = pass` (Spec note 152): the walk, with timers that fit passing
+        // Variant `fifo_lane = pass` (Spec note 154): the walk, with timers that fit passing
         // one that does not.
         let strict = env.cip1.config.variants.fifo_lane == FifoLane::Strict;
         if strict && queue.carries_in_front() {
