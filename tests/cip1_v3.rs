@@ -199,8 +199,16 @@ fn cip1_v3_5_utilisation_is_consumed_by_default_and_reserved_is_a_variant() {
         assert_eq!(lane(&c, h).reserved, 2_000_000);
         c.lane_basefee()
     };
-    assert_eq!(run(fifo_until(3)), BF0 - BF0 / 8, "consumed: the lane is idle");
-    assert_eq!(run(reserved(fifo_until(3))), BF0 + BF0 / 8, "reserved: the lane is full");
+    assert_eq!(
+        run(fifo_until(3)),
+        BF0 - BF0 / 8,
+        "consumed: the lane is idle"
+    );
+    assert_eq!(
+        run(reserved(fifo_until(3))),
+        BF0 + BF0 / 8,
+        "reserved: the lane is full"
+    );
 }
 
 #[test]
@@ -668,7 +676,11 @@ fn cip1_v3_13_2_over_cap_timers_from_before_activation_fire_capped_by_default() 
     let b = c.seal_block().clone();
     assert_eq!(fired(&b), vec![id], "it fires at its height");
     assert_eq!(deferrals(&b), vec![], "no over_cap deferral");
-    assert_eq!(lane(&c, 5).reserved, CAP, "it reserves the cap, not 550,000");
+    assert_eq!(
+        lane(&c, 5).reserved,
+        CAP,
+        "it reserves the cap, not 550,000"
+    );
     assert_conserved(&c);
 }
 

@@ -404,13 +404,15 @@ fn issue21_variants_lists_every_variant_with_its_default_and_spec_section() {
     let out = text(&o.stdout);
     for (name, default, spec) in [
         ("basefee_step", "clip", "CIP-1 v3 §5"),
-        ("utilisation", "reserved", "CIP-1 v3 §5"),
+        ("utilisation", "consumed", "CIP-1 v3 §5"),
         ("p50_even", "lower", "§7.1"),
         ("below_basefee", "defer", "§3 step 6"),
         ("lane_basefee_in_max_cost", "yes", "§3 step 8"),
         ("deferred_place", "front", "CIP-5 §6.5"),
-        ("over_cap", "defer", "§10"),
+        ("over_cap", "capped", "§10"),
         ("tie_break", "timer_id", "§3 step 7"),
+        ("fifo_lane", "strict", "open point 3"),
+        ("fairness_median", "lower", "§8"),
     ] {
         let l = out
             .lines()
@@ -422,8 +424,8 @@ fn issue21_variants_lists_every_variant_with_its_default_and_spec_section() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
     assert_eq!(
         v.as_array().unwrap().len(),
-        14,
-        "issue 22 added update_fifo_rank"
+        16,
+        "issue 30 added fifo_lane and fairness_median"
     );
 }
 

@@ -239,3 +239,43 @@ fn issue19_the_readmes_short_fixture_runs() {
     assert_eq!(out.status.code(), Some(0), "{stdout}");
     assert!(stdout.contains("1 passed, 0 failed"), "{stdout}");
 }
+
+/// Issue 29 (one registry) and issue 30 (defaults as written): the variant tables of the README
+/// and docs/FIXTURES.md are the catalogue `cowboy-devnet variants` prints, row for row, so a
+/// changed default or a new variant cannot leave the docs behind.
+#[test]
+fn issue30_variant_tables_in_the_docs_are_the_catalogue() {
+    use cowboy_devnet::engine::scheduler::variants::CATALOG;
+    let mut want = vec![
+        "| variant | values (default first) | spec |".to_string(),
+        "| --- | --- | --- |".to_string(),
+    ];
+    for v in CATALOG {
+        assert_eq!(
+            v.values[0], v.default,
+            "{}: the default is listed first",
+            v.name
+        );
+        let values: Vec<String> = v.values.iter().map(|x| format!("`{x}`")).collect();
+        want.push(format!(
+            "| `{}` | {} | {} |",
+            v.name,
+            values.join(" \\| "),
+            v.spec
+        ));
+    }
+    for path in ["README.md", "docs/FIXTURES.md"] {
+        let text = doc(path);
+        let start = text
+            .find("| variant | values (default first) | spec |")
+            .unwrap_or_else(|| panic!("{path} has no variant table"));
+        let got: Vec<&str> = text[start..]
+            .lines()
+            .take_while(|l| l.starts_with('|'))
+            .collect();
+        assert_eq!(
+            got, want,
+            "{path}: regenerate the table from `cowboy-devnet variants`"
+        );
+    }
+}

@@ -209,7 +209,9 @@ fn a_block_body_hash_commits_to_every_field_of_every_receipt_and_event_kind() {
             checked += 1;
         }
     }
-    assert!(checked >= 140, "{checked}");
+    // 131 fields since the demo's refused `gov_cancel` is no longer a failed system receipt
+    // (Spec note 156): failed receipts are still covered by its reverted calls.
+    assert!(checked >= 130, "{checked}");
     assert!(messages >= 2, "{messages}");
     // Order matters: the same events in another order hash differently.
     let b = blocks

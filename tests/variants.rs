@@ -84,13 +84,13 @@ fn cip1_v3_5_basefee_step_clip_is_the_default_and_proportional_only_changes_the_
     let (prop, prop_rows) = shipped("congestion", &["basefee_step=proportional"]);
     assert!(def.variants.is_empty());
     assert_eq!(prop.variants["basefee_step"], "proportional");
-    // At 75 % utilisation: +12.5 % (clip) against +6.25 % (proportional), floored.
+    // At 72.3 % utilisation (1,446,000 of 2,000,000 cycles consumed, Spec note 152): +12.5 %
+    // (clip: 6.25 points or more above target take the whole step) against the proportional
+    // step, floor(b × 446,000 × 1,250 / (1,000,000 × 10,000)), about +5.6 %.
     let at = |rows: &[BlockRow], h: u64| rows.iter().find(|r| r.height == h).unwrap().lane_basefee;
     assert_eq!(at(&def_rows, 7), at(&def_rows, 6) + at(&def_rows, 6) / 8);
-    assert_eq!(
-        at(&prop_rows, 7),
-        at(&prop_rows, 6) + at(&prop_rows, 6) / 16
-    );
+    let b = at(&prop_rows, 6);
+    assert_eq!(at(&prop_rows, 7), b + b * 446_000 * 1_250 / 10_000_000_000);
     assert_ne!(basefees(&def_rows), basefees(&prop_rows));
     // Nothing else: the same timers fire at the same heights.
     assert_eq!(fires(&def), fires(&prop));
@@ -99,17 +99,39 @@ fn cip1_v3_5_basefee_step_clip_is_the_default_and_proportional_only_changes_the_
 
 #[test]
 fn cip1_v3_5_utilisation_consumed_follows_the_cycles_used_not_the_budgets() {
-    // Congestion reserves 6 × 250,000 = 75 % a block, but each handler uses 150,000 cycles
-    // (+1,000 base): 906,000 consumed = 45.3 %, below the 50 % target.
-    let (def, def_rows) = shipped("congestion", &[]);
-    let (con, con_rows) = shipped("congestion", &["utilisation=consumed"]);
+    // Congestion reserves 6 × 250,000 = 75 % a block, and each handler burns 240,000 cycles
+    // (+1,000 base): 1,446,000 consumed = 72.3 %. The default follows the cycles consumed
+    // (Spec note 152), `utilisation = reserved` the budgets; under the proportional step the
+    // two readings give different basefees from the same fires.
+    let step = ["basefee_step=proportional"];
+    let (def, def_rows) = shipped("congestion", &step);
+    let (res, res_rows) = shipped(
+        "congestion",
+        &["basefee_step=proportional", "utilisation=reserved"],
+    );
     let at = |rows: &[BlockRow], h: u64| rows.iter().find(|r| r.height == h).unwrap().lane_basefee;
-    assert!(at(&def_rows, 20) > at(&def_rows, 6), "reserved: climbs");
-    assert!(at(&con_rows, 20) < at(&con_rows, 6), "consumed: falls");
-    assert_eq!(fires(&def), fires(&con));
+    let (b, r) = (at(&def_rows, 6), at(&res_rows, 6));
+    assert_eq!(
+        at(&def_rows, 7),
+        b + b * 446_000 * 1_250 / 10_000_000_000,
+        "consumed"
+    );
+    assert_eq!(
+        at(&res_rows, 7),
+        r + r / 16,
+        "reserved: 75 %, half the step"
+    );
+    let util =
+        |rows: &[BlockRow], h: u64| rows.iter().find(|r| r.height == h).unwrap().utilisation_bps;
+    assert_eq!(
+        (util(&def_rows, 7), util(&res_rows, 7)),
+        (7_230, 7_500),
+        "the figure the basefee followed"
+    );
+    assert_eq!(fires(&def), fires(&res));
     assert_eq!(
         def_rows.iter().map(|r| r.lane_reserved).collect::<Vec<_>>(),
-        con_rows.iter().map(|r| r.lane_reserved).collect::<Vec<_>>()
+        res_rows.iter().map(|r| r.lane_reserved).collect::<Vec<_>>()
     );
 }
 
@@ -274,8 +296,13 @@ fn cip1_v3_10_over_cap_capped_and_own_budget_let_a_pre_activation_timer_compete(
     let (def, _) = shipped("migration", &[]);
     let big = scheduled(&def, 2, 24);
     assert!(
-        !fires(&def).contains_key(&big),
-        "default: over_cap until its TTL"
+        fires(&def).contains_key(&big),
+        "default (`capped`, Spec note 153): it competes and fires"
+    );
+    let (deferred, _) = shipped("migration", &["over_cap=defer"]);
+    assert!(
+        !fires(&deferred).contains_key(&big),
+        "`over_cap = defer`: over_cap until its TTL"
     );
     let budget = |r: &Report| {
         r.events.iter().find_map(|e| match &e.event {
@@ -301,7 +328,7 @@ fn cip1_v3_10_over_cap_capped_and_own_budget_let_a_pre_activation_timer_compete(
             .filter(|(k, _)| *k != big)
             .collect::<Vec<_>>()
     };
-    assert_eq!(others(&def), others(&capped));
+    assert_eq!(others(&def), others(&deferred));
     assert_eq!(others(&def), others(&own));
 }
 
@@ -326,7 +353,7 @@ fn issue_21_variants_table_is_validated_with_named_errors_and_changes_the_root_o
     let (a, _) = text(TWO_TIPS, &[]);
     let (b, _) = text(&with("basefee_step = \"clip\""), &[]);
     assert_eq!(a.summary.final_state_root, b.summary.final_state_root);
-    let (c, _) = text(TWO_TIPS, &["utilisation=consumed"]);
+    let (c, _) = text(TWO_TIPS, &["utilisation=reserved"]);
     assert_ne!(a.summary.final_state_root, c.summary.final_state_root);
     let mut v = Variants::default();
     assert!(v.set_pair("over_cap=sometimes").is_err());

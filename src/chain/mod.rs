@@ -2,6 +2,7 @@
 //! `chain/`). It drives the timer engine at the end of every block (CIP-5 §5).
 
 mod block;
+mod check;
 mod draft;
 pub mod dump;
 pub mod exec;

@@ -230,7 +230,7 @@ pub fn plan(
 
 /// [`plan`] with the FIFO lane rule named: `strict` (the default, Spec note 3) closes the lane
 /// at the first live timer that does not fit; otherwise (variant `fifo_lane = pass`, Spec note
-/// 152, the other reading of open point 3) a timer that does not fit is deferred and the timers
+/// 154, the other reading of open point 3) a timer that does not fit is deferred and the timers
 /// behind it that still fit the lane left fire, in bucket order.
 pub fn plan_lane(
     queue: &mut CalendarQueue,

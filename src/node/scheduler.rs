@@ -22,8 +22,13 @@ pub struct LaneBlockView {
     /// The lane basefee in force for the block, nanos per cycle.
     #[serde(with = "u128_str")]
     pub lane_basefee: u128,
-    /// Lane cycles reserved over the lane's capacity, in basis points.
+    /// The §5 utilisation the lane basefee followed, in basis points of the capacity: the
+    /// cycles `utilisation_of` names (Spec note 152).
     pub utilisation_bps: u32,
+    /// What `utilisation_bps` counts: `consumed` (under eip1559 with the default reading) or
+    /// `reserved` (the `utilisation = reserved` variant, and the other schedulers).
+    #[serde(default = "reserved_reading")]
+    pub utilisation_of: String,
     pub capacity: u64,
     /// Cycles reserved by the selected timers' budgets (what the lane is gated on).
     pub reserved: u64,
@@ -51,6 +56,10 @@ pub struct LaneBlockView {
     pub lane_deferred: u64,
 }
 
+fn reserved_reading() -> String {
+    "reserved".into()
+}
+
 impl LaneBlockView {
     fn of(height: u64, l: &LaneStats, fired: u64) -> Self {
         LaneBlockView {
@@ -58,6 +67,7 @@ impl LaneBlockView {
             scheduler: l.scheduler,
             lane_basefee: l.basefee,
             utilisation_bps: l.utilisation_bps(),
+            utilisation_of: l.utilisation_of().into(),
             capacity: l.capacity,
             reserved: l.reserved,
             cycles_used: l.used,

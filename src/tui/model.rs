@@ -167,8 +167,10 @@ pub struct LaneRow {
     /// The lane basefee in force for the block, nanos per cycle (under `fifo`: the cycle
     /// basefee × `PRICE_SCALE`).
     pub basefee: u128,
-    /// Lane use in basis points of `LANE_TIMER_CYCLES`.
+    /// Lane use in basis points of `LANE_TIMER_CYCLES`: the cycles `utilisation_of` names.
     pub utilisation_bps: u32,
+    /// `consumed` or `reserved`: what the basefee followed (Spec note 152).
+    pub utilisation_of: String,
     pub cycles_used: u64,
     pub cycles_reserved: u64,
     pub gc_cycles: u64,

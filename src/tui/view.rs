@@ -324,6 +324,7 @@ fn lane_row(l: &node::LaneBlockView) -> LaneRow {
         scheduler: l.scheduler.to_string(),
         basefee: l.lane_basefee,
         utilisation_bps: l.utilisation_bps,
+        utilisation_of: l.utilisation_of.clone(),
         cycles_used: l.cycles_used,
         cycles_reserved: l.reserved,
         gc_cycles: l.gc_cycles,

@@ -138,25 +138,43 @@ pub fn chain_with_actors(genesis: Genesis) -> Chain {
     c
 }
 
-/// Sends a timer operation as `actor` from `from`. An operation that would fail is refused
-/// before inclusion (issues 29/30, one refusal path): the helper checks that the refusal
-/// changed nothing (state root, nonce, balance) and answers a receipt-shaped value with
-/// `success: false` and the refusal as its error, so tests read both paths one way.
+/// Sends a timer operation as `actor` from `from` (see [`send_or_refused`]).
 pub fn act_as(chain: &mut Chain, from: Address, actor: Address, op: TimerOp) -> Receipt {
-    let tx = Transaction::new(from, TxKind::ActAs { actor, op });
-    let (root, nonce, balance) = (chain.state_root(), chain.nonce(&from), chain.balance(&from));
+    send_or_refused(
+        chain,
+        Transaction::new(from, TxKind::ActAs { actor, op }),
+        "act_as",
+    )
+}
+
+/// Applies `tx`. A transaction that would fail is refused before inclusion (issues 29/30, one
+/// refusal path, Spec note 156): the helper checks that the refusal changed nothing (state
+/// root, nonce, balance, height) and answers a receipt-shaped value with `success: false`,
+/// no fee and the refusal as its error, so tests read both paths one way.
+pub fn send_or_refused(chain: &mut Chain, tx: Transaction, kind: &str) -> Receipt {
+    let from = tx.from;
+    let before = (
+        chain.state_root(),
+        chain.nonce(&from),
+        chain.balance(&from),
+        chain.pending_height(),
+    );
     match chain.apply_tx(tx.clone()) {
         Ok(r) => r,
         Err(e) => {
-            assert_eq!(chain.state_root(), root, "a refused act-as changed the state");
-            assert_eq!(chain.nonce(&from), nonce, "a refused act-as took a nonce");
-            assert_eq!(chain.balance(&from), balance, "a refused act-as charged a fee");
+            let after = (
+                chain.state_root(),
+                chain.nonce(&from),
+                chain.balance(&from),
+                chain.pending_height(),
+            );
+            assert_eq!(after, before, "a refused {kind} changed the chain: {e}");
             Receipt {
                 tx_hash: tx.hash(),
                 index: u32::MAX,
                 from,
-                nonce,
-                kind: "act_as".into(),
+                nonce: before.1,
+                kind: kind.into(),
                 success: false,
                 error: Some(Failure::from_error(e.kind(), &e)),
                 cycles_used: 0,
@@ -219,9 +237,7 @@ pub fn extend(
 }
 
 pub fn system(chain: &mut Chain, from: Address, ins: SystemInstruction) -> Receipt {
-    chain
-        .apply_tx(Transaction::new(from, TxKind::System(ins)))
-        .expect("system tx included")
+    send_or_refused(chain, Transaction::new(from, TxKind::System(ins)), "system")
 }
 
 pub fn call(chain: &mut Chain, from: Address, actor: Address, handler: &str) -> Receipt {

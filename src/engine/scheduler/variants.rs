@@ -362,7 +362,7 @@ pub const CATALOG: &[VariantInfo] = &[
         name: "fifo_lane",
         values: FifoLane::NAMES,
         default: "strict",
-        spec: "CIP-5 §6.5, CIP-1 v3 §3 step 7 (open point 3; Spec notes 3, 152)",
+        spec: "CIP-5 §6.5, CIP-1 v3 §3 step 7 (open point 3; Spec notes 3, 154)",
         about: "fifo: a timer that does not fit the lane blocks the timers behind it (strict), or those that fit pass it",
     },
     VariantInfo {

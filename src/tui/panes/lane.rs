@@ -39,17 +39,29 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Some(r) => vec![
                 (format!("#{} {}", r.height, r.scheduler), false),
                 (
+                    // The cycles the basefee followed (Spec note 152): consumed under
+                    // eip1559 by default, else the budgets reserved.
                     format!(
-                        "reserved {} = {}.{:02}%",
-                        short_amount(r.cycles_reserved.into()),
+                        "{} {} = {}.{:02}%",
+                        r.utilisation_of,
+                        short_amount(if r.utilisation_of == "consumed" {
+                            r.cycles_used.into()
+                        } else {
+                            r.cycles_reserved.into()
+                        }),
                         r.utilisation_bps / 100,
                         r.utilisation_bps % 100
                     ),
                     false,
                 ),
                 ("target 50%".into(), false),
+                // The other reading's figure beside it.
                 (
-                    format!("used {}", short_amount(r.cycles_used.into())),
+                    if r.utilisation_of == "consumed" {
+                        format!("reserved {}", short_amount(r.cycles_reserved.into()))
+                    } else {
+                        format!("used {}", short_amount(r.cycles_used.into()))
+                    },
                     false,
                 ),
                 (format!("timers selected {}", r.selected), false),
@@ -153,11 +165,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .enumerate()
         .map(|(i, r)| (i as f64, r.cycles_used as f64 * 100.0 / lane as f64))
         .collect();
-    // Utilisation as the basefee follows it: the reserved budgets (contract decision 2).
+    // The budgets the selected timers reserved; the basefee follows the used line by default
+    // (CIP-1 v3 §5 as written, Spec note 152) and this one under `utilisation = reserved`.
     let reserved: Vec<(f64, f64)> = rows
         .iter()
         .enumerate()
-        .map(|(i, r)| (i as f64, f64::from(r.utilisation_bps) / 100.0))
+        .map(|(i, r)| (i as f64, r.cycles_reserved as f64 * 100.0 / lane as f64))
         .collect();
     // GC lane use against the GC budget of the config now (CIP-5 §6.5, CIP-1 v3 §9).
     let gc_budget = status.map_or(1, |s| s.gc_cycles.max(1));
