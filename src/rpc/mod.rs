@@ -19,3 +19,6 @@ pub mod state_file;
 pub mod types;
 mod unsubscribe;
 pub mod ws_proxy;
+
+/// The methods that change nothing and write no file (Spec note 140).
+pub use unsubscribe::READ_ONLY;
