@@ -14,8 +14,8 @@ use cowboy_devnet::rpc::server::{self, ServerOptions};
 use cowboy_devnet::rpc::state_file;
 use cowboy_devnet::vm::DevnetRuntime;
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader, Read};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
@@ -29,28 +29,9 @@ fn tmp_dir(name: &str) -> PathBuf {
     d
 }
 
-/// A POST over a fresh connection: the status and the body.
+/// A POST over a fresh connection with this `Host`: the status and the body.
 fn post_raw(addr: SocketAddr, host: &str, body: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let req = format!(
-        "POST / HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-    s.write_all(req.as_bytes()).unwrap();
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
+    common::served::raw_request(addr, "POST / HTTP/1.1", &[("Host", host)], body.as_bytes())
 }
 
 fn post(addr: SocketAddr, body: &str) -> (u16, String) {

@@ -4,14 +4,14 @@
 
 mod common;
 
+use common::served::raw_request as raw;
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::rpc::server::ServerOptions;
 use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
 use jsonrpsee::rpc_params;
 use jsonrpsee::ws_client::WsClientBuilder;
 use serde_json::{Value, json};
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 type Devnet = common::served::Served;
@@ -26,52 +26,6 @@ async fn start_with(allow_origin: &[&str]) -> Devnet {
 
 async fn start() -> Devnet {
     start_with(&[]).await
-}
-
-/// A request over a fresh connection with these extra headers (`Host` defaults to the
-/// server's address); the status code and the body.
-fn raw(addr: SocketAddr, head: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-    let mut s = TcpStream::connect(addr).expect("connect");
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
-    let mut req = format!("{head}\r\n");
-    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-        req += &format!("Host: {addr}\r\n");
-    }
-    for (k, v) in headers {
-        req += &format!("{k}: {v}\r\n");
-    }
-    if head.starts_with("POST") {
-        req += &format!(
-            "Content-Type: application/json\r\nContent-Length: {}\r\n",
-            body.len()
-        );
-    }
-    if !head.starts_with("GET") {
-        req += "Connection: close\r\n";
-    }
-    req += "\r\n";
-    s.write_all(req.as_bytes()).unwrap();
-    s.write_all(body).unwrap();
-    let mut out = Vec::new();
-    if head.starts_with("GET") {
-        // A WebSocket handshake: the status line is all we need (the connection stays open).
-        let mut buf = [0u8; 512];
-        let n = s.read(&mut buf).unwrap_or(0);
-        out.extend_from_slice(&buf[..n]);
-    } else {
-        let _ = s.read_to_end(&mut out);
-    }
-    let text = String::from_utf8_lossy(&out).to_string();
-    let status = text
-        .split_whitespace()
-        .nth(1)
-        .and_then(|c| c.parse().ok())
-        .unwrap_or(0);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_string())
-        .unwrap_or_default();
-    (status, body)
 }
 
 fn post(addr: SocketAddr, body: &str) -> (u16, String) {

@@ -315,30 +315,12 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                 payload_len,
             }) => {
                 view = Some(TimerView {
-                    timer_id: *timer_id,
-                    actor: *actor,
-                    fee_payer: *fee_payer,
-                    height: *height,
                     expires_at: *expires_at,
                     gas_limit_per_fire: *gas_limit_per_fire,
                     handler: handler.clone(),
-                    payload: None,
                     payload_len: *payload_len,
-                    seq: None,
-                    schedule_block: Some(r.height),
-                    tier: None,
-                    status,
-                    deferrals: Vec::new(),
-                    max_fee_per_cycle: None,
-                    max_priority_fee_per_cycle: None,
-                    priority_tier: None,
-                    carried: 0,
-                    last_defer: None,
                     client_nonce: chain.engine().draft().client_nonce_for(id),
-                    events: Vec::new(),
-                    exit_height: None,
-                    fee_paid: None,
-                    history_pruned: false,
+                    ..TimerView::gone(*timer_id, *actor, *fee_payer, *height, r.height, status)
                 })
             }
             // A `client_nonce` repeat's update (English §6.2).

@@ -254,6 +254,49 @@ pub struct TimerView {
     pub history_pruned: bool,
 }
 
+impl TimerView {
+    /// A timer that left, from what outlived it: who, for which height, scheduled in which
+    /// block, its status. What only its pending record or its events held (expiry, budget,
+    /// handler, payload, fee caps, deferrals, events) starts empty for the caller to fill:
+    /// from its `TimerScheduled` event while the history keeps it (`read::timer_view`), or
+    /// left empty with `history_pruned` from the compact record (`core::reads::fate_view`).
+    pub fn gone(
+        timer_id: TimerId,
+        actor: Address,
+        fee_payer: Address,
+        height: u64,
+        schedule_block: u64,
+        status: TimerStatus,
+    ) -> Self {
+        TimerView {
+            timer_id,
+            actor,
+            fee_payer,
+            height,
+            expires_at: 0,
+            gas_limit_per_fire: 0,
+            handler: String::new(),
+            payload: None,
+            payload_len: 0,
+            seq: None,
+            schedule_block: Some(schedule_block),
+            tier: None,
+            status,
+            deferrals: Vec::new(),
+            max_fee_per_cycle: None,
+            max_priority_fee_per_cycle: None,
+            priority_tier: None,
+            carried: 0,
+            last_defer: None,
+            client_nonce: None,
+            events: Vec::new(),
+            exit_height: None,
+            fee_paid: None,
+            history_pruned: false,
+        }
+    }
+}
+
 /// Which timers [`NodeCore::timers`](super::NodeCore::timers) lists.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]

@@ -708,7 +708,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
                 pending.reject(e).await;
                 return Ok(());
             }
-            super::reorg::forward_chain(pending, &node, |ev| match ev {
+            forward(pending, &node, true, |ev| match ev {
                 NodeEvent::BlockSealed(b) => Some(to_json(b)),
                 _ => None,
             })
@@ -731,7 +731,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
                     return Ok(());
                 }
             };
-            super::reorg::forward_chain(pending, &node, move |ev| match ev {
+            forward(pending, &node, true, move |ev| match ev {
                 NodeEvent::Chain(r) if filter.matches(r) => Some(to_json(r)),
                 _ => None,
             })
@@ -751,7 +751,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
                 pending.reject(e).await;
                 return Ok(());
             }
-            forward(pending, &node, |ev| match ev {
+            forward(pending, &node, false, |ev| match ev {
                 NodeEvent::FixtureStep {
                     height,
                     line,
@@ -785,18 +785,33 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
 async fn forward(
     pending: PendingSubscriptionSink,
     node: &NodeHandle,
+    reorgs: bool,
     pick: impl Fn(&NodeEvent) -> Option<Value>,
 ) -> SubscriptionResult {
     let mut rx = node.subscribe();
+    // The chain's subscriptions are also told when the chain is replaced under them.
+    let mut chain = match reorgs {
+        true => Some(super::reorg::ChainSeen::new(node).await),
+        false => None,
+    };
     let sink = pending.accept().await?;
     loop {
         let msg = tokio::select! {
             _ = sink.closed() => return Ok(()),
             r = rx.recv() => match r {
-                Ok(ev) => match pick(&ev) {
-                    Some(v) => v,
-                    None => continue,
-                },
+                Ok(ev) => {
+                    let reorg = match &mut chain {
+                        Some(c) => match c.step(node, &ev).await {
+                            Ok(r) => r,
+                            Err(()) => return Ok(()),
+                        },
+                        None => None,
+                    };
+                    match reorg.or_else(|| pick(&ev)) {
+                        Some(v) => v,
+                        None => continue,
+                    }
+                }
                 Err(RecvError::Lagged(n)) => json!({ "lagged": n }),
                 Err(RecvError::Closed) => return Ok(()),
             },

@@ -1,81 +1,67 @@
 //! Reorg notifications for the chain's subscriptions (issue 30, Spec note 146).
 
 use crate::node::{NodeEvent, NodeHandle};
-use jsonrpsee::core::SubscriptionResult;
-use jsonrpsee::{PendingSubscriptionSink, SubscriptionMessage};
 use serde_json::{Value, json};
-use tokio::sync::broadcast::error::RecvError;
+use std::collections::VecDeque;
 
 /// Blocks a chain subscription remembers to find a reorg's common ancestor among.
 const REORG_WINDOW: usize = 1024;
 
-/// [`super::methods`]' `forward` for the chain's subscriptions (blocks and events), which are also told when
-/// the chain is replaced under them (issue 30, Spec note 146): `devnet_revert`,
-/// `devnet_revertTo`, `devnet_reset` and a load send
+/// What a chain subscription (blocks and events) remembers to tell a reorg (issue 30, Spec
+/// note 146): `devnet_revert`, `devnet_revertTo`, `devnet_reset` and a load send
 /// `{"reorg": {"reason", "new_head": {"height", "hash"}, "common_ancestor": {"height", "hash"} | null, "old_head": {...} | null}}`
 /// before any block of the new chain. The common ancestor is the highest block this
 /// subscription was told of (or the head when it subscribed), among its last
-/// [`REORG_WINDOW`], that the new chain still has; `null` when none is.
-pub(super) async fn forward_chain(
-    pending: PendingSubscriptionSink,
-    node: &NodeHandle,
-    pick: impl Fn(&NodeEvent) -> Option<Value>,
-) -> SubscriptionResult {
-    use std::collections::VecDeque;
-    let mut rx = node.subscribe();
-    let head = node.query(|c| (c.height(), c.chain().head().hash)).await;
-    let mut seen: VecDeque<(u64, crate::engine::H256)> = head.into_iter().collect();
-    let sink = pending.accept().await?;
-    loop {
-        let msg = tokio::select! {
-            _ = sink.closed() => return Ok(()),
-            r = rx.recv() => match r {
-                Ok(ev) => {
-                    if let NodeEvent::BlockSealed(b) = &*ev {
-                        seen.retain(|(h, _)| *h < b.height);
-                        seen.push_back((b.height, b.hash));
-                        if seen.len() > REORG_WINDOW {
-                            seen.pop_front();
-                        }
-                    }
-                    let reorg = match &*ev {
-                        NodeEvent::SnapshotReverted { height, .. } => Some(("revert", Some(*height))),
-                        NodeEvent::StateLoaded { height } => Some(("state_replaced", Some(*height))),
-                        NodeEvent::Reset => Some(("reset", None)),
-                        _ => None,
-                    };
-                    match reorg {
-                        Some((reason, height)) => {
-                            match reorg_json(node, reason, height, &mut seen).await {
-                                Some(v) => v,
-                                None => return Ok(()),
-                            }
-                        }
-                        None => match pick(&ev) {
-                            Some(v) => v,
-                            None => continue,
-                        },
-                    }
-                }
-                Err(RecvError::Lagged(n)) => json!({ "lagged": n }),
-                Err(RecvError::Closed) => return Ok(()),
-            },
-        };
-        let msg = SubscriptionMessage::from(serde_json::value::to_raw_value(&msg)?);
-        if sink.send(msg).await.is_err() {
-            return Ok(());
+/// [`REORG_WINDOW`], that the new chain still has; `null` when none is. The one subscription
+/// loop (`methods::forward`) asks it first for each event.
+pub(super) struct ChainSeen {
+    seen: VecDeque<(u64, crate::engine::H256)>,
+}
+
+impl ChainSeen {
+    /// From the head when the subscription starts.
+    pub(super) async fn new(node: &NodeHandle) -> Self {
+        let head = node.query(|c| (c.height(), c.chain().head().hash)).await;
+        ChainSeen {
+            seen: head.into_iter().collect(),
         }
+    }
+
+    /// Notes a sealed block; for an event that replaced the chain, the reorg notification.
+    /// `Err(())` when the node stopped.
+    pub(super) async fn step(
+        &mut self,
+        node: &NodeHandle,
+        ev: &NodeEvent,
+    ) -> Result<Option<Value>, ()> {
+        if let NodeEvent::BlockSealed(b) = ev {
+            self.seen.retain(|(h, _)| *h < b.height);
+            self.seen.push_back((b.height, b.hash));
+            if self.seen.len() > REORG_WINDOW {
+                self.seen.pop_front();
+            }
+        }
+        let (reason, height) = match ev {
+            NodeEvent::SnapshotReverted { height, .. } => ("revert", Some(*height)),
+            NodeEvent::StateLoaded { height } => ("state_replaced", Some(*height)),
+            NodeEvent::Reset => ("reset", None),
+            _ => return Ok(None),
+        };
+        reorg_json(node, reason, height, &mut self.seen)
+            .await
+            .map(Some)
+            .ok_or(())
     }
 }
 
-/// The reorg notification (see [`forward_chain`]); `height` is the new head's (`None`: the
+/// The reorg notification (see [`ChainSeen`]); `height` is the new head's (`None`: the
 /// session's base, for a reset). Keeps in `seen` only the blocks the new chain still has, and
 /// the new head. `None` when the node stopped.
 async fn reorg_json(
     node: &NodeHandle,
     reason: &str,
     height: Option<u64>,
-    seen: &mut std::collections::VecDeque<(u64, crate::engine::H256)>,
+    seen: &mut VecDeque<(u64, crate::engine::H256)>,
 ) -> Option<Value> {
     let old = seen.back().copied();
     let candidates: Vec<_> = seen.iter().rev().copied().collect();

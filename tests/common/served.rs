@@ -5,7 +5,9 @@ use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::node::{NodeHandle, spawn};
 use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
-use std::net::SocketAddr;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::time::Duration;
 
 pub struct Served {
     pub addr: SocketAddr,
@@ -43,4 +45,56 @@ pub async fn serve_node(node: NodeHandle, opts: &ServerOptions) -> Served {
 /// A node on `genesis` (the default dev accounts, automine) served with `opts`.
 pub async fn serve(genesis: Genesis, opts: &ServerOptions) -> Served {
     serve_node(spawn(super::fleet::node_on(genesis)), opts).await
+}
+
+/// A request over a fresh connection with these extra headers (`Host` defaults to the
+/// server's address); the status code and the body.
+pub fn raw_request(
+    addr: SocketAddr,
+    head: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> (u16, String) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    let mut req = format!("{head}\r\n");
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        req += &format!("Host: {addr}\r\n");
+    }
+    for (k, v) in headers {
+        req += &format!("{k}: {v}\r\n");
+    }
+    if head.starts_with("POST") {
+        req += &format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+    }
+    if !head.starts_with("GET") {
+        req += "Connection: close\r\n";
+    }
+    req += "\r\n";
+    s.write_all(req.as_bytes()).unwrap();
+    // The server may answer (413) before it read all of an oversize body.
+    let _ = s.write_all(body);
+    let mut out = Vec::new();
+    if head.starts_with("GET") {
+        // A WebSocket handshake: the status line is all we need (the connection stays open).
+        let mut buf = [0u8; 512];
+        let n = s.read(&mut buf).unwrap_or(0);
+        out.extend_from_slice(&buf[..n]);
+    } else {
+        let _ = s.read_to_end(&mut out);
+    }
+    let text = String::from_utf8_lossy(&out).to_string();
+    let status = text
+        .split_whitespace()
+        .nth(1)
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_string())
+        .unwrap_or_default();
+    (status, body)
 }

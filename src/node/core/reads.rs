@@ -131,30 +131,19 @@ impl NodeCore {
 /// `history_pruned` set; the handler, the payload's length, the fee caps and the deferrals
 /// went with its events.
 fn fate_view(f: &super::fates::TimerFate, client_nonce: Option<u64>) -> TimerView {
+    let status = f.status.expect("a gone timer's record has its status");
     TimerView {
-        timer_id: f.timer_id,
-        actor: f.actor,
-        fee_payer: f.fee_payer,
-        height: f.height,
-        expires_at: 0,
-        gas_limit_per_fire: 0,
-        handler: String::new(),
-        payload: None,
-        payload_len: 0,
-        seq: None,
-        schedule_block: Some(f.schedule_block),
-        tier: None,
-        status: f.status.expect("a gone timer's record has its status"),
-        deferrals: Vec::new(),
-        max_fee_per_cycle: None,
-        max_priority_fee_per_cycle: None,
-        priority_tier: None,
-        carried: 0,
-        last_defer: None,
         client_nonce,
-        events: Vec::new(),
         exit_height: Some(f.exit_height),
         fee_paid: Some(f.fee_paid),
         history_pruned: true,
+        ..TimerView::gone(
+            f.timer_id,
+            f.actor,
+            f.fee_payer,
+            f.height,
+            f.schedule_block,
+            status,
+        )
     }
 }
