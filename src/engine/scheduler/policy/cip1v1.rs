@@ -58,6 +58,8 @@ pub(super) fn check_owner_pays(actor: &Address, fee_payer: &Address) -> Result<(
 /// A due timer that bid and can pay.
 struct Bid {
     due: DueTimer,
+    /// A carried timer's bid, recorded only if it fires (Spec note 159).
+    event: Option<TimerEvent>,
     actor: Address,
     id: [u8; 32],
     budget: u64,
@@ -125,12 +127,20 @@ pub(super) fn plan(
         };
         let (max_fee, max_prio) = resolve(fees, bid, default, &cip1.config, cip1.p50_tip);
         let tip = priority_per_cycle(max_fee, max_prio, basefee);
-        out.events.push(TimerEvent::TimerBid {
+        let bid_event = TimerEvent::TimerBid {
             timer_id: t.timer_id,
             actor: t.actor_address,
             max_fee_per_cycle: max_fee,
             tip_per_cycle: tip.unwrap_or(0),
-        });
+        };
+        // Spec note 159 (issue 31: events follow the work done, not the backlog): a timer's bid
+        // is recorded the first block it is due, and again in the block it fires; a carried
+        // timer that loses again is not re-recorded each block (its deferral was recorded
+        // when it was first deferred, Spec note 71).
+        let first_due = t.carry().0 == 0;
+        if first_due {
+            out.events.push(bid_event.clone());
+        }
         let Some(tip) = tip else {
             defer(&mut out, queue, &d, DeferReason::BelowBasefee);
             carried.push(d);
@@ -144,6 +154,7 @@ pub(super) fn plan(
             continue;
         }
         bids.push(Bid {
+            event: (!first_due).then_some(bid_event),
             actor: t.actor_address,
             id: t.timer_id.0,
             weight: cip1.v1.weight_bps(&t.actor_address, &v1cfg),
@@ -172,6 +183,9 @@ pub(super) fn plan(
             defer(&mut out, queue, &b.due, DeferReason::Underfunded);
             carried.push(b.due);
             continue;
+        }
+        if let Some(e) = b.event {
+            out.events.push(e);
         }
         let t = queue.due(&b.due);
         ledger.debit(&t.fee_payer, b.max_cost);
