@@ -3,8 +3,10 @@
 use crate::cli::{EXIT_OK, ServeArgs};
 use anyhow::{Context, Result};
 use cowboy_devnet::chain::{ChainDump, Genesis};
+use cowboy_devnet::engine::Address;
 use cowboy_devnet::node::{
-    LoadState, MiningMode, NodeConfig, NodeCore, NodeEvent, NodeHandle, SaveState, spawn,
+    AccountView, LoadState, MiningMode, NodeConfig, NodeCore, NodeEvent, NodeHandle, SaveState,
+    spawn,
 };
 use cowboy_devnet::rpc::files::ExportDir;
 use cowboy_devnet::rpc::methods::{ApiOptions, mining_json, module_with};
@@ -130,32 +132,7 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
 async fn serve_async(a: ServeArgs) -> Result<u8> {
     let node = start_node(&a)?;
     if let Some(f) = &a.fixture {
-        let mut rx = node.subscribe();
-        let fixture = f.clone();
-        tokio::spawn(async move {
-            loop {
-                match rx.recv().await {
-                    Ok(ev) => {
-                        if let NodeEvent::Expectation {
-                            line,
-                            description,
-                            passed,
-                            detail,
-                        } = &*ev
-                        {
-                            let mark = if *passed { "ok  " } else { "FAIL" };
-                            println!(
-                                "expectation {mark} {fixture}:{line} {description} ({detail})"
-                            );
-                        }
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
-                        eprintln!("warning: {n} notifications missed; expectations may be missing");
-                    }
-                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
-                }
-            }
-        });
+        echo_expectations(&node, f.clone());
     }
     let opts = ServerOptions {
         host: a.host.clone(),
@@ -178,8 +155,65 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
     let accounts = node.query(|c| c.accounts()).await?;
     let dev: Vec<_> = node.query(|c| c.dev_accounts().to_vec()).await?;
     let mining = node.head().mining;
-
     let mut out = std::io::stdout().lock();
+    print_banner(&mut out, &a, &accounts, &dev, mining)?;
+    // Written before `Listening on` is printed, so a script that waits for that line finds it.
+    if let Some(p) = &a.config_out {
+        write_config(p, addr, mining, &accounts, &dev)?;
+    }
+    writeln!(out, "\nListening on http://{addr} (WebSocket: ws://{addr})")?;
+    out.flush()?;
+    drop(out);
+    warn_exposure(&a);
+    run_until_stopped(&a, &node, &running, saves.as_deref()).await;
+    let _ = running.handle.stop();
+    let code = final_saves(&a, &node).await;
+    node.shutdown();
+    Ok(code)
+}
+
+/// Under `--fixture`: prints each expectation's outcome as the fixture plays.
+fn echo_expectations(node: &NodeHandle, fixture: String) {
+    let mut rx = node.subscribe();
+    tokio::spawn(async move {
+        loop {
+            match rx.recv().await {
+                Ok(ev) => {
+                    if let NodeEvent::Expectation {
+                        line,
+                        description,
+                        passed,
+                        detail,
+                    } = &*ev
+                    {
+                        let mark = if *passed { "ok  " } else { "FAIL" };
+                        println!("expectation {mark} {fixture}:{line} {description} ({detail})");
+                    }
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(n)) => {
+                    eprintln!("warning: {n} notifications missed; expectations may be missing");
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            }
+        }
+    });
+}
+
+/// The start banner: the version, the dev accounts and the others, mining, the state file.
+fn print_banner(
+    out: &mut impl Write,
+    a: &ServeArgs,
+    accounts: &[AccountView],
+    dev: &[Address],
+    mining: MiningMode,
+) -> Result<()> {
+    let deployer = |acc: &AccountView| {
+        if acc.system_deployer {
+            "  system deployer"
+        } else {
+            ""
+        }
+    };
     writeln!(out, "cowboy-devnet {}", env!("CARGO_PKG_VERSION"))?;
     writeln!(
         out,
@@ -195,11 +229,7 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
             "  ({i}) {}  balance {}{}",
             acc.address,
             acc.balance,
-            if acc.system_deployer {
-                "  system deployer"
-            } else {
-                ""
-            }
+            deployer(acc)
         )?;
     }
     let others: Vec<_> = accounts
@@ -215,11 +245,7 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
                 acc.address,
                 acc.name.as_deref().unwrap_or("-"),
                 acc.balance,
-                if acc.system_deployer {
-                    "  system deployer"
-                } else {
-                    ""
-                }
+                deployer(acc)
             )?;
         }
     }
@@ -232,30 +258,43 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
             a.state_interval
         )?;
     }
-    // Written before `Listening on` is printed, so a script that waits for that line finds it.
-    if let Some(p) = &a.config_out {
-        let cfg = json!({
-            "rpc_url": format!("http://{addr}"),
-            "ws_url": format!("ws://{addr}"),
-            "host": addr.ip().to_string(),
-            "port": addr.port(),
-            "mining": mining_json(mining),
-            "accounts": accounts.iter().map(|ac| json!({
-                "address": ac.address,
-                "balance": ac.balance.to_string(),
-                "system_deployer": ac.system_deployer,
-                "dev": dev.contains(&ac.address),
-                "name": ac.name,
-            })).collect::<Vec<_>>(),
-        });
-        std::fs::write(p, serde_json::to_string_pretty(&cfg)? + "\n")
-            .with_context(|| format!("writing {}", p.display()))?;
-    }
+    Ok(())
+}
 
-    writeln!(out, "\nListening on http://{addr} (WebSocket: ws://{addr})")?;
-    out.flush()?;
-    drop(out);
-    warn_exposure(&a);
+/// `--config-out`: where to reach the server and its accounts, as JSON.
+fn write_config(
+    p: &Path,
+    addr: std::net::SocketAddr,
+    mining: MiningMode,
+    accounts: &[AccountView],
+    dev: &[Address],
+) -> Result<()> {
+    let cfg = json!({
+        "rpc_url": format!("http://{addr}"),
+        "ws_url": format!("ws://{addr}"),
+        "host": addr.ip().to_string(),
+        "port": addr.port(),
+        "mining": mining_json(mining),
+        "accounts": accounts.iter().map(|ac| json!({
+            "address": ac.address,
+            "balance": ac.balance.to_string(),
+            "system_deployer": ac.system_deployer,
+            "dev": dev.contains(&ac.address),
+            "name": ac.name,
+        })).collect::<Vec<_>>(),
+    });
+    std::fs::write(p, serde_json::to_string_pretty(&cfg)? + "\n")
+        .with_context(|| format!("writing {}", p.display()))
+}
+
+/// Saves (`--state`) and records (`--record`) every `--state-interval` until a signal or the
+/// server stops.
+async fn run_until_stopped(
+    a: &ServeArgs,
+    node: &NodeHandle,
+    running: &server::Running,
+    saves: Option<&state_file::SaveStatus>,
+) {
     let mut ticks = tokio::time::interval(Duration::from_millis(a.state_interval.max(1)));
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     ticks.tick().await;
@@ -266,10 +305,10 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
             _ = &mut stop => break,
             _ = ticks.tick(), if a.state.is_some() => {
                 if let Some(p) = &a.state {
-                    save_reported(&node, p, saves.as_deref()).await;
+                    save_reported(node, p, saves).await;
                 }
                 if let Some(p) = &a.record
-                    && let Err(e) = record(&node, p).await
+                    && let Err(e) = record(node, p).await
                 {
                     eprintln!("error: {e:#}");
                 }
@@ -277,10 +316,14 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
             _ = running.handle.clone().stopped() => break,
         }
     }
-    let _ = running.handle.stop();
+}
+
+/// The saves on exit (`--state`, `--dump-state`) and the last record: the exit code says
+/// whether one failed.
+async fn final_saves(a: &ServeArgs, node: &NodeHandle) -> u8 {
     let mut code = EXIT_OK;
     for p in a.state.iter().chain(a.dump_state.iter()) {
-        match save(&node, p).await {
+        match save(node, p).await {
             Ok(h) => eprintln!("state saved to {} (height {h})", p.display()),
             Err(e) => {
                 eprintln!(
@@ -292,7 +335,7 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
         }
     }
     if let Some(p) = &a.record {
-        match record(&node, p).await {
+        match record(node, p).await {
             Ok(()) => eprintln!("session recorded to {}", p.display()),
             Err(e) => {
                 eprintln!("error: {e:#}");
@@ -300,8 +343,7 @@ async fn serve_async(a: ServeArgs) -> Result<u8> {
             }
         }
     }
-    node.shutdown();
-    Ok(code)
+    code
 }
 
 /// Writes the session as a fixture to `p` (`--record`, issue 24), and the state it starts from

@@ -1,258 +1,361 @@
-//! Issues 29 and 30, one refusal path (Spec note 156): every state-changing JSON-RPC method,
-//! sent in a refused form, answers a named error and changes nothing: the head (height, hash,
-//! state root, pending transactions and timers), every dev account's balance and nonce, the
-//! supply, the snapshots and the mining mode are the same before and after. The list of
-//! methods is the server's own (`RpcModule::method_names` less the reads of
-//! `rpc::READ_ONLY`): a write method added later without a refused case here fails the test.
+//! A refused call changes nothing (issue 20; DESIGN.md "Bad input gets a clear, named error and
+//! changes nothing"): for every state-changing method of the API, a table of refusals, each
+//! leaving the state root, the head, every balance and every nonce as they were; and no error
+//! message says its reason twice.
 
 mod common;
 
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::engine::SchedulerKind;
-use cowboy_devnet::node::spawn;
-use cowboy_devnet::rpc::READ_ONLY;
-use cowboy_devnet::rpc::methods::module;
+use cowboy_devnet::rpc::openrpc;
 use jsonrpsee::core::client::{ClientT, Error as ClientError};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
-async fn call(c: &HttpClient, method: &str, params: Value) -> Result<Value, (i32, String)> {
-    let Value::Array(items) = params else {
-        panic!("params are an array")
-    };
+struct Devnet {
+    _served: common::served::Served,
+    client: HttpClient,
+}
+
+async fn start() -> Devnet {
+    let served = common::served::serve(Genesis::default(), &common::served::port0()).await;
+    let client = HttpClientBuilder::default()
+        .build(format!("http://{}", served.addr))
+        .expect("client");
+    Devnet {
+        _served: served,
+        client,
+    }
+}
+
+fn params(v: &Value) -> jsonrpsee::core::params::ArrayParams {
     let mut p = jsonrpsee::core::params::ArrayParams::new();
-    for i in items {
+    for i in v.as_array().expect("params are an array") {
         p.insert(i).expect("serializes");
     }
-    match c.request::<Value, _>(method, p).await {
-        Ok(v) => Ok(v),
-        Err(ClientError::Call(e)) => Err((e.code(), e.message().to_string())),
+    p
+}
+
+async fn call(c: &HttpClient, method: &str, p: Value) -> Value {
+    c.request::<Value, _>(method, params(&p))
+        .await
+        .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+}
+
+async fn call_err(c: &HttpClient, method: &str, p: Value) -> (i32, String, Value) {
+    match c.request::<Value, _>(method, params(&p)).await {
+        Ok(v) => panic!("{method} {p} succeeded with {v}, an error was expected"),
+        Err(ClientError::Call(e)) => {
+            let data = e
+                .data()
+                .map(|d| serde_json::from_str(d.get()).unwrap())
+                .unwrap_or(Value::Null);
+            (e.code(), e.message().to_string(), data)
+        }
         Err(e) => panic!("{method}: not a JSON-RPC error: {e}"),
     }
 }
 
-async fn ok(c: &HttpClient, method: &str, params: Value) -> Value {
-    call(c, method, params)
-        .await
-        .unwrap_or_else(|e| panic!("{method}: {e:?}"))
-}
-
-/// Everything a refused call must leave as it was.
-async fn fingerprint(c: &HttpClient) -> Value {
-    let mut head = ok(c, "devnet_head", json!([])).await;
-    // The save bookkeeping is not chain state (no `--state` here anyway).
-    head.as_object_mut().unwrap().remove("state_save");
+/// Everything a refused call must leave as it was: the head (height, hash, state root, open
+/// transactions), every account's balance and nonce, the supply and the whole state dump.
+async fn state(c: &HttpClient) -> Value {
+    let head = call(c, "devnet_head", json!([])).await;
     json!({
-        "head": head,
-        "accounts": ok(c, "devnet_accounts", json!([])).await,
-        "supply": ok(c, "devnet_supply", json!([])).await,
-        "snapshots": ok(c, "devnet_snapshots", json!([])).await,
-        "mining": ok(c, "devnet_getMining", json!([])).await,
-        "actors": ok(c, "actor_list", json!([])).await,
+        "head": [head["height"], head["hash"], head["state_root"], head["pending_txs"]],
+        "accounts": call(c, "devnet_accounts", json!([])).await,
+        "supply": call(c, "devnet_supply", json!([])).await,
+        "dump": call(c, "devnet_dumpState", json!([])).await,
+        "mining": call(c, "devnet_getMining", json!([])).await,
     })
 }
 
-/// Under every scheduler: the same refused forms, plus the drafts' own.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue29_every_state_changing_method_refused_changes_nothing() {
-    for kind in SchedulerKind::ALL {
-        refusals_under(kind).await;
-    }
-}
+/// Methods that only read: every other method changes state and needs a row in the table.
+const READ_ONLY: &[&str] = &[
+    "rpc.discover",
+    "devnet_blockNumber",
+    "devnet_head",
+    "devnet_getMining",
+    "devnet_getBlock",
+    "devnet_accounts",
+    "devnet_getBalance",
+    "devnet_supply",
+    "devnet_dumpState",
+    "devnet_getEvents",
+    "timer_estimate",
+    // The drafts' estimate: tried on a copy of the chain (Spec note 129).
+    "timer_estimateDraft",
+    "timer_get",
+    "timer_bucket",
+    "timer_list",
+    "scheduler_config",
+    "scheduler_tiers",
+    "scheduler_lane",
+    "scheduler_fairness",
+    // The session's export writes a file when asked, never the chain (issue 24).
+    "devnet_exportFixture",
+    // The CIP-5 drafts' state (issue 22).
+    "scheduler_draft",
+    // The dashboard's queries over the API (issue 19).
+    "scheduler_buckets",
+    "scheduler_actors",
+    "devnet_names",
+    "devnet_snapshots",
+    "actor_list",
+    // Subscriptions change no chain state (their refusals are in tests/rpc_http.rs).
+    "devnet_subscribeBlocks",
+    "devnet_unsubscribeBlocks",
+    "devnet_subscribeEvents",
+    "devnet_unsubscribeEvents",
+    "devnet_subscribeStory",
+    "devnet_unsubscribeStory",
+];
 
-async fn refusals_under(kind: SchedulerKind) {
-    let genesis = Genesis::default().with_scheduler(Some(kind), None).unwrap();
-    let node = spawn(common::fleet::node_on(genesis));
-    let methods: BTreeSet<String> = module(node.clone())
-        .method_names()
-        .map(str::to_string)
-        .collect();
-    let served = common::served::serve_node(node, &common::served::port0()).await;
-    let c = HttpClientBuilder::default()
-        .build(format!("http://{}", served.addr))
-        .unwrap();
-    // A deployed actor with a pending timer, a snapshot, a few blocks.
-    let accounts = ok(&c, "devnet_accounts", json!([])).await;
-    let gov = accounts[0]["address"].as_str().unwrap().to_string();
-    let alice = accounts[1]["address"].as_str().unwrap().to_string();
-    let actor = ok(
-        &c,
-        "actor_deploy",
-        json!([{"from": alice, "balance": "1000000000"}]),
-    )
-    .await;
-    let actor = actor.as_str().unwrap().to_string();
-    let t = ok(
-        &c,
-        "timer_schedule",
-        json!([{"actor": actor, "height": 40}]),
-    )
-    .await;
-    let timer = t["timer_id"].as_str().unwrap().to_string();
-    ok(&c, "devnet_snapshot", json!([])).await;
-    ok(&c, "devnet_mine", json!([3])).await;
-    let head = ok(&c, "devnet_head", json!([])).await["height"]
+/// DESIGN.md ("changes nothing"), CIP-5 §4.2/§5.4, CIP-1 v3 §13.2, issue 20: for every
+/// state-changing method, each refusal in the table answers its named error and leaves the
+/// state root, the head, every balance and every nonce identical; under auto-mining a refused
+/// call seals no block (a refused `actor_deploy` used to charge a fee, bump the nonce and seal
+/// a failed receipt).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_state_changing_method_refused_changes_nothing() {
+    let d = start().await;
+    let c = &d.client;
+    let acc = call(c, "devnet_accounts", json!([])).await;
+    let addr = |i: usize| acc[i]["address"].as_str().unwrap().to_string();
+    let (dev0, dev1, dev2) = (addr(0), addr(1), addr(2));
+    assert_eq!(acc[0]["system_deployer"], json!(true));
+    assert_eq!(acc[1]["system_deployer"], json!(false));
+    let dev1_balance = acc[1]["balance"].as_str().unwrap().to_string();
+    let actor = call(c, "actor_deploy", json!([{"from": dev1}])).await;
+    let h = call(c, "devnet_blockNumber", json!([]))
+        .await
         .as_u64()
         .unwrap();
-    let ghost = format!("0x{}", "42".repeat(32));
-    let nobody = format!("0x{}", "ab".repeat(20));
+    let timer = call(
+        c,
+        "timer_schedule",
+        json!([{"actor": actor, "height": h + 50}]),
+    )
+    .await["timer_id"]
+        .clone();
+    call(c, "devnet_snapshot", json!([])).await;
+    let unknown_timer = format!("0x{}", "ab".repeat(32));
+    let nobody = format!("0x{}", "42".repeat(20));
+    let huge = (1u128 << 127).to_string();
 
-    // One refused form per state-changing method (some have several).
-    let mut cases: Vec<(&str, Value)> = vec![
+    // (method, params, the error's reason, or None for a JSON-RPC params error -32602)
+    let table: Vec<(&str, Value, Option<&str>)> = vec![
+        ("devnet_mine", json!([0]), Some("InvalidInput")),
+        ("devnet_mine", json!(["x"]), None),
+        ("devnet_setMining", json!([{"mode": "fast"}]), None),
+        ("devnet_setMining", json!([{"mode": "interval"}]), None),
+        ("devnet_setBalance", json!(["0xzz", "1"]), None),
+        ("devnet_setBalance", json!([dev1, "-1"]), None),
+        ("devnet_snapshot", json!(["extra"]), None),
+        ("devnet_revert", json!([999]), Some("UnknownSnapshot")),
+        ("devnet_revertTo", json!([1_000_000]), Some("InvalidInput")),
+        ("devnet_revertTo", json!(["x"]), None),
         (
-            "actor_call",
-            json!([{"from": alice, "actor": nobody, "handler": "go"}]),
+            "devnet_deleteSnapshot",
+            json!([999]),
+            Some("UnknownSnapshot"),
         ),
+        ("devnet_reset", json!(["extra"]), None),
+        ("devnet_loadState", json!([{"format": "nope"}]), None),
+        ("devnet_halt", json!([u64::MAX]), Some("InvalidInput")),
         (
-            "actor_call",
-            json!([{"from": alice, "actor": actor, "handler": "deploy"}]),
+            "actor_deploy",
+            json!([{"from": dev1, "balance": huge}]),
+            Some("InsufficientFunds"),
         ),
         (
             "actor_deploy",
-            json!([{"from": alice, "script": "fn broken( {"}]),
+            json!([{"from": nobody}]),
+            Some("InsufficientFunds"),
         ),
         (
             "actor_deploy",
-            json!([{"from": alice, "balance": "340282366920938463463374607431768211455"}]),
+            json!([{"from": dev1, "script": "fn broken("}]),
+            Some("CompileError"),
         ),
-        ("devnet_deleteSnapshot", json!([999])),
-        ("devnet_exportFixture", json!([null, "../escape.toml"])),
-        ("devnet_halt", json!([2_000_000])),
-        ("devnet_loadState", json!([{"not": "a dump"}])),
-        ("devnet_mine", json!([0])),
-        ("devnet_mine", json!([2_000_000])),
-        ("devnet_reset", json!(["surprise"])),
-        ("devnet_revert", json!([999])),
-        ("devnet_revertTo", json!([head + 10])),
-        ("devnet_setBalance", json!(["not-an-address", "5"])),
         (
-            "devnet_setBalance",
-            json!([alice, "340282366920938463463374607431768211455"]),
+            "actor_call",
+            json!([{"from": dev1, "actor": nobody, "handler": "h"}]),
+            Some("UnknownActor"),
         ),
-        ("devnet_setMining", json!([{"mode": "sometimes"}])),
         (
-            "devnet_setMining",
-            json!([{"mode": "interval", "block_time": 0}]),
+            "actor_call",
+            json!([{"from": dev1, "actor": actor, "handler": "deploy"}]),
+            Some("InvalidInput"),
         ),
-        ("devnet_snapshot", json!(["unexpected"])),
+        (
+            "actor_call",
+            json!([{"from": nobody, "actor": actor, "handler": "handle_timer"}]),
+            Some("InsufficientFunds"),
+        ),
+        (
+            "timer_schedule",
+            json!([{"actor": actor, "height": 1}]),
+            Some("InvalidInput"),
+        ),
+        (
+            "timer_schedule",
+            json!([{"actor": nobody, "height": h + 5}]),
+            Some("UnknownActor"),
+        ),
+        (
+            "timer_cancel",
+            json!([{"actor": actor, "timer_id": unknown_timer}]),
+            Some("TimerNotFound"),
+        ),
+        (
+            "timer_cancel",
+            json!([{"actor": actor, "timer_id": timer, "from": dev2}]),
+            Some("Unauthorized"),
+        ),
+        (
+            "timer_extend",
+            json!([{"actor": actor, "timer_id": unknown_timer, "new_expires_at": h + 500}]),
+            Some("TimerNotFound"),
+        ),
         (
             "gov_cancelTimer",
-            json!([{"from": alice, "timer_id": timer}]),
+            json!([{"from": dev1, "timer_id": timer}]),
+            Some("Unauthorized"),
         ),
         (
             "gov_extendTimer",
-            json!([{"from": gov, "timer_id": ghost, "new_expires_at": 100}]),
+            json!([{"from": dev1, "timer_id": timer, "new_expires_at": h + 900}]),
+            Some("Unauthorized"),
         ),
         (
-            "gov_extendTimer",
-            json!([{"from": gov, "timer_id": timer, "new_expires_at": 2}]),
+            "gov_updateTimerConfig",
+            json!([{"from": dev1, "config": {"max_ttl_blocks": 10}}]),
+            Some("Unauthorized"),
         ),
         (
-            "gov_extendTimer",
-            json!([{"from": alice, "timer_id": timer, "new_expires_at": 100}]),
+            "gov_updateTimerConfig",
+            json!([{"from": dev0, "config": {"lane_timer_cycles": 1}}]),
+            Some("InvalidInput"),
         ),
         (
-            "gov_setActivationHeight",
-            json!([{"from": gov, "height": 1}]),
-        ),
-        (
-            "gov_setActivationHeight",
-            json!([{"from": alice, "height": head + 100}]),
+            "gov_updateTimerConfig",
+            json!([{"from": dev0, "config": {"no_such_field": 1}}]),
+            Some("InvalidInput"),
         ),
         (
             "gov_updateSchedulerConfig",
-            json!([{"from": gov, "config": {}}]),
+            json!([{"from": dev1, "config": {"fairness_window_blocks": 10}}]),
+            Some("Unauthorized"),
         ),
         (
-            "gov_updateTimerConfig",
-            json!([{"from": gov, "config": {}}]),
+            "gov_updateSchedulerConfig",
+            json!([{"from": dev0, "config": {"tier_fast_bps": 0}}]),
+            Some("InvalidInput"),
         ),
         (
-            "gov_updateTimerConfig",
-            json!([{"from": gov, "config": {"max_ttl_blocks": 0}}]),
+            "gov_updateSchedulerConfig",
+            json!([{"from": dev0, "config": {"lane_timer_cycles": 1}}]),
+            Some("InvalidInput"),
         ),
         (
-            "gov_updateTimerConfig",
-            json!([{"from": alice, "config": {"max_ttl_blocks": 50}}]),
-        ),
-        ("timer_cancel", json!([{"actor": actor, "timer_id": ghost}])),
-        (
-            "timer_extend",
-            json!([{"actor": actor, "timer_id": ghost, "new_expires_at": 100}]),
+            "gov_setActivationHeight",
+            json!([{"from": dev0, "height": 0}]),
+            Some("InvalidInput"),
         ),
         (
-            "timer_extend",
-            json!([{"actor": actor, "timer_id": timer, "new_expires_at": 2}]),
-        ),
-        ("timer_schedule", json!([{"actor": actor, "height": 1}])),
-        (
-            "timer_schedule",
-            json!([{"actor": actor, "height": head + 5, "gas_limit": 0}]),
+            "gov_setActivationHeight",
+            json!([{"from": dev0, "height": "soon"}]),
+            None,
         ),
         (
-            "timer_schedule",
-            json!([{"actor": nobody, "height": head + 5}]),
+            "gov_setActivationHeight",
+            json!([{"from": dev1, "height": h + 100}]),
+            Some("Unauthorized"),
         ),
-        ("devnet_subscribeBlocks", json!([])),
+        // CIP-5 drafts (issue 22): a watch or an interval needs a draft scheduler.
+        (
+            "timer_watch",
+            json!([{"actor": actor, "keys": ["k"]}]),
+            Some("InvalidInput"),
+        ),
+        ("timer_watch", json!([{"actor": actor, "keys": []}]), None),
+        (
+            "timer_interval",
+            json!([{"actor": actor, "every": 5}]),
+            Some("InvalidInput"),
+        ),
+        ("timer_interval", json!([{"actor": actor}]), None),
     ];
-    if !kind.is_draft() {
-        // The drafts' fields and registrations under a scheduler without them.
-        cases.push((
-            "gov_updateSchedulerConfig",
-            json!([{"from": gov, "config": {"max_fires_per_block": 3}}]),
-        ));
-        cases.push(("timer_watch", json!([{"actor": actor, "keys": ["k"]}])));
-    }
-    if kind != SchedulerKind::Cip5DraftZh {
-        cases.push(("timer_interval", json!([{"actor": actor, "every": 5}])));
-    }
-    if kind.is_draft() {
-        // Spec note 157: a draft chain never switches to eip1559.
-        cases.push((
-            "gov_setActivationHeight",
-            json!([{"from": gov, "height": head + 100}]),
-        ));
-        cases.push((
-            "gov_updateSchedulerConfig",
-            json!([{"from": gov, "config": {"max_fires_per_block": 0}}]),
-        ));
-        cases.push(("timer_watch", json!([{"actor": actor, "keys": []}])));
-        cases.push(("timer_watch", json!([{"actor": nobody, "keys": ["k"]}])));
-        cases.push(("timer_interval", json!([{"actor": actor, "every": 0}])));
-    }
-    let covered: BTreeSet<&str> = cases.iter().map(|(m, _)| *m).collect();
-    let writes: Vec<&String> = methods
+
+    // Every method that is not read-only has a row.
+    let doc = openrpc::document();
+    let methods: BTreeSet<&str> = doc["methods"]
+        .as_array()
+        .unwrap()
         .iter()
-        .filter(|m| !READ_ONLY.contains(&m.as_str()) && !m.starts_with("devnet_unsubscribe"))
+        .map(|m| m["name"].as_str().unwrap())
         .collect();
-    for m in &writes {
+    let covered: BTreeSet<&str> = table.iter().map(|r| r.0).collect();
+    for m in &methods {
         assert!(
-            covered.contains(m.as_str()),
-            "`{m}` changes the devnet but has no refused case in this test"
+            READ_ONLY.contains(m) || covered.contains(m),
+            "{m} changes state but has no refusal in the table"
         );
     }
-    let before = fingerprint(&c).await;
-    for (method, params) in &cases {
-        if !methods.contains(*method) {
-            panic!("`{method}` is not a registered method");
+
+    for (method, p, reason) in &table {
+        let before = state(c).await;
+        let (code, msg, data) = call_err(c, method, p.clone()).await;
+        match reason {
+            None => assert_eq!(code, -32602, "{method} {p}: {msg}"),
+            Some(r) => {
+                assert_eq!(data["reason"], json!(r), "{method} {p}: {code} {msg}");
+                assert!(
+                    !msg.starts_with(&format!("{r}: {r}")),
+                    "{method}: the reason twice: {msg}"
+                );
+            }
         }
-        if method.starts_with("devnet_subscribe") {
-            continue; // a read over WebSocket only; listed so the coverage check knows it
-        }
-        let got = call(&c, method, params.clone()).await;
-        let (code, message) = match got {
-            Err(e) => e,
-            Ok(v) => panic!("{kind}: {method} {params}: accepted ({v}), a refusal was expected"),
-        };
+        let after = state(c).await;
         assert!(
-            !message.is_empty() && code != 0,
-            "{method}: a named error ({code} {message})"
-        );
-        let after = fingerprint(&c).await;
-        assert_eq!(
-            after, before,
-            "{kind}: {method} {params} refused with {code} {message} but changed the devnet"
+            before == after,
+            "{method} {p} was refused ({msg}) but changed the state:\nbefore {}\nafter  {}",
+            before["head"],
+            after["head"]
         );
     }
+
+    // The refused deploy names dev1's own balance.
+    let (_, msg, _) = call_err(
+        c,
+        "actor_deploy",
+        json!([{"from": dev1, "balance": (1u128 << 127).to_string()}]),
+    )
+    .await;
+    let now = call(c, "devnet_getBalance", json!([dev1])).await;
+    assert!(
+        msg.contains(now.as_str().unwrap()),
+        "names dev1's balance {now}: {msg}"
+    );
+    assert_ne!(dev1_balance, "", "dev1 was funded at genesis");
+}
+
+/// Issue 20: `gov_setActivationHeight` said `InvalidInput: InvalidInput: ...`. CIP-1 v3 §13.2:
+/// a height not above the current one is `InvalidInput`, said once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cip1_v3_13_2_an_activation_height_refusal_names_its_reason_once() {
+    let d = start().await;
+    let c = &d.client;
+    let acc = call(c, "devnet_accounts", json!([])).await;
+    let dev0 = acc[0]["address"].clone();
+    call(c, "devnet_mine", json!([3])).await;
+    let (code, msg, _) = call_err(
+        c,
+        "gov_setActivationHeight",
+        json!([{"from": dev0, "height": 2}]),
+    )
+    .await;
+    assert_eq!(code, -32050);
+    assert!(msg.starts_with("InvalidInput: "), "{msg}");
+    assert!(!msg.contains("InvalidInput: InvalidInput"), "{msg}");
 }
