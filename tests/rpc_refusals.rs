@@ -81,6 +81,10 @@ const READ_ONLY: &[&str] = &[
     "devnet_supply",
     "devnet_dumpState",
     "devnet_getEvents",
+    // Transactions by hash and the pending ones (issue 32).
+    "devnet_getTransaction",
+    "devnet_getReceipt",
+    "devnet_pendingTransactions",
     "timer_estimate",
     // The drafts' estimate: tried on a copy of the chain (Spec note 129).
     "timer_estimateDraft",

@@ -579,6 +579,12 @@ impl Chain {
     }
 
     /// The height of the block being built (or that will be built next).
+    /// The receipts of the open block so far, in order: its pending transactions (applied,
+    /// not sealed). Empty while no block is open (issue 32).
+    pub fn open_receipts(&self) -> &[Receipt] {
+        self.open.as_ref().map_or(&[], |o| &o.receipts)
+    }
+
     pub fn pending_height(&self) -> u64 {
         self.open
             .as_ref()

@@ -19,6 +19,7 @@ pub mod draft_estimate;
 mod error;
 mod governance;
 mod history;
+pub mod pool;
 pub mod query;
 mod read;
 pub mod requests;
@@ -39,6 +40,9 @@ pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
 pub use error::NodeError;
 pub use governance::{GovUpdateSchedulerConfig, merge_scheduler_params};
+pub use pool::{
+    PendingTxsQuery, TX_NOT_FOUND, TxQuery, TxRecord, TxState, TxView, not_found_message,
+};
 pub use query::*;
 pub use requests::*;
 pub use scheduler::*;

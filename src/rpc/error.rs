@@ -117,6 +117,11 @@ pub const CODES: &[Code] = &[
         hint: "the height is older than the node keeps (serve --history N): ask from the oldest kept height",
     },
     Code {
+        reason: "TransactionNotFound",
+        code: -32070,
+        hint: "the node holds no transaction of this hash: unknown, or older than the kept history (serve --history N)",
+    },
+    Code {
         reason: "ExportRefused",
         code: -32085,
         hint: "files go under the server's --export-dir, named by file name only (no path, no `..`, never over a file)",

@@ -621,6 +621,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
 
     super::scheduler::register(&mut m);
     super::draft::register(&mut m);
+    super::pool::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
     reg(&mut m, GovCancel::METHOD, |p, node| async move {

@@ -11,6 +11,7 @@ pub mod files;
 pub mod guard;
 pub mod methods;
 pub mod openrpc;
+mod pool;
 pub mod queries;
 mod reorg;
 mod scheduler;

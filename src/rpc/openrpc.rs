@@ -213,6 +213,24 @@ pub const METHODS: &[MethodDoc] = &[
         r#"{"type":"array","items":"@Event"}"#,
     ),
     m(
+        "devnet_getTransaction",
+        "A transaction by hash (issue 32): status `pending` (its block is open) or `sealed`, height, index, from, nonce, kind. TransactionNotFound when the node holds none (unknown, or older than the kept history).",
+        &[p("hash", "Hash", "the transaction hash")],
+        r#"{"type":"object","properties":{"hash":"@Hash","status":{"enum":["pending","sealed"]},"height":"@Height","index":"@Count","from":"@Address","nonce":"@Count","kind":{"type":"string"}}}"#,
+    ),
+    m(
+        "devnet_getReceipt",
+        "A receipt by hash (issue 32), shaped as every sending method's; `status: \"pending\"` while its block is open. TransactionNotFound when the node holds none.",
+        &[p("hash", "Hash", "the transaction hash")],
+        "Receipt",
+    ),
+    m(
+        "devnet_pendingTransactions",
+        "The open block's transactions in order (applied, not sealed: manual or interval mining), as devnet_getTransaction shows each.",
+        &[],
+        r#"{"type":"array","items":{"type":"object"}}"#,
+    ),
+    m(
         "devnet_subscribeBlocks",
         "WebSocket: a `devnet_subscribeBlocks` notification per sealed block; `{\"lagged\": n}` when n were lost.",
         &[],
