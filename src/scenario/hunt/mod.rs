@@ -19,9 +19,6 @@ use search::{Ctx, search, shrink};
 use serde::Serialize;
 use text::{Pins, Setting};
 
-/// Runs the shrinker may spend on one scheduler's worst.
-pub const SHRINK_TRIES: u32 = 60;
-
 /// One scheduler's worst found.
 #[derive(Debug, Clone, Serialize)]
 pub struct Found {
@@ -144,7 +141,7 @@ fn hunt_one(
     ctx.jobs = 1;
     // Shrunk only when it is worse than no adversary at all (else there is nothing to keep).
     let (c, o) = if o.score.broken || o.score.measure > base_measure {
-        shrink(&ctx, c, o, SHRINK_TRIES)
+        shrink(&ctx, c, o, b.shrink)
     } else {
         (c, o)
     };

@@ -128,6 +128,9 @@ pub struct Budget {
     /// The best found, mutated in the next generation.
     #[serde(default = "default_keep")]
     pub keep: usize,
+    /// Runs the shrinker may spend on each scheduler's worst.
+    #[serde(default = "default_shrink")]
+    pub shrink: u32,
 }
 
 fn default_every() -> u64 {
@@ -144,6 +147,9 @@ fn default_population() -> usize {
 }
 fn default_keep() -> usize {
     3
+}
+fn default_shrink() -> u32 {
+    60
 }
 
 /// A spec checked: every name resolved.
