@@ -100,6 +100,33 @@ pub enum Cmd {
     /// CSV and JSON lines; `plan`, `run --shard K/N` and `merge` for a batch engine
     /// (docs/SWEEP.md).
     Sweep(SweepArgs),
+    /// Search for the adversaries' scenario that makes a victim's measure worst, under each
+    /// scheduler of a spec; shrink it and write it as a fixture (docs/HUNT.md).
+    Hunt(HuntArgs),
+}
+
+/// `hunt SPEC`: flags override the spec's fields.
+#[derive(clap::Args)]
+pub struct HuntArgs {
+    /// The hunt's spec (TOML, docs/HUNT.md).
+    pub spec: PathBuf,
+    /// The folder the worst fixtures go to (one per scheduler: SCHEDULER.toml).
+    #[arg(long, value_name = "DIR", default_value = "hunt-out")]
+    pub out: PathBuf,
+    /// Override the spec's seed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Override the spec's budget.runs.
+    #[arg(long)]
+    pub runs: Option<u64>,
+    /// Override the spec's schedulers (comma-separated, or `all`).
+    #[arg(long, value_delimiter = ',')]
+    pub schedulers: Vec<String>,
+    /// Print the outcome as JSON instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub common: SweepRunFlags,
 }
 
 /// `sweep SPEC` (the whole sweep) or one of its steps.

@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod compare;
 mod dashboard;
+mod hunt;
 mod serve;
 mod sweep;
 
@@ -54,6 +55,7 @@ fn main() -> ExitCode {
         Some(Cmd::Serve(a)) => serve::serve(a),
         Some(Cmd::Compare(a)) => compare::compare(a, &mut out),
         Some(Cmd::Sweep(a)) => sweep::sweep(a, &mut out),
+        Some(Cmd::Hunt(a)) => hunt::hunt(a, &mut out),
         Some(Cmd::Fixtures) => {
             commands::list_fixtures(&mut out);
             Ok(EXIT_OK)

@@ -7,6 +7,7 @@ pub mod draft_step;
 mod expect;
 pub mod export;
 pub mod fixture;
+pub mod hunt;
 pub mod lines;
 pub mod live;
 pub mod plot;

@@ -1,0 +1,278 @@
+//! The adversaries' scenario (issue 33 hunt): a bot per adversary, deployed from a template,
+//! and a list of actions, all of them things the fixture format already expresses
+//! (`[[actors]]` with `native` code, and `schedule`, `cancel`, `transfer` steps).
+//! [`Candidate::random`] and [`Candidate::mutate`] draw within the budget from a
+//! [`SplitMix64`]; nothing here knows the chain.
+
+use crate::scenario::sweep::SplitMix64;
+
+/// What a bot does when one of its timers fires.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Template {
+    /// Burns `cycles`.
+    Burner { cycles: u64 },
+    /// Burns `cycles` and re-arms itself `every` blocks later with `gas_limit`.
+    Rescheduler {
+        cycles: u64,
+        every: u64,
+        gas_limit: u64,
+    },
+}
+
+/// One adversary's bot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Bot {
+    pub template: Template,
+    /// Its endowment, from the adversary's funds.
+    pub endowment: u128,
+}
+
+/// The priority tiers a schedule step may name (CIP-1 v3 §6).
+pub const TIERS: [&str; 4] = ["economy", "standard", "fast", "urgent"];
+
+/// An adversary's action, a fixture step.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Bot `bot` schedules a timer at `height`, sent at `at`; `id` names it (`label = "aID"`).
+    Schedule {
+        id: u32,
+        bot: usize,
+        at: u64,
+        height: u64,
+        gas_limit: u64,
+        tier: Option<usize>,
+    },
+    /// Bot `bot` cancels its timer `aID` at `at`.
+    Cancel { bot: usize, at: u64, id: u32 },
+    /// Adversary `adv` tops up its bot with `amount` at `at`.
+    Transfer { adv: usize, at: u64, amount: u128 },
+}
+
+impl Action {
+    pub fn at(&self) -> u64 {
+        match self {
+            Action::Schedule { at, .. }
+            | Action::Cancel { at, .. }
+            | Action::Transfer { at, .. } => *at,
+        }
+    }
+}
+
+/// One scenario of the adversaries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Candidate {
+    pub bots: Vec<Bot>,
+    pub actions: Vec<Action>,
+    pub blocks: u64,
+    /// The next free timer id.
+    pub next_id: u32,
+}
+
+/// The budget a candidate stays within.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub adversaries: usize,
+    pub funds: u128,
+    pub max_timers: u32,
+    pub max_gas_per_block: u64,
+    pub blocks: u64,
+}
+
+/// The largest gas limit a timer is given: under the default `max_cycles_per_fire`
+/// (550,000), so four fill the default 2,000,000-cycle lane.
+pub const MAX_TIMER_GAS: u64 = 500_000;
+
+impl Limits {
+    fn gas_cap(&self) -> u64 {
+        self.max_gas_per_block.clamp(1, MAX_TIMER_GAS)
+    }
+}
+
+fn template(rng: &mut SplitMix64, l: &Limits) -> Template {
+    let cycles = rng.range(1_000, l.gas_cap().clamp(1_000, 250_000));
+    if rng.below(2) == 0 {
+        Template::Burner { cycles }
+    } else {
+        Template::Rescheduler {
+            cycles,
+            every: rng.range(1, 8),
+            // A deploy's own schedule has no step to carry an `expect_error`: kept under
+            // CIP-1 v3 §10's auction-phase cap (250,000), which every scheduler accepts.
+            gas_limit: rng.range(cycles.min(250_000), 250_000),
+        }
+    }
+}
+
+/// A timer's gas limit: half the time the largest allowed (what fills a lane), else uniform.
+fn gas(rng: &mut SplitMix64, l: &Limits) -> u64 {
+    if rng.below(2) == 0 {
+        l.gas_cap()
+    } else {
+        rng.range(1_000, l.gas_cap())
+    }
+}
+
+impl Candidate {
+    /// A random scenario within `l`.
+    pub fn random(rng: &mut SplitMix64, l: &Limits) -> Candidate {
+        let bots = (0..l.adversaries)
+            .map(|_| Bot {
+                template: template(rng, l),
+                endowment: l.funds / 4 + u128::from(rng.below(1 << 20)) * ((l.funds / 4) >> 20),
+            })
+            .collect();
+        let mut c = Candidate {
+            bots,
+            actions: Vec::new(),
+            blocks: l.blocks,
+            next_id: 0,
+        };
+        let n = rng.range(1, u64::from(l.max_timers.max(1)));
+        for _ in 0..n {
+            c.add_action(rng, l);
+        }
+        c.repair(l);
+        c
+    }
+
+    fn add_action(&mut self, rng: &mut SplitMix64, l: &Limits) {
+        let last = self.blocks.saturating_sub(1).max(2);
+        let bot = rng.below(self.bots.len() as u64) as usize;
+        let roll = rng.below(10);
+        let schedules: Vec<(u32, usize, u64)> = self
+            .actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Schedule { id, bot, at, .. } => Some((*id, *bot, *at)),
+                _ => None,
+            })
+            .collect();
+        if roll == 0 && !schedules.is_empty() {
+            let (id, bot, at) = schedules[rng.below(schedules.len() as u64) as usize];
+            let at = rng.range(at + 1, last.max(at + 1));
+            self.actions.push(Action::Cancel { bot, at, id });
+        } else if roll == 1 {
+            let amount = (l.funds / 8) >> rng.below(8);
+            let at = rng.range(2, last);
+            self.actions.push(Action::Transfer {
+                adv: bot,
+                at,
+                amount,
+            });
+        } else {
+            let at = rng.range(2, last);
+            // Half the time at a height another adversary timer is due at: load piles up
+            // where a lane can be filled.
+            let heights: Vec<u64> = self
+                .actions
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Schedule { height, .. } if *height > at => Some(*height),
+                    _ => None,
+                })
+                .collect();
+            let height = if !heights.is_empty() && rng.below(2) == 0 {
+                heights[rng.below(heights.len() as u64) as usize]
+            } else {
+                rng.range(at + 1, self.blocks.max(at + 1))
+            };
+            let tier = (rng.below(3) == 0).then(|| rng.below(4) as usize);
+            let id = self.next_id;
+            self.next_id += 1;
+            self.actions.push(Action::Schedule {
+                id,
+                bot,
+                at,
+                height,
+                gas_limit: gas(rng, l),
+                tier,
+            });
+        }
+    }
+
+    /// A neighbour: one to three changes (an action added, dropped, moved or resized, a
+    /// bot's template redrawn), then [`Candidate::repair`].
+    pub fn mutate(&self, rng: &mut SplitMix64, l: &Limits) -> Candidate {
+        let mut c = self.clone();
+        for _ in 0..rng.range(1, 3) {
+            let n = c.actions.len() as u64;
+            match rng.below(5) {
+                0 | 1 => c.add_action(rng, l),
+                2 if n > 0 => {
+                    c.actions.remove(rng.below(n) as usize);
+                }
+                3 if n > 0 => {
+                    let i = rng.below(n) as usize;
+                    if let Action::Schedule {
+                        at,
+                        height,
+                        gas_limit,
+                        ..
+                    } = &mut c.actions[i]
+                    {
+                        *height = rng.range(*at + 1, c.blocks.max(*at + 1));
+                        *gas_limit = gas(rng, l);
+                    }
+                }
+                _ => {
+                    let b = rng.below(c.bots.len() as u64) as usize;
+                    c.bots[b].template = template(rng, l);
+                }
+            }
+        }
+        c.repair(l);
+        c
+    }
+
+    /// Brings the candidate back within the budget: actions in height order (stable), at
+    /// most `max_timers` schedules, the gas due at one height at most `max_gas_per_block`
+    /// (later schedules dropped), each adversary's endowment plus top-ups at most its funds
+    /// (top-ups dropped), cancels only of timers scheduled before them.
+    pub fn repair(&mut self, l: &Limits) {
+        self.actions.sort_by_key(Action::at);
+        let mut timers = 0u32;
+        let mut gas_at: std::collections::BTreeMap<u64, u64> = Default::default();
+        let mut spent: Vec<u128> = self.bots.iter().map(|b| b.endowment).collect();
+        let mut scheduled: Vec<(u32, u64)> = Vec::new();
+        self.actions.retain(|a| match a {
+            Action::Schedule {
+                id,
+                height,
+                gas_limit,
+                at,
+                ..
+            } => {
+                let g = gas_at.entry(*height).or_default();
+                let ok = timers < l.max_timers && *g + gas_limit <= l.max_gas_per_block;
+                if ok {
+                    timers += 1;
+                    *g += gas_limit;
+                    scheduled.push((*id, *at));
+                }
+                ok
+            }
+            Action::Cancel { id, at, .. } => scheduled.iter().any(|(i, sat)| i == id && sat < at),
+            Action::Transfer { adv, amount, .. } => {
+                let ok = spent[*adv].saturating_add(*amount) <= l.funds;
+                if ok {
+                    spent[*adv] += amount;
+                }
+                ok
+            }
+        });
+    }
+
+    /// What the adversaries commit: endowments and top-ups.
+    pub fn funds_used(&self) -> u128 {
+        let e: u128 = self.bots.iter().map(|b| b.endowment).sum();
+        let t: u128 = self
+            .actions
+            .iter()
+            .map(|a| match a {
+                Action::Transfer { amount, .. } => *amount,
+                _ => 0,
+            })
+            .sum();
+        e + t
+    }
+}

@@ -1,0 +1,125 @@
+//! Plays one candidate through the headless runner (`sweep::play`) and measures it: the
+//! victim's figures, the adversaries' cost, and the invariants the report checks.
+
+use super::candidate::Candidate;
+use super::spec::Measure;
+use super::text::{self, Pins, Setting, VICTIM};
+use crate::scenario::builtin;
+use crate::scenario::fixture::LoadedFixture;
+use crate::scenario::report::Report;
+use crate::scenario::runner::Scenario;
+use crate::scenario::sweep::{panic_text, play};
+use crate::vm::DevnetRuntime;
+
+/// How bad a run was: a broken invariant beats any measure; then the larger measure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Score {
+    pub broken: bool,
+    pub measure: u128,
+}
+
+/// A played candidate.
+#[derive(Debug, Clone, Default)]
+pub struct Outcome {
+    pub score: Score,
+    /// The invariant broken (`panic: ...`, `funds not conserved`, `refused: ...`), if any.
+    pub broken: Option<String>,
+    pub pins: Pins,
+    /// What the adversaries' bots paid for their fires.
+    pub adversary_fees: u128,
+    /// Each step's error kind, in step order (when the report's steps match the candidate's).
+    pub step_errors: Vec<Option<String>>,
+    pub final_state_root: String,
+}
+
+/// Plays the fixture text `t` (no expectations needed), catching a panic.
+pub fn play_text(t: &str) -> Result<Result<Report, String>, String> {
+    let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let lf = LoadedFixture::parse("hunt.toml", t.to_string()).map_err(|e| e.to_string())?;
+        let rt = DevnetRuntime::new();
+        let s = Scenario::prepare(&lf, &rt, &builtin::script_loader).map_err(|e| e.to_string())?;
+        play(&s, None).map(|(r, _)| r)
+    }));
+    played.map_err(|p| panic_text(&p))
+}
+
+/// Each step's error kind, in step order: a report's step outcome names the line of its
+/// `[[steps]]` header.
+fn step_errors(t: &str, r: &Report, n: usize) -> Vec<Option<String>> {
+    let lines: Vec<usize> = t
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| *l == "[[steps]]")
+        .map(|(i, _)| i + 1)
+        .collect();
+    let mut out = vec![None; n];
+    for st in &r.steps {
+        if let (Some(e), Some(i)) = (&st.error, lines.iter().position(|l| *l == st.line))
+            && i < n
+        {
+            out[i] = Some(e.kind.as_str().to_string());
+        }
+    }
+    out
+}
+
+/// The victim's figures of a report.
+pub fn pins_of(r: &Report) -> Pins {
+    let Some(v) = r.actors.iter().find(|a| a.actor == VICTIM) else {
+        return Pins::default();
+    };
+    Pins {
+        fires: v.fires,
+        latency_p50: v.latency_p50,
+        latency_p99: v.latency_p99,
+        fees: v.fees,
+        weight_bps: v.weight_bps,
+    }
+}
+
+fn measure(m: Measure, p: &Pins, baseline_fires: u64) -> u128 {
+    match m {
+        Measure::LatencyP99 => p.latency_p99.into(),
+        Measure::LatencyP50 => p.latency_p50.into(),
+        Measure::FiresLost => baseline_fires.saturating_sub(p.fires).into(),
+        Measure::Fees => p.fees,
+        Measure::WeightBps => p.weight_bps.unwrap_or(0).into(),
+    }
+}
+
+/// Plays `c` under `s` and measures it. A fixture that does not prepare (a bug of the
+/// generator) and a panic are both broken invariants: they are what a developer replays.
+pub fn evaluate(s: &Setting, c: &Candidate, m: Measure, baseline_fires: u64) -> Outcome {
+    let t = text::fixture(s, c, &[], None, "hunt candidate");
+    let mut o = Outcome::default();
+    let report = match play_text(&t) {
+        Err(p) => {
+            o.broken = Some(format!("panic: {p}"));
+            o.score.broken = true;
+            return o;
+        }
+        Ok(Err(e)) => {
+            o.broken = Some(format!("not played: {e}"));
+            o.score.broken = true;
+            return o;
+        }
+        Ok(Ok(r)) => r,
+    };
+    if let Some(r) = &report.refused {
+        o.broken = Some(format!("refused: {r}"));
+    } else if !report.summary.funds_conserved {
+        o.broken = Some("funds not conserved (balances + burned != supply)".into());
+    }
+    o.score.broken = o.broken.is_some();
+    o.pins = pins_of(&report);
+    o.score.measure = measure(m, &o.pins, baseline_fires);
+    o.adversary_fees = report
+        .actors
+        .iter()
+        .filter(|a| a.actor.starts_with("adv-"))
+        .map(|a| a.fees)
+        .sum();
+    o.step_errors = step_errors(&t, &report, c.actions.len());
+    o.final_state_root = report.summary.final_state_root.to_string();
+    o
+}

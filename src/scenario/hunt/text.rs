@@ -1,0 +1,194 @@
+//! Writes a hunt's scenario as a fixture (docs/FIXTURES.md): the victim, the adversaries'
+//! bots and their steps, and, for the worst one found, expectations pinning its figures.
+
+use super::candidate::{Action, Candidate, TIERS, Template};
+use crate::engine::SchedulerKind;
+use std::fmt::Write;
+
+/// The victim's and the run's settings a fixture needs besides the candidate.
+#[derive(Debug, Clone)]
+pub struct Setting {
+    pub name: String,
+    pub scheduler: SchedulerKind,
+    pub variants: Vec<String>,
+    pub victim_every: u64,
+    pub victim_cycles: u64,
+    pub funds: u128,
+}
+
+/// The victim's actor name in every hunt fixture.
+pub const VICTIM: &str = "victim";
+
+/// Adversary `i`'s account (its bot is `adv-N-bot`).
+pub fn adversary(i: usize) -> String {
+    format!("adv-{}", i + 1)
+}
+
+pub fn bot(i: usize) -> String {
+    format!("adv-{}-bot", i + 1)
+}
+
+fn victim_code(s: &Setting) -> String {
+    let gas = s.victim_cycles.saturating_mul(2).saturating_add(50_000);
+    let again = format!(
+        r#"{{"op":"schedule","delta":{},"gas_limit":{gas}}}"#,
+        s.victim_every
+    );
+    format!(
+        r#"{{"deploy":[{again}],"handle_timer":[{{"op":"burn","cycles":{}}},{again}]}}"#,
+        s.victim_cycles
+    )
+}
+
+fn bot_code(t: &Template) -> String {
+    match t {
+        Template::Burner { cycles } => {
+            format!(r#"{{"handle_timer":[{{"op":"burn","cycles":{cycles}}}]}}"#)
+        }
+        Template::Rescheduler {
+            cycles,
+            every,
+            gas_limit,
+        } => {
+            let again = format!(r#"{{"op":"schedule","delta":{every},"gas_limit":{gas_limit}}}"#);
+            format!(
+                r#"{{"deploy":[{again}],"handle_timer":[{{"op":"burn","cycles":{cycles}}},{again}]}}"#
+            )
+        }
+    }
+}
+
+/// The figures the written fixture pins (the victim's, at the run's end).
+#[derive(Debug, Clone, Default)]
+pub struct Pins {
+    pub fires: u64,
+    pub latency_p50: u64,
+    pub latency_p99: u64,
+    pub fees: u128,
+    pub weight_bps: Option<u32>,
+}
+
+fn header(out: &mut String, s: &Setting, c: &Candidate, description: &str) {
+    let _ = writeln!(out, "name = {:?}", s.name);
+    let _ = writeln!(out, "description = \"\"\"\n{description}\"\"\"");
+    let _ = writeln!(out, "blocks = {}\n", c.blocks);
+    let _ = writeln!(out, "[chain]\nscheduler = \"{}\"\n", s.scheduler.as_str());
+    if !s.variants.is_empty() {
+        let _ = writeln!(out, "[variants]");
+        for v in &s.variants {
+            if let Some((n, val)) = v.split_once('=') {
+                let _ = writeln!(out, "{n} = {val:?}");
+            }
+        }
+        out.push('\n');
+    }
+}
+
+fn parties(out: &mut String, s: &Setting, c: &Candidate) {
+    let _ = writeln!(
+        out,
+        "[[accounts]]\nname = \"victim-owner\"\nbalance = \"1000000000000000000\"\n"
+    );
+    for i in 0..c.bots.len() {
+        let _ = writeln!(
+            out,
+            "[[accounts]]\nname = \"{}\"\nbalance = \"{}\"\n",
+            adversary(i),
+            s.funds
+        );
+    }
+    let _ = writeln!(
+        out,
+        "[[actors]]\nname = \"{VICTIM}\"\ndeployer = \"victim-owner\"\nbalance = \"100000000000000000\"\nnative = '{}'\n",
+        victim_code(s)
+    );
+    for (i, b) in c.bots.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "[[actors]]\nname = \"{}\"\ndeployer = \"{}\"\nbalance = \"{}\"\nnative = '{}'\n",
+            bot(i),
+            adversary(i),
+            b.endowment,
+            bot_code(&b.template)
+        );
+    }
+}
+
+fn step(out: &mut String, a: &Action, error: Option<&str>) {
+    let _ = writeln!(out, "[[steps]]\nat = {}", a.at());
+    match a {
+        Action::Schedule {
+            id,
+            bot: b,
+            height,
+            gas_limit,
+            tier,
+            ..
+        } => {
+            let _ = writeln!(
+                out,
+                "action = \"schedule\"\nactor = \"{}\"\nheight = {height}\ngas_limit = {gas_limit}\nlabel = \"a{id}\"",
+                bot(*b)
+            );
+            if let Some(t) = tier {
+                let _ = writeln!(out, "priority_tier = \"{}\"", TIERS[*t]);
+            }
+        }
+        Action::Cancel { bot: b, id, .. } => {
+            let _ = writeln!(
+                out,
+                "action = \"cancel\"\nactor = \"{}\"\ntimer = \"a{id}\"",
+                bot(*b)
+            );
+        }
+        Action::Transfer { adv, amount, .. } => {
+            let _ = writeln!(
+                out,
+                "action = \"transfer\"\nfrom = \"{}\"\nto = \"{}\"\namount = \"{amount}\"",
+                adversary(*adv),
+                bot(*adv)
+            );
+        }
+    }
+    if let Some(e) = error {
+        let _ = writeln!(out, "expect_error = {e:?}");
+    }
+    out.push('\n');
+}
+
+fn pins(out: &mut String, p: &Pins) {
+    let mut one = |metric: &str, value: String| {
+        let _ = writeln!(
+            out,
+            "[[expect]]\nmetric = \"{metric}\"\nactor = \"{VICTIM}\"\nequals = {value}\n"
+        );
+    };
+    one("fires", p.fires.to_string());
+    one("latency_p50", p.latency_p50.to_string());
+    one("latency_p99", p.latency_p99.to_string());
+    one("fees", format!("\"{}\"", p.fees));
+    if let Some(w) = p.weight_bps {
+        one("weight_bps", w.to_string());
+    }
+}
+
+/// The fixture text of `c` under `s`. `errors[i]` is the error step `i` fails with (written
+/// as its `expect_error`); `pins`, when given, are written as expectations.
+pub fn fixture(
+    s: &Setting,
+    c: &Candidate,
+    errors: &[Option<String>],
+    pins_of: Option<&Pins>,
+    description: &str,
+) -> String {
+    let mut out = String::with_capacity(4096);
+    header(&mut out, s, c, description);
+    parties(&mut out, s, c);
+    for (i, a) in c.actions.iter().enumerate() {
+        step(&mut out, a, errors.get(i).and_then(|e| e.as_deref()));
+    }
+    if let Some(p) = pins_of {
+        pins(&mut out, p);
+    }
+    out
+}
