@@ -87,7 +87,7 @@ impl Chain {
 
         let (result, overlay, meter) = match &tx.kind {
             TxKind::System(ins) => {
-                let r = self.apply_system(&tx.from, ins, &cfg);
+                let r = self.apply_system(ins, &cfg);
                 (r.map_err(VmError::Timer), None, meter)
             }
             TxKind::Transfer { to, amount } => {
@@ -283,16 +283,14 @@ impl Chain {
     /// System instructions 48/49/50 (CIP-5 §5.4, §6.4) and 51 (issue 21 §3), gated by
     /// `system_deployers`.
     ///
-    /// Checked first by [`check_system`](Self::check_system), the check [`check_tx`] makes
-    /// before inclusion: an instruction that passes it does not fail here.
+    /// Only called by [`apply_tx`](Self::apply_tx) after its [`check_tx`](Self::check_tx),
+    /// which ran [`check_system`](Self::check_system): the sender, the configs and the
+    /// extension are checked there, once.
     fn apply_system(
         &mut self,
-        from: &Address,
         ins: &SystemInstruction,
         block_cfg: &TimerConfig,
     ) -> Result<(), TimerError> {
-        self.check_system(from, ins, block_cfg)?;
-        let height = self.pending_height();
         match ins {
             SystemInstruction::CancelTimer { timer_id } => {
                 let existed = self.engine.cancel(timer_id).is_some();
@@ -308,12 +306,7 @@ impl Chain {
                 timer_id,
                 new_expires_at,
             } => {
-                let timer_height =
-                    self.engine.get(timer_id).map(|t| t.height).ok_or_else(|| {
-                        TimerError::TimerNotFound(format!("{timer_id} is not a live timer"))
-                    })?;
-                let new =
-                    engine::clamp_extension(block_cfg, height, timer_height, *new_expires_at)?;
+                let new = self.governance_extension(timer_id, *new_expires_at, block_cfg)?;
                 let old = self.engine.extend(timer_id, new).expect("looked up above");
                 self.push_event(
                     Phase::Tx,
@@ -325,7 +318,6 @@ impl Chain {
                 );
             }
             SystemInstruction::UpdateTimerConfig { config } => {
-                config.validate()?;
                 // Takes effect from the next block: this block read its config at its start.
                 self.timer_config = config.clone();
                 self.push_event(
@@ -340,7 +332,6 @@ impl Chain {
                 // started with (`Engine::stage_scheduler_params`, Spec note 126). Both sets
                 // are checked before either is staged; an update naming only draft fields
                 // restates the CIP-1 v3 ones and leaves them unstaged.
-                config.validate()?;
                 if let Some(d) = draft {
                     self.engine.stage_draft_params(*d)?;
                 }
@@ -381,19 +372,9 @@ impl Chain {
             SystemInstruction::ExtendTimer {
                 timer_id,
                 new_expires_at,
-            } => {
-                let timer_height =
-                    self.engine.get(timer_id).map(|t| t.height).ok_or_else(|| {
-                        TimerError::TimerNotFound(format!("{timer_id} is not a live timer"))
-                    })?;
-                engine::clamp_extension(
-                    block_cfg,
-                    self.pending_height(),
-                    timer_height,
-                    *new_expires_at,
-                )
-                .map(|_| ())
-            }
+            } => self
+                .governance_extension(timer_id, *new_expires_at, block_cfg)
+                .map(|_| ()),
             SystemInstruction::UpdateTimerConfig { config } => config.validate(),
             SystemInstruction::UpdateSchedulerConfig { config, draft } => {
                 config.validate()?;
@@ -403,6 +384,26 @@ impl Chain {
                 }
             }
         }
+    }
+
+    /// `SYS_EXTEND_TIMER`'s new expiry: the live timer's, clamped (Spec notes 5 and 10);
+    /// `TimerNotFound` for a timer that is not live.
+    fn governance_extension(
+        &self,
+        timer_id: &TimerId,
+        new_expires_at: u64,
+        block_cfg: &TimerConfig,
+    ) -> Result<u64, TimerError> {
+        let timer_height =
+            self.engine.get(timer_id).map(|t| t.height).ok_or_else(|| {
+                TimerError::TimerNotFound(format!("{timer_id} is not a live timer"))
+            })?;
+        engine::clamp_extension(
+            block_cfg,
+            self.pending_height(),
+            timer_height,
+            new_expires_at,
+        )
     }
 
     /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.

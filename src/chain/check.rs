@@ -51,7 +51,7 @@ impl Chain {
             }
             TxKind::Transfer { .. } => Ok(()),
             // Issues 29 and 30, one refusal path: an instruction that would fail is refused by
-            // the checks `apply_system` makes first, and changes nothing.
+            // the checks of `check_system`, and changes nothing.
             TxKind::System(ins) => self
                 .check_system(&tx.from, ins, self.block_cfg())
                 .map_err(|e| TxError::Code(VmError::Timer(e))),

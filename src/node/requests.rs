@@ -739,7 +739,7 @@ pub fn merge_config_json(
 }
 
 /// A governance transaction. The chain refuses, unsent, what the instruction would refuse
-/// (`Chain::check_system`, which `apply_system` runs first: a sender that is not a system
+/// (`Chain::check_system`, which `apply_tx` runs first through `check_tx`: a sender that is not a system
 /// deployer, an extension of a timer that is not live or into the past, a config that does
 /// not validate, draft fields under a scheduler without the drafts): a refused one changes
 /// nothing (issues 29 and 30).
