@@ -127,6 +127,21 @@ fn establish_p50(c: &mut Chain, tips: [u128; 3]) -> u64 {
 
 // ---- §5 the timer-lane basefee ----------------------------------------------------------------
 
+/// Eight timers of actor a, each reserving the cap (8 × 250,000 = the whole 2,000,000-cycle
+/// lane), due at `h`.
+fn fill_lane(c: &mut Chain, h: u64) {
+    for _ in 0..8 {
+        schedule(
+            c,
+            actor_a(),
+            ScheduleArgs {
+                gas_limit: Some(CAP),
+                ..fee(h, 10 * S, 0)
+            },
+        );
+    }
+}
+
 #[test]
 fn cip1_v3_5_lane_basefee_follows_utilisation_by_at_most_an_eighth() {
     // The step bound read on reserved cycles (the `utilisation = reserved` variant): code-less
@@ -139,16 +154,7 @@ fn cip1_v3_5_lane_basefee_follows_utilisation_by_at_most_an_eighth() {
     );
     // 8 × 250,000 = the whole 2,000,000-cycle lane: +12.5 %.
     let h = 3;
-    for _ in 0..8 {
-        schedule(
-            &mut c,
-            actor_a(),
-            ScheduleArgs {
-                gas_limit: Some(CAP),
-                ..fee(h, 10 * S, 0)
-            },
-        );
-    }
+    fill_lane(&mut c, h);
     seal_until(&mut c, h);
     c.seal_block();
     assert_eq!(lane(&c, h).reserved, 2_000_000);
@@ -184,16 +190,7 @@ fn cip1_v3_5_utilisation_is_consumed_by_default_and_reserved_is_a_variant() {
     let run = |g: Genesis| {
         let mut c = chain_of(g);
         let h = 3;
-        for _ in 0..8 {
-            schedule(
-                &mut c,
-                actor_a(),
-                ScheduleArgs {
-                    gas_limit: Some(CAP),
-                    ..fee(h, 10 * S, 0)
-                },
-            );
-        }
+        fill_lane(&mut c, h);
         seal_until(&mut c, h);
         c.seal_block();
         assert_eq!(lane(&c, h).reserved, 2_000_000);

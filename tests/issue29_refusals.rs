@@ -12,30 +12,18 @@ use cowboy_devnet::engine::SchedulerKind;
 use cowboy_devnet::node::spawn;
 use cowboy_devnet::rpc::READ_ONLY;
 use cowboy_devnet::rpc::methods::module;
-use jsonrpsee::core::client::{ClientT, Error as ClientError};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
 async fn call(c: &HttpClient, method: &str, params: Value) -> Result<Value, (i32, String)> {
-    let Value::Array(items) = params else {
-        panic!("params are an array")
-    };
-    let mut p = jsonrpsee::core::params::ArrayParams::new();
-    for i in items {
-        p.insert(i).expect("serializes");
-    }
-    match c.request::<Value, _>(method, p).await {
-        Ok(v) => Ok(v),
-        Err(ClientError::Call(e)) => Err((e.code(), e.message().to_string())),
-        Err(e) => panic!("{method}: not a JSON-RPC error: {e}"),
-    }
+    common::served::rpc(c, method, &params)
+        .await
+        .map_err(|(code, message, _)| (code, message))
 }
 
 async fn ok(c: &HttpClient, method: &str, params: Value) -> Value {
-    call(c, method, params)
-        .await
-        .unwrap_or_else(|e| panic!("{method}: {e:?}"))
+    common::served::rpc_ok(c, method, &params).await
 }
 
 /// Everything a refused call must leave as it was.

@@ -5,38 +5,17 @@
 mod common;
 
 use cowboy_devnet::chain::Genesis;
-use jsonrpsee::core::client::{ClientT, Error as ClientError};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use serde_json::{Value, json};
 
-fn params(v: &Value) -> jsonrpsee::core::params::ArrayParams {
-    let mut p = jsonrpsee::core::params::ArrayParams::new();
-    for i in v.as_array().expect("params are an array") {
-        p.insert(i).expect("serializes");
-    }
-    p
-}
-
 async fn call(c: &HttpClient, method: &str, p: Value) -> Value {
-    c.request::<Value, _>(method, params(&p))
-        .await
-        .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    common::served::rpc_ok(c, method, &p).await
 }
 
 /// The error's code, message and `data.reason` (or `None` for a -32602 params error).
 async fn call_err(c: &HttpClient, method: &str, p: Value) -> (i32, String, Option<String>) {
-    match c.request::<Value, _>(method, params(&p)).await {
-        Ok(v) => panic!("{method} {p} succeeded with {v}, an error was expected"),
-        Err(ClientError::Call(e)) => {
-            let data: Value = e
-                .data()
-                .map(|d| serde_json::from_str(d.get()).unwrap())
-                .unwrap_or(Value::Null);
-            let reason = data["reason"].as_str().map(str::to_string);
-            (e.code(), e.message().to_string(), reason)
-        }
-        Err(e) => panic!("{method}: not a JSON-RPC error: {e}"),
-    }
+    let (code, message, data) = common::served::rpc_err(c, method, &p).await;
+    (code, message, data["reason"].as_str().map(str::to_string))
 }
 
 /// What a read must leave as it was: head, open transactions, accounts (balances, nonces).

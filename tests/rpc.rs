@@ -10,7 +10,7 @@ use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::server::ServerOptions;
 use cowboy_devnet::rpc::{openrpc, state_file};
 use cowboy_devnet::vm::DevnetRuntime;
-use jsonrpsee::core::client::{ClientT, Error as ClientError, SubscriptionClientT};
+use jsonrpsee::core::client::{ClientT, SubscriptionClientT};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use jsonrpsee::rpc_params;
 use jsonrpsee::ws_client::WsClientBuilder;
@@ -42,39 +42,12 @@ impl Devnet {
 }
 
 async fn call(c: &HttpClient, method: &str, params: Value) -> Value {
-    let Value::Array(items) = params else {
-        panic!("params are an array")
-    };
-    let mut p = jsonrpsee::core::params::ArrayParams::new();
-    for i in items {
-        p.insert(i).expect("serializes");
-    }
-    match c.request::<Value, _>(method, p).await {
-        Ok(v) => v,
-        Err(e) => panic!("{method} failed: {e}"),
-    }
+    common::served::rpc_ok(c, method, &params).await
 }
 
 /// The JSON-RPC error object of a call expected to fail.
 async fn call_err(c: &HttpClient, method: &str, params: Value) -> (i32, String, Value) {
-    let Value::Array(items) = params else {
-        panic!("params are an array")
-    };
-    let mut p = jsonrpsee::core::params::ArrayParams::new();
-    for i in items {
-        p.insert(i).expect("serializes");
-    }
-    match c.request::<Value, _>(method, p).await {
-        Ok(v) => panic!("{method} succeeded with {v}, an error was expected"),
-        Err(ClientError::Call(e)) => {
-            let data = e
-                .data()
-                .map(|d| serde_json::from_str(d.get()).unwrap())
-                .unwrap_or(Value::Null);
-            (e.code(), e.message().to_string(), data)
-        }
-        Err(e) => panic!("{method}: not a JSON-RPC error: {e}"),
-    }
+    common::served::rpc_err(c, method, &params).await
 }
 
 /// A POST over a fresh TCP connection; the status code and the body.

@@ -7,7 +7,6 @@ mod common;
 
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::rpc::openrpc;
-use jsonrpsee::core::client::{ClientT, Error as ClientError};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
@@ -28,32 +27,12 @@ async fn start() -> Devnet {
     }
 }
 
-fn params(v: &Value) -> jsonrpsee::core::params::ArrayParams {
-    let mut p = jsonrpsee::core::params::ArrayParams::new();
-    for i in v.as_array().expect("params are an array") {
-        p.insert(i).expect("serializes");
-    }
-    p
-}
-
 async fn call(c: &HttpClient, method: &str, p: Value) -> Value {
-    c.request::<Value, _>(method, params(&p))
-        .await
-        .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    common::served::rpc_ok(c, method, &p).await
 }
 
 async fn call_err(c: &HttpClient, method: &str, p: Value) -> (i32, String, Value) {
-    match c.request::<Value, _>(method, params(&p)).await {
-        Ok(v) => panic!("{method} {p} succeeded with {v}, an error was expected"),
-        Err(ClientError::Call(e)) => {
-            let data = e
-                .data()
-                .map(|d| serde_json::from_str(d.get()).unwrap())
-                .unwrap_or(Value::Null);
-            (e.code(), e.message().to_string(), data)
-        }
-        Err(e) => panic!("{method}: not a JSON-RPC error: {e}"),
-    }
+    common::served::rpc_err(c, method, &p).await
 }
 
 /// Everything a refused call must leave as it was: the head (height, hash, state root, open

@@ -6,36 +6,16 @@ mod common;
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario, builtin};
 use cowboy_devnet::vm::DevnetRuntime;
-use jsonrpsee::core::client::{ClientT, Error as ClientError};
 use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
 use serde_json::{Value, json};
 
-fn params(v: &Value) -> jsonrpsee::core::params::ArrayParams {
-    let mut p = jsonrpsee::core::params::ArrayParams::new();
-    for i in v.as_array().expect("params are an array") {
-        p.insert(i).expect("serializes");
-    }
-    p
-}
-
 async fn call(c: &HttpClient, method: &str, p: Value) -> Value {
-    c.request::<Value, _>(method, params(&p))
-        .await
-        .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+    common::served::rpc_ok(c, method, &p).await
 }
 
 async fn call_err(c: &HttpClient, method: &str, p: Value) -> (i32, Value) {
-    match c.request::<Value, _>(method, params(&p)).await {
-        Ok(v) => panic!("{method} {p} succeeded with {v}"),
-        Err(ClientError::Call(e)) => {
-            let data = e
-                .data()
-                .map(|d| serde_json::from_str(d.get()).unwrap())
-                .unwrap_or(Value::Null);
-            (e.code(), data)
-        }
-        Err(e) => panic!("{method}: not a JSON-RPC error: {e}"),
-    }
+    let (code, _, data) = common::served::rpc_err(c, method, &p).await;
+    (code, data)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -5,6 +5,9 @@ use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::node::{NodeHandle, spawn};
 use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
+use jsonrpsee::core::client::{ClientT, Error as ClientError};
+use jsonrpsee::http_client::HttpClient;
+use serde_json::Value;
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::Duration;
@@ -97,4 +100,44 @@ pub fn raw_request(
         .map(|(_, b)| b.to_string())
         .unwrap_or_default();
     (status, body)
+}
+
+/// One JSON-RPC call with array `params` over `c`: its result, or the JSON-RPC error's code,
+/// message and `data` (`null` when it has none). A failure that is not a JSON-RPC error (the
+/// transport) panics, naming the method.
+pub async fn rpc(
+    c: &HttpClient,
+    method: &str,
+    params: &Value,
+) -> Result<Value, (i32, String, Value)> {
+    let mut p = jsonrpsee::core::params::ArrayParams::new();
+    for i in params.as_array().expect("params are an array") {
+        p.insert(i).expect("serializes");
+    }
+    match c.request::<Value, _>(method, p).await {
+        Ok(v) => Ok(v),
+        Err(ClientError::Call(e)) => {
+            let data = e
+                .data()
+                .map(|d| serde_json::from_str(d.get()).unwrap())
+                .unwrap_or(Value::Null);
+            Err((e.code(), e.message().to_string(), data))
+        }
+        Err(e) => panic!("{method}: not a JSON-RPC error: {e}"),
+    }
+}
+
+/// [`rpc`]'s result; panics naming the method and the error.
+pub async fn rpc_ok(c: &HttpClient, method: &str, params: &Value) -> Value {
+    rpc(c, method, params)
+        .await
+        .unwrap_or_else(|(code, m, _)| panic!("{method} failed: {code} {m}"))
+}
+
+/// [`rpc`]'s error; panics if the call succeeded.
+pub async fn rpc_err(c: &HttpClient, method: &str, params: &Value) -> (i32, String, Value) {
+    match rpc(c, method, params).await {
+        Ok(v) => panic!("{method} {params} succeeded with {v}, an error was expected"),
+        Err(e) => e,
+    }
 }
