@@ -626,11 +626,6 @@ impl Chain {
         }
         lane.used = stats.lane_used;
         lane.utilised_consumed = by_consumed(&lane, self.engine.cip1().config.variants.utilisation);
-        lane.utilised = if lane.utilised_consumed {
-            lane.used
-        } else {
-            lane.reserved
-        };
         self.seal(stats, lane);
         Sealed::Block
     }

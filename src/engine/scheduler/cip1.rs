@@ -374,10 +374,8 @@ pub struct LaneStats {
     pub reserved: u64,
     /// Lane cycles the fired handlers used.
     pub used: u64,
-    /// The cycles §5's utilisation counted for this block: `used` under eip1559 with
-    /// `utilisation = consumed` (the default, Spec note 152), else `reserved`.
-    pub utilised: u64,
-    /// Whether `utilised` is the cycles consumed (`used`), not the budgets reserved.
+    /// Whether §5's utilisation counted the cycles consumed (`used`: under eip1559 with
+    /// `utilisation = consumed`, the default, Spec note 152), not the budgets `reserved`.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub utilised_consumed: bool,
     pub gc_cycles: u64,
@@ -401,13 +399,22 @@ pub struct LaneStats {
 }
 
 impl LaneStats {
-    /// `utilised / capacity` in basis points: the §5 utilisation the lane basefee followed
-    /// (Spec note 152).
+    /// The cycles §5's utilisation counted for this block: `used` or `reserved`.
+    pub fn utilised(&self) -> u64 {
+        if self.utilised_consumed {
+            self.used
+        } else {
+            self.reserved
+        }
+    }
+
+    /// [`utilised`](Self::utilised) over the capacity in basis points: the §5 utilisation the
+    /// lane basefee followed (Spec note 152).
     pub fn utilisation_bps(&self) -> u32 {
         if self.capacity == 0 {
             return 0;
         }
-        ((self.utilised.min(self.capacity) as u128 * BPS) / self.capacity as u128) as u32
+        ((self.utilised().min(self.capacity) as u128 * BPS) / self.capacity as u128) as u32
     }
 
     /// What [`utilisation_bps`](Self::utilisation_bps) counts: `consumed` or `reserved`.
