@@ -291,6 +291,17 @@ impl ExecCtx<'_> {
                 a.keys.len()
             )));
         }
+        let max_key = engine::config::MAX_WATCH_KEY_BYTES;
+        if let Some(k) = a.keys.iter().find(|k| k.len() > max_key) {
+            return self.timer_err(TimerError::InvalidInput(format!(
+                "a state watch key is at most {max_key} bytes, got one of {} bytes",
+                k.len()
+            )));
+        }
+        // Spec note 162: the keys are stored with the watch, so they are charged as cells, as
+        // a timer's payload is (CIP-5 §6.1).
+        let key_bytes: usize = a.keys.iter().map(|k| k.len()).sum();
+        self.cells(key_bytes as u64)?;
         let kind = engine::draft::DraftKind::Watch {
             keys: a.keys.iter().map(|k| k.as_bytes().to_vec()).collect(),
         };

@@ -19,6 +19,13 @@ pub const MAX_PAYLOAD_BYTES: usize = 1_048_576;
 pub const MAX_HANDLER_BYTES: usize = 256;
 /// Maximum timer-id length accepted by host calls (CIP-5 §3.1).
 pub const MAX_TIMER_ID_BYTES: usize = 256;
+/// The longest key or prefix one state watch may name, in bytes (issue 30, Spec note 162).
+///
+/// Spec note (English draft §14 "limit the number of watch_keys and the matching rules", zh
+/// §14): the drafts bound the count of keys (`max_watch_keys`) but not their length; a key is
+/// a storage key, and CIP-5 §4.2 bounds handler names and timer ids at 256 bytes, so a watch
+/// key is bounded the same. Not governed: a protocol constant, as the other byte bounds are.
+pub const MAX_WATCH_KEY_BYTES: usize = 256;
 /// Default handler name (CIP-5 §3.1).
 pub const DEFAULT_HANDLER: &str = "handle_timer";
 
