@@ -161,10 +161,12 @@ impl Request for Halt {
 #[derive(Clone, Copy, Debug)]
 pub struct SetMining(pub MiningMode);
 
+/// Replies with the mode now in force.
 impl Request for SetMining {
-    type Reply = ();
-    fn apply(self, node: &mut NodeCore) -> Result<(), NodeError> {
-        node.set_mining(self.0)
+    type Reply = MiningMode;
+    fn apply(self, node: &mut NodeCore) -> Result<MiningMode, NodeError> {
+        node.set_mining(self.0)?;
+        Ok(self.0)
     }
 }
 

@@ -3,57 +3,30 @@
 //! Mailbox, the watches) and `timer_estimateDraft` (what a registration would do, Spec note
 //! 129).
 
-use super::methods::{node_error, receipt_json, reg, to_json};
+use super::command::RpcRequest;
+use super::command_timer::{estimate_json, scheduled_json};
+use super::methods::{node_error, reg, to_json};
 use super::types::{Amount, Args, Bytes, Obj, invalid_param};
 use crate::chain::DraftTimerArgs;
 use crate::engine::Address;
 use crate::engine::timer::handler_payload;
-use crate::node::{DraftQuery, DraftTimer, EstimateDraftTimer, NodeHandle};
+use crate::node::{DraftEstimate, DraftQuery, DraftTimer, EstimateDraftTimer, NodeHandle};
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
 /// `timer_watch`, `timer_interval`, `scheduler_draft`.
 pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
+    // One request type, two methods: `interval` says which (and so which fields it takes).
     for (method, interval) in [("timer_watch", false), ("timer_interval", true)] {
         reg(m, method, move |p, node| async move {
             let a = Args::new(&p, &["timer"])?;
             let req = decode(a.obj(0, "timer", false)?, interval)?;
             let s = node.request(req).await.map_err(node_error)?;
-            Ok(json!({
-                "timer_id": s.timer_id,
-                "created": s.created,
-                "tx_hash": s.tx_hash,
-                "receipt": receipt_json(&s.receipt, s.sealed, &node),
-            }))
+            Ok(scheduled_json(s, &node))
         });
     }
-    // What `timer_watch` / `timer_interval` would do (Spec note 129): `kind` names which.
-    reg(m, "timer_estimateDraft", |p, node| async move {
-        let a = Args::new(&p, &["timer"])?;
-        let mut o = a.obj(0, "timer", false)?;
-        let kind: String = o.req("kind")?;
-        let interval = match kind.as_str() {
-            "watch" => false,
-            "interval" => true,
-            _ => return Err(invalid_param("kind", "expected \"watch\" or \"interval\"")),
-        };
-        let req = decode(o, interval)?;
-        let e = node
-            .request(EstimateDraftTimer(req))
-            .await
-            .map_err(node_error)?;
-        let mut v = to_json(&e);
-        // The error `timer_watch` / `timer_interval` would give, as they would give it.
-        if let Some(err) = &e.error {
-            v["error"] = json!({
-                "code": super::error::code_of(err.kind.as_str()),
-                "reason": err.kind.as_str(),
-                "message": err.to_string(),
-            });
-        }
-        Ok(v)
-    });
+    super::command::register::<EstimateDraftTimer>(m);
     reg(m, "scheduler_draft", |p, node| async move {
         // Issue 24: as of a sealed block, like the other reads.
         let a = Args::new(&p, &["block"])?;
@@ -119,4 +92,68 @@ fn decode(mut o: Obj, interval: bool) -> Result<DraftTimer, ErrorObjectOwned> {
             client_nonce,
         },
     })
+}
+
+/// The method a draft registration is sent as.
+pub fn draft_method(r: &DraftTimer) -> &'static str {
+    if r.interval {
+        "timer_interval"
+    } else {
+        "timer_watch"
+    }
+}
+
+/// `timer_watch` / `timer_interval`'s params for a draft timer (issue 22): every field the
+/// methods take, so a client sends the whole registration.
+pub fn draft_params(r: &DraftTimer) -> Vec<Value> {
+    let a = &r.args;
+    let mut o = json!({"actor": r.actor, "payload": format!("0x{}", hex::encode(&a.payload))});
+    let m = o.as_object_mut().expect("an object");
+    if r.interval {
+        m.insert("every".into(), json!(a.every));
+        if let Some(f) = a.first {
+            m.insert("first".into(), json!(f));
+        }
+    } else {
+        m.insert("keys".into(), json!(a.keys));
+    }
+    let fields = [
+        ("gas_limit", a.gas_limit.map(|g| json!(g))),
+        ("bid", a.bid.map(|b| json!(b.to_string()))),
+        ("client_nonce", a.client_nonce.map(|n| json!(n))),
+        ("from", r.from.map(|f| json!(f))),
+        ("fee_payer", a.fee_payer.map(|f| json!(f))),
+        ("expires_at", a.expires_at.map(|e| json!(e))),
+    ];
+    for (k, v) in fields {
+        if let Some(v) = v {
+            m.insert(k.into(), v);
+        }
+    }
+    vec![o]
+}
+
+/// `[{kind, ...}]`: what `timer_watch` (kind `watch`) or `timer_interval` (kind `interval`)
+/// would do (Spec note 129), its error written as they would answer it. Changes nothing.
+impl RpcRequest for EstimateDraftTimer {
+    const METHOD: &'static str = "timer_estimateDraft";
+    const PARAMS: &'static [&'static str] = &["timer"];
+    fn params(&self) -> Vec<Value> {
+        let mut v = draft_params(&self.0);
+        v[0]["kind"] = json!(if self.0.interval { "interval" } else { "watch" });
+        v
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "timer", false)?;
+        let kind: String = o.req("kind")?;
+        let interval = match kind.as_str() {
+            "watch" => false,
+            "interval" => true,
+            _ => return Err(invalid_param("kind", "expected \"watch\" or \"interval\"")),
+        };
+        decode(o, interval).map(EstimateDraftTimer)
+    }
+    fn reply(e: DraftEstimate, _: &NodeHandle) -> Value {
+        estimate_json(&e, e.error.as_ref())
+    }
 }

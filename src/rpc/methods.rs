@@ -2,19 +2,14 @@
 
 use super::error;
 use super::openrpc;
-use super::queries::{RpcQuery, RpcRequest};
-use super::types::{Amount, Args, BlockTimeMs, Bytes, Obj, invalid_param};
+use super::queries::RpcQuery;
+use super::types::{Amount, Args, Obj, invalid_param};
 use crate::chain::Receipt;
-use crate::chain::runtime::ActorCode;
-use crate::engine::timer::handler_payload;
-use crate::engine::{Address, EventKind, PriorityTier, ScheduleArgs, TimerId};
+use crate::engine::{Address, EventKind, TimerId};
 use crate::node::{
-    AccountsQuery, ActorsQuery, At, BucketQuery, CallActor, CancelTimer, ConfigChange, ConfigQuery,
-    DeleteSnapshot, DeployActor, DumpState, EstimateTimer, EventFilter, EventsQuery, ExtendTimer,
-    GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, Halt, LoadState, Mine,
-    MiningMode, NamesQuery, NodeError, NodeEvent, NodeHandle, Reset, Revert, RevertTo,
-    ScheduleTimer, SetBalance, SetMining, Snapshot, SnapshotsQuery, TiersQuery, TimerFilter,
-    TimerQuery, TimerStatus, TimersQuery, TxOutcome,
+    AccountsQuery, ActorsQuery, At, BucketQuery, ConfigQuery, EventFilter, EventsQuery, MiningMode,
+    NamesQuery, NodeError, NodeEvent, NodeHandle, SnapshotsQuery, TiersQuery, TimerFilter,
+    TimerQuery, TimerStatus, TimersQuery,
 };
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -80,10 +75,6 @@ pub(super) fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHa
     v
 }
 
-fn outcome_json(out: &TxOutcome, node: &NodeHandle) -> Value {
-    receipt_json(&out.receipt, out.sealed, node)
-}
-
 /// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}`.
 pub fn mining_json(m: MiningMode) -> Value {
     match m {
@@ -93,29 +84,6 @@ pub fn mining_json(m: MiningMode) -> Value {
         MiningMode::Interval { block_time_ms } => {
             json!({"mode": "interval", "block_time": block_time_ms as f64 / 1000.0})
         }
-    }
-}
-
-fn decode_mining(mut o: Obj) -> Result<MiningMode, ErrorObjectOwned> {
-    let mode: String = o.req("mode")?;
-    let bt: Option<BlockTimeMs> = o.opt("block_time")?;
-    o.finish()?;
-    match (mode.as_str(), bt) {
-        ("auto", None) => Ok(MiningMode::Auto),
-        ("manual", None) => Ok(MiningMode::Manual),
-        ("interval", Some(BlockTimeMs(ms))) => Ok(MiningMode::Interval { block_time_ms: ms }),
-        ("interval", None) => Err(invalid_param(
-            "block_time",
-            "missing; interval mining needs a block time in seconds",
-        )),
-        ("auto" | "manual", Some(_)) => Err(invalid_param(
-            "block_time",
-            format!("only interval mining takes a block time, not {mode}"),
-        )),
-        _ => Err(invalid_param(
-            "mode",
-            format!("expected \"auto\", \"manual\" or \"interval\", got \"{mode}\""),
-        )),
     }
 }
 
@@ -147,45 +115,6 @@ fn decode_event_filter(mut o: Obj) -> Result<EventFilter, ErrorObjectOwned> {
     };
     o.finish()?;
     Ok(f)
-}
-
-fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
-    let actor: Address = o.req("actor")?;
-    let height: u64 = o.req("height")?;
-    let payload: Option<Bytes> = o.opt("payload")?;
-    let from: Option<Address> = o.opt("from")?;
-    let fee_payer: Option<Address> = o.opt("fee_payer")?;
-    let gas_limit: Option<u64> = o.opt("gas_limit")?;
-    let expires_at: Option<u64> = o.opt("expires_at")?;
-    let handler: Option<String> = o.opt("handler")?;
-    let max_fee_per_cycle: Option<Amount> = o.opt("max_fee_per_cycle")?;
-    let max_priority_fee_per_cycle: Option<Amount> = o.opt("max_priority_fee_per_cycle")?;
-    let priority_tier: Option<PriorityTier> = o.opt("priority_tier")?;
-    let bid: Option<Amount> = o.opt("bid")?;
-    let client_nonce: Option<u64> = o.opt("client_nonce")?;
-    o.finish()?;
-    let inner = payload.unwrap_or_default().0;
-    // CIP-5 §4.2's handler convention: a named handler travels in the payload.
-    let payload = match handler {
-        Some(h) => handler_payload(&h, &inner),
-        None => inner,
-    };
-    Ok(ScheduleTimer {
-        actor,
-        from,
-        args: ScheduleArgs {
-            height,
-            payload,
-            fee_payer,
-            gas_limit,
-            expires_at,
-            max_fee_per_cycle: max_fee_per_cycle.map(|a| a.0),
-            max_priority_fee_per_cycle: max_priority_fee_per_cycle.map(|a| a.0),
-            priority_tier,
-            bid: bid.map(|a| a.0),
-            client_nonce,
-        },
-    })
 }
 
 /// Registers `f` as `name`.
@@ -229,18 +158,6 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         Ok(json!(node.head().height))
     })
     .expect("unique");
-    reg(&mut m, Mine::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["n"])?;
-        let blocks = a.opt::<u64>(0, "n")?.unwrap_or(1);
-        let mined = node.request(Mine { blocks }).await.map_err(node_error)?;
-        Ok(json!(mined.last))
-    });
-    reg(&mut m, SetMining::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["mode"])?;
-        let mode = decode_mining(a.obj(0, "mode", false)?)?;
-        node.request(SetMining(mode)).await.map_err(node_error)?;
-        Ok(mining_json(mode))
-    });
     // The published head (never waits behind a seal): what a status bar reads in one call.
     // Its reply is `HeadQuery`'s, read from the published head.
     // With a block tag (issue 24), the head as of that sealed block (read on the node).
@@ -313,46 +230,10 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             .map_err(node_error)?;
         Ok(to_json(&Amount(b)))
     });
-    reg(&mut m, "devnet_setBalance", |p, node| async move {
-        let a = Args::new(&p, &["address", "amount"])?;
-        let address: Address = a.req(0, "address")?;
-        let Amount(balance) = a.req(1, "amount")?;
-        node.request(SetBalance { address, balance })
-            .await
-            .map_err(node_error)?;
-        Ok(Value::Null)
-    });
     reg(&mut m, "devnet_supply", |p, node| async move {
         Args::new(&p, &[])?;
         let s = node.query(|c| c.supply()).await.map_err(node_error)?;
         Ok(to_json(&s))
-    });
-    reg(&mut m, Snapshot::METHOD, |p, node| async move {
-        Args::new(&p, &[])?;
-        let id = node.request(Snapshot).await.map_err(node_error)?;
-        Ok(json!(id))
-    });
-    reg(&mut m, Revert::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["id"])?;
-        let id: u64 = a.req(0, "id")?;
-        node.request(Revert { id }).await.map_err(node_error)?;
-        Ok(Value::Null)
-    });
-    reg(&mut m, "devnet_deleteSnapshot", |p, node| async move {
-        let a = Args::new(&p, &["id"])?;
-        let id: u64 = a.req(0, "id")?;
-        node.request(DeleteSnapshot { id })
-            .await
-            .map_err(node_error)?;
-        Ok(Value::Null)
-    });
-    reg(&mut m, "devnet_revertTo", |p, node| async move {
-        let a = Args::new(&p, &["height"])?;
-        let height: u64 = a.req(0, "height")?;
-        node.request(RevertTo { height })
-            .await
-            .map_err(node_error)?;
-        Ok(Value::Null)
     });
     // Issue 30 (Spec note 139): `path` is a file name under the server's export directory,
     // never a path; a taken name gets a new one; a refusal (`ExportRefused`) writes nothing.
@@ -409,32 +290,6 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             Ok(v)
         }
     });
-    reg(&mut m, "devnet_reset", |p, node| async move {
-        Args::new(&p, &[])?;
-        node.request(Reset).await.map_err(node_error)?;
-        Ok(Value::Null)
-    });
-    reg(&mut m, "devnet_dumpState", |p, node| async move {
-        Args::new(&p, &[])?;
-        let d = node.request(DumpState).await.map_err(node_error)?;
-        Ok(to_json(&*d))
-    });
-    reg(&mut m, "devnet_loadState", |p, node| async move {
-        let a = Args::new(&p, &["state"])?;
-        let v: Value = a.req(0, "state")?;
-        let dump =
-            super::state_file::parse(&v.to_string()).map_err(|e| invalid_param("state", e))?;
-        node.request(LoadState(Box::new(dump)))
-            .await
-            .map_err(node_error)?;
-        Ok(Value::Null)
-    });
-    reg(&mut m, "devnet_halt", |p, node| async move {
-        let a = Args::new(&p, &["blocks"])?;
-        let blocks: u64 = a.req(0, "blocks")?;
-        node.request(Halt { blocks }).await.map_err(node_error)?;
-        Ok(Value::Null)
-    });
     reg(&mut m, EventsQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["filter"])?;
         let f = decode_event_filter(a.obj(0, "filter", true)?)?;
@@ -443,30 +298,6 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
     });
 
     // ---- actors -------------------------------------------------------------------------
-    reg(&mut m, "actor_deploy", |p, node| async move {
-        let a = Args::new(&p, &["deploy"])?;
-        let mut o = a.obj(0, "deploy", true)?;
-        let from: Option<Address> = o.opt("from")?;
-        let script: Option<String> = o.opt("script")?;
-        let balance: Option<Amount> = o.opt("balance")?;
-        let name: Option<String> = o.opt("name")?;
-        o.finish()?;
-        let code = ActorCode::rhai(
-            name.clone().unwrap_or_else(|| "actor".into()),
-            script.unwrap_or_else(|| DEFAULT_ACTOR_SCRIPT.into()),
-        );
-        let d = node
-            .request(DeployActor {
-                from,
-                code,
-                address: None,
-                endowment: balance.map_or(0, |b| b.0),
-                name,
-            })
-            .await
-            .map_err(node_error)?;
-        Ok(to_json(&d.address))
-    });
     reg(&mut m, ActorsQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["block"])?;
         let actors = node
@@ -475,89 +306,8 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             .map_err(node_error)?;
         Ok(to_json(&actors))
     });
-    reg(&mut m, "actor_call", |p, node| async move {
-        let a = Args::new(&p, &["call"])?;
-        let mut o = a.obj(0, "call", false)?;
-        let from: Address = o.req("from")?;
-        let actor: Address = o.req("actor")?;
-        let handler: String = o.req("handler")?;
-        let payload: Option<Bytes> = o.opt("payload")?;
-        o.finish()?;
-        let out = node
-            .request(CallActor {
-                from,
-                actor,
-                handler,
-                payload: payload.unwrap_or_default().0,
-            })
-            .await
-            .map_err(node_error)?;
-        Ok(outcome_json(&out, &node))
-    });
 
     // ---- timers -------------------------------------------------------------------------
-    reg(&mut m, ScheduleTimer::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["timer"])?;
-        let req = decode_schedule(a.obj(0, "timer", false)?)?;
-        let s = node.request(req).await.map_err(node_error)?;
-        Ok(json!({
-            "timer_id": s.timer_id,
-            "created": s.created,
-            "tx_hash": s.tx_hash,
-            "receipt": receipt_json(&s.receipt, s.sealed, &node),
-        }))
-    });
-    reg(&mut m, EstimateTimer::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["timer"])?;
-        let req = decode_schedule(a.obj(0, "timer", false)?)?;
-        let e = node.request(EstimateTimer(req)).await.map_err(node_error)?;
-        let mut v = to_json(&e);
-        // The error `timer_schedule` would give, as it would give it.
-        if let Some(err) = &e.error {
-            v["error"] = json!({
-                "code": error::code_of(err.kind.as_str()),
-                "reason": err.kind.as_str(),
-                "message": err.to_string(),
-            });
-        }
-        Ok(v)
-    });
-    reg(&mut m, CancelTimer::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["cancel"])?;
-        let mut o = a.obj(0, "cancel", false)?;
-        let actor: Address = o.req("actor")?;
-        let timer_id: TimerId = o.req("timer_id")?;
-        let from: Option<Address> = o.opt("from")?;
-        o.finish()?;
-        let out = node
-            .request(CancelTimer {
-                actor,
-                timer_id,
-                from,
-            })
-            .await
-            .map_err(node_error)?;
-        Ok(outcome_json(&out, &node))
-    });
-    reg(&mut m, ExtendTimer::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["extend"])?;
-        let mut o = a.obj(0, "extend", false)?;
-        let actor: Address = o.req("actor")?;
-        let timer_id: TimerId = o.req("timer_id")?;
-        let new_expires_at: u64 = o.req("new_expires_at")?;
-        let from: Option<Address> = o.opt("from")?;
-        o.finish()?;
-        let out = node
-            .request(ExtendTimer {
-                actor,
-                timer_id,
-                new_expires_at,
-                from,
-            })
-            .await
-            .map_err(node_error)?;
-        Ok(outcome_json(&out, &node))
-    });
     reg(&mut m, TimerQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["timer_id", "block"])?;
         let id: TimerId = a.req(0, "timer_id")?;
@@ -619,85 +369,12 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         Ok(to_json(&t))
     });
 
+    super::command::register_all(&mut m);
     super::scheduler::register(&mut m);
     super::draft::register(&mut m);
     super::pool::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
-    reg(&mut m, GovCancel::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["cancel"])?;
-        let mut o = a.obj(0, "cancel", false)?;
-        let from: Address = o.req("from")?;
-        let timer_id: TimerId = o.req("timer_id")?;
-        o.finish()?;
-        let out = node
-            .request(GovCancel { from, timer_id })
-            .await
-            .map_err(node_error)?;
-        Ok(outcome_json(&out, &node))
-    });
-    reg(&mut m, GovExtend::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["extend"])?;
-        let mut o = a.obj(0, "extend", false)?;
-        let from: Address = o.req("from")?;
-        let timer_id: TimerId = o.req("timer_id")?;
-        let new_expires_at: u64 = o.req("new_expires_at")?;
-        o.finish()?;
-        let out = node
-            .request(GovExtend {
-                from,
-                timer_id,
-                new_expires_at,
-            })
-            .await
-            .map_err(node_error)?;
-        Ok(outcome_json(&out, &node))
-    });
-    reg(&mut m, GovUpdateConfig::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["update"])?;
-        let mut o = a.obj(0, "update", false)?;
-        let from: Address = o.req("from")?;
-        let Some(cfg) = o.opt_obj("config")? else {
-            return Err(invalid_param(
-                "config",
-                "missing; expected an object of TimerConfig fields",
-            ));
-        };
-        o.finish()?;
-        let out = node
-            .request(GovUpdateConfig {
-                from,
-                config: ConfigChange::Fields(cfg.rest()),
-            })
-            .await
-            .map_err(node_error)?;
-        Ok(outcome_json(&out, &node))
-    });
-
-    reg(
-        &mut m,
-        GovUpdateSchedulerConfig::METHOD,
-        |p, node| async move {
-            let a = Args::new(&p, &["update"])?;
-            let mut o = a.obj(0, "update", false)?;
-            let from: Address = o.req("from")?;
-            let Some(cfg) = o.opt_obj("config")? else {
-                return Err(invalid_param(
-                    "config",
-                    "missing; expected an object of scheduler config fields",
-                ));
-            };
-            o.finish()?;
-            let out = node
-                .request(GovUpdateSchedulerConfig {
-                    from,
-                    fields: cfg.rest(),
-                })
-                .await
-                .map_err(node_error)?;
-            Ok(outcome_json(&out, &node))
-        },
-    );
 
     // ---- subscriptions ------------------------------------------------------------------
     m.register_subscription(

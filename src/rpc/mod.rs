@@ -4,8 +4,10 @@
 //! Domain rejections map to codes -32050..-32099 ([`error`]); `rpc.discover` serves the
 //! OpenRPC document ([`openrpc`]).
 
+pub mod command;
+mod command_timer;
 mod compliance;
-mod draft;
+pub mod draft;
 pub mod error;
 pub mod files;
 pub mod guard;

@@ -3,12 +3,11 @@
 //! `scheduler_buckets` and `scheduler_actors` (issue 19).
 
 use super::methods::{node_error, reg, to_json};
-use super::queries::{RpcQuery, RpcRequest};
+use super::queries::RpcQuery;
 use super::types::{Args, Decode, invalid_param};
-use crate::engine::{Address, PriorityTier};
+use crate::engine::PriorityTier;
 use crate::node::{
-    At, BucketsQuery, DEFAULT_LANE_BLOCKS, FairnessQuery, LaneQuery, NodeHandle,
-    SetActivationHeight, SharesQuery,
+    At, BucketsQuery, DEFAULT_LANE_BLOCKS, FairnessQuery, LaneQuery, NodeHandle, SharesQuery,
 };
 
 /// The most heights `scheduler_buckets` lists.
@@ -18,7 +17,7 @@ pub const DEFAULT_BUCKETS: u64 = 32;
 /// The fifo window of `scheduler_actors` without `window`, in blocks.
 pub const DEFAULT_SHARES_WINDOW: u64 = 1_000;
 use jsonrpsee::RpcModule;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 impl Decode for PriorityTier {
     const EXPECTED: &'static str =
@@ -81,17 +80,5 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         let q = At::new(SharesQuery { window }, at);
         let v = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&v))
-    });
-    reg(m, SetActivationHeight::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["activation"])?;
-        let mut o = a.obj(0, "activation", false)?;
-        let from: Address = o.req("from")?;
-        let height: u64 = o.req("height")?;
-        o.finish()?;
-        let h = node
-            .request(SetActivationHeight { from, height })
-            .await
-            .map_err(node_error)?;
-        Ok(json!({ "activation_height": h }))
     });
 }

@@ -690,7 +690,7 @@ impl DashboardSource for RemoteDevnet {
             NodeRequest::Revert(r) => r.params(),
             NodeRequest::Draft(r) => crate::rpc::queries::draft_params(&r),
             NodeRequest::EstimateDraft(r) => r.params(),
-            NodeRequest::RevertTo(r) => vec![serde_json::json!(r.height)],
+            NodeRequest::RevertTo(r) => r.params(),
             // Issue 24: the fixture comes back as text and is written here, beside the
             // dashboard (the server's directory may be another machine's).
             NodeRequest::Export => Vec::new(),

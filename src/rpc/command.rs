@@ -1,0 +1,265 @@
+//! The node's change requests ([`crate::node::requests`]) as JSON-RPC methods, each written
+//! once (issue 29, "one command vocabulary"): a request type's [`RpcRequest`] impl names its
+//! method, its positional params both ways (a client encodes them with [`RpcRequest::params`],
+//! the server decodes them back with [`RpcRequest::decode`]) and how its reply is written. One
+//! generic adapter ([`register`]) serves every such method, so the server, the attached
+//! dashboard ([`crate::tui::remote`]) and the OpenRPC document's param names
+//! (`tests/rpc_commands.rs`) cannot drift apart.
+//!
+//! The chain, mining and snapshot commands are here; the actor, timer and governance ones are
+//! in [`super::command_timer`].
+
+use super::methods::{mining_json, node_error, reg, to_json};
+use super::types::{Amount, Args, BlockTimeMs, Obj, invalid_param};
+use crate::node::{
+    DeleteSnapshot, DumpState, Halt, LoadState, Mine, MiningMode, NodeHandle, Request, Reset,
+    Revert, RevertTo, SetBalance, SetMining, Snapshot,
+};
+use jsonrpsee::RpcModule;
+use jsonrpsee::types::ErrorObjectOwned;
+use serde_json::{Value, json};
+
+/// A change request as a JSON-RPC method.
+pub trait RpcRequest: Request + Sized {
+    /// The method's name.
+    const METHOD: &'static str;
+    /// The positional params' names (also their names when given by name).
+    const PARAMS: &'static [&'static str];
+    /// The positional params a client sends for this request.
+    fn params(&self) -> Vec<Value>;
+    /// The request back from its params (`-32602` naming the param or field that does not
+    /// decode, or an unknown field).
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned>;
+    /// The method's result for the node's reply.
+    fn reply(r: Self::Reply, node: &NodeHandle) -> Value;
+}
+
+/// Serves `R` as its method: decode, one node request, the reply written.
+pub fn register<R: RpcRequest>(m: &mut RpcModule<NodeHandle>) {
+    reg(m, R::METHOD, |p, node| async move {
+        let a = Args::new(&p, R::PARAMS)?;
+        let r = R::decode(&a)?;
+        let reply = node.request(r).await.map_err(node_error)?;
+        Ok(R::reply(reply, &node))
+    });
+}
+
+/// Every request this file and [`super::command_timer`] define, served.
+pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
+    register::<Mine>(m);
+    register::<SetMining>(m);
+    register::<SetBalance>(m);
+    register::<Snapshot>(m);
+    register::<Revert>(m);
+    register::<DeleteSnapshot>(m);
+    register::<RevertTo>(m);
+    register::<Reset>(m);
+    register::<DumpState>(m);
+    register::<LoadState>(m);
+    register::<Halt>(m);
+    super::command_timer::register_all(m);
+}
+
+/// Every change request served through [`register`] (here, in [`super::command_timer`] and
+/// the drafts' estimate), each with its param names: what `tests/rpc_commands.rs` checks
+/// against the server's method list and `rpc.discover`.
+pub fn methods() -> Vec<(&'static str, &'static [&'static str])> {
+    let est = crate::node::EstimateDraftTimer::METHOD;
+    let est_params = <crate::node::EstimateDraftTimer as RpcRequest>::PARAMS;
+    METHODS
+        .iter()
+        .chain(super::command_timer::METHODS)
+        .copied()
+        .chain([(est, est_params)])
+        .collect()
+}
+
+const METHODS: &[(&str, &[&str])] = &[
+    (Mine::METHOD, Mine::PARAMS),
+    (SetMining::METHOD, SetMining::PARAMS),
+    (SetBalance::METHOD, SetBalance::PARAMS),
+    (Snapshot::METHOD, Snapshot::PARAMS),
+    (Revert::METHOD, Revert::PARAMS),
+    (DeleteSnapshot::METHOD, DeleteSnapshot::PARAMS),
+    (RevertTo::METHOD, RevertTo::PARAMS),
+    (Reset::METHOD, Reset::PARAMS),
+    (DumpState::METHOD, DumpState::PARAMS),
+    (LoadState::METHOD, LoadState::PARAMS),
+    (Halt::METHOD, Halt::PARAMS),
+];
+
+/// Puts the fields that are set into `o`.
+pub(super) fn with(mut o: Value, fields: &[(&str, Option<Value>)]) -> Value {
+    for (k, v) in fields {
+        if let Some(v) = v {
+            o[*k] = v.clone();
+        }
+    }
+    o
+}
+
+/// A request with no params and `null` for a reply.
+macro_rules! unit_request {
+    ($($r:ident => $m:literal),* $(,)?) => {
+        $(impl RpcRequest for $r {
+            const METHOD: &'static str = $m;
+            const PARAMS: &'static [&'static str] = &[];
+            fn params(&self) -> Vec<Value> {
+                Vec::new()
+            }
+            fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
+                Ok($r)
+            }
+            fn reply(_: (), _: &NodeHandle) -> Value {
+                Value::Null
+            }
+        })*
+    };
+}
+
+unit_request!(Reset => "devnet_reset");
+
+/// A request with one integer param and `null` for a reply.
+macro_rules! id_request {
+    ($($r:ident { $f:ident } => $m:literal),* $(,)?) => {
+        $(impl RpcRequest for $r {
+            const METHOD: &'static str = $m;
+            const PARAMS: &'static [&'static str] = &[stringify!($f)];
+            fn params(&self) -> Vec<Value> {
+                vec![json!(self.$f)]
+            }
+            fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+                Ok($r { $f: a.req(0, stringify!($f))? })
+            }
+            fn reply(_: (), _: &NodeHandle) -> Value {
+                Value::Null
+            }
+        })*
+    };
+}
+
+id_request!(
+    Revert { id } => "devnet_revert",
+    DeleteSnapshot { id } => "devnet_deleteSnapshot",
+    RevertTo { height } => "devnet_revertTo",
+    Halt { blocks } => "devnet_halt",
+);
+
+/// `[n?]`: seal `n` blocks (default 1); the new head's height.
+impl RpcRequest for Mine {
+    const METHOD: &'static str = "devnet_mine";
+    const PARAMS: &'static [&'static str] = &["n"];
+    fn params(&self) -> Vec<Value> {
+        vec![json!(self.blocks)]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let blocks = a.opt::<u64>(0, "n")?.unwrap_or(1);
+        Ok(Mine { blocks })
+    }
+    fn reply(r: crate::node::Mined, _: &NodeHandle) -> Value {
+        json!(r.last)
+    }
+}
+
+/// `[{mode, block_time?}]`; the mode now in force.
+impl RpcRequest for SetMining {
+    const METHOD: &'static str = "devnet_setMining";
+    const PARAMS: &'static [&'static str] = &["mode"];
+    fn params(&self) -> Vec<Value> {
+        vec![mining_json(self.0)]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        decode_mining(a.obj(0, "mode", false)?).map(SetMining)
+    }
+    fn reply(r: MiningMode, _: &NodeHandle) -> Value {
+        mining_json(r)
+    }
+}
+
+fn decode_mining(mut o: Obj) -> Result<MiningMode, ErrorObjectOwned> {
+    let mode: String = o.req("mode")?;
+    let bt: Option<BlockTimeMs> = o.opt("block_time")?;
+    o.finish()?;
+    match (mode.as_str(), bt) {
+        ("auto", None) => Ok(MiningMode::Auto),
+        ("manual", None) => Ok(MiningMode::Manual),
+        ("interval", Some(BlockTimeMs(ms))) => Ok(MiningMode::Interval { block_time_ms: ms }),
+        ("interval", None) => Err(invalid_param(
+            "block_time",
+            "missing; interval mining needs a block time in seconds",
+        )),
+        ("auto" | "manual", Some(_)) => Err(invalid_param(
+            "block_time",
+            format!("only interval mining takes a block time, not {mode}"),
+        )),
+        _ => Err(invalid_param(
+            "mode",
+            format!("expected \"auto\", \"manual\" or \"interval\", got \"{mode}\""),
+        )),
+    }
+}
+
+/// `[address, amount]`.
+impl RpcRequest for SetBalance {
+    const METHOD: &'static str = "devnet_setBalance";
+    const PARAMS: &'static [&'static str] = &["address", "amount"];
+    fn params(&self) -> Vec<Value> {
+        vec![json!(self.address), json!(Amount(self.balance))]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let address = a.req(0, "address")?;
+        let Amount(balance) = a.req(1, "amount")?;
+        Ok(SetBalance { address, balance })
+    }
+    fn reply(_: (), _: &NodeHandle) -> Value {
+        Value::Null
+    }
+}
+
+/// `[]`; the snapshot's id.
+impl RpcRequest for Snapshot {
+    const METHOD: &'static str = "devnet_snapshot";
+    const PARAMS: &'static [&'static str] = &[];
+    fn params(&self) -> Vec<Value> {
+        Vec::new()
+    }
+    fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(Snapshot)
+    }
+    fn reply(id: u64, _: &NodeHandle) -> Value {
+        json!(id)
+    }
+}
+
+/// `[]`; the state as a dump.
+impl RpcRequest for DumpState {
+    const METHOD: &'static str = "devnet_dumpState";
+    const PARAMS: &'static [&'static str] = &[];
+    fn params(&self) -> Vec<Value> {
+        Vec::new()
+    }
+    fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(DumpState)
+    }
+    fn reply(d: Box<crate::chain::ChainDump>, _: &NodeHandle) -> Value {
+        to_json(&*d)
+    }
+}
+
+/// `[state]`: a dump, checked whole before anything changes.
+impl RpcRequest for LoadState {
+    const METHOD: &'static str = "devnet_loadState";
+    const PARAMS: &'static [&'static str] = &["state"];
+    fn params(&self) -> Vec<Value> {
+        vec![to_json(&*self.0)]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let v: Value = a.req(0, "state")?;
+        let dump =
+            super::state_file::parse(&v.to_string()).map_err(|e| invalid_param("state", e))?;
+        Ok(LoadState(Box::new(dump)))
+    }
+    fn reply(_: (), _: &NodeHandle) -> Value {
+        Value::Null
+    }
+}

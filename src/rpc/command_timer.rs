@@ -1,0 +1,422 @@
+//! The actor, timer and governance change requests as JSON-RPC methods (see
+//! [`super::command`]: each written once, served by one adapter).
+
+use super::command::{RpcRequest, register, with};
+use super::methods::{DEFAULT_ACTOR_SCRIPT, receipt_json, to_json};
+use super::types::{Amount, Args, Bytes, Obj, invalid_param};
+use crate::chain::runtime::{ActorCode, Lang};
+use crate::engine::timer::handler_payload;
+use crate::engine::{Address, PriorityTier, ScheduleArgs, TimerId};
+use crate::node::{
+    CallActor, CancelTimer, ConfigChange, DeployActor, Deployed, Estimate, EstimateTimer,
+    ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, NodeHandle,
+    ScheduleTimer, Scheduled, SetActivationHeight, TxOutcome,
+};
+use jsonrpsee::RpcModule;
+use jsonrpsee::types::ErrorObjectOwned;
+use serde_json::{Value, json};
+
+pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
+    register::<DeployActor>(m);
+    register::<CallActor>(m);
+    register::<ScheduleTimer>(m);
+    register::<EstimateTimer>(m);
+    register::<CancelTimer>(m);
+    register::<ExtendTimer>(m);
+    register::<GovCancel>(m);
+    register::<GovExtend>(m);
+    register::<GovUpdateConfig>(m);
+    register::<GovUpdateSchedulerConfig>(m);
+    register::<SetActivationHeight>(m);
+}
+
+/// The methods [`register_all`] serves.
+pub const METHODS: &[(&str, &[&str])] = &[
+    (DeployActor::METHOD, DeployActor::PARAMS),
+    (CallActor::METHOD, CallActor::PARAMS),
+    (ScheduleTimer::METHOD, ScheduleTimer::PARAMS),
+    (EstimateTimer::METHOD, EstimateTimer::PARAMS),
+    (CancelTimer::METHOD, CancelTimer::PARAMS),
+    (ExtendTimer::METHOD, ExtendTimer::PARAMS),
+    (GovCancel::METHOD, GovCancel::PARAMS),
+    (GovExtend::METHOD, GovExtend::PARAMS),
+    (GovUpdateConfig::METHOD, GovUpdateConfig::PARAMS),
+    (
+        GovUpdateSchedulerConfig::METHOD,
+        GovUpdateSchedulerConfig::PARAMS,
+    ),
+    (SetActivationHeight::METHOD, SetActivationHeight::PARAMS),
+];
+
+/// An included transaction's receipt as the API writes it.
+fn outcome(out: TxOutcome, node: &NodeHandle) -> Value {
+    receipt_json(&out.receipt, out.sealed, node)
+}
+
+/// `[{from?, script?, balance?, name?}]` (a Rhai actor); its address.
+impl RpcRequest for DeployActor {
+    const METHOD: &'static str = "actor_deploy";
+    const PARAMS: &'static [&'static str] = &["deploy"];
+    fn params(&self) -> Vec<Value> {
+        let script = (self.code.lang == Lang::Rhai).then(|| json!(self.code.source));
+        vec![with(
+            json!({ "balance": Amount(self.endowment) }),
+            &[
+                ("from", self.from.map(|f| json!(f))),
+                ("script", script),
+                ("name", self.name.as_ref().map(|n| json!(n))),
+            ],
+        )]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "deploy", true)?;
+        let from: Option<Address> = o.opt("from")?;
+        let script: Option<String> = o.opt("script")?;
+        let balance: Option<Amount> = o.opt("balance")?;
+        let name: Option<String> = o.opt("name")?;
+        o.finish()?;
+        let code = ActorCode::rhai(
+            name.clone().unwrap_or_else(|| "actor".into()),
+            script.unwrap_or_else(|| DEFAULT_ACTOR_SCRIPT.into()),
+        );
+        Ok(DeployActor {
+            from,
+            code,
+            address: None,
+            endowment: balance.map_or(0, |b| b.0),
+            name,
+        })
+    }
+    fn reply(d: Deployed, _: &NodeHandle) -> Value {
+        to_json(&d.address)
+    }
+}
+
+/// `[{from, actor, handler, payload?}]`; the receipt (a failing handler is a receipt with
+/// `status: "reverted"`, not an error).
+impl RpcRequest for CallActor {
+    const METHOD: &'static str = "actor_call";
+    const PARAMS: &'static [&'static str] = &["call"];
+    fn params(&self) -> Vec<Value> {
+        vec![json!({
+            "from": self.from, "actor": self.actor, "handler": self.handler,
+            "payload": format!("0x{}", hex::encode(&self.payload)),
+        })]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "call", false)?;
+        let from: Address = o.req("from")?;
+        let actor: Address = o.req("actor")?;
+        let handler: String = o.req("handler")?;
+        let payload: Option<Bytes> = o.opt("payload")?;
+        o.finish()?;
+        Ok(CallActor {
+            from,
+            actor,
+            handler,
+            payload: payload.unwrap_or_default().0,
+        })
+    }
+    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
+        outcome(out, node)
+    }
+}
+
+/// A schedule as `timer_schedule` and `timer_estimate` take it (a named handler travels in
+/// the payload already).
+fn schedule_json(s: &ScheduleTimer) -> Value {
+    let a = &s.args;
+    let amount = |v: Option<u128>| v.map(|v| json!(v.to_string()));
+    with(
+        json!({
+            "actor": s.actor,
+            "height": a.height,
+            "payload": format!("0x{}", hex::encode(&a.payload)),
+        }),
+        &[
+            ("from", s.from.map(|f| json!(f))),
+            ("fee_payer", a.fee_payer.map(|f| json!(f))),
+            ("gas_limit", a.gas_limit.map(|g| json!(g))),
+            ("expires_at", a.expires_at.map(|e| json!(e))),
+            ("max_fee_per_cycle", amount(a.max_fee_per_cycle)),
+            (
+                "max_priority_fee_per_cycle",
+                amount(a.max_priority_fee_per_cycle),
+            ),
+            ("priority_tier", a.priority_tier.map(|t| json!(t.as_str()))),
+            ("bid", amount(a.bid)),
+            ("client_nonce", a.client_nonce.map(|n| json!(n))),
+        ],
+    )
+}
+
+fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
+    let actor: Address = o.req("actor")?;
+    let height: u64 = o.req("height")?;
+    let payload: Option<Bytes> = o.opt("payload")?;
+    let from: Option<Address> = o.opt("from")?;
+    let fee_payer: Option<Address> = o.opt("fee_payer")?;
+    let gas_limit: Option<u64> = o.opt("gas_limit")?;
+    let expires_at: Option<u64> = o.opt("expires_at")?;
+    let handler: Option<String> = o.opt("handler")?;
+    let max_fee_per_cycle: Option<Amount> = o.opt("max_fee_per_cycle")?;
+    let max_priority_fee_per_cycle: Option<Amount> = o.opt("max_priority_fee_per_cycle")?;
+    let priority_tier: Option<PriorityTier> = o.opt("priority_tier")?;
+    let bid: Option<Amount> = o.opt("bid")?;
+    let client_nonce: Option<u64> = o.opt("client_nonce")?;
+    o.finish()?;
+    let inner = payload.unwrap_or_default().0;
+    // CIP-5 §4.2's handler convention: a named handler travels in the payload.
+    let payload = match handler {
+        Some(h) => handler_payload(&h, &inner),
+        None => inner,
+    };
+    Ok(ScheduleTimer {
+        actor,
+        from,
+        args: ScheduleArgs {
+            height,
+            payload,
+            fee_payer,
+            gas_limit,
+            expires_at,
+            max_fee_per_cycle: max_fee_per_cycle.map(|a| a.0),
+            max_priority_fee_per_cycle: max_priority_fee_per_cycle.map(|a| a.0),
+            priority_tier,
+            bid: bid.map(|a| a.0),
+            client_nonce,
+        },
+    })
+}
+
+/// A registration's result: `{timer_id, created, tx_hash, receipt}` (also the drafts').
+pub(super) fn scheduled_json(s: Scheduled, node: &NodeHandle) -> Value {
+    json!({
+        "timer_id": s.timer_id,
+        "created": s.created,
+        "tx_hash": s.tx_hash,
+        "receipt": receipt_json(&s.receipt, s.sealed, node),
+    })
+}
+
+/// `[timer]`; `{timer_id, created, tx_hash, receipt}`.
+impl RpcRequest for ScheduleTimer {
+    const METHOD: &'static str = "timer_schedule";
+    const PARAMS: &'static [&'static str] = &["timer"];
+    fn params(&self) -> Vec<Value> {
+        vec![schedule_json(self)]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        decode_schedule(a.obj(0, "timer", false)?)
+    }
+    fn reply(s: Scheduled, node: &NodeHandle) -> Value {
+        scheduled_json(s, node)
+    }
+}
+
+/// An estimate's `error` written as the refused call would answer it (also the drafts').
+pub(super) fn estimate_json<E: serde::Serialize>(
+    e: &E,
+    err: Option<&crate::engine::Failure>,
+) -> Value {
+    let mut v = to_json(e);
+    if let Some(err) = err {
+        v["error"] = json!({
+            "code": super::error::code_of(err.kind.as_str()),
+            "reason": err.kind.as_str(),
+            "message": err.to_string(),
+        });
+    }
+    v
+}
+
+/// `[timer]` as `timer_schedule`'s; what it would do. Changes nothing.
+impl RpcRequest for EstimateTimer {
+    const METHOD: &'static str = "timer_estimate";
+    const PARAMS: &'static [&'static str] = &["timer"];
+    fn params(&self) -> Vec<Value> {
+        vec![schedule_json(&self.0)]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        ScheduleTimer::decode(a).map(EstimateTimer)
+    }
+    fn reply(e: Estimate, _: &NodeHandle) -> Value {
+        estimate_json(&e, e.error.as_ref())
+    }
+}
+
+/// `[{actor, timer_id, from?}]`; the receipt.
+impl RpcRequest for CancelTimer {
+    const METHOD: &'static str = "timer_cancel";
+    const PARAMS: &'static [&'static str] = &["cancel"];
+    fn params(&self) -> Vec<Value> {
+        vec![with(
+            json!({"actor": self.actor, "timer_id": self.timer_id}),
+            &[("from", self.from.map(|f| json!(f)))],
+        )]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "cancel", false)?;
+        let actor = o.req("actor")?;
+        let timer_id = o.req("timer_id")?;
+        let from = o.opt("from")?;
+        o.finish()?;
+        Ok(CancelTimer {
+            actor,
+            timer_id,
+            from,
+        })
+    }
+    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
+        outcome(out, node)
+    }
+}
+
+/// `[{actor, timer_id, new_expires_at, from?}]`; the receipt.
+impl RpcRequest for ExtendTimer {
+    const METHOD: &'static str = "timer_extend";
+    const PARAMS: &'static [&'static str] = &["extend"];
+    fn params(&self) -> Vec<Value> {
+        vec![with(
+            json!({"actor": self.actor, "timer_id": self.timer_id, "new_expires_at": self.new_expires_at}),
+            &[("from", self.from.map(|f| json!(f)))],
+        )]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "extend", false)?;
+        let actor = o.req("actor")?;
+        let timer_id = o.req("timer_id")?;
+        let new_expires_at = o.req("new_expires_at")?;
+        let from = o.opt("from")?;
+        o.finish()?;
+        Ok(ExtendTimer {
+            actor,
+            timer_id,
+            new_expires_at,
+            from,
+        })
+    }
+    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
+        outcome(out, node)
+    }
+}
+
+/// `[{from, timer_id}]`: `SYS_CANCEL_TIMER`; the receipt.
+impl RpcRequest for GovCancel {
+    const METHOD: &'static str = "gov_cancelTimer";
+    const PARAMS: &'static [&'static str] = &["cancel"];
+    fn params(&self) -> Vec<Value> {
+        vec![json!({"from": self.from, "timer_id": self.timer_id})]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "cancel", false)?;
+        let from = o.req("from")?;
+        let timer_id: TimerId = o.req("timer_id")?;
+        o.finish()?;
+        Ok(GovCancel { from, timer_id })
+    }
+    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
+        outcome(out, node)
+    }
+}
+
+/// `[{from, timer_id, new_expires_at}]`: `SYS_EXTEND_TIMER`; the receipt.
+impl RpcRequest for GovExtend {
+    const METHOD: &'static str = "gov_extendTimer";
+    const PARAMS: &'static [&'static str] = &["extend"];
+    fn params(&self) -> Vec<Value> {
+        vec![json!({
+            "from": self.from, "timer_id": self.timer_id, "new_expires_at": self.new_expires_at,
+        })]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "extend", false)?;
+        let from = o.req("from")?;
+        let timer_id = o.req("timer_id")?;
+        let new_expires_at = o.req("new_expires_at")?;
+        o.finish()?;
+        Ok(GovExtend {
+            from,
+            timer_id,
+            new_expires_at,
+        })
+    }
+    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
+        outcome(out, node)
+    }
+}
+
+/// `{from, config}` with `config` an object of fields (named for the error when missing).
+fn decode_update(a: &Args, what: &str) -> Result<(Address, Obj), ErrorObjectOwned> {
+    let mut o = a.obj(0, "update", false)?;
+    let from: Address = o.req("from")?;
+    let Some(cfg) = o.opt_obj("config")? else {
+        return Err(invalid_param(
+            "config",
+            format!("missing; expected an object of {what} fields"),
+        ));
+    };
+    o.finish()?;
+    Ok((from, cfg))
+}
+
+/// `[{from, config}]`: `SYS_UPDATE_TIMER_CONFIG` with the fields given; the receipt.
+impl RpcRequest for GovUpdateConfig {
+    const METHOD: &'static str = "gov_updateTimerConfig";
+    const PARAMS: &'static [&'static str] = &["update"];
+    fn params(&self) -> Vec<Value> {
+        let config = match &self.config {
+            ConfigChange::Fields(f) => json!(f),
+            ConfigChange::Full(c) => json!(c),
+        };
+        vec![json!({"from": self.from, "config": config})]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let (from, cfg) = decode_update(a, "TimerConfig")?;
+        Ok(GovUpdateConfig {
+            from,
+            config: ConfigChange::Fields(cfg.rest()),
+        })
+    }
+    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
+        outcome(out, node)
+    }
+}
+
+/// `[{from, config}]`: the scheduler's governed fields; the receipt.
+impl RpcRequest for GovUpdateSchedulerConfig {
+    const METHOD: &'static str = "gov_updateSchedulerConfig";
+    const PARAMS: &'static [&'static str] = &["update"];
+    fn params(&self) -> Vec<Value> {
+        vec![json!({"from": self.from, "config": self.fields})]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let (from, cfg) = decode_update(a, "scheduler config")?;
+        Ok(GovUpdateSchedulerConfig {
+            from,
+            fields: cfg.rest(),
+        })
+    }
+    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
+        outcome(out, node)
+    }
+}
+
+/// `[{from, height}]`: the eip1559 activation height; `{activation_height}`.
+impl RpcRequest for SetActivationHeight {
+    const METHOD: &'static str = "gov_setActivationHeight";
+    const PARAMS: &'static [&'static str] = &["activation"];
+    fn params(&self) -> Vec<Value> {
+        vec![json!({"from": self.from, "height": self.height})]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "activation", false)?;
+        let from = o.req("from")?;
+        let height = o.req("height")?;
+        o.finish()?;
+        Ok(SetActivationHeight { from, height })
+    }
+    fn reply(h: Option<u64>, _: &NodeHandle) -> Value {
+        json!({ "activation_height": h })
+    }
+}
