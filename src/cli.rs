@@ -271,6 +271,12 @@ pub struct ServeArgs {
     /// `--prune-history`).
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub history: u64,
+    /// Trace every handler run (issue 32): the host calls, storage writes, printed lines and
+    /// end of each call, deploy and fire of the retained history (`devnet_traceTransaction`,
+    /// `devnet_traceFire`, `devnet_traceBlock`). Without it a trace is rebuilt on demand by
+    /// replaying its block.
+    #[arg(long)]
+    pub trace: bool,
     /// Snapshots kept at most (the oldest is dropped).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub snapshots: u64,

@@ -108,6 +108,7 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     cfg.dev_balance = a.balance;
     cfg.names = names;
     let mut core = NodeCore::new(cfg).context("the genesis is not valid")?;
+    core.set_tracing(a.trace);
     // The fixture's steps are played at their heights as blocks are mined, its expectations
     // checked as they become checkable (printed by `serve_async`). Set before the state is
     // loaded, so that a state file with the player's position puts it back (issue 20).

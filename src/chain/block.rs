@@ -3,6 +3,7 @@
 use super::exec::{ExecCtx, Firing, Frame, Meter, Overlay, PendingFire};
 use super::runtime::{ActorCode, Host, Lang, VmError, cost};
 use super::state::{Actor, StateKey};
+use super::trace::{self, TraceOf};
 use super::*;
 use crate::engine::scheduler::policy::BlockOutcome;
 use crate::engine::scheduler::variants::Utilisation;
@@ -59,6 +60,7 @@ impl Chain {
         let cycle_limit = tx.cycle_limit.unwrap_or(self.basefee.tx_cycle_limit);
         let max_fee = self.max_tx_fee(cycle_limit);
         let tx_hash = tx.hash();
+        let index = self.open.as_ref().map_or(0, |o| o.receipts.len() as u32);
         let nonce = self.nonce(&tx.from);
         // Derived from the nonce *before* this transaction consumes it, as `check_tx` did.
         let deploy_addr = match &tx.kind {
@@ -106,6 +108,8 @@ impl Chain {
                 created = Some(addr);
                 let rt = self.runtime.clone();
                 let has_deploy = rt.has_entry(code, "deploy");
+                let mut traced = None;
+                let site = self.trace_site(TraceOf::Tx { tx_hash, index }, addr, height);
                 let ex = self.execute(&cfg, frame(addr, tx.from), |ctx, _| {
                     ctx.overlay.new_actor = Some((
                         addr,
@@ -124,10 +128,12 @@ impl Chain {
                     ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
                     ctx.move_funds(&tx.from, &addr, *endowment)?;
                     if has_deploy {
-                        rt.invoke(code, "deploy", &[], ctx)?;
+                        let on = site.map(|s| (s, &mut traced));
+                        trace::invoke(&*rt, code, "deploy", &[], ctx, on)?;
                     }
                     Ok(())
                 });
+                self.keep_trace(traced, &ex);
                 (ex.result, Some(ex.overlay), ex.meter)
             }
             TxKind::ActAs { actor, op } => {
@@ -143,9 +149,13 @@ impl Chain {
                 let rt = self.runtime.clone();
                 let deployer = self.actors[actor].deployer;
                 let code = self.actors[actor].code.clone();
+                let mut traced = None;
+                let site = self.trace_site(TraceOf::Tx { tx_hash, index }, *actor, height);
                 let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| {
-                    rt.invoke(&code, handler, payload, ctx)
+                    let on = site.map(|s| (s, &mut traced));
+                    trace::invoke(&*rt, &code, handler, payload, ctx, on)
                 });
+                self.keep_trace(traced, &ex);
                 (ex.result, Some(ex.overlay), ex.meter)
             }
         };
@@ -180,6 +190,18 @@ impl Chain {
         };
         open.receipts.push(receipt.clone());
         Ok(receipt)
+    }
+
+    /// Where a run is traced, when tracing is on (issue 32).
+    fn trace_site(&self, of: TraceOf, actor: Address, height: u64) -> Option<trace::Site> {
+        self.tracing.then_some(trace::Site { of, actor, height })
+    }
+
+    /// Keeps a run's trace with its final outcome.
+    fn keep_trace(&mut self, traced: Option<trace::Trace>, ex: &Executed) {
+        if let Some(t) = traced {
+            self.traces.push(t.ended(&ex.result, ex.meter.cycles));
+        }
     }
 
     /// Runs `f` in a fresh execution context; a fatal host error overrides an `Ok`.
@@ -560,9 +582,17 @@ impl Chain {
                     deployer,
                     meter,
                 };
-                self.execute_with(&cfg, &pending, Some(firing), frame, |ctx, _| {
-                    rt.invoke(code, &entry, &payload, ctx)
-                })
+                let mut traced = None;
+                let of = TraceOf::Fire {
+                    timer_id: t.timer_id,
+                };
+                let site = self.trace_site(of, t.actor_address, height);
+                let ex = self.execute_with(&cfg, &pending, Some(firing), frame, |ctx, _| {
+                    let on = site.map(|s| (s, &mut traced));
+                    trace::invoke(&*rt, code, &entry, &payload, ctx, on)
+                });
+                self.keep_trace(traced, &ex);
+                ex
             };
             let success = ex.result.is_ok();
             let cancelled_while_running = success && ex.overlay.firing_cancelled;

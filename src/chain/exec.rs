@@ -385,6 +385,16 @@ impl Host for ExecCtx<'_> {
     fn cycles_limit(&self) -> u64 {
         self.meter.cycles_limit
     }
+    fn cells_used(&self) -> u64 {
+        self.meter.cells
+    }
+    fn peek_storage(&self, key: &[u8]) -> Option<Vec<u8>> {
+        if let Some(v) = self.overlay.storage.get(&(self.actor, key.to_vec())) {
+            return v.clone();
+        }
+        let actor = self.chain.actors.get(&self.actor)?;
+        actor.storage.get(key).cloned()
+    }
     fn block_height(&mut self) -> Result<u64, VmError> {
         self.cycles(cost::CONTEXT_CYCLES)?;
         Ok(self.height)

@@ -10,6 +10,7 @@ mod gba;
 mod quiet;
 pub mod runtime;
 pub mod state;
+pub mod trace;
 pub mod types;
 
 use crate::engine::scheduler::Fairness;
@@ -274,6 +275,10 @@ pub struct Chain {
     /// Test and bench switch: seal every height with a stored body (see
     /// [`Chain::test_hook_no_quiet`]).
     no_quiet: bool,
+    /// Issue 32 (`--trace`): trace every handler run applied; not part of the state.
+    tracing: bool,
+    /// The traces recorded and not yet taken ([`Chain::take_traces`]).
+    traces: Vec<trace::Trace>,
 }
 
 impl std::fmt::Debug for Chain {
@@ -390,6 +395,8 @@ impl Chain {
             root_tpl: None,
             quiet_head: None,
             no_quiet: false,
+            tracing: false,
+            traces: Vec::new(),
             genesis,
         };
         chain.engine.set_cip1(Cip1State::for_genesis(
@@ -581,6 +588,30 @@ impl Chain {
     /// The height of the block being built (or that will be built next).
     /// The receipts of the open block so far, in order: its pending transactions (applied,
     /// not sealed). Empty while no block is open (issue 32).
+    /// Issue 32: trace every handler run from now on (`on`), or stop. Traces change nothing:
+    /// the same blocks, roots and receipts either way (`chain::trace`).
+    pub fn set_tracing(&mut self, on: bool) {
+        self.tracing = on;
+        if !on {
+            self.traces.clear();
+        }
+    }
+
+    /// Whether handler runs are traced.
+    pub fn tracing(&self) -> bool {
+        self.tracing
+    }
+
+    /// The traces recorded since the last call, oldest first.
+    pub fn take_traces(&mut self) -> Vec<trace::Trace> {
+        std::mem::take(&mut self.traces)
+    }
+
+    /// The traces recorded and not yet taken (the open block's transactions).
+    pub fn recorded_traces(&self) -> &[trace::Trace] {
+        &self.traces
+    }
+
     pub fn open_receipts(&self) -> &[Receipt] {
         self.open.as_ref().map_or(&[], |o| &o.receipts)
     }

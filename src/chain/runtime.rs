@@ -143,6 +143,18 @@ pub trait Host {
     fn charge_cycles(&mut self, n: u64) -> Result<(), VmError>;
     fn cycles_used(&self) -> u64;
     fn cycles_limit(&self) -> u64;
+    /// Cells charged so far (a trace's per-call cells; 0 where a host has no cell meter).
+    fn cells_used(&self) -> u64 {
+        0
+    }
+    /// A storage value of the running actor as the run sees it, read without a charge: for
+    /// traces only (the value a write replaces), never for the code.
+    fn peek_storage(&self, _key: &[u8]) -> Option<Vec<u8>> {
+        None
+    }
+    /// A line the code printed (`print` / `debug`): kept by a tracing host, dropped otherwise.
+    /// Charges nothing (the runtime charged the print).
+    fn output(&mut self, _line: &str) {}
     fn block_height(&mut self) -> Result<u64, VmError>;
     fn self_address(&mut self) -> Result<Address, VmError>;
     fn tx_sender(&mut self) -> Result<Address, VmError>;

@@ -308,6 +308,8 @@ pub struct NodeCore {
     checkpoints: VecDeque<Arc<past::Checkpoint>>,
     /// The last past states read (`past_cache.rs`).
     past: past_cache::PastCache,
+    /// Execution traces kept per block (issue 32, `traces.rs`).
+    pub(super) traces: super::traces::TraceStore,
 }
 
 impl std::fmt::Debug for NodeCore {
@@ -387,6 +389,7 @@ impl NodeCore {
             recording: true,
             checkpoints,
             past: past_cache::PastCache::new(DEFAULT_PAST_CACHE),
+            traces: Default::default(),
         })
     }
 
@@ -677,6 +680,9 @@ impl NodeCore {
         {
             self.history.pop_front();
         }
+        let traced = self.chain.take_traces();
+        let (height, hash) = (b.header.height, b.header.hash);
+        self.traces.sealed(traced, height, hash, first_kept);
         if b.receipts.is_empty() && b.events.is_empty() {
             self.quiet += 1;
         } else {
@@ -761,6 +767,7 @@ impl NodeCore {
             .ok_or(NodeError::UnknownSnapshot(id))?;
         self.past.clear();
         self.chain = s.chain.clone();
+        self.chain.set_tracing(self.traces.on);
         self.history = s.history.clone();
         self.names = s.names.clone();
         self.session = s.session.clone();
@@ -801,6 +808,7 @@ impl NodeCore {
                 self.session = SessionLog::default();
             }
         }
+        self.chain.set_tracing(self.traces.on);
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();
@@ -846,6 +854,7 @@ impl NodeCore {
         }
         self.drop_past_states();
         self.chain = chain;
+        self.chain.set_tracing(self.traces.on);
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();

@@ -27,6 +27,7 @@ pub mod scheduler;
 pub mod session;
 mod shell;
 pub mod text;
+pub mod traces;
 pub mod txs;
 pub mod views;
 
@@ -50,4 +51,5 @@ pub use session::{Base, Entry, SessionLog};
 pub use shell::{
     DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, ShellConfig, spawn, spawn_with,
 };
+pub use traces::TraceQuery;
 pub use views::*;

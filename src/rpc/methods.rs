@@ -373,6 +373,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
     super::scheduler::register(&mut m);
     super::draft::register(&mut m);
     super::pool::register(&mut m);
+    super::traces::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
 

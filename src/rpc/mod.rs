@@ -19,6 +19,7 @@ mod reorg;
 mod scheduler;
 pub mod server;
 pub mod state_file;
+pub mod traces;
 pub mod types;
 mod unsubscribe;
 pub mod ws_proxy;

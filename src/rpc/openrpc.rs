@@ -54,6 +54,8 @@ const fn m(
 
 const NULL: &str = r#"{"type":"null"}"#;
 const BOOL: &str = r#"{"type":"boolean"}"#;
+const TRACE_OPTIONS: &str = r#"{"type":"object","properties":{"compact":{"type":"boolean"}}}"#;
+const TRACES: &str = r#"{"type":"array","items":{"type":"object","properties":{"of":{"type":"object","description":"{kind: tx, tx_hash, index} or {kind: fire, timer_id}"},"actor":"@Address","entry":{"type":"string"},"height":"@Height","steps":{"type":"array","description":"{step: call, call, args, result, cycles, cells, error?} or {step: print, line}"},"cycles_start":"@Count","script_cycles":"@Count","cycles_end":"@Count","end":{"type":"object","description":"success, error?, at? [line, column], failed_in?"}}}}"#;
 const ANY: &str = r#"{}"#;
 const BLOCK: &str = "the state as of this sealed height (default: latest); older than the retained history: HistoryPruned";
 
@@ -223,6 +225,38 @@ pub const METHODS: &[MethodDoc] = &[
         "A receipt by hash (issue 32), shaped as every sending method's; `status: \"pending\"` while its block is open. TransactionNotFound when the node holds none.",
         &[p("hash", "Hash", "the transaction hash")],
         "Receipt",
+    ),
+    m(
+        "devnet_traceTransaction",
+        "The execution trace of a transaction's call or deploy (issue 32): its host calls in order with their arguments, answers, cycles and cells (storage writes with the value replaced), printed lines, and the end (success, or the error with the script's line and column and the host call it failed in). Kept with --trace, else rebuilt by replaying its block. Options: {compact: true} for host calls with their cycles only.",
+        &[
+            p("hash", "Hash", "the transaction hash"),
+            o("options", TRACE_OPTIONS, "{compact?}"),
+        ],
+        TRACES,
+    ),
+    m(
+        "devnet_traceFire",
+        "The execution trace of a timer's fire (as devnet_traceTransaction's): at `height`, or the last fire the node knows.",
+        &[
+            p("timer_id", "TimerId", "the timer"),
+            o(
+                "height",
+                "Height",
+                "the fire's block (default: its last fire)",
+            ),
+            o("options", TRACE_OPTIONS, "{compact?}"),
+        ],
+        TRACES,
+    ),
+    m(
+        "devnet_traceBlock",
+        "The execution traces of every handler run of a sealed block, in order (transactions, then fires).",
+        &[
+            p("height", "Height", "the block"),
+            o("options", TRACE_OPTIONS, "{compact?}"),
+        ],
+        TRACES,
     ),
     m(
         "devnet_pendingTransactions",

@@ -99,6 +99,13 @@ impl Decode for u32 {
     }
 }
 
+impl Decode for bool {
+    const EXPECTED: &'static str = "true or false";
+    fn decode(v: &Value) -> Result<Self, String> {
+        v.as_bool().ok_or_else(|| expected::<Self>(v))
+    }
+}
+
 impl Decode for String {
     const EXPECTED: &'static str = "a string";
     fn decode(v: &Value) -> Result<Self, String> {

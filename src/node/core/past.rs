@@ -241,6 +241,7 @@ impl NodeCore {
             recording: false,
             checkpoints: VecDeque::new(),
             past: Default::default(),
+            traces: Default::default(),
         })
     }
 
@@ -251,6 +252,7 @@ impl NodeCore {
         let (chain, session) = self.replay_to(height)?;
         self.drop_past_states();
         self.chain = chain;
+        self.chain.set_tracing(self.traces.on);
         self.session = session;
         self.history.retain(|b| b.header.height <= height);
         self.checkpoints.retain(|c| c.height <= height);
@@ -260,5 +262,37 @@ impl NodeCore {
         self.events
             .push_back(super::NodeEvent::StateLoaded { height });
         Ok(())
+    }
+
+    /// Issue 32 (Spec note 163): the traces of sealed block `height`, rebuilt by replaying it
+    /// from the nearest checkpoint with tracing on; the replayed block must be `hash`.
+    pub(crate) fn replay_traces(
+        &self,
+        height: u64,
+        hash: &crate::engine::H256,
+    ) -> Result<Vec<crate::chain::trace::Trace>, NodeError> {
+        self.check_past(height)?;
+        // The last checkpoint before the block: one at its height already ran it.
+        let i = self.checkpoints.partition_point(|c| c.height < height);
+        let Some(cp) = i.checked_sub(1).map(|j| &self.checkpoints[j]) else {
+            return Err(NodeError::HistoryPruned {
+                first_kept: self.first_kept(),
+                keep: self.history_len,
+            });
+        };
+        let mut chain = Chain::clone(&cp.chain);
+        chain.set_tracing(true);
+        let links = self.session.links_after(cp.pos.as_ref());
+        session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
+        let replayed = chain.block(height).map(|b| b.header.hash);
+        if replayed.as_ref() != Some(hash) {
+            return Err(NodeError::InvalidInput(format!(
+                "the replay of block #{height} diverged (block {} against {hash}): its traces cannot be rebuilt",
+                replayed.map_or("missing".to_string(), |h| h.to_string())
+            )));
+        }
+        let mut t = chain.take_traces();
+        t.retain(|t| t.height == height);
+        Ok(t)
     }
 }

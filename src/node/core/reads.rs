@@ -147,3 +147,28 @@ fn fate_view(f: &super::fates::TimerFate, client_nonce: Option<u64>) -> TimerVie
         )
     }
 }
+
+impl NodeCore {
+    /// Issue 32: trace every handler run from now on (`--trace`), keeping the traces of the
+    /// retained history; off, traces are rebuilt on demand by replay.
+    pub fn set_tracing(&mut self, on: bool) {
+        self.traces.on = on;
+        self.chain.set_tracing(on);
+    }
+
+    /// The last height `id` fired at that the node knows: the newest `TimerFired` of the kept
+    /// history, else its compact record's exit (an interval re-armed after its last fire
+    /// keeps no exit there).
+    pub(crate) fn fired_at(&self, id: &TimerId) -> Option<u64> {
+        let fired = |b: &&std::sync::Arc<Block>| {
+            b.events.iter().any(|r| {
+                matches!(&r.event, crate::chain::Event::Timer(crate::engine::TimerEvent::TimerFired { timer_id, .. }) if timer_id == id)
+            })
+        };
+        if let Some(b) = self.history.iter().rev().find(fired) {
+            return Some(b.header.height);
+        }
+        let f = self.fates.get(id)?;
+        (f.status == Some(crate::node::TimerStatus::Fired)).then_some(f.exit_height)
+    }
+}

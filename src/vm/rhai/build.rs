@@ -67,6 +67,13 @@ pub(super) fn print_line(what: &str, text: &str) {
         }
         f.printed <= MAX_PRINT_LINES_PER_CALL
     });
+    if logged {
+        let mut cut = text.len().min(MAX_PRINT_BYTES);
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        host_output(&format!("{what}: {}", &text[..cut]));
+    }
     if !logged || !tracing::enabled!(target: "cowboy_devnet::vm::rhai", tracing::Level::DEBUG) {
         return;
     }

@@ -113,3 +113,25 @@ pub(super) fn host_call<T>(f: impl FnOnce(&mut dyn Host) -> Result<T, VmError>) 
     });
     result.map_err(host_error)
 }
+
+/// Hands a line the script printed to the call's host ([`Host::output`]: a tracing host keeps
+/// it), charging nothing. Does nothing outside a call or while a host function has the host on
+/// loan.
+pub(super) fn host_output(line: &str) {
+    let taken = FRAME.with(|slot| {
+        let mut slot = slot.try_borrow_mut().ok()?;
+        slot.as_mut()?.host.take()
+    });
+    let Some(mut ptr) = taken else {
+        return;
+    };
+    // SAFETY: as in `host_call`: `ptr` was installed by `with_frame`, which is still running
+    // (the frame held it), so the host is alive; it was taken out of the slot above, so this is
+    // the only `&mut` to it until it is put back below.
+    unsafe { ptr.as_mut() }.output(line);
+    FRAME.with(|slot| {
+        if let Some(f) = slot.borrow_mut().as_mut() {
+            f.host = Some(ptr);
+        }
+    });
+}

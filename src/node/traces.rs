@@ -1,0 +1,155 @@
+//! Execution traces at the node (issue 32, "Traces"): kept per block for the retained history
+//! when the node traces (`--trace`), and rebuilt on demand by replay otherwise.
+//!
+//! Spec note 163: a block's traces are kept with the hash of the block they were recorded in.
+//! A revert, a reset, a load or a `devnet_revertTo` may replace that block; a trace whose
+//! block is no longer the chain's at its height is not answered (and is dropped when the
+//! history passes it). A trace that is not kept (tracing off, or recorded on a replaced
+//! branch) is rebuilt by replaying the block from the nearest checkpoint with tracing on
+//! (`past.rs`): the replayed block must have the recorded block's hash, else the answer is an
+//! error saying the replay diverged. Traces of blocks older than the retained history are
+//! `HistoryPruned`, as the blocks are.
+
+use super::core::NodeCore;
+use super::error::NodeError;
+use super::query::Query;
+use crate::chain::trace::{Trace, TraceOf};
+use crate::engine::{H256, TimerId};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The traces the node keeps: per sealed height, with the hash of the block they belong to.
+#[derive(Clone, Debug, Default)]
+pub struct TraceStore {
+    /// Trace every handler run (`--trace`).
+    pub on: bool,
+    blocks: BTreeMap<u64, (H256, Arc<Vec<Trace>>)>,
+}
+
+impl TraceStore {
+    /// Keeps what the chain traced in the block just sealed (`height`, `hash`), and lets go of
+    /// the heights below `first_kept`.
+    pub(super) fn sealed(&mut self, traces: Vec<Trace>, height: u64, hash: H256, first_kept: u64) {
+        if !traces.is_empty() {
+            self.blocks.insert(height, (hash, Arc::new(traces)));
+        }
+        while self
+            .blocks
+            .first_key_value()
+            .is_some_and(|(h, _)| *h < first_kept)
+        {
+            self.blocks.pop_first();
+        }
+    }
+
+    /// The traces kept for `height` if they are of the block `hash`.
+    fn kept(&self, height: u64, hash: &H256) -> Option<Arc<Vec<Trace>>> {
+        let (h, t) = self.blocks.get(&height)?;
+        (h == hash).then(|| t.clone())
+    }
+}
+
+/// Which traces to answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TraceQuery {
+    /// Every handler run of a sealed block, in order.
+    Block(u64),
+    /// The run of a transaction (its call or its deploy).
+    Tx(H256),
+    /// A timer's fire: at `height`, or its last fire the node knows.
+    Fire {
+        timer_id: TimerId,
+        height: Option<u64>,
+    },
+}
+
+impl Query for TraceQuery {
+    type Reply = Vec<Trace>;
+    fn run(&self, node: &NodeCore) -> Result<Vec<Trace>, NodeError> {
+        match self {
+            TraceQuery::Block(h) => node.block_traces(*h).map(|t| t.to_vec()),
+            TraceQuery::Tx(hash) => node.tx_trace(hash),
+            TraceQuery::Fire { timer_id, height } => node.fire_trace(timer_id, *height),
+        }
+    }
+}
+
+impl NodeCore {
+    /// The traces of sealed block `height`: kept, or rebuilt by replay.
+    pub fn block_traces(&self, height: u64) -> Result<Arc<Vec<Trace>>, NodeError> {
+        if height == 0 || height > self.height() {
+            return Err(NodeError::InvalidInput(format!(
+                "no sealed block #{height} to trace (the head is #{})",
+                self.height()
+            )));
+        }
+        let block = self.block(height).ok_or(NodeError::HistoryPruned {
+            first_kept: self.first_kept(),
+            keep: self.history_len,
+        })?;
+        if let Some(t) = self.traces.kept(height, &block.header.hash) {
+            return Ok(t);
+        }
+        if block.receipts.is_empty() && block.events.is_empty() {
+            return Ok(Arc::new(Vec::new()));
+        }
+        self.replay_traces(height, &block.header.hash).map(Arc::new)
+    }
+
+    /// The trace of a transaction's run: pending (traced as it was applied, `--trace` only) or
+    /// in a kept block.
+    fn tx_trace(&self, hash: &H256) -> Result<Vec<Trace>, NodeError> {
+        let is = |t: &Trace| matches!(&t.of, TraceOf::Tx { tx_hash, .. } if tx_hash == hash);
+        let Some(rec) = self.tx_by_hash(hash) else {
+            let head = self.height();
+            let msg = super::pool::not_found_message(hash, self.first_kept(), head);
+            return Err(NodeError::InvalidInput(msg));
+        };
+        if rec.state == super::pool::TxState::Pending {
+            let t: Vec<Trace> = self
+                .chain()
+                .recorded_traces()
+                .iter()
+                .filter(|t| is(t))
+                .cloned()
+                .collect();
+            if t.is_empty() {
+                return Err(NodeError::InvalidInput(format!(
+                    "transaction {hash} is in the open block #{}: it is traced when the node traces (--trace), or once its block is sealed",
+                    rec.height
+                )));
+            }
+            return Ok(t);
+        }
+        let all = self.block_traces(rec.height)?;
+        Ok(all.iter().filter(|t| is(t)).cloned().collect())
+    }
+
+    /// The trace of a timer's fire at `height` (default: the height it left the node at).
+    fn fire_trace(&self, id: &TimerId, height: Option<u64>) -> Result<Vec<Trace>, NodeError> {
+        let height = match height {
+            Some(h) => h,
+            None => self.fired_at(id).ok_or_else(|| {
+                let how = match self.timer(id) {
+                    None => "is not known to the node".to_string(),
+                    Some(t) => format!(
+                        "has no fire the node knows of (status: {})",
+                        t.status.as_str()
+                    ),
+                };
+                NodeError::InvalidInput(format!(
+                    "timer {id} {how}: give the fire's height if it fired before the kept history"
+                ))
+            })?,
+        };
+        let all = self.block_traces(height)?;
+        let is = |t: &&Trace| matches!(&t.of, TraceOf::Fire { timer_id } if timer_id == id);
+        let fire: Vec<Trace> = all.iter().filter(is).cloned().collect();
+        if fire.is_empty() {
+            return Err(NodeError::InvalidInput(format!(
+                "timer {id} did not fire in block #{height}"
+            )));
+        }
+        Ok(fire)
+    }
+}

@@ -1,0 +1,71 @@
+//! Execution traces over JSON-RPC (issue 32, "Traces"): `devnet_traceTransaction`,
+//! `devnet_traceFire` and `devnet_traceBlock`, each in a full form (every host call with its
+//! arguments and answer, storage writes with the value replaced, printed lines, the end) or a
+//! compact one (`{"compact": true}`: host calls with their cycles only).
+
+use super::methods::{node_error, reg, to_json};
+use super::types::{Args, Obj};
+use crate::chain::trace::Trace;
+use crate::engine::{H256, TimerId};
+use crate::node::{NodeHandle, TraceQuery};
+use jsonrpsee::RpcModule;
+use jsonrpsee::types::ErrorObjectOwned;
+use serde_json::Value;
+
+/// The method names, in the order they are registered.
+pub const METHODS: [&str; 3] = [
+    "devnet_traceTransaction",
+    "devnet_traceFire",
+    "devnet_traceBlock",
+];
+
+/// `{"compact": bool}`, optional.
+fn compact(o: Option<Obj>) -> Result<bool, ErrorObjectOwned> {
+    let Some(mut o) = o else {
+        return Ok(false);
+    };
+    let c: Option<bool> = o.opt("compact")?;
+    o.finish()?;
+    Ok(c.unwrap_or(false))
+}
+
+fn opts(a: &Args, i: usize) -> Result<bool, ErrorObjectOwned> {
+    compact(Some(a.obj(i, "options", true)?))
+}
+
+fn written(traces: Vec<Trace>, compact: bool) -> Value {
+    match compact {
+        true => Value::Array(traces.iter().map(Trace::compact).collect()),
+        false => to_json(&traces),
+    }
+}
+
+async fn answer(
+    node: &NodeHandle,
+    q: TraceQuery,
+    compact: bool,
+) -> Result<Value, ErrorObjectOwned> {
+    let t = node.ask(q).await.map_err(node_error)?;
+    Ok(written(t, compact))
+}
+
+/// Registers the methods of this file.
+pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
+    reg(m, METHODS[0], |p, node| async move {
+        let a = Args::new(&p, &["hash", "options"])?;
+        let hash: H256 = a.req(0, "hash")?;
+        answer(&node, TraceQuery::Tx(hash), opts(&a, 1)?).await
+    });
+    reg(m, METHODS[1], |p, node| async move {
+        let a = Args::new(&p, &["timer_id", "height", "options"])?;
+        let timer_id: TimerId = a.req(0, "timer_id")?;
+        let height: Option<u64> = a.opt(1, "height")?;
+        let q = TraceQuery::Fire { timer_id, height };
+        answer(&node, q, opts(&a, 2)?).await
+    });
+    reg(m, METHODS[2], |p, node| async move {
+        let a = Args::new(&p, &["height", "options"])?;
+        let height: u64 = a.req(0, "height")?;
+        answer(&node, TraceQuery::Block(height), opts(&a, 1)?).await
+    });
+}

@@ -1,0 +1,294 @@
+//! Issue 32, "Traces": every handler run (a call, a deploy, a fire) can be traced: its host
+//! calls in order with arguments, answers, cycles and cells, its storage writes with the value
+//! replaced, its printed lines and its end; the totals agree with the receipt to the cycle.
+//! Tracing changes nothing (the same roots), and a trace not kept is rebuilt by replay to the
+//! same trace (Spec note 163).
+
+mod common;
+
+use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::trace::{Trace, TraceOf, TraceStep};
+use cowboy_devnet::engine::{Address, TimerId};
+use cowboy_devnet::node::Query;
+use cowboy_devnet::node::{CallActor, DeployActor, Mine, NodeCore, TraceQuery, TxOutcome};
+
+const SCRIPT: &str = r#"
+fn deploy() { storage_set("n", "0"); }
+fn ping(p) {
+    print("ping " + p.len());
+    let n = storage_get("n");
+    storage_set("n", "1");
+    emit("pinged", "yes");
+    schedule_timer(block_height() + 2, "later");
+}
+fn handle_timer(p) {
+    debug("fired");
+    storage_set("n", "2");
+}
+fn broken(p) {
+    let x = 1;
+    no_such_function(x);
+}
+"#;
+
+struct Run {
+    node: NodeCore,
+    actor: Address,
+    ping: TxOutcome,
+    broken: TxOutcome,
+    timer: TimerId,
+}
+
+/// Deploys the actor (endowed, so its timer is funded), calls `ping` and `broken`, and mines
+/// past the timer's fire.
+fn play(trace: bool) -> Run {
+    let mut node = common::fleet::manual_node(Genesis::default());
+    node.set_tracing(trace);
+    let from = node.accounts()[0].address;
+    let d = node
+        .apply(DeployActor {
+            from: Some(from),
+            code: ActorCode::rhai("tracee", SCRIPT),
+            address: None,
+            endowment: 10_000_000_000,
+            name: Some("tracee".into()),
+        })
+        .expect("deploys");
+    node.apply(Mine { blocks: 1 }).unwrap();
+    let call = |node: &mut NodeCore, handler: &str| {
+        node.apply(CallActor {
+            from,
+            actor: d.address,
+            handler: handler.into(),
+            payload: vec![1, 2],
+        })
+        .expect("included")
+    };
+    let ping = call(&mut node, "ping");
+    let broken = call(&mut node, "broken");
+    node.apply(Mine { blocks: 4 }).unwrap();
+    let timer = ping.receipt.timers[0];
+    Run {
+        node,
+        actor: d.address,
+        ping,
+        broken,
+        timer,
+    }
+}
+
+fn ask(node: &NodeCore, q: TraceQuery) -> Vec<Trace> {
+    q.run(node).unwrap_or_else(|e| panic!("{q:?}: {e}"))
+}
+
+fn calls(t: &Trace) -> Vec<&str> {
+    t.steps
+        .iter()
+        .filter_map(|s| match s {
+            TraceStep::Call { call, .. } => Some(call.as_str()),
+            TraceStep::Print { .. } => None,
+        })
+        .collect()
+}
+
+/// The trace's cycles add up: what was charged before, the script's operations and each host
+/// call's own charge make the receipt's cycles.
+fn adds_up(t: &Trace, receipt_cycles: u64) {
+    let host: u64 = t
+        .steps
+        .iter()
+        .map(|s| match s {
+            TraceStep::Call { cycles, .. } => *cycles,
+            TraceStep::Print { .. } => 0,
+        })
+        .sum();
+    assert_eq!(t.cycles_end, receipt_cycles, "the receipt's cycles");
+    assert_eq!(
+        t.cycles_start + t.script_cycles + host,
+        t.cycles_end,
+        "start + script + host calls = end: {t:?}"
+    );
+}
+
+#[test]
+fn issue32_a_call_is_traced_in_order_and_adds_up_to_its_receipt() {
+    let r = play(true);
+    let t = ask(&r.node, TraceQuery::Tx(r.ping.receipt.tx_hash));
+    assert_eq!(t.len(), 1);
+    let t = &t[0];
+    assert_eq!(t.entry, "ping");
+    assert_eq!(t.actor, r.actor);
+    assert!(t.end.success);
+    assert_eq!(
+        calls(t),
+        [
+            "storage_get",
+            "storage_set",
+            "emit",
+            "block_height",
+            "schedule_timer"
+        ]
+    );
+    assert!(matches!(&t.steps[0], TraceStep::Print { line } if line == "print: ping 2"));
+    // The write says what it replaced (the deploy wrote "0").
+    let set = t.steps.iter().find_map(|s| match s {
+        TraceStep::Call { call, args, .. } if call == "storage_set" => Some(args),
+        _ => None,
+    });
+    assert_eq!(
+        set,
+        Some(&serde_json::json!({"key": "n", "old": "0", "new": "1"}))
+    );
+    // The timer it scheduled is named by its answer.
+    let sched = t.steps.iter().find_map(|s| match s {
+        TraceStep::Call { call, result, .. } if call == "schedule_timer" => Some(result),
+        _ => None,
+    });
+    assert_eq!(sched, Some(&serde_json::json!(r.timer)));
+    adds_up(t, r.ping.receipt.cycles_used);
+}
+
+#[test]
+fn issue32_a_fire_and_a_deploy_are_traced() {
+    let r = play(true);
+    let f = ask(
+        &r.node,
+        TraceQuery::Fire {
+            timer_id: r.timer,
+            height: None,
+        },
+    );
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert_eq!(f[0].of, TraceOf::Fire { timer_id: r.timer });
+    assert_eq!(f[0].entry, "handle_timer");
+    assert_eq!(calls(&f[0]), ["storage_set"]);
+    assert!(
+        matches!(&f[0].steps[0], TraceStep::Print { line } if line.starts_with("debug") && line.contains("fired"))
+    );
+    let fired_cycles =
+        r.node
+            .events(&Default::default())
+            .iter()
+            .find_map(|e| match &e.event {
+                cowboy_devnet::chain::Event::Timer(
+                    cowboy_devnet::engine::TimerEvent::TimerFired { cycles_used, .. },
+                ) => Some(*cycles_used),
+                _ => None,
+            })
+            .expect("it fired");
+    adds_up(&f[0], fired_cycles);
+    let deploy = ask(&r.node, TraceQuery::Block(1));
+    assert_eq!(deploy.len(), 1);
+    assert_eq!(deploy[0].entry, "deploy");
+    assert_eq!(calls(&deploy[0]), ["storage_set"]);
+}
+
+#[test]
+fn issue32_a_failing_script_says_where() {
+    let r = play(true);
+    let t = &ask(&r.node, TraceQuery::Tx(r.broken.receipt.tx_hash))[0];
+    assert!(!t.end.success);
+    assert!(!r.broken.receipt.success);
+    let (line, col) = t.end.at.expect("the script's line and column");
+    // `no_such_function(x)` is on the script's line 16 (counting the leading newline).
+    assert_eq!(line, 16, "{:?}", t.end);
+    assert!(col > 0);
+    adds_up(t, r.broken.receipt.cycles_used);
+}
+
+#[test]
+fn issue32_tracing_changes_nothing_and_a_replayed_trace_is_the_same() {
+    let on = play(true);
+    let off = play(false);
+    let (a, b) = (on.node.head(), off.node.head());
+    assert_eq!((a.hash, a.state_root), (b.hash, b.state_root), "same roots");
+    for h in 1..=on.node.height() {
+        let kept = ask(&on.node, TraceQuery::Block(h));
+        let rebuilt = ask(&off.node, TraceQuery::Block(h));
+        assert_eq!(kept, rebuilt, "block #{h}: kept and replayed traces differ");
+    }
+    assert!(
+        !ask(&off.node, TraceQuery::Tx(off.ping.receipt.tx_hash)).is_empty(),
+        "a transaction's trace is rebuilt without --trace"
+    );
+}
+
+#[test]
+fn issue32_bad_trace_queries_are_named_errors() {
+    let r = play(false);
+    let head = r.node.height();
+    let e = TraceQuery::Block(head + 1).run(&r.node).unwrap_err();
+    assert!(e.to_string().contains("no sealed block"), "{e}");
+    let e = TraceQuery::Tx(cowboy_devnet::engine::H256([9; 32]))
+        .run(&r.node)
+        .unwrap_err();
+    assert!(e.to_string().contains("TransactionNotFound"), "{e}");
+    let e = TraceQuery::Fire {
+        timer_id: r.timer,
+        height: Some(2),
+    }
+    .run(&r.node)
+    .unwrap_err();
+    assert!(e.to_string().contains("did not fire in block #2"), "{e}");
+}
+
+/// Over JSON-RPC: the full and the compact form, rebuilt by replay on a node that does not
+/// trace; bad params are `-32602` naming the field.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_traces_over_rpc() {
+    use common::served::{rpc_err, rpc_ok};
+    use serde_json::json;
+    let served = common::served::serve(Genesis::default(), &common::served::port0()).await;
+    let c = jsonrpsee::http_client::HttpClientBuilder::default()
+        .build(format!("http://{}", served.addr))
+        .expect("client");
+    let acc = rpc_ok(&c, "devnet_accounts", &json!([])).await;
+    let from = acc[1]["address"].clone();
+    let actor = rpc_ok(
+        &c,
+        "actor_deploy",
+        &json!([{"from": from, "script": SCRIPT, "balance": "1000000000"}]),
+    )
+    .await;
+    let r = rpc_ok(
+        &c,
+        "actor_call",
+        &json!([{"from": from, "actor": actor, "handler": "ping", "payload": "0x0102"}]),
+    )
+    .await;
+    let hash = r["tx_hash"].clone();
+    let full = rpc_ok(&c, "devnet_traceTransaction", &json!([hash])).await;
+    assert_eq!(full[0]["entry"], "ping");
+    assert_eq!(full[0]["cycles_end"], r["cycles_used"]);
+    assert_eq!(full[0]["steps"][1]["args"]["key"], "n");
+    let compact = rpc_ok(
+        &c,
+        "devnet_traceTransaction",
+        &json!([hash, {"compact": true}]),
+    )
+    .await;
+    let names: Vec<&str> = compact[0]["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["call"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "storage_get",
+            "storage_set",
+            "emit",
+            "block_height",
+            "schedule_timer"
+        ]
+    );
+    assert!(compact[0].get("steps").is_none(), "compact: no arguments");
+    let block = rpc_ok(&c, "devnet_traceBlock", &json!([r["height"]])).await;
+    assert_eq!(block, full);
+    let (code, _, data) = rpc_err(&c, "devnet_traceBlock", &json!([1, {"compakt": true}])).await;
+    assert_eq!((code, data["field"].clone()), (-32602, json!("compakt")));
+    let (code, _, data) = rpc_err(&c, "devnet_traceFire", &json!(["0x12"])).await;
+    assert_eq!((code, data["field"].clone()), (-32602, json!("timer_id")));
+}
