@@ -347,6 +347,11 @@ pub struct RunArgs {
     /// is not, for runs of 200 blocks or more).
     #[arg(long)]
     pub progress: bool,
+    /// Trace the handler runs (issue 32) and print them after the summary: every call, deploy
+    /// and fire, or only the fires of the timers labelled LABEL (repeatable: `--trace=
+    /// lifeline`), each host call with its cycles, storage writes, printed lines and the end.
+    #[arg(long, value_name = "LABEL", num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub trace: Option<Vec<String>>,
     #[command(flatten)]
     pub sched: SchedArgs,
     /// Draw the lane basefee and utilisation over the run and each actor's latency to this
@@ -429,6 +434,7 @@ impl RunArgs {
             events: true,
             quiet: false,
             progress: false,
+            trace: None,
             plot: None,
             sched: SchedArgs::default(),
         }

@@ -269,6 +269,7 @@ fn write_report(p: &Path, report: &Report) -> Result<()> {
 
 pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     let mut scenario = load(&a.fixture)?;
+    scenario.trace = a.trace.is_some();
     scenario
         .set_scheduler(a.sched.scheduler, a.sched.activation_height)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -340,6 +341,9 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
         return Ok(EXIT_OK);
     }
     print_summary(&report, out);
+    if let Some(only) = &a.trace {
+        print_traces(&devnet, &book, only, out);
+    }
     if let Some(r) = &report.refused {
         eprintln!("error: {r}");
     }
@@ -502,6 +506,37 @@ fn print_summary(r: &Report, out: &mut Out) {
                 "    {mark} {}:{} {} ({})",
                 r.fixture, e.line, e.description, e.detail
             ));
+        }
+    }
+}
+
+/// `run --trace`: every traced run (or those of the actors, or the fires of the timers whose id
+/// starts with, the names given), after the summary.
+fn print_traces(
+    devnet: &cowboy_devnet::node::NodeCore,
+    book: &std::collections::BTreeMap<cowboy_devnet::engine::Address, String>,
+    only: &[String],
+    out: &mut Out,
+) {
+    use cowboy_devnet::chain::trace::TraceOf;
+    let only: Vec<&str> = only
+        .iter()
+        .map(|s| s.as_str())
+        .filter(|s| !s.is_empty())
+        .collect();
+    let wanted = |t: &cowboy_devnet::chain::trace::Trace| {
+        only.is_empty()
+            || only.iter().any(|n| {
+                book.get(&t.actor).is_some_and(|a| a == n)
+                    || matches!(&t.of, TraceOf::Fire { timer_id } if timer_id.to_string().starts_with(n))
+            })
+    };
+    out.line("traces:");
+    for block in devnet.kept_traces() {
+        for t in block.iter().filter(|t| wanted(t)) {
+            for l in cowboy_devnet::node::trace_text::trace_lines(t, book) {
+                out.line(&format!("  {l}"));
+            }
         }
     }
 }

@@ -292,3 +292,31 @@ async fn issue32_traces_over_rpc() {
     let (code, _, data) = rpc_err(&c, "devnet_traceFire", &json!(["0x12"])).await;
     assert_eq!((code, data["field"].clone()), (-32602, json!("timer_id")));
 }
+
+/// `run --trace=NAME` prints the named actor's runs after the summary, readably: the demo's
+/// worker plans, settles, and reverts at height 15 (its `fail` handler).
+#[test]
+fn issue32_run_trace_prints_an_actors_runs() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cowboy-devnet"))
+        .args(["run", "demo", "-q", "--trace=worker"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let traces = text.split("traces:\n").nth(1).expect("a traces section");
+    assert!(
+        traces.contains("#8 fire of timer") && traces.contains("worker.settle ok"),
+        "{traces}"
+    );
+    assert!(
+        traces.contains("storage_set(settled: none → order-42)"),
+        "{traces}"
+    );
+    assert!(
+        traces.contains("worker.fail failed: Reverted: cannot settle order-43"),
+        "{traces}"
+    );
+    assert!(
+        !traces.contains("heartbeat."),
+        "only the worker's runs: {traces}"
+    );
+}

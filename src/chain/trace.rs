@@ -163,10 +163,11 @@ pub struct Tracer<'h> {
     failed_in: Option<String>,
 }
 
+/// Bytes as text when they are printable UTF-8, else `0x` hex.
 fn text(b: &[u8]) -> Value {
     match std::str::from_utf8(b) {
-        Ok(s) => json!(s),
-        Err(_) => json!(format!("0x{}", hex::encode(b))),
+        Ok(s) if !s.chars().any(char::is_control) => json!(s),
+        _ => json!(format!("0x{}", hex::encode(b))),
     }
 }
 

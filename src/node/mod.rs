@@ -27,6 +27,7 @@ pub mod scheduler;
 pub mod session;
 mod shell;
 pub mod text;
+pub mod trace_text;
 pub mod traces;
 pub mod txs;
 pub mod views;

@@ -75,6 +75,19 @@ impl Query for TraceQuery {
 }
 
 impl NodeCore {
+    /// The traces kept (with `--trace`) of blocks still the chain's, oldest first (the last
+    /// `--history` heights).
+    pub fn kept_traces(&self) -> Vec<Arc<Vec<Trace>>> {
+        self.traces
+            .blocks
+            .iter()
+            // A block the node no longer holds (a headless run keeps a few) cannot have been
+            // replaced: its traces stand.
+            .filter(|(h, (hash, _))| self.block(**h).is_none_or(|b| b.header.hash == *hash))
+            .map(|(_, (_, t))| t.clone())
+            .collect()
+    }
+
     /// The traces of sealed block `height`: kept, or rebuilt by replay.
     pub fn block_traces(&self, height: u64) -> Result<Arc<Vec<Trace>>, NodeError> {
         if height == 0 || height > self.height() {

@@ -88,6 +88,8 @@ pub struct Scenario {
     pub(super) actors: Vec<PreparedActor>,
     pub(super) steps: Vec<PreparedStep>,
     pub(super) expects: Vec<PreparedExpect>,
+    /// Trace every handler run (`run --trace`, issue 32); the traces stay on the node.
+    pub trace: bool,
 }
 
 /// Options of one run.
@@ -445,6 +447,7 @@ impl Scenario {
             devnet.apply(LoadState(Box::new(ChainDump::clone(&b.dump))))?;
             while devnet.poll_event().is_some() {}
         }
+        devnet.set_tracing(self.trace);
         let last = opts.blocks.unwrap_or(self.default_blocks);
         let mut run = Run::new(self, opts, devnet.chain().funds_conserved());
         // State expectations by height, checked after their block (or, for a height an

@@ -84,6 +84,7 @@ impl Scenario {
             actors,
             steps,
             expects,
+            trace: false,
         };
         s.check_length(default_blocks)?;
         Ok(s)
