@@ -2,6 +2,7 @@
 //! victim's figures, the adversaries' cost, and the invariants the report checks.
 
 use super::candidate::Candidate;
+use super::invariants::Limits;
 use super::spec::Measure;
 use super::text::{self, Pins, Setting, VICTIM};
 use crate::scenario::builtin;
@@ -34,11 +35,17 @@ pub struct Outcome {
 
 /// Plays the fixture text `t` (no expectations needed), catching a panic.
 pub fn play_text(t: &str) -> Result<Result<Report, String>, String> {
+    play_limited(t).map(|r| r.map(|(r, _)| r))
+}
+
+/// [`play_text`], with the limits the run is held to (its genesis's).
+pub fn play_limited(t: &str) -> Result<Result<(Report, Limits), String>, String> {
     let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let lf = LoadedFixture::parse("hunt.toml", t.to_string()).map_err(|e| e.to_string())?;
         let rt = DevnetRuntime::new();
         let s = Scenario::prepare(&lf, &rt, &builtin::script_loader).map_err(|e| e.to_string())?;
-        play(&s, None).map(|(r, _)| r)
+        let lim = Limits::of(s.genesis());
+        play(&s, None).map(|(r, _)| (r, lim))
     }));
     played.map_err(|p| panic_text(&p))
 }
@@ -92,7 +99,7 @@ fn measure(m: Measure, p: &Pins, baseline_fires: u64) -> u128 {
 pub fn evaluate(s: &Setting, c: &Candidate, m: Measure, baseline_fires: u64) -> Outcome {
     let t = text::fixture(s, c, &[], None, "hunt candidate");
     let mut o = Outcome::default();
-    let report = match play_text(&t) {
+    let (report, lim) = match play_limited(&t) {
         Err(p) => {
             o.broken = Some(format!("panic: {p}"));
             o.score.broken = true;
@@ -109,6 +116,8 @@ pub fn evaluate(s: &Setting, c: &Candidate, m: Measure, baseline_fires: u64) -> 
         o.broken = Some(format!("refused: {r}"));
     } else if !report.summary.funds_conserved {
         o.broken = Some("funds not conserved (balances + burned != supply)".into());
+    } else {
+        o.broken = super::invariants::broken(&report, &lim);
     }
     o.score.broken = o.broken.is_some();
     o.pins = pins_of(&report);

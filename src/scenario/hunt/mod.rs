@@ -7,6 +7,7 @@
 
 pub mod candidate;
 pub mod eval;
+pub mod invariants;
 pub mod search;
 pub mod spec;
 pub mod text;
