@@ -125,6 +125,10 @@ pub struct HuntArgs {
     /// Print the outcome as JSON instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Also draw the outcome to this SVG file: per scheduler the worst measure beside the
+    /// baseline, and what the adversaries spent.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
     #[command(flatten)]
     pub common: SweepRunFlags,
 }

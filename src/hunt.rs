@@ -51,6 +51,15 @@ pub fn hunt(a: HuntArgs, out: &mut Out) -> Result<u8> {
             a.out.display()
         ));
     }
+    if let Some(p) = &a.plot {
+        if let Err(e) = hunt::plot::draw_svg(p, &h) {
+            eprintln!("error: drawing {}: {e}", p.display());
+            return Ok(EXIT_OUTPUT);
+        }
+        if !a.json {
+            out.line(&format!("plot: {}", p.display()));
+        }
+    }
     let broken = h.found.iter().any(|f| f.broken.is_some());
     Ok(if broken { EXIT_FAILED } else { EXIT_OK })
 }

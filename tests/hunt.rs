@@ -158,3 +158,35 @@ fn issue33_hunt_under_all_five_schedulers_ends_with_their_table() {
     }
     assert!(stdout.contains("adversary_fees"), "{stdout}");
 }
+
+/// `--plot FILE.svg`: one bar group per scheduler of the spec (the worst beside the baseline,
+/// and what the adversaries spent), a well-formed SVG naming each scheduler.
+#[test]
+fn issue33_hunt_plot_draws_every_scheduler() {
+    let d = dir("plot");
+    let out = hunt(
+        &d,
+        &spec(r#""fifo", "cip1-v1""#, 4, ""),
+        &["--out", "o", "--plot", "h.svg"],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let svg = std::fs::read_to_string(d.join("h.svg")).expect("the plot is written");
+    let doc = roxmltree::Document::parse(&svg).expect("a well-formed SVG");
+    let texts: Vec<String> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("text"))
+        .filter_map(|n| n.text().map(|t| t.trim().to_string()))
+        .collect();
+    for want in ["fifo", "cip1-v1", "worst", "baseline", "fees", "funds"] {
+        assert!(texts.iter().any(|t| t == want), "{want} in {texts:?}");
+    }
+    let bars = doc.descendants().filter(|n| n.has_tag_name("rect")).count();
+    assert!(
+        bars >= 8,
+        "two schedulers x four bars, and the background: {bars}"
+    );
+}

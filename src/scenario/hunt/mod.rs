@@ -8,6 +8,7 @@
 pub mod candidate;
 pub mod eval;
 pub mod invariants;
+pub mod plot;
 pub mod search;
 pub mod spec;
 pub mod text;
