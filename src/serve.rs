@@ -113,6 +113,9 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     // checked as they become checkable (printed by `serve_async`). Set before the state is
     // loaded, so that a state file with the player's position puts it back (issue 20).
     if let Some(s) = scenario {
+        if s.needs_tracing() {
+            core.set_tracing(true);
+        }
         core.set_hook(Box::new(FixturePlayer::new(s)));
     }
     if let Some((p, dump)) = initial {

@@ -320,3 +320,121 @@ fn issue32_run_trace_prints_an_actors_runs() {
         "only the worker's runs: {traces}"
     );
 }
+
+/// A fixture's `trace` expectations (issue 32): a host call made in a labelled timer's fire
+/// or an actor's runs, a storage key's new value, a printed line; checked against the run's
+/// traces (the runner traces when a fixture asks), a miss reported like any expectation.
+#[test]
+fn issue32_fixture_expectations_pin_trace_facts() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trace_expect");
+    std::fs::create_dir_all(&dir).unwrap();
+    let f = dir.join("t.toml");
+    std::fs::write(
+        &f,
+        r#"
+name = "trace-expect"
+blocks = 20
+
+[[accounts]]
+name = "alice"
+balance = "1_000_000_000"
+
+[[actors]]
+name = "hb"
+script = "../../../fixtures/scripts/heartbeat.rhai"
+deployer = "alice"
+balance = "50_000_000"
+
+[[steps]]
+at = 2
+action = "schedule"
+actor = "hb"
+after = 3
+label = "one"
+
+[[expect]]
+trace = "storage_set"
+timer = "one"
+key = "beats"
+value = "1"
+description = "the labelled fire (at 5, before the deploy's timer at 6) writes beats = 1"
+
+[[expect]]
+trace = "emit"
+actor = "hb"
+min = 3
+
+[[expect]]
+trace = "transfer"
+actor = "hb"
+count = 0
+
+[[expect]]
+trace = "storage_set"
+actor = "hb"
+at = 6
+value = "99"
+"#,
+    )
+    .unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cowboy-devnet"))
+        .arg("run")
+        .arg(&f)
+        .arg("-q")
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("expectations: 3 passed, 1 failed"), "{text}");
+    assert!(
+        text.contains("FAIL") && text.contains("trace: storage_set = `99` in the runs of hb at 6"),
+        "the miss is named: {text}"
+    );
+    assert!(
+        text.contains("0 matching step(s) in 1 traced run(s)"),
+        "{text}"
+    );
+}
+
+/// A `trace` expectation that cannot hold is refused before the run, by name.
+#[test]
+fn issue32_bad_trace_expectations_are_named_errors() {
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("trace_expect_bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        (
+            "trace = \"teleport\"\nactor = \"hb\"",
+            "unknown host call `teleport`",
+        ),
+        ("trace = \"emit\"", "names whose runs"),
+        (
+            "trace = \"emit\"\nactor = \"hb\"\nkey = \"k\"",
+            "`key` is a storage call's",
+        ),
+        (
+            "trace = \"emit\"\nactor = \"hb\"\nvalue = \"v\"",
+            "`value` is a storage write's",
+        ),
+        (
+            "kind = \"TimerFired\"\nkey = \"k\"",
+            "`key` belongs to a `trace` expectation",
+        ),
+    ];
+    for (i, (expect, why)) in cases.iter().enumerate() {
+        let f = dir.join(format!("bad{i}.toml"));
+        std::fs::write(
+            &f,
+            format!(
+                "name = \"bad\"\nblocks = 5\n[[accounts]]\nname = \"alice\"\nbalance = \"1000\"\n[[actors]]\nname = \"hb\"\nscript = \"../../../fixtures/scripts/heartbeat.rhai\"\ndeployer = \"alice\"\n[[expect]]\n{expect}\n"
+            ),
+        )
+        .unwrap();
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_cowboy-devnet"))
+            .arg("check")
+            .arg(&f)
+            .output()
+            .expect("runs");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "case {i} accepted");
+        assert!(err.contains(why), "case {i}: {err}");
+    }
+}

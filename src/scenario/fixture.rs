@@ -501,6 +501,17 @@ pub struct Expect {
     /// The state root after block `at` (an exported session pins what it saw, issue 24).
     #[serde(default)]
     pub state_root: Option<String>,
+    /// Issue 32: a host call the handler runs made (`storage_set`, `emit`, ...) or `print` (a
+    /// line printed), in the traces of `timer`'s fires or `actor`'s runs (at block `at`).
+    #[serde(default)]
+    pub trace: Option<String>,
+    /// A `trace` expectation's storage key (`storage_get`, `storage_set`, `storage_remove`).
+    #[serde(default)]
+    pub key: Option<String>,
+    /// A `trace` expectation's value: a storage write's new value, or text a printed line
+    /// contains.
+    #[serde(default)]
+    pub value: Option<String>,
 }
 
 /// A parsed fixture with where it came from (to resolve script paths and name errors).

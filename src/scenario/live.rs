@@ -61,6 +61,7 @@ impl FixturePlayer {
         let mut state_at: BTreeMap<u64, Vec<usize>> = BTreeMap::new();
         for (i, pe) in scenario.expects.iter().enumerate() {
             if pe.expect.kind.is_none()
+                && pe.expect.trace.is_none()
                 && let Some(at) = pe.expect.at
             {
                 state_at.entry(at).or_default().push(i);
@@ -216,8 +217,11 @@ impl BlockHook for FixturePlayer {
             self.finished = true;
             let s = self.scenario.clone();
             let mut rest: Vec<ExpectationResult> = Vec::new();
+            rest.extend(s.check_traces(node, &self.run.labels));
             for pe in &s.expects {
-                if pe.expect.kind.is_some() {
+                if pe.expect.trace.is_some() {
+                    // Checked above, against the node's traces.
+                } else if pe.expect.kind.is_some() {
                     rest.push(s.check_events(pe, &self.run.labels, &self.run.events));
                 } else if pe.expect.at.is_none() {
                     rest.push(s.check_state(pe, node.chain(), &self.run));

@@ -5,6 +5,7 @@ pub mod base;
 pub mod builtin;
 pub mod draft_step;
 mod expect;
+mod expect_trace;
 pub mod export;
 pub mod fixture;
 pub mod hunt;

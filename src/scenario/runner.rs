@@ -113,6 +113,11 @@ pub const MAX_RUN_BLOCKS: u64 = 100_000_000;
 pub const RUN_KEEP_BLOCKS: usize = 16;
 
 impl Scenario {
+    /// Whether a `trace` expectation (issue 32) needs the runs traced.
+    pub fn needs_tracing(&self) -> bool {
+        self.expects.iter().any(|e| e.expect.trace.is_some())
+    }
+
     pub fn genesis(&self) -> &Genesis {
         &self.genesis
     }
@@ -447,13 +452,14 @@ impl Scenario {
             devnet.apply(LoadState(Box::new(ChainDump::clone(&b.dump))))?;
             while devnet.poll_event().is_some() {}
         }
-        devnet.set_tracing(self.trace);
+        devnet.set_tracing(self.trace || self.needs_tracing());
         let last = opts.blocks.unwrap_or(self.default_blocks);
         let mut run = Run::new(self, opts, devnet.chain().funds_conserved());
         // State expectations by height, checked after their block (or, for a height an
         // outage skips, with the state the outage holds).
         let mut state_at: BTreeMap<u64, Vec<&PreparedExpect>> = BTreeMap::new();
-        for pe in self.expects.iter().filter(|e| e.expect.kind.is_none()) {
+        let is_state = |e: &&PreparedExpect| e.expect.kind.is_none() && e.expect.trace.is_none();
+        for pe in self.expects.iter().filter(is_state) {
             if let Some(at) = pe.expect.at {
                 state_at.entry(at).or_default().push(pe);
             }
@@ -537,6 +543,8 @@ impl Scenario {
             let c = self.check_state(pe, devnet.chain(), &run);
             run.checks.push(c);
         }
+        let traced = self.check_traces(&devnet, &run.labels);
+        run.checks.extend(traced);
         let report = self.finish(run, devnet.chain());
         Ok((report, devnet))
     }
@@ -644,7 +652,9 @@ impl Scenario {
     /// The report of a run: the event expectations, the state expectations left, the summary.
     fn finish(&self, mut run: Run, chain: &Chain) -> Report {
         for pe in &self.expects {
-            if pe.expect.kind.is_some() {
+            if pe.expect.trace.is_some() {
+                // Checked against the node's traces before (`check_traces`).
+            } else if pe.expect.kind.is_some() {
                 run.checks
                     .push(self.check_events(pe, &run.labels, &run.events));
             } else if pe.expect.at.is_none_or(|a| a > chain.height()) {

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
 
 mod expects;
+mod trace_expect;
 
 /// What the implicit `governance` account holds at genesis when the fixture does not define
 /// it: enough for its `gov_*` instructions to pay their fees (devnet choice, Spec note 23).

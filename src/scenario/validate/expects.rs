@@ -12,14 +12,16 @@ impl Check<'_> {
             x.status.is_some(),
             x.metric.is_some(),
             x.state_root.is_some(),
+            x.trace.is_some(),
         ];
         if kinds.iter().filter(|k| **k).count() != 1 {
             return Err(err(
                 "kind",
-                "give exactly one of `kind`, `balance_of`, `status`, `metric` or `state_root`"
+                "give exactly one of `kind`, `balance_of`, `status`, `metric`, `state_root` or `trace`"
                     .into(),
             ));
         }
+        super::trace_expect::check(x, err)?;
         let compares = [&x.above_at, &x.below_at].iter().any(|c| c.is_some())
             || [&x.above_actor, &x.below_actor].iter().any(|c| c.is_some());
         if compares && x.metric.is_none() {
