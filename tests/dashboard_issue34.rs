@@ -9,6 +9,7 @@ use cowboy_devnet::node::NodeEvent;
 use cowboy_devnet::tui::app::{Action, App, Overlay, update};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::model::DashboardSource;
 use cowboy_devnet::tui::refresh;
 use cowboy_devnet::tui::story::{StoryItem, from_node_event};
 use crossterm::event::KeyCode;
@@ -302,7 +303,7 @@ fn issue34_item9_lane_pane_whole_values_at_120x34() {
         ] {
             assert!(s.contains(reason), "{fixture}: {reason}: {s}");
         }
-        assert!(s.contains("deferrals (events)"), "{fixture}: {s}");
+        assert!(s.contains("first deferrals in window"), "{fixture}: {s}");
         if sched == "fifo" {
             assert!(s.contains("flat over the last"), "{fixture}: {s}");
             assert!(
@@ -342,4 +343,75 @@ fn issue34_item13_revert_to_an_unknown_snapshot_is_refused_first() {
         "{p:?}"
     );
     assert_eq!(src.chain().height(), 5);
+}
+
+/// Issue 34, item 7: the selection follows the timer, not the row. At 30 the lane takes three
+/// of the demo's five crowd timers; the last two are carried to 31. The last one, selected at
+/// 29, stays selected in bucket 31 after the block, and `Enter` opens its life.
+#[test]
+fn issue34_item7_the_selection_follows_a_carried_timer() {
+    let mut src = demo_at(29);
+    let mut app = app_on(&mut src);
+    let i = app
+        .data
+        .buckets
+        .iter()
+        .position(|b| b.height == 30)
+        .expect("bucket 30");
+    app.bucket_sel = i;
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key('l')]);
+    let last = app.data.bucket_timers.len() - 1;
+    press(&mut src, &mut app, &vec![key('j'); last]);
+    let (id, _) = app.selected_timer().expect("a timer selected");
+    press(&mut src, &mut app, &[key(' ')]);
+    assert_eq!(app.height(), 30);
+    let life = src.timer_life(&id).unwrap();
+    assert_eq!(life.status, "pending", "it was carried: {life:?}");
+    assert_eq!(
+        app.selected_timer().map(|t| t.0),
+        Some(id),
+        "still selected"
+    );
+    assert_eq!(app.data.buckets[app.bucket_sel].height, 31);
+    assert!(app.in_bucket);
+    for (w, h) in [(80, 24), (120, 34), (200, 60)] {
+        let s = screen_at(&app, w, h);
+        assert!(s.contains("#31"), "{w}x{h}: {s}");
+    }
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let Overlay::Life(l) = &app.overlay else {
+        panic!("Enter opens its life: {:?}", app.overlay)
+    };
+    assert_eq!(l.id, id);
+}
+
+/// Issue 34, item 8: every deferral count says what it counts. At 30 the demo's lane carries
+/// two crowd timers to 31: the lane pane says `deferred this block 2` and counts first
+/// deferrals by reason, the fairness table's column is `1st deferrals`, and the bucket's row
+/// says `1 blk lane` (blocks carried and the last reason).
+#[test]
+fn issue34_item8_deferral_counts_are_labelled() {
+    let mut src = demo_at(30);
+    let mut app = app_on(&mut src);
+    app.bucket_sel = app
+        .data
+        .buckets
+        .iter()
+        .position(|b| b.height == 31)
+        .expect("bucket 31");
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key('l')]);
+    for (w, h) in [(120, 34), (200, 60)] {
+        let s = screen_at(&app, w, h);
+        let mut wants = vec!["deferred this block 2", "first deferrals in window"];
+        if w == 200 {
+            // The bucket's and the fairness table's right-hand columns, shown from 200.
+            wants.extend(["1st deferrals", "1 blk lane", "carried·why"]);
+        }
+        for want in wants {
+            assert!(s.contains(want), "{w}x{h}: {want}: {s}");
+        }
+        assert!(!s.contains("deferrals (events)"), "{s}");
+    }
 }

@@ -66,7 +66,7 @@ impl FairnessSort {
     pub fn label(self) -> &'static str {
         match self {
             FairnessSort::Fires => "fires",
-            FairnessSort::Deferrals => "deferrals",
+            FairnessSort::Deferrals => "first deferrals",
             FairnessSort::Pending => "pending",
             FairnessSort::W => "W",
             FairnessSort::Actor => "actor",
@@ -142,6 +142,8 @@ pub struct App {
     /// The timer the user selected in the bucket list: the selection follows it while blocks
     /// pass and is cleared (never moved to another timer) when it leaves (issue 23).
     pub timer_pin: Option<TimerId>,
+    /// The pinned timer was not in its bucket: the next block's bucket is being read for it.
+    pub timer_seek: bool,
     /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
     /// follows the newest event and selects nothing.
     pub feed_pin: bool,
@@ -251,6 +253,7 @@ impl App {
             waiting: Vec::new(),
             quit: false,
             timer_pin: None,
+            timer_seek: false,
             feed_pin: false,
             owns_devnet: false,
             log: VecDeque::new(),
@@ -494,6 +497,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.event_sel = 0;
             }
             app.data = d;
+            // The selected timer stays selected while it is pending, in whichever bucket it
+            // is carried to (issue 34, item 7); when it leaves, nothing is selected.
+            let seek = super::follow::follow_timer(app);
             if let (Some(at), Some(s)) = (app.view_at, &app.data.status)
                 && at >= s.tip
             {
@@ -514,20 +520,6 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     app.bucket_sel = app.bucket_sel.min(app.data.buckets.len().saturating_sub(1));
                 }
             }
-            // The selected timer stays selected while it is in the bucket; when it leaves,
-            // nothing is selected (no other timer takes its place).
-            match app
-                .timer_pin
-                .and_then(|p| app.data.bucket_timers.iter().position(|t| t.id == p))
-            {
-                Some(i) => app.timer_sel = i,
-                None => {
-                    app.timer_pin = None;
-                    app.timer_sel = app
-                        .timer_sel
-                        .min(app.data.bucket_timers.len().saturating_sub(1));
-                }
-            }
             app.draft.follow(app.data.draft.as_ref());
             app.fairness_sel = app
                 .fairness_sel
@@ -539,6 +531,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             // when a block was sealed (or the watched life was never read).
             let moved = app.height() != before;
             let mut out = Vec::new();
+            if seek {
+                out.push(Effect::Refresh);
+            }
             if let Overlay::Life(l) = &app.overlay
                 && moved
             {

@@ -14,6 +14,7 @@ pub mod command;
 pub mod draft_cursor;
 pub mod draft_request;
 pub mod filter;
+mod follow;
 pub mod form;
 mod input;
 pub mod keys;
@@ -77,12 +78,21 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
     }
     let data = source.dashboard(&app.query());
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);
+    let mut again = false;
     for e in apply_refresh(app, data, events, dropped) {
-        if let Effect::LoadLife(id) = e {
-            let at = app.shown_at();
-            let life = source.timer_life_at(&id, at).map(Box::new);
-            update(app, Action::Life(id, at, life));
+        match e {
+            Effect::LoadLife(id) => {
+                let at = app.shown_at();
+                let life = source.timer_life_at(&id, at).map(Box::new);
+                update(app, Action::Life(id, at, life));
+            }
+            // The selected timer is looked for in another bucket (issue 34, item 7): once.
+            Effect::Refresh => again = true,
+            Effect::Command(_) => {}
         }
+    }
+    if again {
+        refresh(source, app);
     }
 }
 

@@ -276,6 +276,8 @@ pub struct DashboardData {
     pub buckets: Vec<BucketSummary>,
     /// The selected bucket's timers, in execution order.
     pub bucket_timers: Vec<TimerRow>,
+    /// The height `bucket_timers` were read at (the query's selected bucket).
+    pub bucket_at: Option<u64>,
     pub tiers: Tiers,
     /// Oldest first.
     pub lane: Vec<LaneRow>,

@@ -278,6 +278,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         status: Some(status),
         buckets,
         bucket_timers,
+        bucket_at: q.selected_bucket,
         tiers: tiers(&r.tiers, head, &r.config),
         lane,
         fairness,

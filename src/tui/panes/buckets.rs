@@ -106,7 +106,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ("prio×W", 11),
         ("expires", 8),
         ("maxcost", 7),
-        ("carried", 14),
+        ("carried·why", 14),
         ("fees", 16),
         ("payer", 9),
         ("handler", 12),
@@ -151,10 +151,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 },
                 t.expires_at.to_string(),
                 short_amount(t.max_cost),
+                // Issue 34, item 8: blocks this timer was carried, and the last reason.
                 match (&t.last_defer, t.carried) {
-                    (Some(r), c) => format!("{c} {r}"),
+                    (Some(r), c) => format!("{c} blk {r}"),
                     (None, 0) => "0".into(),
-                    (None, c) => c.to_string(),
+                    (None, c) => format!("{c} blk"),
                 },
                 fee_cell(t),
                 app.data.label(&t.fee_payer),

@@ -56,7 +56,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     if has_w {
         cols.extend([("W", 4), ("1 ── 2", BAR as u16)]);
     }
-    cols.extend([("fires", 6), ("deferrals", 9), ("pending", 7)]);
+    // Issue 34, item 8: the actor's first deferrals in the window (Spec note 147: a timer
+    // carried for many blocks counts once), not blocks carried.
+    cols.extend([("fires", 6), ("1st deferrals", 13), ("pending", 7)]);
     let mut shown = 0;
     let mut used = 0u16;
     for (_, w) in &cols {

@@ -66,7 +66,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ),
                 (format!("timers selected {}", r.selected), false),
                 (format!("fired {}", r.fired), false),
-                (format!("deferred {}", r.deferred), r.deferred > 0),
+                // Issue 34, item 8: the block's own count (carried timers again each block).
+                (
+                    format!("deferred this block {}", r.deferred),
+                    r.deferred > 0,
+                ),
             ],
             None => vec![("no block yet".into(), false)],
         },
@@ -105,10 +109,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             )]
         },
     ));
-    // Issue 34, item 8: these count deferral events (a timer deferred each block counts
-    // once per block) over the lane window; the title says so.
+    // Issue 34, item 8: these count `TimerDeferred` events over the lane window, recorded on
+    // a timer's first deferral only (Spec note 147): a timer carried for 40 blocks counts once.
     groups.push((
-        "deferrals (events) ",
+        "first deferrals in window ",
         app.data
             .defer_reasons
             .iter()
