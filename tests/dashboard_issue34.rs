@@ -415,3 +415,66 @@ fn issue34_item8_deferral_counts_are_labelled() {
         assert!(!s.contains("deferrals (events)"), "{s}");
     }
 }
+
+/// Issue 34, item 10: the scheduler's own facts. Under cip1-v1 the fairness table's bar is on
+/// the EMA weight's own range (`weight_min`..`weight_max`, from the node's
+/// `weight_range_bps`), not eip1559's 1..2.
+#[test]
+fn issue34_item10_cip1_v1_weights_on_their_own_scale() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let mut src = common::keys::fixture_under("demo", 30, Some(SchedulerKind::Cip1V1));
+    let app = app_on(&mut src);
+    assert_eq!(app.data.weight_range, Some((2_500, 20_000)));
+    let s = screen_at(&app, 200, 60);
+    assert!(s.contains("0.25─2.00"), "{s}");
+    assert!(!s.contains("1 ── 2"), "{s}");
+    assert!(!s.contains("fifo: the cycle basefee"), "{s}");
+    // Under eip1559 the bar keeps W's 1..2.
+    let mut src = common::keys::fixture_at("congestion", 20);
+    let app = app_on(&mut src);
+    assert_eq!(app.data.weight_range, Some((10_000, 20_000)));
+    assert!(screen_at(&app, 200, 60).contains("1.00─2.00"));
+}
+
+/// Issue 34, item 10: under the drafts (no timer lane) the buckets pane shows no lane size and
+/// no `fits` column; under cip5-draft-zh a state watch's registration reads as a watch in the
+/// feed, not as `TimerScheduled … for height 3`.
+#[test]
+fn issue34_item10_drafts_have_no_lane_and_watches_read_as_watches() {
+    for (fixture, h) in [("v19_watch", 7), ("v19_replay", 5)] {
+        let mut src = common::keys::fixture_at(fixture, h);
+        let app = app_on(&mut src);
+        for (w, hh) in [(80, 24), (120, 34), (200, 60)] {
+            let s = screen_at(&app, w, hh);
+            assert!(!s.contains("lane 2000k cycles"), "{fixture} {w}x{hh}: {s}");
+            assert!(!s.contains(" NO "), "{fixture} {w}x{hh}: {s}");
+            assert!(!s.contains("fits"), "{fixture} {w}x{hh}: {s}");
+            assert!(s.contains("no timer lane"), "{fixture} {w}x{hh}: {s}");
+        }
+    }
+    let mut src = common::keys::fixture_at("v19_watch", 7);
+    let app = app_on(&mut src);
+    let watch = app.data.draft.as_ref().unwrap().watches[0].timer_id;
+    let e = app
+        .feed
+        .iter()
+        .find(|e| e.kind == "TimerScheduled" && e.timer == Some(watch))
+        .expect("the watch's registration is in the feed");
+    let text = cowboy_devnet::tui::feed_text::feed_text(&app, e);
+    assert!(text.contains("state watch"), "{text}");
+    assert!(text.contains("k1"), "{text}");
+    assert!(!text.contains("for height"), "{text}");
+}
+
+/// Issue 34, item 9: after activation the status bar keeps `scheduler` at 120 columns.
+#[test]
+fn issue34_item9_status_keeps_the_scheduler_after_activation() {
+    let mut src = common::keys::fixture_at("migration", 25)
+        .with_rpc_address("http://127.0.0.1:8545 (8545 taken)".to_string());
+    let app = app_on(&mut src);
+    for w in [120, 200] {
+        let s = screen_at(&app, w, 34);
+        let top = s.lines().next().unwrap();
+        assert!(top.contains("scheduler eip1559"), "{w}: {top}");
+    }
+}

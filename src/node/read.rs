@@ -234,11 +234,17 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
             per.entry(*a).or_insert_with(|| row(*a));
         }
     }
+    let weight_range_bps = match scheduler {
+        SchedulerKind::Eip1559 => Some([10_000, 20_000]),
+        SchedulerKind::Cip1V1 => Some([v1cfg.weight_min_bps, v1cfg.weight_max_bps]),
+        _ => None,
+    };
     SharesView {
         scheduler,
         window_blocks,
         median,
         actors: per.into_values().collect(),
+        weight_range_bps,
     }
 }
 

@@ -144,6 +144,8 @@ pub struct App {
     pub timer_pin: Option<TimerId>,
     /// The pinned timer was not in its bucket: the next block's bucket is being read for it.
     pub timer_seek: bool,
+    /// The drafts' state watches seen so far (issue 34, item 10).
+    pub known_watches: super::feed_text::KnownWatches,
     /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
     /// follows the newest event and selects nothing.
     pub feed_pin: bool,
@@ -254,6 +256,7 @@ impl App {
             quit: false,
             timer_pin: None,
             timer_seek: false,
+            known_watches: Default::default(),
             feed_pin: false,
             owns_devnet: false,
             log: VecDeque::new(),
@@ -500,6 +503,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             // The selected timer stays selected while it is pending, in whichever bucket it
             // is carried to (issue 34, item 7); when it leaves, nothing is selected.
             let seek = super::follow::follow_timer(app);
+            super::feed_text::note_watches(app);
             if let (Some(at), Some(s)) = (app.view_at, &app.data.status)
                 && at >= s.tip
             {

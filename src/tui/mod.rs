@@ -13,6 +13,7 @@ mod click;
 pub mod command;
 pub mod draft_cursor;
 pub mod draft_request;
+pub mod feed_text;
 pub mod filter;
 mod follow;
 pub mod form;

@@ -295,6 +295,9 @@ pub struct DashboardData {
     /// The median of the fires over the actors with at least one (CIP-1 v3 §8's median: the
     /// window's own under eip1559, of the fires counted from the events under fifo).
     pub fires_median: u64,
+    /// The range the weight column moves in, basis points (the node's `weight_range_bps`):
+    /// the W bar is drawn on it (issue 34, item 10).
+    pub weight_range: Option<(u32, u32)>,
     /// The snapshots the node keeps, oldest first (what `R` can revert to).
     pub snapshots: Vec<crate::node::SnapshotInfo>,
     /// The CIP-5 drafts' state (issue 22): shown in the lane pane's place under a draft.

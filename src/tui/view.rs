@@ -287,6 +287,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         defer_reasons,
         fairness_window: eip.then_some((r.shares.window_blocks, r.shares.median)),
         fires_median: r.shares.median,
+        weight_range: r.shares.weight_range_bps.map(|[lo, hi]| (lo, hi)),
         snapshots: r.snapshots.clone(),
         draft: r.draft.clone(),
     }

@@ -20,8 +20,8 @@ struct Item {
 
 /// The status bar's text for `width` columns: every part in full when it fits; else the
 /// parts in short (the RPC address without its scheme, the basefees as `cycle/cell/lane`);
-/// else the least important parts dropped, one at a time (scheduler, basefees, pending,
-/// mining, then the RPC address), so the height, the link's state and what is awaited stay
+/// else the least important parts dropped, one at a time (variants, pending, basefees,
+/// scheduler, mining, then the RPC address), so the height, the link's state and what is awaited stay
 /// readable at any width the dashboard draws at.
 pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
     let base = theme.get("status");
@@ -87,7 +87,9 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
         (k, Some(h)) => format!("{k} (eip1559 at #{h})"),
         (k, None) => k.to_string(),
     };
-    item(7, "scheduler", sched, s.scheduler.clone(), key);
+    // Issue 34, item 9: the scheduler outlasts the basefees and the pending count (after
+    // activation its long form no longer fits at 120 columns; its short form does).
+    item(5, "scheduler", sched, s.scheduler.clone(), key);
     // The non-default variants (issue 21), dropped first when the bar is short.
     if !s.variants.is_empty() {
         let v = s.variants.join(",");
@@ -112,7 +114,7 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
         key,
     );
     let p = s.pending_timers.to_string();
-    item(5, "pending", p.clone(), p, key);
+    item(7, "pending", p.clone(), p, key);
     let rpc = s.rpc_address.clone().unwrap_or_else(|| "off".into());
     let rpc_short = rpc
         .strip_prefix("http://")
