@@ -478,3 +478,31 @@ fn issue34_item9_status_keeps_the_scheduler_after_activation() {
         assert!(top.contains("scheduler eip1559"), "{w}: {top}");
     }
 }
+
+/// Issue 34, item 9: the lane chart has a legend and units at 120 columns (a line above the
+/// chart: it never covers the newest blocks at 200 columns), on the x axis's label row. At
+/// 120x34 the figures leave the chart no rows (`+` maximises the pane); 120x40 draws it.
+#[test]
+fn issue34_item9_chart_legend_and_units_at_120() {
+    for (fixture, h) in [("demo", 27), ("congestion", 20)] {
+        let mut src = common::keys::fixture_at(fixture, h);
+        let app = app_on(&mut src);
+        for (w, hh) in [(120, 40), (200, 60)] {
+            let s = screen_at(&app, w, hh);
+            if fixture == "congestion" {
+                // The lane basefee line holds whole values.
+                assert!(!s.contains(", window") || s.contains("window "), "{s}");
+                let next = cowboy_devnet::tui::model::fmt_nanos(
+                    app.data.status.as_ref().unwrap().lane_basefee.unwrap(),
+                );
+                assert!(s.contains(&format!("(next {next}")), "{w}x{hh}: {s}");
+                if w == 120 {
+                    continue; // the figures leave its chart no rows at 40
+                }
+            }
+            for want in ["▬reserved", "▬used", "% of 2000k per block"] {
+                assert!(s.contains(want), "{fixture} {w}x{hh}: {want}: {s}");
+            }
+        }
+    }
+}
