@@ -408,6 +408,15 @@ impl NodeCore {
 
     /// Adds a notification (a [`BlockHook`] reports what it found this way).
     pub fn notify(&mut self, e: NodeEvent) {
+        // A step's timer label is kept for the export (issue 34 item 12).
+        if let NodeEvent::FixtureStep {
+            label: Some((label, timer)),
+            ..
+        } = &e
+        {
+            let (timer, label) = (*timer, label.clone());
+            self.session.push(Entry::Labelled { timer, label });
+        }
         self.events.push_back(e);
     }
 
