@@ -506,3 +506,85 @@ fn issue34_item9_chart_legend_and_units_at_120() {
         }
     }
 }
+
+/// Issue 34, item 13: the schedule form states the scheduler's real gas cap (under eip1559
+/// the §10 auction cap, 250,000; before: the node's `1..=550000`); ↓ in `R`'s snapshot list,
+/// shown newest first, moves to an older snapshot.
+#[test]
+fn issue34_item13_gas_range_and_newest_first_lists() {
+    let mut src = common::keys::fixture_at("congestion", 20);
+    let mut app = app_on(&mut src);
+    assert_eq!(app.data.status.as_ref().unwrap().gas_cap, 250_000);
+    for g in ["0", "300000"] {
+        press(&mut src, &mut app, &[key('s')]);
+        press(&mut src, &mut app, &vec![code(KeyCode::Tab); 4]);
+        press(&mut src, &mut app, &typed(g));
+        press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+        let s = screen_at(&app, 120, 34);
+        assert!(s.contains("must be in 1..=250000"), "{g}: {s}");
+        assert!(!s.contains("550000"), "{g}: {s}");
+        app.overlay = Overlay::None;
+    }
+    // Under fifo the cap is max_cycles_per_fire.
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    assert_eq!(app.data.status.as_ref().unwrap().gas_cap, 550_000);
+
+    // Three snapshots; `R` offers the newest, ↓ the one before it, ↑ back.
+    press(&mut src, &mut app, &[key('S'), key('S'), key('S')]);
+    refresh(&mut src, &mut app);
+    let ids = app.snapshot_ids();
+    assert!(ids.len() >= 3, "{ids:?}");
+    press(&mut src, &mut app, &[key('R')]);
+    let input = |app: &App| match &app.overlay {
+        Overlay::Prompt(p) => p.input.clone(),
+        o => panic!("{o:?}"),
+    };
+    assert_eq!(input(&app), ids[ids.len() - 1].to_string());
+    press(&mut src, &mut app, &[code(KeyCode::Down)]);
+    assert_eq!(input(&app), ids[ids.len() - 2].to_string(), "↓: older");
+    press(&mut src, &mut app, &[code(KeyCode::Up)]);
+    assert_eq!(input(&app), ids[ids.len() - 1].to_string(), "↑: newer");
+}
+
+/// Issue 34, item 13: a status-line message expires some blocks after it was shown (before:
+/// `mined to #33` still shown at #40), and while the devnet does not answer the link's state
+/// outranks a message that is no error (before: `back at the head: live` while disconnected).
+#[test]
+fn issue34_item13_stale_toasts_expire() {
+    use cowboy_devnet::tui::model::UiCommand;
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key(' ')]);
+    let t = app.toast.clone().expect("a toast");
+    assert!(t.text.contains("mined to #6"), "{t:?}");
+    src.execute(UiCommand::Mine(4)).unwrap();
+    refresh(&mut src, &mut app);
+    assert_eq!(app.height(), 10);
+    assert_eq!(app.toast, None, "expired 3 blocks later");
+    let s = screen_at(&app, 120, 34);
+    assert!(!s.contains("mined to #6"), "{s}");
+
+    press(&mut src, &mut app, &[key(' ')]);
+    assert!(app.toast.is_some());
+    app.link = Some("disconnected, retrying (connection refused)".into());
+    let s = screen_at(&app, 80, 24);
+    let bottom = s.lines().last().unwrap();
+    assert!(bottom.contains("disconnected, retrying"), "{bottom}");
+}
+
+/// Issue 34, item 13: the story line says what `demo:111` is (the fixture's file and the line
+/// of the step played).
+#[test]
+fn issue34_item13_the_fixture_line_reference_is_explained() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    let mut it = story_step(5, "crowd schedules `s1` for #30".into());
+    it.text = format!("demo:111 {}", it.text);
+    update(&mut app, Action::Story(vec![it]));
+    for (w, h) in [(80, 24), (120, 34)] {
+        let s = screen_at(&app, w, h);
+        assert!(s.contains("demo.toml line 111: crowd schedules"), "{s}");
+        assert!(!s.contains("demo:111"), "{s}");
+    }
+}

@@ -144,6 +144,9 @@ pub struct App {
     pub timer_pin: Option<TimerId>,
     /// The pinned timer was not in its bucket: the next block's bucket is being read for it.
     pub timer_seek: bool,
+    /// The live head's height when the status-line message was shown: it expires some blocks
+    /// later (issue 34, item 13: `mined to #33` still shown at #40).
+    pub toast_at: u64,
     /// The drafts' state watches seen so far (issue 34, item 10).
     pub known_watches: super::feed_text::KnownWatches,
     /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
@@ -256,6 +259,7 @@ impl App {
             quit: false,
             timer_pin: None,
             timer_seek: false,
+            toast_at: 0,
             known_watches: Default::default(),
             feed_pin: false,
             owns_devnet: false,
@@ -287,6 +291,11 @@ impl App {
 
     pub fn height(&self) -> u64 {
         self.data.status.as_ref().map_or(0, |s| s.height)
+    }
+
+    /// The live head's height (the viewed one is [`height`](Self::height)).
+    pub fn tip(&self) -> u64 {
+        self.data.status.as_ref().map_or(0, |s| s.tip)
     }
 
     /// The snapshot ids `R` offers, oldest first: the node's, as of the last refresh, and the
@@ -372,6 +381,7 @@ impl App {
         let text = text.into();
         self.log_message(text.clone(), error);
         self.toast = Some(Toast { text, error });
+        self.toast_at = self.tip();
     }
 
     /// Keeps a message in the log (`!`) without showing it in the status line.
@@ -485,6 +495,24 @@ impl App {
     }
 }
 
+/// Blocks a message stays in the status line (an error stays longer); it stays in the log.
+pub const TOAST_BLOCKS: u64 = 3;
+pub const ERROR_TOAST_BLOCKS: u64 = 10;
+
+/// Drops a status-line message shown some blocks ago (issue 34, item 13).
+fn expire_toast(app: &mut App) {
+    if let Some(t) = &app.toast {
+        let keep = if t.error {
+            ERROR_TOAST_BLOCKS
+        } else {
+            TOAST_BLOCKS
+        };
+        if app.tip() >= app.toast_at.saturating_add(keep) {
+            app.toast = None;
+        }
+    }
+}
+
 /// Applies one action; returns what the loop must do next.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
@@ -503,6 +531,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             // The selected timer stays selected while it is pending, in whichever bucket it
             // is carried to (issue 34, item 7); when it leaves, nothing is selected.
             let seek = super::follow::follow_timer(app);
+            expire_toast(app);
             super::feed_text::note_watches(app);
             if let (Some(at), Some(s)) = (app.view_at, &app.data.status)
                 && at >= s.tip
@@ -621,6 +650,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     };
                     app.log_at(at, text.clone(), true);
                     app.toast = Some(Toast { text, error: true });
+                    app.toast_at = app.tip();
                 }
                 app.story.push(it);
             }

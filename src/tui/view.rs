@@ -194,6 +194,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         tip: r.tip.as_ref().unwrap_or(head).height,
         first_kept: r.tip.as_ref().unwrap_or(head).first_kept,
         max_ttl_blocks: r.config.timer.max_ttl_blocks,
+        gas_cap: r.lane.max_gas_per_fire,
         variants: {
             let d = crate::engine::Variants::default().values();
             d.iter()

@@ -178,6 +178,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 pub fn render_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let line = match (&app.toast, &app.link) {
+        // Disconnected, the link's state outranks a message that is no error (issue 34, item
+        // 13: `back at the head: live` while the devnet does not answer).
+        (Some(t), Some(l)) if !t.error => {
+            Line::from(Span::styled(format!(" {l} "), theme.get("error")))
+        }
         (Some(t), _) => Line::from(Span::styled(
             format!(" {} ", t.text),
             theme.get(if t.error { "error" } else { "ok" }),

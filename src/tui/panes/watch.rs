@@ -148,8 +148,19 @@ pub fn story_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
     if let Some(h) = it.height {
         spans.push(Span::styled(format!("#{h} "), theme.get("dim")));
     }
+    // Issue 34, item 13: `demo:111` is the fixture and the line of its step: said so.
+    let text = match fixture_ref(&it.text) {
+        Some((name, line, rest)) => {
+            spans.push(Span::styled(
+                format!("{name}.toml line {line}: "),
+                theme.get("dim"),
+            ));
+            rest.to_string()
+        }
+        None => it.text.clone(),
+    };
     spans.push(Span::styled(
-        it.text.clone(),
+        text,
         theme.get(if it.ok { "text" } else { "error" }),
     ));
     if let Some(failed) = failed {
@@ -159,6 +170,20 @@ pub fn story_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
         ));
     }
     Some(Line::from(spans))
+}
+
+/// A story step's leading `fixture:line` reference (`demo:111 crowd schedules ...`): the
+/// fixture's name, the line and the rest.
+pub fn fixture_ref(text: &str) -> Option<(&str, &str, &str)> {
+    let (first, rest) = text.split_once(' ')?;
+    let (name, line) = first.split_once(':')?;
+    let ok = !name.is_empty()
+        && !line.is_empty()
+        && line.chars().all(|c| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    ok.then_some((name, line, rest))
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
