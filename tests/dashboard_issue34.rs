@@ -517,7 +517,7 @@ fn issue34_item13_gas_range_and_newest_first_lists() {
     assert_eq!(app.data.status.as_ref().unwrap().gas_cap, 250_000);
     for g in ["0", "300000"] {
         press(&mut src, &mut app, &[key('s')]);
-        press(&mut src, &mut app, &vec![code(KeyCode::Tab); 4]);
+        press(&mut src, &mut app, &[code(KeyCode::Tab); 4]);
         press(&mut src, &mut app, &typed(g));
         press(&mut src, &mut app, &[code(KeyCode::Enter)]);
         let s = screen_at(&app, 120, 34);

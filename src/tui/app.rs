@@ -144,6 +144,15 @@ pub struct App {
     pub timer_pin: Option<TimerId>,
     /// The pinned timer was not in its bucket: the next block's bucket is being read for it.
     pub timer_seek: bool,
+    /// Mouse capture (`m`, `--no-mouse`): off, the terminal selects text (issue 34).
+    pub mouse: bool,
+    /// The focused pane maximised (`z`), and how far it is scrolled sideways.
+    pub zoom: bool,
+    pub hscroll: u16,
+    /// The open life or event is shown raw (`v`).
+    pub raw: bool,
+    /// Where `b` returns to (issue 34: back to where I was).
+    pub mark: Option<Box<super::extras::Mark>>,
     /// The live head's height when the status-line message was shown: it expires some blocks
     /// later (issue 34, item 13: `mined to #33` still shown at #40).
     pub toast_at: u64,
@@ -259,6 +268,11 @@ impl App {
             quit: false,
             timer_pin: None,
             timer_seek: false,
+            mouse: true,
+            zoom: false,
+            hscroll: 0,
+            raw: false,
+            mark: None,
             toast_at: 0,
             known_watches: Default::default(),
             feed_pin: false,

@@ -47,6 +47,11 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 Some(KeyAction::Close) | Some(KeyAction::Help) | Some(KeyAction::Log)
             ) {
                 app.overlay = Overlay::None;
+                app.raw = false;
+            } else if a == Some(KeyAction::Raw) && matches!(app.overlay, Overlay::Event(_)) {
+                app.raw = !app.raw;
+            } else if a == Some(KeyAction::Copy) && app.raw {
+                copy_raw(app);
             } else if a == Some(KeyAction::Quit) {
                 return quit(app);
             }
@@ -58,6 +63,15 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             let a = app.keys.action_for(&k);
             if matches!(a, Some(KeyAction::Close) | Some(KeyAction::Select)) {
                 app.overlay = Overlay::None;
+                app.raw = false;
+                return vec![];
+            }
+            if a == Some(KeyAction::Raw) {
+                app.raw = !app.raw;
+                return vec![];
+            }
+            if a == Some(KeyAction::Copy) && app.raw {
+                copy_raw(app);
                 return vec![];
             }
             if matches!(
@@ -195,6 +209,9 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 _ => {}
             }
         }
+        // A maximised pane (`z`) scrolls sideways.
+        KeyAction::Right | KeyAction::Left
+            if super::extras::zoom_scroll(app, action == KeyAction::Right) => {}
         KeyAction::Right => {
             if app.focus == Pane::Buckets && !app.in_bucket && !app.data.bucket_timers.is_empty() {
                 app.in_bucket = true;
@@ -380,6 +397,10 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             ));
         }
         KeyAction::Snapshot => return vec![Effect::Command(UiCommand::Snapshot)],
+        KeyAction::ToggleMouse => super::extras::toggle_mouse(app),
+        KeyAction::Return => return super::extras::go_back(app),
+        KeyAction::Zoom => super::extras::toggle_zoom(app),
+        KeyAction::Raw => return super::extras::raw(app),
         KeyAction::Draft => {
             app.overlay = Overlay::Prompt(Prompt::new(
                 PromptKind::Draft,
@@ -441,6 +462,14 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         }
     }
     vec![]
+}
+
+/// `y` in the raw view: the whole of it to the clipboard (OSC 52).
+fn copy_raw(app: &mut App) {
+    if let Some((title, lines)) = super::panes::raw::raw_of(app) {
+        app.clipboard = Some(lines.join("\n"));
+        app.toast(format!("copied {title} ({} lines)", lines.len()), false);
+    }
 }
 
 /// `q`: a dashboard whose process owns the devnet asks first (the devnet stops with it).

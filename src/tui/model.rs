@@ -243,6 +243,8 @@ pub struct TimerLife {
     pub record: Option<TimerRow>,
     pub deferrals: u64,
     pub timeline: Vec<LifeEntry>,
+    /// The payload while the timer is pending (the raw view, `v`).
+    pub payload: Option<Vec<u8>>,
 }
 
 /// What the dashboard asks for in one refresh.

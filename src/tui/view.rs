@@ -396,6 +396,7 @@ pub fn timer_life(r: &LifeReplies, names: &BTreeMap<Address, String>) -> Option<
         record: Some(timer_row(t, &r.head, &r.config.timer)),
         deferrals,
         timeline,
+        payload: t.payload.clone(),
     })
 }
 

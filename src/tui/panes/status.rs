@@ -80,6 +80,24 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
         let w = format!("{}…", app.waiting.join(", "));
         item(1, "waiting:", w.clone(), w, theme.get("warn"));
     }
+    // Issue 34: mouse capture off is said (the terminal selects text; `m` turns it on).
+    if !app.mouse {
+        let k = app
+            .keys
+            .keys_label(crate::tui::keys::KeyAction::ToggleMouse);
+        item(
+            2,
+            "mouse",
+            format!("off ({k})"),
+            "off".into(),
+            theme.get("warn"),
+        );
+    }
+    if app.zoom {
+        let k = app.keys.keys_label(crate::tui::keys::KeyAction::Zoom);
+        let v = format!("maximised ←/→ ({k}: back)");
+        item(2, "", v.clone(), v, theme.get("warn"));
+    }
     let m = s.mining.label();
     item(4, "mining", m.clone(), m, key);
     let sched = match (s.scheduler.as_str(), s.activation_height) {
