@@ -199,3 +199,47 @@ fn issue34_raw_payload_decoding() {
     let b = payload_lines(&[0xff, 0x00]).join("\n");
     assert!(b.contains("0xff00") && b.contains("not UTF-8"), "{b}");
 }
+
+/// Several watched timers are pinned in the strip at once, each with its own line, each read
+/// again as blocks pass; `w` on one of them stops watching it alone.
+#[test]
+fn issue34_several_watched_timers_pinned() {
+    let mut src = fixture_at("demo", 29);
+    let mut app = app_on(&mut src);
+    app.watch = None;
+    app.watch_life = None;
+    let i = app
+        .data
+        .buckets
+        .iter()
+        .position(|b| b.height == 30)
+        .unwrap();
+    app.bucket_sel = i;
+    refresh(&mut src, &mut app);
+    press(
+        &mut src,
+        &mut app,
+        &[key('l'), key('w'), key('j'), key('w')],
+    );
+    let first = app.data.bucket_timers[0].id;
+    let second = app.data.bucket_timers[1].id;
+    assert_eq!(app.watch, Some(second));
+    assert!(app.is_watched(&first) && app.is_watched(&second));
+    let s = screen_at(&app, 120, 34);
+    let lines: Vec<&str> = s.lines().filter(|l| l.contains(" watch ")).collect();
+    assert_eq!(lines.len(), 2, "{s}");
+    assert!(
+        lines.iter().all(|l| l.contains("scheduled #")),
+        "each read: {s}"
+    );
+    // w on the selected (the second) stops it alone; the first takes the line.
+    press(&mut src, &mut app, &[key('w')]);
+    assert_eq!(app.watch, Some(first));
+    assert!(app.pinned.is_empty());
+    // Both again; a block later the pinned one is read again.
+    press(&mut src, &mut app, &[key('w')]);
+    assert_eq!(app.pinned.len(), 1);
+    app.pinned[0].1 = None;
+    press(&mut src, &mut app, &[key(' ')]);
+    assert!(app.pinned[0].1.as_ref().is_some_and(|l| l.id == first));
+}

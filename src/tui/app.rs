@@ -153,6 +153,9 @@ pub struct App {
     pub raw: bool,
     /// Where `b` returns to (issue 34: back to where I was).
     pub mark: Option<Box<super::extras::Mark>>,
+    /// Watched timers pinned beside [`watch`](Self::watch) (issue 34: several at once), the
+    /// oldest first, each with its life as last read.
+    pub pinned: Vec<(TimerId, Option<Box<TimerLife>>)>,
     /// The live head's height when the status-line message was shown: it expires some blocks
     /// later (issue 34, item 13: `mined to #33` still shown at #40).
     pub toast_at: u64,
@@ -273,6 +276,7 @@ impl App {
             hscroll: 0,
             raw: false,
             mark: None,
+            pinned: Vec::new(),
             toast_at: 0,
             known_watches: Default::default(),
             feed_pin: false,
@@ -305,6 +309,11 @@ impl App {
 
     pub fn height(&self) -> u64 {
         self.data.status.as_ref().map_or(0, |s| s.height)
+    }
+
+    /// Whether `id` is watched (the strip's newest or a pinned one).
+    pub fn is_watched(&self, id: &TimerId) -> bool {
+        self.watch == Some(*id) || self.pinned.iter().any(|(p, _)| p == id)
     }
 
     /// The live head's height (the viewed one is [`height`](Self::height)).
@@ -591,6 +600,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 && !out.contains(&Effect::LoadLife(w))
             {
                 out.push(Effect::LoadLife(w));
+            }
+            for (p, life) in &app.pinned {
+                if (moved || life.is_none()) && !out.contains(&Effect::LoadLife(*p)) {
+                    out.push(Effect::LoadLife(*p));
+                }
             }
             out
         }

@@ -122,6 +122,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             Some((id, _)) => return toggle_watch(app, id),
             None if app.watch.is_some() => {
                 app.watch = None;
+                app.pinned.clear();
                 app.watch_life = None;
             }
             None => app.toast("select a timer (buckets, feed or drafts) to watch", true),
@@ -494,16 +495,40 @@ fn quit(app: &mut App) -> Vec<Effect> {
 }
 
 /// `w`: watch a timer (or stop watching it).
+/// `w`: watches the timer (the ones watched before stay pinned in the strip, at most
+/// [`MAX_PINNED`] of them, issue 34), or stops watching it.
 fn toggle_watch(app: &mut App, id: crate::engine::TimerId) -> Vec<Effect> {
     if app.watch == Some(id) {
-        app.watch = None;
-        app.watch_life = None;
+        // The newest pinned one takes its line.
+        match app.pinned.pop() {
+            Some((p, life)) => {
+                app.watch = Some(p);
+                app.watch_life = life;
+            }
+            None => {
+                app.watch = None;
+                app.watch_life = None;
+            }
+        }
         return vec![];
+    }
+    if let Some(i) = app.pinned.iter().position(|(p, _)| *p == id) {
+        app.pinned.remove(i);
+        return vec![];
+    }
+    if let Some(w) = app.watch.take() {
+        app.pinned.push((w, app.watch_life.take()));
+        if app.pinned.len() > MAX_PINNED {
+            app.pinned.remove(0);
+        }
     }
     app.watch = Some(id);
     app.watch_life = None;
     vec![Effect::LoadLife(id)]
 }
+
+/// Watched timers kept pinned beside the newest one.
+pub const MAX_PINNED: usize = 3;
 
 /// `y`: puts `text` on the terminal's clipboard with OSC 52 (works over tmux and ssh).
 fn copy_id(app: &mut App, text: String, what: &str) {

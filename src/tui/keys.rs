@@ -352,7 +352,7 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
     (
         KeyAction::Watch,
         &["w"],
-        "watch the selected timer: its timeline under the status bar (w again: stop)",
+        "watch the selected timer: its timeline under the status bar (several: each pinned; w again: stop)",
         Some("watch"),
     ),
     (

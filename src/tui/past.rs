@@ -36,7 +36,7 @@ pub(crate) fn on_life(
     let open = matches!(&app.overlay, Overlay::Life(l) if l.id == id);
     let loading = app.overlay == Overlay::LifeLoading(id);
     if at != app.shown_at() {
-        return if open || loading || app.watch == Some(id) {
+        return if open || loading || app.is_watched(&id) {
             vec![Effect::LoadLife(id)]
         } else {
             vec![]
@@ -54,6 +54,11 @@ pub(crate) fn on_life(
         })),
         (l, _) => l,
     };
+    if let Some(p) = app.pinned.iter_mut().find(|(p, _)| *p == id)
+        && let Some(l) = &life
+    {
+        p.1 = Some(l.clone());
+    }
     if app.watch == Some(id) {
         // At the head, a watched timer the node no longer knows (a revert took it back)
         // keeps its last life.

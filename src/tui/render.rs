@@ -147,7 +147,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
 /// Lines under the status bar: the story line while a fixture tells one, the watch strip
 /// when a timer is watched.
 pub fn strip_lines(app: &App) -> u16 {
-    u16::from(app.watch.is_some()) + u16::from(!app.story.is_empty())
+    u16::from(app.watch.is_some()) + app.pinned.len() as u16 + u16::from(!app.story.is_empty())
 }
 
 /// A pane's frame: its title, focused or not.

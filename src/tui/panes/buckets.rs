@@ -143,7 +143,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let _ = i;
             let style = if focused && app.in_bucket && app.timer_pin == Some(t.id) {
                 theme.get("selection")
-            } else if app.watch == Some(t.id) {
+            } else if app.is_watched(&t.id) {
                 crate::tui::panes::watch::watched(theme)
             } else {
                 theme.get("text")

@@ -60,7 +60,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 for s in &mut spans {
                     s.style = sel;
                 }
-            } else if e.timer.is_some() && e.timer == app.watch {
+            } else if e.timer.is_some_and(|t| app.is_watched(&t)) {
                 let w = crate::tui::panes::watch::watched(theme);
                 for s in &mut spans {
                     s.style = s.style.patch(w);

@@ -111,22 +111,30 @@ pub fn timeline_steps(l: &TimerLife) -> Vec<(String, &'static str)> {
     steps
 }
 
-/// The strip's line.
+/// The strip's line of the newest watched timer.
 pub fn strip_line(app: &App, id: &TimerId, theme: &Theme) -> Line<'static> {
+    life_line(app, id, app.watch_life.as_deref(), theme)
+}
+
+/// A watched timer's line, from its life as last read.
+pub fn life_line(
+    app: &App,
+    id: &TimerId,
+    life: Option<&TimerLife>,
+    theme: &Theme,
+) -> Line<'static> {
     let mut spans = vec![Span::styled(
         format!(" watch {} ", app.timer_label(id)),
         watched(theme),
     )];
     // Issue 24: as of the viewed height.
-    if let Some(h) = app
-        .watch_life
-        .as_ref()
+    if let Some(h) = life
         .filter(|l| l.record.is_some() || !l.timeline.is_empty())
         .and_then(|l| l.at)
     {
         spans.push(Span::styled(format!("as of #{h}: "), theme.get("warn")));
     }
-    match &app.watch_life {
+    match life {
         Some(l) if l.id == *id => {
             for (i, (text, style)) in timeline_steps(l).into_iter().enumerate() {
                 if i > 0 {
@@ -190,6 +198,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut lines = Vec::new();
     if let Some(l) = story_line(app, theme) {
         lines.push(l);
+    }
+    // Issue 34: the pinned watches, oldest first, then the newest.
+    for (id, life) in &app.pinned {
+        lines.push(life_line(app, id, life.as_deref(), theme));
     }
     if let Some(id) = &app.watch {
         lines.push(strip_line(app, id, theme));
