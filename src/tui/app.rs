@@ -156,9 +156,10 @@ pub struct App {
     /// Watched timers pinned beside [`watch`](Self::watch) (issue 34: several at once), the
     /// oldest first, each with its life as last read.
     pub pinned: Vec<(TimerId, Option<Box<TimerLife>>)>,
-    /// The live head's height when the status-line message was shown: it expires some blocks
-    /// later (issue 34, item 13: `mined to #33` still shown at #40).
-    pub toast_at: u64,
+    /// The live head's height of the first refresh after the status-line message was shown
+    /// (`None` until then: `mined to #33` counts from #33): it expires some blocks later
+    /// (issue 34, item 13: `mined to #33` still shown at #40).
+    pub toast_at: Option<u64>,
     /// The drafts' state watches seen so far (issue 34, item 10).
     pub known_watches: super::feed_text::KnownWatches,
     /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
@@ -277,7 +278,7 @@ impl App {
             raw: false,
             mark: None,
             pinned: Vec::new(),
-            toast_at: 0,
+            toast_at: None,
             known_watches: Default::default(),
             feed_pin: false,
             owns_devnet: false,
@@ -404,7 +405,7 @@ impl App {
         let text = text.into();
         self.log_message(text.clone(), error);
         self.toast = Some(Toast { text, error });
-        self.toast_at = self.tip();
+        self.toast_at = None;
     }
 
     /// Keeps a message in the log (`!`) without showing it in the status line.
@@ -530,8 +531,10 @@ fn expire_toast(app: &mut App) {
         } else {
             TOAST_BLOCKS
         };
-        if app.tip() >= app.toast_at.saturating_add(keep) {
-            app.toast = None;
+        match app.toast_at {
+            None => app.toast_at = Some(app.tip()),
+            Some(at) if app.tip() >= at.saturating_add(keep) => app.toast = None,
+            Some(_) => {}
         }
     }
 }
@@ -678,7 +681,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     };
                     app.log_at(at, text.clone(), true);
                     app.toast = Some(Toast { text, error: true });
-                    app.toast_at = app.tip();
+                    app.toast_at = None;
                 }
                 app.story.push(it);
             }
