@@ -546,8 +546,8 @@ fn issue23_tmux_story_life_watch_and_help_at_80x24() {
     let screen = s.wait_for(" watch ");
     let strip = screen
         .lines()
-        .filter(|l| l.contains(" watch "))
-        .last()
+        .rev()
+        .find(|l| l.contains(" watch "))
         .unwrap()
         .to_string();
     assert!(!strip.contains("settle-42"), "{strip}");
