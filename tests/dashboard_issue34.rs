@@ -588,3 +588,29 @@ fn issue34_item13_the_fixture_line_reference_is_explained() {
         assert!(!s.contains("demo:111"), "{s}");
     }
 }
+
+/// Issue 34, item 6 (attached half): data from another chain (a server restarted on another
+/// fixture, told by the node's `chain_id`) drops the old chain's story, watch and feed; the
+/// same chain keeps them.
+#[test]
+fn issue34_item6_another_chain_drops_the_old_story_and_watch() {
+    let mut demo = demo_at(5);
+    let mut app = app_on(&mut demo);
+    update(
+        &mut app,
+        Action::Story(vec![story_step(5, "a step".into())]),
+    );
+    app.watch = app.feed.iter().find_map(|e| e.timer);
+    assert!(app.watch.is_some() && !app.feed.is_empty());
+    refresh(&mut demo, &mut app);
+    assert_eq!(app.story.len(), 1, "the same chain keeps its story");
+    assert!(app.watch.is_some());
+    let mut other = common::keys::fixture_at("congestion", 3);
+    refresh(&mut other, &mut app);
+    assert!(app.story.is_empty(), "{:?}", app.story);
+    assert_eq!(app.watch, None);
+    assert!(app.feed.iter().all(|e| e.height <= 3));
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains("another chain answers"), "{s}");
+    assert!(!s.contains("a step"), "{s}");
+}

@@ -553,6 +553,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.events_from = 0;
                 app.event_sel = 0;
             }
+            super::extras::on_chain(app, &d);
             app.data = d;
             // The selected timer stays selected while it is pending, in whichever bucket it
             // is carried to (issue 34, item 7); when it leaves, nothing is selected.

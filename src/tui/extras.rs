@@ -128,3 +128,41 @@ pub(crate) fn raw(app: &mut App) -> Vec<Effect> {
     );
     vec![]
 }
+
+/// Fresh data from another chain than the one shown (an attached server restarted on another
+/// fixture, issue 34 item 6): what the dashboard kept of the old chain (the story, the labels,
+/// the watches, the feed, the selection, the place `b` returns to) is dropped, and it says so.
+pub(crate) fn on_chain(app: &mut App, d: &super::model::DashboardData) {
+    let (Some(old), Some(new)) = (&app.data.status, &d.status) else {
+        return;
+    };
+    if old.chain_id == new.chain_id {
+        return;
+    }
+    app.story.clear();
+    app.labels.clear();
+    app.watch = None;
+    app.watch_life = None;
+    app.pinned.clear();
+    app.known_watches.clear();
+    app.mark = None;
+    app.timer_pin = None;
+    app.bucket_pin = None;
+    app.in_bucket = false;
+    app.view_at = None;
+    app.feed.clear();
+    app.held.clear();
+    app.events_from = 0;
+    app.event_sel = 0;
+    app.feed_pin = false;
+    if matches!(
+        app.overlay,
+        Overlay::Life(_) | Overlay::LifeLoading(_) | Overlay::Event(_)
+    ) {
+        app.overlay = Overlay::None;
+    }
+    app.toast(
+        "another chain answers (the devnet restarted on another genesis): the story, watches and feed of the old one are gone",
+        false,
+    );
+}

@@ -76,6 +76,9 @@ pub struct Status {
     /// The largest gas per fire a schedule takes now (the node's `max_gas_per_fire`: under
     /// eip1559 the §10 auction cap; issue 34, item 13).
     pub gas_cap: u64,
+    /// Which chain this is (the node's `chain_id`): another one after a reattach resets what
+    /// the dashboard kept of the old chain (issue 34, item 6).
+    pub chain_id: H256,
 }
 
 /// One coming height and what is due there.
