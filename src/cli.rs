@@ -65,6 +65,10 @@ pub struct DashArgs {
     /// JSON-RPC API alone; no node is started.
     #[arg(long, value_name = "URL", conflicts_with_all = ["fixture", "no_mining", "block_time", "state", "load_state", "dump_state", "config_out"])]
     pub attach: Option<String>,
+    /// Start with mouse capture off, so the terminal selects and copies text (`m` in the
+    /// dashboard turns it on and off).
+    #[arg(long)]
+    pub no_mouse: bool,
 }
 
 #[derive(Subcommand)]

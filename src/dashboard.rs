@@ -32,6 +32,7 @@ fn options(a: &DashArgs) -> Result<RunOptions> {
     Ok(RunOptions {
         theme,
         keys,
+        mouse: !a.no_mouse,
         ..Default::default()
     })
 }

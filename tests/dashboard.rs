@@ -606,7 +606,8 @@ fn revert_lists_the_devnets_snapshots_with_their_heights() {
         "{}",
         p.help
     );
-    press(&mut src, &mut app, &[code(KeyCode::Up)]);
+    // The list is newest first: ↓ goes to the older one (issue 34, item 13).
+    press(&mut src, &mut app, &[code(KeyCode::Down)]);
     assert!(matches!(&app.overlay, Overlay::Prompt(p) if p.input == "1"));
     press(&mut src, &mut app, &[code(KeyCode::Enter), key('y')]);
     assert_eq!(src.chain().height(), 27);

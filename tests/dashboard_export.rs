@@ -101,3 +101,33 @@ fn issue24_w_writes_the_session_to_a_new_file_here_local_and_attached() {
     assert!(text.contains(&format!("blocks = {h}")), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 34, item 12: `W` (the session's export) keeps the timer labels the session knew: the
+/// demo played live along the node labels `settle-42` and `lifeline`, and its export names
+/// them so (before: `t1`..`t13`), the timers it has no label for taking the free `t{n}`.
+#[test]
+fn issue34_item12_the_export_keeps_the_timer_labels() {
+    use cowboy_devnet::node::{Mine, MiningMode};
+    use cowboy_devnet::scenario::live::FixturePlayer;
+    use cowboy_devnet::scenario::{Scenario, builtin};
+    use std::sync::Arc;
+    let lf = builtin::fixture("demo").unwrap().unwrap();
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader).unwrap();
+    let mut c = NodeConfig::new(s.genesis().clone(), DevnetRuntime::shared());
+    c.mining = MiningMode::Manual;
+    c.names = s.address_book();
+    let mut d = NodeCore::new(c).expect("genesis");
+    d.set_hook(Box::new(FixturePlayer::new(Arc::new(s))));
+    d.apply(Mine { blocks: 35 }).unwrap();
+    let x = cowboy_devnet::scenario::export::export(&d, None).expect("an export");
+    for want in [
+        "label = \"settle-42\"",
+        "label = \"s1\"",
+        "label = \"lifeline\"",
+        "timer = \"lifeline\"",
+    ] {
+        assert!(x.fixture.contains(want), "{want}: {}", x.fixture);
+    }
+    // Each label once.
+    assert_eq!(x.fixture.matches("label = \"settle-42\"").count(), 1);
+}

@@ -9,6 +9,7 @@ use cowboy_devnet::node::NodeEvent;
 use cowboy_devnet::tui::app::{Action, App, Overlay, update};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::model::DashboardSource;
 use cowboy_devnet::tui::refresh;
 use cowboy_devnet::tui::story::{StoryItem, from_node_event};
 use crossterm::event::KeyCode;
@@ -302,7 +303,7 @@ fn issue34_item9_lane_pane_whole_values_at_120x34() {
         ] {
             assert!(s.contains(reason), "{fixture}: {reason}: {s}");
         }
-        assert!(s.contains("deferrals (events)"), "{fixture}: {s}");
+        assert!(s.contains("first deferrals in window"), "{fixture}: {s}");
         if sched == "fifo" {
             assert!(s.contains("flat over the last"), "{fixture}: {s}");
             assert!(
@@ -342,4 +343,274 @@ fn issue34_item13_revert_to_an_unknown_snapshot_is_refused_first() {
         "{p:?}"
     );
     assert_eq!(src.chain().height(), 5);
+}
+
+/// Issue 34, item 7: the selection follows the timer, not the row. At 30 the lane takes three
+/// of the demo's five crowd timers; the last two are carried to 31. The last one, selected at
+/// 29, stays selected in bucket 31 after the block, and `Enter` opens its life.
+#[test]
+fn issue34_item7_the_selection_follows_a_carried_timer() {
+    let mut src = demo_at(29);
+    let mut app = app_on(&mut src);
+    let i = app
+        .data
+        .buckets
+        .iter()
+        .position(|b| b.height == 30)
+        .expect("bucket 30");
+    app.bucket_sel = i;
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key('l')]);
+    let last = app.data.bucket_timers.len() - 1;
+    press(&mut src, &mut app, &vec![key('j'); last]);
+    let (id, _) = app.selected_timer().expect("a timer selected");
+    press(&mut src, &mut app, &[key(' ')]);
+    assert_eq!(app.height(), 30);
+    let life = src.timer_life(&id).unwrap();
+    assert_eq!(life.status, "pending", "it was carried: {life:?}");
+    assert_eq!(
+        app.selected_timer().map(|t| t.0),
+        Some(id),
+        "still selected"
+    );
+    assert_eq!(app.data.buckets[app.bucket_sel].height, 31);
+    assert!(app.in_bucket);
+    for (w, h) in [(80, 24), (120, 34), (200, 60)] {
+        let s = screen_at(&app, w, h);
+        assert!(s.contains("#31"), "{w}x{h}: {s}");
+    }
+    press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+    let Overlay::Life(l) = &app.overlay else {
+        panic!("Enter opens its life: {:?}", app.overlay)
+    };
+    assert_eq!(l.id, id);
+}
+
+/// Issue 34, item 8: every deferral count says what it counts. At 30 the demo's lane carries
+/// two crowd timers to 31: the lane pane says `deferred this block 2` and counts first
+/// deferrals by reason, the fairness table's column is `1st deferrals`, and the bucket's row
+/// says `1 blk lane` (blocks carried and the last reason).
+#[test]
+fn issue34_item8_deferral_counts_are_labelled() {
+    let mut src = demo_at(30);
+    let mut app = app_on(&mut src);
+    app.bucket_sel = app
+        .data
+        .buckets
+        .iter()
+        .position(|b| b.height == 31)
+        .expect("bucket 31");
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key('l')]);
+    for (w, h) in [(120, 34), (200, 60)] {
+        let s = screen_at(&app, w, h);
+        let mut wants = vec!["deferred this block 2", "first deferrals in window"];
+        if w == 200 {
+            // The bucket's and the fairness table's right-hand columns, shown from 200.
+            wants.extend(["1st deferrals", "1 blk lane", "carried·why"]);
+        }
+        for want in wants {
+            assert!(s.contains(want), "{w}x{h}: {want}: {s}");
+        }
+        assert!(!s.contains("deferrals (events)"), "{s}");
+    }
+}
+
+/// Issue 34, item 10: the scheduler's own facts. Under cip1-v1 the fairness table's bar is on
+/// the EMA weight's own range (`weight_min`..`weight_max`, from the node's
+/// `weight_range_bps`), not eip1559's 1..2.
+#[test]
+fn issue34_item10_cip1_v1_weights_on_their_own_scale() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let mut src = common::keys::fixture_under("demo", 30, Some(SchedulerKind::Cip1V1));
+    let app = app_on(&mut src);
+    assert_eq!(app.data.weight_range, Some((2_500, 20_000)));
+    let s = screen_at(&app, 200, 60);
+    assert!(s.contains("0.25─2.00"), "{s}");
+    assert!(!s.contains("1 ── 2"), "{s}");
+    assert!(!s.contains("fifo: the cycle basefee"), "{s}");
+    // Under eip1559 the bar keeps W's 1..2.
+    let mut src = common::keys::fixture_at("congestion", 20);
+    let app = app_on(&mut src);
+    assert_eq!(app.data.weight_range, Some((10_000, 20_000)));
+    assert!(screen_at(&app, 200, 60).contains("1.00─2.00"));
+}
+
+/// Issue 34, item 10: under the drafts (no timer lane) the buckets pane shows no lane size and
+/// no `fits` column; under cip5-draft-zh a state watch's registration reads as a watch in the
+/// feed, not as `TimerScheduled … for height 3`.
+#[test]
+fn issue34_item10_drafts_have_no_lane_and_watches_read_as_watches() {
+    for (fixture, h) in [("v19_watch", 7), ("v19_replay", 5)] {
+        let mut src = common::keys::fixture_at(fixture, h);
+        let app = app_on(&mut src);
+        for (w, hh) in [(80, 24), (120, 34), (200, 60)] {
+            let s = screen_at(&app, w, hh);
+            assert!(!s.contains("lane 2000k cycles"), "{fixture} {w}x{hh}: {s}");
+            assert!(!s.contains(" NO "), "{fixture} {w}x{hh}: {s}");
+            assert!(!s.contains("fits"), "{fixture} {w}x{hh}: {s}");
+            assert!(s.contains("no timer lane"), "{fixture} {w}x{hh}: {s}");
+        }
+    }
+    let mut src = common::keys::fixture_at("v19_watch", 7);
+    let app = app_on(&mut src);
+    let watch = app.data.draft.as_ref().unwrap().watches[0].timer_id;
+    let e = app
+        .feed
+        .iter()
+        .find(|e| e.kind == "TimerScheduled" && e.timer == Some(watch))
+        .expect("the watch's registration is in the feed");
+    let text = cowboy_devnet::tui::feed_text::feed_text(&app, e);
+    assert!(text.contains("state watch"), "{text}");
+    assert!(text.contains("k1"), "{text}");
+    assert!(!text.contains("for height"), "{text}");
+}
+
+/// Issue 34, item 9: after activation the status bar keeps `scheduler` at 120 columns.
+#[test]
+fn issue34_item9_status_keeps_the_scheduler_after_activation() {
+    let mut src = common::keys::fixture_at("migration", 25)
+        .with_rpc_address("http://127.0.0.1:8545 (8545 taken)".to_string());
+    let app = app_on(&mut src);
+    for w in [120, 200] {
+        let s = screen_at(&app, w, 34);
+        let top = s.lines().next().unwrap();
+        assert!(top.contains("scheduler eip1559"), "{w}: {top}");
+    }
+}
+
+/// Issue 34, item 9: the lane chart has a legend and units at 120 columns (a line above the
+/// chart: it never covers the newest blocks at 200 columns), on the x axis's label row. At
+/// 120x34 the figures leave the chart no rows (`+` maximises the pane); 120x40 draws it.
+#[test]
+fn issue34_item9_chart_legend_and_units_at_120() {
+    for (fixture, h) in [("demo", 27), ("congestion", 20)] {
+        let mut src = common::keys::fixture_at(fixture, h);
+        let app = app_on(&mut src);
+        for (w, hh) in [(120, 40), (200, 60)] {
+            let s = screen_at(&app, w, hh);
+            if fixture == "congestion" {
+                // The lane basefee line holds whole values.
+                assert!(!s.contains(", window") || s.contains("window "), "{s}");
+                let next = cowboy_devnet::tui::model::fmt_nanos(
+                    app.data.status.as_ref().unwrap().lane_basefee.unwrap(),
+                );
+                assert!(s.contains(&format!("(next {next}")), "{w}x{hh}: {s}");
+                if w == 120 {
+                    continue; // the figures leave its chart no rows at 40
+                }
+            }
+            for want in ["▬reserved", "▬used", "% of 2000k per block"] {
+                assert!(s.contains(want), "{fixture} {w}x{hh}: {want}: {s}");
+            }
+        }
+    }
+}
+
+/// Issue 34, item 13: the schedule form states the scheduler's real gas cap (under eip1559
+/// the §10 auction cap, 250,000; before: the node's `1..=550000`); ↓ in `R`'s snapshot list,
+/// shown newest first, moves to an older snapshot.
+#[test]
+fn issue34_item13_gas_range_and_newest_first_lists() {
+    let mut src = common::keys::fixture_at("congestion", 20);
+    let mut app = app_on(&mut src);
+    assert_eq!(app.data.status.as_ref().unwrap().gas_cap, 250_000);
+    for g in ["0", "300000"] {
+        press(&mut src, &mut app, &[key('s')]);
+        press(&mut src, &mut app, &[code(KeyCode::Tab); 4]);
+        press(&mut src, &mut app, &typed(g));
+        press(&mut src, &mut app, &[code(KeyCode::Enter)]);
+        let s = screen_at(&app, 120, 34);
+        assert!(s.contains("must be in 1..=250000"), "{g}: {s}");
+        assert!(!s.contains("550000"), "{g}: {s}");
+        app.overlay = Overlay::None;
+    }
+    // Under fifo the cap is max_cycles_per_fire.
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    assert_eq!(app.data.status.as_ref().unwrap().gas_cap, 550_000);
+
+    // Three snapshots; `R` offers the newest, ↓ the one before it, ↑ back.
+    press(&mut src, &mut app, &[key('S'), key('S'), key('S')]);
+    refresh(&mut src, &mut app);
+    let ids = app.snapshot_ids();
+    assert!(ids.len() >= 3, "{ids:?}");
+    press(&mut src, &mut app, &[key('R')]);
+    let input = |app: &App| match &app.overlay {
+        Overlay::Prompt(p) => p.input.clone(),
+        o => panic!("{o:?}"),
+    };
+    assert_eq!(input(&app), ids[ids.len() - 1].to_string());
+    press(&mut src, &mut app, &[code(KeyCode::Down)]);
+    assert_eq!(input(&app), ids[ids.len() - 2].to_string(), "↓: older");
+    press(&mut src, &mut app, &[code(KeyCode::Up)]);
+    assert_eq!(input(&app), ids[ids.len() - 1].to_string(), "↑: newer");
+}
+
+/// Issue 34, item 13: a status-line message expires some blocks after it was shown (before:
+/// `mined to #33` still shown at #40), and while the devnet does not answer the link's state
+/// outranks a message that is no error (before: `back at the head: live` while disconnected).
+#[test]
+fn issue34_item13_stale_toasts_expire() {
+    use cowboy_devnet::tui::model::UiCommand;
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key(' ')]);
+    let t = app.toast.clone().expect("a toast");
+    assert!(t.text.contains("mined to #6"), "{t:?}");
+    src.execute(UiCommand::Mine(4)).unwrap();
+    refresh(&mut src, &mut app);
+    assert_eq!(app.height(), 10);
+    assert_eq!(app.toast, None, "expired 3 blocks later");
+    let s = screen_at(&app, 120, 34);
+    assert!(!s.contains("mined to #6"), "{s}");
+
+    press(&mut src, &mut app, &[key(' ')]);
+    assert!(app.toast.is_some());
+    app.link = Some("disconnected, retrying (connection refused)".into());
+    let s = screen_at(&app, 80, 24);
+    let bottom = s.lines().last().unwrap();
+    assert!(bottom.contains("disconnected, retrying"), "{bottom}");
+}
+
+/// Issue 34, item 13: the story line says what `demo:111` is (the fixture's file and the line
+/// of the step played).
+#[test]
+fn issue34_item13_the_fixture_line_reference_is_explained() {
+    let mut src = demo_at(5);
+    let mut app = app_on(&mut src);
+    let mut it = story_step(5, "crowd schedules `s1` for #30".into());
+    it.text = format!("demo:111 {}", it.text);
+    update(&mut app, Action::Story(vec![it]));
+    for (w, h) in [(80, 24), (120, 34)] {
+        let s = screen_at(&app, w, h);
+        assert!(s.contains("demo.toml line 111: crowd schedules"), "{s}");
+        assert!(!s.contains("demo:111"), "{s}");
+    }
+}
+
+/// Issue 34, item 6 (attached half): data from another chain (a server restarted on another
+/// fixture, told by the node's `chain_id`) drops the old chain's story, watch and feed; the
+/// same chain keeps them.
+#[test]
+fn issue34_item6_another_chain_drops_the_old_story_and_watch() {
+    let mut demo = demo_at(5);
+    let mut app = app_on(&mut demo);
+    update(
+        &mut app,
+        Action::Story(vec![story_step(5, "a step".into())]),
+    );
+    app.watch = app.feed.iter().find_map(|e| e.timer);
+    assert!(app.watch.is_some() && !app.feed.is_empty());
+    refresh(&mut demo, &mut app);
+    assert_eq!(app.story.len(), 1, "the same chain keeps its story");
+    assert!(app.watch.is_some());
+    let mut other = common::keys::fixture_at("congestion", 3);
+    refresh(&mut other, &mut app);
+    assert!(app.story.is_empty(), "{:?}", app.story);
+    assert_eq!(app.watch, None);
+    assert!(app.feed.iter().all(|e| e.height <= 3));
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains("another chain answers"), "{s}");
+    assert!(!s.contains("a step"), "{s}");
 }

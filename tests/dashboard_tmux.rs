@@ -302,7 +302,8 @@ fn dashboard_in_tmux_attached_to_a_served_devnet() {
     );
     // The two deferrals of #30 (Spec note 71: recorded by the deferring block) are counted in
     // the lane pane's window; their feed rows have scrolled past by #33.
-    s.wait_for("(events) lane 2");
+    s.wait_for("first deferrals in window lane 2");
+    s.wait_for("TimerExtendedByGovernance");
     // The README's capture: `DASHBOARD_CAPTURE_DIR=dir cargo test --test dashboard_tmux`.
     if let Ok(dir) = std::env::var("DASHBOARD_CAPTURE_DIR") {
         std::fs::write(format!("{dir}/attach-120x34.txt"), s.screen()).unwrap();
@@ -497,7 +498,8 @@ fn issue23_tmux_story_life_watch_and_help_at_80x24() {
     } else {
         s.wait_for("story #")
     };
-    assert!(screen.contains("demo:"), "{screen}");
+    // Issue 34, item 13: the fixture line reference in words.
+    assert!(screen.contains("demo.toml line "), "{screen}");
     s.wait_for("watch settle-42");
     s.wait_for("fired #8");
 
@@ -538,16 +540,18 @@ fn issue23_tmux_story_life_watch_and_help_at_80x24() {
         !title.contains("pending"),
         "the life followed the chain: {title}"
     );
-    // `w` in the overlay watches its timer (replacing the demo's watch); the strip stays
-    // after the timer left.
+    // `w` in the overlay watches its timer (issue 34: the demo's watch stays pinned above
+    // it); the strip stays after the timer left.
     s.keys(&["w", "Escape"]);
     let screen = s.wait_for(" watch ");
     let strip = screen
         .lines()
+        .rev()
         .find(|l| l.contains(" watch "))
         .unwrap()
         .to_string();
     assert!(!strip.contains("settle-42"), "{strip}");
+    assert!(screen.contains("watch settle-42"), "{screen}");
     assert!(strip.contains("scheduled #"), "{strip}");
 
     // The help scrolls at 80x24.

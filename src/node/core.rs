@@ -261,6 +261,7 @@ mod fates;
 mod past;
 mod past_cache;
 mod reads;
+mod snapshots;
 pub use past_cache::DEFAULT_PAST_CACHE;
 
 /// The live devnet, without threads or clocks.
@@ -411,6 +412,15 @@ impl NodeCore {
 
     /// Adds a notification (a [`BlockHook`] reports what it found this way).
     pub fn notify(&mut self, e: NodeEvent) {
+        // A step's timer label is kept for the export (issue 34 item 12).
+        if let NodeEvent::FixtureStep {
+            label: Some((label, timer)),
+            ..
+        } = &e
+        {
+            let (timer, label) = (*timer, label.clone());
+            self.session.push(Entry::Labelled { timer, label });
+        }
         self.events.push_back(e);
     }
 
@@ -729,67 +739,6 @@ impl NodeCore {
         self.mining = m;
         self.next_seal_at = None;
         self.events.push_back(NodeEvent::MiningChanged(m));
-        Ok(())
-    }
-
-    pub(super) fn take_snapshot(&mut self) -> u64 {
-        let id = self.next_snapshot;
-        self.next_snapshot += 1;
-        self.snapshots.insert(
-            id,
-            Snap {
-                chain: self.chain.clone(),
-                history: self.history.clone(),
-                names: self.names.clone(),
-                hook: self.hook.as_deref().and_then(HookSnap::of),
-                session: self.session.clone(),
-                checkpoints: self.checkpoints.clone(),
-                pruned_to: self.pruned_to,
-                fates: self.fates.shared(),
-            },
-        );
-        let height = self.height();
-        self.events
-            .push_back(NodeEvent::SnapshotTaken { id, height });
-        while self.snapshots.len() > self.max_snapshots {
-            if let Some((old, _)) = self.snapshots.pop_first() {
-                self.events
-                    .push_back(NodeEvent::SnapshotDropped { id: old });
-            }
-        }
-        id
-    }
-
-    pub(super) fn revert(&mut self, id: u64) -> Result<(), NodeError> {
-        let s = self
-            .snapshots
-            .get(&id)
-            .ok_or(NodeError::UnknownSnapshot(id))?;
-        self.past.clear();
-        self.chain = s.chain.clone();
-        self.chain.set_tracing(self.traces.on);
-        self.history = s.history.clone();
-        self.names = s.names.clone();
-        self.session = s.session.clone();
-        self.checkpoints = s.checkpoints.clone();
-        self.pruned_to = s.pruned_to;
-        self.fates = s.fates.shared().reindexed();
-        if let Some(h) = &s.hook {
-            self.hook = Some(h.restore());
-        }
-        self.pending_txs = 0;
-        self.quiet = 0;
-        let height = self.height();
-        self.events
-            .push_back(NodeEvent::SnapshotReverted { id, height });
-        Ok(())
-    }
-
-    pub(super) fn delete_snapshot(&mut self, id: u64) -> Result<(), NodeError> {
-        self.snapshots
-            .remove(&id)
-            .ok_or(NodeError::UnknownSnapshot(id))?;
-        self.events.push_back(NodeEvent::SnapshotDeleted { id });
         Ok(())
     }
 

@@ -237,6 +237,11 @@ pub struct SharesView {
     /// under both schedulers).
     pub median: u64,
     pub actors: Vec<ShareView>,
+    /// The range the scheduler's own weight moves in, `[low, high]` in basis points (issue 34
+    /// item 10, Spec note 166): eip1559's §8 W `[10000, 20000]`, cip1-v1's EMA weight
+    /// `[weight_min_bps, weight_max_bps]`; absent under the schedulers with no weight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight_range_bps: Option<[u32; 2]>,
 }
 
 /// Each actor's share of the lane. Under eip1559 the fires and deferrals are the §8 window's

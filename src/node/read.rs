@@ -33,7 +33,16 @@ pub(super) fn head(
         mining,
         scheduler: chain.engine().scheduler(),
         first_kept,
+        chain_id: chain_id(chain),
     }
+}
+
+/// Keccak-256 of the chain's genesis settings as JSON (issue 34 item 6): two chains started
+/// from different genesis settings (another fixture) differ.
+fn chain_id(chain: &Chain) -> H256 {
+    let mut e = crate::engine::types::HashEncoder::new(b"cowboy-devnet/chain-id");
+    e.bytes(&serde_json::to_vec(chain.genesis()).unwrap_or_default());
+    H256(e.finish())
 }
 
 pub(super) fn height(chain: &Chain) -> u64 {
@@ -234,11 +243,17 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
             per.entry(*a).or_insert_with(|| row(*a));
         }
     }
+    let weight_range_bps = match scheduler {
+        SchedulerKind::Eip1559 => Some([10_000, 20_000]),
+        SchedulerKind::Cip1V1 => Some([v1cfg.weight_min_bps, v1cfg.weight_max_bps]),
+        _ => None,
+    };
     SharesView {
         scheduler,
         window_blocks,
         median,
         actors: per.into_values().collect(),
+        weight_range_bps,
     }
 }
 

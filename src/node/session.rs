@@ -48,6 +48,9 @@ pub enum Entry {
     /// A name given to an address (an actor deployed with a name): not chain state, kept for
     /// the export's names.
     Named { address: Address, name: String },
+    /// A label a fixture step gave the timer it scheduled: not chain state, kept for the
+    /// export's timer names (issue 34 item 12).
+    Labelled { timer: TimerId, label: String },
 }
 
 /// Where a session started.
@@ -175,7 +178,7 @@ impl SessionLog {
         };
         let count = count.min(links.len());
         for l in &links[..count] {
-            if matches!(l.entry, Entry::Named { .. }) {
+            if matches!(l.entry, Entry::Named { .. } | Entry::Labelled { .. }) {
                 out.push_link(l.entry.clone());
             }
         }
@@ -333,7 +336,7 @@ pub(crate) fn replay(
                     break;
                 }
             }
-            Entry::Named { .. } => {}
+            Entry::Named { .. } | Entry::Labelled { .. } => {}
         }
         out.applied += 1;
     }

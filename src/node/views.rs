@@ -33,6 +33,11 @@ pub struct HeadView {
     /// --history N`); older heights answer `HistoryPruned`. 1 while nothing was pruned.
     #[serde(default)]
     pub first_kept: u64,
+    /// Which chain this is: Keccak-256 of its genesis settings (issue 34 item 6, Spec note
+    /// 176). Not consensus data: a dashboard that reattaches compares it to tell a restarted
+    /// server on another fixture from the chain it showed.
+    #[serde(default)]
+    pub chain_id: H256,
 }
 
 /// A mining mode as the API writes it: `{"mode": "auto"}`, `{"mode": "manual"}`,

@@ -154,7 +154,7 @@ fn entry_height(e: &Entry) -> Option<u64> {
         Entry::Tx { height, .. } => Some(*height),
         Entry::SetBalance { at, .. } | Entry::Activation { at, .. } => Some(*at),
         Entry::Halt { after, .. } => Some(*after),
-        Entry::Sealed { .. } | Entry::Named { .. } => None,
+        Entry::Sealed { .. } | Entry::Named { .. } | Entry::Labelled { .. } => None,
     }
 }
 
@@ -168,6 +168,8 @@ struct Exporter {
     actors: Vec<Table>,
     steps: Vec<Table>,
     labels: BTreeMap<TimerId, String>,
+    /// The labels the session's fixture steps gave timers (issue 34 item 12).
+    given_labels: BTreeMap<TimerId, String>,
     chain: Table,
     implicit_governance: bool,
 }
@@ -198,6 +200,15 @@ impl Exporter {
             actors: Vec::new(),
             steps: Vec::new(),
             labels: BTreeMap::new(),
+            given_labels: node
+                .session()
+                .entries()
+                .into_iter()
+                .filter_map(|e| match e {
+                    Entry::Labelled { timer, label } => Some((timer, label)),
+                    _ => None,
+                })
+                .collect(),
             chain: Table::new(),
             implicit_governance: true,
         }
@@ -315,6 +326,20 @@ impl Exporter {
         self.names.get(a).cloned().unwrap_or_else(|| a.to_string())
     }
 
+    /// The label of a scheduled timer: the one the session gave it (a fixture step's, issue
+    /// 34 item 12) when the format takes it and it is free, else `t{n}`, the first free.
+    fn label_for(&self, id: &TimerId) -> String {
+        let taken = |l: &str| self.labels.values().any(|v| v == l);
+        if let Some(l) = self.given_labels.get(id).filter(|l| usable(l) && !taken(l)) {
+            return l.clone();
+        }
+        let free = |l: &String| !taken(l) && !self.given_labels.values().any(|v| v == l);
+        (self.labels.len() + 1..)
+            .map(|n| format!("t{n}"))
+            .find(free)
+            .expect("a free label")
+    }
+
     fn timer(&self, id: &TimerId) -> String {
         self.labels
             .get(id)
@@ -385,7 +410,7 @@ impl Exporter {
                         ("from", Value::String(self.addr(from))),
                     ],
                 )),
-                Entry::Sealed { .. } | Entry::Named { .. } => None,
+                Entry::Sealed { .. } | Entry::Named { .. } | Entry::Labelled { .. } => None,
             };
             // A halt comes after its block: it does not open the next one.
             if !matches!(e, Entry::Halt { .. }) {
@@ -512,7 +537,7 @@ impl Exporter {
                         t.insert(actor.0.into(), actor.1);
                         t.insert(from.0.into(), from.1);
                         if let Some(id) = timers.first() {
-                            let label = format!("t{}", self.labels.len() + 1);
+                            let label = self.label_for(id);
                             self.labels.insert(*id, label.clone());
                             t.insert("label".into(), s(label));
                         }

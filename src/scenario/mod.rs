@@ -8,6 +8,7 @@ mod expect;
 mod expect_trace;
 pub mod export;
 pub mod fixture;
+mod fixture_expect;
 pub mod hunt;
 pub mod lines;
 pub mod live;

@@ -66,7 +66,7 @@ impl FairnessSort {
     pub fn label(self) -> &'static str {
         match self {
             FairnessSort::Fires => "fires",
-            FairnessSort::Deferrals => "deferrals",
+            FairnessSort::Deferrals => "first deferrals",
             FairnessSort::Pending => "pending",
             FairnessSort::W => "W",
             FairnessSort::Actor => "actor",
@@ -142,6 +142,26 @@ pub struct App {
     /// The timer the user selected in the bucket list: the selection follows it while blocks
     /// pass and is cleared (never moved to another timer) when it leaves (issue 23).
     pub timer_pin: Option<TimerId>,
+    /// The pinned timer was not in its bucket: the next block's bucket is being read for it.
+    pub timer_seek: bool,
+    /// Mouse capture (`m`, `--no-mouse`): off, the terminal selects text (issue 34).
+    pub mouse: bool,
+    /// The focused pane maximised (`z`), and how far it is scrolled sideways.
+    pub zoom: bool,
+    pub hscroll: u16,
+    /// The open life or event is shown raw (`v`).
+    pub raw: bool,
+    /// Where `b` returns to (issue 34: back to where I was).
+    pub mark: Option<Box<super::extras::Mark>>,
+    /// Watched timers pinned beside [`watch`](Self::watch) (issue 34: several at once), the
+    /// oldest first, each with its life as last read.
+    pub pinned: Vec<(TimerId, Option<Box<TimerLife>>)>,
+    /// The live head's height of the first refresh after the status-line message was shown
+    /// (`None` until then: `mined to #33` counts from #33): it expires some blocks later
+    /// (issue 34, item 13: `mined to #33` still shown at #40).
+    pub toast_at: Option<u64>,
+    /// The drafts' state watches seen so far (issue 34, item 10).
+    pub known_watches: super::feed_text::KnownWatches,
     /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
     /// follows the newest event and selects nothing.
     pub feed_pin: bool,
@@ -251,6 +271,15 @@ impl App {
             waiting: Vec::new(),
             quit: false,
             timer_pin: None,
+            timer_seek: false,
+            mouse: true,
+            zoom: false,
+            hscroll: 0,
+            raw: false,
+            mark: None,
+            pinned: Vec::new(),
+            toast_at: None,
+            known_watches: Default::default(),
             feed_pin: false,
             owns_devnet: false,
             log: VecDeque::new(),
@@ -281,6 +310,16 @@ impl App {
 
     pub fn height(&self) -> u64 {
         self.data.status.as_ref().map_or(0, |s| s.height)
+    }
+
+    /// Whether `id` is watched (the strip's newest or a pinned one).
+    pub fn is_watched(&self, id: &TimerId) -> bool {
+        self.watch == Some(*id) || self.pinned.iter().any(|(p, _)| p == id)
+    }
+
+    /// The live head's height (the viewed one is [`height`](Self::height)).
+    pub fn tip(&self) -> u64 {
+        self.data.status.as_ref().map_or(0, |s| s.tip)
     }
 
     /// The snapshot ids `R` offers, oldest first: the node's, as of the last refresh, and the
@@ -366,6 +405,7 @@ impl App {
         let text = text.into();
         self.log_message(text.clone(), error);
         self.toast = Some(Toast { text, error });
+        self.toast_at = None;
     }
 
     /// Keeps a message in the log (`!`) without showing it in the status line.
@@ -479,6 +519,26 @@ impl App {
     }
 }
 
+/// Blocks a message stays in the status line (an error stays longer); it stays in the log.
+pub const TOAST_BLOCKS: u64 = 3;
+pub const ERROR_TOAST_BLOCKS: u64 = 10;
+
+/// Drops a status-line message shown some blocks ago (issue 34, item 13).
+fn expire_toast(app: &mut App) {
+    if let Some(t) = &app.toast {
+        let keep = if t.error {
+            ERROR_TOAST_BLOCKS
+        } else {
+            TOAST_BLOCKS
+        };
+        match app.toast_at {
+            None => app.toast_at = Some(app.tip()),
+            Some(at) if app.tip() >= at.saturating_add(keep) => app.toast = None,
+            Some(_) => {}
+        }
+    }
+}
+
 /// Applies one action; returns what the loop must do next.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
@@ -493,7 +553,13 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 app.events_from = 0;
                 app.event_sel = 0;
             }
+            super::extras::on_chain(app, &d);
             app.data = d;
+            // The selected timer stays selected while it is pending, in whichever bucket it
+            // is carried to (issue 34, item 7); when it leaves, nothing is selected.
+            let seek = super::follow::follow_timer(app);
+            expire_toast(app);
+            super::feed_text::note_watches(app);
             if let (Some(at), Some(s)) = (app.view_at, &app.data.status)
                 && at >= s.tip
             {
@@ -514,20 +580,6 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     app.bucket_sel = app.bucket_sel.min(app.data.buckets.len().saturating_sub(1));
                 }
             }
-            // The selected timer stays selected while it is in the bucket; when it leaves,
-            // nothing is selected (no other timer takes its place).
-            match app
-                .timer_pin
-                .and_then(|p| app.data.bucket_timers.iter().position(|t| t.id == p))
-            {
-                Some(i) => app.timer_sel = i,
-                None => {
-                    app.timer_pin = None;
-                    app.timer_sel = app
-                        .timer_sel
-                        .min(app.data.bucket_timers.len().saturating_sub(1));
-                }
-            }
             app.draft.follow(app.data.draft.as_ref());
             app.fairness_sel = app
                 .fairness_sel
@@ -539,6 +591,9 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             // when a block was sealed (or the watched life was never read).
             let moved = app.height() != before;
             let mut out = Vec::new();
+            if seek {
+                out.push(Effect::Refresh);
+            }
             if let Overlay::Life(l) = &app.overlay
                 && moved
             {
@@ -549,6 +604,11 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                 && !out.contains(&Effect::LoadLife(w))
             {
                 out.push(Effect::LoadLife(w));
+            }
+            for (p, life) in &app.pinned {
+                if (moved || life.is_none()) && !out.contains(&Effect::LoadLife(*p)) {
+                    out.push(Effect::LoadLife(*p));
+                }
             }
             out
         }
@@ -622,6 +682,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
                     };
                     app.log_at(at, text.clone(), true);
                     app.toast = Some(Toast { text, error: true });
+                    app.toast_at = None;
                 }
                 app.story.push(it);
             }

@@ -164,12 +164,34 @@ impl ScheduleForm {
             handler: (!handler.is_empty()).then(|| handler.to_string()),
             from: None,
             fee_payer,
-            gas_limit: opt_u64(FormField::Gas)?,
+            gas_limit: check_gas(data, opt_u64(FormField::Gas)?)?,
             expires_at: opt_u64(FormField::ExpiresAt)?,
             max_fee_per_cycle: opt_u128(FormField::MaxFee)?,
             max_priority_fee_per_cycle: opt_u128(FormField::MaxPriorityFee)?,
             priority_tier: tier,
         })
+    }
+}
+
+/// The gas per fire within the scheduler's real cap (issue 34, item 13: under eip1559 the
+/// auction cap, not `max_cycles_per_fire`, which the node's message names).
+fn check_gas(data: &DashboardData, gas: Option<u64>) -> Result<Option<u64>, String> {
+    let Some(s) = data.status.as_ref().filter(|s| s.gas_cap > 0) else {
+        return Ok(gas);
+    };
+    match gas {
+        Some(g) if g == 0 || g > s.gas_cap => {
+            let why = if s.scheduler == "eip1559" {
+                "the eip1559 auction cap, CIP-1 v3 §10"
+            } else {
+                "max_cycles_per_fire"
+            };
+            Err(format!(
+                "gas per fire {g} must be in 1..={} ({why})",
+                s.gas_cap
+            ))
+        }
+        g => Ok(g),
     }
 }
 

@@ -47,6 +47,11 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 Some(KeyAction::Close) | Some(KeyAction::Help) | Some(KeyAction::Log)
             ) {
                 app.overlay = Overlay::None;
+                app.raw = false;
+            } else if a == Some(KeyAction::Raw) && matches!(app.overlay, Overlay::Event(_)) {
+                app.raw = !app.raw;
+            } else if a == Some(KeyAction::Copy) && app.raw {
+                copy_raw(app);
             } else if a == Some(KeyAction::Quit) {
                 return quit(app);
             }
@@ -58,6 +63,15 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             let a = app.keys.action_for(&k);
             if matches!(a, Some(KeyAction::Close) | Some(KeyAction::Select)) {
                 app.overlay = Overlay::None;
+                app.raw = false;
+                return vec![];
+            }
+            if a == Some(KeyAction::Raw) {
+                app.raw = !app.raw;
+                return vec![];
+            }
+            if a == Some(KeyAction::Copy) && app.raw {
+                copy_raw(app);
                 return vec![];
             }
             if matches!(
@@ -108,6 +122,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             Some((id, _)) => return toggle_watch(app, id),
             None if app.watch.is_some() => {
                 app.watch = None;
+                app.pinned.clear();
                 app.watch_life = None;
             }
             None => app.toast("select a timer (buckets, feed or drafts) to watch", true),
@@ -195,6 +210,9 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 _ => {}
             }
         }
+        // A maximised pane (`z`) scrolls sideways.
+        KeyAction::Right | KeyAction::Left
+            if super::extras::zoom_scroll(app, action == KeyAction::Right) => {}
         KeyAction::Right => {
             if app.focus == Pane::Buckets && !app.in_bucket && !app.data.bucket_timers.is_empty() {
                 app.in_bucket = true;
@@ -380,6 +398,10 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             ));
         }
         KeyAction::Snapshot => return vec![Effect::Command(UiCommand::Snapshot)],
+        KeyAction::ToggleMouse => super::extras::toggle_mouse(app),
+        KeyAction::Return => return super::extras::go_back(app),
+        KeyAction::Zoom => super::extras::toggle_zoom(app),
+        KeyAction::Raw => return super::extras::raw(app),
         KeyAction::Draft => {
             app.overlay = Overlay::Prompt(Prompt::new(
                 PromptKind::Draft,
@@ -443,6 +465,14 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     vec![]
 }
 
+/// `y` in the raw view: the whole of it to the clipboard (OSC 52).
+fn copy_raw(app: &mut App) {
+    if let Some((title, lines)) = super::panes::raw::raw_of(app) {
+        app.clipboard = Some(lines.join("\n"));
+        app.toast(format!("copied {title} ({} lines)", lines.len()), false);
+    }
+}
+
 /// `q`: a dashboard whose process owns the devnet asks first (the devnet stops with it).
 fn quit(app: &mut App) -> Vec<Effect> {
     if !app.owns_devnet {
@@ -465,16 +495,40 @@ fn quit(app: &mut App) -> Vec<Effect> {
 }
 
 /// `w`: watch a timer (or stop watching it).
+/// `w`: watches the timer (the ones watched before stay pinned in the strip, at most
+/// [`MAX_PINNED`] of them, issue 34), or stops watching it.
 fn toggle_watch(app: &mut App, id: crate::engine::TimerId) -> Vec<Effect> {
     if app.watch == Some(id) {
-        app.watch = None;
-        app.watch_life = None;
+        // The newest pinned one takes its line.
+        match app.pinned.pop() {
+            Some((p, life)) => {
+                app.watch = Some(p);
+                app.watch_life = life;
+            }
+            None => {
+                app.watch = None;
+                app.watch_life = None;
+            }
+        }
         return vec![];
+    }
+    if let Some(i) = app.pinned.iter().position(|(p, _)| *p == id) {
+        app.pinned.remove(i);
+        return vec![];
+    }
+    if let Some(w) = app.watch.take() {
+        app.pinned.push((w, app.watch_life.take()));
+        if app.pinned.len() > MAX_PINNED {
+            app.pinned.remove(0);
+        }
     }
     app.watch = Some(id);
     app.watch_life = None;
     vec![Effect::LoadLife(id)]
 }
+
+/// Watched timers kept pinned beside the newest one.
+pub const MAX_PINNED: usize = 3;
 
 /// `y`: puts `text` on the terminal's clipboard with OSC 52 (works over tmux and ssh).
 fn copy_id(app: &mut App, text: String, what: &str) {

@@ -52,6 +52,12 @@ pub enum KeyAction {
     ForwardTen,
     Fork,
     Export,
+    /// Issue 34 features: mouse capture on/off, back to where I was, maximise a pane, a raw
+    /// view of a timer or an event.
+    ToggleMouse,
+    Return,
+    Zoom,
+    Raw,
 }
 
 impl KeyAction {
@@ -92,6 +98,10 @@ impl KeyAction {
             KeyAction::ForwardTen => "forward_ten",
             KeyAction::Fork => "fork",
             KeyAction::Export => "export",
+            KeyAction::ToggleMouse => "toggle_mouse",
+            KeyAction::Return => "return",
+            KeyAction::Zoom => "zoom",
+            KeyAction::Raw => "raw",
         }
     }
 }
@@ -342,7 +352,7 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
     (
         KeyAction::Watch,
         &["w"],
-        "watch the selected timer: its timeline under the status bar (w again: stop)",
+        "watch the selected timer: its timeline under the status bar (several: each pinned; w again: stop)",
         Some("watch"),
     ),
     (
@@ -355,6 +365,30 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         KeyAction::Log,
         &["!"],
         "the message log: every status-line message in full",
+        None,
+    ),
+    (
+        KeyAction::Raw,
+        &["v"],
+        "raw view of the selected timer or event: every field, the payload as hex (y copies)",
+        None,
+    ),
+    (
+        KeyAction::Zoom,
+        &["z"],
+        "maximise the focused pane (z again: back); ←/→ scroll it sideways",
+        None,
+    ),
+    (
+        KeyAction::Return,
+        &["b"],
+        "back to where I was: the height and selection before the last fork, revert or jump",
+        None,
+    ),
+    (
+        KeyAction::ToggleMouse,
+        &["m"],
+        "mouse capture on/off (off: the terminal selects text)",
         None,
     ),
     (KeyAction::Help, &["?"], "this help", Some("help")),

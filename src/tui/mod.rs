@@ -13,7 +13,10 @@ mod click;
 pub mod command;
 pub mod draft_cursor;
 pub mod draft_request;
+pub mod extras;
+pub mod feed_text;
 pub mod filter;
+mod follow;
 pub mod form;
 mod input;
 pub mod keys;
@@ -29,6 +32,7 @@ pub mod term;
 pub mod theme;
 pub mod view;
 pub mod worker;
+pub mod zoom;
 
 use app::{Action, App, Effect, update};
 use keys::KeyMap;
@@ -53,6 +57,8 @@ pub struct RunOptions {
     pub refresh: Duration,
     /// The process runs the devnet it shows (the default command): `q` asks before quitting.
     pub owns_devnet: bool,
+    /// Mouse capture at start (`--no-mouse`: off; `m` toggles it).
+    pub mouse: bool,
 }
 
 impl Default for RunOptions {
@@ -63,6 +69,7 @@ impl Default for RunOptions {
             frame: Duration::from_millis(100),
             refresh: Duration::from_millis(500),
             owns_devnet: false,
+            mouse: true,
         }
     }
 }
@@ -77,12 +84,21 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
     }
     let data = source.dashboard(&app.query());
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);
+    let mut again = false;
     for e in apply_refresh(app, data, events, dropped) {
-        if let Effect::LoadLife(id) = e {
-            let at = app.shown_at();
-            let life = source.timer_life_at(&id, at).map(Box::new);
-            update(app, Action::Life(id, at, life));
+        match e {
+            Effect::LoadLife(id) => {
+                let at = app.shown_at();
+                let life = source.timer_life_at(&id, at).map(Box::new);
+                update(app, Action::Life(id, at, life));
+            }
+            // The selected timer is looked for in another bucket (issue 34, item 7): once.
+            Effect::Refresh => again = true,
+            Effect::Command(_) => {}
         }
+    }
+    if again {
+        refresh(source, app);
     }
 }
 
@@ -156,9 +172,11 @@ pub fn handle_key<S: DashboardSource + ?Sized>(
 /// tasks) restores the terminal from the panic hook and ends this loop with an error, so no UI
 /// keeps drawing on a restored screen.
 pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> io::Result<()> {
-    let mut guard = TerminalGuard::new()?;
+    let mut guard = TerminalGuard::with_mouse(opts.mouse)?;
     let mut app = App::new(opts.keys.clone());
     app.owns_devnet = opts.owns_devnet;
+    app.mouse = opts.mouse;
+    let mut mouse_on = opts.mouse;
     let mut client = worker::Client::spawn(source, opts.frame.min(Duration::from_millis(100)));
     client.refresh(&app);
     let mut last_refresh = Instant::now();
@@ -193,6 +211,10 @@ pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> 
                 client.dispatch(&mut app, effects);
             }
             Some(TermEvent::Resize) | None => {}
+        }
+        if app.mouse != mouse_on {
+            term::set_mouse(app.mouse)?;
+            mouse_on = app.mouse;
         }
         client.pump(&mut app);
         let now = Instant::now();

@@ -73,6 +73,12 @@ pub struct Status {
     /// `max_ttl_blocks` in force: the latest `expires_at` an extension can set is the block's
     /// height plus this (CIP-5 §5.4; issue 34, item 4).
     pub max_ttl_blocks: u64,
+    /// The largest gas per fire a schedule takes now (the node's `max_gas_per_fire`: under
+    /// eip1559 the §10 auction cap; issue 34, item 13).
+    pub gas_cap: u64,
+    /// Which chain this is (the node's `chain_id`): another one after a reattach resets what
+    /// the dashboard kept of the old chain (issue 34, item 6).
+    pub chain_id: H256,
 }
 
 /// One coming height and what is due there.
@@ -240,6 +246,8 @@ pub struct TimerLife {
     pub record: Option<TimerRow>,
     pub deferrals: u64,
     pub timeline: Vec<LifeEntry>,
+    /// The payload while the timer is pending (the raw view, `v`).
+    pub payload: Option<Vec<u8>>,
 }
 
 /// What the dashboard asks for in one refresh.
@@ -276,6 +284,8 @@ pub struct DashboardData {
     pub buckets: Vec<BucketSummary>,
     /// The selected bucket's timers, in execution order.
     pub bucket_timers: Vec<TimerRow>,
+    /// The height `bucket_timers` were read at (the query's selected bucket).
+    pub bucket_at: Option<u64>,
     pub tiers: Tiers,
     /// Oldest first.
     pub lane: Vec<LaneRow>,
@@ -293,6 +303,9 @@ pub struct DashboardData {
     /// The median of the fires over the actors with at least one (CIP-1 v3 §8's median: the
     /// window's own under eip1559, of the fires counted from the events under fifo).
     pub fires_median: u64,
+    /// The range the weight column moves in, basis points (the node's `weight_range_bps`):
+    /// the W bar is drawn on it (issue 34, item 10).
+    pub weight_range: Option<(u32, u32)>,
     /// The snapshots the node keeps, oldest first (what `R` can revert to).
     pub snapshots: Vec<crate::node::SnapshotInfo>,
     /// The CIP-5 drafts' state (issue 22): shown in the lane pane's place under a draft.

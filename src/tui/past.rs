@@ -36,7 +36,7 @@ pub(crate) fn on_life(
     let open = matches!(&app.overlay, Overlay::Life(l) if l.id == id);
     let loading = app.overlay == Overlay::LifeLoading(id);
     if at != app.shown_at() {
-        return if open || loading || app.watch == Some(id) {
+        return if open || loading || app.is_watched(&id) {
             vec![Effect::LoadLife(id)]
         } else {
             vec![]
@@ -50,9 +50,15 @@ pub(crate) fn on_life(
             record: None,
             deferrals: 0,
             timeline: Vec::new(),
+            payload: None,
         })),
         (l, _) => l,
     };
+    if let Some(p) = app.pinned.iter_mut().find(|(p, _)| *p == id)
+        && let Some(l) = &life
+    {
+        p.1 = Some(l.clone());
+    }
     if app.watch == Some(id) {
         // At the head, a watched timer the node no longer knows (a revert took it back)
         // keeps its last life.
@@ -95,6 +101,10 @@ pub(crate) fn history_key(app: &mut App, action: KeyAction) -> Vec<Effect> {
         return vec![];
     };
     let (tip, first_kept) = (s.tip, s.first_kept);
+    if app.view_at.is_none() {
+        // Into the past from the head: `b` comes back here (issue 34).
+        super::extras::mark(app);
+    }
     let from = app.view_at.unwrap_or(tip);
     let to = from.saturating_add_signed(step);
     if to >= tip {
@@ -189,6 +199,11 @@ pub(crate) fn refuse_in_past(app: &mut App, effects: Vec<Effect>) -> Vec<Effect>
 /// A fork or a revert also undoes the fixture's story told after the height it returns to
 /// (issue 34, item 6): the story line shows the newest step the new branch still has.
 pub(crate) fn on_done(app: &mut App, cmd: &UiCommand, ok: bool, height: Option<u64>) {
+    if ok && matches!(cmd, UiCommand::Revert(_)) {
+        // `b` returns to the selection (and the head) before the revert (issue 34); a fork
+        // keeps the mark its jump into the past made.
+        super::extras::mark(app);
+    }
     if ok && matches!(cmd, UiCommand::RevertTo(_)) {
         app.view_at = None;
     }

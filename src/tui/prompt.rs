@@ -277,14 +277,15 @@ pub(crate) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                 vec![]
             }
         },
-        // `R` lists the devnet's snapshots: ↑/↓ choose one.
+        // `R` lists the devnet's snapshots newest first: ↓ goes down that list, to an older
+        // one, ↑ to a newer one (issue 34, item 13).
         KeyCode::Up | KeyCode::Down
             if p.kind == PromptKind::Revert && !app.snapshot_ids().is_empty() =>
         {
             let ids = app.snapshot_ids();
             let at = ids.iter().position(|i| i.to_string() == p.input.trim());
             let i = match (at, k.code) {
-                (Some(i), KeyCode::Up) => i.saturating_sub(1),
+                (Some(i), KeyCode::Down) => i.saturating_sub(1),
                 (Some(i), _) => (i + 1).min(ids.len() - 1),
                 (None, _) => ids.len() - 1,
             };

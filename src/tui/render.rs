@@ -114,6 +114,11 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
                 r,
             );
         }
+    } else if app.zoom {
+        // Issue 34: the focused pane over the whole body, scrolled sideways.
+        let top = a.buckets.y;
+        let body = Rect::new(area.x, top, area.width, a.hints.y.saturating_sub(top));
+        super::zoom::render(frame, body, app, theme);
     } else {
         panes::buckets::render(frame, a.buckets, app, theme);
         panes::tiers::render(frame, a.tiers, app, theme);
@@ -129,6 +134,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         Overlay::None => {}
         Overlay::Help => panes::modal::help(frame, area, app, theme),
         Overlay::Log => panes::modal::log(frame, area, app, theme),
+        _ if panes::raw::render(frame, area, app, theme) => {}
         Overlay::Event(e) => panes::modal::event(frame, area, app, e, theme),
         Overlay::Confirm(c) => panes::modal::confirm(frame, area, c, theme),
         Overlay::Life(l) => panes::overlays::life(frame, area, app, l, theme),
@@ -141,7 +147,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
 /// Lines under the status bar: the story line while a fixture tells one, the watch strip
 /// when a timer is watched.
 pub fn strip_lines(app: &App) -> u16 {
-    u16::from(app.watch.is_some()) + u16::from(!app.story.is_empty())
+    u16::from(app.watch.is_some()) + app.pinned.len() as u16 + u16::from(!app.story.is_empty())
 }
 
 /// A pane's frame: its title, focused or not.

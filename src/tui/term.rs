@@ -77,15 +77,17 @@ pub struct TerminalGuard {
 
 impl TerminalGuard {
     pub fn new() -> io::Result<Self> {
+        Self::with_mouse(true)
+    }
+
+    /// The terminal held, with mouse capture on or off (`--no-mouse`, issue 34).
+    pub fn with_mouse(mouse: bool) -> io::Result<Self> {
         install_panic_hook();
         enable_raw_mode()?;
         ACTIVE.store(true, Ordering::SeqCst);
-        if let Err(e) = execute!(
-            io::stdout(),
-            EnterAlternateScreen,
-            EnableMouseCapture,
-            cursor::Hide
-        ) {
+        if let Err(e) = execute!(io::stdout(), EnterAlternateScreen, cursor::Hide)
+            .and_then(|_| set_mouse(mouse))
+        {
             let _ = restore();
             return Err(e);
         }
@@ -102,6 +104,15 @@ impl TerminalGuard {
 impl Drop for TerminalGuard {
     fn drop(&mut self) {
         let _ = restore();
+    }
+}
+
+/// Turns mouse capture on (a click focuses a pane) or off (the terminal selects text).
+pub fn set_mouse(on: bool) -> io::Result<()> {
+    if on {
+        execute!(io::stdout(), EnableMouseCapture)
+    } else {
+        execute!(io::stdout(), DisableMouseCapture)
     }
 }
 

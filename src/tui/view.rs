@@ -194,6 +194,8 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         tip: r.tip.as_ref().unwrap_or(head).height,
         first_kept: r.tip.as_ref().unwrap_or(head).first_kept,
         max_ttl_blocks: r.config.timer.max_ttl_blocks,
+        gas_cap: r.lane.max_gas_per_fire,
+        chain_id: r.tip.as_ref().unwrap_or(head).chain_id,
         variants: {
             let d = crate::engine::Variants::default().values();
             d.iter()
@@ -278,6 +280,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         status: Some(status),
         buckets,
         bucket_timers,
+        bucket_at: q.selected_bucket,
         tiers: tiers(&r.tiers, head, &r.config),
         lane,
         fairness,
@@ -286,6 +289,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         defer_reasons,
         fairness_window: eip.then_some((r.shares.window_blocks, r.shares.median)),
         fires_median: r.shares.median,
+        weight_range: r.shares.weight_range_bps.map(|[lo, hi]| (lo, hi)),
         snapshots: r.snapshots.clone(),
         draft: r.draft.clone(),
     }
@@ -393,6 +397,7 @@ pub fn timer_life(r: &LifeReplies, names: &BTreeMap<Address, String>) -> Option<
         record: Some(timer_row(t, &r.head, &r.config.timer)),
         deferrals,
         timeline,
+        payload: t.payload.clone(),
     })
 }
 

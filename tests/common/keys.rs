@@ -48,12 +48,24 @@ pub fn screen_at(app: &App, w: u16, h: u16) -> String {
 /// length, stopped after that block: a shorter run would end before the fixture's later steps
 /// and expectations, which makes the fixture broken (Spec note 24) and plays nothing.
 pub fn fixture_at(name: &str, height: u64) -> cowboy_devnet::tui::local::LocalDevnet {
+    fixture_under(name, height, None)
+}
+
+/// [`fixture_at`] played under `scheduler` (as `--scheduler` plays it) when one is given.
+pub fn fixture_under(
+    name: &str,
+    height: u64,
+    scheduler: Option<cowboy_devnet::engine::SchedulerKind>,
+) -> cowboy_devnet::tui::local::LocalDevnet {
     use cowboy_devnet::scenario::{RunOptions, builtin};
     use cowboy_devnet::vm::DevnetRuntime;
     use std::ops::ControlFlow;
-    let sc = builtin::scenario(name, &DevnetRuntime::new())
+    let mut sc = builtin::scenario(name, &DevnetRuntime::new())
         .expect("the fixture ships")
         .expect("the fixture prepares");
+    if let Some(k) = scheduler {
+        sc.play_under(k);
+    }
     let (report, devnet) = sc
         .run_with(
             DevnetRuntime::shared(),

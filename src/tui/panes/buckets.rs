@@ -11,12 +11,14 @@ use ratatui::widgets::{Block, Borders, Paragraph, Row, Table};
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let lane = app.data.status.as_ref().map_or(0, |s| s.lane_cycles);
-    let block = pane_block(
-        format!("buckets · lane {} cycles", short_amount(lane.into())),
-        Pane::Buckets,
-        app,
-        theme,
-    );
+    // Issue 34, item 10: the CIP-5 drafts have no timer lane (their quotas pick the fires,
+    // English §8, zh §6): no lane size and no `fits` column under them.
+    let draft = app.data.draft.as_ref().map(|d| d.scheduler);
+    let title = match draft {
+        Some(k) => format!("buckets · {k}: no timer lane (quotas pick the fires)"),
+        None => format!("buckets · lane {} cycles", short_amount(lane.into())),
+    };
+    let block = pane_block(title, Pane::Buckets, app, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let [left, right] =
@@ -34,7 +36,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .skip(off)
         .take(h)
         .map(|(i, b)| {
-            let mut style = if !b.fits_lane {
+            let mut style = if !b.fits_lane && draft.is_none() {
                 theme.get("bucket_over")
             } else if b.height == next {
                 theme.get("bucket_due")
@@ -52,7 +54,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 format!("#{}", b.height),
                 b.count.to_string(),
                 short_amount(b.gas.into()),
-                if b.fits_lane { "yes" } else { "NO" }.to_string(),
+                match (draft, b.fits_lane) {
+                    (Some(_), _) => String::new(),
+                    (None, true) => "yes".into(),
+                    (None, false) => "NO".into(),
+                },
             ])
             .style(style)
         })
@@ -66,7 +72,15 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             Constraint::Length(4),
         ],
     )
-    .header(Row::new(vec!["height", "timers", "gas", "fits"]).style(theme.get("header")))
+    .header(
+        Row::new(vec![
+            "height",
+            "timers",
+            "gas",
+            if draft.is_some() { "" } else { "fits" },
+        ])
+        .style(theme.get("header")),
+    )
     .block(
         Block::default()
             .borders(Borders::RIGHT)
@@ -106,7 +120,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         ("prio×W", 11),
         ("expires", 8),
         ("maxcost", 7),
-        ("carried", 14),
+        ("carried·why", 14),
         ("fees", 16),
         ("payer", 9),
         ("handler", 12),
@@ -129,7 +143,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let _ = i;
             let style = if focused && app.in_bucket && app.timer_pin == Some(t.id) {
                 theme.get("selection")
-            } else if app.watch == Some(t.id) {
+            } else if app.is_watched(&t.id) {
                 crate::tui::panes::watch::watched(theme)
             } else {
                 theme.get("text")
@@ -151,10 +165,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 },
                 t.expires_at.to_string(),
                 short_amount(t.max_cost),
+                // Issue 34, item 8: blocks this timer was carried, and the last reason.
                 match (&t.last_defer, t.carried) {
-                    (Some(r), c) => format!("{c} {r}"),
+                    (Some(r), c) => format!("{c} blk {r}"),
                     (None, 0) => "0".into(),
-                    (None, c) => c.to_string(),
+                    (None, c) => format!("{c} blk"),
                 },
                 fee_cell(t),
                 app.data.label(&t.fee_payer),

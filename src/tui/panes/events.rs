@@ -47,19 +47,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             let from_newest = rows.len() - 1 - (start + i);
             let selected = focused && app.feed_pin && from_newest == app.event_sel;
             // The headless lines' text (issue 23), a timer named by its fixture label when it
-            // has one; `key=value` fields only from a source that gives no text.
-            let body = if e.text.is_empty() {
-                e.fields.clone()
-            } else {
-                match e.timer {
-                    Some(t) if app.labels.contains_key(&t) => e.text.replacen(
-                        &format!("timer {}", t.short()),
-                        &format!("timer {}", app.timer_label(&t)),
-                        1,
-                    ),
-                    _ => e.text.clone(),
-                }
-            };
+            // has one, a state watch said as one; `key=value` fields only from a source that
+            // gives no text.
+            let body = crate::tui::feed_text::feed_text(app, e);
             let mut spans = vec![
                 Span::styled(format!("#{:<6} ", e.height), theme.get("dim")),
                 Span::styled(format!("{:<31} ", e.kind), theme.kind(&e.kind)),
@@ -70,7 +60,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 for s in &mut spans {
                     s.style = sel;
                 }
-            } else if e.timer.is_some() && e.timer == app.watch {
+            } else if e.timer.is_some_and(|t| app.is_watched(&t)) {
                 let w = crate::tui::panes::watch::watched(theme);
                 for s in &mut spans {
                     s.style = s.style.patch(w);

@@ -53,10 +53,16 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     // drops the ones further right.
     let has_w = rows.iter().any(|r| r.w_bps.is_some());
     let mut cols: Vec<(&str, u16)> = vec![("actor", 10)];
+    // The bar is drawn on the scheduler's own range (issue 34, item 10): 1..2 for eip1559's
+    // W, weight_min..weight_max for cip1-v1's EMA weight; its header names the ends.
+    let range = app.data.weight_range.unwrap_or((10_000, 20_000));
+    let bar_head = format!("{}─{}", fmt_w(range.0), fmt_w(range.1));
     if has_w {
-        cols.extend([("W", 4), ("1 ── 2", BAR as u16)]);
+        cols.extend([("W", 4), (bar_head.as_str(), BAR as u16)]);
     }
-    cols.extend([("fires", 6), ("deferrals", 9), ("pending", 7)]);
+    // Issue 34, item 8: the actor's first deferrals in the window (Spec note 147: a timer
+    // carried for many blocks counts once), not blocks carried.
+    cols.extend([("fires", 6), ("1st deferrals", 13), ("pending", 7)]);
     let mut shown = 0;
     let mut used = 0u16;
     for (_, w) in &cols {
@@ -76,7 +82,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             if has_w {
                 cells.push(Cell::from(r.w_bps.map_or("—".into(), fmt_w)));
                 cells.push(
-                    Cell::from(r.w_bps.map_or(String::new(), w_bar))
+                    Cell::from(r.w_bps.map_or(String::new(), |w| w_bar(w, range)))
                         .style(theme.get("utilisation_line")),
                 );
             }
@@ -111,11 +117,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 }
 
 /// Width of the W bar.
-const BAR: usize = 6;
+const BAR: usize = 9;
 
-/// W from 1.00 (empty) to 2.00 (full) as a bar of [`BAR`] cells.
-fn w_bar(bps: u32) -> String {
-    let over = bps.clamp(10_000, 20_000) - 10_000;
-    let full = (over as usize * BAR).div_ceil(10_000);
+/// A weight from `lo` (empty) to `hi` (full) as a bar of [`BAR`] cells.
+fn w_bar(bps: u32, (lo, hi): (u32, u32)) -> String {
+    let span = hi.saturating_sub(lo).max(1) as usize;
+    let over = (bps.clamp(lo, hi.max(lo)) - lo) as usize;
+    let full = (over * BAR).div_ceil(span).min(BAR);
     format!("{}{}", "█".repeat(full), "·".repeat(BAR - full))
 }

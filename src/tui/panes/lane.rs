@@ -66,7 +66,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 ),
                 (format!("timers selected {}", r.selected), false),
                 (format!("fired {}", r.fired), false),
-                (format!("deferred {}", r.deferred), r.deferred > 0),
+                // Issue 34, item 8: the block's own count (carried timers again each block).
+                (
+                    format!("deferred this block {}", r.deferred),
+                    r.deferred > 0,
+                ),
             ],
             None => vec![("no block yet".into(), false)],
         },
@@ -105,10 +109,10 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             )]
         },
     ));
-    // Issue 34, item 8: these count deferral events (a timer deferred each block counts
-    // once per block) over the lane window; the title says so.
+    // Issue 34, item 8: these count `TimerDeferred` events over the lane window, recorded on
+    // a timer's first deferral only (Spec note 147): a timer carried for 40 blocks counts once.
     groups.push((
-        "deferrals (events) ",
+        "first deferrals in window ",
         app.data
             .defer_reasons
             .iter()
@@ -252,12 +256,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .x_axis(
             Axis::default()
                 .bounds([0.0, x1])
-                .labels([format!("#{h0}"), format!("#{h1}")])
+                // The x labels are drawn below with the legend (issue 34, item 9).
                 .style(theme.get("dim")),
         )
-        .hidden_legend_constraints((Constraint::Ratio(1, 3), Constraint::Ratio(1, 2)))
-        // Top left: over the oldest blocks, not the newest (issue 34, item 9).
-        .legend_position(Some(ratatui::widgets::LegendPosition::TopLeft))
+        // Issue 34, item 9: the legend is a line of its own above the chart (it never covers
+        // the newest blocks, and shows at 120 columns where a legend box did not fit).
+        .legend_position(None)
         .y_axis(
             Axis::default()
                 .bounds([0.0, ymax])
@@ -265,7 +269,24 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .style(theme.get("dim")),
         );
     if chart.height >= 3 {
-        frame.render_widget(c, chart);
+        // The legend and units take the x axis's label row (issue 34, item 9): seen whenever
+        // the chart is, never over the newest blocks.
+        let [plot, labels] =
+            Layout::vertical([Constraint::Min(2), Constraint::Length(1)]).areas(chart);
+        frame.render_widget(c, plot);
+        let right = format!("#{h1}");
+        let rw = right.chars().count() as u16;
+        let [left_area, right_area] =
+            Layout::horizontal([Constraint::Min(0), Constraint::Length(rw)]).areas(labels);
+        let mut legend = legend_line(theme, eip, !switch.is_empty(), lane, chart.width);
+        legend
+            .spans
+            .insert(0, Span::styled(format!("#{h0} "), theme.get("dim")));
+        frame.render_widget(Paragraph::new(legend), left_area);
+        frame.render_widget(
+            Paragraph::new(Line::styled(right, theme.get("dim"))),
+            right_area,
+        );
     }
 
     // The basefee over the window: the lane basefee under eip1559 (nanos per cycle, shown in
@@ -277,14 +298,26 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .collect();
     let lo = shown.iter().map(|r| r.basefee).min().unwrap_or(0);
     let hi = shown.iter().map(|r| r.basefee).max().unwrap_or(0);
+    // Whole values only (issue 34, item 9): the window's range goes first, then `next`, when
+    // the line is short.
+    let room = (fee_label.width as usize).saturating_sub("lane basefee ".len());
     let label = match (last, status.and_then(|s| s.lane_basefee)) {
-        (Some(r), Some(next)) if eip => format!(
-            "{} per cycle (next {}, window {}..{})",
-            fmt_nanos(r.basefee),
-            fmt_nanos(next),
-            fmt_nanos(lo),
-            fmt_nanos(hi)
-        ),
+        (Some(r), Some(next)) if eip => {
+            let (now, next) = (fmt_nanos(r.basefee), fmt_nanos(next));
+            [
+                format!(
+                    "{now} per cycle (next {next}, window {}..{})",
+                    fmt_nanos(lo),
+                    fmt_nanos(hi)
+                ),
+                format!("{now} per cycle (next {next})"),
+                format!("{now} (next {next})"),
+                now.clone(),
+            ]
+            .into_iter()
+            .find(|l| l.chars().count() <= room)
+            .unwrap_or(now)
+        }
         // Issue 34, item 10: the scheduler in force, not always fifo.
         (Some(r), _) => format!(
             "{} per cycle ({}: no lane basefee)",
@@ -318,6 +351,35 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             fee,
         );
     }
+}
+
+/// The chart's legend and units in one line: each series in its colour, what the y axis is a
+/// share of, one x step per block; the longer words where the chart is wide.
+fn legend_line(theme: &Theme, eip: bool, switch: bool, lane: u64, width: u16) -> Line<'static> {
+    let wide = width >= 80;
+    let mut spans = vec![
+        Span::styled("▬reserved ", theme.get("utilisation_line")),
+        Span::styled("▬used ", theme.get("dim")),
+        Span::styled(
+            if wide {
+                "▬gc (of its budget) "
+            } else {
+                "▬gc "
+            },
+            theme.get("gc_line"),
+        ),
+    ];
+    if eip && wide {
+        spans.push(Span::styled("··target ", theme.get("dim")));
+    }
+    if switch && wide {
+        spans.push(Span::styled("⁞switch ", theme.get("warn")));
+    }
+    spans.push(Span::styled(
+        format!("% of {} per block", short_amount(lane.into())),
+        theme.get("dim"),
+    ));
+    Line::from(spans)
 }
 
 #[derive(Clone, Copy)]

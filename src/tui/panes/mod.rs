@@ -7,6 +7,7 @@ pub mod fairness;
 pub mod lane;
 pub mod modal;
 pub mod overlays;
+pub mod raw;
 pub mod status;
 pub mod tiers;
 pub mod watch;

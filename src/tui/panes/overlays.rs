@@ -167,7 +167,8 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
             lines.push(field("priority", "— (fifo)".into()));
         }
     }
-    lines.push(field("deferrals", l.deferrals.to_string()));
+    // Issue 34, item 8: the same count as the fairness table's (Spec note 147).
+    lines.push(field("first deferrals", l.deferrals.to_string()));
     let [top, bottom] = Layout::vertical([
         Constraint::Length(lines.len() as u16 + 1),
         Constraint::Min(1),

@@ -20,8 +20,8 @@ struct Item {
 
 /// The status bar's text for `width` columns: every part in full when it fits; else the
 /// parts in short (the RPC address without its scheme, the basefees as `cycle/cell/lane`);
-/// else the least important parts dropped, one at a time (scheduler, basefees, pending,
-/// mining, then the RPC address), so the height, the link's state and what is awaited stay
+/// else the least important parts dropped, one at a time (variants, pending, basefees,
+/// scheduler, mining, then the RPC address), so the height, the link's state and what is awaited stay
 /// readable at any width the dashboard draws at.
 pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
     let base = theme.get("status");
@@ -80,6 +80,24 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
         let w = format!("{}…", app.waiting.join(", "));
         item(1, "waiting:", w.clone(), w, theme.get("warn"));
     }
+    // Issue 34: mouse capture off is said (the terminal selects text; `m` turns it on).
+    if !app.mouse {
+        let k = app
+            .keys
+            .keys_label(crate::tui::keys::KeyAction::ToggleMouse);
+        item(
+            2,
+            "mouse",
+            format!("off ({k})"),
+            "off".into(),
+            theme.get("warn"),
+        );
+    }
+    if app.zoom {
+        let k = app.keys.keys_label(crate::tui::keys::KeyAction::Zoom);
+        let v = format!("maximised ←/→ ({k}: back)");
+        item(2, "", v.clone(), v, theme.get("warn"));
+    }
     let m = s.mining.label();
     item(4, "mining", m.clone(), m, key);
     let sched = match (s.scheduler.as_str(), s.activation_height) {
@@ -87,7 +105,9 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
         (k, Some(h)) => format!("{k} (eip1559 at #{h})"),
         (k, None) => k.to_string(),
     };
-    item(7, "scheduler", sched, s.scheduler.clone(), key);
+    // Issue 34, item 9: the scheduler outlasts the basefees and the pending count (after
+    // activation its long form no longer fits at 120 columns; its short form does).
+    item(5, "scheduler", sched, s.scheduler.clone(), key);
     // The non-default variants (issue 21), dropped first when the bar is short.
     if !s.variants.is_empty() {
         let v = s.variants.join(",");
@@ -112,7 +132,7 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
         key,
     );
     let p = s.pending_timers.to_string();
-    item(5, "pending", p.clone(), p, key);
+    item(7, "pending", p.clone(), p, key);
     let rpc = s.rpc_address.clone().unwrap_or_else(|| "off".into());
     let rpc_short = rpc
         .strip_prefix("http://")
@@ -176,6 +196,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 
 pub fn render_hints(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let line = match (&app.toast, &app.link) {
+        // Disconnected, the link's state outranks a message that is no error (issue 34, item
+        // 13: `back at the head: live` while the devnet does not answer).
+        (Some(t), Some(l)) if !t.error => {
+            Line::from(Span::styled(format!(" {l} "), theme.get("error")))
+        }
         (Some(t), _) => Line::from(Span::styled(
             format!(" {} ", t.text),
             theme.get(if t.error { "error" } else { "ok" }),

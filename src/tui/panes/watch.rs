@@ -111,22 +111,30 @@ pub fn timeline_steps(l: &TimerLife) -> Vec<(String, &'static str)> {
     steps
 }
 
-/// The strip's line.
+/// The strip's line of the newest watched timer.
 pub fn strip_line(app: &App, id: &TimerId, theme: &Theme) -> Line<'static> {
+    life_line(app, id, app.watch_life.as_deref(), theme)
+}
+
+/// A watched timer's line, from its life as last read.
+pub fn life_line(
+    app: &App,
+    id: &TimerId,
+    life: Option<&TimerLife>,
+    theme: &Theme,
+) -> Line<'static> {
     let mut spans = vec![Span::styled(
         format!(" watch {} ", app.timer_label(id)),
         watched(theme),
     )];
     // Issue 24: as of the viewed height.
-    if let Some(h) = app
-        .watch_life
-        .as_ref()
+    if let Some(h) = life
         .filter(|l| l.record.is_some() || !l.timeline.is_empty())
         .and_then(|l| l.at)
     {
         spans.push(Span::styled(format!("as of #{h}: "), theme.get("warn")));
     }
-    match &app.watch_life {
+    match life {
         Some(l) if l.id == *id => {
             for (i, (text, style)) in timeline_steps(l).into_iter().enumerate() {
                 if i > 0 {
@@ -148,8 +156,19 @@ pub fn story_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
     if let Some(h) = it.height {
         spans.push(Span::styled(format!("#{h} "), theme.get("dim")));
     }
+    // Issue 34, item 13: `demo:111` is the fixture and the line of its step: said so.
+    let text = match fixture_ref(&it.text) {
+        Some((name, line, rest)) => {
+            spans.push(Span::styled(
+                format!("{name}.toml line {line}: "),
+                theme.get("dim"),
+            ));
+            rest.to_string()
+        }
+        None => it.text.clone(),
+    };
     spans.push(Span::styled(
-        it.text.clone(),
+        text,
         theme.get(if it.ok { "text" } else { "error" }),
     ));
     if let Some(failed) = failed {
@@ -161,10 +180,28 @@ pub fn story_line(app: &App, theme: &Theme) -> Option<Line<'static>> {
     Some(Line::from(spans))
 }
 
+/// A story step's leading `fixture:line` reference (`demo:111 crowd schedules ...`): the
+/// fixture's name, the line and the rest.
+pub fn fixture_ref(text: &str) -> Option<(&str, &str, &str)> {
+    let (first, rest) = text.split_once(' ')?;
+    let (name, line) = first.split_once(':')?;
+    let ok = !name.is_empty()
+        && !line.is_empty()
+        && line.chars().all(|c| c.is_ascii_digit())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    ok.then_some((name, line, rest))
+}
+
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let mut lines = Vec::new();
     if let Some(l) = story_line(app, theme) {
         lines.push(l);
+    }
+    // Issue 34: the pinned watches, oldest first, then the newest.
+    for (id, life) in &app.pinned {
+        lines.push(life_line(app, id, life.as_deref(), theme));
     }
     if let Some(id) = &app.watch {
         lines.push(strip_line(app, id, theme));

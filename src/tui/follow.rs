@@ -1,0 +1,48 @@
+//! The bucket selection follows the selected timer, by id (issue 34, item 7).
+//!
+//! A timer deferred (`lane`, `outbid`, `over_cap`, ...) is carried to the next block's bucket
+//! (CIP-5 §6.5): the bucket it was selected in drains, and the timer shows up at the next
+//! height. The selection goes with it: the pinned bucket becomes the one the timer is in now,
+//! so the row stays selected and `Enter` opens it while blocks pass (Spec note 164).
+
+use super::app::App;
+
+/// After fresh data: keeps the pinned timer selected where it is now. Returns true when the
+/// timer was not in the bucket read and the next block's bucket should be read (one more
+/// refresh); the pin is dropped only when it is not found there either (it fired, expired or
+/// was cancelled).
+pub(crate) fn follow_timer(app: &mut App) -> bool {
+    let Some(pin) = app.timer_pin else {
+        app.timer_seek = false;
+        return false;
+    };
+    if let Some(i) = app.data.bucket_timers.iter().position(|t| t.id == pin) {
+        app.timer_sel = i;
+        app.timer_seek = false;
+        if app.data.bucket_at.is_some() {
+            app.bucket_pin = app.data.bucket_at;
+        }
+        return false;
+    }
+    // Not in the bucket read. A carried timer is due at the next block: the bucket read came
+    // due (its height is at or below the head), so look there once.
+    let next = app.height() + 1;
+    let came_due = app.data.bucket_at.is_some_and(|b| b < next);
+    if came_due && !app.timer_seek {
+        app.timer_seek = true;
+        app.bucket_pin = Some(next);
+        app.in_bucket = true;
+        return true;
+    }
+    if app.timer_seek {
+        // Not carried either: the cursor stays at its place in the list, inside no bucket.
+        app.bucket_pin = None;
+        app.in_bucket = false;
+    }
+    app.timer_seek = false;
+    app.timer_pin = None;
+    app.timer_sel = app
+        .timer_sel
+        .min(app.data.bucket_timers.len().saturating_sub(1));
+    false
+}
