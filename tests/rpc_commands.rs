@@ -193,3 +193,58 @@ fn issue29_every_command_is_served_and_described_with_its_params() {
     }
     node.shutdown();
 }
+
+/// The read side (`rpc::served`): each served query's params (and a block tag) decode back to
+/// the query its client sends, and `rpc.discover` names the same params, the tag last.
+#[test]
+fn issue29_every_served_query_decodes_back_and_is_described() {
+    use cowboy_devnet::node::{
+        AccountsQuery, ActorsQuery, BucketQuery, BucketsQuery, ConfigQuery, FairnessQuery,
+        NamesQuery, SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery,
+    };
+    use cowboy_devnet::rpc::served::{ServedQuery, methods as served, param_names};
+    fn back<Q: ServedQuery>(q: Q) {
+        let mut p = q.params();
+        if Q::AT {
+            p.push(json!(12));
+        }
+        let text = serde_json::to_string(&p).unwrap();
+        let params = Params::new(Some(&text));
+        let names = param_names::<Q>();
+        let a = Args::new(&params, &names).unwrap_or_else(|e| panic!("{}: {e:?}", Q::METHOD));
+        let again = Q::decode(&a).unwrap_or_else(|e| panic!("{} {text}: {e:?}", Q::METHOD));
+        assert_eq!(again.params(), q.params(), "{}", Q::METHOD);
+        if Q::AT {
+            assert_eq!(a.block(Q::PARAMS.len()).unwrap(), Some(12), "{}", Q::METHOD);
+        }
+    }
+    back(AccountsQuery);
+    back(NamesQuery);
+    back(SnapshotsQuery);
+    back(ActorsQuery);
+    back(TimerQuery {
+        id: TimerId([3; 32]),
+    });
+    back(BucketQuery { height: 9 });
+    back(ConfigQuery);
+    back(TiersQuery);
+    back(FairnessQuery);
+    back(BucketsQuery { count: 7 });
+    back(SharesQuery { window: 50 });
+    let doc = openrpc::document();
+    for (method, names) in served() {
+        let listed: Vec<Value> = doc["methods"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| m["name"] == method)
+            .unwrap_or_else(|| panic!("{method} in rpc.discover"))["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["name"].clone())
+            .collect();
+        let want: Vec<Value> = names.iter().map(|n| json!(n)).collect();
+        assert_eq!(listed, want, "{method}");
+    }
+}

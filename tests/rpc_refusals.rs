@@ -48,50 +48,9 @@ async fn state(c: &HttpClient) -> Value {
     })
 }
 
-/// Methods that only read: every other method changes state and needs a row in the table.
-const READ_ONLY: &[&str] = &[
-    "rpc.discover",
-    "devnet_blockNumber",
-    "devnet_head",
-    "devnet_getMining",
-    "devnet_getBlock",
-    "devnet_accounts",
-    "devnet_getBalance",
-    "devnet_supply",
-    "devnet_dumpState",
-    "devnet_getEvents",
-    // Transactions by hash and the pending ones (issue 32).
-    "devnet_getTransaction",
-    "devnet_getReceipt",
-    "devnet_pendingTransactions",
-    "timer_estimate",
-    // The drafts' estimate: tried on a copy of the chain (Spec note 129).
-    "timer_estimateDraft",
-    "timer_get",
-    "timer_bucket",
-    "timer_list",
-    "scheduler_config",
-    "scheduler_tiers",
-    "scheduler_lane",
-    "scheduler_fairness",
-    // The session's export writes a file when asked, never the chain (issue 24).
-    "devnet_exportFixture",
-    // The CIP-5 drafts' state (issue 22).
-    "scheduler_draft",
-    // The dashboard's queries over the API (issue 19).
-    "scheduler_buckets",
-    "scheduler_actors",
-    "devnet_names",
-    "devnet_snapshots",
-    "actor_list",
-    // Subscriptions change no chain state (their refusals are in tests/rpc_http.rs).
-    "devnet_subscribeBlocks",
-    "devnet_unsubscribeBlocks",
-    "devnet_subscribeEvents",
-    "devnet_unsubscribeEvents",
-    "devnet_subscribeStory",
-    "devnet_unsubscribeStory",
-];
+/// The methods that change nothing: the server's own list (`rpc::READ_ONLY`), so a new
+/// read is not mistaken for a write and a write cannot hide in a hand-kept copy.
+use cowboy_devnet::rpc::READ_ONLY;
 
 /// DESIGN.md ("changes nothing"), CIP-5 §4.2/§5.4, CIP-1 v3 §13.2, issue 20: for every
 /// state-changing method, each refusal in the table answers its named error and leaves the

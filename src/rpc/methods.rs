@@ -5,11 +5,10 @@ use super::openrpc;
 use super::queries::RpcQuery;
 use super::types::{Amount, Args, Obj, invalid_param};
 use crate::chain::Receipt;
-use crate::engine::{Address, EventKind, TimerId};
+use crate::engine::{Address, EventKind};
 use crate::node::{
-    AccountsQuery, ActorsQuery, At, BucketQuery, ConfigQuery, EventFilter, EventsQuery, MiningMode,
-    NamesQuery, NodeError, NodeEvent, NodeHandle, SnapshotsQuery, TiersQuery, TimerFilter,
-    TimerQuery, TimerStatus, TimersQuery,
+    At, EventFilter, EventsQuery, MiningMode, NodeError, NodeEvent, NodeHandle, TimerFilter,
+    TimerStatus, TimersQuery,
 };
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -197,25 +196,6 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             .map_err(node_error)?;
         Ok(b.map_or(Value::Null, |b| to_json(&*b)))
     });
-    reg(&mut m, AccountsQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["block"])?;
-        let q = At::new(AccountsQuery, a.block(0)?);
-        let acc = node.ask(q).await.map_err(node_error)?;
-        Ok(to_json(&acc))
-    });
-    reg(&mut m, NamesQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["block"])?;
-        let names = node
-            .ask(At::new(NamesQuery, a.block(0)?))
-            .await
-            .map_err(node_error)?;
-        Ok(to_json(&names))
-    });
-    reg(&mut m, SnapshotsQuery::METHOD, |p, node| async move {
-        Args::new(&p, &[])?;
-        let snaps = node.ask(SnapshotsQuery).await.map_err(node_error)?;
-        Ok(to_json(&snaps))
-    });
     reg(&mut m, "devnet_getBalance", |p, node| async move {
         let a = Args::new(&p, &["address", "block"])?;
         let who: Address = a.req(0, "address")?;
@@ -298,30 +278,8 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
     });
 
     // ---- actors -------------------------------------------------------------------------
-    reg(&mut m, ActorsQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["block"])?;
-        let actors = node
-            .ask(At::new(ActorsQuery, a.block(0)?))
-            .await
-            .map_err(node_error)?;
-        Ok(to_json(&actors))
-    });
 
     // ---- timers -------------------------------------------------------------------------
-    reg(&mut m, TimerQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["timer_id", "block"])?;
-        let id: TimerId = a.req(0, "timer_id")?;
-        let q = At::new(TimerQuery { id }, a.block(1)?);
-        let t = node.ask(q).await.map_err(node_error)?;
-        Ok(to_json(&t))
-    });
-    reg(&mut m, BucketQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["height", "block"])?;
-        let height: u64 = a.req(0, "height")?;
-        let q = At::new(BucketQuery { height }, a.block(1)?);
-        let ts = node.ask(q).await.map_err(node_error)?;
-        Ok(to_json(&ts))
-    });
     reg(&mut m, TimersQuery::METHOD, |p, node| async move {
         let a = Args::new(&p, &["filter", "block"])?;
         let at = a.block(1)?;
@@ -352,24 +310,9 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
     });
 
     // ---- scheduler ----------------------------------------------------------------------
-    reg(&mut m, ConfigQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["block"])?;
-        let c = node
-            .ask(At::new(ConfigQuery, a.block(0)?))
-            .await
-            .map_err(node_error)?;
-        Ok(to_json(&c))
-    });
-    reg(&mut m, TiersQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["block"])?;
-        let t = node
-            .ask(At::new(TiersQuery, a.block(0)?))
-            .await
-            .map_err(node_error)?;
-        Ok(to_json(&t))
-    });
 
     super::command::register_all(&mut m);
+    super::served::register_all(&mut m);
     super::scheduler::register(&mut m);
     super::draft::register(&mut m);
     super::pool::register(&mut m);

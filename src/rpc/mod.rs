@@ -17,6 +17,7 @@ mod pool;
 pub mod queries;
 mod reorg;
 mod scheduler;
+pub mod served;
 pub mod server;
 pub mod state_file;
 pub mod traces;

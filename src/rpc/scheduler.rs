@@ -2,13 +2,11 @@
 //! and the fee fields of `timer_schedule` / `timer_estimate`; the dashboard's
 //! `scheduler_buckets` and `scheduler_actors` (issue 19).
 
-use super::methods::{node_error, reg, to_json};
+use super::methods::{node_error, reg};
 use super::queries::RpcQuery;
 use super::types::{Args, Decode, invalid_param};
 use crate::engine::PriorityTier;
-use crate::node::{
-    At, BucketsQuery, DEFAULT_LANE_BLOCKS, FairnessQuery, LaneQuery, NodeHandle, SharesQuery,
-};
+use crate::node::{At, DEFAULT_LANE_BLOCKS, LaneQuery, NodeHandle};
 
 /// The most heights `scheduler_buckets` lists.
 pub const MAX_BUCKETS: u64 = 1_000;
@@ -48,37 +46,5 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
             e => node_error(e),
         })?;
         Ok(serde_json::to_value(v).expect("views serialize"))
-    });
-    reg(m, FairnessQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["block"])?;
-        let q = At::new(FairnessQuery, a.block(0)?);
-        let v = node.ask(q).await.map_err(node_error)?;
-        Ok(to_json(&v))
-    });
-    reg(m, BucketsQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["count", "block"])?;
-        let at = a.block(1)?;
-        let count = a.opt::<u64>(0, "count")?.unwrap_or(DEFAULT_BUCKETS);
-        if count == 0 || count > MAX_BUCKETS {
-            return Err(invalid_param(
-                "count",
-                format!("must be in 1..={MAX_BUCKETS}, got {count}"),
-            ));
-        }
-        let count = count as usize;
-        let q = At::new(BucketsQuery { count }, at);
-        let v = node.ask(q).await.map_err(node_error)?;
-        Ok(to_json(&v))
-    });
-    reg(m, SharesQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["options", "block"])?;
-        let at = a.block(1)?;
-        let mut o = a.obj(0, "options", true)?;
-        let window: Option<u64> = o.opt("window")?;
-        o.finish()?;
-        let window = window.unwrap_or(DEFAULT_SHARES_WINDOW);
-        let q = At::new(SharesQuery { window }, at);
-        let v = node.ask(q).await.map_err(node_error)?;
-        Ok(to_json(&v))
     });
 }

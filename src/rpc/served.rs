@@ -1,0 +1,164 @@
+//! The node's reads as JSON-RPC methods, each written once (issue 29, the read side of "one
+//! vocabulary"): a query's [`ServedQuery`] impl names its param names and decodes them back
+//! into the query its client sends ([`RpcQuery::params`]); one generic adapter ([`register`])
+//! serves it, with the block tag (issue 24) as its last param, and answers the reply
+//! serialised. `tests/rpc_commands.rs` checks that every such query's params decode back to it
+//! and that `rpc.discover` names the same params.
+
+use super::methods::{node_error, reg, to_json};
+use super::queries::RpcQuery;
+use super::scheduler::{DEFAULT_BUCKETS, DEFAULT_SHARES_WINDOW, MAX_BUCKETS};
+use super::types::{Args, invalid_param};
+use crate::node::{
+    AccountsQuery, ActorsQuery, At, BucketQuery, BucketsQuery, ConfigQuery, FairnessQuery,
+    NamesQuery, NodeHandle, SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery,
+};
+use jsonrpsee::RpcModule;
+use jsonrpsee::types::ErrorObjectOwned;
+
+/// A read served as its method.
+pub trait ServedQuery: RpcQuery + Sized + Sync {
+    /// The params' names, before the block tag.
+    const PARAMS: &'static [&'static str];
+    /// Whether the method takes a last `block` tag (the state as of a sealed height).
+    const AT: bool = true;
+    /// The query back from its params (`-32602` naming the param or field).
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned>;
+}
+
+/// Every name `Q`'s method reads, the block tag last.
+pub fn param_names<Q: ServedQuery>() -> Vec<&'static str> {
+    let mut v = Q::PARAMS.to_vec();
+    if Q::AT {
+        v.push("block");
+    }
+    v
+}
+
+/// Serves `Q` as its method: decode, one node read (as of the block tag), the reply.
+pub fn register<Q: ServedQuery>(m: &mut RpcModule<NodeHandle>) {
+    let names = param_names::<Q>();
+    reg(m, Q::METHOD, move |p, node| {
+        let names = names.clone();
+        async move {
+            let a = Args::new(&p, &names)?;
+            let q = Q::decode(&a)?;
+            let at = match Q::AT {
+                true => a.block(Q::PARAMS.len())?,
+                false => None,
+            };
+            let v = node.ask(At::new(q, at)).await.map_err(node_error)?;
+            Ok(to_json(&v))
+        }
+    });
+}
+
+/// The reads served here.
+pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
+    register::<AccountsQuery>(m);
+    register::<NamesQuery>(m);
+    register::<SnapshotsQuery>(m);
+    register::<ActorsQuery>(m);
+    register::<TimerQuery>(m);
+    register::<BucketQuery>(m);
+    register::<ConfigQuery>(m);
+    register::<TiersQuery>(m);
+    register::<FairnessQuery>(m);
+    register::<BucketsQuery>(m);
+    register::<SharesQuery>(m);
+}
+
+/// The methods [`register_all`] serves, each with its param names.
+pub fn methods() -> Vec<(&'static str, Vec<&'static str>)> {
+    vec![
+        (AccountsQuery::METHOD, param_names::<AccountsQuery>()),
+        (NamesQuery::METHOD, param_names::<NamesQuery>()),
+        (SnapshotsQuery::METHOD, param_names::<SnapshotsQuery>()),
+        (ActorsQuery::METHOD, param_names::<ActorsQuery>()),
+        (TimerQuery::METHOD, param_names::<TimerQuery>()),
+        (BucketQuery::METHOD, param_names::<BucketQuery>()),
+        (ConfigQuery::METHOD, param_names::<ConfigQuery>()),
+        (TiersQuery::METHOD, param_names::<TiersQuery>()),
+        (FairnessQuery::METHOD, param_names::<FairnessQuery>()),
+        (BucketsQuery::METHOD, param_names::<BucketsQuery>()),
+        (SharesQuery::METHOD, param_names::<SharesQuery>()),
+    ]
+}
+
+/// A query with no params but the block tag.
+macro_rules! unit_query {
+    ($($q:ident),* $(,)?) => {
+        $(impl ServedQuery for $q {
+            const PARAMS: &'static [&'static str] = &[];
+            fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
+                Ok($q)
+            }
+        })*
+    };
+}
+
+unit_query!(
+    AccountsQuery,
+    NamesQuery,
+    ActorsQuery,
+    ConfigQuery,
+    TiersQuery,
+    FairnessQuery
+);
+
+/// The snapshots are the node's, not a block's: no block tag.
+impl ServedQuery for SnapshotsQuery {
+    const PARAMS: &'static [&'static str] = &[];
+    const AT: bool = false;
+    fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(SnapshotsQuery)
+    }
+}
+
+impl ServedQuery for TimerQuery {
+    const PARAMS: &'static [&'static str] = &["timer_id"];
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(TimerQuery {
+            id: a.req(0, "timer_id")?,
+        })
+    }
+}
+
+impl ServedQuery for BucketQuery {
+    const PARAMS: &'static [&'static str] = &["height"];
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(BucketQuery {
+            height: a.req(0, "height")?,
+        })
+    }
+}
+
+/// `[count?]`: 1..=[`MAX_BUCKETS`] coming heights, [`DEFAULT_BUCKETS`] by default.
+impl ServedQuery for BucketsQuery {
+    const PARAMS: &'static [&'static str] = &["count"];
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let count = a.opt::<u64>(0, "count")?.unwrap_or(DEFAULT_BUCKETS);
+        if count == 0 || count > MAX_BUCKETS {
+            return Err(invalid_param(
+                "count",
+                format!("must be in 1..={MAX_BUCKETS}, got {count}"),
+            ));
+        }
+        Ok(BucketsQuery {
+            count: count as usize,
+        })
+    }
+}
+
+/// `[{window?}]`: the fifo window in blocks, [`DEFAULT_SHARES_WINDOW`] by default.
+impl ServedQuery for SharesQuery {
+    const PARAMS: &'static [&'static str] = &["options"];
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "options", true)?;
+        let window: Option<u64> = o.opt("window")?;
+        o.finish()?;
+        Ok(SharesQuery {
+            window: window.unwrap_or(DEFAULT_SHARES_WINDOW),
+        })
+    }
+}
