@@ -17,6 +17,7 @@ mod core;
 pub mod draft;
 pub mod draft_estimate;
 mod error;
+mod finder;
 mod governance;
 mod history;
 pub mod pool;
@@ -39,6 +40,9 @@ pub use at::{At, BlockTag};
 pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
 pub use error::NodeError;
+pub use finder::{
+    DEFAULT_PAGE, EventCursor, EventsPage, EventsPageQuery, MAX_PAGE, TimerPage, TimersPageQuery,
+};
 pub use governance::{GovUpdateSchedulerConfig, merge_scheduler_params};
 pub use pool::{
     PendingTxsQuery, TX_NOT_FOUND, TxQuery, TxRecord, TxState, TxView, not_found_message,

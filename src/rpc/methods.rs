@@ -7,14 +7,13 @@ use super::types::{Amount, Args, BlockTimeMs, Bytes, Obj, invalid_param};
 use crate::chain::Receipt;
 use crate::chain::runtime::ActorCode;
 use crate::engine::timer::handler_payload;
-use crate::engine::{Address, EventKind, PriorityTier, ScheduleArgs, TimerId};
+use crate::engine::{Address, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
     AccountsQuery, ActorsQuery, At, BucketQuery, CallActor, CancelTimer, ConfigChange, ConfigQuery,
-    DeleteSnapshot, DeployActor, DumpState, EstimateTimer, EventFilter, EventsQuery, ExtendTimer,
-    GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, Halt, LoadState, Mine,
-    MiningMode, NamesQuery, NodeError, NodeEvent, NodeHandle, Reset, Revert, RevertTo,
-    ScheduleTimer, SetBalance, SetMining, Snapshot, SnapshotsQuery, TiersQuery, TimerFilter,
-    TimerQuery, TimerStatus, TimersQuery, TxOutcome,
+    DeleteSnapshot, DeployActor, DumpState, EstimateTimer, ExtendTimer, GovCancel, GovExtend,
+    GovUpdateConfig, GovUpdateSchedulerConfig, Halt, LoadState, Mine, MiningMode, NamesQuery,
+    NodeError, NodeEvent, NodeHandle, Reset, Revert, RevertTo, ScheduleTimer, SetBalance,
+    SetMining, Snapshot, SnapshotsQuery, TiersQuery, TimerQuery, TxOutcome,
 };
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
@@ -117,36 +116,6 @@ fn decode_mining(mut o: Obj) -> Result<MiningMode, ErrorObjectOwned> {
             format!("expected \"auto\", \"manual\" or \"interval\", got \"{mode}\""),
         )),
     }
-}
-
-/// An event filter. An unknown kind is `-32602` naming the valid kinds (issue 20): a typo must
-/// not read as "no such events".
-fn decode_event_filter(mut o: Obj) -> Result<EventFilter, ErrorObjectOwned> {
-    let kinds = o.opt_list::<String>("kinds")?;
-    if let Some(bad) = kinds
-        .iter()
-        .flatten()
-        .find(|k| k.parse::<EventKind>().is_err())
-    {
-        let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
-        return Err(invalid_param(
-            "kinds",
-            format!(
-                "unknown event kind \"{bad}\"; expected any of {}",
-                names.join(", ")
-            ),
-        ));
-    }
-    let f = EventFilter {
-        from_height: o.opt("from_height")?,
-        to_height: o.opt("to_height")?,
-        kinds,
-        timer_id: o.opt("timer_id")?,
-        actor: o.opt("actor")?,
-        limit: o.opt::<u64>("limit")?.map(|n| n as usize),
-    };
-    o.finish()?;
-    Ok(f)
 }
 
 fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
@@ -435,12 +404,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         node.request(Halt { blocks }).await.map_err(node_error)?;
         Ok(Value::Null)
     });
-    reg(&mut m, EventsQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["filter"])?;
-        let f = decode_event_filter(a.obj(0, "filter", true)?)?;
-        let ev = node.ask(EventsQuery(f)).await.map_err(node_error)?;
-        Ok(to_json(&ev))
-    });
+    super::find::register(&mut m);
 
     // ---- actors -------------------------------------------------------------------------
     reg(&mut m, "actor_deploy", |p, node| async move {
@@ -572,34 +536,6 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         let ts = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&ts))
     });
-    reg(&mut m, TimersQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["filter", "block"])?;
-        let at = a.block(1)?;
-        let mut o = a.obj(0, "filter", true)?;
-        let actor: Option<Address> = o.opt("actor")?;
-        let status = match o.opt::<String>("status")? {
-            None => None,
-            Some(s) => Some(s.parse::<TimerStatus>().map_err(|_| {
-                let names: Vec<&str> = TimerStatus::ALL.iter().map(|t| t.as_str()).collect();
-                invalid_param(
-                    "status",
-                    format!("expected one of {}, got \"{s}\"", names.join(", ")),
-                )
-            })?),
-        };
-        let limit = o.opt::<u64>("limit")?.map(|n| n as usize);
-        o.finish()?;
-        let f = TimerFilter {
-            actor,
-            status,
-            limit,
-        };
-        let ts = node
-            .ask(At::new(TimersQuery(f), at))
-            .await
-            .map_err(node_error)?;
-        Ok(to_json(&ts))
-    });
 
     // ---- scheduler ----------------------------------------------------------------------
     reg(&mut m, ConfigQuery::METHOD, |p, node| async move {
@@ -724,7 +660,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         |p, pending, node, _| async move {
             let filter = Args::new(&p, &["filter"])
                 .and_then(|a| a.obj(0, "filter", true))
-                .and_then(decode_event_filter);
+                .and_then(super::find::decode_event_filter);
             let filter = match filter {
                 Ok(f) => f,
                 Err(e) => {

@@ -8,6 +8,7 @@ mod compliance;
 mod draft;
 pub mod error;
 pub mod files;
+mod find;
 pub mod guard;
 pub mod methods;
 pub mod openrpc;

@@ -208,9 +208,12 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "devnet_getEvents",
-        "Events of sealed blocks, oldest first.",
-        &[o("filter", "EventFilter", "which events")],
-        r#"{"type":"array","items":"@Event"}"#,
+        "Events of sealed blocks, oldest first (from_height above to_height is refused). With `page` ({cursor?, limit? 1..=1000, default 100}; issue 32, Spec note 180) the reply is a page: {events, next_cursor (\"HEIGHT:INDEX\", or null when no kept event after it matches), limit}; without it, every matching event as an array.",
+        &[
+            o("filter", "EventFilter", "which events"),
+            o("page", "Page", "a page at a time, from a cursor"),
+        ],
+        r#"{"oneOf":[{"type":"array","items":"@Event"},{"type":"object","properties":{"events":{"type":"array","items":"@Event"},"next_cursor":{"type":["string","null"]},"limit":"@Count"}}]}"#,
     ),
     m(
         "devnet_getTransaction",
@@ -378,16 +381,17 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "timer_list",
-        "Timers, filtered.",
+        "Timers, filtered: pending (firing order) then gone. With `page` (issue 32, Spec note 181) every timer the node knows, in scheduling order (the gone ones from their compact records), a page at a time: {timers, next_cursor (or null), matched, limit}.",
         &[
             o(
                 "filter",
-                r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","limit":"@Count"}}"#,
-                "actor?, status?, limit?",
+                r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","id_prefix":{"type":"string"},"handler":{"type":"string"},"from_height":"@Height","to_height":"@Height","limit":"@Count"}}"#,
+                "actor?, status?, id_prefix?, handler?, from_height?, to_height? (the scheduled height), limit? (not with page)",
             ),
             o("block", "BlockTag", BLOCK),
+            o("page", "Page", "a page at a time, from a cursor"),
         ],
-        r#"{"type":"array","items":"@Timer"}"#,
+        r#"{"oneOf":[{"type":"array","items":"@Timer"},{"type":"object","properties":{"timers":{"type":"array","items":"@Timer"},"next_cursor":{"type":["string","null"]},"matched":"@Count","limit":"@Count"}}]}"#,
     ),
     m(
         "scheduler_config",
@@ -535,7 +539,7 @@ fn components() -> Value {
     // listed two of the five).
     let schedulers: Vec<&str> = SchedulerKind::ALL.iter().map(|k| k.as_str()).collect();
     let hex = |n: usize, what: &str| json!({"type": "string", "pattern": format!("^0x[0-9a-fA-F]{{{n}}}$"), "description": what});
-    json!({
+    let mut c = json!({
         "schemas": {
             "Height": {"type": "integer", "minimum": 0},
             "BlockTag": {"oneOf": [{"const": "latest"}, {"type": "integer", "minimum": 0}], "description": "a sealed height of the retained history, or latest (the head)"},
@@ -625,7 +629,13 @@ fn components() -> Value {
                 "status": {"$ref": "#/components/schemas/TimerStatus"}}},
             "StateDump": {"type": "object", "description": "a versioned state dump; while a fixture plays, `fixture_player` holds its position (a load goes on from there)"}
         }
-    })
+    });
+    // Issue 32, Spec note 180 (beside the rest: one `json!` of them all is past the macro's
+    // recursion limit).
+    c["schemas"]["Page"] = json!({"type": "object", "properties": {
+        "cursor": {"type": ["string", "object", "null"], "description": "the next_cursor a page answered (null: from the start)"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 1000}}});
+    c
 }
 
 /// The OpenRPC document.

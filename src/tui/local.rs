@@ -248,7 +248,10 @@ fn view_on(
     let lane = core.ask(&v.lane)?;
     let head = core.ask(&v.head)?;
     Ok(QueryReplies {
-        deferred: core.ask(&deferred_query(&lane, &head))?,
+        deferred: deferred_query(&lane, &head)
+            .map(|q| core.ask(&q))
+            .transpose()?
+            .unwrap_or_default(),
         draft: draft_query(&lane).map(|q| core.ask(&q)).transpose()?,
         head,
         config: core.ask(&v.config)?,

@@ -489,7 +489,10 @@ impl RemoteDevnet {
             Some(_) => Some(a.take::<HeadQuery>()?),
             None => None,
         };
-        let deferred = self.ask(&deferred_query(&lane, &head))?;
+        let deferred = deferred_query(&lane, &head)
+            .map(|q| self.ask(&q))
+            .transpose()?
+            .unwrap_or_default();
         // The drafts' state as of the viewed block too (`scheduler_draft` takes the tag).
         let draft = draft_query(&lane)
             .map(|q| self.ask(&At::new(q, v.at)))
