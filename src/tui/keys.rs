@@ -52,6 +52,8 @@ pub enum KeyAction {
     ForwardTen,
     Fork,
     Export,
+    /// The timer finder (issue 32).
+    Find,
 }
 
 impl KeyAction {
@@ -92,6 +94,7 @@ impl KeyAction {
             KeyAction::ForwardTen => "forward_ten",
             KeyAction::Fork => "fork",
             KeyAction::Export => "export",
+            KeyAction::Find => "find",
         }
     }
 }
@@ -349,6 +352,12 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         KeyAction::Copy,
         &["y"],
         "copy the selected timer's (or actor's) full id to the clipboard (OSC 52)",
+        None,
+    ),
+    (
+        KeyAction::Find,
+        &[":", "ctrl-f"],
+        "find any timer: every timer the node knows, filtered as you type (see below)",
         None,
     ),
     (

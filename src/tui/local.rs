@@ -322,6 +322,11 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
             .ok()
     }
 
+    fn timer_page(&mut self, q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
+        let q = q.clone();
+        self.node.read(move |core| core.ask(&q)).ok()?.ok()
+    }
+
     fn info(&self) -> SourceInfo {
         SourceInfo {
             rpc_address: self.given.rpc_address.clone(),

@@ -78,10 +78,17 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
     let data = source.dashboard(&app.query());
     let events = source.events(app.events_from, EVENTS_PER_REFRESH + 1);
     for e in apply_refresh(app, data, events, dropped) {
-        if let Effect::LoadLife(id) = e {
-            let at = app.shown_at();
-            let life = source.timer_life_at(&id, at).map(Box::new);
-            update(app, Action::Life(id, at, life));
+        match e {
+            Effect::LoadLife(id) => {
+                let at = app.shown_at();
+                let life = source.timer_life_at(&id, at).map(Box::new);
+                update(app, Action::Life(id, at, life));
+            }
+            Effect::Find(q) => {
+                let page = source.timer_page(&q);
+                update(app, Action::Found(q, page));
+            }
+            _ => {}
         }
     }
 }
@@ -133,6 +140,10 @@ pub fn apply_effects<S: DashboardSource + ?Sized>(
                 refreshed = true;
             }
             Effect::Refresh => {}
+            Effect::Find(q) => {
+                let page = source.timer_page(&q);
+                queue.extend(update(app, Action::Found(q, page)));
+            }
         }
     }
 }

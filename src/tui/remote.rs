@@ -652,6 +652,10 @@ impl DashboardSource for RemoteDevnet {
 
     /// Issue 24: a past view asks each with the block tag (`timer_get`, `devnet_head`,
     /// `scheduler_config` take it as their last param).
+    fn timer_page(&mut self, q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
+        self.ask(q).ok()
+    }
+
     fn life_replies_at(&mut self, id: &TimerId, at: Option<u64>) -> Option<LifeReplies> {
         let (timer, head, config) = life_queries(*id, at);
         let mut calls = Calls::default();

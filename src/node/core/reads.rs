@@ -36,6 +36,9 @@ impl NodeCore {
     /// compact records (pending and gone, Spec note 150), then the pending timers the open
     /// block scheduled (or, for a headless node, which keeps no records, every pending one).
     pub(crate) fn timer_entries(&self) -> Vec<TimerEntry> {
+        if !self.keep_history {
+            return self.timer_entries_headless();
+        }
         let handler_of =
             |id: &TimerId| self.chain.timer(id).map(|t| t.handler().name().to_string());
         let mut out: Vec<TimerEntry> = self
@@ -53,6 +56,58 @@ impl NodeCore {
             read::pending_timers(&self.chain)
                 .into_iter()
                 .filter(|t| self.fates.get(&t.timer_id).is_none())
+                .map(|t| TimerEntry {
+                    id: t.timer_id,
+                    actor: t.actor_address,
+                    height: t.height,
+                    status: TimerStatus::Pending,
+                    handler: Some(t.handler().name().to_string()),
+                }),
+        );
+        out
+    }
+
+    /// [`timer_entries`](Self::timer_entries) of a headless node, which keeps no compact
+    /// records: the timers the chain's recent blocks scheduled (their status from their
+    /// concluding events), then the pending ones scheduled before them or in the open block.
+    fn timer_entries_headless(&self) -> Vec<TimerEntry> {
+        let mut out: Vec<TimerEntry> = Vec::new();
+        let mut at: BTreeMap<TimerId, usize> = BTreeMap::new();
+        for r in self.chain.blocks().flat_map(|b| b.events.iter()) {
+            if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
+                timer_id,
+                actor,
+                height,
+                handler,
+                ..
+            }) = &r.event
+            {
+                at.entry(*timer_id).or_insert_with(|| {
+                    out.push(TimerEntry {
+                        id: *timer_id,
+                        actor: *actor,
+                        height: *height,
+                        status: TimerStatus::Pending,
+                        handler: Some(handler.clone()),
+                    });
+                    out.len() - 1
+                });
+            } else if let Some(id) = r.event.timer_id()
+                && let Some(i) = at.get(&id)
+                && let Some(s) = read::status_from_events(std::slice::from_ref(r))
+            {
+                out[*i].status = s;
+            }
+        }
+        for e in &mut out {
+            if read::live_timer(&self.chain, &e.id).is_some() {
+                e.status = TimerStatus::Pending;
+            }
+        }
+        out.extend(
+            read::pending_timers(&self.chain)
+                .into_iter()
+                .filter(|t| !at.contains_key(&t.timer_id))
                 .map(|t| TimerEntry {
                     id: t.timer_id,
                     actor: t.actor_address,
