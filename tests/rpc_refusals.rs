@@ -64,6 +64,8 @@ const READ_ONLY: &[&str] = &[
     "devnet_getTransaction",
     "devnet_getReceipt",
     "devnet_pendingTransactions",
+    // A dry run keeps nothing (issue 32, Spec note 183).
+    "devnet_call",
     "timer_estimate",
     // The drafts' estimate: tried on a copy of the chain (Spec note 129).
     "timer_estimateDraft",

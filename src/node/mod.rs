@@ -16,6 +16,7 @@ pub mod at;
 mod core;
 pub mod draft;
 pub mod draft_estimate;
+mod dry_run;
 mod error;
 mod finder;
 mod governance;
@@ -39,6 +40,7 @@ pub use self::core::{
 pub use at::{At, BlockTag};
 pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
+pub use dry_run::{DryCall, DryRun, DryRunView};
 pub use error::NodeError;
 pub use finder::{
     DEFAULT_PAGE, EventCursor, EventsPage, EventsPageQuery, MAX_PAGE, TimerPage, TimersPageQuery,

@@ -118,7 +118,7 @@ fn decode_mining(mut o: Obj) -> Result<MiningMode, ErrorObjectOwned> {
     }
 }
 
-fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
+pub(super) fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
     let actor: Address = o.req("actor")?;
     let height: u64 = o.req("height")?;
     let payload: Option<Bytes> = o.opt("payload")?;
@@ -558,6 +558,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
     super::scheduler::register(&mut m);
     super::draft::register(&mut m);
     super::pool::register(&mut m);
+    super::dry_run::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
     reg(&mut m, GovCancel::METHOD, |p, node| async move {

@@ -6,6 +6,7 @@
 
 mod compliance;
 mod draft;
+mod dry_run;
 pub mod error;
 pub mod files;
 mod find;

@@ -234,6 +234,16 @@ pub const METHODS: &[MethodDoc] = &[
         r#"{"type":"array","items":{"type":"object"}}"#,
     ),
     m(
+        "devnet_call",
+        "A dry run (issue 32, Spec note 183; anvil's eth_call): `call` as actor_call takes it, or {\"schedule\": {..}} with timer_schedule's fields, run against the head and thrown away. Result: the receipt the transaction would get (a failing handler: success false, status reverted, its error), with dry_run: true, its events, the timers it would schedule (and timer_id for a schedule). What the real call refuses before inclusion is the same named error. Nothing changes: no block, nonce, balance, timer or pending transaction.",
+        &[p(
+            "call",
+            r#"{"type":"object","properties":{"from":"@Address","actor":"@Address","handler":{"type":"string"},"payload":"@Bytes","schedule":"@ScheduleTimer"}}"#,
+            "what to run",
+        )],
+        "Receipt",
+    ),
+    m(
         "devnet_subscribeBlocks",
         "WebSocket: a `devnet_subscribeBlocks` notification per sealed block; `{\"lagged\": n}` when n were lost.",
         &[],
