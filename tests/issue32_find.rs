@@ -282,3 +282,57 @@ async fn issue32_bad_timer_filters_are_named_errors_that_change_nothing() {
     }
     assert_eq!(state(&c).await, before, "a refused read changed nothing");
 }
+
+/// Issue 32: the subscription takes the same filter, and refuses `from_height` above
+/// `to_height` as the read does; a filtered subscription delivers only what matches.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_the_event_subscription_takes_the_same_filter() {
+    use jsonrpsee::core::client::{Error as ClientError, SubscriptionClientT};
+    use jsonrpsee::rpc_params;
+    use jsonrpsee::ws_client::WsClientBuilder;
+    let (s, c) = start(10_000).await;
+    let ws = WsClientBuilder::default()
+        .build(format!("ws://{}", s.addr))
+        .await
+        .expect("ws");
+    let bad = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeEvents",
+            rpc_params![json!({"from_height": 5, "to_height": 4})],
+            "devnet_unsubscribeEvents",
+        )
+        .await;
+    match bad {
+        Err(ClientError::Call(e)) => assert_eq!(e.code(), -32602, "{e}"),
+        Err(e) => panic!("expected -32602, got {e}"),
+        Ok(_) => panic!("expected -32602, the subscription was accepted"),
+    }
+    let mut sub = ws
+        .subscribe::<Value, _>(
+            "devnet_subscribeEvents",
+            rpc_params![json!({"kinds": ["TimerFired"]})],
+            "devnet_unsubscribeEvents",
+        )
+        .await
+        .expect("subscribes");
+    let actor = call(
+        &c,
+        "actor_deploy",
+        json!([{"balance": "1000000000000000000000"}]),
+    )
+    .await;
+    let h = height(&c).await;
+    let id = schedule(&c, &actor, h + 2, None).await;
+    call(&c, "devnet_mine", json!([3])).await;
+    let first = tokio::time::timeout(std::time::Duration::from_secs(10), sub.next())
+        .await
+        .expect("a notification")
+        .expect("open")
+        .expect("decodes");
+    assert_eq!(
+        first["kind"],
+        json!("TimerFired"),
+        "only the kind asked: {first}"
+    );
+    assert_eq!(first["timer_id"], json!(id));
+}
