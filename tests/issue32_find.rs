@@ -242,6 +242,14 @@ async fn issue32_timer_list_filters_and_pages_over_pending_and_gone_timers() {
             .await
             .is_array()
     );
+    let plain = call(
+        &c,
+        "timer_list",
+        json!([{"handler": "ping", "from_height": h + 5}]),
+    )
+    .await;
+    assert_eq!(plain.as_array().unwrap().len(), 1, "{plain}");
+    assert_eq!(plain[0]["timer_id"], json!(later[1]));
 }
 
 /// Three pending timers at `h + 4`, `h + 5` (handler `ping`) and `h + 6`.
