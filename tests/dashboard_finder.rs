@@ -166,3 +166,20 @@ fn issue32_finder_follows_the_chain() {
         before.1
     );
 }
+
+/// Issue 32: a selection below the screen's last row scrolls the list so it stays in view.
+#[test]
+fn issue32_finder_keeps_the_selection_on_screen() {
+    let (mut src, mut app) = demo_at(32);
+    press(&mut src, &mut app, &[key(':')]);
+    let n = rows(&app, finder(&app)).len();
+    assert!(n > 20, "the demo has {n} timers");
+    for _ in 0..n {
+        press(&mut src, &mut app, &[code(KeyCode::Down)]);
+    }
+    let last = rows(&app, finder(&app))[n - 1].timer_id.short();
+    let first = rows(&app, finder(&app))[0].timer_id.short();
+    let screen = screen_at(&app, 80, 24);
+    assert!(screen.contains(&last), "the last row is shown:\n{screen}");
+    assert!(!screen.contains(&first), "the list scrolled:\n{screen}");
+}

@@ -337,8 +337,14 @@ fn draw_rows(
             .cloned()
             .unwrap_or_else(|| a.to_string()[..10].to_string())
     };
+    // Only the rows on screen are laid out (a page holds up to 1,000): the window that keeps
+    // the selection in view.
+    let visible = (area.height as usize).saturating_sub(1).max(1);
+    let start = f.sel.saturating_sub(visible - 1);
     let rows: Vec<Row> = shown
         .iter()
+        .skip(start)
+        .take(visible)
         .map(|t| {
             let label = app.labels.get(&t.timer_id).cloned().unwrap_or_default();
             let place = match (&t.tier, t.exit_height) {
@@ -373,6 +379,7 @@ fn draw_rows(
     let table = Table::new(rows, widths)
         .header(header)
         .row_highlight_style(theme.get("selection"));
-    let mut state = TableState::default().with_selected((!shown.is_empty()).then_some(f.sel));
+    let mut state =
+        TableState::default().with_selected((!shown.is_empty()).then_some(f.sel - start));
     frame.render_stateful_widget(table, area, &mut state);
 }
