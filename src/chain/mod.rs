@@ -616,6 +616,12 @@ impl Chain {
         self.open.as_ref().map_or(&[], |o| &o.receipts)
     }
 
+    /// The open block's events so far; `None` while no block is open (issue 32: a dry run
+    /// tells its transaction's events from the ones before it).
+    pub fn open_events(&self) -> Option<&[EventRecord]> {
+        self.open.as_ref().map(|o| o.events.as_slice())
+    }
+
     pub fn pending_height(&self) -> u64 {
         self.open
             .as_ref()

@@ -16,7 +16,9 @@ pub mod at;
 mod core;
 pub mod draft;
 pub mod draft_estimate;
+mod dry_run;
 mod error;
+mod finder;
 mod governance;
 mod history;
 pub mod pool;
@@ -40,7 +42,11 @@ pub use self::core::{
 pub use at::{At, BlockTag};
 pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
+pub use dry_run::{DryCall, DryRun, DryRunView};
 pub use error::NodeError;
+pub use finder::{
+    DEFAULT_PAGE, EventCursor, EventsPage, EventsPageQuery, MAX_PAGE, TimerPage, TimersPageQuery,
+};
 pub use governance::{GovUpdateSchedulerConfig, merge_scheduler_params};
 pub use pool::{
     PendingTxsQuery, TX_NOT_FOUND, TxQuery, TxRecord, TxState, TxView, not_found_message,

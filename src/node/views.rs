@@ -312,6 +312,65 @@ pub struct TimerFilter {
     pub status: Option<TimerStatus>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<usize>,
+    /// The id's hex starts with this (`0x` optional, any case; issue 32, Spec note 172).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_prefix: Option<String>,
+    /// The handler's name, exactly (a gone timer's is known while its `TimerScheduled` event
+    /// is kept, Spec note 172).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub handler: Option<String>,
+    /// The height it was scheduled for is at least this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from_height: Option<u64>,
+    /// The height it was scheduled for is at most this.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to_height: Option<u64>,
+}
+
+/// What the timer list filters on, for one timer the node knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TimerEntry {
+    pub id: TimerId,
+    pub actor: Address,
+    /// The height it was scheduled for.
+    pub height: u64,
+    pub status: TimerStatus,
+    /// Its handler when the node can still tell (pending; or gone and its `TimerScheduled`
+    /// event kept).
+    pub handler: Option<String>,
+}
+
+/// Whether the hex of `id` starts with `prefix` (with or without `0x`, any case).
+pub fn id_has_prefix(id: &TimerId, prefix: &str) -> bool {
+    let p = prefix.strip_prefix("0x").unwrap_or(prefix);
+    p.len() <= 64 && hex::encode(id.0).starts_with(&p.to_ascii_lowercase())
+}
+
+/// Whether `prefix` can start a timer id: hex digits (`0x` optional), at most 64.
+pub fn valid_id_prefix(prefix: &str) -> bool {
+    let p = prefix.strip_prefix("0x").unwrap_or(prefix);
+    p.len() <= 64 && p.chars().all(|c| c.is_ascii_hexdigit())
+}
+
+impl TimerFilter {
+    /// Whether a timer of this id, actor, scheduled height and handler passes the filter's
+    /// fields other than the status and the limit.
+    pub fn matches_record(
+        &self,
+        id: &TimerId,
+        actor: &Address,
+        height: u64,
+        handler: &str,
+    ) -> bool {
+        self.actor.is_none_or(|a| a == *actor)
+            && self.from_height.is_none_or(|h| height >= h)
+            && self.to_height.is_none_or(|h| height <= h)
+            && self.handler.as_deref().is_none_or(|h| h == handler)
+            && self
+                .id_prefix
+                .as_deref()
+                .is_none_or(|p| id_has_prefix(id, p))
+    }
 }
 
 /// Which events [`NodeCore::events`](super::NodeCore::events) lists (every field narrows).

@@ -150,7 +150,7 @@ fn schedule_json(s: &ScheduleTimer) -> Value {
     )
 }
 
-fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
+pub(super) fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOwned> {
     let actor: Address = o.req("actor")?;
     let height: u64 = o.req("height")?;
     let payload: Option<Bytes> = o.opt("payload")?;

@@ -3,13 +3,10 @@
 use super::error;
 use super::openrpc;
 use super::queries::RpcQuery;
-use super::types::{Amount, Args, Obj, invalid_param};
+use super::types::{Amount, Args};
 use crate::chain::Receipt;
-use crate::engine::{Address, EventKind};
-use crate::node::{
-    At, EventFilter, EventsQuery, MiningMode, NodeError, NodeEvent, NodeHandle, TimerFilter,
-    TimerStatus, TimersQuery,
-};
+use crate::engine::Address;
+use crate::node::{At, MiningMode, NodeError, NodeEvent, NodeHandle};
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::{ErrorObjectOwned, Params};
 use jsonrpsee::{PendingSubscriptionSink, RpcModule, SubscriptionMessage};
@@ -84,36 +81,6 @@ pub fn mining_json(m: MiningMode) -> Value {
             json!({"mode": "interval", "block_time": block_time_ms as f64 / 1000.0})
         }
     }
-}
-
-/// An event filter. An unknown kind is `-32602` naming the valid kinds (issue 20): a typo must
-/// not read as "no such events".
-fn decode_event_filter(mut o: Obj) -> Result<EventFilter, ErrorObjectOwned> {
-    let kinds = o.opt_list::<String>("kinds")?;
-    if let Some(bad) = kinds
-        .iter()
-        .flatten()
-        .find(|k| k.parse::<EventKind>().is_err())
-    {
-        let names: Vec<&str> = EventKind::ALL.iter().map(|k| k.as_str()).collect();
-        return Err(invalid_param(
-            "kinds",
-            format!(
-                "unknown event kind \"{bad}\"; expected any of {}",
-                names.join(", ")
-            ),
-        ));
-    }
-    let f = EventFilter {
-        from_height: o.opt("from_height")?,
-        to_height: o.opt("to_height")?,
-        kinds,
-        timer_id: o.opt("timer_id")?,
-        actor: o.opt("actor")?,
-        limit: o.opt::<u64>("limit")?.map(|n| n as usize),
-    };
-    o.finish()?;
-    Ok(f)
 }
 
 /// Registers `f` as `name`.
@@ -270,44 +237,10 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             Ok(v)
         }
     });
-    reg(&mut m, EventsQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["filter"])?;
-        let f = decode_event_filter(a.obj(0, "filter", true)?)?;
-        let ev = node.ask(EventsQuery(f)).await.map_err(node_error)?;
-        Ok(to_json(&ev))
-    });
 
     // ---- actors -------------------------------------------------------------------------
 
     // ---- timers -------------------------------------------------------------------------
-    reg(&mut m, TimersQuery::METHOD, |p, node| async move {
-        let a = Args::new(&p, &["filter", "block"])?;
-        let at = a.block(1)?;
-        let mut o = a.obj(0, "filter", true)?;
-        let actor: Option<Address> = o.opt("actor")?;
-        let status = match o.opt::<String>("status")? {
-            None => None,
-            Some(s) => Some(s.parse::<TimerStatus>().map_err(|_| {
-                let names: Vec<&str> = TimerStatus::ALL.iter().map(|t| t.as_str()).collect();
-                invalid_param(
-                    "status",
-                    format!("expected one of {}, got \"{s}\"", names.join(", ")),
-                )
-            })?),
-        };
-        let limit = o.opt::<u64>("limit")?.map(|n| n as usize);
-        o.finish()?;
-        let f = TimerFilter {
-            actor,
-            status,
-            limit,
-        };
-        let ts = node
-            .ask(At::new(TimersQuery(f), at))
-            .await
-            .map_err(node_error)?;
-        Ok(to_json(&ts))
-    });
 
     // ---- scheduler ----------------------------------------------------------------------
 
@@ -316,6 +249,8 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
     super::scheduler::register(&mut m);
     super::draft::register(&mut m);
     super::pool::register(&mut m);
+    super::find::register(&mut m);
+    super::dry_run::register(&mut m);
     super::traces::register(&mut m);
 
     // ---- governance ---------------------------------------------------------------------
@@ -345,7 +280,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         |p, pending, node, _| async move {
             let filter = Args::new(&p, &["filter"])
                 .and_then(|a| a.obj(0, "filter", true))
-                .and_then(decode_event_filter);
+                .and_then(super::find::decode_event_filter);
             let filter = match filter {
                 Ok(f) => f,
                 Err(e) => {

@@ -210,9 +210,12 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "devnet_getEvents",
-        "Events of sealed blocks, oldest first.",
-        &[o("filter", "EventFilter", "which events")],
-        r#"{"type":"array","items":"@Event"}"#,
+        "Events of sealed blocks, oldest first (from_height above to_height is refused). With `page` ({cursor?, limit? 1..=1000, default 100}; issue 32, Spec note 171) the reply is a page: {events, next_cursor (\"HEIGHT:INDEX\", or null when no kept event after it matches), limit}; without it, every matching event as an array.",
+        &[
+            o("filter", "EventFilter", "which events"),
+            o("page", "Page", "a page at a time, from a cursor"),
+        ],
+        r#"{"oneOf":[{"type":"array","items":"@Event"},{"type":"object","properties":{"events":{"type":"array","items":"@Event"},"next_cursor":{"type":["string","null"]},"limit":"@Count"}}]}"#,
     ),
     m(
         "devnet_getTransaction",
@@ -263,6 +266,16 @@ pub const METHODS: &[MethodDoc] = &[
         "The open block's transactions in order (applied, not sealed: manual or interval mining), as devnet_getTransaction shows each.",
         &[],
         r#"{"type":"array","items":{"type":"object"}}"#,
+    ),
+    m(
+        "devnet_call",
+        "A dry run (issue 32, Spec note 174; anvil's eth_call): `call` as actor_call takes it, or {\"schedule\": {..}} with timer_schedule's fields, run against the head and thrown away. Result: the receipt the transaction would get (a failing handler: success false, status reverted, its error), with dry_run: true, its events, the timers it would schedule (and timer_id for a schedule). What the real call refuses before inclusion is the same named error. Nothing changes: no block, nonce, balance, timer or pending transaction.",
+        &[p(
+            "call",
+            r#"{"type":"object","properties":{"from":"@Address","actor":"@Address","handler":{"type":"string"},"payload":"@Bytes","schedule":"@ScheduleTimer"}}"#,
+            "what to run",
+        )],
+        "Receipt",
     ),
     m(
         "devnet_subscribeBlocks",
@@ -412,16 +425,17 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "timer_list",
-        "Timers, filtered.",
+        "Timers, filtered: pending (firing order) then gone. With `page` (issue 32, Spec note 172) every timer the node knows, in scheduling order (the gone ones from their compact records), a page at a time: {timers, next_cursor (or null), matched, limit}.",
         &[
             o(
                 "filter",
-                r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","limit":"@Count"}}"#,
-                "actor?, status?, limit?",
+                r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","id_prefix":{"type":"string"},"handler":{"type":"string"},"from_height":"@Height","to_height":"@Height","limit":"@Count"}}"#,
+                "actor?, status?, id_prefix?, handler?, from_height?, to_height? (the scheduled height), limit? (not with page)",
             ),
             o("block", "BlockTag", BLOCK),
+            o("page", "Page", "a page at a time, from a cursor"),
         ],
-        r#"{"type":"array","items":"@Timer"}"#,
+        r#"{"oneOf":[{"type":"array","items":"@Timer"},{"type":"object","properties":{"timers":{"type":"array","items":"@Timer"},"next_cursor":{"type":["string","null"]},"matched":"@Count","limit":"@Count"}}]}"#,
     ),
     m(
         "scheduler_config",
@@ -569,7 +583,7 @@ fn components() -> Value {
     // listed two of the five).
     let schedulers: Vec<&str> = SchedulerKind::ALL.iter().map(|k| k.as_str()).collect();
     let hex = |n: usize, what: &str| json!({"type": "string", "pattern": format!("^0x[0-9a-fA-F]{{{n}}}$"), "description": what});
-    json!({
+    let mut c = json!({
         "schemas": {
             "Height": {"type": "integer", "minimum": 0},
             "BlockTag": {"oneOf": [{"const": "latest"}, {"type": "integer", "minimum": 0}], "description": "a sealed height of the retained history, or latest (the head)"},
@@ -659,7 +673,13 @@ fn components() -> Value {
                 "status": {"$ref": "#/components/schemas/TimerStatus"}}},
             "StateDump": {"type": "object", "description": "a versioned state dump; while a fixture plays, `fixture_player` holds its position (a load goes on from there)"}
         }
-    })
+    });
+    // Issue 32, Spec note 171 (beside the rest: one `json!` of them all is past the macro's
+    // recursion limit).
+    c["schemas"]["Page"] = json!({"type": "object", "properties": {
+        "cursor": {"type": ["string", "object", "null"], "description": "the next_cursor a page answered (null: from the start)"},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 1000}}});
+    c
 }
 
 /// The OpenRPC document.

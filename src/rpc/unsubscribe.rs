@@ -43,6 +43,7 @@ pub const READ_ONLY: &[&str] = &[
     "devnet_head",
     "devnet_names",
     "devnet_pendingTransactions",
+    "devnet_call",
     "devnet_snapshots",
     "devnet_supply",
     "devnet_traceBlock",

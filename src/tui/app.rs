@@ -91,6 +91,8 @@ pub enum Overlay {
     Event(Box<EventRow>),
     /// A destructive command waiting for the user's yes (focus starts on Cancel).
     Confirm(Box<Confirm>),
+    /// The timer finder (issue 32, `panes/finder.rs`).
+    Finder(Box<super::panes::finder::Finder>),
 }
 
 /// A message in the status line.
@@ -228,6 +230,8 @@ pub enum Action {
         width: u16,
         height: u16,
     },
+    /// The timer finder's page (issue 32).
+    Found(crate::node::TimersPageQuery, Option<crate::node::TimerPage>),
 }
 
 /// What the loop must do for the app.
@@ -240,6 +244,8 @@ pub enum Effect {
     Command(UiCommand),
     LoadLife(TimerId),
     Refresh,
+    /// The timer finder's page (issue 32).
+    Find(crate::node::TimersPageQuery),
 }
 
 impl App {
@@ -599,6 +605,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             {
                 out.push(Effect::LoadLife(l.id));
             }
+            out.extend(super::panes::finder::on_refresh(app).filter(|_| moved));
             if let Some(w) = app.watch
                 && (moved || app.watch_life.is_none())
                 && !out.contains(&Effect::LoadLife(w))
@@ -653,6 +660,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Life(id, at, life) => super::past::on_life(app, id, at, life),
+        Action::Found(q, page) => super::panes::finder::on_found(app, q, page),
         Action::Done(cmd, result) => on_done(app, cmd, result),
         Action::Story(items) => {
             let mut out = Vec::new();

@@ -20,6 +20,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         Overlay::Form(_) => return super::form::form_key(app, k),
         Overlay::Prompt(p) => return super::prompt::prompt_key(app, p, k),
         Overlay::Confirm(c) => return super::prompt::confirm_key(app, *c, k),
+        Overlay::Finder(_) => return super::panes::finder::finder_key(app, k),
         Overlay::Help | Overlay::Log | Overlay::Event(_) => {
             let a = app.keys.action_for(&k);
             let page = match k.code {
@@ -112,6 +113,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.scroll_max.set(None);
             app.overlay = Overlay::Help;
         }
+        KeyAction::Find => return super::panes::finder::open(app),
         KeyAction::Log => {
             // The newest messages first in view: scrolled to the end when drawn.
             app.scroll = u16::MAX;

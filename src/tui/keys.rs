@@ -58,6 +58,8 @@ pub enum KeyAction {
     Return,
     Zoom,
     Raw,
+    /// The timer finder (issue 32).
+    Find,
 }
 
 impl KeyAction {
@@ -102,6 +104,7 @@ impl KeyAction {
             KeyAction::Return => "return",
             KeyAction::Zoom => "zoom",
             KeyAction::Raw => "raw",
+            KeyAction::Find => "find",
         }
     }
 }
@@ -359,6 +362,12 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         KeyAction::Copy,
         &["y"],
         "copy the selected timer's (or actor's) full id to the clipboard (OSC 52)",
+        None,
+    ),
+    (
+        KeyAction::Find,
+        &[":", "ctrl-f"],
+        "find any timer: every timer the node knows, filtered as you type (see below)",
         None,
     ),
     (

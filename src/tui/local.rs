@@ -248,7 +248,10 @@ fn view_on(
     let lane = core.ask(&v.lane)?;
     let head = core.ask(&v.head)?;
     Ok(QueryReplies {
-        deferred: core.ask(&deferred_query(&lane, &head))?,
+        deferred: deferred_query(&lane, &head)
+            .map(|q| core.ask(&q))
+            .transpose()?
+            .unwrap_or_default(),
         draft: draft_query(&lane).map(|q| core.ask(&q)).transpose()?,
         head,
         config: core.ask(&v.config)?,
@@ -317,6 +320,11 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
             .read(move |core| run_life(core, id, at))
             .ok()?
             .ok()
+    }
+
+    fn timer_page(&mut self, q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
+        let q = q.clone();
+        self.node.read(move |core| core.ask(&q)).ok()?.ok()
     }
 
     fn info(&self) -> SourceInfo {

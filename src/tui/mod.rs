@@ -95,6 +95,10 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
             // The selected timer is looked for in another bucket (issue 34, item 7): once.
             Effect::Refresh => again = true,
             Effect::Command(_) => {}
+            Effect::Find(q) => {
+                let page = source.timer_page(&q);
+                update(app, Action::Found(q, page));
+            }
         }
     }
     if again {
@@ -149,6 +153,10 @@ pub fn apply_effects<S: DashboardSource + ?Sized>(
                 refreshed = true;
             }
             Effect::Refresh => {}
+            Effect::Find(q) => {
+                let page = source.timer_page(&q);
+                queue.extend(update(app, Action::Found(q, page)));
+            }
         }
     }
 }

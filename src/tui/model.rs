@@ -671,6 +671,12 @@ pub trait DashboardSource {
         self.timer_life_at(id, None)
     }
 
+    /// A page of `timer_list` (issue 32: the timer finder), at the head; `None` when the
+    /// devnet did not answer. Sources without a node give nothing.
+    fn timer_page(&mut self, _q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
+        None
+    }
+
     // --- issue 23 (branch dash) ---
     /// The story of a fixture played along the node (steps, expectations, timer labels)
     /// reported since the last call; sources with none give nothing.

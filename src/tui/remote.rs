@@ -489,7 +489,10 @@ impl RemoteDevnet {
             Some(_) => Some(a.take::<HeadQuery>()?),
             None => None,
         };
-        let deferred = self.ask(&deferred_query(&lane, &head))?;
+        let deferred = deferred_query(&lane, &head)
+            .map(|q| self.ask(&q))
+            .transpose()?
+            .unwrap_or_default();
         // The drafts' state as of the viewed block too (`scheduler_draft` takes the tag).
         let draft = draft_query(&lane)
             .map(|q| self.ask(&At::new(q, v.at)))
@@ -649,6 +652,10 @@ impl DashboardSource for RemoteDevnet {
 
     /// Issue 24: a past view asks each with the block tag (`timer_get`, `devnet_head`,
     /// `scheduler_config` take it as their last param).
+    fn timer_page(&mut self, q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
+        self.ask(q).ok()
+    }
+
     fn life_replies_at(&mut self, id: &TimerId, at: Option<u64>) -> Option<LifeReplies> {
         let (timer, head, config) = life_queries(*id, at);
         let mut calls = Calls::default();

@@ -141,6 +141,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         Overlay::LifeLoading(id) => panes::overlays::loading(frame, area, id, theme),
         Overlay::Form(f) => panes::overlays::form(frame, area, app, f, theme),
         Overlay::Prompt(p) => panes::overlays::prompt(frame, area, p, theme),
+        Overlay::Finder(f) => panes::finder::draw(frame, area, app, f, theme),
     }
 }
 

@@ -67,15 +67,19 @@ impl ViewQuery {
 
 /// The second step of a refresh: the `TimerDeferred` events over the lane window, within the
 /// heights the node keeps (Spec note 73: the lane window can reach further back than a short
-/// `--history`).
-pub fn deferred_query(lane: &LaneView, head: &HeadView) -> EventsQuery {
-    let lane_from = lane.blocks.first().map_or(u64::MAX, |b| b.height + 1);
-    EventsQuery(EventFilter {
-        from_height: Some(lane_from.max(head.first_kept)),
-        // A past view's (issue 24) head: nothing after it.
-        to_height: Some(head.height),
-        kinds: Some(vec!["TimerDeferred".into()]),
-        ..EventFilter::default()
+/// `--history`). `None` when that window is empty (no lane history yet): no query is sent, as
+/// the node refuses a window with `from_height` above `to_height` (Spec note 171).
+pub fn deferred_query(lane: &LaneView, head: &HeadView) -> Option<EventsQuery> {
+    let lane_from = lane.blocks.first()?.height + 1;
+    let from = lane_from.max(head.first_kept);
+    // A past view's (issue 24) head: nothing after it.
+    (from <= head.height).then(|| {
+        EventsQuery(EventFilter {
+            from_height: Some(from),
+            to_height: Some(head.height),
+            kinds: Some(vec!["TimerDeferred".into()]),
+            ..EventFilter::default()
+        })
     })
 }
 

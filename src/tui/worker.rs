@@ -26,6 +26,8 @@ pub enum Job {
     Command(UiCommand),
     /// A timer's life as of a sealed height (issue 24; `None`: the head).
     Life(TimerId, Option<u64>),
+    /// The timer finder's page (issue 32).
+    Find(crate::node::TimersPageQuery),
 }
 
 /// What comes back.
@@ -43,6 +45,7 @@ pub enum Reply {
     },
     Done(UiCommand, Result<CommandOutcome, CommandError>),
     Life(TimerId, Option<u64>, Option<Box<TimerLife>>),
+    Found(crate::node::TimersPageQuery, Option<crate::node::TimerPage>),
     /// The source saw something new (a block): worth a refresh.
     News,
     /// The source's link changed (see [`DashboardSource::link`]).
@@ -121,6 +124,10 @@ pub fn run_job<S: DashboardSource + ?Sized>(source: &mut S, job: Job) -> Reply {
             let life = source.timer_life_at(&id, at).map(Box::new);
             Reply::Life(id, at, life)
         }
+        Job::Find(q) => {
+            let page = source.timer_page(&q);
+            Reply::Found(q, page)
+        }
     }
 }
 
@@ -183,6 +190,7 @@ impl Client {
                 // As of the height the panes show (issue 24).
                 Effect::LoadLife(id) => self.send(Job::Life(id, app.shown_at())),
                 Effect::Refresh => self.refresh(app),
+                Effect::Find(q) => self.send(Job::Find(q)),
             }
         }
     }
@@ -225,6 +233,10 @@ impl Client {
             }
             Reply::Life(id, at, life) => {
                 let effects = update(app, Action::Life(id, at, life));
+                self.dispatch(app, effects);
+            }
+            Reply::Found(q, page) => {
+                let effects = update(app, Action::Found(q, page));
                 self.dispatch(app, effects);
             }
             Reply::News => self.refresh(app),

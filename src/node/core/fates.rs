@@ -89,7 +89,7 @@ impl Fates {
         out
     }
 
-    fn iter(&self) -> impl Iterator<Item = &TimerFate> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &TimerFate> {
         self.chunks.iter().flat_map(|c| c.iter())
     }
 

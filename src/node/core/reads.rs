@@ -4,7 +4,7 @@ use super::NodeCore;
 use crate::chain::Block;
 use crate::engine::TimerId;
 use crate::node::read;
-use crate::node::views::{EventFilter, EventView, TimerFilter, TimerView};
+use crate::node::views::{EventFilter, EventView, TimerEntry, TimerFilter, TimerStatus, TimerView};
 use std::collections::BTreeMap;
 
 impl NodeCore {
@@ -12,19 +12,144 @@ impl NodeCore {
     /// Without history (a headless node): the chain's recent blocks.
     pub fn events(&self, filter: &EventFilter) -> Vec<EventView> {
         let limit = filter.limit.unwrap_or(usize::MAX);
-        let from = filter.from_height.unwrap_or(0);
-        let start = self.history.partition_point(|b| b.header.height < from);
-        let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
-            Box::new(self.history.range(start..).map(|b| &**b))
-        } else {
-            Box::new(self.chain.blocks())
-        };
-        blocks
+        self.kept_blocks(filter.from_height.unwrap_or(0))
             .take_while(|b| filter.to_height.is_none_or(|t| b.header.height <= t))
             .flat_map(|b| b.events.iter())
             .filter(|r| filter.matches(r))
             .take(limit)
             .cloned()
+            .collect()
+    }
+
+    /// The sealed blocks the node's event reads cover, oldest first, from height `from` on:
+    /// the history; without one (a headless node) the chain's recent blocks.
+    pub(crate) fn kept_blocks(&self, from: u64) -> Box<dyn Iterator<Item = &Block> + '_> {
+        if self.keep_history {
+            let start = self.history.partition_point(|b| b.header.height < from);
+            Box::new(self.history.range(start..).map(|b| &**b))
+        } else {
+            Box::new(self.chain.blocks().filter(move |b| b.header.height >= from))
+        }
+    }
+
+    /// Every timer the node knows, in the order they were scheduled (Spec note 172): the
+    /// compact records (pending and gone, Spec note 150), then the pending timers the open
+    /// block scheduled (or, for a headless node, which keeps no records, every pending one).
+    pub(crate) fn timer_entries(&self) -> Vec<TimerEntry> {
+        if !self.keep_history {
+            return self.timer_entries_headless();
+        }
+        let handler_of =
+            |id: &TimerId| self.chain.timer(id).map(|t| t.handler().name().to_string());
+        let mut out: Vec<TimerEntry> = self
+            .fates
+            .iter()
+            .map(|f| TimerEntry {
+                id: f.timer_id,
+                actor: f.actor,
+                height: f.height,
+                status: f.status.unwrap_or(TimerStatus::Pending),
+                handler: f.status.map_or_else(|| handler_of(&f.timer_id), |_| None),
+            })
+            .collect();
+        out.extend(
+            read::pending_timers(&self.chain)
+                .into_iter()
+                .filter(|t| self.fates.get(&t.timer_id).is_none())
+                .map(|t| TimerEntry {
+                    id: t.timer_id,
+                    actor: t.actor_address,
+                    height: t.height,
+                    status: TimerStatus::Pending,
+                    handler: Some(t.handler().name().to_string()),
+                }),
+        );
+        out
+    }
+
+    /// [`timer_entries`](Self::timer_entries) of a headless node, which keeps no compact
+    /// records: the timers the chain's recent blocks scheduled (their status from their
+    /// concluding events), then the pending ones scheduled before them or in the open block.
+    fn timer_entries_headless(&self) -> Vec<TimerEntry> {
+        let mut out: Vec<TimerEntry> = Vec::new();
+        let mut at: BTreeMap<TimerId, usize> = BTreeMap::new();
+        for r in self.chain.blocks().flat_map(|b| b.events.iter()) {
+            if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
+                timer_id,
+                actor,
+                height,
+                handler,
+                ..
+            }) = &r.event
+            {
+                at.entry(*timer_id).or_insert_with(|| {
+                    out.push(TimerEntry {
+                        id: *timer_id,
+                        actor: *actor,
+                        height: *height,
+                        status: TimerStatus::Pending,
+                        handler: Some(handler.clone()),
+                    });
+                    out.len() - 1
+                });
+            } else if let Some(id) = r.event.timer_id()
+                && let Some(i) = at.get(&id)
+                && let Some(s) = read::status_from_events(std::slice::from_ref(r))
+            {
+                out[*i].status = s;
+            }
+        }
+        for e in &mut out {
+            if read::live_timer(&self.chain, &e.id).is_some() {
+                e.status = TimerStatus::Pending;
+            }
+        }
+        out.extend(
+            read::pending_timers(&self.chain)
+                .into_iter()
+                .filter(|t| !at.contains_key(&t.timer_id))
+                .map(|t| TimerEntry {
+                    id: t.timer_id,
+                    actor: t.actor_address,
+                    height: t.height,
+                    status: TimerStatus::Pending,
+                    handler: Some(t.handler().name().to_string()),
+                }),
+        );
+        out
+    }
+
+    /// The handlers of the timers whose `TimerScheduled` event the node still keeps.
+    pub(crate) fn scheduled_handlers(&self) -> BTreeMap<TimerId, String> {
+        let mut out = BTreeMap::new();
+        for r in self.kept_blocks(0).flat_map(|b| b.events.iter()) {
+            if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
+                timer_id,
+                handler,
+                ..
+            }) = &r.event
+            {
+                out.insert(*timer_id, handler.clone());
+            }
+        }
+        out
+    }
+
+    /// Views of `ids` as [`timer`](Self::timer) gives each (pending or gone; a gone one
+    /// whose events left the history from its compact record), their events gathered in
+    /// one pass over the history; unknown ids left out.
+    pub(crate) fn timer_views_full(&self, ids: Vec<TimerId>) -> Vec<TimerView> {
+        let wanted: std::collections::BTreeSet<TimerId> = ids.iter().copied().collect();
+        let mut events: BTreeMap<TimerId, Vec<EventView>> = BTreeMap::new();
+        for r in self.kept_blocks(0).flat_map(|b| b.events.iter()) {
+            if let Some(id) = r.event.timer_id()
+                && wanted.contains(&id)
+            {
+                events.entry(id).or_default().push(r.clone());
+            }
+        }
+        ids.into_iter()
+            .filter_map(|id| self.timer_with(&id, events.remove(&id).unwrap_or_default()))
             .collect()
     }
 
@@ -34,6 +159,11 @@ impl NodeCore {
             timer_id: Some(*id),
             ..EventFilter::default()
         });
+        self.timer_with(id, events)
+    }
+
+    /// A timer's view from its events (the kept ones), or from its compact record.
+    fn timer_with(&self, id: &TimerId, events: Vec<EventView>) -> Option<TimerView> {
         let fate = self.fates.get(id);
         let Some(mut v) = read::timer_view(&self.chain, id, events) else {
             // Its events left the history: its compact record answers (Spec note 150).
@@ -72,7 +202,14 @@ impl NodeCore {
             ids.extend(
                 read::pending_timers(&self.chain)
                     .into_iter()
-                    .filter(|t| filter.actor.is_none_or(|a| t.actor_address == a))
+                    .filter(|t| {
+                        filter.matches_record(
+                            &t.timer_id,
+                            &t.actor_address,
+                            t.height,
+                            t.handler().name(),
+                        )
+                    })
                     .map(|t| t.timer_id),
             );
         }
@@ -82,9 +219,11 @@ impl NodeCore {
                 if let crate::chain::Event::Timer(crate::engine::TimerEvent::TimerScheduled {
                     timer_id,
                     actor,
+                    height,
+                    handler,
                     ..
                 }) = &r.event
-                    && filter.actor.is_none_or(|a| a == *actor)
+                    && filter.matches_record(timer_id, actor, *height, handler)
                     && read::live_timer(&self.chain, timer_id).is_none()
                     && seen.insert(*timer_id)
                 {

@@ -4,6 +4,7 @@ pub mod buckets;
 pub mod draft;
 pub mod events;
 pub mod fairness;
+pub mod finder;
 pub mod lane;
 pub mod modal;
 pub mod overlays;

@@ -367,6 +367,7 @@ pub fn help_lines(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         "  destructive commands ask first: Back is focused; y or ←/→ Enter confirms",
         dim,
     ));
+    lines.extend(super::finder::help_lines(app, theme));
     for p in Pane::ALL.iter().filter(|p| **p != app.focus) {
         let (name, text) = pane_help(*p);
         lines.push(Line::from(""));

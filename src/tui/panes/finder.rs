@@ -1,0 +1,385 @@
+//! The timer finder (issue 32, "Find any timer"; Spec note 173): `:` (or `C-f`) opens a
+//! full-screen list of every timer the node knows, in every bucket and tier and the ones that
+//! left, filtered as you type; ↑/↓ select, Enter opens the timer's life, Esc closes. The list is
+//! the node's `timer_list` page ([`TimersPageQuery`]), asked in-process or over JSON-RPC through
+//! the same [`crate::tui::model::DashboardSource::timer_page`], again as each block seals.
+//!
+//! The query: words separated by spaces, each narrowing the list.
+//!
+//! | word | matches |
+//! | --- | --- |
+//! | `0x1f2e`, `id:1f2e` | the id starts with these hex digits |
+//! | `label:name`, `name` | the label a fixture gave the timer contains it |
+//! | `actor:dev1`, `actor:0x..` | the actor, by name or address |
+//! | `handler:ping` | the handler's name |
+//! | `status:fired` (`s:`) | `pending`, `fired`, `expired`, `unfunded`, `cancelled`, `cancelled_by_governance` |
+//! | `h:100..200`, `h:100..`, `h:..200`, `h:150` | the height it was scheduled for |
+
+use crate::engine::{Address, TimerId};
+use crate::node::{
+    MAX_PAGE, TimerFilter, TimerPage, TimerStatus, TimersPageQuery, valid_id_prefix,
+};
+use crate::tui::app::{App, Effect, Overlay};
+use crate::tui::keys::KeyAction;
+use crate::tui::theme::Theme;
+use crossterm::event::{KeyCode, KeyEvent};
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, TableState};
+use std::collections::BTreeMap;
+
+/// The finder's state: the query as typed, the selection and the last page the node answered.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Finder {
+    pub text: String,
+    pub sel: usize,
+    /// The query the shown page answers.
+    pub asked: Option<TimersPageQuery>,
+    pub page: Option<TimerPage>,
+    /// Why the typed query is not sent (a word it does not read).
+    pub error: Option<String>,
+}
+
+/// A query as typed: the node's filter, and the label words the dashboard matches itself
+/// (the node keeps no labels, Spec note 172).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FinderQuery {
+    pub filter: TimerFilter,
+    pub labels: Vec<String>,
+}
+
+/// Reads the query syntax; `names` resolves `actor:NAME`.
+pub fn parse(text: &str, names: &BTreeMap<Address, String>) -> Result<FinderQuery, String> {
+    let mut q = FinderQuery::default();
+    for word in text.split_whitespace() {
+        let (key, value) = word.split_once(':').unwrap_or(("", word));
+        match key {
+            "" if word.starts_with("0x") || word.starts_with("0X") => {
+                q.filter.id_prefix = Some(id_prefix(word)?)
+            }
+            "" | "label" => q.labels.push(value.to_lowercase()),
+            "id" => q.filter.id_prefix = Some(id_prefix(value)?),
+            "actor" => q.filter.actor = Some(actor(value, names)?),
+            "handler" => q.filter.handler = Some(value.to_string()),
+            "status" | "s" => q.filter.status = Some(status(value)?),
+            "h" => (q.filter.from_height, q.filter.to_height) = heights(value)?,
+            other => {
+                return Err(format!(
+                    "unknown word `{other}:`; see ? for the query syntax"
+                ));
+            }
+        }
+    }
+    Ok(q)
+}
+
+fn id_prefix(v: &str) -> Result<String, String> {
+    match valid_id_prefix(v) && !v.is_empty() {
+        true => Ok(v.to_string()),
+        false => Err(format!("`{v}` is not a hex id prefix")),
+    }
+}
+
+fn actor(v: &str, names: &BTreeMap<Address, String>) -> Result<Address, String> {
+    if let Ok(a) = v.parse::<Address>() {
+        return Ok(a);
+    }
+    names
+        .iter()
+        .find(|(_, n)| n.eq_ignore_ascii_case(v))
+        .map(|(a, _)| *a)
+        .ok_or_else(|| format!("no actor named `{v}`"))
+}
+
+fn status(v: &str) -> Result<TimerStatus, String> {
+    v.parse::<TimerStatus>().map_err(|_| {
+        let all: Vec<&str> = TimerStatus::ALL.iter().map(|s| s.as_str()).collect();
+        format!("status `{v}`: one of {}", all.join(", "))
+    })
+}
+
+/// `100..200`, `100..`, `..200` or `150`.
+fn heights(v: &str) -> Result<(Option<u64>, Option<u64>), String> {
+    let num = |s: &str| -> Result<Option<u64>, String> {
+        match s {
+            "" => Ok(None),
+            s => s
+                .parse()
+                .map(Some)
+                .map_err(|_| format!("h:{v}: `{s}` is not a height")),
+        }
+    };
+    let (from, to) = match v.split_once("..") {
+        Some((a, b)) => (num(a)?, num(b)?),
+        None => (num(v)?, num(v)?),
+    };
+    if let (Some(f), Some(t)) = (from, to)
+        && f > t
+    {
+        return Err(format!("h:{v}: the window is empty ({f} > {t})"));
+    }
+    Ok((from, to))
+}
+
+impl Finder {
+    /// The node query of the typed text, or the reason it is not sent.
+    fn query(&mut self, names: &BTreeMap<Address, String>) -> Option<TimersPageQuery> {
+        match parse(&self.text, names) {
+            Ok(q) => {
+                self.error = None;
+                Some(TimersPageQuery {
+                    filter: q.filter,
+                    cursor: None,
+                    limit: MAX_PAGE,
+                })
+            }
+            Err(e) => {
+                self.error = Some(e);
+                None
+            }
+        }
+    }
+}
+
+/// The timers of the page that the label words match, in order.
+pub fn rows<'a>(app: &App, f: &'a Finder) -> Vec<&'a crate::node::TimerView> {
+    let labels = parse(&f.text, &app.data.names)
+        .map(|q| q.labels)
+        .unwrap_or_default();
+    let Some(page) = f.page.as_ref().filter(|_| f.error.is_none()) else {
+        return Vec::new();
+    };
+    page.timers
+        .iter()
+        .filter(|t| {
+            labels.iter().all(|w| {
+                app.labels
+                    .get(&t.timer_id)
+                    .is_some_and(|l| l.to_lowercase().contains(w))
+            })
+        })
+        .collect()
+}
+
+/// Opens the finder (the key `find`) and asks for its first page.
+pub fn open(app: &mut App) -> Vec<Effect> {
+    let mut f = Finder::default();
+    let q = f.query(&app.data.names);
+    app.overlay = Overlay::Finder(Box::new(f));
+    q.map(Effect::Find).into_iter().collect()
+}
+
+/// A block sealed while the finder is open: ask again (the list is live).
+pub fn on_refresh(app: &App) -> Option<Effect> {
+    match &app.overlay {
+        Overlay::Finder(f) => f.asked.clone().map(Effect::Find),
+        _ => None,
+    }
+}
+
+/// The node's page for `q`: shown if it answers the query the finder still has.
+pub fn on_found(app: &mut App, q: TimersPageQuery, page: Option<TimerPage>) -> Vec<Effect> {
+    let names = app.data.names.clone();
+    if let Overlay::Finder(f) = &mut app.overlay
+        && f.clone().query(&names).as_ref() == Some(&q)
+    {
+        f.asked = Some(q);
+        f.page = page;
+        if f.page.is_none() {
+            f.error = Some("the devnet did not answer".into());
+        }
+    }
+    let n = match &app.overlay {
+        Overlay::Finder(f) => rows(app, f).len(),
+        _ => return vec![],
+    };
+    if let Overlay::Finder(f) = &mut app.overlay {
+        f.sel = f.sel.min(n.saturating_sub(1));
+    }
+    vec![]
+}
+
+/// A key while the finder is open: text edits the query, ↑/↓ select, Enter opens the life.
+pub fn finder_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    let Overlay::Finder(f) = &app.overlay else {
+        return vec![];
+    };
+    let mut f: Finder = (**f).clone();
+    let n = rows(app, &f).len();
+    let mut edited = false;
+    match k.code {
+        KeyCode::Esc => {
+            app.overlay = Overlay::None;
+            return vec![];
+        }
+        KeyCode::Up => f.sel = f.sel.saturating_sub(1),
+        KeyCode::Down => f.sel = (f.sel + 1).min(n.saturating_sub(1)),
+        KeyCode::PageUp => f.sel = f.sel.saturating_sub(10),
+        KeyCode::PageDown => f.sel = (f.sel + 10).min(n.saturating_sub(1)),
+        KeyCode::Enter => {
+            let id: Option<TimerId> = rows(app, &f).get(f.sel).map(|t| t.timer_id);
+            return match id {
+                Some(id) => {
+                    app.overlay = Overlay::LifeLoading(id);
+                    vec![Effect::LoadLife(id)]
+                }
+                None => vec![],
+            };
+        }
+        KeyCode::Backspace => edited = f.text.pop().is_some(),
+        KeyCode::Char('u')
+            if k.modifiers
+                .contains(crossterm::event::KeyModifiers::CONTROL) =>
+        {
+            edited = !f.text.is_empty();
+            f.text.clear();
+        }
+        KeyCode::Char(c)
+            if !k
+                .modifiers
+                .contains(crossterm::event::KeyModifiers::CONTROL) =>
+        {
+            f.text.push(c);
+            edited = true;
+        }
+        _ => {}
+    }
+    let mut out = vec![];
+    if edited {
+        f.sel = 0;
+        if let Some(q) = f.query(&app.data.names) {
+            out.push(Effect::Find(q));
+        }
+    }
+    app.overlay = Overlay::Finder(Box::new(f));
+    out
+}
+
+/// The help overlay's lines on the finder's query syntax.
+pub fn help_lines(app: &App, theme: &Theme) -> Vec<Line<'static>> {
+    let dim = theme.get("dim");
+    let mut lines = vec![
+        Line::from(""),
+        Line::styled(
+            format!(" timer finder ({})", app.keys.keys_label(KeyAction::Find)),
+            theme.get("header"),
+        ),
+    ];
+    for t in [
+        "every timer the node knows (all buckets and tiers, and the ones that left); type to filter:",
+        "0x1f2e or id:1f2e id prefix · label:name or a bare word: the fixture's label",
+        "actor:dev1 (name or address) · handler:ping · status:fired (s:) · h:100..200 (h:100.. h:..200 h:150)",
+        "↑/↓ select · Enter the timer's life · Bksp, C-u edit · Esc closes; the list follows the chain",
+    ] {
+        lines.push(Line::styled(format!("  {t}"), dim));
+    }
+    lines
+}
+
+/// Draws the finder over the whole area.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, f: &Finder, theme: &Theme) {
+    frame.render_widget(Clear, area);
+    let block = Block::bordered()
+        .title(Line::styled(
+            " find a timer (Enter: its life · Esc closes · ? syntax) ",
+            theme.get("title"),
+        ))
+        .border_style(theme.get("border_focus"));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let [input, info, list] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Length(1),
+        Constraint::Min(1),
+    ])
+    .areas(inner);
+    frame.render_widget(
+        Paragraph::new(Line::from(vec![
+            Span::styled("find: ", theme.get("hint_key")),
+            Span::styled(format!("{}▏", f.text), theme.get("text")),
+        ])),
+        input,
+    );
+    let shown = rows(app, f);
+    let info_line = match (&f.error, &f.page) {
+        (Some(e), _) => Line::styled(e.clone(), theme.get("error")),
+        (None, None) => Line::styled("asking the devnet…", theme.get("dim")),
+        (None, Some(p)) => Line::styled(summary(shown.len(), p), theme.get("dim")),
+    };
+    frame.render_widget(Paragraph::new(info_line), info);
+    draw_rows(frame, list, app, f, &shown, theme);
+}
+
+fn summary(shown: usize, p: &TimerPage) -> String {
+    let more = match p.next_cursor {
+        Some(_) => format!(" (the first {} listed: narrow the query)", p.limit),
+        None => String::new(),
+    };
+    format!(
+        "{shown} shown · {} matched the node's filter{more}",
+        p.matched
+    )
+}
+
+fn draw_rows(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    f: &Finder,
+    shown: &[&crate::node::TimerView],
+    theme: &Theme,
+) {
+    let name = |a: &Address| {
+        app.data
+            .names
+            .get(a)
+            .cloned()
+            .unwrap_or_else(|| a.to_string()[..10].to_string())
+    };
+    // Only the rows on screen are laid out (a page holds up to 1,000): the window that keeps
+    // the selection in view.
+    let visible = (area.height as usize).saturating_sub(1).max(1);
+    let start = f.sel.saturating_sub(visible - 1);
+    let rows: Vec<Row> = shown
+        .iter()
+        .skip(start)
+        .take(visible)
+        .map(|t| {
+            let label = app.labels.get(&t.timer_id).cloned().unwrap_or_default();
+            let place = match (&t.tier, t.exit_height) {
+                (Some(tier), _) => tier.clone(),
+                (None, Some(h)) => format!("left #{h}"),
+                (None, None) => String::new(),
+            };
+            Row::new(vec![
+                t.timer_id.short(),
+                label,
+                t.status.as_str().to_string(),
+                format!("#{}", t.height),
+                place,
+                name(&t.actor),
+                t.handler.clone(),
+            ])
+        })
+        .collect();
+    let widths = [
+        Constraint::Length(9),
+        Constraint::Length(10),
+        Constraint::Length(12),
+        Constraint::Length(9),
+        Constraint::Length(10),
+        Constraint::Length(12),
+        Constraint::Min(6),
+    ];
+    let header = Row::new([
+        "id", "label", "status", "height", "where", "actor", "handler",
+    ])
+    .style(theme.get("header"));
+    let table = Table::new(rows, widths)
+        .header(header)
+        .row_highlight_style(theme.get("selection"));
+    let mut state =
+        TableState::default().with_selected((!shown.is_empty()).then_some(f.sel - start));
+    frame.render_stateful_widget(table, area, &mut state);
+}

@@ -1,0 +1,212 @@
+//! Issue 32 "Dry runs" and "What bad input gets" (Spec note 174): `devnet_call` runs a call or
+//! a timer schedule against the head and returns the receipt it would get (a failing handler a
+//! receipt with `success: false`), its events and the timers it would schedule, and changes
+//! nothing: the state root, the head, balances, nonces and the pending transactions are the
+//! same before and after every dry run, a refused one included.
+
+mod common;
+
+use cowboy_devnet::chain::Genesis;
+use jsonrpsee::http_client::{HttpClient, HttpClientBuilder};
+use serde_json::{Value, json};
+
+/// A script with a handler that emits and schedules, and one that fails.
+const SCRIPT: &str = r#"
+fn handle_timer(payload) {
+    emit("fired", `at height ${block_height()}`);
+}
+fn settle(payload) {
+    emit("settled", "yes");
+}
+fn broken(payload) {
+    throw "nope";
+}
+"#;
+
+async fn call(c: &HttpClient, method: &str, p: Value) -> Value {
+    common::served::rpc_ok(c, method, &p).await
+}
+
+/// What a dry run must leave as it was.
+async fn state(c: &HttpClient) -> Value {
+    let head = call(c, "devnet_head", json!([])).await;
+    json!({
+        "head": [head["height"], head["hash"], head["state_root"], head["pending_txs"], head["pending_timers"]],
+        "accounts": call(c, "devnet_accounts", json!([])).await,
+        "pending": call(c, "devnet_pendingTransactions", json!([])).await,
+        "timers": call(c, "timer_list", json!([])).await,
+        "events": call(c, "devnet_getEvents", json!([])).await,
+    })
+}
+
+async fn start() -> (common::served::Served, HttpClient, Value, Value) {
+    let served = common::served::serve(Genesis::default(), &common::served::port0()).await;
+    let c = HttpClientBuilder::default()
+        .build(format!("http://{}", served.addr))
+        .expect("client");
+    let actor = call(
+        &c,
+        "actor_deploy",
+        json!([{"script": SCRIPT, "balance": "1000000000000000000000"}]),
+    )
+    .await;
+    let from = call(&c, "devnet_accounts", json!([])).await[1]["address"].clone();
+    (served, c, actor, from)
+}
+
+/// Issue 32 "Dry runs": a call's dry run answers the receipt and events the real call gets,
+/// and keeps nothing (under automine no block is sealed either).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_dry_run_of_a_call_returns_its_receipt_and_changes_nothing() {
+    let (_s, c, actor, from) = start().await;
+    let before = state(&c).await;
+    let dry = call(
+        &c,
+        "devnet_call",
+        json!([{"from": from, "actor": actor, "handler": "settle"}]),
+    )
+    .await;
+    assert_eq!(state(&c).await, before, "a dry run changed nothing");
+    assert_eq!(dry["dry_run"], json!(true));
+    assert_eq!(dry["status"], json!("success"), "{dry}");
+    assert_eq!(dry["sealed"], json!(false));
+    let kinds: Vec<&str> = dry["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, vec!["ActorEmitted"], "{dry}");
+    // The real call gets the same receipt (same cycles, fee and status).
+    let real = call(
+        &c,
+        "actor_call",
+        json!([{"from": from, "actor": actor, "handler": "settle"}]),
+    )
+    .await;
+    for f in [
+        "status",
+        "cycles_used",
+        "cells_used",
+        "fee",
+        "nonce",
+        "tx_hash",
+    ] {
+        assert_eq!(dry[f], real[f], "{f}: dry {dry} real {real}");
+    }
+}
+
+/// Issue 32 "Dry runs": a failing handler is a receipt with `success: false` and its error,
+/// not an RPC error; nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_dry_run_of_a_failing_handler_is_a_reverted_receipt() {
+    let (_s, c, actor, from) = start().await;
+    call(&c, "devnet_setMining", json!([{"mode": "manual"}])).await;
+    // A pending transaction in the open block: the dry run goes after it and keeps neither.
+    call(
+        &c,
+        "actor_call",
+        json!([{"from": from, "actor": actor, "handler": "settle"}]),
+    )
+    .await;
+    let before = state(&c).await;
+    for handler in ["broken", "no_such_handler"] {
+        let dry = call(
+            &c,
+            "devnet_call",
+            json!([{"from": from, "actor": actor, "handler": handler}]),
+        )
+        .await;
+        assert_eq!(dry["success"], json!(false), "{dry}");
+        assert_eq!(dry["status"], json!("reverted"));
+        assert!(!dry["error"].is_null(), "{dry}");
+        assert_eq!(dry["index"], json!(1), "after the pending one: {dry}");
+    }
+    assert_eq!(state(&c).await, before, "a failing dry run changed nothing");
+}
+
+/// Issue 32 "Dry runs": a schedule's dry run names the timer it would schedule, which does not
+/// exist afterwards.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_dry_run_of_a_schedule_names_the_timer_and_keeps_none() {
+    let (_s, c, actor, _) = start().await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let before = state(&c).await;
+    let t = json!({"actor": actor, "height": h + 5, "handler": "settle"});
+    let dry = call(&c, "devnet_call", json!([{"schedule": t}])).await;
+    assert_eq!(
+        state(&c).await,
+        before,
+        "a schedule's dry run changed nothing"
+    );
+    assert_eq!(dry["status"], json!("success"), "{dry}");
+    let id = dry["timer_id"].clone();
+    assert_eq!(dry["timers"], json!([id]));
+    assert!(
+        dry["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["kind"] == "TimerScheduled" && e["timer_id"] == id),
+        "{dry}"
+    );
+    assert_eq!(call(&c, "timer_get", json!([id])).await, Value::Null);
+    let real = call(&c, "timer_schedule", json!([t])).await;
+    assert_eq!(real["timer_id"], id, "the real schedule gets the same id");
+}
+
+/// Issue 32 "What bad input gets": malformed params are -32602 naming the field; what the
+/// real call refuses (an unknown actor, a schedule in the past) is the same named error; none
+/// changes anything.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_bad_dry_runs_are_named_errors_that_change_nothing() {
+    let (_s, c, actor, from) = start().await;
+    let before = state(&c).await;
+    let params_errors = [
+        (json!([]), "call"),
+        (json!([{"actor": actor, "handler": "settle"}]), "from"),
+        (
+            json!([{"from": from, "actor": actor, "handler": "settle", "x": 1}]),
+            "x",
+        ),
+        (json!([{"schedule": {"actor": actor}}]), "schedule.height"),
+        (
+            json!([{"schedule": {"actor": actor, "height": 9}, "from": from}]),
+            "from",
+        ),
+    ];
+    for (p, field) in params_errors {
+        let (code, msg, data) = common::served::rpc_err(&c, "devnet_call", &p).await;
+        assert_eq!(
+            (code, data["field"].as_str()),
+            (-32602, Some(field)),
+            "{p}: {msg}"
+        );
+    }
+    let unknown = "0x00000000000000000000000000000000000000aa";
+    let (_, msg, data) = common::served::rpc_err(
+        &c,
+        "devnet_call",
+        &json!([{"from": from, "actor": unknown, "handler": "settle"}]),
+    )
+    .await;
+    assert_eq!(data["reason"], json!("UnknownActor"), "{msg}");
+    let (_, msg, data) = common::served::rpc_err(
+        &c,
+        "devnet_call",
+        &json!([{"schedule": {"actor": actor, "height": 1}}]),
+    )
+    .await;
+    let (_, real_msg, real_data) = common::served::rpc_err(
+        &c,
+        "timer_schedule",
+        &json!([{"actor": actor, "height": 1}]),
+    )
+    .await;
+    assert_eq!(data["reason"], real_data["reason"], "{msg} / {real_msg}");
+    assert!(data["reason"].is_string(), "{msg}");
+    assert_eq!(state(&c).await, before, "a refused dry run changed nothing");
+}
