@@ -58,5 +58,5 @@ pub use session::{Base, Entry, SessionLog};
 pub use shell::{
     DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, ShellConfig, spawn, spawn_with,
 };
-pub use traces::TraceQuery;
+pub use traces::{FireTrace, TraceQuery};
 pub use views::*;

@@ -74,6 +74,20 @@ impl Query for TraceQuery {
     }
 }
 
+/// A timer's fire's trace (`devnet_traceFire`): at `height`, or its last fire.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FireTrace {
+    pub timer_id: TimerId,
+    pub height: Option<u64>,
+}
+
+impl Query for FireTrace {
+    type Reply = Vec<Trace>;
+    fn run(&self, node: &NodeCore) -> Result<Vec<Trace>, NodeError> {
+        node.fire_trace(&self.timer_id, self.height)
+    }
+}
+
 impl NodeCore {
     /// The traces kept (with `--trace`) of blocks still the chain's, oldest first (the last
     /// `--history` heights).

@@ -49,6 +49,17 @@ async fn answer(
     Ok(written(t, compact))
 }
 
+/// A fire's trace as the attached dashboard asks it (`devnet_traceFire`, full form).
+impl super::queries::RpcQuery for crate::node::FireTrace {
+    const METHOD: &'static str = METHODS[1];
+    fn params(&self) -> Vec<Value> {
+        vec![
+            serde_json::json!(self.timer_id),
+            serde_json::json!(self.height),
+        ]
+    }
+}
+
 /// Registers the methods of this file.
 pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
     reg(m, METHODS[0], |p, node| async move {

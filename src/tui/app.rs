@@ -93,6 +93,8 @@ pub enum Overlay {
     Confirm(Box<Confirm>),
     /// The timer finder (issue 32, `panes/finder.rs`).
     Finder(Box<super::panes::finder::Finder>),
+    /// A fire's trace (issue 32), opened from a timer's life with `t`.
+    Trace(Box<super::panes::trace::TraceOverlay>),
 }
 
 /// A message in the status line.
@@ -232,6 +234,8 @@ pub enum Action {
     },
     /// The timer finder's page (issue 32).
     Found(crate::node::TimersPageQuery, Option<crate::node::TimerPage>),
+    /// A fire's trace came back (issue 32).
+    Traced(TimerId, Result<Vec<crate::chain::trace::Trace>, String>),
 }
 
 /// What the loop must do for the app.
@@ -246,6 +250,8 @@ pub enum Effect {
     Refresh,
     /// The timer finder's page (issue 32).
     Find(crate::node::TimersPageQuery),
+    /// Ask the trace of a timer's last fire (issue 32).
+    LoadTrace(TimerId),
 }
 
 impl App {
@@ -661,6 +667,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         }
         Action::Life(id, at, life) => super::past::on_life(app, id, at, life),
         Action::Found(q, page) => super::panes::finder::on_found(app, q, page),
+        Action::Traced(id, t) => super::panes::trace::on_trace(app, id, t),
         Action::Done(cmd, result) => on_done(app, cmd, result),
         Action::Story(items) => {
             let mut out = Vec::new();

@@ -21,7 +21,12 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         Overlay::Prompt(p) => return super::prompt::prompt_key(app, p, k),
         Overlay::Confirm(c) => return super::prompt::confirm_key(app, *c, k),
         Overlay::Finder(_) => return super::panes::finder::finder_key(app, k),
-        Overlay::Help | Overlay::Log | Overlay::Event(_) => {
+        Overlay::Trace(t) if app.keys.action_for(&k) == Some(KeyAction::Close) => {
+            // Back to the life it was opened from.
+            app.overlay = Overlay::LifeLoading(t.id);
+            return vec![Effect::LoadLife(t.id)];
+        }
+        Overlay::Help | Overlay::Log | Overlay::Event(_) | Overlay::Trace(_) => {
             let a = app.keys.action_for(&k);
             let page = match k.code {
                 KeyCode::PageUp => Some(-10),
@@ -71,6 +76,9 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
                 app.raw = !app.raw;
                 return vec![];
             }
+            if a == Some(KeyAction::Trace) {
+                return super::panes::trace::open(app);
+            }
             if a == Some(KeyAction::Copy) && app.raw {
                 copy_raw(app);
                 return vec![];
@@ -114,6 +122,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.overlay = Overlay::Help;
         }
         KeyAction::Find => return super::panes::finder::open(app),
+        KeyAction::Trace => return super::panes::trace::open_selected(app),
         KeyAction::Log => {
             // The newest messages first in view: scrolled to the end when drawn.
             app.scroll = u16::MAX;

@@ -60,6 +60,8 @@ pub enum KeyAction {
     Raw,
     /// The timer finder (issue 32).
     Find,
+    /// A fire's trace, from a timer's life (issue 32).
+    Trace,
 }
 
 impl KeyAction {
@@ -105,6 +107,7 @@ impl KeyAction {
             KeyAction::Zoom => "zoom",
             KeyAction::Raw => "raw",
             KeyAction::Find => "find",
+            KeyAction::Trace => "trace",
         }
     }
 }
@@ -368,6 +371,12 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         KeyAction::Find,
         &[":", "ctrl-f"],
         "find any timer: every timer the node knows, filtered as you type (see below)",
+        None,
+    ),
+    (
+        KeyAction::Trace,
+        &["t"],
+        "the selected timer's (or, in a life, that timer's) last fire's trace: host calls with their cycles, storage writes, output, where it failed",
         None,
     ),
     (

@@ -322,6 +322,17 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
             .ok()
     }
 
+    fn fire_trace(&mut self, id: &TimerId) -> Result<Vec<crate::chain::trace::Trace>, String> {
+        let q = crate::node::FireTrace {
+            timer_id: *id,
+            height: None,
+        };
+        match self.node.read(move |core| core.ask(&q)) {
+            Ok(r) => r.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     fn timer_page(&mut self, q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
         let q = q.clone();
         self.node.read(move |core| core.ask(&q)).ok()?.ok()

@@ -99,6 +99,10 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
                 let page = source.timer_page(&q);
                 update(app, Action::Found(q, page));
             }
+            Effect::LoadTrace(id) => {
+                let t = source.fire_trace(&id);
+                update(app, Action::Traced(id, t));
+            }
         }
     }
     if again {
@@ -156,6 +160,10 @@ pub fn apply_effects<S: DashboardSource + ?Sized>(
             Effect::Find(q) => {
                 let page = source.timer_page(&q);
                 queue.extend(update(app, Action::Found(q, page)));
+            }
+            Effect::LoadTrace(id) => {
+                let t = source.fire_trace(&id);
+                queue.extend(update(app, Action::Traced(id, t)));
             }
         }
     }

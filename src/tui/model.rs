@@ -673,6 +673,11 @@ pub trait DashboardSource {
 
     /// A page of `timer_list` (issue 32: the timer finder), at the head; `None` when the
     /// devnet did not answer. Sources without a node give nothing.
+    /// The trace of a timer's last fire (issue 32): kept, or rebuilt by the node's replay.
+    fn fire_trace(&mut self, _id: &TimerId) -> Result<Vec<crate::chain::trace::Trace>, String> {
+        Err("this source has no traces".into())
+    }
+
     fn timer_page(&mut self, _q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
         None
     }

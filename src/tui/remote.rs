@@ -652,6 +652,13 @@ impl DashboardSource for RemoteDevnet {
 
     /// Issue 24: a past view asks each with the block tag (`timer_get`, `devnet_head`,
     /// `scheduler_config` take it as their last param).
+    fn fire_trace(&mut self, id: &TimerId) -> Result<Vec<crate::chain::trace::Trace>, String> {
+        self.ask(&crate::node::FireTrace {
+            timer_id: *id,
+            height: None,
+        })
+    }
+
     fn timer_page(&mut self, q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
         self.ask(q).ok()
     }

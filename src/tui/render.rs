@@ -142,6 +142,7 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         Overlay::Form(f) => panes::overlays::form(frame, area, app, f, theme),
         Overlay::Prompt(p) => panes::overlays::prompt(frame, area, p, theme),
         Overlay::Finder(f) => panes::finder::draw(frame, area, app, f, theme),
+        Overlay::Trace(t) => panes::trace::draw(frame, area, app, t, theme),
     }
 }
 

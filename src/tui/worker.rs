@@ -28,6 +28,7 @@ pub enum Job {
     Life(TimerId, Option<u64>),
     /// The timer finder's page (issue 32).
     Find(crate::node::TimersPageQuery),
+    Trace(TimerId),
 }
 
 /// What comes back.
@@ -46,6 +47,7 @@ pub enum Reply {
     Done(UiCommand, Result<CommandOutcome, CommandError>),
     Life(TimerId, Option<u64>, Option<Box<TimerLife>>),
     Found(crate::node::TimersPageQuery, Option<crate::node::TimerPage>),
+    Traced(TimerId, Result<Vec<crate::chain::trace::Trace>, String>),
     /// The source saw something new (a block): worth a refresh.
     News,
     /// The source's link changed (see [`DashboardSource::link`]).
@@ -128,6 +130,7 @@ pub fn run_job<S: DashboardSource + ?Sized>(source: &mut S, job: Job) -> Reply {
             let page = source.timer_page(&q);
             Reply::Found(q, page)
         }
+        Job::Trace(id) => Reply::Traced(id, source.fire_trace(&id)),
     }
 }
 
@@ -191,6 +194,7 @@ impl Client {
                 Effect::LoadLife(id) => self.send(Job::Life(id, app.shown_at())),
                 Effect::Refresh => self.refresh(app),
                 Effect::Find(q) => self.send(Job::Find(q)),
+                Effect::LoadTrace(id) => self.send(Job::Trace(id)),
             }
         }
     }
@@ -237,6 +241,10 @@ impl Client {
             }
             Reply::Found(q, page) => {
                 let effects = update(app, Action::Found(q, page));
+                self.dispatch(app, effects);
+            }
+            Reply::Traced(id, t) => {
+                let effects = update(app, Action::Traced(id, t));
                 self.dispatch(app, effects);
             }
             Reply::News => self.refresh(app),

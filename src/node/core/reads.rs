@@ -307,6 +307,18 @@ impl NodeCore {
         if let Some(b) = self.history.iter().rev().find(fired) {
             return Some(b.header.height);
         }
+        // A node without history (headless): the timer's events the chain still holds.
+        let from_view = self.timer(id).and_then(|t| {
+            t.events.iter().rev().find_map(|r| match &r.event {
+                crate::chain::Event::Timer(crate::engine::TimerEvent::TimerFired { .. }) => {
+                    Some(r.height)
+                }
+                _ => None,
+            })
+        });
+        if from_view.is_some() {
+            return from_view;
+        }
         let f = self.fates.get(id)?;
         (f.status == Some(crate::node::TimerStatus::Fired)).then_some(f.exit_height)
     }

@@ -11,4 +11,5 @@ pub mod overlays;
 pub mod raw;
 pub mod status;
 pub mod tiers;
+pub mod trace;
 pub mod watch;

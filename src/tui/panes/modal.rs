@@ -68,7 +68,14 @@ pub fn confirm(frame: &mut Frame, area: Rect, c: &Confirm, theme: &Theme) {
 /// A scrollable text overlay: `scroll` is clamped so the last page stays full, and the last
 /// first line is kept in `app.scroll_max` for the scroll keys (issue 34, item 1). The range
 /// counts lines (a long message wraps over several).
-fn scrolled(frame: &mut Frame, r: Rect, title: String, lines: Vec<Line>, app: &App, theme: &Theme) {
+pub(crate) fn scrolled(
+    frame: &mut Frame,
+    r: Rect,
+    title: String,
+    lines: Vec<Line>,
+    app: &App,
+    theme: &Theme,
+) {
     frame.render_widget(Clear, r);
     let h = r.height.saturating_sub(2) as usize;
     let max = lines.len().saturating_sub(h);

@@ -1,0 +1,107 @@
+//! A fire's trace (issue 32, "the dashboard's timer life opens a fire's trace"): `t` in a
+//! timer's life asks the node for the trace of its last fire (kept with `--trace`, else rebuilt
+//! by replay) and shows it in the words `run --trace` prints (`node::trace_text`): the host calls
+//! in order with their cycles and cells, the storage writes as `key: old → new`, the printed
+//! lines, and the end; a failing call and the failure are in the error colour. Esc returns to
+//! the life; ↑/↓ PgUp/PgDn scroll.
+
+use super::overlays::centered;
+use crate::chain::trace::Trace;
+use crate::engine::TimerId;
+use crate::tui::app::{App, Effect, Overlay};
+use crate::tui::theme::Theme;
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::text::Line;
+
+/// The trace overlay: the timer, and its fire's trace once it came back (or why not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceOverlay {
+    pub id: TimerId,
+    /// `None` while it is being asked.
+    pub traces: Option<Result<Vec<Trace>, String>>,
+}
+
+/// `t` in a timer's life: ask its last fire's trace.
+pub fn open(app: &mut App) -> Vec<Effect> {
+    let id = match &app.overlay {
+        Overlay::Life(l) => l.id,
+        Overlay::LifeLoading(id) => *id,
+        _ => return vec![],
+    };
+    app.scroll = 0;
+    app.scroll_max.set(None);
+    app.overlay = Overlay::Trace(Box::new(TraceOverlay { id, traces: None }));
+    vec![Effect::LoadTrace(id)]
+}
+
+/// `t` outside a life: the selected timer's last fire's trace (Esc then opens its life).
+pub fn open_selected(app: &mut App) -> Vec<Effect> {
+    match app.selected_timer() {
+        Some((id, _)) => {
+            app.overlay = Overlay::LifeLoading(id);
+            open(app)
+        }
+        None => {
+            app.toast(
+                "select a timer (buckets, feed, finder) to see its last fire's trace",
+                true,
+            );
+            vec![]
+        }
+    }
+}
+
+/// The trace came back: shown if its overlay is still open.
+pub fn on_trace(app: &mut App, id: TimerId, t: Result<Vec<Trace>, String>) -> Vec<Effect> {
+    if let Overlay::Trace(o) = &mut app.overlay
+        && o.id == id
+    {
+        o.traces = Some(t);
+    }
+    vec![]
+}
+
+/// The overlay's lines: each trace in words, a failing line in the error colour.
+fn lines<'a>(o: &TraceOverlay, app: &App, theme: &Theme, width: usize) -> Vec<Line<'a>> {
+    let text = theme.get("text");
+    let bad = theme.get("error");
+    match &o.traces {
+        None => vec![Line::styled(
+            " asking the node (a replay when it does not trace)…",
+            theme.get("dim"),
+        )],
+        Some(Err(e)) => {
+            // Wrapped at the width: the reason is the whole message.
+            let chars: Vec<char> = format!("no trace: {e}").chars().collect();
+            chars
+                .chunks(width.max(20))
+                .map(|c| Line::styled(format!(" {}", c.iter().collect::<String>()), bad))
+                .collect()
+        }
+        Some(Ok(ts)) => ts
+            .iter()
+            .flat_map(|t| crate::node::trace_text::trace_lines(t, &app.data.names))
+            .map(|l| {
+                let failing =
+                    l.contains(" ✗ ") || l.contains(" failed") || l.starts_with("    failed in");
+                Line::styled(format!(" {l}"), if failing { bad } else { text })
+            })
+            .collect(),
+    }
+}
+
+/// Draws the overlay over `area`.
+pub fn draw(frame: &mut Frame, area: Rect, app: &App, o: &TraceOverlay, theme: &Theme) {
+    let r: Rect = centered(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(2),
+    );
+    let title = format!(
+        "trace of timer {}'s last fire · Esc: back to its life",
+        o.id.short()
+    );
+    let width = r.width.saturating_sub(3) as usize;
+    super::modal::scrolled(frame, r, title, lines(o, app, theme, width), app, theme);
+}
