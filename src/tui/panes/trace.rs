@@ -62,6 +62,25 @@ pub fn on_trace(app: &mut App, id: TimerId, t: Result<Vec<Trace>, String>) -> Ve
     vec![]
 }
 
+/// `l` wrapped at `width`, the rest indented under the line it continues.
+fn wrapped<'a>(l: &str, width: usize, style: ratatui::style::Style) -> Vec<Line<'a>> {
+    let first = width.max(20);
+    let chars: Vec<char> = l.chars().collect();
+    let mut out = vec![Line::styled(
+        format!(" {}", chars.iter().take(first).collect::<String>()),
+        style,
+    )];
+    if chars.len() > first {
+        for c in chars[first..].chunks(width.saturating_sub(6).max(14)) {
+            out.push(Line::styled(
+                format!("       {}", c.iter().collect::<String>()),
+                style,
+            ));
+        }
+    }
+    out
+}
+
 /// The overlay's lines: each trace in words, a failing line in the error colour.
 fn lines<'a>(o: &TraceOverlay, app: &App, theme: &Theme, width: usize) -> Vec<Line<'a>> {
     let text = theme.get("text");
@@ -82,10 +101,10 @@ fn lines<'a>(o: &TraceOverlay, app: &App, theme: &Theme, width: usize) -> Vec<Li
         Some(Ok(ts)) => ts
             .iter()
             .flat_map(|t| crate::node::trace_text::trace_lines(t, &app.data.names))
-            .map(|l| {
+            .flat_map(|l| {
                 let failing =
                     l.contains(" ✗ ") || l.contains(" failed") || l.starts_with("    failed in");
-                Line::styled(format!(" {l}"), if failing { bad } else { text })
+                wrapped(&l, width, if failing { bad } else { text })
             })
             .collect(),
     }
