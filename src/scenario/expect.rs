@@ -42,10 +42,7 @@ impl Scenario {
             .filter(|r| timer.is_none_or(|t| t.is_some() && r.event.timer_id() == t))
             .filter(|r| actor.is_none_or(|a| r.event.actor() == Some(a)))
             .count() as u64;
-        let passed = match (e.count, e.min, e.max) {
-            (Some(c), _, _) => n == c,
-            (None, min, max) => n >= min.unwrap_or(1) && max.is_none_or(|m| n <= m),
-        };
+        let passed = count_holds(e, n);
         ExpectationResult {
             line: pe.line,
             description: describe(e),
@@ -184,6 +181,15 @@ impl Scenario {
             }
         }
         (ok, detail)
+    }
+}
+
+/// Whether `n` matches satisfy `e`'s `count`, or `min` (default 1) and `max`: the event and
+/// the trace expectations count the same way.
+pub(super) fn count_holds(e: &Expect, n: u64) -> bool {
+    match (e.count, e.min, e.max) {
+        (Some(c), _, _) => n == c,
+        (None, min, max) => n >= min.unwrap_or(1) && max.is_none_or(|m| n <= m),
     }
 }
 

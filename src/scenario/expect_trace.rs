@@ -99,10 +99,7 @@ impl Scenario {
             .flat_map(|t| t.steps.iter())
             .filter(|s| step_matches(e, s))
             .count() as u64;
-        let passed = match (e.count, e.min, e.max) {
-            (Some(c), _, _) => n == c,
-            (None, min, max) => n >= min.unwrap_or(1) && max.is_none_or(|m| n <= m),
-        };
+        let passed = super::expect::count_holds(e, n);
         ExpectationResult {
             line: pe.line,
             description: describe(e),

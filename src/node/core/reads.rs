@@ -56,13 +56,7 @@ impl NodeCore {
             read::pending_timers(&self.chain)
                 .into_iter()
                 .filter(|t| self.fates.get(&t.timer_id).is_none())
-                .map(|t| TimerEntry {
-                    id: t.timer_id,
-                    actor: t.actor_address,
-                    height: t.height,
-                    status: TimerStatus::Pending,
-                    handler: Some(t.handler().name().to_string()),
-                }),
+                .map(pending_entry),
         );
         out
     }
@@ -108,13 +102,7 @@ impl NodeCore {
             read::pending_timers(&self.chain)
                 .into_iter()
                 .filter(|t| !at.contains_key(&t.timer_id))
-                .map(|t| TimerEntry {
-                    id: t.timer_id,
-                    actor: t.actor_address,
-                    height: t.height,
-                    status: TimerStatus::Pending,
-                    handler: Some(t.handler().name().to_string()),
-                }),
+                .map(pending_entry),
         );
         out
     }
@@ -295,19 +283,10 @@ impl NodeCore {
         self.chain.set_tracing(on);
     }
 
-    /// The last height `id` fired at that the node knows: the newest `TimerFired` of the kept
-    /// history, else its compact record's exit (an interval re-armed after its last fire
-    /// keeps no exit there).
+    /// The last height `id` fired at that the node knows: the newest `TimerFired` among its
+    /// events (the kept history's, or a headless node's recent blocks), else its compact
+    /// record's exit (an interval re-armed after its last fire keeps no exit there).
     pub(crate) fn fired_at(&self, id: &TimerId) -> Option<u64> {
-        let fired = |b: &&std::sync::Arc<Block>| {
-            b.events.iter().any(|r| {
-                matches!(&r.event, crate::chain::Event::Timer(crate::engine::TimerEvent::TimerFired { timer_id, .. }) if timer_id == id)
-            })
-        };
-        if let Some(b) = self.history.iter().rev().find(fired) {
-            return Some(b.header.height);
-        }
-        // A node without history (headless): the timer's events the chain still holds.
         let from_view = self.timer(id).and_then(|t| {
             t.events.iter().rev().find_map(|r| match &r.event {
                 crate::chain::Event::Timer(crate::engine::TimerEvent::TimerFired { .. }) => {
@@ -321,5 +300,16 @@ impl NodeCore {
         }
         let f = self.fates.get(id)?;
         (f.status == Some(crate::node::TimerStatus::Fired)).then_some(f.exit_height)
+    }
+}
+
+/// A pending timer as a [`TimerEntry`].
+fn pending_entry(t: &crate::engine::timer::Timer) -> TimerEntry {
+    TimerEntry {
+        id: t.timer_id,
+        actor: t.actor_address,
+        height: t.height,
+        status: TimerStatus::Pending,
+        handler: Some(t.handler().name().to_string()),
     }
 }
