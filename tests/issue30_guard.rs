@@ -595,6 +595,11 @@ fn issue30_saves_under_load_lose_nothing_across_sigterm() {
         .as_array()
         .map_or(0, |a| a.len());
     assert_eq!(actors, deployed);
+    // The figures the closing note reports.
+    eprintln!(
+        "{rounds} rounds of SIGTERM under a 20 tx/s writer: {deployed} accepted deploys all \
+         restored, last height {last_height}, no save failed"
+    );
     let mut c = s.child;
     sigterm(&mut c);
     let _ = std::fs::remove_dir_all(&dir);
