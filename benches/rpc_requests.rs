@@ -10,11 +10,19 @@
 //!   per second to the baseline's, and the longest interval between two blocks sealed while
 //!   the load ran (target: under 2 x 100 ms).
 //!
+//! * The report also plays a mix of reads (issue 31 item 7, "past reads off the node's
+//!   thread"): 40 % `devnet_blockNumber`, 40 % `scheduler_tiers` at the head, 20 % either
+//!   `scheduler_tiers` at the head too (`mix_head`, the baseline) or at one of 16 past heights
+//!   spread over the last 1,000 (`mix_past20`): throughput of both (target: the past mix at
+//!   least 0.8x the other) and `devnet_blockNumber`'s p99 inside the past mix (target < 5 ms).
+//!
 //! Run: `cargo bench --bench rpc_requests` (filters: `bare_constant`, `devnet_blockNumber`,
 //! `timer_schedule`; the report runs every time).
 
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::node::{MiningMode, NodeConfig, NodeCore, NodeHandle, spawn};
+use cowboy_devnet::node::{
+    MiningMode, NodeConfig, NodeCore, NodeHandle, PAST_READ_THREADS, ShellConfig, spawn_with,
+};
 use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::server::{self, Running, ServerOptions};
 use cowboy_devnet::vm::DevnetRuntime;
@@ -56,7 +64,15 @@ fn setup() -> Setup {
     genesis.timer.max_timers_per_actor = 1_000_000;
     let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
     cfg.mining = MiningMode::Auto;
-    let node = spawn(NodeCore::new(cfg).unwrap());
+    // `COWBOY_PAST_READERS=0`: past reads on the node's thread, as before issue 31.
+    let shell = ShellConfig {
+        past_readers: std::env::var("COWBOY_PAST_READERS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(PAST_READ_THREADS),
+        ..ShellConfig::default()
+    };
+    let node = spawn_with(NodeCore::new(cfg).unwrap(), shell);
     let (bare, devnet, actors) = rt.block_on(async {
         let mut m = RpcModule::new(());
         m.register_method("devnet_blockNumber", |_, _, _| 0u64)
@@ -105,6 +121,32 @@ fn client(r: &Running) -> HttpClient {
 enum Call {
     BlockNumber,
     Schedule,
+    /// The read mix; `true`: its fifth request reads a past height.
+    Mix(bool),
+}
+
+/// One request of the read mix, the `k`-th of its client; whether it was `devnet_blockNumber`.
+async fn mix_one(c: &HttpClient, k: u64, past: bool, head: u64) -> bool {
+    match k % 5 {
+        0 | 1 => {
+            let _: Value = c
+                .request("devnet_blockNumber", rpc_params![])
+                .await
+                .unwrap();
+            true
+        }
+        4 if past => {
+            // One of 16 heights over the last 1,000 sealed before the mix started.
+            let back = 1 + (k / 5 % 16) * 60;
+            let at = head.saturating_sub(back).max(1);
+            let _: Value = c.request("scheduler_tiers", rpc_params![at]).await.unwrap();
+            false
+        }
+        _ => {
+            let _: Value = c.request("scheduler_tiers", rpc_params![]).await.unwrap();
+            false
+        }
+    }
 }
 
 /// `total` requests spread over 32 clients (each its own keep-alive connection); their
@@ -118,15 +160,29 @@ async fn load(
 ) -> Vec<Duration> {
     let per = total.div_ceil(CLIENTS as u64);
     let mut tasks = Vec::new();
+    let start_head = {
+        let c = client(r);
+        let h: Value = c
+            .request("devnet_blockNumber", rpc_params![])
+            .await
+            .unwrap();
+        h.as_u64().unwrap_or(0)
+    };
     for i in 0..CLIENTS {
         let c = client(r);
         let actor = actors.get(i).cloned().unwrap_or_default();
         let heights = heights.clone();
         tasks.push(tokio::spawn(async move {
             let mut lat = Vec::with_capacity(per as usize);
-            for _ in 0..per {
+            for k in 0..per {
                 let t = Instant::now();
                 match call {
+                    Call::Mix(past) => {
+                        // Only `devnet_blockNumber`'s latencies are kept for the mix.
+                        if !mix_one(&c, k + i as u64, past, start_head).await {
+                            continue;
+                        }
+                    }
                     Call::BlockNumber => {
                         let _: Value = c
                             .request("devnet_blockNumber", rpc_params![])
@@ -229,6 +285,17 @@ fn bench(c: &mut Criterion) {
     let bare = run(&s.bare, Call::BlockNumber, &[]);
     let bn = run(&s.devnet, Call::BlockNumber, &[]);
     let sch = run(&s.devnet, Call::Schedule, &s.actors);
+    // The mixes: throughput of every request (the latencies kept are blockNumber's, 2 of 5).
+    let mix = |past: bool| {
+        let t = Instant::now();
+        let mut lat =
+            s.rt.block_on(load(&s.devnet, Call::Mix(past), 5_000, &[], &heights));
+        let secs = t.elapsed().as_secs_f64();
+        lat.sort();
+        (5_000.0 / secs, pct(&lat, 0.5), pct(&lat, 0.99))
+    };
+    let mix_head = mix(false);
+    let mix_past = mix(true);
     stop.store(true, Ordering::Relaxed);
     let (blocks, worst) = s.rt.block_on(intervals).unwrap();
     println!("rpc_requests report ({CLIENTS} clients, HTTP keep-alive, node mining every 100 ms):");
@@ -236,12 +303,19 @@ fn bench(c: &mut Criterion) {
         ("bare_constant", bare),
         ("devnet_blockNumber", bn),
         ("timer_schedule", sch),
+        ("mix_head", mix_head),
+        ("mix_past20", mix_past),
     ] {
         println!("  {name:<20} {rps:>10.0} req/s  p50 {p50:>9.2?}  p99 {p99:>9.2?}");
     }
     println!(
         "  devnet_blockNumber / bare: {:.2}x (target >= 0.8x); p99 target < 5 ms",
         bn.0 / bare.0
+    );
+    println!(
+        "  mix_past20 / mix_head: {:.2}x (target >= 0.8x); devnet_blockNumber p99 in mix_past20 {:.2?} (target < 5 ms)",
+        mix_past.0 / mix_head.0,
+        mix_past.2
     );
     println!(
         "  blocks sealed during the report: {blocks}, longest interval {worst:.2?} (target < 200 ms)"

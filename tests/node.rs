@@ -530,7 +530,10 @@ async fn node_shell_head_is_readable_while_a_long_request_runs() {
 fn node_shell_a_lagging_subscriber_is_told_how_many_it_lost_and_the_node_goes_on() {
     let h = spawn_with(
         with_mining(MiningMode::Manual),
-        ShellConfig { event_capacity: 4 },
+        ShellConfig {
+            event_capacity: 4,
+            ..ShellConfig::default()
+        },
     );
     let mut slow = h.subscribe();
     for _ in 0..10 {

@@ -10,9 +10,9 @@ use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::engine::{Address, ScheduleArgs, TimerId};
 use cowboy_devnet::node::{
-    AccountsQuery, At, EventFilter, EventsQuery, HeadQuery, Mine, MiningMode, NamesQuery,
-    NodeConfig, NodeCore, Revert, RevertTo, ScheduleTimer, SetMining, Snapshot, TiersQuery,
-    TimerFilter, TimerQuery, TimersQuery,
+    AccountsQuery, At, DeployActor, EventFilter, EventsQuery, HeadQuery, Mine, MiningMode,
+    NamesQuery, NodeConfig, NodeCore, NodeError, NodeHandle, Query, Request, Revert, RevertTo,
+    ScheduleTimer, SetMining, Snapshot, TiersQuery, TimerFilter, TimerQuery, TimersQuery,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 use proptest::prelude::*;
@@ -34,18 +34,55 @@ fn node(history: usize, cache: usize) -> NodeCore {
     n
 }
 
-fn deploy(n: &mut NodeCore, name: &str) -> Address {
-    common::node_deploy(n, ActorCode::rhai(name, SCRIPT), name)
+/// A node driven in the test: in-process ([`NodeCore`], every read on the caller's thread)
+/// or spawned ([`NodeHandle`]: past reads answered on the past-read threads, issue 31 item 7).
+trait Dev {
+    fn req<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError>;
+    fn read<Q: Query>(&self, q: Q) -> Result<Q::Reply, NodeError>;
 }
 
-fn schedule(n: &mut NodeCore, actor: Address, after: u64) -> Option<TimerId> {
-    let height = n.chain().pending_height() + after;
+impl Dev for NodeCore {
+    fn req<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError> {
+        self.apply(r)
+    }
+    fn read<Q: Query>(&self, q: Q) -> Result<Q::Reply, NodeError> {
+        self.ask(&q)
+    }
+}
+
+impl Dev for NodeHandle {
+    fn req<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError> {
+        self.request_blocking(r)
+    }
+    fn read<Q: Query>(&self, q: Q) -> Result<Q::Reply, NodeError> {
+        self.ask_blocking(q)
+    }
+}
+
+fn height(n: &impl Dev) -> u64 {
+    n.read(HeadQuery).expect("head").height
+}
+
+fn deploy(n: &mut impl Dev, name: &str) -> Address {
+    n.req(DeployActor {
+        from: Some(cowboy_devnet::node::dev_account(1)),
+        code: ActorCode::rhai(name, SCRIPT),
+        address: None,
+        endowment: 50_000_000_000,
+        name: Some(name.into()),
+    })
+    .expect("deploy")
+    .address
+}
+
+fn schedule(n: &mut impl Dev, actor: Address, after: u64) -> Option<TimerId> {
+    let height = n.read(HeadQuery).expect("head").pending_height + after;
     let args = ScheduleArgs {
         height,
         payload: vec![after as u8],
         ..ScheduleArgs::default()
     };
-    n.apply(ScheduleTimer {
+    n.req(ScheduleTimer {
         actor,
         from: None,
         args,
@@ -55,19 +92,19 @@ fn schedule(n: &mut NodeCore, actor: Address, after: u64) -> Option<TimerId> {
 }
 
 /// Everything a dashboard asks of a past height, as one comparable text (errors included).
-fn read(n: &NodeCore, h: u64, timers: &[TimerId]) -> String {
+fn read(n: &impl Dev, h: u64, timers: &[TimerId]) -> String {
     let at = Some(h);
     let mut out = Vec::new();
-    out.push(format!("{:?}", n.ask(&At::new(HeadQuery, at))));
-    out.push(format!("{:?}", n.ask(&At::new(TiersQuery, at))));
-    out.push(format!("{:?}", n.ask(&At::new(AccountsQuery, at))));
-    out.push(format!("{:?}", n.ask(&At::new(NamesQuery, at))));
+    out.push(format!("{:?}", n.read(At::new(HeadQuery, at))));
+    out.push(format!("{:?}", n.read(At::new(TiersQuery, at))));
+    out.push(format!("{:?}", n.read(At::new(AccountsQuery, at))));
+    out.push(format!("{:?}", n.read(At::new(NamesQuery, at))));
     let all = EventsQuery(EventFilter::default());
-    out.push(format!("{:?}", n.ask(&At::new(all, at))));
+    out.push(format!("{:?}", n.read(At::new(all, at))));
     let list = TimersQuery(TimerFilter::default());
-    out.push(format!("{:?}", n.ask(&At::new(list, at))));
+    out.push(format!("{:?}", n.read(At::new(list, at))));
     for id in timers {
-        out.push(format!("{:?}", n.ask(&At::new(TimerQuery { id: *id }, at))));
+        out.push(format!("{:?}", n.read(At::new(TimerQuery { id: *id }, at))));
     }
     out.join("\n")
 }
@@ -156,22 +193,22 @@ fn cmd() -> impl Strategy<Value = Cmd> {
 }
 
 /// Applies `c` to `n` (the same on both nodes: the chain is deterministic).
-fn apply(n: &mut NodeCore, c: &Cmd, actor: Address, timers: &mut Vec<TimerId>, deploys: &mut u32) {
+fn apply(n: &mut impl Dev, c: &Cmd, actor: Address, timers: &mut Vec<TimerId>, deploys: &mut u32) {
     match c {
         Cmd::Schedule(after) => timers.extend(schedule(n, actor, *after)),
         Cmd::Mine(b) => {
-            n.apply(Mine { blocks: *b }).unwrap();
+            n.req(Mine { blocks: *b }).unwrap();
         }
         Cmd::Read(_) => {}
         Cmd::Snapshot => {
-            n.apply(Snapshot).unwrap();
+            n.req(Snapshot).unwrap();
         }
         Cmd::Revert => {
-            let _ = n.apply(Revert { id: 1 });
+            let _ = n.req(Revert { id: 1 });
         }
         Cmd::RevertTo(back) => {
-            let h = n.height().saturating_sub(*back);
-            let _ = n.apply(RevertTo { height: h });
+            let h = height(n).saturating_sub(*back);
+            let _ = n.req(RevertTo { height: h });
         }
         Cmd::Mining(m) => {
             let mode = if *m {
@@ -179,7 +216,7 @@ fn apply(n: &mut NodeCore, c: &Cmd, actor: Address, timers: &mut Vec<TimerId>, d
             } else {
                 MiningMode::Interval { block_time_ms: 7 }
             };
-            n.apply(SetMining(mode)).unwrap();
+            n.req(SetMining(mode)).unwrap();
         }
         Cmd::Deploy => {
             // A named actor: the names a past node shows are the node's now.
@@ -220,4 +257,72 @@ proptest! {
         prop_assert!(kept.past_states_kept() <= 2);
         prop_assert_eq!(none.past_states_kept(), 0);
     }
+
+    /// Issue 31 item 7 (past reads off the node's thread): the same random sessions, the node
+    /// that keeps past states spawned, so its past reads are built and answered on the
+    /// past-read threads (kept states handed back to the node's thread): every read answers
+    /// as the in-process node that keeps none.
+    #[test]
+    fn issue31_past_reads_off_the_node_thread_answer_the_same(
+        cmds in prop::collection::vec(cmd(), 1..30)
+    ) {
+        let mut live = cowboy_devnet::node::spawn(node(48, 2));
+        let mut none = node(48, 0);
+        let a = deploy(&mut live, "ticker");
+        prop_assert_eq!(deploy(&mut none, "ticker"), a);
+        let (mut tk, mut tn) = (Vec::new(), Vec::new());
+        let (mut dk, mut dn) = (0, 0);
+        // A spawned node mines by the clock under interval mining: both stay manual here.
+        let cmds = cmds.into_iter().filter(|c| !matches!(c, Cmd::Mining(false)));
+        for c in &cmds.collect::<Vec<_>>() {
+            apply(&mut live, c, a, &mut tk, &mut dk);
+            apply(&mut none, c, a, &mut tn, &mut dn);
+            prop_assert_eq!(height(&live), none.height());
+            if let Cmd::Read(back) = c {
+                let h = none.height().saturating_sub(*back);
+                for _ in 0..2 {
+                    prop_assert_eq!(read(&live, h, &tk), read(&none, h, &tn), "#{}", h);
+                }
+            }
+        }
+        live.shutdown();
+    }
+}
+
+/// Issue 31 item 7: readers at past heights on three threads while the node mines and takes
+/// schedules: every past read names the block sealed at its height (the hash the node gave
+/// when it sealed it), and the live node's own reads go on answering.
+#[test]
+fn issue31_past_reads_run_beside_the_live_node() {
+    let mut live = cowboy_devnet::node::spawn(node(10_000, 4));
+    let a = deploy(&mut live, "ticker");
+    let mut hashes = vec![];
+    for i in 0..40 {
+        schedule(&mut live, a, 2 + i % 5);
+        live.req(Mine { blocks: 1 }).unwrap();
+        let head = live.read(HeadQuery).unwrap();
+        hashes.push((head.height, head.hash));
+    }
+    let hashes = std::sync::Arc::new(hashes);
+    let readers: Vec<_> = (0..3u64)
+        .map(|r| {
+            let (node, hashes) = (live.clone(), hashes.clone());
+            std::thread::spawn(move || {
+                for k in 0..30u64 {
+                    let (h, hash) = hashes[((r * 7 + k * 13) % hashes.len() as u64) as usize];
+                    let past = node.read(At::new(HeadQuery, Some(h))).expect("past read");
+                    assert_eq!((past.height, past.hash), (h, hash), "reader {r}");
+                }
+            })
+        })
+        .collect();
+    for i in 0..20 {
+        schedule(&mut live, a, 1 + i % 3);
+        live.req(Mine { blocks: 1 }).unwrap();
+    }
+    for r in readers {
+        r.join().expect("reader");
+    }
+    assert_eq!(height(&live), 60);
+    live.shutdown();
 }

@@ -780,7 +780,10 @@ async fn a_lagging_subscriber_is_told_how_many_it_lost() {
     let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
     let node = spawn_with(
         NodeCore::new(cfg).unwrap(),
-        ShellConfig { event_capacity: 1 },
+        ShellConfig {
+            event_capacity: 1,
+            ..ShellConfig::default()
+        },
     );
     let d = common::served::serve_node(node, &common::served::port0()).await;
     let c = d.http();

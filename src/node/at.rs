@@ -78,4 +78,10 @@ impl<Q: Query> Query for At<Q> {
             Some(h) => node.with_at(h, |past| self.query.run(past))?,
         }
     }
+    fn past_height(&self) -> Option<u64> {
+        self.at
+    }
+    fn run_past(&self, node: &NodeCore) -> Result<Q::Reply, NodeError> {
+        self.query.run(node)
+    }
 }

@@ -263,6 +263,7 @@ mod past_cache;
 mod reads;
 mod snapshots;
 pub use past_cache::DEFAULT_PAST_CACHE;
+pub(crate) use past_cache::{PastLease, lock as lock_kept};
 
 /// The live devnet, without threads or clocks.
 pub struct NodeCore {

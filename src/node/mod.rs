@@ -56,7 +56,8 @@ pub use requests::*;
 pub use scheduler::*;
 pub use session::{Base, Entry, SessionLog};
 pub use shell::{
-    DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, ShellConfig, spawn, spawn_with,
+    DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, PAST_READ_THREADS, ShellConfig, spawn,
+    spawn_with,
 };
 pub use traces::{FireTrace, TraceQuery};
 pub use views::*;

@@ -39,6 +39,15 @@ use std::collections::BTreeMap;
 pub trait Query: Send + 'static {
     type Reply: Serialize + DeserializeOwned + Clone + PartialEq + std::fmt::Debug + Send + 'static;
     fn run(&self, node: &NodeCore) -> Result<Self::Reply, NodeError>;
+    /// The sealed height this read is pinned to (a block tag), if any: the shell answers such
+    /// a read off the node's thread ([`super::At`], issue 31 item 7).
+    fn past_height(&self) -> Option<u64> {
+        None
+    }
+    /// The read run on the node as of [`past_height`](Self::past_height) (already built).
+    fn run_past(&self, node: &NodeCore) -> Result<Self::Reply, NodeError> {
+        self.run(node)
+    }
 }
 
 /// The head and the node's counters.

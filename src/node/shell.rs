@@ -4,7 +4,7 @@
 //! how many, the node never waits for it); the head is published on a watch channel, so that
 //! reading it never waits behind a seal.
 
-use super::core::{NodeCore, NodeEvent, Request};
+use super::core::{NodeCore, NodeEvent, PastLease, Request, lock_kept};
 use super::error::NodeError;
 use super::views::HeadView;
 use std::sync::Arc;
@@ -33,20 +33,33 @@ enum Msg {
 pub struct ShellConfig {
     /// The broadcast channel's capacity ([`DEFAULT_EVENT_CAPACITY`]).
     pub event_capacity: usize,
+    /// Threads that answer past-height reads ([`PAST_READ_THREADS`]); 0 answers them on the
+    /// node's thread, as before issue 31 (the benches compare both).
+    pub past_readers: usize,
 }
 
 impl Default for ShellConfig {
     fn default() -> Self {
         ShellConfig {
             event_capacity: DEFAULT_EVENT_CAPACITY,
+            past_readers: PAST_READ_THREADS,
         }
     }
 }
+
+/// Threads that answer past-height reads (issue 31 item 7): the replay from a checkpoint and
+/// the read run there, not on the node's thread, so the live node keeps answering.
+pub const PAST_READ_THREADS: usize = 2;
+
+/// Work for a past-read thread.
+type PastTask = Box<dyn FnOnce() + Send>;
 
 /// A running node: cheap to clone, usable from any thread and any async task.
 #[derive(Clone)]
 pub struct NodeHandle {
     tx: mpsc::Sender<Msg>,
+    /// The past-read threads' queue (`None`: past reads run on the node's thread).
+    past: Option<mpsc::Sender<PastTask>>,
     events: broadcast::Sender<Arc<NodeEvent>>,
     head: watch::Receiver<HeadView>,
 }
@@ -68,7 +81,44 @@ pub fn spawn_with(core: NodeCore, cfg: ShellConfig) -> NodeHandle {
         .stack_size(NODE_STACK_BYTES)
         .spawn(move || run(core, rx, ev, head_tx))
         .expect("spawn the node thread");
-    NodeHandle { tx, events, head }
+    NodeHandle {
+        tx,
+        past: (cfg.past_readers > 0).then(|| spawn_past_readers(cfg.past_readers)),
+        events,
+        head,
+    }
+}
+
+/// The past-read threads, taking tasks from one queue; they end when every handle is gone.
+/// Each has the node thread's stack: a replay runs scripts.
+fn spawn_past_readers(threads: usize) -> mpsc::Sender<PastTask> {
+    let (tx, rx) = mpsc::channel::<PastTask>();
+    let rx = Arc::new(std::sync::Mutex::new(rx));
+    for i in 0..threads {
+        let rx = rx.clone();
+        std::thread::Builder::new()
+            .name(format!("cowboy-past-{i}"))
+            .stack_size(NODE_STACK_BYTES)
+            .spawn(move || {
+                loop {
+                    let task = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    match task {
+                        Ok(task) => task(),
+                        Err(_) => break,
+                    }
+                }
+            })
+            .expect("spawn a past-read thread");
+    }
+    tx
+}
+
+/// A read pinned to a height, as the node's thread left it.
+enum Pinned<Q: super::Query> {
+    /// Answered there (the head, or refused).
+    Done(Result<Q::Reply, NodeError>),
+    /// To answer on a past-read thread.
+    Work(PastLease, Q),
 }
 
 fn run(
@@ -162,14 +212,85 @@ impl NodeHandle {
         rx.blocking_recv().map_err(|_| NodeError::NodeStopped)
     }
 
-    /// Runs a read request on the node's thread.
+    /// Runs a read request: on the node's thread, or (pinned to a past height) on a past-read
+    /// thread, the node's thread only taking what the replay starts from.
     pub async fn ask<Q: super::Query>(&self, q: Q) -> Result<Q::Reply, NodeError> {
-        self.query(move |core| q.run(core)).await?
+        match q.past_height().filter(|_| self.past.is_some()) {
+            None => self.query(move |core| q.run(core)).await?,
+            Some(h) => {
+                let rx = self.past_read(h, q)?;
+                rx.await.map_err(|_| NodeError::NodeStopped)?
+            }
+        }
     }
 
     /// [`ask`](Self::ask), blocking the calling thread (not for async tasks).
     pub fn ask_blocking<Q: super::Query>(&self, q: Q) -> Result<Q::Reply, NodeError> {
-        self.query_blocking(move |core| q.run(core))?
+        match q.past_height().filter(|_| self.past.is_some()) {
+            None => self.query_blocking(move |core| q.run(core))?,
+            Some(h) => {
+                let rx = self.past_read(h, q)?;
+                rx.blocking_recv().map_err(|_| NodeError::NodeStopped)?
+            }
+        }
+    }
+
+    /// Starts a read as of sealed block `h`: the node's thread answers the head itself (and
+    /// refusals), or leases a kept state or a seed to build; the rest runs on a past-read
+    /// thread, which hands a state it built back to the node to keep.
+    fn past_read<Q: super::Query>(
+        &self,
+        h: u64,
+        q: Q,
+    ) -> Result<oneshot::Receiver<Result<Q::Reply, NodeError>>, NodeError> {
+        let (tx, rx) = oneshot::channel();
+        let handle = self.clone();
+        self.submit(Box::new(move |core| {
+            let pinned = match core.past_lease(h, false) {
+                Ok(PastLease::Head) => Pinned::Done(q.run(core)),
+                Ok(lease) => Pinned::Work(lease, q),
+                Err(e) => Pinned::Done(Err(e)),
+            };
+            Box::new(move || match pinned {
+                Pinned::Done(r) => {
+                    let _ = tx.send(r);
+                }
+                Pinned::Work(lease, q) => {
+                    let queue = handle.past.clone().expect("past reads have threads");
+                    let task: PastTask = Box::new(move || {
+                        let _ = tx.send(handle.run_past(h, lease, &q));
+                    });
+                    // The past-read threads end only with the handles: one is alive here.
+                    let _ = queue.send(task);
+                }
+            })
+        }))?;
+        Ok(rx)
+    }
+
+    /// On a past-read thread: the read on a kept state, or on one built from a seed (then
+    /// handed to the node's thread to keep).
+    fn run_past<Q: super::Query>(
+        &self,
+        h: u64,
+        lease: PastLease,
+        q: &Q,
+    ) -> Result<Q::Reply, NodeError> {
+        match lease {
+            PastLease::Head => Err(NodeError::InvalidInput("the head is read live".into())),
+            PastLease::Kept(node) => q.run_past(&lock_kept(&node)),
+            PastLease::Build { seed, keep } => {
+                let node = Arc::new(std::sync::Mutex::new(seed.build()?));
+                let out = q.run_past(&lock_kept(&node));
+                if let Some(generation) = keep {
+                    let _ = self.submit(Box::new(move |core| {
+                        core.keep_past_state(h, generation, node);
+                        Box::new(|| {})
+                    }));
+                }
+                out
+            }
+        }
     }
 
     /// The head as of the last request or block: never waits (a seal in progress shows the

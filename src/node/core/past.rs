@@ -181,17 +181,20 @@ impl NodeCore {
     /// The chain as of sealed block `height`, and the session log as it stood then.
     fn replay_to(&self, height: u64) -> Result<(Chain, SessionLog), NodeError> {
         self.check_past(height)?;
+        self.replay_from(height).run()
+    }
+
+    /// What replaying to `height` starts from (its bounds checked by the caller): the
+    /// checkpoint at or before it and the session log's links after the checkpoint, shared.
+    fn replay_from(&self, height: u64) -> Replay {
         let i = self.checkpoints.partition_point(|c| c.height <= height);
-        let cp = &self.checkpoints[i - 1];
-        let mut chain = Chain::clone(&cp.chain);
-        let links = self.session.links_after(cp.pos.as_ref());
-        let done = session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
-        let pos = match done.applied {
-            0 => cp.pos.clone(),
-            n => Some(links[n - 1].clone()),
-        };
-        let log = self.session.cut(pos, cp.count + done.applied, done.partial);
-        Ok((chain, log))
+        let cp = self.checkpoints[i - 1].clone();
+        Replay {
+            height,
+            links: self.session.links_after(cp.pos.as_ref()),
+            log: self.session.clone(),
+            cp,
+        }
     }
 
     /// The chain as of sealed block `height` (within the retained history), a checkpoint's
@@ -201,47 +204,33 @@ impl NodeCore {
         self.replay_to(height).map(|(chain, _)| chain)
     }
 
-    /// The node as of sealed block `height` (within the retained history), for a read: its
-    /// chain replayed from a checkpoint, its history up to that height, rebuilt on every call
-    /// ([`NodeCore::with_at`] keeps the last ones read).
-    pub(super) fn build_at(&self, height: u64) -> Result<NodeCore, NodeError> {
-        let (chain, session) = self.replay_to(height)?;
+    /// The node as of sealed block `height` (within the retained history) for a read, to build:
+    /// its chain replayed from a checkpoint, its history up to that height. Taken on the node's thread: shared
+    /// pointers (the checkpoint, the log's links, the history's blocks) and the node's small
+    /// settings. [`PastSeed::build`] does the replay, on any thread (issue 31 item 7: past
+    /// reads off the node's thread).
+    pub(crate) fn past_seed(&self, height: u64) -> Result<PastSeed, NodeError> {
+        self.check_past(height)?;
         let history = self
             .history
             .iter()
             .take_while(|b| b.header.height <= height)
             .cloned()
             .collect();
-        Ok(NodeCore {
-            chain,
+        Ok(PastSeed {
+            replay: self.replay_from(height),
+            history,
             genesis: self.genesis.clone(),
             runtime: self.runtime.clone(),
             keep_blocks: self.keep_blocks,
             mining: self.mining,
-            next_seal_at: None,
-            pending_txs: 0,
             keep_history: self.keep_history,
-            history,
             history_len: self.history_len,
             pruned_to: self.pruned_to,
-            work_since_checkpoint: 0,
-            fates: Default::default(),
-            snapshots: Default::default(),
-            next_snapshot: 1,
             max_snapshots: self.max_snapshots,
-            events: VecDeque::new(),
-            quiet: 0,
             dev: self.dev.clone(),
             names: self.names.clone(),
             initial_names: self.initial_names.clone(),
-            hook: None,
-            initial_hook: None,
-            start: None,
-            session,
-            recording: false,
-            checkpoints: VecDeque::new(),
-            past: Default::default(),
-            traces: Default::default(),
         })
     }
 
@@ -294,5 +283,90 @@ impl NodeCore {
         let mut t = chain.take_traces();
         t.retain(|t| t.height == height);
         Ok(t)
+    }
+}
+
+/// A replay from a checkpoint to a height: shared pointers only, so it is cheap to take on the
+/// node's thread and can run on another.
+struct Replay {
+    height: u64,
+    cp: Arc<Checkpoint>,
+    links: Vec<Arc<Link>>,
+    /// The live log, to cut at the height replayed to.
+    log: SessionLog,
+}
+
+impl Replay {
+    /// The chain as of the height, and the session log as it stood then.
+    fn run(self) -> Result<(Chain, SessionLog), NodeError> {
+        let Replay {
+            height,
+            cp,
+            links,
+            log,
+        } = self;
+        let mut chain = Chain::clone(&cp.chain);
+        let done = session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
+        let pos = match done.applied {
+            0 => cp.pos.clone(),
+            n => Some(links[n - 1].clone()),
+        };
+        Ok((chain, log.cut(pos, cp.count + done.applied, done.partial)))
+    }
+}
+
+/// A past node to build ([`NodeCore::past_seed`]): the replay and what the node takes from
+/// the live one. Sent to a past-read thread by the shell.
+pub(crate) struct PastSeed {
+    replay: Replay,
+    history: VecDeque<Arc<crate::chain::Block>>,
+    genesis: Genesis,
+    runtime: Arc<dyn crate::chain::runtime::ActorRuntime>,
+    keep_blocks: Option<usize>,
+    mining: crate::node::MiningMode,
+    keep_history: bool,
+    history_len: usize,
+    pruned_to: u64,
+    max_snapshots: usize,
+    dev: Vec<crate::engine::Address>,
+    names: std::collections::BTreeMap<crate::engine::Address, String>,
+    initial_names: std::collections::BTreeMap<crate::engine::Address, String>,
+}
+
+impl PastSeed {
+    /// The node as of the seed's height: the checkpoint's chain replayed (the expensive part).
+    pub(crate) fn build(self) -> Result<NodeCore, NodeError> {
+        let (chain, session) = self.replay.run()?;
+        Ok(NodeCore {
+            chain,
+            genesis: self.genesis,
+            runtime: self.runtime,
+            keep_blocks: self.keep_blocks,
+            mining: self.mining,
+            next_seal_at: None,
+            pending_txs: 0,
+            keep_history: self.keep_history,
+            history: self.history,
+            history_len: self.history_len,
+            pruned_to: self.pruned_to,
+            work_since_checkpoint: 0,
+            fates: Default::default(),
+            snapshots: Default::default(),
+            next_snapshot: 1,
+            max_snapshots: self.max_snapshots,
+            events: VecDeque::new(),
+            quiet: 0,
+            dev: self.dev,
+            names: self.names,
+            initial_names: self.initial_names,
+            hook: None,
+            initial_hook: None,
+            start: None,
+            session,
+            recording: false,
+            checkpoints: VecDeque::new(),
+            past: Default::default(),
+            traces: Default::default(),
+        })
     }
 }
