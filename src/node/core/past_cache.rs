@@ -191,6 +191,8 @@ impl NodeCore {
     /// A kept past node brought up to what it takes from the live one as it is now.
     fn follow(&mut self, live: &NodeCore) {
         self.mining = live.mining;
+        // What the live node pruned since this state was built (a fresh build takes it too).
+        self.pruned_to = live.pruned_to;
         if self.names != live.names {
             self.names = live.names.clone();
         }
