@@ -248,7 +248,7 @@ pub trait Request: Send + 'static {
 struct Snap {
     chain: Chain,
     history: VecDeque<Arc<Block>>,
-    names: BTreeMap<Address, String>,
+    names: Arc<BTreeMap<Address, String>>,
     /// The block hook's state, if it has one to keep.
     hook: Option<HookSnap>,
     session: SessionLog,
@@ -263,7 +263,7 @@ mod past_cache;
 mod reads;
 mod snapshots;
 pub use past_cache::DEFAULT_PAST_CACHE;
-pub(crate) use past_cache::{PastLease, lock as lock_kept};
+pub(crate) use past_cache::PastLease;
 
 /// The live devnet, without threads or clocks.
 pub struct NodeCore {
@@ -296,7 +296,8 @@ pub struct NodeCore {
     /// Empty blocks sealed since the last `BlockSealed`.
     quiet: u64,
     dev: Vec<Address>,
-    names: BTreeMap<Address, String>,
+    /// Shared, so a past read takes the names as they are now without copying them.
+    names: Arc<BTreeMap<Address, String>>,
     initial_names: BTreeMap<Address, String>,
     hook: Option<Box<dyn BlockHook>>,
     /// The hook as it was set, for `Reset`.
@@ -383,7 +384,7 @@ impl NodeCore {
             quiet: 0,
             dev,
             initial_names: names.clone(),
-            names,
+            names: Arc::new(names),
             hook: None,
             initial_hook: None,
             start: None,
@@ -763,7 +764,7 @@ impl NodeCore {
         self.pruned_to = 0;
         self.fates = Default::default();
         self.checkpoints = past::start(&self.chain, self.keep_history);
-        self.names = self.initial_names.clone();
+        self.names = Arc::new(self.initial_names.clone());
         if let Some(h) = &self.initial_hook {
             self.hook = Some(h.restore());
         }
@@ -822,7 +823,7 @@ impl NodeCore {
             let (address, name) = (a, name.clone());
             self.session.push(Entry::Named { address, name });
         }
-        self.names.insert(a, name);
+        Arc::make_mut(&mut self.names).insert(a, name);
     }
 
     /// The first dev account, the default sender.

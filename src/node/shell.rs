@@ -4,7 +4,7 @@
 //! how many, the node never waits for it); the head is published on a watch channel, so that
 //! reading it never waits behind a seal.
 
-use super::core::{NodeCore, NodeEvent, PastLease, Request, lock_kept};
+use super::core::{NodeCore, NodeEvent, PastLease, Request};
 use super::error::NodeError;
 use super::views::HeadView;
 use std::sync::Arc;
@@ -236,17 +236,17 @@ impl NodeHandle {
     }
 
     /// Starts a read as of sealed block `h`: the node's thread answers the head itself (and
-    /// refusals), or leases a kept state or a seed to build; the rest runs on a past-read
-    /// thread, which hands a state it built back to the node to keep.
+    /// refusals), or leases a past state's slot (with the seed to fill it when it is new); the
+    /// replay and the read run on a past-read thread.
     fn past_read<Q: super::Query>(
         &self,
         h: u64,
         q: Q,
     ) -> Result<oneshot::Receiver<Result<Q::Reply, NodeError>>, NodeError> {
         let (tx, rx) = oneshot::channel();
-        let handle = self.clone();
+        let queue = self.past.clone().expect("past reads have threads");
         self.submit(Box::new(move |core| {
-            let pinned = match core.past_lease(h, false) {
+            let pinned = match core.past_lease(h) {
                 Ok(PastLease::Head) => Pinned::Done(q.run(core)),
                 Ok(lease) => Pinned::Work(lease, q),
                 Err(e) => Pinned::Done(Err(e)),
@@ -256,9 +256,8 @@ impl NodeHandle {
                     let _ = tx.send(r);
                 }
                 Pinned::Work(lease, q) => {
-                    let queue = handle.past.clone().expect("past reads have threads");
                     let task: PastTask = Box::new(move || {
-                        let _ = tx.send(handle.run_past(h, lease, &q));
+                        let _ = tx.send(lease.read(|past| q.run_past(past)).and_then(|r| r));
                     });
                     // The past-read threads end only with the handles: one is alive here.
                     let _ = queue.send(task);
@@ -266,31 +265,6 @@ impl NodeHandle {
             })
         }))?;
         Ok(rx)
-    }
-
-    /// On a past-read thread: the read on a kept state, or on one built from a seed (then
-    /// handed to the node's thread to keep).
-    fn run_past<Q: super::Query>(
-        &self,
-        h: u64,
-        lease: PastLease,
-        q: &Q,
-    ) -> Result<Q::Reply, NodeError> {
-        match lease {
-            PastLease::Head => Err(NodeError::InvalidInput("the head is read live".into())),
-            PastLease::Kept(node) => q.run_past(&lock_kept(&node)),
-            PastLease::Build { seed, keep } => {
-                let node = Arc::new(std::sync::Mutex::new(seed.build()?));
-                let out = q.run_past(&lock_kept(&node));
-                if let Some(generation) = keep {
-                    let _ = self.submit(Box::new(move |core| {
-                        core.keep_past_state(h, generation, node);
-                        Box::new(|| {})
-                    }));
-                }
-                out
-            }
-        }
     }
 
     /// The head as of the last request or block: never waits (a seal in progress shows the

@@ -329,7 +329,7 @@ pub(crate) struct PastSeed {
     pruned_to: u64,
     max_snapshots: usize,
     dev: Vec<crate::engine::Address>,
-    names: std::collections::BTreeMap<crate::engine::Address, String>,
+    names: Arc<std::collections::BTreeMap<crate::engine::Address, String>>,
     initial_names: std::collections::BTreeMap<crate::engine::Address, String>,
 }
 

@@ -12,49 +12,77 @@
 //! the bounds are checked before the lookup. What a past node takes from the live one as it
 //! is now (the names, the mining mode, the history's front after pruning) is brought up to
 //! date on every hit, so an answer is the same with and without the cache.
+//!
+//! Issue 31 item 7 (past reads off the node's thread): a kept state is a slot the node's
+//! thread creates on the first read of its height and a past-read thread fills (the replay)
+//! under the slot's lock; reads of the same height that arrive meanwhile wait on that lock
+//! rather than replaying again. The node's thread never waits on a slot: what a read takes
+//! from the live node ([`Follow`]) is taken there and applied under the lock by the reader.
 
 use super::NodeCore;
 use super::past::PastSeed;
-use crate::node::NodeError;
-use std::collections::VecDeque;
+use crate::engine::Address;
+use crate::node::{MiningMode, NodeError};
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Past states a node keeps by default: the viewed height, and a few around it as `[` `]`
 /// step. Each is a copy of the chain as of its height (as a checkpoint is).
 pub const DEFAULT_PAST_CACHE: usize = 4;
 
-/// A kept past node: shared with the past-read threads that run queries on it (issue 31
-/// item 7), locked while one does.
-pub(crate) type KeptNode = Arc<Mutex<NodeCore>>;
+/// A kept past state: empty until its first reader has built it.
+pub(crate) type Slot = Arc<Mutex<Option<NodeCore>>>;
 
 /// The kept past states, most recently used last.
 #[derive(Default)]
 pub(crate) struct PastCache {
-    entries: Mutex<VecDeque<(u64, KeptNode)>>,
+    entries: Mutex<VecDeque<(u64, Slot)>>,
     capacity: usize,
-    /// Counts the times the kept states were dropped: a state built off the node's thread
-    /// from an older history is not kept ([`NodeCore::keep_past_state`]).
-    generation: u64,
+}
+
+/// What a past node takes from the live one as it is when read (cheap to take: the names are
+/// shared).
+pub(crate) struct Follow {
+    mining: MiningMode,
+    pruned_to: u64,
+    /// The height of the live history's oldest block (`None`: it holds none).
+    first: Option<u64>,
+    names: Arc<BTreeMap<Address, String>>,
 }
 
 /// How a past read is answered ([`NodeCore::past_lease`]).
 pub(crate) enum PastLease {
     /// The height is the head with nothing pending: the live node answers.
     Head,
-    /// A kept state, brought up to date with the live node.
-    Kept(KeptNode),
-    /// A state to build (replay) first; kept afterwards when `keep` names the generation of
-    /// the kept states it was taken in.
-    Build {
-        seed: Box<PastSeed>,
-        keep: Option<u64>,
+    /// A past state: the slot to read (built first from `seed` when it is empty).
+    Past {
+        slot: Slot,
+        seed: Option<Box<PastSeed>>,
+        follow: Follow,
     },
 }
 
-/// Locks a kept node; a query that panicked while holding it left it as it was (reads do
-/// not write).
-pub(crate) fn lock(n: &KeptNode) -> MutexGuard<'_, NodeCore> {
-    n.lock().unwrap_or_else(|e| e.into_inner())
+impl PastLease {
+    /// Runs `f` on the past node (on any thread): builds the slot if this lease holds its
+    /// seed, else waits for the reader building it; brings it up to date with the live node
+    /// first.
+    pub(crate) fn read<T>(self, f: impl FnOnce(&NodeCore) -> T) -> Result<T, NodeError> {
+        let PastLease::Past { slot, seed, follow } = self else {
+            return Err(NodeError::InvalidInput("the head is read live".into()));
+        };
+        let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if guard.is_none() {
+            let Some(seed) = seed else {
+                return Err(NodeError::InvalidInput(
+                    "the past state could not be rebuilt (see the first read's error)".into(),
+                ));
+            };
+            *guard = Some(seed.build()?);
+        }
+        let node = guard.as_mut().expect("built");
+        node.follow(follow);
+        Ok(f(node))
+    }
 }
 
 impl PastCache {
@@ -62,42 +90,36 @@ impl PastCache {
         PastCache {
             entries: Mutex::new(VecDeque::new()),
             capacity,
-            generation: 0,
         }
     }
 
-    fn entries(&self) -> MutexGuard<'_, VecDeque<(u64, KeptNode)>> {
+    fn entries(&self) -> MutexGuard<'_, VecDeque<(u64, Slot)>> {
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     pub(crate) fn clear(&mut self) {
         self.entries().clear();
-        self.generation += 1;
     }
 
     fn len(&self) -> usize {
         self.entries().len()
     }
 
-    /// The kept state of `height`, moved to most recently used.
-    fn hit(&self, height: u64) -> Option<KeptNode> {
+    /// The slot of `height` (moved to most recently used), and whether it was just made.
+    fn slot(&self, height: u64) -> (Slot, bool) {
         let mut entries = self.entries();
-        let i = entries.iter().position(|(h, _)| *h == height)?;
-        let e = entries.remove(i).expect("found");
-        let node = e.1.clone();
-        entries.push_back(e);
-        Some(node)
-    }
-
-    fn insert(&self, height: u64, node: KeptNode) {
-        let mut entries = self.entries();
-        if entries.iter().any(|(h, _)| *h == height) {
-            return;
+        if let Some(i) = entries.iter().position(|(h, _)| *h == height) {
+            let e = entries.remove(i).expect("found");
+            let slot = e.1.clone();
+            entries.push_back(e);
+            return (slot, false);
         }
         if entries.len() >= self.capacity {
             entries.pop_front();
         }
-        entries.push_back((height, node));
+        let slot = Slot::default();
+        entries.push_back((height, slot.clone()));
+        (slot, true)
     }
 }
 
@@ -107,63 +129,40 @@ impl NodeCore {
     /// the head is kept after it was rebuilt ([`past_cache`](self)): asking it again costs a
     /// lookup.
     pub fn with_at<T>(&self, height: u64, f: impl FnOnce(&NodeCore) -> T) -> Result<T, NodeError> {
-        match self.past_lease(height, true)? {
+        match self.past_lease(height)? {
             PastLease::Head => Ok(f(self)),
-            PastLease::Kept(node) => Ok(f(&lock(&node))),
-            PastLease::Build { seed, keep } => {
-                let node = Arc::new(Mutex::new(seed.build()?));
-                if keep.is_some() {
-                    self.past.insert(height, node.clone());
-                }
-                Ok(f(&lock(&node)))
-            }
+            lease => lease.read(f),
         }
     }
 
-    /// How to answer a read as of sealed block `height`: the live node, a kept state, or a
-    /// state to build from a [`PastSeed`] (the replay, which the shell runs off the node's
-    /// thread). The bounds (pruned, not recorded) are checked first: a kept state never
-    /// answers what a fresh read would refuse. A kept state is brought up to date with the
-    /// live node here; one a past-read thread is using now is built again instead (`wait`:
-    /// wait for it, as the node's own reads do).
-    pub(crate) fn past_lease(&self, height: u64, wait: bool) -> Result<PastLease, NodeError> {
+    /// How to answer a read as of sealed block `height`: the live node, or a past state (a
+    /// kept slot, or one to fill from a [`PastSeed`]: the replay, which the shell runs off the
+    /// node's thread). The bounds (pruned, not recorded) are checked first: a kept state never
+    /// answers what a fresh read would refuse. Never waits for a past-read thread.
+    pub(crate) fn past_lease(&self, height: u64) -> Result<PastLease, NodeError> {
         if height == self.height() && self.pending_txs == 0 {
             return Ok(PastLease::Head);
         }
+        let follow = Follow {
+            mining: self.mining,
+            pruned_to: self.pruned_to,
+            first: self.history.front().map(|b| b.header.height),
+            names: self.names.clone(),
+        };
         if height >= self.height() || self.past.capacity == 0 {
-            let seed = Box::new(self.past_seed(height)?);
-            return Ok(PastLease::Build { seed, keep: None });
+            let seed = Some(Box::new(self.past_seed(height)?));
+            let slot = Slot::default();
+            return Ok(PastLease::Past { slot, seed, follow });
         }
         self.check_past(height)?;
-        if let Some(node) = self.past.hit(height) {
-            let followed = {
-                let guard = match wait {
-                    true => Some(lock(&node)),
-                    false => node.try_lock().ok(),
-                };
-                guard.map(|mut n| n.follow(self)).is_some()
-            };
-            if followed {
-                return Ok(PastLease::Kept(node));
-            }
-            let seed = Box::new(self.past_seed(height)?);
-            return Ok(PastLease::Build { seed, keep: None });
-        }
-        let seed = Box::new(self.past_seed(height)?);
-        let keep = Some(self.past.generation);
-        Ok(PastLease::Build { seed, keep })
-    }
-
-    /// Keeps a past state built off the node's thread, unless the kept states were dropped
-    /// since its seed was taken (the history changed) or the retained history no longer
-    /// reaches its height.
-    pub(crate) fn keep_past_state(&self, height: u64, generation: u64, node: KeptNode) {
-        if generation == self.past.generation
-            && height >= self.first_queryable()
-            && height < self.height()
-        {
-            self.past.insert(height, node);
-        }
+        let (slot, new) = self.past.slot(height);
+        // A slot left empty and unlocked is one whose build failed: this read builds again.
+        let failed = || slot.try_lock().is_ok_and(|g| g.is_none());
+        let seed = match new || failed() {
+            true => Some(Box::new(self.past_seed(height)?)),
+            false => None,
+        };
+        Ok(PastLease::Past { slot, seed, follow })
     }
 
     /// Sets how many past states the node keeps (0: none, every past read replays; the tests
@@ -189,16 +188,13 @@ impl NodeCore {
     }
 
     /// A kept past node brought up to what it takes from the live one as it is now.
-    fn follow(&mut self, live: &NodeCore) {
+    fn follow(&mut self, live: Follow) {
         self.mining = live.mining;
         // What the live node pruned since this state was built (a fresh build takes it too).
         self.pruned_to = live.pruned_to;
-        if self.names != live.names {
-            self.names = live.names.clone();
-        }
-        match live.history.front() {
-            Some(f) => {
-                let first = f.header.height;
+        self.names = live.names;
+        match live.first {
+            Some(first) => {
                 while self
                     .history
                     .front()
