@@ -137,7 +137,9 @@ async fn mix_one(c: &HttpClient, k: u64, past: bool, head: u64) -> bool {
         }
         4 if past => {
             // One of 16 heights spread over the chain sealed before the mix started.
-            let at = (1 + (k / 5 % 16) * head / 16).min(head.saturating_sub(1)).max(1);
+            let at = (1 + (k / 5 % 16) * head / 16)
+                .min(head.saturating_sub(1))
+                .max(1);
             let _: Value = c.request("scheduler_tiers", rpc_params![at]).await.unwrap();
             false
         }

@@ -210,3 +210,101 @@ async fn issue32_bad_dry_runs_are_named_errors_that_change_nothing() {
     assert!(data["reason"].is_string(), "{msg}");
     assert_eq!(state(&c).await, before, "a refused dry run changed nothing");
 }
+
+/// Issue 32 "Dry runs" with traces (Spec note 175): `{"trace": true}` answers the handler
+/// run's trace (its host calls, its cycles adding up to the receipt's); `compact` gives the
+/// compact form; a failing handler's trace ends in its error; bad options are named. Nothing
+/// changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_a_dry_run_can_be_traced() {
+    let (_s, c, actor, from) = start().await;
+    call(&c, "devnet_setMining", json!([{"mode": "manual"}])).await;
+    let before = state(&c).await;
+    let what = json!({"from": from, "actor": actor, "handler": "settle"});
+    let dry = call(&c, "devnet_call", json!([what, {"trace": true}])).await;
+    assert_eq!(state(&c).await, before, "a traced dry run changed nothing");
+    let trace = dry["trace"].as_array().expect("a trace").clone();
+    assert_eq!(trace.len(), 1, "{dry}");
+    let t = &trace[0];
+    assert_eq!(t["entry"], json!("settle"));
+    assert_eq!(t["end"]["success"], json!(true), "{t}");
+    let calls: Vec<&str> = t["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["call"].as_str())
+        .collect();
+    assert_eq!(calls, vec!["emit"], "{t}");
+    let host: u64 = t["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["cycles"].as_u64())
+        .sum();
+    let sum = t["cycles_start"].as_u64().unwrap() + t["script_cycles"].as_u64().unwrap() + host;
+    assert_eq!(
+        json!(sum),
+        dry["cycles_used"],
+        "the trace's cycles add up: {dry}"
+    );
+    // The compact form; a dry run without options has no trace.
+    let compact = call(
+        &c,
+        "devnet_call",
+        json!([what, {"trace": true, "compact": true}]),
+    )
+    .await;
+    assert_eq!(
+        compact["trace"][0]["calls"][0]["call"],
+        json!("emit"),
+        "{compact}"
+    );
+    assert!(compact["trace"][0]["steps"].is_null(), "{compact}");
+    let plain = call(&c, "devnet_call", json!([what])).await;
+    assert!(plain.get("trace").is_none(), "{plain}");
+    // A failing handler: its trace ends in the error.
+    let broken = json!({"from": from, "actor": actor, "handler": "broken"});
+    let dry = call(&c, "devnet_call", json!([broken, {"trace": true}])).await;
+    assert_eq!(dry["trace"][0]["end"]["success"], json!(false), "{dry}");
+    let bad = common::served::rpc_err(&c, "devnet_call", &json!([what, {"trace": 1}])).await;
+    assert_eq!(bad.2["field"], json!("trace"), "{}", bad.1);
+    let bad = common::served::rpc_err(&c, "devnet_call", &json!([what, {"tracing": true}])).await;
+    assert_eq!(bad.2["field"], json!("tracing"), "{}", bad.1);
+    assert_eq!(state(&c).await, before, "refused options changed nothing");
+}
+
+/// Issue 32 "Dry runs" at a past height (Spec note 175): a block tag runs the call against the
+/// state as of that sealed block, in the block after it; a height older than the history or
+/// past the head is a named error; nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_a_dry_run_at_a_past_height() {
+    let (_s, c, actor, from) = start().await;
+    // Automine: each call its block. The actor's balance is spent by a transfer later.
+    let h_before = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    call(&c, "devnet_mine", json!([3])).await;
+    let what = json!({"from": from, "actor": actor, "handler": "settle"});
+    let at = call(&c, "devnet_call", json!([what, null, h_before])).await;
+    assert_eq!(at["height"], json!(h_before + 1), "{at}");
+    assert_eq!(at["status"], json!("success"), "{at}");
+    let now = call(&c, "devnet_call", json!([what])).await;
+    assert_eq!(now["cycles_used"], at["cycles_used"]);
+    let before = state(&c).await;
+    let head = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let (_, msg, _) =
+        common::served::rpc_err(&c, "devnet_call", &json!([what, null, head + 5])).await;
+    assert!(msg.contains("past the head"), "{msg}");
+    let (code, msg, data) =
+        common::served::rpc_err(&c, "devnet_call", &json!([what, null, "yesterday"])).await;
+    assert_eq!(
+        (code, data["field"].as_str()),
+        (-32602, Some("block")),
+        "{msg}"
+    );
+    assert_eq!(state(&c).await, before, "past dry runs changed nothing");
+}

@@ -32,17 +32,26 @@ pub struct DryRunView {
     pub events: Vec<EventRecord>,
     /// The height of the block it would be in (the open block's).
     pub height: u64,
+    /// The handler run's trace, when asked for (`None` otherwise; empty when the transaction
+    /// runs no handler).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace: Option<Vec<crate::chain::trace::Trace>>,
 }
 
 /// Runs `call` against the head without keeping anything (Spec note 174). A transaction the
 /// chain refuses before inclusion (unknown actor, a nonce, funds, a schedule the engine
-/// refuses) is the error the real call answers; a handler that fails is a receipt.
+/// refuses) is the error the real call answers; a handler that fails is a receipt. With
+/// `trace`, the handler run's trace comes back too (Spec note 175); pinned to a past height
+/// (`At`), it runs against the state as of that block.
 #[derive(Clone, Debug)]
-pub struct DryRun(pub DryCall);
+pub struct DryRun {
+    pub call: DryCall,
+    pub trace: bool,
+}
 
 impl DryRun {
     fn tx(&self, node: &NodeCore) -> Result<Transaction, NodeError> {
-        Ok(match &self.0 {
+        Ok(match &self.call {
             DryCall::Call(c) => Transaction::new(
                 c.from,
                 TxKind::Call {
@@ -65,7 +74,13 @@ impl Query for DryRun {
         let tx = self.tx(node)?;
         let mut chain = node.chain().clone();
         let before = chain.open_events().map(<[EventRecord]>::len);
+        if self.trace {
+            // Only this call's run: the open block's traces stay with the live chain.
+            chain.set_tracing(false);
+            chain.set_tracing(true);
+        }
         let receipt = chain.apply_tx(tx)?;
+        let trace = self.trace.then(|| chain.take_traces());
         let events = chain.open_events().unwrap_or_default();
         let events = match before {
             Some(n) => events[n..].to_vec(),
@@ -80,6 +95,7 @@ impl Query for DryRun {
             receipt,
             events,
             height: chain.pending_height(),
+            trace,
         })
     }
 }

@@ -2,12 +2,15 @@
 //! `call` as `actor_call` takes it (`{from, actor, handler, payload?}`), or `{"schedule":
 //! {...}}` with what `timer_schedule` takes. The reply is the receipt the transaction would
 //! get, with `dry_run: true`, its `events` and the `timers` it would schedule; nothing is kept.
+//! Issue 32 (Spec note 175): `[call, options?, block?]`: `{"trace": true}` adds the handler
+//! run's `trace` (`"compact": true` as the trace methods take it), and a block tag runs the
+//! call against the state as of that sealed block (a past height: its open block is #h+1).
 
 use super::command_timer::decode_schedule;
 use super::methods::{node_error, receipt_json, reg, to_json};
 use super::types::{Args, Bytes, Obj, invalid_param};
 use crate::engine::Address;
-use crate::node::{CallActor, DryCall, DryRun, NodeHandle};
+use crate::node::{At, CallActor, DryCall, DryRun, NodeHandle};
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::json;
@@ -34,16 +37,33 @@ fn decode_call(mut o: Obj) -> Result<DryCall, ErrorObjectOwned> {
     }))
 }
 
+/// `{"trace"?: bool, "compact"?: bool}`: whether to trace, and in which form.
+fn decode_options(mut o: Obj) -> Result<(bool, bool), ErrorObjectOwned> {
+    let trace: Option<bool> = o.opt("trace")?;
+    let compact: Option<bool> = o.opt("compact")?;
+    o.finish()?;
+    Ok((trace.unwrap_or(false), compact.unwrap_or(false)))
+}
+
+/// The param names of `devnet_call`.
+pub const PARAMS: [&str; 3] = ["call", "options", "block"];
+
 /// Registers `devnet_call`.
 pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
     reg(m, METHOD, |p, node| async move {
-        let a = Args::new(&p, &["call"])?;
+        let a = Args::new(&p, &PARAMS)?;
         let call = decode_call(a.obj(0, "call", false)?)?;
-        let out = node.ask(DryRun(call)).await.map_err(node_error)?;
+        let (trace, compact) = decode_options(a.obj(1, "options", true)?)?;
+        let at = a.block(2)?;
+        let q = At::new(DryRun { call, trace }, at);
+        let out = node.ask(q).await.map_err(node_error)?;
         let mut v = receipt_json(&out.receipt, None, &node);
         v["height"] = json!(out.height);
         v["dry_run"] = json!(true);
         v["events"] = to_json(&out.events);
+        if let Some(t) = out.trace {
+            v["trace"] = super::traces::written(t, compact);
+        }
         if let Some(id) = out.receipt.timers.first() {
             v["timer_id"] = json!(id);
         }

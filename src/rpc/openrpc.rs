@@ -269,12 +269,20 @@ pub const METHODS: &[MethodDoc] = &[
     ),
     m(
         "devnet_call",
-        "A dry run (issue 32, Spec note 174; anvil's eth_call): `call` as actor_call takes it, or {\"schedule\": {..}} with timer_schedule's fields, run against the head and thrown away. Result: the receipt the transaction would get (a failing handler: success false, status reverted, its error), with dry_run: true, its events, the timers it would schedule (and timer_id for a schedule). What the real call refuses before inclusion is the same named error. Nothing changes: no block, nonce, balance, timer or pending transaction.",
-        &[p(
-            "call",
-            r#"{"type":"object","properties":{"from":"@Address","actor":"@Address","handler":{"type":"string"},"payload":"@Bytes","schedule":"@ScheduleTimer"}}"#,
-            "what to run",
-        )],
+        "A dry run (issue 32, Spec note 174; anvil's eth_call): `call` as actor_call takes it, or {\"schedule\": {..}} with timer_schedule's fields, run against the head (or the state as of `block`) and thrown away. Result: the receipt the transaction would get (a failing handler: success false, status reverted, its error), with dry_run: true, its events, the timers it would schedule (and timer_id for a schedule). What the real call refuses before inclusion is the same named error. Nothing changes: no block, nonce, balance, timer or pending transaction.",
+        &[
+            p(
+                "call",
+                r#"{"type":"object","properties":{"from":"@Address","actor":"@Address","handler":{"type":"string"},"payload":"@Bytes","schedule":"@ScheduleTimer"}}"#,
+                "what to run",
+            ),
+            o(
+                "options",
+                r#"{"type":"object","properties":{"trace":{"type":"boolean"},"compact":{"type":"boolean"}}}"#,
+                "trace: add the handler run's trace (Spec note 175); compact: in the trace methods' compact form",
+            ),
+            o("block", "BlockTag", BLOCK),
+        ],
         "Receipt",
     ),
     m(

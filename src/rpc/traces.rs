@@ -33,7 +33,8 @@ fn opts(a: &Args, i: usize) -> Result<bool, ErrorObjectOwned> {
     compact(Some(a.obj(i, "options", true)?))
 }
 
-fn written(traces: Vec<Trace>, compact: bool) -> Value {
+/// Traces in their full form or the compact one.
+pub(super) fn written(traces: Vec<Trace>, compact: bool) -> Value {
     match compact {
         true => Value::Array(traces.iter().map(Trace::compact).collect()),
         false => to_json(&traces),
