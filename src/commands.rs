@@ -342,7 +342,7 @@ pub fn run(a: RunArgs, out: &mut Out) -> Result<u8> {
     }
     print_summary(&report, out);
     if let Some(only) = &a.trace {
-        print_traces(&devnet, &book, only, out);
+        print_traces(&devnet, &book, &report.labels, only, out);
     }
     if let Some(r) = &report.refused {
         eprintln!("error: {r}");
@@ -510,11 +510,12 @@ fn print_summary(r: &Report, out: &mut Out) {
     }
 }
 
-/// `run --trace`: every traced run (or those of the actors, or the fires of the timers whose id
-/// starts with, the names given), after the summary.
+/// `run --trace`: every traced run (or those of the actors, or the fires of the timers
+/// labelled or whose id starts with, the names given), after the summary.
 fn print_traces(
     devnet: &cowboy_devnet::node::NodeCore,
     book: &std::collections::BTreeMap<cowboy_devnet::engine::Address, String>,
+    labels: &std::collections::BTreeMap<String, cowboy_devnet::engine::TimerId>,
     only: &[String],
     out: &mut Out,
 ) {
@@ -528,7 +529,8 @@ fn print_traces(
         only.is_empty()
             || only.iter().any(|n| {
                 book.get(&t.actor).is_some_and(|a| a == n)
-                    || matches!(&t.of, TraceOf::Fire { timer_id } if timer_id.to_string().starts_with(n))
+                    || matches!(&t.of, TraceOf::Fire { timer_id }
+                        if labels.get(*n) == Some(timer_id) || timer_id.to_string().starts_with(n))
             })
     };
     out.line("traces:");

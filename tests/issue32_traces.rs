@@ -321,6 +321,24 @@ fn issue32_run_trace_prints_an_actors_runs() {
     );
 }
 
+/// `run --trace=LABEL` prints the fires of the timer the fixture labelled so (issue 32,
+/// "`run --trace` by timer label"): the demo's `settle-42` fires once, at #8, in the worker's
+/// `settle`; nothing else is printed.
+#[test]
+fn issue32_run_trace_by_timer_label() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_cowboy-devnet"))
+        .args(["run", "demo", "-q", "--trace=settle-42"])
+        .output()
+        .expect("runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let traces = text.split("traces:\n").nth(1).expect("a traces section");
+    let heads: Vec<&str> = traces.lines().filter(|l| l.starts_with("  #")).collect();
+    assert_eq!(heads.len(), 1, "one fire of settle-42: {traces}");
+    assert!(heads[0].starts_with("  #8 fire of timer"), "{traces}");
+    assert!(traces.contains("worker.settle ok"), "{traces}");
+    assert!(!traces.contains("worker.fail"), "{traces}");
+}
+
 /// A fixture's `trace` expectations (issue 32): a host call made in a labelled timer's fire
 /// or an actor's runs, a storage key's new value, a printed line; checked against the run's
 /// traces (the runner traces when a fixture asks), a miss reported like any expectation.

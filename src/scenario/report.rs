@@ -255,6 +255,10 @@ pub struct Report {
     pub actors: Vec<ActorRow>,
     pub blocks: Vec<BlockRow>,
     pub events: Vec<EventRecord>,
+    /// The timers the fixture's steps labelled (`label = ...`), by label: what `run --trace`
+    /// names a timer by. Not in the JSON report (its steps and events carry the ids).
+    #[serde(skip)]
+    pub labels: BTreeMap<String, crate::engine::TimerId>,
 }
 
 impl Report {

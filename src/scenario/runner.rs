@@ -704,6 +704,7 @@ impl Scenario {
                 .rows(&self.address_book(), &|a| weight_bps(chain, a)),
             blocks: run.rows,
             events: run.events,
+            labels: run.labels,
         }
     }
 }
