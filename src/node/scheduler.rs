@@ -107,7 +107,7 @@ pub struct LaneView {
 }
 
 /// One actor of the fairness window (CIP-1 v3 §8).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FairnessActorView {
     pub actor: Address,
     /// The name given at deploy, if any.
@@ -120,7 +120,8 @@ pub struct FairnessActorView {
 }
 
 /// `scheduler_fairness`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "SchedulerFairness")]
 pub struct FairnessView {
     /// The scheduler that plans the next block: under `cip1-v1` the actors are those whose
     /// CIP-1 v1 EMA weight is away from `weight_init_bps` (issue 21 §1), with that weight,

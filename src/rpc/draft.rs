@@ -26,7 +26,6 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
             Ok(scheduled_json(s, &node))
         });
     }
-    super::command::register::<EstimateDraftTimer>(m);
     reg(m, "scheduler_draft", |p, node| async move {
         // Issue 24: as of a sealed block, like the other reads.
         let a = Args::new(&p, &["block"])?;
@@ -138,6 +137,8 @@ pub fn draft_params(r: &DraftTimer) -> Vec<Value> {
 impl RpcRequest for EstimateDraftTimer {
     const METHOD: &'static str = "timer_estimateDraft";
     const PARAMS: &'static [&'static str] = &["timer"];
+    type Params = super::wire_gov::EstimateDraftParams;
+    type Result = DraftEstimate;
     fn params(&self) -> Vec<Value> {
         let mut v = draft_params(&self.0);
         v[0]["kind"] = json!(if self.0.interval { "interval" } else { "watch" });
