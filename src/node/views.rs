@@ -176,13 +176,17 @@ pub struct AccountView {
 
 /// Everything minted, everything burned, and the sum of the balances (balances + burned =
 /// minted while funds are conserved).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Supply")]
 pub struct SupplyView {
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub minted: u128,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub burned: u128,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub balances: u128,
 }
 
@@ -385,7 +389,7 @@ impl TimerFilter {
 }
 
 /// Which events [`NodeCore::events`](super::NodeCore::events) lists (every field narrows).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct EventFilter {
     #[serde(skip_serializing_if = "Option::is_none")]

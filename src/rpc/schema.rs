@@ -4,6 +4,7 @@
 //! every named type once under `components.schemas`.
 
 use schemars::generate::SchemaSettings;
+use schemars::transform::{ReplacePrefixItems, ReplaceUnevaluatedProperties};
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value, json};
 
@@ -11,9 +12,15 @@ use serde_json::{Map, Value, json};
 pub const BLOCK_DOC: &str = "the state as of this sealed height (default: latest); older than the retained history: HistoryPruned";
 
 /// The generator every method's schemas come from: JSON Schema draft 7 (OpenRPC 1.2's), the
-/// named types under `#/components/schemas/`.
+/// named types under `#/components/schemas/`. A field's description stays beside its `$ref`
+/// (draft 7 validators ignore it there; readers of the document see it) rather than wrapping
+/// the reference in an `allOf`.
 pub fn generator() -> SchemaGenerator {
     let mut s = SchemaSettings::draft07();
+    s.transforms = vec![
+        Box::new(ReplaceUnevaluatedProperties::default()),
+        Box::new(ReplacePrefixItems::default()),
+    ];
     s.definitions_path = "/components/schemas".into();
     s.meta_schema = None;
     s.into_generator()

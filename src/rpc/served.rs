@@ -13,8 +13,9 @@ use super::schema::MethodSchema;
 use super::types::{Args, invalid_param};
 use super::wire_read::*;
 use crate::node::{
-    AccountsQuery, ActorsQuery, At, BucketQuery, BucketsQuery, ConfigQuery, FairnessQuery,
-    NamesQuery, NodeHandle, SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery,
+    AccountsQuery, ActorsQuery, At, BucketQuery, BucketsQuery, ConfigQuery, DEFAULT_LANE_BLOCKS,
+    FairnessQuery, LaneQuery, MAX_LANE_BLOCKS, NamesQuery, NodeError, NodeHandle, SharesQuery,
+    SnapshotsQuery, TiersQuery, TimerQuery,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
@@ -31,6 +32,10 @@ pub trait ServedQuery: RpcQuery<Reply: JsonSchema> + Sized + Sync {
     const AT: bool = true;
     /// The query back from its params (`-32602` naming the param or field).
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned>;
+    /// The node's refusal as this method's error.
+    fn refused(e: NodeError) -> ErrorObjectOwned {
+        node_error(e)
+    }
 }
 
 /// Every name `Q`'s method reads, the block tag last.
@@ -54,7 +59,7 @@ pub fn register<Q: ServedQuery>(m: &mut RpcModule<NodeHandle>) {
                 true => a.block(Q::PARAMS.len())?,
                 false => None,
             };
-            let v = node.ask(At::new(q, at)).await.map_err(node_error)?;
+            let v = node.ask(At::new(q, at)).await.map_err(Q::refused)?;
             Ok(to_json(&v))
         }
     });
@@ -93,6 +98,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<FairnessQuery>(),
         entry::<BucketsQuery>(),
         entry::<SharesQuery>(),
+        entry::<LaneQuery>(),
     ]
 }
 
@@ -192,5 +198,32 @@ impl ServedQuery for SharesQuery {
         Ok(SharesQuery {
             window: window.unwrap_or(DEFAULT_SHARES_WINDOW),
         })
+    }
+}
+
+/// `[{last?}]`: the lanes of the last `last` sealed blocks, 1..=[`MAX_LANE_BLOCKS`],
+/// [`DEFAULT_LANE_BLOCKS`] by default.
+impl ServedQuery for LaneQuery {
+    const PARAMS: &'static [&'static str] = &["options"];
+    type Params = LaneParams;
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "options", true)?;
+        let last = o.opt::<u64>("last")?.unwrap_or(DEFAULT_LANE_BLOCKS);
+        o.finish()?;
+        if last == 0 || last > MAX_LANE_BLOCKS {
+            return Err(invalid_param(
+                "last",
+                format!("last must be in 1..={MAX_LANE_BLOCKS}, got {last}"),
+            ));
+        }
+        Ok(LaneQuery { last })
+    }
+    /// `last` is checked above, so the node's `InvalidInput` is the block tag's: a height not
+    /// sealed yet or no longer kept (issue 30).
+    fn refused(e: NodeError) -> ErrorObjectOwned {
+        match e {
+            NodeError::InvalidInput(why) => invalid_param("block", why),
+            e => node_error(e),
+        }
     }
 }

@@ -102,6 +102,7 @@ pub enum ReceiptStatus {
 /// height of its block (`sealed: false` while the block is open under manual or interval
 /// mining).
 #[derive(JsonSchema)]
+#[schemars(rename = "Receipt")]
 pub struct ReceiptReply {
     #[serde(flatten)]
     pub receipt: Receipt,

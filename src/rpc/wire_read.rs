@@ -74,3 +74,20 @@ pub struct SharesParams {
 pub struct SharesOptions {
     pub window: Option<u64>,
 }
+
+/// CIP-1 v3 per block, oldest first: the scheduler, lane basefee (nanos per cycle),
+/// utilisation (bps), cycles reserved and used, GC cycles, timers fired, selected, deferred and
+/// lane_deferred, p50 tip (nanos); the next block's lane basefee, the last block's p50 tip
+/// (p50_tip) and the activation height.
+#[derive(JsonSchema)]
+pub struct LaneParams {
+    /// last?: how many recent blocks (default 32, at most 1000)
+    pub options: Option<LaneOptions>,
+}
+
+/// `scheduler_lane`'s options.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct LaneOptions {
+    pub last: Option<u64>,
+}
