@@ -15,6 +15,7 @@ use cowboy_devnet::node::{
     spawn,
 };
 use cowboy_devnet::rpc::command::{RpcRequest, entries};
+use cowboy_devnet::rpc::draft::{draft_method, draft_params};
 use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::openrpc;
 use serde_json::{Value, json};
@@ -376,6 +377,15 @@ fn issue29_the_params_a_client_sends_validate_against_rpc_discover() {
     );
     validates(&doc, draft(false));
     validates(&doc, draft(true));
+    // `timer_watch` / `timer_interval`, registered by hand, are described from their types
+    // too: what the attached dashboard sends validates.
+    for interval in [false, true] {
+        let r = draft(interval).0;
+        let sent = draft_params(&r);
+        let schema = &method(&doc, draft_method(&r))["params"][0]["schema"];
+        let ok = check(&doc, schema, &sent[0]);
+        assert!(ok.is_ok(), "{}: {ok:?}", draft_method(&r));
+    }
 }
 
 /// The schemas are not so loose that anything passes: a misspelt field, a number for an

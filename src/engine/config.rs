@@ -247,7 +247,7 @@ impl HashEncode for SchedulerParams {
 
 /// The CIP-5 drafts' governance-tunable parameters (English §12, zh §13), `[cip5_draft]` in a
 /// fixture. The drafts give no figures: these defaults are the devnet's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DraftParams {
     /// `MAX_FIRES_PER_BLOCK`: fires materialized per block at most.

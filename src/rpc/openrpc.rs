@@ -223,26 +223,6 @@ pub const METHODS: &[MethodDoc] = &[
         BOOL,
     ),
     m(
-        "timer_watch",
-        "CIP-5 drafts: a transaction in which `actor` registers a state watch on its storage keys or prefixes (set_state_watch, English §6.1); it fires in a later block whose transactions write one.",
-        &[p(
-            "timer",
-            r#"{"type":"object","required":["actor","keys"],"properties":{"actor":"@Address","keys":{"type":"array","items":{"type":"string"}},"payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","client_nonce":"@Count","from":"@Address"}}"#,
-            "actor, keys, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), client_nonce? (English §6.2 idempotent set), from?",
-        )],
-        r#"{"type":"object","properties":{"timer_id":"@TimerId","created":{"type":"boolean"},"tx_hash":"@Hash"}}"#,
-    ),
-    m(
-        "timer_interval",
-        "cip5-draft-zh: a transaction in which `actor` registers an interval timer (set_interval, zh §7.1): due at `first` (default: now + every), then every `every` blocks after each fire.",
-        &[p(
-            "timer",
-            r#"{"type":"object","required":["actor","every"],"properties":{"actor":"@Address","every":"@Count","first":"@Height","payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","client_nonce":"@Count","from":"@Address"}}"#,
-            "actor, every, first?, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), client_nonce? (zh §7.2 idempotent set), from?",
-        )],
-        r#"{"type":"object","properties":{"timer_id":"@TimerId","created":{"type":"boolean"},"tx_hash":"@Hash"}}"#,
-    ),
-    m(
         "timer_list",
         "Timers, filtered: pending (firing order) then gone. With `page` (issue 32, Spec note 172) every timer the node knows, in scheduling order (the gone ones from their compact records), a page at a time: {timers, next_cursor (or null), matched, limit}.",
         &[
@@ -255,12 +235,6 @@ pub const METHODS: &[MethodDoc] = &[
             o("page", "Page", "a page at a time, from a cursor"),
         ],
         r#"{"oneOf":[{"type":"array","items":"@Timer"},{"type":"object","properties":{"timers":{"type":"array","items":"@Timer"},"next_cursor":{"type":["string","null"]},"matched":"@Count","limit":"@Count"}}]}"#,
-    ),
-    m(
-        "scheduler_draft",
-        "The CIP-5 drafts' state (cip5-draft, cip5-draft-zh): the scheduler, the parameters, the Globalbox in its frozen order (head first), the last block's Mailbox in deliver_seq order, the quota skips of the last block, the state watches with their pending hits.",
-        &[o("block", "BlockTag", BLOCK)],
-        r#"{"type":"object","properties":{"scheduler":"@Scheduler","params":{"type":"object"},"globalbox":{"type":"array"},"mailbox":{"type":"array"},"quota_skips":"@Count","watches":{"type":"array"},"next_deliver_seq":"@Count"}}"#,
     ),
 ];
 
@@ -349,6 +323,8 @@ pub fn document() -> Value {
         .chain(super::served::entries())
         .map(|e| (e.schema)(&mut g).to_json())
         .collect();
+    let drafts = super::draft::schemas(&mut g);
+    methods.extend(drafts.iter().map(|m| m.to_json()));
     methods.extend(METHODS.iter().map(table_entry));
     table_types(&mut g);
     let mut c = components();

@@ -14,8 +14,8 @@ use super::types::{Args, invalid_param};
 use super::wire_read::*;
 use crate::node::{
     AccountsQuery, ActorsQuery, At, BucketQuery, BucketsQuery, ConfigQuery, DEFAULT_LANE_BLOCKS,
-    FairnessQuery, LaneQuery, MAX_LANE_BLOCKS, NamesQuery, NodeError, NodeHandle, SharesQuery,
-    SnapshotsQuery, TiersQuery, TimerQuery,
+    DraftQuery, FairnessQuery, LaneQuery, MAX_LANE_BLOCKS, NamesQuery, NodeError, NodeHandle,
+    SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
@@ -99,6 +99,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<BucketsQuery>(),
         entry::<SharesQuery>(),
         entry::<LaneQuery>(),
+        entry::<DraftQuery>(),
     ]
 }
 
@@ -137,6 +138,7 @@ unit_query!(
     ConfigQuery => ConfigParams,
     TiersQuery => TiersParams,
     FairnessQuery => FairnessParams,
+    DraftQuery => DraftStateParams,
 );
 
 /// The snapshots are the node's, not a block's: no block tag.

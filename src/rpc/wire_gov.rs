@@ -123,3 +123,56 @@ pub struct DraftFields {
     pub client_nonce: Option<u64>,
     pub from: Option<Address>,
 }
+
+/// CIP-5 drafts: a transaction in which `actor` registers a state watch on its storage keys or
+/// prefixes (set_state_watch, English §6.1); it fires in a later block whose transactions
+/// write one.
+#[derive(JsonSchema)]
+pub struct WatchParams {
+    /// actor, keys, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole
+    /// units), client_nonce? (English §6.2 idempotent set), from?
+    pub timer: WatchFields,
+}
+
+/// A state watch.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct WatchFields {
+    pub actor: Address,
+    /// storage keys or prefixes, at least one
+    pub keys: Vec<String>,
+    pub payload: Option<Bytes>,
+    pub handler: Option<String>,
+    pub fee_payer: Option<Address>,
+    pub gas_limit: Option<u64>,
+    pub expires_at: Option<u64>,
+    pub bid: Option<Amount>,
+    pub client_nonce: Option<u64>,
+    pub from: Option<Address>,
+}
+
+/// cip5-draft-zh: a transaction in which `actor` registers an interval timer (set_interval, zh
+/// §7.1): due at `first` (default: now + every), then every `every` blocks after each fire.
+#[derive(JsonSchema)]
+pub struct IntervalParams {
+    /// actor, every, first?, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid?
+    /// (whole units), client_nonce? (zh §7.2 idempotent set), from?
+    pub timer: IntervalFields,
+}
+
+/// An interval timer.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct IntervalFields {
+    pub actor: Address,
+    pub every: u64,
+    pub first: Option<u64>,
+    pub payload: Option<Bytes>,
+    pub handler: Option<String>,
+    pub fee_payer: Option<Address>,
+    pub gas_limit: Option<u64>,
+    pub expires_at: Option<u64>,
+    pub bid: Option<Amount>,
+    pub client_nonce: Option<u64>,
+    pub from: Option<Address>,
+}

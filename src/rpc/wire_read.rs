@@ -91,3 +91,10 @@ pub struct LaneParams {
 pub struct LaneOptions {
     pub last: Option<u64>,
 }
+
+/// The CIP-5 drafts' state (cip5-draft, cip5-draft-zh): the scheduler, the parameters, the
+/// Globalbox in its frozen order (head first), the last block's Mailbox in deliver_seq order,
+/// the quota skips of the last block, the state watches with their pending hits, the
+/// idempotent set's bindings.
+#[derive(JsonSchema)]
+pub struct DraftStateParams {}
