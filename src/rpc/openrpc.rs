@@ -63,38 +63,10 @@ const BLOCK: &str = "the state as of this sealed height (default: latest); older
 pub const METHODS: &[MethodDoc] = &[
     m("rpc.discover", "This document.", &[], ANY),
     m(
-        "devnet_blockNumber",
-        "The height of the last sealed block (from the published head: never waits behind a seal).",
-        &[],
-        "Height",
-    ),
-    m("devnet_getMining", "The mining mode.", &[], "MiningMode"),
-    m(
-        "devnet_head",
-        "The head and the node's state around it: height, hash, state_root, pending_height, cycle_basefee, cell_basefee, pending_timers, pending_txs, mining, scheduler, first_kept (from the published head: never waits behind a seal).",
-        &[o("block", "BlockTag", BLOCK)],
-        "Head",
-    ),
-    m(
         "devnet_getBlock",
         "A sealed block: header, receipts, events, end-of-block counters; null when not kept.",
         &[p("height", "Height", "block height")],
         "Block",
-    ),
-    m(
-        "devnet_getBalance",
-        "An account's balance.",
-        &[
-            p("address", "Address", "the account"),
-            o("block", "BlockTag", BLOCK),
-        ],
-        "Amount",
-    ),
-    m(
-        "devnet_supply",
-        "Minted, burned and the sum of balances.",
-        &[],
-        "Supply",
     ),
     m(
         "devnet_exportFixture",
@@ -309,22 +281,27 @@ fn table_entry(md: &MethodDoc) -> Value {
 
 /// The types the table's entries name by name, described from the types as well.
 fn table_types(g: &mut schemars::SchemaGenerator) {
-    g.subschema_for::<crate::node::HeadView>();
-    g.subschema_for::<crate::node::SupplyView>();
     g.subschema_for::<crate::node::EventFilter>();
+}
+
+/// The methods described from their types: those served through the generic adapters, then
+/// those registered by hand that have their own params structs.
+fn described(g: &mut schemars::SchemaGenerator) -> Vec<super::schema::MethodSchema> {
+    let mut v: Vec<_> = super::command::entries()
+        .into_iter()
+        .chain(super::served::entries())
+        .map(|e| (e.schema)(g))
+        .collect();
+    v.extend(super::draft::schemas(g));
+    v.extend(super::wire_chain::schemas(g));
+    v
 }
 
 /// The OpenRPC document: the methods served through the generic adapters described from
 /// their types (issue 29), then the table's.
 pub fn document() -> Value {
     let mut g = super::schema::generator();
-    let mut methods: Vec<Value> = super::command::entries()
-        .into_iter()
-        .chain(super::served::entries())
-        .map(|e| (e.schema)(&mut g).to_json())
-        .collect();
-    let drafts = super::draft::schemas(&mut g);
-    methods.extend(drafts.iter().map(|m| m.to_json()));
+    let mut methods: Vec<Value> = described(&mut g).iter().map(|m| m.to_json()).collect();
     methods.extend(METHODS.iter().map(table_entry));
     table_types(&mut g);
     let mut c = components();
@@ -350,12 +327,7 @@ mod tests {
     fn the_document_builds_and_names_are_unique() {
         // A written component schema is not one the types give (it would be dead text).
         let mut g = super::super::schema::generator();
-        for e in super::super::command::entries()
-            .into_iter()
-            .chain(super::super::served::entries())
-        {
-            (e.schema)(&mut g);
-        }
+        super::described(&mut g);
         super::table_types(&mut g);
         let derived = super::super::schema::components(&mut g);
         let written = super::components();
