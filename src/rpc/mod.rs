@@ -28,7 +28,7 @@ pub mod traces;
 pub mod types;
 mod unsubscribe;
 pub mod wire;
-mod wire_chain;
+pub mod wire_chain;
 pub mod wire_gov;
 pub mod wire_read;
 pub mod ws_proxy;
