@@ -9,6 +9,10 @@ use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{DraftTimerArgs, Genesis};
 use cowboy_devnet::engine::{Address, PriorityTier, ScheduleArgs, SchedulerKind, TimerId};
 use cowboy_devnet::node::{
+    At, EventCursor, EventFilter, EventsPageQuery, LaneQuery, SharesQuery, TimerFilter,
+    TimersPageQuery,
+};
+use cowboy_devnet::node::{
     CallActor, CancelTimer, ConfigChange, DeployActor, DraftTimer, EstimateDraftTimer,
     EstimateTimer, ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig,
     Halt, Mine, MiningMode, Revert, ScheduleTimer, SetActivationHeight, SetBalance, SetMining,
@@ -18,6 +22,7 @@ use cowboy_devnet::rpc::command::{RpcRequest, entries};
 use cowboy_devnet::rpc::draft::{draft_method, draft_params};
 use cowboy_devnet::rpc::methods::module;
 use cowboy_devnet::rpc::openrpc;
+use cowboy_devnet::rpc::queries::RpcQuery;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 
@@ -210,28 +215,21 @@ fn issue29_every_scheduler_enum_lists_the_five() {
 /// `r`'s params, as a client sends them, validate against the schemas `rpc.discover` gives
 /// its method's params.
 fn validates<R: RpcRequest>(doc: &Value, r: R) {
-    let sent = r.params();
-    let m = method(doc, R::METHOD);
+    sent_validates(doc, R::METHOD, &r.params());
+}
+
+/// `sent`, the positional params of a call of `name`, validate against its params' schemas.
+fn sent_validates(doc: &Value, name: &str, sent: &[Value]) {
+    let m = method(doc, name);
     let params = m["params"].as_array().unwrap();
-    assert!(sent.len() <= params.len(), "{}", R::METHOD);
+    assert!(sent.len() <= params.len(), "{name}");
     for (i, p) in params.iter().enumerate() {
         let Some(v) = sent.get(i).filter(|v| !v.is_null()) else {
-            assert_eq!(
-                p["required"],
-                false,
-                "{}: {} is required",
-                R::METHOD,
-                p["name"]
-            );
+            assert_eq!(p["required"], false, "{name}: {} is required", p["name"]);
             continue;
         };
-        assert!(
-            check(doc, &p["schema"], v).is_ok(),
-            "{} param {}: {v} does not validate: {:?}",
-            R::METHOD,
-            p["name"],
-            check(doc, &p["schema"], v)
-        );
+        let ok = check(doc, &p["schema"], v);
+        assert!(ok.is_ok(), "{name} param {}: {v}: {ok:?}", p["name"]);
     }
 }
 
@@ -386,6 +384,34 @@ fn issue29_the_params_a_client_sends_validate_against_rpc_discover() {
         let ok = check(&doc, schema, &sent[0]);
         assert!(ok.is_ok(), "{}: {ok:?}", draft_method(&r));
     }
+    // The pages the attached dashboard asks for (`devnet_getEvents`, `timer_list`, registered
+    // by hand) and a served read with its block tag.
+    let events = EventsPageQuery {
+        filter: EventFilter {
+            kinds: Some(vec!["TimerFired".into()]),
+            actor: Some(addr(1)),
+            ..EventFilter::default()
+        },
+        cursor: Some(EventCursor {
+            height: 4,
+            index: 2,
+        }),
+        limit: 50,
+    };
+    sent_validates(&doc, EventsPageQuery::METHOD, &events.params());
+    let timers = TimersPageQuery {
+        filter: TimerFilter {
+            id_prefix: Some("0xab".into()),
+            ..TimerFilter::default()
+        },
+        cursor: Some(12),
+        limit: 100,
+    };
+    sent_validates(&doc, TimersPageQuery::METHOD, &timers.params());
+    let shares = At::new(SharesQuery { window: 50 }, Some(7));
+    sent_validates(&doc, SharesQuery::METHOD, &shares.params());
+    let lane = At::new(LaneQuery { last: 5 }, None);
+    sent_validates(&doc, LaneQuery::METHOD, &lane.params());
 }
 
 /// The schemas are not so loose that anything passes: a misspelt field, a number for an

@@ -318,7 +318,7 @@ impl TimerView {
 }
 
 /// Which timers [`NodeCore::timers`](super::NodeCore::timers) lists.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TimerFilter {
     #[serde(skip_serializing_if = "Option::is_none")]

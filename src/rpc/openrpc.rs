@@ -57,7 +57,6 @@ const BOOL: &str = r#"{"type":"boolean"}"#;
 const TRACE_OPTIONS: &str = r#"{"type":"object","properties":{"compact":{"type":"boolean"}}}"#;
 const TRACES: &str = r#"{"type":"array","items":{"type":"object","properties":{"of":{"type":"object","description":"{kind: tx, tx_hash, index} or {kind: fire, timer_id}"},"actor":"@Address","entry":{"type":"string"},"height":"@Height","steps":{"type":"array","description":"{step: call, call, args, result, cycles, cells, error?} or {step: print, line}"},"cycles_start":"@Count","script_cycles":"@Count","cycles_end":"@Count","end":{"type":"object","description":"success, error?, at? [line, column], failed_in?"}}}}"#;
 const ANY: &str = r#"{}"#;
-const BLOCK: &str = "the state as of this sealed height (default: latest); older than the retained history: HistoryPruned";
 
 /// The methods registered by hand (the others are described from their types).
 pub const METHODS: &[MethodDoc] = &[
@@ -84,15 +83,6 @@ pub const METHODS: &[MethodDoc] = &[
             ),
         ],
         r#"{"type":"object"}"#,
-    ),
-    m(
-        "devnet_getEvents",
-        "Events of sealed blocks, oldest first (from_height above to_height is refused). With `page` ({cursor?, limit? 1..=1000, default 100}; issue 32, Spec note 171) the reply is a page: {events, next_cursor (\"HEIGHT:INDEX\", or null when no kept event after it matches), limit}; without it, every matching event as an array.",
-        &[
-            o("filter", "EventFilter", "which events"),
-            o("page", "Page", "a page at a time, from a cursor"),
-        ],
-        r#"{"oneOf":[{"type":"array","items":"@Event"},{"type":"object","properties":{"events":{"type":"array","items":"@Event"},"next_cursor":{"type":["string","null"]},"limit":"@Count"}}]}"#,
     ),
     m(
         "devnet_getTransaction",
@@ -194,20 +184,6 @@ pub const METHODS: &[MethodDoc] = &[
         &[p("subscription", "SubscriptionId", "the id")],
         BOOL,
     ),
-    m(
-        "timer_list",
-        "Timers, filtered: pending (firing order) then gone. With `page` (issue 32, Spec note 172) every timer the node knows, in scheduling order (the gone ones from their compact records), a page at a time: {timers, next_cursor (or null), matched, limit}.",
-        &[
-            o(
-                "filter",
-                r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","id_prefix":{"type":"string"},"handler":{"type":"string"},"from_height":"@Height","to_height":"@Height","limit":"@Count"}}"#,
-                "actor?, status?, id_prefix?, handler?, from_height?, to_height? (the scheduled height), limit? (not with page)",
-            ),
-            o("block", "BlockTag", BLOCK),
-            o("page", "Page", "a page at a time, from a cursor"),
-        ],
-        r#"{"oneOf":[{"type":"array","items":"@Timer"},{"type":"object","properties":{"timers":{"type":"array","items":"@Timer"},"next_cursor":{"type":["string","null"]},"matched":"@Count","limit":"@Count"}}]}"#,
-    ),
 ];
 
 /// A schema from the table: literal JSON (where `"@Name"` stands for a reference to
@@ -237,20 +213,14 @@ fn expand_refs(v: Value) -> Value {
 }
 
 fn components() -> Value {
-    let mut c = json!({
+    json!({
         "schemas": {
             "Height": {"type": "integer", "minimum": 0},
             "Count": {"type": "integer", "minimum": 0},
             "SubscriptionId": {},
             "Block": {"type": ["object", "null"]}
         }
-    });
-    // Issue 32, Spec note 171 (beside the rest: one `json!` of them all is past the macro's
-    // recursion limit).
-    c["schemas"]["Page"] = json!({"type": "object", "properties": {
-        "cursor": {"type": ["string", "object", "null"], "description": "the next_cursor a page answered (null: from the start)"},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 1000}}});
-    c
+    })
 }
 
 /// A table entry as OpenRPC writes it.
@@ -279,11 +249,6 @@ fn table_entry(md: &MethodDoc) -> Value {
     Value::Object(obj)
 }
 
-/// The types the table's entries name by name, described from the types as well.
-fn table_types(g: &mut schemars::SchemaGenerator) {
-    g.subschema_for::<crate::node::EventFilter>();
-}
-
 /// The methods described from their types: those served through the generic adapters, then
 /// those registered by hand that have their own params structs.
 fn described(g: &mut schemars::SchemaGenerator) -> Vec<super::schema::MethodSchema> {
@@ -294,6 +259,7 @@ fn described(g: &mut schemars::SchemaGenerator) -> Vec<super::schema::MethodSche
         .collect();
     v.extend(super::draft::schemas(g));
     v.extend(super::wire_chain::schemas(g));
+    v.extend(super::wire_find::schemas(g));
     v
 }
 
@@ -303,7 +269,6 @@ pub fn document() -> Value {
     let mut g = super::schema::generator();
     let mut methods: Vec<Value> = described(&mut g).iter().map(|m| m.to_json()).collect();
     methods.extend(METHODS.iter().map(table_entry));
-    table_types(&mut g);
     let mut c = components();
     // The derived schemas win over the table's of the same name.
     for (name, s) in super::schema::components(&mut g) {
@@ -328,7 +293,6 @@ mod tests {
         // A written component schema is not one the types give (it would be dead text).
         let mut g = super::super::schema::generator();
         super::described(&mut g);
-        super::table_types(&mut g);
         let derived = super::super::schema::components(&mut g);
         let written = super::components();
         let both: Vec<&String> = derived

@@ -6,7 +6,7 @@
 use super::types::{Amount, Bytes};
 use crate::chain::EventRecord;
 use crate::engine::{Address, ErrorKind, EventKind, H256, SchedulerKind, TimerId, TimerStatus};
-use crate::node::{BlockTag, MiningMode};
+use crate::node::{BlockTag, EventCursor, MiningMode};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
 use serde_json::json;
 use std::borrow::Cow;
@@ -60,6 +60,11 @@ named_schema! {
     );
     TimerStatus => "TimerStatus", names(TimerStatus::ALL.iter().map(|k| k.as_str()), "a timer's status");
     EventKind => "EventKind", names(EventKind::ALL.iter().map(|k| k.as_str()), "an event's kind");
+    EventCursor => "EventCursor", json_schema!({
+        "type": "string",
+        "pattern": "^[0-9]+:[0-9]+$",
+        "description": "where the next page of events starts: HEIGHT:INDEX",
+    });
     ErrorKind => "ErrorKind", names(ErrorKind::ALL.iter().map(|k| k.as_str()), "a named error (CIP-5 §4.2, CIP-1 v3 §6)");
 }
 
