@@ -93,16 +93,22 @@ fn param(name: &str, required: bool, description: Value, schema: Value) -> Value
 /// A field's doc comment, taken off its schema (it is the param's description).
 fn take_doc(s: &mut Value) -> Value {
     let o = s.as_object_mut();
-    o.and_then(|o| o.remove("description")).unwrap_or(json!(""))
+    let doc = o.and_then(|o| o.remove("description"));
+    json!(one_line(doc.as_ref().and_then(Value::as_str).unwrap_or("")))
+}
+
+/// A doc comment's lines as one line (the source wraps them at 100 columns).
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// A struct's doc comment (schemars splits a first paragraph off as the title).
 fn summary(s: &Value) -> String {
-    [&s["title"], &s["description"]]
+    let parts: Vec<&str> = [&s["title"], &s["description"]]
         .iter()
         .filter_map(|v| v.as_str())
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect();
+    one_line(&parts.join(" "))
 }
 
 /// Every named type the generator met, for `components.schemas`.
