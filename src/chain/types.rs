@@ -377,7 +377,7 @@ impl HashEncode for ActorCode {
 }
 
 /// The outcome of an included transaction.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Receipt {
     pub tx_hash: H256,
     pub index: u32,
@@ -391,6 +391,7 @@ pub struct Receipt {
     pub cells_used: u64,
     /// What the sender paid (all burned: user transactions carry no tip here).
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub fee: u128,
     /// The deployed actor, for a deploy.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -41,7 +41,7 @@ pub const GC_CYCLES_PER_REMOVAL: u64 = 5_000;
 ///
 /// `lane_timer_cycles` is `LANE_TIMER_CYCLES` (CIP-5 §6.5); CIP-1 v3 §9 makes it
 /// "governance-tunable via TimerConfig", so it lives here with its 2,000,000 default.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TimerConfig {
     pub max_ttl_blocks: u64,
@@ -109,7 +109,7 @@ impl TimerConfig {
 /// migrated into the ring a slice at a time during the current epoch (amortized, no rollover
 /// spike). The epoch queue holds `epoch_slots − 1` further epochs; anything later goes to the
 /// overflow sorted set.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct QueueConfig {
     /// Blocks per epoch (default 3,600: one hour at 1 s blocks, CIP-1 v3 §2.2).
@@ -247,7 +247,7 @@ impl HashEncode for SchedulerParams {
 
 /// The CIP-5 drafts' governance-tunable parameters (English §12, zh §13), `[cip5_draft]` in a
 /// fixture. The drafts give no figures: these defaults are the devnet's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct DraftParams {
     /// `MAX_FIRES_PER_BLOCK`: fires materialized per block at most.

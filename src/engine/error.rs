@@ -149,7 +149,7 @@ impl HashEncode for ErrorKind {
 ///
 /// Serialized as `{"kind": "OutOfCycles", "message": "the 5000-cycle limit was reached"}`;
 /// displayed as `OutOfCycles: the 5000-cycle limit was reached`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Failure {
     pub kind: ErrorKind,
     pub message: String,

@@ -101,7 +101,9 @@ named_enum! {
 }
 
 /// Why a due timer was carried to the next block instead of concluding (Spec note 54).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum DeferReason {
     /// Its `gas_limit_per_fire` did not fit the remaining `LANE_TIMER_CYCLES` (CIP-5 §6.5).

@@ -168,7 +168,19 @@ impl HashEncode for ScheduleArgs {
 
 /// CIP-1 v3 §7.3 `PriorityTier`: a multiplier on the p50 tip (`priority_tier` in
 /// `schedule_timer`). Serde: `economy`, `standard`, `fast`, `urgent`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PriorityTier {
     Economy,

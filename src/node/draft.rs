@@ -104,7 +104,7 @@ pub(super) fn named_timer(
 }
 
 /// A state watch as the drafts' query shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct WatchView {
     pub timer_id: TimerId,
     pub target: Address,
@@ -119,7 +119,8 @@ pub struct WatchView {
 }
 
 /// The CIP-5 drafts' state (`scheduler_draft`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "SchedulerDraft")]
 pub struct DraftView {
     pub scheduler: SchedulerKind,
     pub params: DraftParams,

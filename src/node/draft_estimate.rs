@@ -35,16 +35,18 @@ pub const DUE_HEIGHTS: usize = 5;
 pub struct EstimateDraftTimer(pub DraftTimer);
 
 /// The estimate (see the module docs).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct DraftEstimate {
     /// `watch` or `interval`.
     pub kind: String,
     /// The timer's id if it were registered now.
     pub timer_id: Option<TimerId>,
     /// Why the registration would be refused.
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub error: Option<Failure>,
     /// `max_cost` of one fire under the current basefees.
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub max_cost: u128,
     /// The first block its fire could be in: an interval's first due height, a watch's next
     /// block.
@@ -54,6 +56,7 @@ pub struct DraftEstimate {
     pub due_heights: Vec<u64>,
     /// The score its fire would enter with in `first_block` (Q32.96, like `bid_fp`).
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub score: u128,
     /// Fires known now that would rank ahead of it in `first_block`.
     pub ahead: u64,

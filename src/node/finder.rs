@@ -69,7 +69,7 @@ impl<'de> Deserialize<'de> for EventCursor {
 }
 
 /// One page of events (Spec note 171).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct EventsPage {
     pub events: Vec<EventView>,
     /// Where the next page starts; `null` when no kept event after this page matches.
@@ -133,7 +133,7 @@ impl Query for EventsPageQuery {
 }
 
 /// One page of timers (Spec note 172).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TimerPage {
     pub timers: Vec<TimerView>,
     /// Where the next page starts (the position in the node's list of timers, as a string);

@@ -62,7 +62,7 @@ impl Query for HeadQuery {
 }
 
 /// `scheduler_config`: the timer and queue configuration in force.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConfigView {
     pub timer: TimerConfig,
     pub queue: QueueConfig,
@@ -80,7 +80,7 @@ pub struct ConfigView {
 }
 
 /// CIP-1 v3's governable parameters: §7.3 tier multipliers, §8 fairness window, §10 auction cap.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Cip1Params {
     pub tier_multipliers: TierMultipliers,
     pub fairness_window_blocks: u64,
@@ -127,7 +127,7 @@ impl Query for TiersQuery {
 }
 
 /// One coming ring height and what is due there (`scheduler_buckets`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BucketView {
     pub height: u64,
     pub timers: u64,
@@ -221,7 +221,7 @@ impl Query for FairnessQuery {
 }
 
 /// One actor's share of the lane (`scheduler_actors`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ShareView {
     pub actor: Address,
     /// Fires in the window.
@@ -236,7 +236,7 @@ pub struct ShareView {
 
 /// `scheduler_actors`: every actor with a fire or a deferral in the window or a pending timer,
 /// in address order.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SharesView {
     /// The scheduler that plans the next block.
     pub scheduler: SchedulerKind,

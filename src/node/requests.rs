@@ -464,16 +464,18 @@ impl Request for ExtendTimer {
 #[derive(Clone, Debug)]
 pub struct EstimateTimer(pub ScheduleTimer);
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Estimate {
     /// `max_cost` of one fire under the current basefees (CIP-5 §6.3 step 2).
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub max_cost: u128,
     /// The timer's id if it were scheduled now.
     pub timer_id: Option<TimerId>,
     /// The height it would fire at given the queue and the lane now.
     pub fire_height: Option<u64>,
     /// Why `ScheduleTimer` would refuse it.
+    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub error: Option<Failure>,
     /// Where the timer would stand in the CIP-1 v3 auction of its height now (the lane
     /// basefee, its priority and W, its rank among the timers due there and whether it would
@@ -487,13 +489,15 @@ pub struct Estimate {
 
 /// The fee payer's balance beside what one fire pre-charges (CIP-5 §5.4), as of now: other
 /// fires and transfers before the timer comes due can change it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Funding {
     pub fee_payer: crate::engine::Address,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub balance: u128,
     /// `max_cost` of one fire.
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub needed: u128,
     /// `balance >= needed`: false means the fire would be removed `unfunded` if nothing
     /// changes before it comes due.

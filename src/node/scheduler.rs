@@ -15,12 +15,13 @@ pub const MAX_LANE_BLOCKS: u64 = 1_000;
 pub const DEFAULT_LANE_BLOCKS: u64 = 32;
 
 /// One block's timer lane (CIP-1 v3 §3, §5): `Block.lane` with its height.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LaneBlockView {
     pub height: u64,
     pub scheduler: SchedulerKind,
     /// The lane basefee in force for the block, nanos per cycle.
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub lane_basefee: u128,
     /// The §5 utilisation the lane basefee followed, in basis points of the capacity: the
     /// cycles `utilisation_of` names (Spec note 152).
@@ -39,12 +40,16 @@ pub struct LaneBlockView {
     pub deferred: u64,
     /// The median tip per cycle of the block's fires, nanos (0 when none fired).
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub p50_tip: u128,
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub tips: u128,
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub burned: u128,
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub lane_burned: u128,
     /// A live timer did not fit.
     pub full: bool,
@@ -86,17 +91,20 @@ impl LaneBlockView {
 }
 
 /// `scheduler_lane`: the recent blocks' lanes and what comes next.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "SchedulerLane")]
 pub struct LaneView {
     /// The scheduler that plans the next block.
     pub scheduler: SchedulerKind,
     pub activation_height: Option<u64>,
     /// The lane basefee of the next block, nanos per cycle.
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub next_lane_basefee: u128,
     /// The last block's p50 fired-timer tip, nanos per cycle: what the default GBA prices
     /// the next block's tips at (§7.1).
     #[serde(with = "u128_str", default)]
+    #[schemars(with = "String")]
     pub p50_tip: u128,
     /// Oldest first; blocks the node no longer keeps are left out.
     pub blocks: Vec<LaneBlockView>,
@@ -107,7 +115,7 @@ pub struct LaneView {
 }
 
 /// One actor of the fairness window (CIP-1 v3 §8).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FairnessActorView {
     pub actor: Address,
     /// The name given at deploy, if any.
@@ -120,7 +128,8 @@ pub struct FairnessActorView {
 }
 
 /// `scheduler_fairness`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "SchedulerFairness")]
 pub struct FairnessView {
     /// The scheduler that plans the next block: under `cip1-v1` the actors are those whose
     /// CIP-1 v1 EMA weight is away from `weight_init_bps` (issue 21 §1), with that weight,

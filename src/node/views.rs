@@ -9,7 +9,8 @@ use std::sync::Arc;
 
 /// The head of the chain and the node's state around it: what `devnet_blockNumber` and a
 /// status bar read. Published by the shell after every command, so reading it never waits.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Head")]
 pub struct HeadView {
     /// Height of the last sealed block (0: genesis).
     pub height: u64,
@@ -18,8 +19,10 @@ pub struct HeadView {
     /// The height the next block will have (past an outage: further than `height + 1`).
     pub pending_height: u64,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub cycle_basefee: u128,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub cell_basefee: u128,
     /// Timers in the queue.
     pub pending_timers: u64,
@@ -27,6 +30,7 @@ pub struct HeadView {
     pub pending_txs: u64,
     /// As the API writes a mining mode: `{"mode": "interval", "block_time": 1.5}`.
     #[serde(with = "mining_wire")]
+    #[schemars(with = "crate::node::MiningMode")]
     pub mining: MiningMode,
     pub scheduler: SchedulerKind,
     /// The oldest height whose block and events the node keeps (Spec note 73: `serve
@@ -156,10 +160,12 @@ impl BlockSummary {
 }
 
 /// A dev account or a genesis account.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Account")]
 pub struct AccountView {
     pub address: Address,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub balance: u128,
     pub nonce: u64,
     /// May send system instructions 48/49/50 (CIP-5 §5.4).
@@ -170,20 +176,24 @@ pub struct AccountView {
 
 /// Everything minted, everything burned, and the sum of the balances (balances + burned =
 /// minted while funds are conserved).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Supply")]
 pub struct SupplyView {
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub minted: u128,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub burned: u128,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub balances: u128,
 }
 
 pub use crate::engine::TimerStatus;
 
 /// How often a timer was carried to a later block, and why (CIP-5 §6.5, §8).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DeferralCount {
     /// `lane` or `gc_budget`.
     pub reason: crate::engine::DeferReason,
@@ -192,7 +202,8 @@ pub struct DeferralCount {
 
 /// A timer, pending or gone: its record (from the queue while it is pending, from its
 /// `TimerScheduled` event once it left), its status, its deferrals and its events.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Timer")]
 pub struct TimerView {
     pub timer_id: TimerId,
     pub actor: Address,
@@ -205,6 +216,7 @@ pub struct TimerView {
     /// The payload while the timer is pending, in hex; `None` once it left (events carry
     /// its length).
     #[serde(with = "opt_hex")]
+    #[schemars(with = "Option<String>")]
     pub payload: Option<Vec<u8>>,
     pub payload_len: u64,
     /// Insertion order (FIFO within a height) while pending.
@@ -221,12 +233,14 @@ pub struct TimerView {
         with = "crate::engine::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub max_fee_per_cycle: Option<u128>,
     #[serde(
         default,
         with = "crate::engine::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub max_priority_fee_per_cycle: Option<u128>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_tier: Option<PriorityTier>,
@@ -251,6 +265,7 @@ pub struct TimerView {
         with = "crate::engine::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub fee_paid: Option<u128>,
     /// Its full event history is no longer kept (Spec note 150): the history starts after
     /// the block that scheduled it, so `events` (and what they tell: the handler, the
@@ -303,7 +318,7 @@ impl TimerView {
 }
 
 /// Which timers [`NodeCore::timers`](super::NodeCore::timers) lists.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TimerFilter {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -374,7 +389,7 @@ impl TimerFilter {
 }
 
 /// Which events [`NodeCore::events`](super::NodeCore::events) lists (every field narrows).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct EventFilter {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -406,7 +421,7 @@ impl EventFilter {
 }
 
 /// The calendar queue's tiers (CIP-5 §7).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TiersView {
     pub counts: TierCounts,
     pub horizons: Horizons,
@@ -426,7 +441,7 @@ pub struct TiersView {
 }
 
 /// Pending snapshots, oldest first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SnapshotInfo {
     pub id: u64,
     /// The head height when it was taken.

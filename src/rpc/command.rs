@@ -10,13 +10,20 @@
 //! in [`super::command_timer`].
 
 use super::methods::{mining_json, node_error, reg, to_json};
+use super::schema::MethodSchema;
+use super::schema_types::StateDump;
 use super::types::{Amount, Args, BlockTimeMs, Obj, invalid_param};
+use super::wire::{
+    DeleteSnapshotParams, DumpStateParams, HaltParams, LoadStateParams, MineParams, ResetParams,
+    RevertParams, RevertToParams, SetBalanceParams, SetMiningParams, SnapshotParams,
+};
 use crate::node::{
     DeleteSnapshot, DumpState, Halt, LoadState, Mine, MiningMode, NodeHandle, Request, Reset,
     Revert, RevertTo, SetBalance, SetMining, Snapshot,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
+use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Value, json};
 
 /// A change request as a JSON-RPC method.
@@ -25,6 +32,11 @@ pub trait RpcRequest: Request + Sized {
     const METHOD: &'static str;
     /// The positional params' names (also their names when given by name).
     const PARAMS: &'static [&'static str];
+    /// The params' API shape: a struct whose fields are the params named in [`Self::PARAMS`]
+    /// (its doc comment is the method's summary in `rpc.discover`; see [`super::wire`]).
+    type Params: JsonSchema;
+    /// The result's API shape, as [`Self::reply`] writes it.
+    type Result: JsonSchema;
     /// The positional params a client sends for this request.
     fn params(&self) -> Vec<Value>;
     /// The request back from its params (`-32602` naming the param or field that does not
@@ -44,49 +56,67 @@ pub fn register<R: RpcRequest>(m: &mut RpcModule<NodeHandle>) {
     });
 }
 
-/// Every request this file and [`super::command_timer`] define, served.
-pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
-    register::<Mine>(m);
-    register::<SetMining>(m);
-    register::<SetBalance>(m);
-    register::<Snapshot>(m);
-    register::<Revert>(m);
-    register::<DeleteSnapshot>(m);
-    register::<RevertTo>(m);
-    register::<Reset>(m);
-    register::<DumpState>(m);
-    register::<LoadState>(m);
-    register::<Halt>(m);
-    super::command_timer::register_all(m);
+/// `R`'s entry in `rpc.discover`, from its types.
+pub fn schema<R: RpcRequest>(g: &mut SchemaGenerator) -> MethodSchema {
+    super::schema::method::<R::Params, R::Result>(g, R::METHOD, R::PARAMS)
 }
 
-/// Every change request served through [`register`] (here, in [`super::command_timer`] and
-/// the drafts' estimate), each with its param names: what `tests/rpc_commands.rs` checks
-/// against the server's method list and `rpc.discover`.
-pub fn methods() -> Vec<(&'static str, &'static [&'static str])> {
-    let est = crate::node::EstimateDraftTimer::METHOD;
-    let est_params = <crate::node::EstimateDraftTimer as RpcRequest>::PARAMS;
-    METHODS
-        .iter()
-        .chain(super::command_timer::METHODS)
-        .copied()
-        .chain([(est, est_params)])
+/// One method served through a generic adapter: its name and params, its `rpc.discover`
+/// entry, and how it is registered. One list of these ([`entries`],
+/// [`super::served::entries`]) is what the server registers and the document describes.
+pub struct Entry {
+    pub method: &'static str,
+    pub params: Vec<&'static str>,
+    pub schema: fn(&mut SchemaGenerator) -> MethodSchema,
+    pub register: fn(&mut RpcModule<NodeHandle>),
+}
+
+/// `R` as an [`Entry`].
+pub fn entry<R: RpcRequest>() -> Entry {
+    Entry {
+        method: R::METHOD,
+        params: R::PARAMS.to_vec(),
+        schema: schema::<R>,
+        register: register::<R>,
+    }
+}
+
+/// Every change request served through [`register`]: here, in [`super::command_timer`] and
+/// the drafts' estimate.
+pub fn entries() -> Vec<Entry> {
+    let mut v = vec![
+        entry::<Mine>(),
+        entry::<SetMining>(),
+        entry::<SetBalance>(),
+        entry::<Snapshot>(),
+        entry::<Revert>(),
+        entry::<DeleteSnapshot>(),
+        entry::<RevertTo>(),
+        entry::<Reset>(),
+        entry::<DumpState>(),
+        entry::<LoadState>(),
+        entry::<Halt>(),
+    ];
+    v.extend(super::command_timer::entries());
+    v.push(entry::<crate::node::EstimateDraftTimer>());
+    v
+}
+
+/// Every request [`entries`] lists, served.
+pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
+    for e in entries() {
+        (e.register)(m);
+    }
+}
+
+/// Every change request served through [`register`], each with its param names: what
+/// `tests/rpc_commands.rs` checks against the server's method list and `rpc.discover`.
+pub fn methods() -> Vec<(&'static str, Vec<&'static str>)> {
+    entries()
+        .into_iter()
+        .map(|e| (e.method, e.params))
         .collect()
 }
-
-const METHODS: &[(&str, &[&str])] = &[
-    (Mine::METHOD, Mine::PARAMS),
-    (SetMining::METHOD, SetMining::PARAMS),
-    (SetBalance::METHOD, SetBalance::PARAMS),
-    (Snapshot::METHOD, Snapshot::PARAMS),
-    (Revert::METHOD, Revert::PARAMS),
-    (DeleteSnapshot::METHOD, DeleteSnapshot::PARAMS),
-    (RevertTo::METHOD, RevertTo::PARAMS),
-    (Reset::METHOD, Reset::PARAMS),
-    (DumpState::METHOD, DumpState::PARAMS),
-    (LoadState::METHOD, LoadState::PARAMS),
-    (Halt::METHOD, Halt::PARAMS),
-];
 
 /// Puts the fields that are set into `o`.
 pub(super) fn with(mut o: Value, fields: &[(&str, Option<Value>)]) -> Value {
@@ -100,10 +130,12 @@ pub(super) fn with(mut o: Value, fields: &[(&str, Option<Value>)]) -> Value {
 
 /// A request with no params and `null` for a reply.
 macro_rules! unit_request {
-    ($($r:ident => $m:literal),* $(,)?) => {
+    ($($r:ident => $m:literal, $p:ty),* $(,)?) => {
         $(impl RpcRequest for $r {
             const METHOD: &'static str = $m;
             const PARAMS: &'static [&'static str] = &[];
+            type Params = $p;
+            type Result = ();
             fn params(&self) -> Vec<Value> {
                 Vec::new()
             }
@@ -117,14 +149,16 @@ macro_rules! unit_request {
     };
 }
 
-unit_request!(Reset => "devnet_reset");
+unit_request!(Reset => "devnet_reset", ResetParams);
 
 /// A request with one integer param and `null` for a reply.
 macro_rules! id_request {
-    ($($r:ident { $f:ident } => $m:literal),* $(,)?) => {
+    ($($r:ident { $f:ident } => $m:literal, $p:ty),* $(,)?) => {
         $(impl RpcRequest for $r {
             const METHOD: &'static str = $m;
             const PARAMS: &'static [&'static str] = &[stringify!($f)];
+            type Params = $p;
+            type Result = ();
             fn params(&self) -> Vec<Value> {
                 vec![json!(self.$f)]
             }
@@ -139,16 +173,18 @@ macro_rules! id_request {
 }
 
 id_request!(
-    Revert { id } => "devnet_revert",
-    DeleteSnapshot { id } => "devnet_deleteSnapshot",
-    RevertTo { height } => "devnet_revertTo",
-    Halt { blocks } => "devnet_halt",
+    Revert { id } => "devnet_revert", RevertParams,
+    DeleteSnapshot { id } => "devnet_deleteSnapshot", DeleteSnapshotParams,
+    RevertTo { height } => "devnet_revertTo", RevertToParams,
+    Halt { blocks } => "devnet_halt", HaltParams,
 );
 
 /// `[n?]`: seal `n` blocks (default 1); the new head's height.
 impl RpcRequest for Mine {
     const METHOD: &'static str = "devnet_mine";
     const PARAMS: &'static [&'static str] = &["n"];
+    type Params = MineParams;
+    type Result = u64;
     fn params(&self) -> Vec<Value> {
         vec![json!(self.blocks)]
     }
@@ -165,6 +201,8 @@ impl RpcRequest for Mine {
 impl RpcRequest for SetMining {
     const METHOD: &'static str = "devnet_setMining";
     const PARAMS: &'static [&'static str] = &["mode"];
+    type Params = SetMiningParams;
+    type Result = MiningMode;
     fn params(&self) -> Vec<Value> {
         vec![mining_json(self.0)]
     }
@@ -203,6 +241,8 @@ fn decode_mining(mut o: Obj) -> Result<MiningMode, ErrorObjectOwned> {
 impl RpcRequest for SetBalance {
     const METHOD: &'static str = "devnet_setBalance";
     const PARAMS: &'static [&'static str] = &["address", "amount"];
+    type Params = SetBalanceParams;
+    type Result = ();
     fn params(&self) -> Vec<Value> {
         vec![json!(self.address), json!(Amount(self.balance))]
     }
@@ -220,6 +260,8 @@ impl RpcRequest for SetBalance {
 impl RpcRequest for Snapshot {
     const METHOD: &'static str = "devnet_snapshot";
     const PARAMS: &'static [&'static str] = &[];
+    type Params = SnapshotParams;
+    type Result = u64;
     fn params(&self) -> Vec<Value> {
         Vec::new()
     }
@@ -235,6 +277,8 @@ impl RpcRequest for Snapshot {
 impl RpcRequest for DumpState {
     const METHOD: &'static str = "devnet_dumpState";
     const PARAMS: &'static [&'static str] = &[];
+    type Params = DumpStateParams;
+    type Result = StateDump;
     fn params(&self) -> Vec<Value> {
         Vec::new()
     }
@@ -250,6 +294,8 @@ impl RpcRequest for DumpState {
 impl RpcRequest for LoadState {
     const METHOD: &'static str = "devnet_loadState";
     const PARAMS: &'static [&'static str] = &["state"];
+    type Params = LoadStateParams;
+    type Result = ();
     fn params(&self) -> Vec<Value> {
         vec![to_json(&*self.0)]
     }

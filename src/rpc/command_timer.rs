@@ -1,9 +1,17 @@
 //! The actor, timer and governance change requests as JSON-RPC methods (see
 //! [`super::command`]: each written once, served by one adapter).
 
-use super::command::{RpcRequest, register, with};
+use super::command::{Entry, RpcRequest, entry, with};
 use super::methods::{DEFAULT_ACTOR_SCRIPT, receipt_json, to_json};
 use super::types::{Amount, Args, Bytes, Obj, invalid_param};
+use super::wire::{
+    ActivationReply, CallParams, CancelParams, DeployParams, EstimateParams, ExtendParams,
+    ReceiptReply, ScheduleParams, ScheduledReply,
+};
+use super::wire_gov::{
+    ActivationParams, GovCancelParams, GovExtendParams, GovUpdateConfigParams,
+    GovUpdateSchedulerParams,
+};
 use crate::chain::runtime::{ActorCode, Lang};
 use crate::engine::timer::handler_payload;
 use crate::engine::{Address, PriorityTier, ScheduleArgs, TimerId};
@@ -12,41 +20,25 @@ use crate::node::{
     ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, NodeHandle,
     ScheduleTimer, Scheduled, SetActivationHeight, TxOutcome,
 };
-use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
 
-pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
-    register::<DeployActor>(m);
-    register::<CallActor>(m);
-    register::<ScheduleTimer>(m);
-    register::<EstimateTimer>(m);
-    register::<CancelTimer>(m);
-    register::<ExtendTimer>(m);
-    register::<GovCancel>(m);
-    register::<GovExtend>(m);
-    register::<GovUpdateConfig>(m);
-    register::<GovUpdateSchedulerConfig>(m);
-    register::<SetActivationHeight>(m);
+/// The methods this file serves (through [`super::command::register`]).
+pub(super) fn entries() -> Vec<Entry> {
+    vec![
+        entry::<DeployActor>(),
+        entry::<CallActor>(),
+        entry::<ScheduleTimer>(),
+        entry::<EstimateTimer>(),
+        entry::<CancelTimer>(),
+        entry::<ExtendTimer>(),
+        entry::<GovCancel>(),
+        entry::<GovExtend>(),
+        entry::<GovUpdateConfig>(),
+        entry::<GovUpdateSchedulerConfig>(),
+        entry::<SetActivationHeight>(),
+    ]
 }
-
-/// The methods [`register_all`] serves.
-pub const METHODS: &[(&str, &[&str])] = &[
-    (DeployActor::METHOD, DeployActor::PARAMS),
-    (CallActor::METHOD, CallActor::PARAMS),
-    (ScheduleTimer::METHOD, ScheduleTimer::PARAMS),
-    (EstimateTimer::METHOD, EstimateTimer::PARAMS),
-    (CancelTimer::METHOD, CancelTimer::PARAMS),
-    (ExtendTimer::METHOD, ExtendTimer::PARAMS),
-    (GovCancel::METHOD, GovCancel::PARAMS),
-    (GovExtend::METHOD, GovExtend::PARAMS),
-    (GovUpdateConfig::METHOD, GovUpdateConfig::PARAMS),
-    (
-        GovUpdateSchedulerConfig::METHOD,
-        GovUpdateSchedulerConfig::PARAMS,
-    ),
-    (SetActivationHeight::METHOD, SetActivationHeight::PARAMS),
-];
 
 /// An included transaction's receipt as the API writes it.
 fn outcome(out: TxOutcome, node: &NodeHandle) -> Value {
@@ -57,6 +49,8 @@ fn outcome(out: TxOutcome, node: &NodeHandle) -> Value {
 impl RpcRequest for DeployActor {
     const METHOD: &'static str = "actor_deploy";
     const PARAMS: &'static [&'static str] = &["deploy"];
+    type Params = DeployParams;
+    type Result = Address;
     fn params(&self) -> Vec<Value> {
         let script = (self.code.lang == Lang::Rhai).then(|| json!(self.code.source));
         vec![with(
@@ -97,6 +91,8 @@ impl RpcRequest for DeployActor {
 impl RpcRequest for CallActor {
     const METHOD: &'static str = "actor_call";
     const PARAMS: &'static [&'static str] = &["call"];
+    type Params = CallParams;
+    type Result = ReceiptReply;
     fn params(&self) -> Vec<Value> {
         vec![json!({
             "from": self.from, "actor": self.actor, "handler": self.handler,
@@ -203,6 +199,8 @@ pub(super) fn scheduled_json(s: Scheduled, node: &NodeHandle) -> Value {
 impl RpcRequest for ScheduleTimer {
     const METHOD: &'static str = "timer_schedule";
     const PARAMS: &'static [&'static str] = &["timer"];
+    type Params = ScheduleParams;
+    type Result = ScheduledReply;
     fn params(&self) -> Vec<Value> {
         vec![schedule_json(self)]
     }
@@ -234,6 +232,8 @@ pub(super) fn estimate_json<E: serde::Serialize>(
 impl RpcRequest for EstimateTimer {
     const METHOD: &'static str = "timer_estimate";
     const PARAMS: &'static [&'static str] = &["timer"];
+    type Params = EstimateParams;
+    type Result = Estimate;
     fn params(&self) -> Vec<Value> {
         vec![schedule_json(&self.0)]
     }
@@ -249,6 +249,8 @@ impl RpcRequest for EstimateTimer {
 impl RpcRequest for CancelTimer {
     const METHOD: &'static str = "timer_cancel";
     const PARAMS: &'static [&'static str] = &["cancel"];
+    type Params = CancelParams;
+    type Result = ReceiptReply;
     fn params(&self) -> Vec<Value> {
         vec![with(
             json!({"actor": self.actor, "timer_id": self.timer_id}),
@@ -276,6 +278,8 @@ impl RpcRequest for CancelTimer {
 impl RpcRequest for ExtendTimer {
     const METHOD: &'static str = "timer_extend";
     const PARAMS: &'static [&'static str] = &["extend"];
+    type Params = ExtendParams;
+    type Result = ReceiptReply;
     fn params(&self) -> Vec<Value> {
         vec![with(
             json!({"actor": self.actor, "timer_id": self.timer_id, "new_expires_at": self.new_expires_at}),
@@ -305,6 +309,8 @@ impl RpcRequest for ExtendTimer {
 impl RpcRequest for GovCancel {
     const METHOD: &'static str = "gov_cancelTimer";
     const PARAMS: &'static [&'static str] = &["cancel"];
+    type Params = GovCancelParams;
+    type Result = ReceiptReply;
     fn params(&self) -> Vec<Value> {
         vec![json!({"from": self.from, "timer_id": self.timer_id})]
     }
@@ -324,6 +330,8 @@ impl RpcRequest for GovCancel {
 impl RpcRequest for GovExtend {
     const METHOD: &'static str = "gov_extendTimer";
     const PARAMS: &'static [&'static str] = &["extend"];
+    type Params = GovExtendParams;
+    type Result = ReceiptReply;
     fn params(&self) -> Vec<Value> {
         vec![json!({
             "from": self.from, "timer_id": self.timer_id, "new_expires_at": self.new_expires_at,
@@ -364,6 +372,8 @@ fn decode_update(a: &Args, what: &str) -> Result<(Address, Obj), ErrorObjectOwne
 impl RpcRequest for GovUpdateConfig {
     const METHOD: &'static str = "gov_updateTimerConfig";
     const PARAMS: &'static [&'static str] = &["update"];
+    type Params = GovUpdateConfigParams;
+    type Result = ReceiptReply;
     fn params(&self) -> Vec<Value> {
         let config = match &self.config {
             ConfigChange::Fields(f) => json!(f),
@@ -387,6 +397,8 @@ impl RpcRequest for GovUpdateConfig {
 impl RpcRequest for GovUpdateSchedulerConfig {
     const METHOD: &'static str = "gov_updateSchedulerConfig";
     const PARAMS: &'static [&'static str] = &["update"];
+    type Params = GovUpdateSchedulerParams;
+    type Result = ReceiptReply;
     fn params(&self) -> Vec<Value> {
         vec![json!({"from": self.from, "config": self.fields})]
     }
@@ -406,6 +418,8 @@ impl RpcRequest for GovUpdateSchedulerConfig {
 impl RpcRequest for SetActivationHeight {
     const METHOD: &'static str = "gov_setActivationHeight";
     const PARAMS: &'static [&'static str] = &["activation"];
+    type Params = ActivationParams;
+    type Result = ActivationReply;
     fn params(&self) -> Vec<Value> {
         vec![json!({"from": self.from, "height": self.height})]
     }

@@ -5,17 +5,19 @@
 
 use super::command::RpcRequest;
 use super::command_timer::{estimate_json, scheduled_json};
-use super::methods::{node_error, reg, to_json};
+use super::methods::{node_error, reg};
+use super::schema::{MethodSchema, method};
 use super::types::{Amount, Args, Bytes, Obj, invalid_param};
 use crate::chain::DraftTimerArgs;
 use crate::engine::Address;
 use crate::engine::timer::handler_payload;
-use crate::node::{DraftEstimate, DraftQuery, DraftTimer, EstimateDraftTimer, NodeHandle};
+use crate::node::{DraftEstimate, DraftTimer, EstimateDraftTimer, NodeHandle};
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
+use schemars::SchemaGenerator;
 use serde_json::{Value, json};
 
-/// `timer_watch`, `timer_interval`, `scheduler_draft`.
+/// `timer_watch`, `timer_interval` (`scheduler_draft` is a served read, [`super::served`]).
 pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
     // One request type, two methods: `interval` says which (and so which fields it takes).
     for (method, interval) in [("timer_watch", false), ("timer_interval", true)] {
@@ -26,14 +28,17 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
             Ok(scheduled_json(s, &node))
         });
     }
-    super::command::register::<EstimateDraftTimer>(m);
-    reg(m, "scheduler_draft", |p, node| async move {
-        // Issue 24: as of a sealed block, like the other reads.
-        let a = Args::new(&p, &["block"])?;
-        let q = crate::node::At::new(DraftQuery, a.block(0)?);
-        let v = node.ask(q).await.map_err(node_error)?;
-        Ok(to_json(&v))
-    });
+}
+
+/// `timer_watch` and `timer_interval` in `rpc.discover`, from their types (registered by
+/// hand above: one request type, two methods).
+pub(super) fn schemas(g: &mut SchemaGenerator) -> Vec<MethodSchema> {
+    use super::wire::ScheduledReply;
+    use super::wire_gov::{IntervalParams, WatchParams};
+    vec![
+        method::<WatchParams, ScheduledReply>(g, "timer_watch", &["timer"]),
+        method::<IntervalParams, ScheduledReply>(g, "timer_interval", &["timer"]),
+    ]
 }
 
 fn decode(mut o: Obj, interval: bool) -> Result<DraftTimer, ErrorObjectOwned> {
@@ -138,6 +143,8 @@ pub fn draft_params(r: &DraftTimer) -> Vec<Value> {
 impl RpcRequest for EstimateDraftTimer {
     const METHOD: &'static str = "timer_estimateDraft";
     const PARAMS: &'static [&'static str] = &["timer"];
+    type Params = super::wire_gov::EstimateDraftParams;
+    type Result = DraftEstimate;
     fn params(&self) -> Vec<Value> {
         let mut v = draft_params(&self.0);
         v[0]["kind"] = json!(if self.0.interval { "interval" } else { "watch" });

@@ -246,7 +246,6 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
 
     super::command::register_all(&mut m);
     super::served::register_all(&mut m);
-    super::scheduler::register(&mut m);
     super::draft::register(&mut m);
     super::pool::register(&mut m);
     super::find::register(&mut m);

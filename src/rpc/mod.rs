@@ -19,12 +19,19 @@ mod pool;
 pub mod queries;
 mod reorg;
 mod scheduler;
+pub mod schema;
+pub mod schema_types;
 pub mod served;
 pub mod server;
 pub mod state_file;
 pub mod traces;
 pub mod types;
 mod unsubscribe;
+pub mod wire;
+pub mod wire_chain;
+pub mod wire_find;
+pub mod wire_gov;
+pub mod wire_read;
 pub mod ws_proxy;
 
 /// The methods that change nothing and write no file (Spec note 140).

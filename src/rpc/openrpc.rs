@@ -1,7 +1,8 @@
-//! `rpc.discover`: the OpenRPC document (issue 13), built from one table of every method with
-//! its params and result. A test fails when a registered method is missing here.
+//! `rpc.discover`: the OpenRPC document (issue 13). The methods served through the generic
+//! adapters ([`super::command`], [`super::served`]) are described from their types (issue 29,
+//! [`super::schema`]); the methods still registered by hand have an entry in the table here.
+//! A test fails when a registered method is missing from the document.
 
-use crate::engine::SchedulerKind;
 use serde_json::{Map, Value, json};
 
 /// One param: its name, its schema (a name under `components.schemas`, or literal JSON
@@ -52,116 +53,19 @@ const fn m(
     }
 }
 
-const NULL: &str = r#"{"type":"null"}"#;
 const BOOL: &str = r#"{"type":"boolean"}"#;
 const TRACE_OPTIONS: &str = r#"{"type":"object","properties":{"compact":{"type":"boolean"}}}"#;
 const TRACES: &str = r#"{"type":"array","items":{"type":"object","properties":{"of":{"type":"object","description":"{kind: tx, tx_hash, index} or {kind: fire, timer_id}"},"actor":"@Address","entry":{"type":"string"},"height":"@Height","steps":{"type":"array","description":"{step: call, call, args, result, cycles, cells, error?} or {step: print, line}"},"cycles_start":"@Count","script_cycles":"@Count","cycles_end":"@Count","end":{"type":"object","description":"success, error?, at? [line, column], failed_in?"}}}}"#;
 const ANY: &str = r#"{}"#;
-const BLOCK: &str = "the state as of this sealed height (default: latest); older than the retained history: HistoryPruned";
 
-/// Every method of the API.
+/// The methods registered by hand (the others are described from their types).
 pub const METHODS: &[MethodDoc] = &[
     m("rpc.discover", "This document.", &[], ANY),
-    m(
-        "devnet_blockNumber",
-        "The height of the last sealed block (from the published head: never waits behind a seal).",
-        &[],
-        "Height",
-    ),
-    m(
-        "devnet_mine",
-        "Seal `n` blocks (default 1); the first holds the pending transactions.",
-        &[o("n", "Count", "blocks to seal, 1..=1000000")],
-        "Height",
-    ),
-    m(
-        "devnet_setMining",
-        "Set the mining mode.",
-        &[p(
-            "mode",
-            "MiningMode",
-            "{\"mode\": \"auto\"|\"manual\"|\"interval\", \"block_time\"?: seconds}",
-        )],
-        "MiningMode",
-    ),
-    m("devnet_getMining", "The mining mode.", &[], "MiningMode"),
-    m(
-        "devnet_head",
-        "The head and the node's state around it: height, hash, state_root, pending_height, cycle_basefee, cell_basefee, pending_timers, pending_txs, mining, scheduler, first_kept (from the published head: never waits behind a seal).",
-        &[o("block", "BlockTag", BLOCK)],
-        "Head",
-    ),
     m(
         "devnet_getBlock",
         "A sealed block: header, receipts, events, end-of-block counters; null when not kept.",
         &[p("height", "Height", "block height")],
         "Block",
-    ),
-    m(
-        "devnet_accounts",
-        "The dev accounts: address, balance, system_deployer.",
-        &[o("block", "BlockTag", BLOCK)],
-        r#"{"type":"array","items":"@Account"}"#,
-    ),
-    m(
-        "devnet_names",
-        "The names that label addresses (dev accounts, a fixture's address book, names given at deploy): an object from address to name.",
-        &[o("block", "BlockTag", BLOCK)],
-        r#"{"type":"object","additionalProperties":{"type":"string"}}"#,
-    ),
-    m(
-        "devnet_getBalance",
-        "An account's balance.",
-        &[
-            p("address", "Address", "the account"),
-            o("block", "BlockTag", BLOCK),
-        ],
-        "Amount",
-    ),
-    m(
-        "devnet_setBalance",
-        "Set a balance (minting or burning the difference).",
-        &[
-            p("address", "Address", "the account"),
-            p("amount", "Amount", "the new balance"),
-        ],
-        NULL,
-    ),
-    m(
-        "devnet_supply",
-        "Minted, burned and the sum of balances.",
-        &[],
-        "Supply",
-    ),
-    m(
-        "devnet_snapshot",
-        "Keep the state; returns the snapshot id (still usable after a revert).",
-        &[],
-        "Count",
-    ),
-    m(
-        "devnet_snapshots",
-        "The snapshots kept, oldest first: each one's id and the head height it was taken at.",
-        &[],
-        r#"{"type":"array","items":{"type":"object","properties":{"id":{"type":"integer"},"height":{"type":"integer"}}}}"#,
-    ),
-    m(
-        "devnet_revert",
-        "Go back to a snapshot; the snapshot stays.",
-        &[p("id", "Count", "snapshot id")],
-        NULL,
-    ),
-    m(
-        "devnet_deleteSnapshot",
-        "Forget a snapshot.",
-        &[p("id", "Count", "snapshot id")],
-        NULL,
-    ),
-    m(
-        "devnet_revertTo",
-        "Back to a sealed height of the retained history, without a snapshot taken before (the span after it leaves the chain and the session log).",
-        &[p("height", "Height", "the height")],
-        NULL,
     ),
     m(
         "devnet_exportFixture",
@@ -179,43 +83,6 @@ pub const METHODS: &[MethodDoc] = &[
             ),
         ],
         r#"{"type":"object"}"#,
-    ),
-    m(
-        "devnet_reset",
-        "Back to genesis with the same accounts.",
-        &[],
-        NULL,
-    ),
-    m(
-        "devnet_dumpState",
-        "The whole state as a versioned dump (what `run --dump` writes).",
-        &[],
-        "StateDump",
-    ),
-    m(
-        "devnet_loadState",
-        "Replace the state with a dump.",
-        &[p(
-            "state",
-            "StateDump",
-            "a dump from devnet_dumpState or `run --dump`",
-        )],
-        NULL,
-    ),
-    m(
-        "devnet_halt",
-        "An outage (CIP-5 §8): the next block comes `blocks` heights later.",
-        &[p("blocks", "Count", "heights skipped")],
-        NULL,
-    ),
-    m(
-        "devnet_getEvents",
-        "Events of sealed blocks, oldest first (from_height above to_height is refused). With `page` ({cursor?, limit? 1..=1000, default 100}; issue 32, Spec note 171) the reply is a page: {events, next_cursor (\"HEIGHT:INDEX\", or null when no kept event after it matches), limit}; without it, every matching event as an array.",
-        &[
-            o("filter", "EventFilter", "which events"),
-            o("page", "Page", "a page at a time, from a cursor"),
-        ],
-        r#"{"oneOf":[{"type":"array","items":"@Event"},{"type":"object","properties":{"events":{"type":"array","items":"@Event"},"next_cursor":{"type":["string","null"]},"limit":"@Count"}}]}"#,
     ),
     m(
         "devnet_getTransaction",
@@ -281,7 +148,11 @@ pub const METHODS: &[MethodDoc] = &[
                 r#"{"type":"object","properties":{"trace":{"type":"boolean"},"compact":{"type":"boolean"}}}"#,
                 "trace: add the handler run's trace (Spec note 175); compact: in the trace methods' compact form",
             ),
-            o("block", "BlockTag", BLOCK),
+            o(
+                "block",
+                "BlockTag",
+                "the state as of this sealed height (default: latest); older than the retained history: HistoryPruned",
+            ),
         ],
         "Receipt",
     ),
@@ -325,239 +196,6 @@ pub const METHODS: &[MethodDoc] = &[
         &[p("subscription", "SubscriptionId", "the id")],
         BOOL,
     ),
-    m(
-        "actor_deploy",
-        "Deploy an actor; returns its address.",
-        &[p(
-            "deploy",
-            r#"{"type":"object","properties":{"from":"@Address","script":{"type":"string"},"balance":"@Amount","name":{"type":"string"}}}"#,
-            "from? (default: first dev account), script? (Rhai source, default: a timer-ready no-op actor), balance?, name?",
-        )],
-        "Address",
-    ),
-    m(
-        "actor_list",
-        "Every deployed actor's address, in address order.",
-        &[o("block", "BlockTag", BLOCK)],
-        r#"{"type":"array","items":"@Address"}"#,
-    ),
-    m(
-        "actor_call",
-        "Call a handler in a transaction; returns the receipt.",
-        &[p(
-            "call",
-            r#"{"type":"object","required":["from","actor","handler"],"properties":{"from":"@Address","actor":"@Address","handler":{"type":"string"},"payload":"@Bytes"}}"#,
-            "from, actor, handler, payload?",
-        )],
-        "Receipt",
-    ),
-    m(
-        "timer_schedule",
-        "A transaction from `from` in which `actor` schedules a timer (CIP-5 §4.2).",
-        &[p("timer", "ScheduleTimer", "the timer")],
-        r#"{"type":"object","properties":{"timer_id":"@TimerId","created":{"type":"boolean"},"tx_hash":"@Hash"}}"#,
-    ),
-    m(
-        "timer_cancel",
-        "A transaction in which `actor` cancels its timer.",
-        &[p(
-            "cancel",
-            r#"{"type":"object","required":["actor","timer_id"],"properties":{"actor":"@Address","timer_id":"@TimerId","from":"@Address"}}"#,
-            "actor, timer_id, from?",
-        )],
-        "Receipt",
-    ),
-    m(
-        "timer_watch",
-        "CIP-5 drafts: a transaction in which `actor` registers a state watch on its storage keys or prefixes (set_state_watch, English §6.1); it fires in a later block whose transactions write one.",
-        &[p(
-            "timer",
-            r#"{"type":"object","required":["actor","keys"],"properties":{"actor":"@Address","keys":{"type":"array","items":{"type":"string"}},"payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","client_nonce":"@Count","from":"@Address"}}"#,
-            "actor, keys, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), client_nonce? (English §6.2 idempotent set), from?",
-        )],
-        r#"{"type":"object","properties":{"timer_id":"@TimerId","created":{"type":"boolean"},"tx_hash":"@Hash"}}"#,
-    ),
-    m(
-        "timer_interval",
-        "cip5-draft-zh: a transaction in which `actor` registers an interval timer (set_interval, zh §7.1): due at `first` (default: now + every), then every `every` blocks after each fire.",
-        &[p(
-            "timer",
-            r#"{"type":"object","required":["actor","every"],"properties":{"actor":"@Address","every":"@Count","first":"@Height","payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","client_nonce":"@Count","from":"@Address"}}"#,
-            "actor, every, first?, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole units), client_nonce? (zh §7.2 idempotent set), from?",
-        )],
-        r#"{"type":"object","properties":{"timer_id":"@TimerId","created":{"type":"boolean"},"tx_hash":"@Hash"}}"#,
-    ),
-    m(
-        "timer_estimateDraft",
-        "CIP-5 drafts: what timer_watch (kind watch) or timer_interval (kind interval) would do: timer_id, first_block, an interval's due_heights, the score its fire would enter with, the fires ranked ahead of it now, whether the quotas let it fire in its first block, max_cost and the fee payer's funding, or its error. Changes nothing.",
-        &[p(
-            "timer",
-            r#"{"type":"object","required":["kind","actor"],"properties":{"kind":{"enum":["watch","interval"]},"actor":"@Address","keys":{"type":"array","items":{"type":"string"}},"every":"@Count","first":"@Height","payload":"@Bytes","handler":{"type":"string"},"fee_payer":"@Address","gas_limit":"@Count","expires_at":"@Height","bid":"@Amount","from":"@Address"}}"#,
-            "kind (watch | interval), then timer_watch's or timer_interval's fields",
-        )],
-        r#"{"type":"object","properties":{"kind":{"type":"string"},"timer_id":"@TimerId","error":{"type":["object","null"]},"max_cost":"@Amount","first_block":"@Height","due_heights":{"type":"array","items":"@Height"},"score":"@Amount","ahead":"@Count","ahead_same_target":"@Count","fires_in_first_block":{"type":"boolean"},"funding":{"type":["object","null"]}}}"#,
-    ),
-    m(
-        "timer_extend",
-        "A transaction in which `actor` moves its timer's expiry.",
-        &[p(
-            "extend",
-            r#"{"type":"object","required":["actor","timer_id","new_expires_at"],"properties":{"actor":"@Address","timer_id":"@TimerId","new_expires_at":"@Height","from":"@Address"}}"#,
-            "actor, timer_id, new_expires_at, from?",
-        )],
-        "Receipt",
-    ),
-    m(
-        "timer_estimate",
-        "What timer_schedule would do: max cost per fire, the height it would fire at, or its error. Changes nothing.",
-        &[p("timer", "ScheduleTimer", "as timer_schedule")],
-        "Estimate",
-    ),
-    m(
-        "timer_get",
-        "Every field of a timer, its status, deferrals and event history; null when unknown.",
-        &[
-            p("timer_id", "TimerId", "the id"),
-            o("block", "BlockTag", BLOCK),
-        ],
-        "Timer",
-    ),
-    m(
-        "timer_bucket",
-        "The timers due at a height, in execution order.",
-        &[
-            p("height", "Height", "the height"),
-            o("block", "BlockTag", BLOCK),
-        ],
-        r#"{"type":"array","items":"@Timer"}"#,
-    ),
-    m(
-        "timer_list",
-        "Timers, filtered: pending (firing order) then gone. With `page` (issue 32, Spec note 172) every timer the node knows, in scheduling order (the gone ones from their compact records), a page at a time: {timers, next_cursor (or null), matched, limit}.",
-        &[
-            o(
-                "filter",
-                r#"{"type":"object","properties":{"actor":"@Address","status":"@TimerStatus","id_prefix":{"type":"string"},"handler":{"type":"string"},"from_height":"@Height","to_height":"@Height","limit":"@Count"}}"#,
-                "actor?, status?, id_prefix?, handler?, from_height?, to_height? (the scheduled height), limit? (not with page)",
-            ),
-            o("block", "BlockTag", BLOCK),
-            o("page", "Page", "a page at a time, from a cursor"),
-        ],
-        r#"{"oneOf":[{"type":"array","items":"@Timer"},{"type":"object","properties":{"timers":{"type":"array","items":"@Timer"},"next_cursor":{"type":["string","null"]},"matched":"@Count","limit":"@Count"}}]}"#,
-    ),
-    m(
-        "scheduler_config",
-        "The TimerConfig, the queue sizes, the CIP-1 v3 governable parameters and the named variants in force.",
-        &[o("block", "BlockTag", BLOCK)],
-        r#"{"type":"object","properties":{"timer":{"type":"object"},"queue":{"type":"object"},"cip1":{"type":"object"},"variants":{"type":"object"}}}"#,
-    ),
-    m(
-        "scheduler_tiers",
-        "Ring occupancy per slot, epoch buckets, overflow size and root (overflow_root), next maintenance height, timers the last block's maintenance moved (last_migrated).",
-        &[o("block", "BlockTag", BLOCK)],
-        r#"{"type":"object"}"#,
-    ),
-    m(
-        "scheduler_buckets",
-        "The next height to drain and the next ring heights holding timers, count in all: height, timers, budget (summed fire budgets, cycles).",
-        &[
-            o(
-                "count",
-                "Count",
-                "how many heights (default 32, at most 1000)",
-            ),
-            o("block", "BlockTag", BLOCK),
-        ],
-        r#"{"type":"array","items":{"type":"object","properties":{"height":"@Height","timers":"@Count","budget":"@Count"}}}"#,
-    ),
-    m(
-        "scheduler_actors",
-        "Each actor with a fire or a deferral in the window or a pending timer: fires, deferrals, pending (every pending timer counted), weight_bps; the next block's scheduler, the window (the §8 window under eip1559, the one asked under fifo) and the median fires over the actors with at least one.",
-        &[
-            o(
-                "options",
-                r#"{"type":"object","properties":{"window":"@Count"}}"#,
-                "window?: the fifo window in blocks (default 1000)",
-            ),
-            o("block", "BlockTag", BLOCK),
-        ],
-        r#"{"type":"object","properties":{"scheduler":"@Scheduler","window_blocks":"@Count","median":"@Count","actors":{"type":"array"}}}"#,
-    ),
-    m(
-        "scheduler_lane",
-        "CIP-1 v3 per block, oldest first: the scheduler, lane basefee (nanos per cycle), utilisation (bps), cycles reserved and used, GC cycles, timers fired, selected, deferred and lane_deferred, p50 tip (nanos); the next block's lane basefee, the last block's p50 tip (p50_tip) and the activation height.",
-        &[
-            o(
-                "options",
-                r#"{"type":"object","properties":{"last":"@Count"}}"#,
-                "last?: how many recent blocks (default 32, at most 1000)",
-            ),
-            o("block", "BlockTag", BLOCK),
-        ],
-        "SchedulerLane",
-    ),
-    m(
-        "scheduler_fairness",
-        "CIP-1 v3 §8 per actor with a fire or a deferral in the window: recent fires, recent deferrals, W in bps (10000 = 1); the window and the median.",
-        &[o("block", "BlockTag", BLOCK)],
-        "SchedulerFairness",
-    ),
-    m(
-        "scheduler_draft",
-        "The CIP-5 drafts' state (cip5-draft, cip5-draft-zh): the scheduler, the parameters, the Globalbox in its frozen order (head first), the last block's Mailbox in deliver_seq order, the quota skips of the last block, the state watches with their pending hits.",
-        &[o("block", "BlockTag", BLOCK)],
-        r#"{"type":"object","properties":{"scheduler":"@Scheduler","params":{"type":"object"},"globalbox":{"type":"array"},"mailbox":{"type":"array"},"quota_skips":"@Count","watches":{"type":"array"},"next_deliver_seq":"@Count"}}"#,
-    ),
-    m(
-        "gov_setActivationHeight",
-        "CIP-1 v3 §13.2: the height from which eip1559 plans blocks, set by a system deployer before activation (a height above the current one).",
-        &[p(
-            "activation",
-            r#"{"type":"object","required":["from","height"],"properties":{"from":"@Address","height":"@Height"}}"#,
-            "from, height",
-        )],
-        r#"{"type":"object","properties":{"activation_height":"@Height"}}"#,
-    ),
-    m(
-        "gov_cancelTimer",
-        "System instruction 48 (SYS_CANCEL_TIMER) from a system deployer (CIP-5 §5.4).",
-        &[p(
-            "cancel",
-            r#"{"type":"object","required":["from","timer_id"],"properties":{"from":"@Address","timer_id":"@TimerId"}}"#,
-            "from, timer_id",
-        )],
-        "Receipt",
-    ),
-    m(
-        "gov_extendTimer",
-        "System instruction 50 (SYS_EXTEND_TIMER) from a system deployer.",
-        &[p(
-            "extend",
-            r#"{"type":"object","required":["from","timer_id","new_expires_at"],"properties":{"from":"@Address","timer_id":"@TimerId","new_expires_at":"@Height"}}"#,
-            "from, timer_id, new_expires_at",
-        )],
-        "Receipt",
-    ),
-    m(
-        "gov_updateTimerConfig",
-        "System instruction 49 (SYS_UPDATE_TIMER_CONFIG) from a system deployer: the named fields of the TimerConfig change.",
-        &[p(
-            "update",
-            r#"{"type":"object","required":["from","config"],"properties":{"from":"@Address","config":{"type":"object"}}}"#,
-            "from, config (partial)",
-        )],
-        "Receipt",
-    ),
-    m(
-        "gov_updateSchedulerConfig",
-        "System instruction 51 (SYS_UPDATE_SCHEDULER_CONFIG, issue 21) from a system deployer: the named CIP-1 v3 parameters change from the next block (tier_economy_bps, tier_standard_bps, tier_fast_bps, tier_urgent_bps, fairness_window_blocks, max_cycles_per_fire_auction); under cip5-draft / cip5-draft-zh also the drafts' (English §12, zh §13: max_fires_per_block, max_fires_per_target, w_age, w_bid, w_fifo, max_watch_keys, min_gas_limit_per_timer, max_payload_size, max_timers_per_target).",
-        &[p(
-            "update",
-            r#"{"type":"object","required":["from","config"],"properties":{"from":"@Address","config":{"type":"object","properties":{"tier_economy_bps":{"type":"integer"},"tier_standard_bps":{"type":"integer"},"tier_fast_bps":{"type":"integer"},"tier_urgent_bps":{"type":"integer"},"fairness_window_blocks":{"type":"integer"},"max_cycles_per_fire_auction":{"type":"integer"},"max_fires_per_block":{"type":"integer"},"max_fires_per_target":{"type":"integer"},"w_age":{"type":"integer"},"w_bid":{"type":"integer"},"w_fifo":{"type":"integer"},"max_watch_keys":{"type":"integer"},"min_gas_limit_per_timer":{"type":"integer"},"max_payload_size":{"type":"integer"},"max_timers_per_target":{"type":"integer"}},"additionalProperties":false}}}"#,
-            "from, config (partial)",
-        )],
-        "Receipt",
-    ),
 ];
 
 /// A schema from the table: literal JSON (where `"@Name"` stands for a reference to
@@ -587,138 +225,67 @@ fn expand_refs(v: Value) -> Value {
 }
 
 fn components() -> Value {
-    // The scheduler names from the one list the CLI and serde use (issue 29: the document
-    // listed two of the five).
-    let schedulers: Vec<&str> = SchedulerKind::ALL.iter().map(|k| k.as_str()).collect();
-    let hex = |n: usize, what: &str| json!({"type": "string", "pattern": format!("^0x[0-9a-fA-F]{{{n}}}$"), "description": what});
-    let mut c = json!({
+    json!({
         "schemas": {
             "Height": {"type": "integer", "minimum": 0},
-            "BlockTag": {"oneOf": [{"const": "latest"}, {"type": "integer", "minimum": 0}], "description": "a sealed height of the retained history, or latest (the head)"},
             "Count": {"type": "integer", "minimum": 0},
-            "Amount": {"type": "string", "pattern": "^[0-9]+$", "description": "a u128 as a decimal string"},
-            "Address": hex(40, "20 bytes"),
-            "TimerId": hex(64, "32 bytes"),
-            "Hash": hex(64, "32 bytes"),
-            "Bytes": {"type": "string", "pattern": "^0x([0-9a-fA-F]{2})*$"},
             "SubscriptionId": {},
-            "Scheduler": {"enum": schedulers, "description": "the scheduler policy (cowboy-devnet variants lists their open points)"},
-            "MiningMode": {"type": "object", "required": ["mode"], "properties": {
-                "mode": {"enum": ["auto", "manual", "interval"]},
-                "block_time": {"type": "number", "exclusiveMinimum": 0, "description": "seconds, for interval"}}},
-            "Head": {"type": "object", "properties": {
-                "height": {"$ref": "#/components/schemas/Height"},
-                "hash": {"$ref": "#/components/schemas/Hash"},
-                "state_root": {"$ref": "#/components/schemas/Hash"},
-                "pending_height": {"$ref": "#/components/schemas/Height"},
-                "cycle_basefee": {"$ref": "#/components/schemas/Amount"},
-                "cell_basefee": {"$ref": "#/components/schemas/Amount"},
-                "pending_timers": {"$ref": "#/components/schemas/Count"},
-                "pending_txs": {"$ref": "#/components/schemas/Count"},
-                "mining": {"$ref": "#/components/schemas/MiningMode"},
-                "scheduler": {"$ref": "#/components/schemas/Scheduler"},
-                "first_kept": {"$ref": "#/components/schemas/Height", "description": "the oldest height whose block and events are kept (serve --history)"}}},
-            "Account": {"type": "object", "properties": {
-                "address": {"$ref": "#/components/schemas/Address"},
-                "balance": {"$ref": "#/components/schemas/Amount"},
-                "system_deployer": {"type": "boolean"}}},
-            "Supply": {"type": "object", "properties": {
-                "minted": {"$ref": "#/components/schemas/Amount"},
-                "burned": {"$ref": "#/components/schemas/Amount"},
-                "balances": {"$ref": "#/components/schemas/Amount"}}},
-            "EventFilter": {"type": "object", "properties": {
-                "from_height": {"$ref": "#/components/schemas/Height"},
-                "to_height": {"$ref": "#/components/schemas/Height"},
-                "kinds": {"type": "array", "items": {"type": "string"}},
-                "timer_id": {"$ref": "#/components/schemas/TimerId"},
-                "actor": {"$ref": "#/components/schemas/Address"},
-                "limit": {"$ref": "#/components/schemas/Count"}}},
-            "Event": {"type": "object", "required": ["height", "kind"], "properties": {
-                "height": {"$ref": "#/components/schemas/Height"},
-                "kind": {"type": "string"}}},
-            "Block": {"type": ["object", "null"]},
-            "Receipt": {"type": "object", "properties": {
-                "tx_hash": {"$ref": "#/components/schemas/Hash"},
-                "height": {"$ref": "#/components/schemas/Height"},
-                "status": {"enum": ["success", "reverted"]},
-                "cycles_used": {"type": "integer"},
-                "cells_used": {"type": "integer"},
-                "error": {"type": ["string", "null"]},
-                "timers": {"type": "array", "items": {"$ref": "#/components/schemas/TimerId"}}}},
-            "ScheduleTimer": {"type": "object", "required": ["actor", "height"], "properties": {
-                "actor": {"$ref": "#/components/schemas/Address"},
-                "height": {"$ref": "#/components/schemas/Height"},
-                "payload": {"$ref": "#/components/schemas/Bytes"},
-                "from": {"$ref": "#/components/schemas/Address"},
-                "fee_payer": {"$ref": "#/components/schemas/Address"},
-                "gas_limit": {"$ref": "#/components/schemas/Count"},
-                "expires_at": {"$ref": "#/components/schemas/Height"},
-                "handler": {"type": "string"},
-                "max_fee_per_cycle": {"$ref": "#/components/schemas/Amount", "description": "nanos per cycle (CIP-1 v3 §6); default: the default GBA's"},
-                "max_priority_fee_per_cycle": {"$ref": "#/components/schemas/Amount", "description": "nanos per cycle (CIP-1 v3 §6)"},
-                "priority_tier": {"enum": ["economy", "standard", "fast", "urgent"], "description": "CIP-1 v3 §7.3 multiplier on the p50 tip"}}},
-            "Estimate": {"type": "object", "properties": {
-                "max_cost": {"$ref": "#/components/schemas/Amount"},
-                "fire_height": {"$ref": "#/components/schemas/Height"},
-                "auction": {"type": ["object", "null"], "description": "CIP-1 v3: lane_basefee, max_fee_per_cycle, priority_per_cycle, weight_bps, effective_priority, due_at_height, rank, would_be_selected"},
-                "funding": {"type": ["object", "null"], "description": "CIP-5 §5.4: fee_payer, balance, needed (max_cost), funded (false: the timer would be removed unfunded when due)"}}},
-            "SchedulerLane": {"type": "object", "properties": {
-                "scheduler": {"$ref": "#/components/schemas/Scheduler"},
-                "activation_height": {"type": ["integer", "null"]},
-                "next_lane_basefee": {"$ref": "#/components/schemas/Amount"},
-                "blocks": {"type": "array", "items": {"type": "object"}}}},
-            "SchedulerFairness": {"type": "object", "properties": {
-                "window_blocks": {"$ref": "#/components/schemas/Count"},
-                "median": {"$ref": "#/components/schemas/Count"},
-                "actors": {"type": "array", "items": {"type": "object", "properties": {
-                    "actor": {"$ref": "#/components/schemas/Address"},
-                    "recent_fires": {"$ref": "#/components/schemas/Count"},
-                    "recent_deferrals": {"$ref": "#/components/schemas/Count"},
-                    "weight_bps": {"type": "integer", "minimum": 10000, "maximum": 20000}}}}}},
-            "TimerStatus": {"enum": ["pending", "fired", "expired", "unfunded", "cancelled", "cancelled_by_governance"]},
-            "Timer": {"type": ["object", "null"], "properties": {
-                "timer_id": {"$ref": "#/components/schemas/TimerId"},
-                "status": {"$ref": "#/components/schemas/TimerStatus"}}},
-            "StateDump": {"type": "object", "description": "a versioned state dump; while a fixture plays, `fixture_player` holds its position (a load goes on from there)"}
+            "Block": {"type": ["object", "null"]}
         }
-    });
-    // Issue 32, Spec note 171 (beside the rest: one `json!` of them all is past the macro's
-    // recursion limit).
-    c["schemas"]["Page"] = json!({"type": "object", "properties": {
-        "cursor": {"type": ["string", "object", "null"], "description": "the next_cursor a page answered (null: from the start)"},
-        "limit": {"type": "integer", "minimum": 1, "maximum": 1000}}});
-    c
+    })
 }
 
-/// The OpenRPC document.
-pub fn document() -> Value {
-    let methods: Vec<Value> = METHODS
+/// A table entry as OpenRPC writes it.
+fn table_entry(md: &MethodDoc) -> Value {
+    let params: Vec<Value> = md
+        .params
         .iter()
-        .map(|md| {
-            let params: Vec<Value> = md
-                .params
-                .iter()
-                .map(|pd| {
-                    json!({
-                        "name": pd.name,
-                        "required": pd.required,
-                        "description": pd.description,
-                        "schema": schema(pd.schema),
-                    })
-                })
-                .collect();
-            let mut obj = Map::new();
-            obj.insert("name".into(), json!(md.name));
-            obj.insert("summary".into(), json!(md.summary));
-            obj.insert("paramStructure".into(), json!("by-position"));
-            obj.insert("params".into(), Value::Array(params));
-            obj.insert(
-                "result".into(),
-                json!({"name": "result", "schema": schema(md.result)}),
-            );
-            Value::Object(obj)
+        .map(|pd| {
+            json!({
+                "name": pd.name,
+                "required": pd.required,
+                "description": pd.description,
+                "schema": schema(pd.schema),
+            })
         })
         .collect();
+    let mut obj = Map::new();
+    obj.insert("name".into(), json!(md.name));
+    obj.insert("summary".into(), json!(md.summary));
+    obj.insert("paramStructure".into(), json!("by-position"));
+    obj.insert("params".into(), Value::Array(params));
+    obj.insert(
+        "result".into(),
+        json!({"name": "result", "schema": schema(md.result)}),
+    );
+    Value::Object(obj)
+}
+
+/// The methods described from their types: those served through the generic adapters, then
+/// those registered by hand that have their own params structs.
+fn described(g: &mut schemars::SchemaGenerator) -> Vec<super::schema::MethodSchema> {
+    let mut v: Vec<_> = super::command::entries()
+        .into_iter()
+        .chain(super::served::entries())
+        .map(|e| (e.schema)(g))
+        .collect();
+    v.extend(super::draft::schemas(g));
+    v.extend(super::wire_chain::schemas(g));
+    v.extend(super::wire_find::schemas(g));
+    v
+}
+
+/// The OpenRPC document: the methods served through the generic adapters described from
+/// their types (issue 29), then the table's.
+pub fn document() -> Value {
+    let mut g = super::schema::generator();
+    let mut methods: Vec<Value> = described(&mut g).iter().map(|m| m.to_json()).collect();
+    methods.extend(METHODS.iter().map(table_entry));
+    let mut c = components();
+    // The derived schemas win over the table's of the same name.
+    for (name, s) in super::schema::components(&mut g) {
+        c["schemas"][name] = s;
+    }
     json!({
         "openrpc": "1.2.6",
         "info": {
@@ -727,7 +294,7 @@ pub fn document() -> Value {
             "description": "A local Cowboy devnet with the CIP-5 timer engine. Amounts are decimal strings, addresses 0x + 40 hex, ids and hashes 0x + 64 hex, heights numbers. Domain errors: codes -32050..-32099 with data.reason."
         },
         "methods": methods,
-        "components": components(),
+        "components": c,
     })
 }
 
@@ -735,6 +302,16 @@ pub fn document() -> Value {
 mod tests {
     #[test]
     fn the_document_builds_and_names_are_unique() {
+        // A written component schema is not one the types give (it would be dead text).
+        let mut g = super::super::schema::generator();
+        super::described(&mut g);
+        let derived = super::super::schema::components(&mut g);
+        let written = super::components();
+        let both: Vec<&String> = derived
+            .keys()
+            .filter(|k| written["schemas"].get(k.as_str()).is_some())
+            .collect();
+        assert!(both.is_empty(), "written and derived: {both:?}");
         let d = super::document();
         let names: Vec<&str> = d["methods"]
             .as_array()

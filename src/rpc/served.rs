@@ -5,25 +5,37 @@
 //! serialised. `tests/rpc_commands.rs` checks that every such query's params decode back to it
 //! and that `rpc.discover` names the same params.
 
+use super::command::Entry;
 use super::methods::{node_error, reg, to_json};
 use super::queries::RpcQuery;
 use super::scheduler::{DEFAULT_BUCKETS, DEFAULT_SHARES_WINDOW, MAX_BUCKETS};
+use super::schema::MethodSchema;
 use super::types::{Args, invalid_param};
+use super::wire_read::*;
 use crate::node::{
-    AccountsQuery, ActorsQuery, At, BucketQuery, BucketsQuery, ConfigQuery, FairnessQuery,
-    NamesQuery, NodeHandle, SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery,
+    AccountsQuery, ActorsQuery, At, BucketQuery, BucketsQuery, ConfigQuery, DEFAULT_LANE_BLOCKS,
+    DraftQuery, FairnessQuery, LaneQuery, MAX_LANE_BLOCKS, NamesQuery, NodeError, NodeHandle,
+    SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
+use schemars::{JsonSchema, SchemaGenerator};
 
 /// A read served as its method.
-pub trait ServedQuery: RpcQuery + Sized + Sync {
+pub trait ServedQuery: RpcQuery<Reply: JsonSchema> + Sized + Sync {
     /// The params' names, before the block tag.
     const PARAMS: &'static [&'static str];
+    /// The params' API shape, before the block tag (see [`super::wire`]): its doc comment is
+    /// the method's summary; the result's schema is the reply type's.
+    type Params: JsonSchema;
     /// Whether the method takes a last `block` tag (the state as of a sealed height).
     const AT: bool = true;
     /// The query back from its params (`-32602` naming the param or field).
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned>;
+    /// The node's refusal as this method's error.
+    fn refused(e: NodeError) -> ErrorObjectOwned {
+        node_error(e)
+    }
 }
 
 /// Every name `Q`'s method reads, the block tag last.
@@ -47,49 +59,71 @@ pub fn register<Q: ServedQuery>(m: &mut RpcModule<NodeHandle>) {
                 true => a.block(Q::PARAMS.len())?,
                 false => None,
             };
-            let v = node.ask(At::new(q, at)).await.map_err(node_error)?;
+            let v = node.ask(At::new(q, at)).await.map_err(Q::refused)?;
             Ok(to_json(&v))
         }
     });
 }
 
+/// `Q`'s entry in `rpc.discover`, from its types.
+pub fn schema<Q: ServedQuery>(g: &mut SchemaGenerator) -> MethodSchema {
+    let m = super::schema::method::<Q::Params, Q::Reply>(g, Q::METHOD, Q::PARAMS);
+    match Q::AT {
+        true => m.with_block(g),
+        false => m,
+    }
+}
+
+/// `Q` as an [`Entry`].
+pub fn entry<Q: ServedQuery>() -> Entry {
+    Entry {
+        method: Q::METHOD,
+        params: param_names::<Q>(),
+        schema: schema::<Q>,
+        register: register::<Q>,
+    }
+}
+
+/// The reads served through [`register`].
+pub fn entries() -> Vec<Entry> {
+    vec![
+        entry::<AccountsQuery>(),
+        entry::<NamesQuery>(),
+        entry::<SnapshotsQuery>(),
+        entry::<ActorsQuery>(),
+        entry::<TimerQuery>(),
+        entry::<BucketQuery>(),
+        entry::<ConfigQuery>(),
+        entry::<TiersQuery>(),
+        entry::<FairnessQuery>(),
+        entry::<BucketsQuery>(),
+        entry::<SharesQuery>(),
+        entry::<LaneQuery>(),
+        entry::<DraftQuery>(),
+    ]
+}
+
 /// The reads served here.
 pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
-    register::<AccountsQuery>(m);
-    register::<NamesQuery>(m);
-    register::<SnapshotsQuery>(m);
-    register::<ActorsQuery>(m);
-    register::<TimerQuery>(m);
-    register::<BucketQuery>(m);
-    register::<ConfigQuery>(m);
-    register::<TiersQuery>(m);
-    register::<FairnessQuery>(m);
-    register::<BucketsQuery>(m);
-    register::<SharesQuery>(m);
+    for e in entries() {
+        (e.register)(m);
+    }
 }
 
 /// The methods [`register_all`] serves, each with its param names.
 pub fn methods() -> Vec<(&'static str, Vec<&'static str>)> {
-    vec![
-        (AccountsQuery::METHOD, param_names::<AccountsQuery>()),
-        (NamesQuery::METHOD, param_names::<NamesQuery>()),
-        (SnapshotsQuery::METHOD, param_names::<SnapshotsQuery>()),
-        (ActorsQuery::METHOD, param_names::<ActorsQuery>()),
-        (TimerQuery::METHOD, param_names::<TimerQuery>()),
-        (BucketQuery::METHOD, param_names::<BucketQuery>()),
-        (ConfigQuery::METHOD, param_names::<ConfigQuery>()),
-        (TiersQuery::METHOD, param_names::<TiersQuery>()),
-        (FairnessQuery::METHOD, param_names::<FairnessQuery>()),
-        (BucketsQuery::METHOD, param_names::<BucketsQuery>()),
-        (SharesQuery::METHOD, param_names::<SharesQuery>()),
-    ]
+    entries()
+        .into_iter()
+        .map(|e| (e.method, e.params))
+        .collect()
 }
 
 /// A query with no params but the block tag.
 macro_rules! unit_query {
-    ($($q:ident),* $(,)?) => {
+    ($($q:ident => $p:ident),* $(,)?) => {
         $(impl ServedQuery for $q {
             const PARAMS: &'static [&'static str] = &[];
+            type Params = $p;
             fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
                 Ok($q)
             }
@@ -98,17 +132,19 @@ macro_rules! unit_query {
 }
 
 unit_query!(
-    AccountsQuery,
-    NamesQuery,
-    ActorsQuery,
-    ConfigQuery,
-    TiersQuery,
-    FairnessQuery
+    AccountsQuery => AccountsParams,
+    NamesQuery => NamesParams,
+    ActorsQuery => ActorsParams,
+    ConfigQuery => ConfigParams,
+    TiersQuery => TiersParams,
+    FairnessQuery => FairnessParams,
+    DraftQuery => DraftStateParams,
 );
 
 /// The snapshots are the node's, not a block's: no block tag.
 impl ServedQuery for SnapshotsQuery {
     const PARAMS: &'static [&'static str] = &[];
+    type Params = SnapshotsParams;
     const AT: bool = false;
     fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
         Ok(SnapshotsQuery)
@@ -117,6 +153,7 @@ impl ServedQuery for SnapshotsQuery {
 
 impl ServedQuery for TimerQuery {
     const PARAMS: &'static [&'static str] = &["timer_id"];
+    type Params = TimerParams;
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         Ok(TimerQuery {
             id: a.req(0, "timer_id")?,
@@ -126,6 +163,7 @@ impl ServedQuery for TimerQuery {
 
 impl ServedQuery for BucketQuery {
     const PARAMS: &'static [&'static str] = &["height"];
+    type Params = BucketParams;
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         Ok(BucketQuery {
             height: a.req(0, "height")?,
@@ -136,6 +174,7 @@ impl ServedQuery for BucketQuery {
 /// `[count?]`: 1..=[`MAX_BUCKETS`] coming heights, [`DEFAULT_BUCKETS`] by default.
 impl ServedQuery for BucketsQuery {
     const PARAMS: &'static [&'static str] = &["count"];
+    type Params = BucketsParams;
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         let count = a.opt::<u64>(0, "count")?.unwrap_or(DEFAULT_BUCKETS);
         if count == 0 || count > MAX_BUCKETS {
@@ -153,6 +192,7 @@ impl ServedQuery for BucketsQuery {
 /// `[{window?}]`: the fifo window in blocks, [`DEFAULT_SHARES_WINDOW`] by default.
 impl ServedQuery for SharesQuery {
     const PARAMS: &'static [&'static str] = &["options"];
+    type Params = SharesParams;
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         let mut o = a.obj(0, "options", true)?;
         let window: Option<u64> = o.opt("window")?;
@@ -160,5 +200,32 @@ impl ServedQuery for SharesQuery {
         Ok(SharesQuery {
             window: window.unwrap_or(DEFAULT_SHARES_WINDOW),
         })
+    }
+}
+
+/// `[{last?}]`: the lanes of the last `last` sealed blocks, 1..=[`MAX_LANE_BLOCKS`],
+/// [`DEFAULT_LANE_BLOCKS`] by default.
+impl ServedQuery for LaneQuery {
+    const PARAMS: &'static [&'static str] = &["options"];
+    type Params = LaneParams;
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let mut o = a.obj(0, "options", true)?;
+        let last = o.opt::<u64>("last")?.unwrap_or(DEFAULT_LANE_BLOCKS);
+        o.finish()?;
+        if last == 0 || last > MAX_LANE_BLOCKS {
+            return Err(invalid_param(
+                "last",
+                format!("last must be in 1..={MAX_LANE_BLOCKS}, got {last}"),
+            ));
+        }
+        Ok(LaneQuery { last })
+    }
+    /// `last` is checked above, so the node's `InvalidInput` is the block tag's: a height not
+    /// sealed yet or no longer kept (issue 30).
+    fn refused(e: NodeError) -> ErrorObjectOwned {
+        match e {
+            NodeError::InvalidInput(why) => invalid_param("block", why),
+            e => node_error(e),
+        }
     }
 }

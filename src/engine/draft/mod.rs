@@ -104,15 +104,16 @@ pub struct DraftMeta {
 }
 
 /// A watch hit not yet delivered: the height of its first hit and the keys written.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Hit {
     pub height: u64,
     #[serde(with = "hex_keys")]
+    #[schemars(with = "Vec<String>")]
     pub keys: Vec<Vec<u8>>,
 }
 
 /// A fire waiting in the Globalbox (English §5.3): its order is frozen once inserted.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GlobalFire {
     pub timer_id: TimerId,
     pub target: Address,
@@ -120,16 +121,18 @@ pub struct GlobalFire {
     pub anchor: u64,
     /// `bid_fp` snapshot at insertion.
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub bid_fp: u128,
     /// The score it was inserted with, at `enqueued_at`.
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub score: u128,
     pub enqueued_at: u64,
     pub kind: String,
 }
 
 /// One materialized fire (English §9.1, zh §10.1).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct MailboxEntry {
     /// `H(h, parent_state_root, timer_id, fire_seq)`, hex.
     pub deliver_id: String,
@@ -143,8 +146,10 @@ pub struct MailboxEntry {
     /// The age anchor: due height, or hit height of a watch.
     pub due_height: u64,
     #[serde(with = "hex_keys", default, skip_serializing_if = "Vec::is_empty")]
+    #[schemars(with = "Vec<String>")]
     pub matched_keys: Vec<Vec<u8>>,
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub bid_fp: u128,
     pub gas_limit: u64,
 }

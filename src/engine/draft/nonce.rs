@@ -24,7 +24,19 @@ use serde::{Deserialize, Serialize};
 
 /// `(owner, target, client_nonce)` (English §6.2). Under the devnet the owner is the
 /// registering actor and the target the actor fired, the same address (Spec note 115).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct NonceKey {
     pub owner: Address,
     pub target: Address,
@@ -67,7 +79,7 @@ pub struct DraftUpdate {
 }
 
 /// A binding as the drafts' query shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NonceView {
     #[serde(flatten)]
     pub key: NonceKey,

@@ -148,7 +148,17 @@ enum Change {
 }
 
 /// Counts per tier, for dashboards and benchmarks.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    serde::Serialize,
+    serde::Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct TierCounts {
     pub ring: usize,
     pub epoch: usize,
@@ -156,7 +166,9 @@ pub struct TierCounts {
 }
 
 /// Where the queue stands: the scalars that, with the timer set, fix every timer's tier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Horizons {
     pub next_height: u64,
     pub ring_horizon: u64,

@@ -23,7 +23,7 @@ const BPS: u128 = 10_000;
 /// CIP-1 v3 §7.3: the tier multipliers in basis points of 1 (0.8, 1.0, 1.5, 2.5 as 8,000,
 /// 10,000, 15,000, 25,000: fixed point, no floats), stored with the CIP-1 config and
 /// governance-tunable like it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TierMultipliers {
     pub economy: u32,

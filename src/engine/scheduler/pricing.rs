@@ -68,17 +68,21 @@ pub fn priority_per_cycle(max_fee: u128, max_priority: u128, lane_basefee: u128)
 // ---- the auction estimate ----------------------------------------------------------------------
 
 /// Where a timer would stand in the auction now (`timer_estimate`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AuctionEstimate {
     pub scheduler: SchedulerKind,
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub lane_basefee: u128,
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub max_fee_per_cycle: u128,
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub priority_per_cycle: u128,
     pub weight_bps: u32,
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub effective_priority: u128,
     /// Timers due at that height now.
     pub due_at_height: u64,

@@ -1,0 +1,238 @@
+//! The API shape of each command's params and of the replies written by hand (issue 29,
+//! "OpenRPC derived from the types"): one struct per method whose fields are its positional
+//! params, by name, in order. The struct's doc comment is the method's summary in
+//! `rpc.discover`, each field's doc comment the param's description, `Option` an optional
+//! param. `tests/rpc_schema.rs` checks that every command's [`RpcRequest::params`] validates
+//! against the schema derived here and that the names are the decoder's.
+//!
+//! [`RpcRequest::params`]: super::command::RpcRequest::params
+
+use super::schema_types::StateDump;
+use super::types::{Amount, Bytes};
+use crate::chain::Receipt;
+use crate::engine::{Address, H256, PriorityTier, TimerId};
+use crate::node::MiningMode;
+use schemars::JsonSchema;
+
+/// The params of a method that takes none.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct NoParams {}
+
+/// Seal `n` blocks (default 1); the first holds the pending transactions.
+#[derive(JsonSchema)]
+pub struct MineParams {
+    /// blocks to seal, 1..=1000000
+    pub n: Option<u64>,
+}
+
+/// Set the mining mode.
+#[derive(JsonSchema)]
+pub struct SetMiningParams {
+    /// {"mode": "auto"|"manual"|"interval", "block_time"?: seconds}
+    pub mode: MiningMode,
+}
+
+/// Set a balance (minting or burning the difference).
+#[derive(JsonSchema)]
+pub struct SetBalanceParams {
+    /// the account
+    pub address: Address,
+    /// the new balance
+    pub amount: Amount,
+}
+
+/// Keep the state; returns the snapshot id (still usable after a revert).
+#[derive(JsonSchema)]
+pub struct SnapshotParams {}
+
+/// Go back to a snapshot; the snapshot stays.
+#[derive(JsonSchema)]
+pub struct RevertParams {
+    /// snapshot id
+    pub id: u64,
+}
+
+/// Forget a snapshot.
+#[derive(JsonSchema)]
+pub struct DeleteSnapshotParams {
+    /// snapshot id
+    pub id: u64,
+}
+
+/// Back to a sealed height of the retained history, without a snapshot taken before (the span
+/// after it leaves the chain and the session log).
+#[derive(JsonSchema)]
+pub struct RevertToParams {
+    /// the height
+    pub height: u64,
+}
+
+/// Back to genesis with the same accounts.
+#[derive(JsonSchema)]
+pub struct ResetParams {}
+
+/// The whole state as a versioned dump (what `run --dump` writes).
+#[derive(JsonSchema)]
+pub struct DumpStateParams {}
+
+/// Replace the state with a dump.
+#[derive(JsonSchema)]
+pub struct LoadStateParams {
+    /// a dump from devnet_dumpState or `run --dump`
+    pub state: StateDump,
+}
+
+/// An outage (CIP-5 §8): the next block comes `blocks` heights later.
+#[derive(JsonSchema)]
+pub struct HaltParams {
+    /// heights skipped
+    pub blocks: u64,
+}
+
+/// Whether a receipt's transaction succeeded.
+#[derive(JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiptStatus {
+    Success,
+    Reverted,
+}
+
+/// A receipt as the API shows it: every field of the chain's receipt, its status and the
+/// height of its block (`sealed: false` while the block is open under manual or interval
+/// mining).
+#[derive(JsonSchema)]
+#[schemars(rename = "Receipt")]
+pub struct ReceiptReply {
+    #[serde(flatten)]
+    pub receipt: Receipt,
+    pub status: ReceiptStatus,
+    pub height: u64,
+    pub sealed: bool,
+}
+
+/// A registration's result (`timer_schedule`, `timer_watch`, `timer_interval`).
+#[derive(JsonSchema)]
+pub struct ScheduledReply {
+    pub timer_id: TimerId,
+    /// false for a `client_nonce` repeat that returned the timer it names (CIP-5 drafts,
+    /// English §6.2)
+    pub created: bool,
+    pub tx_hash: H256,
+    pub receipt: ReceiptReply,
+}
+
+/// `gov_setActivationHeight`'s result.
+#[derive(JsonSchema)]
+pub struct ActivationReply {
+    pub activation_height: Option<u64>,
+}
+
+/// Deploy an actor; returns its address.
+#[derive(JsonSchema)]
+pub struct DeployParams {
+    /// from? (default: first dev account), script? (Rhai source, default: a timer-ready no-op
+    /// actor), balance?, name?
+    pub deploy: Option<DeployFields>,
+}
+
+/// What to deploy.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct DeployFields {
+    pub from: Option<Address>,
+    /// Rhai source
+    pub script: Option<String>,
+    pub balance: Option<Amount>,
+    pub name: Option<String>,
+}
+
+/// Call a handler in a transaction; returns the receipt.
+#[derive(JsonSchema)]
+pub struct CallParams {
+    /// from, actor, handler, payload?
+    pub call: CallFields,
+}
+
+/// A handler call.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct CallFields {
+    pub from: Address,
+    pub actor: Address,
+    pub handler: String,
+    pub payload: Option<Bytes>,
+}
+
+/// A transaction from `from` in which `actor` schedules a timer (CIP-5 §4.2).
+#[derive(JsonSchema)]
+pub struct ScheduleParams {
+    /// the timer
+    pub timer: ScheduleFields,
+}
+
+/// What timer_schedule would do: max cost per fire, the height it would fire at, or its
+/// error. Changes nothing.
+#[derive(JsonSchema)]
+pub struct EstimateParams {
+    /// as timer_schedule
+    pub timer: ScheduleFields,
+}
+
+/// A timer to schedule (CIP-5 §4.1, CIP-1 v3 §6).
+#[derive(JsonSchema)]
+#[schemars(rename = "ScheduleTimer", deny_unknown_fields)]
+pub struct ScheduleFields {
+    pub actor: Address,
+    pub height: u64,
+    pub payload: Option<Bytes>,
+    pub from: Option<Address>,
+    pub fee_payer: Option<Address>,
+    pub gas_limit: Option<u64>,
+    pub expires_at: Option<u64>,
+    /// a named handler (CIP-5 §4.2: it travels in the payload)
+    pub handler: Option<String>,
+    /// nanos per cycle (CIP-1 v3 §6); default: the default GBA's
+    pub max_fee_per_cycle: Option<Amount>,
+    /// nanos per cycle (CIP-1 v3 §6)
+    pub max_priority_fee_per_cycle: Option<Amount>,
+    /// CIP-1 v3 §7.3 multiplier on the p50 tip
+    pub priority_tier: Option<PriorityTier>,
+    /// CIP-1 v1's bid (whole units)
+    pub bid: Option<Amount>,
+    /// CIP-5 drafts' idempotent set (English §6.2)
+    pub client_nonce: Option<u64>,
+}
+
+/// A transaction in which `actor` cancels its timer.
+#[derive(JsonSchema)]
+pub struct CancelParams {
+    /// actor, timer_id, from?
+    pub cancel: CancelFields,
+}
+
+/// A timer to cancel.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct CancelFields {
+    pub actor: Address,
+    pub timer_id: TimerId,
+    pub from: Option<Address>,
+}
+
+/// A transaction in which `actor` moves its timer's expiry.
+#[derive(JsonSchema)]
+pub struct ExtendParams {
+    /// actor, timer_id, new_expires_at, from?
+    pub extend: ExtendFields,
+}
+
+/// A timer's new expiry.
+#[derive(JsonSchema)]
+#[schemars(deny_unknown_fields)]
+pub struct ExtendFields {
+    pub actor: Address,
+    pub timer_id: TimerId,
+    pub new_expires_at: u64,
+    pub from: Option<Address>,
+}
