@@ -153,6 +153,8 @@ pub struct App {
     /// The focused pane maximised (`z`), and how far it is scrolled sideways.
     pub zoom: bool,
     pub hscroll: u16,
+    /// The charts' window of blocks: an index into [`super::chart_window::WINDOWS`] (`<`/`>`).
+    pub lane_window: usize,
     /// The open life or event is shown raw (`v`).
     pub raw: bool,
     /// Where `b` returns to (issue 34: back to where I was).
@@ -287,6 +289,7 @@ impl App {
             mouse: true,
             zoom: false,
             hscroll: 0,
+            lane_window: super::chart_window::DEFAULT_WINDOW,
             raw: false,
             mark: None,
             pinned: Vec::new(),
@@ -316,6 +319,7 @@ impl App {
                 .bucket_pin
                 .or_else(|| self.data.buckets.get(self.bucket_sel).map(|b| b.height)),
             at: self.view_at,
+            lane_blocks: super::chart_window::blocks(self.lane_window) as usize,
             ..ViewQuery::default()
         }
     }

@@ -9,6 +9,7 @@
 //! key table, [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
 
 pub mod app;
+pub mod chart_window;
 mod click;
 pub mod command;
 pub mod draft_cursor;

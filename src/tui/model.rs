@@ -270,7 +270,7 @@ impl Default for ViewQuery {
         ViewQuery {
             buckets: 32,
             selected_bucket: None,
-            lane_blocks: 120,
+            lane_blocks: 128,
             fairness_window: 1_000,
             at: None,
         }
