@@ -173,3 +173,112 @@ fn issue34_charts_window_of_blocks_is_selectable() {
     assert_eq!(first(&app), 1);
     assert!(s.contains("│#1 ▬reserved"), "{s}");
 }
+
+const SCRIPT: &str = r#"
+fn handle_timer(payload) {
+    emit("fired", `at height ${block_height()}`);
+}
+"#;
+
+/// A node keeping `history` blocks (as `serve --history`), an actor with ten timers due at
+/// #3, #5, ... each with a JSON payload `{"order":I}`, mined to `head`.
+fn session(history: usize, head: u64) -> LocalDevnet {
+    use cowboy_devnet::chain::Genesis;
+    use cowboy_devnet::chain::runtime::ActorCode;
+    use cowboy_devnet::engine::ScheduleArgs;
+    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore, ScheduleTimer, SetMining};
+    let mut c = NodeConfig::new(
+        Genesis::default(),
+        cowboy_devnet::vm::DevnetRuntime::shared(),
+    );
+    c.history = history;
+    c.keep_blocks = Some(history);
+    let mut n = NodeCore::new(c).expect("genesis");
+    n.apply(SetMining(MiningMode::Manual)).expect("manual");
+    let actor = common::node_deploy(&mut n, ActorCode::rhai("ticker", SCRIPT), "ticker");
+    for i in 0..10u64 {
+        let args = ScheduleArgs {
+            height: 3 + 2 * i,
+            payload: format!("{{\"order\":{i}}}").into_bytes(),
+            ..ScheduleArgs::default()
+        };
+        n.apply(ScheduleTimer {
+            actor,
+            from: None,
+            args,
+        })
+        .expect("schedule");
+    }
+    let to = head - n.height();
+    n.apply(Mine { blocks: to }).expect("mine");
+    LocalDevnet::new(n, std::collections::BTreeMap::new())
+}
+
+/// The timer that fired at `height`, from the node's events.
+fn fired_at(src: &mut LocalDevnet, height: u64) -> cowboy_devnet::engine::TimerId {
+    use cowboy_devnet::tui::model::DashboardSource;
+    src.events(1, 10_000)
+        .into_iter()
+        .find(|e| e.kind == "TimerFired" && e.height == height)
+        .and_then(|e| e.timer)
+        .expect("a timer fired there")
+}
+
+/// The raw view (`v`) of the timer `id` as the dashboard opens it from a selection: its life
+/// loaded, then drawn at 120x34.
+fn raw_view(src: &mut LocalDevnet, app: &mut App, id: cowboy_devnet::engine::TimerId) -> String {
+    use cowboy_devnet::tui::app::{Effect, Overlay};
+    app.raw = true;
+    app.overlay = Overlay::LifeLoading(id);
+    cowboy_devnet::tui::apply_effects(src, app, vec![Effect::LoadLife(id)]);
+    screen_at(app, 120, 34)
+}
+
+/// Issue 34, item 3: the raw view of a timer that left shows its payload. The node keeps a
+/// payload while the timer is pending and the length only once it left (its `TimerScheduled`
+/// event, its compact record), so the dashboard reads the timer as of the block before it
+/// left (a past read, the request an attached dashboard sends too): the timer that fired at
+/// #5 shows `{"order":1}` as hex and as JSON and says where it was read; a refresh keeps it.
+#[test]
+fn issue34_item3_raw_view_of_a_gone_timer_shows_its_payload() {
+    let mut src = session(1_000, 20);
+    let mut app = App::new(KeyMap::default());
+    refresh(&mut src, &mut app);
+    let fired = fired_at(&mut src, 5);
+    let s = raw_view(&mut src, &mut app, fired);
+    let hex: String = br#"{"order":1}"#.iter().map(|b| format!("{b:02x}")).collect();
+    for want in [
+        "status: fired".to_string(),
+        format!("payload_hex: 0x{hex}"),
+        "payload_json:".into(),
+        "\"order\": 1".into(),
+        "payload_from: as of #4, the block before it left".into(),
+    ] {
+        assert!(s.contains(&want), "{want}:\n{s}");
+    }
+    refresh(&mut src, &mut app);
+    let s = screen_at(&app, 120, 34);
+    assert!(
+        s.contains(&format!("payload_hex: 0x{hex}")),
+        "kept on refresh:\n{s}"
+    );
+}
+
+/// Issue 34, item 3: a timer that left before the node's retained window (a node keeping 4
+/// blocks at #30, the timer gone at #5): the raw view says plainly that its payload is not
+/// kept.
+#[test]
+fn issue34_item3_raw_view_says_a_payload_left_before_the_window_is_not_kept() {
+    let mut whole = session(1_000, 30);
+    let fired = fired_at(&mut whole, 5);
+    let mut src = session(4, 30);
+    let mut app = App::new(KeyMap::default());
+    refresh(&mut src, &mut app);
+    let s = raw_view(&mut src, &mut app, fired);
+    assert!(s.contains("status: fired"), "the node knows it:\n{s}");
+    assert!(
+        s.contains("payload: payload not kept (left before the retained window)"),
+        "{s}"
+    );
+    assert!(!s.contains("payload_hex"), "{s}");
+}

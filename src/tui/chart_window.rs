@@ -3,7 +3,7 @@
 //! figures cover through 32, 64, 128, 256 and all the node keeps (at most
 //! [`MAX_LANE_BLOCKS`], the most `scheduler_lane` answers). The window is the refresh's
 //! `LaneQuery.last`, so an attached dashboard asks the server the same window; the chart's
-//! title names it.
+//! title names it (Spec note 176).
 
 use super::app::{App, Effect};
 use crate::node::MAX_LANE_BLOCKS;
