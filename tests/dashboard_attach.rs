@@ -793,3 +793,48 @@ fn issue24_attached_life_watch_and_drafts_answer_as_of_the_viewed_height() {
     assert_eq!((w.at, w.status.as_str()), (at, "pending"));
     both.stop();
 }
+
+/// Issue 34, attached: the charts' window of blocks (`<`/`>`) is the refresh's
+/// `LaneQuery.last`, which the attached source sends as `scheduler_lane`'s `last`; and the raw
+/// view of a timer that left reads its payload as of the block before it left over JSON-RPC
+/// (a `timer_get` with a `block` param), as the in-process source does (Spec note 177).
+#[test]
+fn issue34_attach_charts_window_and_a_gone_timers_payload() {
+    let serve = Serve::start(0);
+    let mut src = RemoteDevnet::new(&serve.url()).expect("a valid URL");
+    until(&mut src, "the subscriptions open", |s| s.subscribed());
+    src.execute(UiCommand::Mine(12)).unwrap();
+    let narrow = ViewQuery {
+        lane_blocks: 4,
+        ..ViewQuery::default()
+    };
+    let d = src.dashboard(&narrow);
+    let heights: Vec<u64> = d.lane.iter().map(|r| r.height).collect();
+    assert!(
+        !heights.is_empty() && heights.iter().all(|h| *h > 8),
+        "{heights:?}"
+    );
+    assert!(src.dashboard(&ViewQuery::default()).lane.len() > heights.len());
+    // The demo's `settle-42` (payload `order-42`-like, fired at #8): read as of #7.
+    let fired = src
+        .events(1, 10_000)
+        .into_iter()
+        .find(|e| e.kind == "TimerFired" && e.height == 8)
+        .and_then(|e| e.timer)
+        .expect("a timer fired at #8");
+    let life = src.timer_life(&fired).expect("its life");
+    assert_eq!(life.status, "fired");
+    assert_eq!(life.left_at, Some(8));
+    let payload = src
+        .payload_at(&fired, 7)
+        .expect("read as of #7")
+        .expect("pending then");
+    assert_eq!(
+        payload.len() as u64,
+        life.record.as_ref().unwrap().payload_len
+    );
+    assert!(
+        life.payload.is_none(),
+        "the head keeps no payload of a gone timer"
+    );
+}

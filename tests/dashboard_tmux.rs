@@ -302,7 +302,7 @@ fn dashboard_in_tmux_attached_to_a_served_devnet() {
     );
     // The two deferrals of #30 (Spec note 71: recorded by the deferring block) are counted in
     // the lane pane's window; their feed rows have scrolled past by #33.
-    s.wait_for("first deferrals in window lane 2");
+    s.wait_for("first deferred lane 2");
     s.wait_for("TimerExtendedByGovernance");
     // The README's capture: `DASHBOARD_CAPTURE_DIR=dir cargo test --test dashboard_tmux`.
     if let Ok(dir) = std::env::var("DASHBOARD_CAPTURE_DIR") {

@@ -153,6 +153,8 @@ pub struct App {
     /// The focused pane maximised (`z`), and how far it is scrolled sideways.
     pub zoom: bool,
     pub hscroll: u16,
+    /// The charts' window of blocks: an index into [`super::chart_window::WINDOWS`] (`<`/`>`).
+    pub lane_window: usize,
     /// The open life or event is shown raw (`v`).
     pub raw: bool,
     /// Where `b` returns to (issue 34: back to where I was).
@@ -236,6 +238,8 @@ pub enum Action {
     Found(crate::node::TimersPageQuery, Option<crate::node::TimerPage>),
     /// A fire's trace came back (issue 32).
     Traced(TimerId, Result<Vec<crate::chain::trace::Trace>, String>),
+    /// A timer's payload as of a sealed height came back (issue 34, item 3).
+    Payload(TimerId, u64, Result<Option<Vec<u8>>, String>),
 }
 
 /// What the loop must do for the app.
@@ -252,6 +256,8 @@ pub enum Effect {
     Find(crate::node::TimersPageQuery),
     /// Ask the trace of a timer's last fire (issue 32).
     LoadTrace(TimerId),
+    /// Ask a timer's payload as of a sealed height (issue 34, item 3: a timer that left).
+    LoadPayload(TimerId, u64),
 }
 
 impl App {
@@ -287,6 +293,7 @@ impl App {
             mouse: true,
             zoom: false,
             hscroll: 0,
+            lane_window: super::chart_window::DEFAULT_WINDOW,
             raw: false,
             mark: None,
             pinned: Vec::new(),
@@ -316,6 +323,7 @@ impl App {
                 .bucket_pin
                 .or_else(|| self.data.buckets.get(self.bucket_sel).map(|b| b.height)),
             at: self.view_at,
+            lane_blocks: super::chart_window::blocks(self.lane_window) as usize,
             ..ViewQuery::default()
         }
     }
@@ -668,6 +676,10 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
         Action::Life(id, at, life) => super::past::on_life(app, id, at, life),
         Action::Found(q, page) => super::panes::finder::on_found(app, q, page),
         Action::Traced(id, t) => super::panes::trace::on_trace(app, id, t),
+        Action::Payload(id, at, p) => {
+            super::gone_payload::on_payload(app, id, at, p);
+            vec![]
+        }
         Action::Done(cmd, result) => on_done(app, cmd, result),
         Action::Story(items) => {
             let mut out = Vec::new();

@@ -105,7 +105,7 @@ pub(crate) fn raw(app: &mut App) -> Vec<Effect> {
     match &app.overlay {
         Overlay::Life(_) | Overlay::Event(_) | Overlay::LifeLoading(_) => {
             app.raw = !app.raw;
-            return vec![];
+            return super::gone_payload::on_raw(app);
         }
         Overlay::None => {}
         _ => return vec![],

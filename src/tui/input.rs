@@ -412,6 +412,8 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         KeyAction::ToggleMouse => super::extras::toggle_mouse(app),
         KeyAction::Return => return super::extras::go_back(app),
         KeyAction::Zoom => super::extras::toggle_zoom(app),
+        KeyAction::NarrowWindow => return super::chart_window::step(app, false),
+        KeyAction::WidenWindow => return super::chart_window::step(app, true),
         KeyAction::Raw => return super::extras::raw(app),
         KeyAction::Draft => {
             app.overlay = Overlay::Prompt(Prompt::new(

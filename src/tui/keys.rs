@@ -62,6 +62,9 @@ pub enum KeyAction {
     Find,
     /// A fire's trace, from a timer's life (issue 32).
     Trace,
+    /// The charts' window of blocks, narrower or wider (issue 34, btop-style).
+    NarrowWindow,
+    WidenWindow,
 }
 
 impl KeyAction {
@@ -108,6 +111,8 @@ impl KeyAction {
             KeyAction::Raw => "raw",
             KeyAction::Find => "find",
             KeyAction::Trace => "trace",
+            KeyAction::NarrowWindow => "narrow_window",
+            KeyAction::WidenWindow => "widen_window",
         }
     }
 }
@@ -395,6 +400,18 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         KeyAction::Zoom,
         &["z"],
         "maximise the focused pane (z again: back); ←/→ scroll it sideways",
+        None,
+    ),
+    (
+        KeyAction::NarrowWindow,
+        &["<"],
+        "the lane charts' window: fewer blocks (32, 64, 128, 256, all kept)",
+        None,
+    ),
+    (
+        KeyAction::WidenWindow,
+        &[">"],
+        "the lane charts' window: more blocks, up to all the node keeps",
         None,
     ),
     (

@@ -333,6 +333,15 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
         }
     }
 
+    fn payload_at(&mut self, id: &TimerId, at: u64) -> Result<Option<Vec<u8>>, String> {
+        let q = crate::node::At::new(crate::node::TimerQuery { id: *id }, Some(at));
+        match self.node.read(move |core| core.ask(&q)) {
+            Ok(Ok(t)) => Ok(t.and_then(|t| t.payload)),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     fn timer_page(&mut self, q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
         let q = q.clone();
         self.node.read(move |core| core.ask(&q)).ok()?.ok()

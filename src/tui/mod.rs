@@ -9,6 +9,7 @@
 //! key table, [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
 
 pub mod app;
+pub mod chart_window;
 mod click;
 pub mod command;
 pub mod draft_cursor;
@@ -18,6 +19,7 @@ pub mod feed_text;
 pub mod filter;
 mod follow;
 pub mod form;
+pub mod gone_payload;
 mod input;
 pub mod keys;
 pub mod local;
@@ -103,6 +105,10 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
                 let t = source.fire_trace(&id);
                 update(app, Action::Traced(id, t));
             }
+            Effect::LoadPayload(id, h) => {
+                let p = source.payload_at(&id, h);
+                update(app, Action::Payload(id, h, p));
+            }
         }
     }
     if again {
@@ -164,6 +170,10 @@ pub fn apply_effects<S: DashboardSource + ?Sized>(
             Effect::LoadTrace(id) => {
                 let t = source.fire_trace(&id);
                 queue.extend(update(app, Action::Traced(id, t)));
+            }
+            Effect::LoadPayload(id, h) => {
+                let p = source.payload_at(&id, h);
+                queue.extend(update(app, Action::Payload(id, h, p)));
             }
         }
     }

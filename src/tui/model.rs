@@ -246,8 +246,13 @@ pub struct TimerLife {
     pub record: Option<TimerRow>,
     pub deferrals: u64,
     pub timeline: Vec<LifeEntry>,
-    /// The payload while the timer is pending (the raw view, `v`).
+    /// The payload while the timer is pending (the raw view, `v`); once it left, as the node
+    /// answered the timer as of the block before (issue 34, item 3: `gone_payload`).
     pub payload: Option<Vec<u8>>,
+    /// The block it left in, once it left (its compact record's exit, else its last event).
+    pub left_at: Option<u64>,
+    /// Where the payload of a timer that left was read, or why it is not shown.
+    pub payload_note: Option<String>,
 }
 
 /// What the dashboard asks for in one refresh.
@@ -270,7 +275,7 @@ impl Default for ViewQuery {
         ViewQuery {
             buckets: 32,
             selected_bucket: None,
-            lane_blocks: 120,
+            lane_blocks: 128,
             fairness_window: 1_000,
             at: None,
         }
@@ -669,6 +674,15 @@ pub trait DashboardSource {
     /// [`timer_life_at`](Self::timer_life_at) the head.
     fn timer_life(&mut self, id: &TimerId) -> Option<TimerLife> {
         self.timer_life_at(id, None)
+    }
+    /// A timer's payload as of sealed block `at` (issue 34, item 3: the raw view of a timer
+    /// that left reads it as of the block before it left): `Ok(None)` when it had none then,
+    /// `Err` with the node's error name first (`HistoryPruned: ...`) when the read failed.
+    fn payload_at(&mut self, id: &TimerId, at: u64) -> Result<Option<Vec<u8>>, String> {
+        let r = self
+            .life_replies_at(id, Some(at))
+            .ok_or_else(|| format!("the node did not answer the timer as of #{at}"))?;
+        Ok(r.timer.and_then(|t| t.payload))
     }
 
     /// A page of `timer_list` (issue 32: the timer finder), at the head; `None` when the

@@ -51,6 +51,8 @@ pub(crate) fn on_life(
             deferrals: 0,
             timeline: Vec::new(),
             payload: None,
+            left_at: None,
+            payload_note: None,
         })),
         (l, _) => l,
     };
@@ -67,12 +69,21 @@ pub(crate) fn on_life(
         }
     }
     if open {
-        if let Some(l) = life {
+        if let Some(mut l) = life {
+            if let Overlay::Life(old) = &app.overlay {
+                super::gone_payload::carry(old, &mut l);
+            }
+            let effects = super::gone_payload::want(app, &mut l);
             app.overlay = Overlay::Life(l);
+            return effects;
         }
     } else if loading {
         match life {
-            Some(l) => app.overlay = Overlay::Life(l),
+            Some(mut l) => {
+                let effects = super::gone_payload::want(app, &mut l);
+                app.overlay = Overlay::Life(l);
+                return effects;
+            }
             None => {
                 app.overlay = Overlay::None;
                 let when = at.map_or(String::new(), |h| format!(" as of #{h}"));

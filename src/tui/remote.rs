@@ -663,6 +663,14 @@ impl DashboardSource for RemoteDevnet {
         self.ask(q).ok()
     }
 
+    fn payload_at(&mut self, id: &TimerId, at: u64) -> Result<Option<Vec<u8>>, String> {
+        let (timer, _, _) = life_queries(*id, Some(at));
+        let mut calls = Calls::default();
+        calls.push(&timer);
+        let t = self.batch(calls)?.take::<TimerQuery>()?;
+        Ok(t.and_then(|t| t.payload))
+    }
+
     fn life_replies_at(&mut self, id: &TimerId, at: Option<u64>) -> Option<LifeReplies> {
         let (timer, head, config) = life_queries(*id, at);
         let mut calls = Calls::default();

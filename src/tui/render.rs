@@ -44,8 +44,10 @@ pub fn areas_with(area: Rect, strip: u16) -> Areas {
         Layout::horizontal([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(body);
     let [buckets, tiers] =
         Layout::vertical([Constraint::Percentage(62), Constraint::Percentage(38)]).areas(left);
+    // Issue 34, item 1: the lane pane takes 60 % of the right column, so that at 120x34 (the
+    // documented size) its figures leave the chart its rows; the fairness table scrolls.
     let [lane, fairness] =
-        Layout::vertical([Constraint::Percentage(55), Constraint::Percentage(45)]).areas(right);
+        Layout::vertical([Constraint::Percentage(60), Constraint::Percentage(40)]).areas(right);
     Areas {
         status,
         strip,

@@ -402,6 +402,10 @@ pub fn timer_life(r: &LifeReplies, names: &BTreeMap<Address, String>) -> Option<
         deferrals,
         timeline,
         payload: t.payload.clone(),
+        left_at: (t.status != TimerStatus::Pending)
+            .then(|| t.exit_height.or(t.events.last().map(|e| e.height)))
+            .flatten(),
+        payload_note: None,
     })
 }
 

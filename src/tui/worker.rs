@@ -29,6 +29,8 @@ pub enum Job {
     /// The timer finder's page (issue 32).
     Find(crate::node::TimersPageQuery),
     Trace(TimerId),
+    /// A timer's payload as of a sealed height (issue 34, item 3).
+    Payload(TimerId, u64),
 }
 
 /// What comes back.
@@ -48,6 +50,7 @@ pub enum Reply {
     Life(TimerId, Option<u64>, Option<Box<TimerLife>>),
     Found(crate::node::TimersPageQuery, Option<crate::node::TimerPage>),
     Traced(TimerId, Result<Vec<crate::chain::trace::Trace>, String>),
+    Payload(TimerId, u64, Result<Option<Vec<u8>>, String>),
     /// The source saw something new (a block): worth a refresh.
     News,
     /// The source's link changed (see [`DashboardSource::link`]).
@@ -131,6 +134,7 @@ pub fn run_job<S: DashboardSource + ?Sized>(source: &mut S, job: Job) -> Reply {
             Reply::Found(q, page)
         }
         Job::Trace(id) => Reply::Traced(id, source.fire_trace(&id)),
+        Job::Payload(id, h) => Reply::Payload(id, h, source.payload_at(&id, h)),
     }
 }
 
@@ -195,6 +199,7 @@ impl Client {
                 Effect::Refresh => self.refresh(app),
                 Effect::Find(q) => self.send(Job::Find(q)),
                 Effect::LoadTrace(id) => self.send(Job::Trace(id)),
+                Effect::LoadPayload(id, h) => self.send(Job::Payload(id, h)),
             }
         }
     }
@@ -245,6 +250,10 @@ impl Client {
             }
             Reply::Traced(id, t) => {
                 let effects = update(app, Action::Traced(id, t));
+                self.dispatch(app, effects);
+            }
+            Reply::Payload(id, h, p) => {
+                let effects = update(app, Action::Payload(id, h, p));
                 self.dispatch(app, effects);
             }
             Reply::News => self.refresh(app),

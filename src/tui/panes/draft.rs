@@ -11,6 +11,7 @@ use crate::engine::{SchedulerKind, TimerId};
 use crate::node::DraftView;
 use crate::tui::app::{App, Pane};
 use crate::tui::draft_cursor;
+use crate::tui::panes::lane_chart::CHART_MIN;
 use crate::tui::render::{pane_block, scroll_offset, short_amount};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -167,6 +168,25 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, d: &DraftView, theme: &T
     if !english {
         l.note("no globalbox (zh): candidates re-sorted every block", theme);
     }
+    // Issue 34, item 1: the rows the lists leave draw the fires per block over the charts'
+    // window (there is no timer lane to chart under the drafts).
+    let spare = (inner.height as usize).saturating_sub(l.lines.len() + 1);
+    let inner = if spare >= CHART_MIN as usize {
+        let chart_h = spare as u16;
+        let lists = Rect {
+            height: inner.height - chart_h,
+            ..inner
+        };
+        let chart = Rect {
+            y: inner.y + lists.height,
+            height: chart_h,
+            ..inner
+        };
+        crate::tui::panes::lane_chart::fires(frame, chart, app, theme);
+        lists
+    } else {
+        inner
+    };
     // Scrolled so the selected row (else the cursor's) is on screen.
     let h = inner.height as usize;
     let line = l.at.get(app.draft.sel).copied().unwrap_or(0);

@@ -6,6 +6,8 @@ pub mod events;
 pub mod fairness;
 pub mod finder;
 pub mod lane;
+pub mod lane_chart;
+pub mod lane_figures;
 pub mod modal;
 pub mod overlays;
 pub mod raw;

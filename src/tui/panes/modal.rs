@@ -247,6 +247,8 @@ pub fn pane_help(p: Pane) -> (&'static str, &'static [&'static str]) {
                 "  deferred       timers carried to a later block, by reason: lane (did not",
                 "                 fit), outbid, over_cap, below_basefee, gc_budget",
                 "  tips, burned   paid to the proposer / burned by the fires",
+                "The charts cover the window in the title: < and > step it through",
+                "32, 64, 128, 256 blocks and all the node keeps.",
                 "Under cip5-draft / cip5-draft-zh (no lane) it shows the drafts' state:",
                 "  quota skips    candidates the fire quotas left in the last block",
                 "  mailbox        fires the last block delivered",
@@ -256,6 +258,7 @@ pub fn pane_help(p: Pane) -> (&'static str, &'static [&'static str]) {
                 "                 height)",
                 "  watches        each state watch: its keys or prefixes, fires so far",
                 "                 (fire_seq), hit: the height of its undelivered hit",
+                "  and, in the rows the lists leave, the fires per block over the window",
             ],
         ),
         Pane::Fairness => (

@@ -49,9 +49,15 @@ pub fn timer_lines(l: &TimerLife) -> Vec<String> {
             format!("last_defer: {}", r.last_defer.as_deref().unwrap_or("-")),
         ]);
     }
-    match &l.payload {
-        Some(p) => v.extend(payload_lines(p)),
-        None => v.push("payload: (not kept once the timer left; its length is above)".into()),
+    match (&l.payload, &l.payload_note) {
+        (Some(p), note) => {
+            v.extend(note.iter().map(|n| format!("payload_from: {n}")));
+            v.extend(payload_lines(p));
+        }
+        (None, Some(note)) => v.push(format!("payload: {note}")),
+        (None, None) => {
+            v.push("payload: (not kept once the timer left; its length is above)".into())
+        }
     }
     for e in &l.timeline {
         v.push(format!("event #{} {} {}", e.height, e.what, e.reason));
