@@ -509,25 +509,22 @@ fn issue34_item9_chart_legend_and_units_at_120() {
     }
 }
 
-/// Issue 34, item 13: the schedule form refuses exactly the gas the node refuses (one
-/// refusal path: `1..=max_cycles_per_fire`) and says, under eip1559, that a budget above the
-/// §10 auction cap (250,000) runs capped (Spec note 153: such a budget is taken, it competes
-/// and runs cut to the cap); ↓ in `R`'s snapshot list, shown newest first, moves to an older
-/// snapshot.
+/// Issue 34, item 13: the schedule form states the scheduler's real gas cap (under eip1559
+/// the §10 auction cap, 250,000; before: the node's `1..=550000`); ↓ in `R`'s snapshot list,
+/// shown newest first, moves to an older snapshot.
 #[test]
 fn issue34_item13_gas_range_and_newest_first_lists() {
     let mut src = common::keys::fixture_at("congestion", 20);
     let mut app = app_on(&mut src);
-    let status = app.data.status.as_ref().unwrap();
-    assert_eq!((status.gas_cap, status.auction_cap), (550_000, 250_000));
-    for g in ["0", "600000"] {
+    assert_eq!(app.data.status.as_ref().unwrap().gas_cap, 250_000);
+    for g in ["0", "300000"] {
         press(&mut src, &mut app, &[key('s')]);
         press(&mut src, &mut app, &[code(KeyCode::Tab); 4]);
         press(&mut src, &mut app, &typed(g));
         press(&mut src, &mut app, &[code(KeyCode::Enter)]);
         let s = screen_at(&app, 120, 34);
-        assert!(s.contains("must be in 1..=550000"), "{g}: {s}");
-        assert!(s.contains("above 250000"), "{g}: {s}");
+        assert!(s.contains("must be in 1..=250000"), "{g}: {s}");
+        assert!(!s.contains("550000"), "{g}: {s}");
         app.overlay = Overlay::None;
     }
     // Under fifo the cap is max_cycles_per_fire.

@@ -108,14 +108,10 @@ pub struct LaneView {
     pub p50_tip: u128,
     /// Oldest first; blocks the node no longer keeps are left out.
     pub blocks: Vec<LaneBlockView>,
-    /// The largest `gas_limit` a schedule takes now: `max_cycles_per_fire`, the bound the
-    /// node checks (issue 34 item 13, Spec note 168).
+    /// The largest `gas_limit` a schedule takes now: `max_cycles_per_fire`, bounded under
+    /// eip1559 by the §10 auction cap (issue 34 item 13, Spec note 168).
     #[serde(default)]
     pub max_gas_per_fire: u64,
-    /// Under eip1559, the §10 auction cap: a larger budget is taken and competes and runs cut
-    /// to it (the default `over_cap = capped`, Spec note 153). 0 under the other schedulers.
-    #[serde(default)]
-    pub auction_cap: u64,
 }
 
 /// One actor of the fairness window (CIP-1 v3 §8).
@@ -170,14 +166,15 @@ impl NodeCore {
             .collect();
         let scheduler = chain.scheduler_at(chain.pending_height());
         let per_fire = chain.timer_config().max_cycles_per_fire;
-        let auction_cap = match scheduler {
-            SchedulerKind::Eip1559 => chain.engine().cip1().config.max_cycles_per_fire_auction,
-            _ => 0,
+        let max_gas_per_fire = match scheduler {
+            SchedulerKind::Eip1559 => {
+                per_fire.min(chain.engine().cip1().config.max_cycles_per_fire_auction)
+            }
+            _ => per_fire,
         };
         Ok(LaneView {
             scheduler,
-            max_gas_per_fire: per_fire,
-            auction_cap,
+            max_gas_per_fire,
             activation_height: chain.activation_height(),
             next_lane_basefee: chain.lane_basefee(),
             p50_tip: chain.p50_tip(),

@@ -173,21 +173,21 @@ impl ScheduleForm {
     }
 }
 
-/// The gas per fire within the bound the node checks (`max_cycles_per_fire`: one refusal
-/// path, the form refuses exactly what the node would), saying under eip1559 that a budget
-/// above the auction cap runs cut to it (issue 34, item 13; Spec note 153).
+/// The gas per fire within the scheduler's real cap (issue 34, item 13: under eip1559 the
+/// auction cap, not `max_cycles_per_fire`, which the node's message names).
 fn check_gas(data: &DashboardData, gas: Option<u64>) -> Result<Option<u64>, String> {
     let Some(s) = data.status.as_ref().filter(|s| s.gas_cap > 0) else {
         return Ok(gas);
     };
     match gas {
         Some(g) if g == 0 || g > s.gas_cap => {
-            let capped = match s.auction_cap {
-                0 => String::new(),
-                cap => format!("; above {cap}, the eip1559 auction cap, it runs capped"),
+            let why = if s.scheduler == "eip1559" {
+                "the eip1559 auction cap, CIP-1 v3 §10"
+            } else {
+                "max_cycles_per_fire"
             };
             Err(format!(
-                "gas per fire {g} must be in 1..={} (max_cycles_per_fire{capped})",
+                "gas per fire {g} must be in 1..={} ({why})",
                 s.gas_cap
             ))
         }

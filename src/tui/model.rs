@@ -73,11 +73,9 @@ pub struct Status {
     /// `max_ttl_blocks` in force: the latest `expires_at` an extension can set is the block's
     /// height plus this (CIP-5 §5.4; issue 34, item 4).
     pub max_ttl_blocks: u64,
-    /// The largest gas per fire a schedule takes now (the node's `max_gas_per_fire`,
-    /// `max_cycles_per_fire`; issue 34, item 13).
+    /// The largest gas per fire a schedule takes now (the node's `max_gas_per_fire`: under
+    /// eip1559 the §10 auction cap; issue 34, item 13).
     pub gas_cap: u64,
-    /// Under eip1559 the §10 auction cap a larger budget runs cut to (0 otherwise).
-    pub auction_cap: u64,
     /// Which chain this is (the node's `chain_id`): another one after a reattach resets what
     /// the dashboard kept of the old chain (issue 34, item 6).
     pub chain_id: H256,

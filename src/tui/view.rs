@@ -199,7 +199,6 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         first_kept: r.tip.as_ref().unwrap_or(head).first_kept,
         max_ttl_blocks: r.config.timer.max_ttl_blocks,
         gas_cap: r.lane.max_gas_per_fire,
-        auction_cap: r.lane.auction_cap,
         chain_id: r.tip.as_ref().unwrap_or(head).chain_id,
         variants: {
             let d = crate::engine::Variants::default().values();
