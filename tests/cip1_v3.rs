@@ -1224,3 +1224,30 @@ fn cip1_v3_13_2_a_fifo_only_chain_keeps_its_cip5_state_roots() {
         assert_eq!(r.summary.final_state_root.to_string(), root, "{path}");
     }
 }
+
+/// CIP-1 v3 §10 (issue 34, item 13): after activation a `gas_limit` of 0 or above the auction
+/// cap is refused naming the range in force, `1..=250000`, not `max_cycles_per_fire`'s; the cap
+/// itself is taken.
+#[test]
+fn cip1_v3_10_a_refused_gas_limit_names_the_auction_range() {
+    let mut c = eip_chain();
+    let h = c.pending_height() + 3;
+    for g in [0u64, 250_001, 600_000] {
+        let r = try_schedule(
+            &mut c,
+            actor_a(),
+            ScheduleArgs {
+                gas_limit: Some(g),
+                ..fee(h, 10 * S, S)
+            },
+        );
+        assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{g}");
+        let msg = &r.error.as_ref().unwrap().message;
+        assert!(msg.contains("must be in 1..=250000"), "{g}: {msg}");
+    }
+    let ok = ScheduleArgs {
+        gas_limit: Some(250_000),
+        ..fee(h, 10 * S, S)
+    };
+    schedule(&mut c, actor_a(), ok);
+}

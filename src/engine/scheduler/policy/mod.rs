@@ -227,19 +227,24 @@ impl Policy for Eip1559 {
 
     /// Contract decision 7 (§10): after activation the default `gas_limit` is
     /// `MAX_CYCLES_PER_FIRE_AUCTION_PHASE` (250,000, bounded by `max_cycles_per_fire`) and a
-    /// larger one is `InvalidInput`.
+    /// larger one is `InvalidInput`. A refused `gas_limit` (0 too) is told the range in force
+    /// here, `1..=` that cap, not `max_cycles_per_fire`'s (issue 34, item 13).
     fn prepare_schedule(
         &self,
         env: &ScheduleEnv<'_>,
         args: &mut ScheduleArgs,
     ) -> Result<(), TimerError> {
         check_bid(env, args)?;
-        let cap = env.cip1.config.max_cycles_per_fire_auction;
+        let cap = env
+            .cip1
+            .config
+            .max_cycles_per_fire_auction
+            .min(env.cfg.max_cycles_per_fire);
         match args.gas_limit {
-            None => args.gas_limit = Some(cap.min(env.cfg.max_cycles_per_fire)),
-            Some(g) if g > cap => {
+            None => args.gas_limit = Some(cap),
+            Some(g) if g == 0 || g > cap => {
                 return Err(TimerError::InvalidInput(format!(
-                    "gas_limit {g} is above MAX_CYCLES_PER_FIRE_AUCTION_PHASE {cap} (CIP-1 v3 §10)"
+                    "gas_limit {g} must be in 1..={cap} (MAX_CYCLES_PER_FIRE_AUCTION_PHASE, CIP-1 v3 §10)"
                 )));
             }
             Some(_) => {}
