@@ -247,8 +247,8 @@ impl NodeHandle {
         let queue = self.past.clone().expect("past reads have threads");
         self.submit(Box::new(move |core| {
             let pinned = match core.past_lease(h) {
-                Ok(PastLease::Head) => Pinned::Done(q.run(core)),
-                Ok(lease) => Pinned::Work(lease, q),
+                Ok(None) => Pinned::Done(q.run(core)),
+                Ok(Some(lease)) => Pinned::Work(lease, q),
                 Err(e) => Pinned::Done(Err(e)),
             };
             Box::new(move || match pinned {

@@ -50,16 +50,12 @@ pub(crate) struct Follow {
     names: Arc<BTreeMap<Address, String>>,
 }
 
-/// How a past read is answered ([`NodeCore::past_lease`]).
-pub(crate) enum PastLease {
-    /// The height is the head with nothing pending: the live node answers.
-    Head,
-    /// A past state: the slot to read (built first from `seed` when it is empty).
-    Past {
-        slot: Slot,
-        seed: Option<Box<PastSeed>>,
-        follow: Follow,
-    },
+/// A past state to read ([`NodeCore::past_lease`]): its slot, built first from `seed` when
+/// it is empty.
+pub(crate) struct PastLease {
+    slot: Slot,
+    seed: Option<Box<PastSeed>>,
+    follow: Follow,
 }
 
 impl PastLease {
@@ -67,9 +63,7 @@ impl PastLease {
     /// seed, else waits for the reader building it; brings it up to date with the live node
     /// first.
     pub(crate) fn read<T>(self, f: impl FnOnce(&NodeCore) -> T) -> Result<T, NodeError> {
-        let PastLease::Past { slot, seed, follow } = self else {
-            return Err(NodeError::InvalidInput("the head is read live".into()));
-        };
+        let PastLease { slot, seed, follow } = self;
         let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
         if guard.is_none() {
             let Some(seed) = seed else {
@@ -130,18 +124,19 @@ impl NodeCore {
     /// lookup.
     pub fn with_at<T>(&self, height: u64, f: impl FnOnce(&NodeCore) -> T) -> Result<T, NodeError> {
         match self.past_lease(height)? {
-            PastLease::Head => Ok(f(self)),
-            lease => lease.read(f),
+            None => Ok(f(self)),
+            Some(lease) => lease.read(f),
         }
     }
 
-    /// How to answer a read as of sealed block `height`: the live node, or a past state (a
-    /// kept slot, or one to fill from a [`PastSeed`]: the replay, which the shell runs off the
-    /// node's thread). The bounds (pruned, not recorded) are checked first: a kept state never
-    /// answers what a fresh read would refuse. Never waits for a past-read thread.
-    pub(crate) fn past_lease(&self, height: u64) -> Result<PastLease, NodeError> {
+    /// How to answer a read as of sealed block `height`: `None`, the live node (the head with
+    /// nothing pending), or a past state (a kept slot, or one to fill from a [`PastSeed`]: the
+    /// replay, which the shell runs off the node's thread). The bounds (pruned, not recorded)
+    /// are checked first: a kept state never answers what a fresh read would refuse. Never
+    /// waits for a past-read thread.
+    pub(crate) fn past_lease(&self, height: u64) -> Result<Option<PastLease>, NodeError> {
         if height == self.height() && self.pending_txs == 0 {
-            return Ok(PastLease::Head);
+            return Ok(None);
         }
         let follow = Follow {
             mining: self.mining,
@@ -152,7 +147,7 @@ impl NodeCore {
         if height >= self.height() || self.past.capacity == 0 {
             let seed = Some(Box::new(self.past_seed(height)?));
             let slot = Slot::default();
-            return Ok(PastLease::Past { slot, seed, follow });
+            return Ok(Some(PastLease { slot, seed, follow }));
         }
         self.check_past(height)?;
         let (slot, new) = self.past.slot(height);
@@ -162,7 +157,7 @@ impl NodeCore {
             true => Some(Box::new(self.past_seed(height)?)),
             false => None,
         };
-        Ok(PastLease::Past { slot, seed, follow })
+        Ok(Some(PastLease { slot, seed, follow }))
     }
 
     /// Sets how many past states the node keeps (0: none, every past read replays; the tests
