@@ -75,8 +75,9 @@ impl Query for DryRun {
         let mut chain = node.chain().clone();
         let before = chain.open_events().map(<[EventRecord]>::len);
         if self.trace {
-            // Only this call's run: the open block's traces stay with the live chain.
-            chain.set_tracing(false);
+            // Only this call's run: the open block's traces (copied with a traced chain) are
+            // dropped from the copy; the live chain keeps its own.
+            chain.take_traces();
             chain.set_tracing(true);
         }
         let receipt = chain.apply_tx(tx)?;
