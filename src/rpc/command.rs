@@ -71,6 +71,20 @@ pub struct Entry {
     pub register: fn(&mut RpcModule<NodeHandle>),
 }
 
+impl Entry {
+    /// Serves each of `entries`.
+    pub(super) fn register_each(entries: Vec<Entry>, m: &mut RpcModule<NodeHandle>) {
+        for e in entries {
+            (e.register)(m);
+        }
+    }
+
+    /// Each of `entries`' method name with its param names.
+    pub(super) fn names(entries: Vec<Entry>) -> Vec<(&'static str, Vec<&'static str>)> {
+        entries.into_iter().map(|e| (e.method, e.params)).collect()
+    }
+}
+
 /// `R` as an [`Entry`].
 pub fn entry<R: RpcRequest>() -> Entry {
     Entry {
@@ -104,18 +118,13 @@ pub fn entries() -> Vec<Entry> {
 
 /// Every request [`entries`] lists, served.
 pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
-    for e in entries() {
-        (e.register)(m);
-    }
+    Entry::register_each(entries(), m);
 }
 
 /// Every change request served through [`register`], each with its param names: what
 /// `tests/rpc_commands.rs` checks against the server's method list and `rpc.discover`.
 pub fn methods() -> Vec<(&'static str, Vec<&'static str>)> {
-    entries()
-        .into_iter()
-        .map(|e| (e.method, e.params))
-        .collect()
+    Entry::names(entries())
 }
 
 /// Puts the fields that are set into `o`.

@@ -105,17 +105,12 @@ pub fn entries() -> Vec<Entry> {
 
 /// The reads served here.
 pub(super) fn register_all(m: &mut RpcModule<NodeHandle>) {
-    for e in entries() {
-        (e.register)(m);
-    }
+    Entry::register_each(entries(), m);
 }
 
 /// The methods [`register_all`] serves, each with its param names.
 pub fn methods() -> Vec<(&'static str, Vec<&'static str>)> {
-    entries()
-        .into_iter()
-        .map(|e| (e.method, e.params))
-        .collect()
+    Entry::names(entries())
 }
 
 /// A query with no params but the block tag.
