@@ -7,7 +7,7 @@
 use cowboy_devnet::engine::SchedulerKind;
 use cowboy_devnet::scenario::hunt::Measure;
 use cowboy_devnet::scenario::hunt::candidate::{Candidate, Limits};
-use cowboy_devnet::scenario::hunt::eval::{evaluate, play_text};
+use cowboy_devnet::scenario::hunt::eval::{Baseline, evaluate, play_text};
 use cowboy_devnet::scenario::hunt::text::{Setting, fixture};
 use cowboy_devnet::scenario::sweep::SplitMix64;
 use criterion::{Criterion, criterion_group, criterion_main};
@@ -47,11 +47,13 @@ fn bench(c: &mut Criterion) {
         .collect();
     let mut g = c.benchmark_group("hunt");
     g.sample_size(20);
+    let measure = Measure::parse("latency_p99").expect("a built-in measure");
+    let baseline = Baseline::default();
     let mut i = 0;
     g.bench_function("evaluate_200_blocks_10_actors", |b| {
         b.iter(|| {
             i = (i + 1) % cs.len();
-            black_box(evaluate(&s, &cs[i], Measure::LatencyP99, 0))
+            black_box(evaluate(&s, &cs[i], &measure, &baseline))
         })
     });
     let mut j = 0;

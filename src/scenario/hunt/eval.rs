@@ -3,7 +3,7 @@
 
 use super::candidate::Candidate;
 use super::invariants::Limits;
-use super::spec::Measure;
+use super::measure::{Measure, Metrics};
 use super::text::{self, Pins, Setting, VICTIM};
 use crate::scenario::builtin;
 use crate::scenario::fixture::LoadedFixture;
@@ -11,6 +11,8 @@ use crate::scenario::report::Report;
 use crate::scenario::runner::Scenario;
 use crate::scenario::sweep::{panic_text, play};
 use crate::vm::DevnetRuntime;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 /// How bad a run was: a broken invariant beats any measure; then the larger measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -79,24 +81,44 @@ pub fn pins_of(r: &Report) -> Pins {
         fires: v.fires,
         latency_p50: v.latency_p50,
         latency_p99: v.latency_p99,
+        latency_max: v.latency_max,
         fees: v.fees,
         weight_bps: v.weight_bps,
     }
 }
 
-fn measure(m: Measure, p: &Pins, baseline_fires: u64) -> u128 {
-    match m {
-        Measure::LatencyP99 => p.latency_p99.into(),
-        Measure::LatencyP50 => p.latency_p50.into(),
-        Measure::FiresLost => baseline_fires.saturating_sub(p.fires).into(),
-        Measure::Fees => p.fees,
-        Measure::WeightBps => p.weight_bps.unwrap_or(0).into(),
+/// The victim's fires with no adversary, per run length: `fires_lost` compares a candidate
+/// with the empty scenario of the same length, so a shrunk, shorter run has no more fires to
+/// lose than it could have had (before, the shrinker's cut blocks counted as lost fires).
+#[derive(Debug, Default)]
+pub struct Baseline(Mutex<BTreeMap<u64, u64>>);
+
+impl Baseline {
+    /// The victim's fires in `blocks` blocks under `s` with no adversary (played once per
+    /// length, then remembered).
+    pub fn fires(&self, s: &Setting, blocks: u64) -> u64 {
+        if let Some(f) = self.0.lock().expect("not poisoned").get(&blocks) {
+            return *f;
+        }
+        let empty = Candidate {
+            bots: Vec::new(),
+            actions: Vec::new(),
+            blocks,
+            next_id: 0,
+        };
+        let t = text::fixture(s, &empty, &[], None, "hunt baseline");
+        let f = match play_text(&t) {
+            Ok(Ok(r)) => pins_of(&r).fires,
+            _ => 0,
+        };
+        self.0.lock().expect("not poisoned").insert(blocks, f);
+        f
     }
 }
 
 /// Plays `c` under `s` and measures it. A fixture that does not prepare (a bug of the
 /// generator) and a panic are both broken invariants: they are what a developer replays.
-pub fn evaluate(s: &Setting, c: &Candidate, m: Measure, baseline_fires: u64) -> Outcome {
+pub fn evaluate(s: &Setting, c: &Candidate, m: &Measure, baseline: &Baseline) -> Outcome {
     let t = text::fixture(s, c, &[], None, "hunt candidate");
     let mut o = Outcome::default();
     let (report, lim) = match play_limited(&t) {
@@ -121,13 +143,9 @@ pub fn evaluate(s: &Setting, c: &Candidate, m: Measure, baseline_fires: u64) -> 
     }
     o.score.broken = o.broken.is_some();
     o.pins = pins_of(&report);
-    o.score.measure = measure(m, &o.pins, baseline_fires);
-    o.adversary_fees = report
-        .actors
-        .iter()
-        .filter(|a| a.actor.starts_with("adv-"))
-        .map(|a| a.fees)
-        .sum();
+    let metrics = Metrics::of(&report, VICTIM, baseline.fires(s, c.blocks));
+    o.score.measure = m.of(&metrics);
+    o.adversary_fees = metrics.get("adversary_fees");
     o.step_errors = step_errors(&t, &report, c.actions.len());
     o.final_state_root = report.summary.final_state_root.to_string();
     o

@@ -8,6 +8,7 @@
 pub mod candidate;
 pub mod eval;
 pub mod invariants;
+pub mod measure;
 pub mod plot;
 pub mod search;
 pub mod spec;
@@ -16,7 +17,7 @@ pub mod text;
 pub use spec::{Checked, HuntError, HuntSpec, Measure};
 
 use candidate::{Candidate, Limits};
-use eval::{Outcome, evaluate, play_text};
+use eval::{Baseline, Outcome, evaluate, play_text};
 use search::{Ctx, search, shrink};
 use serde::Serialize;
 use text::{Pins, Setting};
@@ -36,6 +37,7 @@ pub struct Found {
     pub victim_fires: u64,
     pub victim_latency_p50: u64,
     pub victim_latency_p99: u64,
+    pub victim_latency_max: u64,
     #[serde(with = "crate::engine::types::u128_str")]
     pub victim_fees: u128,
     /// What the adversaries' bots paid for their fires.
@@ -126,18 +128,16 @@ fn hunt_one(
         blocks: l.blocks,
         next_id: 0,
     };
-    let base = evaluate(&s, &empty, ch.measure, 0);
+    let baseline = Baseline::default();
     let mut ctx = Ctx {
         setting: &s,
         limits: l,
-        measure: ch.measure,
-        baseline_fires: base.pins.fires,
+        measure: ch.measure.clone(),
+        baseline: &baseline,
         jobs: opts.jobs,
         done: opts.done,
     };
-    let base_measure = evaluate(&s, &empty, ch.measure, base.pins.fires)
-        .score
-        .measure;
+    let base_measure = evaluate(&s, &empty, &ch.measure, &baseline).score.measure;
     let b = &ch.spec.budget;
     let (c, o, runs) = search(&ctx, ch.spec.seed, b.runs, b.population, b.keep, deadline);
     ctx.jobs = 1;
@@ -147,7 +147,7 @@ fn hunt_one(
     } else {
         (c, o)
     };
-    let again = evaluate(&s, &c, ch.measure, base.pins.fires);
+    let again = evaluate(&s, &c, &ch.measure, &baseline);
     let mut broken = o.broken.clone();
     let same = again.final_state_root == o.final_state_root;
     if !same && broken.is_none() {
@@ -166,6 +166,7 @@ fn hunt_one(
         victim_fires: o.pins.fires,
         victim_latency_p50: o.pins.latency_p50,
         victim_latency_p99: o.pins.latency_p99,
+        victim_latency_max: o.pins.latency_max,
         victim_fees: o.pins.fees,
         adversary_fees: o.adversary_fees,
         adversary_funds: c.funds_used(),
@@ -209,7 +210,7 @@ fn write_fixture(
 /// The side-by-side table: per scheduler the worst measure and the adversaries' cost.
 pub fn table(h: &Hunt) -> String {
     let mut out = format!(
-        "hunt {} (measure {}, seed {})\n{:<14} {:>10} {:>9} {:>6} {:>8} {:>8} {:>16} {:>20} {:>20} {:>8} {:>6}  {}\n",
+        "hunt {} (measure {}, seed {})\n{:<14} {:>10} {:>9} {:>6} {:>8} {:>8} {:>8} {:>16} {:>20} {:>20} {:>8} {:>6}  {}\n",
         h.name,
         h.measure,
         h.seed,
@@ -219,6 +220,7 @@ pub fn table(h: &Hunt) -> String {
         "fires",
         "lat_p50",
         "lat_p99",
+        "lat_max",
         "victim_fees",
         "adversary_fees",
         "adversary_funds",
@@ -228,13 +230,14 @@ pub fn table(h: &Hunt) -> String {
     );
     for f in &h.found {
         out.push_str(&format!(
-            "{:<14} {:>10} {:>9} {:>6} {:>8} {:>8} {:>16} {:>20} {:>20} {:>8} {:>6}  {}\n",
+            "{:<14} {:>10} {:>9} {:>6} {:>8} {:>8} {:>8} {:>16} {:>20} {:>20} {:>8} {:>6}  {}\n",
             f.scheduler,
             f.measure,
             f.baseline,
             f.victim_fires,
             f.victim_latency_p50,
             f.victim_latency_p99,
+            f.victim_latency_max,
             f.victim_fees,
             f.adversary_fees,
             f.adversary_funds,

@@ -12,9 +12,7 @@ pub enum HuntError {
     BadSpec(String),
     #[error("UnknownVictim: `{0}` is not a victim workload (heartbeat)")]
     UnknownVictim(String),
-    #[error(
-        "UnknownMeasure: `{0}` is not a measure (latency_p99, latency_p50, fires_lost, fees, weight_bps)"
-    )]
+    #[error("UnknownMeasure: {0}")]
     UnknownMeasure(String),
     #[error(
         "UnknownScheduler: `{0}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)"
@@ -26,51 +24,7 @@ pub enum HuntError {
     ZeroBudget(String),
 }
 
-/// The built-in measures of the victim, each made as large as possible by the hunt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Measure {
-    /// The victim's fire latency (fire height minus due height), 99th percentile, nearest
-    /// rank: with fewer than 100 fires this is the largest latency.
-    LatencyP99,
-    LatencyP50,
-    /// Fires the victim has in the run without adversaries, minus the fires it has.
-    FiresLost,
-    /// What the victim's fee payer paid for its fires.
-    Fees,
-    /// W(victim) in basis points at the end (absent under fifo: 0).
-    WeightBps,
-}
-
-impl Measure {
-    pub const NAMES: [&'static str; 5] = [
-        "latency_p99",
-        "latency_p50",
-        "fires_lost",
-        "fees",
-        "weight_bps",
-    ];
-
-    pub fn parse(s: &str) -> Result<Measure, HuntError> {
-        Ok(match s {
-            "latency_p99" => Measure::LatencyP99,
-            "latency_p50" => Measure::LatencyP50,
-            "fires_lost" => Measure::FiresLost,
-            "fees" => Measure::Fees,
-            "weight_bps" => Measure::WeightBps,
-            _ => return Err(HuntError::UnknownMeasure(s.to_string())),
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Measure::LatencyP99 => "latency_p99",
-            Measure::LatencyP50 => "latency_p50",
-            Measure::FiresLost => "fires_lost",
-            Measure::Fees => "fees",
-            Measure::WeightBps => "weight_bps",
-        }
-    }
-}
+pub use super::measure::Measure;
 
 /// A hunt's spec (TOML). Unknown keys are errors.
 #[derive(Debug, Clone, Deserialize)]

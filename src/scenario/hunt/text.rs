@@ -64,6 +64,7 @@ pub struct Pins {
     pub fires: u64,
     pub latency_p50: u64,
     pub latency_p99: u64,
+    pub latency_max: u64,
     pub fees: u128,
     pub weight_bps: Option<u32>,
 }
@@ -166,6 +167,7 @@ fn pins(out: &mut String, p: &Pins) {
     one("fires", p.fires.to_string());
     one("latency_p50", p.latency_p50.to_string());
     one("latency_p99", p.latency_p99.to_string());
+    one("latency_max", p.latency_max.to_string());
     one("fees", format!("\"{}\"", p.fees));
     if let Some(w) = p.weight_bps {
         one("weight_bps", w.to_string());
