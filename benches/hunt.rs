@@ -31,6 +31,8 @@ fn candidates(n: usize) -> Vec<Candidate> {
         max_timers: 40,
         max_gas_per_block: 4_000_000,
         blocks: 200,
+        watches: false,
+        intervals: false,
     };
     let mut rng = SplitMix64::new(7);
     (0..n)

@@ -78,8 +78,12 @@ fn setting(ch: &Checked, k: crate::engine::SchedulerKind) -> Setting {
     }
 }
 
-fn limits(ch: &Checked) -> Limits {
+/// The adversaries' budget under scheduler `k`, and the actions it takes: state watches and
+/// writes under the CIP-5 drafts, interval timers under the Chinese draft only.
+fn limits(ch: &Checked, k: crate::engine::SchedulerKind) -> Limits {
     Limits {
+        watches: k.is_draft(),
+        intervals: k == crate::engine::SchedulerKind::Cip5DraftZh,
         adversaries: ch.spec.adversary.count as usize,
         funds: ch.funds,
         max_timers: ch.spec.adversary.max_timers,
@@ -121,7 +125,7 @@ fn hunt_one(
     deadline: Option<std::time::Instant>,
 ) -> Found {
     let s = setting(ch, k);
-    let l = limits(ch);
+    let l = limits(ch, k);
     let empty = Candidate {
         bots: Vec::new(),
         actions: Vec::new(),

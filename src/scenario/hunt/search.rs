@@ -122,7 +122,13 @@ fn attempt(ctx: &Ctx<'_>, best: &mut (Candidate, Outcome), c2: Candidate, tries:
 fn halve(a: &Action) -> Option<Action> {
     let mut a = a.clone();
     match &mut a {
-        Action::Schedule { gas_limit, .. } if *gas_limit > 2_000 => *gas_limit /= 2,
+        Action::Schedule { gas_limit, .. }
+        | Action::Watch { gas_limit, .. }
+        | Action::Interval { gas_limit, .. }
+            if *gas_limit > 2_000 =>
+        {
+            *gas_limit /= 2
+        }
         Action::Transfer { amount, .. } if *amount > 1 => *amount /= 2,
         _ => return None,
     }

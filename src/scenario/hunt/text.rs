@@ -124,6 +124,8 @@ fn step(out: &mut String, a: &Action, error: Option<&str>) {
             height,
             gas_limit,
             tier,
+            ttl,
+            sender_pays,
             ..
         } => {
             let _ = writeln!(
@@ -134,6 +136,52 @@ fn step(out: &mut String, a: &Action, error: Option<&str>) {
             if let Some(t) = tier {
                 let _ = writeln!(out, "priority_tier = \"{}\"", TIERS[*t]);
             }
+            if let Some(t) = ttl {
+                let _ = writeln!(out, "expires_at = {}", height + t);
+            }
+            if *sender_pays {
+                let _ = writeln!(out, "fee_payer = \"sender\"");
+            }
+        }
+        Action::Extend { bot: b, id, by, .. } => {
+            let _ = writeln!(
+                out,
+                "action = \"extend\"\nactor = \"{}\"\ntimer = \"a{id}\"\nby = {by}",
+                bot(*b)
+            );
+        }
+        Action::Watch {
+            id,
+            bot: b,
+            key,
+            gas_limit,
+            ..
+        } => {
+            let _ = writeln!(
+                out,
+                "action = \"watch\"\nactor = \"{}\"\nkeys = [\"k{key}\"]\ngas_limit = {gas_limit}\nlabel = \"a{id}\"",
+                bot(*b)
+            );
+        }
+        Action::Write { bot: b, key, .. } => {
+            let _ = writeln!(
+                out,
+                "action = \"write\"\nactor = \"{}\"\nkey = \"k{key}\"",
+                bot(*b)
+            );
+        }
+        Action::Interval {
+            id,
+            bot: b,
+            every,
+            gas_limit,
+            ..
+        } => {
+            let _ = writeln!(
+                out,
+                "action = \"interval\"\nactor = \"{}\"\nevery = {every}\ngas_limit = {gas_limit}\nlabel = \"a{id}\"",
+                bot(*b)
+            );
         }
         Action::Cancel { bot: b, id, .. } => {
             let _ = writeln!(
