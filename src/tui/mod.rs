@@ -29,6 +29,7 @@ pub mod past;
 pub mod prompt;
 pub mod remote;
 pub mod render;
+pub mod state;
 pub mod story;
 pub mod term;
 pub mod theme;
