@@ -4,9 +4,9 @@
 //! terminal or the node. The state's types are re-exported here, where the dashboard's users
 //! (tests, benches) name them.
 
-use super::model::{
-    CommandError, CommandOutcome, DashboardData, EventRow, MiningMode, TimerLife, UiCommand,
-};
+use super::command::UiCommand;
+use super::data::{CommandError, DashboardData, EventRow, MiningMode, TimerLife};
+use super::outcome::CommandOutcome;
 use super::story::{StoryItem, StoryKind};
 use crate::engine::TimerId;
 use crossterm::event::KeyEvent;

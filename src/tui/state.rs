@@ -3,15 +3,14 @@
 //! [`super::app::update`], the key handlers are in `super::input`; nothing here touches the
 //! terminal or the node, and nothing here imports the modules that change or draw the state.
 
+use super::command::UiCommand;
+use super::data::{CommandError, DashboardData, EventRow, FairnessRow, TimerLife, ViewQuery};
 use super::filter::FeedFilter;
 use super::form::ScheduleForm;
 use super::keys::KeyMap;
-use super::model::{
-    CommandError, DashboardData, EventRow, FairnessRow, TimerLife, UiCommand, ViewQuery,
-};
 use super::prompt::{Confirm, Prompt};
 use crate::engine::{Address, TimerId};
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 
 /// Events the feed keeps; older ones are dropped (and counted).
 pub const FEED_CAPACITY: usize = 100_000;
@@ -92,9 +91,9 @@ pub enum Overlay {
     /// A destructive command waiting for the user's yes (focus starts on Cancel).
     Confirm(Box<Confirm>),
     /// The timer finder (issue 32, `panes/finder.rs`).
-    Finder(Box<super::panes::finder::Finder>),
+    Finder(Box<super::finder_query::Finder>),
     /// A fire's trace (issue 32), opened from a timer's life with `t`.
-    Trace(Box<super::panes::trace::TraceOverlay>),
+    Trace(Box<TraceOverlay>),
 }
 
 /// A message in the status line.
@@ -158,7 +157,7 @@ pub struct App {
     /// The open life or event is shown raw (`v`).
     pub raw: bool,
     /// Where `b` returns to (issue 34: back to where I was).
-    pub mark: Option<Box<super::extras::Mark>>,
+    pub mark: Option<Box<Mark>>,
     /// Watched timers pinned beside [`watch`](Self::watch) (issue 34: several at once), the
     /// oldest first, each with its life as last read.
     pub pinned: Vec<(TimerId, Option<Box<TimerLife>>)>,
@@ -167,7 +166,7 @@ pub struct App {
     /// (issue 34, item 13: `mined to #33` still shown at #40).
     pub toast_at: Option<u64>,
     /// The drafts' state watches seen so far (issue 34, item 10).
-    pub known_watches: super::feed_text::KnownWatches,
+    pub known_watches: KnownWatches,
     /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
     /// follows the newest event and selects nothing.
     pub feed_pin: bool,
@@ -198,6 +197,44 @@ pub struct App {
     pub view_at: Option<u64>,
     /// The drafts' pane's selection (issue 22).
     pub draft: super::draft_cursor::DraftCursor,
+}
+
+/// Where the user was: the viewed height (`None`: the live head) and the selection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mark {
+    pub view_at: Option<u64>,
+    pub focus: Pane,
+    pub bucket_pin: Option<u64>,
+    pub in_bucket: bool,
+    pub timer_pin: Option<TimerId>,
+    pub feed_pin: bool,
+    pub event_sel: usize,
+}
+
+impl Mark {
+    pub(crate) fn of(app: &App) -> Mark {
+        Mark {
+            view_at: app.view_at,
+            focus: app.focus,
+            bucket_pin: app.bucket_pin,
+            in_bucket: app.in_bucket,
+            timer_pin: app.timer_pin,
+            feed_pin: app.feed_pin,
+            event_sel: app.event_sel,
+        }
+    }
+}
+
+/// The state watches this dashboard has seen in the drafts' index, with their keys: kept after
+/// a watch leaves so its registration still reads as one.
+pub type KnownWatches = BTreeMap<TimerId, Vec<String>>;
+
+/// The trace overlay: the timer, and its fire's trace once it came back (or why not).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TraceOverlay {
+    pub id: TimerId,
+    /// `None` while it is being asked.
+    pub traces: Option<Result<Vec<crate::chain::trace::Trace>, String>>,
 }
 
 /// One message of the log (`!`).
@@ -296,6 +333,11 @@ impl App {
             lane_blocks: super::chart_window::blocks(self.lane_window) as usize,
             ..ViewQuery::default()
         }
+    }
+
+    /// Whether the drafts' pane has the keys: it is drawn (a draft scheduler) and focused.
+    pub fn draft_focused(&self) -> bool {
+        self.focus == Pane::Lane && self.data.draft.is_some()
     }
 
     pub fn height(&self) -> u64 {

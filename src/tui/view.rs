@@ -8,6 +8,10 @@
 //! rows, the deferral counts, the labels, the feed's text) is computed here, from the replies,
 //! by [`assemble`], [`timer_life`] and [`event_rows`]. A new pane is written once.
 
+use super::data::{
+    BucketSummary, DashboardData, EventRow, FairnessRow, LaneRow, LifeEntry, MiningMode, Status,
+    Tiers, TimerLife, TimerRow, ViewQuery, count_reasons, fmt_nanos,
+};
 use crate::chain::{Event, EventRecord};
 use crate::engine::eob::{FeeQuote, max_cost};
 use crate::engine::{Address, DeferReason, SchedulerKind, TimerEvent, TimerId, TimerStatus};
@@ -17,7 +21,6 @@ use crate::node::{
     MAX_LANE_BLOCKS, NamesQuery, SharesQuery, SharesView, SnapshotInfo, SnapshotsQuery, TiersQuery,
     TiersView, TimerQuery, TimerView,
 };
-use crate::tui::model::*;
 use std::collections::BTreeMap;
 
 /// The queries of one refresh, all independent of the node's state: a source may run them

@@ -74,8 +74,8 @@ fn view_action(app: &mut App, action: KeyAction) -> Option<Vec<Effect>> {
             crate::tui::extras::toggle_zoom(app);
             vec![]
         }
-        KeyAction::NarrowWindow => crate::tui::chart_window::step(app, false),
-        KeyAction::WidenWindow => crate::tui::chart_window::step(app, true),
+        KeyAction::NarrowWindow => super::window::step(app, false),
+        KeyAction::WidenWindow => super::window::step(app, true),
         KeyAction::Raw => crate::tui::extras::raw(app),
         KeyAction::Back
         | KeyAction::Forward

@@ -1,7 +1,8 @@
 //! The mining keys: one block, ten blocks, pause or resume, the block time, a snapshot.
 
+use crate::tui::command::UiCommand;
+use crate::tui::data::MiningMode;
 use crate::tui::keys::KeyAction;
-use crate::tui::model::{MiningMode, UiCommand};
 use crate::tui::state::{App, BLOCK_TIMES_MS, Effect};
 
 pub(super) fn on_action(app: &mut App, action: KeyAction) -> Option<Vec<Effect>> {

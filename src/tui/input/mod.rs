@@ -13,7 +13,11 @@ mod lane;
 mod mining;
 mod open;
 mod overlay;
+mod prompt;
+mod prompt_command;
 mod shared;
+mod text;
+mod window;
 
 use super::keys::KeyAction;
 use super::state::{App, Effect, Pane};
@@ -26,7 +30,7 @@ pub(crate) fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         return vec![];
     }
     if app.filter_editing {
-        return super::filter::filter_key(app, k);
+        return text::filter_key(app, k);
     }
     let action = app.keys.action_for(&k);
     if let Some(out) = overlay::on_key(app, k, action) {

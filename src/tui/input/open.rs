@@ -3,9 +3,9 @@
 //! sent until the user confirms.
 
 use crate::engine::{Address, TimerId};
+use crate::tui::command::UiCommand;
 use crate::tui::form::ScheduleForm;
 use crate::tui::keys::KeyAction;
-use crate::tui::model::UiCommand;
 use crate::tui::prompt::{Confirm, Confirmed, Prompt, PromptKind};
 use crate::tui::state::{App, Effect, Overlay};
 

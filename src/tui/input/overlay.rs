@@ -10,9 +10,9 @@ use crossterm::event::{KeyCode, KeyEvent};
 /// The overlay's answer to a key; `None`: no overlay, or one that lets the key through.
 pub(super) fn on_key(app: &mut App, k: KeyEvent, a: Option<KeyAction>) -> Option<Vec<Effect>> {
     match app.overlay.clone() {
-        Overlay::Form(_) => Some(crate::tui::form::form_key(app, k)),
-        Overlay::Prompt(p) => Some(crate::tui::prompt::prompt_key(app, p, k)),
-        Overlay::Confirm(c) => Some(crate::tui::prompt::confirm_key(app, *c, k)),
+        Overlay::Form(_) => Some(super::text::form_key(app, k)),
+        Overlay::Prompt(p) => Some(super::prompt::prompt_key(app, p, k)),
+        Overlay::Confirm(c) => Some(super::prompt::confirm_key(app, *c, k)),
         Overlay::Finder(_) => Some(crate::tui::panes::finder::finder_key(app, k)),
         Overlay::Trace(t) if a == Some(KeyAction::Close) => {
             // Back to the life it was opened from.

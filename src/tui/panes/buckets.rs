@@ -1,8 +1,8 @@
 //! Coming heights and their timers; the selected bucket's timers in execution order.
 
-use crate::tui::app::{App, Pane};
-use crate::tui::model::{TimerRow, fmt_nanos};
-use crate::tui::render::{pane_block, scroll_offset, short_amount};
+use super::frame::{pane_block, scroll_offset, short_amount};
+use crate::tui::data::{TimerRow, fmt_nanos};
+use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

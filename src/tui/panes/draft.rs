@@ -5,14 +5,13 @@
 //! timer, target, kind, `fire_seq`, `deliver_id` in short), then the watch index (English
 //! §5.2): each watch's fires (`fire_seq`), its undelivered hit and its keys or prefixes. The
 //! title counts each list and the last block's quota skips. Focused (`Tab`), `↑`/`↓` select a
-//! row ([`draft_cursor`]), `Enter` opens its timer's life, `w` watches it, `y` copies its id.
+//! row ([`crate::tui::draft_cursor`]), `Enter` opens its timer's life, `w` watches it, `y` copies its id.
 
+use super::frame::{pane_block, scroll_offset, short_amount};
 use crate::engine::{SchedulerKind, TimerId};
 use crate::node::DraftView;
-use crate::tui::app::{App, Pane};
-use crate::tui::draft_cursor;
 use crate::tui::panes::lane_chart::CHART_MIN;
-use crate::tui::render::{pane_block, scroll_offset, short_amount};
+use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -46,7 +45,7 @@ fn cells_line(cells: &[String]) -> String {
 }
 
 /// What the pane draws, line by line: section heads and notes (not selectable) and rows
-/// (each selectable one at its index in [`draft_cursor::rows`] order).
+/// (each selectable one at its index in [`crate::tui::draft_cursor::rows`] order).
 struct Lines {
     lines: Vec<Line<'static>>,
     /// The line of each selectable row.
@@ -91,7 +90,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, d: &DraftView, theme: &T
     let inner = block.inner(area);
     frame.render_widget(block, area);
 
-    let focused = draft_cursor::focused(app);
+    let focused = app.draft_focused();
     let selected = |i: usize| focused && app.draft.pin.is_some() && app.draft.sel == i;
     let style = |i: usize, timer: &TimerId| {
         if selected(i) {

@@ -1,8 +1,11 @@
 //! Overlays: a timer's life, the schedule form, prompts (help, log, confirm: [`super::modal`]).
 
 use crate::engine::TimerId;
-use crate::tui::app::{App, FormField, Prompt, ScheduleForm};
-use crate::tui::model::{TimerLife, auction_line, fmt_nanos};
+use crate::tui::data::{TimerLife, fmt_nanos};
+use crate::tui::form::{FormField, ScheduleForm};
+use crate::tui::outcome::auction_line;
+use crate::tui::prompt::Prompt;
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

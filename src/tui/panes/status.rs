@@ -1,6 +1,6 @@
 //! The status bar (top) and the hint line (bottom).
 
-use crate::tui::app::App;
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -116,7 +116,7 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
     // The lane basefee is nanos per cycle: shown in base units (contract decision 1).
     let lane = s
         .lane_basefee
-        .map_or("—".into(), crate::tui::model::fmt_nanos);
+        .map_or("—".into(), crate::tui::data::fmt_nanos);
     item(
         6,
         "basefee",
