@@ -9,6 +9,7 @@ use cowboy_devnet::scenario::hunt::Measure;
 use cowboy_devnet::scenario::hunt::candidate::{Candidate, Limits};
 use cowboy_devnet::scenario::hunt::eval::{Baseline, evaluate, play_text};
 use cowboy_devnet::scenario::hunt::text::{Setting, fixture};
+use cowboy_devnet::scenario::hunt::victim::Victim;
 use cowboy_devnet::scenario::sweep::SplitMix64;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -18,8 +19,10 @@ fn setting() -> Setting {
         name: "bench".into(),
         scheduler: SchedulerKind::Fifo,
         variants: Vec::new(),
-        victim_every: 5,
-        victim_cycles: 20_000,
+        victim: Victim::Heartbeat {
+            every: 5,
+            cycles: 20_000,
+        },
         funds: 1_000_000_000_000,
     }
 }
@@ -62,7 +65,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("run_same_fixture_baseline", |b| {
         b.iter(|| {
             j = (j + 1) % texts.len();
-            black_box(play_text(&texts[j]).expect("no panic").expect("plays"))
+            black_box(play_text(&texts[j], &[]).expect("no panic").expect("plays"))
         })
     });
     g.finish();

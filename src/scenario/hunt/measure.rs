@@ -66,11 +66,22 @@ pub const BUILT_IN: [&str; 7] = [
 pub struct Metrics(pub Vec<u128>);
 
 impl Metrics {
-    /// The metrics of `r` for the victim named `victim` (absent: it never fired nor was
-    /// deferred), against the victim's fires with no adversary.
-    pub fn of(r: &Report, victim: &str, baseline_fires: u64) -> Metrics {
-        let v = r.actors.iter().find(|a| a.actor == victim);
-        let fires = v.map_or(0, |a| a.fires);
+    /// The metrics of `r` for the victim's actors `victims` (an absent actor never fired nor
+    /// was deferred: all 0), against the victim's fires with no adversary. Over several
+    /// actors fires, fees, tips and deferrals add up; latencies and W are the largest.
+    pub fn of(r: &Report, victims: &[String], baseline_fires: u64) -> Metrics {
+        let rows: Vec<_> = r
+            .actors
+            .iter()
+            .filter(|a| victims.contains(&a.actor))
+            .collect();
+        let sum = |f: fn(&crate::scenario::report::ActorRow) -> u128| {
+            rows.iter().fold(0u128, |t, a| t.saturating_add(f(a)))
+        };
+        let max = |f: fn(&crate::scenario::report::ActorRow) -> u64| {
+            rows.iter().map(|a| f(a)).max().unwrap_or(0)
+        };
+        let fires = sum(|a| a.fires.into()) as u64;
         let share = u128::from(fires) * 10_000 / u128::from(r.summary.fired.max(1));
         let share = if r.summary.fired == 0 { 0 } else { share };
         let s = &r.summary;
@@ -82,13 +93,13 @@ impl Metrics {
         Metrics(vec![
             fires.into(),
             baseline_fires.saturating_sub(fires).into(),
-            v.map_or(0, |a| a.latency_p50).into(),
-            v.map_or(0, |a| a.latency_p99).into(),
-            v.map_or(0, |a| a.latency_max).into(),
-            v.map_or(0, |a| a.fees),
-            v.map_or(0, |a| a.tips),
-            v.map_or(0, |a| a.deferrals).into(),
-            v.and_then(|a| a.weight_bps).unwrap_or(0).into(),
+            max(|a| a.latency_p50).into(),
+            max(|a| a.latency_p99).into(),
+            max(|a| a.latency_max).into(),
+            sum(|a| a.fees),
+            sum(|a| a.tips),
+            sum(|a| a.deferrals.into()),
+            max(|a| a.weight_bps.unwrap_or(0).into()).into(),
             share,
             10_000 - share.min(10_000),
             s.fired.into(),

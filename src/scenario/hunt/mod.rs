@@ -13,6 +13,7 @@ pub mod plot;
 pub mod search;
 pub mod spec;
 pub mod text;
+pub mod victim;
 
 pub use spec::{Checked, HuntError, HuntSpec, Measure};
 
@@ -72,8 +73,7 @@ fn setting(ch: &Checked, k: crate::engine::SchedulerKind) -> Setting {
         name: format!("hunt-{}-{}", ch.spec.name, k.as_str()),
         scheduler: k,
         variants: ch.spec.variants.clone(),
-        victim_every: ch.spec.victim_every,
-        victim_cycles: ch.spec.victim_cycles,
+        victim: ch.victim.clone(),
         funds: ch.funds,
     }
 }
@@ -158,7 +158,7 @@ fn hunt_one(
         broken = Some("a replay gave another state root".into());
     }
     let fixture = write_fixture(ch, &s, &c, &o, broken.as_deref());
-    let fixture_replays = match play_text(&fixture) {
+    let fixture_replays = match play_text(&fixture, s.victim.scripts()) {
         Ok(Ok(r)) => r.passed() == broken.is_none(),
         _ => broken.is_some(),
     };
@@ -191,12 +191,11 @@ fn write_fixture(
     broken: Option<&str>,
 ) -> String {
     let mut d = format!(
-        "Found by `cowboy-devnet hunt` (spec `{}`, seed {}): the worst {} of a heartbeat victim\n\
-         (every {} blocks) under {}, shrunk. Measure: {}.",
+        "Found by `cowboy-devnet hunt` (spec `{}`, seed {}): the worst {} of\n{} under {}, shrunk. Measure: {}.",
         ch.spec.name,
         ch.spec.seed,
         ch.measure.as_str(),
-        ch.spec.victim_every,
+        ch.victim.describe(),
         s.scheduler.as_str(),
         o.score.measure
     );

@@ -10,7 +10,7 @@ use std::path::Path;
 pub enum HuntError {
     #[error("BadSpec: {0}")]
     BadSpec(String),
-    #[error("UnknownVictim: `{0}` is not a victim workload (heartbeat)")]
+    #[error("UnknownVictim: {0}")]
     UnknownVictim(String),
     #[error("UnknownMeasure: {0}")]
     UnknownMeasure(String),
@@ -25,6 +25,7 @@ pub enum HuntError {
 }
 
 pub use super::measure::Measure;
+use super::victim::{self, Victim};
 
 /// A hunt's spec (TOML). Unknown keys are errors.
 #[derive(Debug, Clone, Deserialize)]
@@ -32,8 +33,18 @@ pub use super::measure::Measure;
 pub struct HuntSpec {
     pub name: String,
     /// The victim's workload: `heartbeat` (a native actor re-arming a timer every
-    /// `victim_every` blocks, each fire burning `victim_cycles`).
+    /// `victim_every` blocks, each fire burning `victim_cycles`) or `fixture` (the accounts,
+    /// actors and steps of `victim_fixture`, measured on `victim_actors`).
     pub victim: String,
+    /// `victim = "fixture"`: a shipped fixture's name, or a path relative to the spec.
+    #[serde(default)]
+    pub victim_fixture: Option<String>,
+    /// `victim = "fixture"`: the actors measured (default: every actor of the fixture).
+    #[serde(default)]
+    pub victim_actors: Vec<String>,
+    /// The spec's folder (set by [`HuntSpec::read`]; a fixture path is relative to it).
+    #[serde(skip)]
+    pub dir: std::path::PathBuf,
     #[serde(default = "default_every")]
     pub victim_every: u64,
     #[serde(default = "default_victim_cycles")]
@@ -111,6 +122,7 @@ fn default_shrink() -> u32 {
 pub struct Checked {
     pub spec: HuntSpec,
     pub measure: Measure,
+    pub victim: Victim,
     pub schedulers: Vec<SchedulerKind>,
     pub funds: u128,
 }
@@ -127,14 +139,35 @@ impl HuntSpec {
     pub fn read(path: &Path) -> Result<HuntSpec, HuntError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| HuntError::BadSpec(format!("{}: {e}", path.display())))?;
-        toml::from_str(&text).map_err(|e| HuntError::BadSpec(format!("{}: {e}", path.display())))
+        let mut spec: HuntSpec = toml::from_str(&text)
+            .map_err(|e| HuntError::BadSpec(format!("{}: {e}", path.display())))?;
+        spec.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(spec)
+    }
+
+    /// The victim the spec names, its fixture read.
+    fn victim(&self) -> Result<Victim, HuntError> {
+        match (self.victim.as_str(), &self.victim_fixture) {
+            ("heartbeat", None) if self.victim_actors.is_empty() => Ok(Victim::Heartbeat {
+                every: self.victim_every,
+                cycles: self.victim_cycles,
+            }),
+            ("heartbeat", _) => Err(HuntError::BadSpec(
+                "victim_fixture and victim_actors go with victim = \"fixture\"".into(),
+            )),
+            ("fixture", Some(f)) => victim::from_fixture(f, &self.victim_actors, &self.dir),
+            ("fixture", None) => Err(HuntError::UnknownVictim(
+                "victim = \"fixture\" names its fixture in victim_fixture".into(),
+            )),
+            (v, _) => Err(HuntError::UnknownVictim(format!(
+                "`{v}` is not a victim workload (heartbeat, fixture)"
+            ))),
+        }
     }
 
     /// Checks every name and figure of the spec.
     pub fn check(self) -> Result<Checked, HuntError> {
-        if self.victim != "heartbeat" {
-            return Err(HuntError::UnknownVictim(self.victim));
-        }
+        let victim = self.victim()?;
         let measure = Measure::parse(&self.measure)?;
         if self.budget.runs == 0 {
             return Err(HuntError::ZeroBudget("budget.runs is 0".into()));
@@ -176,6 +209,7 @@ impl HuntSpec {
         Ok(Checked {
             spec: self,
             measure,
+            victim,
             schedulers,
             funds,
         })
