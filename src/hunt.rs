@@ -42,6 +42,18 @@ pub fn hunt(a: HuntArgs, out: &mut Out) -> Result<u8> {
             return Ok(EXIT_OUTPUT);
         }
     }
+    let bots = h
+        .found
+        .iter()
+        .flat_map(|f| hunt::text::bot_scripts(&f.fixture));
+    for (rel, text) in bots {
+        if let Err(e) = std::fs::create_dir_all(a.out.join("scripts"))
+            .and_then(|()| std::fs::write(a.out.join(&rel), text))
+        {
+            eprintln!("error: writing {}: {e}", a.out.join(&rel).display());
+            return Ok(EXIT_OUTPUT);
+        }
+    }
     for f in &h.found {
         let p = a.out.join(format!("{}.toml", f.scheduler));
         if let Err(e) = std::fs::write(&p, &f.fixture) {

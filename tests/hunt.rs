@@ -297,3 +297,65 @@ fn issue33_hunt_victim_given_as_a_fixtures_actors() {
         assert!(!e.join("o").exists());
     }
 }
+
+/// Issue 33, "Who plays": an adversary may "deploy a script from a library of templates (a
+/// gas-burner, a self-rescheduler, a custom GBA)". A bidder bot is a Rhai script whose own GBA
+/// bids a multiple of the lane basefee as its tip (CIP-1 v3 §7.2): under eip1559 its fires pay
+/// tips, and the script, named by its figures, is what a written fixture loads.
+#[test]
+fn issue33_hunt_bidder_bot_prices_its_fires_with_its_own_gba() {
+    use cowboy_devnet::engine::SchedulerKind;
+    use cowboy_devnet::scenario::hunt::candidate::{Action, Bot, Candidate, Template};
+    use cowboy_devnet::scenario::hunt::eval::{pins_of, play_text};
+    use cowboy_devnet::scenario::hunt::text::{Setting, bot_scripts, fixture};
+    use cowboy_devnet::scenario::hunt::victim::Victim;
+
+    let s = Setting {
+        name: "bidder".into(),
+        scheduler: SchedulerKind::Eip1559,
+        variants: Vec::new(),
+        victim: Victim::Heartbeat {
+            every: 3,
+            cycles: 20_000,
+        },
+        funds: 1_000_000_000_000,
+    };
+    let schedule = |id: u32, at: u64| Action::Schedule {
+        id,
+        bot: 0,
+        at,
+        height: at + 2,
+        gas_limit: 150_000,
+        tier: None,
+        ttl: None,
+        sender_pays: false,
+    };
+    let c = Candidate {
+        bots: vec![Bot {
+            template: Template::Bidder {
+                cycles: 100_000,
+                fee_x: 6,
+                tip_x: 4,
+            },
+            endowment: 500_000_000_000,
+        }],
+        actions: vec![schedule(0, 3), schedule(1, 6), schedule(2, 9)],
+        blocks: 20,
+        next_id: 3,
+    };
+    let text = fixture(&s, &c, &[], None, "a bidder bot");
+    let scripts = bot_scripts(&text);
+    assert_eq!(scripts.len(), 1, "{text}");
+    assert_eq!(scripts[0].0, "scripts/hunt-bidder-100000-6-4.rhai");
+    assert!(scripts[0].1.contains("fn get_gas_bid(ctx)"));
+    let r = play_text(&text, &[]).expect("no panic").expect("it plays");
+    let bot = pins_of(&r, &["adv-1-bot".to_string()]);
+    assert_eq!(bot.fires, 3, "{:?}", r.actors);
+    let tips = r
+        .actors
+        .iter()
+        .find(|a| a.actor == "adv-1-bot")
+        .unwrap()
+        .tips;
+    assert!(tips > 0, "its own GBA tipped: {:?}", r.actors);
+}

@@ -19,6 +19,9 @@ pub enum Template {
         every: u64,
         gas_limit: u64,
     },
+    /// A script that burns `cycles` and prices its own fires with a custom GBA (CIP-1 v3
+    /// §7.2): a fee cap of `fee_x` times the lane basefee and a tip of `tip_x` times it.
+    Bidder { cycles: u64, fee_x: u64, tip_x: u64 },
 }
 
 /// One adversary's bot.
@@ -155,8 +158,15 @@ impl Limits {
 
 fn template(rng: &mut SplitMix64, l: &Limits) -> Template {
     let cycles = rng.range(1_000, l.gas_cap().clamp(1_000, 250_000));
-    if rng.below(2) == 0 {
+    let roll = rng.below(3);
+    if roll == 0 {
         Template::Burner { cycles }
+    } else if roll == 1 {
+        Template::Bidder {
+            cycles,
+            fee_x: rng.range(1, 8),
+            tip_x: rng.range(0, 8),
+        }
     } else {
         Template::Rescheduler {
             cycles,

@@ -36,7 +36,8 @@ pub struct Outcome {
 }
 
 /// Plays the fixture text `t` (no expectations needed), its actors' scripts served from
-/// `scripts` (path as written, text), else from the shipped copies, catching a panic.
+/// `scripts` (path as written, text), else the bidder bots' ([`text::bot_script`]), else the
+/// shipped copies, catching a panic.
 pub fn play_text(t: &str, scripts: &[(String, String)]) -> Result<Result<Report, String>, String> {
     play_limited(t, scripts).map(|r| r.map(|(r, _)| r))
 }
@@ -49,7 +50,7 @@ pub fn play_limited(
     let load = |f: &LoadedFixture, rel: &str| -> Result<String, ScriptLoadError> {
         match scripts.iter().find(|(p, _)| p == rel) {
             Some((_, t)) => Ok(t.clone()),
-            None => builtin::script_loader(f, rel),
+            None => text::bot_script(rel).map_or_else(|| builtin::script_loader(f, rel), Ok),
         }
     };
     let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

@@ -34,8 +34,69 @@ fn victim_code(every: u64, cycles: u64) -> String {
     format!(r#"{{"deploy":[{again}],"handle_timer":[{{"op":"burn","cycles":{cycles}}},{again}]}}"#)
 }
 
+/// Where a bidder bot's script is, its template's figures in its name, so one name is one
+/// text whatever the scheduler or the run.
+fn bidder_path(cycles: u64, fee_x: u64, tip_x: u64) -> String {
+    format!("scripts/hunt-bidder-{cycles}-{fee_x}-{tip_x}.rhai")
+}
+
+/// The script of a bidder bot from its path ([`bidder_path`]), if it is one.
+pub fn bot_script(rel: &str) -> Option<String> {
+    let figures = rel
+        .strip_prefix("scripts/hunt-bidder-")?
+        .strip_suffix(".rhai")?;
+    let n: Vec<u64> = figures
+        .split('-')
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .ok()?;
+    let [cycles, fee_x, tip_x] = n[..] else {
+        return None;
+    };
+    Some(format!(
+        "// A hunt adversary's bot (issue 33, docs/HUNT.md): burns {cycles} cycles a fire and prices\n\
+         // its fires with its own GBA (CIP-1 v3 §7.2): a fee cap of {fee_x}x the lane basefee, a\n\
+         // tip of {tip_x}x it.\n\
+         fn deploy() {{}}\n\n\
+         fn handle_timer(payload) {{\n    burn_cycles({cycles});\n}}\n\n\
+         fn get_gas_bid(ctx) {{\n    let fee = ctx.basefee_lane_timer;\n    \
+         #{{ max_fee_per_cycle: fee * {fee_x}, max_priority_fee_per_cycle: fee * {tip_x} }}\n}}\n"
+    ))
+}
+
+/// The bidder scripts a fixture text loads, each with its text: what goes beside it.
+pub fn bot_scripts(fixture: &str) -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = Vec::new();
+    for l in fixture.lines() {
+        if let Some(rel) = l
+            .strip_prefix("script = \"")
+            .and_then(|r| r.strip_suffix('"'))
+            && let Some(t) = bot_script(rel)
+            && !out.iter().any(|(r, _)| r == rel)
+        {
+            out.push((rel.to_string(), t));
+        }
+    }
+    out
+}
+
+/// A bot's actor line: its native code, or its script.
+fn bot_source(t: &Template) -> String {
+    match t {
+        Template::Bidder {
+            cycles,
+            fee_x,
+            tip_x,
+        } => format!("script = \"{}\"", bidder_path(*cycles, *fee_x, *tip_x)),
+        t => format!("native = '{}'", bot_code(t)),
+    }
+}
+
 fn bot_code(t: &Template) -> String {
     match t {
+        Template::Bidder { cycles, .. } => {
+            format!(r#"{{"handle_timer":[{{"op":"burn","cycles":{cycles}}}]}}"#)
+        }
         Template::Burner { cycles } => {
             format!(r#"{{"handle_timer":[{{"op":"burn","cycles":{cycles}}}]}}"#)
         }
@@ -145,11 +206,11 @@ fn parties(out: &mut String, s: &Setting, c: &Candidate) {
     for (i, b) in c.bots.iter().enumerate() {
         let _ = writeln!(
             out,
-            "[[actors]]\nname = \"{}\"\ndeployer = \"{}\"\nbalance = \"{}\"\nnative = '{}'\n",
+            "[[actors]]\nname = \"{}\"\ndeployer = \"{}\"\nbalance = \"{}\"\n{}\n",
             bot(i),
             adversary(i),
             b.endowment,
-            bot_code(&b.template)
+            bot_source(&b.template)
         );
     }
 }
