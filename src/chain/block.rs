@@ -1,15 +1,13 @@
 //! Building blocks: the transaction phase, the end of block (CIP-5 §5.1) and sealing.
 
-use super::exec::{ExecCtx, Firing, Frame, Meter, Overlay, PendingFire};
-use super::runtime::{ActorCode, Host, Lang, VmError, cost};
+use super::exec::{ExecCtx, Firing, Frame, Overlay, PendingFire};
+use super::runtime::{Host, Lang, VmError, cost};
 use super::state::{Actor, StateKey};
 use super::trace::{self, TraceOf};
 use super::*;
-use crate::engine::scheduler::policy::BlockOutcome;
-use crate::engine::scheduler::variants::Utilisation;
 
 impl Chain {
-    fn open_block(&mut self) -> &mut OpenBlock {
+    pub(super) fn open_block(&mut self) -> &mut OpenBlock {
         if self.open.is_none() {
             let height = self.height + 1 + self.skip_next;
             // After an outage (CIP-5 §8) the skipped heights' timers become due now.
@@ -193,12 +191,17 @@ impl Chain {
     }
 
     /// Where a run is traced, when tracing is on (issue 32).
-    fn trace_site(&self, of: TraceOf, actor: Address, height: u64) -> Option<trace::Site> {
+    pub(super) fn trace_site(
+        &self,
+        of: TraceOf,
+        actor: Address,
+        height: u64,
+    ) -> Option<trace::Site> {
         self.tracing.then_some(trace::Site { of, actor, height })
     }
 
     /// Keeps a run's trace with its final outcome.
-    fn keep_trace(&mut self, traced: Option<trace::Trace>, ex: &Executed) {
+    pub(super) fn keep_trace(&mut self, traced: Option<trace::Trace>, ex: &Executed) {
         if let Some(t) = traced {
             self.traces.push(t.ended(&ex.result, ex.meter.cycles));
         }
@@ -213,7 +216,7 @@ impl Chain {
         self.execute_with(cfg, &no_pending, None, frame, f)
     }
 
-    fn execute_with<F>(
+    pub(super) fn execute_with<F>(
         &self,
         cfg: &TimerConfig,
         pending: &BTreeMap<TimerId, PendingFire>,
@@ -238,7 +241,7 @@ impl Chain {
         }
     }
 
-    fn push_event(&mut self, phase: Phase, event: Event) {
+    pub(super) fn push_event(&mut self, phase: Phase, event: Event) {
         let open = self.open.as_mut().expect("open block");
         open.events.push(EventRecord {
             height: open.height,
@@ -248,7 +251,7 @@ impl Chain {
     }
 
     /// Commits an execution's buffered writes.
-    fn apply_overlay(&mut self, o: Overlay, phase: Phase) {
+    pub(super) fn apply_overlay(&mut self, o: Overlay, phase: Phase) {
         if let Some((addr, actor)) = o.new_actor {
             self.actors.insert(addr, actor);
             self.accounts.entry(addr).or_default();
@@ -428,239 +431,7 @@ impl Chain {
         )
     }
 
-    /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.
-    pub fn seal_block(&mut self) -> &Block {
-        match self.seal_next() {
-            Sealed::Block => self.blocks.back().expect("just sealed"),
-            Sealed::Quiet => {
-                let b = self.quiet_block(self.height).expect("just sealed");
-                self.quiet_head.insert(Arc::new(b))
-            }
-        }
-    }
-
-    /// Seals the next block like [`seal_block`](Self::seal_block), without handing it out:
-    /// a quiet height (see [`Sealed::Quiet`]) costs no stored body and no Merkle work.
-    pub fn seal_next(&mut self) -> Sealed {
-        self.quiet_head = None;
-        self.open_block();
-        let (height, cfg, quote) = {
-            let o = self.open.as_ref().expect("open");
-            (o.height, o.cfg.clone(), o.quote)
-        };
-        let lane_basefee = self.engine.lane_basefee(quote.cycle_basefee);
-        let scheduler = self.engine.scheduler_at(height);
-        let mut plan = {
-            let mut ledger = ChainLedger {
-                accounts: &mut self.accounts,
-                commit: &mut self.commit,
-                actors: &self.actors,
-                runtime: &*self.runtime,
-                height,
-            };
-            self.engine
-                .plan_end_of_block(height, &cfg, &quote, &mut ledger)
-        };
-        let mut outcome = BlockOutcome {
-            reserved: plan.stats.lane_reserved,
-            ..Default::default()
-        };
-        let pending_deferrals = &plan.deferrals;
-        outcome.count_deferrals(pending_deferrals);
-        let mut lane = LaneStats {
-            scheduler,
-            basefee: lane_basefee,
-            capacity: cfg.lane_timer_cycles,
-            fire_quota: if scheduler.is_draft() {
-                self.engine.draft().params.max_fires_per_block.into()
-            } else {
-                0
-            },
-            reserved: plan.stats.lane_reserved,
-            gc_cycles: plan.stats.gc_cycles,
-            selected: plan.stats.fired,
-            deferred: plan.stats.deferred,
-            // The block's carried timers by reason (Spec note 71): FIFO does not list them
-            // one by one (issue 20); cip1-v1's `budget` is its lane deferral.
-            lane_deferred: plan.stats.backlog.lane
-                + plan.stats.backlog.outbid
-                + plan.stats.backlog.budget,
-            ..Default::default()
-        };
-        // The CIP-1 v3 state update once the block ran (`end_block`); a quiet candidate runs it
-        // first, and is sealed quiet only if it changed nothing (see `quiet`).
-        let mut ended = false;
-        {
-            let o = self.open.as_ref().expect("open");
-            if !self.no_quiet
-                && o.receipts.is_empty()
-                && o.events.is_empty()
-                && o.migrated == 0
-                && o.skipped == 0
-                && plan.events.is_empty()
-                && plan.fires.is_empty()
-                && plan.stats == EobStats::default()
-                && self.cancelled_fires.is_empty()
-                && !self.engine.draft().changed_by_plan()
-            {
-                outcome.cycles = o.tx_cycles;
-                let (_, changed) =
-                    self.engine
-                        .end_block(height, cfg.lane_timer_cycles, &mut outcome);
-                if !changed {
-                    self.seal_quiet(lane);
-                    return Sealed::Quiet;
-                }
-                ended = true;
-            }
-        }
-        for e in std::mem::take(&mut plan.events) {
-            self.push_event(Phase::Eob, Event::Timer(e));
-        }
-        let mut stats: EobStats = plan.stats;
-        let mut pending: BTreeMap<TimerId, PendingFire> = plan
-            .fires
-            .iter()
-            .map(|f| {
-                let p = PendingFire {
-                    owner: f.timer.actor_address,
-                    fee_payer: f.timer.fee_payer,
-                    max_cost: f.max_cost,
-                    height: f.timer.height,
-                    expires_at: f.timer.expires_at,
-                };
-                (f.timer.timer_id, p)
-            })
-            .collect();
-        let base_cycles = self.basefee.tx_base_cycles;
-        let rt = self.runtime.clone();
-        let mut draft_stops = super::draft::Stops::default();
-        for fire in plan.fires {
-            let t = &fire.timer;
-            pending.remove(&t.timer_id);
-            if self.cancelled_fires.remove(&t.timer_id) {
-                // Cancelled by its owner after its pre-charge: its refund and `TimerCancelled`
-                // were committed with the cancelling handler (CIP-5 §4.3, §5.4).
-                stats.fired -= 1;
-                continue;
-            }
-            let mut meter = Meter::new(fire.cycles_limit, fire.cells_limit);
-            let (handler, payload) = t.dispatch();
-            let entry = handler.name().to_string();
-            let none = ActorCode::none();
-            let (code, deployer) = match self.actors.get(&t.actor_address) {
-                Some(a) => (&a.code, a.deployer),
-                None => (&none, t.actor_address),
-            };
-            let firing = Firing {
-                timer_id: t.timer_id,
-                height: t.height,
-                expires_at: t.expires_at,
-            };
-            // Spec note (CIP-5 §6.3, "the same burn + tip breakdown as a normal user
-            // transaction"): a fire is charged the base cycles of a transaction
-            // (`tx_base_cycles`, 1,000 by default) before its handler runs. They count in its
-            // metered cycles, inside its cycle budget and the lane, and are paid by its fee
-            // payer at the block's basefee, even when the handler does not exist or reverts.
-            // A budget below the base cycles runs out before the handler starts.
-            let ex = if base_cycles > meter.cycles_limit {
-                meter.cycles = meter.cycles_limit;
-                Executed {
-                    result: Err(VmError::OutOfCycles {
-                        limit: meter.cycles_limit,
-                    }),
-                    overlay: Overlay::default(),
-                    meter,
-                }
-            } else {
-                meter.cycles = base_cycles;
-                // §5.2: the deferred transaction's sender is the actor itself.
-                let frame = Frame {
-                    height,
-                    actor: t.actor_address,
-                    sender: t.actor_address,
-                    deployer,
-                    meter,
-                };
-                let mut traced = None;
-                let of = TraceOf::Fire {
-                    timer_id: t.timer_id,
-                };
-                let site = self.trace_site(of, t.actor_address, height);
-                let ex = self.execute_with(&cfg, &pending, Some(firing), frame, |ctx, _| {
-                    let on = site.map(|s| (s, &mut traced));
-                    trace::invoke(&*rt, code, &entry, &payload, ctx, on)
-                });
-                self.keep_trace(traced, &ex);
-                ex
-            };
-            let success = ex.result.is_ok();
-            let cancelled_while_running = success && ex.overlay.firing_cancelled;
-            if scheduler.is_draft() && (cancelled_while_running || !success) {
-                draft_stops.note(&self.engine, t.timer_id, cancelled_while_running);
-            }
-            let error = ex.result.err().as_ref().map(Failure::from);
-            let s = self.engine.settle(&fire, ex.meter.cycles, ex.meter.cells);
-            stats.lane_used += ex.meter.cycles;
-            outcome.cycles = outcome.cycles.saturating_add(ex.meter.cycles);
-            outcome.tips.push(fire.tip_per_cycle);
-            *outcome.fires.entry(t.actor_address).or_insert(0) += 1;
-            lane.tips += s.tip;
-            lane.burned += s.burned;
-            lane.lane_burned += s.lane_burned;
-            self.push_event(
-                Phase::Eob,
-                Event::Timer(TimerEvent::TimerFired {
-                    timer_id: t.timer_id,
-                    actor: t.actor_address,
-                    fee_payer: t.fee_payer,
-                    height: t.height,
-                    handler: entry,
-                    cycles_used: ex.meter.cycles,
-                    cells_used: ex.meter.cells,
-                    max_cost: fire.max_cost,
-                    cost: s.cost,
-                    refund: s.refund,
-                    burned: s.burned,
-                    tip: s.tip,
-                    success,
-                    error,
-                    cancelled_while_running,
-                }),
-            );
-            // The overlay holds absolute balances read after the pre-charge, so it is applied
-            // before the refund and tip are credited: crediting first would let a handler that
-            // moves the fee payer's (or proposer's) funds overwrite them.
-            if success {
-                self.apply_overlay(ex.overlay, Phase::Eob);
-            }
-            self.credit(&t.fee_payer, s.refund);
-            self.burned += s.burned;
-            if s.tip > 0 {
-                let p = self.proposer;
-                self.credit(&p, s.tip);
-            }
-        }
-        self.cancelled_fires.clear();
-        if scheduler.is_draft() {
-            self.engine.end_draft_block(&draft_stops.ids);
-        }
-        if !ended {
-            let tx_cycles = self.open.as_ref().expect("open").tx_cycles;
-            outcome.cycles = outcome.cycles.saturating_add(tx_cycles);
-            outcome.consumed = stats.lane_used;
-            let (p50, _) = self
-                .engine
-                .end_block(height, cfg.lane_timer_cycles, &mut outcome);
-            lane.p50_tip = p50;
-        }
-        lane.used = stats.lane_used;
-        lane.utilised_consumed = by_consumed(&lane, self.engine.cip1().config.variants.utilisation);
-        self.seal(stats, lane);
-        Sealed::Block
-    }
-
-    fn credit(&mut self, who: &Address, amount: u128) {
+    pub(super) fn credit(&mut self, who: &Address, amount: u128) {
         if amount == 0 {
             return;
         }
@@ -668,7 +439,7 @@ impl Chain {
         self.commit.mark(StateKey::Account(*who));
     }
 
-    fn seal(&mut self, eob: EobStats, lane: LaneStats) -> &Block {
+    pub(super) fn seal(&mut self, eob: EobStats, lane: LaneStats) -> &Block {
         let open = self.open.take().expect("open");
         let state_root = self.commit_root();
         let body_hash = body_hash(&open.receipts, &open.events);
@@ -797,12 +568,4 @@ pub(super) fn act_as(ctx: &mut ExecCtx<'_>, op: &TimerOp) -> Result<(), VmError>
         TimerOp::SetInterval(a) => ctx.set_interval(a).map(|_| ()),
         TimerOp::WriteKey { key, value } => ctx.storage_set(key.as_bytes(), value.as_bytes()),
     }
-}
-
-/// The cycles §5's utilisation counts for a block (Spec note 152): under eip1559 the reading
-/// in force (`utilisation = consumed`, the default as written, or `reserved`), so the figure
-/// reports show is the one the lane basefee followed; under the other schedulers, whose
-/// basefee does not follow the lane, the budgets reserved (how full the lane was).
-fn by_consumed(lane: &LaneStats, reading: Utilisation) -> bool {
-    lane.scheduler == SchedulerKind::Eip1559 && reading == Utilisation::Consumed
 }
