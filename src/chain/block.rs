@@ -1,7 +1,7 @@
 //! Building blocks: the transaction phase, the end of block (CIP-5 §5.1) and sealing.
 
-use super::exec::{ExecCtx, Firing, Frame, Overlay, PendingFire};
-use super::runtime::{Host, Lang, VmError, cost};
+use super::exec::{ExecCtx, Firing, Frame, Meter, Overlay, PendingFire};
+use super::runtime::{ActorCode, Host, Lang, VmError, cost};
 use super::state::{Actor, StateKey};
 use super::trace::{self, TraceOf};
 use super::*;
@@ -54,44 +54,43 @@ impl Chain {
     pub fn apply_tx(&mut self, tx: Transaction) -> Result<Receipt, TxError> {
         self.check_tx(&tx)?;
         self.open_block();
-        let height = self.pending_height();
         let cycle_limit = tx.cycle_limit.unwrap_or(self.basefee.tx_cycle_limit);
-        let max_fee = self.max_tx_fee(cycle_limit);
-        let tx_hash = tx.hash();
-        let index = self.open.as_ref().map_or(0, |o| o.receipts.len() as u32);
-        let nonce = self.nonce(&tx.from);
-        // Derived from the nonce *before* this transaction consumes it, as `check_tx` did.
-        let deploy_addr = match &tx.kind {
-            TxKind::Deploy { address, .. } => {
-                Some(address.unwrap_or_else(|| self.derive_address(&tx.from)))
-            }
-            _ => None,
+        let run = TxRun {
+            height: self.pending_height(),
+            tx_hash: tx.hash(),
+            index: self.open.as_ref().map_or(0, |o| o.receipts.len() as u32),
+            nonce: self.nonce(&tx.from),
+            max_fee: self.max_tx_fee(cycle_limit),
+            // Derived from the nonce *before* this transaction consumes it, as `check_tx` did.
+            created: match &tx.kind {
+                TxKind::Deploy { address, .. } => {
+                    Some(address.unwrap_or_else(|| self.derive_address(&tx.from)))
+                }
+                _ => None,
+            },
+            meter: self.tx_meter(cycle_limit),
         };
         {
             let acc = self.accounts.entry(tx.from).or_default();
-            acc.balance -= max_fee;
+            acc.balance -= run.max_fee;
             acc.nonce += 1;
             self.commit.mark(StateKey::Account(tx.from));
         }
-        let meter = self.tx_meter(cycle_limit);
-        let mut created = None;
         let cfg = self.open.as_ref().expect("open").cfg.clone();
-        // The frame of this transaction's execution: `actor` runs, `tx.from` sends.
-        let frame = |actor: Address, deployer: Address| Frame {
-            height,
-            actor,
-            sender: tx.from,
-            deployer,
-            meter,
-        };
+        let ran = self.run_tx(&tx, &cfg, &run);
+        Ok(self.conclude_tx(&tx, &run, ran))
+    }
 
-        let (result, overlay, meter) = match &tx.kind {
+    /// Runs an admitted transaction's kind: a system instruction, a transfer, a deploy, an
+    /// act-as or a call.
+    fn run_tx(&mut self, tx: &Transaction, cfg: &TimerConfig, run: &TxRun) -> Ran {
+        match &tx.kind {
             TxKind::System(ins) => {
-                let r = self.apply_system(ins, &cfg);
-                (r.map_err(VmError::Timer), None, meter)
+                let r = self.apply_system(ins, cfg);
+                (r.map_err(VmError::Timer), None, run.meter)
             }
             TxKind::Transfer { to, amount } => {
-                let ex = self.execute(&cfg, frame(tx.from, tx.from), |ctx, _| {
+                let ex = self.execute(cfg, run.frame(tx.from, tx.from, tx.from), |ctx, _| {
                     ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
                     ctx.move_funds(&tx.from, to, *amount)
                 });
@@ -101,42 +100,11 @@ impl Chain {
                 address: _,
                 code,
                 endowment,
-            } => {
-                let addr = deploy_addr.expect("a deploy");
-                created = Some(addr);
-                let rt = self.runtime.clone();
-                let has_deploy = rt.has_entry(code, "deploy");
-                let mut traced = None;
-                let site = self.trace_site(TraceOf::Tx { tx_hash, index }, addr, height);
-                let ex = self.execute(&cfg, frame(addr, tx.from), |ctx, _| {
-                    ctx.overlay.new_actor = Some((
-                        addr,
-                        Actor {
-                            code: code.clone(),
-                            deployer: tx.from,
-                            storage: BTreeMap::new(),
-                        },
-                    ));
-                    ctx.overlay
-                        .events
-                        .push(Event::Chain(ChainEvent::ActorDeployed {
-                            actor: addr,
-                            deployer: tx.from,
-                        }));
-                    ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
-                    ctx.move_funds(&tx.from, &addr, *endowment)?;
-                    if has_deploy {
-                        let on = site.map(|s| (s, &mut traced));
-                        trace::invoke(&*rt, code, "deploy", &[], ctx, on)?;
-                    }
-                    Ok(())
-                });
-                self.keep_trace(traced, &ex);
-                (ex.result, Some(ex.overlay), ex.meter)
-            }
+            } => self.run_deploy(tx, cfg, run, code, *endowment),
             TxKind::ActAs { actor, op } => {
                 let deployer = self.actors[actor].deployer;
-                let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| act_as(ctx, op));
+                let frame = run.frame(*actor, tx.from, deployer);
+                let ex = self.execute(cfg, frame, |ctx, _| act_as(ctx, op));
                 (ex.result, Some(ex.overlay), ex.meter)
             }
             TxKind::Call {
@@ -148,22 +116,70 @@ impl Chain {
                 let deployer = self.actors[actor].deployer;
                 let code = self.actors[actor].code.clone();
                 let mut traced = None;
-                let site = self.trace_site(TraceOf::Tx { tx_hash, index }, *actor, height);
-                let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| {
+                let site = self.trace_site(run.trace_of(), *actor, run.height);
+                let frame = run.frame(*actor, tx.from, deployer);
+                let ex = self.execute(cfg, frame, |ctx, _| {
                     let on = site.map(|s| (s, &mut traced));
                     trace::invoke(&*rt, &code, handler, payload, ctx, on)
                 });
                 self.keep_trace(traced, &ex);
                 (ex.result, Some(ex.overlay), ex.meter)
             }
-        };
+        }
+    }
 
+    /// A deploy: the new actor, its endowment, and its `deploy` entry if the code has one.
+    fn run_deploy(
+        &mut self,
+        tx: &Transaction,
+        cfg: &TimerConfig,
+        run: &TxRun,
+        code: &ActorCode,
+        endowment: u128,
+    ) -> Ran {
+        let addr = run.created.expect("a deploy");
+        let rt = self.runtime.clone();
+        let has_deploy = rt.has_entry(code, "deploy");
+        let mut traced = None;
+        let site = self.trace_site(run.trace_of(), addr, run.height);
+        let ex = self.execute(cfg, run.frame(addr, tx.from, tx.from), |ctx, _| {
+            ctx.overlay.new_actor = Some((
+                addr,
+                Actor {
+                    code: code.clone(),
+                    deployer: tx.from,
+                    storage: BTreeMap::new(),
+                },
+            ));
+            ctx.overlay
+                .events
+                .push(Event::Chain(ChainEvent::ActorDeployed {
+                    actor: addr,
+                    deployer: tx.from,
+                }));
+            ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
+            ctx.move_funds(&tx.from, &addr, endowment)?;
+            if has_deploy {
+                let on = site.map(|s| (s, &mut traced));
+                trace::invoke(&*rt, code, "deploy", &[], ctx, on)?;
+            }
+            Ok(())
+        });
+        self.keep_trace(traced, &ex);
+        (ex.result, Some(ex.overlay), ex.meter)
+    }
+
+    /// After the run: a success's writes committed, the fee for the cycles and cells used
+    /// (the rest of the pre-charge refunded, the fee burned), and the receipt.
+    fn conclude_tx(&mut self, tx: &Transaction, run: &TxRun, ran: Ran) -> Receipt {
+        let (result, overlay, meter) = ran;
         let success = result.is_ok();
         let mut timers = Vec::new();
         if let (true, Some(o)) = (success, overlay) {
             timers = exec::scheduled_ids(&o);
             self.apply_overlay(o, Phase::Tx);
         }
+        let max_fee = run.max_fee;
         let fee = (meter.cycles as u128) * self.basefee.cycle_basefee
             + (meter.cells as u128) * self.basefee.cell_basefee;
         let fee = fee.min(max_fee);
@@ -173,21 +189,21 @@ impl Chain {
         let open = self.open.as_mut().expect("open");
         open.tx_cycles = open.tx_cycles.saturating_add(meter.cycles);
         let receipt = Receipt {
-            tx_hash,
+            tx_hash: run.tx_hash,
             index: open.receipts.len() as u32,
             from: tx.from,
-            nonce,
+            nonce: run.nonce,
             kind: tx.kind_name().to_string(),
             success,
             error: result.err().as_ref().map(Failure::from),
             cycles_used: meter.cycles,
             cells_used: meter.cells,
             fee,
-            created: created.filter(|_| success),
+            created: run.created.filter(|_| success),
             timers,
         };
         open.receipts.push(receipt.clone());
-        Ok(receipt)
+        receipt
     }
 
     /// Where a run is traced, when tracing is on (issue 32).
@@ -569,3 +585,39 @@ pub(super) fn act_as(ctx: &mut ExecCtx<'_>, op: &TimerOp) -> Result<(), VmError>
         TimerOp::WriteKey { key, value } => ctx.storage_set(key.as_bytes(), value.as_bytes()),
     }
 }
+
+/// An admitted transaction as it runs: where, its hash and index, the nonce it used, its
+/// pre-charge (`max_fee`), the actor a deploy creates, and its fresh meter.
+struct TxRun {
+    height: u64,
+    tx_hash: H256,
+    index: u32,
+    nonce: u64,
+    max_fee: u128,
+    created: Option<Address>,
+    meter: Meter,
+}
+
+impl TxRun {
+    /// The frame of this transaction's execution: `actor` runs, `sender` sends.
+    fn frame(&self, actor: Address, sender: Address, deployer: Address) -> Frame {
+        Frame {
+            height: self.height,
+            actor,
+            sender,
+            deployer,
+            meter: self.meter,
+        }
+    }
+
+    fn trace_of(&self) -> TraceOf {
+        TraceOf::Tx {
+            tx_hash: self.tx_hash,
+            index: self.index,
+        }
+    }
+}
+
+/// What a transaction's run left: its result, its buffered writes (none for a system
+/// instruction, which writes directly), and its meter.
+type Ran = (Result<(), VmError>, Option<Overlay>, Meter);
