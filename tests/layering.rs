@@ -539,7 +539,6 @@ const SKIPPED_FOLDERS: &[&str] = &["tui"];
 /// is (folder, members); the test fails on a circle not listed and on a listed one that is
 /// gone, so the list only shrinks.
 const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
-    ("node", &["draft", "requests"]),
     (
         "rpc",
         &[

@@ -82,7 +82,7 @@ impl EstimateDraftTimer {
         let r = self.0;
         let from = act_as_sender(node, &r.actor, r.from)?;
         // A `client_nonce` repeat (English §6.2) names the bound timer, not a new one.
-        let bound = super::draft::nonce_bound(node, &r.actor, r.args.client_nonce);
+        let bound = super::registration::nonce_bound(node, &r.actor, r.args.client_nonce);
         let op = match r.interval {
             true => TimerOp::SetInterval(r.args),
             false => TimerOp::SetStateWatch(r.args),
@@ -114,7 +114,7 @@ impl EstimateDraftTimer {
             est.error = receipt.error;
             return Ok(est);
         }
-        let (id, _) = super::draft::named_timer(&receipt, bound);
+        let (id, _) = super::registration::named_timer(&receipt, bound);
         est.timer_id = Some(id);
         let d = trial.engine().draft();
         let Some(timer) = trial.engine().get(&id).cloned() else {
