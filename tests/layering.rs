@@ -545,7 +545,6 @@ const KNOWN_CIRCLES: &[(&str, &[&str])] = &[
             "command", "draft", "methods", "openrpc", "queries", "served", "traces",
         ],
     ),
-    ("rpc", &["guard", "server"]),
     ("scenario", &["base", "runner", "translate"]),
     ("scenario", &["draft_step", "fixture"]),
 ];
