@@ -1,22 +1,20 @@
 //! Every method of the API: decode the params, make one node request, encode the reply.
 
-use super::error;
+use super::error::{self, node_error};
+pub use super::json::mining_json;
+use super::json::to_json;
 use super::openrpc;
 use super::queries::RpcQuery;
+use super::register::{RpcResult, reg};
 use super::types::{Amount, Args};
-use crate::chain::Receipt;
 use crate::engine::Address;
-use crate::node::{At, MiningMode, NodeError, NodeEvent, NodeHandle};
+use crate::node::{At, NodeEvent, NodeHandle};
 use jsonrpsee::core::SubscriptionResult;
-use jsonrpsee::types::{ErrorObjectOwned, Params};
+use jsonrpsee::types::ErrorObjectOwned;
 use jsonrpsee::{PendingSubscriptionSink, RpcModule, SubscriptionMessage};
-use serde::Serialize;
 use serde_json::{Value, json};
-use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
-
-type RpcResult = Result<Value, ErrorObjectOwned>;
 
 /// The script `actor_deploy` deploys when none is given: an actor that takes timers and says
 /// when each fires (so a script can schedule on it at once).
@@ -26,71 +24,8 @@ fn handle_timer(payload) {
 }
 "#;
 
-/// A node rejection as a JSON-RPC error (its code, `data.reason`).
-///
-/// `HistoryPruned` also carries `data.first_kept` and `data.keep` (Spec note 73), so a client
-/// can ask again from the oldest kept height without reading the message.
-pub fn node_error(e: NodeError) -> ErrorObjectOwned {
-    let mut extra = serde_json::Map::new();
-    if let NodeError::HistoryPruned { first_kept, keep } = &e {
-        extra.insert("first_kept".into(), json!(first_kept));
-        extra.insert("keep".into(), json!(keep));
-    }
-    error::domain_with(e.kind().as_str(), e.to_string(), extra)
-}
-
 fn export_refused(e: super::files::ExportRefused) -> ErrorObjectOwned {
     error::domain("ExportRefused", e.to_string())
-}
-
-pub(super) fn to_json<T: Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).expect("node views serialize to JSON")
-}
-
-/// A receipt as the API shows it: every field, `status` (`success` | `reverted`) and the
-/// height of its block (`sealed: false` while the block is open under manual or interval
-/// mining).
-pub(super) fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Value {
-    let mut v = to_json(receipt);
-    let o = v.as_object_mut().expect("a receipt is an object");
-    o.insert(
-        "status".into(),
-        json!(if receipt.success {
-            "success"
-        } else {
-            "reverted"
-        }),
-    );
-    o.insert(
-        "height".into(),
-        json!(sealed.unwrap_or_else(|| head.head().pending_height)),
-    );
-    o.insert("sealed".into(), json!(sealed.is_some()));
-    o.entry("error").or_insert(Value::Null);
-    o.entry("timers").or_insert(json!([]));
-    v
-}
-
-/// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}`.
-pub fn mining_json(m: MiningMode) -> Value {
-    match m {
-        MiningMode::Auto => json!({"mode": "auto"}),
-        MiningMode::Manual => json!({"mode": "manual"}),
-        // Display only: seconds from the node's integer milliseconds.
-        MiningMode::Interval { block_time_ms } => {
-            json!({"mode": "interval", "block_time": block_time_ms as f64 / 1000.0})
-        }
-    }
-}
-
-/// Registers `f` as `name`.
-pub(super) fn reg<F, Fut>(m: &mut RpcModule<NodeHandle>, name: &'static str, f: F)
-where
-    F: Fn(Params<'static>, Arc<NodeHandle>) -> Fut + Clone + Send + Sync + 'static,
-    Fut: Future<Output = RpcResult> + Send + 'static,
-{
-    m.register_async_method(name, move |p, node, _| f(p, node))
-        .expect("method names are unique");
 }
 
 /// What the API may do beside the node (issue 30): where it writes files, and the state
