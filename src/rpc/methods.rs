@@ -47,6 +47,22 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
 pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> {
     let opts = Arc::new(opts);
     let mut m = RpcModule::new(node);
+    register_chain(&mut m, &opts);
+    register_export(&mut m, &opts);
+    super::command::register_all(&mut m);
+    super::served::register_all(&mut m);
+    super::draft::register(&mut m);
+    super::pool::register(&mut m);
+    super::find::register(&mut m);
+    super::dry_run::register(&mut m);
+    super::traces::register(&mut m);
+    register_subscriptions(&mut m);
+    m
+}
+
+/// `rpc.discover`, and the chain and mining reads registered by hand: the head, the block
+/// number, the mining mode, a block, a balance, the supply.
+fn register_chain(m: &mut RpcModule<NodeHandle>, opts: &Arc<ApiOptions>) {
     m.register_method("rpc.discover", |p, _, _| -> RpcResult {
         Args::new(&p, &[])?;
         Ok(openrpc::document())
@@ -64,7 +80,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
     // With a block tag (issue 24), the head as of that sealed block (read on the node).
     // With `--state`, `state_save`: the last save's height and time, the last error.
     let o = opts.clone();
-    reg(&mut m, crate::node::HeadQuery::METHOD, move |p, node| {
+    reg(m, crate::node::HeadQuery::METHOD, move |p, node| {
         let saves = o.saves.clone();
         async move {
             let a = Args::new(&p, &["block"])?;
@@ -88,7 +104,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         Ok(mining_json(node.head().mining))
     })
     .expect("unique");
-    reg(&mut m, "devnet_getBlock", |p, node| async move {
+    reg(m, "devnet_getBlock", |p, node| async move {
         let a = Args::new(&p, &["height"])?;
         let h: u64 = a.req(0, "height")?;
         let b = node
@@ -98,7 +114,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             .map_err(node_error)?;
         Ok(b.map_or(Value::Null, |b| to_json(&*b)))
     });
-    reg(&mut m, "devnet_getBalance", |p, node| async move {
+    reg(m, "devnet_getBalance", |p, node| async move {
         let a = Args::new(&p, &["address", "block"])?;
         let who: Address = a.req(0, "address")?;
         let at = a.block(1)?;
@@ -112,15 +128,19 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             .map_err(node_error)?;
         Ok(to_json(&Amount(b)))
     });
-    reg(&mut m, "devnet_supply", |p, node| async move {
+    reg(m, "devnet_supply", |p, node| async move {
         Args::new(&p, &[])?;
         let s = node.query(|c| c.supply()).await.map_err(node_error)?;
         Ok(to_json(&s))
     });
+}
+
+/// `devnet_exportFixture`: the session as a fixture, answered or written to a file.
+fn register_export(m: &mut RpcModule<NodeHandle>, opts: &Arc<ApiOptions>) {
     // Issue 30 (Spec note 139): `path` is a file name under the server's export directory,
     // never a path; a taken name gets a new one; a refusal (`ExportRefused`) writes nothing.
     let o = opts.clone();
-    reg(&mut m, "devnet_exportFixture", move |p, node| {
+    reg(m, "devnet_exportFixture", move |p, node| {
         let o = o.clone();
         async move {
             let a = Args::new(&p, &["from_height", "path"])?;
@@ -172,24 +192,10 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             Ok(v)
         }
     });
+}
 
-    // ---- actors -------------------------------------------------------------------------
-
-    // ---- timers -------------------------------------------------------------------------
-
-    // ---- scheduler ----------------------------------------------------------------------
-
-    super::command::register_all(&mut m);
-    super::served::register_all(&mut m);
-    super::draft::register(&mut m);
-    super::pool::register(&mut m);
-    super::find::register(&mut m);
-    super::dry_run::register(&mut m);
-    super::traces::register(&mut m);
-
-    // ---- governance ---------------------------------------------------------------------
-
-    // ---- subscriptions ------------------------------------------------------------------
+/// The subscriptions: blocks, events (filtered), and the story of a fixture played live.
+fn register_subscriptions(m: &mut RpcModule<NodeHandle>) {
     m.register_subscription(
         "devnet_subscribeBlocks",
         "devnet_subscribeBlocks",
@@ -267,7 +273,6 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         },
     )
     .expect("unique");
-    m
 }
 
 /// Sends the node's notifications that `pick` keeps to a subscriber until it leaves. A
