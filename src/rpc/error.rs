@@ -187,6 +187,19 @@ pub fn domain_with(
     )
 }
 
+/// A node rejection as a JSON-RPC error (its code, `data.reason`).
+///
+/// `HistoryPruned` also carries `data.first_kept` and `data.keep` (Spec note 73), so a client
+/// can ask again from the oldest kept height without reading the message.
+pub fn node_error(e: NodeError) -> ErrorObjectOwned {
+    let mut extra = serde_json::Map::new();
+    if let NodeError::HistoryPruned { first_kept, keep } = &e {
+        extra.insert("first_kept".into(), json!(first_kept));
+        extra.insert("keep".into(), json!(keep));
+    }
+    domain_with(e.kind().as_str(), e.to_string(), extra)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,17 +222,4 @@ mod tests {
                 .contains("\"reason\":\"TimerNotFound\"")
         );
     }
-}
-
-/// A node rejection as a JSON-RPC error (its code, `data.reason`).
-///
-/// `HistoryPruned` also carries `data.first_kept` and `data.keep` (Spec note 73), so a client
-/// can ask again from the oldest kept height without reading the message.
-pub fn node_error(e: NodeError) -> ErrorObjectOwned {
-    let mut extra = serde_json::Map::new();
-    if let NodeError::HistoryPruned { first_kept, keep } = &e {
-        extra.insert("first_kept".into(), json!(first_kept));
-        extra.insert("keep".into(), json!(keep));
-    }
-    domain_with(e.kind().as_str(), e.to_string(), extra)
 }
