@@ -7,8 +7,9 @@
 use cowboy_devnet::engine::SchedulerKind;
 use cowboy_devnet::scenario::hunt::Measure;
 use cowboy_devnet::scenario::hunt::candidate::{Candidate, Limits};
-use cowboy_devnet::scenario::hunt::eval::{evaluate, play_text};
+use cowboy_devnet::scenario::hunt::eval::{Baseline, evaluate, play_text};
 use cowboy_devnet::scenario::hunt::text::{Setting, fixture};
+use cowboy_devnet::scenario::hunt::victim::Victim;
 use cowboy_devnet::scenario::sweep::SplitMix64;
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
@@ -18,8 +19,10 @@ fn setting() -> Setting {
         name: "bench".into(),
         scheduler: SchedulerKind::Fifo,
         variants: Vec::new(),
-        victim_every: 5,
-        victim_cycles: 20_000,
+        victim: Victim::Heartbeat {
+            every: 5,
+            cycles: 20_000,
+        },
         funds: 1_000_000_000_000,
     }
 }
@@ -31,6 +34,8 @@ fn candidates(n: usize) -> Vec<Candidate> {
         max_timers: 40,
         max_gas_per_block: 4_000_000,
         blocks: 200,
+        watches: false,
+        intervals: false,
     };
     let mut rng = SplitMix64::new(7);
     (0..n)
@@ -47,18 +52,20 @@ fn bench(c: &mut Criterion) {
         .collect();
     let mut g = c.benchmark_group("hunt");
     g.sample_size(20);
+    let measure = Measure::parse("latency_p99").expect("a built-in measure");
+    let baseline = Baseline::default();
     let mut i = 0;
     g.bench_function("evaluate_200_blocks_10_actors", |b| {
         b.iter(|| {
             i = (i + 1) % cs.len();
-            black_box(evaluate(&s, &cs[i], Measure::LatencyP99, 0))
+            black_box(evaluate(&s, &cs[i], &measure, &baseline))
         })
     });
     let mut j = 0;
     g.bench_function("run_same_fixture_baseline", |b| {
         b.iter(|| {
             j = (j + 1) % texts.len();
-            black_box(play_text(&texts[j]).expect("no panic").expect("plays"))
+            black_box(play_text(&texts[j], &[]).expect("no panic").expect("plays"))
         })
     });
     g.finish();

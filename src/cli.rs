@@ -145,7 +145,8 @@ pub struct SweepArgs {
     pub step: Option<SweepCmd>,
     /// The sweep's spec (TOML, docs/SWEEP.md).
     pub spec: Option<PathBuf>,
-    /// The folder the outputs go to: runs.csv and runs.jsonl.
+    /// The folder the outputs go to: runs.csv, runs.jsonl and plots/ (each measure against
+    /// each parameter swept over numbers, per scheduler).
     #[arg(long, value_name = "DIR", default_value = "sweep-out")]
     pub out: PathBuf,
     #[command(flatten)]
@@ -192,6 +193,20 @@ pub enum SweepCmd {
         #[arg(required = true)]
         shards: Vec<PathBuf>,
         #[arg(long, value_name = "DIR", default_value = "sweep-out")]
+        out: PathBuf,
+    },
+    /// Draw one column of a sweep's rows (runs.jsonl) against one swept parameter, a line per
+    /// scheduler (and per variant set and value of the other parameters), as SVG.
+    Plot {
+        /// The rows: a sweep's or a merge's runs.jsonl.
+        rows: PathBuf,
+        /// The parameter on the x axis (a key of the spec's [params]).
+        #[arg(long, value_name = "PARAM")]
+        x: String,
+        /// The column on the y axis (max_latency_p99, lane_basefee_max, fired, ...).
+        #[arg(long, value_name = "COLUMN")]
+        y: String,
+        #[arg(long, value_name = "FILE.svg")]
         out: PathBuf,
     },
 }

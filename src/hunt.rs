@@ -33,6 +33,15 @@ pub fn hunt(a: HuntArgs, out: &mut Out) -> Result<u8> {
         eprintln!("error: creating {}: {e}", a.out.display());
         return Ok(EXIT_OUTPUT);
     }
+    // The scripts a fixture victim's actors load go beside the fixtures, where `run` looks.
+    for (rel, text) in ch.victim.scripts() {
+        let p = a.out.join(rel);
+        let made = p.parent().map_or(Ok(()), std::fs::create_dir_all);
+        if let Err(e) = made.and_then(|()| std::fs::write(&p, text)) {
+            eprintln!("error: writing {}: {e}", p.display());
+            return Ok(EXIT_OUTPUT);
+        }
+    }
     for f in &h.found {
         let p = a.out.join(format!("{}.toml", f.scheduler));
         if let Err(e) = std::fs::write(&p, &f.fixture) {

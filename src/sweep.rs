@@ -60,7 +60,28 @@ fn write(path: &Path, text: &str) -> bool {
     }
 }
 
-/// Writes runs.csv and runs.jsonl to `dir`, and prints where and how the runs went.
+/// Writes the summary plots to `dir/plots/` (none when no parameter was swept over numbers),
+/// and says where.
+fn write_plots(dir: &Path, rows: &[Row], out: &mut Out) -> bool {
+    let figures = sweep::plot::summary(rows);
+    if figures.is_empty() {
+        out.line("plots: none (no parameter was swept over two or more numbers)");
+        return true;
+    }
+    let plots = dir.join("plots");
+    if let Err(e) = std::fs::create_dir_all(&plots) {
+        eprintln!("error: creating {}: {e}", plots.display());
+        return false;
+    }
+    if !figures.iter().all(|f| write(&plots.join(&f.file), &f.svg)) {
+        return false;
+    }
+    out.line(&format!("plots: {} in {}", figures.len(), plots.display()));
+    true
+}
+
+/// Writes runs.csv, runs.jsonl and the summary plots to `dir`, and prints where and how the
+/// runs went.
 fn write_outputs(dir: &Path, rows: &[Row], out: &mut Out) -> u8 {
     if let Err(e) = std::fs::create_dir_all(dir) {
         eprintln!("error: creating {}: {e}", dir.display());
@@ -84,7 +105,36 @@ fn write_outputs(dir: &Path, rows: &[Row], out: &mut Out) -> u8 {
         out.line(&format!("  run {} error: {}", r.index, r.error));
     }
     out.line(&format!("rows: {} {}", c.display(), j.display()));
+    if !write_plots(dir, rows, out) {
+        return EXIT_OUTPUT;
+    }
     EXIT_OK
+}
+
+/// `sweep plot ROWS --x PARAM --y COLUMN --out FILE.svg`.
+fn plot(rows: &Path, x: &str, y: &str, file: &Path, out: &mut Out) -> Result<u8> {
+    let text =
+        std::fs::read_to_string(rows).with_context(|| format!("reading {}", rows.display()))?;
+    let rows = match sweep::read_rows(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {}: {e}", rows.display());
+            return Ok(EXIT_FIXTURE);
+        }
+    };
+    match sweep::plot::chart(&rows, x, y) {
+        Ok(svg) => {
+            if !write(file, &svg) {
+                return Ok(EXIT_OUTPUT);
+            }
+            out.line(&format!("{y} against {x} -> {}", file.display()));
+            Ok(EXIT_OK)
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            Ok(EXIT_FIXTURE)
+        }
+    }
 }
 
 pub fn sweep(a: SweepArgs, out: &mut Out) -> Result<u8> {
@@ -159,5 +209,11 @@ pub fn sweep(a: SweepArgs, out: &mut Out) -> Result<u8> {
             out.line(&format!("merged {} shards of plan {}", h.of, h.plan));
             Ok(write_outputs(&dir, &rows, out))
         }
+        Some(SweepCmd::Plot {
+            rows,
+            x,
+            y,
+            out: file,
+        }) => plot(&rows, &x, &y, &file, out),
     }
 }

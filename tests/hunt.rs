@@ -190,3 +190,110 @@ fn issue33_hunt_plot_draws_every_scheduler() {
         "two schedulers x four bars, and the background: {bars}"
     );
 }
+
+/// Issue 33, "What is measured": "A measure can also be an expression over the report's
+/// metrics". The expression is the measure the table and `--json` show; the worst is pinned
+/// (its `latency_max` too) and replays. An expression naming no metric, or giving no
+/// integer, is `UnknownMeasure` before anything runs.
+#[test]
+fn issue33_hunt_measure_as_an_expression_over_the_metrics() {
+    let d = dir("expression");
+    let m = "latency_max * 100 + fires_lost * 1000 + lane_share_lost_bps / 100";
+    let text = spec(r#""fifo""#, 4, "")
+        .replace("measure = \"latency_p99\"", &format!("measure = \"{m}\""));
+    let out = hunt(&d, &text, &["--json", "--out", "o"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["measure"], m);
+    let f = &json["found"][0];
+    assert_eq!(f["fixture_replays"], true);
+    // The measure is the expression of the worst's own figures (the victim alone holds the
+    // whole lane at baseline: nothing lost, no latency).
+    assert_eq!(f["baseline"], "0");
+    let fixture = std::fs::read_to_string(d.join("o/fifo.toml")).unwrap();
+    assert!(fixture.contains("metric = \"latency_max\""), "{fixture}");
+    assert!(run_in(&d, &["run", "o/fifo.toml"]).status.success());
+
+    for (bad, says) in [
+        ("latency_p99 + speed", "`speed` is not a metric"),
+        ("latency_p99 +", "not an expression"),
+        ("\\\"slow\\\"", "not an integer"),
+        ("fees; fees", "not an expression"),
+    ] {
+        let t = spec(r#""fifo""#, 4, "")
+            .replace("measure = \"latency_p99\"", &format!("measure = \"{bad}\""));
+        let e = dir("expression-bad");
+        let out = hunt(&e, &t, &["--out", "o"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains("UnknownMeasure") && err.contains(says),
+            "{bad}: {err}"
+        );
+        assert!(!e.join("o").exists());
+    }
+}
+
+/// Issue 33, "Who plays": "a victim with a fixed, named workload (... or the actors of a given
+/// fixture)". The shipped `custom_gba` fixture's `urgent` actor (a script with its own GBA) is
+/// the victim: its accounts, actors and steps play beside the adversaries, its script is
+/// written beside the worst fixture, which `run` replays; the pins name `urgent`. A fixture or
+/// an actor that does not exist is named before anything runs.
+#[test]
+fn issue33_hunt_victim_given_as_a_fixtures_actors() {
+    let d = dir("fixture-victim");
+    let text = spec(r#""fifo""#, 4, "").replace(
+        "victim = \"heartbeat\"",
+        "victim = \"fixture\"\nvictim_fixture = \"custom_gba\"\nvictim_actors = [\"urgent\"]",
+    );
+    let out = hunt(&d, &text, &["--json", "--out", "o"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let f = &json["found"][0];
+    assert_eq!(f["fixture_replays"], true);
+    assert!(f["victim_fires"].as_u64().unwrap() > 0, "urgent fires: {f}");
+    let fixture = std::fs::read_to_string(d.join("o/fifo.toml")).unwrap();
+    assert!(
+        fixture.contains("name = \"crowd-a\""),
+        "the fixture's actors play"
+    );
+    assert!(fixture.contains("metric = \"fires\"\nactor = \"urgent\""));
+    assert!(
+        d.join("o/scripts/urgent.rhai").exists(),
+        "the script travels"
+    );
+    assert!(run_in(&d, &["run", "o/fifo.toml"]).status.success());
+
+    let fixture_victim =
+        |extra: &str| spec(r#""fifo""#, 4, "").replace("victim = \"heartbeat\"", extra);
+    for (extra, named) in [
+        (
+            "victim = \"fixture\"\nvictim_fixture = \"no_such\"",
+            "UnknownVictim",
+        ),
+        (
+            "victim = \"fixture\"\nvictim_fixture = \"custom_gba\"\nvictim_actors = [\"nobody\"]",
+            "UnknownVictim",
+        ),
+        ("victim = \"fixture\"", "UnknownVictim"),
+        (
+            "victim = \"heartbeat\"\nvictim_fixture = \"custom_gba\"",
+            "BadSpec",
+        ),
+    ] {
+        let e = dir("fixture-victim-bad");
+        let out = hunt(&e, &fixture_victim(extra), &["--out", "o"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra}: {err}");
+        assert!(err.contains(named), "{extra}: {err}");
+        assert!(!e.join("o").exists());
+    }
+}

@@ -10,7 +10,7 @@ use cowboy_devnet::scenario::hunt::invariants::{Limits, broken};
 use cowboy_devnet::scenario::report::Report;
 
 fn report(text: &str) -> Report {
-    play_text(text).expect("no panic").expect("it plays")
+    play_text(text, &[]).expect("no panic").expect("it plays")
 }
 
 fn limits(s: SchedulerKind) -> Limits {
@@ -29,7 +29,7 @@ fn demo() -> Report {
 fn issue33_every_shipped_fixture_keeps_the_invariants() {
     let mut checked = 0;
     for (name, text) in FIXTURES {
-        let Ok(Ok((r, lim))) = play_limited(text) else {
+        let Ok(Ok((r, lim))) = play_limited(text, &[]) else {
             continue; // a fixture with a base file is played by tests/fixtures.rs
         };
         assert_eq!(broken(&r, &lim), None, "{name}");

@@ -531,57 +531,23 @@ fn sibling_circles(edges: &BTreeMap<(ModPath, ModPath), String>) -> Vec<Circle> 
     out
 }
 
-/// The folders the circle test does not look into yet. Issue 29: the dashboard (`src/tui/`)
-/// is being untangled on its own branch; the integrator removes this skip at merge.
-const SKIPPED_FOLDERS: &[&str] = &["tui"];
-
-/// Circles still there, named so the test can land before they are broken (issue 29). Each
-/// is (folder, members); the test fails on a circle not listed and on a listed one that is
-/// gone, so the list only shrinks.
-const KNOWN_CIRCLES: &[(&str, &[&str])] = &[];
-
-fn skipped(folder: &str) -> bool {
-    SKIPPED_FOLDERS
-        .iter()
-        .any(|s| folder == *s || folder.starts_with(&format!("{s}::")))
-}
-
-fn is_known(c: &Circle) -> bool {
-    KNOWN_CIRCLES
-        .iter()
-        .any(|(f, m)| *f == c.folder && m.iter().eq(c.members.iter()))
-}
-
 /// Issue 29, "No circles, short functions": no import circle between the files of any
 /// folder of `src/` (as `engine_modules_import_one_way` checks for the engine), a file in a
 /// subfolder included (`a.rs` -> `b/x.rs` -> `a.rs` is a circle in the folder of `a.rs`).
 /// Private modules are folded into their parents, as everywhere in this file.
 #[test]
 fn no_folder_imports_in_a_circle() {
-    let found: Vec<Circle> = sibling_circles(&edges(&load_crate()))
-        .into_iter()
-        .filter(|c| !skipped(&c.folder))
+    let bad: Vec<String> = sibling_circles(&edges(&load_crate()))
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: {} import in a circle:\n    {}",
+                c.folder,
+                c.members.join(", "),
+                c.imports.join("\n    ")
+            )
+        })
         .collect();
-    let mut bad = Vec::new();
-    for c in found.iter().filter(|c| !is_known(c)) {
-        bad.push(format!(
-            "{}: {} import in a circle:\n    {}",
-            c.folder,
-            c.members.join(", "),
-            c.imports.join("\n    ")
-        ));
-    }
-    for (f, m) in KNOWN_CIRCLES {
-        if !found
-            .iter()
-            .any(|c| c.folder == *f && m.iter().eq(c.members.iter()))
-        {
-            bad.push(format!(
-                "{f}: {} is no circle now: take it off KNOWN_CIRCLES",
-                m.join(", ")
-            ));
-        }
-    }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 

@@ -106,6 +106,22 @@ fn issue33_four_shards_merge_to_the_whole_sweep() {
             "{f}"
         );
     }
+    // The summary plots are drawn from the rows: the same files, the same bytes.
+    let plots = |w: &str| -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = std::fs::read_dir(d.join(w).join("plots"))
+            .unwrap()
+            .map(|e| {
+                let p = e.unwrap().path();
+                (
+                    p.file_name().unwrap().to_string_lossy().into_owned(),
+                    read(p),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(plots("whole"), plots("merged"));
     let csv = read(d.join("whole/runs.csv"));
     let rows: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(rows.len(), 6);
@@ -176,4 +192,77 @@ fn issue33_bad_specs_and_shards_are_named() {
     assert_eq!(r.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&r.stderr).contains("BadShard"));
     assert!(!d.join("x.jsonl").exists());
+}
+
+/// Issue 33, "Sweep": "summary plots (a measure against a parameter, per scheduler)". The lane
+/// target swept over numbers gives one chart per measure, each with a line per variant set
+/// (the scheduler named in the legend) and a point per played run; `sweep plot` draws any
+/// numeric column, and names a column or a parameter that is not there.
+#[test]
+fn issue33_sweep_plots_a_measure_against_each_parameter() {
+    let d = dir("plots");
+    let spec = SPEC.replace("[5000, 7500, 0]", "[5000, 6000, 7500]");
+    std::fs::write(d.join("spec.toml"), spec).unwrap();
+    let r = run_in(&d, &["sweep", "spec.toml", "--out", "out", "--jobs", "2"]);
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert!(String::from_utf8_lossy(&r.stdout).contains("plots: 6 in out/plots"));
+    let svg = read(d.join("out/plots/lane_basefee_max-by-cip1.lane.target_bps.svg"));
+    assert!(svg.starts_with("<svg"));
+    let flat = svg.replace('\n', "");
+    for text in [
+        "lane_basefee_max against cip1.lane.target_bps",
+        "eip1559 basefee_step=clip",
+        "eip1559 basefee_step=proportional",
+    ] {
+        assert!(flat.contains(text), "{text} missing");
+    }
+    // Two lines of three runs each: six points.
+    assert_eq!(svg.matches("<circle").count(), 6);
+
+    let p = run_in(
+        &d,
+        &[
+            "sweep",
+            "plot",
+            "out/runs.jsonl",
+            "--x",
+            "cip1.lane.target_bps",
+            "--y",
+            "deferred",
+            "--out",
+            "deferred.svg",
+        ],
+    );
+    assert!(p.status.success(), "{}", String::from_utf8_lossy(&p.stderr));
+    assert!(read(d.join("deferred.svg")).contains("deferred against cip1.lane.target_bps"));
+    for (x, y, named) in [
+        ("cip1.lane.target_bps", "state_root", "UnknownMeasure"),
+        ("chain.timer.lane_timer_cycles", "fired", "UnknownParameter"),
+    ] {
+        let bad = run_in(
+            &d,
+            &[
+                "sweep",
+                "plot",
+                "out/runs.jsonl",
+                "--x",
+                x,
+                "--y",
+                y,
+                "--out",
+                "bad.svg",
+            ],
+        );
+        assert_eq!(bad.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&bad.stderr).contains(named));
+        assert!(!d.join("bad.svg").exists());
+    }
+
+    // A sweep with no parameter over numbers draws nothing, and says so.
+    let only_variants = SPEC.replace("\"cip1.lane.target_bps\" = [5000, 7500, 0]", "");
+    std::fs::write(d.join("variants.toml"), only_variants).unwrap();
+    let v = run_in(&d, &["sweep", "variants.toml", "--out", "v"]);
+    assert!(v.status.success());
+    assert!(String::from_utf8_lossy(&v.stdout).contains("plots: none"));
+    assert!(!d.join("v/plots").exists());
 }

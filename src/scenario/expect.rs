@@ -137,6 +137,7 @@ impl Scenario {
                 (Metric::Deferrals, Some(r)) => r.deferrals.into(),
                 (Metric::LatencyP50, Some(r)) => r.latency_p50.into(),
                 (Metric::LatencyP99, Some(r)) => r.latency_p99.into(),
+                (Metric::LatencyMax, Some(r)) => r.latency_max.into(),
                 (Metric::Fees, Some(r)) => r.fees,
                 (_, Some(r)) => r.tips,
             })

@@ -364,6 +364,8 @@ pub enum Metric {
     Deferrals,
     LatencyP50,
     LatencyP99,
+    /// The largest fire latency of the actor so far (issue 33).
+    LatencyMax,
     Fees,
     Tips,
 }
@@ -380,6 +382,7 @@ impl Metric {
         ("deferrals", Metric::Deferrals),
         ("latency_p50", Metric::LatencyP50),
         ("latency_p99", Metric::LatencyP99),
+        ("latency_max", Metric::LatencyMax),
         ("fees", Metric::Fees),
         ("tips", Metric::Tips),
     ];

@@ -366,6 +366,9 @@ pub struct ActorRow {
     /// Fire height minus due height, in blocks: median and 99th percentile (nearest rank).
     pub latency_p50: u64,
     pub latency_p99: u64,
+    /// The largest fire latency (exact below [`LatencyHistogram::EXACT`] blocks, else the
+    /// lower bound of its histogram bucket): with under 100 fires, equal to `latency_p99`.
+    pub latency_max: u64,
     /// What its fee payers paid for its fires (`cost`, tips included).
     #[serde(with = "u128_str")]
     pub fees: u128,
@@ -432,6 +435,7 @@ impl ActorTally {
             deferrals: t.deferrals,
             latency_p50: t.latency.percentile(50),
             latency_p99: t.latency.percentile(99),
+            latency_max: t.latency.percentile(100),
             fees: t.fees,
             tips: t.tips,
             weight_bps: None,
@@ -460,6 +464,7 @@ impl ActorTally {
                 deferrals: t.deferrals,
                 latency_p50: t.latency.percentile(50),
                 latency_p99: t.latency.percentile(99),
+                latency_max: t.latency.percentile(100),
                 fees: t.fees,
                 tips: t.tips,
                 weight_bps: weight(a),

@@ -1,216 +1,23 @@
-//! App state and the pure update (the Elm pattern ratatui recommends): [`update`] turns an
-//! [`Action`] (a key press, fresh data, a command's reply) into state changes and a list of
-//! [`Effect`]s for the loop to carry out (node commands and queries). Nothing here touches the
-//! terminal or the node.
+//! The pure update (the Elm pattern ratatui recommends): [`update`] turns an [`Action`] (a key
+//! press, fresh data, a command's reply) into changes of the state ([`super::state`]) and a list
+//! of [`Effect`]s for the loop to carry out (node commands and queries). Nothing here touches the
+//! terminal or the node. The state's types are re-exported here, where the dashboard's users
+//! (tests, benches) name them.
 
-use super::keys::KeyMap;
-use super::model::*;
-use crate::engine::{Address, TimerId};
+use super::command::UiCommand;
+use super::data::{CommandError, DashboardData, EventRow, MiningMode, TimerLife};
+use super::outcome::CommandOutcome;
+use super::story::{StoryItem, StoryKind};
+use crate::engine::TimerId;
 use crossterm::event::KeyEvent;
-use std::collections::VecDeque;
 
 pub use super::filter::FeedFilter;
 pub use super::form::{FormField, ScheduleForm};
 pub use super::prompt::{Confirm, Confirmed, Prompt, PromptKind};
-
-/// Events the feed keeps; older ones are dropped (and counted).
-pub const FEED_CAPACITY: usize = 100_000;
-/// Block times `+` and `-` step through, in milliseconds.
-pub const BLOCK_TIMES_MS: &[u64] = &[100, 250, 500, 1_000, 2_000, 5_000, 10_000];
-
-/// The panes, in focus order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Pane {
-    Buckets,
-    Tiers,
-    Lane,
-    Fairness,
-    Events,
-}
-
-impl Pane {
-    pub const ALL: [Pane; 5] = [
-        Pane::Buckets,
-        Pane::Tiers,
-        Pane::Lane,
-        Pane::Fairness,
-        Pane::Events,
-    ];
-
-    pub(crate) fn index(self) -> usize {
-        Pane::ALL.iter().position(|p| *p == self).expect("listed")
-    }
-}
-
-/// Columns the fairness table sorts by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FairnessSort {
-    Fires,
-    Deferrals,
-    Pending,
-    W,
-    Actor,
-}
-
-impl FairnessSort {
-    pub(crate) fn next(self) -> Self {
-        match self {
-            FairnessSort::Fires => FairnessSort::Deferrals,
-            FairnessSort::Deferrals => FairnessSort::Pending,
-            FairnessSort::Pending => FairnessSort::W,
-            FairnessSort::W => FairnessSort::Actor,
-            FairnessSort::Actor => FairnessSort::Fires,
-        }
-    }
-
-    pub fn label(self) -> &'static str {
-        match self {
-            FairnessSort::Fires => "fires",
-            FairnessSort::Deferrals => "first deferrals",
-            FairnessSort::Pending => "pending",
-            FairnessSort::W => "W",
-            FairnessSort::Actor => "actor",
-        }
-    }
-}
-
-/// What covers the panes.
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-pub enum Overlay {
-    #[default]
-    None,
-    Help,
-    Life(Box<TimerLife>),
-    /// Waiting for a timer's life.
-    LifeLoading(TimerId),
-    Form(Box<ScheduleForm>),
-    Prompt(Prompt),
-    /// The message log (`!`).
-    Log,
-    /// A feed row's detail (`Enter` on an event without a timer): its text and every field.
-    Event(Box<EventRow>),
-    /// A destructive command waiting for the user's yes (focus starts on Cancel).
-    Confirm(Box<Confirm>),
-    /// The timer finder (issue 32, `panes/finder.rs`).
-    Finder(Box<super::panes::finder::Finder>),
-    /// A fire's trace (issue 32), opened from a timer's life with `t`.
-    Trace(Box<super::panes::trace::TraceOverlay>),
-}
-
-/// A message in the status line.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Toast {
-    pub text: String,
-    pub error: bool,
-}
-
-/// Everything the dashboard shows and remembers.
-#[derive(Clone, Debug)]
-pub struct App {
-    pub keys: KeyMap,
-    pub data: DashboardData,
-    pub feed: VecDeque<EventRow>,
-    /// Events that arrived while the feed was paused.
-    pub held: Vec<EventRow>,
-    pub feed_paused: bool,
-    /// Events dropped from the front of the feed (capacity) or by the source.
-    pub events_dropped: u64,
-    /// The next height whose events the feed asks for.
-    pub events_from: u64,
-    pub focus: Pane,
-    pub bucket_sel: usize,
-    /// The height the user selected, kept selected while blocks pass (until it is drained).
-    pub bucket_pin: Option<u64>,
-    /// Inside the selected bucket's timer list.
-    pub in_bucket: bool,
-    pub timer_sel: usize,
-    /// Offset of the selected event from the newest one that passes the filter.
-    pub event_sel: usize,
-    pub fairness_sel: usize,
-    pub fairness_sort: FairnessSort,
-    pub filter: String,
-    pub filter_editing: bool,
-    pub overlay: Overlay,
-    pub toast: Option<Toast>,
-    /// The interval block time `p` resumes with and `+`/`-` adjust.
-    pub block_time_ms: u64,
-    /// Snapshot ids this dashboard took (shown by `R` until a refresh lists them).
-    pub snapshots: Vec<u64>,
-    /// How the source's link to the devnet stands when it is not well ("disconnected,
-    /// retrying"); `None` while it answers.
-    pub link: Option<String>,
-    /// The commands sent and not answered yet, by method, oldest first (a long `devnet_mine`
-    /// shows here while the panes keep the last view).
-    pub waiting: Vec<&'static str>,
-    pub quit: bool,
-    /// The timer the user selected in the bucket list: the selection follows it while blocks
-    /// pass and is cleared (never moved to another timer) when it leaves (issue 23).
-    pub timer_pin: Option<TimerId>,
-    /// The pinned timer was not in its bucket: the next block's bucket is being read for it.
-    pub timer_seek: bool,
-    /// Mouse capture (`m`, `--no-mouse`): off, the terminal selects text (issue 34).
-    pub mouse: bool,
-    /// The focused pane maximised (`z`), and how far it is scrolled sideways.
-    pub zoom: bool,
-    pub hscroll: u16,
-    /// The charts' window of blocks: an index into [`super::chart_window::WINDOWS`] (`<`/`>`).
-    pub lane_window: usize,
-    /// The open life or event is shown raw (`v`).
-    pub raw: bool,
-    /// Where `b` returns to (issue 34: back to where I was).
-    pub mark: Option<Box<super::extras::Mark>>,
-    /// Watched timers pinned beside [`watch`](Self::watch) (issue 34: several at once), the
-    /// oldest first, each with its life as last read.
-    pub pinned: Vec<(TimerId, Option<Box<TimerLife>>)>,
-    /// The live head's height of the first refresh after the status-line message was shown
-    /// (`None` until then: `mined to #33` counts from #33): it expires some blocks later
-    /// (issue 34, item 13: `mined to #33` still shown at #40).
-    pub toast_at: Option<u64>,
-    /// The drafts' state watches seen so far (issue 34, item 10).
-    pub known_watches: super::feed_text::KnownWatches,
-    /// Whether the user selected an event in the feed (Up/Down, a click): until then the feed
-    /// follows the newest event and selects nothing.
-    pub feed_pin: bool,
-    /// This process owns the devnet (the default command): quitting stops it, so `q` asks.
-    pub owns_devnet: bool,
-    /// Every status-line message, oldest first, in full (`!` shows them).
-    pub log: VecDeque<LogEntry>,
-    /// Governance cancels sent whose event has not been seen yet: the event says whether the
-    /// timer existed.
-    pub gov_cancels: Vec<TimerId>,
-    /// First line shown of the help or the log overlay.
-    pub scroll: u16,
-    /// The last first line the scrolled overlay could show when it was last drawn (its lines
-    /// less its height; `None` before a draw): a scroll key starts from `scroll` clamped to it,
-    /// so ↑ after `End` moves at once (issue 34, item 1).
-    pub scroll_max: std::cell::Cell<Option<u16>>,
-    /// The timer the watch strip follows (`w`); it stays after the timer leaves.
-    pub watch: Option<TimerId>,
-    /// The watched timer's life as last read.
-    pub watch_life: Option<Box<TimerLife>>,
-    /// Text `y` asked to copy: the loop writes it to the terminal (OSC 52) and clears it.
-    pub clipboard: Option<String>,
-    /// The fixture's story so far, oldest first (the story line shows the newest).
-    pub story: Vec<super::story::StoryItem>,
-    /// Labels the fixture's steps gave timers.
-    pub labels: std::collections::BTreeMap<TimerId, String>,
-    /// The sealed height the dashboard views (`[`, issue 24); `None`: the head, live.
-    pub view_at: Option<u64>,
-    /// The drafts' pane's selection (issue 22).
-    pub draft: super::draft_cursor::DraftCursor,
-}
-
-/// One message of the log (`!`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct LogEntry {
-    /// The head height when it was shown.
-    pub height: u64,
-    pub text: String,
-    pub error: bool,
-}
-
-/// Messages the log keeps.
-pub const LOG_CAPACITY: usize = 500;
+pub use super::state::{
+    App, BLOCK_TIMES_MS, Effect, FEED_CAPACITY, FairnessSort, LOG_CAPACITY, LogEntry, Overlay,
+    Pane, Toast,
+};
 
 /// Inputs of [`update`].
 #[derive(Clone, Debug)]
@@ -226,7 +33,7 @@ pub enum Action {
     Life(TimerId, Option<u64>, Option<Box<TimerLife>>),
     Done(UiCommand, Result<CommandOutcome, CommandError>),
     /// A fixture's story went on: steps played, expectations checked, timers labelled.
-    Story(Vec<super::story::StoryItem>),
+    Story(Vec<StoryItem>),
     /// A mouse button went down at this cell of a terminal of this size: focus the pane there.
     Click {
         column: u16,
@@ -240,303 +47,6 @@ pub enum Action {
     Traced(TimerId, Result<Vec<crate::chain::trace::Trace>, String>),
     /// A timer's payload as of a sealed height came back (issue 34, item 3).
     Payload(TimerId, u64, Result<Option<Vec<u8>>, String>),
-}
-
-/// What the loop must do for the app.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[allow(
-    clippy::large_enum_variant,
-    reason = "one message per key press or reply, never stored in bulk: a schedule request with its CIP-1 v3 fee fields is carried unboxed"
-)]
-pub enum Effect {
-    Command(UiCommand),
-    LoadLife(TimerId),
-    Refresh,
-    /// The timer finder's page (issue 32).
-    Find(crate::node::TimersPageQuery),
-    /// Ask the trace of a timer's last fire (issue 32).
-    LoadTrace(TimerId),
-    /// Ask a timer's payload as of a sealed height (issue 34, item 3: a timer that left).
-    LoadPayload(TimerId, u64),
-}
-
-impl App {
-    pub fn new(keys: KeyMap) -> Self {
-        App {
-            keys,
-            data: DashboardData::default(),
-            feed: VecDeque::new(),
-            held: Vec::new(),
-            feed_paused: false,
-            events_dropped: 0,
-            events_from: 0,
-            focus: Pane::Buckets,
-            bucket_sel: 0,
-            bucket_pin: None,
-            in_bucket: false,
-            timer_sel: 0,
-            event_sel: 0,
-            fairness_sel: 0,
-            fairness_sort: FairnessSort::Fires,
-            filter: String::new(),
-            filter_editing: false,
-            scroll_max: std::cell::Cell::new(None),
-            overlay: Overlay::None,
-            toast: None,
-            block_time_ms: 1_000,
-            snapshots: Vec::new(),
-            link: None,
-            waiting: Vec::new(),
-            quit: false,
-            timer_pin: None,
-            timer_seek: false,
-            mouse: true,
-            zoom: false,
-            hscroll: 0,
-            lane_window: super::chart_window::DEFAULT_WINDOW,
-            raw: false,
-            mark: None,
-            pinned: Vec::new(),
-            toast_at: None,
-            known_watches: Default::default(),
-            feed_pin: false,
-            owns_devnet: false,
-            log: VecDeque::new(),
-            gov_cancels: Vec::new(),
-            scroll: 0,
-            watch: None,
-            watch_life: None,
-            clipboard: None,
-            story: Vec::new(),
-            labels: std::collections::BTreeMap::new(),
-            view_at: None,
-            draft: Default::default(),
-        }
-    }
-
-    /// The queries the next refresh should make.
-    pub fn query(&self) -> ViewQuery {
-        // The bucket the user pinned, else the one under the cursor: the selected timer is
-        // looked for in the timers of the bucket it was selected in.
-        ViewQuery {
-            selected_bucket: self
-                .bucket_pin
-                .or_else(|| self.data.buckets.get(self.bucket_sel).map(|b| b.height)),
-            at: self.view_at,
-            lane_blocks: super::chart_window::blocks(self.lane_window) as usize,
-            ..ViewQuery::default()
-        }
-    }
-
-    pub fn height(&self) -> u64 {
-        self.data.status.as_ref().map_or(0, |s| s.height)
-    }
-
-    /// Whether `id` is watched (the strip's newest or a pinned one).
-    pub fn is_watched(&self, id: &TimerId) -> bool {
-        self.watch == Some(*id) || self.pinned.iter().any(|(p, _)| p == id)
-    }
-
-    /// The live head's height (the viewed one is [`height`](Self::height)).
-    pub fn tip(&self) -> u64 {
-        self.data.status.as_ref().map_or(0, |s| s.tip)
-    }
-
-    /// The snapshot ids `R` offers, oldest first: the node's, as of the last refresh, and the
-    /// ones this dashboard took since.
-    pub fn snapshot_ids(&self) -> Vec<u64> {
-        let mut ids: Vec<u64> = self.data.snapshots.iter().map(|s| s.id).collect();
-        let newest = ids.last().copied();
-        ids.extend(
-            self.snapshots
-                .iter()
-                .copied()
-                .filter(|id| newest.is_none_or(|n| *id > n)),
-        );
-        ids
-    }
-
-    /// Whether an event passes the feed filter.
-    pub fn passes(&self, e: &EventRow) -> bool {
-        // Viewing the past (issue 24): the events up to the viewed height.
-        self.shown_at().is_none_or(|h| e.height <= h)
-            && FeedFilter::parse(&self.filter).matches(e, &self.data)
-    }
-
-    /// The fairness rows in the current sort order.
-    pub fn fairness_sorted(&self) -> Vec<&FairnessRow> {
-        let mut v: Vec<&FairnessRow> = self.data.fairness.iter().collect();
-        match self.fairness_sort {
-            FairnessSort::Fires => v.sort_by_key(|r| (std::cmp::Reverse(r.fires), r.actor)),
-            FairnessSort::Deferrals => v.sort_by_key(|r| (std::cmp::Reverse(r.deferrals), r.actor)),
-            FairnessSort::Pending => v.sort_by_key(|r| (std::cmp::Reverse(r.pending), r.actor)),
-            FairnessSort::W => v.sort_by_key(|r| (std::cmp::Reverse(r.w_bps), r.actor)),
-            FairnessSort::Actor => v.sort_by_key(|r| (self.data.label(&r.actor), r.actor)),
-        }
-        v
-    }
-
-    /// The newest events that pass the filter, at most `n`, oldest first, with the index (from
-    /// the newest) of each. Walks back only as far as it needs.
-    pub fn visible_events(&self, n: usize) -> Vec<&EventRow> {
-        let f = FeedFilter::parse(&self.filter);
-        let shown_at = self.shown_at();
-        let mut v: Vec<&EventRow> = Vec::with_capacity(n);
-        for e in self.feed.iter().rev() {
-            if v.len() >= n {
-                break;
-            }
-            if shown_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data) {
-                v.push(e);
-            }
-        }
-        v.reverse();
-        v
-    }
-
-    /// The selected event (the newest passing the filter when nothing else is selected).
-    pub fn selected_event(&self) -> Option<&EventRow> {
-        let f = FeedFilter::parse(&self.filter);
-        let shown_at = self.shown_at();
-        self.feed
-            .iter()
-            .rev()
-            .filter(|e| shown_at.is_none_or(|h| e.height <= h) && f.matches(e, &self.data))
-            .nth(self.event_sel)
-    }
-
-    /// The timer a command would act on: the one the user selected in the bucket list or the
-    /// feed; never a default (issue 23: no implicit selection).
-    pub fn selected_timer(&self) -> Option<(TimerId, Option<Address>)> {
-        match self.focus {
-            Pane::Buckets if self.in_bucket => self
-                .timer_pin
-                .and_then(|p| self.data.bucket_timers.iter().find(|t| t.id == p))
-                .map(|t| (t.id, Some(t.actor))),
-            Pane::Events if self.feed_pin => self
-                .selected_event()
-                .and_then(|e| e.timer.map(|t| (t, e.actor))),
-            Pane::Lane => self.draft.selected(),
-            _ => None,
-        }
-    }
-
-    pub(crate) fn toast(&mut self, text: impl Into<String>, error: bool) {
-        let text = text.into();
-        self.log_message(text.clone(), error);
-        self.toast = Some(Toast { text, error });
-        self.toast_at = None;
-    }
-
-    /// Keeps a message in the log (`!`) without showing it in the status line.
-    pub(crate) fn log_message(&mut self, text: String, error: bool) {
-        let h = self.height();
-        self.log_at(h, text, error);
-    }
-
-    /// Keeps a message in the log as of `height`.
-    pub(crate) fn log_at(&mut self, height: u64, text: String, error: bool) {
-        if self.log.len() >= LOG_CAPACITY {
-            self.log.pop_front();
-        }
-        self.log.push_back(LogEntry {
-            height,
-            text,
-            error,
-        });
-    }
-
-    /// Selects row `i` of the open bucket and pins its timer.
-    pub(crate) fn select_timer_row(&mut self, i: usize) {
-        self.timer_sel = i;
-        self.timer_pin = self.data.bucket_timers.get(i).map(|t| t.id);
-    }
-
-    /// A timer as commands and confirmations name it: its label (a fixture's, when it has
-    /// one), its short id, its actor and due height when the dashboard knows them.
-    pub fn describe_timer(&self, id: &TimerId) -> String {
-        let mut s = format!("timer {}", self.timer_label(id));
-        let known = self
-            .data
-            .bucket_timers
-            .iter()
-            .find(|t| t.id == *id)
-            .map(|t| (Some(t.actor), t.height))
-            .or_else(|| {
-                self.feed
-                    .iter()
-                    .find(|e| e.timer == Some(*id) && e.kind == "TimerScheduled")
-                    .map(|e| {
-                        let h = e
-                            .fields
-                            .split_whitespace()
-                            .find_map(|f| f.strip_prefix("height="))
-                            .and_then(|v| v.parse().ok())
-                            .unwrap_or(e.height);
-                        (e.actor, h)
-                    })
-            });
-        match known {
-            Some((actor, h)) => {
-                if let Some(a) = actor {
-                    s.push_str(&format!(" of {}", self.data.label(&a)));
-                }
-                s.push_str(&format!(", due #{h}"));
-            }
-            None => s.push_str(" (not a live timer the dashboard knows)"),
-        }
-        s
-    }
-
-    /// How a timer is written wherever it appears: the label its fixture gave it, else its
-    /// short id (the first 8 hex digits).
-    pub fn timer_label(&self, id: &TimerId) -> String {
-        self.labels.get(id).cloned().unwrap_or_else(|| id.short())
-    }
-
-    /// The link to the devnet changed: back from an outage, the errors it caused leave the
-    /// status line (they stay in the log).
-    pub fn set_link(&mut self, link: Option<String>) {
-        if self.link.is_some() && link.is_none() && self.toast.as_ref().is_some_and(|t| t.error) {
-            self.toast = None;
-        }
-        self.link = link;
-    }
-
-    pub(crate) fn push_events(&mut self, events: Vec<EventRow>) {
-        for e in events {
-            if self.feed.len() >= FEED_CAPACITY {
-                self.feed.pop_front();
-                self.events_dropped += 1;
-            }
-            self.feed.push_back(e);
-        }
-    }
-
-    pub(crate) fn form_estimate(&mut self) -> Vec<Effect> {
-        let h = self.height();
-        let Overlay::Form(form) = &mut self.overlay else {
-            return vec![];
-        };
-        match form.request(&self.data, h) {
-            Ok(req) => {
-                form.error = None;
-                if form.sent.as_ref() == Some(&req) {
-                    return vec![];
-                }
-                form.estimate = None;
-                form.sent = Some(req.clone());
-                vec![Effect::Command(UiCommand::EstimateTimer(req))]
-            }
-            Err(m) => {
-                // Invalid input shows only its error; a reply for older input is dropped.
-                form.estimate = None;
-                form.sent = None;
-                form.error = Some(CommandError::new("InvalidInput", m));
-                vec![]
-            }
-        }
-    }
 }
 
 /// Blocks a message stays in the status line (an error stays longer); it stays in the log.
@@ -562,115 +72,9 @@ fn expire_toast(app: &mut App) {
 /// Applies one action; returns what the loop must do next.
 pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
     match action {
-        Action::Data(d) => {
-            let d = *d;
-            let before = app.height();
-            // The live head's height: a past view (issue 24) is lower and is no revert.
-            if d.status.as_ref().map(|s| s.tip) < app.data.status.as_ref().map(|s| s.tip) {
-                // A revert went back: the feed restarts from the new head's history.
-                app.feed.clear();
-                app.held.clear();
-                app.events_from = 0;
-                app.event_sel = 0;
-            }
-            super::extras::on_chain(app, &d);
-            app.data = d;
-            // The selected timer stays selected while it is pending, in whichever bucket it
-            // is carried to (issue 34, item 7); when it leaves, nothing is selected.
-            let seek = super::follow::follow_timer(app);
-            expire_toast(app);
-            super::feed_text::note_watches(app);
-            if let (Some(at), Some(s)) = (app.view_at, &app.data.status)
-                && at >= s.tip
-            {
-                // A revert went below the viewed height: the view is the head again.
-                app.view_at = None;
-            }
-            match app
-                .bucket_pin
-                .and_then(|h| app.data.buckets.iter().position(|b| b.height == h))
-            {
-                Some(i) => app.bucket_sel = i,
-                None => {
-                    // The user's bucket left (drained, or its last timer cancelled): the
-                    // cursor stays at its place in the list, inside no bucket.
-                    if app.bucket_pin.take().is_some() {
-                        app.in_bucket = false;
-                    }
-                    app.bucket_sel = app.bucket_sel.min(app.data.buckets.len().saturating_sub(1));
-                }
-            }
-            app.draft.follow(app.data.draft.as_ref());
-            app.fairness_sel = app
-                .fairness_sel
-                .min(app.data.fairness.len().saturating_sub(1));
-            if let Overlay::Form(f) = &mut app.overlay {
-                f.actor = f.actor.min(app.data.actors.len().saturating_sub(1));
-            }
-            // The open life and the watched timer follow the chain (issue 23): read again
-            // when a block was sealed (or the watched life was never read).
-            let moved = app.height() != before;
-            let mut out = Vec::new();
-            if seek {
-                out.push(Effect::Refresh);
-            }
-            if let Overlay::Life(l) = &app.overlay
-                && moved
-            {
-                out.push(Effect::LoadLife(l.id));
-            }
-            out.extend(super::panes::finder::on_refresh(app).filter(|_| moved));
-            if let Some(w) = app.watch
-                && (moved || app.watch_life.is_none())
-                && !out.contains(&Effect::LoadLife(w))
-            {
-                out.push(Effect::LoadLife(w));
-            }
-            for (p, life) in &app.pinned {
-                if (moved || life.is_none()) && !out.contains(&Effect::LoadLife(*p)) {
-                    out.push(Effect::LoadLife(*p));
-                }
-            }
-            out
-        }
+        Action::Data(d) => on_data(app, *d),
         Action::Events(ev) => {
-            if let Some(last) = ev.last() {
-                app.events_from = last.height + 1;
-            }
-            if !app.gov_cancels.is_empty() {
-                for e in ev.iter().filter(|e| e.kind == "TimerCancelledByGovernance") {
-                    let Some(t) = e.timer else { continue };
-                    let Some(i) = app.gov_cancels.iter().position(|g| *g == t) else {
-                        continue;
-                    };
-                    app.gov_cancels.remove(i);
-                    let text = if e.fields.contains("existed=false") {
-                        format!(
-                            "governance cancel: timer {} did not exist, nothing was cancelled (#{})",
-                            app.timer_label(&t),
-                            e.height
-                        )
-                    } else {
-                        format!(
-                            "governance cancelled timer {} (#{})",
-                            app.timer_label(&t),
-                            e.height
-                        )
-                    };
-                    let missing = e.fields.contains("existed=false");
-                    app.toast(text, missing);
-                }
-            }
-            if app.feed_paused {
-                app.held.extend(ev);
-            } else {
-                // A selected event stays selected as newer ones arrive.
-                if app.feed_pin {
-                    let f = FeedFilter::parse(&app.filter);
-                    app.event_sel += ev.iter().filter(|e| f.matches(e, &app.data)).count();
-                }
-                app.push_events(ev);
-            }
+            on_events(app, ev);
             vec![]
         }
         Action::Life(id, at, life) => super::past::on_life(app, id, at, life),
@@ -681,40 +85,7 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             vec![]
         }
         Action::Done(cmd, result) => on_done(app, cmd, result),
-        Action::Story(items) => {
-            let mut out = Vec::new();
-            for it in items {
-                if let Some((l, id)) = &it.label {
-                    let first = app.labels.is_empty();
-                    app.labels.insert(*id, l.clone());
-                    // The demo starts with its first labelled timer watched, unless the user
-                    // chose something already.
-                    if first && app.watch.is_none() && app.timer_pin.is_none() && !app.feed_pin {
-                        app.watch = Some(*id);
-                        out.push(Effect::LoadLife(*id));
-                    }
-                }
-                let at = it.height.unwrap_or(app.height());
-                if it.ok {
-                    app.log_at(at, format!("story: {}", it.text), false);
-                } else {
-                    // A step that failed on the live node is an error, with its step; a failed
-                    // expectation and an end with failures say what they are.
-                    let text = match it.kind {
-                        super::story::StoryKind::Step => {
-                            format!("fixture step failed: {}", it.text)
-                        }
-                        super::story::StoryKind::Expectation => format!("story: {}", it.text),
-                        super::story::StoryKind::End => format!("story: {}", it.text),
-                    };
-                    app.log_at(at, text.clone(), true);
-                    app.toast = Some(Toast { text, error: true });
-                    app.toast_at = None;
-                }
-                app.story.push(it);
-            }
-            out
-        }
+        Action::Story(items) => on_story(app, items),
         Action::Click {
             column,
             row,
@@ -731,6 +102,173 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             super::past::refuse_in_past(app, out)
         }
     }
+}
+
+/// Fresh data: it replaces the shown data, the selections follow it, and the open life, the
+/// finder and the watched timers are read again when a block was sealed.
+fn on_data(app: &mut App, d: DashboardData) -> Vec<Effect> {
+    let before = app.height();
+    // The live head's height: a past view (issue 24) is lower and is no revert.
+    if d.status.as_ref().map(|s| s.tip) < app.data.status.as_ref().map(|s| s.tip) {
+        // A revert went back: the feed restarts from the new head's history.
+        app.feed.clear();
+        app.held.clear();
+        app.events_from = 0;
+        app.event_sel = 0;
+    }
+    super::extras::on_chain(app, &d);
+    app.data = d;
+    // The selected timer stays selected while it is pending, in whichever bucket it is
+    // carried to (issue 34, item 7); when it leaves, nothing is selected.
+    let seek = super::follow::follow_timer(app);
+    expire_toast(app);
+    super::feed_text::note_watches(app);
+    if let (Some(at), Some(s)) = (app.view_at, &app.data.status)
+        && at >= s.tip
+    {
+        // A revert went below the viewed height: the view is the head again.
+        app.view_at = None;
+    }
+    keep_selections(app);
+    // The open life and the watched timer follow the chain (issue 23): read again when a
+    // block was sealed (or the watched life was never read).
+    let moved = app.height() != before;
+    let mut out = Vec::new();
+    if seek {
+        out.push(Effect::Refresh);
+    }
+    out.extend(reads_after_data(app, moved));
+    out
+}
+
+/// The cursors stay on what the user selected, within the lists as they are now.
+fn keep_selections(app: &mut App) {
+    match app
+        .bucket_pin
+        .and_then(|h| app.data.buckets.iter().position(|b| b.height == h))
+    {
+        Some(i) => app.bucket_sel = i,
+        None => {
+            // The user's bucket left (drained, or its last timer cancelled): the cursor
+            // stays at its place in the list, inside no bucket.
+            if app.bucket_pin.take().is_some() {
+                app.in_bucket = false;
+            }
+            app.bucket_sel = app.bucket_sel.min(app.data.buckets.len().saturating_sub(1));
+        }
+    }
+    app.draft.follow(app.data.draft.as_ref());
+    app.fairness_sel = app
+        .fairness_sel
+        .min(app.data.fairness.len().saturating_sub(1));
+    if let Overlay::Form(f) = &mut app.overlay {
+        f.actor = f.actor.min(app.data.actors.len().saturating_sub(1));
+    }
+}
+
+/// What fresh data asks to read again: the open life, the finder's page and the watched
+/// timers when the chain moved (a watched timer never read, also when it did not).
+fn reads_after_data(app: &App, moved: bool) -> Vec<Effect> {
+    let mut out = Vec::new();
+    if let Overlay::Life(l) = &app.overlay
+        && moved
+    {
+        out.push(Effect::LoadLife(l.id));
+    }
+    out.extend(super::panes::finder::on_refresh(app).filter(|_| moved));
+    if let Some(w) = app.watch
+        && (moved || app.watch_life.is_none())
+        && !out.contains(&Effect::LoadLife(w))
+    {
+        out.push(Effect::LoadLife(w));
+    }
+    for (p, life) in &app.pinned {
+        if (moved || life.is_none()) && !out.contains(&Effect::LoadLife(*p)) {
+            out.push(Effect::LoadLife(*p));
+        }
+    }
+    out
+}
+
+/// New events: into the feed (or held while it is paused); a governance cancel's event says
+/// whether the timer existed.
+fn on_events(app: &mut App, ev: Vec<EventRow>) {
+    if let Some(last) = ev.last() {
+        app.events_from = last.height + 1;
+    }
+    if !app.gov_cancels.is_empty() {
+        gov_cancel_toasts(app, &ev);
+    }
+    if app.feed_paused {
+        app.held.extend(ev);
+    } else {
+        // A selected event stays selected as newer ones arrive.
+        if app.feed_pin {
+            let f = FeedFilter::parse(&app.filter);
+            app.event_sel += ev.iter().filter(|e| f.matches(e, &app.data)).count();
+        }
+        app.push_events(ev);
+    }
+}
+
+/// The governance cancels this dashboard sent, told when their event arrives.
+fn gov_cancel_toasts(app: &mut App, ev: &[EventRow]) {
+    for e in ev.iter().filter(|e| e.kind == "TimerCancelledByGovernance") {
+        let Some(t) = e.timer else { continue };
+        let Some(i) = app.gov_cancels.iter().position(|g| *g == t) else {
+            continue;
+        };
+        app.gov_cancels.remove(i);
+        let text = if e.fields.contains("existed=false") {
+            format!(
+                "governance cancel: timer {} did not exist, nothing was cancelled (#{})",
+                app.timer_label(&t),
+                e.height
+            )
+        } else {
+            format!(
+                "governance cancelled timer {} (#{})",
+                app.timer_label(&t),
+                e.height
+            )
+        };
+        let missing = e.fields.contains("existed=false");
+        app.toast(text, missing);
+    }
+}
+
+/// The fixture's story went on: labels, the log, and a failure in the status line.
+fn on_story(app: &mut App, items: Vec<StoryItem>) -> Vec<Effect> {
+    let mut out = Vec::new();
+    for it in items {
+        if let Some((l, id)) = &it.label {
+            let first = app.labels.is_empty();
+            app.labels.insert(*id, l.clone());
+            // The demo starts with its first labelled timer watched, unless the user chose
+            // something already.
+            if first && app.watch.is_none() && app.timer_pin.is_none() && !app.feed_pin {
+                app.watch = Some(*id);
+                out.push(Effect::LoadLife(*id));
+            }
+        }
+        let at = it.height.unwrap_or(app.height());
+        if it.ok {
+            app.log_at(at, format!("story: {}", it.text), false);
+        } else {
+            // A step that failed on the live node is an error, with its step; a failed
+            // expectation and an end with failures say what they are.
+            let text = match it.kind {
+                StoryKind::Step => format!("fixture step failed: {}", it.text),
+                StoryKind::Expectation => format!("story: {}", it.text),
+                StoryKind::End => format!("story: {}", it.text),
+            };
+            app.log_at(at, text.clone(), true);
+            app.toast = Some(Toast { text, error: true });
+            app.toast_at = None;
+        }
+        app.story.push(it);
+    }
+    out
 }
 
 fn on_done(

@@ -5,7 +5,6 @@
 //! `LaneQuery.last`, so an attached dashboard asks the server the same window; the chart's
 //! title names it (Spec note 178).
 
-use super::app::{App, Effect};
 use crate::node::MAX_LANE_BLOCKS;
 
 /// The windows `<`/`>` step through, in blocks; the last is "all kept".
@@ -24,35 +23,9 @@ pub fn is_all(i: usize) -> bool {
     i + 1 >= WINDOWS.len()
 }
 
-/// `<` (narrower) or `>` (wider): the next window, a refresh to read it.
-pub(crate) fn step(app: &mut App, wider: bool) -> Vec<Effect> {
-    let i = app.lane_window;
-    let next = if wider {
-        (i + 1).min(WINDOWS.len() - 1)
-    } else {
-        i.saturating_sub(1)
-    };
-    if next == i {
-        app.toast(
-            if wider {
-                "the charts already show every block the node keeps"
-            } else {
-                "the charts already show the narrowest window (32 blocks)"
-            },
-            false,
-        );
-        return vec![];
-    }
-    app.lane_window = next;
-    let text = format!("charts: {}", title(app, None));
-    app.toast(text, false);
-    vec![Effect::Refresh]
-}
-
-/// The window as the chart's title says it: `128 blocks`, or `all kept (412 blocks)` with the
+/// Window `i` as the chart's title says it: `128 blocks`, or `all kept (412 blocks)` with the
 /// count of blocks drawn (`shown`) when known.
-pub fn title(app: &App, shown: Option<usize>) -> String {
-    let i = app.lane_window;
+pub fn title(i: usize, shown: Option<usize>) -> String {
     match (is_all(i), shown) {
         (true, Some(n)) => format!("all kept ({n} blocks)"),
         (true, None) => "all kept".into(),

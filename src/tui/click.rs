@@ -2,8 +2,8 @@
 //! timer, an event of the feed. The geometry is the panes' own (`render::areas_with`, the
 //! buckets pane's 28-column list, one header line per table).
 
-use super::app::{App, Effect, Pane};
 use super::render::{areas_with, scroll_offset, strip_lines};
+use super::state::{App, Effect, Pane};
 use ratatui::layout::{Position, Rect};
 
 /// Focuses the pane at `(column, row)` of a `width` x `height` terminal and selects the row

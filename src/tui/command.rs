@@ -1,10 +1,10 @@
 //! The dashboard's commands (issue 15): every key press that acts is a [`UiCommand`], which
 //! names its JSON-RPC method and is the node request that method sends ([`NodeRequest`]), the
 //! same in process and over JSON-RPC. Their answers are in [`super::model`]
-//! ([`CommandOutcome`](super::model::CommandOutcome)).
+//! ([`CommandOutcome`](super::outcome::CommandOutcome)).
 
+use super::data::MiningMode;
 use super::draft_request::DraftRequest;
-use super::model::MiningMode;
 use crate::engine::{Address, PriorityTier, TimerConfig, TimerId};
 use crate::node;
 

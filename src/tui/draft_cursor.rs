@@ -4,7 +4,6 @@
 //! the cursor; the selection follows its timer while blocks pass and is cleared (never moved
 //! to another timer) when the timer leaves the list it was in.
 
-use super::app::{App, Effect, Overlay, Pane};
 use crate::engine::{Address, TimerId};
 use crate::node::DraftView;
 
@@ -74,44 +73,5 @@ impl DraftCursor {
     /// The selected row's timer and target.
     pub fn selected(&self) -> Option<(TimerId, Option<Address>)> {
         self.pin.map(|r| (r.timer, Some(r.target)))
-    }
-}
-
-/// Whether the drafts' pane has the keys: it is drawn (a draft scheduler) and focused.
-pub fn focused(app: &App) -> bool {
-    app.focus == Pane::Lane && app.data.draft.is_some()
-}
-
-/// `↑`/`↓` in the drafts' pane: the first selects the row under the cursor.
-pub fn step(app: &mut App, down: bool) {
-    let Some(d) = &app.data.draft else { return };
-    let rows = rows(d);
-    let c = &mut app.draft;
-    if c.pin.is_some() {
-        c.sel = if down {
-            (c.sel + 1).min(rows.len().saturating_sub(1))
-        } else {
-            c.sel.saturating_sub(1)
-        };
-    }
-    c.sel = c.sel.min(rows.len().saturating_sub(1));
-    c.pin = rows.get(c.sel).copied();
-}
-
-/// `Enter` in the drafts' pane: the selected row's timer life (the row under the cursor
-/// when none is selected).
-pub fn open(app: &mut App) -> Vec<Effect> {
-    if app.draft.pin.is_none() {
-        step(app, false);
-    }
-    match app.draft.pin {
-        Some(r) => {
-            app.overlay = Overlay::LifeLoading(r.timer);
-            vec![Effect::LoadLife(r.timer)]
-        }
-        None => {
-            app.toast("the drafts' pane lists no timer", true);
-            vec![]
-        }
     }
 }

@@ -1,7 +1,7 @@
 //! The dashboard's `D` command (issue 22): a CIP-5 draft timer to register, as the node request
 //! `timer_watch` / `timer_interval` send.
 
-use super::model::CommandError;
+use super::data::CommandError;
 use crate::engine::Address;
 use crate::node;
 

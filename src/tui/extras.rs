@@ -1,34 +1,7 @@
 //! Issue 34's expected features: the mouse optional (`m`, `--no-mouse`), "back to where I
 //! was" (`b`), a maximised pane (`z`, ←/→ scroll it sideways) and the raw view (`v`).
 
-use super::app::{App, Effect, Overlay, Pane};
-use crate::engine::TimerId;
-
-/// Where the user was: the viewed height (`None`: the live head) and the selection.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Mark {
-    pub view_at: Option<u64>,
-    pub focus: Pane,
-    pub bucket_pin: Option<u64>,
-    pub in_bucket: bool,
-    pub timer_pin: Option<TimerId>,
-    pub feed_pin: bool,
-    pub event_sel: usize,
-}
-
-impl Mark {
-    fn of(app: &App) -> Mark {
-        Mark {
-            view_at: app.view_at,
-            focus: app.focus,
-            bucket_pin: app.bucket_pin,
-            in_bucket: app.in_bucket,
-            timer_pin: app.timer_pin,
-            feed_pin: app.feed_pin,
-            event_sel: app.event_sel,
-        }
-    }
-}
+use super::state::{App, Effect, Mark, Overlay, Pane};
 
 /// Remembers where the user is before a jump into the past, a fork or a revert.
 pub(crate) fn mark(app: &mut App) {
@@ -132,7 +105,7 @@ pub(crate) fn raw(app: &mut App) -> Vec<Effect> {
 /// Fresh data from another chain than the one shown (an attached server restarted on another
 /// fixture, issue 34 item 6): what the dashboard kept of the old chain (the story, the labels,
 /// the watches, the feed, the selection, the place `b` returns to) is dropped, and it says so.
-pub(crate) fn on_chain(app: &mut App, d: &super::model::DashboardData) {
+pub(crate) fn on_chain(app: &mut App, d: &super::data::DashboardData) {
     let (Some(old), Some(new)) = (&app.data.status, &d.status) else {
         return;
     };

@@ -3,14 +3,8 @@
 //! registration is a `TimerScheduled` event for a nominal height (the next block), which read
 //! `TimerScheduled timer w … for height 3`.
 
-use super::app::App;
-use super::model::EventRow;
-use crate::engine::TimerId;
-use std::collections::BTreeMap;
-
-/// The state watches this dashboard has seen in the drafts' index, with their keys: kept after
-/// a watch leaves so its registration still reads as one.
-pub type KnownWatches = BTreeMap<TimerId, Vec<String>>;
+use super::data::EventRow;
+use super::state::App;
 
 /// Remembers the watches of the refresh's drafts' state.
 pub(crate) fn note_watches(app: &mut App) {

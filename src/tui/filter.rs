@@ -1,8 +1,6 @@
 //! The event feed's filter (`/`).
 
-use super::app::{App, Effect};
-use super::model::*;
-use crossterm::event::{KeyCode, KeyEvent};
+use super::data::{DashboardData, EventRow};
 
 /// The event feed's filter, parsed once per use: every word must match the event's kind, its
 /// actor (name or address prefix) or its timer id (hex prefix); `kind:`, `actor:` and
@@ -72,20 +70,4 @@ impl FeedFilter {
             Scope::Any => contains_ci(&e.kind, w) || actor(w) || timer(w),
         })
     }
-}
-
-pub(crate) fn filter_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
-    match k.code {
-        KeyCode::Enter => app.filter_editing = false,
-        KeyCode::Esc => {
-            app.filter_editing = false;
-            app.filter.clear();
-        }
-        _ => {
-            // Characters, Backspace and C-u (clears), as every text field.
-            super::form::edit(&mut app.filter, &k);
-        }
-    }
-    app.event_sel = 0;
-    vec![]
 }

@@ -5,7 +5,7 @@
 //! height. The selection goes with it: the pinned bucket becomes the one the timer is in now,
 //! so the row stays selected and `Enter` opens it while blocks pass (Spec note 164).
 
-use super::app::App;
+use super::state::App;
 
 /// After fresh data: keeps the pinned timer selected where it is now. Returns true when the
 /// timer was not in the bucket read and the next block's bucket should be read (one more

@@ -1,7 +1,8 @@
 //! The schedule form (`s`): its fields, the request it describes, and its keys.
 
-use super::app::{App, Effect, Overlay};
-use super::model::*;
+use super::command::ScheduleRequest;
+use super::data::{CommandError, DashboardData};
+use super::outcome::Estimate;
 use crate::engine::{Address, PriorityTier};
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -224,43 +225,6 @@ pub(crate) fn edit(s: &mut String, k: &KeyEvent) -> bool {
         }
         _ => false,
     }
-}
-
-pub(crate) fn form_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
-    let h = app.height();
-    let n_actors = app.data.actors.len().max(1);
-    let Overlay::Form(form) = &mut app.overlay else {
-        return vec![];
-    };
-    let field = FormField::ALL[form.field];
-    match k.code {
-        KeyCode::Esc => {
-            app.overlay = Overlay::None;
-            return vec![];
-        }
-        KeyCode::Tab | KeyCode::Down => form.field = (form.field + 1) % FormField::ALL.len(),
-        KeyCode::BackTab | KeyCode::Up => {
-            form.field = (form.field + FormField::ALL.len() - 1) % FormField::ALL.len()
-        }
-        KeyCode::Enter => match form.request(&app.data, h) {
-            Ok(req) => return vec![Effect::Command(UiCommand::ScheduleTimer(req))],
-            Err(m) => {
-                form.error = Some(CommandError::new("InvalidInput", m));
-                return vec![];
-            }
-        },
-        KeyCode::Left if field == FormField::Actor => {
-            form.actor = (form.actor + n_actors - 1) % n_actors;
-        }
-        KeyCode::Right if field == FormField::Actor => form.actor = (form.actor + 1) % n_actors,
-        _ if field == FormField::Actor => return vec![],
-        _ => {
-            if !edit(&mut form.values[form.field], &k) {
-                return vec![];
-            }
-        }
-    }
-    app.form_estimate()
 }
 
 /// An unsigned number typed in a field or a prompt (`_` separators allowed): one that does not

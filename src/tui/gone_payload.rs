@@ -6,8 +6,8 @@
 //! while the node's history keeps that block; before the retained window it says so plainly.
 //! Spec note 177.
 
-use super::app::{App, Effect, Overlay};
-use super::model::TimerLife;
+use super::data::TimerLife;
+use super::state::{App, Effect, Overlay};
 use crate::engine::TimerId;
 
 /// What the raw view says of a payload the node no longer keeps.

@@ -531,7 +531,8 @@ impl KeyMap {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{KeyAction, KeyMap};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
     fn key(code: KeyCode, m: KeyModifiers) -> KeyEvent {
         KeyEvent::new(code, m)

@@ -14,13 +14,17 @@
 //!
 //! The mining mode is the node's: `p`, `+` and `-` send `SetMining`.
 
+use super::command::{NodeRequest, UiCommand};
+use super::data::{CommandError, MiningMode, ViewQuery};
+use super::draft_request::DraftEstimateView;
+use super::model::DashboardSource;
+use super::outcome::{Answer, CommandOutcome, Estimate};
 use crate::chain::{Chain, EventRecord};
 use crate::engine::{Address, Failure, TimerId};
 use crate::node::{
     EventFilter, EventsQuery, NamesQuery, NodeCore, NodeError, NodeEvent, NodeHandle, Request,
     SetMining,
 };
-use crate::tui::model::*;
 use crate::tui::view::{
     LifeReplies, QueryReplies, SourceInfo, deferred_query, draft_query, labels, life_queries,
     mining_from_node, mining_to_node,

@@ -7,10 +7,11 @@
 //! height, after a confirmation naming the blocks it drops). `W` writes the session
 //! (`devnet_exportFixture`) to a new file in the dashboard's current directory.
 
-use super::app::{App, Effect, Overlay};
+use super::command::UiCommand;
+use super::data::{CommandError, TimerLife};
 use super::keys::KeyAction;
-use super::model::{CommandError, TimerLife, UiCommand};
 use super::prompt::{Confirm, Confirmed};
+use super::state::{App, Effect, Overlay};
 use crate::engine::TimerId;
 
 impl App {

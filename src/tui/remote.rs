@@ -20,11 +20,15 @@
 //! server does not answer, queries return the last replies, [`DashboardSource::link`] says
 //! "disconnected, retrying", and the WebSocket is reopened every second until it answers.
 
+use super::command::{NodeRequest, UiCommand};
+use super::data::{CommandError, ViewQuery};
+use super::draft_request::DraftEstimateView;
+use super::model::DashboardSource;
+use super::outcome::{Answer, CommandOutcome, Estimate};
 use crate::chain::EventRecord;
 use crate::engine::{Address, TimerId};
 use crate::node::{At, EventFilter, EventsQuery, HeadQuery, TimerQuery};
 use crate::rpc::queries::{RpcQuery, RpcRequest};
-use crate::tui::model::*;
 use crate::tui::story::StoryItem;
 use crate::tui::view::{
     LifeReplies, QueryReplies, SourceInfo, deferred_query, draft_query, life_queries,

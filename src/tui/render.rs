@@ -1,13 +1,14 @@
 //! The pure view: `render(frame, &App, &Theme)` draws the whole dashboard from the app state,
 //! nothing else. Tests call it on a `TestBackend`.
 
-use super::app::{App, Overlay, Pane};
 use super::panes;
+pub use super::panes::frame::{pane_block, scroll_offset, short_amount};
+use super::state::{App, Overlay, Pane};
 use super::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Alignment, Constraint, Layout, Rect};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Paragraph, Wrap};
+use ratatui::widgets::{Paragraph, Wrap};
 
 /// Below this size the dashboard says so instead of drawing.
 pub const MIN_WIDTH: u16 = 80;
@@ -152,32 +153,4 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
 /// when a timer is watched.
 pub fn strip_lines(app: &App) -> u16 {
     u16::from(app.watch.is_some()) + app.pinned.len() as u16 + u16::from(!app.story.is_empty())
-}
-
-/// A pane's frame: its title, focused or not.
-pub fn pane_block<'a>(title: String, pane: Pane, app: &App, theme: &Theme) -> Block<'a> {
-    let focused = app.focus == pane;
-    Block::bordered()
-        .title(Line::styled(format!(" {title} "), theme.get("title")))
-        .border_style(theme.get(if focused { "border_focus" } else { "border" }))
-}
-
-/// Short display of an amount: `1.2M`, `35k`, exact below 10,000.
-pub fn short_amount(v: u128) -> String {
-    match v {
-        0..10_000 => v.to_string(),
-        10_000..10_000_000 => format!("{}k", v / 1_000),
-        10_000_000..10_000_000_000 => format!("{}M", v / 1_000_000),
-        _ => format!("{}G", v / 1_000_000_000),
-    }
-}
-
-/// Keeps the selected row on screen: the first row to draw of `len` rows in `height` lines.
-pub fn scroll_offset(selected: usize, len: usize, height: usize) -> usize {
-    if height == 0 || len <= height {
-        return 0;
-    }
-    selected
-        .saturating_sub(height.saturating_sub(1))
-        .min(len - height)
 }

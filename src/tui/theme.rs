@@ -208,7 +208,8 @@ impl Theme {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::{KEYS, SHIPPED, Theme};
+    use ratatui::style::{Color, Style};
 
     #[test]
     fn shipped_themes_parse_and_mono_has_no_colour() {

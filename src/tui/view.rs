@@ -8,6 +8,10 @@
 //! rows, the deferral counts, the labels, the feed's text) is computed here, from the replies,
 //! by [`assemble`], [`timer_life`] and [`event_rows`]. A new pane is written once.
 
+use super::data::{
+    BucketSummary, DashboardData, EventRow, FairnessRow, LaneRow, LifeEntry, MiningMode, Status,
+    Tiers, TimerLife, TimerRow, ViewQuery, count_reasons, fmt_nanos,
+};
 use crate::chain::{Event, EventRecord};
 use crate::engine::eob::{FeeQuote, max_cost};
 use crate::engine::{Address, DeferReason, SchedulerKind, TimerEvent, TimerId, TimerStatus};
@@ -17,7 +21,6 @@ use crate::node::{
     MAX_LANE_BLOCKS, NamesQuery, SharesQuery, SharesView, SnapshotInfo, SnapshotsQuery, TiersQuery,
     TiersView, TimerQuery, TimerView,
 };
-use crate::tui::model::*;
 use std::collections::BTreeMap;
 
 /// The queries of one refresh, all independent of the node's state: a source may run them
@@ -177,13 +180,54 @@ pub fn mining_to_node(m: MiningMode) -> node::MiningMode {
 /// One refresh's view from its replies.
 pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> DashboardData {
     let names = labels(&r.names, info);
+    let cfg = &r.config.timer;
+    let buckets = r
+        .buckets
+        .iter()
+        .take(q.buckets)
+        .map(|b| BucketSummary {
+            height: b.height,
+            count: b.timers,
+            gas: b.budget,
+            fits_lane: b.budget <= cfg.lane_timer_cycles,
+        })
+        .collect();
+    let lane: Vec<LaneRow> = {
+        let skip = r.lane.blocks.len().saturating_sub(q.lane_blocks);
+        r.lane.blocks[skip..].iter().map(lane_row).collect()
+    };
+    let defer_reasons = lane_defer_reasons(r, lane.first().map_or(u64::MAX, |l| l.height));
+    let eip = r.shares.scheduler == SchedulerKind::Eip1559;
+    let mut actors = r.actors.clone();
+    actors.sort_by_key(|a| (label(&names, a), *a));
+    DashboardData {
+        status: Some(status_of(r, info)),
+        buckets,
+        bucket_timers: selected_bucket_timers(r, q),
+        bucket_at: q.selected_bucket,
+        tiers: tiers(&r.tiers, &r.head, &r.config),
+        lane,
+        fairness: fairness_rows(r),
+        names,
+        actors,
+        defer_reasons,
+        fairness_window: eip.then_some((r.shares.window_blocks, r.shares.median)),
+        fires_median: r.shares.median,
+        weight_range: r.shares.weight_range_bps.map(|[lo, hi]| (lo, hi)),
+        snapshots: r.snapshots.clone(),
+        draft: r.draft.clone(),
+    }
+}
+
+/// The status bar's facts: the head, the scheduler and its activation, the basefees, the
+/// config's caps, the non-default variants.
+fn status_of(r: &QueryReplies, info: &SourceInfo) -> Status {
     let head = &r.head;
     let cfg = &r.config.timer;
     let next_kind = r.lane.scheduler;
     let activation_height = r.lane.activation_height;
-    let eip_at = |h: u64| activation_height.is_some_and(|a| h >= a);
     let cip1 = activation_height.is_some() || next_kind == SchedulerKind::Eip1559;
-    let status = Status {
+    Status {
         height: head.height,
         mining: mining_from_node(head.mining),
         scheduler: next_kind.to_string(),
@@ -209,31 +253,21 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
                 })
                 .collect()
         },
-    };
+    }
+}
 
-    let buckets = r
-        .buckets
-        .iter()
-        .take(q.buckets)
-        .map(|b| BucketSummary {
-            height: b.height,
-            count: b.timers,
-            gas: b.budget,
-            fits_lane: b.budget <= cfg.lane_timer_cycles,
-        })
-        .collect();
-    // The selected bucket in execution order: FIFO's queue order, or eip1559's auction.
-    let mut bucket_timers: Vec<TimerRow> = match q.selected_bucket {
-        Some(_) => r
-            .bucket
-            .iter()
-            .map(|t| timer_row(t, &r.head, cfg))
-            .collect(),
-        None => Vec::new(),
+/// The selected bucket in execution order: FIFO's queue order, or eip1559's auction.
+fn selected_bucket_timers(r: &QueryReplies, q: &ViewQuery) -> Vec<TimerRow> {
+    let Some(h) = q.selected_bucket else {
+        return Vec::new();
     };
-    if let Some(h) = q.selected_bucket
-        && eip_at(h.max(head.pending_height))
-    {
+    let mut bucket_timers: Vec<TimerRow> = r
+        .bucket
+        .iter()
+        .map(|t| timer_row(t, &r.head, &r.config.timer))
+        .collect();
+    let eip_at = |h: u64| r.lane.activation_height.is_some_and(|a| h >= a);
+    if eip_at(h.max(r.head.pending_height)) {
         let weights = r
             .shares
             .actors
@@ -250,22 +284,23 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
             },
         );
     }
+    bucket_timers
+}
 
-    let lane: Vec<LaneRow> = {
-        let skip = r.lane.blocks.len().saturating_sub(q.lane_blocks);
-        r.lane.blocks[skip..].iter().map(lane_row).collect()
-    };
-    let lane_from = lane.first().map_or(u64::MAX, |l| l.height);
-    let defer_reasons = count_reasons(r.deferred.iter().filter_map(|e| match &e.event {
+/// The deferrals' reasons over the lane rows shown (the blocks after `lane_from`).
+fn lane_defer_reasons(r: &QueryReplies, lane_from: u64) -> Vec<(String, u64)> {
+    count_reasons(r.deferred.iter().filter_map(|e| match &e.event {
         Event::Timer(TimerEvent::TimerDeferred { reason, .. }) if e.height > lane_from => {
             Some(defer_reason(reason))
         }
         _ => None,
-    }));
+    }))
+}
 
+/// The fairness table: fires, deferrals, pending and the weight per actor.
+fn fairness_rows(r: &QueryReplies) -> Vec<FairnessRow> {
     let eip = r.shares.scheduler == SchedulerKind::Eip1559;
-    let fairness = r
-        .shares
+    r.shares
         .actors
         .iter()
         .map(|s| FairnessRow {
@@ -276,27 +311,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
             // Under cip1-v1 the EMA weight (issue 21 §1), under eip1559 the §8 W.
             w_bps: (eip || r.shares.scheduler == SchedulerKind::Cip1V1).then_some(s.weight_bps),
         })
-        .collect();
-
-    let mut actors = r.actors.clone();
-    actors.sort_by_key(|a| (label(&names, a), *a));
-    DashboardData {
-        status: Some(status),
-        buckets,
-        bucket_timers,
-        bucket_at: q.selected_bucket,
-        tiers: tiers(&r.tiers, head, &r.config),
-        lane,
-        fairness,
-        names,
-        actors,
-        defer_reasons,
-        fairness_window: eip.then_some((r.shares.window_blocks, r.shares.median)),
-        fires_median: r.shares.median,
-        weight_range: r.shares.weight_range_bps.map(|[lo, hi]| (lo, hi)),
-        snapshots: r.snapshots.clone(),
-        draft: r.draft.clone(),
-    }
+        .collect()
 }
 
 /// The tiers pane: the ring from the next height to drain up to the ring horizon.

@@ -8,8 +8,12 @@
 //! one refresh in flight (the feed asks for events from the height the last refresh reached,
 //! so two in flight would ask twice), and turns replies into [`Action`]s for [`update`].
 
-use super::app::{Action, App, Effect, update};
-use super::model::*;
+use super::app::{Action, update};
+use super::command::UiCommand;
+use super::data::{CommandError, DashboardData, EventRow, MiningMode, TimerLife, ViewQuery};
+use super::model::DashboardSource;
+use super::outcome::CommandOutcome;
+use super::state::{App, Effect};
 use crate::engine::TimerId;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender, TryRecvError};
 use std::thread;
@@ -113,7 +117,7 @@ pub fn run_job<S: DashboardSource + ?Sized>(source: &mut S, job: Job) -> Reply {
         Job::Refresh { query, events_from } => {
             let dropped = source.take_dropped();
             let data = source.dashboard(&query);
-            let events = source.events(events_from, super::EVENTS_PER_REFRESH + 1);
+            let events = source.events(events_from, super::drive::EVENTS_PER_REFRESH + 1);
             Reply::Refreshed {
                 data: Box::new(data),
                 events,
@@ -227,7 +231,7 @@ impl Client {
                     app.block_time_ms = ms;
                 }
                 app.set_link(link);
-                let effects = super::apply_refresh(app, *data, events, dropped);
+                let effects = super::drive::apply_refresh(app, *data, events, dropped);
                 self.dispatch(app, effects);
                 if self.refresh_wanted {
                     self.refresh(app);

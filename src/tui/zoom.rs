@@ -2,8 +2,8 @@
 //! at a width where nothing is cut (at least [`VIRTUAL_WIDTH`] columns) and scrolled sideways
 //! with ←/→, so no number is cut at 120x34.
 
-use super::app::{App, Pane};
 use super::panes;
+use super::state::{App, Pane};
 use super::theme::Theme;
 use ratatui::backend::TestBackend;
 use ratatui::layout::Rect;

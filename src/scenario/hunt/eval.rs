@@ -3,14 +3,16 @@
 
 use super::candidate::Candidate;
 use super::invariants::Limits;
-use super::spec::Measure;
-use super::text::{self, Pins, Setting, VICTIM};
+use super::measure::{Measure, Metrics};
+use super::text::{self, ActorPins, Pins, Setting};
 use crate::scenario::builtin;
 use crate::scenario::fixture::LoadedFixture;
 use crate::scenario::report::Report;
-use crate::scenario::runner::Scenario;
+use crate::scenario::runner::{Scenario, ScriptLoadError};
 use crate::scenario::sweep::{panic_text, play};
 use crate::vm::DevnetRuntime;
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 /// How bad a run was: a broken invariant beats any measure; then the larger measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -33,17 +35,27 @@ pub struct Outcome {
     pub final_state_root: String,
 }
 
-/// Plays the fixture text `t` (no expectations needed), catching a panic.
-pub fn play_text(t: &str) -> Result<Result<Report, String>, String> {
-    play_limited(t).map(|r| r.map(|(r, _)| r))
+/// Plays the fixture text `t` (no expectations needed), its actors' scripts served from
+/// `scripts` (path as written, text), else from the shipped copies, catching a panic.
+pub fn play_text(t: &str, scripts: &[(String, String)]) -> Result<Result<Report, String>, String> {
+    play_limited(t, scripts).map(|r| r.map(|(r, _)| r))
 }
 
 /// [`play_text`], with the limits the run is held to (its genesis's).
-pub fn play_limited(t: &str) -> Result<Result<(Report, Limits), String>, String> {
+pub fn play_limited(
+    t: &str,
+    scripts: &[(String, String)],
+) -> Result<Result<(Report, Limits), String>, String> {
+    let load = |f: &LoadedFixture, rel: &str| -> Result<String, ScriptLoadError> {
+        match scripts.iter().find(|(p, _)| p == rel) {
+            Some((_, t)) => Ok(t.clone()),
+            None => builtin::script_loader(f, rel),
+        }
+    };
     let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let lf = LoadedFixture::parse("hunt.toml", t.to_string()).map_err(|e| e.to_string())?;
         let rt = DevnetRuntime::new();
-        let s = Scenario::prepare(&lf, &rt, &builtin::script_loader).map_err(|e| e.to_string())?;
+        let s = Scenario::prepare(&lf, &rt, &load).map_err(|e| e.to_string())?;
         let lim = Limits::of(s.genesis());
         play(&s, None).map(|(r, _)| (r, lim))
     }));
@@ -52,12 +64,13 @@ pub fn play_limited(t: &str) -> Result<Result<(Report, Limits), String>, String>
 
 /// Each step's error kind, in step order: a report's step outcome names the line of its
 /// `[[steps]]` header.
-fn step_errors(t: &str, r: &Report, n: usize) -> Vec<Option<String>> {
+fn step_errors(t: &str, r: &Report, skip: usize, n: usize) -> Vec<Option<String>> {
     let lines: Vec<usize> = t
         .lines()
         .enumerate()
         .filter(|(_, l)| *l == "[[steps]]")
         .map(|(i, _)| i + 1)
+        .skip(skip)
         .collect();
     let mut out = vec![None; n];
     for st in &r.steps {
@@ -70,36 +83,66 @@ fn step_errors(t: &str, r: &Report, n: usize) -> Vec<Option<String>> {
     out
 }
 
-/// The victim's figures of a report.
-pub fn pins_of(r: &Report) -> Pins {
-    let Some(v) = r.actors.iter().find(|a| a.actor == VICTIM) else {
-        return Pins::default();
-    };
-    Pins {
-        fires: v.fires,
-        latency_p50: v.latency_p50,
-        latency_p99: v.latency_p99,
-        fees: v.fees,
-        weight_bps: v.weight_bps,
-    }
+/// The victim's figures of a report: those of `actors` (an actor with no fire and no
+/// deferral has no row: all zero).
+pub fn pins_of(r: &Report, actors: &[String]) -> Pins {
+    Pins::of(
+        actors
+            .iter()
+            .map(|name| match r.actors.iter().find(|a| &a.actor == name) {
+                Some(v) => ActorPins {
+                    actor: name.clone(),
+                    fires: v.fires,
+                    latency_p50: v.latency_p50,
+                    latency_p99: v.latency_p99,
+                    latency_max: v.latency_max,
+                    fees: v.fees,
+                    weight_bps: v.weight_bps,
+                },
+                None => ActorPins {
+                    actor: name.clone(),
+                    ..ActorPins::default()
+                },
+            })
+            .collect(),
+    )
 }
 
-fn measure(m: Measure, p: &Pins, baseline_fires: u64) -> u128 {
-    match m {
-        Measure::LatencyP99 => p.latency_p99.into(),
-        Measure::LatencyP50 => p.latency_p50.into(),
-        Measure::FiresLost => baseline_fires.saturating_sub(p.fires).into(),
-        Measure::Fees => p.fees,
-        Measure::WeightBps => p.weight_bps.unwrap_or(0).into(),
+/// The victim's fires with no adversary, per run length: `fires_lost` compares a candidate
+/// with the empty scenario of the same length, so a shrunk, shorter run has no more fires to
+/// lose than it could have had (before, the shrinker's cut blocks counted as lost fires).
+#[derive(Debug, Default)]
+pub struct Baseline(Mutex<BTreeMap<u64, u64>>);
+
+impl Baseline {
+    /// The victim's fires in `blocks` blocks under `s` with no adversary (played once per
+    /// length, then remembered).
+    pub fn fires(&self, s: &Setting, blocks: u64) -> u64 {
+        if let Some(f) = self.0.lock().expect("not poisoned").get(&blocks) {
+            return *f;
+        }
+        let empty = Candidate {
+            bots: Vec::new(),
+            actions: Vec::new(),
+            blocks,
+            next_id: 0,
+        };
+        let t = text::fixture(s, &empty, &[], None, "hunt baseline");
+        let f = match play_text(&t, s.victim.scripts()) {
+            Ok(Ok(r)) => pins_of(&r, &s.victim.actors()).fires,
+            _ => 0,
+        };
+        self.0.lock().expect("not poisoned").insert(blocks, f);
+        f
     }
 }
 
 /// Plays `c` under `s` and measures it. A fixture that does not prepare (a bug of the
 /// generator) and a panic are both broken invariants: they are what a developer replays.
-pub fn evaluate(s: &Setting, c: &Candidate, m: Measure, baseline_fires: u64) -> Outcome {
+pub fn evaluate(s: &Setting, c: &Candidate, m: &Measure, baseline: &Baseline) -> Outcome {
     let t = text::fixture(s, c, &[], None, "hunt candidate");
     let mut o = Outcome::default();
-    let (report, lim) = match play_limited(&t) {
+    let (report, lim) = match play_limited(&t, s.victim.scripts()) {
         Err(p) => {
             o.broken = Some(format!("panic: {p}"));
             o.score.broken = true;
@@ -120,15 +163,12 @@ pub fn evaluate(s: &Setting, c: &Candidate, m: Measure, baseline_fires: u64) -> 
         o.broken = super::invariants::broken(&report, &lim);
     }
     o.score.broken = o.broken.is_some();
-    o.pins = pins_of(&report);
-    o.score.measure = measure(m, &o.pins, baseline_fires);
-    o.adversary_fees = report
-        .actors
-        .iter()
-        .filter(|a| a.actor.starts_with("adv-"))
-        .map(|a| a.fees)
-        .sum();
-    o.step_errors = step_errors(&t, &report, c.actions.len());
+    let victims = s.victim.actors();
+    o.pins = pins_of(&report, &victims);
+    let metrics = Metrics::of(&report, &victims, baseline.fires(s, c.blocks));
+    o.score.measure = m.of(&metrics);
+    o.adversary_fees = metrics.get("adversary_fees");
+    o.step_errors = step_errors(&t, &report, s.victim.steps(), c.actions.len());
     o.final_state_root = report.summary.final_state_root.to_string();
     o
 }

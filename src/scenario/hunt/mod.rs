@@ -6,17 +6,20 @@
 //! no chain logic. The search is deterministic for a seed whatever `--jobs` is (Spec note 161).
 
 pub mod candidate;
+pub mod error;
 pub mod eval;
 pub mod invariants;
+pub mod measure;
 pub mod plot;
 pub mod search;
 pub mod spec;
 pub mod text;
+pub mod victim;
 
 pub use spec::{Checked, HuntError, HuntSpec, Measure};
 
 use candidate::{Candidate, Limits};
-use eval::{Outcome, evaluate, play_text};
+use eval::{Baseline, Outcome, evaluate, play_text};
 use search::{Ctx, search, shrink};
 use serde::Serialize;
 use text::{Pins, Setting};
@@ -36,6 +39,7 @@ pub struct Found {
     pub victim_fires: u64,
     pub victim_latency_p50: u64,
     pub victim_latency_p99: u64,
+    pub victim_latency_max: u64,
     #[serde(with = "crate::engine::types::u128_str")]
     pub victim_fees: u128,
     /// What the adversaries' bots paid for their fires.
@@ -70,14 +74,17 @@ fn setting(ch: &Checked, k: crate::engine::SchedulerKind) -> Setting {
         name: format!("hunt-{}-{}", ch.spec.name, k.as_str()),
         scheduler: k,
         variants: ch.spec.variants.clone(),
-        victim_every: ch.spec.victim_every,
-        victim_cycles: ch.spec.victim_cycles,
+        victim: ch.victim.clone(),
         funds: ch.funds,
     }
 }
 
-fn limits(ch: &Checked) -> Limits {
+/// The adversaries' budget under scheduler `k`, and the actions it takes: state watches and
+/// writes under the CIP-5 drafts, interval timers under the Chinese draft only.
+fn limits(ch: &Checked, k: crate::engine::SchedulerKind) -> Limits {
     Limits {
+        watches: k.is_draft(),
+        intervals: k == crate::engine::SchedulerKind::Cip5DraftZh,
         adversaries: ch.spec.adversary.count as usize,
         funds: ch.funds,
         max_timers: ch.spec.adversary.max_timers,
@@ -119,25 +126,23 @@ fn hunt_one(
     deadline: Option<std::time::Instant>,
 ) -> Found {
     let s = setting(ch, k);
-    let l = limits(ch);
+    let l = limits(ch, k);
     let empty = Candidate {
         bots: Vec::new(),
         actions: Vec::new(),
         blocks: l.blocks,
         next_id: 0,
     };
-    let base = evaluate(&s, &empty, ch.measure, 0);
+    let baseline = Baseline::default();
     let mut ctx = Ctx {
         setting: &s,
         limits: l,
-        measure: ch.measure,
-        baseline_fires: base.pins.fires,
+        measure: ch.measure.clone(),
+        baseline: &baseline,
         jobs: opts.jobs,
         done: opts.done,
     };
-    let base_measure = evaluate(&s, &empty, ch.measure, base.pins.fires)
-        .score
-        .measure;
+    let base_measure = evaluate(&s, &empty, &ch.measure, &baseline).score.measure;
     let b = &ch.spec.budget;
     let (c, o, runs) = search(&ctx, ch.spec.seed, b.runs, b.population, b.keep, deadline);
     ctx.jobs = 1;
@@ -147,14 +152,14 @@ fn hunt_one(
     } else {
         (c, o)
     };
-    let again = evaluate(&s, &c, ch.measure, base.pins.fires);
+    let again = evaluate(&s, &c, &ch.measure, &baseline);
     let mut broken = o.broken.clone();
     let same = again.final_state_root == o.final_state_root;
     if !same && broken.is_none() {
         broken = Some("a replay gave another state root".into());
     }
     let fixture = write_fixture(ch, &s, &c, &o, broken.as_deref());
-    let fixture_replays = match play_text(&fixture) {
+    let fixture_replays = match play_text(&fixture, s.victim.scripts()) {
         Ok(Ok(r)) => r.passed() == broken.is_none(),
         _ => broken.is_some(),
     };
@@ -166,6 +171,7 @@ fn hunt_one(
         victim_fires: o.pins.fires,
         victim_latency_p50: o.pins.latency_p50,
         victim_latency_p99: o.pins.latency_p99,
+        victim_latency_max: o.pins.latency_max,
         victim_fees: o.pins.fees,
         adversary_fees: o.adversary_fees,
         adversary_funds: c.funds_used(),
@@ -186,12 +192,11 @@ fn write_fixture(
     broken: Option<&str>,
 ) -> String {
     let mut d = format!(
-        "Found by `cowboy-devnet hunt` (spec `{}`, seed {}): the worst {} of a heartbeat victim\n\
-         (every {} blocks) under {}, shrunk. Measure: {}.",
+        "Found by `cowboy-devnet hunt` (spec `{}`, seed {}): the worst {} of\n{} under {}, shrunk. Measure: {}.",
         ch.spec.name,
         ch.spec.seed,
         ch.measure.as_str(),
-        ch.spec.victim_every,
+        ch.victim.describe(),
         s.scheduler.as_str(),
         o.score.measure
     );
@@ -209,7 +214,7 @@ fn write_fixture(
 /// The side-by-side table: per scheduler the worst measure and the adversaries' cost.
 pub fn table(h: &Hunt) -> String {
     let mut out = format!(
-        "hunt {} (measure {}, seed {})\n{:<14} {:>10} {:>9} {:>6} {:>8} {:>8} {:>16} {:>20} {:>20} {:>8} {:>6}  {}\n",
+        "hunt {} (measure {}, seed {})\n{:<14} {:>10} {:>9} {:>6} {:>8} {:>8} {:>8} {:>16} {:>20} {:>20} {:>8} {:>6}  {}\n",
         h.name,
         h.measure,
         h.seed,
@@ -219,6 +224,7 @@ pub fn table(h: &Hunt) -> String {
         "fires",
         "lat_p50",
         "lat_p99",
+        "lat_max",
         "victim_fees",
         "adversary_fees",
         "adversary_funds",
@@ -228,13 +234,14 @@ pub fn table(h: &Hunt) -> String {
     );
     for f in &h.found {
         out.push_str(&format!(
-            "{:<14} {:>10} {:>9} {:>6} {:>8} {:>8} {:>16} {:>20} {:>20} {:>8} {:>6}  {}\n",
+            "{:<14} {:>10} {:>9} {:>6} {:>8} {:>8} {:>8} {:>16} {:>20} {:>20} {:>8} {:>6}  {}\n",
             f.scheduler,
             f.measure,
             f.baseline,
             f.victim_fires,
             f.victim_latency_p50,
             f.victim_latency_p99,
+            f.victim_latency_max,
             f.victim_fees,
             f.adversary_fees,
             f.adversary_funds,

@@ -4,7 +4,7 @@
 //! (score, then the lower index).
 
 use super::candidate::{Action, Candidate, Limits};
-use super::eval::{Outcome, evaluate};
+use super::eval::{Baseline, Outcome, evaluate};
 use super::spec::Measure;
 use super::text::Setting;
 use crate::scenario::sweep::SplitMix64;
@@ -16,7 +16,7 @@ pub struct Ctx<'a> {
     pub setting: &'a Setting,
     pub limits: Limits,
     pub measure: Measure,
-    pub baseline_fires: u64,
+    pub baseline: &'a Baseline,
     pub jobs: usize,
     pub done: &'a (dyn Fn() + Sync),
 }
@@ -32,7 +32,7 @@ pub fn evaluate_all(ctx: &Ctx<'_>, cs: &[Candidate]) -> Vec<Outcome> {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(c) = cs.get(i) else { break };
-                    let o = evaluate(ctx.setting, c, ctx.measure, ctx.baseline_fires);
+                    let o = evaluate(ctx.setting, c, &ctx.measure, ctx.baseline);
                     slots.lock().expect("no thread panics holding it")[i] = Some(o);
                     (ctx.done)();
                 }
@@ -111,7 +111,7 @@ fn as_bad(o: &Outcome, target: &Outcome) -> bool {
 /// Tries `c2`; keeps it when it is at least as bad. Counts the tries.
 fn attempt(ctx: &Ctx<'_>, best: &mut (Candidate, Outcome), c2: Candidate, tries: &mut u32) -> bool {
     *tries += 1;
-    let o = evaluate(ctx.setting, &c2, ctx.measure, ctx.baseline_fires);
+    let o = evaluate(ctx.setting, &c2, &ctx.measure, ctx.baseline);
     if as_bad(&o, &best.1) {
         *best = (c2, o);
         return true;
@@ -122,7 +122,13 @@ fn attempt(ctx: &Ctx<'_>, best: &mut (Candidate, Outcome), c2: Candidate, tries:
 fn halve(a: &Action) -> Option<Action> {
     let mut a = a.clone();
     match &mut a {
-        Action::Schedule { gas_limit, .. } if *gas_limit > 2_000 => *gas_limit /= 2,
+        Action::Schedule { gas_limit, .. }
+        | Action::Watch { gas_limit, .. }
+        | Action::Interval { gas_limit, .. }
+            if *gas_limit > 2_000 =>
+        {
+            *gas_limit /= 2
+        }
         Action::Transfer { amount, .. } if *amount > 1 => *amount /= 2,
         _ => return None,
     }

@@ -5,72 +5,9 @@ use crate::engine::{SchedulerKind, Variants};
 use serde::Deserialize;
 use std::path::Path;
 
-/// What is wrong with a hunt's spec: found before anything runs.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum HuntError {
-    #[error("BadSpec: {0}")]
-    BadSpec(String),
-    #[error("UnknownVictim: `{0}` is not a victim workload (heartbeat)")]
-    UnknownVictim(String),
-    #[error(
-        "UnknownMeasure: `{0}` is not a measure (latency_p99, latency_p50, fires_lost, fees, weight_bps)"
-    )]
-    UnknownMeasure(String),
-    #[error(
-        "UnknownScheduler: `{0}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)"
-    )]
-    UnknownScheduler(String),
-    #[error("UnknownVariant: {0}")]
-    UnknownVariant(String),
-    #[error("ZeroBudget: {0}")]
-    ZeroBudget(String),
-}
-
-/// The built-in measures of the victim, each made as large as possible by the hunt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Measure {
-    /// The victim's fire latency (fire height minus due height), 99th percentile, nearest
-    /// rank: with fewer than 100 fires this is the largest latency.
-    LatencyP99,
-    LatencyP50,
-    /// Fires the victim has in the run without adversaries, minus the fires it has.
-    FiresLost,
-    /// What the victim's fee payer paid for its fires.
-    Fees,
-    /// W(victim) in basis points at the end (absent under fifo: 0).
-    WeightBps,
-}
-
-impl Measure {
-    pub const NAMES: [&'static str; 5] = [
-        "latency_p99",
-        "latency_p50",
-        "fires_lost",
-        "fees",
-        "weight_bps",
-    ];
-
-    pub fn parse(s: &str) -> Result<Measure, HuntError> {
-        Ok(match s {
-            "latency_p99" => Measure::LatencyP99,
-            "latency_p50" => Measure::LatencyP50,
-            "fires_lost" => Measure::FiresLost,
-            "fees" => Measure::Fees,
-            "weight_bps" => Measure::WeightBps,
-            _ => return Err(HuntError::UnknownMeasure(s.to_string())),
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Measure::LatencyP99 => "latency_p99",
-            Measure::LatencyP50 => "latency_p50",
-            Measure::FiresLost => "fires_lost",
-            Measure::Fees => "fees",
-            Measure::WeightBps => "weight_bps",
-        }
-    }
-}
+pub use super::error::HuntError;
+pub use super::measure::Measure;
+use super::victim::{self, Victim};
 
 /// A hunt's spec (TOML). Unknown keys are errors.
 #[derive(Debug, Clone, Deserialize)]
@@ -78,8 +15,18 @@ impl Measure {
 pub struct HuntSpec {
     pub name: String,
     /// The victim's workload: `heartbeat` (a native actor re-arming a timer every
-    /// `victim_every` blocks, each fire burning `victim_cycles`).
+    /// `victim_every` blocks, each fire burning `victim_cycles`) or `fixture` (the accounts,
+    /// actors and steps of `victim_fixture`, measured on `victim_actors`).
     pub victim: String,
+    /// `victim = "fixture"`: a shipped fixture's name, or a path relative to the spec.
+    #[serde(default)]
+    pub victim_fixture: Option<String>,
+    /// `victim = "fixture"`: the actors measured (default: every actor of the fixture).
+    #[serde(default)]
+    pub victim_actors: Vec<String>,
+    /// The spec's folder (set by [`HuntSpec::read`]; a fixture path is relative to it).
+    #[serde(skip)]
+    pub dir: std::path::PathBuf,
     #[serde(default = "default_every")]
     pub victim_every: u64,
     #[serde(default = "default_victim_cycles")]
@@ -157,6 +104,7 @@ fn default_shrink() -> u32 {
 pub struct Checked {
     pub spec: HuntSpec,
     pub measure: Measure,
+    pub victim: Victim,
     pub schedulers: Vec<SchedulerKind>,
     pub funds: u128,
 }
@@ -173,14 +121,35 @@ impl HuntSpec {
     pub fn read(path: &Path) -> Result<HuntSpec, HuntError> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| HuntError::BadSpec(format!("{}: {e}", path.display())))?;
-        toml::from_str(&text).map_err(|e| HuntError::BadSpec(format!("{}: {e}", path.display())))
+        let mut spec: HuntSpec = toml::from_str(&text)
+            .map_err(|e| HuntError::BadSpec(format!("{}: {e}", path.display())))?;
+        spec.dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        Ok(spec)
+    }
+
+    /// The victim the spec names, its fixture read.
+    fn victim(&self) -> Result<Victim, HuntError> {
+        match (self.victim.as_str(), &self.victim_fixture) {
+            ("heartbeat", None) if self.victim_actors.is_empty() => Ok(Victim::Heartbeat {
+                every: self.victim_every,
+                cycles: self.victim_cycles,
+            }),
+            ("heartbeat", _) => Err(HuntError::BadSpec(
+                "victim_fixture and victim_actors go with victim = \"fixture\"".into(),
+            )),
+            ("fixture", Some(f)) => victim::from_fixture(f, &self.victim_actors, &self.dir),
+            ("fixture", None) => Err(HuntError::UnknownVictim(
+                "victim = \"fixture\" names its fixture in victim_fixture".into(),
+            )),
+            (v, _) => Err(HuntError::UnknownVictim(format!(
+                "`{v}` is not a victim workload (heartbeat, fixture)"
+            ))),
+        }
     }
 
     /// Checks every name and figure of the spec.
     pub fn check(self) -> Result<Checked, HuntError> {
-        if self.victim != "heartbeat" {
-            return Err(HuntError::UnknownVictim(self.victim));
-        }
+        let victim = self.victim()?;
         let measure = Measure::parse(&self.measure)?;
         if self.budget.runs == 0 {
             return Err(HuntError::ZeroBudget("budget.runs is 0".into()));
@@ -222,6 +191,7 @@ impl HuntSpec {
         Ok(Checked {
             spec: self,
             measure,
+            victim,
             schedulers,
             funds,
         })

@@ -2,6 +2,7 @@
 //! bots and their steps, and, for the worst one found, expectations pinning its figures.
 
 use super::candidate::{Action, Candidate, TIERS, Template};
+use super::victim::Victim;
 use crate::engine::SchedulerKind;
 use std::fmt::Write;
 
@@ -11,13 +12,11 @@ pub struct Setting {
     pub name: String,
     pub scheduler: SchedulerKind,
     pub variants: Vec<String>,
-    pub victim_every: u64,
-    pub victim_cycles: u64,
+    pub victim: Victim,
     pub funds: u128,
 }
 
-/// The victim's actor name in every hunt fixture.
-pub const VICTIM: &str = "victim";
+pub use super::victim::VICTIM;
 
 /// Adversary `i`'s account (its bot is `adv-N-bot`).
 pub fn adversary(i: usize) -> String {
@@ -28,16 +27,10 @@ pub fn bot(i: usize) -> String {
     format!("adv-{}-bot", i + 1)
 }
 
-fn victim_code(s: &Setting) -> String {
-    let gas = s.victim_cycles.saturating_mul(2).saturating_add(50_000);
-    let again = format!(
-        r#"{{"op":"schedule","delta":{},"gas_limit":{gas}}}"#,
-        s.victim_every
-    );
-    format!(
-        r#"{{"deploy":[{again}],"handle_timer":[{{"op":"burn","cycles":{}}},{again}]}}"#,
-        s.victim_cycles
-    )
+fn victim_code(every: u64, cycles: u64) -> String {
+    let gas = cycles.saturating_mul(2).saturating_add(50_000);
+    let again = format!(r#"{{"op":"schedule","delta":{every},"gas_limit":{gas}}}"#);
+    format!(r#"{{"deploy":[{again}],"handle_timer":[{{"op":"burn","cycles":{cycles}}},{again}]}}"#)
 }
 
 fn bot_code(t: &Template) -> String {
@@ -58,21 +51,58 @@ fn bot_code(t: &Template) -> String {
     }
 }
 
-/// The figures the written fixture pins (the victim's, at the run's end).
+/// The victim's figures at the run's end: over its actors (fires and fees summed, latencies
+/// and W their largest), and each actor's, which the written fixture pins.
 #[derive(Debug, Clone, Default)]
 pub struct Pins {
     pub fires: u64,
     pub latency_p50: u64,
     pub latency_p99: u64,
+    pub latency_max: u64,
     pub fees: u128,
     pub weight_bps: Option<u32>,
+    pub each: Vec<ActorPins>,
+}
+
+/// One victim actor's figures.
+#[derive(Debug, Clone, Default)]
+pub struct ActorPins {
+    pub actor: String,
+    pub fires: u64,
+    pub latency_p50: u64,
+    pub latency_p99: u64,
+    pub latency_max: u64,
+    pub fees: u128,
+    pub weight_bps: Option<u32>,
+}
+
+impl Pins {
+    /// The victim's figures from its actors'.
+    pub fn of(each: Vec<ActorPins>) -> Pins {
+        Pins {
+            fires: each.iter().map(|a| a.fires).sum(),
+            latency_p50: each.iter().map(|a| a.latency_p50).max().unwrap_or(0),
+            latency_p99: each.iter().map(|a| a.latency_p99).max().unwrap_or(0),
+            latency_max: each.iter().map(|a| a.latency_max).max().unwrap_or(0),
+            fees: each.iter().fold(0u128, |t, a| t.saturating_add(a.fees)),
+            weight_bps: each.iter().filter_map(|a| a.weight_bps).max(),
+            each,
+        }
+    }
 }
 
 fn header(out: &mut String, s: &Setting, c: &Candidate, description: &str) {
     let _ = writeln!(out, "name = {:?}", s.name);
     let _ = writeln!(out, "description = \"\"\"\n{description}\"\"\"");
     let _ = writeln!(out, "blocks = {}\n", c.blocks);
-    let _ = writeln!(out, "[chain]\nscheduler = \"{}\"\n", s.scheduler.as_str());
+    match &s.victim {
+        Victim::Fixture(f) => {
+            let _ = writeln!(out, "{}", f.chain_text(s.scheduler.as_str()));
+        }
+        Victim::Heartbeat { .. } => {
+            let _ = writeln!(out, "[chain]\nscheduler = \"{}\"\n", s.scheduler.as_str());
+        }
+    }
     if !s.variants.is_empty() {
         let _ = writeln!(out, "[variants]");
         for v in &s.variants {
@@ -85,10 +115,17 @@ fn header(out: &mut String, s: &Setting, c: &Candidate, description: &str) {
 }
 
 fn parties(out: &mut String, s: &Setting, c: &Candidate) {
-    let _ = writeln!(
-        out,
-        "[[accounts]]\nname = \"victim-owner\"\nbalance = \"1000000000000000000\"\n"
-    );
+    match &s.victim {
+        Victim::Heartbeat { .. } => {
+            let _ = writeln!(
+                out,
+                "[[accounts]]\nname = \"victim-owner\"\nbalance = \"1000000000000000000\"\n"
+            );
+        }
+        Victim::Fixture(f) => {
+            let _ = writeln!(out, "{}", f.body);
+        }
+    }
     for i in 0..c.bots.len() {
         let _ = writeln!(
             out,
@@ -97,11 +134,13 @@ fn parties(out: &mut String, s: &Setting, c: &Candidate) {
             s.funds
         );
     }
-    let _ = writeln!(
-        out,
-        "[[actors]]\nname = \"{VICTIM}\"\ndeployer = \"victim-owner\"\nbalance = \"100000000000000000\"\nnative = '{}'\n",
-        victim_code(s)
-    );
+    if let Victim::Heartbeat { every, cycles } = &s.victim {
+        let _ = writeln!(
+            out,
+            "[[actors]]\nname = \"{VICTIM}\"\ndeployer = \"victim-owner\"\nbalance = \"100000000000000000\"\nnative = '{}'\n",
+            victim_code(*every, *cycles)
+        );
+    }
     for (i, b) in c.bots.iter().enumerate() {
         let _ = writeln!(
             out,
@@ -123,6 +162,8 @@ fn step(out: &mut String, a: &Action, error: Option<&str>) {
             height,
             gas_limit,
             tier,
+            ttl,
+            sender_pays,
             ..
         } => {
             let _ = writeln!(
@@ -133,6 +174,52 @@ fn step(out: &mut String, a: &Action, error: Option<&str>) {
             if let Some(t) = tier {
                 let _ = writeln!(out, "priority_tier = \"{}\"", TIERS[*t]);
             }
+            if let Some(t) = ttl {
+                let _ = writeln!(out, "expires_at = {}", height + t);
+            }
+            if *sender_pays {
+                let _ = writeln!(out, "fee_payer = \"sender\"");
+            }
+        }
+        Action::Extend { bot: b, id, by, .. } => {
+            let _ = writeln!(
+                out,
+                "action = \"extend\"\nactor = \"{}\"\ntimer = \"a{id}\"\nby = {by}",
+                bot(*b)
+            );
+        }
+        Action::Watch {
+            id,
+            bot: b,
+            key,
+            gas_limit,
+            ..
+        } => {
+            let _ = writeln!(
+                out,
+                "action = \"watch\"\nactor = \"{}\"\nkeys = [\"k{key}\"]\ngas_limit = {gas_limit}\nlabel = \"a{id}\"",
+                bot(*b)
+            );
+        }
+        Action::Write { bot: b, key, .. } => {
+            let _ = writeln!(
+                out,
+                "action = \"write\"\nactor = \"{}\"\nkey = \"k{key}\"",
+                bot(*b)
+            );
+        }
+        Action::Interval {
+            id,
+            bot: b,
+            every,
+            gas_limit,
+            ..
+        } => {
+            let _ = writeln!(
+                out,
+                "action = \"interval\"\nactor = \"{}\"\nevery = {every}\ngas_limit = {gas_limit}\nlabel = \"a{id}\"",
+                bot(*b)
+            );
         }
         Action::Cancel { bot: b, id, .. } => {
             let _ = writeln!(
@@ -157,18 +244,22 @@ fn step(out: &mut String, a: &Action, error: Option<&str>) {
 }
 
 fn pins(out: &mut String, p: &Pins) {
-    let mut one = |metric: &str, value: String| {
-        let _ = writeln!(
-            out,
-            "[[expect]]\nmetric = \"{metric}\"\nactor = \"{VICTIM}\"\nequals = {value}\n"
-        );
-    };
-    one("fires", p.fires.to_string());
-    one("latency_p50", p.latency_p50.to_string());
-    one("latency_p99", p.latency_p99.to_string());
-    one("fees", format!("\"{}\"", p.fees));
-    if let Some(w) = p.weight_bps {
-        one("weight_bps", w.to_string());
+    for a in &p.each {
+        let mut one = |metric: &str, value: String| {
+            let _ = writeln!(
+                out,
+                "[[expect]]\nmetric = \"{metric}\"\nactor = \"{}\"\nequals = {value}\n",
+                a.actor
+            );
+        };
+        one("fires", a.fires.to_string());
+        one("latency_p50", a.latency_p50.to_string());
+        one("latency_p99", a.latency_p99.to_string());
+        one("latency_max", a.latency_max.to_string());
+        one("fees", format!("\"{}\"", a.fees));
+        if let Some(w) = a.weight_bps {
+            one("weight_bps", w.to_string());
+        }
     }
 }
 

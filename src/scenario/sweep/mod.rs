@@ -24,8 +24,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+pub mod plot;
 mod shard;
-pub use shard::{Shard, ShardHeader, merge, outputs, shard_text};
+pub use shard::{Shard, ShardHeader, merge, outputs, read_rows, shard_text};
 
 /// What is wrong with a sweep's spec, plan, shard or merge: found before anything runs.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -42,6 +43,8 @@ pub enum SweepError {
     UnknownVariant(String),
     #[error("UnknownParameter: {0}")]
     UnknownParameter(String),
+    #[error("UnknownMeasure: {0}")]
+    UnknownMeasure(String),
     #[error("EmptyGrid: {0}")]
     EmptyGrid(String),
     #[error("BadShard: {0}")]

@@ -177,3 +177,16 @@ pub fn outputs(rows: &[Row]) -> (String, String) {
     }
     (csv, jsonl)
 }
+
+/// The rows of a sweep's `runs.jsonl` (a row per line; blank lines skipped). A line that is
+/// not a row is named by its number.
+pub fn read_rows(text: &str) -> Result<Vec<Row>, SweepError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .map_err(|e| SweepError::BadSpec(format!("line {}: not a sweep row ({e})", i + 1)))
+        })
+        .collect()
+}

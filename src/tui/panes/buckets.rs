@@ -1,8 +1,8 @@
 //! Coming heights and their timers; the selected bucket's timers in execution order.
 
-use crate::tui::app::{App, Pane};
-use crate::tui::model::{TimerRow, fmt_nanos};
-use crate::tui::render::{pane_block, scroll_offset, short_amount};
+use super::frame::{pane_block, scroll_offset, short_amount};
+use crate::tui::data::{TimerRow, fmt_nanos};
+use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -23,9 +23,23 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     frame.render_widget(block, area);
     let [left, right] =
         Layout::horizontal([Constraint::Length(28), Constraint::Min(20)]).areas(inner);
+    bucket_list(frame, left, app, theme, draft.is_some());
+    let [title, list] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(right);
+    let ranked = app.data.bucket_timers.iter().any(|t| t.rank.is_some());
+    frame.render_widget(
+        Paragraph::new(Line::styled(
+            bucket_heading(app, ranked),
+            theme.get("title"),
+        )),
+        title,
+    );
+    timer_list(frame, list, app, theme, ranked);
+}
 
+/// The coming heights: timers, summed gas, and whether they fit the lane (not under a draft).
+fn bucket_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, draft: bool) {
     let focused = app.focus == Pane::Buckets;
-    let h = left.height.saturating_sub(1) as usize;
+    let h = area.height.saturating_sub(1) as usize;
     let off = scroll_offset(app.bucket_sel, app.data.buckets.len(), h);
     let next = app.data.status.as_ref().map_or(0, |s| s.height + 1);
     let rows: Vec<Row> = app
@@ -36,7 +50,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .skip(off)
         .take(h)
         .map(|(i, b)| {
-            let mut style = if !b.fits_lane && draft.is_none() {
+            let mut style = if !b.fits_lane && !draft {
                 theme.get("bucket_over")
             } else if b.height == next {
                 theme.get("bucket_due")
@@ -55,9 +69,9 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 b.count.to_string(),
                 short_amount(b.gas.into()),
                 match (draft, b.fits_lane) {
-                    (Some(_), _) => String::new(),
-                    (None, true) => "yes".into(),
-                    (None, false) => "NO".into(),
+                    (true, _) => String::new(),
+                    (false, true) => "yes".into(),
+                    (false, false) => "NO".into(),
                 },
             ])
             .style(style)
@@ -77,7 +91,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             "height",
             "timers",
             "gas",
-            if draft.is_some() { "" } else { "fits" },
+            if draft { "" } else { "fits" },
         ])
         .style(theme.get("header")),
     )
@@ -86,12 +100,12 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             .borders(Borders::RIGHT)
             .border_style(theme.get("border")),
     );
-    frame.render_widget(t, left);
+    frame.render_widget(t, area);
+}
 
-    let sel = app.data.buckets.get(app.bucket_sel);
-    let [title, list] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(right);
-    let ranked = app.data.bucket_timers.iter().any(|t| t.rank.is_some());
-    let head = match sel {
+/// The line over the selected bucket's timers.
+fn bucket_heading(app: &App, ranked: bool) -> String {
+    match app.data.buckets.get(app.bucket_sel) {
         Some(b) => format!(
             " bucket #{} · {} in execution order{}",
             b.height,
@@ -103,44 +117,51 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             }
         ),
         None => " no bucket".into(),
-    };
-    frame.render_widget(
-        Paragraph::new(Line::styled(head, theme.get("title"))),
-        title,
-    );
-    let timers = &app.data.bucket_timers;
-    let h = list.height.saturating_sub(1) as usize;
-    let off = scroll_offset(app.timer_sel, timers.len(), h);
-    // Columns by priority: narrow panes drop the ones further right in this list.
-    const COLS: [(&str, u16); 11] = [
-        ("#", 3),
-        ("id", 8),
-        ("actor", 9),
-        ("gas", 6),
-        ("prio×W", 11),
-        ("expires", 8),
-        ("maxcost", 7),
-        ("carried·why", 14),
-        ("fees", 16),
-        ("payer", 9),
-        ("handler", 12),
-    ];
+    }
+}
+
+/// The timer list's columns by priority: narrow panes drop the ones further right.
+const COLS: [(&str, u16); 11] = [
+    ("#", 3),
+    ("id", 8),
+    ("actor", 9),
+    ("gas", 6),
+    ("prio×W", 11),
+    ("expires", 8),
+    ("maxcost", 7),
+    ("carried·why", 14),
+    ("fees", 16),
+    ("payer", 9),
+    ("handler", 12),
+];
+
+/// How many of [`COLS`] fit in `width`.
+fn columns_shown(width: u16) -> usize {
     let mut shown = 0;
     let mut used = 0u16;
     for (_, w) in COLS {
-        if used + w > list.width {
+        if used + w > width {
             break;
         }
         used += w + 1;
         shown += 1;
     }
+    shown
+}
+
+/// The selected bucket's timers in execution order.
+fn timer_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, ranked: bool) {
+    let focused = app.focus == Pane::Buckets;
+    let timers = &app.data.bucket_timers;
+    let h = area.height.saturating_sub(1) as usize;
+    let off = scroll_offset(app.timer_sel, timers.len(), h);
+    let shown = columns_shown(area.width);
     let rows: Vec<Row> = timers
         .iter()
         .enumerate()
         .skip(off)
         .take(h)
         .map(|(i, t)| {
-            let _ = i;
             let style = if focused && app.in_bucket && app.timer_pin == Some(t.id) {
                 theme.get("selection")
             } else if app.is_watched(&t.id) {
@@ -148,34 +169,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
             } else {
                 theme.get("text")
             };
-            let cells = [
-                match t.rank {
-                    Some(k) => k.to_string(),
-                    None if ranked => "-".into(),
-                    None => (i + 1).to_string(),
-                },
-                app.timer_label(&t.id),
-                app.data.label(&t.actor),
-                short_amount(t.gas_limit.into()),
-                // Effective priority per cycle (priority × W), in base units.
-                match (t.effective_priority, ranked) {
-                    (Some(p), _) => fmt_nanos(p / 10_000),
-                    (None, true) => "<basefee".into(),
-                    (None, false) => "—".into(),
-                },
-                t.expires_at.to_string(),
-                short_amount(t.max_cost),
-                // Issue 34, item 8: blocks this timer was carried, and the last reason.
-                match (&t.last_defer, t.carried) {
-                    (Some(r), c) => format!("{c} blk {r}"),
-                    (None, 0) => "0".into(),
-                    (None, c) => format!("{c} blk"),
-                },
-                fee_cell(t),
-                app.data.label(&t.fee_payer),
-                t.handler.clone(),
-            ];
-            Row::new(cells.into_iter().take(shown)).style(style)
+            Row::new(timer_cells(app, t, i, ranked).into_iter().take(shown)).style(style)
         })
         .collect();
     let widths: Vec<Constraint> = COLS
@@ -185,7 +179,38 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         .collect();
     let t = Table::new(rows, widths)
         .header(Row::new(COLS.iter().take(shown).map(|(n, _)| *n)).style(theme.get("header")));
-    frame.render_widget(t, list);
+    frame.render_widget(t, area);
+}
+
+/// One timer's cells, in the order of [`COLS`]; `i` is its place in the bucket.
+fn timer_cells(app: &App, t: &TimerRow, i: usize, ranked: bool) -> [String; 11] {
+    [
+        match t.rank {
+            Some(k) => k.to_string(),
+            None if ranked => "-".into(),
+            None => (i + 1).to_string(),
+        },
+        app.timer_label(&t.id),
+        app.data.label(&t.actor),
+        short_amount(t.gas_limit.into()),
+        // Effective priority per cycle (priority × W), in base units.
+        match (t.effective_priority, ranked) {
+            (Some(p), _) => fmt_nanos(p / 10_000),
+            (None, true) => "<basefee".into(),
+            (None, false) => "—".into(),
+        },
+        t.expires_at.to_string(),
+        short_amount(t.max_cost),
+        // Issue 34, item 8: blocks this timer was carried, and the last reason.
+        match (&t.last_defer, t.carried) {
+            (Some(r), c) => format!("{c} blk {r}"),
+            (None, 0) => "0".into(),
+            (None, c) => format!("{c} blk"),
+        },
+        fee_cell(t),
+        app.data.label(&t.fee_payer),
+        t.handler.clone(),
+    ]
 }
 
 /// A timer's fee fields in short: `tier`, or `cap/tip` in base units, or `GBA`.

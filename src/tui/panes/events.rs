@@ -1,9 +1,9 @@
 //! The event feed: newest at the bottom, coloured by kind, filtered, pausable. Only the rows on
 //! screen are looked at (the app walks back from the newest event as far as the pane is tall).
 
-use crate::tui::app::{App, Pane};
+use super::frame::pane_block;
 use crate::tui::keys::KeyAction;
-use crate::tui::render::pane_block;
+use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;

@@ -2,9 +2,9 @@
 //! the window's recent fires and deferrals, its median and length; under fifo the fires and
 //! deferrals counted from the events (FIFO has no W). Pending timers per actor under both.
 
-use crate::tui::app::{App, Pane};
-use crate::tui::model::fmt_w;
-use crate::tui::render::{pane_block, scroll_offset};
+use super::frame::{pane_block, scroll_offset};
+use crate::tui::data::fmt_w;
+use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Rect};

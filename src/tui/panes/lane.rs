@@ -3,12 +3,12 @@
 //! lane basefee in base units over the window, deferrals by reason, the p50 tip, tips and burn,
 //! GC use. Under `fifo` the same figures FIFO has: lane use, deferrals, the cycle basefee.
 
+use super::frame::pane_block;
 use super::lane_chart::{self, CHART_MIN};
 use super::lane_figures;
-use crate::tui::app::{App, Pane};
 use crate::tui::chart_window;
 use crate::tui::keys::KeyAction;
-use crate::tui::render::pane_block;
+use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -20,7 +20,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let eip = status.is_some_and(|s| s.scheduler == "eip1559");
     // Issue 34: the charts' window of blocks in the title, with the keys that change it
     // where the title has the room.
-    let window = chart_window::title(app, Some(app.data.lane.len()));
+    let window = chart_window::title(app.lane_window, Some(app.data.lane.len()));
     let sched = status.map_or("—", |s| s.scheduler.as_str());
     let keys = format!(
         "{}/{}",

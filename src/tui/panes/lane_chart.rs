@@ -4,9 +4,9 @@
 //! fires per block. Each with its legend and units on the x axis's label row (issue 34, item
 //! 9: never over the newest blocks), and the basefee over the window below.
 
-use crate::tui::app::App;
-use crate::tui::model::{LaneRow, fmt_nanos};
-use crate::tui::render::short_amount;
+use super::frame::short_amount;
+use crate::tui::data::{LaneRow, fmt_nanos};
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -72,7 +72,7 @@ pub fn fires(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     }];
     let unit = format!(
         "per block · {}",
-        crate::tui::chart_window::title(app, Some(rows.len()))
+        crate::tui::chart_window::title(app.lane_window, Some(rows.len()))
     );
     draw(frame, area, app, theme, &sets, false, &unit);
 }

@@ -4,9 +4,9 @@
 //! last row says which figures are hidden and how to see them (`z` maximises the pane); no
 //! value is ever cut mid-number.
 
-use crate::tui::app::App;
-use crate::tui::model::fmt_nanos;
-use crate::tui::render::short_amount;
+use super::frame::short_amount;
+use crate::tui::data::fmt_nanos;
+use crate::tui::state::App;
 
 /// One figure: its text (a label and a whole value) and the short name a "hidden" note uses.
 #[derive(Clone, Debug, PartialEq, Eq)]

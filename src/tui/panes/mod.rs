@@ -5,6 +5,7 @@ pub mod draft;
 pub mod events;
 pub mod fairness;
 pub mod finder;
+pub mod frame;
 pub mod lane;
 pub mod lane_chart;
 pub mod lane_figures;

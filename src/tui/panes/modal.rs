@@ -2,10 +2,11 @@
 //! explains the focused pane and its columns first, then that pane's keys, then the global
 //! keys, then the other panes (as lazygit's per-view help).
 
-use crate::tui::app::{App, Confirm, Pane};
+use crate::tui::data::EventRow;
 use crate::tui::keys::KeyAction;
-use crate::tui::model::EventRow;
 use crate::tui::panes::overlays::centered;
+use crate::tui::prompt::Confirm;
+use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;

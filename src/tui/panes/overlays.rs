@@ -1,8 +1,11 @@
 //! Overlays: a timer's life, the schedule form, prompts (help, log, confirm: [`super::modal`]).
 
 use crate::engine::TimerId;
-use crate::tui::app::{App, FormField, Prompt, ScheduleForm};
-use crate::tui::model::{TimerLife, auction_line, fmt_nanos};
+use crate::tui::data::{TimerLife, TimerRow, fmt_nanos};
+use crate::tui::form::{FormField, ScheduleForm};
+use crate::tui::outcome::auction_line;
+use crate::tui::prompt::Prompt;
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -49,34 +52,46 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
         Some((_, "reverted", _)) => "fired, handler reverted".to_string(),
         _ => l.status.clone(),
     };
-    let block = frame_block(
-        match l.at {
-            // Issue 24: read as of the viewed height.
-            Some(h) => format!(
-                "timer {} · {status} · as of #{h} (Esc closes)",
-                app.timer_label(&l.id)
-            ),
-            None => format!(
-                "timer {} · {status} · follows the chain (Esc closes)",
-                app.timer_label(&l.id)
-            ),
-        },
-        theme,
-    );
+    let block = frame_block(life_title(app, l, &status), theme);
     let inner = block.inner(r);
     frame.render_widget(block, r);
-    let head = theme.get("header");
-    let txt = theme.get("text");
-    let field = |k: &str, v: String| {
-        Line::from(vec![
-            Span::styled(format!(" {k:<16}"), head),
-            Span::styled(v, txt),
-        ])
-    };
-    let mut lines = vec![
-        field("id", l.id.to_string()),
-        field("status", status.clone()),
-    ];
+    let lines = life_fields(app, l, status, theme);
+    let [top, bottom] = Layout::vertical([
+        Constraint::Length(lines.len() as u16 + 1),
+        Constraint::Min(1),
+    ])
+    .areas(inner);
+    frame.render_widget(Paragraph::new(lines), top);
+    life_timeline(frame, bottom, l, theme);
+}
+
+/// The life's title: the timer, its status, and whether it follows the chain.
+fn life_title(app: &App, l: &TimerLife, status: &str) -> String {
+    match l.at {
+        // Issue 24: read as of the viewed height.
+        Some(h) => format!(
+            "timer {} · {status} · as of #{h} (Esc closes)",
+            app.timer_label(&l.id)
+        ),
+        None => format!(
+            "timer {} · {status} · follows the chain (Esc closes)",
+            app.timer_label(&l.id)
+        ),
+    }
+}
+
+/// One `name   value` line of the life.
+fn life_field(k: &str, v: String, theme: &Theme) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!(" {k:<16}"), theme.get("header")),
+        Span::styled(v, theme.get("text")),
+    ])
+}
+
+/// The life's fields: the record as scheduled, its fees, its deferrals.
+fn life_fields(app: &App, l: &TimerLife, status: String, theme: &Theme) -> Vec<Line<'static>> {
+    let field = |k: &str, v: String| life_field(k, v, theme);
+    let mut lines = vec![field("id", l.id.to_string()), field("status", status)];
     if let Some(t) = &l.record {
         lines.extend([
             field(
@@ -99,84 +114,91 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
                 format!("{} ({} payload bytes)", t.handler, t.payload_len),
             ),
         ]);
-        // CIP-1 v3: the fee caps and tier as scheduled, the carry record, and where the
-        // bucket's auction ranks it now (from the bucket view when it is the selected one).
-        let caps = |v: Option<u128>| v.map_or("GBA".to_string(), fmt_nanos);
-        let cip1 = app
-            .data
-            .status
-            .as_ref()
-            .is_some_and(|s| s.lane_basefee.is_some())
-            || t.max_fee_per_cycle.is_some()
-            || t.max_priority_fee_per_cycle.is_some()
-            || t.priority_tier.is_some()
-            || t.carried > 0;
-        if cip1 {
-            lines.push(field(
-                "fee caps",
-                format!(
-                    "max fee {} · max priority fee {} per cycle",
-                    caps(t.max_fee_per_cycle),
-                    caps(t.max_priority_fee_per_cycle)
-                ),
-            ));
-            lines.push(field(
-                "priority tier",
-                t.priority_tier
-                    .map_or("— (tip: max priority fee or p50)".into(), |p| {
-                        p.as_str().to_string()
-                    }),
-            ));
-            lines.push(field(
-                "carried",
-                match &t.last_defer {
-                    Some(r) => format!("{} block(s), last deferred: {r}", t.carried),
-                    None => format!("{} block(s)", t.carried),
-                },
-            ));
-            let ranked = app
-                .data
-                .bucket_timers
-                .iter()
-                .find(|b| b.id == t.id)
-                .filter(|b| b.rank.is_some() || b.effective_priority.is_some());
-            lines.push(field(
-                "priority",
-                match ranked {
-                    Some(b) => match (b.effective_priority, b.rank) {
-                        (Some(p), Some(k)) => format!(
-                            "effective {} per cycle (× W) · rank {k} of {} in bucket #{}",
-                            fmt_nanos(p / 10_000),
-                            app.data.bucket_timers.len(),
-                            b.height
-                        ),
-                        _ => "max fee below the lane basefee: waits (below_basefee)".into(),
-                    },
-                    None if app
-                        .data
-                        .status
-                        .as_ref()
-                        .is_some_and(|s| s.scheduler == "eip1559") =>
-                    {
-                        "select its bucket to see its rank".into()
-                    }
-                    None => "— (fifo: queue order)".into(),
-                },
-            ));
-        } else {
-            lines.push(field("priority", "— (fifo)".into()));
-        }
+        lines.extend(fee_fields(app, t, theme));
     }
     // Issue 34, item 8: the same count as the fairness table's (Spec note 147).
     lines.push(field("first deferrals", l.deferrals.to_string()));
-    let [top, bottom] = Layout::vertical([
-        Constraint::Length(lines.len() as u16 + 1),
-        Constraint::Min(1),
-    ])
-    .areas(inner);
-    frame.render_widget(Paragraph::new(lines), top);
-    let h = bottom.height.saturating_sub(1) as usize;
-    // The latest steps when the timeline is longer than the screen.
+    lines
+}
+
+/// CIP-1 v3: the fee caps and tier as scheduled, the carry record, and where the bucket's
+/// auction ranks it now (from the bucket view when it is the selected one); `— (fifo)`
+/// otherwise.
+fn fee_fields(app: &App, t: &TimerRow, theme: &Theme) -> Vec<Line<'static>> {
+    let field = |k: &str, v: String| life_field(k, v, theme);
+    let caps = |v: Option<u128>| v.map_or("GBA".to_string(), fmt_nanos);
+    let cip1 = app
+        .data
+        .status
+        .as_ref()
+        .is_some_and(|s| s.lane_basefee.is_some())
+        || t.max_fee_per_cycle.is_some()
+        || t.max_priority_fee_per_cycle.is_some()
+        || t.priority_tier.is_some()
+        || t.carried > 0;
+    if !cip1 {
+        return vec![field("priority", "— (fifo)".into())];
+    }
+    vec![
+        field(
+            "fee caps",
+            format!(
+                "max fee {} · max priority fee {} per cycle",
+                caps(t.max_fee_per_cycle),
+                caps(t.max_priority_fee_per_cycle)
+            ),
+        ),
+        field(
+            "priority tier",
+            t.priority_tier
+                .map_or("— (tip: max priority fee or p50)".into(), |p| {
+                    p.as_str().to_string()
+                }),
+        ),
+        field(
+            "carried",
+            match &t.last_defer {
+                Some(r) => format!("{} block(s), last deferred: {r}", t.carried),
+                None => format!("{} block(s)", t.carried),
+            },
+        ),
+        field("priority", priority_text(app, t)),
+    ]
+}
+
+/// Where the bucket's auction ranks the timer now, when its bucket is the selected one.
+fn priority_text(app: &App, t: &TimerRow) -> String {
+    let ranked = app
+        .data
+        .bucket_timers
+        .iter()
+        .find(|b| b.id == t.id)
+        .filter(|b| b.rank.is_some() || b.effective_priority.is_some());
+    match ranked {
+        Some(b) => match (b.effective_priority, b.rank) {
+            (Some(p), Some(k)) => format!(
+                "effective {} per cycle (× W) · rank {k} of {} in bucket #{}",
+                fmt_nanos(p / 10_000),
+                app.data.bucket_timers.len(),
+                b.height
+            ),
+            _ => "max fee below the lane basefee: waits (below_basefee)".into(),
+        },
+        None if app
+            .data
+            .status
+            .as_ref()
+            .is_some_and(|s| s.scheduler == "eip1559") =>
+        {
+            "select its bucket to see its rank".into()
+        }
+        None => "— (fifo: queue order)".into(),
+    }
+}
+
+/// The life's timeline, the latest steps when it is longer than the screen.
+fn life_timeline(frame: &mut Frame, area: Rect, l: &TimerLife, theme: &Theme) {
+    let h = area.height.saturating_sub(1) as usize;
     let skip = l.timeline.len().saturating_sub(h);
     let rows: Vec<Row> = l
         .timeline
@@ -186,7 +208,7 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
             Row::new(vec![
                 Span::styled(format!("#{}", e.height), theme.get("dim")),
                 Span::styled(e.what.clone(), theme.kind(&e.what)),
-                Span::styled(e.reason.clone(), txt),
+                Span::styled(e.reason.clone(), theme.get("text")),
             ])
         })
         .collect();
@@ -199,8 +221,8 @@ pub fn life(frame: &mut Frame, area: Rect, app: &App, l: &TimerLife, theme: &The
                 Constraint::Min(10),
             ],
         )
-        .header(Row::new(vec!["height", "what", "why"]).style(head)),
-        bottom,
+        .header(Row::new(vec!["height", "what", "why"]).style(theme.get("header"))),
+        area,
     );
 }
 

@@ -1,8 +1,8 @@
 //! The raw view (`v`, issue 34): every field of a timer or an event, the payload as hex and
 //! decoded where it is UTF-8 (pretty-printed where it is JSON). `y` copies it (OSC 52).
 
-use crate::tui::app::App;
-use crate::tui::model::{EventRow, TimerLife, fmt_nanos};
+use crate::tui::data::{EventRow, TimerLife, fmt_nanos};
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -110,11 +110,11 @@ pub fn raw_of(app: &App) -> Option<(String, Vec<String>)> {
         return None;
     }
     match &app.overlay {
-        crate::tui::app::Overlay::Life(l) => Some((
+        crate::tui::state::Overlay::Life(l) => Some((
             format!("raw · timer {}", app.timer_label(&l.id)),
             timer_lines(l),
         )),
-        crate::tui::app::Overlay::Event(e) => Some((
+        crate::tui::state::Overlay::Event(e) => Some((
             format!("raw · event {} #{}", e.kind, e.height),
             event_lines(e),
         )),

@@ -1,6 +1,8 @@
 //! The status bar (top) and the hint line (bottom).
 
-use crate::tui::app::App;
+use crate::tui::data::{Status, fmt_nanos};
+use crate::tui::keys::KeyAction;
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -24,36 +26,58 @@ struct Item {
 /// scheduler, mining, then the RPC address), so the height, the link's state and what is awaited stay
 /// readable at any width the dashboard draws at.
 pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
-    let base = theme.get("status");
-    let key = theme.get("status_key");
-    let title = Span::styled(" cowboy-devnet ", key);
+    let title = Span::styled(" cowboy-devnet ", theme.get("status_key"));
     let Some(s) = &app.data.status else {
-        let mut spans = vec![title, Span::styled("  connecting…", base)];
-        if let Some(l) = &app.link {
-            spans.push(Span::styled(
-                format!("  {}", link_short(l)),
-                theme.get("error"),
-            ));
-        }
-        if !app.waiting.is_empty() {
-            spans.push(Span::styled("  waiting: ", base));
-            spans.push(Span::styled(
-                format!("{}…", app.waiting.join(", ")),
-                theme.get("warn"),
-            ));
-        }
-        return Line::from(spans);
+        return connecting_line(app, theme, title);
     };
-    let mut items = Vec::new();
-    let mut item = |rank: u8, label: &'static str, full: String, short: String, style: Style| {
-        items.push(Item {
+    let mut items = view_items(app, s, theme);
+    items.extend(chain_items(s, theme));
+    fit_items(items, title, theme.get("status"), width)
+}
+
+impl Item {
+    fn new(rank: u8, label: &'static str, full: String, short: String, style: Style) -> Item {
+        Item {
             rank,
             label,
             full,
             short,
             style,
-        })
-    };
+        }
+    }
+
+    /// A part that reads the same in short.
+    fn same(rank: u8, label: &'static str, text: String, style: Style) -> Item {
+        Item::new(rank, label, text.clone(), text, style)
+    }
+}
+
+/// Before the first answer: the link's state and what is awaited.
+fn connecting_line(app: &App, theme: &Theme, title: Span<'static>) -> Line<'static> {
+    let base = theme.get("status");
+    let mut spans = vec![title, Span::styled("  connecting…", base)];
+    if let Some(l) = &app.link {
+        spans.push(Span::styled(
+            format!("  {}", link_short(l)),
+            theme.get("error"),
+        ));
+    }
+    if !app.waiting.is_empty() {
+        spans.push(Span::styled("  waiting: ", base));
+        spans.push(Span::styled(
+            format!("{}…", app.waiting.join(", ")),
+            theme.get("warn"),
+        ));
+    }
+    Line::from(spans)
+}
+
+/// The parts about the dashboard's view: the height shown, the link, what is awaited, the
+/// mouse and the maximised pane.
+fn view_items(app: &App, s: &Status, theme: &Theme) -> Vec<Item> {
+    let key = theme.get("status_key");
+    let warn = theme.get("warn");
+    let mut items = Vec::new();
     // Issue 24: the past is viewed, the chain goes on. The banner says what the panes show
     // (the last refresh's height), and where the view is going until the refresh answers.
     let going = match (app.shown_at(), app.view_at) {
@@ -61,45 +85,60 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
         (_, Some(h)) => format!(" · to #{h}…"),
         (_, None) => " · to the head…".into(),
     };
-    match app.shown_at() {
-        Some(_) => {
-            let v = format!("viewing #{} · head #{}{going}", s.height, s.tip);
-            item(0, "", v.clone(), v, theme.get("warn"));
-        }
-        None if going.is_empty() => item(0, "#", s.height.to_string(), s.height.to_string(), key),
-        None => {
-            let v = format!("{}{going}", s.height);
-            item(0, "#", v.clone(), v, theme.get("warn"));
-        }
-    }
+    items.push(match app.shown_at() {
+        Some(_) => Item::same(
+            0,
+            "",
+            format!("viewing #{} · head #{}{going}", s.height, s.tip),
+            warn,
+        ),
+        None if going.is_empty() => Item::same(0, "#", s.height.to_string(), key),
+        None => Item::same(0, "#", format!("{}{going}", s.height), warn),
+    });
     if let Some(l) = &app.link {
-        let t = link_short(l).to_string();
-        item(0, "", t.clone(), t, theme.get("error"));
+        items.push(Item::same(
+            0,
+            "",
+            link_short(l).to_string(),
+            theme.get("error"),
+        ));
     }
     if !app.waiting.is_empty() {
-        let w = format!("{}…", app.waiting.join(", "));
-        item(1, "waiting:", w.clone(), w, theme.get("warn"));
+        items.push(Item::same(
+            1,
+            "waiting:",
+            format!("{}…", app.waiting.join(", ")),
+            warn,
+        ));
     }
     // Issue 34: mouse capture off is said (the terminal selects text; `m` turns it on).
     if !app.mouse {
-        let k = app
-            .keys
-            .keys_label(crate::tui::keys::KeyAction::ToggleMouse);
-        item(
+        let k = app.keys.keys_label(KeyAction::ToggleMouse);
+        items.push(Item::new(
             2,
             "mouse",
             format!("off ({k})"),
             "off".into(),
-            theme.get("warn"),
-        );
+            warn,
+        ));
     }
     if app.zoom {
-        let k = app.keys.keys_label(crate::tui::keys::KeyAction::Zoom);
-        let v = format!("maximised ←/→ ({k}: back)");
-        item(2, "", v.clone(), v, theme.get("warn"));
+        let k = app.keys.keys_label(KeyAction::Zoom);
+        items.push(Item::same(
+            2,
+            "",
+            format!("maximised ←/→ ({k}: back)"),
+            warn,
+        ));
     }
-    let m = s.mining.label();
-    item(4, "mining", m.clone(), m, key);
+    items
+}
+
+/// The parts about the chain: mining, the scheduler and its variants, the basefees, the
+/// pending timers, the RPC address.
+fn chain_items(s: &Status, theme: &Theme) -> Vec<Item> {
+    let key = theme.get("status_key");
+    let mut items = vec![Item::same(4, "mining", s.mining.label(), key)];
     let sched = match (s.scheduler.as_str(), s.activation_height) {
         ("eip1559", Some(h)) => format!("eip1559 (since #{h})"),
         (k, Some(h)) => format!("{k} (eip1559 at #{h})"),
@@ -107,17 +146,19 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
     };
     // Issue 34, item 9: the scheduler outlasts the basefees and the pending count (after
     // activation its long form no longer fits at 120 columns; its short form does).
-    item(5, "scheduler", sched, s.scheduler.clone(), key);
+    items.push(Item::new(5, "scheduler", sched, s.scheduler.clone(), key));
     // The non-default variants (issue 21), dropped first when the bar is short.
     if !s.variants.is_empty() {
-        let v = s.variants.join(",");
-        item(8, "variants", v.clone(), v, theme.get("warn"));
+        items.push(Item::same(
+            8,
+            "variants",
+            s.variants.join(","),
+            theme.get("warn"),
+        ));
     }
     // The lane basefee is nanos per cycle: shown in base units (contract decision 1).
-    let lane = s
-        .lane_basefee
-        .map_or("—".into(), crate::tui::model::fmt_nanos);
-    item(
+    let lane = s.lane_basefee.map_or("—".into(), fmt_nanos);
+    items.push(Item::new(
         6,
         "basefee",
         format!(
@@ -130,43 +171,49 @@ pub fn status_line(app: &App, theme: &Theme, width: u16) -> Line<'static> {
             s.cycle_basefee, s.cell_basefee
         ),
         key,
-    );
-    let p = s.pending_timers.to_string();
-    item(7, "pending", p.clone(), p, key);
+    ));
+    items.push(Item::same(7, "pending", s.pending_timers.to_string(), key));
     let rpc = s.rpc_address.clone().unwrap_or_else(|| "off".into());
     let rpc_short = rpc
         .strip_prefix("http://")
         .unwrap_or(rpc.as_str())
         .to_string();
-    item(3, "rpc", rpc, rpc_short, key);
+    items.push(Item::new(3, "rpc", rpc, rpc_short, key));
+    items
+}
 
-    let spans_of = |items: &[Item], short: bool| -> Vec<Span<'static>> {
-        let mut spans = vec![title.clone()];
-        for i in items {
-            let label = if i.label.is_empty() {
-                "  ".to_string()
+/// The parts as spans, in full or in short.
+fn spans_of(title: &Span<'static>, base: Style, items: &[Item], short: bool) -> Vec<Span<'static>> {
+    let mut spans = vec![title.clone()];
+    for i in items {
+        let label = if i.label.is_empty() {
+            "  ".to_string()
+        } else {
+            format!("  {} ", i.label)
+        };
+        spans.push(Span::styled(label, base));
+        spans.push(Span::styled(
+            if short {
+                i.short.clone()
             } else {
-                format!("  {} ", i.label)
-            };
-            spans.push(Span::styled(label, base));
-            spans.push(Span::styled(
-                if short {
-                    i.short.clone()
-                } else {
-                    i.full.clone()
-                },
-                i.style,
-            ));
-        }
-        spans
-    };
+                i.full.clone()
+            },
+            i.style,
+        ));
+    }
+    spans
+}
+
+/// Every part in full when it fits `width`; else in short, dropping the least important
+/// parts one at a time until it fits.
+fn fit_items(mut items: Vec<Item>, title: Span<'static>, base: Style, width: u16) -> Line<'static> {
     let fits = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>() <= width as usize;
-    let full = spans_of(&items, false);
+    let full = spans_of(&title, base, &items, false);
     if fits(&full) {
         return Line::from(full);
     }
     loop {
-        let short = spans_of(&items, true);
+        let short = spans_of(&title, base, &items, true);
         if fits(&short) {
             return Line::from(short);
         }

@@ -1,7 +1,7 @@
 //! Calendar-queue tiers (CIP-1 v3 §2): ring occupancy, epoch buckets, overflow, maintenance.
 
-use crate::tui::app::{App, Pane};
-use crate::tui::render::pane_block;
+use super::frame::pane_block;
+use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

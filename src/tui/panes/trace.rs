@@ -8,19 +8,13 @@
 use super::overlays::centered;
 use crate::chain::trace::Trace;
 use crate::engine::TimerId;
-use crate::tui::app::{App, Effect, Overlay};
+use crate::tui::state::{App, Effect, Overlay};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::Line;
 
-/// The trace overlay: the timer, and its fire's trace once it came back (or why not).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TraceOverlay {
-    pub id: TimerId,
-    /// `None` while it is being asked.
-    pub traces: Option<Result<Vec<Trace>, String>>,
-}
+pub use crate::tui::state::TraceOverlay;
 
 /// `t` in a timer's life: ask its last fire's trace.
 pub fn open(app: &mut App) -> Vec<Effect> {

@@ -4,8 +4,8 @@
 //! highlighted with [`watched`]. Above it, the story line of a fixture played live.
 
 use crate::engine::TimerId;
-use crate::tui::app::App;
-use crate::tui::model::TimerLife;
+use crate::tui::data::TimerLife;
+use crate::tui::state::App;
 use crate::tui::theme::Theme;
 use ratatui::Frame;
 use ratatui::layout::Rect;

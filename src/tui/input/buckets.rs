@@ -1,0 +1,56 @@
+//! The bucket list's keys: ↑/↓ move between buckets or, inside one, between its timers;
+//! →/Enter go into the bucket; Enter on a timer opens its life.
+
+use super::shared::{open_selected_life, step};
+use crate::tui::keys::KeyAction;
+use crate::tui::state::{App, Effect};
+
+pub(super) fn on_action(app: &mut App, action: KeyAction) -> Option<Vec<Effect>> {
+    match action {
+        KeyAction::Up | KeyAction::Down => Some(move_cursor(app, action == KeyAction::Down)),
+        KeyAction::Right => {
+            if !app.in_bucket && !app.data.bucket_timers.is_empty() {
+                enter(app);
+            }
+            Some(vec![])
+        }
+        KeyAction::Select if !app.in_bucket => {
+            if !app.data.bucket_timers.is_empty() {
+                enter(app);
+            }
+            Some(vec![])
+        }
+        KeyAction::Select => Some(open_selected_life(app).unwrap_or_else(|| {
+            app.toast("no timer selected", true);
+            vec![]
+        })),
+        _ => None,
+    }
+}
+
+/// Into the bucket under the cursor: its first timer selected.
+fn enter(app: &mut App) {
+    app.in_bucket = true;
+    app.bucket_pin = app.data.buckets.get(app.bucket_sel).map(|b| b.height);
+    app.select_timer_row(0);
+}
+
+fn move_cursor(app: &mut App, down: bool) -> Vec<Effect> {
+    if app.in_bucket {
+        // The first move selects the row under the cursor.
+        let mut i = app.timer_sel;
+        if app.timer_pin.is_some() {
+            step(&mut i, app.data.bucket_timers.len(), down);
+        }
+        app.select_timer_row(i);
+        return vec![];
+    }
+    let before = app.bucket_sel;
+    step(&mut app.bucket_sel, app.data.buckets.len(), down);
+    app.bucket_pin = app.data.buckets.get(app.bucket_sel).map(|b| b.height);
+    if before != app.bucket_sel {
+        app.timer_sel = 0;
+        return vec![Effect::Refresh];
+    }
+    vec![]
+}

@@ -1,0 +1,235 @@
+//! A command's typed answer ([`CommandOutcome`], built once from the transport's [`Answer`])
+//! and the schedule form's estimate ([`Estimate`]).
+
+use super::command::UiCommand;
+use super::data::{CommandError, MiningMode, fmt_nanos, fmt_w};
+use super::draft_request::DraftEstimateView;
+use crate::engine::{AuctionEstimate, TimerId};
+
+/// `timer_estimate`'s answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Estimate {
+    /// The most one fire may cost.
+    pub max_cost: u128,
+    /// Where it would fire given the queue and the lane now.
+    pub fire_height: u64,
+    /// What `timer_schedule` would answer, if it would refuse.
+    pub error: Option<CommandError>,
+    /// Where it would stand in the auction of its height now (`timer_estimate`'s `auction`);
+    /// `None` when it would be refused.
+    pub auction: Option<Box<AuctionEstimate>>,
+    /// The fee payer's balance beside one fire's `max_cost` now (CIP-5 §5.4).
+    pub funding: Option<crate::node::Funding>,
+}
+
+impl Estimate {
+    /// False when the fee payer cannot fund one fire now: the timer would be removed
+    /// `unfunded` when it comes due (CIP-5 §5.4) unless its balance grows first.
+    pub fn funded(&self) -> bool {
+        self.funding.as_ref().is_none_or(|f| f.funded)
+    }
+}
+
+/// An auction standing as the estimate line shows it: `eip1559: rank 2 of 3 due, selected,
+/// priority 0.5 × W 2.00` (or `fifo: 3rd in the bucket, fits`).
+pub fn auction_line(a: &AuctionEstimate, funded: bool) -> String {
+    let kind = a.scheduler.to_string();
+    let sel = if !funded {
+        "would be removed unfunded"
+    } else if a.would_be_selected {
+        "would run"
+    } else {
+        "would be deferred"
+    };
+    if kind == "fifo" {
+        return format!("fifo: #{} in its bucket, {sel}", a.rank);
+    }
+    format!(
+        "eip1559: rank {} of {} due, {sel} · lane basefee {} · priority {} × W {}",
+        a.rank,
+        a.due_at_height + 1,
+        fmt_nanos(a.lane_basefee),
+        fmt_nanos(a.priority_per_cycle),
+        fmt_w(a.weight_bps)
+    )
+}
+
+/// A command's typed result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CommandOutcome {
+    /// The new head height.
+    Mined {
+        height: u64,
+    },
+    MiningSet(MiningMode),
+    Scheduled {
+        timer_id: TimerId,
+        height: u64,
+    },
+    Estimated(Estimate),
+    DraftEstimated(Box<DraftEstimateView>),
+    /// A transaction went through (cancel, extend, governance).
+    Applied {
+        what: String,
+    },
+    SnapshotTaken(u64),
+    Reverted {
+        id: u64,
+        height: u64,
+    },
+}
+
+impl CommandOutcome {
+    /// A one-line summary for the status line.
+    pub fn summary(&self) -> String {
+        match self {
+            CommandOutcome::Mined { height } => format!("mined to #{height}"),
+            CommandOutcome::MiningSet(m) => format!("mining: {}", m.label()),
+            CommandOutcome::Scheduled { timer_id, height } => {
+                format!("scheduled timer {} for #{height}", timer_id.short())
+            }
+            CommandOutcome::Estimated(e) => match &e.error {
+                None => match &e.auction {
+                    Some(a) => format!(
+                        "estimate: max cost {} fires at #{} · {}",
+                        e.max_cost,
+                        e.fire_height,
+                        auction_line(a, e.funded())
+                    ),
+                    None => format!(
+                        "estimate: max cost {} fires at #{}",
+                        e.max_cost, e.fire_height
+                    ),
+                },
+                Some(err) => format!("estimate: would fail: {err}"),
+            },
+            CommandOutcome::DraftEstimated(e) => format!("estimate: {}", e.line()),
+            CommandOutcome::Applied { what } => what.clone(),
+            CommandOutcome::SnapshotTaken(id) => format!("snapshot {id} taken"),
+            CommandOutcome::Reverted { id, height } => {
+                format!("reverted to snapshot {id} (#{height})")
+            }
+        }
+    }
+}
+
+/// What a command's reply says, whichever transport carried it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// The head's height after it (`Mine`, `Revert`).
+    Height(u64),
+    TimerId(TimerId),
+    /// A draft timer registered (`D`): its id, and whether it was created (`false`: a
+    /// `client_nonce` repeat that updated the timer it names, English §6.2).
+    Registered(TimerId, bool),
+    Estimate(Estimate),
+    DraftEstimate(Box<DraftEstimateView>),
+    /// The expiry an extension applied (CIP-5 §5.4 clamps it to the TTL cap).
+    Expiry(u64),
+    /// The activation height after `GovSetActivationHeight`.
+    Activation(Option<u64>),
+    Snapshot(u64),
+    /// The file an exported session was written to, and the height it plays to.
+    Exported(String, u64),
+    /// Applied; nothing more to say.
+    Done,
+}
+
+impl CommandOutcome {
+    /// The outcome of `cmd` from its answer: written once for both transports.
+    pub fn of(cmd: &UiCommand, answer: Answer) -> CommandOutcome {
+        let applied = |what: String| CommandOutcome::Applied { what };
+        match (cmd, answer) {
+            (UiCommand::Mine(_), Answer::Height(height)) => CommandOutcome::Mined { height },
+            (UiCommand::SetMining(mode), _) => CommandOutcome::MiningSet(*mode),
+            (UiCommand::RevertTo(h), _) => applied(format!("forked at #{h}: the head is #{h}")),
+            (UiCommand::ExportSession, Answer::Exported(path, blocks)) => applied(format!(
+                "session written to {path} (#{blocks}; replay: cowboy-devnet run {path})"
+            )),
+            (UiCommand::ScheduleTimer(req), Answer::TimerId(timer_id)) => {
+                CommandOutcome::Scheduled {
+                    timer_id,
+                    height: req.height,
+                }
+            }
+            (UiCommand::EstimateTimer(_), Answer::Estimate(e)) => CommandOutcome::Estimated(e),
+            (UiCommand::EstimateDraft(_), Answer::DraftEstimate(e)) => {
+                CommandOutcome::DraftEstimated(e)
+            }
+            (UiCommand::CancelTimer { timer_id, .. }, _) => {
+                applied(format!("cancelled timer {}", timer_id.short()))
+            }
+            // Issue 34, item 4: the node clamps to the TTL cap (CIP-5 §5.4) silently; say so.
+            (
+                UiCommand::ExtendTimer {
+                    timer_id,
+                    new_expires_at,
+                    ..
+                },
+                Answer::Expiry(at),
+            ) => applied(if at == *new_expires_at {
+                format!(
+                    "extended timer {}: it now expires at #{at} (its fire height is unchanged)",
+                    timer_id.short()
+                )
+            } else {
+                format!(
+                    "extended timer {}: asked #{new_expires_at}, the TTL cap (height + max_ttl_blocks) allows #{at}: it now expires at #{at} (its fire height is unchanged)",
+                    timer_id.short()
+                )
+            }),
+            (UiCommand::GovCancelTimer { timer_id, .. }, _) => {
+                applied(format!("governance cancelled timer {}", timer_id.short()))
+            }
+            (
+                UiCommand::GovExtendTimer {
+                    timer_id,
+                    new_expires_at,
+                    ..
+                },
+                _,
+            ) => applied(format!(
+                "governance extended timer {} to {new_expires_at}",
+                timer_id.short()
+            )),
+            (UiCommand::GovUpdateConfig { .. }, _) => {
+                applied("governance updated TimerConfig (from the next block)".into())
+            }
+            (UiCommand::GovUpdateSchedulerConfig { .. }, _) => {
+                applied("governance updated the scheduler config (from the next block)".into())
+            }
+            (UiCommand::GovSetActivationHeight { .. }, Answer::Activation(h)) => applied(match h {
+                Some(h) => format!("governance set the activation height to #{h}"),
+                None => "governance cleared the activation height".into(),
+            }),
+            (UiCommand::Snapshot, Answer::Snapshot(id)) => CommandOutcome::SnapshotTaken(id),
+            (UiCommand::Revert(id), Answer::Height(height)) => {
+                CommandOutcome::Reverted { id: *id, height }
+            }
+            (UiCommand::DraftTimer(r), Answer::Registered(id, false)) => applied(format!(
+                "client_nonce {} repeated: updated {} {}",
+                r.client_nonce.unwrap_or(0),
+                if r.interval {
+                    "interval timer"
+                } else {
+                    "state watch"
+                },
+                id.short()
+            )),
+            (UiCommand::DraftTimer(r), Answer::Registered(id, true)) => applied(if r.interval {
+                format!(
+                    "registered interval timer {} (every {} blocks)",
+                    id.short(),
+                    r.every.unwrap_or(0)
+                )
+            } else {
+                format!(
+                    "registered state watch {} on {}",
+                    id.short(),
+                    r.keys.join(", ")
+                )
+            }),
+            (cmd, answer) => applied(format!("{}: {answer:?}", cmd.method())),
+        }
+    }
+}
