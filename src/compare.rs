@@ -283,11 +283,23 @@ const ACTOR_COLUMNS: [(&str, usize); 6] = [
 /// The width of a run's column in the per-run table.
 const RUN_COLUMN: usize = 24;
 
+/// The comparison as text: a title, the per-actor table, the per-run table, and each run's
+/// settings with the steps it could not express.
 fn compare_table(name: &str, path: &str, runs: &[CompareRun]) -> Vec<String> {
     let mut lines = vec![format!(
         "compare: {name} — {path}, {} blocks",
         runs.first().map_or(0, |r| r.report.summary.blocks)
     )];
+    actor_table(&mut lines, runs);
+    lines.push(String::new());
+    run_table(&mut lines, runs);
+    lines.push(String::new());
+    run_notes(&mut lines, runs);
+    lines
+}
+
+/// Every actor of any run, by name, with its columns per run.
+fn actor_table(lines: &mut Vec<String>, runs: &[CompareRun]) {
     let group: usize = ACTOR_COLUMNS.iter().map(|(_, w)| w + 1).sum();
     let mut head = format!("{:<20}", "");
     let mut cols = format!("{:<20}", "actor");
@@ -323,7 +335,11 @@ fn compare_table(name: &str, path: &str, runs: &[CompareRun]) -> Vec<String> {
         }
         lines.push(l.trim_end().to_string());
     }
-    lines.push(String::new());
+}
+
+/// The per-run figures, a row each: fees, the lane, fires and deferrals (by reason),
+/// removals, steps not expressed, expectations.
+fn run_table(lines: &mut Vec<String>, runs: &[CompareRun]) {
     let mut head = format!("{:<20}", "run");
     for (i, r) in runs.iter().enumerate() {
         let l = format!("{}: {}", i + 1, r.label);
@@ -384,7 +400,10 @@ fn compare_table(name: &str, path: &str, runs: &[CompareRun]) -> Vec<String> {
         }
         lines.push(l.trim_end().to_string());
     }
-    lines.push(String::new());
+}
+
+/// Each run's label, scheduler and variants, and the steps it could not express.
+fn run_notes(lines: &mut Vec<String>, runs: &[CompareRun]) {
     for (i, r) in runs.iter().enumerate() {
         lines.push(format!(
             "run {}: {}, scheduler {}, variants: {}",
@@ -403,7 +422,6 @@ fn compare_table(name: &str, path: &str, runs: &[CompareRun]) -> Vec<String> {
             ));
         }
     }
-    lines
 }
 
 /// The steps a run's scheduler cannot express (issue 22): a `watch` or an `interval` refused

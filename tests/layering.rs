@@ -447,3 +447,149 @@ fn source_files_keep_to_one_job() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The import graph between modules of which neither contains the other: a module and its
+/// ancestors import each other by design (a `mod.rs` re-exports its children, and they use
+/// the re-exports), so such an edge closes no circle.
+fn sibling_edges(edges: &BTreeMap<(ModPath, ModPath), String>) -> Edges {
+    edges
+        .iter()
+        .filter(|((a, b), _)| !a.starts_with(b) && !b.starts_with(a))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+type Edges = BTreeMap<(ModPath, ModPath), String>;
+
+fn reach<'a>(adj: &BTreeMap<&'a ModPath, Vec<&'a ModPath>>, from: &'a ModPath) -> Vec<&'a ModPath> {
+    let mut seen = vec![from];
+    let mut todo = vec![from];
+    while let Some(n) = todo.pop() {
+        for m in adj.get(n).into_iter().flatten() {
+            if !seen.contains(m) {
+                seen.push(m);
+                todo.push(m);
+            }
+        }
+    }
+    seen
+}
+
+/// The graph's import circles: its strongly connected sets of more than one module, each
+/// sorted, in order.
+fn circles(edges: &Edges) -> Vec<Vec<ModPath>> {
+    let mut adj: BTreeMap<&ModPath, Vec<&ModPath>> = BTreeMap::new();
+    for (a, b) in edges.keys() {
+        adj.entry(a).or_default().push(b);
+        adj.entry(b).or_default();
+    }
+    let reached: BTreeMap<&ModPath, Vec<&ModPath>> =
+        adj.keys().map(|n| (*n, reach(&adj, n))).collect();
+    let mut out: Vec<Vec<ModPath>> = Vec::new();
+    for (n, from_n) in &reached {
+        let mut set: Vec<ModPath> = from_n
+            .iter()
+            .filter(|m| reached[**m].contains(n))
+            .map(|m| (*m).clone())
+            .collect();
+        set.sort();
+        if set.len() > 1 && !out.contains(&set) {
+            out.push(set);
+        }
+    }
+    out
+}
+
+/// One circle: the folder it is in (the members' deepest common module), the members below
+/// that folder (`core`, `scheduler::policy`), and the imports that close it.
+#[derive(Debug)]
+struct Circle {
+    folder: String,
+    members: Vec<String>,
+    imports: Vec<String>,
+}
+
+/// Every import circle between files of the crate, in whichever folder (issue 29).
+fn sibling_circles(edges: &BTreeMap<(ModPath, ModPath), String>) -> Vec<Circle> {
+    let graph = sibling_edges(edges);
+    let mut out = Vec::new();
+    for set in circles(&graph) {
+        let depth = (0..set[0].len())
+            .take_while(|&i| set.iter().all(|m| m.len() > i && m[i] == set[0][i]))
+            .count();
+        let imports = graph
+            .iter()
+            .filter(|((a, b), _)| set.contains(a) && set.contains(b))
+            .map(|((a, b), why)| format!("{} -> {} (`{why}`)", name(a), name(b)))
+            .collect();
+        out.push(Circle {
+            folder: name(&set[0][..depth].to_vec()),
+            members: set.iter().map(|m| m[depth..].join("::")).collect(),
+            imports,
+        });
+    }
+    out
+}
+
+/// Issue 29, "No circles, short functions": no import circle between the files of any
+/// folder of `src/` (as `engine_modules_import_one_way` checks for the engine), a file in a
+/// subfolder included (`a.rs` -> `b/x.rs` -> `a.rs` is a circle in the folder of `a.rs`).
+/// Private modules are folded into their parents, as everywhere in this file.
+#[test]
+fn no_folder_imports_in_a_circle() {
+    let bad: Vec<String> = sibling_circles(&edges(&load_crate()))
+        .iter()
+        .map(|c| {
+            format!(
+                "{}: {} import in a circle:\n    {}",
+                c.folder,
+                c.members.join(", "),
+                c.imports.join("\n    ")
+            )
+        })
+        .collect();
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+/// The folder checker itself: it sees the edges between files in folders of every layer,
+/// does not take a module and its parent for a circle, and finds a made-up circle, through
+/// a subfolder's file too, in the folder it is in.
+#[test]
+fn the_folder_checker_sees_edges_and_circles() {
+    let edges = edges(&load_crate());
+    let m = |s: &str| -> ModPath { s.split("::").map(String::from).collect() };
+    let graph = sibling_edges(&edges);
+    assert!(graph.contains_key(&(m("chain"), m("engine"))));
+    assert!(graph.contains_key(&(m("engine::eob"), m("engine::queue"))));
+    assert!(graph.contains_key(&(m("engine::scheduler::policy"), m("engine::eob"))));
+    for folder in ["node", "rpc", "scenario", "chain"] {
+        let inside = graph
+            .keys()
+            .filter(|(a, b)| under(a, folder) && under(b, folder))
+            .count();
+        assert!(inside > 3, "the {folder} folder's edges are seen");
+    }
+    // A module and its parent import each other (a re-export each way), and that is no circle.
+    assert!(edges.contains_key(&(m("node"), m("node::query"))));
+    assert!(edges.contains_key(&(m("node::query"), m("node"))));
+    assert!(!graph.contains_key(&(m("node::query"), m("node"))));
+    // A made-up import back closes a circle, here through a file of a subfolder.
+    let mut with_circle = edges.clone();
+    with_circle.insert(
+        (m("engine::queue"), m("engine::scheduler::policy")),
+        "a made-up import".into(),
+    );
+    let found = sibling_circles(&with_circle);
+    let made_up: Vec<&Circle> = found
+        .iter()
+        .filter(|c| c.imports.iter().any(|i| i.contains("a made-up import")))
+        .collect();
+    assert_eq!(made_up.len(), 1, "{found:?}");
+    assert_eq!(made_up[0].folder, "engine");
+    assert!(made_up[0].members.contains(&"queue".to_string()));
+    assert!(
+        made_up[0]
+            .members
+            .contains(&"scheduler::policy".to_string())
+    );
+}

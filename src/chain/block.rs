@@ -5,11 +5,9 @@ use super::runtime::{ActorCode, Host, Lang, VmError, cost};
 use super::state::{Actor, StateKey};
 use super::trace::{self, TraceOf};
 use super::*;
-use crate::engine::scheduler::policy::BlockOutcome;
-use crate::engine::scheduler::variants::Utilisation;
 
 impl Chain {
-    fn open_block(&mut self) -> &mut OpenBlock {
+    pub(super) fn open_block(&mut self) -> &mut OpenBlock {
         if self.open.is_none() {
             let height = self.height + 1 + self.skip_next;
             // After an outage (CIP-5 §8) the skipped heights' timers become due now.
@@ -56,44 +54,43 @@ impl Chain {
     pub fn apply_tx(&mut self, tx: Transaction) -> Result<Receipt, TxError> {
         self.check_tx(&tx)?;
         self.open_block();
-        let height = self.pending_height();
         let cycle_limit = tx.cycle_limit.unwrap_or(self.basefee.tx_cycle_limit);
-        let max_fee = self.max_tx_fee(cycle_limit);
-        let tx_hash = tx.hash();
-        let index = self.open.as_ref().map_or(0, |o| o.receipts.len() as u32);
-        let nonce = self.nonce(&tx.from);
-        // Derived from the nonce *before* this transaction consumes it, as `check_tx` did.
-        let deploy_addr = match &tx.kind {
-            TxKind::Deploy { address, .. } => {
-                Some(address.unwrap_or_else(|| self.derive_address(&tx.from)))
-            }
-            _ => None,
+        let run = TxRun {
+            height: self.pending_height(),
+            tx_hash: tx.hash(),
+            index: self.open.as_ref().map_or(0, |o| o.receipts.len() as u32),
+            nonce: self.nonce(&tx.from),
+            max_fee: self.max_tx_fee(cycle_limit),
+            // Derived from the nonce *before* this transaction consumes it, as `check_tx` did.
+            created: match &tx.kind {
+                TxKind::Deploy { address, .. } => {
+                    Some(address.unwrap_or_else(|| self.derive_address(&tx.from)))
+                }
+                _ => None,
+            },
+            meter: self.tx_meter(cycle_limit),
         };
         {
             let acc = self.accounts.entry(tx.from).or_default();
-            acc.balance -= max_fee;
+            acc.balance -= run.max_fee;
             acc.nonce += 1;
             self.commit.mark(StateKey::Account(tx.from));
         }
-        let meter = self.tx_meter(cycle_limit);
-        let mut created = None;
         let cfg = self.open.as_ref().expect("open").cfg.clone();
-        // The frame of this transaction's execution: `actor` runs, `tx.from` sends.
-        let frame = |actor: Address, deployer: Address| Frame {
-            height,
-            actor,
-            sender: tx.from,
-            deployer,
-            meter,
-        };
+        let ran = self.run_tx(&tx, &cfg, &run);
+        Ok(self.conclude_tx(&tx, &run, ran))
+    }
 
-        let (result, overlay, meter) = match &tx.kind {
+    /// Runs an admitted transaction's kind: a system instruction, a transfer, a deploy, an
+    /// act-as or a call.
+    fn run_tx(&mut self, tx: &Transaction, cfg: &TimerConfig, run: &TxRun) -> Ran {
+        match &tx.kind {
             TxKind::System(ins) => {
-                let r = self.apply_system(ins, &cfg);
-                (r.map_err(VmError::Timer), None, meter)
+                let r = self.apply_system(ins, cfg);
+                (r.map_err(VmError::Timer), None, run.meter)
             }
             TxKind::Transfer { to, amount } => {
-                let ex = self.execute(&cfg, frame(tx.from, tx.from), |ctx, _| {
+                let ex = self.execute(cfg, run.frame(tx.from, tx.from, tx.from), |ctx, _| {
                     ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
                     ctx.move_funds(&tx.from, to, *amount)
                 });
@@ -103,42 +100,11 @@ impl Chain {
                 address: _,
                 code,
                 endowment,
-            } => {
-                let addr = deploy_addr.expect("a deploy");
-                created = Some(addr);
-                let rt = self.runtime.clone();
-                let has_deploy = rt.has_entry(code, "deploy");
-                let mut traced = None;
-                let site = self.trace_site(TraceOf::Tx { tx_hash, index }, addr, height);
-                let ex = self.execute(&cfg, frame(addr, tx.from), |ctx, _| {
-                    ctx.overlay.new_actor = Some((
-                        addr,
-                        Actor {
-                            code: code.clone(),
-                            deployer: tx.from,
-                            storage: BTreeMap::new(),
-                        },
-                    ));
-                    ctx.overlay
-                        .events
-                        .push(Event::Chain(ChainEvent::ActorDeployed {
-                            actor: addr,
-                            deployer: tx.from,
-                        }));
-                    ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
-                    ctx.move_funds(&tx.from, &addr, *endowment)?;
-                    if has_deploy {
-                        let on = site.map(|s| (s, &mut traced));
-                        trace::invoke(&*rt, code, "deploy", &[], ctx, on)?;
-                    }
-                    Ok(())
-                });
-                self.keep_trace(traced, &ex);
-                (ex.result, Some(ex.overlay), ex.meter)
-            }
+            } => self.run_deploy(tx, cfg, run, code, *endowment),
             TxKind::ActAs { actor, op } => {
                 let deployer = self.actors[actor].deployer;
-                let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| act_as(ctx, op));
+                let frame = run.frame(*actor, tx.from, deployer);
+                let ex = self.execute(cfg, frame, |ctx, _| act_as(ctx, op));
                 (ex.result, Some(ex.overlay), ex.meter)
             }
             TxKind::Call {
@@ -150,22 +116,70 @@ impl Chain {
                 let deployer = self.actors[actor].deployer;
                 let code = self.actors[actor].code.clone();
                 let mut traced = None;
-                let site = self.trace_site(TraceOf::Tx { tx_hash, index }, *actor, height);
-                let ex = self.execute(&cfg, frame(*actor, deployer), |ctx, _| {
+                let site = self.trace_site(run.trace_of(), *actor, run.height);
+                let frame = run.frame(*actor, tx.from, deployer);
+                let ex = self.execute(cfg, frame, |ctx, _| {
                     let on = site.map(|s| (s, &mut traced));
                     trace::invoke(&*rt, &code, handler, payload, ctx, on)
                 });
                 self.keep_trace(traced, &ex);
                 (ex.result, Some(ex.overlay), ex.meter)
             }
-        };
+        }
+    }
 
+    /// A deploy: the new actor, its endowment, and its `deploy` entry if the code has one.
+    fn run_deploy(
+        &mut self,
+        tx: &Transaction,
+        cfg: &TimerConfig,
+        run: &TxRun,
+        code: &ActorCode,
+        endowment: u128,
+    ) -> Ran {
+        let addr = run.created.expect("a deploy");
+        let rt = self.runtime.clone();
+        let has_deploy = rt.has_entry(code, "deploy");
+        let mut traced = None;
+        let site = self.trace_site(run.trace_of(), addr, run.height);
+        let ex = self.execute(cfg, run.frame(addr, tx.from, tx.from), |ctx, _| {
+            ctx.overlay.new_actor = Some((
+                addr,
+                Actor {
+                    code: code.clone(),
+                    deployer: tx.from,
+                    storage: BTreeMap::new(),
+                },
+            ));
+            ctx.overlay
+                .events
+                .push(Event::Chain(ChainEvent::ActorDeployed {
+                    actor: addr,
+                    deployer: tx.from,
+                }));
+            ctx.charge_cycles(cost::TRANSFER_CYCLES)?;
+            ctx.move_funds(&tx.from, &addr, endowment)?;
+            if has_deploy {
+                let on = site.map(|s| (s, &mut traced));
+                trace::invoke(&*rt, code, "deploy", &[], ctx, on)?;
+            }
+            Ok(())
+        });
+        self.keep_trace(traced, &ex);
+        (ex.result, Some(ex.overlay), ex.meter)
+    }
+
+    /// After the run: a success's writes committed, the fee for the cycles and cells used
+    /// (the rest of the pre-charge refunded, the fee burned), and the receipt.
+    fn conclude_tx(&mut self, tx: &Transaction, run: &TxRun, ran: Ran) -> Receipt {
+        let (result, overlay, meter) = ran;
         let success = result.is_ok();
         let mut timers = Vec::new();
         if let (true, Some(o)) = (success, overlay) {
             timers = exec::scheduled_ids(&o);
             self.apply_overlay(o, Phase::Tx);
         }
+        let max_fee = run.max_fee;
         let fee = (meter.cycles as u128) * self.basefee.cycle_basefee
             + (meter.cells as u128) * self.basefee.cell_basefee;
         let fee = fee.min(max_fee);
@@ -175,30 +189,35 @@ impl Chain {
         let open = self.open.as_mut().expect("open");
         open.tx_cycles = open.tx_cycles.saturating_add(meter.cycles);
         let receipt = Receipt {
-            tx_hash,
+            tx_hash: run.tx_hash,
             index: open.receipts.len() as u32,
             from: tx.from,
-            nonce,
+            nonce: run.nonce,
             kind: tx.kind_name().to_string(),
             success,
             error: result.err().as_ref().map(Failure::from),
             cycles_used: meter.cycles,
             cells_used: meter.cells,
             fee,
-            created: created.filter(|_| success),
+            created: run.created.filter(|_| success),
             timers,
         };
         open.receipts.push(receipt.clone());
-        Ok(receipt)
+        receipt
     }
 
     /// Where a run is traced, when tracing is on (issue 32).
-    fn trace_site(&self, of: TraceOf, actor: Address, height: u64) -> Option<trace::Site> {
+    pub(super) fn trace_site(
+        &self,
+        of: TraceOf,
+        actor: Address,
+        height: u64,
+    ) -> Option<trace::Site> {
         self.tracing.then_some(trace::Site { of, actor, height })
     }
 
     /// Keeps a run's trace with its final outcome.
-    fn keep_trace(&mut self, traced: Option<trace::Trace>, ex: &Executed) {
+    pub(super) fn keep_trace(&mut self, traced: Option<trace::Trace>, ex: &Executed) {
         if let Some(t) = traced {
             self.traces.push(t.ended(&ex.result, ex.meter.cycles));
         }
@@ -213,7 +232,7 @@ impl Chain {
         self.execute_with(cfg, &no_pending, None, frame, f)
     }
 
-    fn execute_with<F>(
+    pub(super) fn execute_with<F>(
         &self,
         cfg: &TimerConfig,
         pending: &BTreeMap<TimerId, PendingFire>,
@@ -238,7 +257,7 @@ impl Chain {
         }
     }
 
-    fn push_event(&mut self, phase: Phase, event: Event) {
+    pub(super) fn push_event(&mut self, phase: Phase, event: Event) {
         let open = self.open.as_mut().expect("open block");
         open.events.push(EventRecord {
             height: open.height,
@@ -248,7 +267,7 @@ impl Chain {
     }
 
     /// Commits an execution's buffered writes.
-    fn apply_overlay(&mut self, o: Overlay, phase: Phase) {
+    pub(super) fn apply_overlay(&mut self, o: Overlay, phase: Phase) {
         if let Some((addr, actor)) = o.new_actor {
             self.actors.insert(addr, actor);
             self.accounts.entry(addr).or_default();
@@ -428,239 +447,7 @@ impl Chain {
         )
     }
 
-    /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.
-    pub fn seal_block(&mut self) -> &Block {
-        match self.seal_next() {
-            Sealed::Block => self.blocks.back().expect("just sealed"),
-            Sealed::Quiet => {
-                let b = self.quiet_block(self.height).expect("just sealed");
-                self.quiet_head.insert(Arc::new(b))
-            }
-        }
-    }
-
-    /// Seals the next block like [`seal_block`](Self::seal_block), without handing it out:
-    /// a quiet height (see [`Sealed::Quiet`]) costs no stored body and no Merkle work.
-    pub fn seal_next(&mut self) -> Sealed {
-        self.quiet_head = None;
-        self.open_block();
-        let (height, cfg, quote) = {
-            let o = self.open.as_ref().expect("open");
-            (o.height, o.cfg.clone(), o.quote)
-        };
-        let lane_basefee = self.engine.lane_basefee(quote.cycle_basefee);
-        let scheduler = self.engine.scheduler_at(height);
-        let mut plan = {
-            let mut ledger = ChainLedger {
-                accounts: &mut self.accounts,
-                commit: &mut self.commit,
-                actors: &self.actors,
-                runtime: &*self.runtime,
-                height,
-            };
-            self.engine
-                .plan_end_of_block(height, &cfg, &quote, &mut ledger)
-        };
-        let mut outcome = BlockOutcome {
-            reserved: plan.stats.lane_reserved,
-            ..Default::default()
-        };
-        let pending_deferrals = &plan.deferrals;
-        outcome.count_deferrals(pending_deferrals);
-        let mut lane = LaneStats {
-            scheduler,
-            basefee: lane_basefee,
-            capacity: cfg.lane_timer_cycles,
-            fire_quota: if scheduler.is_draft() {
-                self.engine.draft().params.max_fires_per_block.into()
-            } else {
-                0
-            },
-            reserved: plan.stats.lane_reserved,
-            gc_cycles: plan.stats.gc_cycles,
-            selected: plan.stats.fired,
-            deferred: plan.stats.deferred,
-            // The block's carried timers by reason (Spec note 71): FIFO does not list them
-            // one by one (issue 20); cip1-v1's `budget` is its lane deferral.
-            lane_deferred: plan.stats.backlog.lane
-                + plan.stats.backlog.outbid
-                + plan.stats.backlog.budget,
-            ..Default::default()
-        };
-        // The CIP-1 v3 state update once the block ran (`end_block`); a quiet candidate runs it
-        // first, and is sealed quiet only if it changed nothing (see `quiet`).
-        let mut ended = false;
-        {
-            let o = self.open.as_ref().expect("open");
-            if !self.no_quiet
-                && o.receipts.is_empty()
-                && o.events.is_empty()
-                && o.migrated == 0
-                && o.skipped == 0
-                && plan.events.is_empty()
-                && plan.fires.is_empty()
-                && plan.stats == EobStats::default()
-                && self.cancelled_fires.is_empty()
-                && !self.engine.draft().changed_by_plan()
-            {
-                outcome.cycles = o.tx_cycles;
-                let (_, changed) =
-                    self.engine
-                        .end_block(height, cfg.lane_timer_cycles, &mut outcome);
-                if !changed {
-                    self.seal_quiet(lane);
-                    return Sealed::Quiet;
-                }
-                ended = true;
-            }
-        }
-        for e in std::mem::take(&mut plan.events) {
-            self.push_event(Phase::Eob, Event::Timer(e));
-        }
-        let mut stats: EobStats = plan.stats;
-        let mut pending: BTreeMap<TimerId, PendingFire> = plan
-            .fires
-            .iter()
-            .map(|f| {
-                let p = PendingFire {
-                    owner: f.timer.actor_address,
-                    fee_payer: f.timer.fee_payer,
-                    max_cost: f.max_cost,
-                    height: f.timer.height,
-                    expires_at: f.timer.expires_at,
-                };
-                (f.timer.timer_id, p)
-            })
-            .collect();
-        let base_cycles = self.basefee.tx_base_cycles;
-        let rt = self.runtime.clone();
-        let mut draft_stops = super::draft::Stops::default();
-        for fire in plan.fires {
-            let t = &fire.timer;
-            pending.remove(&t.timer_id);
-            if self.cancelled_fires.remove(&t.timer_id) {
-                // Cancelled by its owner after its pre-charge: its refund and `TimerCancelled`
-                // were committed with the cancelling handler (CIP-5 §4.3, §5.4).
-                stats.fired -= 1;
-                continue;
-            }
-            let mut meter = Meter::new(fire.cycles_limit, fire.cells_limit);
-            let (handler, payload) = t.dispatch();
-            let entry = handler.name().to_string();
-            let none = ActorCode::none();
-            let (code, deployer) = match self.actors.get(&t.actor_address) {
-                Some(a) => (&a.code, a.deployer),
-                None => (&none, t.actor_address),
-            };
-            let firing = Firing {
-                timer_id: t.timer_id,
-                height: t.height,
-                expires_at: t.expires_at,
-            };
-            // Spec note (CIP-5 §6.3, "the same burn + tip breakdown as a normal user
-            // transaction"): a fire is charged the base cycles of a transaction
-            // (`tx_base_cycles`, 1,000 by default) before its handler runs. They count in its
-            // metered cycles, inside its cycle budget and the lane, and are paid by its fee
-            // payer at the block's basefee, even when the handler does not exist or reverts.
-            // A budget below the base cycles runs out before the handler starts.
-            let ex = if base_cycles > meter.cycles_limit {
-                meter.cycles = meter.cycles_limit;
-                Executed {
-                    result: Err(VmError::OutOfCycles {
-                        limit: meter.cycles_limit,
-                    }),
-                    overlay: Overlay::default(),
-                    meter,
-                }
-            } else {
-                meter.cycles = base_cycles;
-                // §5.2: the deferred transaction's sender is the actor itself.
-                let frame = Frame {
-                    height,
-                    actor: t.actor_address,
-                    sender: t.actor_address,
-                    deployer,
-                    meter,
-                };
-                let mut traced = None;
-                let of = TraceOf::Fire {
-                    timer_id: t.timer_id,
-                };
-                let site = self.trace_site(of, t.actor_address, height);
-                let ex = self.execute_with(&cfg, &pending, Some(firing), frame, |ctx, _| {
-                    let on = site.map(|s| (s, &mut traced));
-                    trace::invoke(&*rt, code, &entry, &payload, ctx, on)
-                });
-                self.keep_trace(traced, &ex);
-                ex
-            };
-            let success = ex.result.is_ok();
-            let cancelled_while_running = success && ex.overlay.firing_cancelled;
-            if scheduler.is_draft() && (cancelled_while_running || !success) {
-                draft_stops.note(&self.engine, t.timer_id, cancelled_while_running);
-            }
-            let error = ex.result.err().as_ref().map(Failure::from);
-            let s = self.engine.settle(&fire, ex.meter.cycles, ex.meter.cells);
-            stats.lane_used += ex.meter.cycles;
-            outcome.cycles = outcome.cycles.saturating_add(ex.meter.cycles);
-            outcome.tips.push(fire.tip_per_cycle);
-            *outcome.fires.entry(t.actor_address).or_insert(0) += 1;
-            lane.tips += s.tip;
-            lane.burned += s.burned;
-            lane.lane_burned += s.lane_burned;
-            self.push_event(
-                Phase::Eob,
-                Event::Timer(TimerEvent::TimerFired {
-                    timer_id: t.timer_id,
-                    actor: t.actor_address,
-                    fee_payer: t.fee_payer,
-                    height: t.height,
-                    handler: entry,
-                    cycles_used: ex.meter.cycles,
-                    cells_used: ex.meter.cells,
-                    max_cost: fire.max_cost,
-                    cost: s.cost,
-                    refund: s.refund,
-                    burned: s.burned,
-                    tip: s.tip,
-                    success,
-                    error,
-                    cancelled_while_running,
-                }),
-            );
-            // The overlay holds absolute balances read after the pre-charge, so it is applied
-            // before the refund and tip are credited: crediting first would let a handler that
-            // moves the fee payer's (or proposer's) funds overwrite them.
-            if success {
-                self.apply_overlay(ex.overlay, Phase::Eob);
-            }
-            self.credit(&t.fee_payer, s.refund);
-            self.burned += s.burned;
-            if s.tip > 0 {
-                let p = self.proposer;
-                self.credit(&p, s.tip);
-            }
-        }
-        self.cancelled_fires.clear();
-        if scheduler.is_draft() {
-            self.engine.end_draft_block(&draft_stops.ids);
-        }
-        if !ended {
-            let tx_cycles = self.open.as_ref().expect("open").tx_cycles;
-            outcome.cycles = outcome.cycles.saturating_add(tx_cycles);
-            outcome.consumed = stats.lane_used;
-            let (p50, _) = self
-                .engine
-                .end_block(height, cfg.lane_timer_cycles, &mut outcome);
-            lane.p50_tip = p50;
-        }
-        lane.used = stats.lane_used;
-        lane.utilised_consumed = by_consumed(&lane, self.engine.cip1().config.variants.utilisation);
-        self.seal(stats, lane);
-        Sealed::Block
-    }
-
-    fn credit(&mut self, who: &Address, amount: u128) {
+    pub(super) fn credit(&mut self, who: &Address, amount: u128) {
         if amount == 0 {
             return;
         }
@@ -668,7 +455,7 @@ impl Chain {
         self.commit.mark(StateKey::Account(*who));
     }
 
-    fn seal(&mut self, eob: EobStats, lane: LaneStats) -> &Block {
+    pub(super) fn seal(&mut self, eob: EobStats, lane: LaneStats) -> &Block {
         let open = self.open.take().expect("open");
         let state_root = self.commit_root();
         let body_hash = body_hash(&open.receipts, &open.events);
@@ -799,10 +586,38 @@ pub(super) fn act_as(ctx: &mut ExecCtx<'_>, op: &TimerOp) -> Result<(), VmError>
     }
 }
 
-/// The cycles §5's utilisation counts for a block (Spec note 152): under eip1559 the reading
-/// in force (`utilisation = consumed`, the default as written, or `reserved`), so the figure
-/// reports show is the one the lane basefee followed; under the other schedulers, whose
-/// basefee does not follow the lane, the budgets reserved (how full the lane was).
-fn by_consumed(lane: &LaneStats, reading: Utilisation) -> bool {
-    lane.scheduler == SchedulerKind::Eip1559 && reading == Utilisation::Consumed
+/// An admitted transaction as it runs: where, its hash and index, the nonce it used, its
+/// pre-charge (`max_fee`), the actor a deploy creates, and its fresh meter.
+struct TxRun {
+    height: u64,
+    tx_hash: H256,
+    index: u32,
+    nonce: u64,
+    max_fee: u128,
+    created: Option<Address>,
+    meter: Meter,
 }
+
+impl TxRun {
+    /// The frame of this transaction's execution: `actor` runs, `sender` sends.
+    fn frame(&self, actor: Address, sender: Address, deployer: Address) -> Frame {
+        Frame {
+            height: self.height,
+            actor,
+            sender,
+            deployer,
+            meter: self.meter,
+        }
+    }
+
+    fn trace_of(&self) -> TraceOf {
+        TraceOf::Tx {
+            tx_hash: self.tx_hash,
+            index: self.index,
+        }
+    }
+}
+
+/// What a transaction's run left: its result, its buffered writes (none for a system
+/// instruction, which writes directly), and its meter.
+type Ran = (Result<(), VmError>, Option<Overlay>, Meter);

@@ -13,6 +13,9 @@ use crate::engine::{
 use std::collections::{BTreeMap, BTreeSet};
 
 mod nonce;
+mod schedule;
+
+use schedule::DraftSchedule;
 
 /// Buffered writes of one execution.
 #[derive(Debug, Default)]
@@ -537,61 +540,26 @@ impl Host for ExecCtx<'_> {
             Err(e) => return self.timer_err(e),
         };
         timer.fee_caps = fees.caps.map(Box::new);
-        if self.chain.engine.queue().contains(&timer.timer_id)
-            || self
-                .overlay
-                .scheduled
-                .iter()
-                .any(|t| t.timer_id == timer.timer_id)
-        {
+        if self.id_taken(&timer.timer_id) {
             return self.timer_err(TimerError::InvalidInput(format!(
                 "timer id {} already exists",
                 timer.timer_id
             )));
         }
         let id = timer.timer_id;
-        self.overlay
-            .events
-            .push(Event::Timer(TimerEvent::TimerScheduled {
-                timer_id: id,
-                actor: timer.actor_address,
-                height: timer.height,
-                fee_payer: timer.fee_payer,
-                gas_limit_per_fire: timer.gas_limit_per_fire,
-                expires_at: timer.expires_at,
-                handler: handler.name().to_string(),
-                payload_len: timer.payload.len() as u64,
-            }));
-        if let Some((stated, clamped)) = fees.clamped {
-            self.overlay
-                .events
-                .push(Event::Timer(TimerEvent::TimerPriorityClampedAtSchedule {
-                    timer_id: id,
-                    actor: timer.actor_address,
-                    stated,
-                    clamped,
-                }));
-        }
+        self.record_scheduled(&timer, handler.name(), fees.clamped);
         self.overlay.nonces.insert(self.actor, ctx.actor_nonce + 1);
         let expires_at = timer.expires_at;
         self.overlay.scheduled.push(timer);
         if policy.kind().is_draft() {
-            let bid_fp = match engine::draft::bid_fp(fee_args.bid.unwrap_or(0)) {
-                Ok(b) => b,
-                Err(e) => return self.timer_err(e),
-            };
-            let nonce = client_nonce.map(|n| engine::draft::NonceBind {
-                key: self.nonce_key(n),
-                until: expires_at,
-                height: self.height,
-            });
-            self.overlay.draft.push(engine::draft::DraftReg {
-                timer_id: id,
+            let reg = DraftSchedule {
+                id,
                 kind,
-                bid_fp,
-                watch: None,
-                nonce,
-            });
+                bid: fee_args.bid.unwrap_or(0),
+                client_nonce,
+                expires_at,
+            };
+            self.register_draft(reg)?;
         }
         Ok(id)
     }

@@ -9,6 +9,7 @@ pub mod exec;
 mod gba;
 mod quiet;
 pub mod runtime;
+mod seal;
 pub mod state;
 pub mod trace;
 pub mod types;

@@ -406,9 +406,36 @@ impl HashEncode for DeferReason {
 }
 
 impl HashEncode for TimerEvent {
-    /// A tag byte, 1 to 13 in the order the variants are declared (`TimerScheduled` 1 ...
-    /// `SchedulerActivated` 13), then every field in declaration order.
+    /// A tag byte, 1 to 17 in the order the variants are declared (`TimerScheduled` 1 ...
+    /// `TimerUpdated` 17), then every field in declaration order. The variants are encoded in
+    /// three groups, each by its own method; this match keeps the list whole.
     fn hash_encode(&self, e: &mut HashEncoder) {
+        match self {
+            TimerEvent::TimerScheduled { .. }
+            | TimerEvent::TimerFired { .. }
+            | TimerEvent::TimerDeferred { .. }
+            | TimerEvent::TimerExpired { .. }
+            | TimerEvent::TimerCancelledInsufficientFunds { .. } => self.encode_life(e),
+            TimerEvent::TimerCancelled { .. }
+            | TimerEvent::TimerCancelledByGovernance { .. }
+            | TimerEvent::TimerExtended { .. }
+            | TimerEvent::TimerExtendedByGovernance { .. }
+            | TimerEvent::TimerPriorityClampedAtSchedule { .. }
+            | TimerEvent::TimerUpdated { .. } => self.encode_change(e),
+            TimerEvent::TimerConfigUpdated { .. }
+            | TimerEvent::GbaFallback { .. }
+            | TimerEvent::SchedulerActivated { .. }
+            | TimerEvent::SchedulerConfigUpdated { .. }
+            | TimerEvent::TimerBid { .. }
+            | TimerEvent::WeightUpdated { .. } => self.encode_scheduler(e),
+        }
+    }
+}
+
+impl TimerEvent {
+    /// A timer's own life at the end of a block (tags 1 to 5): scheduled, fired, deferred,
+    /// expired, cancelled for want of funds.
+    fn encode_life(&self, e: &mut HashEncoder) {
         match self {
             TimerEvent::TimerScheduled {
                 timer_id,
@@ -507,6 +534,13 @@ impl HashEncode for TimerEvent {
                 e.u128(*required);
                 e.u128(*available);
             }
+            _ => unreachable!("encode_life is called for its own variants only"),
+        }
+    }
+
+    /// A pending timer changed by a transaction or by governance (tags 6 to 9, 11, 17).
+    fn encode_change(&self, e: &mut HashEncoder) {
+        match self {
             TimerEvent::TimerCancelled {
                 timer_id,
                 actor,
@@ -548,10 +582,6 @@ impl HashEncode for TimerEvent {
                 e.u64(*old_expires_at);
                 e.u64(*new_expires_at);
             }
-            TimerEvent::TimerConfigUpdated { config } => {
-                e.u8(10);
-                config.hash_encode(e);
-            }
             TimerEvent::TimerPriorityClampedAtSchedule {
                 timer_id,
                 actor,
@@ -563,6 +593,36 @@ impl HashEncode for TimerEvent {
                 actor.hash_encode(e);
                 e.u128(*stated);
                 e.u128(*clamped);
+            }
+            TimerEvent::TimerUpdated {
+                timer_id,
+                actor,
+                client_nonce,
+                payload_len,
+                gas_limit_per_fire,
+                bid,
+                fifo_rank_raised,
+            } => {
+                e.u8(17);
+                timer_id.hash_encode(e);
+                actor.hash_encode(e);
+                e.u64(*client_nonce);
+                e.u64(*payload_len);
+                e.u64(*gas_limit_per_fire);
+                e.u128(*bid);
+                e.bool(*fifo_rank_raised);
+            }
+            _ => unreachable!("encode_change is called for its own variants only"),
+        }
+    }
+
+    /// The scheduler's own facts (tags 10, 12 to 16): configuration, activation, GBA fallbacks,
+    /// bids and weights.
+    fn encode_scheduler(&self, e: &mut HashEncoder) {
+        match self {
+            TimerEvent::TimerConfigUpdated { config } => {
+                e.u8(10);
+                config.hash_encode(e);
             }
             TimerEvent::GbaFallback {
                 timer_id,
@@ -616,24 +676,7 @@ impl HashEncode for TimerEvent {
                     None => e.u8(0),
                 }
             }
-            TimerEvent::TimerUpdated {
-                timer_id,
-                actor,
-                client_nonce,
-                payload_len,
-                gas_limit_per_fire,
-                bid,
-                fifo_rank_raised,
-            } => {
-                e.u8(17);
-                timer_id.hash_encode(e);
-                actor.hash_encode(e);
-                e.u64(*client_nonce);
-                e.u64(*payload_len);
-                e.u64(*gas_limit_per_fire);
-                e.u128(*bid);
-                e.bool(*fifo_rank_raised);
-            }
+            _ => unreachable!("encode_scheduler is called for its own variants only"),
         }
     }
 }

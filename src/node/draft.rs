@@ -5,9 +5,9 @@
 use super::core::{NodeCore, Request};
 use super::error::NodeError;
 use super::query::Query;
-use super::requests::Scheduled;
+use super::registration::{Scheduled, named_timer, nonce_bound};
 use crate::chain::{DraftTimerArgs, TimerOp, Transaction, TxKind};
-use crate::engine::draft::{DraftParams, GlobalFire, Hit, MailboxEntry, NonceKey, NonceView};
+use crate::engine::draft::{DraftParams, GlobalFire, Hit, MailboxEntry, NonceView};
 use crate::engine::{Address, SchedulerKind, TimerId};
 use serde::{Deserialize, Serialize};
 
@@ -62,44 +62,6 @@ impl Request for DraftTimer {
             receipt,
             sealed,
         })
-    }
-}
-
-/// The timer `(actor, actor, client_nonce)` is bound to before the call (English §6.2), if a
-/// nonce is given.
-pub(super) fn nonce_bound(
-    node: &NodeCore,
-    actor: &Address,
-    client_nonce: Option<u64>,
-) -> Option<TimerId> {
-    let key = NonceKey {
-        owner: *actor,
-        target: *actor,
-        client_nonce: client_nonce?,
-    };
-    let chain = node.chain();
-    chain
-        .engine()
-        .draft()
-        .nonce_entry(&key, chain.pending_height())
-        .map(|e| e.timer_id)
-}
-
-/// The timer a successful registration names and whether it created it: the bound timer of a
-/// repeat, else the one its receipt lists.
-pub(super) fn named_timer(
-    receipt: &crate::chain::Receipt,
-    bound: Option<TimerId>,
-) -> (TimerId, bool) {
-    match bound {
-        Some(id) => (id, false),
-        None => (
-            *receipt
-                .timers
-                .first()
-                .expect("a registration names its timer"),
-            true,
-        ),
     }
 }
 

@@ -19,11 +19,11 @@ use super::draft::DraftTimer;
 use super::error::NodeError;
 use super::read;
 use super::requests::{Funding, act_as_sender};
-use crate::chain::{TimerOp, Transaction, TxKind};
+use crate::chain::{Chain, TimerOp, Transaction, TxKind};
 use crate::engine::draft::DraftKind;
 use crate::engine::draft::deliver::score;
 use crate::engine::eob::{fire_budget, max_cost};
-use crate::engine::{Address, Failure, SchedulerKind, TimerId};
+use crate::engine::{Address, Failure, SchedulerKind, Timer, TimerId};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -82,7 +82,7 @@ impl EstimateDraftTimer {
         let r = self.0;
         let from = act_as_sender(node, &r.actor, r.from)?;
         // A `client_nonce` repeat (English §6.2) names the bound timer, not a new one.
-        let bound = super::draft::nonce_bound(node, &r.actor, r.args.client_nonce);
+        let bound = super::registration::nonce_bound(node, &r.actor, r.args.client_nonce);
         let op = match r.interval {
             true => TimerOp::SetInterval(r.args),
             false => TimerOp::SetStateWatch(r.args),
@@ -114,7 +114,7 @@ impl EstimateDraftTimer {
             est.error = receipt.error;
             return Ok(est);
         }
-        let (id, _) = super::draft::named_timer(&receipt, bound);
+        let (id, _) = super::registration::named_timer(&receipt, bound);
         est.timer_id = Some(id);
         let d = trial.engine().draft();
         let Some(timer) = trial.engine().get(&id).cloned() else {
@@ -123,84 +123,129 @@ impl EstimateDraftTimer {
         let Some(meta) = d.meta.get(&id) else {
             return Ok(est);
         };
-        let cfg = read::timer_config(&trial);
-        est.max_cost = max_cost(
-            fire_budget(&timer, cfg),
-            cfg.max_cells_per_fire,
-            &trial.fee_quote(),
-            0,
-        );
-        let balance = trial.balance(&timer.fee_payer);
-        est.funding = Some(Funding {
-            fee_payer: timer.fee_payer,
-            balance,
-            needed: est.max_cost,
-            funded: balance >= est.max_cost,
-        });
-        let h = match meta.kind {
-            DraftKind::Interval { every } => {
-                let mut x = timer.height;
-                while est.due_heights.len() < DUE_HEIGHTS && x <= timer.expires_at {
-                    est.due_heights.push(x);
-                    x = x.saturating_add(every);
-                }
-                timer.height
-            }
-            _ => trial.pending_height() + 1,
-        };
+        fund(&mut est, &trial, &timer);
+        let h = first_block(&mut est, &trial, &timer, &meta.kind);
         est.first_block = Some(h);
-        // The competitors at `h` as the chain stands now (without the registration).
         let zh = chain.engine().scheduler_at(h) == SchedulerKind::Cip5DraftZh;
-        let now = chain.engine().draft();
-        let mut cands: BTreeMap<TimerId, (u128, u64, Address, u64)> = BTreeMap::new();
-        for g in &now.globalbox {
-            let rank = now.meta.get(&g.timer_id).map_or(0, |m| m.fifo_rank);
-            cands.insert(g.timer_id, (g.bid_fp, g.anchor, g.target, rank));
-        }
-        for (hid, hit) in &now.hits {
-            if let (Some(w), Some(m)) = (now.watches.get(hid), now.meta.get(hid)) {
-                cands
-                    .entry(*hid)
-                    .or_insert((m.bid_fp, hit.height, w.actor_address, m.fifo_rank));
-            }
-        }
-        for t in read::bucket(chain, h) {
-            if h > t.expires_at {
-                continue;
-            }
-            let (bid, rank) = now
-                .meta
-                .get(&t.timer_id)
-                .map_or((0, u64::MAX), |m| (m.bid_fp, m.fifo_rank));
-            cands
-                .entry(t.timer_id)
-                .or_insert((bid, t.height, t.actor_address, rank));
-        }
-        let p = now.params;
-        let w = (p.w_age, p.w_bid, if zh { p.w_fifo } else { 0 });
-        // zh §9.1's FIFO term: how many of the block's candidates registered after each one
-        // (the new timer is the newest: none after it).
-        let mut ranks: Vec<u64> = cands.values().map(|c| c.3).collect();
-        ranks.sort_unstable();
-        let after = |r: u64| (ranks.len() - ranks.partition_point(|&x| x <= r)) as u64 + 1;
-        let target = timer.actor_address;
-        est.score = score(w, 0, meta.bid_fp, 0);
-        let ours = (est.score, h, target, id);
-        let mut per: BTreeMap<Address, u64> = BTreeMap::new();
-        for (cid, (bid, anchor, t, rank)) in &cands {
-            let s = score(w, h.saturating_sub(*anchor), *bid, after(*rank));
-            let ahead =
-                s > ours.0 || (s == ours.0 && (*anchor, *t, *cid) < (ours.1, ours.2, ours.3));
-            if ahead {
-                *per.entry(*t).or_default() += 1;
-            }
-        }
-        est.ahead = per.values().sum();
-        est.ahead_same_target = per.get(&target).copied().unwrap_or(0);
-        let per_target = p.max_fires_per_target as u64;
-        let fires_before: u64 = per.values().map(|&n| n.min(per_target)).sum();
-        est.fires_in_first_block =
-            est.ahead_same_target < per_target && fires_before < p.max_fires_per_block as u64;
+        let cands = competitors(chain, h);
+        let ours = Ours {
+            id,
+            target: timer.actor_address,
+            bid_fp: meta.bid_fp,
+            height: h,
+        };
+        rank_against(&mut est, chain, zh, &cands, &ours);
         Ok(est)
     }
+}
+
+/// The registration's `max_cost` and its fee payer's funding.
+fn fund(est: &mut DraftEstimate, trial: &Chain, timer: &Timer) {
+    let cfg = read::timer_config(trial);
+    est.max_cost = max_cost(
+        fire_budget(timer, cfg),
+        cfg.max_cells_per_fire,
+        &trial.fee_quote(),
+        0,
+    );
+    let balance = trial.balance(&timer.fee_payer);
+    est.funding = Some(Funding {
+        fee_payer: timer.fee_payer,
+        balance,
+        needed: est.max_cost,
+        funded: balance >= est.max_cost,
+    });
+}
+
+/// The fire's first possible block `H` (Spec note 129): an interval's first due height (its
+/// due heights listed too), a watch's next block after registration.
+fn first_block(est: &mut DraftEstimate, trial: &Chain, timer: &Timer, kind: &DraftKind) -> u64 {
+    match kind {
+        DraftKind::Interval { every } => {
+            let mut x = timer.height;
+            while est.due_heights.len() < DUE_HEIGHTS && x <= timer.expires_at {
+                est.due_heights.push(x);
+                x = x.saturating_add(*every);
+            }
+            timer.height
+        }
+        _ => trial.pending_height() + 1,
+    }
+}
+
+/// A competitor at `H`: its bid, its anchor height, its target, its FIFO rank.
+type Competitor = (u128, u64, Address, u64);
+
+/// The competitors at `h` as the chain stands now (without the registration): the
+/// Globalbox, the watches' undelivered hits, the timers due at `h`.
+fn competitors(chain: &Chain, h: u64) -> BTreeMap<TimerId, Competitor> {
+    let now = chain.engine().draft();
+    let mut cands: BTreeMap<TimerId, Competitor> = BTreeMap::new();
+    for g in &now.globalbox {
+        let rank = now.meta.get(&g.timer_id).map_or(0, |m| m.fifo_rank);
+        cands.insert(g.timer_id, (g.bid_fp, g.anchor, g.target, rank));
+    }
+    for (hid, hit) in &now.hits {
+        if let (Some(w), Some(m)) = (now.watches.get(hid), now.meta.get(hid)) {
+            cands
+                .entry(*hid)
+                .or_insert((m.bid_fp, hit.height, w.actor_address, m.fifo_rank));
+        }
+    }
+    for t in read::bucket(chain, h) {
+        if h > t.expires_at {
+            continue;
+        }
+        let (bid, rank) = now
+            .meta
+            .get(&t.timer_id)
+            .map_or((0, u64::MAX), |m| (m.bid_fp, m.fifo_rank));
+        cands
+            .entry(t.timer_id)
+            .or_insert((bid, t.height, t.actor_address, rank));
+    }
+    cands
+}
+
+/// The registered timer's fire, as it enters `H`.
+struct Ours {
+    id: TimerId,
+    target: Address,
+    bid_fp: u128,
+    height: u64,
+}
+
+/// The fire's score at `H`, the fires ranked ahead of it (all, and of its own target), and
+/// whether the quotas let it fire there.
+fn rank_against(
+    est: &mut DraftEstimate,
+    chain: &Chain,
+    zh: bool,
+    cands: &BTreeMap<TimerId, Competitor>,
+    ours: &Ours,
+) {
+    let p = chain.engine().draft().params;
+    let h = ours.height;
+    let w = (p.w_age, p.w_bid, if zh { p.w_fifo } else { 0 });
+    // zh §9.1's FIFO term: how many of the block's candidates registered after each one
+    // (the new timer is the newest: none after it).
+    let mut ranks: Vec<u64> = cands.values().map(|c| c.3).collect();
+    ranks.sort_unstable();
+    let after = |r: u64| (ranks.len() - ranks.partition_point(|&x| x <= r)) as u64 + 1;
+    est.score = score(w, 0, ours.bid_fp, 0);
+    let key = (est.score, h, ours.target, ours.id);
+    let mut per: BTreeMap<Address, u64> = BTreeMap::new();
+    for (cid, (bid, anchor, t, rank)) in cands {
+        let s = score(w, h.saturating_sub(*anchor), *bid, after(*rank));
+        let ahead = s > key.0 || (s == key.0 && (*anchor, *t, *cid) < (key.1, key.2, key.3));
+        if ahead {
+            *per.entry(*t).or_default() += 1;
+        }
+    }
+    est.ahead = per.values().sum();
+    est.ahead_same_target = per.get(&ours.target).copied().unwrap_or(0);
+    let per_target = p.max_fires_per_target as u64;
+    let fires_before: u64 = per.values().map(|&n| n.min(per_target)).sum();
+    est.fires_in_first_block =
+        est.ahead_same_target < per_target && fires_before < p.max_fires_per_block as u64;
 }

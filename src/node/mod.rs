@@ -24,6 +24,7 @@ mod history;
 pub mod pool;
 pub mod query;
 mod read;
+mod registration;
 pub mod requests;
 pub mod scheduler;
 pub mod session;
@@ -52,6 +53,7 @@ pub use pool::{
     PendingTxsQuery, TX_NOT_FOUND, TxQuery, TxRecord, TxState, TxView, not_found_message,
 };
 pub use query::*;
+pub use registration::Scheduled;
 pub use requests::*;
 pub use scheduler::*;
 pub use session::{Base, Entry, SessionLog};

@@ -4,6 +4,7 @@
 use super::core::{MAX_MINE_PER_COMMAND, MiningMode, NodeCore, NodeEvent, Request};
 use super::error::NodeError;
 use super::read;
+use super::registration::{self, Scheduled};
 use super::txs;
 use super::views::BlockView;
 use crate::chain::runtime::ActorCode;
@@ -366,17 +367,6 @@ pub struct ScheduleTimer {
     pub args: ScheduleArgs,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct Scheduled {
-    pub timer_id: TimerId,
-    /// Whether the call created the timer; `false` for a `client_nonce` repeat that returned
-    /// the timer it names (CIP-5 drafts, English §6.2).
-    pub created: bool,
-    pub tx_hash: engine::H256,
-    pub receipt: Receipt,
-    pub sealed: Option<u64>,
-}
-
 /// The sender of a timer request: `from`, or the actor's deployer.
 pub(super) fn act_as_sender(
     node: &NodeCore,
@@ -408,9 +398,9 @@ impl Request for ScheduleTimer {
         // Refused before it is included when the schedule would fail: the chain runs the
         // host call's own checks first (`Chain::check_tx`, issues 29 and 30), so a refused
         // request changes nothing (no nonce, no fee).
-        let bound = super::draft::nonce_bound(node, &self.actor, client_nonce);
+        let bound = registration::nonce_bound(node, &self.actor, client_nonce);
         let out = send_checked(node, tx)?;
-        let (timer_id, created) = super::draft::named_timer(&out.receipt, bound);
+        let (timer_id, created) = registration::named_timer(&out.receipt, bound);
         Ok(Scheduled {
             timer_id,
             created,

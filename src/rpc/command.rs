@@ -9,7 +9,9 @@
 //! The chain, mining and snapshot commands are here; the actor, timer and governance ones are
 //! in [`super::command_timer`].
 
-use super::methods::{mining_json, node_error, reg, to_json};
+use super::error::node_error;
+use super::json::{mining_json, to_json};
+use super::register::reg;
 use super::schema::MethodSchema;
 use super::schema_types::StateDump;
 use super::types::{Amount, Args, BlockTimeMs, Obj, invalid_param};

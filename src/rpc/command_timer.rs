@@ -2,7 +2,8 @@
 //! [`super::command`]: each written once, served by one adapter).
 
 use super::command::{Entry, RpcRequest, entry, with};
-use super::methods::{DEFAULT_ACTOR_SCRIPT, receipt_json, to_json};
+use super::json::{receipt_json, to_json};
+use super::methods::DEFAULT_ACTOR_SCRIPT;
 use super::types::{Amount, Args, Bytes, Obj, invalid_param};
 use super::wire::{
     ActivationReply, CallParams, CancelParams, DeployParams, EstimateParams, ExtendParams,

@@ -5,7 +5,8 @@
 
 use super::command::RpcRequest;
 use super::command_timer::{estimate_json, scheduled_json};
-use super::methods::{node_error, reg};
+use super::error::node_error;
+use super::register::reg;
 use super::schema::{MethodSchema, method};
 use super::types::{Amount, Args, Bytes, Obj, invalid_param};
 use crate::chain::DraftTimerArgs;

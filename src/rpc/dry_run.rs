@@ -7,7 +7,9 @@
 //! call against the state as of that sealed block (a past height: its open block is #h+1).
 
 use super::command_timer::decode_schedule;
-use super::methods::{node_error, receipt_json, reg, to_json};
+use super::error::node_error;
+use super::json::{receipt_json, to_json};
+use super::register::reg;
 use super::types::{Args, Bytes, Obj, invalid_param};
 use crate::engine::Address;
 use crate::node::{At, CallActor, DryCall, DryRun, NodeHandle};

@@ -4,6 +4,7 @@
 //! a rejection by the devnet gets a code of its own in -32050..-32099, one per error kind, with
 //! `data.reason` the spec's error name. The table is in docs/API.md ("Errors").
 
+use crate::node::NodeError;
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::json;
 
@@ -184,6 +185,19 @@ pub fn domain_with(
             data
         }),
     )
+}
+
+/// A node rejection as a JSON-RPC error (its code, `data.reason`).
+///
+/// `HistoryPruned` also carries `data.first_kept` and `data.keep` (Spec note 73), so a client
+/// can ask again from the oldest kept height without reading the message.
+pub fn node_error(e: NodeError) -> ErrorObjectOwned {
+    let mut extra = serde_json::Map::new();
+    if let NodeError::HistoryPruned { first_kept, keep } = &e {
+        extra.insert("first_kept".into(), json!(first_kept));
+        extra.insert("keep".into(), json!(keep));
+    }
+    domain_with(e.kind().as_str(), e.to_string(), extra)
 }
 
 #[cfg(test)]

@@ -2,8 +2,10 @@
 //! with their filters, and with a `page` (`{cursor, limit}`) a page at a time with the cursor
 //! to continue from.
 
-use super::methods::{node_error, reg, to_json};
+use super::error::node_error;
+use super::json::to_json;
 use super::queries::RpcQuery;
+use super::register::reg;
 use super::types::{Args, Obj, invalid_param};
 use crate::engine::{Address, EventKind};
 use crate::node::{

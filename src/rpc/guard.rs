@@ -69,7 +69,7 @@ impl Access {
             return true;
         }
         let listen = self.listen.trim_start_matches('[').trim_end_matches(']');
-        if !super::server::is_loopback(listen) {
+        if !is_loopback(listen) {
             let ip = name.parse::<IpAddr>().ok();
             let unspecified = listen
                 .parse::<IpAddr>()
@@ -111,6 +111,15 @@ fn origin_host(origin: &str) -> Option<String> {
         .strip_prefix("http://")
         .or_else(|| origin.strip_prefix("https://"))?;
     Some(host_name(rest.split('/').next().unwrap_or("")))
+}
+
+/// True for an address that only this machine can reach.
+pub fn is_loopback(host: &str) -> bool {
+    let h = host.trim_start_matches('[').trim_end_matches(']');
+    h == "localhost"
+        || h.parse::<std::net::IpAddr>()
+            .map(|ip| ip.is_loopback())
+            .unwrap_or(false)
 }
 
 fn is_loopback_name(name: &str) -> bool {

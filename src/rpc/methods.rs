@@ -1,22 +1,20 @@
 //! Every method of the API: decode the params, make one node request, encode the reply.
 
-use super::error;
+use super::error::{self, node_error};
+pub use super::json::mining_json;
+use super::json::to_json;
 use super::openrpc;
 use super::queries::RpcQuery;
+use super::register::{RpcResult, reg};
 use super::types::{Amount, Args};
-use crate::chain::Receipt;
 use crate::engine::Address;
-use crate::node::{At, MiningMode, NodeError, NodeEvent, NodeHandle};
+use crate::node::{At, NodeEvent, NodeHandle};
 use jsonrpsee::core::SubscriptionResult;
-use jsonrpsee::types::{ErrorObjectOwned, Params};
+use jsonrpsee::types::ErrorObjectOwned;
 use jsonrpsee::{PendingSubscriptionSink, RpcModule, SubscriptionMessage};
-use serde::Serialize;
 use serde_json::{Value, json};
-use std::future::Future;
 use std::sync::Arc;
 use tokio::sync::broadcast::error::RecvError;
-
-type RpcResult = Result<Value, ErrorObjectOwned>;
 
 /// The script `actor_deploy` deploys when none is given: an actor that takes timers and says
 /// when each fires (so a script can schedule on it at once).
@@ -26,71 +24,8 @@ fn handle_timer(payload) {
 }
 "#;
 
-/// A node rejection as a JSON-RPC error (its code, `data.reason`).
-///
-/// `HistoryPruned` also carries `data.first_kept` and `data.keep` (Spec note 73), so a client
-/// can ask again from the oldest kept height without reading the message.
-pub fn node_error(e: NodeError) -> ErrorObjectOwned {
-    let mut extra = serde_json::Map::new();
-    if let NodeError::HistoryPruned { first_kept, keep } = &e {
-        extra.insert("first_kept".into(), json!(first_kept));
-        extra.insert("keep".into(), json!(keep));
-    }
-    error::domain_with(e.kind().as_str(), e.to_string(), extra)
-}
-
 fn export_refused(e: super::files::ExportRefused) -> ErrorObjectOwned {
     error::domain("ExportRefused", e.to_string())
-}
-
-pub(super) fn to_json<T: Serialize>(v: &T) -> Value {
-    serde_json::to_value(v).expect("node views serialize to JSON")
-}
-
-/// A receipt as the API shows it: every field, `status` (`success` | `reverted`) and the
-/// height of its block (`sealed: false` while the block is open under manual or interval
-/// mining).
-pub(super) fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Value {
-    let mut v = to_json(receipt);
-    let o = v.as_object_mut().expect("a receipt is an object");
-    o.insert(
-        "status".into(),
-        json!(if receipt.success {
-            "success"
-        } else {
-            "reverted"
-        }),
-    );
-    o.insert(
-        "height".into(),
-        json!(sealed.unwrap_or_else(|| head.head().pending_height)),
-    );
-    o.insert("sealed".into(), json!(sealed.is_some()));
-    o.entry("error").or_insert(Value::Null);
-    o.entry("timers").or_insert(json!([]));
-    v
-}
-
-/// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}`.
-pub fn mining_json(m: MiningMode) -> Value {
-    match m {
-        MiningMode::Auto => json!({"mode": "auto"}),
-        MiningMode::Manual => json!({"mode": "manual"}),
-        // Display only: seconds from the node's integer milliseconds.
-        MiningMode::Interval { block_time_ms } => {
-            json!({"mode": "interval", "block_time": block_time_ms as f64 / 1000.0})
-        }
-    }
-}
-
-/// Registers `f` as `name`.
-pub(super) fn reg<F, Fut>(m: &mut RpcModule<NodeHandle>, name: &'static str, f: F)
-where
-    F: Fn(Params<'static>, Arc<NodeHandle>) -> Fut + Clone + Send + Sync + 'static,
-    Fut: Future<Output = RpcResult> + Send + 'static,
-{
-    m.register_async_method(name, move |p, node, _| f(p, node))
-        .expect("method names are unique");
 }
 
 /// What the API may do beside the node (issue 30): where it writes files, and the state
@@ -112,6 +47,22 @@ pub fn module(node: NodeHandle) -> RpcModule<NodeHandle> {
 pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> {
     let opts = Arc::new(opts);
     let mut m = RpcModule::new(node);
+    register_chain(&mut m, &opts);
+    register_export(&mut m, &opts);
+    super::command::register_all(&mut m);
+    super::served::register_all(&mut m);
+    super::draft::register(&mut m);
+    super::pool::register(&mut m);
+    super::find::register(&mut m);
+    super::dry_run::register(&mut m);
+    super::traces::register(&mut m);
+    register_subscriptions(&mut m);
+    m
+}
+
+/// `rpc.discover`, and the chain and mining reads registered by hand: the head, the block
+/// number, the mining mode, a block, a balance, the supply.
+fn register_chain(m: &mut RpcModule<NodeHandle>, opts: &Arc<ApiOptions>) {
     m.register_method("rpc.discover", |p, _, _| -> RpcResult {
         Args::new(&p, &[])?;
         Ok(openrpc::document())
@@ -129,7 +80,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
     // With a block tag (issue 24), the head as of that sealed block (read on the node).
     // With `--state`, `state_save`: the last save's height and time, the last error.
     let o = opts.clone();
-    reg(&mut m, crate::node::HeadQuery::METHOD, move |p, node| {
+    reg(m, crate::node::HeadQuery::METHOD, move |p, node| {
         let saves = o.saves.clone();
         async move {
             let a = Args::new(&p, &["block"])?;
@@ -153,7 +104,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         Ok(mining_json(node.head().mining))
     })
     .expect("unique");
-    reg(&mut m, "devnet_getBlock", |p, node| async move {
+    reg(m, "devnet_getBlock", |p, node| async move {
         let a = Args::new(&p, &["height"])?;
         let h: u64 = a.req(0, "height")?;
         let b = node
@@ -163,7 +114,7 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             .map_err(node_error)?;
         Ok(b.map_or(Value::Null, |b| to_json(&*b)))
     });
-    reg(&mut m, "devnet_getBalance", |p, node| async move {
+    reg(m, "devnet_getBalance", |p, node| async move {
         let a = Args::new(&p, &["address", "block"])?;
         let who: Address = a.req(0, "address")?;
         let at = a.block(1)?;
@@ -177,15 +128,19 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             .map_err(node_error)?;
         Ok(to_json(&Amount(b)))
     });
-    reg(&mut m, "devnet_supply", |p, node| async move {
+    reg(m, "devnet_supply", |p, node| async move {
         Args::new(&p, &[])?;
         let s = node.query(|c| c.supply()).await.map_err(node_error)?;
         Ok(to_json(&s))
     });
+}
+
+/// `devnet_exportFixture`: the session as a fixture, answered or written to a file.
+fn register_export(m: &mut RpcModule<NodeHandle>, opts: &Arc<ApiOptions>) {
     // Issue 30 (Spec note 139): `path` is a file name under the server's export directory,
     // never a path; a taken name gets a new one; a refusal (`ExportRefused`) writes nothing.
     let o = opts.clone();
-    reg(&mut m, "devnet_exportFixture", move |p, node| {
+    reg(m, "devnet_exportFixture", move |p, node| {
         let o = o.clone();
         async move {
             let a = Args::new(&p, &["from_height", "path"])?;
@@ -237,24 +192,10 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
             Ok(v)
         }
     });
+}
 
-    // ---- actors -------------------------------------------------------------------------
-
-    // ---- timers -------------------------------------------------------------------------
-
-    // ---- scheduler ----------------------------------------------------------------------
-
-    super::command::register_all(&mut m);
-    super::served::register_all(&mut m);
-    super::draft::register(&mut m);
-    super::pool::register(&mut m);
-    super::find::register(&mut m);
-    super::dry_run::register(&mut m);
-    super::traces::register(&mut m);
-
-    // ---- governance ---------------------------------------------------------------------
-
-    // ---- subscriptions ------------------------------------------------------------------
+/// The subscriptions: blocks, events (filtered), and the story of a fixture played live.
+fn register_subscriptions(m: &mut RpcModule<NodeHandle>) {
     m.register_subscription(
         "devnet_subscribeBlocks",
         "devnet_subscribeBlocks",
@@ -332,7 +273,6 @@ pub fn module_with(node: NodeHandle, opts: ApiOptions) -> RpcModule<NodeHandle> 
         },
     )
     .expect("unique");
-    m
 }
 
 /// Sends the node's notifications that `pick` keeps to a subscriber until it leaves. A

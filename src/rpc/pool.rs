@@ -2,8 +2,10 @@
 //! `devnet_getTransaction`, `devnet_getReceipt`, `devnet_pendingTransactions`.
 
 use super::error;
-use super::methods::{node_error, receipt_json, reg, to_json};
+use super::error::node_error;
+use super::json::{receipt_json, to_json};
 use super::queries::RpcQuery;
+use super::register::reg;
 use super::types::Args;
 use crate::engine::H256;
 use crate::node::{

@@ -6,8 +6,10 @@
 //! and that `rpc.discover` names the same params.
 
 use super::command::Entry;
-use super::methods::{node_error, reg, to_json};
+use super::error::node_error;
+use super::json::to_json;
 use super::queries::RpcQuery;
+use super::register::reg;
 use super::scheduler::{DEFAULT_BUCKETS, DEFAULT_SHARES_WINDOW, MAX_BUCKETS};
 use super::schema::MethodSchema;
 use super::types::{Args, invalid_param};

@@ -2,6 +2,7 @@
 //! limits so that a client sending garbage, huge bodies or floods of subscriptions does not
 //! hurt other clients or the node.
 
+pub use super::guard::is_loopback;
 use super::guard::{Access, GuardLayer};
 use super::unsubscribe::CheckUnsubscribe;
 use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
@@ -94,13 +95,4 @@ pub async fn start<C: Send + Sync + 'static>(
     let methods: Methods = module.into();
     let handle = server.start(methods);
     Ok(Running { addr, handle })
-}
-
-/// True for an address that only this machine can reach.
-pub fn is_loopback(host: &str) -> bool {
-    let h = host.trim_start_matches('[').trim_end_matches(']');
-    h == "localhost"
-        || h.parse::<std::net::IpAddr>()
-            .map(|ip| ip.is_loopback())
-            .unwrap_or(false)
 }

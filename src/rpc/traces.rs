@@ -3,7 +3,9 @@
 //! arguments and answer, storage writes with the value replaced, printed lines, the end) or a
 //! compact one (`{"compact": true}`: host calls with their cycles only).
 
-use super::methods::{node_error, reg, to_json};
+use super::error::node_error;
+use super::json::to_json;
+use super::register::reg;
 use super::types::{Args, Obj};
 use crate::chain::trace::Trace;
 use crate::engine::{H256, TimerId};

@@ -13,7 +13,7 @@
 //! naming the file, at the `base` line.
 
 use super::fixture::{FixtureError, LoadedFixture};
-use super::runner::ScriptLoader;
+use super::scripts::ScriptLoader;
 use crate::chain::runtime::{ActorCode, ActorRuntime, Host, VmError};
 use crate::chain::{Chain, ChainDump, dump};
 use crate::engine::Address;

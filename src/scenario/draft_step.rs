@@ -1,7 +1,7 @@
 //! The CIP-5 drafts' fixture steps (`watch`, `interval`, `write`): their fields, checks,
 //! transaction and sentence. One struct for the three, so that the step list stays one enum.
 
-use super::fixture::Amount;
+use super::amount::Amount;
 use crate::chain::{DraftTimerArgs, TimerOp};
 use crate::engine::timer::handler_payload;
 use serde::Deserialize;

@@ -1,6 +1,6 @@
 //! A fixture's `[[expect]]` table as written (moved out of `fixture.rs`).
 
-use super::fixture::Amount;
+use super::amount::Amount;
 use serde::Deserialize;
 
 /// An expectation, checked by the runner. Exactly one of `kind` (an event), `balance_of` (a

@@ -1,6 +1,7 @@
 //! Fixtures and the headless runner (DESIGN.md, `scenario/`): scenario files that set up actors
 //! and timers and replay them, with reports in JSON and CSV.
 
+pub mod amount;
 pub mod base;
 pub mod builtin;
 pub mod draft_step;
@@ -9,12 +10,14 @@ mod expect_trace;
 pub mod export;
 pub mod fixture;
 mod fixture_expect;
+pub mod gov_set;
 pub mod hunt;
 pub mod lines;
 pub mod live;
 pub mod plot;
 pub mod report;
 pub mod runner;
+pub mod scripts;
 pub mod story;
 pub mod sweep;
 pub mod translate;

@@ -142,10 +142,24 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
         .max()
         .unwrap_or(1)
         .max(1);
-    let colour = |i: usize| Palette99::pick(i).to_rgba();
+    draw_basefee(&panels[0].0, runs, last)?;
+    draw_utilisation(&panels[1].0, runs, last)?;
+    draw_latency(&panels[2].0, runs)?;
+    root.present()?;
+    Ok(())
+}
 
+/// The drawing area of one panel's chart.
+type Panel<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+fn colour(i: usize) -> RGBAColor {
+    Palette99::pick(i).to_rgba()
+}
+
+/// The lane basefee over the heights, one line per run.
+fn draw_basefee(area: &Panel<'_>, runs: &[PlotRun], last: u64) -> Res {
     let fee_max = runs.iter().map(|r| r.basefee.max()).fold(0.0, f64::max);
-    let mut c = ChartBuilder::on(&panels[0].0)
+    let mut c = ChartBuilder::on(area)
         .caption("lane basefee (base units per cycle)", ("sans-serif", 16))
         .margin(10)
         .x_label_area_size(30)
@@ -156,12 +170,16 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
         let col = colour(i);
         c.draw_series(LineSeries::new(r.basefee.points.iter().copied(), col))?;
     }
+    Ok(())
+}
 
+/// The lane utilisation over the heights, one line per run.
+fn draw_utilisation(area: &Panel<'_>, runs: &[PlotRun], last: u64) -> Res {
     let util_max = runs
         .iter()
         .map(|r| r.utilisation.max())
         .fold(100.0, f64::max);
-    let mut c = ChartBuilder::on(&panels[1].0)
+    let mut c = ChartBuilder::on(area)
         .caption(
             "lane utilisation (% of LANE_TIMER_CYCLES)",
             ("sans-serif", 16),
@@ -175,8 +193,12 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
         let col = colour(i);
         c.draw_series(LineSeries::new(r.utilisation.points.iter().copied(), col))?;
     }
+    Ok(())
+}
 
-    // The actors with the most fires over all runs, in name order.
+/// The actors with the most fires over all runs (at most [`MAX_PLOTTED_ACTORS`]), in name
+/// order, with their fires.
+fn plotted_actors(runs: &[PlotRun]) -> Vec<(String, u64)> {
     let mut names: Vec<(String, u64)> = Vec::new();
     for r in runs {
         for (n, _, _, fires) in &r.latency {
@@ -189,6 +211,12 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
     names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     names.truncate(MAX_PLOTTED_ACTORS);
     names.sort();
+    names
+}
+
+/// Each actor's fire latency per run: a bar to p50, a whisker to p99, the figures above.
+fn draw_latency(area: &Panel<'_>, runs: &[PlotRun]) -> Res {
+    let names = plotted_actors(runs);
     let lat_raw = runs
         .iter()
         .flat_map(|r| r.latency.iter().map(|l| l.2))
@@ -200,7 +228,7 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
     let stub = lat_max * 0.04;
     let group = runs.len().max(1) as f64 + 1.0;
     let width = (names.len().max(1) as f64) * group;
-    let mut c = ChartBuilder::on(&panels[2].0)
+    let mut c = ChartBuilder::on(area)
         .caption(
             "fire latency per actor (blocks; bar p50, whisker p99)",
             ("sans-serif", 16),
@@ -259,7 +287,6 @@ pub fn draw_svg(path: &Path, title: &str, runs: &[PlotRun]) -> Res {
             ("sans-serif", 14),
         )))?;
     }
-    root.present()?;
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 //! the node's own builders (`node::txs`), shared with the RPC and the dashboard.
 
 use super::fixture::Step;
-use super::runner::{GovSet, MergeConfigError, merge_gov_set};
+use super::gov_set::{GovSet, MergeConfigError, merge_gov_set};
 use crate::chain::{Transaction, TxKind, default_governor};
 use crate::engine::timer::handler_payload;
 use crate::engine::{

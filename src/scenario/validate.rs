@@ -5,10 +5,9 @@
 
 use super::base::Base;
 use super::fixture::{FixtureError, LoadedFixture, Step};
-use super::runner::{
-    MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, Scenario, ScriptLoader,
-    check_gov_set,
-};
+use super::gov_set::check_gov_set;
+use super::runner::{MAX_RUN_BLOCKS, PreparedActor, PreparedExpect, PreparedStep, Scenario};
+use super::scripts::ScriptLoader;
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Genesis, GenesisAccount, default_governor};
 use crate::engine::{Address, ErrorKind, TimerConfig, TimerId};

@@ -117,87 +117,22 @@ pub fn plan(
     let mut out = EobPlan::new(h);
     let mut gc_left = env.cfg.gc_cycles_per_block;
     let mut carried = Vec::new();
-    let mut cands = Vec::new();
     st.dirty = !st.mailbox.is_empty()
         || !st.written.is_empty()
         || !st.hits.is_empty()
         || !st.globalbox.is_empty();
     st.mailbox.clear();
-    for d in queue.take_due(h) {
-        st.dirty = true;
-        let t = queue.due(&d);
-        if h > t.expires_at {
-            let id = t.timer_id;
-            let r = Removal {
-                height: h,
-                expired: true,
-                required: 0,
-                available: 0,
-            };
-            eob::remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, r);
-            if !queue.contains(&id) {
-                st.forget(&id);
-            }
-            continue;
-        }
-        let (bid_fp, rank) = st
-            .meta
-            .get(&t.timer_id)
-            .map_or((0, u64::MAX), |m| (m.bid_fp, m.fifo_rank));
-        cands.push(Cand {
-            id: t.timer_id,
-            target: t.actor_address,
-            anchor: t.height,
-            bid_fp,
-            rank,
-            score: 0,
-            src: Src::Due(d),
-        });
-    }
+    let mut gc = Gc {
+        out: &mut out,
+        carried: &mut carried,
+        left: &mut gc_left,
+    };
+    let mut cands = due_candidates(queue, st, h, &mut gc);
     out.stats.due = cands.len() as u64;
     st.sweep_expired(&mut out, h, &mut gc_left);
     collect_hits(st, &mut out, h, &mut gc_left);
-    for (id, hit) in &st.hits {
-        let (w, m) = (&st.watches[id], &st.meta[id]);
-        if h > w.expires_at {
-            // Past its TTL, left by a short GC budget: swept first in the next block.
-            continue;
-        }
-        cands.push(Cand {
-            id: *id,
-            target: w.actor_address,
-            anchor: hit.height,
-            bid_fp: m.bid_fp,
-            rank: m.fifo_rank,
-            score: 0,
-            src: Src::Watch,
-        });
-    }
-    // FIFO rank among this block's candidates: how many registered after it.
-    let mut by_rank: Vec<usize> = (0..cands.len()).collect();
-    by_rank.sort_by_key(|&i| (cands[i].rank, cands[i].id));
-    let n = cands.len() as u64;
-    let p = st.params;
-    let w_fifo = if flavor == Flavor::Resort {
-        p.w_fifo
-    } else {
-        0
-    };
-    for (pos, &i) in by_rank.iter().enumerate() {
-        let c = &mut cands[i];
-        c.score = score(
-            (p.w_age, p.w_bid, w_fifo),
-            h.saturating_sub(c.anchor),
-            c.bid_fp,
-            n - 1 - pos as u64,
-        );
-    }
-    cands.sort_by(|a, b| {
-        order(
-            (a.score, a.anchor, &a.target, &a.id),
-            (b.score, b.anchor, &b.target, &b.id),
-        )
-    });
+    watch_candidates(st, h, &mut cands);
+    rank(flavor, st, h, &mut cands);
     let mut m = Materializer {
         st: &mut *st,
         queue: &mut *queue,
@@ -233,6 +168,106 @@ pub fn plan(
         out.fires.push(fire);
     }
     out
+}
+
+/// Where a removal under the GC lane goes: the plan, the timers carried when the budget is
+/// short, and the budget left.
+struct Gc<'a> {
+    out: &'a mut EobPlan,
+    carried: &'a mut Vec<DueTimer>,
+    left: &'a mut u64,
+}
+
+/// The timers due at `h` as candidates; an expired one is removed under the GC lane instead
+/// (and forgotten by the drafts' state once it left the queue).
+fn due_candidates(
+    queue: &mut CalendarQueue,
+    st: &mut DraftState,
+    h: u64,
+    gc: &mut Gc<'_>,
+) -> Vec<Cand> {
+    let mut cands = Vec::new();
+    for d in queue.take_due(h) {
+        st.dirty = true;
+        let t = queue.due(&d);
+        if h > t.expires_at {
+            let id = t.timer_id;
+            let r = Removal {
+                height: h,
+                expired: true,
+                required: 0,
+                available: 0,
+            };
+            eob::remove_under_gc(gc.out, gc.carried, queue, d, gc.left, r);
+            if !queue.contains(&id) {
+                st.forget(&id);
+            }
+            continue;
+        }
+        let (bid_fp, rank) = st
+            .meta
+            .get(&t.timer_id)
+            .map_or((0, u64::MAX), |m| (m.bid_fp, m.fifo_rank));
+        cands.push(Cand {
+            id: t.timer_id,
+            target: t.actor_address,
+            anchor: t.height,
+            bid_fp,
+            rank,
+            score: 0,
+            src: Src::Due(d),
+        });
+    }
+    cands
+}
+
+/// This block's watch hits as candidates, anchored at the height they were hit.
+fn watch_candidates(st: &DraftState, h: u64, cands: &mut Vec<Cand>) {
+    for (id, hit) in &st.hits {
+        let (w, m) = (&st.watches[id], &st.meta[id]);
+        if h > w.expires_at {
+            // Past its TTL, left by a short GC budget: swept first in the next block.
+            continue;
+        }
+        cands.push(Cand {
+            id: *id,
+            target: w.actor_address,
+            anchor: hit.height,
+            bid_fp: m.bid_fp,
+            rank: m.fifo_rank,
+            score: 0,
+            src: Src::Watch,
+        });
+    }
+}
+
+/// Scores the candidates (age, bid and, under `Resort`, FIFO rank among this block's
+/// candidates: how many registered after it) and sorts them in the total order.
+fn rank(flavor: Flavor, st: &DraftState, h: u64, cands: &mut [Cand]) {
+    let mut by_rank: Vec<usize> = (0..cands.len()).collect();
+    by_rank.sort_by_key(|&i| (cands[i].rank, cands[i].id));
+    let n = cands.len() as u64;
+    let p = st.params;
+    let w_fifo = if flavor == Flavor::Resort {
+        p.w_fifo
+    } else {
+        0
+    };
+    for (pos, &i) in by_rank.iter().enumerate() {
+        let c = &mut cands[i];
+        c.score = score(
+            (p.w_age, p.w_bid, w_fifo),
+            h.saturating_sub(c.anchor),
+            c.bid_fp,
+            n - 1 - pos as u64,
+        );
+    }
+    cands.sort_by(|a, b| {
+        order(
+            (a.score, a.anchor, &a.target, &a.id),
+            (b.score, b.anchor, &b.target, &b.id),
+        )
+    });
 }
 
 /// Adds this block's watch hits to `st.hits` (a watch registered in this block is not hit; a

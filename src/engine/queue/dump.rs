@@ -7,7 +7,7 @@ use crate::engine::error::RestoreError;
 use crate::engine::shared::Deferral;
 use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// The queue in a serializable form: the timers and the order of every bucket, so that a
 /// restored queue is identical (same tiers, same FIFO order, same roots).
@@ -95,9 +95,26 @@ impl CalendarQueue {
         q.ring_horizon = d.ring_horizon;
         q.epoch_horizon = d.epoch_horizon;
         q.next_seq = d.next_seq;
-        let ring_size = q.cfg.ring_size();
-        let mut placed: HashSet<TimerId> = HashSet::new();
-        let mut tier_of: std::collections::HashMap<TimerId, (Tier, u64)> = Default::default();
+        let tier_of = q.listed_tiers(&d)?;
+        let slot_of = q.place_timers(d.timers, &tier_of, d.next_seq)?;
+        // Bucket placement and order are not covered by the state root (they follow from each
+        // timer's height and seq), so a dump must agree with them: a ring bucket holds its own
+        // height's timers (the next height's also the carried ones), in (height, seq) order; an
+        // epoch bucket holds its epoch's timers, in seq order per height.
+        for (h, ids) in d.ring {
+            q.fill_ring_bucket(h, ids, &slot_of, d.next_height)?;
+        }
+        for (e, ids) in d.epochs {
+            q.fill_epoch_bucket(e, ids, &slot_of)?;
+        }
+        Ok(q)
+    }
+
+    /// The tier and bucket of every timer a bucket list names, each bucket inside its tier's
+    /// range and each timer listed once.
+    fn listed_tiers(&self, d: &QueueDump) -> Result<HashMap<TimerId, (Tier, u64)>, RestoreError> {
+        let ring_size = self.cfg.ring_size();
+        let mut tier_of: HashMap<TimerId, (Tier, u64)> = HashMap::new();
         for (h, ids) in &d.ring {
             if *h < d.next_height || *h >= d.next_height + ring_size {
                 return Err(RestoreError::RingBucketOutside(*h));
@@ -109,7 +126,7 @@ impl CalendarQueue {
             }
         }
         for (slot, ids) in &d.epochs {
-            if *slot >= q.cfg.epoch_slots {
+            if *slot >= self.cfg.epoch_slots {
                 return Err(RestoreError::EpochSlotOutOfRange(*slot));
             }
             for id in ids {
@@ -118,9 +135,21 @@ impl CalendarQueue {
                 }
             }
         }
-        let mut slot_of: std::collections::HashMap<TimerId, u32> = Default::default();
-        for t in d.timers {
-            if t.seq >= d.next_seq {
+        Ok(tier_of)
+    }
+
+    /// Puts every timer in a slot of its tier (a timer no bucket lists is in the overflow
+    /// set); returns each timer's slot.
+    fn place_timers(
+        &mut self,
+        timers: Vec<Timer>,
+        tier_of: &HashMap<TimerId, (Tier, u64)>,
+        next_seq: u64,
+    ) -> Result<HashMap<TimerId, u32>, RestoreError> {
+        let mut placed: HashSet<TimerId> = HashSet::new();
+        let mut slot_of: HashMap<TimerId, u32> = HashMap::new();
+        for t in timers {
+            if t.seq >= next_seq {
                 return Err(RestoreError::SeqNotBelowNext {
                     timer: t.timer_id,
                     seq: t.seq,
@@ -130,91 +159,108 @@ impl CalendarQueue {
                 return Err(RestoreError::AppearsTwice(t.timer_id));
             }
             let id = t.timer_id;
-            q.actor_added(&t.actor_address);
-            let slot = q.alloc_pooled();
+            self.actor_added(&t.actor_address);
+            let slot = self.alloc_pooled();
             let tier = tier_of.get(&id).map_or(Tier::Overflow, |(t, _)| *t);
-            q.slots[slot as usize].meta.tier = tier;
-            q.mark_dirty(slot);
+            self.slots[slot as usize].meta.tier = tier;
+            self.mark_dirty(slot);
             if tier == Tier::Overflow {
-                if t.height < q.epoch_horizon {
+                if t.height < self.epoch_horizon {
                     return Err(RestoreError::BelowOverflowHorizon(id));
                 }
-                q.overflow.insert((t.height, t.seq), slot);
-                *q.overflow_per_epoch
-                    .entry(t.height / q.cfg.epoch_blocks)
+                self.overflow.insert((t.height, t.seq), slot);
+                *self
+                    .overflow_per_epoch
+                    .entry(t.height / self.cfg.epoch_blocks)
                     .or_insert(0) += 1;
-                q.counts.overflow += 1;
+                self.counts.overflow += 1;
             }
-            let slots = &q.slots;
-            q.index.insert_unique(id_hash(&id), slot, |&s| {
+            let slots = &self.slots;
+            self.index.insert_unique(id_hash(&id), slot, |&s| {
                 id_hash(&slots[s as usize].timer.as_ref().expect("live").timer_id)
             });
-            q.slots[slot as usize].timer = Some(t);
+            self.slots[slot as usize].timer = Some(t);
             slot_of.insert(id, slot);
         }
-        // Bucket placement and order are not covered by the state root (they follow from each
-        // timer's height and seq), so a dump must agree with them: a ring bucket holds its own
-        // height's timers (the next height's also the carried ones), in (height, seq) order; an
-        // epoch bucket holds its epoch's timers, in seq order per height.
-        let timer_at = |q: &CalendarQueue, slot: u32| -> (u64, u64) {
-            let t = q.slots[slot as usize].timer.as_ref().expect("restored");
-            (t.height, t.seq)
-        };
-        for (h, ids) in d.ring {
-            let pos = q.ring_pos(h);
-            let mut last: Option<(u64, u64)> = None;
-            for id in ids {
-                let slot = *slot_of.get(&id).ok_or(RestoreError::RingUnknownTimer(id))?;
-                let key = timer_at(&q, slot);
-                if key.0 != h && !(h == d.next_height && key.0 < h) {
-                    return Err(RestoreError::WrongRingBucket {
-                        timer: id,
-                        height: key.0,
-                        bucket: h,
-                    });
-                }
-                if last.is_some_and(|l| l >= key) {
-                    return Err(RestoreError::RingOutOfOrder {
-                        bucket: h,
-                        timer: id,
-                    });
-                }
-                last = Some(key);
-                q.ring[pos].push_back(Handle {
-                    slot,
-                    generation: 0,
+        Ok(slot_of)
+    }
+
+    /// A restored timer's `(height, seq)`.
+    fn restored_key(&self, slot: u32) -> (u64, u64) {
+        let t = self.slots[slot as usize].timer.as_ref().expect("restored");
+        (t.height, t.seq)
+    }
+
+    /// The ring bucket of height `h`, checked: its own height's timers (the next height's also
+    /// the carried ones), in (height, seq) order.
+    fn fill_ring_bucket(
+        &mut self,
+        h: u64,
+        ids: Vec<TimerId>,
+        slot_of: &HashMap<TimerId, u32>,
+        next_height: u64,
+    ) -> Result<(), RestoreError> {
+        let pos = self.ring_pos(h);
+        let mut last: Option<(u64, u64)> = None;
+        for id in ids {
+            let slot = *slot_of.get(&id).ok_or(RestoreError::RingUnknownTimer(id))?;
+            let key = self.restored_key(slot);
+            if key.0 != h && !(h == next_height && key.0 < h) {
+                return Err(RestoreError::WrongRingBucket {
+                    timer: id,
+                    height: key.0,
+                    bucket: h,
                 });
-                q.counts.ring += 1;
             }
-        }
-        for (e, ids) in d.epochs {
-            let mut last_seq: std::collections::HashMap<u64, u64> = Default::default();
-            for id in ids {
-                let slot = *slot_of
-                    .get(&id)
-                    .ok_or(RestoreError::EpochUnknownTimer(id))?;
-                let (height, seq) = timer_at(&q, slot);
-                if q.epoch_pos(height) as u64 != e
-                    || height < q.ring_horizon
-                    || height >= q.epoch_horizon.saturating_add(q.cfg.epoch_blocks)
-                {
-                    return Err(RestoreError::WrongEpochSlot {
-                        timer: id,
-                        height,
-                        slot: e,
-                    });
-                }
-                if last_seq.insert(height, seq).is_some_and(|l| l >= seq) {
-                    return Err(RestoreError::EpochOutOfOrder { slot: e, timer: id });
-                }
-                q.epochs[e as usize].push_back(Handle {
-                    slot,
-                    generation: 0,
+            if last.is_some_and(|l| l >= key) {
+                return Err(RestoreError::RingOutOfOrder {
+                    bucket: h,
+                    timer: id,
                 });
-                q.epoch_live[e as usize] += 1;
-                q.counts.epoch += 1;
             }
+            last = Some(key);
+            self.ring[pos].push_back(Handle {
+                slot,
+                generation: 0,
+            });
+            self.counts.ring += 1;
         }
-        Ok(q)
+        Ok(())
+    }
+
+    /// The epoch bucket of slot `e`, checked: its epoch's timers, in seq order per height.
+    fn fill_epoch_bucket(
+        &mut self,
+        e: u64,
+        ids: Vec<TimerId>,
+        slot_of: &HashMap<TimerId, u32>,
+    ) -> Result<(), RestoreError> {
+        let mut last_seq: HashMap<u64, u64> = HashMap::new();
+        for id in ids {
+            let slot = *slot_of
+                .get(&id)
+                .ok_or(RestoreError::EpochUnknownTimer(id))?;
+            let (height, seq) = self.restored_key(slot);
+            if self.epoch_pos(height) as u64 != e
+                || height < self.ring_horizon
+                || height >= self.epoch_horizon.saturating_add(self.cfg.epoch_blocks)
+            {
+                return Err(RestoreError::WrongEpochSlot {
+                    timer: id,
+                    height,
+                    slot: e,
+                });
+            }
+            if last_seq.insert(height, seq).is_some_and(|l| l >= seq) {
+                return Err(RestoreError::EpochOutOfOrder { slot: e, timer: id });
+            }
+            self.epochs[e as usize].push_back(Handle {
+                slot,
+                generation: 0,
+            });
+            self.epoch_live[e as usize] += 1;
+            self.counts.epoch += 1;
+        }
+        Ok(())
     }
 }

@@ -8,7 +8,7 @@
 //! measure, a negative result counting as 0 (the hunt maximises a non-negative figure).
 //! An expression that fails on a run (a division by zero) scores that run 0.
 
-use super::spec::HuntError;
+use super::error::HuntError;
 use crate::scenario::report::Report;
 use std::sync::{Arc, OnceLock};
 

@@ -6,6 +6,7 @@
 //! no chain logic. The search is deterministic for a seed whatever `--jobs` is (Spec note 161).
 
 pub mod candidate;
+pub mod error;
 pub mod eval;
 pub mod invariants;
 pub mod measure;

@@ -5,25 +5,7 @@ use crate::engine::{SchedulerKind, Variants};
 use serde::Deserialize;
 use std::path::Path;
 
-/// What is wrong with a hunt's spec: found before anything runs.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
-pub enum HuntError {
-    #[error("BadSpec: {0}")]
-    BadSpec(String),
-    #[error("UnknownVictim: {0}")]
-    UnknownVictim(String),
-    #[error("UnknownMeasure: {0}")]
-    UnknownMeasure(String),
-    #[error(
-        "UnknownScheduler: `{0}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)"
-    )]
-    UnknownScheduler(String),
-    #[error("UnknownVariant: {0}")]
-    UnknownVariant(String),
-    #[error("ZeroBudget: {0}")]
-    ZeroBudget(String),
-}
-
+pub use super::error::HuntError;
 pub use super::measure::Measure;
 use super::victim::{self, Victim};
 

@@ -16,8 +16,7 @@ pub struct Setting {
     pub funds: u128,
 }
 
-/// The victim's actor name in every hunt fixture.
-pub const VICTIM: &str = "victim";
+pub use super::victim::VICTIM;
 
 /// Adversary `i`'s account (its bot is `adv-N-bot`).
 pub fn adversary(i: usize) -> String {

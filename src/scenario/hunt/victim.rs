@@ -7,9 +7,12 @@
 //! actors `victim_actors` names (default: every actor of the fixture). Scripts its actors load
 //! are read once, when the spec is checked, and travel with the fixture the hunt writes.
 
-use super::spec::HuntError;
+use super::error::HuntError;
 use crate::scenario::builtin;
 use std::path::Path;
+
+/// The victim's actor name in every hunt fixture.
+pub const VICTIM: &str = "victim";
 
 /// The victim's workload.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,7 +58,7 @@ impl Victim {
     /// The actors whose figures are the victim's.
     pub fn actors(&self) -> Vec<String> {
         match self {
-            Victim::Heartbeat { .. } => vec![super::text::VICTIM.to_string()],
+            Victim::Heartbeat { .. } => vec![VICTIM.to_string()],
             Victim::Fixture(f) => f.actors.clone(),
         }
     }

@@ -273,107 +273,11 @@ impl Plan {
             return Err(SweepError::EmptyGrid("`fixtures` is empty".into()));
         }
         let schedulers = schedulers_of(&spec.schedulers)?;
-        for (name, values) in &spec.variants {
-            if values.is_empty() {
-                return Err(SweepError::EmptyGrid(format!(
-                    "variants.{name} has no value"
-                )));
-            }
-            for v in values {
-                Variants::default()
-                    .set_pair(&format!("{name}={v}"))
-                    .map_err(|e| SweepError::UnknownVariant(e.to_string()))?;
-            }
-        }
-        for key in spec.set.keys() {
-            if key.split('.').any(str::is_empty) {
-                return Err(SweepError::UnknownParameter(format!(
-                    "`{key}` is not a key"
-                )));
-            }
-        }
-        for (key, values) in &spec.params {
-            if values.is_empty() {
-                return Err(SweepError::EmptyGrid(format!(
-                    "params.\"{key}\" has no value"
-                )));
-            }
-            if key.split('.').any(str::is_empty) {
-                return Err(SweepError::UnknownParameter(format!(
-                    "`{key}` is not a key"
-                )));
-            }
-        }
-        if spec.blocks == Some(0) {
-            return Err(SweepError::BadSpec("blocks: at least 1".into()));
-        }
-        // Each fixture exists, and each parameter key is one of its keys (the fixture's
-        // format refuses unknown keys): checked with every parameter's first value.
-        for f in &spec.fixtures {
-            let src = fixture_source(f, dir)?;
-            LoadedFixture::parse(&src.path, src.text.clone())
-                .map_err(|e| SweepError::UnknownFixture(e.to_string()))?;
-            let set: Vec<_> = spec.set.clone().into_iter().collect();
-            let text = with_params(&src.text, &set)
-                .map_err(|e| SweepError::UnknownParameter(format!("set: {e}")))?;
-            LoadedFixture::parse(&src.path, text).map_err(|e| {
-                SweepError::UnknownParameter(format!(
-                    "set, in fixture `{f}`: {}: {}",
-                    e.field, e.message
-                ))
-            })?;
-            for (key, values) in &spec.params {
-                let mut one: Vec<_> = spec.set.clone().into_iter().collect();
-                one.push((key.clone(), values[0].clone()));
-                let text = with_params(&src.text, &one)
-                    .map_err(|e| SweepError::UnknownParameter(format!("{key}: {e}")))?;
-                LoadedFixture::parse(&src.path, text).map_err(|e| {
-                    SweepError::UnknownParameter(format!(
-                        "`{key}` in fixture `{f}`: {}: {}",
-                        e.field, e.message
-                    ))
-                })?;
-            }
-        }
-        // The grid, last axis fastest.
-        let variant_sets = product(
-            spec.variants
-                .iter()
-                .map(|(n, vs)| vs.iter().map(|v| format!("{n}={v}")).collect())
-                .collect(),
-        );
-        let param_axes: Vec<Vec<(String, toml::Value)>> = spec
-            .params
-            .iter()
-            .map(|(k, vs)| vs.iter().map(|v| (k.clone(), v.clone())).collect())
-            .collect();
-        let param_sets = product(param_axes);
-        let mut points = Vec::new();
-        for f in &spec.fixtures {
-            for s in &schedulers {
-                for v in &variant_sets {
-                    for p in &param_sets {
-                        points.push((f.clone(), s.clone(), v.clone(), p.clone()));
-                    }
-                }
-            }
-        }
+        check_axes(spec)?;
+        check_fixtures(spec, dir)?;
+        let mut points = grid(spec, &schedulers);
         if let Some(sample) = &spec.sample {
-            if sample.count == 0 {
-                return Err(SweepError::EmptyGrid("sample.count is 0".into()));
-            }
-            // A partial Fisher-Yates shuffle, then the chosen points in grid order.
-            let mut rng = SplitMix64::new(sample.seed);
-            let n = points.len();
-            let k = sample.count.min(n);
-            let mut idx: Vec<usize> = (0..n).collect();
-            for i in 0..k {
-                let j = i + rng.below((n - i) as u64) as usize;
-                idx.swap(i, j);
-            }
-            let mut chosen = idx[..k].to_vec();
-            chosen.sort_unstable();
-            points = chosen.into_iter().map(|i| points[i].clone()).collect();
+            points = sample_points(sample, points)?;
         }
         let mut runs = Vec::new();
         let mut param_values = Vec::new();
@@ -434,6 +338,134 @@ impl Plan {
             .filter(|i| i % shard.of == shard.k - 1)
             .collect()
     }
+}
+
+/// One point of the grid: a fixture, a scheduler (`None`: the fixture's), variants, and
+/// parameter values.
+type Point = (
+    String,
+    Option<String>,
+    Vec<String>,
+    Vec<(String, toml::Value)>,
+);
+
+/// Every variant name and value, `set` key and `params` axis of the spec is well formed, and
+/// `blocks` is at least 1.
+fn check_axes(spec: &SweepSpec) -> Result<(), SweepError> {
+    for (name, values) in &spec.variants {
+        if values.is_empty() {
+            return Err(SweepError::EmptyGrid(format!(
+                "variants.{name} has no value"
+            )));
+        }
+        for v in values {
+            Variants::default()
+                .set_pair(&format!("{name}={v}"))
+                .map_err(|e| SweepError::UnknownVariant(e.to_string()))?;
+        }
+    }
+    for key in spec.set.keys() {
+        if key.split('.').any(str::is_empty) {
+            return Err(SweepError::UnknownParameter(format!(
+                "`{key}` is not a key"
+            )));
+        }
+    }
+    for (key, values) in &spec.params {
+        if values.is_empty() {
+            return Err(SweepError::EmptyGrid(format!(
+                "params.\"{key}\" has no value"
+            )));
+        }
+        if key.split('.').any(str::is_empty) {
+            return Err(SweepError::UnknownParameter(format!(
+                "`{key}` is not a key"
+            )));
+        }
+    }
+    if spec.blocks == Some(0) {
+        return Err(SweepError::BadSpec("blocks: at least 1".into()));
+    }
+    Ok(())
+}
+
+/// Each fixture exists, and each parameter key is one of its keys (the fixture's format
+/// refuses unknown keys): checked with every parameter's first value.
+fn check_fixtures(spec: &SweepSpec, dir: &Path) -> Result<(), SweepError> {
+    for f in &spec.fixtures {
+        let src = fixture_source(f, dir)?;
+        LoadedFixture::parse(&src.path, src.text.clone())
+            .map_err(|e| SweepError::UnknownFixture(e.to_string()))?;
+        let set: Vec<_> = spec.set.clone().into_iter().collect();
+        let text = with_params(&src.text, &set)
+            .map_err(|e| SweepError::UnknownParameter(format!("set: {e}")))?;
+        LoadedFixture::parse(&src.path, text).map_err(|e| {
+            SweepError::UnknownParameter(format!(
+                "set, in fixture `{f}`: {}: {}",
+                e.field, e.message
+            ))
+        })?;
+        for (key, values) in &spec.params {
+            let mut one: Vec<_> = spec.set.clone().into_iter().collect();
+            one.push((key.clone(), values[0].clone()));
+            let text = with_params(&src.text, &one)
+                .map_err(|e| SweepError::UnknownParameter(format!("{key}: {e}")))?;
+            LoadedFixture::parse(&src.path, text).map_err(|e| {
+                SweepError::UnknownParameter(format!(
+                    "`{key}` in fixture `{f}`: {}: {}",
+                    e.field, e.message
+                ))
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// The grid, last axis fastest: fixtures, then schedulers, then variants, then parameters.
+fn grid(spec: &SweepSpec, schedulers: &[Option<String>]) -> Vec<Point> {
+    let variant_sets = product(
+        spec.variants
+            .iter()
+            .map(|(n, vs)| vs.iter().map(|v| format!("{n}={v}")).collect())
+            .collect(),
+    );
+    let param_axes: Vec<Vec<(String, toml::Value)>> = spec
+        .params
+        .iter()
+        .map(|(k, vs)| vs.iter().map(|v| (k.clone(), v.clone())).collect())
+        .collect();
+    let param_sets = product(param_axes);
+    let mut points = Vec::new();
+    for f in &spec.fixtures {
+        for s in schedulers {
+            for v in &variant_sets {
+                for p in &param_sets {
+                    points.push((f.clone(), s.clone(), v.clone(), p.clone()));
+                }
+            }
+        }
+    }
+    points
+}
+
+/// `count` points of the grid drawn with the sample's seed (a partial Fisher-Yates
+/// shuffle), in grid order.
+fn sample_points(sample: &Sample, points: Vec<Point>) -> Result<Vec<Point>, SweepError> {
+    if sample.count == 0 {
+        return Err(SweepError::EmptyGrid("sample.count is 0".into()));
+    }
+    // A partial Fisher-Yates shuffle, then the chosen points in grid order.
+    let mut rng = SplitMix64::new(sample.seed);
+    let n = points.len();
+    let k = sample.count.min(n);
+    let mut idx: Vec<usize> = (0..n).collect();
+    for i in 0..k {
+        let j = i + rng.below((n - i) as u64) as usize;
+        idx.swap(i, j);
+    }
+    let mut chosen = idx[..k].to_vec();
+    chosen.sort_unstable();
+    Ok(chosen.into_iter().map(|i| points[i].clone()).collect())
 }
 
 fn product<T: Clone>(axes: Vec<Vec<T>>) -> Vec<Vec<T>> {

@@ -33,7 +33,9 @@ use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::queue::{CalendarQueue, DueTimer};
 use crate::engine::scheduler::lane::PRICE_SCALE;
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
-use crate::engine::shared::{FeeArgs, GbaContext, ScheduleArgs};
+use crate::engine::scheduler::v1::V1Config;
+use crate::engine::shared::{FeeArgs, GbaBid, GbaContext, ScheduleArgs};
+use crate::engine::timer::Timer;
 use crate::engine::types::Address;
 use std::collections::BTreeMap;
 
@@ -74,17 +76,79 @@ pub(super) fn plan(
     env: &PlanEnv<'_>,
     ledger: &mut dyn Ledger,
 ) -> EobPlan {
-    let (height, cfg, quote, cip1) = (env.height, env.cfg, env.quote, env.cip1);
-    let v1cfg = cip1.v1_config();
-    let basefee = quote.cycle_basefee.saturating_mul(PRICE_SCALE);
-    let mut out = EobPlan::new(height);
-    let due = queue.take_due(height);
-    out.stats.due = due.len() as u64;
-    let mut carried = Vec::new();
-    let mut gc_left = cfg.gc_cycles_per_block;
-    let default = default_gba(basefee, cip1.p50_tip, None, &cip1.config);
+    let block = V1Block::new(env);
+    let due = queue.take_due(env.height);
+    let mut r = Round {
+        out: EobPlan::new(env.height),
+        carried: Vec::new(),
+        gc_left: env.cfg.gc_cycles_per_block,
+    };
+    r.out.stats.due = due.len() as u64;
     let mut bids: Vec<Bid> = Vec::new();
     for d in due {
+        if let Some(bid) = block.bid(&mut r, queue, ledger, d) {
+            bids.push(bid);
+        }
+    }
+    // Effective tip desc, then the owner's weight desc, then timer id asc.
+    bids.sort_by(|a, b| {
+        b.tip
+            .cmp(&a.tip)
+            .then(b.weight.cmp(&a.weight))
+            .then(a.id.cmp(&b.id))
+    });
+    let chosen = fill(&bids, env.cfg.lane_timer_cycles);
+    for (b, selected) in bids.into_iter().zip(chosen) {
+        if selected {
+            block.fire(&mut r, queue, ledger, b);
+        } else {
+            defer(&mut r.out, queue, &b.due, DeferReason::Budget);
+            r.carried.push(b.due);
+        }
+    }
+    queue.carry(r.carried);
+    r.out
+}
+
+/// What every due timer of the block is priced against.
+struct V1Block<'a> {
+    env: &'a PlanEnv<'a>,
+    v1cfg: V1Config,
+    /// The cycle basefee, in the lane's price scale (v1 has no lane basefee).
+    basefee: u128,
+    /// The default GBA's `(max_fee, max_priority)`.
+    default: (u128, u128),
+}
+
+/// The block's plan as far as it is decided: the plan, the timers carried, the GC budget left.
+struct Round {
+    out: EobPlan,
+    carried: Vec<DueTimer>,
+    gc_left: u64,
+}
+
+impl<'a> V1Block<'a> {
+    fn new(env: &'a PlanEnv<'a>) -> Self {
+        let cip1 = env.cip1;
+        let basefee = env.quote.cycle_basefee.saturating_mul(PRICE_SCALE);
+        V1Block {
+            env,
+            v1cfg: cip1.v1_config(),
+            basefee,
+            default: default_gba(basefee, cip1.p50_tip, None, &cip1.config),
+        }
+    }
+
+    /// One due timer: expired (removed under the GC lane), deferred (below the basefee, or
+    /// its owner cannot pay), or a bid of the block.
+    fn bid(
+        &self,
+        r: &mut Round,
+        queue: &mut CalendarQueue,
+        ledger: &mut dyn Ledger,
+        d: DueTimer,
+    ) -> Option<Bid> {
+        let (height, cfg, cip1) = (self.env.height, self.env.cfg, self.env.cip1);
         let t = queue.due(&d);
         if height > t.expires_at {
             let removal = Removal {
@@ -93,40 +157,25 @@ pub(super) fn plan(
                 required: 0,
                 available: 0,
             };
-            remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, removal);
-            continue;
+            remove_under_gc(
+                &mut r.out,
+                &mut r.carried,
+                queue,
+                d,
+                &mut r.gc_left,
+                removal,
+            );
+            return None;
         }
         let fees = FeeArgs::of(t.fee_caps.as_deref());
         let owner_balance = ledger.balance(&t.actor_address);
         let bid = if fees.complete() {
             None
         } else {
-            // §4.2: the six v1 fields; the two v3 fields are 0.
-            let ctx = GbaContext {
-                trigger_block_height: t.height,
-                current_block_height: height,
-                basefee_cycle: quote.cycle_basefee,
-                basefee_cell: quote.cell_basefee,
-                basefee_lane_timer: 0,
-                last_block_cycle_usage: cip1.last_block_cycles,
-                previous_block_p50_priority_tip_per_cycle: 0,
-                owner_actor_balance: owner_balance,
-            };
-            match ledger.gas_bid(t, &ctx, cip1.config.gba_cycles) {
-                Some(Ok(b)) => Some(b),
-                Some(Err(reason)) => {
-                    out.events.push(TimerEvent::GbaFallback {
-                        timer_id: t.timer_id,
-                        actor: t.actor_address,
-                        reason,
-                    });
-                    None
-                }
-                None => None,
-            }
+            self.gas_bid(r, t, ledger, owner_balance)
         };
-        let (max_fee, max_prio) = resolve(fees, bid, default, &cip1.config, cip1.p50_tip);
-        let tip = priority_per_cycle(max_fee, max_prio, basefee);
+        let (max_fee, max_prio) = resolve(fees, bid, self.default, &cip1.config, cip1.p50_tip);
+        let tip = priority_per_cycle(max_fee, max_prio, self.basefee);
         let bid_event = TimerEvent::TimerBid {
             timer_id: t.timer_id,
             actor: t.actor_address,
@@ -139,60 +188,84 @@ pub(super) fn plan(
         // when it was first deferred, Spec note 71).
         let first_due = t.carry().0 == 0;
         if first_due {
-            out.events.push(bid_event.clone());
+            r.out.events.push(bid_event.clone());
         }
-        let Some(tip) = tip else {
-            defer(&mut out, queue, &d, DeferReason::BelowBasefee);
-            carried.push(d);
-            continue;
-        };
         let budget = fire_budget(t, cfg);
-        let max_cost = lane_max_cost(budget, cfg.max_cells_per_fire, quote, 0, tip);
-        if owner_balance < max_cost {
-            defer(&mut out, queue, &d, DeferReason::Underfunded);
-            carried.push(d);
-            continue;
-        }
-        bids.push(Bid {
-            event: (!first_due).then_some(bid_event),
-            actor: t.actor_address,
-            id: t.timer_id.0,
-            weight: cip1.v1.weight_bps(&t.actor_address, &v1cfg),
-            due: d,
-            budget,
-            tip,
-            max_cost,
-        });
+        let max_cost =
+            tip.map(|tip| lane_max_cost(budget, cfg.max_cells_per_fire, self.env.quote, 0, tip));
+        let reason = match (tip, max_cost) {
+            (Some(tip), Some(max_cost)) if owner_balance >= max_cost => {
+                return Some(Bid {
+                    event: (!first_due).then_some(bid_event),
+                    actor: t.actor_address,
+                    id: t.timer_id.0,
+                    weight: cip1.v1.weight_bps(&t.actor_address, &self.v1cfg),
+                    due: d,
+                    budget,
+                    tip,
+                    max_cost,
+                });
+            }
+            (None, _) | (_, None) => DeferReason::BelowBasefee,
+            _ => DeferReason::Underfunded,
+        };
+        defer(&mut r.out, queue, &d, reason);
+        r.carried.push(d);
+        None
     }
-    // Effective tip desc, then the owner's weight desc, then timer id asc.
-    bids.sort_by(|a, b| {
-        b.tip
-            .cmp(&a.tip)
-            .then(b.weight.cmp(&a.weight))
-            .then(a.id.cmp(&b.id))
-    });
-    let chosen = fill(&bids, cfg.lane_timer_cycles);
-    for (b, selected) in bids.into_iter().zip(chosen) {
-        if !selected {
-            defer(&mut out, queue, &b.due, DeferReason::Budget);
-            carried.push(b.due);
-            continue;
+
+    /// The timer's custom GBA with the six v1 fields (§4.2; the two v3 fields are 0); a GBA
+    /// that failed is told as a `GbaFallback` event and the default prices the timer.
+    fn gas_bid(
+        &self,
+        r: &mut Round,
+        t: &Timer,
+        ledger: &mut dyn Ledger,
+        owner_balance: u128,
+    ) -> Option<GbaBid> {
+        let (quote, cip1) = (self.env.quote, self.env.cip1);
+        let ctx = GbaContext {
+            trigger_block_height: t.height,
+            current_block_height: self.env.height,
+            basefee_cycle: quote.cycle_basefee,
+            basefee_cell: quote.cell_basefee,
+            basefee_lane_timer: 0,
+            last_block_cycle_usage: cip1.last_block_cycles,
+            previous_block_p50_priority_tip_per_cycle: 0,
+            owner_actor_balance: owner_balance,
+        };
+        match ledger.gas_bid(t, &ctx, cip1.config.gba_cycles) {
+            Some(Ok(b)) => Some(b),
+            Some(Err(reason)) => {
+                r.out.events.push(TimerEvent::GbaFallback {
+                    timer_id: t.timer_id,
+                    actor: t.actor_address,
+                    reason,
+                });
+                None
+            }
+            None => None,
         }
-        // The owner's earlier fires in this block may have taken what this one needs.
+    }
+
+    /// A selected bid: the owner pays its bid and the timer fires, or it is deferred
+    /// `underfunded` when the owner's earlier fires in this block took what it needs.
+    fn fire(&self, r: &mut Round, queue: &mut CalendarQueue, ledger: &mut dyn Ledger, b: Bid) {
+        let (cfg, quote) = (self.env.cfg, self.env.quote);
         if ledger.balance(&b.actor) < b.max_cost {
-            defer(&mut out, queue, &b.due, DeferReason::Underfunded);
-            carried.push(b.due);
-            continue;
+            defer(&mut r.out, queue, &b.due, DeferReason::Underfunded);
+            r.carried.push(b.due);
+            return;
         }
         if let Some(e) = b.event {
-            out.events.push(e);
+            r.out.events.push(e);
         }
         let t = queue.due(&b.due);
         ledger.debit(&t.fee_payer, b.max_cost);
-        out.stats.lane_reserved += b.budget;
-        out.stats.fired += 1;
+        r.out.stats.lane_reserved += b.budget;
+        r.out.stats.fired += 1;
         let timer = queue.conclude(b.due);
-        out.fires.push(Fire {
+        r.out.fires.push(Fire {
             timer,
             cycles_limit: b.budget,
             max_cost: b.max_cost,
@@ -203,8 +276,6 @@ pub(super) fn plan(
             cells_limit: cfg.max_cells_per_fire,
         });
     }
-    queue.carry(carried);
-    out
 }
 
 /// v1 §3 d (ii): the lane in per-actor slices, `lane × w / Σw` over the actors that bid

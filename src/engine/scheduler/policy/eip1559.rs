@@ -5,12 +5,16 @@ use crate::engine::config::GC_CYCLES_PER_REMOVAL;
 use crate::engine::eob::{
     EobPlan, Fire, Ledger, Removal, defer, fire_budget, lane_max_cost, remove_under_gc,
 };
+use crate::engine::error::ErrorKind;
 use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::queue::{CalendarQueue, DueTimer};
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
-use crate::engine::scheduler::select::{Candidate, select};
-use crate::engine::scheduler::variants::{BelowBasefee, LaneBasefeeInMaxCost, OverCap, TieBreak};
-use crate::engine::shared::{FeeArgs, GbaContext};
+use crate::engine::scheduler::select::{Candidate, Selection, select};
+use crate::engine::scheduler::variants::{
+    BelowBasefee, LaneBasefeeInMaxCost, OverCap, TieBreak, Variants,
+};
+use crate::engine::shared::{FeeArgs, GbaBid, GbaContext};
+use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
 
 /// One due timer that passed classification, with its price.
@@ -47,81 +51,106 @@ pub(super) fn plan(
     env: &PlanEnv<'_>,
     ledger: &mut dyn Ledger,
 ) -> EobPlan {
-    let (height, cfg, quote, cip1) = (env.height, env.cfg, env.quote, env.cip1);
-    let basefee = env.lane_basefee;
-    let mut out = EobPlan::new(height);
-    let due = queue.take_due(height);
-    out.stats.due = due.len() as u64;
-    let mut carried = Vec::new();
-    let mut gc_left = cfg.gc_cycles_per_block;
-    let mut priced: Vec<Priced> = Vec::new();
-    let mut cands: Vec<Candidate> = Vec::new();
-    let default = default_gba(basefee, cip1.p50_tip, None, &cip1.config);
-    let v = cip1.config.variants;
-    let auction_cap = cip1.config.max_cycles_per_fire_auction;
-    // Variant `lane_basefee_in_max_cost = no` (§3 step 8 as written): the lane basefee gates
-    // and prices priority (step 6) but is not charged.
-    let charged_lane_basefee = match v.lane_basefee_in_max_cost {
-        LaneBasefeeInMaxCost::Yes => basefee,
-        LaneBasefeeInMaxCost::No => 0,
+    let auction = Auction::new(env);
+    let due = queue.take_due(env.height);
+    let mut round = Round {
+        out: EobPlan::new(env.height),
+        carried: Vec::new(),
+        gc_left: env.cfg.gc_cycles_per_block,
+        priced: Vec::new(),
+        cands: Vec::new(),
     };
-
+    round.out.stats.due = due.len() as u64;
     for d in due {
+        auction.classify(&mut round, queue, ledger, d);
+    }
+    let sel = select(
+        &round.cands,
+        env.cfg.lane_timer_cycles,
+        auction.per_fire_cap(),
+    );
+    auction.run_selection(round, queue, ledger, sel)
+}
+
+/// What every due timer of the block is priced against.
+struct Auction<'a> {
+    env: &'a PlanEnv<'a>,
+    /// The default GBA's `(max_fee, max_priority)` for this block (§6).
+    default: (u128, u128),
+    auction_cap: u64,
+    /// The lane basefee a fire is charged: the basefee, or 0 under the variant
+    /// `lane_basefee_in_max_cost = no`.
+    charged_lane_basefee: u128,
+}
+
+/// The block's plan as far as it is decided: the plan, the timers carried, the GC budget
+/// left, and the candidates of the auction with their prices (one `Priced` per `Candidate`).
+struct Round {
+    out: EobPlan,
+    carried: Vec<DueTimer>,
+    gc_left: u64,
+    priced: Vec<Priced>,
+    cands: Vec<Candidate>,
+}
+
+impl<'a> Auction<'a> {
+    fn new(env: &'a PlanEnv<'a>) -> Self {
+        let cip1 = env.cip1;
+        let basefee = env.lane_basefee;
+        // Variant `lane_basefee_in_max_cost = no` (§3 step 8 as written): the lane basefee
+        // gates and prices priority (step 6) but is not charged.
+        let charged_lane_basefee = match cip1.config.variants.lane_basefee_in_max_cost {
+            LaneBasefeeInMaxCost::Yes => basefee,
+            LaneBasefeeInMaxCost::No => 0,
+        };
+        Auction {
+            env,
+            default: default_gba(basefee, cip1.p50_tip, None, &cip1.config),
+            auction_cap: cip1.config.max_cycles_per_fire_auction,
+            charged_lane_basefee,
+        }
+    }
+
+    fn variants(&self) -> &Variants {
+        &self.env.cip1.config.variants
+    }
+
+    /// The cycles a timer competes with: its fire budget, cut to the auction cap under the
+    /// variant `over_cap = capped`.
+    fn budget(&self, t: &Timer) -> u64 {
+        match self.variants().over_cap {
+            OverCap::Capped => fire_budget(t, self.env.cfg).min(self.auction_cap),
+            OverCap::Defer | OverCap::OwnBudget => fire_budget(t, self.env.cfg),
+        }
+    }
+
+    /// Variant `over_cap = own_budget`: no per-fire cap in the auction (budgets stay bounded
+    /// by `max_cycles_per_fire`, and every budget fits an empty lane, Spec note 3).
+    fn per_fire_cap(&self) -> u64 {
+        match self.variants().over_cap {
+            OverCap::OwnBudget => u64::MAX,
+            OverCap::Defer | OverCap::Capped => self.auction_cap,
+        }
+    }
+
+    /// Steps 1 to 5 of [`plan`] for one due timer: removed, deferred below the basefee, or a
+    /// candidate of the auction.
+    fn classify(
+        &self,
+        r: &mut Round,
+        queue: &mut CalendarQueue,
+        ledger: &mut dyn Ledger,
+        d: DueTimer,
+    ) {
+        let height = self.env.height;
         let t = queue.due(&d);
         let expired = height > t.expires_at;
-        // Variant `over_cap = capped`: a budget above the auction cap competes cut to it.
-        let budget = match v.over_cap {
-            OverCap::Capped => fire_budget(t, cfg).min(auction_cap),
-            OverCap::Defer | OverCap::OwnBudget => fire_budget(t, cfg),
-        };
-        let (priority, max_cost, fallback) = if expired {
-            (None, 0, None)
+        let budget = self.budget(t);
+        let (priority, max_cost) = if expired {
+            (None, 0)
         } else {
-            let fees = FeeArgs::of(t.fee_caps.as_deref());
-            let (bid, fallback) = if fees.complete() {
-                (None, None)
-            } else {
-                let ctx = GbaContext {
-                    trigger_block_height: t.height,
-                    current_block_height: height,
-                    basefee_cycle: quote.cycle_basefee,
-                    basefee_cell: quote.cell_basefee,
-                    basefee_lane_timer: basefee,
-                    last_block_cycle_usage: cip1.last_block_cycles,
-                    previous_block_p50_priority_tip_per_cycle: cip1.p50_tip,
-                    owner_actor_balance: ledger.balance(&t.actor_address),
-                };
-                match ledger.gas_bid(t, &ctx, cip1.config.gba_cycles) {
-                    None => (None, None),
-                    Some(Ok(b)) => (Some(b), None),
-                    Some(Err(kind)) => (None, Some(kind)),
-                }
-            };
-            let (max_fee, max_prio) = resolve(fees, bid, default, &cip1.config, cip1.p50_tip);
-            let priority = match (
-                priority_per_cycle(max_fee, max_prio, basefee),
-                v.below_basefee,
-            ) {
-                // Variant `below_basefee = fire_without_tip`: competes with no tip.
-                (None, BelowBasefee::FireWithoutTip) => Some(0),
-                (p, _) => p,
-            };
-            let cost = lane_max_cost(
-                budget,
-                cfg.max_cells_per_fire,
-                quote,
-                charged_lane_basefee,
-                priority.unwrap_or(0),
-            );
-            (priority, cost, fallback)
+            self.price(r, t, budget, ledger)
         };
-        if let Some(reason) = fallback {
-            out.events.push(TimerEvent::GbaFallback {
-                timer_id: t.timer_id,
-                actor: t.actor_address,
-                reason,
-            });
-        }
         let available = if expired {
             0
         } else {
@@ -134,11 +163,18 @@ pub(super) fn plan(
                 required: max_cost,
                 available,
             };
-            remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, removal);
-            continue;
+            remove_under_gc(
+                &mut r.out,
+                &mut r.carried,
+                queue,
+                d,
+                &mut r.gc_left,
+                removal,
+            );
+            return;
         }
         let Some(priority) = priority else {
-            if v.below_basefee == BelowBasefee::SelfDestruct {
+            if self.variants().below_basefee == BelowBasefee::SelfDestruct {
                 // Variant `below_basefee = self_destruct`: CIP-5 §5.4 path 2.
                 let removal = Removal {
                     height,
@@ -146,33 +182,28 @@ pub(super) fn plan(
                     required: max_cost,
                     available,
                 };
-                remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, removal);
-                continue;
+                remove_under_gc(
+                    &mut r.out,
+                    &mut r.carried,
+                    queue,
+                    d,
+                    &mut r.gc_left,
+                    removal,
+                );
+                return;
             }
-            defer(&mut out, queue, &d, DeferReason::BelowBasefee);
-            carried.push(d);
-            continue;
+            defer(&mut r.out, queue, &d, DeferReason::BelowBasefee);
+            r.carried.push(d);
+            return;
         };
-        cands.push(Candidate {
-            timer_id: match v.tie_break {
-                TieBreak::Id => t.timer_id,
-                // Variant `tie_break = schedule_order`: `select` orders equal effective
-                // priorities by this key ascending, so it is made of the schedule block and
-                // the insertion sequence (then the id's first bytes, never deciding).
-                TieBreak::ScheduleOrder => {
-                    let mut k = [0u8; 32];
-                    k[..8].copy_from_slice(&t.schedule_block.to_be_bytes());
-                    k[8..16].copy_from_slice(&t.seq.to_be_bytes());
-                    k[16..].copy_from_slice(&t.timer_id.0[..16]);
-                    TimerId(k)
-                }
-            },
+        r.cands.push(Candidate {
+            timer_id: self.tie_key(t),
             schedule_block: t.schedule_block,
             budget,
             priority_per_cycle: priority,
-            weight_bps: cip1.weight_bps(&t.actor_address),
+            weight_bps: self.env.cip1.weight_bps(&t.actor_address),
         });
-        priced.push(Priced {
+        r.priced.push(Priced {
             due: d,
             budget,
             priority,
@@ -180,16 +211,114 @@ pub(super) fn plan(
         });
     }
 
-    // Variant `over_cap = own_budget`: no per-fire cap in the auction (budgets stay bounded by
-    // `max_cycles_per_fire`, and every budget fits an empty lane, Spec note 3).
-    let per_fire_cap = match v.over_cap {
-        OverCap::OwnBudget => u64::MAX,
-        OverCap::Defer | OverCap::Capped => auction_cap,
-    };
-    let sel = select(&cands, cfg.lane_timer_cycles, per_fire_cap);
-    let mut slots: Vec<Option<Priced>> = priced.into_iter().map(Some).collect();
-    for &i in &sel.selected {
-        let p = slots[i].take().expect("selected once");
+    /// A live timer's priority per cycle (`None`: below the lane basefee) and `max_cost`,
+    /// from its fee parameters completed by its GBA or the default one; a GBA that failed is
+    /// told as a `GbaFallback` event.
+    fn price(
+        &self,
+        r: &mut Round,
+        t: &Timer,
+        budget: u64,
+        ledger: &mut dyn Ledger,
+    ) -> (Option<u128>, u128) {
+        let (cip1, basefee) = (self.env.cip1, self.env.lane_basefee);
+        let fees = FeeArgs::of(t.fee_caps.as_deref());
+        let (bid, fallback) = if fees.complete() {
+            (None, None)
+        } else {
+            self.gas_bid(t, ledger)
+        };
+        let (max_fee, max_prio) = resolve(fees, bid, self.default, &cip1.config, cip1.p50_tip);
+        let priority = match (
+            priority_per_cycle(max_fee, max_prio, basefee),
+            self.variants().below_basefee,
+        ) {
+            // Variant `below_basefee = fire_without_tip`: competes with no tip.
+            (None, BelowBasefee::FireWithoutTip) => Some(0),
+            (p, _) => p,
+        };
+        let cost = lane_max_cost(
+            budget,
+            self.env.cfg.max_cells_per_fire,
+            self.env.quote,
+            self.charged_lane_basefee,
+            priority.unwrap_or(0),
+        );
+        if let Some(reason) = fallback {
+            r.out.events.push(TimerEvent::GbaFallback {
+                timer_id: t.timer_id,
+                actor: t.actor_address,
+                reason,
+            });
+        }
+        (priority, cost)
+    }
+
+    /// The timer's custom GBA, called read-only (step 2): its bid, or why it failed.
+    fn gas_bid(&self, t: &Timer, ledger: &mut dyn Ledger) -> (Option<GbaBid>, Option<ErrorKind>) {
+        let (cip1, quote) = (self.env.cip1, self.env.quote);
+        let ctx = GbaContext {
+            trigger_block_height: t.height,
+            current_block_height: self.env.height,
+            basefee_cycle: quote.cycle_basefee,
+            basefee_cell: quote.cell_basefee,
+            basefee_lane_timer: self.env.lane_basefee,
+            last_block_cycle_usage: cip1.last_block_cycles,
+            previous_block_p50_priority_tip_per_cycle: cip1.p50_tip,
+            owner_actor_balance: ledger.balance(&t.actor_address),
+        };
+        match ledger.gas_bid(t, &ctx, cip1.config.gba_cycles) {
+            None => (None, None),
+            Some(Ok(b)) => (Some(b), None),
+            Some(Err(kind)) => (None, Some(kind)),
+        }
+    }
+
+    /// The key [`select`] orders equal effective priorities by, ascending.
+    fn tie_key(&self, t: &Timer) -> TimerId {
+        match self.variants().tie_break {
+            TieBreak::Id => t.timer_id,
+            // Variant `tie_break = schedule_order`: the schedule block and the insertion
+            // sequence (then the id's first bytes, never deciding).
+            TieBreak::ScheduleOrder => {
+                let mut k = [0u8; 32];
+                k[..8].copy_from_slice(&t.schedule_block.to_be_bytes());
+                k[8..16].copy_from_slice(&t.seq.to_be_bytes());
+                k[16..].copy_from_slice(&t.timer_id.0[..16]);
+                TimerId(k)
+            }
+        }
+    }
+
+    /// Fires the selected timers in selection order and carries the others with their reason
+    /// (§3 steps 8 and 9).
+    fn run_selection(
+        &self,
+        mut r: Round,
+        queue: &mut CalendarQueue,
+        ledger: &mut dyn Ledger,
+        sel: Selection,
+    ) -> EobPlan {
+        let mut slots: Vec<Option<Priced>> = std::mem::take(&mut r.priced)
+            .into_iter()
+            .map(Some)
+            .collect();
+        for &i in &sel.selected {
+            let p = slots[i].take().expect("selected once");
+            self.fire(&mut r, queue, ledger, p);
+        }
+        for &(i, reason) in &sel.deferred {
+            let p = slots[i].take().expect("deferred once");
+            defer(&mut r.out, queue, &p.due, reason);
+            r.carried.push(p.due);
+        }
+        queue.carry(r.carried);
+        r.out
+    }
+
+    /// One selected timer: pre-charged and fired, or removed when its fee payer can no longer
+    /// pay.
+    fn fire(&self, r: &mut Round, queue: &mut CalendarQueue, ledger: &mut dyn Ledger, p: Priced) {
         let t = queue.due(&p.due);
         // §3 step 8 "on insufficient funds at any step → CIP-5 §5.4 path 2": the balances were
         // checked one timer at a time before selection; a fee payer whose earlier fires in
@@ -198,45 +327,52 @@ pub(super) fn plan(
         // (selection is not rerun).
         let available = ledger.balance(&t.fee_payer);
         if available < p.max_cost {
-            if gc_left < GC_CYCLES_PER_REMOVAL {
-                defer(&mut out, queue, &p.due, DeferReason::GcBudget);
-                carried.push(p.due);
-                continue;
-            }
-            gc_left -= GC_CYCLES_PER_REMOVAL;
-            out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
-            out.stats.unfunded += 1;
-            let t = queue.conclude(p.due);
-            out.events
-                .push(TimerEvent::TimerCancelledInsufficientFunds {
-                    timer_id: t.timer_id,
-                    actor: t.actor_address,
-                    fee_payer: t.fee_payer,
-                    required: p.max_cost,
-                    available,
-                });
-            continue;
+            self.remove_unfunded(r, queue, p, available);
+            return;
         }
         ledger.debit(&t.fee_payer, p.max_cost);
-        out.stats.lane_reserved += p.budget;
-        out.stats.fired += 1;
+        r.out.stats.lane_reserved += p.budget;
+        r.out.stats.fired += 1;
         let timer = queue.conclude(p.due);
-        out.fires.push(Fire {
+        let (cfg, quote) = (self.env.cfg, self.env.quote);
+        r.out.fires.push(Fire {
             timer,
             cycles_limit: p.budget,
             max_cost: p.max_cost,
             tip_per_cycle: p.priority,
-            lane_basefee: charged_lane_basefee,
+            lane_basefee: self.charged_lane_basefee,
             cycle_basefee: quote.cycle_basefee,
             cell_basefee: quote.cell_basefee,
             cells_limit: cfg.max_cells_per_fire,
         });
     }
-    for &(i, reason) in &sel.deferred {
-        let p = slots[i].take().expect("deferred once");
-        defer(&mut out, queue, &p.due, reason);
-        carried.push(p.due);
+
+    /// A selected timer whose fee payer can no longer pay: removed under the GC lane, or
+    /// carried to wait for GC budget.
+    fn remove_unfunded(
+        &self,
+        r: &mut Round,
+        queue: &mut CalendarQueue,
+        p: Priced,
+        available: u128,
+    ) {
+        if r.gc_left < GC_CYCLES_PER_REMOVAL {
+            defer(&mut r.out, queue, &p.due, DeferReason::GcBudget);
+            r.carried.push(p.due);
+            return;
+        }
+        r.gc_left -= GC_CYCLES_PER_REMOVAL;
+        r.out.stats.gc_cycles += GC_CYCLES_PER_REMOVAL;
+        r.out.stats.unfunded += 1;
+        let t = queue.conclude(p.due);
+        r.out
+            .events
+            .push(TimerEvent::TimerCancelledInsufficientFunds {
+                timer_id: t.timer_id,
+                actor: t.actor_address,
+                fee_payer: t.fee_payer,
+                required: p.max_cost,
+                available,
+            });
     }
-    queue.carry(carried);
-    out
 }
