@@ -33,24 +33,17 @@ pub fn hunt(a: HuntArgs, out: &mut Out) -> Result<u8> {
         eprintln!("error: creating {}: {e}", a.out.display());
         return Ok(EXIT_OUTPUT);
     }
-    // The scripts a fixture victim's actors load go beside the fixtures, where `run` looks.
-    for (rel, text) in ch.victim.scripts() {
-        let p = a.out.join(rel);
-        let made = p.parent().map_or(Ok(()), std::fs::create_dir_all);
-        if let Err(e) = made.and_then(|()| std::fs::write(&p, text)) {
-            eprintln!("error: writing {}: {e}", p.display());
-            return Ok(EXIT_OUTPUT);
-        }
-    }
+    // The scripts the worst fixtures load (a fixture victim's actors', the bidder bots') go
+    // beside them, where `run` looks.
     let bots = h
         .found
         .iter()
         .flat_map(|f| hunt::text::bot_scripts(&f.fixture));
-    for (rel, text) in bots {
-        if let Err(e) = std::fs::create_dir_all(a.out.join("scripts"))
-            .and_then(|()| std::fs::write(a.out.join(&rel), text))
-        {
-            eprintln!("error: writing {}: {e}", a.out.join(&rel).display());
+    for (rel, text) in ch.victim.scripts().iter().cloned().chain(bots) {
+        let p = a.out.join(&rel);
+        let made = p.parent().map_or(Ok(()), std::fs::create_dir_all);
+        if let Err(e) = made.and_then(|()| std::fs::write(&p, text)) {
+            eprintln!("error: writing {}: {e}", p.display());
             return Ok(EXIT_OUTPUT);
         }
     }

@@ -71,12 +71,15 @@ pub fn scenario(name: &str, runtime: &dyn ActorRuntime) -> Option<Result<Scenari
     fixture(name).map(|lf| Scenario::prepare(&lf?, runtime, &script_loader))
 }
 
+/// The embedded copy of a shipped script, by its path as a shipped fixture writes it.
+pub fn shipped_script(rel: &str) -> Option<&'static str> {
+    let rel = rel.trim_start_matches("./");
+    SCRIPTS.iter().find(|(p, _)| *p == rel).map(|(_, s)| *s)
+}
+
 /// Loads a script for a shipped fixture: from the embedded copies.
 pub fn script_loader(_f: &LoadedFixture, rel: &str) -> Result<String, ScriptLoadError> {
-    let rel = rel.trim_start_matches("./");
-    SCRIPTS
-        .iter()
-        .find(|(p, _)| *p == rel)
-        .map(|(_, s)| s.to_string())
-        .ok_or_else(|| ScriptLoadError::NotShipped(rel.to_string()))
+    shipped_script(rel)
+        .map(str::to_string)
+        .ok_or_else(|| ScriptLoadError::NotShipped(rel.trim_start_matches("./").to_string()))
 }

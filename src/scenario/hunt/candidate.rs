@@ -188,6 +188,16 @@ fn gas(rng: &mut SplitMix64, l: &Limits) -> u64 {
 }
 
 impl Candidate {
+    /// No adversary at all, for `blocks` blocks: the baseline.
+    pub fn empty(blocks: u64) -> Candidate {
+        Candidate {
+            bots: Vec::new(),
+            actions: Vec::new(),
+            blocks,
+            next_id: 0,
+        }
+    }
+
     /// A random scenario within `l`.
     pub fn random(rng: &mut SplitMix64, l: &Limits) -> Candidate {
         let bots = (0..l.adversaries)

@@ -122,13 +122,7 @@ impl Baseline {
         if let Some(f) = self.0.lock().expect("not poisoned").get(&blocks) {
             return *f;
         }
-        let empty = Candidate {
-            bots: Vec::new(),
-            actions: Vec::new(),
-            blocks,
-            next_id: 0,
-        };
-        let t = text::fixture(s, &empty, &[], None, "hunt baseline");
+        let t = text::fixture(s, &Candidate::empty(blocks), &[], None, "hunt baseline");
         let f = match play_text(&t, s.victim.scripts()) {
             Ok(Ok(r)) => pins_of(&r, &s.victim.actors()).fires,
             _ => 0,

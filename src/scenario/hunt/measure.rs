@@ -82,8 +82,8 @@ impl Metrics {
             rows.iter().map(|a| f(a)).max().unwrap_or(0)
         };
         let fires = sum(|a| a.fires.into()) as u64;
+        // The victim's fires are among the run's: with none fired, fires and share are 0.
         let share = u128::from(fires) * 10_000 / u128::from(r.summary.fired.max(1));
-        let share = if r.summary.fired == 0 { 0 } else { share };
         let s = &r.summary;
         let adversary_fees = r
             .actors

@@ -127,12 +127,7 @@ fn hunt_one(
 ) -> Found {
     let s = setting(ch, k);
     let l = limits(ch, k);
-    let empty = Candidate {
-        bots: Vec::new(),
-        actions: Vec::new(),
-        blocks: l.blocks,
-        next_id: 0,
-    };
+    let empty = Candidate::empty(l.blocks);
     let baseline = Baseline::default();
     let mut ctx = Ctx {
         setting: &s,

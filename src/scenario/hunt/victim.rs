@@ -9,6 +9,7 @@
 
 use super::error::HuntError;
 use crate::scenario::builtin;
+use crate::scenario::sweep::{Source, fixture_source};
 use std::path::Path;
 
 /// The victim's actor name in every hunt fixture.
@@ -95,19 +96,6 @@ fn unknown(m: String) -> HuntError {
     HuntError::UnknownVictim(m)
 }
 
-/// A fixture's text: a shipped name, else a path relative to the spec's folder.
-fn source(name: &str, dir: &Path) -> Result<(String, bool), HuntError> {
-    if !name.contains(['/', '\\', '.'])
-        && let Some((_, t)) = builtin::FIXTURES.iter().find(|(n, _)| *n == name)
-    {
-        return Ok((t.to_string(), true));
-    }
-    let p = dir.join(name);
-    std::fs::read_to_string(&p)
-        .map(|t| (t, false))
-        .map_err(|e| unknown(format!("victim_fixture `{}`: {e}", p.display())))
-}
-
 fn array<'a>(t: &'a toml::Table, key: &str) -> &'a [toml::Value] {
     t.get(key)
         .and_then(toml::Value::as_array)
@@ -144,11 +132,8 @@ fn scripts(
             continue;
         }
         let text = if shipped {
-            let rel = rel.trim_start_matches("./");
-            builtin::SCRIPTS
-                .iter()
-                .find(|(p, _)| *p == rel)
-                .map(|(_, s)| s.to_string())
+            builtin::shipped_script(rel)
+                .map(str::to_string)
                 .ok_or_else(|| unknown(format!("victim_fixture `{name}`: no script `{rel}`")))?
         } else {
             let base = Path::new(name)
@@ -165,7 +150,8 @@ fn scripts(
 /// The fixture `name` (a shipped name or a path relative to `dir`) as the victim, measured
 /// on `actors` (empty: every actor it deploys).
 pub fn from_fixture(name: &str, actors: &[String], dir: &Path) -> Result<Victim, HuntError> {
-    let (text, shipped) = source(name, dir)?;
+    let Source { text, shipped, .. } =
+        fixture_source(name, dir).map_err(|e| unknown(format!("victim_fixture: {e}")))?;
     let t: toml::Table = toml::from_str(&text)
         .map_err(|e| unknown(format!("victim_fixture `{name}` is not TOML: {e}")))?;
     let fixture_actors = array(&t, "actors");

@@ -124,10 +124,10 @@ pub struct Plan {
 }
 
 /// A fixture's text and how its scripts load.
-struct Source {
-    path: String,
-    text: String,
-    shipped: bool,
+pub(crate) struct Source {
+    pub(crate) path: String,
+    pub(crate) text: String,
+    pub(crate) shipped: bool,
 }
 
 fn is_bare(name: &str) -> bool {
@@ -136,7 +136,8 @@ fn is_bare(name: &str) -> bool {
         && Path::new(name).extension().is_none()
 }
 
-fn fixture_source(name: &str, dir: &Path) -> Result<Source, SweepError> {
+/// A fixture by a shipped name, else by its path relative to `dir`.
+pub(crate) fn fixture_source(name: &str, dir: &Path) -> Result<Source, SweepError> {
     if is_bare(name) {
         let Some((n, text)) = builtin::FIXTURES.iter().find(|(n, _)| *n == name) else {
             let names: Vec<&str> = builtin::FIXTURES.iter().map(|(n, _)| *n).collect();

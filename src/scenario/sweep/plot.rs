@@ -137,10 +137,12 @@ pub fn series(rows: &[Row], x: &str, y: &str) -> Result<Vec<Series>, SweepError>
             PLOTTABLE.join(", ")
         )));
     }
-    let rows: Vec<&Row> = rows.iter().filter(|r| played(r)).collect();
-    let many_fixtures = rows.iter().any(|r| r.fixture != rows[0].fixture);
+    let played_rows: Vec<&Row> = rows.iter().filter(|r| played(r)).collect();
+    let many_fixtures = played_rows
+        .iter()
+        .any(|r| r.fixture != played_rows[0].fixture);
     let mut lines: BTreeMap<String, Vec<(f64, f64)>> = BTreeMap::new();
-    for r in &rows {
+    for r in &played_rows {
         let Some(xv) = params_of(r)
             .into_iter()
             .find(|(k, _)| *k == x)
@@ -158,7 +160,7 @@ pub fn series(rows: &[Row], x: &str, y: &str) -> Result<Vec<Series>, SweepError>
     if lines.is_empty() {
         return Err(SweepError::UnknownParameter(format!(
             "no played row sweeps `{x}` with numeric values (swept: {})",
-            axes(&rows.iter().map(|r| (*r).clone()).collect::<Vec<_>>()).join(", ")
+            axes(rows).join(", ")
         )));
     }
     Ok(lines
