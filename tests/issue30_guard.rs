@@ -667,17 +667,19 @@ fn issue30_the_dashboard_falls_back_only_from_the_default_port() {
             break;
         }
     }
-    tmux(&["kill-session", "-t", &session]);
     assert!(screen.contains("(8645 taken)"), "{screen}");
 
     // The explicit port: on a terminal (not on one, the default command plays the demo
-    // headless).
+    // headless). A session of its own, opened before the first one is killed: killing the
+    // server's only session stops the tmux server, and a session opened while it stops can
+    // fail to start (seen when no other tmux session was running).
     let err_file = std::env::temp_dir().join(format!("i30-port-{}.txt", std::process::id()));
+    let second = format!("{session}-port");
     tmux(&[
         "new-session",
         "-d",
         "-s",
-        &session,
+        &second,
         "-x",
         "160",
         "-y",
@@ -696,6 +698,7 @@ fn issue30_the_dashboard_falls_back_only_from_the_default_port() {
             break;
         }
     }
+    tmux(&["kill-session", "-t", &second]);
     tmux(&["kill-session", "-t", &session]);
     let _ = std::fs::remove_file(&err_file);
     assert!(err.contains("cannot listen on 127.0.0.1:8645"), "{err}");
