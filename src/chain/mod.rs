@@ -278,6 +278,9 @@ pub struct Chain {
     no_quiet: bool,
     /// Issue 32 (`--trace`): trace every handler run applied; not part of the state.
     tracing: bool,
+    /// Issue 33 (a hunt's runs): the state root is committed once, at
+    /// [`settle_roots`](Chain::settle_roots), not per block (see [`Chain::defer_roots`]).
+    deferred_roots: bool,
     /// The traces recorded and not yet taken ([`Chain::take_traces`]).
     traces: Vec<trace::Trace>,
 }
@@ -397,6 +400,7 @@ impl Chain {
             quiet_head: None,
             no_quiet: false,
             tracing: false,
+            deferred_roots: false,
             traces: Vec::new(),
             genesis,
         };
@@ -589,6 +593,26 @@ impl Chain {
     /// The height of the block being built (or that will be built next).
     /// The receipts of the open block so far, in order: its pending transactions (applied,
     /// not sealed). Empty while no block is open (issue 32).
+    /// Issue 33 (a hunt plays thousands of runs and reads only their outcomes): from now on,
+    /// blocks are sealed without committing the state root or hashing their bodies; each
+    /// header carries the root of the last commit with its height folded in, not the state's,
+    /// and a marker for a non-empty body. The commitments are
+    /// history-independent (`engine::merkle`): the changes wait in their buffers, and
+    /// [`settle_roots`](Self::settle_roots) commits them all at once to the root that
+    /// per-block commits would have reached. Outcomes (fires, fees, events, receipts) do not
+    /// read the root, so they are unchanged; block hashes are not the chain's.
+    pub fn defer_roots(&mut self) {
+        self.deferred_roots = true;
+    }
+
+    /// Ends [`defer_roots`](Self::defer_roots): commits every change since and returns the
+    /// state root (also [`state_root`](Self::state_root) from now on).
+    pub fn settle_roots(&mut self) -> H256 {
+        self.deferred_roots = false;
+        self.root_tpl = None;
+        self.commit_root()
+    }
+
     /// Issue 32: trace every handler run from now on (`on`), or stop. Traces change nothing:
     /// the same blocks, roots and receipts either way (`chain::trace`).
     pub fn set_tracing(&mut self, on: bool) {

@@ -111,7 +111,7 @@ pub struct QuietRun {
     lane: LaneStats,
 }
 
-fn empty_body_hash() -> H256 {
+pub(super) fn empty_body_hash() -> H256 {
     static EMPTY: OnceLock<H256> = OnceLock::new();
     *EMPTY.get_or_init(|| body_hash(&[], &[]))
 }

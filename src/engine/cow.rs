@@ -20,14 +20,19 @@ pub struct CowVec<T> {
 }
 
 impl<T: Clone> CowVec<T> {
-    /// `len` copies of `value`.
+    /// `len` copies of `value`. The full chunks are one chunk shared until written, so a
+    /// table of `2^17` zero hashes costs its chunk table (16 KiB), not 4 MiB allocated and
+    /// zeroed: a headless run (a hunt plays thousands) builds four such tables at genesis.
     pub fn from_elem(value: T, len: usize) -> Self {
-        let chunks = (0..len.div_ceil(CHUNK))
-            .map(|c| {
-                let n = CHUNK.min(len - c * CHUNK);
-                Arc::from(vec![value.clone(); n])
-            })
-            .collect();
+        let full = len / CHUNK;
+        let mut chunks = Vec::with_capacity(len.div_ceil(CHUNK));
+        if full > 0 {
+            let shared: Arc<[T]> = Arc::from(vec![value.clone(); CHUNK]);
+            chunks.extend(std::iter::repeat_n(shared, full));
+        }
+        if len % CHUNK != 0 {
+            chunks.push(Arc::from(vec![value; len % CHUNK]));
+        }
         CowVec { chunks, len }
     }
 }

@@ -85,6 +85,7 @@ impl Scenario {
             steps,
             expects,
             trace: false,
+            final_root_only: false,
         };
         s.check_length(default_blocks)?;
         Ok(s)

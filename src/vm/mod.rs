@@ -15,7 +15,9 @@ use std::sync::{Arc, Mutex};
 /// The runtime the devnet uses.
 #[derive(Default)]
 pub struct DevnetRuntime {
-    native: Mutex<HashMap<[u8; 32], Arc<native::Program>>>,
+    /// Parsed native programs by their source text (as the Rhai cache keys its scripts: a
+    /// lookup costs a string hash, not a keccak of the code on every call).
+    native: Mutex<HashMap<String, Arc<native::Program>>>,
     rhai: self::rhai::RhaiRuntime,
 }
 
@@ -36,13 +38,12 @@ impl DevnetRuntime {
     }
 
     fn native_program(&self, code: &ActorCode) -> Result<Arc<native::Program>, VmError> {
-        let key = code.hash();
         let mut cache = self.native.lock().expect("native cache lock");
-        if let Some(p) = cache.get(&key) {
+        if let Some(p) = cache.get(code.source.as_str()) {
             return Ok(p.clone());
         }
         let p = Arc::new(native::parse(code)?);
-        cache.insert(key, p.clone());
+        cache.insert(code.source.clone(), p.clone());
         Ok(p)
     }
 }

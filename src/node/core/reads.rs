@@ -278,6 +278,17 @@ fn fate_view(f: &super::fates::TimerFate, client_nonce: Option<u64>) -> TimerVie
 impl NodeCore {
     /// Issue 32: trace every handler run from now on (`--trace`), keeping the traces of the
     /// retained history; off, traces are rebuilt on demand by replay.
+    /// Issue 33: seal without committing the state root until [`Self::settle_roots`] (a
+    /// headless run that reads only its outcomes; see `Chain::defer_roots`).
+    pub fn defer_roots(&mut self) {
+        self.chain.defer_roots();
+    }
+
+    /// Commits what [`Self::defer_roots`] deferred; returns the state root.
+    pub fn settle_roots(&mut self) -> crate::engine::H256 {
+        self.chain.settle_roots()
+    }
+
     pub fn set_tracing(&mut self, on: bool) {
         self.traces.on = on;
         self.chain.set_tracing(on);

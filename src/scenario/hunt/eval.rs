@@ -47,6 +47,27 @@ pub fn play_limited(
     t: &str,
     scripts: &[(String, String)],
 ) -> Result<Result<(Report, Limits), String>, String> {
+    play_as(t, scripts, false)
+}
+
+/// The final state root of `c` played as `run` plays it (a root per block), to set beside
+/// the hunt's own run of it (one root at the end, [`evaluate`]).
+pub fn replay_root(s: &Setting, c: &Candidate) -> Option<String> {
+    let t = text::fixture(s, c, &[], None, "hunt candidate");
+    match play_limited(&t, s.victim.scripts()) {
+        Ok(Ok((r, _))) => Some(r.summary.final_state_root.to_string()),
+        _ => None,
+    }
+}
+
+/// Plays `t`; `final_root_only`: the state root is committed once, at the end
+/// (`Scenario::final_root_only`: the outcomes and the final root are the same, the run
+/// costs about half).
+fn play_as(
+    t: &str,
+    scripts: &[(String, String)],
+    final_root_only: bool,
+) -> Result<Result<(Report, Limits), String>, String> {
     let load = |f: &LoadedFixture, rel: &str| -> Result<String, ScriptLoadError> {
         match scripts.iter().find(|(p, _)| p == rel) {
             Some((_, t)) => Ok(t.clone()),
@@ -56,7 +77,8 @@ pub fn play_limited(
     let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let lf = LoadedFixture::parse("hunt.toml", t.to_string()).map_err(|e| e.to_string())?;
         let rt = DevnetRuntime::new();
-        let s = Scenario::prepare(&lf, &rt, &load).map_err(|e| e.to_string())?;
+        let mut s = Scenario::prepare(&lf, &rt, &load).map_err(|e| e.to_string())?;
+        s.final_root_only = final_root_only;
         let lim = Limits::of(s.genesis());
         play(&s, None).map(|(r, _)| (r, lim))
     }));
@@ -134,10 +156,13 @@ impl Baseline {
 
 /// Plays `c` under `s` and measures it. A fixture that does not prepare (a bug of the
 /// generator) and a panic are both broken invariants: they are what a developer replays.
+/// The run commits its state root once, at its end (issue 33's speed: per-block roots were
+/// half a run, and no measure reads them); [`replay_root`] checks the worst found against a
+/// run with a root per block.
 pub fn evaluate(s: &Setting, c: &Candidate, m: &Measure, baseline: &Baseline) -> Outcome {
     let t = text::fixture(s, c, &[], None, "hunt candidate");
     let mut o = Outcome::default();
-    let (report, lim) = match play_limited(&t, s.victim.scripts()) {
+    let (report, lim) = match play_as(&t, s.victim.scripts(), true) {
         Err(p) => {
             o.broken = Some(format!("panic: {p}"));
             o.score.broken = true;
