@@ -30,7 +30,7 @@ impl<T: Clone> CowVec<T> {
             let shared: Arc<[T]> = Arc::from(vec![value.clone(); CHUNK]);
             chunks.extend(std::iter::repeat_n(shared, full));
         }
-        if len % CHUNK != 0 {
+        if !len.is_multiple_of(CHUNK) {
             chunks.push(Arc::from(vec![value; len % CHUNK]));
         }
         CowVec { chunks, len }
