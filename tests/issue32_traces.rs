@@ -194,6 +194,28 @@ fn issue32_a_failing_script_says_where() {
     // `no_such_function(x)` is on the script's line 16 (counting the leading newline).
     assert_eq!(line, 16, "{:?}", t.end);
     assert!(col > 0);
+    // The failing line as deployed, and in words under a caret at its column.
+    let src = t
+        .end
+        .source_line
+        .as_deref()
+        .expect("the failing source line");
+    assert!(src.contains("no_such_function(x)"), "{src:?}");
+    let words = cowboy_devnet::node::trace_text::trace_lines(t, &Default::default());
+    let at = words
+        .iter()
+        .position(|l| l.trim_start().starts_with("16 | "))
+        .expect("the numbered source line");
+    assert!(words[at].contains("no_such_function(x)"), "{words:?}");
+    let caret = &words[at + 1];
+    assert_eq!(caret.trim_end().chars().last(), Some('^'), "{words:?}");
+    // The caret sits under the column Rhai named (positions count from 1).
+    let bar = words[at].find(" | ").expect("a bar") + 3;
+    assert_eq!(
+        caret.trim_end().len() - 1,
+        bar + col as usize - 1,
+        "{words:?}"
+    );
     adds_up(t, r.broken.receipt.cycles_used);
 }
 

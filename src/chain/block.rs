@@ -219,7 +219,12 @@ impl Chain {
     /// Keeps a run's trace with its final outcome.
     pub(super) fn keep_trace(&mut self, traced: Option<trace::Trace>, ex: &Executed) {
         if let Some(t) = traced {
-            self.traces.push(t.ended(&ex.result, ex.meter.cycles));
+            let t = t.ended(&ex.result, ex.meter.cycles);
+            let t = match self.actors.get(&t.actor) {
+                Some(a) => t.with_source(&a.code.source),
+                None => t,
+            };
+            self.traces.push(t);
         }
     }
 

@@ -61,6 +61,9 @@ pub struct TraceEnd {
     /// The host call the run failed in, if it failed in one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_in: Option<String>,
+    /// The script's line that `at` names, as deployed (issue 32: the failing source line).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_line: Option<String>,
 }
 
 /// One handler run, traced.
@@ -146,6 +149,18 @@ impl Trace {
             self.end.at = script_position(&text);
             self.end.error = Some(text);
         }
+        self
+    }
+}
+
+impl Trace {
+    /// The trace with the line of `source` its failure points at (`end.at`, counted from 1 as
+    /// Rhai counts), trimmed at its end; nothing for a run that did not fail at a line.
+    pub fn with_source(mut self, source: &str) -> Trace {
+        self.end.source_line = self.end.at.and_then(|(line, _)| {
+            let i = usize::try_from(line).ok()?.checked_sub(1)?;
+            source.lines().nth(i).map(|l| l.trim_end().to_string())
+        });
         self
     }
 }
@@ -253,6 +268,7 @@ impl<'h> Tracer<'h> {
                 error,
                 at,
                 failed_in: if result.is_ok() { None } else { self.failed_in },
+                source_line: None,
             },
         }
     }

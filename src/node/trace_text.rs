@@ -98,5 +98,12 @@ pub fn trace_lines(t: &Trace, book: &BTreeMap<Address, String>) -> Vec<String> {
     if let Some(f) = &t.end.failed_in {
         out.push(format!("    failed in {f}"));
     }
+    if let (Some(src), Some((l, c))) = (&t.end.source_line, t.end.at) {
+        out.push(format!("    failed at line {l}:"));
+        out.push(format!("    {l:>4} | {src}"));
+        // A caret under the column (Rhai counts positions from 1).
+        let col = (c as usize).saturating_sub(1).min(src.chars().count());
+        out.push(format!("         | {}^", " ".repeat(col)));
+    }
     out
 }

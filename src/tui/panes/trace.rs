@@ -96,12 +96,20 @@ fn lines<'a>(o: &TraceOverlay, app: &App, theme: &Theme, width: usize) -> Vec<Li
             .iter()
             .flat_map(|t| crate::node::trace_text::trace_lines(t, &app.data.names))
             .flat_map(|l| {
-                let failing =
-                    l.contains(" ✗ ") || l.contains(" failed") || l.starts_with("    failed in");
+                let failing = l.contains(" ✗ ") || l.contains(" failed") || source_line(&l);
                 wrapped(&l, width, if failing { bad } else { text })
             })
             .collect(),
     }
+}
+
+/// The failing source line (`  16 | text`) or the caret under it (`node::trace_text`).
+fn source_line(l: &str) -> bool {
+    let t = l.trim_start();
+    let numbered = t
+        .split_once(" | ")
+        .is_some_and(|(n, _)| n.parse::<u32>().is_ok());
+    numbered || (t.starts_with("| ") && t.trim_end().ends_with('^'))
 }
 
 /// Draws the overlay over `area`.
