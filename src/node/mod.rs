@@ -13,6 +13,9 @@
 //!   chain's state the views make.
 
 pub mod at;
+mod codes;
+mod command;
+mod command_reply;
 mod core;
 pub mod draft;
 pub mod draft_estimate;
@@ -41,6 +44,11 @@ pub use self::core::{
     dev_account,
 };
 pub use at::{At, BlockTag};
+pub use codes::{CODES, Code, code_of};
+pub use command::Command;
+pub use command_reply::{
+    ActivationReply, CommandReply, ReceiptReply, ReceiptStatus, ReplyKind, ScheduledReply,
+};
 pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
 pub use dry_run::{DryCall, DryRun, DryRunView};

@@ -9,8 +9,7 @@
 
 use super::schema_types::StateDump;
 use super::types::{Amount, Bytes};
-use crate::chain::Receipt;
-use crate::engine::{Address, H256, PriorityTier, TimerId};
+use crate::engine::{Address, PriorityTier, TimerId};
 use crate::node::MiningMode;
 use schemars::JsonSchema;
 
@@ -90,43 +89,7 @@ pub struct HaltParams {
     pub blocks: u64,
 }
 
-/// Whether a receipt's transaction succeeded.
-#[derive(JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ReceiptStatus {
-    Success,
-    Reverted,
-}
-
-/// A receipt as the API shows it: every field of the chain's receipt, its status and the
-/// height of its block (`sealed: false` while the block is open under manual or interval
-/// mining).
-#[derive(JsonSchema)]
-#[schemars(rename = "Receipt")]
-pub struct ReceiptReply {
-    #[serde(flatten)]
-    pub receipt: Receipt,
-    pub status: ReceiptStatus,
-    pub height: u64,
-    pub sealed: bool,
-}
-
-/// A registration's result (`timer_schedule`, `timer_watch`, `timer_interval`).
-#[derive(JsonSchema)]
-pub struct ScheduledReply {
-    pub timer_id: TimerId,
-    /// false for a `client_nonce` repeat that returned the timer it names (CIP-5 drafts,
-    /// English §6.2)
-    pub created: bool,
-    pub tx_hash: H256,
-    pub receipt: ReceiptReply,
-}
-
-/// `gov_setActivationHeight`'s result.
-#[derive(JsonSchema)]
-pub struct ActivationReply {
-    pub activation_height: Option<u64>,
-}
+pub use crate::node::{ActivationReply, ReceiptReply, ReceiptStatus, ScheduledReply};
 
 /// Deploy an actor; returns its address.
 #[derive(JsonSchema)]
