@@ -6,7 +6,9 @@
 //! [`Request::apply`] stays the one place the command is checked and applied: a refused
 //! command returns `Err` and changes nothing.
 
-use super::command_reply::{ActivationReply, CommandReply, ReceiptReply, ReplyKind, ScheduledReply};
+use super::command_reply::{
+    ActivationReply, CommandReply, ReceiptReply, ReplyKind, ScheduledReply,
+};
 use super::core::{NodeCore, Request};
 use super::draft::DraftTimer;
 use super::draft_estimate::EstimateDraftTimer;
@@ -23,8 +25,12 @@ use serde::{Deserialize, Serialize};
 
 /// Every state-changing command (and the two estimates, which change nothing but are asked
 /// as commands). Serialised `{"method": ..., "params": ...}` with the JSON-RPC method name.
+///
+/// Not boxed: a command is built once and executed at once (the CIP-1 v3 fee fields of
+/// `ScheduleArgs` make the timer variants the large ones).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "method", content = "params")]
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     #[serde(rename = "devnet_mine")]
     Mine(Mine),

@@ -17,8 +17,8 @@ use crate::engine::timer::handler_payload;
 use crate::engine::{Address, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
     CallActor, CancelTimer, Command, ConfigChange, DeployActor, Estimate, EstimateTimer,
-    ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig,
-    ScheduleTimer, SetActivationHeight,
+    ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, ScheduleTimer,
+    SetActivationHeight,
 };
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};

@@ -15,7 +15,11 @@ pub(crate) fn to_json<T: Serialize>(v: &T) -> Value {
 /// mining).
 pub(crate) fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Value {
     let pending = head.head().pending_height;
-    to_json(&crate::node::ReceiptReply::new(receipt.clone(), sealed, pending))
+    to_json(&crate::node::ReceiptReply::new(
+        receipt.clone(),
+        sealed,
+        pending,
+    ))
 }
 
 /// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}`.
