@@ -80,14 +80,18 @@ pub enum Command {
     GovUpdateSchedulerConfig(GovUpdateSchedulerConfig),
     #[serde(rename = "gov_setActivationHeight")]
     SetActivationHeight(SetActivationHeight),
-    /// `timer_watch` / `timer_interval`: which one is the request's `interval`.
-    #[serde(rename = "timer_register")]
-    DraftTimer(DraftTimer),
+    /// A state watch (a [`DraftTimer`] with `interval: false`).
+    #[serde(rename = "timer_watch")]
+    Watch(DraftTimer),
+    /// An interval timer (a [`DraftTimer`] with `interval: true`).
+    #[serde(rename = "timer_interval")]
+    Interval(DraftTimer),
     #[serde(rename = "timer_estimateDraft")]
     EstimateDraft(EstimateDraftTimer),
 }
 
-/// `From<Request>` for each variant, and the reply kind each answers.
+/// `From<Request>` for each variant (but the drafts': [`DraftTimer`]'s `interval` says which),
+/// and the reply kind each answers.
 macro_rules! variants {
     ($($v:ident($r:ty) => $k:ident),* $(,)?) => {
         $(impl From<$r> for Command {
@@ -101,6 +105,7 @@ macro_rules! variants {
             pub fn reply_kind(&self) -> ReplyKind {
                 match self {
                     $(Command::$v(_) => ReplyKind::$k,)*
+                    Command::Watch(_) | Command::Interval(_) => ReplyKind::Scheduled,
                 }
             }
         }
@@ -131,27 +136,27 @@ variants!(
     GovUpdateConfig(GovUpdateConfig) => Receipt,
     GovUpdateSchedulerConfig(GovUpdateSchedulerConfig) => Receipt,
     SetActivationHeight(SetActivationHeight) => Activation,
-    DraftTimer(DraftTimer) => Scheduled,
     EstimateDraft(EstimateDraftTimer) => DraftEstimate,
 );
 
-impl Command {
-    /// The JSON-RPC method this command is.
-    pub fn method(&self) -> &'static str {
-        match self {
-            Command::DraftTimer(r) if r.interval => "timer_interval",
-            Command::DraftTimer(_) => "timer_watch",
-            c => c.serialized_name(),
+/// `timer_interval` or `timer_watch`, as the registration's `interval` says.
+impl From<DraftTimer> for Command {
+    fn from(r: DraftTimer) -> Command {
+        if r.interval {
+            Command::Interval(r)
+        } else {
+            Command::Watch(r)
         }
     }
+}
 
-    /// The variant's serialised name (its `method` tag).
-    fn serialized_name(&self) -> &'static str {
+impl Command {
+    /// The JSON-RPC method this command is (its serialised name).
+    pub fn method(&self) -> &'static str {
         macro_rules! names {
             ($($v:ident => $m:literal),* $(,)?) => {
                 match self {
                     $(Command::$v(_) => $m,)*
-                    Command::DraftTimer(_) => "timer_register",
                 }
             };
         }
@@ -169,6 +174,7 @@ impl Command {
             GovUpdateConfig => "gov_updateTimerConfig",
             GovUpdateSchedulerConfig => "gov_updateSchedulerConfig",
             SetActivationHeight => "gov_setActivationHeight",
+            Watch => "timer_watch", Interval => "timer_interval",
             EstimateDraft => "timer_estimateDraft",
         )
     }
@@ -207,7 +213,7 @@ impl NodeCore {
                 let s = r.apply(self)?;
                 Ok(self.scheduled(s))
             }
-            Command::DraftTimer(r) => {
+            Command::Watch(r) | Command::Interval(r) => {
                 let s = r.apply(self)?;
                 Ok(self.scheduled(s))
             }

@@ -54,7 +54,7 @@ pub(super) fn encode(c: &Command) -> Result<(&'static str, Vec<Value>), String> 
         Command::GovUpdateConfig(r) => r.params(),
         Command::GovUpdateSchedulerConfig(r) => r.params(),
         Command::SetActivationHeight(r) => r.params(),
-        Command::DraftTimer(r) => super::draft::draft_params(r),
+        Command::Watch(r) | Command::Interval(r) => super::draft::draft_params(r),
         Command::EstimateDraft(r) => r.params(),
         _ => return Err(format!("{} is not served over JSON-RPC", c.method())),
     };

@@ -23,7 +23,7 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         reg(m, method, move |p, node| async move {
             let a = Args::new(&p, &["timer"])?;
             let req = decode(a.obj(0, "timer", false)?, interval)?;
-            super::command::execute(&node, Command::DraftTimer(req)).await
+            super::command::execute(&node, Command::from(req)).await
         });
     }
 }

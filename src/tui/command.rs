@@ -134,28 +134,11 @@ pub enum UiCommand {
 }
 
 impl UiCommand {
-    /// The JSON-RPC method this command is.
+    /// The JSON-RPC method this command is: its node [`Command`](node::Command)'s, or the
+    /// export's read.
     pub fn method(&self) -> &'static str {
-        match self {
-            UiCommand::Mine(_) => "devnet_mine",
-            UiCommand::SetMining(_) => "devnet_setMining",
-            UiCommand::ScheduleTimer(_) => "timer_schedule",
-            UiCommand::EstimateTimer(_) => "timer_estimate",
-            UiCommand::CancelTimer { .. } => "timer_cancel",
-            UiCommand::ExtendTimer { .. } => "timer_extend",
-            UiCommand::GovCancelTimer { .. } => "gov_cancelTimer",
-            UiCommand::GovExtendTimer { .. } => "gov_extendTimer",
-            UiCommand::GovUpdateConfig { .. } => "gov_updateTimerConfig",
-            UiCommand::GovUpdateSchedulerConfig { .. } => "gov_updateSchedulerConfig",
-            UiCommand::GovSetActivationHeight { .. } => "gov_setActivationHeight",
-            UiCommand::Snapshot => "devnet_snapshot",
-            UiCommand::Revert(_) => "devnet_revert",
-            UiCommand::DraftTimer(r) if r.interval => "timer_interval",
-            UiCommand::DraftTimer(_) => "timer_watch",
-            UiCommand::EstimateDraft(_) => "timer_estimateDraft",
-            UiCommand::RevertTo(_) => "devnet_revertTo",
-            UiCommand::ExportSession => "devnet_exportFixture",
-        }
+        self.request()
+            .map_or("devnet_exportFixture", |c| c.method())
     }
 }
 
