@@ -12,6 +12,7 @@ use super::command_reply::{
 use super::core::{NodeCore, Request};
 use super::draft::DraftTimer;
 use super::draft_estimate::EstimateDraftTimer;
+use super::drop::DropTransaction;
 use super::error::NodeError;
 use super::governance::GovUpdateSchedulerConfig;
 use super::registration::Scheduled;
@@ -54,6 +55,8 @@ pub enum Command {
     LoadState(LoadState),
     #[serde(rename = "devnet_halt")]
     Halt(Halt),
+    #[serde(rename = "devnet_dropTransaction")]
+    DropTransaction(DropTransaction),
     /// A transaction as given (a fixture's transaction steps). Not served over JSON-RPC: the
     /// API sends transactions through the typed commands below.
     #[serde(rename = "devnet_sendTransaction")]
@@ -124,6 +127,7 @@ variants!(
     DumpState(DumpState) => Dump,
     LoadState(LoadState) => Done,
     Halt(Halt) => Done,
+    DropTransaction(DropTransaction) => Dropped,
     SendTx(SendTx) => Receipt,
     DeployActor(DeployActor) => Address,
     CallActor(CallActor) => Receipt,
@@ -167,6 +171,7 @@ impl Command {
             RevertTo => "devnet_revertTo", Reset => "devnet_reset",
             DumpState => "devnet_dumpState", LoadState => "devnet_loadState",
             Halt => "devnet_halt", SendTx => "devnet_sendTransaction",
+            DropTransaction => "devnet_dropTransaction",
             DeployActor => "actor_deploy", CallActor => "actor_call",
             ScheduleTimer => "timer_schedule", EstimateTimer => "timer_estimate",
             CancelTimer => "timer_cancel", ExtendTimer => "timer_extend",
@@ -203,6 +208,7 @@ impl NodeCore {
             Command::DumpState(r) => Ok(R::Dump(r.apply(self)?)),
             Command::LoadState(r) => done(r.apply(self)),
             Command::Halt(r) => done(r.apply(self)),
+            Command::DropTransaction(r) => Ok(R::Dropped(r.apply(self)?)),
             Command::DeployActor(r) => Ok(R::Address(r.apply(self)?.address)),
             Command::EstimateTimer(r) => Ok(R::Estimate(Box::new(r.apply(self)?))),
             Command::EstimateDraft(r) => Ok(R::DraftEstimate(Box::new(r.apply(self)?))),

@@ -5,6 +5,7 @@
 
 use super::core::MiningMode;
 use super::draft_estimate::DraftEstimate;
+use super::drop::Dropped;
 use super::requests::Estimate;
 use crate::chain::{ChainDump, Receipt};
 use crate::engine::{Address, H256, TimerId};
@@ -37,6 +38,8 @@ pub enum CommandReply {
     DraftEstimate(Box<DraftEstimate>),
     /// The activation height in force (`gov_setActivationHeight`).
     Activation(ActivationReply),
+    /// The transactions a drop removed (`devnet_dropTransaction`).
+    Dropped(Dropped),
 }
 
 /// Which [`CommandReply`] variant a command answers: how its serialised form decodes back.
@@ -53,6 +56,7 @@ pub enum ReplyKind {
     Estimate,
     DraftEstimate,
     Activation,
+    Dropped,
 }
 
 impl ReplyKind {
@@ -71,6 +75,7 @@ impl ReplyKind {
             ReplyKind::Estimate => CommandReply::Estimate(de(v)?),
             ReplyKind::DraftEstimate => CommandReply::DraftEstimate(de(v)?),
             ReplyKind::Activation => CommandReply::Activation(de(v)?),
+            ReplyKind::Dropped => CommandReply::Dropped(de(v)?),
         })
     }
 }

@@ -19,6 +19,7 @@ mod command_reply;
 mod core;
 pub mod draft;
 pub mod draft_estimate;
+mod drop;
 mod dry_run;
 mod error;
 mod finder;
@@ -51,6 +52,7 @@ pub use command_reply::{
 };
 pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
+pub use drop::{DropTransaction, Dropped};
 pub use dry_run::{DryCall, DryRun, DryRunView};
 pub use error::NodeError;
 pub use finder::{

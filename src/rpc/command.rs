@@ -16,12 +16,13 @@ use super::schema::MethodSchema;
 use super::schema_types::StateDump;
 use super::types::{Amount, Args, BlockTimeMs, Obj, invalid_param};
 use super::wire::{
-    DeleteSnapshotParams, DumpStateParams, HaltParams, LoadStateParams, MineParams, ResetParams,
-    RevertParams, RevertToParams, SetBalanceParams, SetMiningParams, SnapshotParams,
+    DeleteSnapshotParams, DropTransactionParams, DumpStateParams, HaltParams, LoadStateParams,
+    MineParams, ResetParams, RevertParams, RevertToParams, SetBalanceParams, SetMiningParams,
+    SnapshotParams,
 };
 use crate::node::{
-    Command, DeleteSnapshot, DumpState, Halt, LoadState, Mine, MiningMode, NodeHandle, Reset,
-    Revert, RevertTo, SetBalance, SetMining, Snapshot,
+    Command, DeleteSnapshot, DropTransaction, Dropped, DumpState, Halt, LoadState, Mine,
+    MiningMode, NodeHandle, Reset, Revert, RevertTo, SetBalance, SetMining, Snapshot,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
@@ -78,6 +79,7 @@ pub fn encode(c: &Command) -> Result<(&'static str, Vec<Value>), String> {
         Command::DumpState(r) => r.params(),
         Command::LoadState(r) => r.params(),
         Command::Halt(r) => r.params(),
+        Command::DropTransaction(r) => r.params(),
         Command::SendTx(_) => return Err(format!("{} is not served over JSON-RPC", c.method())),
         c => return super::command_timer::encode(c),
     };
@@ -138,6 +140,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<DumpState>(),
         entry::<LoadState>(),
         entry::<Halt>(),
+        entry::<DropTransaction>(),
     ];
     v.extend(super::command_timer::entries());
     v.push(entry::<crate::node::EstimateDraftTimer>());
@@ -320,5 +323,21 @@ impl RpcRequest for LoadState {
         let dump =
             super::state_file::parse(&v.to_string()).map_err(|e| invalid_param("state", e))?;
         Ok(LoadState(Box::new(dump)))
+    }
+}
+
+/// `[hash]`: the pending transaction dropped, with those that no longer applied without it.
+impl RpcRequest for DropTransaction {
+    const METHOD: &'static str = "devnet_dropTransaction";
+    const PARAMS: &'static [&'static str] = &["hash"];
+    type Params = DropTransactionParams;
+    type Result = Dropped;
+    fn params(&self) -> Vec<Value> {
+        vec![json!(self.hash)]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(DropTransaction {
+            hash: a.req(0, "hash")?,
+        })
     }
 }

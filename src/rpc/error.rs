@@ -54,7 +54,7 @@ pub fn node_error(e: NodeError) -> ErrorObjectOwned {
         extra.insert("first_kept".into(), json!(first_kept));
         extra.insert("keep".into(), json!(keep));
     }
-    domain_with(e.kind().as_str(), e.to_string(), extra)
+    domain_with(e.reason(), e.to_string(), extra)
 }
 
 #[cfg(test)]

@@ -82,6 +82,17 @@ pub struct LoadStateParams {
     pub state: StateDump,
 }
 
+/// Drop a pending transaction (issue 32; anvil's anvil_dropTransaction): the open block is
+/// rebuilt from the sealed head's state without it, the others applied again in order; a later
+/// one that no longer applies (a nonce or funds it depended on) is dropped too. Result:
+/// {dropped: [hash, ...]}, the one asked for first. An unknown or sealed hash:
+/// TransactionNotFound, nothing changes.
+#[derive(JsonSchema)]
+pub struct DropTransactionParams {
+    /// the pending transaction's hash
+    pub hash: crate::engine::H256,
+}
+
 /// An outage (CIP-5 §8): the next block comes `blocks` heights later.
 #[derive(JsonSchema)]
 pub struct HaltParams {
