@@ -105,6 +105,8 @@ async fn refusals_under(kind: SchedulerKind) {
             json!([{"from": alice, "balance": "340282366920938463463374607431768211455"}]),
         ),
         ("devnet_deleteSnapshot", json!([999])),
+        // Issue 32: no pending transaction of that hash (automine: nothing is pending).
+        ("devnet_dropTransaction", json!([ghost])),
         ("devnet_exportFixture", json!([null, "../escape.toml"])),
         ("devnet_halt", json!([2_000_000])),
         ("devnet_loadState", json!([{"not": "a dump"}])),

@@ -98,6 +98,10 @@ fn issue29_every_command_decodes_back_to_itself() {
     round_trip(Reset);
     round_trip(DumpState);
     round_trip(Halt { blocks: 20 });
+    // Issue 32: the first command added on issue 29's shape.
+    round_trip(cowboy_devnet::node::DropTransaction {
+        hash: cowboy_devnet::engine::H256([9; 32]),
+    });
     round_trip(DeployActor {
         from: Some(addr(2)),
         code: ActorCode::rhai("pinger", "fn handle_timer(p) {}"),

@@ -104,6 +104,13 @@ async fn every_state_changing_method_refused_changes_nothing() {
         ("devnet_reset", json!(["extra"]), None),
         ("devnet_loadState", json!([{"format": "nope"}]), None),
         ("devnet_halt", json!([u64::MAX]), Some("InvalidInput")),
+        // Issue 32: nothing of that hash in the open block; a malformed hash.
+        (
+            "devnet_dropTransaction",
+            json!([format!("0x{}", "42".repeat(32))]),
+            Some("TransactionNotFound"),
+        ),
+        ("devnet_dropTransaction", json!(["0x42"]), None),
         (
             "actor_deploy",
             json!([{"from": dev1, "balance": huge}]),

@@ -310,6 +310,12 @@ fn issue29_the_params_a_client_sends_validate_against_rpc_discover() {
     validates(&doc, Halt { blocks: 20 });
     validates(
         &doc,
+        cowboy_devnet::node::DropTransaction {
+            hash: cowboy_devnet::engine::H256([9; 32]),
+        },
+    );
+    validates(
+        &doc,
         DeployActor {
             from: Some(addr(2)),
             code: ActorCode::rhai("pinger", "fn handle_timer(p) {}"),

@@ -257,6 +257,7 @@ struct Snap {
     fates: fates::Fates,
 }
 
+mod drop;
 mod fates;
 mod past;
 mod past_cache;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 /// `actor` registers a state watch (`watch`) or an interval timer (`interval`), in a
 /// transaction from `from` (default: its deployer).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DraftTimer {
     pub actor: Address,
     pub from: Option<Address>,

@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 pub const DUE_HEIGHTS: usize = 5;
 
 /// Estimates a [`DraftTimer`] registration (`timer_estimateDraft`).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EstimateDraftTimer(pub DraftTimer);
 
 /// The estimate (see the module docs).
@@ -41,7 +41,8 @@ pub struct DraftEstimate {
     pub kind: String,
     /// The timer's id if it were registered now.
     pub timer_id: Option<TimerId>,
-    /// Why the registration would be refused.
+    /// Why the registration would be refused (written as `timer_estimate`'s `error`).
+    #[serde(with = "super::command_reply::api_failure")]
     #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub error: Option<Failure>,
     /// `max_cost` of one fire under the current basefees.

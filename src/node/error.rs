@@ -31,6 +31,13 @@ pub enum NodeError {
     Refused(Failure),
     #[error("InvalidInput: {0}")]
     InvalidInput(String),
+    /// `devnet_dropTransaction` of a hash the open block does not hold: unknown, or sealed
+    /// already (in block `sealed`). Its JSON-RPC reason is `TransactionNotFound`.
+    #[error("{}", not_pending(hash, sealed))]
+    NotPending {
+        hash: crate::engine::H256,
+        sealed: Option<u64>,
+    },
     #[error("TimerNotFound: {0}")]
     TimerNotFound(String),
     #[error("UnknownActor: {0}")]
@@ -53,12 +60,23 @@ impl NodeError {
             NodeError::Reverted { failure, .. } | NodeError::Refused(failure) => failure.kind,
             NodeError::UnknownSnapshot(_) => ErrorKind::UnknownSnapshot,
             NodeError::Load(e) => e.kind(),
-            NodeError::BlockOpen(_) | NodeError::InvalidInput(_) => ErrorKind::InvalidInput,
+            NodeError::BlockOpen(_) | NodeError::InvalidInput(_) | NodeError::NotPending { .. } => {
+                ErrorKind::InvalidInput
+            }
             NodeError::Timer(e) => e.kind(),
             NodeError::TimerNotFound(_) => ErrorKind::TimerNotFound,
             NodeError::UnknownActor(_) => ErrorKind::UnknownActor,
             NodeError::NodeStopped => ErrorKind::NodeStopped,
             NodeError::HistoryPruned { .. } => ErrorKind::HistoryPruned,
+        }
+    }
+
+    /// The error's name as the API reports it (`data.reason`): its kind's, but for the names
+    /// the engine has no kind for (`TransactionNotFound`).
+    pub fn reason(&self) -> &'static str {
+        match self {
+            NodeError::NotPending { .. } => super::pool::TX_NOT_FOUND,
+            e => e.kind().as_str(),
         }
     }
 
@@ -80,5 +98,15 @@ impl NodeError {
             failure,
             receipt: Box::new(receipt),
         }
+    }
+}
+
+/// A `NotPending` error's text.
+fn not_pending(hash: &crate::engine::H256, sealed: &Option<u64>) -> String {
+    match sealed {
+        Some(h) => format!(
+            "TransactionNotFound: {hash} is sealed in block #{h}; only a pending transaction (in the open block) can be dropped"
+        ),
+        None => format!("TransactionNotFound: no pending transaction {hash} in the open block"),
     }
 }

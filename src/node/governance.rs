@@ -12,7 +12,7 @@ use crate::engine::{Address, SchedulerParams};
 
 /// `SYS_UPDATE_SCHEDULER_CONFIG` (51) from `from` (a system deployer): the named fields of the
 /// scheduler parameters in force after the open block change, from the next block on.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GovUpdateSchedulerConfig {
     pub from: Address,
     /// Field name ([`SchedulerParams::FIELDS`]) -> new value; an unknown field or a value of

@@ -13,9 +13,13 @@
 //!   chain's state the views make.
 
 pub mod at;
+mod codes;
+mod command;
+mod command_reply;
 mod core;
 pub mod draft;
 pub mod draft_estimate;
+mod drop;
 mod dry_run;
 mod error;
 mod finder;
@@ -41,8 +45,14 @@ pub use self::core::{
     dev_account,
 };
 pub use at::{At, BlockTag};
+pub use codes::{CODES, Code, code_of};
+pub use command::Command;
+pub use command_reply::{
+    ActivationReply, CommandReply, ReceiptReply, ReceiptStatus, ReplyKind, ScheduledReply,
+};
 pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
+pub use drop::{DropTransaction, Dropped};
 pub use dry_run::{DryCall, DryRun, DryRunView};
 pub use error::NodeError;
 pub use finder::{

@@ -18,7 +18,7 @@ use crate::engine::{
 use serde::Serialize;
 
 /// Seal `blocks` blocks (the first holds the pending transactions).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Mine {
     pub blocks: u64,
 }
@@ -69,12 +69,12 @@ impl Request for Mine {
 }
 
 /// Apply a transaction to the open block (sealed at once under automine).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SendTx(pub Transaction);
 
 /// An included transaction: its receipt (which may say it reverted), and the block it was
 /// sealed in if it was (automine).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct TxOutcome {
     pub receipt: Receipt,
     pub sealed: Option<u64>,
@@ -89,9 +89,10 @@ impl Request for SendTx {
 }
 
 /// Set a balance (minting or unminting the difference).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SetBalance {
     pub address: Address,
+    #[serde(with = "crate::engine::types::u128_str")]
     pub balance: u128,
 }
 
@@ -115,7 +116,7 @@ impl Request for SetBalance {
 
 /// Simulate an outage: the next block comes `blocks` heights later (CIP-5 §8). A pending
 /// block is sealed first.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Halt {
     pub blocks: u64,
 }
@@ -159,7 +160,7 @@ impl Request for Halt {
 }
 
 /// Change the mining mode.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SetMining(pub MiningMode);
 
 /// Replies with the mode now in force.
@@ -173,7 +174,7 @@ impl Request for SetMining {
 
 /// Keep the current state; returns its id. Sealed blocks are shared with the snapshot, not
 /// copied. At most `max_snapshots` are kept: the oldest is dropped (`SnapshotDropped`).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Snapshot;
 
 impl Request for Snapshot {
@@ -184,7 +185,7 @@ impl Request for Snapshot {
 }
 
 /// Go back to a snapshot, which stays usable (revert to it again later).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Revert {
     pub id: u64,
 }
@@ -196,7 +197,7 @@ impl Request for Revert {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DeleteSnapshot {
     pub id: u64,
 }
@@ -211,7 +212,7 @@ impl Request for DeleteSnapshot {
 /// `devnet_revertTo`: back to sealed block `height` of the retained history, without a
 /// snapshot taken in advance (issue 24): the chain as of that block is rebuilt from a
 /// checkpoint and the session log; what came after leaves the chain and the log.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RevertTo {
     pub height: u64,
 }
@@ -224,7 +225,7 @@ impl Request for RevertTo {
 }
 
 /// Back to the genesis (dev accounts funded again); snapshots are kept.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct Reset;
 
 impl Request for Reset {
@@ -235,7 +236,7 @@ impl Request for Reset {
 }
 
 /// The state as a dump (a pending block is sealed first).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DumpState;
 
 impl Request for DumpState {
@@ -265,7 +266,7 @@ impl Request for SaveState {
 }
 
 /// Replace the state with a dump (checked whole first: a bad dump changes nothing).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LoadState(pub Box<ChainDump>);
 
 impl Request for LoadState {
@@ -278,19 +279,20 @@ impl Request for LoadState {
 // ---- actors ---------------------------------------------------------------------------------
 
 /// Deploy an actor. `from` defaults to the first dev account.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct DeployActor {
     pub from: Option<Address>,
     pub code: ActorCode,
     /// Where (default: derived from the sender and its nonce).
     pub address: Option<Address>,
     /// Moved from `from` to the actor.
+    #[serde(with = "crate::engine::types::u128_str")]
     pub endowment: u128,
     /// A name shown by `accounts`.
     pub name: Option<String>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct Deployed {
     pub address: Address,
     pub receipt: Receipt,
@@ -333,7 +335,7 @@ impl Request for DeployActor {
 
 /// Call a handler of an actor. A handler that fails is a receipt with `success: false`, not
 /// an error.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CallActor {
     pub from: Address,
     pub actor: Address,
@@ -359,7 +361,7 @@ impl Request for CallActor {
 // ---- timers ---------------------------------------------------------------------------------
 
 /// `actor` schedules a timer in a transaction from `from`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ScheduleTimer {
     pub actor: Address,
     /// The sender (default: the actor's deployer, the one account that may act as it).
@@ -412,7 +414,7 @@ impl Request for ScheduleTimer {
 }
 
 /// `actor` cancels one of its timers.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct CancelTimer {
     pub actor: Address,
     pub timer_id: TimerId,
@@ -430,7 +432,7 @@ impl Request for CancelTimer {
 }
 
 /// `actor` extends one of its timers' `expires_at`.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct ExtendTimer {
     pub actor: Address,
     pub timer_id: TimerId,
@@ -451,10 +453,10 @@ impl Request for ExtendTimer {
 
 /// What a [`ScheduleTimer`] would do, without doing it: the most one fire may cost, the
 /// height it would fire at, and the error it would get.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct EstimateTimer(pub ScheduleTimer);
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema, serde::Deserialize)]
 pub struct Estimate {
     /// `max_cost` of one fire under the current basefees (CIP-5 §6.3 step 2).
     #[serde(with = "crate::engine::types::u128_str")]
@@ -464,7 +466,9 @@ pub struct Estimate {
     pub timer_id: Option<TimerId>,
     /// The height it would fire at given the queue and the lane now.
     pub fire_height: Option<u64>,
-    /// Why `ScheduleTimer` would refuse it.
+    /// Why `ScheduleTimer` would refuse it, written as the refused call would answer it:
+    /// `{code, reason, message}` ([`super::command_reply::api_failure`]).
+    #[serde(with = "super::command_reply::api_failure")]
     #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
     pub error: Option<Failure>,
     /// Where the timer would stand in the CIP-1 v3 auction of its height now (the lane
@@ -648,7 +652,7 @@ fn fire_height(node: &NodeCore, height: u64, gas: u64) -> u64 {
 // ---- governance -----------------------------------------------------------------------------
 
 /// `SYS_CANCEL_TIMER` (48) from `from` (a system deployer).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GovCancel {
     pub from: Address,
     pub timer_id: TimerId,
@@ -663,7 +667,7 @@ impl Request for GovCancel {
 }
 
 /// `SYS_EXTEND_TIMER` (50) from `from` (a system deployer).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GovExtend {
     pub from: Address,
     pub timer_id: TimerId,
@@ -679,7 +683,7 @@ impl Request for GovExtend {
 }
 
 /// The config a `GovUpdateConfig` sets: whole, or the named fields of the config in force.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub enum ConfigChange {
     Full(TimerConfig),
     /// Field name -> new value; an unknown field or a value of the wrong type is
@@ -688,7 +692,7 @@ pub enum ConfigChange {
 }
 
 /// `SYS_UPDATE_TIMER_CONFIG` (49) from `from` (a system deployer).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct GovUpdateConfig {
     pub from: Address,
     pub config: ConfigChange,

@@ -236,7 +236,7 @@ impl NodeCore {
 /// Spec note (CIP-1 v3 §13.2, §15): activation is "a single governance proposal"; the devnet
 /// applies it at once as a node control sent by a system deployer (the senders of
 /// instructions 48/49/50), not as a transaction: CIP-1 v3 allocates no opcode for it (§12).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct SetActivationHeight {
     pub from: Address,
     pub height: u64,

@@ -16,12 +16,13 @@ use super::schema::MethodSchema;
 use super::schema_types::StateDump;
 use super::types::{Amount, Args, BlockTimeMs, Obj, invalid_param};
 use super::wire::{
-    DeleteSnapshotParams, DumpStateParams, HaltParams, LoadStateParams, MineParams, ResetParams,
-    RevertParams, RevertToParams, SetBalanceParams, SetMiningParams, SnapshotParams,
+    DeleteSnapshotParams, DropTransactionParams, DumpStateParams, HaltParams, LoadStateParams,
+    MineParams, ResetParams, RevertParams, RevertToParams, SetBalanceParams, SetMiningParams,
+    SnapshotParams,
 };
 use crate::node::{
-    DeleteSnapshot, DumpState, Halt, LoadState, Mine, MiningMode, NodeHandle, Request, Reset,
-    Revert, RevertTo, SetBalance, SetMining, Snapshot,
+    Command, DeleteSnapshot, DropTransaction, Dropped, DumpState, Halt, LoadState, Mine,
+    MiningMode, NodeHandle, Reset, Revert, RevertTo, SetBalance, SetMining, Snapshot,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
@@ -29,7 +30,7 @@ use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Value, json};
 
 /// A change request as a JSON-RPC method.
-pub trait RpcRequest: Request + Sized {
+pub trait RpcRequest: Into<Command> + Sized {
     /// The method's name.
     const METHOD: &'static str;
     /// The positional params' names (also their names when given by name).
@@ -37,25 +38,52 @@ pub trait RpcRequest: Request + Sized {
     /// The params' API shape: a struct whose fields are the params named in [`Self::PARAMS`]
     /// (its doc comment is the method's summary in `rpc.discover`; see [`super::wire`]).
     type Params: JsonSchema;
-    /// The result's API shape, as [`Self::reply`] writes it.
+    /// The result's API shape: the command's reply ([`crate::node::CommandReply`]) as it is
+    /// serialised.
     type Result: JsonSchema;
     /// The positional params a client sends for this request.
     fn params(&self) -> Vec<Value>;
     /// The request back from its params (`-32602` naming the param or field that does not
     /// decode, or an unknown field).
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned>;
-    /// The method's result for the node's reply.
-    fn reply(r: Self::Reply, node: &NodeHandle) -> Value;
 }
 
-/// Serves `R` as its method: decode, one node request, the reply written.
+/// Serves `R` as its method: decode, the one [`Command`] executed, its typed reply written.
 pub fn register<R: RpcRequest>(m: &mut RpcModule<NodeHandle>) {
     reg(m, R::METHOD, |p, node| async move {
         let a = Args::new(&p, R::PARAMS)?;
-        let r = R::decode(&a)?;
-        let reply = node.request(r).await.map_err(node_error)?;
-        Ok(R::reply(reply, &node))
+        let cmd: Command = R::decode(&a)?.into();
+        execute(&node, cmd).await
     });
+}
+
+/// `cmd` executed on the node's thread, its typed reply as the method's result.
+pub(super) async fn execute(node: &NodeHandle, cmd: Command) -> Result<Value, ErrorObjectOwned> {
+    let reply = node.request(cmd).await.map_err(node_error)?;
+    Ok(to_json(&reply))
+}
+
+/// A command as JSON-RPC: its method and the positional params its method decodes back
+/// ([`RpcRequest::params`]): what a front end attached over JSON-RPC sends
+/// ([`crate::tui::remote`]). A command the API does not serve (`SendTx`) is an error.
+pub fn encode(c: &Command) -> Result<(&'static str, Vec<Value>), String> {
+    let params = match c {
+        Command::Mine(r) => r.params(),
+        Command::SetMining(r) => r.params(),
+        Command::SetBalance(r) => r.params(),
+        Command::Snapshot(r) => r.params(),
+        Command::Revert(r) => r.params(),
+        Command::DeleteSnapshot(r) => r.params(),
+        Command::RevertTo(r) => r.params(),
+        Command::Reset(r) => r.params(),
+        Command::DumpState(r) => r.params(),
+        Command::LoadState(r) => r.params(),
+        Command::Halt(r) => r.params(),
+        Command::DropTransaction(r) => r.params(),
+        Command::SendTx(_) => return Err(format!("{} is not served over JSON-RPC", c.method())),
+        c => return super::command_timer::encode(c),
+    };
+    Ok((c.method(), params))
 }
 
 /// `R`'s entry in `rpc.discover`, from its types.
@@ -112,6 +140,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<DumpState>(),
         entry::<LoadState>(),
         entry::<Halt>(),
+        entry::<DropTransaction>(),
     ];
     v.extend(super::command_timer::entries());
     v.push(entry::<crate::node::EstimateDraftTimer>());
@@ -153,9 +182,6 @@ macro_rules! unit_request {
             fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
                 Ok($r)
             }
-            fn reply(_: (), _: &NodeHandle) -> Value {
-                Value::Null
-            }
         })*
     };
 }
@@ -175,9 +201,6 @@ macro_rules! id_request {
             }
             fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
                 Ok($r { $f: a.req(0, stringify!($f))? })
-            }
-            fn reply(_: (), _: &NodeHandle) -> Value {
-                Value::Null
             }
         })*
     };
@@ -203,9 +226,6 @@ impl RpcRequest for Mine {
         let blocks = a.opt::<u64>(0, "n")?.unwrap_or(1);
         Ok(Mine { blocks })
     }
-    fn reply(r: crate::node::Mined, _: &NodeHandle) -> Value {
-        json!(r.last)
-    }
 }
 
 /// `[{mode, block_time?}]`; the mode now in force.
@@ -219,9 +239,6 @@ impl RpcRequest for SetMining {
     }
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         decode_mining(a.obj(0, "mode", false)?).map(SetMining)
-    }
-    fn reply(r: MiningMode, _: &NodeHandle) -> Value {
-        mining_json(r)
     }
 }
 
@@ -262,9 +279,6 @@ impl RpcRequest for SetBalance {
         let Amount(balance) = a.req(1, "amount")?;
         Ok(SetBalance { address, balance })
     }
-    fn reply(_: (), _: &NodeHandle) -> Value {
-        Value::Null
-    }
 }
 
 /// `[]`; the snapshot's id.
@@ -279,9 +293,6 @@ impl RpcRequest for Snapshot {
     fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
         Ok(Snapshot)
     }
-    fn reply(id: u64, _: &NodeHandle) -> Value {
-        json!(id)
-    }
 }
 
 /// `[]`; the state as a dump.
@@ -295,9 +306,6 @@ impl RpcRequest for DumpState {
     }
     fn decode(_: &Args) -> Result<Self, ErrorObjectOwned> {
         Ok(DumpState)
-    }
-    fn reply(d: Box<crate::chain::ChainDump>, _: &NodeHandle) -> Value {
-        to_json(&*d)
     }
 }
 
@@ -316,7 +324,20 @@ impl RpcRequest for LoadState {
             super::state_file::parse(&v.to_string()).map_err(|e| invalid_param("state", e))?;
         Ok(LoadState(Box::new(dump)))
     }
-    fn reply(_: (), _: &NodeHandle) -> Value {
-        Value::Null
+}
+
+/// `[hash]`: the pending transaction dropped, with those that no longer applied without it.
+impl RpcRequest for DropTransaction {
+    const METHOD: &'static str = "devnet_dropTransaction";
+    const PARAMS: &'static [&'static str] = &["hash"];
+    type Params = DropTransactionParams;
+    type Result = Dropped;
+    fn params(&self) -> Vec<Value> {
+        vec![json!(self.hash)]
+    }
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(DropTransaction {
+            hash: a.req(0, "hash")?,
+        })
     }
 }

@@ -2,7 +2,6 @@
 //! [`super::command`]: each written once, served by one adapter).
 
 use super::command::{Entry, RpcRequest, entry, with};
-use super::json::{receipt_json, to_json};
 use super::methods::DEFAULT_ACTOR_SCRIPT;
 use super::types::{Amount, Args, Bytes, Obj, invalid_param};
 use super::wire::{
@@ -17,9 +16,9 @@ use crate::chain::runtime::{ActorCode, Lang};
 use crate::engine::timer::handler_payload;
 use crate::engine::{Address, PriorityTier, ScheduleArgs, TimerId};
 use crate::node::{
-    CallActor, CancelTimer, ConfigChange, DeployActor, Deployed, Estimate, EstimateTimer,
-    ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, NodeHandle,
-    ScheduleTimer, Scheduled, SetActivationHeight, TxOutcome,
+    CallActor, CancelTimer, Command, ConfigChange, DeployActor, Estimate, EstimateTimer,
+    ExtendTimer, GovCancel, GovExtend, GovUpdateConfig, GovUpdateSchedulerConfig, ScheduleTimer,
+    SetActivationHeight,
 };
 use jsonrpsee::types::ErrorObjectOwned;
 use serde_json::{Value, json};
@@ -41,9 +40,25 @@ pub(super) fn entries() -> Vec<Entry> {
     ]
 }
 
-/// An included transaction's receipt as the API writes it.
-fn outcome(out: TxOutcome, node: &NodeHandle) -> Value {
-    receipt_json(&out.receipt, out.sealed, node)
+/// The actor, timer and governance commands as JSON-RPC (see [`super::command::encode`]).
+pub(super) fn encode(c: &Command) -> Result<(&'static str, Vec<Value>), String> {
+    let params = match c {
+        Command::DeployActor(r) => r.params(),
+        Command::CallActor(r) => r.params(),
+        Command::ScheduleTimer(r) => r.params(),
+        Command::EstimateTimer(r) => r.params(),
+        Command::CancelTimer(r) => r.params(),
+        Command::ExtendTimer(r) => r.params(),
+        Command::GovCancel(r) => r.params(),
+        Command::GovExtend(r) => r.params(),
+        Command::GovUpdateConfig(r) => r.params(),
+        Command::GovUpdateSchedulerConfig(r) => r.params(),
+        Command::SetActivationHeight(r) => r.params(),
+        Command::Watch(r) | Command::Interval(r) => super::draft::draft_params(r),
+        Command::EstimateDraft(r) => r.params(),
+        _ => return Err(format!("{} is not served over JSON-RPC", c.method())),
+    };
+    Ok((c.method(), params))
 }
 
 /// `[{from?, script?, balance?, name?}]` (a Rhai actor); its address.
@@ -82,9 +97,6 @@ impl RpcRequest for DeployActor {
             name,
         })
     }
-    fn reply(d: Deployed, _: &NodeHandle) -> Value {
-        to_json(&d.address)
-    }
 }
 
 /// `[{from, actor, handler, payload?}]`; the receipt (a failing handler is a receipt with
@@ -113,9 +125,6 @@ impl RpcRequest for CallActor {
             handler,
             payload: payload.unwrap_or_default().0,
         })
-    }
-    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
-        outcome(out, node)
     }
 }
 
@@ -186,16 +195,6 @@ pub(super) fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOw
     })
 }
 
-/// A registration's result: `{timer_id, created, tx_hash, receipt}` (also the drafts').
-pub(super) fn scheduled_json(s: Scheduled, node: &NodeHandle) -> Value {
-    json!({
-        "timer_id": s.timer_id,
-        "created": s.created,
-        "tx_hash": s.tx_hash,
-        "receipt": receipt_json(&s.receipt, s.sealed, node),
-    })
-}
-
 /// `[timer]`; `{timer_id, created, tx_hash, receipt}`.
 impl RpcRequest for ScheduleTimer {
     const METHOD: &'static str = "timer_schedule";
@@ -208,25 +207,6 @@ impl RpcRequest for ScheduleTimer {
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         decode_schedule(a.obj(0, "timer", false)?)
     }
-    fn reply(s: Scheduled, node: &NodeHandle) -> Value {
-        scheduled_json(s, node)
-    }
-}
-
-/// An estimate's `error` written as the refused call would answer it (also the drafts').
-pub(super) fn estimate_json<E: serde::Serialize>(
-    e: &E,
-    err: Option<&crate::engine::Failure>,
-) -> Value {
-    let mut v = to_json(e);
-    if let Some(err) = err {
-        v["error"] = json!({
-            "code": super::error::code_of(err.kind.as_str()),
-            "reason": err.kind.as_str(),
-            "message": err.to_string(),
-        });
-    }
-    v
 }
 
 /// `[timer]` as `timer_schedule`'s; what it would do. Changes nothing.
@@ -240,9 +220,6 @@ impl RpcRequest for EstimateTimer {
     }
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         ScheduleTimer::decode(a).map(EstimateTimer)
-    }
-    fn reply(e: Estimate, _: &NodeHandle) -> Value {
-        estimate_json(&e, e.error.as_ref())
     }
 }
 
@@ -269,9 +246,6 @@ impl RpcRequest for CancelTimer {
             timer_id,
             from,
         })
-    }
-    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
-        outcome(out, node)
     }
 }
 
@@ -301,9 +275,6 @@ impl RpcRequest for ExtendTimer {
             from,
         })
     }
-    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
-        outcome(out, node)
-    }
 }
 
 /// `[{from, timer_id}]`: `SYS_CANCEL_TIMER`; the receipt.
@@ -321,9 +292,6 @@ impl RpcRequest for GovCancel {
         let timer_id: TimerId = o.req("timer_id")?;
         o.finish()?;
         Ok(GovCancel { from, timer_id })
-    }
-    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
-        outcome(out, node)
     }
 }
 
@@ -349,9 +317,6 @@ impl RpcRequest for GovExtend {
             timer_id,
             new_expires_at,
         })
-    }
-    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
-        outcome(out, node)
     }
 }
 
@@ -389,9 +354,6 @@ impl RpcRequest for GovUpdateConfig {
             config: ConfigChange::Fields(cfg.rest()),
         })
     }
-    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
-        outcome(out, node)
-    }
 }
 
 /// `[{from, config}]`: the scheduler's governed fields; the receipt.
@@ -410,9 +372,6 @@ impl RpcRequest for GovUpdateSchedulerConfig {
             fields: cfg.rest(),
         })
     }
-    fn reply(out: TxOutcome, node: &NodeHandle) -> Value {
-        outcome(out, node)
-    }
 }
 
 /// `[{from, height}]`: the eip1559 activation height; `{activation_height}`.
@@ -430,8 +389,5 @@ impl RpcRequest for SetActivationHeight {
         let height = o.req("height")?;
         o.finish()?;
         Ok(SetActivationHeight { from, height })
-    }
-    fn reply(h: Option<u64>, _: &NodeHandle) -> Value {
-        json!({ "activation_height": h })
     }
 }

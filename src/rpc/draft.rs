@@ -4,15 +4,13 @@
 //! 129).
 
 use super::command::RpcRequest;
-use super::command_timer::{estimate_json, scheduled_json};
-use super::error::node_error;
 use super::register::reg;
 use super::schema::{MethodSchema, method};
 use super::types::{Amount, Args, Bytes, Obj, invalid_param};
 use crate::chain::DraftTimerArgs;
 use crate::engine::Address;
 use crate::engine::timer::handler_payload;
-use crate::node::{DraftEstimate, DraftTimer, EstimateDraftTimer, NodeHandle};
+use crate::node::{Command, DraftEstimate, DraftTimer, EstimateDraftTimer, NodeHandle};
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use schemars::SchemaGenerator;
@@ -25,8 +23,7 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         reg(m, method, move |p, node| async move {
             let a = Args::new(&p, &["timer"])?;
             let req = decode(a.obj(0, "timer", false)?, interval)?;
-            let s = node.request(req).await.map_err(node_error)?;
-            Ok(scheduled_json(s, &node))
+            super::command::execute(&node, Command::from(req)).await
         });
     }
 }
@@ -160,8 +157,5 @@ impl RpcRequest for EstimateDraftTimer {
             _ => return Err(invalid_param("kind", "expected \"watch\" or \"interval\"")),
         };
         decode(o, interval).map(EstimateDraftTimer)
-    }
-    fn reply(e: DraftEstimate, _: &NodeHandle) -> Value {
-        estimate_json(&e, e.error.as_ref())
     }
 }

@@ -4,7 +4,7 @@
 use crate::chain::Receipt;
 use crate::node::{MiningMode, NodeHandle};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 
 pub(crate) fn to_json<T: Serialize>(v: &T) -> Value {
     serde_json::to_value(v).expect("node views serialize to JSON")
@@ -14,34 +14,16 @@ pub(crate) fn to_json<T: Serialize>(v: &T) -> Value {
 /// height of its block (`sealed: false` while the block is open under manual or interval
 /// mining).
 pub(crate) fn receipt_json(receipt: &Receipt, sealed: Option<u64>, head: &NodeHandle) -> Value {
-    let mut v = to_json(receipt);
-    let o = v.as_object_mut().expect("a receipt is an object");
-    o.insert(
-        "status".into(),
-        json!(if receipt.success {
-            "success"
-        } else {
-            "reverted"
-        }),
-    );
-    o.insert(
-        "height".into(),
-        json!(sealed.unwrap_or_else(|| head.head().pending_height)),
-    );
-    o.insert("sealed".into(), json!(sealed.is_some()));
-    o.entry("error").or_insert(Value::Null);
-    o.entry("timers").or_insert(json!([]));
-    v
+    let pending = head.head().pending_height;
+    to_json(&crate::node::ReceiptReply::new(
+        receipt.clone(),
+        sealed,
+        pending,
+    ))
 }
 
-/// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}`.
+/// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}` (the
+/// shape `devnet_setMining` answers, [`crate::node::CommandReply::Mining`]).
 pub fn mining_json(m: MiningMode) -> Value {
-    match m {
-        MiningMode::Auto => json!({"mode": "auto"}),
-        MiningMode::Manual => json!({"mode": "manual"}),
-        // Display only: seconds from the node's integer milliseconds.
-        MiningMode::Interval { block_time_ms } => {
-            json!({"mode": "interval", "block_time": block_time_ms as f64 / 1000.0})
-        }
-    }
+    to_json(&crate::node::CommandReply::Mining(m))
 }

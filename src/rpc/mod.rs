@@ -33,6 +33,7 @@ pub mod wire;
 pub mod wire_chain;
 pub mod wire_find;
 pub mod wire_gov;
+pub mod wire_hand;
 pub mod wire_read;
 pub mod ws_proxy;
 

@@ -9,8 +9,7 @@
 
 use super::schema_types::StateDump;
 use super::types::{Amount, Bytes};
-use crate::chain::Receipt;
-use crate::engine::{Address, H256, PriorityTier, TimerId};
+use crate::engine::{Address, PriorityTier, TimerId};
 use crate::node::MiningMode;
 use schemars::JsonSchema;
 
@@ -83,6 +82,17 @@ pub struct LoadStateParams {
     pub state: StateDump,
 }
 
+/// Drop a pending transaction (issue 32; anvil's anvil_dropTransaction): the open block is
+/// rebuilt from the sealed head's state without it, the others applied again in order; a later
+/// one that no longer applies (a nonce or funds it depended on) is dropped too. Result:
+/// {dropped: [hash, ...]}, the one asked for first. An unknown or sealed hash:
+/// TransactionNotFound, nothing changes.
+#[derive(JsonSchema)]
+pub struct DropTransactionParams {
+    /// the pending transaction's hash
+    pub hash: crate::engine::H256,
+}
+
 /// An outage (CIP-5 §8): the next block comes `blocks` heights later.
 #[derive(JsonSchema)]
 pub struct HaltParams {
@@ -90,43 +100,7 @@ pub struct HaltParams {
     pub blocks: u64,
 }
 
-/// Whether a receipt's transaction succeeded.
-#[derive(JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ReceiptStatus {
-    Success,
-    Reverted,
-}
-
-/// A receipt as the API shows it: every field of the chain's receipt, its status and the
-/// height of its block (`sealed: false` while the block is open under manual or interval
-/// mining).
-#[derive(JsonSchema)]
-#[schemars(rename = "Receipt")]
-pub struct ReceiptReply {
-    #[serde(flatten)]
-    pub receipt: Receipt,
-    pub status: ReceiptStatus,
-    pub height: u64,
-    pub sealed: bool,
-}
-
-/// A registration's result (`timer_schedule`, `timer_watch`, `timer_interval`).
-#[derive(JsonSchema)]
-pub struct ScheduledReply {
-    pub timer_id: TimerId,
-    /// false for a `client_nonce` repeat that returned the timer it names (CIP-5 drafts,
-    /// English §6.2)
-    pub created: bool,
-    pub tx_hash: H256,
-    pub receipt: ReceiptReply,
-}
-
-/// `gov_setActivationHeight`'s result.
-#[derive(JsonSchema)]
-pub struct ActivationReply {
-    pub activation_height: Option<u64>,
-}
+pub use crate::node::{ActivationReply, ReceiptReply, ReceiptStatus, ScheduledReply};
 
 /// Deploy an actor; returns its address.
 #[derive(JsonSchema)]

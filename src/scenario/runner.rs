@@ -5,7 +5,7 @@
 use super::fixture::Metric;
 use super::fixture::{Expect, Step};
 use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome, Summary};
-use super::translate::{StepContext, StepRequest, command_for};
+use super::translate::{StepContext, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, ChainDump, EventRecord, Genesis, Receipt, Transaction, TxKind};
 use crate::engine::scheduler::variants::Variants;
@@ -627,11 +627,11 @@ impl Scenario {
             Ok(None) => return Applied::Done { timer: None },
             Err(e) => return Applied::Failed(Failure::from(&e)),
         };
-        let r = match cmd {
-            StepRequest::Tx(tx) => devnet.apply(SendTx(tx)).map(|o| Some(o.receipt)),
-            StepRequest::SetBalance(sb) => devnet.apply(sb).map(|()| None),
-            StepRequest::Activate(a) => devnet.apply(a).map(|_| None),
-        };
+        // One path for every front end: the step's command, executed.
+        let r = devnet.execute(cmd).map(|reply| match reply {
+            crate::node::CommandReply::Receipt(r) => Some(r.receipt),
+            _ => None,
+        });
         run.applied(r)
     }
 

@@ -1,4 +1,6 @@
-//! A fixture step as a node request: a pure function of the step, the height it is played
+//! A fixture step as the node's [`Command`] (issue 29: the one vocabulary the RPC and the
+//! dashboard send too; a transaction step is the command that sends that transaction): a pure
+//! function of the step, the height it is played
 //! at, the fixture's names and the timer labels known so far. The transactions are built by
 //! the node's own builders (`node::txs`), shared with the RPC and the dashboard.
 
@@ -9,17 +11,8 @@ use crate::engine::timer::handler_payload;
 use crate::engine::{
     Address, ErrorKind, Failure, ScheduleArgs, SchedulerParams, TimerConfig, TimerId,
 };
-use crate::node::{SetActivationHeight, SetBalance, txs};
+use crate::node::{Command, SendTx, SetActivationHeight, SetBalance, txs};
 
-/// The node request a step sends. (A transaction is the common case and is built once per
-/// step, so it is not boxed: the CIP-1 v3 fee fields of `ScheduleArgs` made it the large one.)
-#[derive(Clone, Debug)]
-#[allow(clippy::large_enum_variant)]
-pub enum StepRequest {
-    Tx(Transaction),
-    SetBalance(SetBalance),
-    Activate(SetActivationHeight),
-}
 use std::collections::BTreeMap;
 
 /// What a step needs to know to become a command.
@@ -111,9 +104,9 @@ impl StepContext<'_> {
 /// names resolve and its sums fit.
 ///
 /// [`Scenario::prepare`]: super::Scenario::prepare
-pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepRequest>, NotSent> {
+pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<Command>, NotSent> {
     let h = cx.height;
-    let tx = |t: Transaction| StepRequest::Tx(t);
+    let tx = |t: Transaction| Command::SendTx(SendTx(t));
     let cmd = match step {
         Step::Schedule { actor, from, .. } => tx(txs::schedule(
             cx.sender(actor, from),
@@ -179,7 +172,7 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
         ),
         Step::SetBalance {
             account, balance, ..
-        } => StepRequest::SetBalance(SetBalance {
+        } => Command::SetBalance(SetBalance {
             address: cx.addr(account),
             balance: balance.0,
         }),
@@ -187,7 +180,7 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<StepReque
         Step::Tx { tx: json, .. } => {
             tx(serde_json::from_str(json).map_err(|e| NotSent::Tx(e.to_string()))?)
         }
-        Step::Activate { height, from, .. } => StepRequest::Activate(SetActivationHeight {
+        Step::Activate { height, from, .. } => Command::SetActivationHeight(SetActivationHeight {
             from: cx.gov(from),
             height: *height,
         }),

@@ -1,6 +1,6 @@
 //! The dashboard's commands (issue 15): every key press that acts is a [`UiCommand`], which
-//! names its JSON-RPC method and is the node request that method sends ([`NodeRequest`]), the
-//! same in process and over JSON-RPC. Their answers are in [`super::model`]
+//! names its JSON-RPC method and is the node's [`Command`](node::Command) that method is
+//! (issue 29), the same in process and over JSON-RPC. Their answers are in [`super::model`]
 //! ([`CommandOutcome`](super::outcome::CommandOutcome)).
 
 use super::data::MiningMode;
@@ -134,86 +134,46 @@ pub enum UiCommand {
 }
 
 impl UiCommand {
-    /// The JSON-RPC method this command is.
+    /// The JSON-RPC method this command is: its node [`Command`](node::Command)'s, or the
+    /// export's read.
     pub fn method(&self) -> &'static str {
-        match self {
-            UiCommand::Mine(_) => "devnet_mine",
-            UiCommand::SetMining(_) => "devnet_setMining",
-            UiCommand::ScheduleTimer(_) => "timer_schedule",
-            UiCommand::EstimateTimer(_) => "timer_estimate",
-            UiCommand::CancelTimer { .. } => "timer_cancel",
-            UiCommand::ExtendTimer { .. } => "timer_extend",
-            UiCommand::GovCancelTimer { .. } => "gov_cancelTimer",
-            UiCommand::GovExtendTimer { .. } => "gov_extendTimer",
-            UiCommand::GovUpdateConfig { .. } => "gov_updateTimerConfig",
-            UiCommand::GovUpdateSchedulerConfig { .. } => "gov_updateSchedulerConfig",
-            UiCommand::GovSetActivationHeight { .. } => "gov_setActivationHeight",
-            UiCommand::Snapshot => "devnet_snapshot",
-            UiCommand::Revert(_) => "devnet_revert",
-            UiCommand::DraftTimer(r) if r.interval => "timer_interval",
-            UiCommand::DraftTimer(_) => "timer_watch",
-            UiCommand::EstimateDraft(_) => "timer_estimateDraft",
-            UiCommand::RevertTo(_) => "devnet_revertTo",
-            UiCommand::ExportSession => "devnet_exportFixture",
-        }
+        self.request()
+            .map_or("devnet_exportFixture", |c| c.method())
     }
 }
 
-/// A command as the node request its JSON-RPC method sends: what both transports send, in
-/// process ([`crate::node::NodeCore::apply`]) or as JSON-RPC
-/// ([`crate::rpc::queries::RpcRequest`]).
-#[derive(Clone, Debug)]
-pub enum NodeRequest {
-    Mine(node::Mine),
-    SetMining(node::SetMining),
-    Schedule(node::ScheduleTimer),
-    Estimate(node::EstimateTimer),
-    Cancel(node::CancelTimer),
-    Extend(node::ExtendTimer),
-    GovCancel(node::GovCancel),
-    GovExtend(node::GovExtend),
-    GovUpdate(node::GovUpdateConfig),
-    GovScheduler(node::GovUpdateSchedulerConfig),
-    Activation(node::SetActivationHeight),
-    Snapshot(node::Snapshot),
-    Revert(node::Revert),
-    Draft(node::DraftTimer),
-    EstimateDraft(node::EstimateDraftTimer),
-    RevertTo(node::RevertTo),
-    /// A read: the session as a fixture.
-    Export,
-}
-
 impl UiCommand {
-    /// The node request this command is (`from: None` on a governance command: the devnet's
-    /// governor; a named handler encoded in the payload, as `timer_schedule` does).
-    pub fn request(&self) -> NodeRequest {
+    /// The node [`Command`](node::Command) this is (`from: None` on a governance command: the
+    /// devnet's governor; a named handler encoded in the payload, as `timer_schedule` does);
+    /// `None` for [`UiCommand::ExportSession`], a read whose file is written beside the
+    /// dashboard.
+    pub fn request(&self) -> Option<node::Command> {
         use crate::tui::view::mining_to_node;
         let gov = |f: &Option<Address>| f.unwrap_or_else(crate::chain::default_governor);
-        match self.clone() {
-            UiCommand::Mine(blocks) => NodeRequest::Mine(node::Mine { blocks }),
-            UiCommand::SetMining(m) => NodeRequest::SetMining(node::SetMining(mining_to_node(m))),
-            UiCommand::ScheduleTimer(r) => NodeRequest::Schedule(schedule_request(&r)),
-            UiCommand::EstimateTimer(r) => {
-                NodeRequest::Estimate(node::EstimateTimer(schedule_request(&r)))
+        Some(match self.clone() {
+            UiCommand::Mine(blocks) => node::Mine { blocks }.into(),
+            UiCommand::SetMining(m) => node::SetMining(mining_to_node(m)).into(),
+            UiCommand::ScheduleTimer(r) => schedule_request(&r).into(),
+            UiCommand::EstimateTimer(r) => node::EstimateTimer(schedule_request(&r)).into(),
+            UiCommand::CancelTimer { actor, timer_id } => {
+                node::Command::CancelTimer(node::CancelTimer {
+                    actor,
+                    timer_id,
+                    from: None,
+                })
             }
-            UiCommand::CancelTimer { actor, timer_id } => NodeRequest::Cancel(node::CancelTimer {
-                actor,
-                timer_id,
-                from: None,
-            }),
             UiCommand::ExtendTimer {
                 actor,
                 timer_id,
                 new_expires_at,
-            } => NodeRequest::Extend(node::ExtendTimer {
+            } => node::Command::ExtendTimer(node::ExtendTimer {
                 actor,
                 timer_id,
                 new_expires_at,
                 from: None,
             }),
             UiCommand::GovCancelTimer { from, timer_id } => {
-                NodeRequest::GovCancel(node::GovCancel {
+                node::Command::GovCancel(node::GovCancel {
                     from: gov(&from),
                     timer_id,
                 })
@@ -222,36 +182,36 @@ impl UiCommand {
                 from,
                 timer_id,
                 new_expires_at,
-            } => NodeRequest::GovExtend(node::GovExtend {
+            } => node::Command::GovExtend(node::GovExtend {
                 from: gov(&from),
                 timer_id,
                 new_expires_at,
             }),
             UiCommand::GovUpdateConfig { from, patch } => {
-                NodeRequest::GovUpdate(node::GovUpdateConfig {
+                node::Command::GovUpdateConfig(node::GovUpdateConfig {
                     from: gov(&from),
                     config: node::ConfigChange::Fields(patch.fields()),
                 })
             }
             UiCommand::GovUpdateSchedulerConfig { from, fields } => {
-                NodeRequest::GovScheduler(node::GovUpdateSchedulerConfig {
+                node::Command::GovUpdateSchedulerConfig(node::GovUpdateSchedulerConfig {
                     from: gov(&from),
                     fields: fields.into_iter().map(|(k, v)| (k, v.into())).collect(),
                 })
             }
             UiCommand::GovSetActivationHeight { from, height } => {
-                NodeRequest::Activation(node::SetActivationHeight {
+                node::Command::SetActivationHeight(node::SetActivationHeight {
                     from: gov(&from),
                     height,
                 })
             }
-            UiCommand::Snapshot => NodeRequest::Snapshot(node::Snapshot),
-            UiCommand::Revert(id) => NodeRequest::Revert(node::Revert { id }),
-            UiCommand::DraftTimer(r) => NodeRequest::Draft(r.request()),
-            UiCommand::EstimateDraft(r) => NodeRequest::EstimateDraft(r.estimate()),
-            UiCommand::RevertTo(height) => NodeRequest::RevertTo(node::RevertTo { height }),
-            UiCommand::ExportSession => NodeRequest::Export,
-        }
+            UiCommand::Snapshot => node::Snapshot.into(),
+            UiCommand::Revert(id) => node::Revert { id }.into(),
+            UiCommand::DraftTimer(r) => r.request().into(),
+            UiCommand::EstimateDraft(r) => r.estimate().into(),
+            UiCommand::RevertTo(height) => node::RevertTo { height }.into(),
+            UiCommand::ExportSession => return None,
+        })
     }
 }
 

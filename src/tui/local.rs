@@ -14,11 +14,11 @@
 //!
 //! The mining mode is the node's: `p`, `+` and `-` send `SetMining`.
 
-use super::command::{NodeRequest, UiCommand};
+use super::command::UiCommand;
 use super::data::{CommandError, MiningMode, ViewQuery};
-use super::draft_request::DraftEstimateView;
 use super::model::DashboardSource;
-use super::outcome::{Answer, CommandOutcome, Estimate};
+use super::outcome::{Answer, CommandOutcome};
+use super::reply::AfterReads;
 use crate::chain::{Chain, EventRecord};
 use crate::engine::{Address, Failure, TimerId};
 use crate::node::{
@@ -230,6 +230,31 @@ impl<N: NodeAccess> LocalDevnet<N> {
     fn apply<R: Request>(&mut self, r: R) -> Result<R::Reply, CommandError> {
         self.node.apply(r).map_err(node_error)
     }
+
+    /// The session as a fixture, written to a new file here (issue 24: `W`).
+    fn export(&mut self) -> Result<Answer, CommandError> {
+        let out = self
+            .node
+            .read(|c| crate::scenario::export::export(c, None))
+            .map_err(node_error)?
+            .map_err(node_error)?;
+        let path = crate::tui::past::write_session(&out.fixture, out.base.as_deref(), out.blocks)?;
+        Ok(Answer::Exported(path, out.blocks))
+    }
+}
+
+/// The reads an answer needs after its command, on the node.
+struct Reads<'a, N>(&'a mut N);
+
+impl<N: NodeAccess> AfterReads for Reads<'_, N> {
+    fn expiry(&mut self, id: &TimerId) -> Option<u64> {
+        let id = *id;
+        let t = self.0.read(move |c| c.timer(&id));
+        t.ok().flatten().map(|t| t.expires_at)
+    }
+    fn height(&mut self) -> u64 {
+        self.0.read(|c| c.height()).unwrap_or(0)
+    }
 }
 
 /// Runs a refresh's queries on the node, in one read.
@@ -358,65 +383,14 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
         }
     }
 
-    /// Each command is the node request its JSON-RPC method sends ([`UiCommand::request`]),
-    /// so the result and the error are the same.
+    /// Each command is the node's [`Command`](crate::node::Command) its JSON-RPC method
+    /// executes ([`UiCommand::request`]), so the reply and the error are the same.
     fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
-        let answer = match cmd.request() {
-            NodeRequest::Mine(r) => Answer::Height(self.apply(r)?.last),
-            NodeRequest::SetMining(r) => self.apply(r).map(|_| Answer::Done)?,
-            NodeRequest::Schedule(r) => Answer::TimerId(self.apply(r)?.timer_id),
-            NodeRequest::Estimate(r) => {
-                let height = r.0.args.height;
-                let e = self.apply(r)?;
-                Answer::Estimate(Estimate {
-                    max_cost: e.max_cost,
-                    fire_height: e.fire_height.unwrap_or(height),
-                    error: e.error.as_ref().map(CommandError::from_failure),
-                    auction: e.auction.map(Box::new),
-                    funding: e.funding,
-                })
-            }
-            NodeRequest::EstimateDraft(r) => {
-                let est = self.apply(r)?;
-                let error = est.error.as_ref().map(CommandError::from_failure);
-                Answer::DraftEstimate(Box::new(DraftEstimateView { est, error }))
-            }
-            NodeRequest::Extend(r) => {
-                let (id, asked) = (r.timer_id, r.new_expires_at);
-                self.apply(r)?;
-                let applied = self.node.read(move |c| c.timer(&id));
-                Answer::Expiry(applied.ok().flatten().map_or(asked, |t| t.expires_at))
-            }
-            NodeRequest::Cancel(r) => self.apply(r).map(|_| Answer::Done)?,
-            NodeRequest::GovCancel(r) => self.apply(r).map(|_| Answer::Done)?,
-            NodeRequest::GovExtend(r) => self.apply(r).map(|_| Answer::Done)?,
-            NodeRequest::GovUpdate(r) => self.apply(r).map(|_| Answer::Done)?,
-            NodeRequest::GovScheduler(r) => self.apply(r).map(|_| Answer::Done)?,
-            NodeRequest::Draft(r) => {
-                let s = self.apply(r)?;
-                Answer::Registered(s.timer_id, s.created)
-            }
-            NodeRequest::Activation(r) => Answer::Activation(self.apply(r)?),
-            NodeRequest::Snapshot(r) => Answer::Snapshot(self.apply(r)?),
-            NodeRequest::RevertTo(r) => {
-                self.apply(r)?;
-                Answer::Height(self.node.read(|c| c.height()).unwrap_or(0))
-            }
-            NodeRequest::Export => {
-                let out = self
-                    .node
-                    .read(|c| crate::scenario::export::export(c, None))
-                    .map_err(node_error)?
-                    .map_err(node_error)?;
-                let path =
-                    crate::tui::past::write_session(&out.fixture, out.base.as_deref(), out.blocks)?;
-                Answer::Exported(path, out.blocks)
-            }
-            NodeRequest::Revert(r) => {
-                self.apply(r)?;
-                Answer::Height(self.node.read(|c| c.height()).unwrap_or(0))
-            }
+        let Some(c) = cmd.request() else {
+            return self.export().map(|a| CommandOutcome::of(&cmd, a));
         };
+        let reply = self.apply(c)?;
+        let answer = super::reply::answer(&cmd, reply, &mut Reads(&mut self.node));
         Ok(CommandOutcome::of(&cmd, answer))
     }
 

@@ -33,6 +33,7 @@ pub mod past;
 pub mod prompt;
 pub mod remote;
 pub mod render;
+pub mod reply;
 pub mod state;
 pub mod story;
 pub mod term;

@@ -12,7 +12,7 @@
 //! for the dashboard's users and holds the [`DashboardSource`] trait, the only part that
 //! reaches the view's assembler.
 
-pub use super::command::{ConfigPatch, NodeRequest, ScheduleRequest, UiCommand};
+pub use super::command::{ConfigPatch, ScheduleRequest, UiCommand};
 pub use super::data::{
     BucketSummary, CommandError, DEFER_REASONS, DashboardData, EventRow, FairnessRow, LaneRow,
     LifeEntry, MiningMode, Status, Tiers, TimerLife, TimerRow, ViewQuery, count_reasons, fmt_nanos,

@@ -20,15 +20,14 @@
 //! server does not answer, queries return the last replies, [`DashboardSource::link`] says
 //! "disconnected, retrying", and the WebSocket is reopened every second until it answers.
 
-use super::command::{NodeRequest, UiCommand};
+use super::command::UiCommand;
 use super::data::{CommandError, ViewQuery};
-use super::draft_request::DraftEstimateView;
 use super::model::DashboardSource;
-use super::outcome::{Answer, CommandOutcome, Estimate};
+use super::outcome::{Answer, CommandOutcome};
 use crate::chain::EventRecord;
 use crate::engine::{Address, TimerId};
 use crate::node::{At, EventFilter, EventsQuery, HeadQuery, TimerQuery};
-use crate::rpc::queries::{RpcQuery, RpcRequest};
+use crate::rpc::queries::RpcQuery;
 use crate::tui::story::StoryItem;
 use crate::tui::view::{
     LifeReplies, QueryReplies, SourceInfo, deferred_query, draft_query, life_queries,
@@ -180,40 +179,6 @@ fn command_error(e: &ClientError, url: &str) -> CommandError {
 
 fn u64_at(v: &Value, k: &str) -> u64 {
     v[k].as_u64().unwrap_or(0)
-}
-
-fn u128_at(v: &Value, k: &str) -> u128 {
-    match &v[k] {
-        Value::String(s) => s.parse().unwrap_or(0),
-        Value::Number(n) => n.as_u64().map_or(0, u128::from),
-        _ => 0,
-    }
-}
-
-/// `timer_estimate`'s answer; its `error` is what `timer_schedule` would answer.
-fn estimate_of(v: &Value, height: u64) -> Estimate {
-    Estimate {
-        max_cost: u128_at(v, "max_cost"),
-        fire_height: v["fire_height"].as_u64().unwrap_or(height),
-        error: failure_of(v),
-        auction: serde_json::from_value(v["auction"].clone())
-            .ok()
-            .map(Box::new),
-        funding: serde_json::from_value(v["funding"].clone()).ok(),
-    }
-}
-
-/// An estimate's `error`: what the request it estimates would answer.
-fn failure_of(v: &Value) -> Option<CommandError> {
-    v["error"].as_object().map(|e| {
-        let reason = e.get("reason").and_then(Value::as_str).unwrap_or("Error");
-        let msg = e.get("message").and_then(Value::as_str).unwrap_or("");
-        let msg = msg
-            .strip_prefix(reason)
-            .and_then(|m| m.strip_prefix(": "))
-            .unwrap_or(msg);
-        CommandError::new(reason, msg)
-    })
 }
 
 /// A `devnet_subscribeStory` notification as the story line's item (the in-process node's
@@ -697,85 +662,20 @@ impl DashboardSource for RemoteDevnet {
         }
     }
 
-    /// Each command is the node request the in-process source sends ([`UiCommand::request`]),
-    /// as its JSON-RPC method's params.
+    /// Each command is the node's [`Command`](crate::node::Command) the in-process source
+    /// executes ([`UiCommand::request`]), sent as JSON-RPC by the RPC adapter's encoding
+    /// ([`crate::rpc::command::encode`]); the result decodes into the same typed reply.
     fn execute(&mut self, cmd: UiCommand) -> Result<CommandOutcome, CommandError> {
-        let params = match cmd.request() {
-            NodeRequest::Mine(r) => r.params(),
-            NodeRequest::SetMining(r) => r.params(),
-            NodeRequest::Schedule(r) => r.params(),
-            NodeRequest::Estimate(r) => r.params(),
-            NodeRequest::Cancel(r) => r.params(),
-            NodeRequest::Extend(r) => r.params(),
-            NodeRequest::GovCancel(r) => r.params(),
-            NodeRequest::GovExtend(r) => r.params(),
-            NodeRequest::GovUpdate(r) => r.params(),
-            NodeRequest::GovScheduler(r) => r.params(),
-            NodeRequest::Activation(r) => r.params(),
-            NodeRequest::Snapshot(r) => r.params(),
-            NodeRequest::Revert(r) => r.params(),
-            NodeRequest::Draft(r) => crate::rpc::queries::draft_params(&r),
-            NodeRequest::EstimateDraft(r) => r.params(),
-            NodeRequest::RevertTo(r) => r.params(),
-            // Issue 24: the fixture comes back as text and is written here, beside the
-            // dashboard (the server's directory may be another machine's).
-            NodeRequest::Export => Vec::new(),
+        let Some(c) = cmd.request() else {
+            return self.export().map(|a| CommandOutcome::of(&cmd, a));
         };
-        let v = self.command(cmd.method(), params)?;
-        let answer = match &cmd {
-            UiCommand::Mine(_) => Answer::Height(v.as_u64().unwrap_or(0)),
-            UiCommand::ScheduleTimer(_) | UiCommand::DraftTimer(_) => {
-                let id = serde_json::from_value(v["timer_id"].clone()).map_err(|e| {
-                    CommandError::new("InvalidResponse", format!("timer_schedule: {e}"))
-                })?;
-                match cmd {
-                    UiCommand::DraftTimer(_) => {
-                        Answer::Registered(id, v["created"].as_bool().unwrap_or(true))
-                    }
-                    _ => Answer::TimerId(id),
-                }
-            }
-            UiCommand::EstimateTimer(req) => Answer::Estimate(estimate_of(&v, req.height)),
-            UiCommand::EstimateDraft(_) => {
-                let error = failure_of(&v);
-                let mut v = v.clone();
-                v["error"] = Value::Null;
-                let est = serde_json::from_value(v).map_err(|e| {
-                    CommandError::new("InvalidResponse", format!("timer_estimateDraft: {e}"))
-                })?;
-                Answer::DraftEstimate(Box::new(DraftEstimateView { est, error }))
-            }
-            UiCommand::ExtendTimer {
-                timer_id,
-                new_expires_at,
-                ..
-            } => {
-                // CIP-5 §5.4 clamps the new expiry to the TTL cap: report what was applied.
-                let t = self.ask(&TimerQuery { id: *timer_id }).ok().flatten();
-                Answer::Expiry(t.map_or(*new_expires_at, |t| t.expires_at))
-            }
-            UiCommand::GovSetActivationHeight { .. } => {
-                Answer::Activation(v["activation_height"].as_u64())
-            }
-            UiCommand::Snapshot => Answer::Snapshot(v.as_u64().unwrap_or(0)),
-            UiCommand::ExportSession => {
-                let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
-                let blocks = blocks.unwrap_or(0);
-                // A fixture with a base: the base dump came in the reply (Spec note 131).
-                let base = match v.get("base").filter(|b| !b.is_null()) {
-                    None => None,
-                    Some(b) => Some(
-                        serde_json::from_value::<crate::chain::ChainDump>(b.clone()).map_err(
-                            |e| CommandError::new("InvalidInput", format!("the base dump: {e}")),
-                        )?,
-                    ),
-                };
-                let path = crate::tui::past::write_session(text, base.as_ref(), blocks)?;
-                Answer::Exported(path, blocks)
-            }
-            UiCommand::Revert(_) => Answer::Height(self.ask(&HeadQuery).map_or(0, |h| h.height)),
-            _ => Answer::Done,
-        };
+        let (method, args) =
+            crate::rpc::command::encode(&c).map_err(|e| CommandError::new("InvalidInput", e))?;
+        let v = self.command(method, args)?;
+        let reply = c
+            .decode_reply(v)
+            .map_err(|e| CommandError::new("InvalidResponse", format!("{method}: {e}")))?;
+        let answer = super::reply::answer(&cmd, reply, self);
         Ok(CommandOutcome::of(&cmd, answer))
     }
 
@@ -809,5 +709,36 @@ impl Drop for RemoteDevnet {
         if let Some(t) = self.subscription.take() {
             t.abort();
         }
+    }
+}
+
+impl RemoteDevnet {
+    /// `devnet_exportFixture`'s fixture, written here, beside the dashboard (issue 24: the
+    /// server's directory may be another machine's).
+    fn export(&mut self) -> Result<Answer, CommandError> {
+        let v = self.command("devnet_exportFixture", Vec::new())?;
+        let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
+        let blocks = blocks.unwrap_or(0);
+        // A fixture with a base: the base dump came in the reply (Spec note 131).
+        let base = match v.get("base").filter(|b| !b.is_null()) {
+            None => None,
+            Some(b) => Some(
+                serde_json::from_value::<crate::chain::ChainDump>(b.clone()).map_err(|e| {
+                    CommandError::new("InvalidInput", format!("the base dump: {e}"))
+                })?,
+            ),
+        };
+        let path = crate::tui::past::write_session(text, base.as_ref(), blocks)?;
+        Ok(Answer::Exported(path, blocks))
+    }
+}
+
+impl super::reply::AfterReads for RemoteDevnet {
+    fn expiry(&mut self, id: &TimerId) -> Option<u64> {
+        let t = self.ask(&TimerQuery { id: *id }).ok().flatten();
+        t.map(|t| t.expires_at)
+    }
+    fn height(&mut self) -> u64 {
+        self.ask(&HeadQuery).map_or(0, |h| h.height)
     }
 }

@@ -184,6 +184,20 @@ impl NodeCore {
         self.replay_from(height).run()
     }
 
+    /// The chain as of the head (its open block left out) and the session log as it stood
+    /// then: what `devnet_dropTransaction` rebuilds the open block on (`drop.rs`). The genesis
+    /// head too, which past reads do not answer (Spec note 73), from the first checkpoint.
+    pub(super) fn replay_head(&self) -> Result<(Chain, SessionLog), NodeError> {
+        let head = self.height();
+        if !self.recording || self.checkpoints.front().is_none_or(|c| c.height > head) {
+            return Err(NodeError::HistoryPruned {
+                first_kept: self.first_queryable().min(head),
+                keep: self.history_len,
+            });
+        }
+        self.replay_from(head).run()
+    }
+
     /// What replaying to `height` starts from (its bounds checked by the caller): the
     /// checkpoint at or before it and the session log's links after the checkpoint, shared.
     fn replay_from(&self, height: u64) -> Replay {

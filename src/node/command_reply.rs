@@ -1,0 +1,236 @@
+//! The typed reply of every [`Command`](super::Command) (issue 29, "one command vocabulary"):
+//! what `NodeCore::execute` answers in process and what the JSON-RPC method writes as its
+//! result (the reply serialised, untagged), so a front end attached over JSON-RPC decodes the
+//! result into the same type ([`ReplyKind::decode`]) instead of reading fields.
+
+use super::core::MiningMode;
+use super::draft_estimate::DraftEstimate;
+use super::drop::Dropped;
+use super::requests::Estimate;
+use crate::chain::{ChainDump, Receipt};
+use crate::engine::{Address, H256, TimerId};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// A command's reply. Serialised untagged: each variant is written as its method's result.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum CommandReply {
+    /// `null`: the command has nothing to say (set balance, revert, halt, ...).
+    Done,
+    /// The new head's height (`devnet_mine`).
+    Height(u64),
+    /// A snapshot's id (`devnet_snapshot`).
+    SnapshotId(u64),
+    /// The mining mode now in force, as the API writes it (`{mode, block_time?}`).
+    Mining(#[serde(with = "mining_api")] MiningMode),
+    /// The state as a dump (`devnet_dumpState`).
+    Dump(Box<ChainDump>),
+    /// A deployed actor's address (`actor_deploy`).
+    Address(Address),
+    /// An included transaction's receipt.
+    Receipt(ReceiptReply),
+    /// A timer registration (`timer_schedule`, `timer_watch`, `timer_interval`).
+    Scheduled(ScheduledReply),
+    /// What a schedule would do (`timer_estimate`).
+    Estimate(Box<Estimate>),
+    /// What a draft registration would do (`timer_estimateDraft`).
+    DraftEstimate(Box<DraftEstimate>),
+    /// The activation height in force (`gov_setActivationHeight`).
+    Activation(ActivationReply),
+    /// The transactions a drop removed (`devnet_dropTransaction`).
+    Dropped(Dropped),
+}
+
+/// Which [`CommandReply`] variant a command answers: how its serialised form decodes back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReplyKind {
+    Done,
+    Height,
+    SnapshotId,
+    Mining,
+    Dump,
+    Address,
+    Receipt,
+    Scheduled,
+    Estimate,
+    DraftEstimate,
+    Activation,
+    Dropped,
+}
+
+impl ReplyKind {
+    /// A method's result decoded into its typed reply.
+    pub fn decode(self, v: serde_json::Value) -> Result<CommandReply, serde_json::Error> {
+        use serde_json::from_value as de;
+        Ok(match self {
+            ReplyKind::Done => CommandReply::Done,
+            ReplyKind::Height => CommandReply::Height(de(v)?),
+            ReplyKind::SnapshotId => CommandReply::SnapshotId(de(v)?),
+            ReplyKind::Mining => CommandReply::Mining(mining_api::deserialize(v)?),
+            ReplyKind::Dump => CommandReply::Dump(de(v)?),
+            ReplyKind::Address => CommandReply::Address(de(v)?),
+            ReplyKind::Receipt => CommandReply::Receipt(de(v)?),
+            ReplyKind::Scheduled => CommandReply::Scheduled(de(v)?),
+            ReplyKind::Estimate => CommandReply::Estimate(de(v)?),
+            ReplyKind::DraftEstimate => CommandReply::DraftEstimate(de(v)?),
+            ReplyKind::Activation => CommandReply::Activation(de(v)?),
+            ReplyKind::Dropped => CommandReply::Dropped(de(v)?),
+        })
+    }
+}
+
+/// Whether a receipt's transaction succeeded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiptStatus {
+    Success,
+    Reverted,
+}
+
+/// A receipt as the API shows it: every field of the chain's receipt, its status and the
+/// height of its block (`sealed: false` while the block is open under manual or interval
+/// mining).
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, JsonSchema)]
+#[schemars(rename = "Receipt")]
+pub struct ReceiptReply {
+    #[serde(flatten)]
+    pub receipt: Receipt,
+    pub status: ReceiptStatus,
+    pub height: u64,
+    pub sealed: bool,
+}
+
+impl ReceiptReply {
+    /// `receipt`, included at `sealed` (the block it was sealed in) or else in the open block
+    /// at `pending`.
+    pub fn new(receipt: Receipt, sealed: Option<u64>, pending: u64) -> Self {
+        let status = if receipt.success {
+            ReceiptStatus::Success
+        } else {
+            ReceiptStatus::Reverted
+        };
+        ReceiptReply {
+            receipt,
+            status,
+            height: sealed.unwrap_or(pending),
+            sealed: sealed.is_some(),
+        }
+    }
+}
+
+/// Written with `error` and `timers` always present (`null`, `[]`), as the API always did.
+impl Serialize for ReceiptReply {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let mut v = serde_json::to_value(&self.receipt).map_err(S::Error::custom)?;
+        let o = v
+            .as_object_mut()
+            .ok_or_else(|| S::Error::custom("a receipt is an object"))?;
+        let status = serde_json::to_value(self.status).map_err(S::Error::custom)?;
+        o.insert("status".into(), status);
+        o.insert("height".into(), self.height.into());
+        o.insert("sealed".into(), self.sealed.into());
+        o.entry("error").or_insert(serde_json::Value::Null);
+        o.entry("timers").or_insert(serde_json::json!([]));
+        v.serialize(s)
+    }
+}
+
+/// A registration's result (`timer_schedule`, `timer_watch`, `timer_interval`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ScheduledReply {
+    pub timer_id: TimerId,
+    /// false for a `client_nonce` repeat that returned the timer it names (CIP-5 drafts,
+    /// English §6.2)
+    pub created: bool,
+    pub tx_hash: H256,
+    pub receipt: ReceiptReply,
+}
+
+/// `gov_setActivationHeight`'s result.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ActivationReply {
+    pub activation_height: Option<u64>,
+}
+
+/// An estimate's `error` written as the refused call would answer it: `{code, reason,
+/// message}` (`message` is the failure's text, `Kind: ...`), read back into the failure.
+pub mod api_failure {
+    use crate::engine::Failure;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Written {
+        code: i32,
+        reason: String,
+        message: String,
+    }
+
+    pub fn serialize<S: Serializer>(f: &Option<Failure>, s: S) -> Result<S::Ok, S::Error> {
+        f.as_ref()
+            .map(|f| Written {
+                code: super::super::codes::code_of(f.kind.as_str()),
+                reason: f.kind.as_str().to_string(),
+                message: f.to_string(),
+            })
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Failure>, D::Error> {
+        let Some(w) = Option::<Written>::deserialize(d)? else {
+            return Ok(None);
+        };
+        let kind = serde_json::from_value(serde_json::Value::String(w.reason.clone()))
+            .map_err(serde::de::Error::custom)?;
+        let message = w
+            .message
+            .strip_prefix(w.reason.as_str())
+            .and_then(|m| m.strip_prefix(": "))
+            .unwrap_or(&w.message);
+        Ok(Some(Failure::new(kind, message)))
+    }
+}
+
+/// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}` (seconds,
+/// display only: the node keeps integer milliseconds).
+pub mod mining_api {
+    use super::MiningMode;
+    use serde::{Deserialize, Serialize, Serializer};
+
+    #[derive(Serialize, Deserialize)]
+    struct Written {
+        mode: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        block_time: Option<f64>,
+    }
+
+    pub fn serialize<S: Serializer>(m: &MiningMode, s: S) -> Result<S::Ok, S::Error> {
+        let (mode, block_time) = match m {
+            MiningMode::Auto => ("auto", None),
+            MiningMode::Manual => ("manual", None),
+            MiningMode::Interval { block_time_ms } => {
+                ("interval", Some(*block_time_ms as f64 / 1000.0))
+            }
+        };
+        Written {
+            mode: mode.into(),
+            block_time,
+        }
+        .serialize(s)
+    }
+
+    /// The mode back from what [`serialize`] wrote.
+    pub fn deserialize(v: serde_json::Value) -> Result<MiningMode, serde_json::Error> {
+        use serde::de::Error;
+        let w: Written = serde_json::from_value(v)?;
+        match (w.mode.as_str(), w.block_time) {
+            ("auto", _) => Ok(MiningMode::Auto),
+            ("manual", _) => Ok(MiningMode::Manual),
+            ("interval", Some(s)) => Ok(MiningMode::Interval {
+                block_time_ms: (s * 1000.0).round() as u64,
+            }),
+            (m, _) => Err(serde_json::Error::custom(format!("mining mode {m}"))),
+        }
+    }
+}
