@@ -146,7 +146,7 @@ pub struct TraceReply {
     pub cycles_start: u64,
     pub script_cycles: u64,
     pub cycles_end: u64,
-    /// success, error?, at? [line, column], failed_in?
+    /// success, error?, at? [line, column], failed_in?, source_line?
     pub end: Map<String, Value>,
 }
 
