@@ -9,10 +9,11 @@ use crate::scenario::builtin;
 use crate::scenario::fixture::LoadedFixture;
 use crate::scenario::report::Report;
 use crate::scenario::runner::{Scenario, ScriptLoadError};
-use crate::scenario::sweep::{panic_text, play};
+use crate::scenario::sweep::{panic_text, play_on};
 use crate::vm::DevnetRuntime;
+use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// How bad a run was: a broken invariant beats any measure; then the larger measure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -74,15 +75,40 @@ fn play_as(
             None => text::bot_script(rel).map_or_else(|| builtin::script_loader(f, rel), Ok),
         }
     };
+    let rt = runtime();
     let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let lf = LoadedFixture::parse("hunt.toml", t.to_string()).map_err(|e| e.to_string())?;
-        let rt = DevnetRuntime::new();
-        let mut s = Scenario::prepare(&lf, &rt, &load).map_err(|e| e.to_string())?;
+        let mut s = Scenario::prepare(&lf, &*rt, &load).map_err(|e| e.to_string())?;
         s.final_root_only = final_root_only;
         let lim = Limits::of(s.genesis());
-        play(&s, None).map(|(r, _)| (r, lim))
+        play_on(&s, None, rt.clone()).map(|(r, _)| (r, lim))
     }));
-    played.map_err(|p| panic_text(&p))
+    played.map_err(|p| {
+        // A run that panicked may have left the runtime's caches mid-update: the next run on
+        // this thread starts with a fresh one.
+        RUNTIME.with(|r| *r.borrow_mut() = Arc::new(DevnetRuntime::new()));
+        panic_text(&p)
+    })
+}
+
+/// Compiled scripts a thread's runtime keeps before it starts over (the bidder bots' scripts
+/// vary with their figures, so the set a long hunt meets is not fixed).
+const RUNTIME_SCRIPTS: usize = 256;
+
+thread_local! {
+    /// The runtime a thread's runs share: the victim's and the bots' scripts are compiled once
+    /// per thread, not twice per run (once to prepare, once to play).
+    static RUNTIME: RefCell<Arc<DevnetRuntime>> = RefCell::new(Arc::new(DevnetRuntime::new()));
+}
+
+fn runtime() -> Arc<DevnetRuntime> {
+    RUNTIME.with(|r| {
+        let mut r = r.borrow_mut();
+        if r.rhai().cached_scripts() > RUNTIME_SCRIPTS {
+            *r = Arc::new(DevnetRuntime::new());
+        }
+        r.clone()
+    })
 }
 
 /// Each step's error kind, in step order: a report's step outcome names the line of its

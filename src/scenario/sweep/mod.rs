@@ -663,6 +663,16 @@ pub struct LaneTally {
 
 /// Plays a scenario headless (no block rows kept), with the lane figures of its blocks.
 pub fn play(s: &Scenario, blocks: Option<u64>) -> Result<(Report, LaneTally), String> {
+    play_on(s, blocks, DevnetRuntime::shared())
+}
+
+/// [`play`] with the actors' code run by `runtime` (a hunt keeps one per thread, so a
+/// script is compiled once, not once per run).
+pub fn play_on(
+    s: &Scenario,
+    blocks: Option<u64>,
+    runtime: std::sync::Arc<dyn crate::chain::runtime::ActorRuntime>,
+) -> Result<(Report, LaneTally), String> {
     let mut lane = LaneTally::default();
     let opts = RunOptions {
         blocks,
@@ -670,7 +680,7 @@ pub fn play(s: &Scenario, blocks: Option<u64>) -> Result<(Report, LaneTally), St
         keep_blocks: None,
     };
     let (report, _) = s
-        .run_with(DevnetRuntime::shared(), opts, &mut |b, _| {
+        .run_with(runtime, opts, &mut |b, _| {
             let row = BlockRow::of(b);
             lane.last = row.lane_basefee;
             lane.max = lane.max.max(row.lane_basefee);
