@@ -310,9 +310,7 @@ pub struct ServeArgs {
 /// The scheduler flags (CIP-1 v3 §13.2), shared by `run`, `serve` and the default command.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SchedArgs {
-    /// The scheduler: `fifo` (CIP-5), `eip1559` (CIP-1 v3, from genesis unless
-    /// --activation-height says when), `cip1-v1` (CIP-1 v1's GBA auction with EMA weights),
-    /// `cip5-draft` or `cip5-draft-zh` (the CIP-5 early drafts). Default: the fixture's
+    /// The scheduler policy (`--help` says what each one is). Default: the fixture's
     /// `[chain] scheduler`.
     #[arg(long, value_name = "SCHEDULER", value_parser = scheduler_parser())]
     pub scheduler: Option<cowboy_devnet::engine::SchedulerKind>,
@@ -388,9 +386,10 @@ pub struct CompareArgs {
     // A fixture file, or the bare name of a shipped fixture.
     #[arg(help = fixture_help("A fixture file, or the bare name of a shipped fixture"))]
     pub fixture: String,
-    /// The schedulers to run the fixture under, comma-separated, or `all` for the five
-    /// (default: fifo,eip1559; with `--with`: eip1559). `eip1559` is active from genesis
-    /// unless the fixture sets `[chain] activation_height`.
+    /// The schedulers to run the fixture under, comma-separated, or `all` for every one
+    /// (default: the scheduler before an activation and the one after it; with `--with`: the
+    /// one after). The one after is active from genesis unless the fixture sets
+    /// `[chain] activation_height`.
     #[arg(long, value_delimiter = ',', value_parser = parse_schedulers)]
     pub schedulers: Option<Vec<Vec<SchedulerKind>>>,
     /// Play until this height (default: the fixture's `blocks`).
@@ -414,11 +413,13 @@ pub struct CompareArgs {
     pub jobs: u64,
 }
 
-/// `--scheduler`'s parser: the names of [`SchedulerKind::ALL`], so `--help` and the error for a
-/// wrong name list every scheduler from the one list (issue 29: the help named three of five).
+/// `--scheduler`'s parser: the names and summaries of the registry ([`SchedulerKind::ALL`]),
+/// so `--help` and the error for a wrong name list every scheduler from the one list (issue
+/// 29: the help named three of five).
 fn scheduler_parser() -> impl clap::builder::TypedValueParser<Value = SchedulerKind> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(SchedulerKind::ALL.map(|k| k.as_str())).map(|s| {
+    use clap::builder::{PossibleValue, TypedValueParser};
+    let values = SchedulerKind::ALL.map(|k| PossibleValue::new(k.as_str()).help(k.summary()));
+    clap::builder::PossibleValuesParser::new(values).map(|s| {
         s.parse::<SchedulerKind>()
             .expect("a possible value names a scheduler")
     })
@@ -430,7 +431,10 @@ fn parse_schedulers(s: &str) -> Result<Vec<SchedulerKind>, String> {
     match s.trim() {
         "all" => Ok(SchedulerKind::ALL.to_vec()),
         one => one.parse().map(|k| vec![k]).map_err(|_| {
-            format!("`{s}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)")
+            format!(
+                "`{s}` is not a scheduler ({})",
+                SchedulerKind::names_list(Some("all"))
+            )
         }),
     }
 }

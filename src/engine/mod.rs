@@ -30,13 +30,12 @@ pub use eob::{EobPlan, EobStats, FeeQuote, Fire, Ledger, Settlement};
 pub use error::{ErrorKind, Failure, RestoreError, TimerError};
 pub use events::{DeferReason, EventKind, TimerEvent, TimerStatus};
 pub use queue::{CalendarQueue, Tier, TierCounts};
+pub use scheduler::kind::SchedulerKind;
 pub use scheduler::policy::{
     AuctionEstimate, Cip1Config, Cip1State, LaneStats, Policy, TierMultipliers,
 };
 pub use scheduler::variants::Variants;
-pub use shared::{
-    Deferral, FeeArgs, FeeCaps, GbaBid, GbaContext, PriorityTier, ScheduleArgs, SchedulerKind,
-};
+pub use shared::{Deferral, FeeArgs, FeeCaps, GbaBid, GbaContext, PriorityTier, ScheduleArgs};
 pub use timer::{Handler, Timer};
 pub use types::{Address, H256, TimerId};
 
