@@ -130,7 +130,7 @@ fn play(a: &CompareArgs, spec: &RunSpec) -> Result<CompareRun> {
     let mut range: Option<(u128, u128)> = None;
     let (report, _) = scenario
         .run_with(DevnetRuntime::shared(), opts, &mut |b, _| {
-            if b.lane.scheduler == SchedulerKind::Eip1559 {
+            if b.lane.scheduler.facts().lane_basefee {
                 let fee = b.lane.basefee;
                 range = Some(range.map_or((fee, fee), |(lo, hi)| (lo.min(fee), hi.max(fee))));
             }

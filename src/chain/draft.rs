@@ -45,7 +45,7 @@ impl super::Chain {
     pub fn check_new_timer(&self, height: u64, t: &Timer, live: u32) -> Result<(), TimerError> {
         let policy = self.engine.policy_at(height);
         policy.check_timer(t)?;
-        if policy.kind().is_draft() {
+        if policy.kind().facts().drafts {
             check_limits(&self.engine.draft().params, t, live)?;
         }
         Ok(())

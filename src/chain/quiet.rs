@@ -194,7 +194,7 @@ impl Chain {
             scheduler,
             basefee: self.engine.lane_basefee(self.fee_quote().cycle_basefee),
             capacity,
-            fire_quota: if scheduler.is_draft() {
+            fire_quota: if scheduler.facts().drafts {
                 self.engine.draft().params.max_fires_per_block.into()
             } else {
                 0

@@ -118,7 +118,7 @@ impl Chain {
             scheduler,
             basefee,
             capacity: cfg.lane_timer_cycles,
-            fire_quota: if scheduler.is_draft() {
+            fire_quota: if scheduler.facts().drafts {
                 self.engine.draft().params.max_fires_per_block.into()
             } else {
                 0
@@ -168,7 +168,7 @@ impl Chain {
         let ex = self.execute_fire(run, &fire, &entry, &payload);
         let success = ex.result.is_ok();
         let cancelled_while_running = success && ex.overlay.firing_cancelled;
-        if run.scheduler.is_draft() && (cancelled_while_running || !success) {
+        if run.scheduler.facts().drafts && (cancelled_while_running || !success) {
             run.draft_stops
                 .note(&self.engine, t.timer_id, cancelled_while_running);
         }
@@ -259,7 +259,7 @@ impl Chain {
     /// After the fires: the drafts' stop rules, the engine's after-block step (unless the
     /// quiet test ran it), the lane's figures, and the seal.
     fn finish_eob(&mut self, mut run: EobRun, ended: bool) {
-        if run.scheduler.is_draft() {
+        if run.scheduler.facts().drafts {
             self.engine.end_draft_block(&run.draft_stops.ids);
         }
         if !ended {
@@ -349,5 +349,5 @@ fn pending_fires(fires: &[Fire]) -> BTreeMap<TimerId, PendingFire> {
 /// reports show is the one the lane basefee followed; under the other schedulers, whose
 /// basefee does not follow the lane, the budgets reserved (how full the lane was).
 fn by_consumed(lane: &LaneStats, reading: Utilisation) -> bool {
-    lane.scheduler == SchedulerKind::Eip1559 && reading == Utilisation::Consumed
+    lane.scheduler.facts().lane_basefee && reading == Utilisation::Consumed
 }

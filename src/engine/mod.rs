@@ -96,7 +96,7 @@ impl Engine {
     /// The scheduler that plans the block at `height` (Spec note 49); a CIP-5 draft chosen at
     /// genesis plans every block.
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
-        if self.scheduler.is_draft() {
+        if self.scheduler.facts().drafts {
             return self.scheduler;
         }
         self.cip1.scheduler_at(height)
@@ -116,7 +116,7 @@ impl Engine {
     /// Records a storage key written by the open block's transaction phase (the drafts'
     /// `ModifiedKeySet(h)`, English §7.1); kept only under a draft policy.
     pub fn note_written(&mut self, actor: Address, key: &[u8]) {
-        if self.scheduler.is_draft() {
+        if self.scheduler.facts().drafts {
             self.draft.note_written(actor, key.to_vec());
         }
     }
@@ -186,15 +186,17 @@ impl Engine {
         }
         // Issue 30: a draft chain never switches (its plan is the draft's at every height), so
         // an activation height would be accepted and do nothing: refused by name.
-        if self.scheduler.is_draft() {
+        if self.scheduler.facts().drafts {
             return Err(TimerError::InvalidInput(format!(
-                "this chain runs {} from genesis: there is no eip1559 activation",
-                self.scheduler
+                "this chain runs {} from genesis: there is no {} activation",
+                self.scheduler,
+                SchedulerKind::after_activation()
             )));
         }
         if self.cip1.lane_basefee.is_some() {
             return Err(TimerError::InvalidInput(format!(
-                "the eip1559 scheduler is already active (since height {})",
+                "the {} scheduler is already active (since height {})",
+                SchedulerKind::after_activation(),
                 self.cip1.activation_height.unwrap_or_default()
             )));
         }
@@ -212,7 +214,7 @@ impl Engine {
     /// the fairness window starts empty (every actor W = 2; timers already scheduled keep their
     /// buckets). Returns whether this block activates.
     pub fn activate_if_due(&mut self, height: u64, cycle_basefee: u128) -> bool {
-        if self.cip1.lane_basefee.is_some() || self.scheduler_at(height) != SchedulerKind::Eip1559 {
+        if self.cip1.lane_basefee.is_some() || !self.scheduler_at(height).facts().lane_basefee {
             return false;
         }
         self.cip1.lane_basefee = Some(cycle_basefee.saturating_mul(scheduler::lane::PRICE_SCALE));
@@ -260,10 +262,11 @@ impl Engine {
 
     /// What [`stage_draft_params`](Self::stage_draft_params) refuses, without staging.
     pub fn check_draft_params(&self, p: &draft::DraftParams) -> Result<(), TimerError> {
-        if !self.scheduler.is_draft() {
+        if !self.scheduler.facts().drafts {
             return Err(TimerError::InvalidInput(format!(
-                "the CIP-5 draft parameters ({}) need a draft scheduler (cip5-draft or cip5-draft-zh), not {}",
+                "the CIP-5 draft parameters ({}) need a draft scheduler ({}), not {}",
                 draft::DraftParams::FIELDS.join(", "),
+                SchedulerKind::draft_names(),
                 self.scheduler
             )));
         }

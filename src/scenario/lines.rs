@@ -22,7 +22,7 @@ pub fn block_line(b: &Block) -> String {
     };
     // The CIP-5 drafts have no lane (issue 30): their column is the fires materialized against
     // `MAX_FIRES_PER_BLOCK`, then the cycles the fires used.
-    let (label, of, cap) = if b.lane.scheduler.is_draft() {
+    let (label, of, cap) = if b.lane.scheduler.facts().drafts {
         ("fires", e.fired, b.lane.fire_quota)
     } else {
         // The capacity the block ran with, not the one its transactions set for the next.

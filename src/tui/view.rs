@@ -89,7 +89,7 @@ pub fn deferred_query(lane: &LaneView, head: &HeadView) -> Option<EventsQuery> {
 /// The second step's draft query (issue 22): the Globalbox, the Mailbox and the watch index,
 /// asked only when the scheduler is a CIP-5 draft, so other policies pay nothing.
 pub fn draft_query(lane: &LaneView) -> Option<DraftQuery> {
-    lane.scheduler.is_draft().then_some(DraftQuery)
+    lane.scheduler.facts().drafts.then_some(DraftQuery)
 }
 
 /// The replies to one refresh's queries, as typed values.

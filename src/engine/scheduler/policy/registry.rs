@@ -8,7 +8,7 @@
 //! (docs/ARCHITECTURE.md, "Adding a sixth scheduler").
 
 use super::Policy;
-use crate::engine::scheduler::kind::{Activation, Descriptor, Facts, SchedulerKind};
+use crate::engine::scheduler::kind::{Activation, Descriptor, Facts, Needs, SchedulerKind};
 use serde::{Deserialize, Serialize};
 
 /// A registry entry: a descriptor whose policy is a `dyn Policy`.
@@ -98,9 +98,34 @@ impl SchedulerKind {
         with_activation(Activation::After)
     }
 
-    /// Whether this is one of the CIP-5 early drafts (state watches, quotas, a Mailbox).
+    /// Whether it has the CIP-5 drafts' features (`facts().drafts`); kept for the tests and
+    /// branches that ask it by this name.
     pub const fn is_draft(self) -> bool {
         self.facts().drafts
+    }
+
+    /// What it needs from the node and the chain.
+    pub const fn needs(self) -> Needs {
+        self.descriptor().needs
+    }
+
+    /// The names of the schedulers whose facts pass `has`, for messages (`a or b`).
+    pub fn names_where(has: fn(&Facts) -> bool) -> String {
+        let names: Vec<&str> = Self::ALL
+            .iter()
+            .filter(|k| has(&k.facts()))
+            .map(|k| k.as_str())
+            .collect();
+        match names.split_last() {
+            Some((last, [])) => last.to_string(),
+            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+            None => String::new(),
+        }
+    }
+
+    /// `cip5-draft or cip5-draft-zh`: the schedulers with the drafts' features.
+    pub fn draft_names() -> String {
+        Self::names_where(|f| f.drafts)
     }
 
     /// The names, for messages: `a, b, c, d or e` (`or` before `extra` when given:
