@@ -3,6 +3,7 @@
 //! deferrals counted from the events (FIFO has no W). Pending timers per actor under both.
 
 use super::frame::{pane_block, scroll_offset};
+use crate::engine::SchedulerKind;
 use crate::tui::data::fmt_w;
 use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
@@ -29,8 +30,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .data
                 .status
                 .as_ref()
-                .and_then(|s| s.scheduler.split_whitespace().next())
-                .unwrap_or("fifo")
+                .map_or(SchedulerKind::default(), |s| s.scheduler)
                 .to_string();
             let w = if app.data.fairness.iter().any(|r| r.w_bps.is_some()) {
                 "EMA weight"

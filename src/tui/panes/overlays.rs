@@ -188,7 +188,7 @@ fn priority_text(app: &App, t: &TimerRow) -> String {
             .data
             .status
             .as_ref()
-            .is_some_and(|s| s.scheduler == "eip1559") =>
+            .is_some_and(|s| s.scheduler.facts().lane_basefee) =>
         {
             "select its bucket to see its rank".into()
         }
