@@ -1,5 +1,5 @@
 //! The chain's side of the CIP-5 drafts: the §12 limits on a new timer, and which fired timers
-//! stop re-arming at the end of the block (see `Engine::end_draft_block`).
+//! stop re-arming at the end of the block (see `Engine::after_fires`).
 
 use crate::engine::draft::{DraftKind, DraftParams};
 use crate::engine::scheduler::variants::IntervalAfterFailure;

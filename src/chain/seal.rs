@@ -256,12 +256,10 @@ impl Chain {
         }
     }
 
-    /// After the fires: the drafts' stop rules, the engine's after-block step (unless the
+    /// After the fires: the policy's step (`Engine::after_fires`), the engine's after-block step (unless the
     /// quiet test ran it), the lane's figures, and the seal.
     fn finish_eob(&mut self, mut run: EobRun, ended: bool) {
-        if run.scheduler.facts().drafts {
-            self.engine.end_draft_block(&run.draft_stops.ids);
-        }
+        self.engine.after_fires(run.height, &run.draft_stops.ids);
         if !ended {
             let tx_cycles = self.open.as_ref().expect("open").tx_cycles;
             run.outcome.cycles = run.outcome.cycles.saturating_add(tx_cycles);

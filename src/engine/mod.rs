@@ -141,29 +141,13 @@ impl Engine {
         }
     }
 
-    /// The end of a block under a draft policy, once its fires ran (zh §11, EOB-5): the
-    /// interval timers fired re-enter the calendar queue at their next due height, in one
-    /// batch, except those in `stopped` (their fire cancelled them, or failed under
-    /// `interval_after_failure = stop`) and those whose next due height is past their
-    /// `expires_at`, read after the fires: an extension by a handler of the block, the
-    /// interval's own included, applies (CIP-5 §6.3, Spec note 138). The watches in `stopped`
-    /// leave.
-    pub fn end_draft_block(&mut self, stopped: &std::collections::BTreeSet<TimerId>) {
-        for id in stopped {
-            if self.draft.watch(id).is_some() {
-                self.draft.forget(id);
-            }
-        }
-        for t in self.draft.take_rearm() {
-            if stopped.contains(&t.timer_id) || t.height > t.expires_at {
-                self.draft.forget(&t.timer_id);
-                continue;
-            }
-            let id = t.timer_id;
-            if self.queue.insert(t).is_err() {
-                self.draft.forget(&id);
-            }
-        }
+    /// The policy's step once the block's fires ran, before the after-block state update
+    /// ([`Policy::after_fires`]; under the drafts zh §11 EOB-5: the intervals re-arm, the
+    /// watches in `stopped` leave). `stopped`: the timers whose fire cancelled them or failed
+    /// (the drafts' stop rules).
+    pub fn after_fires(&mut self, height: u64, stopped: &std::collections::BTreeSet<TimerId>) {
+        let policy = self.policy_at(height);
+        policy.after_fires(&mut self.queue, &mut self.draft, stopped);
     }
 
     /// The drafts' part of the state root: empty while nothing was registered under them.
@@ -180,9 +164,11 @@ impl Engine {
     /// height above `current`, and only before activation.
     pub fn set_activation_height(&mut self, current: u64, height: u64) -> Result<(), TimerError> {
         if self.cip1.v1.active {
-            return Err(TimerError::InvalidInput(
-                "this chain runs cip1-v1 from genesis: there is no eip1559 activation".into(),
-            ));
+            return Err(TimerError::InvalidInput(format!(
+                "this chain runs {} from genesis: there is no {} activation",
+                self.cip1.scheduler_at(current),
+                SchedulerKind::after_activation()
+            )));
         }
         // Issue 30: a draft chain never switches (its plan is the draft's at every height), so
         // an activation height would be accepted and do nothing: refused by name.

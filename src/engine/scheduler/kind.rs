@@ -112,7 +112,7 @@ pub enum GovSection {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Needs {
     /// The drafts' persistent state (`DraftState`): the chain plans through `plan_draft` and
-    /// ends the block with `end_draft_block`.
+    /// ends the block with `after_fires`.
     pub draft_state: bool,
     /// The CIP-1 state's per-block update (`Cip1State`'s lane, tips, weights).
     pub cip1_state: bool,

@@ -13,6 +13,8 @@ use crate::engine::scheduler::kind::{
     Activation, Descriptor, Facts, FireBound, GovSection, Needs, SchedulerKind, Weights,
 };
 use crate::engine::shared::ScheduleArgs;
+use crate::engine::types::TimerId;
+use std::collections::BTreeSet;
 
 /// The facts of both drafts (no lane: fires counted against the quotas).
 const DRAFT_FACTS: Facts = Facts {
@@ -131,5 +133,35 @@ impl Policy for Draft {
             variants: &env.cip1.config.variants,
         };
         deliver::plan(self.0, queue, draft, &denv, ledger)
+    }
+
+    /// The end of a block under a draft policy, once its fires ran (zh §11, EOB-5): the
+    /// interval timers fired re-enter the calendar queue at their next due height, in one
+    /// batch, except those in `stopped` (their fire cancelled them, or failed under
+    /// `interval_after_failure = stop`) and those whose next due height is past their
+    /// `expires_at`, read after the fires: an extension by a handler of the block, the
+    /// interval's own included, applies (CIP-5 §6.3, Spec note 138). The watches in `stopped`
+    /// leave.
+    fn after_fires(
+        &self,
+        queue: &mut CalendarQueue,
+        draft: &mut DraftState,
+        stopped: &BTreeSet<TimerId>,
+    ) {
+        for id in stopped {
+            if draft.watch(id).is_some() {
+                draft.forget(id);
+            }
+        }
+        for t in draft.take_rearm() {
+            if stopped.contains(&t.timer_id) || t.height > t.expires_at {
+                draft.forget(&t.timer_id);
+                continue;
+            }
+            let id = t.timer_id;
+            if queue.insert(t).is_err() {
+                draft.forget(&id);
+            }
+        }
     }
 }

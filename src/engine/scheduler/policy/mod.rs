@@ -36,6 +36,8 @@ use crate::engine::scheduler::kind::{
 use crate::engine::scheduler::variants::FifoLane;
 use crate::engine::shared::{FeeCaps, ScheduleArgs};
 use crate::engine::timer::Timer;
+use crate::engine::types::TimerId;
+use std::collections::BTreeSet;
 
 // ---- the policy interface ----------------------------------------------------------------------
 
@@ -106,6 +108,17 @@ pub trait Policy: Sync {
     /// weights); returns the events it records. Nothing by default.
     fn after_plan(&self, _cip1: &mut Cip1State, _plan: &EobPlan, _lane: u64) -> Vec<TimerEvent> {
         Vec::new()
+    }
+
+    /// The step once the block's fires ran, before the after-block state update (the chain's
+    /// seal calls it once per block, through `Engine::after_fires`). `stopped`: the timers
+    /// whose fire cancelled them or failed. Nothing by default.
+    fn after_fires(
+        &self,
+        _queue: &mut CalendarQueue,
+        _draft: &mut DraftState,
+        _stopped: &BTreeSet<TimerId>,
+    ) {
     }
 
     /// Plans the block with the persistent state of the CIP-5 drafts (a queue that persists
