@@ -6,6 +6,7 @@ use super::exec::{Firing, Frame, Meter, Overlay, PendingFire};
 use super::runtime::{ActorCode, VmError};
 use super::trace::{self, TraceOf};
 use super::{Block, Chain, ChainLedger, Event, Executed, Phase, Sealed};
+use crate::engine::scheduler::kind::FireBound;
 use crate::engine::scheduler::policy::BlockOutcome;
 use crate::engine::scheduler::variants::Utilisation;
 use crate::engine::{
@@ -118,7 +119,7 @@ impl Chain {
             scheduler,
             basefee,
             capacity: cfg.lane_timer_cycles,
-            fire_quota: if scheduler.facts().drafts {
+            fire_quota: if scheduler.facts().bound == FireBound::FireQuota {
                 self.engine.draft().params.max_fires_per_block.into()
             } else {
                 0

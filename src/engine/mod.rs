@@ -116,7 +116,7 @@ impl Engine {
     /// Records a storage key written by the open block's transaction phase (the drafts'
     /// `ModifiedKeySet(h)`, English §7.1); kept only under a draft policy.
     pub fn note_written(&mut self, actor: Address, key: &[u8]) {
-        if self.scheduler.facts().drafts {
+        if self.scheduler.needs().draft_state {
             self.draft.note_written(actor, key.to_vec());
         }
     }
@@ -248,7 +248,8 @@ impl Engine {
 
     /// What [`stage_draft_params`](Self::stage_draft_params) refuses, without staging.
     pub fn check_draft_params(&self, p: &draft::DraftParams) -> Result<(), TimerError> {
-        if !self.scheduler.facts().drafts {
+        let takes = self.scheduler.descriptor().governance;
+        if !takes.contains(&scheduler::kind::GovSection::Draft) {
             return Err(TimerError::InvalidInput(format!(
                 "the CIP-5 draft parameters ({}) need a draft scheduler ({}), not {}",
                 draft::DraftParams::FIELDS.join(", "),
