@@ -596,7 +596,10 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
             )
         }
         TimerEvent::SchedulerActivated { height } => {
-            format!("eip1559 plans blocks from #{height}")
+            format!(
+                "{} plans blocks from #{height}",
+                crate::engine::SchedulerKind::after_activation()
+            )
         }
         TimerEvent::TimerUpdated {
             client_nonce,

@@ -21,7 +21,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let title = match app.data.fairness_window {
         // CIP-1 v3 §8: the window's own median over the actors with a recent fire.
         Some((window, median)) => format!(
-            "fairness · eip1559 W(actor) · window {window} blocks · median fires {median} · {sort}"
+            "fairness · {} W(actor) · window {window} blocks · median fires {median} · {sort}",
+            SchedulerKind::after_activation()
         ),
         // The same median over the fires counted from the events (the node's query); the
         // scheduler named as it is (cip1-v1 shows its EMA weights, the others have no W).

@@ -137,7 +137,8 @@ fn fee_fields(app: &App, t: &TimerRow, theme: &Theme) -> Vec<Line<'static>> {
         || t.priority_tier.is_some()
         || t.carried > 0;
     if !cip1 {
-        return vec![field("priority", "— (fifo)".into())];
+        let fifo = crate::engine::SchedulerKind::before_activation();
+        return vec![field("priority", format!("— ({fifo})"))];
     }
     vec![
         field(
@@ -192,7 +193,10 @@ fn priority_text(app: &App, t: &TimerRow) -> String {
         {
             "select its bucket to see its rank".into()
         }
-        None => "— (fifo: queue order)".into(),
+        None => format!(
+            "— ({}: queue order)",
+            crate::engine::SchedulerKind::before_activation()
+        ),
     }
 }
 
