@@ -168,3 +168,53 @@ shrink = 6
     assert_eq!(listed(&err), registry_names(), "{err}");
     std::fs::remove_dir_all(&d).ok();
 }
+
+/// Every `.rs` file under `dir`, recursively, in a fixed order.
+fn rust_files(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// Issue 29: "outside the policy modules and the registry nothing names a particular policy":
+/// no `SchedulerKind::<Variant>` path, no `is_draft()` call and no scheduler's name as a whole
+/// string literal in `src/` outside `src/engine/scheduler/` (code asks `facts()` instead).
+#[test]
+fn issue29_nothing_outside_the_policies_names_one() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src"), &mut files);
+    let scheduler_dir = root.join("src/engine/scheduler");
+    let mut needles: Vec<String> = vec![".is_draft()".into()];
+    for e in REGISTRY {
+        needles.push(format!("\"{}\"", e.name));
+        needles.push(format!("SchedulerKind::{:?}", e.kind));
+    }
+    let mut bad = Vec::new();
+    for f in files.iter().filter(|f| !f.starts_with(&scheduler_dir)) {
+        let text = std::fs::read_to_string(f).unwrap();
+        for n in &needles {
+            let named = text.match_indices(n.as_str()).any(|(i, _)| {
+                // `SchedulerKind::Cip5Draft` is not `SchedulerKind::Cip5DraftZh`'s prefix here.
+                !n.starts_with("SchedulerKind::")
+                    || !text[i + n.len()..].starts_with(|c: char| c.is_alphanumeric() || c == '_')
+            });
+            if named {
+                bad.push(format!(
+                    "{} names {n}",
+                    f.strip_prefix(root).unwrap().display()
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
