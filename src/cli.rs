@@ -314,9 +314,8 @@ pub struct SchedArgs {
     /// `[chain] scheduler`.
     #[arg(long, value_name = "SCHEDULER", value_parser = scheduler_parser())]
     pub scheduler: Option<cowboy_devnet::engine::SchedulerKind>,
-    /// The first height planned by eip1559 (FIFO before it). Default: the fixture's
-    /// `[chain] activation_height`.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    // The first height planned by the activated scheduler (the registry names it).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = activation_help())]
     pub activation_height: Option<u64>,
     /// Set a named variant of the specs' open points (repeatable), over the fixture's
     /// `[variants]`: `--variant basefee_step=proportional`. `cowboy-devnet variants` lists them.
@@ -326,6 +325,15 @@ pub struct SchedArgs {
 
 /// `lead`, then the names of the shipped fixtures (`scenario::builtin::FIXTURES`, every
 /// `fixtures/*.toml`): the help lists them all, never a hand-kept subset.
+/// `--activation-height`'s help, naming the schedulers before and after from the registry.
+fn activation_help() -> String {
+    format!(
+        "The first height planned by {} ({} before it). Default: the fixture's `[chain] activation_height`",
+        SchedulerKind::after_activation(),
+        SchedulerKind::before_activation().as_str().to_uppercase()
+    )
+}
+
 fn fixture_help(lead: &str) -> String {
     let names: Vec<&str> = FIXTURES.iter().map(|(n, _)| *n).collect();
     format!("{lead}. Shipped: {}", names.join(", "))
