@@ -310,15 +310,12 @@ pub struct ServeArgs {
 /// The scheduler flags (CIP-1 v3 §13.2), shared by `run`, `serve` and the default command.
 #[derive(clap::Args, Clone, Debug, Default)]
 pub struct SchedArgs {
-    /// The scheduler: `fifo` (CIP-5), `eip1559` (CIP-1 v3, from genesis unless
-    /// --activation-height says when), `cip1-v1` (CIP-1 v1's GBA auction with EMA weights),
-    /// `cip5-draft` or `cip5-draft-zh` (the CIP-5 early drafts). Default: the fixture's
+    /// The scheduler policy (`--help` says what each one is). Default: the fixture's
     /// `[chain] scheduler`.
     #[arg(long, value_name = "SCHEDULER", value_parser = scheduler_parser())]
     pub scheduler: Option<cowboy_devnet::engine::SchedulerKind>,
-    /// The first height planned by eip1559 (FIFO before it). Default: the fixture's
-    /// `[chain] activation_height`.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    // The first height planned by the activated scheduler (the registry names it).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..), help = activation_help())]
     pub activation_height: Option<u64>,
     /// Set a named variant of the specs' open points (repeatable), over the fixture's
     /// `[variants]`: `--variant basefee_step=proportional`. `cowboy-devnet variants` lists them.
@@ -328,6 +325,15 @@ pub struct SchedArgs {
 
 /// `lead`, then the names of the shipped fixtures (`scenario::builtin::FIXTURES`, every
 /// `fixtures/*.toml`): the help lists them all, never a hand-kept subset.
+/// `--activation-height`'s help, naming the schedulers before and after from the registry.
+fn activation_help() -> String {
+    format!(
+        "The first height planned by {} ({} before it). Default: the fixture's `[chain] activation_height`",
+        SchedulerKind::after_activation(),
+        SchedulerKind::before_activation().as_str().to_uppercase()
+    )
+}
+
 fn fixture_help(lead: &str) -> String {
     let names: Vec<&str> = FIXTURES.iter().map(|(n, _)| *n).collect();
     format!("{lead}. Shipped: {}", names.join(", "))
@@ -388,9 +394,10 @@ pub struct CompareArgs {
     // A fixture file, or the bare name of a shipped fixture.
     #[arg(help = fixture_help("A fixture file, or the bare name of a shipped fixture"))]
     pub fixture: String,
-    /// The schedulers to run the fixture under, comma-separated, or `all` for the five
-    /// (default: fifo,eip1559; with `--with`: eip1559). `eip1559` is active from genesis
-    /// unless the fixture sets `[chain] activation_height`.
+    /// The schedulers to run the fixture under, comma-separated, or `all` for every one
+    /// (default: the scheduler before an activation and the one after it; with `--with`: the
+    /// one after). The one after is active from genesis unless the fixture sets
+    /// `[chain] activation_height`.
     #[arg(long, value_delimiter = ',', value_parser = parse_schedulers)]
     pub schedulers: Option<Vec<Vec<SchedulerKind>>>,
     /// Play until this height (default: the fixture's `blocks`).
@@ -414,11 +421,13 @@ pub struct CompareArgs {
     pub jobs: u64,
 }
 
-/// `--scheduler`'s parser: the names of [`SchedulerKind::ALL`], so `--help` and the error for a
-/// wrong name list every scheduler from the one list (issue 29: the help named three of five).
+/// `--scheduler`'s parser: the names and summaries of the registry ([`SchedulerKind::ALL`]),
+/// so `--help` and the error for a wrong name list every scheduler from the one list (issue
+/// 29: the help named three of five).
 fn scheduler_parser() -> impl clap::builder::TypedValueParser<Value = SchedulerKind> {
-    use clap::builder::TypedValueParser;
-    clap::builder::PossibleValuesParser::new(SchedulerKind::ALL.map(|k| k.as_str())).map(|s| {
+    use clap::builder::{PossibleValue, TypedValueParser};
+    let values = SchedulerKind::ALL.map(|k| PossibleValue::new(k.as_str()).help(k.summary()));
+    clap::builder::PossibleValuesParser::new(values).map(|s| {
         s.parse::<SchedulerKind>()
             .expect("a possible value names a scheduler")
     })
@@ -430,7 +439,10 @@ fn parse_schedulers(s: &str) -> Result<Vec<SchedulerKind>, String> {
     match s.trim() {
         "all" => Ok(SchedulerKind::ALL.to_vec()),
         one => one.parse().map(|k| vec![k]).map_err(|_| {
-            format!("`{s}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)")
+            format!(
+                "`{s}` is not a scheduler ({})",
+                SchedulerKind::names_list(Some("all"))
+            )
         }),
     }
 }

@@ -5,6 +5,7 @@ use crate::cli::{CompareArgs, EXIT_FIXTURE, EXIT_OK, EXIT_OUTPUT};
 use crate::commands::{Out, clip, load, write_plot};
 use anyhow::{Context, Result};
 use cowboy_devnet::chain::Event;
+use cowboy_devnet::engine::scheduler::policy::COMPARE_DEFAULT;
 use cowboy_devnet::engine::{SchedulerKind, TimerEvent, Variants};
 use cowboy_devnet::scenario::plot::PlotRun;
 use cowboy_devnet::scenario::report::{ActorRow, BlockRow};
@@ -71,8 +72,8 @@ fn plan(a: &CompareArgs) -> Result<Vec<RunSpec>> {
         ),
         (_, _, Some((_, k))) => vec![*k],
         (Some(s), _, None) => s,
-        (None, true, None) => vec![SchedulerKind::Fifo, SchedulerKind::Eip1559],
-        (None, false, None) => vec![SchedulerKind::Eip1559],
+        (None, true, None) => COMPARE_DEFAULT.to_vec(),
+        (None, false, None) => COMPARE_DEFAULT[COMPARE_DEFAULT.len() - 1..].to_vec(),
     };
     let mut seen = Vec::new();
     for k in &schedulers {
@@ -129,7 +130,7 @@ fn play(a: &CompareArgs, spec: &RunSpec) -> Result<CompareRun> {
     let mut range: Option<(u128, u128)> = None;
     let (report, _) = scenario
         .run_with(DevnetRuntime::shared(), opts, &mut |b, _| {
-            if b.lane.scheduler == SchedulerKind::Eip1559 {
+            if b.lane.scheduler.facts().lane_basefee {
                 let fee = b.lane.basefee;
                 range = Some(range.map_or((fee, fee), |(lo, hi)| (lo.min(fee), hi.max(fee))));
             }

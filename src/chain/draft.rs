@@ -1,5 +1,5 @@
 //! The chain's side of the CIP-5 drafts: the §12 limits on a new timer, and which fired timers
-//! stop re-arming at the end of the block (see `Engine::end_draft_block`).
+//! stop re-arming at the end of the block (see `Engine::after_fires`).
 
 use crate::engine::draft::{DraftKind, DraftParams};
 use crate::engine::scheduler::variants::IntervalAfterFailure;
@@ -45,7 +45,7 @@ impl super::Chain {
     pub fn check_new_timer(&self, height: u64, t: &Timer, live: u32) -> Result<(), TimerError> {
         let policy = self.engine.policy_at(height);
         policy.check_timer(t)?;
-        if policy.kind().is_draft() {
+        if policy.kind().facts().drafts {
             check_limits(&self.engine.draft().params, t, live)?;
         }
         Ok(())

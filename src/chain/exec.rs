@@ -325,12 +325,14 @@ impl ExecCtx<'_> {
     /// `set_interval(target, every_blocks, payload, gas_limit, bid?)` (zh §7.1): due at `first`
     /// (by default by the `interval_first` variant), then every `every` blocks after each fire.
     pub fn set_interval(&mut self, a: &super::types::DraftTimerArgs) -> Result<TimerId, VmError> {
-        if self.chain.engine.scheduler_at(self.height) == engine::SchedulerKind::Cip5Draft {
+        let k = self.chain.engine.scheduler_at(self.height);
+        if k.facts().drafts && !k.facts().intervals {
             // Spec note: the English draft has no interval timers (§4 "the SDK/Runner issues a
             // new set_timeout"): `ERR_UNSUPPORTED_TIMER_TYPE`, here `InvalidInput`.
-            return self.timer_err(TimerError::InvalidInput(
-                "set_interval is not in the English CIP-5 draft (cip5-draft): use cip5-draft-zh, or re-arm with set_timeout".into(),
-            ));
+            return self.timer_err(TimerError::InvalidInput(format!(
+                "set_interval is not in the English CIP-5 draft ({k}): use {}, or re-arm with set_timeout",
+                engine::SchedulerKind::names_where(|f| f.intervals)
+            )));
         }
         let every = a.every.unwrap_or(0);
         if every == 0 {
@@ -358,9 +360,10 @@ impl ExecCtx<'_> {
         what: &str,
         kind: engine::draft::DraftKind,
     ) -> Result<TimerId, VmError> {
-        if !self.chain.engine.scheduler_at(self.height).is_draft() {
+        if !self.chain.engine.scheduler_at(self.height).facts().drafts {
             return self.timer_err(TimerError::InvalidInput(format!(
-                "{what} needs a CIP-5 draft scheduler (cip5-draft or cip5-draft-zh), not {}",
+                "{what} needs a CIP-5 draft scheduler ({}), not {}",
+                engine::SchedulerKind::draft_names(),
                 self.chain.engine.scheduler_at(self.height)
             )));
         }
@@ -551,7 +554,7 @@ impl Host for ExecCtx<'_> {
         self.overlay.nonces.insert(self.actor, ctx.actor_nonce + 1);
         let expires_at = timer.expires_at;
         self.overlay.scheduled.push(timer);
-        if policy.kind().is_draft() {
+        if policy.kind().facts().drafts {
             let reg = DraftSchedule {
                 id,
                 kind,

@@ -15,6 +15,7 @@ pub mod trace;
 pub mod types;
 
 use crate::engine::scheduler::Fairness;
+use crate::engine::scheduler::kind::Activation;
 use crate::engine::types::{keccak, keccak_parts};
 use crate::engine::{
     self, Address, AuctionEstimate, Cip1Config, Cip1State, EobStats, ErrorKind, Failure, FeeArgs,
@@ -106,8 +107,8 @@ fn is_default_draft(p: &engine::draft::DraftParams) -> bool {
 /// Contract decision 8: `scheduler = eip1559` without a height activates at height 1;
 /// otherwise the activation height, if any.
 fn effective_activation(g: &Genesis) -> Option<u64> {
-    match (g.scheduler, g.activation_height) {
-        (SchedulerKind::Eip1559, None) => Some(1),
+    match (g.scheduler.facts().activation, g.activation_height) {
+        (Activation::After, None) => Some(1),
         (_, h) => h,
     }
 }
@@ -123,7 +124,7 @@ impl Default for Genesis {
             timer: TimerConfig::default(),
             basefee: BasefeeConfig::default(),
             queue: QueueConfig::default(),
-            scheduler: SchedulerKind::Fifo,
+            scheduler: SchedulerKind::default(),
             activation_height: None,
             cip1: Cip1Config::default(),
             cip5_draft: Default::default(),
@@ -729,12 +730,12 @@ impl Chain {
         fees: FeeArgs,
     ) -> AuctionEstimate {
         let cip1 = self.engine.cip1();
-        let budget = gas_limit.unwrap_or(match cip1.scheduler_at(height) {
-            SchedulerKind::Eip1559 => cip1
-                .config
+        let budget = gas_limit.unwrap_or(if cip1.scheduler_at(height).facts().auction_cap {
+            cip1.config
                 .max_cycles_per_fire_auction
-                .min(self.timer_config.max_cycles_per_fire),
-            _ => self.timer_config.max_cycles_per_fire,
+                .min(self.timer_config.max_cycles_per_fire)
+        } else {
+            self.timer_config.max_cycles_per_fire
         });
         engine::scheduler::policy::estimate(
             cip1,

@@ -42,6 +42,7 @@
 //! Quiet heights are not listed by [`Chain::blocks`], which lists the stored bodies.
 
 use super::*;
+use crate::engine::scheduler::kind::FireBound;
 use sha3::{Digest, Keccak256};
 use std::sync::OnceLock;
 
@@ -194,7 +195,7 @@ impl Chain {
             scheduler,
             basefee: self.engine.lane_basefee(self.fee_quote().cycle_basefee),
             capacity,
-            fire_quota: if scheduler.is_draft() {
+            fire_quota: if scheduler.facts().bound == FireBound::FireQuota {
                 self.engine.draft().params.max_fires_per_block.into()
             } else {
                 0

@@ -6,6 +6,7 @@ use super::exec::{Firing, Frame, Meter, Overlay, PendingFire};
 use super::runtime::{ActorCode, VmError};
 use super::trace::{self, TraceOf};
 use super::{Block, Chain, ChainLedger, Event, Executed, Phase, Sealed};
+use crate::engine::scheduler::kind::FireBound;
 use crate::engine::scheduler::policy::BlockOutcome;
 use crate::engine::scheduler::variants::Utilisation;
 use crate::engine::{
@@ -118,7 +119,7 @@ impl Chain {
             scheduler,
             basefee,
             capacity: cfg.lane_timer_cycles,
-            fire_quota: if scheduler.is_draft() {
+            fire_quota: if scheduler.facts().bound == FireBound::FireQuota {
                 self.engine.draft().params.max_fires_per_block.into()
             } else {
                 0
@@ -168,7 +169,7 @@ impl Chain {
         let ex = self.execute_fire(run, &fire, &entry, &payload);
         let success = ex.result.is_ok();
         let cancelled_while_running = success && ex.overlay.firing_cancelled;
-        if run.scheduler.is_draft() && (cancelled_while_running || !success) {
+        if run.scheduler.facts().drafts && (cancelled_while_running || !success) {
             run.draft_stops
                 .note(&self.engine, t.timer_id, cancelled_while_running);
         }
@@ -256,12 +257,10 @@ impl Chain {
         }
     }
 
-    /// After the fires: the drafts' stop rules, the engine's after-block step (unless the
+    /// After the fires: the policy's step (`Engine::after_fires`), the engine's after-block step (unless the
     /// quiet test ran it), the lane's figures, and the seal.
     fn finish_eob(&mut self, mut run: EobRun, ended: bool) {
-        if run.scheduler.is_draft() {
-            self.engine.end_draft_block(&run.draft_stops.ids);
-        }
+        self.engine.after_fires(run.height, &run.draft_stops.ids);
         if !ended {
             let tx_cycles = self.open.as_ref().expect("open").tx_cycles;
             run.outcome.cycles = run.outcome.cycles.saturating_add(tx_cycles);
@@ -349,5 +348,5 @@ fn pending_fires(fires: &[Fire]) -> BTreeMap<TimerId, PendingFire> {
 /// reports show is the one the lane basefee followed; under the other schedulers, whose
 /// basefee does not follow the lane, the budgets reserved (how full the lane was).
 fn by_consumed(lane: &LaneStats, reading: Utilisation) -> bool {
-    lane.scheduler == SchedulerKind::Eip1559 && reading == Utilisation::Consumed
+    lane.scheduler.facts().lane_basefee && reading == Utilisation::Consumed
 }

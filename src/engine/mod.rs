@@ -30,13 +30,12 @@ pub use eob::{EobPlan, EobStats, FeeQuote, Fire, Ledger, Settlement};
 pub use error::{ErrorKind, Failure, RestoreError, TimerError};
 pub use events::{DeferReason, EventKind, TimerEvent, TimerStatus};
 pub use queue::{CalendarQueue, Tier, TierCounts};
+pub use scheduler::kind::SchedulerKind;
 pub use scheduler::policy::{
     AuctionEstimate, Cip1Config, Cip1State, LaneStats, Policy, TierMultipliers,
 };
 pub use scheduler::variants::Variants;
-pub use shared::{
-    Deferral, FeeArgs, FeeCaps, GbaBid, GbaContext, PriorityTier, ScheduleArgs, SchedulerKind,
-};
+pub use shared::{Deferral, FeeArgs, FeeCaps, GbaBid, GbaContext, PriorityTier, ScheduleArgs};
 pub use timer::{Handler, Timer};
 pub use types::{Address, H256, TimerId};
 
@@ -97,7 +96,7 @@ impl Engine {
     /// The scheduler that plans the block at `height` (Spec note 49); a CIP-5 draft chosen at
     /// genesis plans every block.
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
-        if self.scheduler.is_draft() {
+        if self.scheduler.facts().drafts {
             return self.scheduler;
         }
         self.cip1.scheduler_at(height)
@@ -117,7 +116,7 @@ impl Engine {
     /// Records a storage key written by the open block's transaction phase (the drafts'
     /// `ModifiedKeySet(h)`, English §7.1); kept only under a draft policy.
     pub fn note_written(&mut self, actor: Address, key: &[u8]) {
-        if self.scheduler.is_draft() {
+        if self.scheduler.needs().draft_state {
             self.draft.note_written(actor, key.to_vec());
         }
     }
@@ -142,29 +141,13 @@ impl Engine {
         }
     }
 
-    /// The end of a block under a draft policy, once its fires ran (zh §11, EOB-5): the
-    /// interval timers fired re-enter the calendar queue at their next due height, in one
-    /// batch, except those in `stopped` (their fire cancelled them, or failed under
-    /// `interval_after_failure = stop`) and those whose next due height is past their
-    /// `expires_at`, read after the fires: an extension by a handler of the block, the
-    /// interval's own included, applies (CIP-5 §6.3, Spec note 138). The watches in `stopped`
-    /// leave.
-    pub fn end_draft_block(&mut self, stopped: &std::collections::BTreeSet<TimerId>) {
-        for id in stopped {
-            if self.draft.watch(id).is_some() {
-                self.draft.forget(id);
-            }
-        }
-        for t in self.draft.take_rearm() {
-            if stopped.contains(&t.timer_id) || t.height > t.expires_at {
-                self.draft.forget(&t.timer_id);
-                continue;
-            }
-            let id = t.timer_id;
-            if self.queue.insert(t).is_err() {
-                self.draft.forget(&id);
-            }
-        }
+    /// The policy's step once the block's fires ran, before the after-block state update
+    /// ([`Policy::after_fires`]; under the drafts zh §11 EOB-5: the intervals re-arm, the
+    /// watches in `stopped` leave). `stopped`: the timers whose fire cancelled them or failed
+    /// (the drafts' stop rules).
+    pub fn after_fires(&mut self, height: u64, stopped: &std::collections::BTreeSet<TimerId>) {
+        let policy = self.policy_at(height);
+        policy.after_fires(&mut self.queue, &mut self.draft, stopped);
     }
 
     /// The drafts' part of the state root: empty while nothing was registered under them.
@@ -181,21 +164,25 @@ impl Engine {
     /// height above `current`, and only before activation.
     pub fn set_activation_height(&mut self, current: u64, height: u64) -> Result<(), TimerError> {
         if self.cip1.v1.active {
-            return Err(TimerError::InvalidInput(
-                "this chain runs cip1-v1 from genesis: there is no eip1559 activation".into(),
-            ));
+            return Err(TimerError::InvalidInput(format!(
+                "this chain runs {} from genesis: there is no {} activation",
+                self.cip1.scheduler_at(current),
+                SchedulerKind::after_activation()
+            )));
         }
         // Issue 30: a draft chain never switches (its plan is the draft's at every height), so
         // an activation height would be accepted and do nothing: refused by name.
-        if self.scheduler.is_draft() {
+        if self.scheduler.facts().drafts {
             return Err(TimerError::InvalidInput(format!(
-                "this chain runs {} from genesis: there is no eip1559 activation",
-                self.scheduler
+                "this chain runs {} from genesis: there is no {} activation",
+                self.scheduler,
+                SchedulerKind::after_activation()
             )));
         }
         if self.cip1.lane_basefee.is_some() {
             return Err(TimerError::InvalidInput(format!(
-                "the eip1559 scheduler is already active (since height {})",
+                "the {} scheduler is already active (since height {})",
+                SchedulerKind::after_activation(),
                 self.cip1.activation_height.unwrap_or_default()
             )));
         }
@@ -213,7 +200,7 @@ impl Engine {
     /// the fairness window starts empty (every actor W = 2; timers already scheduled keep their
     /// buckets). Returns whether this block activates.
     pub fn activate_if_due(&mut self, height: u64, cycle_basefee: u128) -> bool {
-        if self.cip1.lane_basefee.is_some() || self.scheduler_at(height) != SchedulerKind::Eip1559 {
+        if self.cip1.lane_basefee.is_some() || !self.scheduler_at(height).facts().lane_basefee {
             return false;
         }
         self.cip1.lane_basefee = Some(cycle_basefee.saturating_mul(scheduler::lane::PRICE_SCALE));
@@ -261,10 +248,12 @@ impl Engine {
 
     /// What [`stage_draft_params`](Self::stage_draft_params) refuses, without staging.
     pub fn check_draft_params(&self, p: &draft::DraftParams) -> Result<(), TimerError> {
-        if !self.scheduler.is_draft() {
+        let takes = self.scheduler.descriptor().governance;
+        if !takes.contains(&scheduler::kind::GovSection::Draft) {
             return Err(TimerError::InvalidInput(format!(
-                "the CIP-5 draft parameters ({}) need a draft scheduler (cip5-draft or cip5-draft-zh), not {}",
+                "the CIP-5 draft parameters ({}) need a draft scheduler ({}), not {}",
                 draft::DraftParams::FIELDS.join(", "),
+                SchedulerKind::draft_names(),
                 self.scheduler
             )));
         }

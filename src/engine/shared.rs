@@ -1,5 +1,5 @@
-//! The vocabulary the queue, the end of block and the scheduler policies share: which
-//! scheduler plans ([`SchedulerKind`]), what a schedule request carries ([`ScheduleArgs`],
+//! The vocabulary the queue, the end of block and the scheduler policies share: what a
+//! schedule request carries ([`ScheduleArgs`],
 //! [`FeeArgs`], [`PriorityTier`]), the CIP-1 v3 per-timer extension ([`FeeCaps`]), what a GBA is
 //! told and answers ([`GbaContext`], [`GbaBid`]) and a carried timer's pending record
 //! ([`Deferral`]).
@@ -11,82 +11,6 @@
 use super::events::DeferReason;
 use super::types::{Address, HashEncode, HashEncoder, TimerId, u128_str};
 use serde::{Deserialize, Serialize};
-
-// ---- the scheduler in force ---------------------------------------------------------------------
-
-/// Which scheduler orders the lane: `fifo`, CIP-5's FIFO per height bucket, `eip1559`,
-/// CIP-1 v3's timer-lane auction (§3 steps 4–10), or one of the CIP-5 early drafts
-/// (`cip5-draft`, the English Globalbox; `cip5-draft-zh`, the Chinese draft with interval
-/// timers). Serde and the CLI spell them as `as_str` does.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum SchedulerKind {
-    #[default]
-    Fifo,
-    Eip1559,
-    /// CIP-1 v1 (`cip1-v1-calendar-queue-gba.md` §3–§5, issue 21 §1): the GBA-priced
-    /// first-price auction with per-actor EMA weights, selectable from genesis.
-    Cip1V1,
-    Cip5Draft,
-    Cip5DraftZh,
-}
-
-impl SchedulerKind {
-    pub const ALL: [SchedulerKind; 5] = [
-        SchedulerKind::Fifo,
-        SchedulerKind::Eip1559,
-        SchedulerKind::Cip1V1,
-        SchedulerKind::Cip5Draft,
-        SchedulerKind::Cip5DraftZh,
-    ];
-
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            SchedulerKind::Fifo => "fifo",
-            SchedulerKind::Eip1559 => "eip1559",
-            SchedulerKind::Cip1V1 => "cip1-v1",
-            SchedulerKind::Cip5Draft => "cip5-draft",
-            SchedulerKind::Cip5DraftZh => "cip5-draft-zh",
-        }
-    }
-
-    /// Whether this is one of the CIP-5 early drafts (state watches, quotas, a Mailbox).
-    pub const fn is_draft(self) -> bool {
-        matches!(self, SchedulerKind::Cip5Draft | SchedulerKind::Cip5DraftZh)
-    }
-}
-
-impl std::fmt::Display for SchedulerKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.as_str())
-    }
-}
-
-impl std::str::FromStr for SchedulerKind {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        SchedulerKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| {
-                format!(
-                    "`{s}` is not a scheduler (expected fifo, eip1559, cip1-v1, cip5-draft or cip5-draft-zh)"
-                )
-            })
-    }
-}
-
-impl Serialize for SchedulerKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for SchedulerKind {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(d)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
 
 // ---- schedule requests ------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ use crate::chain::{Chain, TimerOp, Transaction, TxKind};
 use crate::engine::draft::DraftKind;
 use crate::engine::draft::deliver::score;
 use crate::engine::eob::{fire_budget, max_cost};
-use crate::engine::{Address, Failure, SchedulerKind, Timer, TimerId};
+use crate::engine::{Address, Failure, Timer, TimerId};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -127,7 +127,8 @@ impl EstimateDraftTimer {
         fund(&mut est, &trial, &timer);
         let h = first_block(&mut est, &trial, &timer, &meta.kind);
         est.first_block = Some(h);
-        let zh = chain.engine().scheduler_at(h) == SchedulerKind::Cip5DraftZh;
+        let facts = chain.engine().scheduler_at(h).facts();
+        let zh = facts.drafts && !facts.globalbox;
         let cands = competitors(chain, h);
         let ours = Ours {
             id,

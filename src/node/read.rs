@@ -8,8 +8,10 @@ use super::views::{
 use super::{EventView, MiningMode};
 use crate::chain::{Chain, Event, EventRecord};
 use crate::engine::eob::fire_budget;
+use crate::engine::scheduler::kind::Weights;
+use crate::engine::scheduler::{W_MAX_BPS, W_ONE_BPS};
 use crate::engine::{
-    Address, DeferReason, H256, QueueConfig, SchedulerKind, Timer, TimerConfig, TimerEvent, TimerId,
+    Address, DeferReason, H256, QueueConfig, Timer, TimerConfig, TimerEvent, TimerId,
 };
 use std::collections::BTreeMap;
 
@@ -182,7 +184,8 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
     // Under cip1-v1 the weight is CIP-1 v1's EMA weight (issue 21 §1), not the §8 W.
     let cip1 = chain.engine().cip1();
     let v1cfg = cip1.v1_config();
-    let v1 = scheduler == SchedulerKind::Cip1V1;
+    let weights = scheduler.facts().weights;
+    let v1 = weights == Weights::Ema;
     let weight = |a: &Address| {
         if v1 {
             cip1.v1.weight_bps(a, &v1cfg)
@@ -197,7 +200,7 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
         pending: 0,
         weight_bps: weight(&a),
     };
-    let (window_blocks, median) = if scheduler == SchedulerKind::Eip1559 {
+    let (window_blocks, median) = if weights == Weights::Window {
         for r in cip1.fairness_rows() {
             per.insert(
                 r.actor,
@@ -243,10 +246,10 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
             per.entry(*a).or_insert_with(|| row(*a));
         }
     }
-    let weight_range_bps = match scheduler {
-        SchedulerKind::Eip1559 => Some([10_000, 20_000]),
-        SchedulerKind::Cip1V1 => Some([v1cfg.weight_min_bps, v1cfg.weight_max_bps]),
-        _ => None,
+    let weight_range_bps = match weights {
+        Weights::Window => Some([W_ONE_BPS, W_MAX_BPS]),
+        Weights::Ema => Some([v1cfg.weight_min_bps, v1cfg.weight_max_bps]),
+        Weights::None => None,
     };
     SharesView {
         scheduler,

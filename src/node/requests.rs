@@ -556,9 +556,10 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
     // schedule path (`chain/exec.rs`): its defaults and caps, CIP-5 §4.2, its own and the
     // drafts' §12 limits (`Chain::check_new_timer`, Spec note 128), its fee checks.
     let policy = chain.engine().policy_at(current);
-    if args.client_nonce.is_some() && !policy.kind().is_draft() {
+    if args.client_nonce.is_some() && !policy.kind().facts().drafts {
         let e = engine::TimerError::InvalidInput(format!(
-            "client_nonce needs a CIP-5 draft scheduler (cip5-draft or cip5-draft-zh), not {}",
+            "client_nonce needs a CIP-5 draft scheduler ({}), not {}",
+            engine::SchedulerKind::draft_names(),
             policy.kind()
         ));
         est.error = Some(Failure::from_error(e.kind(), &e));
@@ -603,7 +604,7 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
             let auction = chain.estimate_auction(actor, timer.height, args.gas_limit, fees);
             // Under eip1559 a fire also pays the lane basefee and its tip (contract
             // decision 3), at today's lane basefee.
-            if auction.scheduler == engine::SchedulerKind::Eip1559 {
+            if auction.scheduler.facts().lane_basefee {
                 est.max_cost = lane_max_cost(
                     timer.gas_limit_per_fire,
                     cfg.max_cells_per_fire,

@@ -5,6 +5,7 @@ use super::core::{NodeCore, Request};
 use super::error::NodeError;
 use super::read;
 use crate::engine::scheduler::FairnessRow;
+use crate::engine::scheduler::kind::Weights;
 use crate::engine::types::u128_str;
 use crate::engine::{Address, ErrorKind, Failure, LaneStats, SchedulerKind};
 use serde::{Deserialize, Serialize};
@@ -166,11 +167,10 @@ impl NodeCore {
             .collect();
         let scheduler = chain.scheduler_at(chain.pending_height());
         let per_fire = chain.timer_config().max_cycles_per_fire;
-        let max_gas_per_fire = match scheduler {
-            SchedulerKind::Eip1559 => {
-                per_fire.min(chain.engine().cip1().config.max_cycles_per_fire_auction)
-            }
-            _ => per_fire,
+        let max_gas_per_fire = if scheduler.facts().auction_cap {
+            per_fire.min(chain.engine().cip1().config.max_cycles_per_fire_auction)
+        } else {
+            per_fire
         };
         Ok(LaneView {
             scheduler,
@@ -189,7 +189,7 @@ impl NodeCore {
         let chain = self.chain();
         let scheduler = chain.scheduler_at(chain.pending_height());
         let cip1 = chain.engine().cip1();
-        if scheduler == SchedulerKind::Cip1V1 {
+        if scheduler.facts().weights == Weights::Ema {
             return FairnessView {
                 scheduler,
                 weight_init_bps: Some(cip1.v1_config().weight_init_bps),

@@ -289,7 +289,10 @@ fn scheduler_text(t: &TimerEvent, who: &dyn Fn(&Address) -> String) -> String {
             reason.as_str()
         ),
         T::SchedulerActivated { height } => {
-            format!("eip1559 scheduler plans from height {height} on")
+            format!(
+                "{} scheduler plans from height {height} on",
+                crate::engine::SchedulerKind::after_activation()
+            )
         }
         _ => unreachable!("scheduler_text is called for its own kinds only"),
     }

@@ -3,6 +3,7 @@
 
 use crate::chain::{Block, Event};
 use crate::engine::Address;
+use crate::engine::scheduler::kind::FireBound;
 use std::collections::BTreeMap;
 
 fn short(h: &crate::engine::H256) -> String {
@@ -22,7 +23,7 @@ pub fn block_line(b: &Block) -> String {
     };
     // The CIP-5 drafts have no lane (issue 30): their column is the fires materialized against
     // `MAX_FIRES_PER_BLOCK`, then the cycles the fires used.
-    let (label, of, cap) = if b.lane.scheduler.is_draft() {
+    let (label, of, cap) = if b.lane.scheduler.facts().bound == FireBound::FireQuota {
         ("fires", e.fired, b.lane.fire_quota)
     } else {
         // The capacity the block ran with, not the one its transactions set for the next.

@@ -8,6 +8,7 @@ use super::report::{ActorTally, BlockRow, ExpectationResult, Report, StepOutcome
 use super::translate::{StepContext, command_for};
 use crate::chain::runtime::{ActorCode, ActorRuntime};
 use crate::chain::{Block, Chain, ChainDump, EventRecord, Genesis, Receipt, Transaction, TxKind};
+use crate::engine::scheduler::kind::{Activation, Weights};
 use crate::engine::scheduler::variants::Variants;
 use crate::engine::{Address, Failure, SchedulerKind, TimerError, TimerId};
 use crate::node::{Halt, LoadState, Mine, NodeConfig, NodeCore, NodeError, SendTx};
@@ -119,7 +120,7 @@ impl Scenario {
             return;
         }
         self.genesis.scheduler = scheduler;
-        if scheduler != SchedulerKind::Eip1559 {
+        if scheduler.facts().activation != Activation::After {
             self.genesis.activation_height = None;
         }
     }
@@ -151,14 +152,18 @@ impl Scenario {
     /// The scheduler(s) the run plays under, as a label: `fifo`, `eip1559`, or
     /// `fifo→eip1559@H` for an activation at height H > 1.
     pub fn scheduler_label(&self) -> String {
-        match (self.genesis.scheduler, self.genesis.activation_height) {
-            (SchedulerKind::Cip1V1, _) => "cip1-v1".into(),
-            (k, _) if k.is_draft() => k.as_str().into(),
-            (SchedulerKind::Eip1559, None | Some(1)) | (SchedulerKind::Fifo, Some(1)) => {
-                "eip1559".into()
+        let k = self.genesis.scheduler;
+        let (before, after) = (
+            SchedulerKind::before_activation(),
+            SchedulerKind::after_activation(),
+        );
+        match (k.facts().activation, self.genesis.activation_height) {
+            (Activation::Alone, _) => k.as_str().into(),
+            (Activation::After, None | Some(1)) | (Activation::Before, Some(1)) => {
+                after.as_str().into()
             }
-            (_, Some(h)) => format!("fifo→eip1559@{h}"),
-            (_, None) => "fifo".into(),
+            (_, Some(h)) => format!("{before}→{after}@{h}"),
+            (_, None) => k.as_str().into(),
         }
     }
 
@@ -699,6 +704,6 @@ impl Scenario {
 /// W(actor) in basis points (CIP-1 v3 §8) once eip1559 plans the blocks; `None` before
 /// (FIFO keeps no fairness window).
 pub fn weight_bps(chain: &Chain, actor: &Address) -> Option<u32> {
-    (chain.scheduler_at(chain.height().max(1)) == SchedulerKind::Eip1559)
+    (chain.scheduler_at(chain.height().max(1)).facts().weights == Weights::Window)
         .then(|| chain.engine().cip1().weight_bps(actor))
 }

@@ -84,7 +84,10 @@ pub fn describe_step(step: &Step) -> String {
         } => format!("{account}'s balance is set to {}", balance.0),
         Step::Halt { blocks, .. } => format!("the chain halts for {blocks} blocks"),
         Step::Tx { tx, .. } => format!("a transaction {tx}"),
-        Step::Activate { height, .. } => format!("governance activates eip1559 at {height}"),
+        Step::Activate { height, .. } => format!(
+            "governance activates {} at {height}",
+            crate::engine::SchedulerKind::after_activation()
+        ),
         Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.describe(step.action()),
     }
 }

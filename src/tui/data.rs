@@ -41,8 +41,8 @@ pub struct Status {
     /// Height of the last sealed block.
     pub height: u64,
     pub mining: MiningMode,
-    /// `fifo` or `eip1559`.
-    pub scheduler: String,
+    /// The scheduler planning the next block (its facts say what the panes show for it).
+    pub scheduler: crate::engine::SchedulerKind,
     /// Height at which the CIP-1 v3 scheduler takes over, when one is set.
     pub activation_height: Option<u64>,
     pub cycle_basefee: u128,

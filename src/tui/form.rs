@@ -182,10 +182,10 @@ fn check_gas(data: &DashboardData, gas: Option<u64>) -> Result<Option<u64>, Stri
     };
     match gas {
         Some(g) if g == 0 || g > s.gas_cap => {
-            let why = if s.scheduler == "eip1559" {
-                "the eip1559 auction cap, CIP-1 v3 §10"
+            let why = if s.scheduler.facts().auction_cap {
+                format!("the {} auction cap, CIP-1 v3 §10", s.scheduler)
             } else {
-                "max_cycles_per_fire"
+                "max_cycles_per_fire".to_string()
             };
             Err(format!(
                 "gas per fire {g} must be in 1..={} ({why})",

@@ -4,6 +4,7 @@
 use super::command::UiCommand;
 use super::data::{CommandError, MiningMode, fmt_nanos, fmt_w};
 use super::draft_request::DraftEstimateView;
+use crate::engine::SchedulerKind;
 use crate::engine::{AuctionEstimate, TimerId};
 
 /// `timer_estimate`'s answer.
@@ -33,7 +34,6 @@ impl Estimate {
 /// An auction standing as the estimate line shows it: `eip1559: rank 2 of 3 due, selected,
 /// priority 0.5 × W 2.00` (or `fifo: 3rd in the bucket, fits`).
 pub fn auction_line(a: &AuctionEstimate, funded: bool) -> String {
-    let kind = a.scheduler.to_string();
     let sel = if !funded {
         "would be removed unfunded"
     } else if a.would_be_selected {
@@ -41,11 +41,14 @@ pub fn auction_line(a: &AuctionEstimate, funded: bool) -> String {
     } else {
         "would be deferred"
     };
-    if kind == "fifo" {
-        return format!("fifo: #{} in its bucket, {sel}", a.rank);
+    // A scheduler without tips ranks a timer by queue order alone; the others show the
+    // auction's figures, under the name of the scheduler an activation switches to.
+    if !a.scheduler.facts().tips {
+        return format!("{}: #{} in its bucket, {sel}", a.scheduler, a.rank);
     }
     format!(
-        "eip1559: rank {} of {} due, {sel} · lane basefee {} · priority {} × W {}",
+        "{}: rank {} of {} due, {sel} · lane basefee {} · priority {} × W {}",
+        SchedulerKind::after_activation(),
         a.rank,
         a.due_at_height + 1,
         fmt_nanos(a.lane_basefee),

@@ -14,7 +14,8 @@ use super::data::{
 };
 use crate::chain::{Event, EventRecord};
 use crate::engine::eob::{FeeQuote, max_cost};
-use crate::engine::{Address, DeferReason, SchedulerKind, TimerEvent, TimerId, TimerStatus};
+use crate::engine::scheduler::kind::Weights;
+use crate::engine::{Address, DeferReason, TimerEvent, TimerId, TimerStatus};
 use crate::node::{
     self, ActorsQuery, BucketQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, DraftQuery,
     DraftView, EventFilter, EventView, EventsQuery, HeadQuery, HeadView, LaneQuery, LaneView,
@@ -89,7 +90,7 @@ pub fn deferred_query(lane: &LaneView, head: &HeadView) -> Option<EventsQuery> {
 /// The second step's draft query (issue 22): the Globalbox, the Mailbox and the watch index,
 /// asked only when the scheduler is a CIP-5 draft, so other policies pay nothing.
 pub fn draft_query(lane: &LaneView) -> Option<DraftQuery> {
-    lane.scheduler.is_draft().then_some(DraftQuery)
+    lane.scheduler.facts().drafts.then_some(DraftQuery)
 }
 
 /// The replies to one refresh's queries, as typed values.
@@ -197,7 +198,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         r.lane.blocks[skip..].iter().map(lane_row).collect()
     };
     let defer_reasons = lane_defer_reasons(r, lane.first().map_or(u64::MAX, |l| l.height));
-    let eip = r.shares.scheduler == SchedulerKind::Eip1559;
+    let eip = r.shares.scheduler.facts().weights == Weights::Window;
     let mut actors = r.actors.clone();
     actors.sort_by_key(|a| (label(&names, a), *a));
     DashboardData {
@@ -226,11 +227,11 @@ fn status_of(r: &QueryReplies, info: &SourceInfo) -> Status {
     let cfg = &r.config.timer;
     let next_kind = r.lane.scheduler;
     let activation_height = r.lane.activation_height;
-    let cip1 = activation_height.is_some() || next_kind == SchedulerKind::Eip1559;
+    let cip1 = activation_height.is_some() || next_kind.facts().lane_basefee;
     Status {
         height: head.height,
         mining: mining_from_node(head.mining),
-        scheduler: next_kind.to_string(),
+        scheduler: next_kind,
         activation_height,
         cycle_basefee: head.cycle_basefee,
         cell_basefee: head.cell_basefee,
@@ -299,7 +300,7 @@ fn lane_defer_reasons(r: &QueryReplies, lane_from: u64) -> Vec<(String, u64)> {
 
 /// The fairness table: fires, deferrals, pending and the weight per actor.
 fn fairness_rows(r: &QueryReplies) -> Vec<FairnessRow> {
-    let eip = r.shares.scheduler == SchedulerKind::Eip1559;
+    let weights = r.shares.scheduler.facts().weights;
     r.shares
         .actors
         .iter()
@@ -309,7 +310,7 @@ fn fairness_rows(r: &QueryReplies) -> Vec<FairnessRow> {
             deferrals: s.deferrals,
             pending: s.pending,
             // Under cip1-v1 the EMA weight (issue 21 §1), under eip1559 the §8 W.
-            w_bps: (eip || r.shares.scheduler == SchedulerKind::Cip1V1).then_some(s.weight_bps),
+            w_bps: (weights != Weights::None).then_some(s.weight_bps),
         })
         .collect()
 }
@@ -355,7 +356,7 @@ fn lane_row(l: &node::LaneBlockView) -> LaneRow {
         selected: l.selected,
         deferred: l.deferred,
         lane_deferred: l.lane_deferred,
-        p50_tip: (l.scheduler != SchedulerKind::Fifo).then_some(l.p50_tip),
+        p50_tip: l.scheduler.facts().tips.then_some(l.p50_tip),
         tips: l.tips,
         burned: l.burned,
         lane_burned: l.lane_burned,
@@ -595,7 +596,10 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
             )
         }
         TimerEvent::SchedulerActivated { height } => {
-            format!("eip1559 plans blocks from #{height}")
+            format!(
+                "{} plans blocks from #{height}",
+                crate::engine::SchedulerKind::after_activation()
+            )
         }
         TimerEvent::TimerUpdated {
             client_nonce,

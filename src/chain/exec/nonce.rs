@@ -56,9 +56,10 @@ impl ExecCtx<'_> {
         kind: &DraftKind,
     ) -> Result<Option<TimerId>, VmError> {
         let scheduler = self.chain.engine.scheduler_at(self.height);
-        if !scheduler.is_draft() {
+        if !scheduler.facts().drafts {
             return self.timer_err(TimerError::InvalidInput(format!(
-                "client_nonce needs a CIP-5 draft scheduler (cip5-draft or cip5-draft-zh), not {scheduler}"
+                "client_nonce needs a CIP-5 draft scheduler ({}), not {scheduler}",
+                SchedulerKind::draft_names()
             )));
         }
         let key = self.nonce_key(n);
@@ -117,7 +118,7 @@ impl ExecCtx<'_> {
             }
             return Ok(Some(id));
         };
-        let raise = scheduler == SchedulerKind::Cip5DraftZh
+        let raise = scheduler.facts().intervals
             && self.chain.engine.cip1().config.variants.update_fifo_rank == UpdateFifoRank::Raise;
         let u = self.checked_update(n, id, &Have::of(bound, &body), args, kind, raise)?;
         self.overlay.draft_updates.push(u);

@@ -518,7 +518,7 @@ impl Materializer<'_, '_> {
             DraftKind::Interval { every } => {
                 // zh §11: the next due height is the executing height + every_blocks. It
                 // re-arms at the end of the block if that height is within its `expires_at`
-                // as the block's handlers left it (Spec note 138, `Engine::end_draft_block`).
+                // as the block's handlers left it (Spec note 138, `Engine::after_fires`).
                 let mut t = timer.clone();
                 t.height = h.saturating_add(every);
                 self.st.rearm.push(t);

@@ -8,6 +8,7 @@
 
 pub mod cip1;
 pub mod fairness;
+pub mod kind;
 pub mod lane;
 pub mod policy;
 pub mod pricing;
@@ -16,6 +17,7 @@ pub mod v1;
 pub mod variants;
 
 pub use fairness::{Fairness, FairnessRow, W_MAX_BPS, W_ONE_BPS};
+pub use kind::SchedulerKind;
 pub use lane::{
     LaneParams, PRICE_SCALE, charge_ceil, charge_floor, next_lane_basefee,
     next_lane_basefee_proportional, next_lane_basefee_with, p50_tip, p50_tip_with,

@@ -7,7 +7,8 @@ use super::select::{Candidate, effective_priority, select};
 use crate::engine::config::TimerConfig;
 use crate::engine::eob::fire_budget;
 use crate::engine::queue::CalendarQueue;
-use crate::engine::shared::{FeeArgs, GbaBid, PriorityTier, SchedulerKind};
+use crate::engine::scheduler::kind::SchedulerKind;
+use crate::engine::shared::{FeeArgs, GbaBid, PriorityTier};
 use crate::engine::types::{Address, TimerId, u128_str};
 use serde::{Deserialize, Serialize};
 

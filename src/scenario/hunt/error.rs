@@ -11,7 +11,8 @@ pub enum HuntError {
     #[error("UnknownMeasure: {0}")]
     UnknownMeasure(String),
     #[error(
-        "UnknownScheduler: `{0}` is not a scheduler (fifo, eip1559, cip1-v1, cip5-draft, cip5-draft-zh or all)"
+        "UnknownScheduler: `{0}` is not a scheduler ({names})",
+        names = crate::engine::SchedulerKind::names_list(Some("all"))
     )]
     UnknownScheduler(String),
     #[error("UnknownVariant: {0}")]

@@ -4,6 +4,7 @@
 //! quotas hold (fires per block, per target); W(actor) stays in [1, 2] (`eip1559`, CIP-1 v3 §8).
 
 use crate::chain::{Event, EventRecord, Genesis};
+use crate::engine::scheduler::kind::{FireBound, Weights};
 use crate::engine::{SchedulerKind, TimerEvent, TimerId};
 use crate::scenario::report::Report;
 use std::collections::BTreeMap;
@@ -100,23 +101,24 @@ fn fires_by_block(r: &Report) -> BTreeMap<u64, (u64, u32, BTreeMap<String, u32>)
 fn budgets(r: &Report, lim: &Limits) -> Option<String> {
     for (h, (cycles, n, per)) in fires_by_block(r) {
         let kind = match lim.activation {
-            Some(a) if h < a => SchedulerKind::Fifo,
+            Some(a) if h < a => SchedulerKind::before_activation(),
             _ => lim.scheduler,
         };
-        match kind {
-            SchedulerKind::Fifo | SchedulerKind::Eip1559 if cycles > lim.lane_timer_cycles => {
+        let bound = kind.facts().bound;
+        match bound {
+            FireBound::LaneCycles if cycles > lim.lane_timer_cycles => {
                 return Some(format!(
                     "block #{h}: fires used {cycles} cycles, over the lane's {}",
                     lim.lane_timer_cycles
                 ));
             }
-            k if k.is_draft() && n > lim.max_fires_per_block => {
+            FireBound::FireQuota if n > lim.max_fires_per_block => {
                 return Some(format!(
                     "block #{h}: {n} fires, over max_fires_per_block {}",
                     lim.max_fires_per_block
                 ));
             }
-            k if k.is_draft() => {
+            FireBound::FireQuota => {
                 if let Some((a, m)) = per.iter().find(|(_, m)| **m > lim.max_fires_per_target) {
                     return Some(format!(
                         "block #{h}: {m} fires of {a}, over max_fires_per_target {}",
@@ -132,7 +134,7 @@ fn budgets(r: &Report, lim: &Limits) -> Option<String> {
 
 /// W(actor) in [1, 2] (`weight_bps` in [10,000, 20,000]) under eip1559.
 fn weights(r: &Report, lim: &Limits) -> Option<String> {
-    if lim.scheduler != SchedulerKind::Eip1559 {
+    if lim.scheduler.facts().weights != Weights::Window {
         return None;
     }
     r.actors.iter().find_map(|a| {
@@ -144,7 +146,7 @@ fn weights(r: &Report, lim: &Limits) -> Option<String> {
 
 /// The first invariant `r` breaks, in words.
 pub fn broken(r: &Report, lim: &Limits) -> Option<String> {
-    one_exit(r, lim.scheduler.is_draft())
+    one_exit(r, lim.scheduler.facts().drafts)
         .or_else(|| budgets(r, lim))
         .or_else(|| weights(r, lim))
 }

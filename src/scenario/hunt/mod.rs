@@ -84,8 +84,8 @@ fn setting(ch: &Checked, k: crate::engine::SchedulerKind) -> Setting {
 /// writes under the CIP-5 drafts, interval timers under the Chinese draft only.
 fn limits(ch: &Checked, k: crate::engine::SchedulerKind) -> Limits {
     Limits {
-        watches: k.is_draft(),
-        intervals: k == crate::engine::SchedulerKind::Cip5DraftZh,
+        watches: k.facts().drafts,
+        intervals: k.facts().intervals,
         adversaries: ch.spec.adversary.count as usize,
         funds: ch.funds,
         max_timers: ch.spec.adversary.max_timers,

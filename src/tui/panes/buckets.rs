@@ -111,9 +111,12 @@ fn bucket_heading(app: &App, ranked: bool) -> String {
             b.height,
             crate::tui::panes::modal::plural(b.count as usize, "timer", "timers"),
             if ranked {
-                " (eip1559: effective priority, then id)"
+                format!(
+                    " ({}: effective priority, then id)",
+                    crate::engine::SchedulerKind::after_activation()
+                )
             } else {
-                ""
+                String::new()
             }
         ),
         None => " no bucket".into(),

@@ -8,7 +8,7 @@
 //! row ([`crate::tui::draft_cursor`]), `Enter` opens its timer's life, `w` watches it, `y` copies its id.
 
 use super::frame::{pane_block, scroll_offset, short_amount};
-use crate::engine::{SchedulerKind, TimerId};
+use crate::engine::TimerId;
 use crate::node::DraftView;
 use crate::tui::panes::lane_chart::CHART_MIN;
 use crate::tui::state::{App, Pane};
@@ -88,7 +88,7 @@ fn short_hex(s: &str) -> String {
 }
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, d: &DraftView, theme: &Theme) {
-    let english = d.scheduler == SchedulerKind::Cip5Draft;
+    let english = d.scheduler.facts().globalbox;
     let block = pane_block(draft_title(d, english), Pane::Lane, app, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);

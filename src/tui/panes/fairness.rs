@@ -3,6 +3,7 @@
 //! deferrals counted from the events (FIFO has no W). Pending timers per actor under both.
 
 use super::frame::{pane_block, scroll_offset};
+use crate::engine::SchedulerKind;
 use crate::tui::data::fmt_w;
 use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
@@ -20,7 +21,8 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let title = match app.data.fairness_window {
         // CIP-1 v3 §8: the window's own median over the actors with a recent fire.
         Some((window, median)) => format!(
-            "fairness · eip1559 W(actor) · window {window} blocks · median fires {median} · {sort}"
+            "fairness · {} W(actor) · window {window} blocks · median fires {median} · {sort}",
+            SchedulerKind::after_activation()
         ),
         // The same median over the fires counted from the events (the node's query); the
         // scheduler named as it is (cip1-v1 shows its EMA weights, the others have no W).
@@ -29,8 +31,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
                 .data
                 .status
                 .as_ref()
-                .and_then(|s| s.scheduler.split_whitespace().next())
-                .unwrap_or("fifo")
+                .map_or(SchedulerKind::default(), |s| s.scheduler)
                 .to_string();
             let w = if app.data.fairness.iter().any(|r| r.w_bps.is_some()) {
                 "EMA weight"

@@ -6,6 +6,7 @@
 use super::frame::pane_block;
 use super::lane_chart::{self, CHART_MIN};
 use super::lane_figures;
+use crate::engine::SchedulerKind;
 use crate::tui::chart_window;
 use crate::tui::keys::KeyAction;
 use crate::tui::state::{App, Pane};
@@ -17,7 +18,7 @@ use ratatui::widgets::Paragraph;
 
 pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let status = app.data.status.as_ref();
-    let eip = status.is_some_and(|s| s.scheduler == "eip1559");
+    let eip = status.is_some_and(|s| s.scheduler.facts().lane_basefee);
     // Issue 34: the charts' window of blocks in the title, with the keys that change it
     // where the title has the room.
     let window = chart_window::title(app.lane_window, Some(app.data.lane.len()));
@@ -98,10 +99,11 @@ fn split(height: u16, figures: usize) -> (u16, u16) {
 
 /// `eip1559 since #1`, `fifo · eip1559 from #40`, or `fifo`.
 pub fn scheduler_title(app: &App) -> String {
+    let after = SchedulerKind::after_activation();
     match app.data.status.as_ref() {
-        Some(s) => match (s.scheduler.as_str(), s.activation_height) {
-            ("eip1559", Some(a)) => format!("eip1559 since #{a}"),
-            (k, Some(a)) => format!("{k} · eip1559 from #{a}"),
+        Some(s) => match (s.scheduler, s.activation_height) {
+            (k, Some(a)) if k == after => format!("{after} since #{a}"),
+            (k, Some(a)) => format!("{k} · {after} from #{a}"),
             (k, None) => k.to_string(),
         },
         None => "—".into(),

@@ -137,7 +137,8 @@ fn fee_fields(app: &App, t: &TimerRow, theme: &Theme) -> Vec<Line<'static>> {
         || t.priority_tier.is_some()
         || t.carried > 0;
     if !cip1 {
-        return vec![field("priority", "— (fifo)".into())];
+        let fifo = crate::engine::SchedulerKind::before_activation();
+        return vec![field("priority", format!("— ({fifo})"))];
     }
     vec![
         field(
@@ -188,11 +189,14 @@ fn priority_text(app: &App, t: &TimerRow) -> String {
             .data
             .status
             .as_ref()
-            .is_some_and(|s| s.scheduler == "eip1559") =>
+            .is_some_and(|s| s.scheduler.facts().lane_basefee) =>
         {
             "select its bucket to see its rank".into()
         }
-        None => "— (fifo: queue order)".into(),
+        None => format!(
+            "— ({}: queue order)",
+            crate::engine::SchedulerKind::before_activation()
+        ),
     }
 }
 

@@ -1,5 +1,6 @@
 //! The status bar (top) and the hint line (bottom).
 
+use crate::engine::SchedulerKind;
 use crate::tui::data::{Status, fmt_nanos};
 use crate::tui::keys::KeyAction;
 use crate::tui::state::App;
@@ -139,14 +140,21 @@ fn view_items(app: &App, s: &Status, theme: &Theme) -> Vec<Item> {
 fn chain_items(s: &Status, theme: &Theme) -> Vec<Item> {
     let key = theme.get("status_key");
     let mut items = vec![Item::same(4, "mining", s.mining.label(), key)];
-    let sched = match (s.scheduler.as_str(), s.activation_height) {
-        ("eip1559", Some(h)) => format!("eip1559 (since #{h})"),
-        (k, Some(h)) => format!("{k} (eip1559 at #{h})"),
+    let after = SchedulerKind::after_activation();
+    let sched = match (s.scheduler, s.activation_height) {
+        (k, Some(h)) if k == after => format!("{after} (since #{h})"),
+        (k, Some(h)) => format!("{k} ({after} at #{h})"),
         (k, None) => k.to_string(),
     };
     // Issue 34, item 9: the scheduler outlasts the basefees and the pending count (after
     // activation its long form no longer fits at 120 columns; its short form does).
-    items.push(Item::new(5, "scheduler", sched, s.scheduler.clone(), key));
+    items.push(Item::new(
+        5,
+        "scheduler",
+        sched,
+        s.scheduler.to_string(),
+        key,
+    ));
     // The non-default variants (issue 21), dropped first when the bar is short.
     if !s.variants.is_empty() {
         items.push(Item::same(

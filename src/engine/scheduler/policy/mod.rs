@@ -14,6 +14,9 @@
 mod cip1v1;
 mod draft;
 mod eip1559;
+mod registry;
+
+pub use registry::{COMPARE_DEFAULT, Entry, REGISTRY};
 
 pub use super::cip1::{BlockOutcome, Cip1Config, Cip1State, LaneStats, TierMultipliers};
 pub use super::pricing::{
@@ -22,15 +25,19 @@ pub use super::pricing::{
 
 use crate::engine::config::TimerConfig;
 use crate::engine::draft::DraftState;
-use crate::engine::draft::deliver::Flavor;
 use crate::engine::eob::{self, EobPlan, FeeQuote, Ledger};
 use crate::engine::error::TimerError;
 use crate::engine::events::TimerEvent;
 use crate::engine::fifo;
 use crate::engine::queue::CalendarQueue;
+use crate::engine::scheduler::kind::{
+    Activation, Descriptor, Facts, FireBound, GovSection, Needs, SchedulerKind, Weights,
+};
 use crate::engine::scheduler::variants::FifoLane;
-use crate::engine::shared::{FeeCaps, ScheduleArgs, SchedulerKind};
+use crate::engine::shared::{FeeCaps, ScheduleArgs};
 use crate::engine::timer::Timer;
+use crate::engine::types::TimerId;
+use std::collections::BTreeSet;
 
 // ---- the policy interface ----------------------------------------------------------------------
 
@@ -103,6 +110,17 @@ pub trait Policy: Sync {
         Vec::new()
     }
 
+    /// The step once the block's fires ran, before the after-block state update (the chain's
+    /// seal calls it once per block, through `Engine::after_fires`). `stopped`: the timers
+    /// whose fire cancelled them or failed. Nothing by default.
+    fn after_fires(
+        &self,
+        _queue: &mut CalendarQueue,
+        _draft: &mut DraftState,
+        _stopped: &BTreeSet<TimerId>,
+    ) {
+    }
+
     /// Plans the block with the persistent state of the CIP-5 drafts (a queue that persists
     /// across blocks, the block's written keys, timers that re-arm). A policy that needs only
     /// the height's bucket keeps the default, its [`plan`](Self::plan).
@@ -117,16 +135,95 @@ pub trait Policy: Sync {
     }
 }
 
-/// The policy of a kind.
+/// The policy of a kind (from the registry).
 pub fn policy(kind: SchedulerKind) -> &'static dyn Policy {
-    match kind {
-        SchedulerKind::Fifo => &Fifo,
-        SchedulerKind::Eip1559 => &Eip1559,
-        SchedulerKind::Cip1V1 => &Cip1V1,
-        SchedulerKind::Cip5Draft => &draft::Draft(Flavor::Globalbox),
-        SchedulerKind::Cip5DraftZh => &draft::Draft(Flavor::Resort),
-    }
+    kind.policy()
 }
+
+/// The variants of the calendar queue's carry, every lane scheduler's (CIP-5 §6.5).
+const LANE_VARIANTS: [&str; 1] = ["deferred_place"];
+
+/// The facts every scheduler starts from: a FIFO lane, no fees beyond the cycle basefee.
+const PLAIN: Facts = Facts {
+    drafts: false,
+    intervals: false,
+    globalbox: false,
+    lane_basefee: false,
+    tips: false,
+    auction_cap: false,
+    weights: Weights::None,
+    bound: FireBound::LaneCycles,
+    activation: Activation::Alone,
+};
+
+const NEEDS_CIP1: Needs = Needs {
+    draft_state: false,
+    cip1_state: true,
+};
+
+/// `fifo`'s registry entry.
+pub const FIFO: Entry = Descriptor {
+    kind: SchedulerKind::Fifo,
+    name: "fifo",
+    summary: "CIP-5's FIFO per height bucket (the default; below an activation height)",
+    spec: "cip5-timers-fifo-feepayer.md",
+    facts: Facts {
+        activation: Activation::Before,
+        ..PLAIN
+    },
+    governance: &[GovSection::Cip1V3],
+    variants: &[LANE_VARIANTS[0], "fifo_lane"],
+    needs: NEEDS_CIP1,
+    policy: &Fifo,
+};
+
+/// `eip1559`'s registry entry.
+pub const EIP1559: Entry = Descriptor {
+    kind: SchedulerKind::Eip1559,
+    name: "eip1559",
+    summary: "CIP-1 v3's timer-lane auction (from genesis unless --activation-height says when)",
+    spec: "cip1-v3-scheduler-eip1559-lane.md",
+    facts: Facts {
+        lane_basefee: true,
+        tips: true,
+        auction_cap: true,
+        weights: Weights::Window,
+        activation: Activation::After,
+        ..PLAIN
+    },
+    governance: &[GovSection::Cip1V3],
+    variants: &[
+        "basefee_step",
+        "utilisation",
+        "p50_even",
+        "below_basefee",
+        "lane_basefee_in_max_cost",
+        LANE_VARIANTS[0],
+        "over_cap",
+        "tie_break",
+        "fairness_median",
+    ],
+    needs: NEEDS_CIP1,
+    policy: &Eip1559,
+};
+
+/// `cip1-v1`'s registry entry.
+pub const CIP1_V1: Entry = Descriptor {
+    kind: SchedulerKind::Cip1V1,
+    name: "cip1-v1",
+    summary: "CIP-1 v1's GBA-priced first-price auction with per-actor EMA weights",
+    spec: "cip1-v1-calendar-queue-gba.md",
+    facts: Facts {
+        tips: true,
+        weights: Weights::Ema,
+        bound: FireBound::LaneSlices,
+        ..PLAIN
+    },
+    governance: &[GovSection::Cip1V3],
+    variants: &LANE_VARIANTS,
+    needs: NEEDS_CIP1,
+    policy: &Cip1V1,
+};
 
 /// Contract decision 9 (open point 11), every policy: `bid` is accepted and ignored before
 /// `bid_deprecation_end` (by default the activation height), rejected `TimerArgDeprecated` at
