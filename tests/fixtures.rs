@@ -444,6 +444,11 @@ fn toml_errors_in_tables_name_the_element_key_and_its_line() {
             "name = \"x\"\nbogus = 1\n".into(),
             "broken.toml:2: bogus: unknown field `bogus`",
         ),
+        // `[cip1.lane]`: each field optional (docs/FIXTURES.md), an unknown one an error
+        (
+            "[cip1.lane]\ntarget_bps = 4000\nbogus = 1\n".into(),
+            "broken.toml:3: cip1.lane.bogus: unknown field `bogus`",
+        ),
         // a syntax error: the key on its line
         (
             "name = \"x\"\nblocks = [1,\n".into(),
@@ -1251,5 +1256,27 @@ fn cip1_v3_13_2_migration_fixture_switches_at_its_activation_height() {
     assert!(
         fifo.iter().all(|r| r.scheduler == "fifo"),
         "compare's fifo never switches"
+    );
+}
+
+/// CIP-1 v3 §5 (docs/FIXTURES.md `[cip1]`): a `[cip1.lane]` that gives one field keeps the
+/// others' defaults (issue 33: a sweep sets one lane key without restating the table).
+#[test]
+fn cip1_5_a_lane_table_with_one_field_keeps_the_other_defaults() {
+    let text = "name = \"lane\"\nblocks = 3\n[chain]\nscheduler = \"eip1559\"\n\n[cip1.lane]\ntarget_bps = 4000\n";
+    let lf = LoadedFixture::parse("lane.toml", text.to_string()).expect("parses");
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader)
+        .expect("a lane table with one field prepares");
+    let (_, node) = s
+        .run_devnet(
+            DevnetRuntime::shared(),
+            RunOptions::default(),
+            &mut |_, _| {},
+        )
+        .expect("plays");
+    let lane = &node.chain().cip1_config().lane;
+    assert_eq!(
+        (lane.target_bps, lane.max_step_bps, lane.min_basefee_nanos),
+        (4_000, 1_250, 8)
     );
 }

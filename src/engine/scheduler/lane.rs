@@ -15,8 +15,10 @@ pub const PRICE_SCALE: u128 = 1_000_000_000;
 /// One in basis points.
 pub const BPS: u32 = 10_000;
 
-/// The lane's EIP-1559 parameters (CIP-1 v3 §5).
+/// The lane's EIP-1559 parameters (CIP-1 v3 §5). A field left out (a fixture's `[cip1.lane]`,
+/// docs/FIXTURES.md) keeps its default.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct LaneParams {
     /// Target utilisation of the lane, in basis points of its capacity (§5: 50 %).
     pub target_bps: u32,
