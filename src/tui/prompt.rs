@@ -7,7 +7,8 @@
 //! the user selected, never on a default, and asks for confirmation naming it.
 
 use super::command::UiCommand;
-use crate::engine::{Address, TimerId};
+use crate::engine::scheduler::kind::GovSection;
+use crate::engine::{Address, SchedulerKind, TimerId};
 
 /// What a one-line prompt is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -109,13 +110,19 @@ pub const TIMER_CONFIG_FIELDS: [&str; 6] = [
     "lane_timer_cycles",
 ];
 
-/// Every field `g config` takes: [`TIMER_CONFIG_FIELDS`], then the scheduler's
-/// ([`SchedulerParams::FIELDS`](crate::engine::SchedulerParams::FIELDS)) and the drafts'
-/// ([`DraftParams::FIELDS`](crate::engine::draft::DraftParams::FIELDS)), as the engine names them.
-pub fn config_fields() -> Vec<&'static str> {
+/// Every field `g config` takes under `kind`: [`TIMER_CONFIG_FIELDS`], then those of each
+/// governance section the scheduler's registry entry names (issue 29: the CIP-1 v3
+/// parameters, [`SchedulerParams::FIELDS`](crate::engine::SchedulerParams::FIELDS), and under
+/// the drafts theirs, [`DraftParams::FIELDS`](crate::engine::draft::DraftParams::FIELDS)), as
+/// the engine names them: a field the chain would refuse under `kind` is not offered.
+pub fn config_fields(kind: SchedulerKind) -> Vec<&'static str> {
     let mut v = TIMER_CONFIG_FIELDS.to_vec();
-    v.extend(crate::engine::SchedulerParams::FIELDS);
-    v.extend(crate::engine::draft::DraftParams::FIELDS);
+    for section in kind.descriptor().governance {
+        match section {
+            GovSection::Cip1V3 => v.extend(crate::engine::SchedulerParams::FIELDS),
+            GovSection::Draft => v.extend(crate::engine::draft::DraftParams::FIELDS),
+        }
+    }
     v
 }
 
@@ -124,11 +131,11 @@ pub const GOV_COMMANDS: [&str; 4] = ["cancel", "extend", "config", "activate"];
 
 /// The governance prompt's help for what has been typed so far: the fields once `config` is
 /// typed.
-pub fn govern_help(input: &str) -> String {
+pub fn govern_help(input: &str, kind: SchedulerKind) -> String {
     if input.trim_start().starts_with("config") {
         format!(
-            "config FIELD=VALUE ... · fields: {}",
-            config_fields().join(", ")
+            "config FIELD=VALUE ... · fields under {kind}: {}",
+            config_fields(kind).join(", ")
         )
     } else {
         "cancel [ID] | extend [ID] HEIGHT | config FIELD=VALUE ... | activate HEIGHT · Tab completes"
@@ -138,7 +145,7 @@ pub fn govern_help(input: &str) -> String {
 
 /// Completes the last word of a governance line: a command, or a config field name. `None`
 /// when nothing (or more than one thing) starts with it.
-pub fn complete(input: &str) -> Option<String> {
+pub fn complete(input: &str, kind: SchedulerKind) -> Option<String> {
     let (before, last) = match input.rfind(' ') {
         Some(i) => (&input[..=i], &input[i + 1..]),
         None => ("", input),
@@ -147,7 +154,7 @@ pub fn complete(input: &str) -> Option<String> {
     let options: Vec<&str> = if words == 0 {
         GOV_COMMANDS.to_vec()
     } else if before.trim_start().starts_with("config") && !last.contains('=') {
-        config_fields()
+        config_fields(kind)
     } else {
         return None;
     };

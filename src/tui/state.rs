@@ -268,6 +268,14 @@ pub enum Effect {
 }
 
 impl App {
+    /// The scheduler the node says is in force (the default one until its status arrives).
+    pub fn scheduler(&self) -> crate::engine::SchedulerKind {
+        self.data
+            .status
+            .as_ref()
+            .map_or(Default::default(), |s| s.scheduler)
+    }
+
     pub fn new(keys: KeyMap) -> Self {
         App {
             keys,

@@ -122,7 +122,7 @@ fn govern(app: &mut App) {
         PromptKind::Govern { selected },
         title,
         String::new(),
-        crate::tui::prompt::govern_help(""),
+        crate::tui::prompt::govern_help("", app.scheduler()),
     ));
 }
 

@@ -73,10 +73,10 @@ pub(super) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
             vec![]
         }
         KeyCode::Tab if matches!(p.kind, PromptKind::Govern { .. }) => {
-            if let Some(c) = complete(&p.input) {
+            if let Some(c) = complete(&p.input, app.scheduler()) {
                 p.input = c;
             }
-            p.help = govern_help(&p.input);
+            p.help = govern_help(&p.input, app.scheduler());
             app.overlay = Overlay::Prompt(p);
             vec![]
         }
@@ -85,7 +85,7 @@ pub(super) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                 p.error = None;
             }
             if matches!(p.kind, PromptKind::Govern { .. }) {
-                p.help = govern_help(&p.input);
+                p.help = govern_help(&p.input, app.scheduler());
             }
             app.overlay = Overlay::Prompt(p);
             vec![]

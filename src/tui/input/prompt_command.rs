@@ -1,11 +1,13 @@
 //! What a prompt's text means: the command it sends, or why it cannot (a named error). A timer
 //! is a full id or a unique prefix of a live timer's id; an actor a label or a `0x` address.
 
-use crate::engine::{Address, TimerId};
+use crate::engine::{Address, SchedulerKind, TimerId};
 use crate::tui::command::{ConfigPatch, UiCommand};
 use crate::tui::draft_request::DraftRequest;
 use crate::tui::form::parse_number;
-use crate::tui::prompt::{DRAFT_HELP, Prompt, PromptKind, config_fields, govern_help};
+use crate::tui::prompt::{
+    DRAFT_HELP, Prompt, PromptKind, TIMER_CONFIG_FIELDS, config_fields, govern_help,
+};
 use crate::tui::state::App;
 
 fn num(s: &str) -> Result<u64, String> {
@@ -90,23 +92,26 @@ fn govern_command(app: &App, input: &str, selected: Option<TimerId>) -> Result<U
                 new_expires_at: num(h)?,
             })
         }
-        Some("config") => config_command(&words[1..]),
+        Some("config") => config_command(&words[1..], app.scheduler()),
         Some("activate") => Ok(UiCommand::GovSetActivationHeight {
             from: None,
             height: num(words.get(1).ok_or("activate HEIGHT")?)?,
         }),
-        _ => Err(format!("unknown governance command; {}", govern_help(""))),
+        _ => Err(format!(
+            "unknown governance command; {}",
+            govern_help("", app.scheduler())
+        )),
     }
 }
 
 /// `config FIELD=VALUE ...`: TimerConfig fields (49) or the scheduler's, not both in a line.
-fn config_command(fields: &[&str]) -> Result<UiCommand, String> {
+fn config_command(fields: &[&str], kind: SchedulerKind) -> Result<UiCommand, String> {
     let mut patch = ConfigPatch::default();
     let mut sched: Vec<(String, u64)> = Vec::new();
     if fields.is_empty() {
         return Err(format!(
-            "config FIELD=VALUE ... (fields: {})",
-            config_fields().join(", ")
+            "config FIELD=VALUE ... (fields under {kind}: {})",
+            config_fields(kind).join(", ")
         ));
     }
     for w in fields {
@@ -115,10 +120,15 @@ fn config_command(fields: &[&str]) -> Result<UiCommand, String> {
             .ok_or(format!("`{w}` is not FIELD=VALUE"))?;
         // Issue 34, item 5: the field is checked first, then its value, and the error names
         // both (the help below lists the fields).
-        if !config_fields().contains(&f) && !crate::engine::draft::DraftParams::is_field(f) {
-            return Err(format!(
-                "no config field `{f}` (Tab completes the field names listed below)"
-            ));
+        if !config_fields(kind).contains(&f) {
+            let anywhere = SchedulerKind::ALL
+                .iter()
+                .any(|k| config_fields(*k).contains(&f));
+            return Err(if anywhere {
+                format!("`{f}` is not a {kind} field (Tab completes the field names listed below)")
+            } else {
+                format!("no config field `{f}` (Tab completes the field names listed below)")
+            });
         }
         let v = parse_number::<u64>(f, v)?;
         if !set_config_field(&mut patch, f, v)? {
@@ -162,7 +172,7 @@ fn set_config_field(patch: &mut ConfigPatch, f: &str, v: u64) -> Result<bool, St
         other => {
             return Err(format!(
                 "no config field `{other}` (fields: {})",
-                config_fields().join(", ")
+                TIMER_CONFIG_FIELDS.join(", ")
             ));
         }
     }
