@@ -218,3 +218,47 @@ fn issue29_nothing_outside_the_policies_names_one() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Issue 29 ("under `--scheduler cip5-draft`, `timer_estimate` answers `scheduler: fifo`"): the
+/// estimate names the scheduler that orders the fire's block, as the registry spells it, and
+/// under the drafts (no lane auction: quotas pick the fires) it answers no auction standing.
+#[test]
+fn issue29_timer_estimate_names_the_scheduler_in_force() {
+    use cowboy_devnet::chain::Genesis;
+    use cowboy_devnet::chain::runtime::ActorCode;
+    use cowboy_devnet::engine::ScheduleArgs;
+    use cowboy_devnet::node::{DeployActor, EstimateTimer, NodeConfig, NodeCore, ScheduleTimer};
+    use cowboy_devnet::vm::DevnetRuntime;
+    for kind in SchedulerKind::ALL {
+        let genesis = Genesis::default().with_scheduler(Some(kind), None).unwrap();
+        let mut n = NodeCore::new(NodeConfig::new(genesis, DevnetRuntime::shared())).unwrap();
+        let from = n.dev_accounts()[1];
+        let actor = n
+            .apply(DeployActor {
+                from: Some(from),
+                code: ActorCode::none(),
+                address: None,
+                endowment: 1_000_000_000,
+                name: None,
+            })
+            .unwrap();
+        let est = n
+            .apply(EstimateTimer(ScheduleTimer {
+                actor: actor.address,
+                from: None,
+                args: ScheduleArgs {
+                    height: n.height() + 5,
+                    ..Default::default()
+                },
+            }))
+            .unwrap();
+        assert!(est.error.is_none(), "{kind}: {:?}", est.error);
+        match est.auction {
+            Some(a) => {
+                assert!(!kind.facts().drafts, "{kind}: an auction standing");
+                assert_eq!(a.scheduler, kind, "{kind}");
+            }
+            None => assert!(kind.facts().drafts, "{kind}: no auction standing"),
+        }
+    }
+}

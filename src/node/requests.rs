@@ -601,7 +601,12 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
                 max_priority_fee_per_cycle: args.max_priority_fee_per_cycle,
                 priority_tier: args.priority_tier,
             };
-            let auction = chain.estimate_auction(actor, timer.height, args.gas_limit, fees);
+            // The scheduler that orders the fire's block (issue 29: named as it is, from the
+            // registry). The drafts have no lane auction (their quotas pick the fires;
+            // `timer_estimateDraft` ranks a fire there): no auction standing.
+            let kind = chain.engine().policy_at(timer.height).kind();
+            let mut auction = chain.estimate_auction(actor, timer.height, args.gas_limit, fees);
+            auction.scheduler = kind;
             // Under eip1559 a fire also pays the lane basefee and its tip (contract
             // decision 3), at today's lane basefee.
             if auction.scheduler.facts().lane_basefee {
@@ -613,7 +618,7 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
                     auction.priority_per_cycle,
                 );
             }
-            est.auction = Some(auction);
+            est.auction = (!kind.facts().drafts).then_some(auction);
             let balance = chain.balance(&timer.fee_payer);
             est.funding = Some(Funding {
                 fee_payer: timer.fee_payer,

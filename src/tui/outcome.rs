@@ -4,7 +4,6 @@
 use super::command::UiCommand;
 use super::data::{CommandError, MiningMode, fmt_nanos, fmt_w};
 use super::draft_request::DraftEstimateView;
-use crate::engine::SchedulerKind;
 use crate::engine::{AuctionEstimate, TimerId};
 
 /// `timer_estimate`'s answer.
@@ -42,13 +41,13 @@ pub fn auction_line(a: &AuctionEstimate, funded: bool) -> String {
         "would be deferred"
     };
     // A scheduler without tips ranks a timer by queue order alone; the others show the
-    // auction's figures, under the name of the scheduler an activation switches to.
+    // auction's figures, under the name of the scheduler that orders the fire's block.
     if !a.scheduler.facts().tips {
         return format!("{}: #{} in its bucket, {sel}", a.scheduler, a.rank);
     }
     format!(
         "{}: rank {} of {} due, {sel} · lane basefee {} · priority {} × W {}",
-        SchedulerKind::after_activation(),
+        a.scheduler,
         a.rank,
         a.due_at_height + 1,
         fmt_nanos(a.lane_basefee),
