@@ -23,7 +23,7 @@ pub enum CommandReply {
     /// A snapshot's id (`devnet_snapshot`).
     SnapshotId(u64),
     /// The mining mode now in force, as the API writes it (`{mode, block_time?}`).
-    Mining(#[serde(with = "mining_api")] MiningMode),
+    Mining(#[serde(with = "super::views::mining_wire")] MiningMode),
     /// The state as a dump (`devnet_dumpState`).
     Dump(Box<ChainDump>),
     /// A deployed actor's address (`actor_deploy`).
@@ -67,7 +67,7 @@ impl ReplyKind {
             ReplyKind::Done => CommandReply::Done,
             ReplyKind::Height => CommandReply::Height(de(v)?),
             ReplyKind::SnapshotId => CommandReply::SnapshotId(de(v)?),
-            ReplyKind::Mining => CommandReply::Mining(mining_api::deserialize(v)?),
+            ReplyKind::Mining => CommandReply::Mining(super::views::mining_wire::deserialize(v)?),
             ReplyKind::Dump => CommandReply::Dump(de(v)?),
             ReplyKind::Address => CommandReply::Address(de(v)?),
             ReplyKind::Receipt => CommandReply::Receipt(de(v)?),
@@ -189,48 +189,5 @@ pub mod api_failure {
             .and_then(|m| m.strip_prefix(": "))
             .unwrap_or(&w.message);
         Ok(Some(Failure::new(kind, message)))
-    }
-}
-
-/// The mining mode as the API writes it: `{"mode": "interval", "block_time": 1.5}` (seconds,
-/// display only: the node keeps integer milliseconds).
-pub mod mining_api {
-    use super::MiningMode;
-    use serde::{Deserialize, Serialize, Serializer};
-
-    #[derive(Serialize, Deserialize)]
-    struct Written {
-        mode: String,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        block_time: Option<f64>,
-    }
-
-    pub fn serialize<S: Serializer>(m: &MiningMode, s: S) -> Result<S::Ok, S::Error> {
-        let (mode, block_time) = match m {
-            MiningMode::Auto => ("auto", None),
-            MiningMode::Manual => ("manual", None),
-            MiningMode::Interval { block_time_ms } => {
-                ("interval", Some(*block_time_ms as f64 / 1000.0))
-            }
-        };
-        Written {
-            mode: mode.into(),
-            block_time,
-        }
-        .serialize(s)
-    }
-
-    /// The mode back from what [`serialize`] wrote.
-    pub fn deserialize(v: serde_json::Value) -> Result<MiningMode, serde_json::Error> {
-        use serde::de::Error;
-        let w: Written = serde_json::from_value(v)?;
-        match (w.mode.as_str(), w.block_time) {
-            ("auto", _) => Ok(MiningMode::Auto),
-            ("manual", _) => Ok(MiningMode::Manual),
-            ("interval", Some(s)) => Ok(MiningMode::Interval {
-                block_time_ms: (s * 1000.0).round() as u64,
-            }),
-            (m, _) => Err(serde_json::Error::custom(format!("mining mode {m}"))),
-        }
     }
 }
