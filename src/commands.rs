@@ -519,7 +519,6 @@ fn print_traces(
     only: &[String],
     out: &mut Out,
 ) {
-    use cowboy_devnet::chain::trace::TraceOf;
     let only: Vec<&str> = only
         .iter()
         .map(|s| s.as_str())
@@ -529,8 +528,9 @@ fn print_traces(
         only.is_empty()
             || only.iter().any(|n| {
                 book.get(&t.actor).is_some_and(|a| a == n)
-                    || matches!(&t.of, TraceOf::Fire { timer_id }
-                        if labels.get(*n) == Some(timer_id) || timer_id.to_string().starts_with(n))
+                    || t.of.timer().is_some_and(|timer_id| {
+                        labels.get(*n) == Some(timer_id) || timer_id.to_string().starts_with(n)
+                    })
             })
     };
     out.line("traces:");

@@ -478,3 +478,53 @@ fn issue32_bad_trace_expectations_are_named_errors() {
         assert!(err.contains(why), "case {i}: {err}");
     }
 }
+
+/// Issue 32 ("every handler run ... a custom GBA call ... can be traced") and CIP-1 v3 §7.2:
+/// under `--trace` the shipped `custom_gba` fixture records each `get_gas_bid` call as a `bid`
+/// trace of its timer, in its block before the block's fires; tracing changes no root.
+#[test]
+fn issue32_a_custom_gba_call_is_traced_as_its_timers_bid() {
+    use cowboy_devnet::scenario::{RunOptions, builtin};
+    use cowboy_devnet::vm::DevnetRuntime;
+    let run = |trace: bool| {
+        let mut s = builtin::scenario("custom_gba", &DevnetRuntime::new())
+            .expect("shipped")
+            .expect("checks");
+        s.trace = trace;
+        s.run_devnet(
+            DevnetRuntime::shared(),
+            RunOptions::default(),
+            &mut |_, _| {},
+        )
+        .expect("plays")
+    };
+    let ((on_report, on), (off_report, _)) = (run(true), run(false));
+    assert_eq!(
+        on_report.summary.final_state_root,
+        off_report.summary.final_state_root
+    );
+    let blocks = on.kept_traces();
+    let mut bids = 0;
+    for block in &blocks {
+        let kinds: Vec<&TraceOf> = block.iter().map(|t| &t.of).collect();
+        let first_fire = kinds.iter().position(|o| matches!(o, TraceOf::Fire { .. }));
+        for (i, t) in block.iter().enumerate() {
+            if let TraceOf::Bid { timer_id } = &t.of {
+                bids += 1;
+                assert_eq!(t.entry, "get_gas_bid");
+                assert!(t.end.success, "{:?}", t.end);
+                assert!(t.cycles_end > 0);
+                // Before the block's fires, and the bid's timer fires in the same block or
+                // is carried (the fixture's urgent timers fire on time).
+                assert!(first_fire.is_none_or(|f| i < f), "{kinds:?}");
+                assert!(
+                    block
+                        .iter()
+                        .any(|f| matches!(&f.of, TraceOf::Fire { timer_id: id } if id == timer_id)),
+                    "the urgent timer {timer_id} fires in the block that priced it"
+                );
+            }
+        }
+    }
+    assert!(bids > 0, "no bid traced");
+}

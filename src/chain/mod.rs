@@ -302,6 +302,8 @@ struct ChainLedger<'a> {
     actors: &'a BTreeMap<Address, Actor>,
     runtime: &'a dyn ActorRuntime,
     height: u64,
+    /// Issue 32 (`--trace`): where the GBA calls' traces go, when tracing.
+    traces: Option<&'a mut Vec<trace::Trace>>,
 }
 
 impl Ledger for ChainLedger<'_> {
@@ -331,11 +333,22 @@ impl Ledger for ChainLedger<'_> {
             self.height,
             budget,
         );
-        Some(
-            self.runtime
-                .gas_bid(&actor.code, ctx, &mut host)
-                .map_err(|e| e.kind()),
-        )
+        let bid = match self.traces.as_deref_mut() {
+            None => self.runtime.gas_bid(&actor.code, ctx, &mut host),
+            Some(traces) => {
+                let mut tracer = trace::Tracer::new(&mut host);
+                let bid = self.runtime.gas_bid(&actor.code, ctx, &mut tracer);
+                let of = trace::TraceOf::Bid {
+                    timer_id: timer.timer_id,
+                };
+                let ended = bid.as_ref().map(|_| ()).map_err(Clone::clone);
+                let entry = runtime::GAS_BID_ENTRY;
+                let t = tracer.finish(of, timer.actor_address, entry, self.height, &ended);
+                traces.push(t.with_source(&actor.code.source));
+                bid
+            }
+        };
+        Some(bid.map_err(|e| e.kind()))
     }
 }
 

@@ -102,6 +102,7 @@ impl Chain {
             actors: &self.actors,
             runtime: &*self.runtime,
             height,
+            traces: self.tracing.then_some(&mut self.traces),
         };
         self.engine
             .plan_end_of_block(height, cfg, quote, &mut ledger)

@@ -29,6 +29,19 @@ pub enum TraceOf {
     },
     /// A timer's fire.
     Fire { timer_id: TimerId },
+    /// A timer's custom GBA call (CIP-1 v3 §7.2, `get_gas_bid`), made when its height's
+    /// auction prices it, before the block's fires; read-only.
+    Bid { timer_id: TimerId },
+}
+
+impl TraceOf {
+    /// The timer a fire's or a bid's trace is of.
+    pub fn timer(&self) -> Option<&TimerId> {
+        match self {
+            TraceOf::Fire { timer_id } | TraceOf::Bid { timer_id } => Some(timer_id),
+            TraceOf::Tx { .. } => None,
+        }
+    }
 }
 
 /// One step of a run.

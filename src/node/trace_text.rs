@@ -49,6 +49,7 @@ pub fn trace_lines(t: &Trace, book: &BTreeMap<Address, String>) -> Vec<String> {
     let what = match &t.of {
         TraceOf::Tx { tx_hash, index } => format!("tx {}… (#{index})", &tx_hash.to_string()[..10]),
         TraceOf::Fire { timer_id } => format!("fire of timer {}", timer_id.short()),
+        TraceOf::Bid { timer_id } => format!("bid of timer {}", timer_id.short()),
     };
     let host: u64 = t
         .steps

@@ -170,9 +170,10 @@ impl NodeCore {
             })?,
         };
         let all = self.block_traces(height)?;
-        let is = |t: &&Trace| matches!(&t.of, TraceOf::Fire { timer_id } if timer_id == id);
+        // The fire and, under an auction, the custom GBA call that priced it (issue 32).
+        let is = |t: &&Trace| t.of.timer() == Some(id);
         let fire: Vec<Trace> = all.iter().filter(is).cloned().collect();
-        if fire.is_empty() {
+        if !fire.iter().any(|t| matches!(t.of, TraceOf::Fire { .. })) {
             return Err(NodeError::InvalidInput(format!(
                 "timer {id} did not fire in block #{height}"
             )));

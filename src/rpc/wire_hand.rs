@@ -136,7 +136,7 @@ pub struct TraceBlockParams {
 /// One handler run's trace.
 #[derive(JsonSchema)]
 pub struct TraceReply {
-    /// {kind: tx, tx_hash, index} or {kind: fire, timer_id}
+    /// {kind: tx, tx_hash, index}, {kind: fire, timer_id} or {kind: bid, timer_id}
     pub of: Map<String, Value>,
     pub actor: Address,
     pub entry: String,
