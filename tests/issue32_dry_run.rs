@@ -308,3 +308,118 @@ async fn issue32_a_dry_run_at_a_past_height() {
     );
     assert_eq!(state(&c).await, before, "past dry runs changed nothing");
 }
+
+/// A server under `scheduler`, an actor with the default script deployed by dev1, and dev1.
+async fn start_under(
+    scheduler: cowboy_devnet::engine::SchedulerKind,
+) -> (common::served::Served, HttpClient, Value, Value) {
+    let g = Genesis {
+        scheduler,
+        ..Genesis::default()
+    };
+    let served = common::served::serve(g, &common::served::port0()).await;
+    let c = HttpClientBuilder::default()
+        .build(format!("http://{}", served.addr))
+        .expect("client");
+    let from = call(&c, "devnet_accounts", json!([])).await[1]["address"].clone();
+    let actor = call(&c, "actor_deploy", json!([{"from": from}])).await;
+    (served, c, actor, from)
+}
+
+/// Issue 32 "Dry runs" of the drafts' registrations (Spec note 181): `{"watch": ..}` and
+/// `{"interval": ..}` take what `timer_watch` / `timer_interval` take, answer the receipt, the
+/// events and the `timer_id` the real registration gets, and keep nothing; a `client_nonce`
+/// repeat names the bound timer with `created: false`, as the real one does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_dry_runs_of_watches_and_intervals_name_the_timer_and_keep_none() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let (_s, c, actor, from) = start_under(SchedulerKind::Cip5DraftZh).await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let watch = json!({"actor": actor, "keys": ["price/"], "fee_payer": from, "client_nonce": 7});
+    let interval = json!({"actor": actor, "every": 3, "first": h + 4, "fee_payer": from});
+    for (kind, method, t) in [
+        ("watch", "timer_watch", &watch),
+        ("interval", "timer_interval", &interval),
+    ] {
+        let before = state(&c).await;
+        let dry = call(&c, "devnet_call", json!([{ kind: t }])).await;
+        assert_eq!(
+            state(&c).await,
+            before,
+            "a {kind}'s dry run changed nothing"
+        );
+        assert_eq!(
+            (&dry["dry_run"], &dry["status"], &dry["created"]),
+            (&json!(true), &json!("success"), &json!(true)),
+            "{dry}"
+        );
+        let id = dry["timer_id"].clone();
+        assert_eq!(dry["timers"], json!([id]), "{dry}");
+        assert!(!dry["events"].as_array().unwrap().is_empty(), "{dry}");
+        assert_eq!(call(&c, "timer_get", json!([id])).await, Value::Null);
+        let real = call(&c, method, json!([t])).await;
+        assert_eq!(real["timer_id"], id, "the real {method} gets the same id");
+        assert_eq!(real["receipt"]["cycles_used"], dry["cycles_used"], "{real}");
+        assert_eq!(real["receipt"]["fee"], dry["fee"], "{real}");
+    }
+    // The watch's `client_nonce` repeat: the bound timer, not created, as `timer_watch` says.
+    let before = state(&c).await;
+    let dry = call(&c, "devnet_call", json!([{ "watch": watch }])).await;
+    let real = call(&c, "timer_watch", json!([watch])).await;
+    assert_eq!(
+        (&dry["timer_id"], &dry["created"]),
+        (&real["timer_id"], &real["created"]),
+        "{dry} / {real}"
+    );
+    assert_eq!(dry["created"], json!(false), "{dry}");
+    assert_ne!(state(&c).await, before, "the real repeat is a transaction");
+}
+
+/// Issue 32 "What bad input gets" for the drafts' dry runs (Spec note 181): a watch or an
+/// interval under fifo is the same named error the real `timer_watch` / `timer_interval`
+/// answer; malformed registrations are -32602 naming the field; nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_refused_draft_dry_runs_are_the_real_errors() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let (_s, c, actor, from) = start_under(SchedulerKind::Fifo).await;
+    let before = state(&c).await;
+    let watch = json!({"actor": actor, "keys": ["price/"], "fee_payer": from});
+    let interval = json!({"actor": actor, "every": 3, "fee_payer": from});
+    for (kind, method, t) in [
+        ("watch", "timer_watch", &watch),
+        ("interval", "timer_interval", &interval),
+    ] {
+        let dry = common::served::rpc_err(&c, "devnet_call", &json!([{ kind: t }])).await;
+        let real = common::served::rpc_err(&c, method, &json!([t])).await;
+        assert_eq!(
+            (dry.0, &dry.2["reason"]),
+            (real.0, &real.2["reason"]),
+            "{kind}: {} / {}",
+            dry.1,
+            real.1
+        );
+        assert!(dry.2["reason"].is_string(), "{}", dry.1);
+    }
+    let params_errors = [
+        (json!([{"watch": {"actor": actor}}]), "keys"),
+        (json!([{"interval": {"actor": actor}}]), "every"),
+        (json!([{"watch": watch, "interval": interval}]), "interval"),
+        (json!([{"watch": watch, "from": from}]), "from"),
+        (
+            json!([{"interval": {"actor": actor, "every": 3, "x": 1}}]),
+            "interval.x",
+        ),
+    ];
+    for (p, field) in params_errors {
+        let (code, msg, data) = common::served::rpc_err(&c, "devnet_call", &p).await;
+        assert_eq!(
+            (code, data["field"].as_str()),
+            (-32602, Some(field)),
+            "{p}: {msg}"
+        );
+    }
+    assert_eq!(state(&c).await, before, "a refused dry run changed nothing");
+}
