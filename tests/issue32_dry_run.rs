@@ -423,3 +423,128 @@ async fn issue32_refused_draft_dry_runs_are_the_real_errors() {
     }
     assert_eq!(state(&c).await, before, "a refused dry run changed nothing");
 }
+
+/// A script whose handlers write storage, pay, and schedule, extend and cancel a timer.
+const DIFF_SCRIPT: &str = r#"
+fn plan(payload) {
+    let id = schedule_timer(block_height() + 20, "x");
+    storage_set("planned", id);
+    storage_set("n", "1");
+}
+fn postpone(payload) {
+    extend_timer(storage_get("planned"), block_height() + 100);
+}
+fn abort(payload) {
+    cancel_timer(storage_get("planned"));
+    storage_remove("n");
+}
+fn pay(payload) {
+    transfer(tx_sender(), 1000);
+}
+fn broken(payload) {
+    storage_set("never", "written");
+    throw "nope";
+}
+"#;
+
+fn hex(s: &str) -> Value {
+    json!(format!("0x{}", hex::encode(s)))
+}
+
+/// The balance change of `who` in a dry run's diff, as `(before, after)`.
+fn balance_change(dry: &Value, who: &Value) -> Option<(u128, u128)> {
+    let b = dry["diff"]["balances"]
+        .as_array()?
+        .iter()
+        .find(|b| b["address"] == *who)?;
+    let n = |k: &str| b[k].as_str().unwrap().parse::<u128>().unwrap();
+    Some((n("before"), n("after")))
+}
+
+/// Issue 32 "Dry runs" ("the receipt, the trace and the state diff"; Spec note 182): a dry
+/// run's `diff` lists the storage keys it would write (actor, key, old, new), the balances it
+/// would change (the sender's fee, a transfer) and the timers it would schedule, cancel or
+/// extend; a failing handler's writes are not in it (only its fee); nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_a_dry_run_answers_its_state_diff() {
+    let (_s, c, _, from) = start().await;
+    let actor = call(
+        &c,
+        "actor_deploy",
+        json!([{"script": DIFF_SCRIPT, "balance": "1000000000000000000000"}]),
+    )
+    .await;
+    let run = |handler: &str| json!({"from": from, "actor": actor, "handler": handler});
+    let planned = call(&c, "actor_call", json!([run("plan")])).await["timers"][0].clone();
+    let before = state(&c).await;
+    let dry = |handler: &'static str| {
+        let (c, p) = (&c, run(handler));
+        async move { call(c, "devnet_call", json!([p])).await }
+    };
+    // postpone: an extension, no storage write, the sender's fee.
+    let d = dry("postpone").await;
+    let ext = &d["diff"]["timers"]["extended"];
+    assert_eq!(ext[0]["timer_id"], planned, "{d}");
+    assert_eq!(
+        ext[0]["new_expires_at"].as_u64(),
+        Some(d["height"].as_u64().unwrap() + 100),
+        "{d}"
+    );
+    assert_eq!(d["diff"]["storage"], json!([]), "{d}");
+    let (b, a) = balance_change(&d, &from).expect("the sender pays a fee");
+    assert_eq!(
+        b - a,
+        d["fee"].as_str().unwrap().parse::<u128>().unwrap(),
+        "{d}"
+    );
+    // abort: a cancel and a deleted key.
+    let d = dry("abort").await;
+    assert_eq!(d["diff"]["timers"]["cancelled"], json!([planned]), "{d}");
+    assert_eq!(
+        d["diff"]["storage"],
+        json!([{"actor": actor, "key": hex("n"), "old": hex("1"), "new": null}]),
+        "{d}"
+    );
+    // plan again: a new timer, `planned` rewritten, `n` written with the value it has (no
+    // change, not listed).
+    let d = dry("plan").await;
+    let id = d["timers"][0].clone();
+    assert_eq!(d["diff"]["timers"]["scheduled"], json!([id]), "{d}");
+    let keys: Vec<&Value> = d["diff"]["storage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["key"])
+        .collect();
+    assert_eq!(keys, vec![&hex("planned")], "{d}");
+    // pay: the actor's 1000 to the sender.
+    let d = dry("pay").await;
+    let (b, a) = balance_change(&d, &actor).expect("the actor pays");
+    assert_eq!(b - a, 1000, "{d}");
+    // broken: its write discarded; only fees.
+    let d = dry("broken").await;
+    assert_eq!(d["success"], json!(false), "{d}");
+    assert_eq!(d["diff"]["storage"], json!([]), "{d}");
+    assert!(balance_change(&d, &from).is_some(), "{d}");
+    // A schedule's dry run: the timer it would schedule.
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let t = json!({"actor": actor, "height": h + 5});
+    let d = call(&c, "devnet_call", json!([{"schedule": t}])).await;
+    assert_eq!(
+        d["diff"]["timers"]["scheduled"],
+        json!([d["timer_id"]]),
+        "{d}"
+    );
+    assert_eq!(state(&c).await, before, "dry runs changed nothing");
+    // The diff is what the real call does: `postpone` moves the timer's `expires_at` there.
+    let d = dry("postpone").await;
+    call(&c, "actor_call", json!([run("postpone")])).await;
+    let t = call(&c, "timer_get", json!([planned])).await;
+    assert_eq!(
+        t["expires_at"], d["diff"]["timers"]["extended"][0]["new_expires_at"],
+        "{t} / {d}"
+    );
+}

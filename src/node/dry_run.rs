@@ -3,11 +3,12 @@
 //! `timer_schedule` takes it) or a CIP-5 draft registration (as `timer_watch` /
 //! `timer_interval` take it, Spec note 181) runs against the head on a copy of the chain (sealed blocks are
 //! shared, not copied) whose open block is then thrown away: the receipt, the events and the
-//! timers it would schedule come back; the node's chain, nonces, balances, pending
+//! timers it would schedule come back, with its state diff (Spec note 182); the node's chain, nonces, balances, pending
 //! transactions and history are not touched.
 
 use super::core::NodeCore;
 use super::draft::DraftTimer;
+use super::dry_diff::StateDiff;
 use super::error::NodeError;
 use super::query::Query;
 use super::registration::{named_timer, nonce_bound};
@@ -57,6 +58,9 @@ pub struct DryRunView {
     /// timer), and whether it would create it; `None` for a call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timer: Option<(TimerId, bool)>,
+    /// What it would change (Spec note 182).
+    #[serde(default)]
+    pub diff: StateDiff,
 }
 
 /// Runs `call` against the head without keeping anything (Spec note 174). A transaction the
@@ -136,7 +140,9 @@ impl Query for DryRun {
                 .cloned()
                 .collect(),
         };
+        let diff = StateDiff::of(node.chain(), &chain, &receipt, &events, bound);
         Ok(DryRunView {
+            diff,
             receipt,
             events,
             height: chain.pending_height(),

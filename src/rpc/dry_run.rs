@@ -6,6 +6,7 @@
 //! Issue 32 (Spec note 175): `[call, options?, block?]`: `{"trace": true}` adds the handler
 //! run's `trace` (`"compact": true` as the trace methods take it), and a block tag runs the
 //! call against the state as of that sealed block (a past height: its open block is #h+1).
+//! Spec note 182: `diff`, what it would change (storage keys, balances, timers).
 
 use super::command_timer::decode_schedule;
 use super::error::node_error;
@@ -84,6 +85,7 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         v["height"] = json!(out.height);
         v["dry_run"] = json!(true);
         v["events"] = to_json(&out.events);
+        v["diff"] = to_json(&out.diff);
         if let Some(t) = out.trace {
             v["trace"] = super::traces::written(t, compact);
         }

@@ -9,7 +9,7 @@ use super::wire::ScheduleFields;
 use super::wire_gov::{IntervalFields, WatchFields};
 use crate::chain::EventRecord;
 use crate::engine::{Address, H256, TimerId};
-use crate::node::{EventFilter, ReceiptReply};
+use crate::node::{EventFilter, ReceiptReply, StateDiff};
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
@@ -183,6 +183,9 @@ pub struct DryCallReply {
     pub created: Option<bool>,
     /// with {"trace": true}: the handler run's trace
     pub trace: Option<Vec<TraceReply>>,
+    /// what it would change: storage keys (actor, key, old, new), balances (address, before,
+    /// after), timers scheduled / cancelled / extended (Spec note 182)
+    pub diff: StateDiff,
 }
 
 /// `devnet_call`'s options.
@@ -199,9 +202,9 @@ pub struct DryCallOptions {
 /// with timer_watch's / timer_interval's (Spec note 181), run against the head (or the state
 /// as of `block`) and thrown away. Result: the receipt the transaction would get (a failing
 /// handler: success false, status reverted, its error), with dry_run: true, its events, the
-/// timers it would schedule (and timer_id, created for a registration). What the real call
-/// refuses is the same named error. Nothing changes: no block, nonce, balance, timer or
-/// pending transaction.
+/// timers it would schedule (and timer_id, created for a registration), its state diff. What
+/// the real call refuses is the same named error. Nothing changes: no block, nonce, balance,
+/// timer or pending transaction.
 #[derive(JsonSchema)]
 pub struct CallParams {
     /// what to run
