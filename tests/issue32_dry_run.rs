@@ -308,3 +308,243 @@ async fn issue32_a_dry_run_at_a_past_height() {
     );
     assert_eq!(state(&c).await, before, "past dry runs changed nothing");
 }
+
+/// A server under `scheduler`, an actor with the default script deployed by dev1, and dev1.
+async fn start_under(
+    scheduler: cowboy_devnet::engine::SchedulerKind,
+) -> (common::served::Served, HttpClient, Value, Value) {
+    let g = Genesis {
+        scheduler,
+        ..Genesis::default()
+    };
+    let served = common::served::serve(g, &common::served::port0()).await;
+    let c = HttpClientBuilder::default()
+        .build(format!("http://{}", served.addr))
+        .expect("client");
+    let from = call(&c, "devnet_accounts", json!([])).await[1]["address"].clone();
+    let actor = call(&c, "actor_deploy", json!([{"from": from}])).await;
+    (served, c, actor, from)
+}
+
+/// Issue 32 "Dry runs" of the drafts' registrations (Spec note 181): `{"watch": ..}` and
+/// `{"interval": ..}` take what `timer_watch` / `timer_interval` take, answer the receipt, the
+/// events and the `timer_id` the real registration gets, and keep nothing; a `client_nonce`
+/// repeat names the bound timer with `created: false`, as the real one does.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_dry_runs_of_watches_and_intervals_name_the_timer_and_keep_none() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let (_s, c, actor, from) = start_under(SchedulerKind::Cip5DraftZh).await;
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let watch = json!({"actor": actor, "keys": ["price/"], "fee_payer": from, "client_nonce": 7});
+    let interval = json!({"actor": actor, "every": 3, "first": h + 4, "fee_payer": from});
+    for (kind, method, t) in [
+        ("watch", "timer_watch", &watch),
+        ("interval", "timer_interval", &interval),
+    ] {
+        let before = state(&c).await;
+        let dry = call(&c, "devnet_call", json!([{ kind: t }])).await;
+        assert_eq!(
+            state(&c).await,
+            before,
+            "a {kind}'s dry run changed nothing"
+        );
+        assert_eq!(
+            (&dry["dry_run"], &dry["status"], &dry["created"]),
+            (&json!(true), &json!("success"), &json!(true)),
+            "{dry}"
+        );
+        let id = dry["timer_id"].clone();
+        assert_eq!(dry["timers"], json!([id]), "{dry}");
+        assert!(!dry["events"].as_array().unwrap().is_empty(), "{dry}");
+        assert_eq!(call(&c, "timer_get", json!([id])).await, Value::Null);
+        let real = call(&c, method, json!([t])).await;
+        assert_eq!(real["timer_id"], id, "the real {method} gets the same id");
+        assert_eq!(real["receipt"]["cycles_used"], dry["cycles_used"], "{real}");
+        assert_eq!(real["receipt"]["fee"], dry["fee"], "{real}");
+    }
+    // The watch's `client_nonce` repeat: the bound timer, not created, as `timer_watch` says.
+    let before = state(&c).await;
+    let dry = call(&c, "devnet_call", json!([{ "watch": watch }])).await;
+    let real = call(&c, "timer_watch", json!([watch])).await;
+    assert_eq!(
+        (&dry["timer_id"], &dry["created"]),
+        (&real["timer_id"], &real["created"]),
+        "{dry} / {real}"
+    );
+    assert_eq!(dry["created"], json!(false), "{dry}");
+    assert_ne!(state(&c).await, before, "the real repeat is a transaction");
+}
+
+/// Issue 32 "What bad input gets" for the drafts' dry runs (Spec note 181): a watch or an
+/// interval under fifo is the same named error the real `timer_watch` / `timer_interval`
+/// answer; malformed registrations are -32602 naming the field; nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_refused_draft_dry_runs_are_the_real_errors() {
+    use cowboy_devnet::engine::SchedulerKind;
+    let (_s, c, actor, from) = start_under(SchedulerKind::Fifo).await;
+    let before = state(&c).await;
+    let watch = json!({"actor": actor, "keys": ["price/"], "fee_payer": from});
+    let interval = json!({"actor": actor, "every": 3, "fee_payer": from});
+    for (kind, method, t) in [
+        ("watch", "timer_watch", &watch),
+        ("interval", "timer_interval", &interval),
+    ] {
+        let dry = common::served::rpc_err(&c, "devnet_call", &json!([{ kind: t }])).await;
+        let real = common::served::rpc_err(&c, method, &json!([t])).await;
+        assert_eq!(
+            (dry.0, &dry.2["reason"]),
+            (real.0, &real.2["reason"]),
+            "{kind}: {} / {}",
+            dry.1,
+            real.1
+        );
+        assert!(dry.2["reason"].is_string(), "{}", dry.1);
+    }
+    let params_errors = [
+        (json!([{"watch": {"actor": actor}}]), "keys"),
+        (json!([{"interval": {"actor": actor}}]), "every"),
+        (json!([{"watch": watch, "interval": interval}]), "interval"),
+        (json!([{"watch": watch, "from": from}]), "from"),
+        (
+            json!([{"interval": {"actor": actor, "every": 3, "x": 1}}]),
+            "interval.x",
+        ),
+    ];
+    for (p, field) in params_errors {
+        let (code, msg, data) = common::served::rpc_err(&c, "devnet_call", &p).await;
+        assert_eq!(
+            (code, data["field"].as_str()),
+            (-32602, Some(field)),
+            "{p}: {msg}"
+        );
+    }
+    assert_eq!(state(&c).await, before, "a refused dry run changed nothing");
+}
+
+/// A script whose handlers write storage, pay, and schedule, extend and cancel a timer.
+const DIFF_SCRIPT: &str = r#"
+fn plan(payload) {
+    let id = schedule_timer(block_height() + 20, "x");
+    storage_set("planned", id);
+    storage_set("n", "1");
+}
+fn postpone(payload) {
+    extend_timer(storage_get("planned"), block_height() + 100);
+}
+fn abort(payload) {
+    cancel_timer(storage_get("planned"));
+    storage_remove("n");
+}
+fn pay(payload) {
+    transfer(tx_sender(), 1000);
+}
+fn broken(payload) {
+    storage_set("never", "written");
+    throw "nope";
+}
+"#;
+
+fn hex(s: &str) -> Value {
+    json!(format!("0x{}", hex::encode(s)))
+}
+
+/// The balance change of `who` in a dry run's diff, as `(before, after)`.
+fn balance_change(dry: &Value, who: &Value) -> Option<(u128, u128)> {
+    let b = dry["diff"]["balances"]
+        .as_array()?
+        .iter()
+        .find(|b| b["address"] == *who)?;
+    let n = |k: &str| b[k].as_str().unwrap().parse::<u128>().unwrap();
+    Some((n("before"), n("after")))
+}
+
+/// Issue 32 "Dry runs" ("the receipt, the trace and the state diff"; Spec note 182): a dry
+/// run's `diff` lists the storage keys it would write (actor, key, old, new), the balances it
+/// would change (the sender's fee, a transfer) and the timers it would schedule, cancel or
+/// extend; a failing handler's writes are not in it (only its fee); nothing changes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_a_dry_run_answers_its_state_diff() {
+    let (_s, c, _, from) = start().await;
+    let actor = call(
+        &c,
+        "actor_deploy",
+        json!([{"script": DIFF_SCRIPT, "balance": "1000000000000000000000"}]),
+    )
+    .await;
+    let run = |handler: &str| json!({"from": from, "actor": actor, "handler": handler});
+    let planned = call(&c, "actor_call", json!([run("plan")])).await["timers"][0].clone();
+    let before = state(&c).await;
+    let dry = |handler: &'static str| {
+        let (c, p) = (&c, run(handler));
+        async move { call(c, "devnet_call", json!([p])).await }
+    };
+    // postpone: an extension, no storage write, the sender's fee.
+    let d = dry("postpone").await;
+    let ext = &d["diff"]["timers"]["extended"];
+    assert_eq!(ext[0]["timer_id"], planned, "{d}");
+    assert_eq!(
+        ext[0]["new_expires_at"].as_u64(),
+        Some(d["height"].as_u64().unwrap() + 100),
+        "{d}"
+    );
+    assert_eq!(d["diff"]["storage"], json!([]), "{d}");
+    let (b, a) = balance_change(&d, &from).expect("the sender pays a fee");
+    assert_eq!(
+        b - a,
+        d["fee"].as_str().unwrap().parse::<u128>().unwrap(),
+        "{d}"
+    );
+    // abort: a cancel and a deleted key.
+    let d = dry("abort").await;
+    assert_eq!(d["diff"]["timers"]["cancelled"], json!([planned]), "{d}");
+    assert_eq!(
+        d["diff"]["storage"],
+        json!([{"actor": actor, "key": hex("n"), "old": hex("1"), "new": null}]),
+        "{d}"
+    );
+    // plan again: a new timer, `planned` rewritten, `n` written with the value it has (no
+    // change, not listed).
+    let d = dry("plan").await;
+    let id = d["timers"][0].clone();
+    assert_eq!(d["diff"]["timers"]["scheduled"], json!([id]), "{d}");
+    let keys: Vec<&Value> = d["diff"]["storage"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| &s["key"])
+        .collect();
+    assert_eq!(keys, vec![&hex("planned")], "{d}");
+    // pay: the actor's 1000 to the sender.
+    let d = dry("pay").await;
+    let (b, a) = balance_change(&d, &actor).expect("the actor pays");
+    assert_eq!(b - a, 1000, "{d}");
+    // broken: its write discarded; only fees.
+    let d = dry("broken").await;
+    assert_eq!(d["success"], json!(false), "{d}");
+    assert_eq!(d["diff"]["storage"], json!([]), "{d}");
+    assert!(balance_change(&d, &from).is_some(), "{d}");
+    // A schedule's dry run: the timer it would schedule.
+    let h = call(&c, "devnet_blockNumber", json!([]))
+        .await
+        .as_u64()
+        .unwrap();
+    let t = json!({"actor": actor, "height": h + 5});
+    let d = call(&c, "devnet_call", json!([{"schedule": t}])).await;
+    assert_eq!(
+        d["diff"]["timers"]["scheduled"],
+        json!([d["timer_id"]]),
+        "{d}"
+    );
+    assert_eq!(state(&c).await, before, "dry runs changed nothing");
+    // The diff is what the real call does: `postpone` moves the timer's `expires_at` there.
+    let d = dry("postpone").await;
+    call(&c, "actor_call", json!([run("postpone")])).await;
+    let t = call(&c, "timer_get", json!([planned])).await;
+    assert_eq!(
+        t["expires_at"], d["diff"]["timers"]["extended"][0]["new_expires_at"],
+        "{t} / {d}"
+    );
+}

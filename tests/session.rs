@@ -4,12 +4,13 @@
 
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::chain::{Transaction, TxKind};
+use cowboy_devnet::chain::{DraftTimerArgs, Transaction, TxKind};
 use cowboy_devnet::engine::{Address, ErrorKind, ScheduleArgs};
 use cowboy_devnet::node::ConfigChange;
 use cowboy_devnet::node::{
-    AccountsQuery, At, Base, CancelTimer, GovUpdateConfig, Halt, Mine, MiningMode, NodeConfig,
-    NodeCore, Revert, RevertTo, ScheduleTimer, SendTx, SetBalance, SetMining, Snapshot, TiersQuery,
+    AccountsQuery, At, Base, CallActor, CancelTimer, DraftQuery, DraftTimer, DryCall, DryRun,
+    EventFilter, GovUpdateConfig, Halt, Mine, MiningMode, NodeConfig, NodeCore, PendingTxsQuery,
+    Revert, RevertTo, ScheduleTimer, SendTx, SetBalance, SetMining, Snapshot, TiersQuery,
     TimerQuery, dev_account,
 };
 use cowboy_devnet::node::{DumpState, LoadState};
@@ -251,6 +252,8 @@ enum Cmd {
     /// A schedule with a `client_nonce`: refused by name under `fifo` (CIP-5 drafts §6.2),
     /// so it changes nothing and is not exported.
     Nonce(u64),
+    /// Issue 32: a dry run (of kind `.0`, see [`dry_call`]), which must change nothing.
+    Dry(u8, u64),
 }
 
 fn cmd() -> impl Strategy<Value = Cmd> {
@@ -263,7 +266,115 @@ fn cmd() -> impl Strategy<Value = Cmd> {
         1 => (1u64..6).prop_map(Cmd::Halt),
         1 => Just(Cmd::Cancel),
         1 => (1u64..40).prop_map(Cmd::Nonce),
+        3 => (0u8..DRY_KINDS, 1u64..40).prop_map(|(k, x)| Cmd::Dry(k, x)),
     ]
+}
+
+/// What a dry run must leave as it was (issue 32, "What bad input gets"): the state root, the
+/// head (height, hash, pending transactions and timers), every balance and nonce, every
+/// actor's storage, the pending transactions' hashes, the events count, the drafts' state
+/// and the session log.
+fn fingerprint(n: &NodeCore) -> serde_json::Value {
+    let storage: Vec<String> = n
+        .chain()
+        .actors()
+        .iter()
+        .map(|(a, x)| format!("{a}: {:?}", x.storage))
+        .collect();
+    let pending: Vec<_> = n
+        .ask(&PendingTxsQuery)
+        .unwrap()
+        .into_iter()
+        .map(|t| t.hash)
+        .collect();
+    let events = n.events_kept(&EventFilter::default()).unwrap().len()
+        + n.chain().open_events().map_or(0, <[_]>::len);
+    serde_json::json!({
+        "root": n.chain().state_root(),
+        "head": n.head(),
+        "accounts": n.chain().accounts(),
+        "storage": storage,
+        "pending": pending,
+        "events": events,
+        "draft": n.ask(&DraftQuery).ok(),
+        "session": n.session().len(),
+    })
+}
+
+/// How many kinds of dry run [`dry_call`] makes: 0 a call, 1 a failing call (no such
+/// handler), 2 a schedule, 3 a refused schedule (in the past), 4 a schedule with a
+/// `client_nonce` (refused under fifo), 5 a watch, 6 an interval (refused but under a draft
+/// scheduler), 7 a call against the state of the block before the head.
+const DRY_KINDS: u8 = 8;
+
+/// The dry run of kind `kind` by actor `a` (`x`: a height offset or a nonce).
+fn dry_call(n: &NodeCore, a: Address, kind: u8, x: u64) -> At<DryRun> {
+    let call = |handler: &str| {
+        DryCall::Call(CallActor {
+            from: dev_account(1),
+            actor: a,
+            handler: handler.into(),
+            payload: b"p".to_vec(),
+        })
+    };
+    let sched = |height, client_nonce| {
+        DryCall::Schedule(ScheduleTimer {
+            actor: a,
+            from: None,
+            args: ScheduleArgs {
+                height,
+                client_nonce,
+                payload: b"p".to_vec(),
+                ..ScheduleArgs::default()
+            },
+        })
+    };
+    let draft = |interval: bool| {
+        DryCall::Draft(DraftTimer {
+            actor: a,
+            from: None,
+            interval,
+            args: DraftTimerArgs {
+                keys: if interval { vec![] } else { vec!["k/".into()] },
+                every: interval.then_some(x),
+                fee_payer: Some(dev_account(1)),
+                client_nonce: x.is_multiple_of(2).then_some(x),
+                ..DraftTimerArgs::default()
+            },
+        })
+    };
+    let pending = n.chain().pending_height();
+    let call = match kind {
+        0 | 7 => call("handle_timer"),
+        1 => call("no_such_handler"),
+        2 => sched(pending + x, None),
+        3 => sched(1, None),
+        4 => sched(pending + x, Some(x)),
+        5 => draft(false),
+        _ => draft(true),
+    };
+    let at = (kind == 7)
+        .then(|| n.height().saturating_sub(1))
+        .filter(|h| *h > 0);
+    At::new(
+        DryRun {
+            call,
+            trace: x.is_multiple_of(3),
+        },
+        at,
+    )
+}
+
+/// Runs a dry run and checks it changed nothing; answers whether it was refused.
+fn dry(n: &NodeCore, a: Address, kind: u8, x: u64) -> bool {
+    let before = fingerprint(n);
+    let out = n.ask(&dry_call(n, a, kind, x));
+    assert_eq!(
+        fingerprint(n),
+        before,
+        "dry run {kind} ({x}) changed nothing: {out:?}"
+    );
+    out.is_err()
 }
 
 /// Applies `cmds` to `n` (actor `a`; `timers` collects what it schedules).
@@ -355,6 +466,14 @@ fn play(
                     "{e}"
                 );
             }
+            Cmd::Dry(kind, x) => {
+                let refused = dry(n, a, kind, x);
+                // Under fifo a watch, an interval and a `client_nonce` are refused by name.
+                assert!(
+                    refused || !(4..=6).contains(&kind),
+                    "dry run {kind} not refused under fifo"
+                );
+            }
         }
     }
 }
@@ -411,6 +530,64 @@ proptest! {
         let start = n.session().base_height();
         let from = start + pick % (n.height() - start + 1);
         replay_from(&n, Some(from));
+    }
+}
+
+/// A node under the CIP-5 zh draft (watches and intervals) with `SCRIPT` deployed.
+fn draft_node() -> (NodeCore, Address) {
+    let g = Genesis {
+        scheduler: cowboy_devnet::engine::SchedulerKind::Cip5DraftZh,
+        ..Genesis::default()
+    };
+    let mut n = NodeCore::new(NodeConfig::new(g, DevnetRuntime::shared())).expect("genesis");
+    let a = deploy(&mut n, "ticker");
+    (n, a)
+}
+
+/// Under a draft scheduler: `Cmd::Nonce(x)` is a real registration (a watch for an even `x`,
+/// an interval of `x` blocks for an odd one); a dry run's drafts' kinds may pass; the rest as
+/// [`play`].
+fn play_draft(n: &mut NodeCore, a: Address, cmds: Vec<Cmd>) {
+    for c in cmds {
+        match c {
+            Cmd::Nonce(x) => {
+                let r = dry_call(n, a, if x.is_multiple_of(2) { 5 } else { 6 }, x);
+                if let DryCall::Draft(d) = r.query.call {
+                    // Refused (an interval's nonce already bound, a balance) changes nothing.
+                    let _ = n.apply(d);
+                }
+            }
+            Cmd::Dry(kind, x) => {
+                dry(n, a, kind, x);
+            }
+            c => play(n, a, &mut Vec::new(), vec![c]),
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, ..ProptestConfig::default() })]
+
+    /// Issue 32 "What bad input gets": under a draft scheduler, dry runs of calls, failing
+    /// calls, schedules, refused schedules, watches and intervals interleaved with real
+    /// commands (registrations among them) change nothing: root, head, balances, nonces,
+    /// storage, pending transactions, events, the drafts' state and the session log are the
+    /// same before and after each (`dry`).
+    #[test]
+    fn issue32_dry_runs_under_a_draft_scheduler_change_nothing(
+        cmds in prop::collection::vec(cmd(), 1..20),
+    ) {
+        let (mut n, a) = draft_node();
+        play_draft(&mut n, a, cmds);
+        n.apply(SetBalance { address: dev_account(1), balance: common::RICH }).unwrap();
+        n.apply(Mine { blocks: 2 }).unwrap();
+        let refused: Vec<bool> = (0..DRY_KINDS).map(|k| dry(&n, a, k, 2)).collect();
+        // A call, a failing call (a receipt), a schedule and a watch run; the past one is
+        // refused.
+        prop_assert_eq!(&refused[..4], &[false, false, false, true]);
+        prop_assert!(!refused[5]);
+        let failing = n.ask(&dry_call(&n, a, 1, 2)).unwrap();
+        prop_assert!(!failing.receipt.success);
     }
 }
 

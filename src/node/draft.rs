@@ -6,6 +6,7 @@ use super::core::{NodeCore, Request};
 use super::error::NodeError;
 use super::query::Query;
 use super::registration::{Scheduled, named_timer, nonce_bound};
+use super::requests::act_as_sender;
 use crate::chain::{DraftTimerArgs, TimerOp, Transaction, TxKind};
 use crate::engine::draft::{DraftParams, GlobalFire, Hit, MailboxEntry, NonceView};
 use crate::engine::{Address, SchedulerKind, TimerId};
@@ -26,29 +27,8 @@ impl Request for DraftTimer {
     /// A refused registration is an error and changes nothing (no nonce, no fee): the chain
     /// runs the call's checks before it includes it (`Chain::check_tx`, issues 29 and 30).
     fn apply(self, node: &mut NodeCore) -> Result<Scheduled, NodeError> {
-        let from = match self.from {
-            Some(f) => f,
-            None => node
-                .chain()
-                .actor(&self.actor)
-                .map(|a| a.deployer)
-                .ok_or(NodeError::Tx(crate::chain::TxError::UnknownActor(
-                    self.actor,
-                )))?,
-        };
         let client_nonce = self.args.client_nonce;
-        let op = if self.interval {
-            TimerOp::SetInterval(self.args)
-        } else {
-            TimerOp::SetStateWatch(self.args)
-        };
-        let tx = Transaction::new(
-            from,
-            TxKind::ActAs {
-                actor: self.actor,
-                op,
-            },
-        );
+        let tx = self.tx(node)?;
         let bound = nonce_bound(node, &self.actor, client_nonce);
         let (receipt, sealed) = node.send(tx)?;
         if !receipt.success {
@@ -62,6 +42,27 @@ impl Request for DraftTimer {
             receipt,
             sealed,
         })
+    }
+}
+
+impl DraftTimer {
+    /// The registration's transaction: `actor` acts (`set_state_watch` or `set_interval`) in
+    /// a transaction from `from`, or its deployer. The one builder of it: `timer_watch` /
+    /// `timer_interval` send it, `devnet_call`'s dry run applies it to a throwaway copy.
+    pub(super) fn tx(&self, node: &NodeCore) -> Result<Transaction, NodeError> {
+        let from = act_as_sender(node, &self.actor, self.from)?;
+        let op = if self.interval {
+            TimerOp::SetInterval(self.args.clone())
+        } else {
+            TimerOp::SetStateWatch(self.args.clone())
+        };
+        Ok(Transaction::new(
+            from,
+            TxKind::ActAs {
+                actor: self.actor,
+                op,
+            },
+        ))
     }
 }
 

@@ -1,17 +1,21 @@
 //! Dry runs (issue 32, "Dry runs, receipts, the pool, events"; Spec note 174): anvil's
-//! `eth_call` for the devnet. A call (as `actor_call` takes it) or a timer schedule (as
-//! `timer_schedule` takes it) runs against the head on a copy of the chain (sealed blocks are
+//! `eth_call` for the devnet. A call (as `actor_call` takes it), a timer schedule (as
+//! `timer_schedule` takes it) or a CIP-5 draft registration (as `timer_watch` /
+//! `timer_interval` take it, Spec note 181) runs against the head on a copy of the chain (sealed blocks are
 //! shared, not copied) whose open block is then thrown away: the receipt, the events and the
-//! timers it would schedule come back; the node's chain, nonces, balances, pending
+//! timers it would schedule come back, with its state diff (Spec note 182); the node's chain, nonces, balances, pending
 //! transactions and history are not touched.
 
 use super::core::NodeCore;
+use super::draft::DraftTimer;
+use super::dry_diff::StateDiff;
 use super::error::NodeError;
 use super::query::Query;
+use super::registration::{named_timer, nonce_bound};
 use super::requests::{CallActor, ScheduleTimer, act_as_sender};
 use super::txs;
 use crate::chain::{Event, EventRecord, Receipt, Transaction, TxKind};
-use crate::engine::TimerEvent;
+use crate::engine::{Address, TimerEvent, TimerId};
 use serde::{Deserialize, Serialize};
 
 /// What a dry run runs.
@@ -22,6 +26,20 @@ pub enum DryCall {
     /// A timer schedule, as `timer_schedule` sends it (the actor acts in a transaction from
     /// its deployer, or `from`).
     Schedule(ScheduleTimer),
+    /// A CIP-5 draft registration, as `timer_watch` / `timer_interval` send it (Spec note
+    /// 181): the same transaction, built by the same [`DraftTimer`].
+    Draft(DraftTimer),
+}
+
+impl DryCall {
+    /// A registration's actor and `client_nonce` (it names a timer); `None` for a call.
+    fn registration(&self) -> Option<(Address, Option<u64>)> {
+        match self {
+            DryCall::Call(_) => None,
+            DryCall::Schedule(s) => Some((s.actor, s.args.client_nonce)),
+            DryCall::Draft(d) => Some((d.actor, d.args.client_nonce)),
+        }
+    }
 }
 
 /// The outcome of a dry run: the receipt the transaction would get (`success: false` with
@@ -36,6 +54,13 @@ pub struct DryRunView {
     /// runs no handler).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<Vec<crate::chain::trace::Trace>>,
+    /// A registration's timer, as the real one names it (a `client_nonce` repeat: the bound
+    /// timer), and whether it would create it; `None` for a call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer: Option<(TimerId, bool)>,
+    /// What it would change (Spec note 182).
+    #[serde(default)]
+    pub diff: StateDiff,
 }
 
 /// Runs `call` against the head without keeping anything (Spec note 174). A transaction the
@@ -64,7 +89,25 @@ impl DryRun {
                 let from = act_as_sender(node, &s.actor, s.from)?;
                 txs::schedule(from, s.actor, s.args.clone())
             }
+            DryCall::Draft(d) => d.tx(node)?,
         })
+    }
+
+    /// A registration answers as the real one does: a failed receipt is the real call's
+    /// `Reverted` error, a success names its timer (`named_timer`, as `timer_schedule` /
+    /// `timer_watch` / `timer_interval` do).
+    fn named(
+        &self,
+        receipt: &Receipt,
+        bound: Option<TimerId>,
+    ) -> Result<Option<(TimerId, bool)>, NodeError> {
+        if self.call.registration().is_none() {
+            return Ok(None);
+        }
+        if !receipt.success {
+            return Err(NodeError::reverted(receipt.clone()));
+        }
+        Ok(Some(named_timer(receipt, bound)))
     }
 }
 
@@ -72,6 +115,10 @@ impl Query for DryRun {
     type Reply = DryRunView;
     fn run(&self, node: &NodeCore) -> Result<DryRunView, NodeError> {
         let tx = self.tx(node)?;
+        let bound = self
+            .call
+            .registration()
+            .and_then(|(actor, nonce)| nonce_bound(node, &actor, nonce));
         let mut chain = node.chain().clone();
         let before = chain.open_events().map(<[EventRecord]>::len);
         if self.trace {
@@ -81,6 +128,7 @@ impl Query for DryRun {
             chain.set_tracing(true);
         }
         let receipt = chain.apply_tx(tx)?;
+        let timer = self.named(&receipt, bound)?;
         let trace = self.trace.then(|| chain.take_traces());
         let events = chain.open_events().unwrap_or_default();
         let events = match before {
@@ -92,11 +140,14 @@ impl Query for DryRun {
                 .cloned()
                 .collect(),
         };
+        let diff = StateDiff::of(node.chain(), &chain, &receipt, &events, bound);
         Ok(DryRunView {
+            diff,
             receipt,
             events,
             height: chain.pending_height(),
             trace,
+            timer,
         })
     }
 }

@@ -20,6 +20,7 @@ mod core;
 pub mod draft;
 pub mod draft_estimate;
 mod drop;
+mod dry_diff;
 mod dry_run;
 mod error;
 mod finder;
@@ -53,6 +54,7 @@ pub use command_reply::{
 pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
 pub use drop::{DropTransaction, Dropped};
+pub use dry_diff::{BalanceChange, StateDiff, StorageChange, TimerChanges, TimerExtension};
 pub use dry_run::{DryCall, DryRun, DryRunView};
 pub use error::NodeError;
 pub use finder::{

@@ -39,7 +39,7 @@ pub(super) fn schemas(g: &mut SchemaGenerator) -> Vec<MethodSchema> {
     ]
 }
 
-fn decode(mut o: Obj, interval: bool) -> Result<DraftTimer, ErrorObjectOwned> {
+pub(super) fn decode(mut o: Obj, interval: bool) -> Result<DraftTimer, ErrorObjectOwned> {
     let actor: Address = o.req("actor")?;
     let from: Option<Address> = o.opt("from")?;
     let keys: Option<Value> = o.opt("keys")?;

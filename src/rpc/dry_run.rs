@@ -1,10 +1,12 @@
 //! `devnet_call` (issue 32, "Dry runs"; Spec note 174): anvil's `eth_call`. Params: `[call]`,
 //! `call` as `actor_call` takes it (`{from, actor, handler, payload?}`), or `{"schedule":
-//! {...}}` with what `timer_schedule` takes. The reply is the receipt the transaction would
+//! {...}}` with what `timer_schedule` takes, or `{"watch": {...}}` / `{"interval": {...}}`
+//! with what `timer_watch` / `timer_interval` take (Spec note 181). The reply is the receipt the transaction would
 //! get, with `dry_run: true`, its `events` and the `timers` it would schedule; nothing is kept.
 //! Issue 32 (Spec note 175): `[call, options?, block?]`: `{"trace": true}` adds the handler
 //! run's `trace` (`"compact": true` as the trace methods take it), and a block tag runs the
 //! call against the state as of that sealed block (a past height: its open block is #h+1).
+//! Spec note 182: `diff`, what it would change (storage keys, balances, timers).
 
 use super::command_timer::decode_schedule;
 use super::error::node_error;
@@ -19,12 +21,32 @@ use serde_json::json;
 
 pub const METHOD: &str = "devnet_call";
 
-fn decode_call(mut o: Obj) -> Result<DryCall, ErrorObjectOwned> {
-    if let Some(s) = o.opt_obj("schedule")? {
-        if let Some(k) = o.keys().first() {
-            return Err(invalid_param(k, "a schedule dry run takes only `schedule`"));
+/// A registration's dry run: `{"schedule": {...}}`, `{"watch": {...}}` or `{"interval":
+/// {...}}`, decoded by the real method's decoder; `None` for a call.
+fn decode_registration(o: &mut Obj) -> Result<Option<DryCall>, ErrorObjectOwned> {
+    let mut found = None;
+    for name in ["schedule", "watch", "interval"] {
+        if let Some(inner) = o.opt_obj(name)? {
+            if found.is_some() {
+                return Err(invalid_param(name, "a dry run runs one registration"));
+            }
+            found = Some(match name {
+                "schedule" => DryCall::Schedule(decode_schedule(inner)?),
+                _ => DryCall::Draft(super::draft::decode(inner, name == "interval")?),
+            });
         }
-        return Ok(DryCall::Schedule(decode_schedule(s)?));
+    }
+    if found.is_some()
+        && let Some(k) = o.keys().first()
+    {
+        return Err(invalid_param(k, "a registration's dry run takes only it"));
+    }
+    Ok(found)
+}
+
+fn decode_call(mut o: Obj) -> Result<DryCall, ErrorObjectOwned> {
+    if let Some(r) = decode_registration(&mut o)? {
+        return Ok(r);
     }
     let from: Address = o.req("from")?;
     let actor: Address = o.req("actor")?;
@@ -63,11 +85,13 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         v["height"] = json!(out.height);
         v["dry_run"] = json!(true);
         v["events"] = to_json(&out.events);
+        v["diff"] = to_json(&out.diff);
         if let Some(t) = out.trace {
             v["trace"] = super::traces::written(t, compact);
         }
-        if let Some(id) = out.receipt.timers.first() {
+        if let Some((id, created)) = out.timer {
             v["timer_id"] = json!(id);
+            v["created"] = json!(created);
         }
         Ok(v)
     });

@@ -6,8 +6,10 @@
 use super::schema::{MethodSchema, method};
 use super::types::Bytes;
 use super::wire::ScheduleFields;
+use super::wire_gov::{IntervalFields, WatchFields};
+use crate::chain::EventRecord;
 use crate::engine::{Address, H256, TimerId};
-use crate::node::{EventFilter, ReceiptReply};
+use crate::node::{EventFilter, ReceiptReply, StateDiff};
 use schemars::{JsonSchema, SchemaGenerator};
 use serde_json::{Map, Value};
 
@@ -150,7 +152,8 @@ pub struct TraceReply {
     pub end: Map<String, Value>,
 }
 
-/// What `devnet_call` runs: a call as actor_call takes it, or `{schedule}`.
+/// What `devnet_call` runs: a call as actor_call takes it, or one registration: `{schedule}`,
+/// `{watch}` or `{interval}` (Spec note 181).
 #[derive(JsonSchema)]
 pub struct DryCallFields {
     pub from: Option<Address>,
@@ -159,6 +162,30 @@ pub struct DryCallFields {
     pub payload: Option<Bytes>,
     /// timer_schedule's fields
     pub schedule: Option<ScheduleFields>,
+    /// timer_watch's fields (cip5-draft / cip5-draft-zh)
+    pub watch: Option<WatchFields>,
+    /// timer_interval's fields (cip5-draft-zh)
+    pub interval: Option<IntervalFields>,
+}
+
+/// `devnet_call`'s result: the receipt the transaction would get, with what else it would do.
+#[derive(JsonSchema)]
+pub struct DryCallReply {
+    #[serde(flatten)]
+    pub receipt: ReceiptReply,
+    /// always true
+    pub dry_run: bool,
+    /// the events it would emit
+    pub events: Vec<EventRecord>,
+    /// a registration's timer, as the real method names it
+    pub timer_id: Option<TimerId>,
+    /// a registration: false for a client_nonce repeat naming the bound timer
+    pub created: Option<bool>,
+    /// with {"trace": true}: the handler run's trace
+    pub trace: Option<Vec<TraceReply>>,
+    /// what it would change: storage keys (actor, key, old, new), balances (address, before,
+    /// after), timers scheduled / cancelled / extended (Spec note 182)
+    pub diff: StateDiff,
 }
 
 /// `devnet_call`'s options.
@@ -171,12 +198,13 @@ pub struct DryCallOptions {
 }
 
 /// A dry run (issue 32, Spec note 174; anvil's eth_call): `call` as actor_call takes it, or
-/// {"schedule": {..}} with timer_schedule's fields, run against the head (or the state as of
-/// `block`) and thrown away. Result: the receipt the transaction would get (a failing handler:
-/// success false, status reverted, its error), with dry_run: true, its events, the timers it
-/// would schedule (and timer_id for a schedule). What the real call refuses before inclusion
-/// is the same named error. Nothing changes: no block, nonce, balance, timer or pending
-/// transaction.
+/// {"schedule": {..}} with timer_schedule's fields, or {"watch": {..}} / {"interval": {..}}
+/// with timer_watch's / timer_interval's (Spec note 181), run against the head (or the state
+/// as of `block`) and thrown away. Result: the receipt the transaction would get (a failing
+/// handler: success false, status reverted, its error), with dry_run: true, its events, the
+/// timers it would schedule (and timer_id, created for a registration), its state diff. What
+/// the real call refuses is the same named error. Nothing changes: no block, nonce, balance,
+/// timer or pending transaction.
 #[derive(JsonSchema)]
 pub struct CallParams {
     /// what to run
@@ -246,7 +274,7 @@ pub(super) fn schemas(g: &mut SchemaGenerator) -> Vec<MethodSchema> {
             "devnet_pendingTransactions",
             &[],
         ),
-        method::<CallParams, ReceiptReply>(g, "devnet_call", &["call", "options"]).with_block(g),
+        method::<CallParams, DryCallReply>(g, "devnet_call", &["call", "options"]).with_block(g),
     ];
     v.extend(subscriptions(g));
     v
