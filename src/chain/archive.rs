@@ -207,10 +207,18 @@ impl Chain {
         self.archive.header(height)
     }
 
-    /// Drops the oldest stored block, archiving its header.
+    /// Drops the oldest stored block, archiving its header; with the archive on, the quiet
+    /// runs below it leave with it (archived first), so the archive stays in height order.
     pub(super) fn drop_oldest_block(&mut self) {
-        if let Some(b) = self.blocks.pop_front() {
-            self.archive.push_header(&b.header);
+        let Some(b) = self.blocks.pop_front() else {
+            return;
+        };
+        if self.archive.is_on() {
+            while self.quiet.front().is_some_and(|r| r.last < b.header.height) {
+                let r = self.quiet.pop_front().expect("checked");
+                self.archive.push_quiet(&r);
+            }
         }
+        self.archive.push_header(&b.header);
     }
 }
