@@ -3,14 +3,24 @@
 //! headers are kept by work done (one per busy block, one span per long quiet jump), never
 //! per height passed.
 
-use cowboy_devnet::chain::{BlockHeader, Genesis, GenesisAccount, Transaction, TxKind};
+use cowboy_devnet::chain::{
+    BlockHeader, Genesis, GenesisAccount, HeaderArchive, Transaction, TxKind,
+};
 use cowboy_devnet::engine::{Address, ErrorKind, H256};
 use cowboy_devnet::node::{
     BlockAnswer, DumpState, LoadState, Mine, MiningMode, NodeConfig, NodeCore, Reset, RevertTo,
     SendTx,
 };
 use cowboy_devnet::vm::DevnetRuntime;
+use jsonrpsee::http_client::HttpClientBuilder;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
+
+mod common;
+
+// Issue 31 item 4: an archived busy block costs one entry, its header and the entry's tag:
+// 176 bytes (checked when the tests compile).
+const _: () = assert!(HeaderArchive::ENTRY_BYTES <= 176);
 
 fn alice() -> Address {
     Address::from_label("alice")
@@ -206,4 +216,32 @@ fn issue31_a_load_or_a_reset_starts_the_archive_empty() {
         d.block_answer(3).unwrap().is_none(),
         "above the head after a reset"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_get_block_of_a_pruned_height_answers_its_header_over_rpc() {
+    let mut c = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    c.history = 5;
+    c.keep_blocks = Some(5);
+    let node = cowboy_devnet::node::spawn(NodeCore::new(c).unwrap());
+    let d = common::served::serve_node(node, &common::served::port0()).await;
+    let http = HttpClientBuilder::default()
+        .build(format!("http://{}", d.addr))
+        .unwrap();
+    let call = |m: &'static str, p: Value| {
+        let http = http.clone();
+        async move { common::served::rpc_ok(&http, m, &p).await }
+    };
+    assert_eq!(call("devnet_mine", json!([20])).await, json!(20));
+    let whole = call("devnet_getBlock", json!([18])).await;
+    assert!(whole["receipts"].is_array(), "{whole}");
+    let old = call("devnet_getBlock", json!([3])).await;
+    assert_eq!(old["header"]["height"], json!(3), "{old}");
+    assert!(old["header"]["hash"].is_string());
+    assert_eq!(old["body"], Value::Null);
+    assert!(old.get("receipts").is_none());
+    assert_eq!(old["body_error"]["reason"], json!("HistoryPruned"));
+    assert_eq!(old["body_error"]["code"], json!(-32069));
+    assert_eq!(old["body_error"]["first_kept"], json!(16));
+    assert_eq!(call("devnet_getBlock", json!([99])).await, Value::Null);
 }

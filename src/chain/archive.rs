@@ -100,6 +100,10 @@ pub struct HeaderArchive {
 }
 
 impl HeaderArchive {
+    /// The bytes one entry takes in its chunk (an archived busy block costs this, plus its
+    /// share of the chunk's pointer: 16 bytes per [`CHUNK`] entries).
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
     /// An empty archive, keeping what is pushed if `on`.
     pub fn new(on: bool) -> Self {
         HeaderArchive {
