@@ -501,7 +501,7 @@ impl Chain {
             lane,
         }));
         if self.blocks.len() > self.keep_blocks {
-            self.blocks.pop_front();
+            self.drop_oldest_block();
             self.prune_quiet();
         }
         self.blocks.back().expect("just pushed")

@@ -1,6 +1,7 @@
 //! The devnet chain: accounts, actors, transactions, blocks and the state root (DESIGN.md,
 //! `chain/`). It drives the timer engine at the end of every block (CIP-5 §5).
 
+mod archive;
 mod block;
 mod check;
 mod draft;
@@ -22,6 +23,7 @@ use crate::engine::{
     FeeQuote, GbaBid, GbaContext, H256, LaneStats, Ledger, QueueConfig, RestoreError,
     SchedulerKind, TimerConfig, TimerError, TimerEvent, TimerId,
 };
+pub use archive::HeaderArchive;
 pub use dump::ChainDump;
 use exec::{Meter, Overlay};
 pub use quiet::Sealed;
@@ -272,6 +274,8 @@ pub struct Chain {
     /// The state root's template as last committed, reused by quiet heights while nothing
     /// but the queue's `next_height` changes; `None` once anything else may have changed.
     root_tpl: Option<Arc<RootTemplate>>,
+    /// The headers of the blocks dropped from `blocks` and `quiet` (Spec note 183).
+    archive: HeaderArchive,
     /// The head materialized for [`Chain::seal_block`] when it sealed a quiet height.
     quiet_head: Option<Arc<Block>>,
     /// Test and bench switch: seal every height with a stored body (see
@@ -411,6 +415,7 @@ impl Chain {
             runtime,
             quiet: VecDeque::new(),
             root_tpl: None,
+            archive: HeaderArchive::default(),
             quiet_head: None,
             no_quiet: false,
             tracing: false,
@@ -455,7 +460,7 @@ impl Chain {
     pub fn set_keep_blocks(&mut self, n: usize) {
         self.keep_blocks = n.max(1);
         while self.blocks.len() > self.keep_blocks {
-            self.blocks.pop_front();
+            self.drop_oldest_block();
         }
         self.prune_quiet();
     }

@@ -95,18 +95,42 @@ impl RootTemplate {
         h.update(&self.suffix);
         H256(h.finalize().into())
     }
+
+    /// The queue's (ring, epoch) horizons the template holds.
+    pub(super) fn horizons(&self) -> (u64, u64) {
+        self.horizons
+    }
+
+    /// The state root with the queue at `next_height` and its horizons at `horizons` (the
+    /// suffix starts with them, see `Chain::root_template`): the root of a quiet height of a
+    /// later epoch whose state differs only there (Spec note 183).
+    pub(super) fn root_with(&self, horizons: (u64, u64), next_height: u64) -> H256 {
+        let mut h = self.prefix.clone();
+        h.update(next_height.to_be_bytes());
+        h.update(horizons.0.to_be_bytes());
+        h.update(horizons.1.to_be_bytes());
+        h.update(&self.suffix[16..]);
+        H256(h.finalize().into())
+    }
+
+    /// Does `other` hold the same state but for the horizons? (Equal prefix digests: the same
+    /// bytes were hashed before `next_height`.)
+    pub(super) fn same_but_horizons(&self, other: &RootTemplate) -> bool {
+        self.suffix.get(16..) == other.suffix.get(16..)
+            && self.prefix.clone().finalize() == other.prefix.clone().finalize()
+    }
 }
 
 /// Consecutive quiet heights sharing one root template, proposer, pending count and anchor.
 #[derive(Clone, Debug)]
 pub struct QuietRun {
-    first: u64,
-    last: u64,
-    tpl: Arc<RootTemplate>,
-    proposer: Address,
+    pub(super) first: u64,
+    pub(super) last: u64,
+    pub(super) tpl: Arc<RootTemplate>,
+    pub(super) proposer: Address,
     pending: u64,
     /// The `parent_hash` of every height of the run (see the module docs).
-    anchor: H256,
+    pub(super) anchor: H256,
     /// The lane statistics every height of the run shares (CIP-1 v3 §5: nothing selected or
     /// deferred, the basefee unchanged).
     lane: LaneStats,
@@ -118,7 +142,7 @@ pub(super) fn empty_body_hash() -> H256 {
 }
 
 /// The header of an empty block, hashed as [`Chain::seal_block`] hashes every header.
-fn quiet_header(
+pub(super) fn quiet_header(
     height: u64,
     parent_hash: H256,
     state_root: H256,
@@ -283,7 +307,8 @@ impl Chain {
     }
 
     /// Drops the quiet runs older than the oldest stored block, keeping at most
-    /// `keep_blocks` runs.
+    /// `keep_blocks` runs; each goes to the header archive (Spec note 183), after the stored
+    /// blocks below it, so the archive stays in height order.
     pub(super) fn prune_quiet(&mut self) {
         let Some(first) = self.blocks.front().map(|b| b.header.height) else {
             return;
@@ -293,7 +318,27 @@ impl Chain {
             .front()
             .is_some_and(|r| r.last < first || self.quiet.len() > self.keep_blocks)
         {
-            self.quiet.pop_front();
+            let r = self.quiet.pop_front().expect("checked");
+            if r.first > first {
+                self.archive_blocks_below(r.first);
+            }
+            self.archive.push_quiet(&r);
+        }
+    }
+
+    /// With the archive on, drops (and archives) the stored blocks below `height`: a quiet run
+    /// dropped above them would otherwise enter the archive before them. Off, it keeps them
+    /// (the chain holds what it held before the archive).
+    fn archive_blocks_below(&mut self, height: u64) {
+        if !self.archive.is_on() {
+            return;
+        }
+        while self
+            .blocks
+            .front()
+            .is_some_and(|b| b.header.height < height)
+        {
+            self.drop_oldest_block();
         }
     }
 }

@@ -362,7 +362,8 @@ impl NodeCore {
         {
             genesis.system_deployers.push(*d0);
         }
-        let chain = new_chain(&genesis, &cfg.runtime, cfg.keep_blocks)?;
+        let mut chain = new_chain(&genesis, &cfg.runtime, cfg.keep_blocks)?;
+        chain.set_archive_headers(cfg.keep_history);
         let checkpoints = past::start(&chain, cfg.keep_history);
         Ok(NodeCore {
             chain,
@@ -761,6 +762,7 @@ impl NodeCore {
             }
         }
         self.chain.set_tracing(self.traces.on);
+        self.chain.set_archive_headers(self.keep_history);
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();
@@ -807,6 +809,7 @@ impl NodeCore {
         self.drop_past_states();
         self.chain = chain;
         self.chain.set_tracing(self.traces.on);
+        self.chain.set_archive_headers(self.keep_history);
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();

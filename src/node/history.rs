@@ -3,7 +3,9 @@
 
 use super::core::NodeCore;
 use super::error::NodeError;
-use super::views::{BlockView, EventFilter, EventView, HeadView};
+use super::views::{
+    BlockAnswer, BlockView, BodyError, EventFilter, EventView, HeadView, PrunedBlockView,
+};
 
 impl NodeCore {
     /// The head and the node's counters, with the oldest kept height (Spec note 73).
@@ -49,6 +51,35 @@ impl NodeCore {
             self.check_kept(height)?;
         }
         Ok(self.block(height))
+    }
+
+    /// `devnet_getBlock` (issue 31, Spec note 183): the whole block while it is kept; for a
+    /// height older than the kept history its header (from the chain's header archive) with a
+    /// `HistoryPruned` body error; `HistoryPruned` as before when no header is held either (a
+    /// height before a load or a reset, or skipped by an outage); `None` above the head.
+    pub fn block_answer(&self, height: u64) -> Result<Option<BlockAnswer>, NodeError> {
+        let (first_kept, keep) = match self.block_kept(height) {
+            Err(NodeError::HistoryPruned { first_kept, keep }) => (first_kept, keep),
+            kept => return kept.map(|b| b.map(BlockAnswer::Whole)),
+        };
+        let header = self
+            .chain()
+            .header(height)
+            .ok_or(NodeError::HistoryPruned { first_kept, keep })?;
+        let body_error = BodyError {
+            reason: "HistoryPruned".into(),
+            code: super::codes::code_of("HistoryPruned"),
+            message: format!(
+                "blocks before #{first_kept} keep their header only; this node keeps the last {keep} whole (--history)"
+            ),
+            first_kept,
+            keep,
+        };
+        Ok(Some(BlockAnswer::HeaderOnly(Box::new(PrunedBlockView {
+            header,
+            body: None,
+            body_error,
+        }))))
     }
 
     /// [`events`](Self::events), answering `HistoryPruned` when the filter's `from_height`

@@ -111,6 +111,45 @@ pub mod opt_hex {
 /// A sealed block, shared with the chain's history (never copied).
 pub type BlockView = Arc<Block>;
 
+/// A block older than the kept history (issue 31, Spec note 183): its header, and in place
+/// of its body (`body: null`) the named reason it is not kept.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrunedBlockView {
+    pub header: crate::chain::BlockHeader,
+    /// Always `null`: the receipts and events are no longer kept.
+    pub body: Option<()>,
+    pub body_error: BodyError,
+}
+
+/// Why a block's body is not answered: `reason` is the error's name (`HistoryPruned`),
+/// with its code and, for `HistoryPruned`, the oldest whole block and the window's length.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BodyError {
+    pub reason: String,
+    pub code: i32,
+    pub message: String,
+    pub first_kept: u64,
+    pub keep: usize,
+}
+
+/// `devnet_getBlock`'s answer for a sealed height: the whole block while it is kept, its
+/// header alone once it is older than the kept history (Spec note 183).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BlockAnswer {
+    Whole(BlockView),
+    HeaderOnly(Box<PrunedBlockView>),
+}
+
+impl BlockAnswer {
+    /// The block's header, whichever way it is answered.
+    pub fn header(&self) -> &crate::chain::BlockHeader {
+        match self {
+            BlockAnswer::Whole(b) => &b.header,
+            BlockAnswer::HeaderOnly(p) => &p.header,
+        }
+    }
+}
+
 /// An event where it happened: the block height, the phase, the event with its `kind`.
 pub type EventView = EventRecord;
 

@@ -8,6 +8,7 @@ use super::queries::RpcQuery;
 use super::register::{RpcResult, reg};
 use super::types::{Amount, Args};
 use crate::engine::Address;
+use crate::node::views::BlockAnswer;
 use crate::node::{At, NodeEvent, NodeHandle};
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::types::ErrorObjectOwned;
@@ -108,11 +109,16 @@ fn register_chain(m: &mut RpcModule<NodeHandle>, opts: &Arc<ApiOptions>) {
         let a = Args::new(&p, &["height"])?;
         let h: u64 = a.req(0, "height")?;
         let b = node
-            .query(move |c| c.block_kept(h))
+            .query(move |c| c.block_answer(h))
             .await
             .map_err(node_error)?
             .map_err(node_error)?;
-        Ok(b.map_or(Value::Null, |b| to_json(&*b)))
+        // Issue 31 (Spec note 183): older than the kept history, the header alone.
+        Ok(match b {
+            None => Value::Null,
+            Some(BlockAnswer::Whole(b)) => to_json(&*b),
+            Some(BlockAnswer::HeaderOnly(p)) => to_json(&*p),
+        })
     });
     reg(m, "devnet_getBalance", |p, node| async move {
         let a = Args::new(&p, &["address", "block"])?;

@@ -29,10 +29,48 @@ pub struct GetBlockParams {
     pub height: u64,
 }
 
-/// A sealed block as the API writes it (`null` when not kept).
+/// A sealed block as the API writes it: `{header, receipts, events, eob, migrated, pending,
+/// lane}` while it is in the kept history; older, its header alone with `body: null` and
+/// `body_error: {reason: "HistoryPruned", code, message, first_kept, keep}` (issue 31, Spec
+/// note 181); `null` above the head.
 #[derive(JsonSchema)]
 #[schemars(rename = "Block")]
-pub struct BlockReply(pub Option<Map<String, Value>>);
+pub struct BlockReply(pub Option<BlockReplyShape>);
+
+/// The two shapes of a sealed block's reply.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+pub enum BlockReplyShape {
+    /// A block in the kept history, whole.
+    Whole(Map<String, Value>),
+    /// A block older than the kept history: its header, no body, and why.
+    HeaderOnly(PrunedBlockReply),
+}
+
+/// A block older than the kept history (issue 31, Spec note 183).
+#[derive(JsonSchema)]
+pub struct PrunedBlockReply {
+    /// height, hash, parent_hash, state_root, body_hash, proposer, skipped
+    pub header: Map<String, Value>,
+    /// always null: the receipts and events are no longer kept
+    pub body: Option<()>,
+    /// why the body is not answered
+    pub body_error: BodyErrorReply,
+}
+
+/// Why a block's body is not answered.
+#[derive(JsonSchema)]
+pub struct BodyErrorReply {
+    /// the error's name: `HistoryPruned`
+    pub reason: String,
+    /// its JSON-RPC code (-32069)
+    pub code: i32,
+    pub message: String,
+    /// the oldest height answered whole
+    pub first_kept: u64,
+    /// the kept history's length (`--history`)
+    pub keep: u64,
+}
 
 /// The session as a fixture (TOML): genesis or base state, steps at their heights,
 /// expectations pinning what was seen; written to `path` when given (with its base beside it,

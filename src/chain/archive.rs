@@ -1,0 +1,228 @@
+//! The headers of blocks the chain no longer holds (issue 31, "A timer's fate outlives the
+//! window"; Spec note 183).
+//!
+//! A live node keeps its last `--history` blocks whole; a block older than that answers its
+//! header and a named error for its body. The chain therefore hands every block it drops to a
+//! [`HeaderArchive`] (when the node turns it on, [`Chain::set_archive_headers`]):
+//!
+//! * a dropped stored block (a block with a body, or an empty block sealed with one) leaves
+//!   its header: one entry per block where something happened;
+//! * a dropped run of quiet heights leaves what rebuilds any of its headers (`chain::quiet`):
+//!   its heights, anchor, proposer and root template. Consecutive runs that differ only in
+//!   the queue's horizons (a long jump crosses one epoch per run) join one entry that keeps
+//!   the horizons per run (24 bytes each), so a jump of any length adds one entry.
+//!
+//! So the archive grows per block with work, never per height passed. It is kept in
+//! fixed-size chunks shared on clone: cloning the chain (a checkpoint, a snapshot, a past
+//! read) copies two pointers, never the headers. Nothing in it is part of the state: a dump
+//! leaves it out and a loaded chain starts with it empty (older heights then answer
+//! `HistoryPruned` as before).
+
+use super::quiet::{QuietRun, RootTemplate, quiet_header};
+use super::{Address, BlockHeader, Chain, H256};
+use std::sync::Arc;
+
+/// Entries per shared chunk.
+const CHUNK: usize = 256;
+
+/// Quiet heights `first..=last` with the queue's (ring, epoch) horizons they share.
+type Span = (u64, u64, (u64, u64));
+
+/// Consecutive quiet runs with one anchor, proposer and template but for the horizons.
+#[derive(Clone, Debug)]
+struct QuietSpan {
+    anchor: H256,
+    proposer: Address,
+    tpl: Arc<RootTemplate>,
+    runs: Vec<Span>,
+}
+
+#[derive(Clone, Debug)]
+enum Entry {
+    Header(BlockHeader),
+    Quiet(Box<QuietSpan>),
+}
+
+impl Entry {
+    fn first(&self) -> u64 {
+        match self {
+            Entry::Header(h) => h.height,
+            Entry::Quiet(q) => q.runs[0].0,
+        }
+    }
+
+    fn last(&self) -> u64 {
+        match self {
+            Entry::Header(h) => h.height,
+            Entry::Quiet(q) => q.runs[q.runs.len() - 1].1,
+        }
+    }
+
+    fn header(&self, height: u64) -> Option<BlockHeader> {
+        match self {
+            Entry::Header(h) => (h.height == height).then(|| h.clone()),
+            Entry::Quiet(q) => {
+                let i = q.runs.partition_point(|r| r.1 < height);
+                let &(first, _, horizons) = q.runs.get(i)?;
+                (first <= height).then(|| {
+                    // The queue's next undrained height after `height` is `height + 1`.
+                    let root = q.tpl.root_with(horizons, height + 1);
+                    quiet_header(height, q.anchor, root, q.proposer)
+                })
+            }
+        }
+    }
+
+    /// Joins `r` to this entry if both are quiet, adjacent and differ only in horizons.
+    fn join(&mut self, r: &QuietRun) -> bool {
+        let Entry::Quiet(q) = self else {
+            return false;
+        };
+        let joins = q.runs[q.runs.len() - 1].1 + 1 == r.first
+            && q.anchor == r.anchor
+            && q.proposer == r.proposer
+            && (Arc::ptr_eq(&q.tpl, &r.tpl) || q.tpl.same_but_horizons(&r.tpl));
+        if joins {
+            q.runs.push((r.first, r.last, r.tpl.horizons()));
+        }
+        joins
+    }
+}
+
+/// The headers of the blocks a chain dropped, oldest first (see the module docs).
+#[derive(Clone, Debug, Default)]
+pub struct HeaderArchive {
+    on: bool,
+    /// Full chunks of [`CHUNK`] entries, shared.
+    chunks: Arc<Vec<Arc<[Entry]>>>,
+    /// The entries after the last full chunk, shared until written.
+    tail: Arc<Vec<Entry>>,
+}
+
+impl HeaderArchive {
+    /// The bytes one entry takes in its chunk (an archived busy block costs this, plus its
+    /// share of the chunk's pointer: 16 bytes per [`CHUNK`] entries).
+    pub const ENTRY_BYTES: usize = std::mem::size_of::<Entry>();
+
+    /// An empty archive, keeping what is pushed if `on`.
+    pub fn new(on: bool) -> Self {
+        HeaderArchive {
+            on,
+            ..Default::default()
+        }
+    }
+
+    /// How many entries it holds: one per dropped stored block, one per span of quiet runs.
+    pub fn len(&self) -> usize {
+        self.chunks.len() * CHUNK + self.tail.len()
+    }
+
+    /// Does it keep what is pushed?
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    fn last_height(&self) -> Option<u64> {
+        match self.tail.last() {
+            Some(e) => Some(e.last()),
+            None => self.chunks.last().map(|c| c[CHUNK - 1].last()),
+        }
+    }
+
+    /// Appends the header of a dropped stored block.
+    pub(super) fn push_header(&mut self, h: &BlockHeader) {
+        if self.on && self.last_height().is_none_or(|l| l < h.height) {
+            self.push(Entry::Header(h.clone()));
+        }
+    }
+
+    /// Appends a dropped run of quiet heights, joined to the last entry when it can be.
+    pub(super) fn push_quiet(&mut self, r: &QuietRun) {
+        if !self.on || self.last_height().is_some_and(|l| l >= r.first) {
+            return;
+        }
+        if Arc::make_mut(&mut self.tail)
+            .last_mut()
+            .is_some_and(|e| e.join(r))
+        {
+            return;
+        }
+        self.push(Entry::Quiet(Box::new(QuietSpan {
+            anchor: r.anchor,
+            proposer: r.proposer,
+            tpl: r.tpl.clone(),
+            runs: vec![(r.first, r.last, r.tpl.horizons())],
+        })));
+    }
+
+    fn push(&mut self, e: Entry) {
+        let tail = Arc::make_mut(&mut self.tail);
+        tail.push(e);
+        if tail.len() == CHUNK {
+            let full: Arc<[Entry]> = std::mem::take(tail).into();
+            Arc::make_mut(&mut self.chunks).push(full);
+        }
+    }
+
+    /// The archived header of `height`, if the archive holds one.
+    pub fn header(&self, height: u64) -> Option<BlockHeader> {
+        let i = self
+            .chunks
+            .partition_point(|c| c[CHUNK - 1].last() < height);
+        let entries: &[Entry] = match self.chunks.get(i) {
+            Some(c) => c,
+            None => &self.tail,
+        };
+        let j = entries.partition_point(|e| e.last() < height);
+        let e = entries.get(j)?;
+        if e.first() > height {
+            return None;
+        }
+        e.header(height)
+    }
+}
+
+impl Chain {
+    /// Starts the archive of dropped headers again, empty, keeping them if `on` (a live node
+    /// with a bounded history, Spec note 183).
+    pub fn set_archive_headers(&mut self, on: bool) {
+        self.archive = HeaderArchive::new(on);
+    }
+
+    /// The archive of the headers this chain dropped.
+    pub fn header_archive(&self) -> &HeaderArchive {
+        &self.archive
+    }
+
+    /// The header of sealed height `height`: from a held block or quiet run, else from the
+    /// archive (Spec note 183). `None` for a height skipped by an outage, not sealed yet, or
+    /// dropped while the archive was off (or before a load).
+    pub fn header(&self, height: u64) -> Option<BlockHeader> {
+        if let Some(b) = self.block(height) {
+            return Some(b.header.clone());
+        }
+        if height == 0 || height > self.height {
+            return None;
+        }
+        self.archive.header(height)
+    }
+
+    /// Drops the oldest stored block, archiving its header; with the archive on, the quiet
+    /// runs below it leave with it (archived first), so the archive stays in height order.
+    pub(super) fn drop_oldest_block(&mut self) {
+        let Some(b) = self.blocks.pop_front() else {
+            return;
+        };
+        if self.archive.is_on() {
+            while self.quiet.front().is_some_and(|r| r.last < b.header.height) {
+                let r = self.quiet.pop_front().expect("checked");
+                self.archive.push_quiet(&r);
+            }
+        }
+        self.archive.push_header(&b.header);
+    }
+}
