@@ -275,3 +275,38 @@ fn issue22_d_with_a_nonce_repeats_onto_the_same_watch() {
     assert_eq!(d.watches.len(), watches + 1, "one watch for the nonce");
     assert!(d.watches.iter().any(|w| w.client_nonce == Some(5)));
 }
+
+/// Issue 29 ("under `--scheduler cip5-draft` the `s` form offers CIP-1 fee and tier fields"):
+/// under a draft scheduler the schedule form shows no fee fields (the drafts have no timer
+/// lane), Tab cycles through the fields it shows, and no auction standing is estimated; under
+/// fifo (which an activation can turn into eip1559) the fee fields stay.
+#[test]
+fn issue29_the_schedule_form_under_a_draft_has_no_fee_fields() {
+    use common::keys::{code, key, press};
+    use cowboy_devnet::tui::app::Overlay;
+    use crossterm::event::KeyCode;
+    let mut src = fixture_at("v19_replay", 5);
+    let mut app = app_on(&mut src);
+    press(&mut src, &mut app, &[key('s')]);
+    let s = screen_at(&app, 120, 34);
+    assert!(!s.contains("max_fee_per_cycle"), "{s}");
+    assert!(!s.contains("priority_tier"), "{s}");
+    assert!(s.contains("expires_at"), "{s}");
+    assert!(!s.contains("auction:"), "{s}");
+    let Overlay::Form(f) = &app.overlay else {
+        panic!("the form is open")
+    };
+    let shown = f.shown;
+    for _ in 0..shown {
+        press(&mut src, &mut app, &[code(KeyCode::Tab)]);
+    }
+    let Overlay::Form(f) = &app.overlay else {
+        panic!("the form is open")
+    };
+    assert_eq!(f.field, 1, "Tab came round to where it started");
+    assert!(shown < 10);
+    let mut fifo = fixture_at("demo", 5);
+    let mut app = app_on(&mut fifo);
+    press(&mut fifo, &mut app, &[key('s')]);
+    assert!(screen_at(&app, 120, 34).contains("max_fee_per_cycle"));
+}

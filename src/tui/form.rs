@@ -78,9 +78,22 @@ pub struct ScheduleForm {
     pub error: Option<CommandError>,
     /// The request the last estimate was asked for: a reply for any other is stale.
     pub sent: Option<ScheduleRequest>,
+    /// How many of [`FormField::ALL`] the form shows: all of them, or, under a scheduler with
+    /// no timer lane (the CIP-5 drafts: their quotas pick the fires), not the CIP-1 v3 fee
+    /// fields, which nothing there reads (issue 29).
+    pub shown: usize,
 }
 
 impl ScheduleForm {
+    /// The form for `actor` under `kind` (which fields it shows).
+    pub(crate) fn for_scheduler(actor: usize, kind: crate::engine::SchedulerKind) -> Self {
+        let mut f = Self::new(actor);
+        if kind.facts().drafts {
+            f.shown = FormField::MaxFee as usize;
+        }
+        f
+    }
+
     pub(crate) fn new(actor: usize) -> Self {
         let mut values: [String; FormField::ALL.len()] = Default::default();
         values[1] = "+5".into();
@@ -92,6 +105,7 @@ impl ScheduleForm {
             estimate: None,
             error: None,
             sent: None,
+            shown: FormField::ALL.len(),
         }
     }
 

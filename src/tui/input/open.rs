@@ -39,7 +39,8 @@ fn schedule(app: &mut App) -> Vec<Effect> {
         .and_then(|(_, a)| a)
         .and_then(|a| app.data.actors.iter().position(|x| *x == a))
         .unwrap_or(0);
-    app.overlay = Overlay::Form(Box::new(ScheduleForm::new(actor)));
+    let form = ScheduleForm::for_scheduler(actor, app.scheduler());
+    app.overlay = Overlay::Form(Box::new(form));
     app.form_estimate()
 }
 

@@ -38,10 +38,8 @@ pub(super) fn form_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.overlay = Overlay::None;
             return vec![];
         }
-        KeyCode::Tab | KeyCode::Down => form.field = (form.field + 1) % FormField::ALL.len(),
-        KeyCode::BackTab | KeyCode::Up => {
-            form.field = (form.field + FormField::ALL.len() - 1) % FormField::ALL.len()
-        }
+        KeyCode::Tab | KeyCode::Down => form.field = (form.field + 1) % form.shown,
+        KeyCode::BackTab | KeyCode::Up => form.field = (form.field + form.shown - 1) % form.shown,
         KeyCode::Enter => match form.request(&app.data, h) {
             Ok(req) => return vec![Effect::Command(UiCommand::ScheduleTimer(req))],
             Err(m) => {

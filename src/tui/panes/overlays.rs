@@ -231,7 +231,7 @@ fn life_timeline(frame: &mut Frame, area: Rect, l: &TimerLife, theme: &Theme) {
 }
 
 pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &Theme) {
-    let r = centered(area, 100, FormField::ALL.len() as u16 + 8);
+    let r = centered(area, 100, f.shown as u16 + 8);
     frame.render_widget(Clear, r);
     let block = frame_block("schedule a timer (Enter sends, Esc closes)".into(), theme);
     let inner = block.inner(r);
@@ -245,7 +245,7 @@ pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &
         .max()
         .unwrap_or(17)
         + 1;
-    for (i, field) in FormField::ALL.iter().enumerate() {
+    for (i, field) in FormField::ALL.iter().take(f.shown).enumerate() {
         let value = match field {
             FormField::Actor => app
                 .data
