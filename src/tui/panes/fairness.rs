@@ -27,12 +27,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         // The same median over the fires counted from the events (the node's query); the
         // scheduler named as it is (cip1-v1 shows its EMA weights, the others have no W).
         None => {
-            let sched = app
-                .data
-                .status
-                .as_ref()
-                .map_or(SchedulerKind::default(), |s| s.scheduler)
-                .to_string();
+            let sched = app.scheduler().to_string();
             let w = if app.data.fairness.iter().any(|r| r.w_bps.is_some()) {
                 "EMA weight"
             } else {

@@ -5,7 +5,6 @@
 //! 9: never over the newest blocks), and the basefee over the window below.
 
 use super::frame::short_amount;
-use crate::engine::SchedulerKind;
 use crate::tui::data::{LaneRow, fmt_nanos};
 use crate::tui::state::App;
 use crate::tui::theme::Theme;
@@ -222,9 +221,7 @@ pub fn basefee(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, eip: boo
     let hi = rows.iter().map(|r| r.basefee).max().unwrap_or(0);
     let head = if eip { "lane basefee " } else { "basefee " };
     let room = (label_area.width as usize).saturating_sub(head.len());
-    let sched = status
-        .map_or(SchedulerKind::default(), |s| s.scheduler)
-        .as_str();
+    let sched = app.scheduler().as_str();
     let label = match (rows.last(), status.and_then(|s| s.lane_basefee)) {
         (Some(r), Some(next)) if eip => {
             let (now, next) = (fmt_nanos(r.basefee), fmt_nanos(next));

@@ -5,7 +5,6 @@
 //! value is ever cut mid-number.
 
 use super::frame::short_amount;
-use crate::engine::SchedulerKind;
 use crate::tui::data::fmt_nanos;
 use crate::tui::state::App;
 
@@ -31,9 +30,7 @@ fn cell(name: &'static str, text: String) -> Cell {
 pub fn cells(app: &App, eip: bool) -> Vec<Cell> {
     let rows = &app.data.lane;
     let status = app.data.status.as_ref();
-    let sched = status
-        .map_or(SchedulerKind::default(), |s| s.scheduler)
-        .as_str();
+    let sched = app.scheduler().as_str();
     let mut v = Vec::new();
     let Some(r) = rows.last() else {
         v.push(cell("last block", "no block yet".into()));
