@@ -739,7 +739,9 @@ impl Chain {
 
     /// Where a timer of `actor` due at `height` with budget `gas_limit` (default: the policy's)
     /// and fee arguments `fees` would stand in the auction now (see
-    /// [`engine::scheduler::policy::estimate`]).
+    /// [`engine::scheduler::policy::estimate`]), named by the scheduler that orders that
+    /// height's block (issue 29: the registry's key, not the CIP-1 v3 state's before/after
+    /// activation view, which called every non-auction scheduler `fifo`).
     pub fn estimate_auction(
         &self,
         actor: &Address,
@@ -755,7 +757,7 @@ impl Chain {
         } else {
             self.timer_config.max_cycles_per_fire
         });
-        engine::scheduler::policy::estimate(
+        let est = engine::scheduler::policy::estimate(
             cip1,
             self.engine.queue(),
             &self.timer_config,
@@ -766,7 +768,11 @@ impl Chain {
                 budget,
                 fees,
             },
-        )
+        );
+        AuctionEstimate {
+            scheduler: self.engine.scheduler_at(height),
+            ..est
+        }
     }
 
     /// The quote the next fire would pay under, from the current config.

@@ -150,13 +150,11 @@ fn fund(est: &mut DraftEstimate, trial: &Chain, timer: &Timer) {
         &trial.fee_quote(),
         0,
     );
-    let balance = trial.balance(&timer.fee_payer);
-    est.funding = Some(Funding {
-        fee_payer: timer.fee_payer,
-        balance,
-        needed: est.max_cost,
-        funded: balance >= est.max_cost,
-    });
+    est.funding = Some(Funding::of(
+        timer.fee_payer,
+        trial.balance(&timer.fee_payer),
+        est.max_cost,
+    ));
 }
 
 /// The fire's first possible block `H` (Spec note 129): an interval's first due height (its

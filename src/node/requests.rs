@@ -498,6 +498,18 @@ pub struct Funding {
     pub funded: bool,
 }
 
+impl Funding {
+    /// `fee_payer` holding `balance` against one fire's `needed`.
+    pub fn of(fee_payer: crate::engine::Address, balance: u128, needed: u128) -> Funding {
+        Funding {
+            fee_payer,
+            balance,
+            needed,
+            funded: balance >= needed,
+        }
+    }
+}
+
 impl Request for EstimateTimer {
     type Reply = Estimate;
     fn apply(self, node: &mut NodeCore) -> Result<Estimate, NodeError> {
@@ -601,31 +613,28 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
                 max_priority_fee_per_cycle: args.max_priority_fee_per_cycle,
                 priority_tier: args.priority_tier,
             };
-            // The scheduler that orders the fire's block (issue 29: named as it is, from the
-            // registry). The drafts have no lane auction (their quotas pick the fires;
-            // `timer_estimateDraft` ranks a fire there): no auction standing.
-            let kind = chain.engine().policy_at(timer.height).kind();
-            let mut auction = chain.estimate_auction(actor, timer.height, args.gas_limit, fees);
-            auction.scheduler = kind;
-            // Under eip1559 a fire also pays the lane basefee and its tip (contract
-            // decision 3), at today's lane basefee.
-            if auction.scheduler.facts().lane_basefee {
-                est.max_cost = lane_max_cost(
-                    timer.gas_limit_per_fire,
-                    cfg.max_cells_per_fire,
-                    &quote,
-                    auction.lane_basefee,
-                    auction.priority_per_cycle,
-                );
+            // The drafts have no lane auction (their quotas pick the fires;
+            // `timer_estimateDraft` ranks a fire there): no auction standing (issue 29).
+            if !chain.engine().scheduler_at(timer.height).facts().drafts {
+                let auction = chain.estimate_auction(actor, timer.height, args.gas_limit, fees);
+                // Under eip1559 a fire also pays the lane basefee and its tip (contract
+                // decision 3), at today's lane basefee.
+                if auction.scheduler.facts().lane_basefee {
+                    est.max_cost = lane_max_cost(
+                        timer.gas_limit_per_fire,
+                        cfg.max_cells_per_fire,
+                        &quote,
+                        auction.lane_basefee,
+                        auction.priority_per_cycle,
+                    );
+                }
+                est.auction = Some(auction);
             }
-            est.auction = (!kind.facts().drafts).then_some(auction);
-            let balance = chain.balance(&timer.fee_payer);
-            est.funding = Some(Funding {
-                fee_payer: timer.fee_payer,
-                balance,
-                needed: est.max_cost,
-                funded: balance >= est.max_cost,
-            });
+            est.funding = Some(Funding::of(
+                timer.fee_payer,
+                chain.balance(&timer.fee_payer),
+                est.max_cost,
+            ));
         }
     }
     est
