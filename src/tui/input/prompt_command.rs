@@ -108,10 +108,11 @@ fn govern_command(app: &App, input: &str, selected: Option<TimerId>) -> Result<U
 fn config_command(fields: &[&str], kind: SchedulerKind) -> Result<UiCommand, String> {
     let mut patch = ConfigPatch::default();
     let mut sched: Vec<(String, u64)> = Vec::new();
+    let known = config_fields(kind);
     if fields.is_empty() {
         return Err(format!(
             "config FIELD=VALUE ... (fields under {kind}: {})",
-            config_fields(kind).join(", ")
+            known.join(", ")
         ));
     }
     for w in fields {
@@ -120,7 +121,7 @@ fn config_command(fields: &[&str], kind: SchedulerKind) -> Result<UiCommand, Str
             .ok_or(format!("`{w}` is not FIELD=VALUE"))?;
         // Issue 34, item 5: the field is checked first, then its value, and the error names
         // both (the help below lists the fields).
-        if !config_fields(kind).contains(&f) {
+        if !known.contains(&f) {
             let anywhere = SchedulerKind::ALL
                 .iter()
                 .any(|k| config_fields(*k).contains(&f));
