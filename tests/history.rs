@@ -2,44 +2,15 @@
 //! and events of the last N heights, answers `HistoryPruned` for older ones, and its
 //! snapshots share the kept blocks.
 
-use cowboy_devnet::chain::{Genesis, GenesisAccount, Transaction, TxKind};
-use cowboy_devnet::engine::{Address, ErrorKind};
+use cowboy_devnet::engine::ErrorKind;
 use cowboy_devnet::node::{
-    EventFilter, Mine, MiningMode, NodeConfig, NodeCore, NodeError, Revert, RevertTo, SendTx,
-    Snapshot,
+    EventFilter, Mine, MiningMode, NodeConfig, NodeCore, NodeError, Revert, RevertTo, Snapshot,
 };
+
+mod common;
+
+use common::history::{busy_block, devnet};
 use cowboy_devnet::vm::DevnetRuntime;
-
-fn alice() -> Address {
-    Address::from_label("alice")
-}
-
-fn devnet(history: usize) -> NodeCore {
-    let mut g = Genesis::default();
-    g.accounts.push(GenesisAccount {
-        address: alice(),
-        balance: 1_000_000_000_000,
-    });
-    let mut c = NodeConfig::new(g, DevnetRuntime::shared());
-    c.mining = MiningMode::Manual;
-    c.dev_accounts = 0;
-    c.history = history;
-    c.keep_blocks = Some(history);
-    NodeCore::new(c).expect("genesis")
-}
-
-/// One block with a transfer in it (a block the history keeps).
-fn busy_block(d: &mut NodeCore) {
-    let tx = Transaction::new(
-        alice(),
-        TxKind::Transfer {
-            to: Address::from_label("bob"),
-            amount: 1,
-        },
-    );
-    assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
-    d.apply(Mine { blocks: 1 }).unwrap();
-}
 
 fn pruned(e: NodeError) -> (u64, usize) {
     assert_eq!(e.kind(), ErrorKind::HistoryPruned, "{e}");

@@ -3,13 +3,10 @@
 //! headers are kept by work done (one per busy block, one span per long quiet jump), never
 //! per height passed.
 
-use cowboy_devnet::chain::{
-    BlockHeader, Genesis, GenesisAccount, HeaderArchive, Transaction, TxKind,
-};
-use cowboy_devnet::engine::{Address, ErrorKind, H256};
+use cowboy_devnet::chain::{BlockHeader, Genesis, HeaderArchive};
+use cowboy_devnet::engine::{ErrorKind, H256};
 use cowboy_devnet::node::{
-    BlockAnswer, DumpState, LoadState, Mine, MiningMode, NodeConfig, NodeCore, Reset, RevertTo,
-    SendTx,
+    BlockAnswer, DumpState, LoadState, Mine, NodeConfig, NodeCore, Reset, RevertTo,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 use jsonrpsee::http_client::HttpClientBuilder;
@@ -18,39 +15,11 @@ use std::collections::BTreeMap;
 
 mod common;
 
+use common::history::{busy_block, devnet};
+
 // Issue 31 item 4: an archived busy block costs one entry, its header and the entry's tag:
 // 176 bytes (checked when the tests compile).
 const _: () = assert!(HeaderArchive::ENTRY_BYTES <= 176);
-
-fn alice() -> Address {
-    Address::from_label("alice")
-}
-
-fn devnet(history: usize) -> NodeCore {
-    let mut g = Genesis::default();
-    g.accounts.push(GenesisAccount {
-        address: alice(),
-        balance: 1_000_000_000_000,
-    });
-    let mut c = NodeConfig::new(g, DevnetRuntime::shared());
-    c.mining = MiningMode::Manual;
-    c.dev_accounts = 0;
-    c.history = history;
-    c.keep_blocks = Some(history);
-    NodeCore::new(c).expect("genesis")
-}
-
-fn busy_block(d: &mut NodeCore) {
-    let tx = Transaction::new(
-        alice(),
-        TxKind::Transfer {
-            to: Address::from_label("bob"),
-            amount: 1,
-        },
-    );
-    assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
-    d.apply(Mine { blocks: 1 }).unwrap();
-}
 
 fn mine(d: &mut NodeCore, blocks: u64) {
     d.apply(Mine { blocks }).unwrap();

@@ -9,6 +9,7 @@
 #![allow(dead_code)]
 
 pub mod fleet;
+pub mod history;
 pub mod keys;
 pub mod replay;
 pub mod served;
