@@ -484,6 +484,23 @@ fn issue34_item9_status_keeps_the_scheduler_after_activation() {
     }
 }
 
+/// Issue 34, item 9: under eip1559 a long lane basefee (nine decimals) no longer fits the
+/// status bar at 120 columns; dropping it leaves room for the pending count, which stays
+/// (before, the bar dropped its parts by rank only and lost `pending` too).
+#[test]
+fn issue34_item9_status_keeps_what_fits_after_a_drop() {
+    let mut src = common::keys::fixture_at("congestion", 20)
+        .with_rpc_address("http://127.0.0.1:8545 (8545 taken)".to_string());
+    let app = app_on(&mut src);
+    let s = screen_at(&app, 120, 34);
+    let top = s.lines().next().unwrap();
+    assert!(top.contains("scheduler eip1559"), "{top}");
+    assert!(top.contains("pending "), "{top}");
+    let wide = screen_at(&app, 200, 34);
+    let top = wide.lines().next().unwrap();
+    assert!(top.contains("lane ") && top.contains("pending "), "{top}");
+}
+
 /// Issue 34, item 9: the lane chart has a legend and units at 120 columns (a line above the
 /// chart: it never covers the newest blocks at 200 columns), on the x axis's label row; at
 /// 120x34 too (tests/dashboard_lane_window.rs).

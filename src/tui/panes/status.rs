@@ -191,9 +191,14 @@ fn chain_items(s: &Status, theme: &Theme) -> Vec<Item> {
 }
 
 /// The parts as spans, in full or in short.
-fn spans_of(title: &Span<'static>, base: Style, items: &[Item], short: bool) -> Vec<Span<'static>> {
+fn spans_of(
+    title: &Span<'static>,
+    base: Style,
+    items: &[&Item],
+    short: bool,
+) -> Vec<Span<'static>> {
     let mut spans = vec![title.clone()];
-    for i in items {
+    for &i in items {
         let label = if i.label.is_empty() {
             "  ".to_string()
         } else {
@@ -213,29 +218,44 @@ fn spans_of(title: &Span<'static>, base: Style, items: &[Item], short: bool) -> 
 }
 
 /// Every part in full when it fits `width`; else in short, dropping the least important
-/// parts one at a time until it fits.
-fn fit_items(mut items: Vec<Item>, title: Span<'static>, base: Style, width: u16) -> Line<'static> {
+/// parts one at a time until it fits; then the dropped parts that fit the room left come back,
+/// the most important first (a long lane basefee dropped under eip1559 leaves room for the
+/// pending count, which ranks below it).
+fn fit_items(items: Vec<Item>, title: Span<'static>, base: Style, width: u16) -> Line<'static> {
     let fits = |spans: &[Span]| spans.iter().map(Span::width).sum::<usize>() <= width as usize;
-    let full = spans_of(&title, base, &items, false);
+    let all: Vec<&Item> = items.iter().collect();
+    let full = spans_of(&title, base, &all, false);
     if fits(&full) {
         return Line::from(full);
     }
-    loop {
-        let short = spans_of(&title, base, &items, true);
-        if fits(&short) {
-            return Line::from(short);
-        }
-        let Some(drop) = items
+    let mut kept = vec![true; items.len()];
+    let short_of = |kept: &[bool]| {
+        let shown: Vec<&Item> = items
             .iter()
-            .enumerate()
-            .filter(|(_, i)| i.rank > 0)
-            .max_by_key(|(_, i)| i.rank)
-            .map(|(n, _)| n)
+            .zip(kept)
+            .filter(|(_, k)| **k)
+            .map(|(i, _)| i)
+            .collect();
+        spans_of(&title, base, &shown, true)
+    };
+    let mut dropped = Vec::new();
+    while !fits(&short_of(&kept)) {
+        let Some(drop) = (0..items.len())
+            .filter(|&n| kept[n] && items[n].rank > 0)
+            .max_by_key(|&n| (items[n].rank, n))
         else {
-            return Line::from(short);
+            break;
         };
-        items.remove(drop);
+        kept[drop] = false;
+        dropped.push(drop);
     }
+    for &n in dropped.iter().rev() {
+        kept[n] = true;
+        if !fits(&short_of(&kept)) {
+            kept[n] = false;
+        }
+    }
+    Line::from(short_of(&kept))
 }
 
 /// The link's state without its detail (`disconnected, retrying`); the detail shows in the
