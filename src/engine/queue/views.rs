@@ -91,7 +91,7 @@ impl CalendarQueue {
     pub fn approx_bytes(&self) -> usize {
         use std::mem::size_of;
         let slots = self.slots.len() * size_of::<Slot>()
-            + self.slots.pages.capacity() * size_of::<std::sync::Arc<[Slot]>>()
+            + self.slots.table_bytes()
             + self.slots.uses.capacity() * size_of::<PageUse>();
         let index = self.index.capacity() * (size_of::<u32>() + 1);
         let ring: usize = self
