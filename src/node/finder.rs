@@ -168,7 +168,9 @@ impl Query for TimersPageQuery {
         let mut matched = 0u64;
         let named = self.filter.handler.is_some();
         for (pos, e) in node.timer_entries(named).iter().enumerate() {
-            if !entry_matches(&self.filter, e, handlers.as_ref()) {
+            if !entry_matches(&self.filter, e, handlers.as_ref())
+                || !self.filter.label_matches(node.timer_label(&e.id))
+            {
                 continue;
             }
             matched += 1;

@@ -28,8 +28,8 @@ pub struct Finder {
 /// PgDn past the last row asks the next page.
 pub const FINDER_PAGE: usize = 200;
 
-/// A query as typed: the node's filter, and the label words the dashboard matches itself
-/// (the node keeps no labels, Spec note 172).
+/// A query as typed: the node's filter (its `label` the label words, which the node matches,
+/// Spec note 186), and those words.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FinderQuery {
     pub filter: TimerFilter,
@@ -57,6 +57,17 @@ pub fn parse(text: &str, names: &BTreeMap<Address, String>) -> Result<FinderQuer
                 ));
             }
         }
+    }
+    if !q.labels.is_empty() {
+        let words = q.labels.join(" ");
+        if words.len() > crate::node::MAX_LABEL {
+            return Err(format!(
+                "the label words are {} bytes: at most {}",
+                words.len(),
+                crate::node::MAX_LABEL
+            ));
+        }
+        q.filter.label = Some(words);
     }
     Ok(q)
 }

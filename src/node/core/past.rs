@@ -370,6 +370,8 @@ impl PastSeed {
             pruned_to: self.pruned_to,
             work_since_checkpoint: 0,
             fates: Default::default(),
+            // A past read knows no labels (Spec note 186).
+            labels: Default::default(),
             snapshots: Default::default(),
             next_snapshot: 1,
             max_snapshots: self.max_snapshots,

@@ -200,7 +200,7 @@ impl NodeCore {
                             &t.actor_address,
                             t.height,
                             t.handler().name(),
-                        )
+                        ) && filter.label_matches(self.timer_label(&t.timer_id))
                     })
                     .map(|t| t.timer_id),
             );
@@ -216,6 +216,7 @@ impl NodeCore {
                     ..
                 }) = &r.event
                     && filter.matches_record(timer_id, actor, *height, handler)
+                    && filter.label_matches(self.timer_label(timer_id))
                     && read::live_timer(&self.chain, timer_id).is_none()
                     && seen.insert(*timer_id)
                 {
