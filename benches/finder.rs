@@ -13,6 +13,7 @@ mod common;
 use cowboy_devnet::engine::{Address, Timer};
 use cowboy_devnet::node::{MAX_PAGE, NodeConfig, NodeCore, TimerFilter, TimersPageQuery};
 use cowboy_devnet::tui::app::{App, Overlay};
+use cowboy_devnet::tui::finder_query::FINDER_PAGE;
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
 use cowboy_devnet::tui::model::DashboardSource;
@@ -84,7 +85,7 @@ fn bench(c: &mut Criterion) {
     };
     let page = f.page.as_ref().expect("a page");
     assert_eq!(page.matched, PENDING);
-    assert_eq!(page.timers.len(), MAX_PAGE);
+    assert_eq!(page.timers.len(), FINDER_PAGE);
 
     let mut g = c.benchmark_group("finder");
     g.sample_size(20);
@@ -108,6 +109,13 @@ fn bench(c: &mut Criterion) {
     };
     g.bench_function("query_page_1000_of_100k", |b| {
         b.iter(|| black_box(full.timer_page(&q)))
+    });
+    let finder_page = TimersPageQuery {
+        limit: FINDER_PAGE,
+        ..q.clone()
+    };
+    g.bench_function("query_finder_page_200_of_100k", |b| {
+        b.iter(|| black_box(full.timer_page(&finder_page)))
     });
     let narrow = TimersPageQuery {
         filter: TimerFilter {

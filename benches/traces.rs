@@ -3,7 +3,20 @@
 //! every run does) and with tracing on (`run --trace`: every call, deploy and fire traced and
 //! kept), in the same process. The off figure is the cost of the switch; the on figure the
 //! cost of recording every host call.
+//!
+//! `traces/rebuild`: "a rebuilt trace of a fire 256 heights back in <= 50 ms with 100,000
+//! pending timers" (issue 32, "Speed"). A node that does not trace, 100,000 timers pending
+//! beyond the run, 5 fires in each of the ~770 busy blocks it sealed; `devnet_traceFire`'s
+//! query (`FireTrace`) of a fire 256 heights below the head, rebuilt by replay from the
+//! checkpoint before it (the height is one below a checkpoint: the longest replay, 255 busy
+//! blocks). Baselines in the same run: the same height's past read (`At(TiersQuery)`, the same
+//! replay untraced), and the trace of a fire at the head (a short replay).
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use cowboy_devnet::engine::Address;
+use cowboy_devnet::node::{At, FireTrace, Mine, NodeCore, TiersQuery};
 use cowboy_devnet::scenario::builtin::{self, FIXTURES};
 use cowboy_devnet::scenario::fixture::LoadedFixture;
 use cowboy_devnet::scenario::runner::{RunOptions, Scenario};
@@ -43,5 +56,74 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+const ACTORS: u64 = 100;
+const PENDING: u64 = 100_000;
+const FIRES_PER_BLOCK: u64 = 5;
+/// Busy blocks sealed: the head (#769) is 256 heights above #513, one below the third
+/// checkpoint (#514; the node loads at #2, a checkpoint every 256 busy blocks).
+const SEALED: u64 = 767;
+
+fn owner(i: u64) -> Address {
+    common::fleet::fleet_actor(ACTORS, i % ACTORS)
+}
+
+/// A node (not tracing) at height 2 with `PENDING` timers beyond the run and `FIRES_PER_BLOCK`
+/// fires due at each of the next `SEALED` heights, those heights sealed.
+fn rebuild_node() -> NodeCore {
+    let (mut chain, genesis) = common::fleet::fleet_chain(
+        common::fleet::uncapped_genesis(),
+        ACTORS,
+        common::fleet::FLEET_RICH / 1_000,
+    );
+    chain.seal_block();
+    let far = common::fleet::spread_timers(0, PENDING, 1_000_000, 500_000, owner).map(|mut t| {
+        t.expires_at = t.height + 1_000;
+        t
+    });
+    chain.test_hook_insert_timers(far).expect("pending timers");
+    let due = SEALED * FIRES_PER_BLOCK;
+    let soon = common::fleet::spread_timers(PENDING, due, 3, SEALED, owner);
+    chain.test_hook_insert_timers(soon).expect("due timers");
+    chain.seal_block();
+    let mut n = common::fleet::node_from(&chain, genesis);
+    n.set_past_cache(0);
+    n.apply(Mine { blocks: SEALED }).expect("mine");
+    while n.poll_event().is_some() {}
+    n
+}
+
+/// The first fire due at `height` (the timers are spread `FIRES_PER_BLOCK` a height from 3).
+fn fire_at(height: u64) -> FireTrace {
+    FireTrace {
+        timer_id: common::fleet::bulk_id(PENDING + (height - 3) * FIRES_PER_BLOCK),
+        height: Some(height),
+    }
+}
+
+fn rebuild(c: &mut Criterion) {
+    let n = rebuild_node();
+    let head = n.height();
+    let back = head - 256;
+    let (old, new) = (fire_at(back), fire_at(head));
+    assert!(!n.ask(&old).expect("rebuilt").is_empty(), "a fire's trace");
+    assert!(!n.ask(&new).expect("rebuilt").is_empty(), "a fire's trace");
+    println!(
+        "traces/rebuild: head #{head}, fire at #{back}, first queryable #{}",
+        n.first_queryable()
+    );
+    let mut g = c.benchmark_group("traces/rebuild");
+    g.sample_size(10);
+    g.bench_function("fire_256_back_100k_pending", |b| {
+        b.iter(|| black_box(n.ask(&old).expect("rebuilt")))
+    });
+    g.bench_function("past_read_same_height_baseline", |b| {
+        b.iter(|| black_box(n.ask(&At::new(TiersQuery, Some(back))).expect("read")))
+    });
+    g.bench_function("fire_at_head_baseline", |b| {
+        b.iter(|| black_box(n.ask(&new).expect("rebuilt")))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench, rebuild);
 criterion_main!(benches);

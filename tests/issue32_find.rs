@@ -282,7 +282,7 @@ async fn issue32_bad_timer_filters_are_named_errors_that_change_nothing() {
         (json!([{}, null, {"cursor": "x"}]), "page.cursor"),
         (json!([{}, null, {"limit": 5000}]), "page.limit"),
         (json!([{"limit": 1}, null, {}]), "limit"),
-        (json!([{"label": "t1"}]), "label"),
+        (json!([{"label": "x".repeat(65)}]), "label"),
     ];
     for (p, field) in cases {
         let (code, msg, f) = call_err(&c, "timer_list", p.clone()).await;

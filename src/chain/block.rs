@@ -86,8 +86,12 @@ impl Chain {
     fn run_tx(&mut self, tx: &Transaction, cfg: &TimerConfig, run: &TxRun) -> Ran {
         match &tx.kind {
             TxKind::System(ins) => {
-                let r = self.apply_system(ins, cfg);
-                (r.map_err(VmError::Timer), None, run.meter)
+                let r = self.apply_system(ins, cfg).map_err(VmError::Timer);
+                if let Some(site) = self.trace_site(run.trace_of(), tx.from, run.height) {
+                    self.traces
+                        .push(trace::system(site, ins, &r, run.meter.cycles));
+                }
+                (r, None, run.meter)
             }
             TxKind::Transfer { to, amount } => {
                 let ex = self.execute(cfg, run.frame(tx.from, tx.from, tx.from), |ctx, _| {
@@ -104,7 +108,13 @@ impl Chain {
             TxKind::ActAs { actor, op } => {
                 let deployer = self.actors[actor].deployer;
                 let frame = run.frame(*actor, tx.from, deployer);
-                let ex = self.execute(cfg, frame, |ctx, _| act_as(ctx, op));
+                let mut traced = None;
+                let site = self.trace_site(run.trace_of(), *actor, run.height);
+                let ex = self.execute(cfg, frame, |ctx, _| {
+                    let on = site.map(|s| (s, &mut traced));
+                    trace::act_as(ctx, op, on)
+                });
+                self.keep_trace(traced, &ex);
                 (ex.result, Some(ex.overlay), ex.meter)
             }
             TxKind::Call {
@@ -588,18 +598,25 @@ impl Chain {
     }
 }
 
-/// A `TxKind::ActAs` timer call, as both [`Chain::check_tx`] and [`Chain::apply_tx`] run it.
+/// A `TxKind::ActAs` timer call, as both [`Chain::check_tx`] and [`Chain::apply_tx`] run it:
+/// the host call the actor would make (its own address the drafts' `target`).
 pub(super) fn act_as(ctx: &mut ExecCtx<'_>, op: &TimerOp) -> Result<(), VmError> {
+    let actor = ctx.actor;
+    act_as_on(ctx, &actor, op)
+}
+
+/// [`act_as`] on any host (the tracer wraps the context with one, issue 32 item 5).
+pub(super) fn act_as_on(h: &mut dyn Host, actor: &Address, op: &TimerOp) -> Result<(), VmError> {
     match op {
-        TimerOp::ScheduleTimer(args) => ctx.schedule_timer(args.clone()).map(|_| ()),
-        TimerOp::CancelTimer { timer_id } => ctx.cancel_timer(&timer_id.0),
+        TimerOp::ScheduleTimer(args) => h.schedule_timer(args.clone()).map(|_| ()),
+        TimerOp::CancelTimer { timer_id } => h.cancel_timer(&timer_id.0),
         TimerOp::ExtendTimer {
             timer_id,
             new_expires_at,
-        } => ctx.extend_timer(&timer_id.0, *new_expires_at),
-        TimerOp::SetStateWatch(a) => ctx.set_state_watch(a).map(|_| ()),
-        TimerOp::SetInterval(a) => ctx.set_interval(a).map(|_| ()),
-        TimerOp::WriteKey { key, value } => ctx.storage_set(key.as_bytes(), value.as_bytes()),
+        } => h.extend_timer(&timer_id.0, *new_expires_at),
+        TimerOp::SetStateWatch(a) => h.set_state_watch(actor, a).map(|_| ()),
+        TimerOp::SetInterval(a) => h.set_interval(actor, a).map(|_| ()),
+        TimerOp::WriteKey { key, value } => h.storage_set(key.as_bytes(), value.as_bytes()),
     }
 }
 

@@ -151,6 +151,74 @@ pub fn invoke(
     r
 }
 
+/// An act-as timer call (`timer_schedule`, `timer_cancel`, ... sent over RPC, issue 32 item 5);
+/// with a `site`, traced as the host call the actor made (its entry the call's name).
+pub fn act_as(
+    ctx: &mut super::exec::ExecCtx<'_>,
+    op: &super::TimerOp,
+    traced: Option<(Site, &mut Option<Trace>)>,
+) -> Result<(), VmError> {
+    let Some((site, out)) = traced else {
+        return super::block::act_as(ctx, op);
+    };
+    let actor = site.actor;
+    let mut t = Tracer::new(ctx);
+    let r = super::block::act_as_on(&mut t, &actor, op);
+    let entry = format!("act_as {}", op_name(op));
+    *out = Some(t.finish(site.of, actor, &entry, site.height, &r));
+    r
+}
+
+/// A governance system instruction's trace (issue 32 item 5): it runs no code, so one step,
+/// the instruction (its name and fields) and how it ended; `actor` is the sender.
+pub fn system(
+    site: Site,
+    ins: &super::SystemInstruction,
+    result: &Result<(), VmError>,
+    cycles: u64,
+) -> Trace {
+    let args = serde_json::to_value(ins).unwrap_or(Value::Null);
+    let name = args["op"].as_str().unwrap_or("system").to_string();
+    let error = result.as_ref().err().map(|e| e.to_string());
+    Trace {
+        of: site.of,
+        actor: site.actor,
+        entry: format!("system {name}"),
+        height: site.height,
+        steps: vec![TraceStep::Call {
+            call: name,
+            args,
+            result: Value::Null,
+            cycles: 0,
+            cells: 0,
+            error: error.clone(),
+        }],
+        cycles_start: cycles,
+        script_cycles: 0,
+        cycles_end: cycles,
+        end: TraceEnd {
+            success: result.is_ok(),
+            failed_in: error.as_ref().map(|_| "system".to_string()),
+            error,
+            at: None,
+            source_line: None,
+        },
+    }
+}
+
+/// The host call an act-as operation makes.
+fn op_name(op: &super::TimerOp) -> &'static str {
+    use super::TimerOp::*;
+    match op {
+        ScheduleTimer(_) => "schedule_timer",
+        CancelTimer { .. } => "cancel_timer",
+        ExtendTimer { .. } => "extend_timer",
+        SetStateWatch(_) => "set_state_watch",
+        SetInterval(_) => "set_interval",
+        WriteKey { .. } => "storage_set",
+    }
+}
+
 impl Trace {
     /// The trace with the run's final outcome: a fatal host error the script swallowed still
     /// fails the run (`Chain::execute`), and the metered cycles are the receipt's.

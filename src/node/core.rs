@@ -259,6 +259,7 @@ struct Snap {
 
 mod drop;
 mod fates;
+mod labels;
 mod past;
 mod past_cache;
 mod reads;
@@ -288,6 +289,8 @@ pub struct NodeCore {
     pub(super) pruned_to: u64,
     /// A compact record of every timer seen scheduled (issue 31 item 3, `fates.rs`).
     pub(super) fates: fates::Fates,
+    /// The labels fixtures gave timers (issue 32, Spec note 186): not part of the state.
+    pub(super) labels: labels::Labels,
     /// Blocks with a body sealed since the last checkpoint (Spec note 151).
     pub(super) work_since_checkpoint: u64,
     snapshots: BTreeMap<u64, Snap>,
@@ -378,6 +381,7 @@ impl NodeCore {
             history_len: cfg.history.max(1),
             pruned_to: 0,
             fates: Default::default(),
+            labels: Default::default(),
             work_since_checkpoint: 0,
             snapshots: BTreeMap::new(),
             next_snapshot: 1,
@@ -423,6 +427,7 @@ impl NodeCore {
         } = &e
         {
             let (timer, label) = (*timer, label.clone());
+            self.labels.keep(timer, &label);
             self.session.push(Entry::Labelled { timer, label });
         }
         self.events.push_back(e);
@@ -766,6 +771,7 @@ impl NodeCore {
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();
+        self.labels = Default::default();
         self.checkpoints = past::start(&self.chain, self.keep_history);
         self.names = Arc::new(self.initial_names.clone());
         if let Some(h) = &self.initial_hook {
@@ -813,6 +819,7 @@ impl NodeCore {
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();
+        self.labels = Default::default();
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();

@@ -166,8 +166,11 @@ impl Query for TimersPageQuery {
         let mut ids = Vec::new();
         let mut next_cursor = None;
         let mut matched = 0u64;
-        for (pos, e) in node.timer_entries().iter().enumerate() {
-            if !entry_matches(&self.filter, e, handlers.as_ref()) {
+        let named = self.filter.handler.is_some();
+        for (pos, e) in node.timer_entries(named).iter().enumerate() {
+            if !entry_matches(&self.filter, e, handlers.as_ref())
+                || !self.filter.label_matches(node.timer_label(&e.id))
+            {
                 continue;
             }
             matched += 1;

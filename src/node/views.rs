@@ -379,7 +379,14 @@ pub struct TimerFilter {
     /// The height it was scheduled for is at most this.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub to_height: Option<u64>,
+    /// The label a fixture's `schedule` step gave the timer contains each word of this, any
+    /// case (issue 32, Spec note 186); at most [`MAX_LABEL`] bytes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
+
+/// The longest label the node keeps or a filter takes, in bytes (Spec note 186).
+pub const MAX_LABEL: usize = 64;
 
 /// What the timer list filters on, for one timer the node knows.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -407,6 +414,19 @@ pub fn valid_id_prefix(prefix: &str) -> bool {
 }
 
 impl TimerFilter {
+    /// Whether a timer with `label` (`None`: none known) passes the filter's `label`: each of
+    /// its words is contained in the label, any case (Spec note 186).
+    pub fn label_matches(&self, label: Option<&str>) -> bool {
+        let Some(want) = self.label.as_deref() else {
+            return true;
+        };
+        let Some(have) = label.map(str::to_lowercase) else {
+            return false;
+        };
+        want.split_whitespace()
+            .all(|w| have.contains(&w.to_lowercase()))
+    }
+
     /// Whether a timer of this id, actor, scheduled height and handler passes the filter's
     /// fields other than the status and the limit.
     pub fn matches_record(

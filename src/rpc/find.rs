@@ -9,8 +9,8 @@ use super::register::reg;
 use super::types::{Args, Obj, invalid_param};
 use crate::engine::{Address, EventKind};
 use crate::node::{
-    At, DEFAULT_PAGE, EventCursor, EventFilter, EventsPageQuery, EventsQuery, MAX_PAGE, NodeHandle,
-    TimerFilter, TimerStatus, TimersPageQuery, TimersQuery, valid_id_prefix,
+    At, DEFAULT_PAGE, EventCursor, EventFilter, EventsPageQuery, EventsQuery, MAX_LABEL, MAX_PAGE,
+    NodeHandle, TimerFilter, TimerStatus, TimersPageQuery, TimersQuery, valid_id_prefix,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
@@ -133,7 +133,15 @@ fn decode_timer_filter(mut o: Obj) -> Result<TimerFilter, ErrorObjectOwned> {
             format!("expected up to 64 hex digits (0x optional), got \"{p}\""),
         ));
     }
+    let label: Option<String> = o.opt("label")?;
+    if let Some(l) = label.as_deref().filter(|l| l.len() > MAX_LABEL) {
+        return Err(invalid_param(
+            "label",
+            format!("at most {MAX_LABEL} bytes, got {}", l.len()),
+        ));
+    }
     let f = TimerFilter {
+        label,
         actor,
         status,
         limit: o.opt::<u64>("limit")?.map(|n| n as usize),

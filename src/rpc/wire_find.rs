@@ -25,7 +25,7 @@ pub struct EventsParams {
 #[derive(JsonSchema)]
 pub struct TimersParams {
     /// actor?, status?, id_prefix?, handler?, from_height?, to_height? (the scheduled height),
-    /// limit? (not with page)
+    /// label? (each word in a fixture's label, any case), limit? (not with page)
     pub filter: Option<TimerFilter>,
     #[doc = "the state as of this sealed height (default: latest)"]
     pub block: Option<BlockTag>,

@@ -3,9 +3,7 @@
 //! dashboard's state holds a [`Finder`] while it is open.
 
 use crate::engine::Address;
-use crate::node::{
-    MAX_PAGE, TimerFilter, TimerPage, TimerStatus, TimersPageQuery, valid_id_prefix,
-};
+use crate::node::{TimerFilter, TimerPage, TimerStatus, TimersPageQuery, valid_id_prefix};
 use std::collections::BTreeMap;
 
 /// The finder's state: the query as typed, the selection and the last page the node answered.
@@ -18,10 +16,20 @@ pub struct Finder {
     pub page: Option<TimerPage>,
     /// Why the typed query is not sent (a word it does not read).
     pub error: Option<String>,
+    /// Where the page shown starts in the node's list (`timer_list`'s cursor; `None`: the
+    /// first page) and how many matches the pages before it held.
+    pub at: Option<u64>,
+    pub before: usize,
+    /// The pages before this one (their cursor and `before`), for PgUp.
+    pub back: Vec<(Option<u64>, usize)>,
 }
 
-/// A query as typed: the node's filter, and the label words the dashboard matches itself
-/// (the node keeps no labels, Spec note 172).
+/// How many timers the finder asks a page (Spec note 184): a screen shows about 30, and
+/// PgDn past the last row asks the next page.
+pub const FINDER_PAGE: usize = 200;
+
+/// A query as typed: the node's filter (its `label` the label words, which the node matches,
+/// Spec note 186), and those words.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FinderQuery {
     pub filter: TimerFilter,
@@ -49,6 +57,17 @@ pub fn parse(text: &str, names: &BTreeMap<Address, String>) -> Result<FinderQuer
                 ));
             }
         }
+    }
+    if !q.labels.is_empty() {
+        let words = q.labels.join(" ");
+        if words.len() > crate::node::MAX_LABEL {
+            return Err(format!(
+                "the label words are {} bytes: at most {}",
+                words.len(),
+                crate::node::MAX_LABEL
+            ));
+        }
+        q.filter.label = Some(words);
     }
     Ok(q)
 }
@@ -109,8 +128,8 @@ impl Finder {
                 self.error = None;
                 Some(TimersPageQuery {
                     filter: q.filter,
-                    cursor: None,
-                    limit: MAX_PAGE,
+                    cursor: self.at,
+                    limit: FINDER_PAGE,
                 })
             }
             Err(e) => {
@@ -118,5 +137,31 @@ impl Finder {
                 None
             }
         }
+    }
+}
+
+impl Finder {
+    /// Moves on to the page after the one shown (`None`: it is the last).
+    pub(crate) fn next_page(&mut self) -> Option<()> {
+        let page = self.page.as_ref()?;
+        let next = page.next_cursor.as_ref()?.parse::<u64>().ok()?;
+        let len = page.timers.len();
+        self.back.push((self.at, self.before));
+        (self.at, self.before, self.sel) = (Some(next), self.before + len, 0);
+        Some(())
+    }
+
+    /// Moves back to the page before the one shown, its last row selected.
+    pub(crate) fn prev_page(&mut self) -> Option<()> {
+        let (at, before) = self.back.pop()?;
+        (self.at, self.sel) = (at, self.before.saturating_sub(before).saturating_sub(1));
+        self.before = before;
+        Some(())
+    }
+
+    /// The query was edited: back to its first page.
+    pub(crate) fn restart(&mut self) {
+        (self.at, self.before, self.sel) = (None, 0, 0);
+        self.back.clear();
     }
 }

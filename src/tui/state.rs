@@ -197,6 +197,9 @@ pub struct App {
     pub view_at: Option<u64>,
     /// The drafts' pane's selection (issue 22).
     pub draft: super::draft_cursor::DraftCursor,
+    /// The finder a life was opened from, and that life's timer: Esc in it goes back there
+    /// (issue 32 item 2a).
+    pub finder_back: Option<(TimerId, Box<super::finder_query::Finder>)>,
 }
 
 /// Where the user was: the viewed height (`None`: the live head) and the selection.
@@ -326,6 +329,7 @@ impl App {
             labels: std::collections::BTreeMap::new(),
             view_at: None,
             draft: Default::default(),
+            finder_back: None,
         }
     }
 

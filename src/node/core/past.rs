@@ -284,9 +284,14 @@ impl NodeCore {
             });
         };
         let mut chain = Chain::clone(&cp.chain);
-        chain.set_tracing(true);
         let links = self.session.links_after(cp.pos.as_ref());
-        session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
+        // Untraced up to the block before, traced for the block alone: the blocks between the
+        // checkpoint and it keep no traces only to be dropped (issue 32 item 1).
+        let before = session::replay(&mut chain, &links, height - 1)
+            .map_err(NodeError::InvalidInput)?
+            .applied;
+        chain.set_tracing(true);
+        session::replay(&mut chain, &links[before..], height).map_err(NodeError::InvalidInput)?;
         let replayed = chain.block(height).map(|b| b.header.hash);
         if replayed.as_ref() != Some(hash) {
             return Err(NodeError::InvalidInput(format!(
@@ -365,6 +370,8 @@ impl PastSeed {
             pruned_to: self.pruned_to,
             work_since_checkpoint: 0,
             fates: Default::default(),
+            // A past read knows no labels (Spec note 186).
+            labels: Default::default(),
             snapshots: Default::default(),
             next_snapshot: 1,
             max_snapshots: self.max_snapshots,

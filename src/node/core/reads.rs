@@ -35,12 +35,16 @@ impl NodeCore {
     /// Every timer the node knows, in the order they were scheduled (Spec note 172): the
     /// compact records (pending and gone, Spec note 150), then the pending timers the open
     /// block scheduled (or, for a headless node, which keeps no records, every pending one).
-    pub(crate) fn timer_entries(&self) -> Vec<TimerEntry> {
+    /// `handlers`: fill each entry's handler (a filter names one); without, none is read (a
+    /// pending timer's is parsed from its payload: most of the walk, issue 32 item 2d).
+    pub(crate) fn timer_entries(&self, handlers: bool) -> Vec<TimerEntry> {
         if !self.keep_history {
-            return self.timer_entries_headless();
+            return self.timer_entries_headless(handlers);
         }
-        let handler_of =
-            |id: &TimerId| self.chain.timer(id).map(|t| t.handler().name().to_string());
+        let handler_of = |id: &TimerId| {
+            let t = self.chain.timer(id).filter(|_| handlers)?;
+            Some(t.handler().name().to_string())
+        };
         let mut out: Vec<TimerEntry> = self
             .fates
             .iter()
@@ -56,7 +60,7 @@ impl NodeCore {
             read::pending_timers(&self.chain)
                 .into_iter()
                 .filter(|t| self.fates.get(&t.timer_id).is_none())
-                .map(pending_entry),
+                .map(|t| pending_entry(t, handlers)),
         );
         out
     }
@@ -64,7 +68,7 @@ impl NodeCore {
     /// [`timer_entries`](Self::timer_entries) of a headless node, which keeps no compact
     /// records: the timers the chain's recent blocks scheduled (their status from their
     /// concluding events), then the pending ones scheduled before them or in the open block.
-    fn timer_entries_headless(&self) -> Vec<TimerEntry> {
+    fn timer_entries_headless(&self, handlers: bool) -> Vec<TimerEntry> {
         let mut out: Vec<TimerEntry> = Vec::new();
         let mut at: BTreeMap<TimerId, usize> = BTreeMap::new();
         for r in self.chain.blocks().flat_map(|b| b.events.iter()) {
@@ -82,7 +86,7 @@ impl NodeCore {
                         actor: *actor,
                         height: *height,
                         status: TimerStatus::Pending,
-                        handler: Some(handler.clone()),
+                        handler: handlers.then(|| handler.clone()),
                     });
                     out.len() - 1
                 });
@@ -102,7 +106,7 @@ impl NodeCore {
             read::pending_timers(&self.chain)
                 .into_iter()
                 .filter(|t| !at.contains_key(&t.timer_id))
-                .map(pending_entry),
+                .map(|t| pending_entry(t, handlers)),
         );
         out
     }
@@ -196,7 +200,7 @@ impl NodeCore {
                             &t.actor_address,
                             t.height,
                             t.handler().name(),
-                        )
+                        ) && filter.label_matches(self.timer_label(&t.timer_id))
                     })
                     .map(|t| t.timer_id),
             );
@@ -212,6 +216,7 @@ impl NodeCore {
                     ..
                 }) = &r.event
                     && filter.matches_record(timer_id, actor, *height, handler)
+                    && filter.label_matches(self.timer_label(timer_id))
                     && read::live_timer(&self.chain, timer_id).is_none()
                     && seen.insert(*timer_id)
                 {
@@ -315,12 +320,12 @@ impl NodeCore {
 }
 
 /// A pending timer as a [`TimerEntry`].
-fn pending_entry(t: &crate::engine::timer::Timer) -> TimerEntry {
+fn pending_entry(t: &crate::engine::timer::Timer, handlers: bool) -> TimerEntry {
     TimerEntry {
         id: t.timer_id,
         actor: t.actor_address,
         height: t.height,
         status: TimerStatus::Pending,
-        handler: Some(t.handler().name().to_string()),
+        handler: handlers.then(|| t.handler().name().to_string()),
     }
 }

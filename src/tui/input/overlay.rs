@@ -75,6 +75,14 @@ fn life(app: &mut App, a: Option<KeyAction>) -> Option<Vec<Effect>> {
     let a = a?;
     match a {
         KeyAction::Close | KeyAction::Select => {
+            let id = match &app.overlay {
+                Overlay::Life(l) => l.id,
+                Overlay::LifeLoading(id) => *id,
+                _ => unreachable!("a life is open"),
+            };
+            if let Some(e) = crate::tui::panes::finder::back_from_life(app, id) {
+                return Some(e);
+            }
             app.overlay = Overlay::None;
             app.raw = false;
         }

@@ -9,7 +9,7 @@
 //! | word | matches |
 //! | --- | --- |
 //! | `0x1f2e`, `id:1f2e` | the id starts with these hex digits |
-//! | `label:name`, `name` | the label a fixture gave the timer contains it |
+//! | `label:name`, `name` | the label a fixture gave the timer contains it (the node matches it) |
 //! | `actor:dev1`, `actor:0x..` | the actor, by name or address |
 //! | `handler:ping` | the handler's name |
 //! | `status:fired` (`s:`) | `pending`, `fired`, `expired`, `unfunded`, `cancelled`, `cancelled_by_governance` |
@@ -28,24 +28,12 @@ use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, TableState};
 
 pub use crate::tui::finder_query::{Finder, FinderQuery, parse};
 
-/// The timers of the page that the label words match, in order.
-pub fn rows<'a>(app: &App, f: &'a Finder) -> Vec<&'a crate::node::TimerView> {
-    let labels = parse(&f.text, &app.data.names)
-        .map(|q| q.labels)
-        .unwrap_or_default();
-    let Some(page) = f.page.as_ref().filter(|_| f.error.is_none()) else {
-        return Vec::new();
-    };
-    page.timers
-        .iter()
-        .filter(|t| {
-            labels.iter().all(|w| {
-                app.labels
-                    .get(&t.timer_id)
-                    .is_some_and(|l| l.to_lowercase().contains(w))
-            })
-        })
-        .collect()
+/// The timers of the page, in order (the node matched the label words too, Spec note 186).
+pub fn rows<'a>(_app: &App, f: &'a Finder) -> Vec<&'a crate::node::TimerView> {
+    match f.page.as_ref().filter(|_| f.error.is_none()) {
+        Some(page) => page.timers.iter().collect(),
+        None => Vec::new(),
+    }
 }
 
 /// Opens the finder (the key `find`) and asks for its first page.
@@ -54,6 +42,19 @@ pub fn open(app: &mut App) -> Vec<Effect> {
     let q = f.query(&app.data.names);
     app.overlay = Overlay::Finder(Box::new(f));
     q.map(Effect::Find).into_iter().collect()
+}
+
+/// Esc in a life opened from the finder: the finder again, with its query, page and
+/// selection, asked again (issue 32 item 2a); `None` when the life was not opened from it.
+pub fn back_from_life(app: &mut App, id: TimerId) -> Option<Vec<Effect>> {
+    let (from, f) = app.finder_back.take()?;
+    if from != id {
+        return None;
+    }
+    let q = f.asked.clone();
+    app.overlay = Overlay::Finder(f);
+    app.raw = false;
+    Some(q.map(Effect::Find).into_iter().collect())
 }
 
 /// A block sealed while the finder is open: ask again (the list is live).
@@ -94,11 +95,15 @@ pub fn finder_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     let mut f: Finder = (**f).clone();
     let n = rows(app, &f).len();
     let mut edited = false;
+    let mut paged = false;
     match k.code {
         KeyCode::Esc => {
             app.overlay = Overlay::None;
+            app.finder_back = None;
             return vec![];
         }
+        KeyCode::Up | KeyCode::PageUp if f.sel == 0 => paged = f.prev_page().is_some(),
+        KeyCode::Down | KeyCode::PageDown if f.sel + 1 >= n => paged = f.next_page().is_some(),
         KeyCode::Up => f.sel = f.sel.saturating_sub(1),
         KeyCode::Down => f.sel = (f.sel + 1).min(n.saturating_sub(1)),
         KeyCode::PageUp => f.sel = f.sel.saturating_sub(10),
@@ -107,6 +112,8 @@ pub fn finder_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             let id: Option<TimerId> = rows(app, &f).get(f.sel).map(|t| t.timer_id);
             return match id {
                 Some(id) => {
+                    // Esc in the life comes back here (issue 32 item 2a).
+                    app.finder_back = Some((id, Box::new(f)));
                     app.overlay = Overlay::LifeLoading(id);
                     vec![Effect::LoadLife(id)]
                 }
@@ -133,10 +140,12 @@ pub fn finder_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     }
     let mut out = vec![];
     if edited {
-        f.sel = 0;
-        if let Some(q) = f.query(&app.data.names) {
-            out.push(Effect::Find(q));
-        }
+        f.restart();
+    }
+    if (edited || paged)
+        && let Some(q) = f.query(&app.data.names)
+    {
+        out.push(Effect::Find(q));
     }
     app.overlay = Overlay::Finder(Box::new(f));
     out
@@ -156,7 +165,8 @@ pub fn help_lines(app: &App, theme: &Theme) -> Vec<Line<'static>> {
         "every timer the node knows (all buckets and tiers, and the ones that left); type to filter:",
         "0x1f2e or id:1f2e id prefix · label:name or a bare word: the fixture's label",
         "actor:dev1 (name or address) · handler:ping · status:fired (s:) · h:100..200 (h:100.. h:..200 h:150)",
-        "↑/↓ select · Enter the timer's life · Bksp, C-u edit · Esc closes; the list follows the chain",
+        "↑/↓ PgUp/PgDn select, past a page's ends the next or previous page · Enter the timer's life",
+        "Bksp, C-u edit · Esc closes (Esc in a life opened here comes back) · the list follows the head",
     ] {
         lines.push(Line::styled(format!("  {t}"), dim));
     }
@@ -167,10 +177,7 @@ pub fn help_lines(app: &App, theme: &Theme) -> Vec<Line<'static>> {
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, f: &Finder, theme: &Theme) {
     frame.render_widget(Clear, area);
     let block = Block::bordered()
-        .title(Line::styled(
-            " find a timer (Enter: its life · Esc closes · ? syntax) ",
-            theme.get("title"),
-        ))
+        .title(Line::styled(title(app), theme.get("title")))
         .border_style(theme.get("border_focus"));
     let inner = block.inner(area);
     frame.render_widget(block, area);
@@ -191,21 +198,39 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, f: &Finder, theme: &Theme)
     let info_line = match (&f.error, &f.page) {
         (Some(e), _) => Line::styled(e.clone(), theme.get("error")),
         (None, None) => Line::styled("asking the devnet…", theme.get("dim")),
-        (None, Some(p)) => Line::styled(summary(shown.len(), p), theme.get("dim")),
+        (None, Some(p)) => Line::styled(summary(f, shown.len(), p), theme.get("dim")),
     };
     frame.render_widget(Paragraph::new(info_line), info);
     draw_rows(frame, list, app, f, &shown, theme);
 }
 
-fn summary(shown: usize, p: &TimerPage) -> String {
-    let more = match p.next_cursor {
-        Some(_) => format!(" (the first {} listed: narrow the query)", p.limit),
-        None => String::new(),
+/// The finder lists the live head's timers, also while the panes show a past height (Spec
+/// note 185): the title says which.
+fn title(app: &App) -> String {
+    let head = app.data.status.as_ref().map_or(0, |s| s.tip);
+    match app.view_at {
+        Some(h) => format!(
+            " find a timer: the head's (#{head}), the panes show #{h} · Enter: life · Esc · ? syntax "
+        ),
+        None => {
+            format!(" find a timer at the head #{head} (Enter: its life · Esc closes · ? syntax) ")
+        }
+    }
+}
+
+fn summary(f: &Finder, shown: usize, p: &TimerPage) -> String {
+    let more = match (p.next_cursor.is_some(), f.back.is_empty()) {
+        (true, true) => " · PgDn past the last row: next page",
+        (true, false) => " · PgUp/PgDn past the ends: other pages",
+        (false, false) => " · PgUp past the first row: the page before",
+        (false, true) => "",
     };
-    format!(
-        "{shown} shown · {} matched the node's filter{more}",
-        p.matched
-    )
+    let (first, last) = (f.before + 1, f.before + p.timers.len());
+    let rows = match p.timers.len() {
+        0 => "none".to_string(),
+        _ => format!("{first}-{last}"),
+    };
+    format!("{rows} of {} matched · {shown} shown{more}", p.matched)
 }
 
 fn draw_rows(
