@@ -16,8 +16,7 @@
 //!   deferrals per actor of the fairness window (§3 step 10);
 //! * the timers with fee parameters of their own (priced one by one every block).
 
-use super::carry::{last_reason, reason_index};
-use super::{CalendarQueue, CarriedSummary, DueTimer};
+use super::{CalendarQueue, DueTimer};
 use crate::engine::events::DeferReason;
 use crate::engine::timer::Timer;
 use crate::engine::types::{Address, TimerId};
@@ -26,9 +25,20 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The reason code of a last reason (`None`: never deferred, as a reason of its own).
 fn code(r: Option<DeferReason>) -> u8 {
     match r {
+        Some(DeferReason::Lane) => LANE,
+        Some(DeferReason::GcBudget) => GC_BUDGET,
+        Some(DeferReason::Outbid) => OUTBID,
+        Some(DeferReason::OverCap) => 3,
+        Some(DeferReason::BelowBasefee) => 4,
+        Some(DeferReason::Budget) => 5,
+        Some(DeferReason::Underfunded) => 6,
+        Some(DeferReason::Quota) => 7,
         None => 8,
-        r => reason_index(r) as u8,
     }
+}
+
+fn last_reason(t: &Timer) -> Option<DeferReason> {
+    t.carry().1
 }
 
 const LANE: u8 = 0;
@@ -102,6 +112,11 @@ impl AuctionIndex {
             .entry((a, code(now)))
             .or_default()
             .insert(slot);
+    }
+
+    /// The lowest scheduled height among the members (0 if none).
+    pub(super) fn oldest_height(&self) -> u64 {
+        self.by_height.first().map_or(0, |e| e.0)
     }
 
     pub(super) fn gas_changed(&mut self, slot: u32, t: &Timer, old: u64) {
@@ -248,15 +263,5 @@ impl CalendarQueue {
             }
         }
         out
-    }
-
-    /// The members as a block of the auction leaves them (its backlog summary), from the
-    /// indexes: the carry queue's front is not the oldest under the auction.
-    pub fn auction_summary(&self) -> CarriedSummary {
-        CarriedSummary {
-            count: self.carry.live as u64,
-            oldest_height: self.carry.auction.by_height.first().map_or(0, |e| e.0),
-            reasons: self.carry.reasons,
-        }
     }
 }

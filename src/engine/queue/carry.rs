@@ -41,7 +41,7 @@ pub(super) struct Carry {
     /// `(height, seq, slot)` of the members whose last reason is not `lane`.
     not_lane: BTreeSet<(u64, u64, u32)>,
     /// Members per last reason, in [`reason_index`] order.
-    pub(super) reasons: [u64; 8],
+    reasons: [u64; 8],
     /// The `eip1559` auction's indexes of the members (issue 31).
     pub(super) auction: AuctionIndex,
 }
@@ -55,7 +55,7 @@ pub(super) struct CarryHandle {
 
 const MID: u64 = 1 << 63;
 
-pub(super) fn reason_index(r: Option<DeferReason>) -> usize {
+fn reason_index(r: Option<DeferReason>) -> usize {
     match r {
         Some(DeferReason::Lane) | None => 0,
         Some(DeferReason::GcBudget) => 1,
@@ -68,7 +68,7 @@ pub(super) fn reason_index(r: Option<DeferReason>) -> usize {
     }
 }
 
-pub(super) fn last_reason(t: &Timer) -> Option<DeferReason> {
+fn last_reason(t: &Timer) -> Option<DeferReason> {
     t.carry().1
 }
 
@@ -368,6 +368,16 @@ impl CalendarQueue {
         CarriedSummary {
             count: self.carry.live as u64,
             oldest_height,
+            reasons: self.carry.reasons,
+        }
+    }
+
+    /// The members as a block of the auction leaves them (its backlog summary), from the
+    /// indexes: the carry queue's front is not the oldest under the auction.
+    pub fn auction_summary(&self) -> CarriedSummary {
+        CarriedSummary {
+            count: self.carry.live as u64,
+            oldest_height: self.carry.auction.oldest_height(),
             reasons: self.carry.reasons,
         }
     }
