@@ -6,6 +6,10 @@
 //!   block first inserts `FIRES` new timers at its own height (before the clock starts), so the
 //!   backlog stays at N; N = 0 is the baseline: the same fires with none carried, in the same
 //!   run. The target (issue 20): N = 100,000 under fifo within 1.5x of N = 0.
+//! * `backlog/seal/eip1559-walk/N`: the same blocks under eip1559 planned by the naive walk
+//!   (every carried timer priced, every candidate sorted: `test_hook_full_auction_walk`), the
+//!   baseline of issue 31 in the same run. Target (issue 31): `eip1559/100000` within 2x of
+//!   `eip1559/0`.
 //! * A report (printed) of the bytes a block retains (its serialized body: header, receipts,
 //!   events, stats) and its event count, per scheduler and backlog, after the backlog formed.
 //!   Target: independent of the backlog.
@@ -58,7 +62,7 @@ struct Congested {
 }
 
 impl Congested {
-    fn new(scheduler: SchedulerKind, backlog: usize) -> Self {
+    fn new(scheduler: SchedulerKind, backlog: usize, walk: bool) -> Self {
         let funder = Address::from_label("bench-funder");
         let genesis = Genesis {
             timer: TimerConfig {
@@ -77,6 +81,7 @@ impl Congested {
         .expect("scheduler");
         let mut chain = Chain::new(genesis, DevnetRuntime::shared()).expect("genesis");
         chain.set_keep_blocks(1);
+        chain.test_hook_full_auction_walk(walk);
         for i in 0..ACTORS {
             chain
                 .apply_tx(Transaction::new(
@@ -122,8 +127,14 @@ impl Congested {
 }
 
 fn bench_seal(c: &mut Criterion) {
-    for scheduler in [SchedulerKind::Fifo, SchedulerKind::Eip1559] {
-        let mut g = c.benchmark_group(format!("backlog/seal/{}", scheduler.as_str()));
+    let runs = [
+        (SchedulerKind::Fifo, ""),
+        (SchedulerKind::Eip1559, ""),
+        (SchedulerKind::Eip1559, "-walk"),
+    ];
+    for (scheduler, walk) in runs {
+        let name = format!("backlog/seal/{}{walk}", scheduler.as_str());
+        let mut g = c.benchmark_group(name);
         g.sampling_mode(SamplingMode::Flat);
         g.sample_size(10);
         for backlog in BACKLOGS {
@@ -131,7 +142,7 @@ fn bench_seal(c: &mut Criterion) {
             g.bench_function(BenchmarkId::from_parameter(backlog), |b| {
                 b.iter_custom(|iters| {
                     state
-                        .get_or_insert_with(|| Congested::new(scheduler, backlog))
+                        .get_or_insert_with(|| Congested::new(scheduler, backlog, !walk.is_empty()))
                         .run(iters)
                 })
             });
@@ -151,22 +162,24 @@ fn report_retained(_c: &mut Criterion) {
     println!("backlog/retained: bytes and events per block (5 blocks after the backlog formed)");
     for scheduler in [SchedulerKind::Fifo, SchedulerKind::Eip1559] {
         for backlog in BACKLOGS {
-            let mut s = Congested::new(scheduler, backlog);
-            let (mut bytes, mut events, mut fired) = (0usize, 0usize, 0u64);
+            let mut s = Congested::new(scheduler, backlog, false);
+            let (mut bytes, mut events, mut fired, mut flips) = (0usize, 0usize, 0u64, 0u64);
             for _ in 0..5 {
                 s.seal_one();
                 let b = s.chain.last_block().expect("sealed");
                 bytes += serde_json::to_vec(&*b).expect("serializes").len();
                 events += b.events.len();
                 fired += b.eob.fired;
+                flips += b.eob.backlog.reason_changes;
             }
             println!(
-                "  {:<8} backlog {:>7}: {:>8} bytes/block, {:>5} events/block, {:>4} fired/block",
+                "  {:<8} backlog {:>7}: {:>8} bytes/block, {:>5} events/block, {:>4} fired/block, {:>6} reason changes/block",
                 scheduler.as_str(),
                 backlog,
                 bytes / 5,
                 events / 5,
-                fired / 5
+                fired / 5,
+                flips / 5
             );
         }
     }

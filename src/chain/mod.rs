@@ -15,8 +15,7 @@ pub mod state;
 pub mod trace;
 pub mod types;
 
-use crate::engine::scheduler::Fairness;
-use crate::engine::scheduler::kind::Activation;
+use crate::engine::scheduler::{Fairness, kind::Activation};
 use crate::engine::types::{keccak, keccak_parts};
 use crate::engine::{
     self, Address, AuctionEstimate, Cip1Config, Cip1State, EobStats, ErrorKind, Failure, FeeArgs,
@@ -326,10 +325,8 @@ impl Ledger for ChainLedger<'_> {
         ctx: &GbaContext,
         budget: u64,
     ) -> Option<Result<GbaBid, ErrorKind>> {
-        let actor = self.actors.get(&timer.actor_address)?;
-        if !self.runtime.has_gas_bid(&actor.code) {
-            return None;
-        }
+        let actor = (self.actors.get(&timer.actor_address))
+            .filter(|a| self.runtime.has_gas_bid(&a.code))?;
         let mut host = gba::GbaHost::new(
             self.accounts,
             actor,
@@ -353,6 +350,9 @@ impl Ledger for ChainLedger<'_> {
             }
         };
         Some(bid.map_err(|e| e.kind()))
+    }
+    fn has_gba(&self, a: &Address) -> bool {
+        (self.actors.get(a)).is_some_and(|x| self.runtime.has_gas_bid(&x.code))
     }
 }
 

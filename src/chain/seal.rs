@@ -30,6 +30,13 @@ struct EobRun {
 }
 
 impl Chain {
+    /// Test and bench hook (issue 31): with `true`, the `eip1559` auction walks every carried
+    /// timer and sorts every candidate (the naive baseline); the blocks are the same.
+    #[doc(hidden)]
+    pub fn test_hook_full_auction_walk(&mut self, on: bool) {
+        self.engine.set_full_auction_walk(on);
+    }
+
     /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.
     pub fn seal_block(&mut self) -> &Block {
         match self.seal_next() {
@@ -57,7 +64,7 @@ impl Chain {
             reserved: plan.stats.lane_reserved,
             ..Default::default()
         };
-        outcome.count_deferrals(&plan.deferrals);
+        outcome.count_plan_deferrals(&plan);
         let lane = self.lane_stats(scheduler, lane_basefee, &cfg, &plan);
         // The CIP-1 v3 state update once the block ran (`end_block`); a quiet candidate runs it
         // first, and is sealed quiet only if it changed nothing (see `quiet`).

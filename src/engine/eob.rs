@@ -31,6 +31,12 @@ pub trait Ledger {
     ) -> Option<Result<GbaBid, ErrorKind>> {
         None
     }
+    /// Whether `actor` has a custom GBA ([`gas_bid`](Self::gas_bid) may answer `Some`). The
+    /// `eip1559` auction prices the timers of such an actor one by one every block (issue 31);
+    /// `true` by default (every timer priced one by one, always right).
+    fn has_gba(&self, _actor: &Address) -> bool {
+        true
+    }
 }
 
 /// The per-unit prices in force for this block, read once at the block boundary (CIP-5 §7).
@@ -148,6 +154,10 @@ pub struct EobPlan {
     /// This block's deferrals, for the block's CIP-1 outcome (the deferrals per actor of the
     /// fairness window) and lane statistics; dropped once the block is sealed (Spec note 71).
     pub deferrals: Vec<Deferral>,
+    /// Deferrals per actor counted for the CIP-1 outcome beside [`deferrals`](Self::deferrals)
+    /// (the `eip1559` auction over the carry queue gives its counts per actor instead of a
+    /// list, issue 31); the execution lane's reasons only (not `gc_budget`).
+    pub deferrals_by_actor: std::collections::BTreeMap<Address, u32>,
 }
 
 impl EobPlan {

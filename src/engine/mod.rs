@@ -287,6 +287,11 @@ impl Engine {
     // ---- reads ---------------------------------------------------------------------------
 
     /// The calendar queue, read-only: buckets, tiers and counts, timers by id, what is pending.
+    /// Issue 31: the `eip1559` auction's naive path (see [`CalendarQueue::set_full_walk`]).
+    pub fn set_full_auction_walk(&mut self, on: bool) {
+        self.queue.set_full_walk(on);
+    }
+
     pub fn queue(&self) -> &CalendarQueue {
         &self.queue
     }

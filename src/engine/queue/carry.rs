@@ -15,6 +15,7 @@
 //! `next_height`, in `(height, seq)` order), so it adds nothing to the state root, the dumps
 //! or the state files (see [`super::CalendarQueue::dump`]).
 
+use super::auction::AuctionIndex;
 use super::{CalendarQueue, DueTimer, Handle};
 use crate::engine::events::DeferReason;
 use crate::engine::timer::Timer;
@@ -25,7 +26,12 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 /// `Meta::carried` is set; the queue itself may hold stale handles of members that left.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Carry {
-    pub(super) queue: VecDeque<Handle>,
+    pub(super) queue: VecDeque<CarryHandle>,
+    /// Handles pushed at the back and at the front so far: a member's position in the queue
+    /// (`Meta::carry_pos`) is `2^63 + backs` or `2^63 − 1 − fronts`, so positions follow the
+    /// queue's order.
+    backs: u64,
+    fronts: u64,
     /// Members (live carried timers).
     pub(super) live: usize,
     /// `(expires_at, height, seq, slot)` of every member.
@@ -36,7 +42,18 @@ pub(super) struct Carry {
     not_lane: BTreeSet<(u64, u64, u32)>,
     /// Members per last reason, in [`reason_index`] order.
     reasons: [u64; 8],
+    /// The `eip1559` auction's indexes of the members (issue 31).
+    pub(super) auction: AuctionIndex,
 }
+
+/// A carry-queue handle: live while the slot's generation and carry position match.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct CarryHandle {
+    pub(super) h: Handle,
+    pub(super) pos: u64,
+}
+
+const MID: u64 = 1 << 63;
 
 fn reason_index(r: Option<DeferReason>) -> usize {
     match r {
@@ -80,6 +97,7 @@ impl Carry {
         if r != Some(DeferReason::Lane) {
             self.not_lane.insert((t.height, t.seq, slot));
         }
+        self.auction.add(slot, t);
     }
 
     fn forget(&mut self, slot: u32, t: &Timer) {
@@ -95,6 +113,7 @@ impl Carry {
         let r = last_reason(t);
         self.reasons[reason_index(r)] -= 1;
         self.not_lane.remove(&(t.height, t.seq, slot));
+        self.auction.forget(slot, t);
     }
 }
 
@@ -102,16 +121,71 @@ impl CalendarQueue {
     /// Makes the timer in `slot` a member of the carry queue (if it is not one yet) and puts
     /// its handle at the back.
     pub(super) fn enlist(&mut self, slot: u32) {
-        let meta = self.slots[slot as usize].meta;
-        if !meta.carried {
+        self.join_carry(slot);
+        let pos = MID + self.carry.backs;
+        self.carry.backs += 1;
+        let c = self.place_carried(slot, pos);
+        self.carry.queue.push_back(c);
+    }
+
+    /// Makes the timer in `slot` a member (if it is not one yet).
+    fn join_carry(&mut self, slot: u32) {
+        if !self.slots[slot as usize].meta.carried {
             self.slots[slot as usize].meta.carried = true;
             let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
             self.carry.add(slot, t);
         }
-        self.carry.queue.push_back(Handle {
-            slot,
-            generation: meta.generation,
-        });
+    }
+
+    /// Gives a member its position `pos` (its older handle, if any, goes stale).
+    fn place_carried(&mut self, slot: u32, pos: u64) -> CarryHandle {
+        let meta = &mut self.slots[slot as usize].meta;
+        meta.carry_pos = pos;
+        CarryHandle {
+            h: Handle {
+                slot,
+                generation: meta.generation,
+            },
+            pos,
+        }
+    }
+
+    /// Puts due timers at the front of the carry queue, in the order given, ahead of every
+    /// member (members among them move: their older handles go stale).
+    pub fn carry_to_front(&mut self, front: Vec<DueTimer>) {
+        for d in front.into_iter().rev() {
+            self.join_carry(d.0);
+            let pos = MID - 1 - self.carry.fronts;
+            self.carry.fronts += 1;
+            let c = self.place_carried(d.0, pos);
+            self.carry.queue.push_front(c);
+        }
+        self.compact_carry();
+    }
+
+    /// Drops the stale handles once they outnumber the members (amortized: each handle is
+    /// dropped once).
+    fn compact_carry(&mut self) {
+        if self.carry.queue.len() <= 2 * self.carry.live + 64 {
+            return;
+        }
+        let mut q = std::mem::take(&mut self.carry.queue);
+        q.retain(|c| self.carry_live(c));
+        self.carry.queue = q;
+    }
+
+    /// Whether a carry-queue handle still names a member at that place.
+    pub(super) fn carry_live(&self, c: &CarryHandle) -> bool {
+        let s = &self.slots[c.h.slot as usize];
+        s.meta.generation == c.h.generation
+            && s.timer.is_some()
+            && s.meta.carried
+            && s.meta.carry_pos == c.pos
+    }
+
+    /// A member's position in the carry queue (the order of the block's bucket).
+    pub(super) fn carry_pos_of(&self, slot: u32) -> u64 {
+        self.slots[slot as usize].meta.carry_pos
     }
 
     /// Takes the timer in `slot` out of the carry queue's indexes (its handle, if any, is left
@@ -147,6 +221,7 @@ impl CalendarQueue {
             set.remove(&(old, t.height, t.seq, slot));
             set.insert((t.gas_limit_per_fire, t.height, t.seq, slot));
         }
+        self.carry.auction.gas_changed(slot, t, old);
     }
 
     /// Re-indexes a due timer whose last reason changed from `before` (it is now its record's
@@ -166,6 +241,8 @@ impl CalendarQueue {
         } else {
             self.carry.not_lane.insert(key);
         }
+        let actor = t.actor_address;
+        self.carry.auction.reason_changed(slot, actor, before, now);
     }
 
     /// Whether carried timers go to the carry queue (the default placement, Spec note 4) rather
@@ -188,10 +265,9 @@ impl CalendarQueue {
     /// The first live timer of the carry queue, taken off it (it stays a member until it is
     /// concluded or its handle is put back with [`carry_put_front`](Self::carry_put_front)).
     pub fn carry_pop_front(&mut self) -> Option<DueTimer> {
-        while let Some(h) = self.carry.queue.pop_front() {
-            let s = &self.slots[h.slot as usize];
-            if s.meta.generation == h.generation && s.timer.is_some() {
-                return Some(DueTimer(h.slot));
+        while let Some(c) = self.carry.queue.pop_front() {
+            if self.carry_live(&c) {
+                return Some(DueTimer(c.h.slot));
             }
         }
         None
@@ -201,11 +277,9 @@ impl CalendarQueue {
     /// keeping their order.
     pub fn carry_put_front(&mut self, kept: Vec<DueTimer>) {
         for d in kept.into_iter().rev() {
-            let generation = self.slots[d.0 as usize].meta.generation;
-            self.carry.queue.push_front(Handle {
-                slot: d.0,
-                generation,
-            });
+            let pos = self.slots[d.0 as usize].meta.carry_pos;
+            let c = self.place_carried(d.0, pos);
+            self.carry.queue.push_front(c);
         }
     }
 
@@ -250,24 +324,60 @@ impl CalendarQueue {
         found.into_iter().map(|(_, _, s)| DueTimer(s)).collect()
     }
 
+    /// The members expired at `height` (`expires_at < height`), by `expires_at`.
+    pub(super) fn carry_by_expiry(
+        &self,
+        height: u64,
+    ) -> impl Iterator<Item = &(u64, u64, u64, u32)> {
+        self.carry.by_expiry.range(..(height, 0, 0, 0))
+    }
+
+    /// Adds to `slots` the members whose fee payer holds less than `cost(gas_limit)`: per
+    /// payer, its balance once and its largest budgets first.
+    pub(super) fn carry_unfunded(
+        &self,
+        balance: &dyn Fn(&Address) -> u128,
+        cost: &dyn Fn(u64) -> u128,
+        slots: &mut BTreeSet<u32>,
+    ) {
+        for (payer, set) in &self.carry.by_payer {
+            let available = balance(payer);
+            for &(gas, _, _, slot) in set.iter().rev() {
+                if cost(gas) <= available {
+                    break;
+                }
+                slots.insert(slot);
+            }
+        }
+    }
+
     /// The members, as a block that ends leaves them.
     pub fn carried_summary(&mut self) -> CarriedSummary {
         let mut oldest_height = 0;
-        while let Some(h) = self.carry.queue.front() {
-            let s = &self.slots[h.slot as usize];
-            match s.timer.as_ref() {
-                Some(t) if s.meta.generation == h.generation => {
-                    oldest_height = t.height;
-                    break;
-                }
-                _ => {
-                    self.carry.queue.pop_front();
-                }
+        while let Some(c) = self.carry.queue.front() {
+            if self.carry_live(c) {
+                oldest_height = self.slots[c.h.slot as usize]
+                    .timer
+                    .as_ref()
+                    .expect("live")
+                    .height;
+                break;
             }
+            self.carry.queue.pop_front();
         }
         CarriedSummary {
             count: self.carry.live as u64,
             oldest_height,
+            reasons: self.carry.reasons,
+        }
+    }
+
+    /// The members as a block of the auction leaves them (its backlog summary), from the
+    /// indexes: the carry queue's front is not the oldest under the auction.
+    pub fn auction_summary(&self) -> CarriedSummary {
+        CarriedSummary {
+            count: self.carry.live as u64,
+            oldest_height: self.carry.auction.oldest_height(),
             reasons: self.carry.reasons,
         }
     }
@@ -280,9 +390,10 @@ impl CalendarQueue {
 
     /// Live members of the carry queue in firing order (for views and dumps).
     pub(super) fn carried_handles(&self) -> impl Iterator<Item = &Handle> {
-        self.carry.queue.iter().filter(|h| {
-            let s = &self.slots[h.slot as usize];
-            s.meta.generation == h.generation && s.timer.is_some()
-        })
+        self.carry
+            .queue
+            .iter()
+            .filter(|c| self.carry_live(c))
+            .map(|c| &c.h)
     }
 }

@@ -30,6 +30,7 @@
 //! the next height's bucket, ahead of the timers originally due there, in its own FIFO order.
 //! Every bucket is therefore ordered by `(original height, insertion seq)`: oldest due first.
 
+mod auction;
 mod carry;
 mod commit;
 mod dump;
@@ -38,6 +39,7 @@ mod slab;
 mod update;
 mod views;
 
+pub use auction::{AuctionVisit, Member, VisitQuery};
 pub use carry::CarriedSummary;
 pub use dump::QueueDump;
 use slab::{BUSY_BUCKET, NO_PAGE, Slab};
@@ -89,6 +91,9 @@ struct Meta {
     dirty: bool,
     /// A member of the carry queue (see [`carry`]).
     carried: bool,
+    /// A member's place in the carry queue: only its handle with this position is live (a
+    /// member moved to the front leaves a stale handle behind, see [`carry`]).
+    carry_pos: u64,
 }
 
 impl Meta {
@@ -98,6 +103,7 @@ impl Meta {
         committed: Side::None,
         dirty: false,
         carried: false,
+        carry_pos: 0,
     };
 }
 
@@ -214,6 +220,9 @@ pub struct CalendarQueue {
     /// Variant `deferred_place = back` (open point 4): carried timers go behind the next
     /// height's own timers. Not state: the engine sets it from the CIP-1 config each block.
     carry_back: bool,
+    /// Issue 31: the `eip1559` auction walks every carried timer and sorts every candidate
+    /// (the naive baseline, for tests and benches). Not state: the decisions are the same.
+    full_walk: bool,
     /// The timers carried from earlier heights, in firing order (see [`carry`]).
     carry: carry::Carry,
 }
@@ -303,6 +312,7 @@ impl CalendarQueue {
             overflow_commit: TimerCommitment::new(COMMIT_BITS),
             changes: Vec::new(),
             carry_back: false,
+            full_walk: false,
             carry: carry::Carry::default(),
         };
         q.reset_horizons(start_height);
@@ -635,8 +645,10 @@ impl CalendarQueue {
         // they stay members until concluded or carried on.
         if !self.carry.queue.is_empty() {
             let carried = std::mem::take(&mut self.carry.queue);
-            for h in carried.into_iter().rev() {
-                bucket.push_front(h);
+            for c in carried.into_iter().rev() {
+                if self.carry_live(&c) {
+                    bucket.push_front(c.h);
+                }
             }
         }
         // The position's next height starts with pages of its own.
@@ -708,6 +720,17 @@ impl CalendarQueue {
     /// (`true`, variant `deferred_place = back`) or ahead of them (the default, Spec note 4).
     pub fn set_carry_back(&mut self, back: bool) {
         self.carry_back = back;
+    }
+
+    /// Issue 31: with `true`, the `eip1559` auction takes the naive path (every carried timer
+    /// walked, every candidate sorted); the decisions, events and roots are the same.
+    pub fn set_full_walk(&mut self, on: bool) {
+        self.full_walk = on;
+    }
+
+    /// Whether [`set_full_walk`](Self::set_full_walk) is on.
+    pub fn full_walk(&self) -> bool {
+        self.full_walk
     }
 
     /// Carries due timers that were not concluded ahead of the next height's own timers,

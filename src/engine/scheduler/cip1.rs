@@ -461,6 +461,14 @@ impl BlockOutcome {
             }
         }
     }
+
+    /// Counts a plan's deferrals per actor: its list and its per-actor counts (issue 31).
+    pub fn count_plan_deferrals(&mut self, plan: &crate::engine::eob::EobPlan) {
+        self.count_deferrals(&plan.deferrals);
+        for (a, n) in &plan.deferrals_by_actor {
+            *self.deferrals.entry(*a).or_insert(0) += n;
+        }
+    }
 }
 
 impl Cip1State {

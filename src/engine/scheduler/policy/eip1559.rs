@@ -18,11 +18,11 @@ use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
 
 /// One due timer that passed classification, with its price.
-struct Priced {
-    due: DueTimer,
-    budget: u64,
-    priority: u128,
-    max_cost: u128,
+pub(super) struct Priced {
+    pub(super) due: DueTimer,
+    pub(super) budget: u64,
+    pub(super) priority: u128,
+    pub(super) max_cost: u128,
 }
 
 /// CIP-1 v3 §3 steps 4–9 for the block at `env.height` (step 10, the fairness counters, and
@@ -46,20 +46,18 @@ struct Priced {
 /// pre-charged in selection order (a fee payer that can no longer pay is path 2, §3 step 8)
 /// and fire in it; the others are carried with their reason (§3 step 9), each counted in its
 /// record.
-pub(super) fn plan(
+///
+/// Issue 31: this is the walk of every due timer, the naive baseline; the policy plans through
+/// `auction_carry::plan`, which decides the same without walking the carried timers whose price
+/// is the block's common one.
+pub(super) fn plan_walk(
     queue: &mut CalendarQueue,
     env: &PlanEnv<'_>,
     ledger: &mut dyn Ledger,
 ) -> EobPlan {
     let auction = Auction::new(env);
     let due = queue.take_due(env.height);
-    let mut round = Round {
-        out: EobPlan::new(env.height),
-        carried: Vec::new(),
-        gc_left: env.cfg.gc_cycles_per_block,
-        priced: Vec::new(),
-        cands: Vec::new(),
-    };
+    let mut round = Round::new(env.height, env.cfg.gc_cycles_per_block);
     round.out.stats.due = due.len() as u64;
     for d in due {
         auction.classify(&mut round, queue, ledger, d);
@@ -73,10 +71,10 @@ pub(super) fn plan(
 }
 
 /// What every due timer of the block is priced against.
-struct Auction<'a> {
+pub(super) struct Auction<'a> {
     env: &'a PlanEnv<'a>,
     /// The default GBA's `(max_fee, max_priority)` for this block (§6).
-    default: (u128, u128),
+    pub(super) default: (u128, u128),
     auction_cap: u64,
     /// The lane basefee a fire is charged: the basefee, or 0 under the variant
     /// `lane_basefee_in_max_cost = no`.
@@ -85,16 +83,28 @@ struct Auction<'a> {
 
 /// The block's plan as far as it is decided: the plan, the timers carried, the GC budget
 /// left, and the candidates of the auction with their prices (one `Priced` per `Candidate`).
-struct Round {
-    out: EobPlan,
-    carried: Vec<DueTimer>,
+pub(super) struct Round {
+    pub(super) out: EobPlan,
+    pub(super) carried: Vec<DueTimer>,
     gc_left: u64,
-    priced: Vec<Priced>,
-    cands: Vec<Candidate>,
+    pub(super) priced: Vec<Priced>,
+    pub(super) cands: Vec<Candidate>,
+}
+
+impl Round {
+    pub(super) fn new(height: u64, gc_left: u64) -> Self {
+        Round {
+            out: EobPlan::new(height),
+            carried: Vec::new(),
+            gc_left,
+            priced: Vec::new(),
+            cands: Vec::new(),
+        }
+    }
 }
 
 impl<'a> Auction<'a> {
-    fn new(env: &'a PlanEnv<'a>) -> Self {
+    pub(super) fn new(env: &'a PlanEnv<'a>) -> Self {
         let cip1 = env.cip1;
         let basefee = env.lane_basefee;
         // Variant `lane_basefee_in_max_cost = no` (§3 step 8 as written): the lane basefee
@@ -111,7 +121,7 @@ impl<'a> Auction<'a> {
         }
     }
 
-    fn variants(&self) -> &Variants {
+    pub(super) fn variants(&self) -> &Variants {
         &self.env.cip1.config.variants
     }
 
@@ -124,9 +134,40 @@ impl<'a> Auction<'a> {
         }
     }
 
+    /// [`budget`](Self::budget) of a timer with this `gas_limit_per_fire`.
+    pub(super) fn budget_of_gas(&self, gas: u64) -> u64 {
+        let b = gas.min(self.env.cfg.max_cycles_per_fire);
+        match self.variants().over_cap {
+            OverCap::Capped => b.min(self.auction_cap),
+            OverCap::Defer | OverCap::OwnBudget => b,
+        }
+    }
+
+    /// The `max_cost` of a timer with this `gas_limit_per_fire` priced at `priority` (§3 step
+    /// 8, Spec note 50), as [`price`](Self::price) computes it.
+    pub(super) fn plain_cost(&self, gas: u64, priority: u128) -> u128 {
+        lane_max_cost(
+            self.budget_of_gas(gas),
+            self.env.cfg.max_cells_per_fire,
+            self.env.quote,
+            self.charged_lane_basefee,
+            priority,
+        )
+    }
+
+    /// The lane's capacity (`lane_timer_cycles`).
+    pub(super) fn lane(&self) -> u64 {
+        self.env.cfg.lane_timer_cycles
+    }
+
+    /// W(actor) as the window stood before this block (§8).
+    pub(super) fn weight_bps(&self, a: &crate::engine::types::Address) -> u32 {
+        self.env.cip1.weight_bps(a)
+    }
+
     /// Variant `over_cap = own_budget`: no per-fire cap in the auction (budgets stay bounded
     /// by `max_cycles_per_fire`, and every budget fits an empty lane, Spec note 3).
-    fn per_fire_cap(&self) -> u64 {
+    pub(super) fn per_fire_cap(&self) -> u64 {
         match self.variants().over_cap {
             OverCap::OwnBudget => u64::MAX,
             OverCap::Defer | OverCap::Capped => self.auction_cap,
@@ -135,7 +176,7 @@ impl<'a> Auction<'a> {
 
     /// Steps 1 to 5 of [`plan`] for one due timer: removed, deferred below the basefee, or a
     /// candidate of the auction.
-    fn classify(
+    pub(super) fn classify(
         &self,
         r: &mut Round,
         queue: &mut CalendarQueue,
@@ -318,7 +359,13 @@ impl<'a> Auction<'a> {
 
     /// One selected timer: pre-charged and fired, or removed when its fee payer can no longer
     /// pay.
-    fn fire(&self, r: &mut Round, queue: &mut CalendarQueue, ledger: &mut dyn Ledger, p: Priced) {
+    pub(super) fn fire(
+        &self,
+        r: &mut Round,
+        queue: &mut CalendarQueue,
+        ledger: &mut dyn Ledger,
+        p: Priced,
+    ) {
         let t = queue.due(&p.due);
         // §3 step 8 "on insufficient funds at any step → CIP-5 §5.4 path 2": the balances were
         // checked one timer at a time before selection; a fee payer whose earlier fires in

@@ -11,6 +11,7 @@
 //! The CIP-1 v3 configuration and state ([`super::cip1`]) and the pricing and estimate
 //! ([`super::pricing`]) are re-exported here, where they were before the split.
 
+mod auction_carry;
 mod cip1v1;
 mod draft;
 mod eip1559;
@@ -390,7 +391,7 @@ impl Policy for Eip1559 {
         env: &PlanEnv<'_>,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
-        eip1559::plan(queue, env, ledger)
+        auction_carry::plan(queue, env, ledger)
     }
 }
 

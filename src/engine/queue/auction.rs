@@ -1,0 +1,267 @@
+//! The `eip1559` auction's indexes of the carried timers (issue 31, Spec note 188): what lets a
+//! block of the auction find, without walking the backlog, the carried timers it must price
+//! one by one, and take the others in auction order from the top.
+//!
+//! A carried timer is *plain* when it has no fee parameter of its own: priced by the default
+//! GBA (when its actor has no custom one), every plain timer of a block has the same
+//! `(max_fee, max_priority)`, so the same priority per cycle and the same `max_cost` for the
+//! same budget; its effective priority differs only by W(actor), so within an actor the
+//! auction orders plain timers by id. The indexes (all kept as members join and leave):
+//!
+//! * by height: the oldest carried height (the block's backlog summary);
+//! * by `gas_limit_per_fire`: the smallest budget (when the lane can take no more) and the
+//!   budgets over the per-fire cap;
+//! * per actor, by id: the plain timers in auction order (W(actor) is one number per actor);
+//! * per actor and last reason: the timers whose reason changes in the block, and the
+//!   deferrals per actor of the fairness window (§3 step 10);
+//! * the timers with fee parameters of their own (priced one by one every block).
+
+use super::{CalendarQueue, DueTimer};
+use crate::engine::events::DeferReason;
+use crate::engine::timer::Timer;
+use crate::engine::types::{Address, TimerId};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The reason code of a last reason (`None`: never deferred, as a reason of its own).
+fn code(r: Option<DeferReason>) -> u8 {
+    match r {
+        Some(DeferReason::Lane) => LANE,
+        Some(DeferReason::GcBudget) => GC_BUDGET,
+        Some(DeferReason::Outbid) => OUTBID,
+        Some(DeferReason::OverCap) => 3,
+        Some(DeferReason::BelowBasefee) => 4,
+        Some(DeferReason::Budget) => 5,
+        Some(DeferReason::Underfunded) => 6,
+        Some(DeferReason::Quota) => 7,
+        None => 8,
+    }
+}
+
+fn last_reason(t: &Timer) -> Option<DeferReason> {
+    t.carry().1
+}
+
+const LANE: u8 = 0;
+const GC_BUDGET: u8 = 1;
+const OUTBID: u8 = 2;
+
+/// The indexes (see the module docs); members are the carry queue's.
+#[derive(Clone, Debug, Default)]
+pub(super) struct AuctionIndex {
+    by_height: BTreeSet<(u64, u64, u32)>,
+    by_gas: BTreeSet<(u64, u32)>,
+    by_actor: BTreeMap<Address, BTreeSet<(TimerId, u32)>>,
+    by_actor_reason: BTreeMap<(Address, u8), BTreeSet<u32>>,
+    priced: BTreeSet<u32>,
+}
+
+fn has_fees(t: &Timer) -> bool {
+    t.fee_caps.as_deref().is_some_and(|c| c.has_fees())
+}
+
+impl AuctionIndex {
+    pub(super) fn add(&mut self, slot: u32, t: &Timer) {
+        self.by_height.insert((t.height, t.seq, slot));
+        self.by_gas.insert((t.gas_limit_per_fire, slot));
+        let a = t.actor_address;
+        self.by_actor
+            .entry(a)
+            .or_default()
+            .insert((t.timer_id, slot));
+        self.by_actor_reason
+            .entry((a, code(last_reason(t))))
+            .or_default()
+            .insert(slot);
+        if has_fees(t) {
+            self.priced.insert(slot);
+        }
+    }
+
+    pub(super) fn forget(&mut self, slot: u32, t: &Timer) {
+        self.by_height.remove(&(t.height, t.seq, slot));
+        self.by_gas.remove(&(t.gas_limit_per_fire, slot));
+        let a = t.actor_address;
+        if let Some(set) = self.by_actor.get_mut(&a) {
+            set.remove(&(t.timer_id, slot));
+            if set.is_empty() {
+                self.by_actor.remove(&a);
+            }
+        }
+        self.unfile(a, code(last_reason(t)), slot);
+        self.priced.remove(&slot);
+    }
+
+    fn unfile(&mut self, a: Address, c: u8, slot: u32) {
+        if let Some(set) = self.by_actor_reason.get_mut(&(a, c)) {
+            set.remove(&slot);
+            if set.is_empty() {
+                self.by_actor_reason.remove(&(a, c));
+            }
+        }
+    }
+
+    pub(super) fn reason_changed(
+        &mut self,
+        slot: u32,
+        a: Address,
+        before: Option<DeferReason>,
+        now: Option<DeferReason>,
+    ) {
+        self.unfile(a, code(before), slot);
+        self.by_actor_reason
+            .entry((a, code(now)))
+            .or_default()
+            .insert(slot);
+    }
+
+    /// The lowest scheduled height among the members (0 if none).
+    pub(super) fn oldest_height(&self) -> u64 {
+        self.by_height.first().map_or(0, |e| e.0)
+    }
+
+    pub(super) fn gas_changed(&mut self, slot: u32, t: &Timer, old: u64) {
+        self.by_gas.remove(&(old, slot));
+        self.by_gas.insert((t.gas_limit_per_fire, slot));
+    }
+}
+
+/// A carried timer named by the auction's indexes (its id and where it is kept).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Member {
+    pub id: TimerId,
+    slot: u32,
+}
+
+/// The carried timers a block of the auction prices one by one ([`CalendarQueue::auction_visit`]).
+#[derive(Debug, Default)]
+pub struct AuctionVisit {
+    /// In the carry queue's order (the block's bucket order).
+    pub due: Vec<DueTimer>,
+    slots: BTreeSet<u32>,
+}
+
+/// What [`CalendarQueue::auction_visit`] asks about the block.
+pub struct VisitQuery<'a> {
+    pub height: u64,
+    /// Budgets above this `gas_limit_per_fire` are over the per-fire cap (`None`: none is).
+    pub over_cap_above: Option<u64>,
+    pub balance: &'a dyn Fn(&Address) -> u128,
+    /// A plain timer's `max_cost` for its `gas_limit_per_fire` (nondecreasing).
+    pub cost: &'a dyn Fn(u64) -> u128,
+    /// Whether the actor has a custom GBA (its plain timers are priced one by one).
+    pub has_gba: &'a dyn Fn(&Address) -> bool,
+}
+
+impl CalendarQueue {
+    /// The members a block of the auction must price one by one: expired ones, the ones whose
+    /// fee payer holds less than a plain timer's `max_cost` of their budget (per payer, the
+    /// largest budget first), budgets over the per-fire cap, last reasons other than `lane`
+    /// and `outbid`, fee parameters of their own, and every member of an actor with a custom
+    /// GBA. The cost follows the payers and actors with members and the timers found.
+    pub fn auction_visit(&self, q: VisitQuery<'_>) -> AuctionVisit {
+        let a = &self.carry.auction;
+        let mut slots: BTreeSet<u32> = a.priced.clone();
+        for &(_, _, _, slot) in self.carry_by_expiry(q.height) {
+            slots.insert(slot);
+        }
+        self.carry_unfunded(q.balance, q.cost, &mut slots);
+        if let Some(g) = q.over_cap_above {
+            slots.extend(a.by_gas.range((g.saturating_add(1), 0)..).map(|e| e.1));
+        }
+        for ((_, c), set) in &a.by_actor_reason {
+            if *c != LANE && *c != OUTBID {
+                slots.extend(set.iter().copied());
+            }
+        }
+        for (actor, set) in &a.by_actor {
+            if (q.has_gba)(actor) {
+                slots.extend(set.iter().map(|e| e.1));
+            }
+        }
+        let mut order: Vec<(u64, u32)> = slots.iter().map(|&s| (self.carry_pos_of(s), s)).collect();
+        order.sort_unstable();
+        AuctionVisit {
+            due: order.into_iter().map(|(_, s)| DueTimer(s)).collect(),
+            slots,
+        }
+    }
+
+    /// The actors with carried timers, ascending.
+    pub fn auction_actors(&self) -> Vec<Address> {
+        self.carry.auction.by_actor.keys().copied().collect()
+    }
+
+    /// The first carried timer of `actor` after `after` in id order that `visit` does not
+    /// price one by one.
+    pub fn auction_next(
+        &self,
+        actor: &Address,
+        after: Option<Member>,
+        visit: &AuctionVisit,
+    ) -> Option<Member> {
+        let set = self.carry.auction.by_actor.get(actor)?;
+        let mut it: Box<dyn Iterator<Item = &(TimerId, u32)>> = match after {
+            None => Box::new(set.iter()),
+            Some(m) => Box::new(set.range((
+                std::ops::Bound::Excluded((m.id, m.slot)),
+                std::ops::Bound::Unbounded,
+            ))),
+        };
+        it.find(|e| !visit.slots.contains(&e.1))
+            .map(|&(id, slot)| Member { id, slot })
+    }
+
+    /// A member's timer.
+    pub fn auction_member(&self, m: Member) -> &Timer {
+        self.slots[m.slot as usize]
+            .timer
+            .as_ref()
+            .expect("live member")
+    }
+
+    /// A member as a due timer of the block (to fire it).
+    pub fn auction_take(&self, m: Member) -> DueTimer {
+        DueTimer(m.slot)
+    }
+
+    /// The smallest `gas_limit_per_fire` among the carried timers.
+    pub fn auction_min_gas(&self) -> Option<u64> {
+        self.carry.auction.by_gas.first().map(|e| e.0)
+    }
+
+    /// The members of `actor` that `visit` does not price and whose last reason is `lane` or
+    /// `outbid` but not `keep`: the ones whose reason changes to `keep`.
+    pub fn auction_flips(
+        &self,
+        actor: Address,
+        keep: DeferReason,
+        visit: &AuctionVisit,
+    ) -> Vec<DueTimer> {
+        let other = if code(Some(keep)) == LANE {
+            OUTBID
+        } else {
+            LANE
+        };
+        self.carry
+            .auction
+            .by_actor_reason
+            .get(&(actor, other))
+            .into_iter()
+            .flatten()
+            .filter(|s| !visit.slots.contains(s))
+            .map(|&s| DueTimer(s))
+            .collect()
+    }
+
+    /// The members per actor whose last reason is not `gc_budget` (the execution lane's
+    /// deferrals of the fairness window, §3 step 10), actors with none left out.
+    pub fn auction_deferrals_by_actor(&self) -> BTreeMap<Address, u32> {
+        let mut out: BTreeMap<Address, u32> = BTreeMap::new();
+        for ((a, c), set) in &self.carry.auction.by_actor_reason {
+            if *c != GC_BUDGET && !set.is_empty() {
+                *out.entry(*a).or_insert(0) += set.len() as u32;
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,211 @@
+//! Issue 31, "the eip1559 auction over a standing backlog ≤ 2x the no-backlog block" (Spec note
+//! 184): the auction kept over the carry queue (the plain carried timers taken in auction order
+//! from per-actor indexes, the others priced one by one) decides what the walk of every due
+//! timer with the full sort decides. Two chains get the same genesis, actors, timers and balance
+//! moves; one plans with the walk (`test_hook_full_auction_walk`). Every block: the same block
+//! (fires in the same order, deferrals and reasons, events, counts, backlog summary, lane
+//! figures) and the same state root.
+
+use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
+use cowboy_devnet::engine::{
+    Address, FeeCaps, PriorityTier, SchedulerKind, Timer, TimerConfig, TimerId,
+};
+use cowboy_devnet::vm::DevnetRuntime;
+use proptest::prelude::*;
+
+const GAS: u64 = 10_000;
+const RICH: u128 = 1_000_000_000_000_000_000_000_000;
+/// Code-less actors, then one whose GBA bids, then one whose GBA reverts (falls back).
+const PLAIN: u64 = 4;
+const ACTORS: u64 = PLAIN + 2;
+const GBA_BID: &str = r#"{"get_gas_bid": [{"op": "bid", "max_fee_per_cycle": "5000000000", "max_priority_fee_per_cycle": "700000000"}]}"#;
+const GBA_REVERT: &str = r#"{"get_gas_bid": [{"op": "revert", "reason": "no"}]}"#;
+
+fn actor(i: u64) -> Address {
+    Address::from_low_u64(0x3_1000 + i % ACTORS)
+}
+
+/// A timer's fee parameters: none (the default GBA, or the actor's), caps, or a tier.
+#[derive(Clone, Debug)]
+enum Fees {
+    None,
+    Caps(u128, u128),
+    Tier(u8),
+}
+
+/// Something that happens before a block.
+#[derive(Clone, Debug)]
+enum Move {
+    /// A timer: height offset, gas, ttl, owner, fee payer, fees.
+    Schedule(u64, u64, u64, u64, u64, Fees),
+    /// An actor's balance set.
+    Balance(u64, u128),
+}
+
+fn fees() -> impl Strategy<Value = Fees> {
+    prop_oneof![
+        6 => Just(Fees::None),
+        2 => (0u128..4_000_000_000, 0u128..3_000_000_000).prop_map(|(f, p)| Fees::Caps(f, p)),
+        1 => (0u8..3).prop_map(Fees::Tier),
+    ]
+}
+
+fn moves() -> impl Strategy<Value = Vec<Vec<Move>>> {
+    let one = prop_oneof![
+        12 => (0u64..3, 2_000u64..GAS, 0u64..25, 0u64..ACTORS, 0u64..8, fees())
+            .prop_map(|(h, g, t, a, p, f)| Move::Schedule(h, g, t, a, p, f)),
+        1 => (0u64..ACTORS, 0u128..3_000_000_000).prop_map(|(a, b)| Move::Balance(a, b)),
+        1 => (0u64..ACTORS).prop_map(|a| Move::Balance(a, RICH)),
+    ];
+    prop::collection::vec(prop::collection::vec(one, 0..30), 4..22)
+}
+
+fn chain(full_walk: bool) -> Chain {
+    let funder = Address::from_label("issue31-funder");
+    let genesis = Genesis {
+        timer: TimerConfig {
+            max_timers_per_actor: u32::MAX,
+            max_cycles_per_fire: GAS,
+            lane_timer_cycles: 4 * GAS,
+            gc_cycles_per_block: 3 * 5_000,
+            ..TimerConfig::default()
+        },
+        accounts: vec![GenesisAccount {
+            address: funder,
+            balance: RICH * (ACTORS as u128 + 1),
+        }],
+        ..Genesis::default()
+    }
+    .with_scheduler(Some(SchedulerKind::Eip1559), None)
+    .expect("scheduler");
+    let mut c = Chain::new(genesis, DevnetRuntime::shared()).expect("genesis");
+    c.test_hook_full_auction_walk(full_walk);
+    for i in 0..ACTORS {
+        let code = match i {
+            i if i < PLAIN => ActorCode::none(),
+            i if i == PLAIN => ActorCode::native(GBA_BID),
+            _ => ActorCode::native(GBA_REVERT),
+        };
+        let tx = TxKind::Deploy {
+            address: Some(actor(i)),
+            code,
+            endowment: RICH,
+        };
+        c.apply_tx(Transaction::new(funder, tx)).expect("deploy");
+    }
+    c.seal_block();
+    c
+}
+
+fn timer(n: u64, height: u64, m: (u64, u64, u64, u64, &Fees)) -> Timer {
+    let (gas, ttl, owner, payer, fees) = m;
+    let mut id = [0u8; 32];
+    id[..8].copy_from_slice(&n.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
+    id[8..16].copy_from_slice(&n.to_le_bytes());
+    let caps = |f: Option<u128>, p: Option<u128>, t: Option<PriorityTier>| {
+        Some(Box::new(FeeCaps {
+            max_fee_per_cycle: f,
+            max_priority_fee_per_cycle: p,
+            priority_tier: t,
+            ..FeeCaps::default()
+        }))
+    };
+    Timer {
+        timer_id: TimerId(id),
+        actor_address: actor(owner),
+        // Payers beyond the actors are the actors again: most timers pay for themselves.
+        fee_payer: actor(if payer < ACTORS { payer } else { owner }),
+        height,
+        seq: 0,
+        schedule_block: height.saturating_sub(1),
+        gas_limit_per_fire: gas,
+        expires_at: height + ttl,
+        payload: Box::default(),
+        fee_caps: match fees {
+            Fees::None => None,
+            Fees::Caps(f, p) => caps(Some(*f), Some(*p), None),
+            Fees::Tier(t) => caps(
+                None,
+                None,
+                Some(
+                    [
+                        PriorityTier::Economy,
+                        PriorityTier::Fast,
+                        PriorityTier::Urgent,
+                    ][*t as usize],
+                ),
+            ),
+        },
+    }
+}
+
+/// Plays the blocks; returns each block (as JSON) with the state root after it.
+fn play(blocks: &[Vec<Move>], full_walk: bool) -> Vec<(serde_json::Value, String)> {
+    let mut c = chain(full_walk);
+    let mut n = 0u64;
+    let mut out = Vec::new();
+    for moves in blocks {
+        let h = c.pending_height();
+        let mut timers = Vec::new();
+        for m in moves {
+            match m {
+                Move::Schedule(dh, gas, ttl, owner, payer, fees) => {
+                    timers.push(timer(n, h + dh, (*gas, *ttl, *owner, *payer, fees)));
+                    n += 1;
+                }
+                Move::Balance(a, b) => c.set_balance(&actor(*a), *b),
+            }
+        }
+        c.test_hook_insert_timers(timers).expect("fresh ids");
+        let b = c.seal_block();
+        let json = serde_json::to_value(b).expect("serializes");
+        out.push((json, format!("{:?}", c.state_root())));
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+    #[test]
+    fn issue31_auction_over_the_carry_queue_decides_what_the_full_walk_decides(
+        blocks in moves()
+    ) {
+        let fast = play(&blocks, false);
+        let walk = play(&blocks, true);
+        for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
+            prop_assert_eq!(f, w, "block {} differs", i);
+        }
+    }
+}
+
+/// A standing backlog behind a full lane (the bench's shape, small): every block fires the
+/// lane's worth, the backlog stays carried, and both paths agree block by block.
+#[test]
+fn issue31_standing_backlog_same_blocks_and_roots() {
+    let mut blocks = vec![
+        (0..60)
+            .map(|i| Move::Schedule(0, GAS, 200, i % PLAIN, i % PLAIN, Fees::None))
+            .collect::<Vec<_>>(),
+    ];
+    for b in 0..20u64 {
+        blocks.push(
+            (0..4)
+                .map(|i| Move::Schedule(0, GAS, 200, (b + i) % ACTORS, 9, Fees::None))
+                .collect(),
+        );
+    }
+    let fast = play(&blocks, false);
+    let walk = play(&blocks, true);
+    assert_eq!(fast.len(), walk.len());
+    for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
+        assert_eq!(f, w, "block {i} differs");
+    }
+    let last = &fast.last().expect("blocks").0;
+    assert!(
+        last["eob"]["backlog"]["count"].as_u64().expect("count") > 40,
+        "a backlog stands: {}",
+        last["eob"]
+    );
+}
