@@ -7,7 +7,7 @@
 use super::config::{GC_CYCLES_PER_REMOVAL, TimerConfig};
 use super::error::ErrorKind;
 use super::events::{DeferReason, TimerEvent};
-use super::queue::{CalendarQueue, DueTimer};
+use super::queue::{CalendarQueue, CarriedSummary, DueTimer};
 use super::scheduler::lane::{PRICE_SCALE, charge_ceil, charge_floor};
 use super::shared::{Deferral, GbaBid, GbaContext};
 use super::timer::Timer;
@@ -118,6 +118,34 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Backlog {
+    /// The summary of a block's carried timers (from the carry queue's counts), with the
+    /// block's `reason_changes` kept.
+    pub fn of_carried(s: CarriedSummary, reason_changes: u64) -> Backlog {
+        let [
+            lane,
+            gc_budget,
+            outbid,
+            over_cap,
+            below_basefee,
+            budget,
+            underfunded,
+            quota,
+        ] = s.reasons;
+        Backlog {
+            count: s.count,
+            oldest_height: s.oldest_height,
+            lane,
+            gc_budget,
+            outbid,
+            over_cap,
+            below_basefee,
+            budget,
+            underfunded,
+            quota,
+            reason_changes,
+        }
+    }
+
     fn add(&mut self, height: u64, reason: DeferReason) {
         self.count += 1;
         if self.oldest_height == 0 || height < self.oldest_height {

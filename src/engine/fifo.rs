@@ -180,18 +180,6 @@ pub fn plan(
 
     let s = queue.carried_summary();
     out.stats.deferred = s.count;
-    out.stats.backlog = Backlog {
-        count: s.count,
-        oldest_height: s.oldest_height,
-        lane: s.reasons[0],
-        gc_budget: s.reasons[1],
-        outbid: s.reasons[2],
-        over_cap: s.reasons[3],
-        below_basefee: s.reasons[4],
-        budget: s.reasons[5],
-        underfunded: s.reasons[6],
-        quota: s.reasons[7],
-        reason_changes: out.stats.backlog.reason_changes,
-    };
+    out.stats.backlog = Backlog::of_carried(s, out.stats.backlog.reason_changes);
     out
 }

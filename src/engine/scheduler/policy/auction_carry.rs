@@ -249,19 +249,7 @@ fn summarise(queue: &CalendarQueue, r: Round) -> EobPlan {
     let mut out = r.out;
     let s = queue.auction_summary();
     out.stats.deferred = s.count;
-    out.stats.backlog = Backlog {
-        count: s.count,
-        oldest_height: s.oldest_height,
-        lane: s.reasons[0],
-        gc_budget: s.reasons[1],
-        outbid: s.reasons[2],
-        over_cap: s.reasons[3],
-        below_basefee: s.reasons[4],
-        budget: s.reasons[5],
-        underfunded: s.reasons[6],
-        quota: s.reasons[7],
-        reason_changes: out.stats.backlog.reason_changes,
-    };
+    out.stats.backlog = Backlog::of_carried(s, out.stats.backlog.reason_changes);
     out.deferrals.clear();
     out.deferrals_by_actor = queue.auction_deferrals_by_actor();
     out
