@@ -30,6 +30,8 @@ pub mod model;
 pub mod outcome;
 pub mod panes;
 pub mod past;
+pub mod pool;
+pub mod pool_state;
 pub mod prompt;
 pub mod remote;
 pub mod render;

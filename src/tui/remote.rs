@@ -632,6 +632,10 @@ impl DashboardSource for RemoteDevnet {
         self.ask(q).ok()
     }
 
+    fn pending_txs(&mut self) -> Result<Vec<crate::node::TxView>, String> {
+        self.ask(&crate::node::PendingTxsQuery)
+    }
+
     fn payload_at(&mut self, id: &TimerId, at: u64) -> Result<Option<Vec<u8>>, String> {
         let (timer, _, _) = life_queries(*id, Some(at));
         let mut calls = Calls::default();
