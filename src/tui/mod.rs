@@ -34,6 +34,7 @@ pub mod pool;
 pub mod pool_state;
 pub mod prompt;
 pub mod remote;
+pub mod remote_dry;
 pub mod render;
 pub mod reply;
 pub mod state;
