@@ -232,3 +232,22 @@ fn issue32_pool_and_dry_run_answer_the_same_attached_and_in_process() {
         "dropped over JSON-RPC"
     );
 }
+
+#[test]
+fn issue32_a_refused_drop_shows_the_nodes_message() {
+    // A node played headless keeps no history before the run's last blocks: the drop's
+    // rebuild is refused (`HistoryPruned`), and the status line says so.
+    let mut src = common::keys::fixture_at("demo", 5);
+    let mut app = App::new(KeyMap::default());
+    refresh(&mut src, &mut app);
+    let actor = app.data.actors[0];
+    src.execute(UiCommand::ScheduleTimer(schedule(actor, 30)))
+        .unwrap();
+    press(&mut src, &mut app, &[key('P'), key('d'), key('y')]);
+    assert_eq!(src.chain().open_receipts().len(), 1, "nothing dropped");
+    let s = screen_at(&app, 120, 34);
+    assert!(
+        s.contains("devnet_dropTransaction failed: HistoryPruned"),
+        "{s}"
+    );
+}

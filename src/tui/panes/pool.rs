@@ -157,9 +157,11 @@ pub fn draw_dry_run(frame: &mut Frame, area: Rect, app: &App, d: &DryRunShown, t
         name(app, &req.actor),
         req.height
     );
+    let width = (r.width.saturating_sub(3) as usize).max(20);
     let lines: Vec<Line> = match result {
         Ok(v) => dry_run_lines(app, v)
-            .into_iter()
+            .iter()
+            .flat_map(|l| wrapped(l, width))
             .map(|l| Line::styled(format!(" {l}"), theme.get("text")))
             .collect(),
         Err(e) => vec![Line::styled(
@@ -168,4 +170,14 @@ pub fn draw_dry_run(frame: &mut Frame, area: Rect, app: &App, d: &DryRunShown, t
         )],
     };
     super::modal::scrolled(frame, r, title, lines, app, theme);
+}
+
+/// `l` cut into lines of `width` characters, the rest indented under it.
+fn wrapped(l: &str, width: usize) -> Vec<String> {
+    let chars: Vec<char> = l.chars().collect();
+    let mut out = vec![chars.iter().take(width).collect::<String>()];
+    for c in chars.get(width..).unwrap_or_default().chunks(width - 6) {
+        out.push(format!("      {}", c.iter().collect::<String>()));
+    }
+    out
 }
