@@ -47,6 +47,10 @@ pub enum Action {
     Traced(TimerId, Result<Vec<crate::chain::trace::Trace>, String>),
     /// A timer's payload as of a sealed height came back (issue 34, item 3).
     Payload(TimerId, u64, Result<Option<Vec<u8>>, String>),
+    /// The open block's transactions came back (issue 32: the pool overlay).
+    Pool(Result<Vec<crate::node::TxView>, String>),
+    /// A dry run came back (issue 32).
+    DryRan(Box<super::pool_state::DryRanReply>),
 }
 
 /// Blocks a message stays in the status line (an error stays longer); it stays in the log.
@@ -84,6 +88,8 @@ pub fn update(app: &mut App, action: Action) -> Vec<Effect> {
             super::gone_payload::on_payload(app, id, at, p);
             vec![]
         }
+        Action::Pool(p) => super::pool::on_pool(app, p),
+        Action::DryRan(r) => super::pool::on_dry_run(app, *r),
         Action::Done(cmd, result) => on_done(app, cmd, result),
         Action::Story(items) => on_story(app, items),
         Action::Click {
@@ -176,6 +182,7 @@ fn reads_after_data(app: &App, moved: bool) -> Vec<Effect> {
         out.push(Effect::LoadLife(l.id));
     }
     out.extend(super::panes::finder::on_refresh(app).filter(|_| moved));
+    out.extend(super::pool::on_refresh(app).filter(|_| moved));
     if let Some(w) = app.watch
         && (moved || app.watch_life.is_none())
         && !out.contains(&Effect::LoadLife(w))
@@ -281,6 +288,7 @@ fn on_done(
         _ => None,
     };
     super::past::on_done(app, &cmd, result.is_ok(), reverted_to);
+    let mut pool = super::pool::after_drop(app, &cmd);
     if let UiCommand::EstimateTimer(req) = &cmd {
         // Only the reply for the form's current input counts: one for older input (the user
         // typed on meanwhile) is dropped, as is any while the input is invalid.
@@ -368,5 +376,6 @@ fn on_done(
             app.toast(format!("{} failed: {e}", cmd.method()), true);
         }
     }
-    vec![Effect::Refresh]
+    pool.push(Effect::Refresh);
+    pool
 }

@@ -131,6 +131,8 @@ pub enum UiCommand {
     RevertTo(u64),
     /// `devnet_exportFixture`, written to a new file here (issue 24: `W`).
     ExportSession,
+    /// `devnet_dropTransaction` (issue 32: the pool overlay's `d`).
+    DropTransaction(crate::engine::H256),
 }
 
 impl UiCommand {
@@ -210,6 +212,9 @@ impl UiCommand {
             UiCommand::DraftTimer(r) => r.request().into(),
             UiCommand::EstimateDraft(r) => r.estimate().into(),
             UiCommand::RevertTo(height) => node::RevertTo { height }.into(),
+            UiCommand::DropTransaction(hash) => {
+                node::Command::DropTransaction(node::DropTransaction { hash })
+            }
             UiCommand::ExportSession => return None,
         })
     }
@@ -237,5 +242,14 @@ fn schedule_request(req: &ScheduleRequest) -> node::ScheduleTimer {
         actor: req.actor,
         from: req.from,
         args,
+    }
+}
+
+/// The schedule form's request as a dry run (issue 32, `devnet_call {"schedule": ...}`): the
+/// same transaction `timer_schedule` would send, with the handler run's trace.
+pub fn dry_schedule(req: &ScheduleRequest) -> node::DryRun {
+    node::DryRun {
+        call: node::DryCall::Schedule(schedule_request(req)),
+        trace: true,
     }
 }

@@ -44,6 +44,14 @@ pub fn refresh<S: DashboardSource + ?Sized>(source: &mut S, app: &mut App) {
                 let p = source.payload_at(&id, h);
                 update(app, Action::Payload(id, h, p));
             }
+            Effect::LoadPool => {
+                let p = source.pending_txs();
+                update(app, Action::Pool(p));
+            }
+            Effect::DryRun(req) => {
+                let r = source.dry_run(&req);
+                update(app, Action::DryRan(Box::new((*req, r))));
+            }
         }
     }
     if again {
@@ -109,6 +117,14 @@ pub fn apply_effects<S: DashboardSource + ?Sized>(
             Effect::LoadPayload(id, h) => {
                 let p = source.payload_at(&id, h);
                 queue.extend(update(app, Action::Payload(id, h, p)));
+            }
+            Effect::LoadPool => {
+                let p = source.pending_txs();
+                queue.extend(update(app, Action::Pool(p)));
+            }
+            Effect::DryRun(req) => {
+                let r = source.dry_run(&req);
+                queue.extend(update(app, Action::DryRan(Box::new((*req, r)))));
             }
         }
     }

@@ -62,6 +62,8 @@ pub enum KeyAction {
     Find,
     /// A fire's trace, from a timer's life (issue 32).
     Trace,
+    /// The open block's transactions, with drop (issue 32).
+    Pool,
     /// The charts' window of blocks, narrower or wider (issue 34, btop-style).
     NarrowWindow,
     WidenWindow,
@@ -111,6 +113,7 @@ impl KeyAction {
             KeyAction::Raw => "raw",
             KeyAction::Find => "find",
             KeyAction::Trace => "trace",
+            KeyAction::Pool => "pool",
             KeyAction::NarrowWindow => "narrow_window",
             KeyAction::WidenWindow => "widen_window",
         }
@@ -376,6 +379,12 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         KeyAction::Find,
         &[":", "ctrl-f"],
         "find any timer: every timer the node knows, filtered as you type (see below)",
+        None,
+    ),
+    (
+        KeyAction::Pool,
+        &["P"],
+        "the pending transactions of the open block, newest first; d drops one (asks first)",
         None,
     ),
     (

@@ -376,6 +376,27 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
         self.node.read(move |core| core.ask(&q)).ok()?.ok()
     }
 
+    fn pending_txs(&mut self) -> Result<Vec<crate::node::TxView>, String> {
+        match self
+            .node
+            .read(|core| core.ask(&crate::node::PendingTxsQuery))
+        {
+            Ok(r) => r.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
+    fn dry_run(
+        &mut self,
+        req: &super::command::ScheduleRequest,
+    ) -> Result<crate::node::DryRunView, String> {
+        let q = super::command::dry_schedule(req);
+        match self.node.read(move |core| core.ask(&q)) {
+            Ok(r) => r.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+
     fn info(&self) -> SourceInfo {
         SourceInfo {
             rpc_address: self.given.rpc_address.clone(),

@@ -120,6 +120,18 @@ pub trait DashboardSource {
         None
     }
 
+    /// The open block's transactions, in order (issue 32: the pool overlay,
+    /// `devnet_pendingTransactions`); `Err` with the node's message when it did not answer.
+    fn pending_txs(&mut self) -> Result<Vec<crate::node::TxView>, String> {
+        Err("this source has no transaction pool".into())
+    }
+
+    /// A schedule request run as a dry run against the head (issue 32: the schedule form's
+    /// dry run, `devnet_call {"schedule": ...}` with a trace): nothing changes.
+    fn dry_run(&mut self, _req: &ScheduleRequest) -> Result<crate::node::DryRunView, String> {
+        Err("this source has no dry runs".into())
+    }
+
     // --- issue 23 (branch dash) ---
     /// The story of a fixture played along the node (steps, expectations, timer labels)
     /// reported since the last call; sources with none give nothing.

@@ -133,6 +133,9 @@ pub enum Answer {
     Snapshot(u64),
     /// The file an exported session was written to, and the height it plays to.
     Exported(String, u64),
+    /// The transactions a drop removed (issue 32): the one asked for, then the later ones
+    /// that no longer applied without it.
+    Dropped(Vec<crate::engine::H256>),
     /// Applied; nothing more to say.
     Done,
 }
@@ -231,7 +234,27 @@ impl CommandOutcome {
                     r.keys.join(", ")
                 )
             }),
+            (UiCommand::DropTransaction(_), Answer::Dropped(d)) => applied(dropped_text(&d)),
             (cmd, answer) => applied(format!("{}: {answer:?}", cmd.method())),
         }
+    }
+}
+
+/// What a drop removed, for the status line (issue 32): the transaction asked for, and the
+/// later ones that no longer applied without it.
+fn dropped_text(d: &[crate::engine::H256]) -> String {
+    let short = |h: &crate::engine::H256| h.to_string()[..10].to_string();
+    match d.split_first() {
+        None => "dropped nothing".into(),
+        Some((first, [])) => format!("dropped transaction {}…", short(first)),
+        Some((first, rest)) => format!(
+            "dropped transaction {}… and {} later ones that no longer applied without it: {}",
+            short(first),
+            rest.len(),
+            rest.iter()
+                .map(|h| format!("{}…", short(h)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }

@@ -20,7 +20,7 @@
 //! server does not answer, queries return the last replies, [`DashboardSource::link`] says
 //! "disconnected, retrying", and the WebSocket is reopened every second until it answers.
 
-use super::command::UiCommand;
+use super::command::{ScheduleRequest, UiCommand};
 use super::data::{CommandError, ViewQuery};
 use super::model::DashboardSource;
 use super::outcome::{Answer, CommandOutcome};
@@ -630,6 +630,21 @@ impl DashboardSource for RemoteDevnet {
 
     fn timer_page(&mut self, q: &crate::node::TimersPageQuery) -> Option<crate::node::TimerPage> {
         self.ask(q).ok()
+    }
+
+    fn pending_txs(&mut self) -> Result<Vec<crate::node::TxView>, String> {
+        self.ask(&crate::node::PendingTxsQuery)
+    }
+
+    fn dry_run(&mut self, req: &ScheduleRequest) -> Result<crate::node::DryRunView, String> {
+        let c = UiCommand::ScheduleTimer(req.clone())
+            .request()
+            .ok_or("no schedule request")?;
+        let (_, args) = crate::rpc::command::encode(&c)?;
+        let v = self
+            .command("devnet_call", super::remote_dry::params(args)?)
+            .map_err(|e| e.to_string())?;
+        super::remote_dry::decode(v)
     }
 
     fn payload_at(&mut self, id: &TimerId, at: u64) -> Result<Option<Vec<u8>>, String> {

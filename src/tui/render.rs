@@ -146,6 +146,13 @@ pub fn render(frame: &mut Frame, app: &App, theme: &Theme) {
         Overlay::Prompt(p) => panes::overlays::prompt(frame, area, p, theme),
         Overlay::Finder(f) => panes::finder::draw(frame, area, app, f, theme),
         Overlay::Trace(t) => panes::trace::draw(frame, area, app, t, theme),
+        // The body only: the status line above shows the drop's result (issue 32).
+        Overlay::Pool(p) => {
+            let top = a.buckets.y;
+            let body = Rect::new(area.x, top, area.width, a.hints.y.saturating_sub(top));
+            panes::pool::draw(frame, body, app, p, theme)
+        }
+        Overlay::DryRun(d) => panes::pool::draw_dry_run(frame, area, app, d, theme),
     }
 }
 

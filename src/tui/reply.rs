@@ -48,6 +48,7 @@ pub fn answer(cmd: &UiCommand, reply: CommandReply, after: &mut dyn AfterReads) 
             Answer::DraftEstimate(Box::new(DraftEstimateView { est: *est, error }))
         }
         (_, CommandReply::Height(h)) => Answer::Height(h),
+        (_, CommandReply::Dropped(d)) => Answer::Dropped(d.dropped),
         (_, CommandReply::Activation(a)) => Answer::Activation(a.activation_height),
         (_, CommandReply::SnapshotId(id)) => Answer::Snapshot(id),
         _ => Answer::Done,

@@ -94,6 +94,10 @@ pub enum Overlay {
     Finder(Box<super::finder_query::Finder>),
     /// A fire's trace (issue 32), opened from a timer's life with `t`.
     Trace(Box<TraceOverlay>),
+    /// The open block's transactions, with drop (issue 32, `panes/pool.rs`).
+    Pool(Box<super::pool_state::PoolOverlay>),
+    /// A dry run's answer (issue 32), opened from the schedule form.
+    DryRun(Box<super::pool_state::DryRunShown>),
 }
 
 /// A message in the status line.
@@ -268,6 +272,10 @@ pub enum Effect {
     LoadTrace(TimerId),
     /// Ask a timer's payload as of a sealed height (issue 34, item 3: a timer that left).
     LoadPayload(TimerId, u64),
+    /// Ask the open block's transactions (issue 32: the pool overlay).
+    LoadPool,
+    /// Run the schedule form's request as a dry run (issue 32).
+    DryRun(Box<super::command::ScheduleRequest>),
 }
 
 impl App {

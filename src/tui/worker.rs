@@ -35,6 +35,10 @@ pub enum Job {
     Trace(TimerId),
     /// A timer's payload as of a sealed height (issue 34, item 3).
     Payload(TimerId, u64),
+    /// The open block's transactions (issue 32: the pool overlay).
+    Pool,
+    /// A schedule request's dry run (issue 32).
+    DryRun(super::command::ScheduleRequest),
 }
 
 /// What comes back.
@@ -55,6 +59,8 @@ pub enum Reply {
     Found(crate::node::TimersPageQuery, Option<crate::node::TimerPage>),
     Traced(TimerId, Result<Vec<crate::chain::trace::Trace>, String>),
     Payload(TimerId, u64, Result<Option<Vec<u8>>, String>),
+    Pool(Result<Vec<crate::node::TxView>, String>),
+    DryRan(Box<crate::tui::pool_state::DryRanReply>),
     /// The source saw something new (a block): worth a refresh.
     News,
     /// The source's link changed (see [`DashboardSource::link`]).
@@ -139,6 +145,11 @@ pub fn run_job<S: DashboardSource + ?Sized>(source: &mut S, job: Job) -> Reply {
         }
         Job::Trace(id) => Reply::Traced(id, source.fire_trace(&id)),
         Job::Payload(id, h) => Reply::Payload(id, h, source.payload_at(&id, h)),
+        Job::Pool => Reply::Pool(source.pending_txs()),
+        Job::DryRun(req) => {
+            let result = source.dry_run(&req);
+            Reply::DryRan(Box::new((req, result)))
+        }
     }
 }
 
@@ -204,6 +215,8 @@ impl Client {
                 Effect::Find(q) => self.send(Job::Find(q)),
                 Effect::LoadTrace(id) => self.send(Job::Trace(id)),
                 Effect::LoadPayload(id, h) => self.send(Job::Payload(id, h)),
+                Effect::LoadPool => self.send(Job::Pool),
+                Effect::DryRun(req) => self.send(Job::DryRun(*req)),
             }
         }
     }
@@ -258,6 +271,14 @@ impl Client {
             }
             Reply::Payload(id, h, p) => {
                 let effects = update(app, Action::Payload(id, h, p));
+                self.dispatch(app, effects);
+            }
+            Reply::Pool(p) => {
+                let effects = update(app, Action::Pool(p));
+                self.dispatch(app, effects);
+            }
+            Reply::DryRan(r) => {
+                let effects = update(app, Action::DryRan(r));
                 self.dispatch(app, effects);
             }
             Reply::News => self.refresh(app),

@@ -23,6 +23,7 @@ pub(super) fn on_action(app: &mut App, action: KeyAction) -> Vec<Effect> {
         // The newest messages first in view: scrolled to the end when drawn.
         KeyAction::Log => open_text(app, Overlay::Log, u16::MAX),
         KeyAction::Find => return crate::tui::panes::finder::open(app),
+        KeyAction::Pool => return crate::tui::pool::open(app),
         KeyAction::Trace => return crate::tui::panes::trace::open_selected(app),
         KeyAction::Watch => return watch(app),
         KeyAction::Copy => match app.selected_timer() {

@@ -14,6 +14,12 @@ pub(super) fn on_key(app: &mut App, k: KeyEvent, a: Option<KeyAction>) -> Option
         Overlay::Prompt(p) => Some(super::prompt::prompt_key(app, p, k)),
         Overlay::Confirm(c) => Some(super::prompt::confirm_key(app, *c, k)),
         Overlay::Finder(_) => Some(crate::tui::panes::finder::finder_key(app, k)),
+        Overlay::Pool(_) => Some(crate::tui::pool::pool_key(app, k)),
+        Overlay::DryRun(_) if a == Some(KeyAction::Close) => {
+            crate::tui::pool::close_dry_run(app);
+            Some(vec![])
+        }
+        Overlay::DryRun(_) => Some(scrolled(app, k, a)),
         Overlay::Trace(t) if a == Some(KeyAction::Close) => {
             // Back to the life it was opened from.
             app.overlay = Overlay::LifeLoading(t.id);

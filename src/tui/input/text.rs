@@ -38,6 +38,13 @@ pub(super) fn form_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.overlay = Overlay::None;
             return vec![];
         }
+        // Issue 32: C-d runs the request as a dry run (no text field takes control keys).
+        KeyCode::Char('d')
+            if k.modifiers
+                .contains(crossterm::event::KeyModifiers::CONTROL) =>
+        {
+            return crate::tui::pool::dry_run_form(app);
+        }
         KeyCode::Tab | KeyCode::Down => form.field = (form.field + 1) % form.shown,
         KeyCode::BackTab | KeyCode::Up => form.field = (form.field + form.shown - 1) % form.shown,
         KeyCode::Enter => match form.request(&app.data, h) {

@@ -11,6 +11,7 @@ pub mod lane_chart;
 pub mod lane_figures;
 pub mod modal;
 pub mod overlays;
+pub mod pool;
 pub mod raw;
 pub mod status;
 pub mod tiers;

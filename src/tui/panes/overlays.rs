@@ -233,7 +233,10 @@ fn life_timeline(frame: &mut Frame, area: Rect, l: &TimerLife, theme: &Theme) {
 pub fn form(frame: &mut Frame, area: Rect, app: &App, f: &ScheduleForm, theme: &Theme) {
     let r = centered(area, 100, f.shown as u16 + 8);
     frame.render_widget(Clear, r);
-    let block = frame_block("schedule a timer (Enter sends, Esc closes)".into(), theme);
+    let block = frame_block(
+        "schedule a timer (Enter sends, C-d dry run, Esc closes)".into(),
+        theme,
+    );
     let inner = block.inner(r);
     frame.render_widget(block, r);
     let mut lines = Vec::new();

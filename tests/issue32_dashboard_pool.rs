@@ -1,0 +1,253 @@
+//! Issue 32, "Dry runs, receipts, the pool": the dashboard's pool overlay (`P`) lists the
+//! open block's pending transactions and drops one after asking (Spec note 189); the schedule
+//! form's `C-d` runs its request as a dry run and shows the answer, changing nothing (Spec
+//! note 189).
+
+mod common;
+
+use common::keys::{code, key, press, screen_at};
+use cowboy_devnet::engine::Address;
+use cowboy_devnet::tui::app::{App, Overlay};
+use cowboy_devnet::tui::keys::KeyMap;
+use cowboy_devnet::tui::local::LocalDevnet;
+use cowboy_devnet::tui::model::{CommandOutcome, DashboardSource, ScheduleRequest, UiCommand};
+use cowboy_devnet::tui::refresh;
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// The demo played live along a node that keeps its history (as the dashboard's does: a drop
+/// rebuilds the open block from the head), to block 5, manual mining (a transaction stays
+/// pending until a block is mined).
+fn live_demo(height: u64) -> LocalDevnet {
+    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore};
+    use cowboy_devnet::scenario::live::FixturePlayer;
+    use cowboy_devnet::scenario::{Scenario, builtin};
+    use cowboy_devnet::vm::DevnetRuntime;
+    let lf = builtin::fixture("demo").unwrap().unwrap();
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader).unwrap();
+    let mut c = NodeConfig::new(s.genesis().clone(), DevnetRuntime::shared());
+    c.mining = MiningMode::Manual;
+    c.names = s.address_book();
+    let names = s.address_book();
+    let mut d = NodeCore::new(c).expect("genesis");
+    d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
+    d.apply(Mine { blocks: height }).unwrap();
+    LocalDevnet::new(d, names)
+}
+
+fn demo() -> (LocalDevnet, App) {
+    let mut src = live_demo(5);
+    let mut app = App::new(KeyMap::default());
+    refresh(&mut src, &mut app);
+    (src, app)
+}
+
+fn schedule(actor: Address, height: u64) -> ScheduleRequest {
+    ScheduleRequest {
+        actor,
+        height,
+        payload: Vec::new(),
+        handler: None,
+        from: None,
+        fee_payer: None,
+        gas_limit: None,
+        expires_at: None,
+        max_fee_per_cycle: None,
+        max_priority_fee_per_cycle: None,
+        priority_tier: None,
+    }
+}
+
+/// Everything a dry run or a drop must leave as it was (or restore).
+fn state(src: &LocalDevnet) -> (u64, usize, Vec<u128>, u64) {
+    let c = src.chain();
+    let balances = c.accounts().keys().map(|a| c.balance(a)).collect();
+    let root = c.state_root();
+    (
+        c.height(),
+        c.open_receipts().len(),
+        balances,
+        u64::from_le_bytes(root.0[..8].try_into().unwrap()),
+    )
+}
+
+#[test]
+fn issue32_pool_lists_a_pending_transaction_and_drops_it_after_asking() {
+    let (mut src, mut app) = demo();
+    let before = state(&src);
+    press(&mut src, &mut app, &[key('P')]);
+    let s = screen_at(&app, 120, 34);
+    assert!(
+        s.contains("holds no transaction"),
+        "empty pool says so: {s}"
+    );
+    press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+
+    let actor = app.data.actors[0];
+    let sent = src.execute(UiCommand::ScheduleTimer(schedule(actor, 30)));
+    assert!(
+        matches!(sent, Ok(CommandOutcome::Scheduled { .. })),
+        "{sent:?}"
+    );
+    let hash = src.chain().open_receipts()[0].tx_hash;
+    let short = &hash.to_string()[..10];
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key('P')]);
+    for (w, h) in [(120, 34), (80, 24)] {
+        let s = screen_at(&app, w, h);
+        assert!(s.contains("1 pending"), "{w}x{h}: {s}");
+        assert!(s.contains(short), "{w}x{h}: the hash {short}: {s}");
+        assert!(s.contains("act_as"), "{w}x{h}: the kind: {s}");
+    }
+    press(&mut src, &mut app, &[key('d')]);
+    assert!(matches!(app.overlay, Overlay::Confirm(_)), "d asks first");
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains(&format!("drop transaction {short}")), "{s}");
+    assert_eq!(src.chain().open_receipts().len(), 1, "nothing dropped yet");
+    press(&mut src, &mut app, &[key('y')]);
+    assert!(
+        src.chain().open_receipts().is_empty(),
+        "the pool is empty: {:?}",
+        app.toast
+    );
+    assert_eq!(state(&src), before, "as before the transaction");
+    let s = screen_at(&app, 120, 34);
+    assert!(
+        s.contains("holds no transaction"),
+        "the list refreshed: {s}"
+    );
+    assert!(
+        s.contains("dropped transaction"),
+        "the status line says it: {s}"
+    );
+}
+
+#[test]
+fn issue32_drop_is_refused_while_viewing_the_past() {
+    let (mut src, mut app) = demo();
+    let actor = app.data.actors[0];
+    src.execute(UiCommand::ScheduleTimer(schedule(actor, 30)))
+        .unwrap();
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key('['), key('P'), key('d')]);
+    assert_eq!(src.chain().open_receipts().len(), 1, "nothing dropped");
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains("refused: viewing the past"), "{s}");
+}
+
+#[test]
+fn issue32_dry_run_from_the_schedule_form_changes_nothing_and_shows_the_diff() {
+    let (mut src, mut app) = demo();
+    let before = state(&src);
+    press(&mut src, &mut app, &[key('s')]);
+    assert!(matches!(app.overlay, Overlay::Form(_)));
+    let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
+    press(&mut src, &mut app, &[ctrl_d]);
+    assert!(
+        matches!(app.overlay, Overlay::DryRun(_)),
+        "{:?}",
+        app.overlay
+    );
+    for (w, h) in [(120, 34), (80, 24)] {
+        let s = screen_at(&app, w, h);
+        assert!(s.contains("dry run"), "{w}x{h}: {s}");
+        assert!(s.contains("would create timer"), "{w}x{h}: {s}");
+        assert!(s.contains("timer scheduled"), "{w}x{h}: the diff: {s}");
+        assert!(s.contains("balance"), "{w}x{h}: the diff: {s}");
+    }
+    assert_eq!(state(&src), before, "a dry run changes nothing");
+    press(&mut src, &mut app, &[code(KeyCode::Esc)]);
+    assert!(
+        matches!(app.overlay, Overlay::Form(_)),
+        "Esc: back to the form"
+    );
+}
+
+/// The demo along a manual-mining node, served on a free port: the in-process source and the
+/// attached one on the same node.
+fn served() -> (
+    LocalDevnet<cowboy_devnet::tui::local::LiveNode>,
+    cowboy_devnet::tui::remote::RemoteDevnet,
+    cowboy_devnet::rpc::server::Running,
+    tokio::runtime::Runtime,
+) {
+    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore, spawn};
+    use cowboy_devnet::rpc::methods::module;
+    use cowboy_devnet::rpc::server::{self, ServerOptions};
+    use cowboy_devnet::scenario::builtin;
+    use cowboy_devnet::scenario::live::FixturePlayer;
+    use cowboy_devnet::vm::DevnetRuntime;
+    let sc = std::sync::Arc::new(
+        builtin::scenario("demo", &DevnetRuntime::new())
+            .unwrap()
+            .unwrap(),
+    );
+    let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
+    cfg.mining = MiningMode::Manual;
+    cfg.names = sc.address_book();
+    let mut core = NodeCore::new(cfg).expect("genesis");
+    core.set_hook(Box::new(FixturePlayer::new(sc)));
+    core.apply(Mine { blocks: 5 }).unwrap();
+    let node = spawn(core);
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let running = rt
+        .block_on(server::start(
+            module(node.clone()),
+            &ServerOptions {
+                port: 0,
+                ..ServerOptions::default()
+            },
+        ))
+        .expect("the server starts");
+    let url = format!("http://{}", running.addr);
+    let local = LocalDevnet::live(node);
+    let remote = cowboy_devnet::tui::remote::RemoteDevnet::new(&url).unwrap();
+    (local, remote, running, rt)
+}
+
+#[test]
+fn issue32_pool_and_dry_run_answer_the_same_attached_and_in_process() {
+    let (mut local, mut remote, _running, _rt) = served();
+    let mut app = App::new(KeyMap::default());
+    refresh(&mut local, &mut app);
+    let req = schedule(app.data.actors[0], 30);
+    let here = local.dry_run(&req).expect("a dry run in process");
+    let there = remote.dry_run(&req).expect("a dry run over JSON-RPC");
+    assert_eq!(here, there, "the same dry run either way");
+    assert!(matches!(here.timer, Some((_, true))), "{here:?}");
+    assert_eq!(local.pending_txs().unwrap(), Vec::new(), "nothing was sent");
+    local
+        .execute(UiCommand::ScheduleTimer(req))
+        .expect("scheduled");
+    let pending = remote.pending_txs().expect("the pool over JSON-RPC");
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending, local.pending_txs().unwrap());
+    let dropped = remote.execute(UiCommand::DropTransaction(pending[0].hash));
+    assert!(
+        matches!(dropped, Ok(CommandOutcome::Applied { .. })),
+        "{dropped:?}"
+    );
+    assert_eq!(
+        local.pending_txs().unwrap(),
+        Vec::new(),
+        "dropped over JSON-RPC"
+    );
+}
+
+#[test]
+fn issue32_a_refused_drop_shows_the_nodes_message() {
+    // A node played headless keeps no history before the run's last blocks: the drop's
+    // rebuild is refused (`HistoryPruned`), and the status line says so.
+    let mut src = common::keys::fixture_at("demo", 5);
+    let mut app = App::new(KeyMap::default());
+    refresh(&mut src, &mut app);
+    let actor = app.data.actors[0];
+    src.execute(UiCommand::ScheduleTimer(schedule(actor, 30)))
+        .unwrap();
+    press(&mut src, &mut app, &[key('P'), key('d'), key('y')]);
+    assert_eq!(src.chain().open_receipts().len(), 1, "nothing dropped");
+    let s = screen_at(&app, 120, 34);
+    assert!(
+        s.contains("devnet_dropTransaction failed: HistoryPruned"),
+        "{s}"
+    );
+}
