@@ -11,29 +11,10 @@ use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::refresh;
 use crossterm::event::KeyCode;
 
-/// The demo played live along a node that keeps its history (as the dashboard's does), to
-/// `height`.
-fn live_demo(height: u64) -> cowboy_devnet::tui::local::LocalDevnet {
-    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore};
-    use cowboy_devnet::scenario::live::FixturePlayer;
-    use cowboy_devnet::scenario::{Scenario, builtin};
-    use cowboy_devnet::vm::DevnetRuntime;
-    let lf = builtin::fixture("demo").unwrap().unwrap();
-    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader).unwrap();
-    let mut c = NodeConfig::new(s.genesis().clone(), DevnetRuntime::shared());
-    c.mining = MiningMode::Manual;
-    c.names = s.address_book();
-    let names = s.address_book();
-    let mut d = NodeCore::new(c).expect("genesis");
-    d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
-    d.apply(Mine { blocks: height }).unwrap();
-    cowboy_devnet::tui::local::LocalDevnet::new(d, names)
-}
-
 /// The life of the demo's timer whose id starts with `label` (the demo's ids are fixed:
 /// `settle-42` is 0x12233d08, `boom` 0xf10fbe20, `doomed` 0x84ebba46), opened from the finder.
 fn life_of(label: &str, height: u64) -> (cowboy_devnet::tui::local::LocalDevnet, App) {
-    let mut src = live_demo(height);
+    let mut src = common::keys::live_fixture_at("demo", height);
     let mut app = App::new(KeyMap::default());
     refresh(&mut src, &mut app);
     press(&mut src, &mut app, &[key(':')]);

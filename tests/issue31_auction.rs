@@ -1,5 +1,5 @@
 //! Issue 31, "the eip1559 auction over a standing backlog ≤ 2x the no-backlog block" (Spec note
-//! 184): the auction kept over the carry queue (the plain carried timers taken in auction order
+//! 188): the auction kept over the carry queue (the plain carried timers taken in auction order
 //! from per-actor indexes, the others priced one by one) decides what the walk of every due
 //! timer with the full sort decides. Two chains get the same genesis, actors, timers and balance
 //! moves; one plans with the walk (`test_hook_full_auction_walk`). Every block: the same block

@@ -1,7 +1,7 @@
 //! Issue 32, "Dry runs, receipts, the pool": the dashboard's pool overlay (`P`) lists the
 //! open block's pending transactions and drops one after asking (Spec note 189); the schedule
 //! form's `C-d` runs its request as a dry run and shows the answer, changing nothing (Spec
-//! note 189).
+//! note 190).
 
 mod common;
 
@@ -14,28 +14,8 @@ use cowboy_devnet::tui::model::{CommandOutcome, DashboardSource, ScheduleRequest
 use cowboy_devnet::tui::refresh;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-/// The demo played live along a node that keeps its history (as the dashboard's does: a drop
-/// rebuilds the open block from the head), to block 5, manual mining (a transaction stays
-/// pending until a block is mined).
-fn live_demo(height: u64) -> LocalDevnet {
-    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore};
-    use cowboy_devnet::scenario::live::FixturePlayer;
-    use cowboy_devnet::scenario::{Scenario, builtin};
-    use cowboy_devnet::vm::DevnetRuntime;
-    let lf = builtin::fixture("demo").unwrap().unwrap();
-    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader).unwrap();
-    let mut c = NodeConfig::new(s.genesis().clone(), DevnetRuntime::shared());
-    c.mining = MiningMode::Manual;
-    c.names = s.address_book();
-    let names = s.address_book();
-    let mut d = NodeCore::new(c).expect("genesis");
-    d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
-    d.apply(Mine { blocks: height }).unwrap();
-    LocalDevnet::new(d, names)
-}
-
 fn demo() -> (LocalDevnet, App) {
-    let mut src = live_demo(5);
+    let mut src = common::keys::live_fixture_at("demo", 5);
     let mut app = App::new(KeyMap::default());
     refresh(&mut src, &mut app);
     (src, app)

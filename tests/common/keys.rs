@@ -91,3 +91,26 @@ pub fn fixture_under(
     );
     cowboy_devnet::tui::local::LocalDevnet::new(devnet, sc.address_book())
 }
+
+/// A shipped fixture played live along a node that keeps its history (as the dashboard's
+/// does: its steps are the node's hook, so a drop can rebuild the open block from the head), to
+/// block `height`, manual mining (a transaction stays pending until a block is mined).
+pub fn live_fixture_at(name: &str, height: u64) -> cowboy_devnet::tui::local::LocalDevnet {
+    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore};
+    use cowboy_devnet::scenario::live::FixturePlayer;
+    use cowboy_devnet::scenario::{Scenario, builtin};
+    use cowboy_devnet::vm::DevnetRuntime;
+    let lf = builtin::fixture(name)
+        .expect("the fixture ships")
+        .expect("the fixture parses");
+    let s = Scenario::prepare(&lf, &DevnetRuntime::new(), &builtin::script_loader)
+        .expect("the fixture prepares");
+    let mut c = NodeConfig::new(s.genesis().clone(), DevnetRuntime::shared());
+    c.mining = MiningMode::Manual;
+    c.names = s.address_book();
+    let names = s.address_book();
+    let mut d = NodeCore::new(c).expect("genesis");
+    d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
+    d.apply(Mine { blocks: height }).expect("mines");
+    cowboy_devnet::tui::local::LocalDevnet::new(d, names)
+}
