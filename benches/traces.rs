@@ -4,6 +4,10 @@
 //! kept), in the same process. The off figure is the cost of the switch; the on figure the
 //! cost of recording every host call.
 //!
+//! `traces/end_of_block`: the issue's own measure, "a traced block within 1.5x of an untraced
+//! one": one block of 200 scripted fires (storage reads and writes, an event, a printed line),
+//! sealed untraced (the baseline) and traced.
+//!
 //! `traces/rebuild`: "a rebuilt trace of a fire 256 heights back in <= 50 ms with 100,000
 //! pending timers" (issue 32, "Speed"). A node that does not trace, 100,000 timers pending
 //! beyond the run, 5 fires in each of the ~770 busy blocks it sealed; `devnet_traceFire`'s
@@ -125,5 +129,99 @@ fn rebuild(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench, rebuild);
+/// Fires in the measured block of `traces/end_of_block`, one per actor.
+const EOB_FIRES: u64 = 200;
+
+/// The handler each fire runs: reads and writes storage, emits, prints and asks the height,
+/// the host calls a typical timer handler makes (each one a traced step).
+const EOB_HANDLER: &str = r#"
+fn handle_timer(p) {
+    let n = storage_get("n");
+    storage_set("n", "fired");
+    storage_set("at", "" + block_height());
+    emit("tick", "yes");
+    print("fired");
+}
+"#;
+
+/// A chain whose next block fires `EOB_FIRES` timers, each on its own scripted actor.
+fn eob_chain() -> cowboy_devnet::chain::Chain {
+    let (mut chain, _) = common::fleet::fleet_chain(
+        common::fleet::uncapped_genesis(),
+        EOB_FIRES,
+        common::fleet::FLEET_RICH / 1_000,
+    );
+    chain.seal_block();
+    let code = cowboy_devnet::chain::runtime::ActorCode::rhai("eob", EOB_HANDLER);
+    for i in 0..EOB_FIRES {
+        let who = common::fleet::fleet_actor(EOB_FIRES, i);
+        assert!(chain.test_hook_replace_code(&who, code.clone()));
+    }
+    let next = chain.height() + 1;
+    let owner = |i| common::fleet::fleet_actor(EOB_FIRES, i);
+    let due = common::fleet::spread_timers(0, EOB_FIRES, next, 1, owner);
+    chain.test_hook_insert_timers(due).expect("due timers");
+    chain
+}
+
+/// Seals the block, returning how many traces it left (0 untraced).
+fn seal_traced(mut chain: cowboy_devnet::chain::Chain) -> usize {
+    chain.seal_block();
+    chain.take_traces().len()
+}
+
+/// Issue 32, "Speed": "a traced block within 1.5x of an untraced one (`end_of_block` with and
+/// without tracing, beside each other)". One block of `EOB_FIRES` scripted fires, sealed with
+/// tracing off (the baseline) and on; the chain is cloned outside the timing.
+fn end_of_block(c: &mut Criterion) {
+    let off = eob_chain();
+    let mut on = off.clone();
+    on.set_tracing(true);
+    assert_eq!(seal_traced(off.clone()), 0);
+    assert_eq!(
+        seal_traced(on.clone()),
+        EOB_FIRES as usize,
+        "every fire traced"
+    );
+    let mut g = c.benchmark_group("traces/end_of_block");
+    g.sample_size(20);
+    let batch = criterion::BatchSize::LargeInput;
+    g.bench_function("untraced_baseline", |b| {
+        b.iter_batched(|| off.clone(), seal_traced, batch)
+    });
+    g.bench_function("traced", |b| {
+        b.iter_batched(|| on.clone(), seal_traced, batch)
+    });
+    g.finish();
+    eob_ratio_report(&off, &on);
+}
+
+/// The same two blocks sealed in turn, `PAIRS` times, each side's fastest and median time and
+/// their ratio: taking turns keeps a shared machine's drift out of the ratio (criterion's two
+/// medians above are minutes apart).
+fn eob_ratio_report(off: &cowboy_devnet::chain::Chain, on: &cowboy_devnet::chain::Chain) {
+    const PAIRS: usize = 40;
+    let time = |c: &cowboy_devnet::chain::Chain| {
+        let c = c.clone();
+        let t = std::time::Instant::now();
+        black_box(seal_traced(c));
+        t.elapsed()
+    };
+    let (mut a, mut b): (Vec<_>, Vec<_>) = (0..PAIRS).map(|_| (time(off), time(on))).unzip();
+    a.sort();
+    b.sort();
+    let ratio = |x: std::time::Duration, y: std::time::Duration| y.as_secs_f64() / x.as_secs_f64();
+    println!(
+        "traces/end_of_block report ({PAIRS} pairs in turn): untraced min {:?} median {:?}; \
+         traced min {:?} median {:?}; ratio min {:.2}x median {:.2}x",
+        a[0],
+        a[PAIRS / 2],
+        b[0],
+        b[PAIRS / 2],
+        ratio(a[0], b[0]),
+        ratio(a[PAIRS / 2], b[PAIRS / 2])
+    );
+}
+
+criterion_group!(benches, bench, end_of_block, rebuild);
 criterion_main!(benches);
