@@ -34,7 +34,9 @@
 use cowboy_devnet::chain::{Chain, Genesis};
 use cowboy_devnet::engine::eob::{self, Ledger};
 use cowboy_devnet::engine::merkle::{SetCommitment, TimerCommitment};
-use cowboy_devnet::engine::{Address, CalendarQueue, FeeQuote, QueueConfig, Timer, TimerConfig};
+use cowboy_devnet::engine::{
+    Address, CalendarQueue, FeeQuote, QueueConfig, Timer, TimerConfig, fifo,
+};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
@@ -225,7 +227,7 @@ impl QueueState {
             cycle_basefee: 1,
             cell_basefee: 1,
         };
-        let plan = eob::plan(&mut self.q, h, &self.cfg, &quote, &mut Unlimited);
+        let plan = fifo::walk(&mut self.q, h, &self.cfg, &quote, &mut Unlimited, true);
         assert_eq!(plan.stats.fired, DUE as u64);
         plan
     }

@@ -1,12 +1,12 @@
 //! The FIFO end of block over the carry queue (issue 20; CIP-5 §5.1, §5.4, §6.5, §8; Spec note
 //! 71) decides what the walk of every due timer decides. Two queues get the same timers,
 //! cancels, extensions and ledger moves; one is planned by `engine::fifo::plan` (which visits
-//! only the carried timers whose outcome can change), the other by `engine::eob::plan`.
+//! only the carried timers whose outcome can change), the other by `engine::fifo::walk`.
 //! Every block: the same fires (timer, cost), the same events in the same order, the same
 //! counts and backlog summary, the same balances, the same state roots; at the end the same
 //! dump. A queue restored from a dump mid-run goes on as the original does.
 
-use cowboy_devnet::engine::eob::{self, FeeQuote, Ledger};
+use cowboy_devnet::engine::eob::{FeeQuote, Ledger};
 use cowboy_devnet::engine::{
     Address, CalendarQueue, EobPlan, QueueConfig, Timer, TimerConfig, TimerId, fifo,
 };
@@ -166,7 +166,7 @@ fn run(
         fast.queue.maintain(height);
         walk.queue.maintain(height);
         let a = fifo::plan(&mut fast.queue, height, &cfg, &quote, &mut fast.book);
-        let w = eob::plan(&mut walk.queue, height, &cfg, &quote, &mut walk.book);
+        let w = fifo::walk(&mut walk.queue, height, &cfg, &quote, &mut walk.book, true);
         prop_assert_eq!(decided(&a), decided(&w), "block {}", height);
         prop_assert_eq!(&fast.book, &walk.book, "balances after block {}", height);
         prop_assert_eq!(

@@ -1,8 +1,8 @@
 //! End-of-block classification, selection and settlement math (CIP-5 §5, §6.3, §6.5).
 //!
-//! The engine decides; the chain moves the money and runs the handlers. [`plan`] drains the
-//! height's bucket, classifies each due timer and pre-charges the ones selected to fire through
-//! the [`Ledger`] trait; the chain executes them and settles each with [`settle`].
+//! The engine decides; the chain moves the money and runs the handlers. A policy's plan (FIFO's
+//! is `engine::fifo`) drains the height's bucket, classifies each due timer and pre-charges the
+//! ones selected to fire through the [`Ledger`] trait ([`fire`]); the chain executes them and settles each with [`settle`].
 
 use super::config::{GC_CYCLES_PER_REMOVAL, TimerConfig};
 use super::error::ErrorKind;
@@ -217,124 +217,51 @@ pub fn fire_budget(timer: &Timer, cfg: &TimerConfig) -> u64 {
     timer.gas_limit_per_fire.min(cfg.max_cycles_per_fire)
 }
 
-/// Classifies and selects the timers due at `height` under the FIFO scheduler (CIP-5 §5.1).
-///
-/// For each due timer, in bucket order:
-/// 1. `height > expires_at` → TTL expiry (§5.4 path 3), under the GC budget.
-/// 2. `balance(fee_payer) < max_cost` → insufficient-funds self-destruct (§5.4 path 2), under
-///    the GC budget. The balance is read before the lane check, so an unfunded timer is cleared
-///    on time even when the lane is full; reading it costs the owner nothing.
-/// 3. Otherwise the timer fires if its `gas_limit_per_fire` fits the lane; it is pre-charged
-///    `max_cost` (§6.3 step 4) and handed to the chain.
-///
-/// A removal that finds the GC budget spent is carried to the next block ("still expired means
-/// still expired", §8), as is a timer that does not fit the lane (§6.5).
-///
-/// Spec note 71 (§6.5, `TimerDeferred`, replaces the recording of Spec note 18): a deferral
-/// is recorded by the block that defers, in its end of block. A carried timer records a
-/// `TimerDeferred` only when it is first deferred (Spec note 147 replaced the event on a change
-/// of reason by the block's `backlog.reason_changes` counter); a block's whole backlog is summarised once, in its
-/// [`EobStats::backlog`] (count, oldest height, count per reason). The event's target is "the
-/// next block that runs" (the block it is recorded in plus one, or, after a devnet `halt`, an
-/// outage of §8, the first height after the outage): it is not known when the deferring block
-/// is sealed, so the event carries no `to_height` (the field it had until Spec note 71).
-/// Nothing about a deferral waits in the state for the next block.
-///
-/// Spec note (open point 3): the lane is *reserved* by the fire budget, `gas_limit_per_fire`
-/// bounded by the cap in force ([`fire_budget`]) (§6.5 compares `gas_limit_per_fire` with the
-/// remaining budget; CIP-1 v3 §3 step 7 gates on it), because all
-/// timers are classified and pre-charged before any handler runs (§5.1 steps 3–5), so the
-/// actual cycles are not yet known. The lane can therefore never be exceeded. Under FIFO the
-/// first live timer that does not fit *closes the lane for the block*: the smaller timers behind
-/// it are deferred too, so execution never leaves insertion order. (The eip1559 scheduler's
-/// "greedily fill" lets smaller timers pass; that is a different policy.) A timer whose budget
-/// exceeds the whole lane would be deferred without closing the lane; since `TimerConfig`
-/// requires `lane_timer_cycles >= max_cycles_per_fire` and the budget is bounded by the cap,
-/// this guard cannot trigger under a valid config.
-///
-/// Issue 20: this walk is what the block decides. The FIFO policy makes the same decisions
-/// without visiting the carried timers whose outcome cannot change in the block
-/// (`engine::fifo::plan`, over the carry queue); the walk itself runs under the variant
-/// `deferred_place = back`.
-pub fn plan(
-    queue: &mut CalendarQueue,
-    height: u64,
-    cfg: &TimerConfig,
-    quote: &FeeQuote,
-    ledger: &mut dyn Ledger,
-) -> EobPlan {
-    plan_lane(queue, height, cfg, quote, ledger, true)
+/// A selected timer's price: its cycle budget ([`fire_budget`]), the `max_cost` it is
+/// pre-charged, and the CIP-1 v3 terms (0 under FIFO and the drafts).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Price {
+    pub budget: u64,
+    pub max_cost: u128,
+    pub tip_per_cycle: u128,
+    pub lane_basefee: u128,
 }
 
-/// [`plan`] with the FIFO lane rule named: `strict` (the default, Spec note 3) closes the lane
-/// at the first live timer that does not fit; otherwise (variant `fifo_lane = pass`, Spec note
-/// 154, the other reading of open point 3) a timer that does not fit is deferred and the timers
-/// behind it that still fit the lane left fire, in bucket order.
-pub fn plan_lane(
-    queue: &mut CalendarQueue,
-    height: u64,
-    cfg: &TimerConfig,
-    quote: &FeeQuote,
-    ledger: &mut dyn Ledger,
-    strict: bool,
-) -> EobPlan {
-    let mut out = EobPlan::new(height);
-    let due = queue.take_due(height);
-    out.stats.due = due.len() as u64;
-    let mut lane_left = cfg.lane_timer_cycles;
-    let mut lane_closed = false;
-    let mut gc_left = cfg.gc_cycles_per_block;
-    let mut carried = Vec::new();
-
-    for d in due {
-        let t = queue.due(&d);
-        let expired = height > t.expires_at;
-        let budget = fire_budget(t, cfg);
-        let cost = max_cost(budget, cfg.max_cells_per_fire, quote, 0);
-        let available = if expired {
-            0
-        } else {
-            ledger.balance(&t.fee_payer)
-        };
-        let remove = expired || available < cost;
-        if remove {
-            let removal = Removal {
-                height,
-                expired,
-                required: cost,
-                available,
-            };
-            remove_under_gc(&mut out, &mut carried, queue, d, &mut gc_left, removal);
-            continue;
-        }
-        // A timer larger than the whole lane under this config (governance shrank the lane
-        // after it was scheduled) waits for a larger lane or its TTL without closing the lane,
-        // or it would stall every timer behind it.
-        let never_fits = budget > cfg.lane_timer_cycles;
-        if never_fits || lane_closed || budget > lane_left {
-            lane_closed |= strict && !never_fits;
-            defer(&mut out, queue, &d, DeferReason::Lane);
-            carried.push(d);
-            continue;
-        }
-        lane_left -= budget;
-        out.stats.lane_reserved += budget;
-        ledger.debit(&t.fee_payer, cost);
-        let timer = queue.conclude(d);
-        out.stats.fired += 1;
-        out.fires.push(Fire {
+impl Fire {
+    /// The fire of `timer` at `price`, under the block's `quote` and `cfg`: the one place a
+    /// [`Fire`] is built (issue 29).
+    pub(crate) fn new(timer: Timer, price: Price, quote: &FeeQuote, cfg: &TimerConfig) -> Fire {
+        Fire {
             timer,
-            cycles_limit: budget,
-            max_cost: cost,
-            tip_per_cycle: 0,
-            lane_basefee: 0,
+            cycles_limit: price.budget,
+            max_cost: price.max_cost,
+            tip_per_cycle: price.tip_per_cycle,
+            lane_basefee: price.lane_basefee,
             cycle_basefee: quote.cycle_basefee,
             cell_basefee: quote.cell_basefee,
             cells_limit: cfg.max_cells_per_fire,
-        });
+        }
     }
-    queue.carry(carried);
-    out
+}
+
+/// Fires a selected due timer under every policy: pre-charges its fee payer `max_cost` (CIP-5
+/// §6.3 step 4, the balance already checked), reserves its budget in the lane, takes it out of
+/// the queue and adds its [`Fire`] to the plan.
+pub(crate) fn fire(
+    out: &mut EobPlan,
+    queue: &mut CalendarQueue,
+    ledger: &mut dyn Ledger,
+    d: DueTimer,
+    price: Price,
+    quote: &FeeQuote,
+    cfg: &TimerConfig,
+) {
+    let payer = queue.due(&d).fee_payer;
+    ledger.debit(&payer, price.max_cost);
+    out.stats.lane_reserved += price.budget;
+    out.stats.fired += 1;
+    let timer = queue.conclude(d);
+    out.fires.push(Fire::new(timer, price, quote, cfg));
 }
 
 /// A due timer that leaves under the GC lane: `expired` at `height` (CIP-5 §5.4 path 3), or its

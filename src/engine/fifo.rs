@@ -1,8 +1,10 @@
-//! The FIFO end of block (CIP-5 §5.1, [`super::eob::plan`], the walk of every due timer) at a cost that follows what the
-//! block fires and changes, not the backlog carried behind a full lane (issue 20).
+//! The FIFO end of block (CIP-5 §5.1): [`walk`], the walk of every due timer, and [`plan`], the
+//! same decisions at a cost that follows what the block fires and changes, not the backlog
+//! carried behind a full lane (issue 20). Both classify a due timer with the one [`step`]
+//! (issue 29: FIFO classification written once).
 //!
 //! Spec note (issue 20, CIP-5 §5.1, §5.4, §6.5, §8; completes Spec note 71). The block decides
-//! exactly what the walk of [`super::eob::plan`] decides (who fires, what each pays, which
+//! exactly what the walk of [`walk`] decides (who fires, what each pays, which
 //! timers leave by expiry or unfunded self-destruct, under which GC budget, which are carried
 //! and why, and the events, in the same order); it only avoids visiting the carried timers
 //! whose outcome cannot change. The carried timers stay in the carry queue in firing order
@@ -30,8 +32,8 @@
 
 use super::config::TimerConfig;
 use super::eob::{
-    Backlog, EobPlan, FeeQuote, Fire, Ledger, Removal, fire_budget, max_cost, note_deferral,
-    try_remove,
+    Backlog, EobPlan, FeeQuote, Ledger, Price, Removal, defer, fire, fire_budget, max_cost,
+    note_deferral, try_remove,
 };
 use super::events::DeferReason;
 use super::queue::{CalendarQueue, DueTimer};
@@ -54,9 +56,51 @@ struct Block<'a> {
     lane_left: u64,
     lane_closed: bool,
     gc_left: u64,
+    /// The lane closes at the first live timer that does not fit (Spec note 3); `false` under
+    /// the variant `fifo_lane = pass` (Spec note 154), the walk only.
+    strict: bool,
+    /// The walk counts each deferral in the block's own counts and list ([`defer`]); the carry
+    /// queue's plan takes its counts from the carry queue ([`note_deferral`]).
+    walk: bool,
 }
 
-/// One due timer as the walk of [`super::eob::plan`] classifies it.
+impl<'a> Block<'a> {
+    fn new(
+        height: u64,
+        cfg: &'a TimerConfig,
+        quote: &'a FeeQuote,
+        strict: bool,
+        walk: bool,
+    ) -> Self {
+        Block {
+            height,
+            cfg,
+            quote,
+            lane_left: cfg.lane_timer_cycles,
+            lane_closed: false,
+            gc_left: cfg.gc_cycles_per_block,
+            strict,
+            walk,
+        }
+    }
+
+    /// Records that `d` is carried for `reason`.
+    fn defer(
+        &self,
+        out: &mut EobPlan,
+        queue: &mut CalendarQueue,
+        d: &DueTimer,
+        reason: DeferReason,
+    ) {
+        if self.walk {
+            defer(out, queue, d, reason);
+        } else {
+            note_deferral(out, queue, d, reason);
+        }
+    }
+}
+
+/// One due timer, classified as [`walk`]'s documentation says.
 fn step(
     out: &mut EobPlan,
     queue: &mut CalendarQueue,
@@ -83,16 +127,19 @@ fn step(
         return match try_remove(out, queue, d, &mut b.gc_left, removal) {
             Ok(()) => Step::Done,
             Err(d) => {
-                note_deferral(out, queue, &d, DeferReason::GcBudget);
+                b.defer(out, queue, &d, DeferReason::GcBudget);
                 Step::Kept(d)
             }
         };
     }
+    // A timer larger than the whole lane under this config (governance shrank the lane after
+    // it was scheduled) waits for a larger lane or its TTL without closing the lane, or it
+    // would stall every timer behind it.
     let never_fits = budget > b.cfg.lane_timer_cycles;
     if never_fits || b.lane_closed || budget > b.lane_left {
-        let closes = !never_fits && !b.lane_closed;
-        b.lane_closed |= !never_fits;
-        note_deferral(out, queue, &d, DeferReason::Lane);
+        let closes = b.strict && !never_fits && !b.lane_closed;
+        b.lane_closed |= b.strict && !never_fits;
+        b.defer(out, queue, &d, DeferReason::Lane);
         return if closes {
             Step::Closed(d)
         } else {
@@ -100,24 +147,81 @@ fn step(
         };
     }
     b.lane_left -= budget;
-    out.stats.lane_reserved += budget;
-    ledger.debit(&t.fee_payer, cost);
-    let timer = queue.conclude(d);
-    out.stats.fired += 1;
-    out.fires.push(Fire {
-        timer,
-        cycles_limit: budget,
+    let price = Price {
+        budget,
         max_cost: cost,
         tip_per_cycle: 0,
         lane_basefee: 0,
-        cycle_basefee: b.quote.cycle_basefee,
-        cell_basefee: b.quote.cell_basefee,
-        cells_limit: b.cfg.max_cells_per_fire,
-    });
+    };
+    fire(out, queue, ledger, d, price, b.quote, b.cfg);
     Step::Done
 }
 
-/// [`super::eob::plan`] with the carried timers in the carry queue (see the module docs).
+/// Classifies and selects the timers due at `height` under the FIFO scheduler (CIP-5 §5.1).
+///
+/// For each due timer, in bucket order:
+/// 1. `height > expires_at` → TTL expiry (§5.4 path 3), under the GC budget.
+/// 2. `balance(fee_payer) < max_cost` → insufficient-funds self-destruct (§5.4 path 2), under
+///    the GC budget. The balance is read before the lane check, so an unfunded timer is cleared
+///    on time even when the lane is full; reading it costs the owner nothing.
+/// 3. Otherwise the timer fires if its `gas_limit_per_fire` fits the lane; it is pre-charged
+///    `max_cost` (§6.3 step 4) and handed to the chain.
+///
+/// A removal that finds the GC budget spent is carried to the next block ("still expired means
+/// still expired", §8), as is a timer that does not fit the lane (§6.5).
+///
+/// Spec note 71 (§6.5, `TimerDeferred`, replaces the recording of Spec note 18): a deferral
+/// is recorded by the block that defers, in its end of block. A carried timer records a
+/// `TimerDeferred` only when it is first deferred (Spec note 147 replaced the event on a change
+/// of reason by the block's `backlog.reason_changes` counter); a block's whole backlog is summarised once, in its
+/// [`EobStats::backlog`] (count, oldest height, count per reason). The event's target is "the
+/// next block that runs" (the block it is recorded in plus one, or, after a devnet `halt`, an
+/// outage of §8, the first height after the outage): it is not known when the deferring block
+/// is sealed, so the event carries no `to_height` (the field it had until Spec note 71).
+/// Nothing about a deferral waits in the state for the next block.
+///
+/// Spec note (open point 3): the lane is *reserved* by the fire budget, `gas_limit_per_fire`
+/// bounded by the cap in force ([`fire_budget`]) (§6.5 compares `gas_limit_per_fire` with the
+/// remaining budget; CIP-1 v3 §3 step 7 gates on it), because all
+/// timers are classified and pre-charged before any handler runs (§5.1 steps 3–5), so the
+/// actual cycles are not yet known. The lane can therefore never be exceeded. Under FIFO the
+/// first live timer that does not fit *closes the lane for the block*: the smaller timers behind
+/// it are deferred too, so execution never leaves insertion order. (The eip1559 scheduler's
+/// "greedily fill" lets smaller timers pass; that is a different policy.) A timer whose budget
+/// exceeds the whole lane would be deferred without closing the lane; since `TimerConfig`
+/// requires `lane_timer_cycles >= max_cycles_per_fire` and the budget is bounded by the cap,
+/// this guard cannot trigger under a valid config.
+///
+/// Issue 20: this walk is what the block decides. The FIFO policy makes the same decisions
+/// without visiting the carried timers whose outcome cannot change in the block
+/// ([`plan`], over the carry queue); the walk itself runs under the variant
+/// `deferred_place = back`, and with `strict` false (variant `fifo_lane = pass`, Spec note 154,
+/// the other reading of open point 3) a timer that does not fit is deferred and the timers
+/// behind it that still fit the lane left fire, in bucket order.
+pub fn walk(
+    queue: &mut CalendarQueue,
+    height: u64,
+    cfg: &TimerConfig,
+    quote: &FeeQuote,
+    ledger: &mut dyn Ledger,
+    strict: bool,
+) -> EobPlan {
+    let mut out = EobPlan::new(height);
+    let due = queue.take_due(height);
+    out.stats.due = due.len() as u64;
+    let mut b = Block::new(height, cfg, quote, strict, true);
+    let mut carried = Vec::new();
+    for d in due {
+        match step(&mut out, queue, ledger, &mut b, d) {
+            Step::Done => {}
+            Step::Kept(d) | Step::Closed(d) => carried.push(d),
+        }
+    }
+    queue.carry(carried);
+    out
+}
+
+/// [`walk`] with the carried timers in the carry queue (see the module docs).
 pub fn plan(
     queue: &mut CalendarQueue,
     height: u64,
@@ -128,14 +232,7 @@ pub fn plan(
     let mut out = EobPlan::new(height);
     let (own, due) = queue.take_own_due(height);
     out.stats.due = due;
-    let mut b = Block {
-        height,
-        cfg,
-        quote,
-        lane_left: cfg.lane_timer_cycles,
-        lane_closed: false,
-        gc_left: cfg.gc_cycles_per_block,
-    };
+    let mut b = Block::new(height, cfg, quote, true, false);
 
     // 1. The carry queue from its front, until the lane closes.
     let mut kept = Vec::new();

@@ -389,7 +389,7 @@ impl Engine {
     }
 
     /// Classifies the timers due at `height` and pre-charges the fires, by the policy in force
-    /// at `height` (CIP-5 §5.1 steps 2–4 under `fifo`, see [`eob::plan`]; CIP-1 v3 §3 steps
+    /// at `height` (CIP-5 §5.1 steps 2–4 under `fifo`, see [`fifo::walk`]; CIP-1 v3 §3 steps
     /// 4–9 under `eip1559`).
     pub fn plan_end_of_block(
         &mut self,

@@ -548,16 +548,13 @@ impl Materializer<'_, '_> {
             bid_fp: c.bid_fp,
             gas_limit: budget,
         };
-        let fire = Fire {
-            timer,
-            cycles_limit: budget,
+        let price = eob::Price {
+            budget,
             max_cost: cost,
             tip_per_cycle: 0,
             lane_basefee: 0,
-            cycle_basefee: quote.cycle_basefee,
-            cell_basefee: quote.cell_basefee,
-            cells_limit: cfg.max_cells_per_fire,
         };
+        let fire = Fire::new(timer, price, quote, cfg);
         self.fires.push((entry, fire));
         true
     }

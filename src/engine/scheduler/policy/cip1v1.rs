@@ -26,7 +26,7 @@
 
 use super::{PlanEnv, ScheduleEnv, check_bid};
 use crate::engine::eob::{
-    EobPlan, Fire, Ledger, Removal, defer, fire_budget, lane_max_cost, remove_under_gc,
+    EobPlan, Ledger, Price, Removal, defer, fire, fire_budget, lane_max_cost, remove_under_gc,
 };
 use crate::engine::error::TimerError;
 use crate::engine::events::{DeferReason, TimerEvent};
@@ -260,21 +260,13 @@ impl<'a> V1Block<'a> {
         if let Some(e) = b.event {
             r.out.events.push(e);
         }
-        let t = queue.due(&b.due);
-        ledger.debit(&t.fee_payer, b.max_cost);
-        r.out.stats.lane_reserved += b.budget;
-        r.out.stats.fired += 1;
-        let timer = queue.conclude(b.due);
-        r.out.fires.push(Fire {
-            timer,
-            cycles_limit: b.budget,
+        let price = Price {
+            budget: b.budget,
             max_cost: b.max_cost,
             tip_per_cycle: b.tip,
             lane_basefee: 0,
-            cycle_basefee: quote.cycle_basefee,
-            cell_basefee: quote.cell_basefee,
-            cells_limit: cfg.max_cells_per_fire,
-        });
+        };
+        fire(&mut r.out, queue, ledger, b.due, price, quote, cfg);
     }
 }
 

@@ -3,7 +3,7 @@
 use super::PlanEnv;
 use crate::engine::config::GC_CYCLES_PER_REMOVAL;
 use crate::engine::eob::{
-    EobPlan, Fire, Ledger, Removal, defer, fire_budget, lane_max_cost, remove_under_gc,
+    EobPlan, Ledger, Price, Removal, defer, fire, fire_budget, lane_max_cost, remove_under_gc,
 };
 use crate::engine::error::ErrorKind;
 use crate::engine::events::{DeferReason, TimerEvent};
@@ -377,21 +377,14 @@ impl<'a> Auction<'a> {
             self.remove_unfunded(r, queue, p, available);
             return;
         }
-        ledger.debit(&t.fee_payer, p.max_cost);
-        r.out.stats.lane_reserved += p.budget;
-        r.out.stats.fired += 1;
-        let timer = queue.conclude(p.due);
-        let (cfg, quote) = (self.env.cfg, self.env.quote);
-        r.out.fires.push(Fire {
-            timer,
-            cycles_limit: p.budget,
+        let price = Price {
+            budget: p.budget,
             max_cost: p.max_cost,
             tip_per_cycle: p.priority,
             lane_basefee: self.charged_lane_basefee,
-            cycle_basefee: quote.cycle_basefee,
-            cell_basefee: quote.cell_basefee,
-            cells_limit: cfg.max_cells_per_fire,
-        });
+        };
+        let (cfg, quote) = (self.env.cfg, self.env.quote);
+        fire(&mut r.out, queue, ledger, p.due, price, quote, cfg);
     }
 
     /// A selected timer whose fee payer can no longer pay: removed under the GC lane, or

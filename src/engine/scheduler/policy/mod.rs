@@ -3,7 +3,7 @@
 //! (§6, contract decisions 7 and 9) and the two policies, `fifo` and `eip1559`.
 //!
 //! A policy is a unit value behind `&'static dyn Policy` ([`policy`]): `fifo` (CIP-5 §5.1, the
-//! FIFO plan of [`crate::engine::eob::plan`], unchanged) and `eip1559` (CIP-1 v3 §3 steps 4–10,
+//! FIFO plan of [`crate::engine::fifo`], unchanged) and `eip1559` (CIP-1 v3 §3 steps 4–10,
 //! in the private `eip1559` file). An earlier design (`../shared/spec/`) joins as one more
 //! implementation of [`Policy`] and one more [`SchedulerKind`]; nothing else in the engine or
 //! the chain names a policy.
@@ -26,7 +26,7 @@ pub use super::pricing::{
 
 use crate::engine::config::TimerConfig;
 use crate::engine::draft::DraftState;
-use crate::engine::eob::{self, EobPlan, FeeQuote, Ledger};
+use crate::engine::eob::{EobPlan, FeeQuote, Ledger};
 use crate::engine::error::TimerError;
 use crate::engine::events::TimerEvent;
 use crate::engine::fifo;
@@ -303,7 +303,7 @@ impl Policy for Fifo {
         env: &PlanEnv<'_>,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
-        // Issue 20: the same decisions as the walk of every due timer (`eob::plan`), over the
+        // Issue 20: the same decisions as the walk of every due timer (`fifo::walk`), over the
         // carry queue when the carried timers are placed in front (the default).
         // Variant `fifo_lane = pass` (Spec note 154): the walk, with timers that fit passing
         // one that does not.
@@ -311,7 +311,7 @@ impl Policy for Fifo {
         if strict && queue.carries_in_front() {
             return fifo::plan(queue, env.height, env.cfg, env.quote, ledger);
         }
-        eob::plan_lane(queue, env.height, env.cfg, env.quote, ledger, strict)
+        fifo::walk(queue, env.height, env.cfg, env.quote, ledger, strict)
     }
 }
 
