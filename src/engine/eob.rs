@@ -6,10 +6,11 @@
 
 use super::config::{GC_CYCLES_PER_REMOVAL, TimerConfig};
 use super::error::ErrorKind;
+use super::events::Deferral;
 use super::events::{DeferReason, TimerEvent};
+use super::gba::{GbaBid, GbaContext};
 use super::queue::{CalendarQueue, CarriedSummary, DueTimer};
 use super::scheduler::lane::{PRICE_SCALE, charge_ceil, charge_floor};
-use super::shared::{Deferral, GbaBid, GbaContext};
 use super::timer::Timer;
 use super::types::Address;
 use serde::{Deserialize, Serialize};

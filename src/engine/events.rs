@@ -680,3 +680,29 @@ impl TimerEvent {
         }
     }
 }
+
+/// A due timer carried to the next block (CIP-5 §6.5, §8), waiting for that block's height
+/// to be recorded as a `TimerDeferred` event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deferral {
+    pub timer_id: TimerId,
+    pub actor: Address,
+    pub height: u64,
+    pub reason: DeferReason,
+    /// Blocks the timer has been carried, this deferral included (Spec note 54).
+    #[serde(default)]
+    pub carried: u32,
+}
+
+impl Deferral {
+    /// Bytes the state root commits for a pending deferral (the carried count is committed
+    /// apart, with the CIP-1 v3 state: see `Engine::cip1_root_part`).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut v = Vec::with_capacity(32 + 20 + 8 + 1);
+        v.extend_from_slice(&self.timer_id.0);
+        v.extend_from_slice(&self.actor.0);
+        v.extend_from_slice(&self.height.to_be_bytes());
+        v.push(self.reason.tag());
+        v
+    }
+}

@@ -11,6 +11,7 @@
 //! fairness}` -> `queue` -> `scheduler::cip1` -> `eob` -> `scheduler::pricing` ->
 //! `scheduler::policy` -> this module (the [`Engine`] facade and the re-exports).
 
+pub mod args;
 pub mod config;
 pub mod cow;
 pub mod draft;
@@ -18,24 +19,26 @@ pub mod eob;
 pub mod error;
 pub mod events;
 pub mod fifo;
+pub mod gba;
 pub mod merkle;
 pub mod queue;
 pub mod scheduler;
-pub mod shared;
 pub mod timer;
 pub mod types;
 
+pub use args::{FeeArgs, FeeCaps, PriorityTier, ScheduleArgs};
 pub use config::{QueueConfig, SchedulerParams, TimerConfig};
 pub use eob::{EobPlan, EobStats, FeeQuote, Fire, Ledger, Settlement};
 pub use error::{ErrorKind, Failure, RestoreError, TimerError};
+pub use events::Deferral;
 pub use events::{DeferReason, EventKind, TimerEvent, TimerStatus};
+pub use gba::{GbaBid, GbaContext};
 pub use queue::{CalendarQueue, Tier, TierCounts};
 pub use scheduler::kind::SchedulerKind;
 pub use scheduler::policy::{
     AuctionEstimate, Cip1Config, Cip1State, LaneStats, Policy, TierMultipliers,
 };
 pub use scheduler::variants::Variants;
-pub use shared::{Deferral, FeeArgs, FeeCaps, GbaBid, GbaContext, PriorityTier, ScheduleArgs};
 pub use timer::{Handler, Timer};
 pub use types::{Address, H256, TimerId};
 

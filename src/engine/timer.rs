@@ -7,7 +7,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 
 /// The CIP-1 v3 per-timer extension lives with the vocabulary the engine's modules share.
-pub use super::shared::FeeCaps;
+pub use super::args::FeeCaps;
 
 /// A pending one-shot timer.
 ///

@@ -4,7 +4,7 @@
 use super::{CalendarQueue, Handle, Tier, id_hash};
 use crate::engine::config::QueueConfig;
 use crate::engine::error::RestoreError;
-use crate::engine::shared::Deferral;
+use crate::engine::events::Deferral;
 use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -4,11 +4,12 @@
 
 use super::cip1::{Cip1Config, Cip1State};
 use super::select::{Candidate, effective_priority, select};
+use crate::engine::args::{FeeArgs, PriorityTier};
 use crate::engine::config::TimerConfig;
 use crate::engine::eob::fire_budget;
+use crate::engine::gba::GbaBid;
 use crate::engine::queue::CalendarQueue;
 use crate::engine::scheduler::kind::SchedulerKind;
-use crate::engine::shared::{FeeArgs, GbaBid, PriorityTier};
 use crate::engine::types::{Address, TimerId, u128_str};
 use serde::{Deserialize, Serialize};
 

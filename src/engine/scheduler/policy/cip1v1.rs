@@ -25,16 +25,17 @@
 //!   (`basefee_lane_timer`, the p50) are 0 in the GBA context.
 
 use super::{PlanEnv, ScheduleEnv, check_bid};
+use crate::engine::args::{FeeArgs, ScheduleArgs};
 use crate::engine::eob::{
     EobPlan, Ledger, Price, Removal, defer, fire, fire_budget, lane_max_cost, remove_under_gc,
 };
 use crate::engine::error::TimerError;
 use crate::engine::events::{DeferReason, TimerEvent};
+use crate::engine::gba::{GbaBid, GbaContext};
 use crate::engine::queue::{CalendarQueue, DueTimer};
 use crate::engine::scheduler::lane::PRICE_SCALE;
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
 use crate::engine::scheduler::v1::V1Config;
-use crate::engine::shared::{FeeArgs, GbaBid, GbaContext, ScheduleArgs};
 use crate::engine::timer::Timer;
 use crate::engine::types::Address;
 use std::collections::BTreeMap;

@@ -4,6 +4,7 @@
 //! [`DraftState`] (see [`crate::engine::draft::deliver`]).
 
 use super::{Entry, PlanEnv, Policy, ScheduleEnv, ScheduleFees};
+use crate::engine::args::ScheduleArgs;
 use crate::engine::draft::DraftState;
 use crate::engine::draft::deliver::{self, DraftEnv, Flavor};
 use crate::engine::eob::{EobPlan, Ledger};
@@ -12,7 +13,6 @@ use crate::engine::queue::CalendarQueue;
 use crate::engine::scheduler::kind::{
     Activation, Descriptor, Facts, FireBound, GovSection, Needs, SchedulerKind, Weights,
 };
-use crate::engine::shared::ScheduleArgs;
 use crate::engine::types::TimerId;
 use std::collections::BTreeSet;
 

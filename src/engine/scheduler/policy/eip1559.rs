@@ -1,19 +1,20 @@
 //! The `eip1559` policy's plan step: CIP-1 v3 §3 steps 4–9 for one block.
 
 use super::PlanEnv;
+use crate::engine::args::FeeArgs;
 use crate::engine::config::GC_CYCLES_PER_REMOVAL;
 use crate::engine::eob::{
     EobPlan, Ledger, Price, Removal, defer, fire, fire_budget, lane_max_cost, remove_under_gc,
 };
 use crate::engine::error::ErrorKind;
 use crate::engine::events::{DeferReason, TimerEvent};
+use crate::engine::gba::{GbaBid, GbaContext};
 use crate::engine::queue::{CalendarQueue, DueTimer};
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
 use crate::engine::scheduler::select::{Candidate, Selection, select};
 use crate::engine::scheduler::variants::{
     BelowBasefee, LaneBasefeeInMaxCost, OverCap, TieBreak, Variants,
 };
-use crate::engine::shared::{FeeArgs, GbaBid, GbaContext};
 use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
 

@@ -24,6 +24,7 @@ pub use super::pricing::{
     AuctionEstimate, EstimateTimer, default_gba, estimate, priority_per_cycle,
 };
 
+use crate::engine::args::{FeeCaps, ScheduleArgs};
 use crate::engine::config::TimerConfig;
 use crate::engine::draft::DraftState;
 use crate::engine::eob::{EobPlan, FeeQuote, Ledger};
@@ -35,7 +36,6 @@ use crate::engine::scheduler::kind::{
     Activation, Descriptor, Facts, FireBound, GovSection, Needs, SchedulerKind, Weights,
 };
 use crate::engine::scheduler::variants::FifoLane;
-use crate::engine::shared::{FeeCaps, ScheduleArgs};
 use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
 use std::collections::BTreeSet;

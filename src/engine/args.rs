@@ -1,18 +1,10 @@
-//! The vocabulary the queue, the end of block and the scheduler policies share: what a
-//! schedule request carries ([`ScheduleArgs`],
-//! [`FeeArgs`], [`PriorityTier`]), the CIP-1 v3 per-timer extension ([`FeeCaps`]), what a GBA is
-//! told and answers ([`GbaContext`], [`GbaBid`]) and a carried timer's pending record
-//! ([`Deferral`]).
-//!
-//! It imports none of the modules that use it (`queue`, `eob`, `scheduler`, `timer`), only
-//! the leaf modules `types` and `events`, so the engine's imports point one way (see
-//! `tests/layering.rs` and the "engine module order" in docs/ARCHITECTURE.md).
+//! What a schedule request carries (CIP-5 §4.1, CIP-1 v3 §6): [`ScheduleArgs`], its fee
+//! parameters ([`FeeArgs`], [`PriorityTier`]) and the CIP-1 v3 per-timer extension kept on the
+//! timer ([`FeeCaps`]). It imports only the leaves `types` and `events`.
 
 use super::events::DeferReason;
-use super::types::{Address, HashEncode, HashEncoder, TimerId, u128_str};
+use super::types::{Address, HashEncode, HashEncoder};
 use serde::{Deserialize, Serialize};
-
-// ---- schedule requests ------------------------------------------------------------------------
 
 /// The arguments of `schedule_timer` / `schedule_timer_ex` (CIP-5 §4.1, CIP-1 v3 §6). `None`
 /// means the protocol default.
@@ -237,64 +229,5 @@ impl FeeCaps {
         self.max_fee_per_cycle.is_some()
             || self.max_priority_fee_per_cycle.is_some()
             || self.priority_tier.is_some()
-    }
-}
-
-// ---- GBAs (CIP-1 v3 §7) -------------------------------------------------------------------------
-
-/// CIP-1 v3 §7.2: what a GBA is told, every field of the spec's context. Prices of the lane
-/// and tips in nanos per cycle; CIP-3 basefees in base units.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GbaContext {
-    pub trigger_block_height: u64,
-    pub current_block_height: u64,
-    #[serde(with = "u128_str")]
-    pub basefee_cycle: u128,
-    #[serde(with = "u128_str")]
-    pub basefee_cell: u128,
-    #[serde(with = "u128_str")]
-    pub basefee_lane_timer: u128,
-    pub last_block_cycle_usage: u64,
-    #[serde(with = "u128_str")]
-    pub previous_block_p50_priority_tip_per_cycle: u128,
-    #[serde(with = "u128_str")]
-    pub owner_actor_balance: u128,
-}
-
-/// What a GBA answers (§7.1 `TxFeeParams`, cycle side; the cell side is the CIP-3 cell basefee
-/// without a tip, §7.1). A field it leaves out takes the default GBA's value.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct GbaBid {
-    #[serde(default, with = "super::types::opt_u128_str")]
-    pub max_fee_per_cycle: Option<u128>,
-    #[serde(default, with = "super::types::opt_u128_str")]
-    pub max_priority_fee_per_cycle: Option<u128>,
-}
-
-// ---- carried timers -----------------------------------------------------------------------------
-
-/// A due timer carried to the next block (CIP-5 §6.5, §8), waiting for that block's height
-/// to be recorded as a `TimerDeferred` event.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Deferral {
-    pub timer_id: TimerId,
-    pub actor: Address,
-    pub height: u64,
-    pub reason: DeferReason,
-    /// Blocks the timer has been carried, this deferral included (Spec note 54).
-    #[serde(default)]
-    pub carried: u32,
-}
-
-impl Deferral {
-    /// Bytes the state root commits for a pending deferral (the carried count is committed
-    /// apart, with the CIP-1 v3 state: see `Engine::cip1_root_part`).
-    pub fn encode(&self) -> Vec<u8> {
-        let mut v = Vec::with_capacity(32 + 20 + 8 + 1);
-        v.extend_from_slice(&self.timer_id.0);
-        v.extend_from_slice(&self.actor.0);
-        v.extend_from_slice(&self.height.to_be_bytes());
-        v.push(self.reason.tag());
-        v
     }
 }
