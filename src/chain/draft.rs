@@ -1,37 +1,8 @@
-//! The chain's side of the CIP-5 drafts: the §12 limits on a new timer, and which fired timers
-//! stop re-arming at the end of the block (see `Engine::after_fires`).
+//! The chain's side of the CIP-5 drafts: the §12 limits on a new timer. (Which fired timers
+//! stop re-arming at the end of the block is the engine's: `engine::block`.)
 
-use crate::engine::draft::{DraftKind, DraftParams};
-use crate::engine::scheduler::variants::IntervalAfterFailure;
-use crate::engine::{Engine, TimerId};
+use crate::engine::draft::DraftParams;
 use crate::engine::{Timer, TimerError};
-use std::collections::BTreeSet;
-
-/// Timers fired in this block that must not re-arm.
-#[derive(Debug, Default)]
-pub(super) struct Stops {
-    pub ids: BTreeSet<TimerId>,
-}
-
-impl Stops {
-    /// A fire that cancelled its own timer stops it (watch or interval). A failed fire stops
-    /// an interval timer only under `interval_after_failure = stop`.
-    ///
-    /// Spec note (open point 19, zh §11 "或在失败场景按策略决定是否滚动"): by default an
-    /// interval rolls forward after a failed fire, which was charged like any other.
-    pub fn note(&mut self, engine: &Engine, id: TimerId, cancelled: bool) {
-        let stop_failed = engine.cip1().config.variants.interval_after_failure
-            == IntervalAfterFailure::Stop
-            && engine
-                .draft()
-                .meta
-                .get(&id)
-                .is_some_and(|m| matches!(m.kind, DraftKind::Interval { .. }));
-        if cancelled || stop_failed {
-            self.ids.insert(id);
-        }
-    }
-}
 
 impl super::Chain {
     /// The checks of a new timer past CIP-5 §4.2's (`engine::validate_schedule`) that the

@@ -12,6 +12,7 @@
 //! `scheduler::policy` -> this module (the [`Engine`] facade and the re-exports).
 
 pub mod args;
+pub mod block;
 pub mod config;
 pub mod cow;
 pub mod draft;
