@@ -266,6 +266,17 @@ pub enum Step {
         #[serde(default)]
         expect_error: Option<String>,
     },
+    /// One command of the node's vocabulary as written (issue 29; `scenario::command_step`):
+    /// `command = { method = "timer_schedule", params = { ... } }`, `"@name"` standing for a
+    /// fixture name's address. `label` names the timer it creates, as `schedule`'s does.
+    Command {
+        at: u64,
+        command: serde_json::Value,
+        #[serde(default)]
+        label: Option<String>,
+        #[serde(default)]
+        expect_error: Option<String>,
+    },
     /// `gov_setActivationHeight` (CIP-1 v3 §13.2) from `from` (default: governance).
     Activate {
         at: u64,
@@ -295,6 +306,7 @@ impl Step {
             | Step::SetBalance { at, .. }
             | Step::Halt { at, .. }
             | Step::Tx { at, .. }
+            | Step::Command { at, .. }
             | Step::Activate { at, .. } => *at,
             Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.at,
         }
@@ -313,6 +325,7 @@ impl Step {
             Step::SetBalance { .. } => "set_balance",
             Step::Halt { .. } => "halt",
             Step::Tx { .. } => "tx",
+            Step::Command { .. } => "command",
             Step::Activate { .. } => "activate",
             Step::Watch(_) => "watch",
             Step::Interval(_) => "interval",
@@ -331,6 +344,7 @@ impl Step {
             | Step::GovExtend { expect_error, .. }
             | Step::GovConfig { expect_error, .. }
             | Step::Tx { expect_error, .. }
+            | Step::Command { expect_error, .. }
             | Step::Activate { expect_error, .. } => expect_error.as_deref(),
             Step::SetBalance { .. } | Step::Halt { .. } => None,
             Step::Watch(d) | Step::Interval(d) | Step::Write(d) => d.expect_error.as_deref(),
@@ -340,7 +354,7 @@ impl Step {
     /// The label a step gives the timer it creates (`schedule`, `watch`, `interval`).
     pub fn timer_label(&self) -> Option<&String> {
         match self {
-            Step::Schedule { label, .. } => label.as_ref(),
+            Step::Schedule { label, .. } | Step::Command { label, .. } => label.as_ref(),
             Step::Watch(d) | Step::Interval(d) => d.label.as_ref(),
             _ => None,
         }

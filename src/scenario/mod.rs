@@ -4,6 +4,7 @@
 pub mod amount;
 pub mod base;
 pub mod builtin;
+pub mod command_step;
 pub mod draft_step;
 mod expect;
 mod expect_trace;

@@ -635,6 +635,7 @@ impl Scenario {
         // One path for every front end: the step's command, executed.
         let r = devnet.execute(cmd).map(|reply| match reply {
             crate::node::CommandReply::Receipt(r) => Some(r.receipt),
+            crate::node::CommandReply::Scheduled(s) => Some(s.receipt.receipt),
             _ => None,
         });
         run.applied(r)

@@ -84,6 +84,7 @@ pub fn describe_step(step: &Step) -> String {
         } => format!("{account}'s balance is set to {}", balance.0),
         Step::Halt { blocks, .. } => format!("the chain halts for {blocks} blocks"),
         Step::Tx { tx, .. } => format!("a transaction {tx}"),
+        Step::Command { command, .. } => format!("the command {command}"),
         Step::Activate { height, .. } => format!(
             "governance activates {} at {height}",
             crate::engine::SchedulerKind::after_activation()

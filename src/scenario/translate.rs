@@ -46,13 +46,16 @@ pub enum NotSent {
     /// A `tx` step whose JSON is not a transaction.
     #[error("not a transaction: {0}")]
     Tx(String),
+    /// A `command` step whose table is not a command a step can send.
+    #[error("not a step command: {0}")]
+    Command(String),
 }
 
 impl NotSent {
     pub fn kind(&self) -> ErrorKind {
         match self {
             NotSent::TimerNotFound(_) => ErrorKind::TimerNotFound,
-            NotSent::Config(_) | NotSent::Tx(_) => ErrorKind::InvalidInput,
+            NotSent::Config(_) | NotSent::Tx(_) | NotSent::Command(_) => ErrorKind::InvalidInput,
         }
     }
 }
@@ -179,6 +182,10 @@ pub fn command_for(step: &Step, cx: &StepContext<'_>) -> Result<Option<Command>,
         Step::Halt { .. } => return Ok(None),
         Step::Tx { tx: json, .. } => {
             tx(serde_json::from_str(json).map_err(|e| NotSent::Tx(e.to_string()))?)
+        }
+        Step::Command { command, .. } => {
+            let address = |n: &str| cx.names.get(n).copied();
+            super::command_step::parse(command, &address).map_err(NotSent::Command)?
         }
         Step::Activate { height, from, .. } => Command::SetActivationHeight(SetActivationHeight {
             from: cx.gov(from),

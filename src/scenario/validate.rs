@@ -500,6 +500,15 @@ impl<'a> Check<'a> {
                 serde_json::from_str::<crate::chain::Transaction>(tx)
                     .map_err(|e| err("tx", format!("not a transaction: {e}")))?;
             }
+            Step::Command { command, label, .. } => {
+                let address = |n: &str| self.names.get(n).copied();
+                super::command_step::parse(command, &address).map_err(|m| err("command", m))?;
+                if let Some(l) = label
+                    && self.labels.insert(l.clone(), at).is_some()
+                {
+                    return Err(err("label", format!("label `{l}` is used twice")));
+                }
+            }
             Step::Watch(d) | Step::Interval(d) | Step::Write(d) => {
                 self.actor_and_from(&d.actor, &d.from, at, expected, &err)?;
                 d.check(step.action()).map_err(|(f, m)| err(f, m))?;
