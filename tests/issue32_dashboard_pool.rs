@@ -34,6 +34,7 @@ fn schedule(actor: Address, height: u64) -> ScheduleRequest {
         max_fee_per_cycle: None,
         max_priority_fee_per_cycle: None,
         priority_tier: None,
+        ..Default::default()
     }
 }
 

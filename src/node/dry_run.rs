@@ -86,10 +86,16 @@ impl DryRun {
                 },
             ),
             DryCall::Schedule(s) => {
+                // A label is accepted (checked as the real call checks it) and changes
+                // nothing: a dry run labels no timer (Spec note 191).
+                super::requests::check_opt_label(s.label.as_deref())?;
                 let from = act_as_sender(node, &s.actor, s.from)?;
                 txs::schedule(from, s.actor, s.args.clone())
             }
-            DryCall::Draft(d) => d.tx(node)?,
+            DryCall::Draft(d) => {
+                super::requests::check_opt_label(d.label.as_deref())?;
+                d.tx(node)?
+            }
         })
     }
 

@@ -8,8 +8,9 @@ use super::draft_request::DraftRequest;
 use crate::engine::{Address, PriorityTier, TimerConfig, TimerId};
 use crate::node;
 
-/// A schedule request, as `timer_schedule` takes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A schedule request, as `timer_schedule` takes it. Built field by field in tests: end the
+/// literal with `..Default::default()`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ScheduleRequest {
     pub actor: Address,
     pub height: u64,
@@ -26,6 +27,8 @@ pub struct ScheduleRequest {
     pub max_priority_fee_per_cycle: Option<u128>,
     /// §7.3 tier: the tip as a multiple of the fire-time p50.
     pub priority_tier: Option<PriorityTier>,
+    /// The node's label for the timer (issue 32, Spec note 191).
+    pub label: Option<String>,
 }
 
 /// A partial `TimerConfig`: the named fields change.
@@ -242,6 +245,7 @@ fn schedule_request(req: &ScheduleRequest) -> node::ScheduleTimer {
         actor: req.actor,
         from: req.from,
         args,
+        label: req.label.clone(),
     }
 }
 
