@@ -194,7 +194,7 @@ fn issue32_pool_and_dry_run_answer_the_same_attached_and_in_process() {
     let here = local.dry_run(&req).expect("a dry run in process");
     let there = remote.dry_run(&req).expect("a dry run over JSON-RPC");
     assert_eq!(here, there, "the same dry run either way");
-    assert!(matches!(here.timer, Some((_, true))), "{here:?}");
+    assert!(here.registration.is_some_and(|r| r.created), "{here:?}");
     assert_eq!(local.pending_txs().unwrap(), Vec::new(), "nothing was sent");
     local
         .execute(UiCommand::ScheduleTimer(req))

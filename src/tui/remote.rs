@@ -640,9 +640,9 @@ impl DashboardSource for RemoteDevnet {
         let c = UiCommand::ScheduleTimer(req.clone())
             .request()
             .ok_or("no schedule request")?;
-        let (_, args) = crate::rpc::command::encode(&c)?;
+        let (method, args) = crate::rpc::command::encode(&c)?;
         let v = self
-            .command("devnet_call", super::remote_dry::params(args)?)
+            .command("devnet_call", super::remote_dry::params(method, args)?)
             .map_err(|e| e.to_string())?;
         super::remote_dry::decode(v)
     }

@@ -87,11 +87,16 @@ pub fn dry_run_lines(app: &App, v: &DryRunView) -> Vec<String> {
     let r = &v.receipt;
     let mut out = vec![
         "a dry run: nothing was sent, nothing changed".to_string(),
-        match (&v.timer, r.success) {
-            (Some((id, true)), _) => format!("would create timer {} (id {id})", id.short()),
-            (Some((id, false)), _) => {
-                format!("would update timer {} (a client_nonce repeat)", id.short())
-            }
+        match (&v.registration, r.success) {
+            (Some(g), _) if g.created => format!(
+                "would create timer {} (id {})",
+                g.timer_id.short(),
+                g.timer_id
+            ),
+            (Some(g), _) => format!(
+                "would update timer {} (a client_nonce repeat)",
+                g.timer_id.short()
+            ),
             (None, true) => "would succeed".into(),
             (None, false) => format!(
                 "would fail: {}",
