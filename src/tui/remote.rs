@@ -20,7 +20,7 @@
 //! server does not answer, queries return the last replies, [`DashboardSource::link`] says
 //! "disconnected, retrying", and the WebSocket is reopened every second until it answers.
 
-use super::command::{ScheduleRequest, UiCommand};
+use super::command::UiCommand;
 use super::data::{CommandError, ViewQuery};
 use super::model::DashboardSource;
 use super::outcome::{Answer, CommandOutcome};
@@ -636,10 +636,11 @@ impl DashboardSource for RemoteDevnet {
         self.ask(&crate::node::PendingTxsQuery)
     }
 
-    fn dry_run(&mut self, req: &ScheduleRequest) -> Result<crate::node::DryRunView, String> {
-        let c = UiCommand::ScheduleTimer(req.clone())
-            .request()
-            .ok_or("no schedule request")?;
+    fn dry_run(
+        &mut self,
+        req: &super::command::DryRequest,
+    ) -> Result<crate::node::DryRunView, String> {
+        let c = req.command().request().ok_or("no request to dry run")?;
         let (method, args) = crate::rpc::command::encode(&c)?;
         let v = self
             .command("devnet_call", super::remote_dry::params(method, args)?)
