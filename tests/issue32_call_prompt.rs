@@ -92,7 +92,10 @@ fn issue32_a_dry_run_of_a_call_changes_nothing_and_shows_its_diff() {
     press(&mut src, &mut app, &typed(r#"worker fail ["y"]"#));
     press(&mut src, &mut app, &[ctrl('d')]);
     let s = screen_at(&app, 120, 34);
-    assert!(s.contains("would fail"), "{s}");
+    assert!(
+        s.contains(r#"would fail: Reverted: cannot settle ["y"]"#),
+        "the error as the status line writes it: {s}"
+    );
     assert_eq!(
         state(&src),
         before,

@@ -101,7 +101,7 @@ pub fn dry_run_lines(app: &App, v: &DryRunView) -> Vec<String> {
             (None, true) => "would succeed".into(),
             (None, false) => format!(
                 "would fail: {}",
-                r.error.as_ref().map_or("?".into(), |e| format!("{e:?}"))
+                r.error.as_ref().map_or("?".into(), |e| e.to_string())
             ),
         },
         format!(
