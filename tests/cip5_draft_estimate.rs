@@ -38,6 +38,7 @@ fn draft(actor: Address, interval: bool, args: DraftTimerArgs) -> DraftTimer {
         from: None,
         interval,
         args,
+        ..Default::default()
     }
 }
 
@@ -95,6 +96,7 @@ fn english_8_watch_estimate_matches_the_globalbox() {
             bid: Some(5),
             ..ScheduleArgs::default()
         },
+        ..Default::default()
     })
     .expect("schedules");
     let args = DraftTimerArgs {
@@ -185,6 +187,7 @@ fn english_12_timer_estimate_answers_the_schedules_refusal() {
             payload: payload.to_vec(),
             ..ScheduleArgs::default()
         },
+        ..Default::default()
     };
     for (gas, payload, what) in [
         (999, &b""[..], "MIN_GAS_LIMIT_PER_TIMER"),

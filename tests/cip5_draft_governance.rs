@@ -325,6 +325,7 @@ fn english_12_node_update_and_the_export_replays() {
                 expires_at: Some(exp),
                 ..Default::default()
             },
+            ..Default::default()
         })
         .expect("watch");
     let set = |pairs: &[(&str, u64)]| {

@@ -57,6 +57,7 @@ fn sched(n: &mut NodeCore, a: Address, height: u64, nonce: u64, payload: &[u8]) 
             client_nonce: Some(nonce),
             ..ScheduleArgs::default()
         },
+        ..Default::default()
     }
 }
 
@@ -70,6 +71,7 @@ fn watch(a: Address, keys: &[&str], nonce: u64) -> DraftTimer {
             client_nonce: Some(nonce),
             ..Default::default()
         },
+        ..Default::default()
     }
 }
 

@@ -906,6 +906,7 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
         max_fee_per_cycle: None,
         max_priority_fee_per_cycle: None,
         priority_tier: None,
+        ..Default::default()
     };
     let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req)) else {
         panic!("an estimate")
@@ -1264,8 +1265,8 @@ fn cip1_v3_6_the_schedule_form_sends_fee_caps_and_tier_and_shows_the_auction() {
     let mut src = fixture_at("congestion", 20);
     let mut app = app_on(&mut src);
     press(&mut src, &mut app, &[key('s')]);
-    // From "height or +delay" to max_fee_per_cycle: six fields on.
-    press(&mut src, &mut app, &[code(KeyCode::Tab); 6]);
+    // From "height or +delay" to max_fee_per_cycle: seven fields on (past the label).
+    press(&mut src, &mut app, &[code(KeyCode::Tab); 7]);
     press(&mut src, &mut app, &typed("9000000000"));
     press(&mut src, &mut app, &[code(KeyCode::Tab)]);
     press(&mut src, &mut app, &typed("2_000_000_000"));
@@ -1333,7 +1334,7 @@ fn cip1_v3_6_the_schedule_form_sends_fee_caps_and_tier_and_shows_the_auction() {
     // A max fee below the lane basefee is refused by name, nothing scheduled.
     let before = src.chain().engine().queue().len();
     press(&mut src, &mut app, &[key('s')]);
-    press(&mut src, &mut app, &[code(KeyCode::Tab); 6]);
+    press(&mut src, &mut app, &[code(KeyCode::Tab); 7]);
     press(&mut src, &mut app, &typed("1"));
     press(&mut src, &mut app, &[code(KeyCode::Enter)]);
     let toast = app.toast.clone().unwrap();
@@ -1365,6 +1366,7 @@ fn cip1_v3_6_the_feed_and_a_timers_life_read_a_clamped_tip_in_base_units() {
         max_fee_per_cycle: Some(basefee + 500_000_000),
         max_priority_fee_per_cycle: Some(3_000_000_000),
         priority_tier: None,
+        ..Default::default()
     };
     let Ok(CommandOutcome::Scheduled { timer_id, .. }) = src.execute(UiCommand::ScheduleTimer(req))
     else {

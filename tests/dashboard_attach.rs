@@ -145,6 +145,7 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
         max_fee_per_cycle: None,
         max_priority_fee_per_cycle: None,
         priority_tier: None,
+        ..Default::default()
     };
     let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req.clone()))
     else {
@@ -340,6 +341,7 @@ fn issue15_attach_feed_comes_from_the_subscriptions_without_gaps() {
             max_fee_per_cycle: None,
             max_priority_fee_per_cycle: None,
             priority_tier: None,
+            ..Default::default()
         }))
     else {
         panic!("scheduled")

@@ -45,6 +45,7 @@ fn session(history: usize, head: u64) -> NodeCore {
             actor,
             from: None,
             args,
+            ..Default::default()
         })
         .expect("schedule");
     }
@@ -272,6 +273,7 @@ fn issue24_a_timer_scheduled_after_the_viewed_height_is_not_known_then() {
                 payload: vec![99],
                 ..ScheduleArgs::default()
             },
+            ..Default::default()
         })
         .unwrap()
         .timer_id;

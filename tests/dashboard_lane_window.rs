@@ -206,6 +206,7 @@ fn session(history: usize, head: u64) -> LocalDevnet {
             actor,
             from: None,
             args,
+            ..Default::default()
         })
         .expect("schedule");
     }

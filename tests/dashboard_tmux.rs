@@ -406,8 +406,8 @@ fn issue23_tmux_estimates_prompts_and_filter() {
 
     s.keys(&["s"]);
     s.wait_for("estimate: max cost");
-    // From the height field down to priority_tier.
-    for _ in 0..8 {
+    // From the height field down to priority_tier (past the label field, Spec note 191).
+    for _ in 0..9 {
         s.tmux(&["send-keys", "-t", &s.0, "Down"]);
     }
     s.tmux(&["send-keys", "-t", &s.0, "-l", "urgent"]);

@@ -146,7 +146,8 @@ fn issue23_a_late_estimate_for_older_input_is_dropped() {
     let mut src = demo_at(27);
     let mut app = app_on(&mut src);
     update(&mut app, Action::Key(key('s')));
-    for _ in 0..8 {
+    // Down to priority_tier (past the label field, Spec note 191).
+    for _ in 0..9 {
         update(&mut app, Action::Key(code(KeyCode::Down)));
     }
     let mut sent = None;

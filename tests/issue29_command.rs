@@ -37,6 +37,7 @@ fn schedule(actor: Address, height: u64) -> ScheduleTimer {
             payload: b"p".to_vec(),
             ..Default::default()
         },
+        ..Default::default()
     }
 }
 

@@ -184,6 +184,19 @@ async fn refusals_under(kind: SchedulerKind) {
             "timer_schedule",
             json!([{"actor": nobody, "height": head + 5}]),
         ),
+        // Issue 32 (Spec note 191): a label is 1..=64 bytes of printable text.
+        (
+            "timer_schedule",
+            json!([{"actor": actor, "height": head + 5, "label": ""}]),
+        ),
+        (
+            "timer_schedule",
+            json!([{"actor": actor, "height": head + 5, "label": "two\nlines"}]),
+        ),
+        (
+            "timer_schedule",
+            json!([{"actor": actor, "height": head + 5, "label": "x".repeat(65)}]),
+        ),
         ("devnet_subscribeBlocks", json!([])),
     ];
     if !kind.is_draft() {
@@ -210,6 +223,10 @@ async fn refusals_under(kind: SchedulerKind) {
         cases.push(("timer_watch", json!([{"actor": actor, "keys": []}])));
         cases.push(("timer_watch", json!([{"actor": nobody, "keys": ["k"]}])));
         cases.push(("timer_interval", json!([{"actor": actor, "every": 0}])));
+        cases.push((
+            "timer_watch",
+            json!([{"actor": actor, "keys": ["k"], "label": "esc\u{1b}[31m"}]),
+        ));
     }
     let covered: BTreeSet<&str> = cases.iter().map(|(m, _)| *m).collect();
     let writes: Vec<&String> = methods

@@ -250,6 +250,7 @@ fn issue29_timer_estimate_names_the_scheduler_in_force() {
                     height: n.height() + 5,
                     ..Default::default()
                 },
+                ..Default::default()
             }))
             .unwrap();
         assert!(est.error.is_none(), "{kind}: {:?}", est.error);

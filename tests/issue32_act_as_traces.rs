@@ -48,6 +48,7 @@ fn play(trace: bool) -> Played {
                 height: h,
                 ..ScheduleArgs::default()
             },
+            ..Default::default()
         })
         .expect("scheduled")
     };

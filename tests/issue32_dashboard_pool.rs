@@ -34,6 +34,7 @@ fn schedule(actor: Address, height: u64) -> ScheduleRequest {
         max_fee_per_cycle: None,
         max_priority_fee_per_cycle: None,
         priority_tier: None,
+        ..Default::default()
     }
 }
 
@@ -190,10 +191,11 @@ fn issue32_pool_and_dry_run_answer_the_same_attached_and_in_process() {
     let mut app = App::new(KeyMap::default());
     refresh(&mut local, &mut app);
     let req = schedule(app.data.actors[0], 30);
-    let here = local.dry_run(&req).expect("a dry run in process");
-    let there = remote.dry_run(&req).expect("a dry run over JSON-RPC");
+    let dry = cowboy_devnet::tui::command::DryRequest::Schedule(req.clone());
+    let here = local.dry_run(&dry).expect("a dry run in process");
+    let there = remote.dry_run(&dry).expect("a dry run over JSON-RPC");
     assert_eq!(here, there, "the same dry run either way");
-    assert!(matches!(here.timer, Some((_, true))), "{here:?}");
+    assert!(here.registration.is_some_and(|r| r.created), "{here:?}");
     assert_eq!(local.pending_txs().unwrap(), Vec::new(), "nothing was sent");
     local
         .execute(UiCommand::ScheduleTimer(req))

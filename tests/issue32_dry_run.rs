@@ -143,7 +143,12 @@ async fn issue32_dry_run_of_a_schedule_names_the_timer_and_keeps_none() {
         "a schedule's dry run changed nothing"
     );
     assert_eq!(dry["status"], json!("success"), "{dry}");
-    let id = dry["timer_id"].clone();
+    // Spec note 192: the registration under its own key; the receipt's `created` (a deploy's
+    // address) is not a bool here.
+    let id = dry["registration"]["timer_id"].clone();
+    assert_eq!(dry["registration"]["created"], json!(true), "{dry}");
+    assert!(dry.get("timer_id").is_none(), "{dry}");
+    assert!(!dry["created"].is_boolean(), "{dry}");
     assert_eq!(dry["timers"], json!([id]));
     assert!(
         dry["events"]
@@ -352,11 +357,15 @@ async fn issue32_dry_runs_of_watches_and_intervals_name_the_timer_and_keep_none(
             "a {kind}'s dry run changed nothing"
         );
         assert_eq!(
-            (&dry["dry_run"], &dry["status"], &dry["created"]),
+            (
+                &dry["dry_run"],
+                &dry["status"],
+                &dry["registration"]["created"]
+            ),
             (&json!(true), &json!("success"), &json!(true)),
             "{dry}"
         );
-        let id = dry["timer_id"].clone();
+        let id = dry["registration"]["timer_id"].clone();
         assert_eq!(dry["timers"], json!([id]), "{dry}");
         assert!(!dry["events"].as_array().unwrap().is_empty(), "{dry}");
         assert_eq!(call(&c, "timer_get", json!([id])).await, Value::Null);
@@ -370,11 +379,14 @@ async fn issue32_dry_runs_of_watches_and_intervals_name_the_timer_and_keep_none(
     let dry = call(&c, "devnet_call", json!([{ "watch": watch }])).await;
     let real = call(&c, "timer_watch", json!([watch])).await;
     assert_eq!(
-        (&dry["timer_id"], &dry["created"]),
+        (
+            &dry["registration"]["timer_id"],
+            &dry["registration"]["created"]
+        ),
         (&real["timer_id"], &real["created"]),
         "{dry} / {real}"
     );
-    assert_eq!(dry["created"], json!(false), "{dry}");
+    assert_eq!(dry["registration"]["created"], json!(false), "{dry}");
     assert_ne!(state(&c).await, before, "the real repeat is a transaction");
 }
 
@@ -535,7 +547,7 @@ async fn issue32_a_dry_run_answers_its_state_diff() {
     let d = call(&c, "devnet_call", json!([{"schedule": t}])).await;
     assert_eq!(
         d["diff"]["timers"]["scheduled"],
-        json!([d["timer_id"]]),
+        json!([d["registration"]["timer_id"]]),
         "{d}"
     );
     assert_eq!(state(&c).await, before, "dry runs changed nothing");

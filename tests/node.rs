@@ -364,6 +364,7 @@ fn node_a_rejected_request_changes_nothing() {
                 height: 1,
                 ..ScheduleArgs::default()
             },
+            ..Default::default()
         })
         .unwrap_err(),
         // Only the deployer may act as the actor.
@@ -374,6 +375,7 @@ fn node_a_rejected_request_changes_nothing() {
                 height: 100,
                 ..ScheduleArgs::default()
             },
+            ..Default::default()
         })
         .unwrap_err(),
         // Governance from an account that is not a system deployer (CIP-5 §5.4).
@@ -422,6 +424,7 @@ fn node_timer_requests_and_queries_follow_a_timer_after_it_left() {
             actor,
             from: None,
             args: args.clone(),
+            ..Default::default()
         }))
         .unwrap();
     assert!(est.error.is_none(), "{:?}", est.error);
@@ -434,6 +437,7 @@ fn node_timer_requests_and_queries_follow_a_timer_after_it_left() {
             actor,
             from: None,
             args: args.clone(),
+            ..Default::default()
         })
         .unwrap();
     assert_eq!(Some(s.timer_id), est.timer_id);
@@ -609,6 +613,7 @@ fn node_governance_and_extension_requests_cip5_5_4() {
                 expires_at: Some(height + 10),
                 ..ScheduleArgs::default()
             },
+            ..Default::default()
         })
         .unwrap()
         .timer_id

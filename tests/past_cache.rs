@@ -86,6 +86,7 @@ fn schedule(n: &mut impl Dev, actor: Address, after: u64) -> Option<TimerId> {
         actor,
         from: None,
         args,
+        ..Default::default()
     })
     .ok()
     .map(|s| s.timer_id)

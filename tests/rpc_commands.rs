@@ -52,6 +52,7 @@ fn schedule() -> ScheduleTimer {
             bid: Some(5),
             client_nonce: Some(9),
         },
+        label: Some("settle 42".into()),
     }
 }
 
@@ -76,6 +77,7 @@ fn draft(interval: bool) -> DraftTimer {
             bid: Some(11),
             client_nonce: Some(4),
         },
+        label: Some("settle 42".into()),
     }
 }
 

@@ -261,6 +261,7 @@ fn schedule() -> ScheduleTimer {
             bid: Some(5),
             client_nonce: Some(9),
         },
+        label: Some("settle 42".into()),
     }
 }
 
@@ -284,6 +285,7 @@ fn draft(interval: bool) -> EstimateDraftTimer {
             bid: Some(11),
             client_nonce: Some(4),
         },
+        label: Some("settle 42".into()),
     })
 }
 

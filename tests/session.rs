@@ -50,6 +50,7 @@ fn schedule(n: &mut NodeCore, actor: Address, after: u64) -> Result<(), ()> {
         actor,
         from: None,
         args,
+        ..Default::default()
     })
     .map(|_| ())
     .map_err(|_| ())
@@ -97,6 +98,7 @@ fn issue24_export_of_a_session_replays_to_the_same_hash_and_root_at_every_height
             payload: b"x".to_vec(),
             ..ScheduleArgs::default()
         },
+        ..Default::default()
     });
     let id = id.unwrap().timer_id;
     n.apply(Mine { blocks: 1 }).unwrap();
@@ -327,6 +329,7 @@ fn dry_call(n: &NodeCore, a: Address, kind: u8, x: u64) -> At<DryRun> {
                 payload: b"p".to_vec(),
                 ..ScheduleArgs::default()
             },
+            ..Default::default()
         })
     };
     let draft = |interval: bool| {
@@ -341,6 +344,7 @@ fn dry_call(n: &NodeCore, a: Address, kind: u8, x: u64) -> At<DryRun> {
                 client_nonce: x.is_multiple_of(2).then_some(x),
                 ..DraftTimerArgs::default()
             },
+            ..Default::default()
         })
     };
     let pending = n.chain().pending_height();
@@ -397,6 +401,7 @@ fn play(
                     actor: a,
                     from: None,
                     args,
+                    ..Default::default()
                 }) {
                     timers.push(s.timer_id);
                 }
@@ -454,6 +459,7 @@ fn play(
                         actor: a,
                         from: None,
                         args,
+                        ..Default::default()
                     })
                     .unwrap_err();
                 // Refused under fifo by name, unless the sender cannot pay first (a balance

@@ -427,8 +427,7 @@ impl NodeCore {
         } = &e
         {
             let (timer, label) = (*timer, label.clone());
-            self.labels.keep(timer, &label);
-            self.session.push(Entry::Labelled { timer, label });
+            self.label_timer(timer, label);
         }
         self.events.push_back(e);
     }

@@ -14,12 +14,18 @@ use serde::{Deserialize, Serialize};
 
 /// `actor` registers a state watch (`watch`) or an interval timer (`interval`), in a
 /// transaction from `from` (default: its deployer).
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+///
+/// Built field by field in tests: end the literal with `..Default::default()`.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct DraftTimer {
     pub actor: Address,
     pub from: Option<Address>,
     pub interval: bool,
     pub args: DraftTimerArgs,
+    /// A label for the timer, as `timer_schedule`'s (Spec note 191): the node's, not the
+    /// chain's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
 }
 
 impl Request for DraftTimer {
@@ -27,6 +33,7 @@ impl Request for DraftTimer {
     /// A refused registration is an error and changes nothing (no nonce, no fee): the chain
     /// runs the call's checks before it includes it (`Chain::check_tx`, issues 29 and 30).
     fn apply(self, node: &mut NodeCore) -> Result<Scheduled, NodeError> {
+        super::requests::check_opt_label(self.label.as_deref())?;
         let client_nonce = self.args.client_nonce;
         let tx = self.tx(node)?;
         let bound = nonce_bound(node, &self.actor, client_nonce);
@@ -35,6 +42,9 @@ impl Request for DraftTimer {
             return Err(NodeError::reverted(receipt));
         }
         let (timer_id, created) = named_timer(&receipt, bound);
+        if let Some(l) = self.label {
+            node.label_timer(timer_id, l);
+        }
         Ok(Scheduled {
             timer_id,
             created,

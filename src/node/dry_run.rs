@@ -55,12 +55,24 @@ pub struct DryRunView {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trace: Option<Vec<crate::chain::trace::Trace>>,
     /// A registration's timer, as the real one names it (a `client_nonce` repeat: the bound
-    /// timer), and whether it would create it; `None` for a call.
+    /// timer), and whether it would create it; `None` for a call (Spec note 192).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timer: Option<(TimerId, bool)>,
+    pub registration: Option<Registration>,
     /// What it would change (Spec note 182).
     #[serde(default)]
     pub diff: StateDiff,
+}
+
+/// What a registration's dry run would name (issue 32, Spec note 192): `devnet_call`'s
+/// `registration`, the first two fields of what `timer_schedule` / `timer_watch` /
+/// `timer_interval` answer, under their own key so that they never stand where the receipt's
+/// fields go (the receipt's `created` is a deploy's address).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Registration {
+    /// The timer the real call would name (a `client_nonce` repeat: the bound one).
+    pub timer_id: TimerId,
+    /// Whether it would create it: `false` for a `client_nonce` repeat.
+    pub created: bool,
 }
 
 /// Runs `call` against the head without keeping anything (Spec note 174). A transaction the
@@ -86,10 +98,16 @@ impl DryRun {
                 },
             ),
             DryCall::Schedule(s) => {
+                // A label is accepted (checked as the real call checks it) and changes
+                // nothing: a dry run labels no timer (Spec note 191).
+                super::requests::check_opt_label(s.label.as_deref())?;
                 let from = act_as_sender(node, &s.actor, s.from)?;
                 txs::schedule(from, s.actor, s.args.clone())
             }
-            DryCall::Draft(d) => d.tx(node)?,
+            DryCall::Draft(d) => {
+                super::requests::check_opt_label(d.label.as_deref())?;
+                d.tx(node)?
+            }
         })
     }
 
@@ -100,14 +118,15 @@ impl DryRun {
         &self,
         receipt: &Receipt,
         bound: Option<TimerId>,
-    ) -> Result<Option<(TimerId, bool)>, NodeError> {
+    ) -> Result<Option<Registration>, NodeError> {
         if self.call.registration().is_none() {
             return Ok(None);
         }
         if !receipt.success {
             return Err(NodeError::reverted(receipt.clone()));
         }
-        Ok(Some(named_timer(receipt, bound)))
+        let (timer_id, created) = named_timer(receipt, bound);
+        Ok(Some(Registration { timer_id, created }))
     }
 }
 
@@ -128,7 +147,7 @@ impl Query for DryRun {
             chain.set_tracing(true);
         }
         let receipt = chain.apply_tx(tx)?;
-        let timer = self.named(&receipt, bound)?;
+        let registration = self.named(&receipt, bound)?;
         let trace = self.trace.then(|| chain.take_traces());
         let events = chain.open_events().unwrap_or_default();
         let events = match before {
@@ -147,7 +166,7 @@ impl Query for DryRun {
             events,
             height: chain.pending_height(),
             trace,
-            timer,
+            registration,
         })
     }
 }

@@ -55,7 +55,7 @@ pub use draft::{DraftQuery, DraftTimer, DraftView, WatchView};
 pub use draft_estimate::{DraftEstimate, EstimateDraftTimer};
 pub use drop::{DropTransaction, Dropped};
 pub use dry_diff::{BalanceChange, StateDiff, StorageChange, TimerChanges, TimerExtension};
-pub use dry_run::{DryCall, DryRun, DryRunView};
+pub use dry_run::{DryCall, DryRun, DryRunView, Registration};
 pub use error::NodeError;
 pub use finder::{
     DEFAULT_PAGE, EventCursor, EventsPage, EventsPageQuery, MAX_PAGE, TimerPage, TimersPageQuery,

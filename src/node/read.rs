@@ -316,6 +316,7 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
             exit_height: None,
             fee_paid: None,
             history_pruned: false,
+            label: None,
         });
     }
     // Gone: its record is what its `TimerScheduled` event said, with the extensions since.

@@ -361,12 +361,30 @@ impl Request for CallActor {
 // ---- timers ---------------------------------------------------------------------------------
 
 /// `actor` schedules a timer in a transaction from `from`.
-#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+///
+/// Built field by field in tests: end the literal with `..Default::default()` so that a new
+/// optional field touches none of them.
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct ScheduleTimer {
     pub actor: Address,
     /// The sender (default: the actor's deployer, the one account that may act as it).
     pub from: Option<Address>,
     pub args: ScheduleArgs,
+    /// A label for the timer (issue 32, Spec note 191): kept by the node beside it, not by
+    /// the chain (no root, fee or transaction sees it); `timer_list` finds the timer by it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+}
+
+/// A registration's `label`, if any, checked (Spec note 191): a bad one is `InvalidInput`,
+/// before anything is sent.
+pub(super) fn check_opt_label(label: Option<&str>) -> Result<(), NodeError> {
+    match label {
+        Some(l) => {
+            super::views::check_label(l).map_err(|m| NodeError::InvalidInput(format!("label: {m}")))
+        }
+        None => Ok(()),
+    }
 }
 
 /// The sender of a timer request: `from`, or the actor's deployer.
@@ -394,6 +412,7 @@ fn send_checked(node: &mut NodeCore, tx: Transaction) -> Result<TxOutcome, NodeE
 impl Request for ScheduleTimer {
     type Reply = Scheduled;
     fn apply(self, node: &mut NodeCore) -> Result<Scheduled, NodeError> {
+        check_opt_label(self.label.as_deref())?;
         let from = act_as_sender(node, &self.actor, self.from)?;
         let client_nonce = self.args.client_nonce;
         let tx = txs::schedule(from, self.actor, self.args);
@@ -403,6 +422,9 @@ impl Request for ScheduleTimer {
         let bound = registration::nonce_bound(node, &self.actor, client_nonce);
         let out = send_checked(node, tx)?;
         let (timer_id, created) = registration::named_timer(&out.receipt, bound);
+        if let Some(l) = self.label {
+            node.label_timer(timer_id, l);
+        }
         Ok(Scheduled {
             timer_id,
             created,

@@ -311,6 +311,11 @@ pub struct TimerView {
     /// deferrals) begin later or are empty.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub history_pruned: bool,
+    /// The label given to it (a fixture step's, or the `label` param of `timer_schedule` /
+    /// `timer_watch` / `timer_interval`; issue 32, Spec notes 186 and 191); `null` when none,
+    /// and at a past height (`block`), which knows no labels.
+    #[serde(default)]
+    pub label: Option<String>,
 }
 
 impl TimerView {
@@ -352,6 +357,7 @@ impl TimerView {
             exit_height: None,
             fee_paid: None,
             history_pruned: false,
+            label: None,
         }
     }
 }
@@ -387,6 +393,28 @@ pub struct TimerFilter {
 
 /// The longest label the node keeps or a filter takes, in bytes (Spec note 186).
 pub const MAX_LABEL: usize = 64;
+
+/// Whether `label` may label a timer (issue 32, Spec note 191): 1..=[`MAX_LABEL`] bytes of
+/// printable text (no control character: no newline, tab or escape), not only spaces; else
+/// what is wrong with it.
+pub fn check_label(label: &str) -> Result<(), String> {
+    if label.trim().is_empty() {
+        return Err("a label is 1 to 64 bytes of printable text: this one is empty".into());
+    }
+    if label.len() > MAX_LABEL {
+        return Err(format!(
+            "a label is at most {MAX_LABEL} bytes: this one is {}",
+            label.len()
+        ));
+    }
+    if let Some(c) = label.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "a label is printable text: it holds the control character {:?}",
+            c
+        ));
+    }
+    Ok(())
+}
 
 /// What the timer list filters on, for one timer the node knows.
 #[derive(Clone, Debug, PartialEq, Eq)]

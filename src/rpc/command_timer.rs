@@ -152,6 +152,7 @@ fn schedule_json(s: &ScheduleTimer) -> Value {
             ("priority_tier", a.priority_tier.map(|t| json!(t.as_str()))),
             ("bid", amount(a.bid)),
             ("client_nonce", a.client_nonce.map(|n| json!(n))),
+            ("label", s.label.as_ref().map(|l| json!(l))),
         ],
     )
 }
@@ -170,6 +171,7 @@ pub(super) fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOw
     let priority_tier: Option<PriorityTier> = o.opt("priority_tier")?;
     let bid: Option<Amount> = o.opt("bid")?;
     let client_nonce: Option<u64> = o.opt("client_nonce")?;
+    let label = opt_label(&mut o)?;
     o.finish()?;
     let inner = payload.unwrap_or_default().0;
     // CIP-5 §4.2's handler convention: a named handler travels in the payload.
@@ -192,7 +194,18 @@ pub(super) fn decode_schedule(mut o: Obj) -> Result<ScheduleTimer, ErrorObjectOw
             bid: bid.map(|a| a.0),
             client_nonce,
         },
+        label,
     })
+}
+
+/// A registration's optional `label` (Spec note 191): 1..=64 bytes of printable text, else
+/// -32602 naming `label`.
+pub(super) fn opt_label(o: &mut Obj) -> Result<Option<String>, ErrorObjectOwned> {
+    let label: Option<String> = o.opt("label")?;
+    if let Some(l) = &label {
+        crate::node::check_label(l).map_err(|m| invalid_param("label", &m))?;
+    }
+    Ok(label)
 }
 
 /// `[timer]`; `{timer_id, created, tx_hash, receipt}`.

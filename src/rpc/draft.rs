@@ -52,6 +52,7 @@ pub(super) fn decode(mut o: Obj, interval: bool) -> Result<DraftTimer, ErrorObje
     let expires_at: Option<u64> = o.opt("expires_at")?;
     let bid: Option<Amount> = o.opt("bid")?;
     let client_nonce: Option<u64> = o.opt("client_nonce")?;
+    let label = super::command_timer::opt_label(&mut o)?;
     o.finish()?;
     let keys = match (interval, keys) {
         (false, Some(Value::Array(ks))) if !ks.is_empty() => ks
@@ -94,6 +95,7 @@ pub(super) fn decode(mut o: Obj, interval: bool) -> Result<DraftTimer, ErrorObje
             bid: bid.map(|b| b.0),
             client_nonce,
         },
+        label,
     })
 }
 
@@ -127,6 +129,7 @@ pub fn draft_params(r: &DraftTimer) -> Vec<Value> {
         ("from", r.from.map(|f| json!(f))),
         ("fee_payer", a.fee_payer.map(|f| json!(f))),
         ("expires_at", a.expires_at.map(|e| json!(e))),
+        ("label", r.label.as_ref().map(|l| json!(l))),
     ];
     for (k, v) in fields {
         if let Some(v) = v {

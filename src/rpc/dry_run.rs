@@ -6,7 +6,9 @@
 //! Issue 32 (Spec note 175): `[call, options?, block?]`: `{"trace": true}` adds the handler
 //! run's `trace` (`"compact": true` as the trace methods take it), and a block tag runs the
 //! call against the state as of that sealed block (a past height: its open block is #h+1).
-//! Spec note 182: `diff`, what it would change (storage keys, balances, timers).
+//! Spec note 182: `diff`, what it would change (storage keys, balances, timers). Spec note
+//! 192: a registration's `{timer_id, created}` under `registration`, never in the receipt's
+//! place.
 
 use super::command_timer::decode_schedule;
 use super::error::node_error;
@@ -89,9 +91,8 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         if let Some(t) = out.trace {
             v["trace"] = super::traces::written(t, compact);
         }
-        if let Some((id, created)) = out.timer {
-            v["timer_id"] = json!(id);
-            v["created"] = json!(created);
+        if let Some(r) = out.registration {
+            v["registration"] = to_json(&r);
         }
         Ok(v)
     });

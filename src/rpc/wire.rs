@@ -176,6 +176,9 @@ pub struct ScheduleFields {
     pub bid: Option<Amount>,
     /// CIP-5 drafts' idempotent set (English §6.2)
     pub client_nonce: Option<u64>,
+    /// the node's label for the timer (1 to 64 bytes of printable text; not unique; not
+    /// chain state): timer_list finds the timer by it (Spec note 191)
+    pub label: Option<String>,
 }
 
 /// A transaction in which `actor` cancels its timer.

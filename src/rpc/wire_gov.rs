@@ -122,6 +122,9 @@ pub struct DraftFields {
     /// idempotent set (English §6.2, zh §7.2)
     pub client_nonce: Option<u64>,
     pub from: Option<Address>,
+    /// the node's label for the timer (1 to 64 bytes of printable text; not unique; not
+    /// chain state): timer_list finds the timer by it (Spec note 191)
+    pub label: Option<String>,
 }
 
 /// CIP-5 drafts: a transaction in which `actor` registers a state watch on its storage keys or
@@ -130,7 +133,7 @@ pub struct DraftFields {
 #[derive(JsonSchema)]
 pub struct WatchParams {
     /// actor, keys, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid? (whole
-    /// units), client_nonce? (English §6.2 idempotent set), from?
+    /// units), client_nonce? (English §6.2 idempotent set), from?, label?
     pub timer: WatchFields,
 }
 
@@ -149,6 +152,9 @@ pub struct WatchFields {
     pub bid: Option<Amount>,
     pub client_nonce: Option<u64>,
     pub from: Option<Address>,
+    /// the node's label for the timer (1 to 64 bytes of printable text; not unique; not
+    /// chain state): timer_list finds the timer by it (Spec note 191)
+    pub label: Option<String>,
 }
 
 /// cip5-draft-zh: a transaction in which `actor` registers an interval timer (set_interval, zh
@@ -156,7 +162,7 @@ pub struct WatchFields {
 #[derive(JsonSchema)]
 pub struct IntervalParams {
     /// actor, every, first?, payload?, handler?, fee_payer?, gas_limit?, expires_at?, bid?
-    /// (whole units), client_nonce? (zh §7.2 idempotent set), from?
+    /// (whole units), client_nonce? (zh §7.2 idempotent set), from?, label?
     pub timer: IntervalFields,
 }
 
@@ -175,4 +181,7 @@ pub struct IntervalFields {
     pub bid: Option<Amount>,
     pub client_nonce: Option<u64>,
     pub from: Option<Address>,
+    /// the node's label for the timer (1 to 64 bytes of printable text; not unique; not
+    /// chain state): timer_list finds the timer by it (Spec note 191)
+    pub label: Option<String>,
 }

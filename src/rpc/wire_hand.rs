@@ -215,10 +215,10 @@ pub struct DryCallReply {
     pub dry_run: bool,
     /// the events it would emit
     pub events: Vec<EventRecord>,
-    /// a registration's timer, as the real method names it
-    pub timer_id: Option<TimerId>,
-    /// a registration: false for a client_nonce repeat naming the bound timer
-    pub created: Option<bool>,
+    /// a registration's (schedule, watch, interval) timer_id, as the real method names it,
+    /// and created: false for a client_nonce repeat naming the bound timer (Spec note 192);
+    /// absent for a call
+    pub registration: Option<crate::node::Registration>,
     /// with {"trace": true}: the handler run's trace
     pub trace: Option<Vec<TraceReply>>,
     /// what it would change: storage keys (actor, key, old, new), balances (address, before,
@@ -240,7 +240,7 @@ pub struct DryCallOptions {
 /// with timer_watch's / timer_interval's (Spec note 181), run against the head (or the state
 /// as of `block`) and thrown away. Result: the receipt the transaction would get (a failing
 /// handler: success false, status reverted, its error), with dry_run: true, its events, the
-/// timers it would schedule (and timer_id, created for a registration), its state diff. What
+/// timers it would schedule (and registration: {timer_id, created} for one), its state diff. What
 /// the real call refuses is the same named error. Nothing changes: no block, nonce, balance,
 /// timer or pending transaction.
 #[derive(JsonSchema)]

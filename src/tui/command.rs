@@ -8,8 +8,9 @@ use super::draft_request::DraftRequest;
 use crate::engine::{Address, PriorityTier, TimerConfig, TimerId};
 use crate::node;
 
-/// A schedule request, as `timer_schedule` takes it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A schedule request, as `timer_schedule` takes it. Built field by field in tests: end the
+/// literal with `..Default::default()`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct ScheduleRequest {
     pub actor: Address,
     pub height: u64,
@@ -26,6 +27,47 @@ pub struct ScheduleRequest {
     pub max_priority_fee_per_cycle: Option<u128>,
     /// §7.3 tier: the tip as a multiple of the fire-time p50.
     pub priority_tier: Option<PriorityTier>,
+    /// The node's label for the timer (issue 32, Spec note 191).
+    pub label: Option<String>,
+}
+
+/// A handler call, as `actor_call` takes it (issue 32: the call prompt, `a`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallRequest {
+    pub from: Address,
+    pub actor: Address,
+    pub handler: String,
+    /// The args as typed (a JSON array's text), sent as the payload's bytes.
+    pub payload: Vec<u8>,
+}
+
+impl CallRequest {
+    fn node(&self) -> node::CallActor {
+        node::CallActor {
+            from: self.from,
+            actor: self.actor,
+            handler: self.handler.clone(),
+            payload: self.payload.clone(),
+        }
+    }
+}
+
+/// What the dashboard runs as a dry run (issue 32, Spec notes 190 and 193): the schedule
+/// form's request or the call prompt's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DryRequest {
+    Schedule(ScheduleRequest),
+    Call(CallRequest),
+}
+
+impl DryRequest {
+    /// The command the dry run stands for (what Enter would send).
+    pub fn command(&self) -> UiCommand {
+        match self {
+            DryRequest::Schedule(r) => UiCommand::ScheduleTimer(r.clone()),
+            DryRequest::Call(r) => UiCommand::CallActor(r.clone()),
+        }
+    }
 }
 
 /// A partial `TimerConfig`: the named fields change.
@@ -133,6 +175,8 @@ pub enum UiCommand {
     ExportSession,
     /// `devnet_dropTransaction` (issue 32: the pool overlay's `d`).
     DropTransaction(crate::engine::H256),
+    /// `actor_call` (issue 32: the call prompt, `a`).
+    CallActor(CallRequest),
 }
 
 impl UiCommand {
@@ -215,6 +259,7 @@ impl UiCommand {
             UiCommand::DropTransaction(hash) => {
                 node::Command::DropTransaction(node::DropTransaction { hash })
             }
+            UiCommand::CallActor(r) => node::Command::CallActor(r.node()),
             UiCommand::ExportSession => return None,
         })
     }
@@ -242,14 +287,17 @@ fn schedule_request(req: &ScheduleRequest) -> node::ScheduleTimer {
         actor: req.actor,
         from: req.from,
         args,
+        label: req.label.clone(),
     }
 }
 
-/// The schedule form's request as a dry run (issue 32, `devnet_call {"schedule": ...}`): the
-/// same transaction `timer_schedule` would send, with the handler run's trace.
-pub fn dry_schedule(req: &ScheduleRequest) -> node::DryRun {
-    node::DryRun {
-        call: node::DryCall::Schedule(schedule_request(req)),
-        trace: true,
-    }
+/// A dry run (issue 32, `devnet_call`): the schedule form's request as `{"schedule": ...}`,
+/// the same transaction `timer_schedule` would send, or the call prompt's as `actor_call`
+/// sends it; with the handler run's trace.
+pub fn dry_run(req: &DryRequest) -> node::DryRun {
+    let call = match req {
+        DryRequest::Schedule(r) => node::DryCall::Schedule(schedule_request(r)),
+        DryRequest::Call(r) => node::DryCall::Call(r.node()),
+    };
+    node::DryRun { call, trace: true }
 }

@@ -45,6 +45,7 @@ impl DraftRequest {
                 bid: self.bid,
                 client_nonce: self.client_nonce,
             },
+            label: None,
         }
     }
 }

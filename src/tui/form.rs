@@ -16,6 +16,8 @@ pub enum FormField {
     FeePayer,
     Gas,
     ExpiresAt,
+    /// The node's label for the timer (optional; issue 32, Spec note 191).
+    Label,
     /// CIP-1 v3 §6 fee caps and §7.3 tier (optional: empty fields are priced by the GBA).
     MaxFee,
     MaxPriorityFee,
@@ -23,7 +25,7 @@ pub enum FormField {
 }
 
 impl FormField {
-    pub const ALL: [FormField; 10] = [
+    pub const ALL: [FormField; 11] = [
         FormField::Actor,
         FormField::When,
         FormField::Handler,
@@ -31,6 +33,7 @@ impl FormField {
         FormField::FeePayer,
         FormField::Gas,
         FormField::ExpiresAt,
+        FormField::Label,
         FormField::MaxFee,
         FormField::MaxPriorityFee,
         FormField::Tier,
@@ -45,6 +48,7 @@ impl FormField {
             FormField::FeePayer => "fee payer",
             FormField::Gas => "gas per fire",
             FormField::ExpiresAt => "expires_at",
+            FormField::Label => "label",
             FormField::MaxFee => "max_fee_per_cycle",
             FormField::MaxPriorityFee => "max_priority_fee_per_cycle",
             FormField::Tier => "priority_tier",
@@ -60,6 +64,7 @@ impl FormField {
             FormField::FeePayer => "self, or a name / 0x address",
             FormField::Gas => "empty: max per fire",
             FormField::ExpiresAt => "empty: height + max TTL",
+            FormField::Label => "optional: timer_list and the finder find it by this",
             FormField::MaxFee => "nanos/cycle; empty: 2 × lane basefee",
             FormField::MaxPriorityFee => "nanos/cycle; empty: tier or p50 tip",
             FormField::Tier => "economy|standard|fast|urgent",
@@ -172,6 +177,10 @@ impl ScheduleForm {
                     })?,
             ),
         };
+        let label = self.value(FormField::Label).trim();
+        if !label.is_empty() {
+            crate::node::check_label(label)?;
+        }
         Ok(ScheduleRequest {
             actor,
             height: at,
@@ -184,6 +193,7 @@ impl ScheduleForm {
             max_fee_per_cycle: opt_u128(FormField::MaxFee)?,
             max_priority_fee_per_cycle: opt_u128(FormField::MaxPriorityFee)?,
             priority_tier: tier,
+            label: (!label.is_empty()).then(|| label.to_string()),
         })
     }
 }

@@ -64,6 +64,8 @@ pub enum KeyAction {
     Trace,
     /// The open block's transactions, with drop (issue 32).
     Pool,
+    /// Call an actor's handler, or dry-run the call (issue 32).
+    Call,
     /// The charts' window of blocks, narrower or wider (issue 34, btop-style).
     NarrowWindow,
     WidenWindow,
@@ -114,6 +116,7 @@ impl KeyAction {
             KeyAction::Find => "find",
             KeyAction::Trace => "trace",
             KeyAction::Pool => "pool",
+            KeyAction::Call => "call",
             KeyAction::NarrowWindow => "narrow_window",
             KeyAction::WidenWindow => "widen_window",
         }
@@ -385,6 +388,12 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
         KeyAction::Pool,
         &["P"],
         "the pending transactions of the open block, newest first; d drops one (asks first)",
+        None,
+    ),
+    (
+        KeyAction::Call,
+        &["a"],
+        "call an actor: ACTOR METHOD [args as a JSON array] [from=NAME]; Tab completes the actor, C-d dry-runs it",
         None,
     ),
     (

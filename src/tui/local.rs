@@ -388,9 +388,9 @@ impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
 
     fn dry_run(
         &mut self,
-        req: &super::command::ScheduleRequest,
+        req: &super::command::DryRequest,
     ) -> Result<crate::node::DryRunView, String> {
-        let q = super::command::dry_schedule(req);
+        let q = super::command::dry_run(req);
         match self.node.read(move |core| core.ask(&q)) {
             Ok(r) => r.map_err(|e| e.to_string()),
             Err(e) => Err(e.to_string()),

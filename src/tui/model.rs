@@ -128,7 +128,10 @@ pub trait DashboardSource {
 
     /// A schedule request run as a dry run against the head (issue 32: the schedule form's
     /// dry run, `devnet_call {"schedule": ...}` with a trace): nothing changes.
-    fn dry_run(&mut self, _req: &ScheduleRequest) -> Result<crate::node::DryRunView, String> {
+    fn dry_run(
+        &mut self,
+        _req: &super::command::DryRequest,
+    ) -> Result<crate::node::DryRunView, String> {
         Err("this source has no dry runs".into())
     }
 

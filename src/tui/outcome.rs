@@ -136,6 +136,9 @@ pub enum Answer {
     /// The transactions a drop removed (issue 32): the one asked for, then the later ones
     /// that no longer applied without it.
     Dropped(Vec<crate::engine::H256>),
+    /// A call's receipt (issue 32: the call prompt): a handler that failed is a receipt with
+    /// `success: false`, not an error.
+    Receipt(Box<crate::chain::Receipt>),
     /// Applied; nothing more to say.
     Done,
 }
@@ -235,9 +238,28 @@ impl CommandOutcome {
                 )
             }),
             (UiCommand::DropTransaction(_), Answer::Dropped(d)) => applied(dropped_text(&d)),
+            (UiCommand::CallActor(c), Answer::Receipt(r)) => applied(receipt_text(c, &r)),
             (cmd, answer) => applied(format!("{}: {answer:?}", cmd.method())),
         }
     }
+}
+
+/// A call's receipt for the status line (issue 32): the handler, whether it succeeded (or its
+/// error), the transaction, cycles and fee.
+fn receipt_text(c: &super::command::CallRequest, r: &crate::chain::Receipt) -> String {
+    let how = match (&r.error, r.success) {
+        (_, true) => "succeeded".to_string(),
+        (Some(e), false) => format!("reverted: {e}"),
+        (None, false) => "reverted".to_string(),
+    };
+    format!(
+        "actor_call {}: {how} · tx {}… · cycles {} · cells {} · fee {} nanos",
+        c.handler,
+        &r.tx_hash.to_string()[..10],
+        r.cycles_used,
+        r.cells_used,
+        r.fee
+    )
 }
 
 /// What a drop removed, for the status line (issue 32): the transaction asked for, and the

@@ -200,6 +200,12 @@ pub(crate) fn refuse_in_past(app: &mut App, effects: Vec<Effect>) -> Vec<Effect>
                     cmd.method()
                 );
                 app.toast(text, true);
+                // The prompt that sent it waits for no answer: Enter works again at the head.
+                if let Overlay::Prompt(p) = &mut app.overlay
+                    && p.sent.as_deref() == Some(cmd)
+                {
+                    p.sent = None;
+                }
             }
             _ => out.push(e),
         }

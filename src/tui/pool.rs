@@ -10,7 +10,7 @@ use super::prompt::{Confirm, Confirmed};
 use super::state::{App, Effect, Overlay};
 use crate::node::TxView;
 
-pub use super::pool_state::{DryRanReply, DryRunShown, PoolOverlay};
+pub use super::pool_state::{DryBack, DryRanReply, DryRunShown, PoolOverlay};
 use crossterm::event::{KeyCode, KeyEvent};
 
 /// `P`: opens the pool overlay and asks for the open block's transactions.
@@ -129,7 +129,9 @@ pub fn dry_run_form(app: &mut App) -> Vec<Effect> {
         return vec![];
     };
     match f.request(&app.data, h) {
-        Ok(req) => vec![Effect::DryRun(Box::new(req))],
+        Ok(req) => vec![Effect::DryRun(Box::new(
+            super::command::DryRequest::Schedule(req),
+        ))],
         Err(m) => {
             f.error = Some(super::data::CommandError::new("InvalidInput", m));
             vec![]
@@ -137,10 +139,11 @@ pub fn dry_run_form(app: &mut App) -> Vec<Effect> {
     }
 }
 
-/// A dry run's answer: opened over the form (Esc returns to it).
+/// A dry run's answer: opened over the form or the prompt it came from (Esc returns to it).
 pub fn on_dry_run(app: &mut App, reply: DryRanReply) -> Vec<Effect> {
     let back = match &app.overlay {
-        Overlay::Form(f) => Some(f.clone()),
+        Overlay::Form(f) => Some(DryBack::Form(f.clone())),
+        Overlay::Prompt(p) => Some(DryBack::Prompt(Box::new(p.clone()))),
         _ => None,
     };
     app.scroll = 0;
@@ -152,7 +155,11 @@ pub fn on_dry_run(app: &mut App, reply: DryRanReply) -> Vec<Effect> {
 /// Esc in a dry run's answer: back to the form it came from.
 pub fn close_dry_run(app: &mut App) {
     app.overlay = match &app.overlay {
-        Overlay::DryRun(d) => d.back.clone().map_or(Overlay::None, Overlay::Form),
+        Overlay::DryRun(d) => match d.back.clone() {
+            Some(DryBack::Form(f)) => Overlay::Form(f),
+            Some(DryBack::Prompt(p)) => Overlay::Prompt(*p),
+            None => Overlay::None,
+        },
         _ => Overlay::None,
     };
 }

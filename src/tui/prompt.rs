@@ -21,7 +21,13 @@ pub enum PromptKind {
     Revert,
     /// A CIP-5 draft timer to register (`D`): `watch ...` or `interval ...`.
     Draft,
+    /// A handler call (`a`, issue 32): `actor method [args] [from=NAME]`; Enter sends
+    /// `actor_call`, `C-d` runs it as a dry run.
+    Call,
 }
+
+/// The call prompt's syntax (issue 32, Spec note 193).
+pub const CALL_HELP: &str = "ACTOR METHOD [ARGS as a JSON array, sent as the payload] [from=NAME] · Tab completes the actor · Enter calls, C-d dry run";
 
 /// The `D` prompt's syntax.
 pub const DRAFT_HELP: &str = "watch ACTOR KEY[,KEY..] | interval ACTOR EVERY [first=H] · then [gas=N] [bid=N] [nonce=N] [payload=TEXT] (cip5-draft, cip5-draft-zh)";
@@ -143,13 +149,30 @@ pub fn govern_help(input: &str, kind: SchedulerKind) -> String {
     }
 }
 
+/// The line cut before its last word, and the last word.
+pub fn last_word(input: &str) -> (&str, &str) {
+    match input.rfind(' ') {
+        Some(i) => (&input[..=i], &input[i + 1..]),
+        None => ("", input),
+    }
+}
+
+/// The one option that starts with `last`, if exactly one does.
+pub fn unique_prefix<'a>(
+    last: &str,
+    options: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
+    let mut hits = options.into_iter().filter(|o| o.starts_with(last));
+    match (hits.next(), hits.next()) {
+        (Some(one), None) => Some(one),
+        _ => None,
+    }
+}
+
 /// Completes the last word of a governance line: a command, or a config field name. `None`
 /// when nothing (or more than one thing) starts with it.
 pub fn complete(input: &str, kind: SchedulerKind) -> Option<String> {
-    let (before, last) = match input.rfind(' ') {
-        Some(i) => (&input[..=i], &input[i + 1..]),
-        None => ("", input),
-    };
+    let (before, last) = last_word(input);
     let words = before.split_whitespace().count();
     let options: Vec<&str> = if words == 0 {
         GOV_COMMANDS.to_vec()
@@ -158,15 +181,18 @@ pub fn complete(input: &str, kind: SchedulerKind) -> Option<String> {
     } else {
         return None;
     };
-    let hits: Vec<&str> = options
-        .into_iter()
-        .filter(|o| o.starts_with(last))
-        .collect();
-    match hits.as_slice() {
-        [one] => Some(format!(
-            "{before}{one}{}",
-            if words == 0 { " " } else { "=" }
-        )),
-        _ => None,
+    unique_prefix(last, options)
+        .map(|one| format!("{before}{one}{}", if words == 0 { " " } else { "=" }))
+}
+
+/// Completes the call prompt's actor (its first word) from `actors`' names, or a `from=`
+/// word from `accounts`' (issue 32). `None` when nothing (or more than one) fits.
+pub fn complete_call(input: &str, actors: &[String], accounts: &[String]) -> Option<String> {
+    let (before, last) = last_word(input);
+    if before.trim().is_empty() {
+        return unique_prefix(last, actors.iter().map(String::as_str)).map(|one| format!("{one} "));
     }
+    let who = last.strip_prefix("from=")?;
+    unique_prefix(who, accounts.iter().map(String::as_str))
+        .map(|one| format!("{before}from={one} "))
 }

@@ -20,7 +20,7 @@
 //! server does not answer, queries return the last replies, [`DashboardSource::link`] says
 //! "disconnected, retrying", and the WebSocket is reopened every second until it answers.
 
-use super::command::{ScheduleRequest, UiCommand};
+use super::command::UiCommand;
 use super::data::{CommandError, ViewQuery};
 use super::model::DashboardSource;
 use super::outcome::{Answer, CommandOutcome};
@@ -636,13 +636,14 @@ impl DashboardSource for RemoteDevnet {
         self.ask(&crate::node::PendingTxsQuery)
     }
 
-    fn dry_run(&mut self, req: &ScheduleRequest) -> Result<crate::node::DryRunView, String> {
-        let c = UiCommand::ScheduleTimer(req.clone())
-            .request()
-            .ok_or("no schedule request")?;
-        let (_, args) = crate::rpc::command::encode(&c)?;
+    fn dry_run(
+        &mut self,
+        req: &super::command::DryRequest,
+    ) -> Result<crate::node::DryRunView, String> {
+        let c = req.command().request().ok_or("no request to dry run")?;
+        let (method, args) = crate::rpc::command::encode(&c)?;
         let v = self
-            .command("devnet_call", super::remote_dry::params(args)?)
+            .command("devnet_call", super::remote_dry::params(method, args)?)
             .map_err(|e| e.to_string())?;
         super::remote_dry::decode(v)
     }

@@ -1,17 +1,24 @@
-//! An attached dashboard's dry run (issue 32, Spec note 190): the schedule form's request as
-//! `devnet_call [{"schedule": ...}, {"trace": true}]`, its reply read back into the
-//! [`DryRunView`] the in-process source answers, so the overlay is the same either way.
+//! An attached dashboard's dry run (issue 32, Spec notes 190 and 192): the schedule form's
+//! request as `devnet_call [{"schedule": ...}, {"trace": true}]`, or the call prompt's as
+//! `devnet_call [{from, actor, handler, payload}, {"trace": true}]`, its reply read back into
+//! the [`DryRunView`] the in-process source answers, so the overlay is the same either way.
 
 use crate::node::{DryRunView, ReceiptReply};
 use serde_json::{Value, json};
 
-/// `devnet_call`'s params for `timer_schedule`'s `[timer]` params.
-pub fn params(schedule: Vec<Value>) -> Result<Vec<Value>, String> {
-    let timer = schedule
+/// `devnet_call`'s params for the real method's `[params]`: `timer_schedule`'s `[timer]`
+/// under `schedule`, or `actor_call`'s `[call]` as it is.
+pub fn params(method: &str, real: Vec<Value>) -> Result<Vec<Value>, String> {
+    let first = real
         .into_iter()
         .next()
-        .ok_or("timer_schedule encoded no params")?;
-    Ok(vec![json!({ "schedule": timer }), json!({ "trace": true })])
+        .ok_or_else(|| format!("{method} encoded no params"))?;
+    let call = match method {
+        "timer_schedule" => json!({ "schedule": first }),
+        "actor_call" => first,
+        other => return Err(format!("{other} has no dry run here")),
+    };
+    Ok(vec![call, json!({ "trace": true })])
 }
 
 fn field<T: serde::de::DeserializeOwned>(v: &Value, name: &str) -> Result<T, String> {
@@ -20,28 +27,16 @@ fn field<T: serde::de::DeserializeOwned>(v: &Value, name: &str) -> Result<T, Str
 }
 
 /// The reply as a [`DryRunView`]: the receipt (its fields at the top level), `events`,
-/// `height`, `diff`, `trace` and, for a registration, `timer_id` and `created`.
+/// `height`, `diff`, `trace` and, for a registration, `registration` (Spec note 192).
 pub fn decode(v: Value) -> Result<DryRunView, String> {
-    // A registration's `created` (bool: a new timer) takes the place of the receipt's
-    // `created` (the address a deploy made, which a registration never has).
-    let mut r = v.clone();
-    if let Some(o) = r.as_object_mut()
-        && o.get("created").is_some_and(Value::is_boolean)
-    {
-        o.remove("created");
-    }
     let receipt: ReceiptReply =
-        serde_json::from_value(r).map_err(|e| format!("devnet_call's receipt: {e}"))?;
-    let timer = match v.get("timer_id") {
-        Some(_) => Some((field(&v, "timer_id")?, field(&v, "created")?)),
-        None => None,
-    };
+        serde_json::from_value(v.clone()).map_err(|e| format!("devnet_call's receipt: {e}"))?;
     Ok(DryRunView {
         receipt: receipt.receipt,
         events: field(&v, "events")?,
         height: field(&v, "height")?,
         trace: field(&v, "trace")?,
-        timer,
+        registration: field(&v, "registration")?,
         diff: field(&v, "diff")?,
     })
 }

@@ -47,6 +47,7 @@ pub fn answer(cmd: &UiCommand, reply: CommandReply, after: &mut dyn AfterReads) 
             let error = est.error.as_ref().map(CommandError::from_failure);
             Answer::DraftEstimate(Box::new(DraftEstimateView { est: *est, error }))
         }
+        (UiCommand::CallActor(_), CommandReply::Receipt(r)) => Answer::Receipt(Box::new(r.receipt)),
         (_, CommandReply::Height(h)) => Answer::Height(h),
         (_, CommandReply::Dropped(d)) => Answer::Dropped(d.dropped),
         (_, CommandReply::Activation(a)) => Answer::Activation(a.activation_height),

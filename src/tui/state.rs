@@ -274,8 +274,8 @@ pub enum Effect {
     LoadPayload(TimerId, u64),
     /// Ask the open block's transactions (issue 32: the pool overlay).
     LoadPool,
-    /// Run the schedule form's request as a dry run (issue 32).
-    DryRun(Box<super::command::ScheduleRequest>),
+    /// Run the schedule form's or the call prompt's request as a dry run (issue 32).
+    DryRun(Box<super::command::DryRequest>),
 }
 
 impl App {

@@ -37,8 +37,8 @@ pub enum Job {
     Payload(TimerId, u64),
     /// The open block's transactions (issue 32: the pool overlay).
     Pool,
-    /// A schedule request's dry run (issue 32).
-    DryRun(super::command::ScheduleRequest),
+    /// A schedule or call request's dry run (issue 32).
+    DryRun(super::command::DryRequest),
 }
 
 /// What comes back.

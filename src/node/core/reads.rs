@@ -159,9 +159,12 @@ impl NodeCore {
         let fate = self.fates.get(id);
         let Some(mut v) = read::timer_view(&self.chain, id, events) else {
             // Its events left the history: its compact record answers (Spec note 150).
-            return fate
-                .filter(|f| f.status.is_some())
-                .map(|f| fate_view(f, self.chain.engine().draft().client_nonce_for(id)));
+            return fate.filter(|f| f.status.is_some()).map(|f| {
+                self.labelled(fate_view(
+                    f,
+                    self.chain.engine().draft().client_nonce_for(id),
+                ))
+            });
         };
         if let Some(f) = fate {
             v.history_pruned = self.keep_history && f.schedule_block < self.first_kept();
@@ -170,7 +173,7 @@ impl NodeCore {
                 v.fee_paid = Some(f.fee_paid);
             }
         }
-        Some(v)
+        Some(self.labelled(v))
     }
 
     /// The timers of one height in execution order.
@@ -253,7 +256,7 @@ impl NodeCore {
         ids.into_iter()
             .filter_map(|id| {
                 let ev = events.remove(&id).unwrap_or_default();
-                read::timer_view(&self.chain, &id, ev)
+                read::timer_view(&self.chain, &id, ev).map(|v| self.labelled(v))
             })
             .collect()
     }

@@ -27,6 +27,18 @@ pub(super) fn on_action(app: &mut App, action: KeyAction) -> Option<Vec<Effect>>
             ));
         }
         KeyAction::Revert => revert(app),
+        KeyAction::Call => {
+            let from = super::prompt_command::default_sender(app)
+                .map_or("no account known: give from=NAME".into(), |a| {
+                    format!("from= defaults to {}", app.data.label(&a))
+                });
+            app.overlay = Overlay::Prompt(Prompt::new(
+                PromptKind::Call,
+                format!("call an actor's handler (actor_call) · {from}"),
+                String::new(),
+                crate::tui::prompt::CALL_HELP.into(),
+            ));
+        }
         _ => return None,
     }
     Some(vec![])

@@ -1,12 +1,14 @@
 //! The prompts' keys (`e`, `g`, `R`, `D`) and the confirmation's: Enter turns the prompt's
 //! text into a command ([`super::prompt_command`]) and, for a destructive one, asks first.
 
-use super::prompt_command::prompt_command;
-use crate::tui::command::UiCommand;
+use super::prompt_command::{call_request, prompt_command};
+use crate::tui::command::{DryRequest, UiCommand};
 use crate::tui::form::edit;
-use crate::tui::prompt::{Confirm, Confirmed, Prompt, PromptKind, complete, govern_help};
+use crate::tui::prompt::{
+    Confirm, Confirmed, Prompt, PromptKind, complete, complete_call, govern_help,
+};
 use crate::tui::state::{App, Effect, Overlay};
-use crossterm::event::{KeyCode, KeyEvent};
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 pub(super) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effect> {
     match k.code {
@@ -36,25 +38,30 @@ pub(super) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
                 app.overlay = Overlay::Prompt(p);
                 vec![Effect::Command(cmd)]
             }
-            Err(m) => {
-                // A refusal that already names its error (`UnknownSnapshot: ...`) keeps that
-                // name; anything else is the input's fault.
-                let named = m.split_once(':').is_some_and(|(w, _)| {
-                    w.starts_with(|c: char| c.is_ascii_uppercase())
-                        && w.chars().all(|c| c.is_ascii_alphanumeric())
-                });
-                let text = if named {
-                    m
-                } else {
-                    format!("InvalidInput: {m}")
-                };
-                p.error = Some(text.clone());
-                // The status line shows this answer, not an older message (issue 34, item 5).
-                app.toast(text, true);
-                app.overlay = Overlay::Prompt(p);
-                vec![]
-            }
+            Err(m) => refuse(app, p, m),
         },
+        // Issue 32: `C-d` in the call prompt runs the call as a dry run (Spec note 193).
+        KeyCode::Char('d')
+            if k.modifiers.contains(KeyModifiers::CONTROL) && p.kind == PromptKind::Call =>
+        {
+            match call_request(app, &p.input) {
+                Ok(r) => {
+                    p.error = None;
+                    app.overlay = Overlay::Prompt(p);
+                    vec![Effect::DryRun(Box::new(DryRequest::Call(r)))]
+                }
+                Err(m) => refuse(app, p, m),
+            }
+        }
+        KeyCode::Tab if p.kind == PromptKind::Call => {
+            let actors: Vec<String> = app.data.actors.iter().map(|a| app.data.label(a)).collect();
+            let accounts: Vec<String> = app.data.names.values().cloned().collect();
+            if let Some(c) = complete_call(&p.input, &actors, &accounts) {
+                p.input = c;
+            }
+            app.overlay = Overlay::Prompt(p);
+            vec![]
+        }
         // `R` lists the devnet's snapshots newest first: ↓ goes down that list, to an older
         // one, ↑ to a newer one (issue 34, item 13).
         KeyCode::Up | KeyCode::Down
@@ -91,6 +98,27 @@ pub(super) fn prompt_key(app: &mut App, mut p: Prompt, k: KeyEvent) -> Vec<Effec
             vec![]
         }
     }
+}
+
+/// Input the prompt cannot send: named in the prompt (which stays open with it) and in the
+/// status line; nothing is sent.
+fn refuse(app: &mut App, mut p: Prompt, m: String) -> Vec<Effect> {
+    // A refusal that already names its error (`UnknownSnapshot: ...`) keeps that name;
+    // anything else is the input's fault.
+    let named = m.split_once(':').is_some_and(|(w, _)| {
+        w.starts_with(|c: char| c.is_ascii_uppercase())
+            && w.chars().all(|c| c.is_ascii_alphanumeric())
+    });
+    let text = if named {
+        m
+    } else {
+        format!("InvalidInput: {m}")
+    };
+    p.error = Some(text.clone());
+    // The status line shows this answer, not an older message (issue 34, item 5).
+    app.toast(text, true);
+    app.overlay = Overlay::Prompt(p);
+    vec![]
 }
 
 /// The confirmation a prompt's command needs before it is sent: governance cancels and

@@ -2,11 +2,11 @@
 //! is a full id or a unique prefix of a live timer's id; an actor a label or a `0x` address.
 
 use crate::engine::{Address, SchedulerKind, TimerId};
-use crate::tui::command::{ConfigPatch, UiCommand};
+use crate::tui::command::{CallRequest, ConfigPatch, UiCommand};
 use crate::tui::draft_request::DraftRequest;
 use crate::tui::form::parse_number;
 use crate::tui::prompt::{
-    DRAFT_HELP, Prompt, PromptKind, TIMER_CONFIG_FIELDS, config_fields, govern_help,
+    CALL_HELP, DRAFT_HELP, Prompt, PromptKind, TIMER_CONFIG_FIELDS, config_fields, govern_help,
 };
 use crate::tui::state::App;
 
@@ -23,6 +23,7 @@ pub(super) fn prompt_command(app: &App, p: &Prompt) -> Result<UiCommand, String>
             new_expires_at: num(p.input.trim())?,
         }),
         PromptKind::Draft => draft_command(app, &p.input),
+        PromptKind::Call => call_request(app, &p.input).map(UiCommand::CallActor),
         PromptKind::Revert => revert_command(app, p.input.trim()),
         PromptKind::Govern { selected } => govern_command(app, &p.input, *selected),
     }
@@ -305,4 +306,84 @@ fn resolve_timer(app: &App, word: &str) -> Result<TimerId, String> {
                 .join(", ")
         )),
     }
+}
+
+/// The call prompt's default sender (issue 32, Spec note 193): the dev account `dev0` when the
+/// node names one, else the first named account (by name) that is not an actor, the governor
+/// or the proposer.
+pub(crate) fn default_sender(app: &App) -> Option<Address> {
+    let names = &app.data.names;
+    if let Some((a, _)) = names.iter().find(|(_, n)| n.as_str() == "dev0") {
+        return Some(*a);
+    }
+    names
+        .iter()
+        .filter(|(a, n)| {
+            !app.data.actors.contains(a) && !matches!(n.as_str(), "governance" | "proposer")
+        })
+        .min_by(|x, y| x.1.cmp(y.1))
+        .map(|(a, _)| *a)
+}
+
+/// An account named in `from=`: a name the node knows or a `0x` address.
+fn resolve_account(app: &App, word: &str) -> Result<Address, String> {
+    if let Some((a, _)) = app.data.names.iter().find(|(_, n)| n.as_str() == word) {
+        return Ok(*a);
+    }
+    word.parse::<Address>()
+        .map_err(|_| format!("from=`{word}` names no account (a name or a 0x address)"))
+}
+
+/// The args of a call: a JSON array at the start of `rest`, and what follows it.
+fn call_args(rest: &str) -> Result<(Vec<u8>, &str), String> {
+    let rest = rest.trim_start();
+    if !rest.starts_with('[') {
+        return Ok((Vec::new(), rest));
+    }
+    let mut it = serde_json::Deserializer::from_str(rest).into_iter::<serde_json::Value>();
+    match it.next() {
+        Some(Ok(v)) => {
+            let end = it.byte_offset();
+            Ok((v.to_string().into_bytes(), &rest[end..]))
+        }
+        Some(Err(e)) => Err(format!("the args are not a JSON array: {e}")),
+        None => Err("the args are not a JSON array".into()),
+    }
+}
+
+/// `a`: `ACTOR METHOD [ARGS] [from=NAME]` (issue 32, Spec note 193): the actor by name or
+/// address, the handler, the args (a JSON array, sent as its text in the payload), the
+/// sender (default: [`default_sender`]).
+pub(crate) fn call_request(app: &App, input: &str) -> Result<CallRequest, String> {
+    let input = input.trim_start();
+    let (actor, rest) = input.split_once(' ').unwrap_or((input, ""));
+    if actor.is_empty() {
+        return Err(format!("name the actor, then the method: {CALL_HELP}"));
+    }
+    let actor = resolve_actor(app, actor)?;
+    let rest = rest.trim_start();
+    let (handler, rest) = rest.split_once(' ').unwrap_or((rest, ""));
+    if handler.is_empty() || handler.starts_with('[') {
+        return Err("name the method (the handler) after the actor".into());
+    }
+    let (payload, rest) = call_args(rest)?;
+    let mut from = None;
+    for w in rest.split_whitespace() {
+        match w.split_once('=') {
+            Some(("from", v)) => from = Some(resolve_account(app, v)?),
+            Some(("value", _)) => {
+                return Err("actor_call carries no value (a call moves no funds here)".into());
+            }
+            _ => return Err(format!("`{w}`: expected from=NAME after the args")),
+        }
+    }
+    let from = from
+        .or_else(|| default_sender(app))
+        .ok_or("no account to send from: give from=NAME")?;
+    Ok(CallRequest {
+        from,
+        actor,
+        handler: handler.to_string(),
+        payload,
+    })
 }

@@ -9,7 +9,7 @@
 //! | word | matches |
 //! | --- | --- |
 //! | `0x1f2e`, `id:1f2e` | the id starts with these hex digits |
-//! | `label:name`, `name` | the label a fixture gave the timer contains it (the node matches it) |
+//! | `label:name`, `name` | the timer's label (a fixture's, or given when it was scheduled) contains it (the node matches it) |
 //! | `actor:dev1`, `actor:0x..` | the actor, by name or address |
 //! | `handler:ping` | the handler's name |
 //! | `status:fired` (`s:`) | `pending`, `fired`, `expired`, `unfunded`, `cancelled`, `cancelled_by_governance` |
@@ -257,7 +257,13 @@ fn draw_rows(
         .skip(start)
         .take(visible)
         .map(|t| {
-            let label = app.labels.get(&t.timer_id).cloned().unwrap_or_default();
+            // The node's label (Spec note 191: given over RPC, in the form or by a fixture,
+            // before this dashboard attached too), else the one the story told.
+            let label = t
+                .label
+                .clone()
+                .or_else(|| app.labels.get(&t.timer_id).cloned())
+                .unwrap_or_default();
             let place = match (&t.tier, t.exit_height) {
                 (Some(tier), _) => tier.clone(),
                 (None, Some(h)) => format!("left #{h}"),

@@ -3,6 +3,7 @@
 
 use super::overlays::centered;
 use crate::node::DryRunView;
+use crate::tui::command::DryRequest;
 use crate::tui::pool::{DryRunShown, PoolOverlay, short_hash};
 use crate::tui::state::App;
 use crate::tui::theme::Theme;
@@ -87,15 +88,20 @@ pub fn dry_run_lines(app: &App, v: &DryRunView) -> Vec<String> {
     let r = &v.receipt;
     let mut out = vec![
         "a dry run: nothing was sent, nothing changed".to_string(),
-        match (&v.timer, r.success) {
-            (Some((id, true)), _) => format!("would create timer {} (id {id})", id.short()),
-            (Some((id, false)), _) => {
-                format!("would update timer {} (a client_nonce repeat)", id.short())
-            }
+        match (&v.registration, r.success) {
+            (Some(g), _) if g.created => format!(
+                "would create timer {} (id {})",
+                g.timer_id.short(),
+                g.timer_id
+            ),
+            (Some(g), _) => format!(
+                "would update timer {} (a client_nonce repeat)",
+                g.timer_id.short()
+            ),
             (None, true) => "would succeed".into(),
             (None, false) => format!(
                 "would fail: {}",
-                r.error.as_ref().map_or("?".into(), |e| format!("{e:?}"))
+                r.error.as_ref().map_or("?".into(), |e| e.to_string())
             ),
         },
         format!(
@@ -144,7 +150,7 @@ pub fn dry_run_lines(app: &App, v: &DryRunView) -> Vec<String> {
     out
 }
 
-/// A dry run's answer, centred, scrolled; Esc returns to the form.
+/// A dry run's answer, centred, scrolled; Esc returns to the form or the call prompt.
 pub fn draw_dry_run(frame: &mut Frame, area: Rect, app: &App, d: &DryRunShown, theme: &Theme) {
     let r = centered(
         area,
@@ -152,11 +158,19 @@ pub fn draw_dry_run(frame: &mut Frame, area: Rect, app: &App, d: &DryRunShown, t
         area.height.saturating_sub(2),
     );
     let (req, result) = &d.reply;
-    let title = format!(
-        "dry run: schedule on {} at #{} · Esc: back to the form",
-        name(app, &req.actor),
-        req.height
-    );
+    let title = match req {
+        DryRequest::Schedule(s) => format!(
+            "dry run: schedule on {} at #{} · Esc: back to the form",
+            name(app, &s.actor),
+            s.height
+        ),
+        DryRequest::Call(c) => format!(
+            "dry run: call {}.{} from {} · Esc: back to the prompt",
+            name(app, &c.actor),
+            c.handler,
+            name(app, &c.from)
+        ),
+    };
     let width = (r.width.saturating_sub(3) as usize).max(20);
     let lines: Vec<Line> = match result {
         Ok(v) => dry_run_lines(app, v)
