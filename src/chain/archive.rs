@@ -19,7 +19,7 @@
 //! `HistoryPruned` as before).
 
 use super::quiet::{QuietRun, RootTemplate, quiet_header};
-use super::{Address, BlockHeader, Chain, H256};
+use super::{Account, Actor, Address, Block, BlockHeader, Chain, H256};
 use std::sync::Arc;
 
 /// Entries per shared chunk.
@@ -224,5 +224,39 @@ impl Chain {
             }
         }
         self.archive.push_header(&b.header);
+    }
+}
+
+/// What a clone of the chain holds alone (issue 31, checkpoints bounded by bytes, Spec note
+/// 194): a clone shares the engine's slab pages and commitment chunks and the sealed blocks
+/// until one side writes (the blocks are counted with the history); the rest is copied.
+impl Chain {
+    /// The allocations this chain shares with its clones until written (the timer queue's
+    /// pages and commitment chunks), each as its address and heap bytes.
+    pub fn visit_shared(&self, f: &mut dyn FnMut(usize, usize)) {
+        self.engine.queue().visit_shared(f);
+    }
+
+    /// Rough heap bytes a clone of this chain copies whole: the timer queue's indexes and
+    /// tables, the lists of block and quiet-run pointers, the accounts, actors and the state
+    /// commitment's leaves (the actors' storage counted by its keys and values).
+    pub fn clone_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let storage: usize = self
+            .actors
+            .values()
+            .map(|a| {
+                a.storage
+                    .iter()
+                    .map(|(k, v)| k.len() + v.len() + 48)
+                    .sum::<usize>()
+            })
+            .sum();
+        self.engine.queue().clone_bytes()
+            + (self.blocks.len() + self.quiet.len()) * size_of::<Arc<Block>>()
+            + self.accounts.len() * (size_of::<(Address, Account)>() + 16)
+            + self.actors.len() * (size_of::<(Address, Actor)>() + 16)
+            + storage
+            + self.commit.clone_bytes()
     }
 }

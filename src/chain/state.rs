@@ -51,6 +51,13 @@ impl Default for StateCommit {
 }
 
 impl StateCommit {
+    /// Rough heap bytes a clone copies (issue 31, checkpoints bounded by bytes): the leaves'
+    /// map and the dirty keys (the bucket tree's chunks are shared until written; small).
+    pub(super) fn clone_bytes(&self) -> usize {
+        let entry = std::mem::size_of::<(StateKey, [u8; 32])>() + 16;
+        (self.leaves.len() + self.dirty.len()) * entry
+    }
+
     pub fn mark(&mut self, key: StateKey) {
         self.dirty.insert(key);
     }

@@ -50,6 +50,22 @@ impl<T> CowVec<T> {
         self.chunks.iter().flat_map(|c| c.iter())
     }
 
+    /// Issue 31 (checkpoints bounded by bytes): each chunk's address and heap bytes (its
+    /// elements, plus `extra` of each for what an element holds on the heap), for a walk that
+    /// tells which chunks a clone holds alone. The chunk table itself is copied by a clone:
+    /// [`table_bytes`](Self::table_bytes).
+    pub fn visit_chunks(&self, extra: impl Fn(&T) -> usize, f: &mut dyn FnMut(usize, usize)) {
+        for c in &self.chunks {
+            let bytes = std::mem::size_of_val::<[T]>(c) + c.iter().map(&extra).sum::<usize>();
+            f(Arc::as_ptr(c) as *const u8 as usize, bytes);
+        }
+    }
+
+    /// Heap bytes of the chunk table (what a clone copies).
+    pub fn table_bytes(&self) -> usize {
+        self.chunks.capacity() * std::mem::size_of::<Arc<[T]>>()
+    }
+
     /// Heap bytes of the chunk table and of the chunks this clone holds (shared ones too).
     pub fn approx_bytes(&self) -> usize {
         self.chunks.capacity() * std::mem::size_of::<Arc<[T]>>()

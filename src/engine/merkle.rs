@@ -262,6 +262,29 @@ fn mix64(mut z: u64) -> u64 {
 }
 
 impl TimerCommitment {
+    /// Issue 31 (checkpoints bounded by bytes): the allocations a clone shares until written
+    /// (the tree's nodes, the buckets with their leaves, the sponges), each as its address and
+    /// heap bytes ([`CowVec::visit_chunks`]).
+    pub fn visit_shared(&self, f: &mut dyn FnMut(usize, usize)) {
+        let entry = std::mem::size_of::<(u64, [u8; 32])>();
+        self.tree.nodes.visit_chunks(|_| 0, f);
+        self.buckets.visit_chunks(|b| b.capacity() * entry, f);
+        let sponge = std::mem::size_of::<Sponge>();
+        self.sponges
+            .visit_chunks(|s| s.as_ref().map_or(0, |_| sponge), f);
+    }
+
+    /// Heap bytes a clone copies (the chunk tables, the dirty lists, the pending changes).
+    pub fn clone_bytes(&self) -> usize {
+        self.tree.nodes.table_bytes()
+            + self.tree.dirty_flag.len()
+            + self.tree.dirty.len() * 4
+            + self.buckets.table_bytes()
+            + self.sponges.table_bytes()
+            + self.pending_remove.len() * std::mem::size_of::<(u32, u64)>()
+            + self.pending_insert.len() * std::mem::size_of::<(u32, u64, [u8; 32])>()
+    }
+
     /// A commitment with `2^bits` buckets (`bits` in 1..=20).
     pub fn new(bits: u32) -> Self {
         let tree = BucketTree::new(bits);

@@ -53,6 +53,8 @@ pub struct NodeConfig {
     pub history: usize,
     /// Names of addresses (a fixture's accounts and actors), shown by `accounts`.
     pub names: BTreeMap<Address, String>,
+    /// What the history's checkpoints may hold alone, in bytes (Spec note 194).
+    pub checkpoint_budget: usize,
 }
 
 /// Heights of history a live node keeps by default (`serve --history`, Spec note 73).
@@ -87,6 +89,7 @@ impl NodeConfig {
             keep_blocks: Some(DEFAULT_HISTORY),
             history: DEFAULT_HISTORY,
             names: BTreeMap::new(),
+            checkpoint_budget: DEFAULT_CHECKPOINT_BUDGET,
         }
     }
 
@@ -257,15 +260,19 @@ struct Snap {
     fates: fates::Fates,
 }
 
+mod checkpoint_budget;
 mod drop;
 mod fates;
 mod labels;
 mod past;
 mod past_cache;
 mod reads;
+mod retained;
 mod snapshots;
+pub use checkpoint_budget::{CheckpointBytes, DEFAULT_CHECKPOINT_BUDGET};
 pub use past_cache::DEFAULT_PAST_CACHE;
 pub(crate) use past_cache::PastLease;
+pub use retained::RetainedPart;
 
 /// The live devnet, without threads or clocks.
 pub struct NodeCore {
@@ -296,6 +303,8 @@ pub struct NodeCore {
     snapshots: BTreeMap<u64, Snap>,
     next_snapshot: u64,
     max_snapshots: usize,
+    /// Spec note 194: what the checkpoints may hold alone (`checkpoint_budget.rs`).
+    checkpoint_budget: usize,
     events: VecDeque<NodeEvent>,
     /// Empty blocks sealed since the last `BlockSealed`.
     quiet: u64,
@@ -386,6 +395,7 @@ impl NodeCore {
             snapshots: BTreeMap::new(),
             next_snapshot: 1,
             max_snapshots: cfg.max_snapshots,
+            checkpoint_budget: cfg.checkpoint_budget,
             events: VecDeque::new(),
             quiet: 0,
             dev,

@@ -60,6 +60,23 @@ fn has_fees(t: &Timer) -> bool {
 }
 
 impl AuctionIndex {
+    /// Rough heap bytes a clone copies (issue 31, checkpoints bounded by bytes): B-trees hold
+    /// about 1.5 times their keys' bytes.
+    pub(super) fn clone_bytes(&self) -> usize {
+        let btree = |n: usize, key: usize| n * key * 3 / 2;
+        let per_actor: usize = self.by_actor.values().map(|s| btree(s.len(), 40)).sum();
+        let per_reason: usize = self
+            .by_actor_reason
+            .values()
+            .map(|s| btree(s.len(), 4))
+            .sum();
+        btree(self.by_height.len(), 24)
+            + btree(self.by_gas.len(), 16)
+            + per_actor
+            + per_reason
+            + btree(self.priced.len(), 4)
+    }
+
     pub(super) fn add(&mut self, slot: u32, t: &Timer) {
         self.by_height.insert((t.height, t.seq, slot));
         self.by_gas.insert((t.gas_limit_per_fire, slot));

@@ -83,6 +83,18 @@ pub struct CarriedSummary {
 }
 
 impl Carry {
+    /// Rough heap bytes a clone copies (issue 31, checkpoints bounded by bytes): the carry
+    /// queue, its indexes and the auction's (B-trees hold about 1.5 times their keys' bytes).
+    pub(super) fn clone_bytes(&self) -> usize {
+        let btree = |n: usize, key: usize| n * key * 3 / 2;
+        let per_payer: usize = self.by_payer.values().map(|s| btree(s.len(), 32)).sum();
+        self.queue.len() * std::mem::size_of::<CarryHandle>()
+            + btree(self.by_expiry.len(), 32)
+            + per_payer
+            + btree(self.not_lane.len(), 24)
+            + self.auction.clone_bytes()
+    }
+
     fn add(&mut self, slot: u32, t: &Timer) {
         self.live += 1;
         self.by_expiry.insert((t.expires_at, t.height, t.seq, slot));

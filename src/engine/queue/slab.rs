@@ -83,6 +83,17 @@ impl Slab {
             + self.owned.capacity() * std::mem::size_of::<AtomicBool>()
     }
 
+    /// Issue 31 (checkpoints bounded by bytes): each page's address and heap bytes (the pages
+    /// are what a clone shares until written).
+    pub(super) fn visit_pages(&self, f: &mut dyn FnMut(usize, usize)) {
+        for p in &self.pages {
+            f(
+                Arc::as_ptr(p) as *const u8 as usize,
+                std::mem::size_of_val::<[Slot]>(p),
+            );
+        }
+    }
+
     fn new_page(&mut self, page_use: PageUse) -> u32 {
         self.pages.push(Arc::from(vec![Slot::EMPTY; PAGE]));
         self.owned.push(AtomicBool::new(true));

@@ -114,4 +114,39 @@ impl CalendarQueue {
             + self.ring_page.capacity() * 4
             + self.retired.capacity() * size_of::<(u64, u32)>()
     }
+
+    /// Issue 31 (checkpoints bounded by bytes): the allocations a clone of the queue shares
+    /// until one side writes them (the slab's pages, the commitments' chunks), each as its
+    /// address and heap bytes, for a walk that tells what a clone holds alone.
+    pub fn visit_shared(&self, f: &mut dyn FnMut(usize, usize)) {
+        self.slots.visit_pages(f);
+        self.timers_commit.visit_shared(f);
+        self.overflow_commit.visit_shared(f);
+    }
+
+    /// Rough heap bytes a clone of the queue copies whole (not shared): the id index, the
+    /// tiers' handle lists, the overflow map, the per-actor counts, the free lists and the
+    /// tables of the shared parts.
+    pub fn clone_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let ring: usize = self
+            .ring
+            .iter()
+            .chain(self.epochs.iter())
+            .map(|b| {
+                b.len() * size_of::<Handle>() + size_of::<std::collections::VecDeque<Handle>>()
+            })
+            .sum();
+        self.index.len() * (size_of::<u32>() + 1)
+            + self.per_actor.len() * (size_of::<(crate::engine::types::Address, u32)>() + 1)
+            + ring
+            + self.overflow.len() * (size_of::<(u64, u64)>() + size_of::<u32>() + 8)
+            + self.slots.table_bytes()
+            + self.slots.uses.len() * size_of::<PageUse>()
+            + self.timers_commit.clone_bytes()
+            + self.overflow_commit.clone_bytes()
+            + (self.free.len() + self.free_pages.len() + self.ring_page.len()) * 4
+            + self.retired.len() * size_of::<(u64, u32)>()
+            + self.carry.clone_bytes()
+    }
 }

@@ -28,6 +28,16 @@ pub(crate) struct Checkpoint {
     count: usize,
 }
 
+impl Checkpoint {
+    pub(super) fn height(&self) -> u64 {
+        self.height
+    }
+
+    pub(super) fn chain(&self) -> &Chain {
+        &self.chain
+    }
+}
+
 impl std::fmt::Debug for Checkpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Checkpoint")
@@ -109,6 +119,7 @@ impl NodeCore {
                 pos,
                 count,
             }));
+            self.fit_checkpoints();
         }
         let first_kept = self.first_kept();
         while self.checkpoints.len() > 1 && self.checkpoints[1].height <= first_kept {
@@ -242,6 +253,7 @@ impl NodeCore {
             history_len: self.history_len,
             pruned_to: self.pruned_to,
             max_snapshots: self.max_snapshots,
+            checkpoint_budget: self.checkpoint_budget,
             dev: self.dev.clone(),
             names: self.names.clone(),
             initial_names: self.initial_names.clone(),
@@ -347,6 +359,7 @@ pub(crate) struct PastSeed {
     history_len: usize,
     pruned_to: u64,
     max_snapshots: usize,
+    checkpoint_budget: usize,
     dev: Vec<crate::engine::Address>,
     names: Arc<std::collections::BTreeMap<crate::engine::Address, String>>,
     initial_names: std::collections::BTreeMap<crate::engine::Address, String>,
@@ -375,6 +388,7 @@ impl PastSeed {
             snapshots: Default::default(),
             next_snapshot: 1,
             max_snapshots: self.max_snapshots,
+            checkpoint_budget: self.checkpoint_budget,
             events: VecDeque::new(),
             quiet: 0,
             dev: self.dev,

@@ -1,0 +1,183 @@
+//! Where a long-running `serve`'s bytes are (issue 31: under 300 MB for 30 minutes with a
+//! 100,000-timer backlog): the scene of `benches/scripts/serve_rss.py` built in process, with
+//! a counting allocator.
+//!
+//! A node with the `serve` defaults (10,000-height history, the chain keeping as many blocks)
+//! under SCHED (default `fifo`): 100 actors deployed, TIMERS timers (default 100,000) scheduled
+//! ten per block (each `ScheduleTimer` as `timer_schedule` sends it: default gas, due over 200
+//! heights starting after the loading), then MORE blocks (default 2,000) mined one by one while
+//! the backlog is carried. Printed: the heap the node holds at the end of the loading and after
+//! the MORE blocks, the bytes per block in between, and at both points the breakdown by part
+//! (each part dropped in turn, [`RetainedPart::ALL`]; what is left is the live chain).
+//!
+//! Run: `cargo bench --bench retained_block` (a report, no criterion; takes about a minute).
+//! Settings by environment: `SCHED`, `TIMERS`, `MORE`, `HISTORY`.
+
+use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind};
+use cowboy_devnet::node::{
+    DEFAULT_CHECKPOINT_BUDGET, DeployActor, Mine, MiningMode, NodeConfig, NodeCore, RetainedPart,
+    ScheduleTimer,
+};
+use cowboy_devnet::vm::DevnetRuntime;
+use std::time::Instant;
+
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
+
+const ACTORS: usize = 100;
+const PER_BLOCK: u64 = 10;
+
+fn setting(name: &str, default: u64) -> u64 {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+fn mb(b: isize) -> f64 {
+    b as f64 / 1_048_576.0
+}
+
+/// A `serve --no-mining --scheduler SCHED` node with 100 endowed actors.
+fn node(scheduler: SchedulerKind, history: usize, budget: usize) -> (NodeCore, Vec<Address>) {
+    let genesis = Genesis::default()
+        .with_scheduler(Some(scheduler), None)
+        .expect("scheduler");
+    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
+    cfg.mining = MiningMode::Manual;
+    cfg.history = history;
+    cfg.keep_blocks = Some(history);
+    cfg.checkpoint_budget = budget;
+    let mut n = NodeCore::new(cfg).expect("genesis");
+    let actors = (0..ACTORS)
+        .map(|_| {
+            n.apply(DeployActor {
+                from: None,
+                code: ActorCode::none(),
+                address: None,
+                endowment: 10u128.pow(21),
+                name: None,
+            })
+            .expect("deploy")
+            .address
+        })
+        .collect();
+    n.apply(Mine { blocks: 1 }).expect("mine");
+    (n, actors)
+}
+
+/// Schedules `timers` timers ten a block, as the script does.
+fn load(n: &mut NodeCore, actors: &[Address], timers: u64) {
+    let first = n.height() + timers / PER_BLOCK + 20;
+    for i in 0..timers {
+        let args = ScheduleArgs {
+            height: first + i % 200,
+            ..Default::default()
+        };
+        n.apply(ScheduleTimer {
+            actor: actors[i as usize % ACTORS],
+            from: None,
+            args,
+        })
+        .expect("schedule");
+        if i % PER_BLOCK == PER_BLOCK - 1 {
+            n.apply(Mine { blocks: 1 }).expect("mine");
+        }
+    }
+}
+
+/// A past read's replay (`chain_at`, what every read with a `block` param builds) at the
+/// window's far end, its middle and the head's block before.
+fn past_reads(n: &NodeCore) {
+    let (first, head) = (n.first_queryable(), n.height());
+    for h in [first, first + (head - first) / 2, head - 1] {
+        let t = Instant::now();
+        n.chain_at(h).expect("a retained height");
+        println!(
+            "  past read (chain_at) of #{h}: {:.1} ms",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
+}
+
+fn breakdown(label: &str, mut n: NodeCore) {
+    let cps = n.checkpoint_bytes();
+    println!(
+        "  {label}: {} checkpoints (heights {:?}), estimated to hold {:.1} MB alone",
+        cps.heights.len(),
+        cps.heights,
+        mb(cps.total() as isize)
+    );
+    println!("  {label}: bytes each part alone held (dropped in this order)");
+    for part in RetainedPart::ALL {
+        let ((), heap) = counting_alloc::measure(|| n.test_hook_drop_part(part));
+        println!(
+            "    {:<14} {:>9.1} MB",
+            format!("{part:?}"),
+            mb(-heap.retained)
+        );
+    }
+    let ((), heap) = counting_alloc::measure(|| drop(n));
+    println!("    {:<14} {:>9.1} MB", "live chain", mb(-heap.retained));
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        println!("retained_block: report");
+        return;
+    }
+    let sched = std::env::var("SCHED").unwrap_or_else(|_| "fifo".into());
+    let scheduler: SchedulerKind = sched.parse().expect("a scheduler name");
+    let timers = setting("TIMERS", 100_000);
+    let more = setting("MORE", 2_000);
+    let history = setting("HISTORY", 10_000) as usize;
+    // BUDGET=0: no budget (every checkpoint kept, as before Spec note 194).
+    let budget = match setting("BUDGET", DEFAULT_CHECKPOINT_BUDGET as u64) {
+        0 => usize::MAX,
+        b => b as usize,
+    };
+    println!(
+        "retained_block: {sched}, {timers} timers loaded ten a block, then {more} blocks, --history {history}, checkpoint budget {}",
+        if budget == usize::MAX {
+            "none".to_string()
+        } else {
+            format!("{:.0} MB", mb(budget as isize))
+        }
+    );
+    for extra in [0, more] {
+        let t = Instant::now();
+        let (mut n, loaded) = counting_alloc::measure(|| {
+            let (mut n, actors) = node(scheduler, history, budget);
+            load(&mut n, &actors, timers);
+            n
+        });
+        let at = n.height();
+        println!(
+            "  loaded {timers} timers by #{at} in {:.1} s: node heap {:.1} MB",
+            t.elapsed().as_secs_f64(),
+            mb(loaded.retained)
+        );
+        if extra == 0 {
+            breakdown(&format!("at the end of the loading (#{at})"), n);
+            continue;
+        }
+        let t = Instant::now();
+        let ((), grown) = counting_alloc::measure(|| {
+            for _ in 0..extra {
+                n.apply(Mine { blocks: 1 }).expect("mine");
+            }
+        });
+        println!(
+            "  {extra} more blocks in {:.1} s (to #{}, {} pending): heap +{:.1} MB, {:.0} bytes a block",
+            t.elapsed().as_secs_f64(),
+            n.height(),
+            n.head().pending_timers,
+            mb(grown.retained),
+            grown.retained as f64 / extra as f64
+        );
+        past_reads(&n);
+        breakdown(&format!("after {extra} more blocks (#{})", n.height()), n);
+    }
+}

@@ -1,0 +1,116 @@
+//! Checkpoints bounded by bytes (issue 31, serve under 300 MB; Spec note 194).
+//!
+//! A checkpoint is a clone of the chain: it shares the timer queue's slab pages and the
+//! commitments' chunks with the live chain until one side writes them, and copies the queue's
+//! indexes (the id index, the tiers' lists, the carry queue and the auction's indexes) whole.
+//! Under a standing backlog the live chain writes pages and chunks all over between two
+//! checkpoints, so each one ends up holding most of a chain of its own: 39 of them in a
+//! 10,000-block window held most of a `serve`'s memory (docs/BENCHMARKS.md).
+//!
+//! So the node estimates what each checkpoint holds alone (what dropping it would free): the
+//! bytes it copied whole ([`Chain::clone_bytes`]) and the shared allocations no other
+//! checkpoint and not the live chain holds ([`Chain::visit_shared`]). When their total exceeds
+//! the budget (`NodeConfig::checkpoint_budget`, default [`DEFAULT_CHECKPOINT_BUDGET`]), every
+//! other checkpoint of the older half is dropped (the oldest, which the window's first height
+//! replays from, and the newest stay), again until the total fits or only those two are left.
+//! The newest stay dense; a past read of an old height replays further (up to the gap to the
+//! checkpoint before it). Answers do not change: a replay from any checkpoint reaches the
+//! same state (the session log is deterministic).
+
+use super::NodeCore;
+use crate::chain::Chain;
+
+/// What the checkpoints may hold alone, in all, by default: 64 MiB.
+pub const DEFAULT_CHECKPOINT_BUDGET: usize = 64 << 20;
+
+/// The checkpoints' heights and the bytes each holds alone (estimated), oldest first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckpointBytes {
+    pub heights: Vec<u64>,
+    pub held: Vec<usize>,
+    pub budget: usize,
+}
+
+impl CheckpointBytes {
+    pub fn total(&self) -> usize {
+        self.held.iter().sum()
+    }
+}
+
+/// The bytes each of `cps` holds alone: what it copied whole, and the shared allocations
+/// (pages, chunks) that neither `live` nor another checkpoint holds.
+fn held_alone(live: &Chain, cps: &[&Chain]) -> Vec<usize> {
+    const LIVE: usize = usize::MAX;
+    // (address, holder, bytes) of every shared allocation of every chain.
+    let mut all: Vec<(usize, usize, usize)> = Vec::new();
+    live.visit_shared(&mut |p, b| all.push((p, LIVE, b)));
+    for (i, c) in cps.iter().enumerate() {
+        c.visit_shared(&mut |p, b| all.push((p, i, b)));
+    }
+    all.sort_unstable();
+    let mut held: Vec<usize> = cps.iter().map(|c| c.clone_bytes()).collect();
+    for group in all.chunk_by(|a, b| a.0 == b.0) {
+        let holder = group[0].1;
+        if holder != LIVE && group.iter().all(|g| g.1 == holder) {
+            held[holder] += group[0].2;
+        }
+    }
+    held
+}
+
+/// Which checkpoints a thinning keeps: the oldest and the newest, the newer half, and every
+/// other one of the older half.
+fn thinned(len: usize) -> Vec<bool> {
+    let older = len / 2;
+    (0..len)
+        .map(|i| i == 0 || i >= older || i == len - 1 || i % 2 == 0)
+        .collect()
+}
+
+impl NodeCore {
+    /// The checkpoints' heights and the bytes each holds alone (Spec note 194).
+    pub fn checkpoint_bytes(&self) -> CheckpointBytes {
+        let chains: Vec<&Chain> = self.checkpoints.iter().map(|c| c.chain()).collect();
+        CheckpointBytes {
+            heights: self.checkpoints.iter().map(|c| c.height()).collect(),
+            held: held_alone(&self.chain, &chains),
+            budget: self.checkpoint_budget,
+        }
+    }
+
+    /// Drops every other older checkpoint while they hold more than the budget (Spec note
+    /// 194). Called when a checkpoint is placed.
+    pub(super) fn fit_checkpoints(&mut self) {
+        while self.checkpoints.len() > 2 {
+            let bytes = self.checkpoint_bytes();
+            if bytes.total() <= self.checkpoint_budget {
+                return;
+            }
+            let keep = thinned(self.checkpoints.len());
+            let mut i = 0;
+            self.checkpoints.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+            if keep.iter().all(|k| *k) {
+                return;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::thinned;
+
+    #[test]
+    fn a_thinning_keeps_the_ends_and_the_newer_half() {
+        assert_eq!(thinned(3), vec![true, true, true]);
+        let k = thinned(10);
+        assert_eq!(
+            k,
+            vec![true, false, true, false, true, true, true, true, true, true]
+        );
+        assert!(thinned(4).iter().filter(|k| !**k).count() == 1);
+    }
+}
