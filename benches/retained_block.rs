@@ -80,6 +80,7 @@ fn load(n: &mut NodeCore, actors: &[Address], timers: u64) {
             actor: actors[i as usize % ACTORS],
             from: None,
             args,
+            ..Default::default()
         })
         .expect("schedule");
         if i % PER_BLOCK == PER_BLOCK - 1 {

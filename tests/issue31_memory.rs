@@ -51,6 +51,7 @@ fn run(budget: usize) -> NodeCore {
                 actor,
                 from: None,
                 args,
+                ..Default::default()
             })
             .expect("schedule");
         }
