@@ -294,6 +294,11 @@ pub struct ServeArgs {
     /// `--prune-history`).
     #[arg(long, value_name = "N", default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub history: u64,
+    /// What the history's checkpoints (the states past reads replay from) may hold in all, in
+    /// MiB (issue 31, Spec note 194): past it the older ones are thinned, so a past read of an
+    /// old height replays further. Raise it for fast past reads under a large backlog.
+    #[arg(long, value_name = "MIB", default_value_t = (cowboy_devnet::node::DEFAULT_CHECKPOINT_BUDGET >> 20) as u64, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub checkpoint_budget: u64,
     /// Trace every handler run (issue 32): the host calls, storage writes, printed lines and
     /// end of each call, deploy and fire of the retained history (`devnet_traceTransaction`,
     /// `devnet_traceFire`, `devnet_traceBlock`). Without it a trace is rebuilt on demand by

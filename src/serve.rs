@@ -104,6 +104,7 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     cfg.max_snapshots = a.snapshots as usize;
     cfg.history = a.history as usize;
     cfg.keep_blocks = Some(a.history as usize);
+    cfg.checkpoint_budget = usize::try_from(a.checkpoint_budget << 20).unwrap_or(usize::MAX);
     cfg.dev_accounts = a.accounts as usize;
     cfg.dev_balance = a.balance;
     cfg.names = names;

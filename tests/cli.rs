@@ -115,6 +115,12 @@ fn cli_usage_errors_have_their_own_exit_code() {
     assert_eq!(run(&["--help"]).status.code(), Some(0));
     let o = run(&["run", "demo", "--blocks", "18446744073709551615"]);
     assert_eq!(o.status.code(), Some(64), "{}", text(&o.stderr));
+    // Issue 31 (Spec note 194): the checkpoints' budget is 1 MiB..=1 TiB, named when refused.
+    for budget in ["0", "1048577", "-1", "lots"] {
+        let o = run(&["serve", &format!("--checkpoint-budget={budget}")]);
+        assert_eq!(o.status.code(), Some(64), "{budget}");
+        assert!(text(&o.stderr).contains("--checkpoint-budget"), "{budget}");
+    }
 }
 
 #[test]
