@@ -186,54 +186,13 @@ fn issue32_the_call_is_refused_while_viewing_the_past() {
     assert!(p.sent.is_none(), "{p:?}");
 }
 
-/// A live demo node served over JSON-RPC: the in-process source and an attached one on it.
-fn served() -> (
-    LocalDevnet<cowboy_devnet::tui::local::LiveNode>,
-    cowboy_devnet::tui::remote::RemoteDevnet,
-    cowboy_devnet::rpc::server::Running,
-    tokio::runtime::Runtime,
-) {
-    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore, spawn};
-    use cowboy_devnet::rpc::methods::module;
-    use cowboy_devnet::rpc::server::{self, ServerOptions};
-    use cowboy_devnet::scenario::builtin;
-    use cowboy_devnet::scenario::live::FixturePlayer;
-    use cowboy_devnet::vm::DevnetRuntime;
-    let sc = std::sync::Arc::new(
-        builtin::scenario("demo", &DevnetRuntime::new())
-            .unwrap()
-            .unwrap(),
-    );
-    let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
-    cfg.mining = MiningMode::Manual;
-    cfg.names = sc.address_book();
-    let mut core = NodeCore::new(cfg).expect("genesis");
-    core.set_hook(Box::new(FixturePlayer::new(sc)));
-    core.apply(Mine { blocks: 5 }).unwrap();
-    let node = spawn(core);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let running = rt
-        .block_on(server::start(
-            module(node.clone()),
-            &ServerOptions {
-                port: 0,
-                ..ServerOptions::default()
-            },
-        ))
-        .expect("the server starts");
-    let url = format!("http://{}", running.addr);
-    let local = LocalDevnet::live(node);
-    let remote = cowboy_devnet::tui::remote::RemoteDevnet::new(&url).unwrap();
-    (local, remote, running, rt)
-}
-
 /// Spec note 193: attached (`--attach`), the prompt's dry run is `devnet_call` with the call
 /// as `actor_call` takes it, read back into the same answer as in process; Enter sends
 /// `actor_call` over JSON-RPC and the in-process view sees it pending.
 #[test]
 fn issue32_the_call_prompt_works_attached_as_in_process() {
     use cowboy_devnet::tui::model::DashboardSource;
-    let (mut local, mut remote, _running, _rt) = served();
+    let (mut local, mut remote, _running, _rt) = common::keys::served_demo();
     let mut app = App::new(KeyMap::default());
     refresh(&mut remote, &mut app);
     let line = r#"worker settle ["x"] from=alice"#;

@@ -143,51 +143,9 @@ fn issue32_dry_run_from_the_schedule_form_changes_nothing_and_shows_the_diff() {
     );
 }
 
-/// The demo along a manual-mining node, served on a free port: the in-process source and the
-/// attached one on the same node.
-fn served() -> (
-    LocalDevnet<cowboy_devnet::tui::local::LiveNode>,
-    cowboy_devnet::tui::remote::RemoteDevnet,
-    cowboy_devnet::rpc::server::Running,
-    tokio::runtime::Runtime,
-) {
-    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore, spawn};
-    use cowboy_devnet::rpc::methods::module;
-    use cowboy_devnet::rpc::server::{self, ServerOptions};
-    use cowboy_devnet::scenario::builtin;
-    use cowboy_devnet::scenario::live::FixturePlayer;
-    use cowboy_devnet::vm::DevnetRuntime;
-    let sc = std::sync::Arc::new(
-        builtin::scenario("demo", &DevnetRuntime::new())
-            .unwrap()
-            .unwrap(),
-    );
-    let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
-    cfg.mining = MiningMode::Manual;
-    cfg.names = sc.address_book();
-    let mut core = NodeCore::new(cfg).expect("genesis");
-    core.set_hook(Box::new(FixturePlayer::new(sc)));
-    core.apply(Mine { blocks: 5 }).unwrap();
-    let node = spawn(core);
-    let rt = tokio::runtime::Runtime::new().unwrap();
-    let running = rt
-        .block_on(server::start(
-            module(node.clone()),
-            &ServerOptions {
-                port: 0,
-                ..ServerOptions::default()
-            },
-        ))
-        .expect("the server starts");
-    let url = format!("http://{}", running.addr);
-    let local = LocalDevnet::live(node);
-    let remote = cowboy_devnet::tui::remote::RemoteDevnet::new(&url).unwrap();
-    (local, remote, running, rt)
-}
-
 #[test]
 fn issue32_pool_and_dry_run_answer_the_same_attached_and_in_process() {
-    let (mut local, mut remote, _running, _rt) = served();
+    let (mut local, mut remote, _running, _rt) = common::keys::served_demo();
     let mut app = App::new(KeyMap::default());
     refresh(&mut local, &mut app);
     let req = schedule(app.data.actors[0], 30);
