@@ -33,15 +33,6 @@ pub fn on_refresh(app: &App) -> Option<Effect> {
     matches!(app.overlay, Overlay::Pool(_)).then_some(Effect::LoadPool)
 }
 
-/// A name for an address: the label the dashboard knows, else its short hex.
-fn name(app: &App, a: &crate::engine::Address) -> String {
-    app.data
-        .names
-        .get(a)
-        .cloned()
-        .unwrap_or_else(|| a.to_string()[..10].to_string())
-}
-
 /// A transaction's hash, short (`0xabcd1234…`).
 pub fn short_hash(h: &crate::engine::H256) -> String {
     format!("{}…", &h.to_string()[..10])
@@ -54,7 +45,7 @@ fn confirm_drop(app: &App, tx: &TxView) -> Confirm {
         format!(
             "drop transaction {} from {} (nonce {}, {})?",
             short_hash(&tx.hash),
-            name(app, &tx.from),
+            app.data.label(&tx.from),
             tx.nonce,
             tx.kind
         ),

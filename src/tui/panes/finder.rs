@@ -241,13 +241,7 @@ fn draw_rows(
     shown: &[&crate::node::TimerView],
     theme: &Theme,
 ) {
-    let name = |a: &Address| {
-        app.data
-            .names
-            .get(a)
-            .cloned()
-            .unwrap_or_else(|| a.to_string()[..10].to_string())
-    };
+    let name = |a: &Address| app.data.label(a);
     // Only the rows on screen are laid out (a page holds up to 1,000): the window that keeps
     // the selection in view.
     let visible = (area.height as usize).saturating_sub(1).max(1);

@@ -12,14 +12,6 @@ use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, TableState};
 
-fn name(app: &App, a: &crate::engine::Address) -> String {
-    app.data
-        .names
-        .get(a)
-        .cloned()
-        .unwrap_or_else(|| a.to_string()[..10].to_string())
-}
-
 /// The pool overlay over the whole area: one row per pending transaction, newest first.
 pub fn draw(frame: &mut Frame, area: Rect, app: &App, p: &PoolOverlay, theme: &Theme) {
     frame.render_widget(Clear, area);
@@ -60,7 +52,7 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, p: &PoolOverlay, theme: &T
             Row::new(vec![
                 short_hash(&t.hash),
                 format!("{}", t.index),
-                name(app, &t.from),
+                app.data.label(&t.from),
                 format!("{}", t.nonce),
                 t.kind.clone(),
             ])
@@ -128,7 +120,7 @@ pub fn dry_run_lines(app: &App, v: &DryRunView) -> Vec<String> {
     for b in &d.balances {
         out.push(format!(
             "  balance {}: {} → {}",
-            name(app, &b.address),
+            app.data.label(&b.address),
             b.before,
             b.after
         ));
@@ -137,7 +129,7 @@ pub fn dry_run_lines(app: &App, v: &DryRunView) -> Vec<String> {
         let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "∅".into());
         out.push(format!(
             "  storage {} {}: {} → {}",
-            name(app, &s.actor),
+            app.data.label(&s.actor),
             s.key,
             show(&s.old),
             show(&s.new)
@@ -161,14 +153,14 @@ pub fn draw_dry_run(frame: &mut Frame, area: Rect, app: &App, d: &DryRunShown, t
     let title = match req {
         DryRequest::Schedule(s) => format!(
             "dry run: schedule on {} at #{} · Esc: back to the form",
-            name(app, &s.actor),
+            app.data.label(&s.actor),
             s.height
         ),
         DryRequest::Call(c) => format!(
             "dry run: call {}.{} from {} · Esc: back to the prompt",
-            name(app, &c.actor),
+            app.data.label(&c.actor),
             c.handler,
-            name(app, &c.from)
+            app.data.label(&c.from)
         ),
     };
     let width = (r.width.saturating_sub(3) as usize).max(20);
