@@ -96,6 +96,18 @@ pub fn fixture_under(
 /// does: its steps are the node's hook, so a drop can rebuild the open block from the head), to
 /// block `height`, manual mining (a transaction stays pending until a block is mined).
 pub fn live_fixture_at(name: &str, height: u64) -> cowboy_devnet::tui::local::LocalDevnet {
+    let (node, names) = live_fixture_node(name, height);
+    cowboy_devnet::tui::local::LocalDevnet::new(node, names)
+}
+
+/// The node of [`live_fixture_at`] and the fixture's names.
+fn live_fixture_node(
+    name: &str,
+    height: u64,
+) -> (
+    cowboy_devnet::node::NodeCore,
+    std::collections::BTreeMap<cowboy_devnet::engine::Address, String>,
+) {
     use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore};
     use cowboy_devnet::scenario::live::FixturePlayer;
     use cowboy_devnet::scenario::{Scenario, builtin};
@@ -112,47 +124,27 @@ pub fn live_fixture_at(name: &str, height: u64) -> cowboy_devnet::tui::local::Lo
     let mut d = NodeCore::new(c).expect("genesis");
     d.set_hook(Box::new(FixturePlayer::new(std::sync::Arc::new(s))));
     d.apply(Mine { blocks: height }).expect("mines");
-    cowboy_devnet::tui::local::LocalDevnet::new(d, names)
+    (d, names)
 }
 
-/// The demo along a manual-mining node at #5, served on a free port: the in-process source and
-/// the attached one (`--attach`) on the same node, the server and its runtime (keep them alive).
+/// The demo along a manual-mining node at #5 ([`live_fixture_at`]'s node), served on a free
+/// port: the in-process source and the attached one (`--attach`) on the same node, the server
+/// and its runtime (keep them alive).
 pub fn served_demo() -> (
     cowboy_devnet::tui::local::LocalDevnet<cowboy_devnet::tui::local::LiveNode>,
     cowboy_devnet::tui::remote::RemoteDevnet,
-    cowboy_devnet::rpc::server::Running,
+    super::served::Served,
     tokio::runtime::Runtime,
 ) {
-    use cowboy_devnet::node::{Mine, MiningMode, NodeConfig, NodeCore, spawn};
-    use cowboy_devnet::rpc::methods::module;
-    use cowboy_devnet::rpc::server::{self, ServerOptions};
-    use cowboy_devnet::scenario::builtin;
-    use cowboy_devnet::scenario::live::FixturePlayer;
-    use cowboy_devnet::vm::DevnetRuntime;
-    let sc = std::sync::Arc::new(
-        builtin::scenario("demo", &DevnetRuntime::new())
-            .unwrap()
-            .unwrap(),
-    );
-    let mut cfg = NodeConfig::new(sc.genesis().clone(), DevnetRuntime::shared());
-    cfg.mining = MiningMode::Manual;
-    cfg.names = sc.address_book();
-    let mut core = NodeCore::new(cfg).expect("genesis");
-    core.set_hook(Box::new(FixturePlayer::new(sc)));
-    core.apply(Mine { blocks: 5 }).unwrap();
-    let node = spawn(core);
+    let (core, _) = live_fixture_node("demo", 5);
+    let node = cowboy_devnet::node::spawn(core);
     let rt = tokio::runtime::Runtime::new().unwrap();
-    let running = rt
-        .block_on(server::start(
-            module(node.clone()),
-            &ServerOptions {
-                port: 0,
-                ..ServerOptions::default()
-            },
-        ))
-        .expect("the server starts");
-    let url = format!("http://{}", running.addr);
+    let served = rt.block_on(super::served::serve_node(
+        node.clone(),
+        &super::served::port0(),
+    ));
+    let url = format!("http://{}", served.addr);
     let local = cowboy_devnet::tui::local::LocalDevnet::live(node);
     let remote = cowboy_devnet::tui::remote::RemoteDevnet::new(&url).unwrap();
-    (local, remote, running, rt)
+    (local, remote, served, rt)
 }
