@@ -26,21 +26,6 @@ async fn ok(c: &HttpClient, method: &str, params: Value) -> Value {
     common::served::rpc_ok(c, method, &params).await
 }
 
-/// Everything a refused call must leave as it was.
-async fn fingerprint(c: &HttpClient) -> Value {
-    let mut head = ok(c, "devnet_head", json!([])).await;
-    // The save bookkeeping is not chain state (no `--state` here anyway).
-    head.as_object_mut().unwrap().remove("state_save");
-    json!({
-        "head": head,
-        "accounts": ok(c, "devnet_accounts", json!([])).await,
-        "supply": ok(c, "devnet_supply", json!([])).await,
-        "snapshots": ok(c, "devnet_snapshots", json!([])).await,
-        "mining": ok(c, "devnet_getMining", json!([])).await,
-        "actors": ok(c, "actor_list", json!([])).await,
-    })
-}
-
 /// Under every scheduler: the same refused forms, plus the drafts' own.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue29_every_state_changing_method_refused_changes_nothing() {
@@ -239,7 +224,7 @@ async fn refusals_under(kind: SchedulerKind) {
             "`{m}` changes the devnet but has no refused case in this test"
         );
     }
-    let before = fingerprint(&c).await;
+    let before = common::served::fingerprint(&c).await;
     for (method, params) in &cases {
         if !methods.contains(*method) {
             panic!("`{method}` is not a registered method");
@@ -256,7 +241,7 @@ async fn refusals_under(kind: SchedulerKind) {
             !message.is_empty() && code != 0,
             "{method}: a named error ({code} {message})"
         );
-        let after = fingerprint(&c).await;
+        let after = common::served::fingerprint(&c).await;
         assert_eq!(
             after, before,
             "{kind}: {method} {params} refused with {code} {message} but changed the devnet"

@@ -152,18 +152,6 @@ mod rpc_labels {
         common::served::rpc_ok(c, method, &params).await
     }
 
-    /// What a refused label must leave as it was: the head (height, hash, root, pending
-    /// transactions), every account's balance and nonce, the timers.
-    async fn fingerprint(c: &HttpClient) -> Value {
-        let mut head = ok(c, "devnet_head", json!([])).await;
-        head.as_object_mut().unwrap().remove("state_save");
-        json!({
-            "head": head,
-            "accounts": ok(c, "devnet_accounts", json!([])).await,
-            "timers": ok(c, "timer_list", json!([{}])).await,
-        })
-    }
-
     async fn served(kind: SchedulerKind) -> (common::served::Served, HttpClient) {
         let genesis = Genesis::default().with_scheduler(Some(kind), None).unwrap();
         let node = spawn(common::fleet::node_on(genesis));
@@ -249,7 +237,7 @@ mod rpc_labels {
             1
         );
         // A dry run takes `label`, answers the timer the real call would make, labels nothing.
-        let before = fingerprint(&c).await;
+        let before = common::served::fingerprint(&c).await;
         let dry = ok(
             &c,
             "devnet_call",
@@ -257,7 +245,11 @@ mod rpc_labels {
         )
         .await;
         assert_eq!(dry["dry_run"], json!(true), "{dry}");
-        assert_eq!(fingerprint(&c).await, before, "a dry run changes nothing");
+        assert_eq!(
+            common::served::fingerprint(&c).await,
+            before,
+            "a dry run changes nothing"
+        );
         let none = ok(&c, "timer_list", json!([{"label": "dry"}])).await;
         assert_eq!(none, json!([]), "the dry run labelled nothing");
     }
@@ -274,7 +266,7 @@ mod rpc_labels {
             let head = ok(&c, "devnet_head", json!([])).await["height"]
                 .as_u64()
                 .unwrap();
-            let before = fingerprint(&c).await;
+            let before = common::served::fingerprint(&c).await;
             for bad in [
                 "",
                 "   ",
@@ -304,7 +296,7 @@ mod rpc_labels {
                     assert_eq!(code, -32602, "{kind}: {method} {bad:?}: {message}");
                     assert!(message.contains("`label`"), "{method} {bad:?}: {message}");
                     assert_eq!(
-                        fingerprint(&c).await,
+                        common::served::fingerprint(&c).await,
                         before,
                         "{kind}: {method} with label {bad:?} changed the devnet"
                     );

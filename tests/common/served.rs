@@ -141,3 +141,23 @@ pub async fn rpc_err(c: &HttpClient, method: &str, params: &Value) -> (i32, Stri
         Err(e) => e,
     }
 }
+
+/// Everything a refused (or dry-run) call must leave as it was: the head (height, hash, root,
+/// pending transactions; not the save bookkeeping, which is not chain state), every account's
+/// balance and nonce, the supply, the snapshots, the mining mode, the actors and the timers.
+pub async fn fingerprint(c: &HttpClient) -> Value {
+    let mut head = rpc_ok(c, "devnet_head", &serde_json::json!([])).await;
+    head.as_object_mut().unwrap().remove("state_save");
+    let mut out = serde_json::json!({ "head": head });
+    for (key, method, params) in [
+        ("accounts", "devnet_accounts", serde_json::json!([])),
+        ("supply", "devnet_supply", serde_json::json!([])),
+        ("snapshots", "devnet_snapshots", serde_json::json!([])),
+        ("mining", "devnet_getMining", serde_json::json!([])),
+        ("actors", "actor_list", serde_json::json!([])),
+        ("timers", "timer_list", serde_json::json!([{}])),
+    ] {
+        out[key] = rpc_ok(c, method, &params).await;
+    }
+    out
+}
