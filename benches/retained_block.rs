@@ -78,7 +78,6 @@ fn load(n: &mut NodeCore, actors: &[Address], timers: u64) {
         };
         n.apply(ScheduleTimer {
             actor: actors[i as usize % ACTORS],
-            from: None,
             args,
             ..Default::default()
         })

@@ -35,7 +35,6 @@ fn node(kind: SchedulerKind, per_target: u32) -> (NodeCore, Address) {
 fn draft(actor: Address, interval: bool, args: DraftTimerArgs) -> DraftTimer {
     DraftTimer {
         actor,
-        from: None,
         interval,
         args,
         ..Default::default()
@@ -90,7 +89,6 @@ fn english_8_watch_estimate_matches_the_globalbox() {
     let h = n.chain().pending_height() + 2;
     n.apply(ScheduleTimer {
         actor: a,
-        from: None,
         args: ScheduleArgs {
             height: h,
             bid: Some(5),
@@ -180,7 +178,6 @@ fn english_12_timer_estimate_answers_the_schedules_refusal() {
     let h = n.chain().pending_height() + 3;
     let sched = |gas_limit: u64, payload: &[u8]| ScheduleTimer {
         actor: a,
-        from: None,
         args: ScheduleArgs {
             height: h,
             gas_limit: Some(gas_limit),

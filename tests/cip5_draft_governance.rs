@@ -318,7 +318,6 @@ fn english_12_node_update_and_the_export_replays() {
     let reg = n
         .apply(DraftTimer {
             actor,
-            from: None,
             interval: false,
             args: DraftTimerArgs {
                 keys: vec!["k".into()],

@@ -50,7 +50,6 @@ fn sched(n: &mut NodeCore, a: Address, height: u64, nonce: u64, payload: &[u8]) 
     let _ = n;
     ScheduleTimer {
         actor: a,
-        from: None,
         args: ScheduleArgs {
             height,
             payload: payload.to_vec(),
@@ -64,7 +63,6 @@ fn sched(n: &mut NodeCore, a: Address, height: u64, nonce: u64, payload: &[u8]) 
 fn watch(a: Address, keys: &[&str], nonce: u64) -> DraftTimer {
     DraftTimer {
         actor: a,
-        from: None,
         interval: false,
         args: DraftTimerArgs {
             keys: keys.iter().map(|k| k.to_string()).collect(),

@@ -897,15 +897,6 @@ fn cip5_6_2_buckets_and_estimates_use_the_fire_budget_under_a_lowered_cap() {
     let req = ScheduleRequest {
         actor: crowd,
         height: 30,
-        payload: Vec::new(),
-        handler: None,
-        from: None,
-        fee_payer: None,
-        gas_limit: None,
-        expires_at: None,
-        max_fee_per_cycle: None,
-        max_priority_fee_per_cycle: None,
-        priority_tier: None,
         ..Default::default()
     };
     let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req)) else {
@@ -1357,15 +1348,8 @@ fn cip1_v3_6_the_feed_and_a_timers_life_read_a_clamped_tip_in_base_units() {
     let req = ScheduleRequest {
         actor,
         height: 40,
-        payload: Vec::new(),
-        handler: None,
-        from: None,
-        fee_payer: None,
-        gas_limit: None,
-        expires_at: None,
         max_fee_per_cycle: Some(basefee + 500_000_000),
         max_priority_fee_per_cycle: Some(3_000_000_000),
-        priority_tier: None,
         ..Default::default()
     };
     let Ok(CommandOutcome::Scheduled { timer_id, .. }) = src.execute(UiCommand::ScheduleTimer(req))

@@ -137,14 +137,7 @@ fn issue15_attach_commands_change_the_served_node_and_errors_are_named() {
         actor,
         height: h + 5,
         payload: b"hi".to_vec(),
-        handler: None,
-        from: None,
-        fee_payer: None,
         gas_limit: Some(100_000),
-        expires_at: None,
-        max_fee_per_cycle: None,
-        max_priority_fee_per_cycle: None,
-        priority_tier: None,
         ..Default::default()
     };
     let Ok(CommandOutcome::Estimated(e)) = src.execute(UiCommand::EstimateTimer(req.clone()))
@@ -332,15 +325,6 @@ fn issue15_attach_feed_comes_from_the_subscriptions_without_gaps() {
         src.execute(UiCommand::ScheduleTimer(ScheduleRequest {
             actor,
             height: 4,
-            payload: vec![],
-            handler: None,
-            from: None,
-            fee_payer: None,
-            gas_limit: None,
-            expires_at: None,
-            max_fee_per_cycle: None,
-            max_priority_fee_per_cycle: None,
-            priority_tier: None,
             ..Default::default()
         }))
     else {

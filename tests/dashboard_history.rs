@@ -43,7 +43,6 @@ fn session(history: usize, head: u64) -> NodeCore {
         };
         n.apply(ScheduleTimer {
             actor,
-            from: None,
             args,
             ..Default::default()
         })
@@ -267,7 +266,6 @@ fn issue24_a_timer_scheduled_after_the_viewed_height_is_not_known_then() {
     let late = n
         .apply(ScheduleTimer {
             actor,
-            from: None,
             args: ScheduleArgs {
                 height: 40,
                 payload: vec![99],

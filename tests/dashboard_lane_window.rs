@@ -204,7 +204,6 @@ fn session(history: usize, head: u64) -> LocalDevnet {
         };
         n.apply(ScheduleTimer {
             actor,
-            from: None,
             args,
             ..Default::default()
         })

@@ -31,7 +31,6 @@ fn deploy(from: Address) -> Command {
 fn schedule(actor: Address, height: u64) -> ScheduleTimer {
     ScheduleTimer {
         actor,
-        from: None,
         args: ScheduleArgs {
             height,
             payload: b"p".to_vec(),

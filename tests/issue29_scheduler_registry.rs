@@ -245,7 +245,6 @@ fn issue29_timer_estimate_names_the_scheduler_in_force() {
         let est = n
             .apply(EstimateTimer(ScheduleTimer {
                 actor: actor.address,
-                from: None,
                 args: ScheduleArgs {
                     height: n.height() + 5,
                     ..Default::default()

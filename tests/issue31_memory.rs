@@ -49,7 +49,6 @@ fn run(budget: usize) -> NodeCore {
             let actor = actors[(b as usize * 2 + k) % ACTORS];
             n.apply(ScheduleTimer {
                 actor,
-                from: None,
                 args,
                 ..Default::default()
             })

@@ -43,7 +43,6 @@ fn play(trace: bool) -> Played {
     let schedule = |node: &mut NodeCore, h: u64| {
         node.apply(ScheduleTimer {
             actor: d.address,
-            from: None,
             args: ScheduleArgs {
                 height: h,
                 ..ScheduleArgs::default()

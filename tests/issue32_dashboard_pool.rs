@@ -25,15 +25,6 @@ fn schedule(actor: Address, height: u64) -> ScheduleRequest {
     ScheduleRequest {
         actor,
         height,
-        payload: Vec::new(),
-        handler: None,
-        from: None,
-        fee_payer: None,
-        gas_limit: None,
-        expires_at: None,
-        max_fee_per_cycle: None,
-        max_priority_fee_per_cycle: None,
-        priority_tier: None,
         ..Default::default()
     }
 }

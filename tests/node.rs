@@ -359,7 +359,6 @@ fn node_a_rejected_request_changes_nothing() {
         // Not in the future (CIP-5 §4.2).
         d.apply(ScheduleTimer {
             actor,
-            from: None,
             args: ScheduleArgs {
                 height: 1,
                 ..ScheduleArgs::default()
@@ -422,7 +421,6 @@ fn node_timer_requests_and_queries_follow_a_timer_after_it_left() {
     let est = d
         .apply(EstimateTimer(ScheduleTimer {
             actor,
-            from: None,
             args: args.clone(),
             ..Default::default()
         }))
@@ -435,7 +433,6 @@ fn node_timer_requests_and_queries_follow_a_timer_after_it_left() {
     let s = d
         .apply(ScheduleTimer {
             actor,
-            from: None,
             args: args.clone(),
             ..Default::default()
         })
@@ -607,7 +604,6 @@ fn node_governance_and_extension_requests_cip5_5_4() {
     let schedule = |d: &mut NodeCore, height: u64| {
         d.apply(ScheduleTimer {
             actor,
-            from: None,
             args: ScheduleArgs {
                 height,
                 expires_at: Some(height + 10),

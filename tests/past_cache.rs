@@ -84,7 +84,6 @@ fn schedule(n: &mut impl Dev, actor: Address, after: u64) -> Option<TimerId> {
     };
     n.req(ScheduleTimer {
         actor,
-        from: None,
         args,
         ..Default::default()
     })

@@ -48,7 +48,6 @@ fn schedule(n: &mut NodeCore, actor: Address, after: u64) -> Result<(), ()> {
     };
     n.apply(ScheduleTimer {
         actor,
-        from: None,
         args,
         ..Default::default()
     })
@@ -92,7 +91,6 @@ fn issue24_export_of_a_session_replays_to_the_same_hash_and_root_at_every_height
     schedule(&mut n, a, 20).unwrap();
     let id = n.apply(ScheduleTimer {
         actor: a,
-        from: None,
         args: ScheduleArgs {
             height: n.chain().pending_height() + 30,
             payload: b"x".to_vec(),
@@ -322,7 +320,6 @@ fn dry_call(n: &NodeCore, a: Address, kind: u8, x: u64) -> At<DryRun> {
     let sched = |height, client_nonce| {
         DryCall::Schedule(ScheduleTimer {
             actor: a,
-            from: None,
             args: ScheduleArgs {
                 height,
                 client_nonce,
@@ -335,7 +332,6 @@ fn dry_call(n: &NodeCore, a: Address, kind: u8, x: u64) -> At<DryRun> {
     let draft = |interval: bool| {
         DryCall::Draft(DraftTimer {
             actor: a,
-            from: None,
             interval,
             args: DraftTimerArgs {
                 keys: if interval { vec![] } else { vec!["k/".into()] },
@@ -399,7 +395,6 @@ fn play(
                 };
                 if let Ok(s) = n.apply(ScheduleTimer {
                     actor: a,
-                    from: None,
                     args,
                     ..Default::default()
                 }) {
@@ -457,7 +452,6 @@ fn play(
                 let e = n
                     .apply(ScheduleTimer {
                         actor: a,
-                        from: None,
                         args,
                         ..Default::default()
                     })
