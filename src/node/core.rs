@@ -832,8 +832,10 @@ impl NodeCore {
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();
-        self.session = SessionLog::loaded(&self.chain, None);
-        self.checkpoints = past::start(&self.chain, self.keep_history);
+        // One copy of the loaded chain, shared by the log's base and the first checkpoint.
+        let base = Arc::new(self.chain.clone());
+        self.session = SessionLog::loaded(base.clone(), None);
+        self.checkpoints = past::start_shared(self.keep_history.then_some(base));
         self.events.push_back(NodeEvent::StateLoaded { height });
         Ok(())
     }

@@ -108,14 +108,14 @@ impl SessionLog {
     }
 
     /// An empty log of a session that starts from `chain`, a loaded state (`file`: where it
-    /// was read from).
-    pub fn loaded(chain: &Chain, file: Option<String>) -> Self {
+    /// was read from). The copy is shared: the node's first checkpoint holds the same one.
+    pub fn loaded(chain: Arc<Chain>, file: Option<String>) -> Self {
         SessionLog {
             base: Base::Loaded {
                 height: chain.height(),
                 file,
             },
-            base_chain: Some(BaseChain(Arc::new(chain.clone()))),
+            base_chain: Some(BaseChain(chain)),
             tail: None,
             len: 0,
             trimmed_at: None,

@@ -49,11 +49,17 @@ impl std::fmt::Debug for Checkpoint {
 /// The checkpoints of a node starting at `chain` (none for a headless node, which keeps no
 /// history).
 pub(super) fn start(chain: &Chain, keep_history: bool) -> VecDeque<Arc<Checkpoint>> {
+    start_shared(keep_history.then(|| Arc::new(chain.clone())))
+}
+
+/// The checkpoints of a node starting at `chain`, a copy shared with whoever else holds it (a
+/// loaded session's log): `None` for a headless node.
+pub(super) fn start_shared(chain: Option<Arc<Chain>>) -> VecDeque<Arc<Checkpoint>> {
     let mut v = VecDeque::new();
-    if keep_history {
+    if let Some(chain) = chain {
         v.push_back(Arc::new(Checkpoint {
             height: chain.height(),
-            chain: Arc::new(chain.clone()),
+            chain,
             pos: None,
             count: 0,
         }));
