@@ -420,7 +420,7 @@ impl HashEncode for Receipt {
 }
 
 /// Events that are not about timers.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind")]
 pub enum ChainEvent {
     ActorDeployed {
@@ -435,8 +435,10 @@ pub enum ChainEvent {
     },
 }
 
-/// Any event, serialized flat with its `kind`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Any event, serialized flat with its `kind`. Its schema (`EventBody` in `rpc.discover`) is
+/// derived: one of the timer engine's events or a chain event, each with its fields.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "EventBody")]
 #[serde(untagged)]
 pub enum Event {
     Timer(TimerEvent),
@@ -496,8 +498,10 @@ impl HashEncode for Event {
     }
 }
 
-/// An event as recorded in a block: where it happened and what.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An event as recorded in a block: where it happened and what (`Event` in `rpc.discover`,
+/// its schema derived from these types, issue 29).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[schemars(rename = "Event")]
 pub struct EventRecord {
     /// The block the event happened in. Serialized as `block_height`: the flattened timer
     /// events carry their own `height` (the timer's), and a JSON object cannot hold both.
@@ -521,7 +525,7 @@ impl HashEncode for EventRecord {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     Tx,

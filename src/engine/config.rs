@@ -168,7 +168,7 @@ impl HashEncode for TimerConfig {
 /// (`system:cip1:…`) but no instruction; the devnet adds a fourth system instruction beside
 /// CIP-5's 48/49/50, opcode 51, with the same `system_deployers` gate. The fields are flat (one
 /// name per value) so that a partial update names each.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerParams {
     /// §7.3 multipliers in basis points of 1 (8,000 / 10,000 / 15,000 / 25,000 by default).

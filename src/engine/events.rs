@@ -161,8 +161,9 @@ impl DeferReason {
     }
 }
 
-/// An event of the timer engine. Serialized with `"kind": "<name>"`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An event of the timer engine. Serialized with `"kind": "<name>"`; its JSON schema (in
+/// `rpc.discover`, issue 29) is derived from this enum.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind")]
 pub enum TimerEvent {
     TimerScheduled {
@@ -185,14 +186,19 @@ pub enum TimerEvent {
         cycles_used: u64,
         cells_used: u64,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         max_cost: u128,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         cost: u128,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         refund: u128,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         burned: u128,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         tip: u128,
         success: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -225,8 +231,10 @@ pub enum TimerEvent {
         actor: Address,
         fee_payer: Address,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         required: u128,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         available: u128,
     },
     TimerCancelled {
@@ -235,6 +243,7 @@ pub enum TimerEvent {
         /// A pre-charge refunded because the timer was cancelled between its pre-charge and its
         /// execution in the same end of block (CIP-5 §5.4); zero otherwise.
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         refund: u128,
     },
     TimerCancelledByGovernance {
@@ -268,8 +277,10 @@ pub enum TimerEvent {
         timer_id: TimerId,
         actor: Address,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         stated: u128,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         clamped: u128,
     },
     /// CIP-1 v3 §7.2, Spec note 53: the actor's custom GBA failed, wrote, or ran out
@@ -297,8 +308,10 @@ pub enum TimerEvent {
         timer_id: TimerId,
         actor: Address,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         max_fee_per_cycle: u128,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         tip_per_cycle: u128,
     },
     /// CIP-1 v1 §3 "Priority Weight": an actor's weight after this block, `w' = (1 − λ)·w +
@@ -322,6 +335,7 @@ pub enum TimerEvent {
         gas_limit_per_fire: u64,
         /// The new bid, whole units.
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         bid: u128,
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         fifo_rank_raised: bool,

@@ -4,11 +4,9 @@
 //! other param and result schema is `#[derive(JsonSchema)]` on the type itself.
 
 use super::types::{Amount, Bytes};
-use crate::chain::EventRecord;
 use crate::engine::{Address, ErrorKind, EventKind, H256, SchedulerKind, TimerId, TimerStatus};
 use crate::node::{BlockTag, EventCursor, MiningMode};
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
-use serde_json::json;
 use std::borrow::Cow;
 
 /// `0x` and `n` hex digits.
@@ -77,27 +75,6 @@ fn amount() -> Schema {
 fn names<'a>(all: impl Iterator<Item = &'a str>, what: &str) -> Schema {
     let all: Vec<&str> = all.collect();
     json_schema!({"type": "string", "enum": all, "description": what})
-}
-
-/// An event where it happened: the block height, the phase and its kind, with the kind's own
-/// fields (the timer events' fields are not derived yet: `docs/LEFT_OPEN.md`).
-impl JsonSchema for EventRecord {
-    fn schema_name() -> Cow<'static, str> {
-        "Event".into()
-    }
-    fn json_schema(g: &mut SchemaGenerator) -> Schema {
-        let kind = g.subschema_for::<EventKind>();
-        json_schema!({
-            "type": "object",
-            "required": ["block_height", "phase", "kind"],
-            "properties": {
-                "block_height": {"type": "integer", "minimum": 0},
-                "phase": {"enum": ["tx", "eob"]},
-                "kind": kind,
-            },
-            "additionalProperties": json!(true),
-        })
-    }
 }
 
 /// A versioned state dump, as `devnet_dumpState` answers and `devnet_loadState` takes it
