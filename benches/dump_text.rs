@@ -26,8 +26,7 @@ const TIMERS: u64 = 100_000;
 const ACTORS: u64 = 100;
 
 fn node() -> NodeCore {
-    let (mut c, genesis) =
-        fleet::fleet_chain(fleet::uncapped_genesis(), ACTORS, fleet::FLEET_RICH);
+    let (mut c, genesis) = fleet::fleet_chain(fleet::uncapped_genesis(), ACTORS, fleet::FLEET_RICH);
     c.test_hook_insert_timers(fleet::spread_timers(0, TIMERS, 1_000, 100_000, |i| {
         fleet::fleet_actor(ACTORS, i)
     }))
