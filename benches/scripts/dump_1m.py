@@ -18,8 +18,9 @@ state file:
 - a periodic `--state` save (`--state-interval`): its duration (the temporary file's life);
 - SIGTERM (the final save) and a restart from the saved file.
 
-A second client calls `devnet_blockNumber` in a loop throughout; its p50/p99 are given idle and
-during each phase. RSS is sampled every 10 ms.
+Two other clients (processes of their own) call in a loop throughout: `devnet_blockNumber`
+(answered from the published head) and `devnet_supply` (answered on the node's thread); their
+p50/p99 are given idle and during each phase. RSS is sampled every 10 ms.
 
 Usage:
     cargo build --release --example big_state
@@ -37,9 +38,10 @@ import tempfile
 import threading
 import time
 
-N = int(sys.argv[1]) if len(sys.argv) > 1 else 1_000_000
-PORT = int(sys.argv[2]) if len(sys.argv) > 2 else 18650
-BINS = sys.argv[3:] or ["target/release/cowboy-devnet"]
+ARGS = [] if sys.argv[1:2] == ["--ping"] else sys.argv[1:]
+N = int(ARGS[0]) if len(ARGS) > 0 else 1_000_000
+PORT = int(ARGS[1]) if len(ARGS) > 1 else 18650
+BINS = ARGS[2:] or ["target/release/cowboy-devnet"]
 GEN = "target/release/examples/big_state"
 PAGE = 64 << 20
 
@@ -69,16 +71,47 @@ def rss_kb(pid):
     return 0
 
 
-class Watch:
-    """RSS samples and blockNumber latencies, in the background."""
+def pinger(port, method, out):
+    """Calls `method` in a loop on one kept-alive connection (a process of its own, so the
+    measuring client's own work never holds it up); writes `start latency` lines to `out`."""
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": []})
+    conn = None
+    with open(out, "w", buffering=1) as f:
+        while True:
+            t0 = time.time()
+            try:
+                if conn is None:
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+                conn.request("POST", "/", body, {"Content-Type": "application/json"})
+                conn.getresponse().read()
+                f.write(f"{t0} {time.time() - t0}\n")
+            except Exception:  # noqa: BLE001 - the server is going away
+                conn = None
+                time.sleep(0.01)
+            time.sleep(0.002)
 
-    def __init__(self, pid, state_dir):
+
+class Watch:
+    """RSS samples (here) and two pingers (processes of their own): `devnet_blockNumber`,
+    answered from the published head, and `devnet_supply`, answered on the node's thread."""
+
+    METHODS = ("devnet_blockNumber", "devnet_supply")
+
+    def __init__(self, pid, state_dir, work):
         self.pid, self.state_dir = pid, state_dir
-        self.rss, self.pings, self.tmp_seen = [], [], []
+        self.rss, self.tmp_seen = [], []
         self.stop = False
-        self.threads = [threading.Thread(target=f, daemon=True) for f in (self.sample, self.ping)]
-        for t in self.threads:
-            t.start()
+        self.files = {m: os.path.join(work, f"{m}.txt") for m in self.METHODS}
+        self.procs = [subprocess.Popen([sys.executable, __file__, "--ping", str(PORT), m, f])
+                      for m, f in self.files.items()]
+        self.thread = threading.Thread(target=self.sample, daemon=True)
+        self.thread.start()
+
+    def close(self):
+        self.stop = True
+        for p in self.procs:
+            p.kill()
+            p.wait()
 
     def sample(self):
         while not self.stop:
@@ -88,32 +121,23 @@ class Watch:
                 self.tmp_seen.append(now)
             time.sleep(0.01)
 
-    def ping(self):
-        body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "devnet_blockNumber", "params": []})
-        conn = None
-        while not self.stop:
-            t0 = time.time()
-            try:
-                if conn is None:
-                    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=60)
-                conn.request("POST", "/", body, {"Content-Type": "application/json"})
-                conn.getresponse().read()
-                self.pings.append((t0, time.time() - t0))
-            except Exception:  # noqa: BLE001 - the server is going away
-                conn = None
-                time.sleep(0.01)
-            time.sleep(0.002)
-
     def peak_mb(self, t0, t1):
         xs = [r for t, r in self.rss if t0 <= t <= t1]
         return max(xs) / 1024 if xs else 0.0
 
     def lat(self, t0, t1):
-        xs = sorted(d for t, d in self.pings if t0 <= t <= t1)
-        if not xs:
-            return "no calls"
-        p = lambda q: xs[min(len(xs) - 1, int(q * len(xs)))] * 1000  # noqa: E731
-        return f"blockNumber p50 {p(0.5):.2f} ms p99 {p(0.99):.2f} ms max {xs[-1] * 1000:.1f} ms ({len(xs)} calls)"
+        out = []
+        for m, f in self.files.items():
+            with open(f) as fh:
+                pings = [tuple(map(float, line.split())) for line in fh if line.count(" ") == 1]
+            # A call that started in the window, or was in flight over its start.
+            xs = sorted(d for t, d in pings if t0 <= t <= t1 or (t < t0 and t + d > t0))
+            if not xs:
+                out.append(f"{m}: no calls")
+                continue
+            p = lambda q: xs[min(len(xs) - 1, int(q * len(xs)))] * 1000  # noqa: E731
+            out.append(f"{m.removeprefix('devnet_')} p50 {p(0.5):.2f} / p99 {p(0.99):.2f} / max {xs[-1] * 1000:.1f} ms ({len(xs)})")
+        return "; ".join(out)
 
 
 def wait_up(proc, t0):
@@ -147,7 +171,7 @@ def run(binary, big, work):
     proc = serve(binary, ["--state", state, "--state-interval", "25", "--export-dir", edir])
     up = wait_up(proc, t0)
     print(f"restart (load {N} timers, {os.path.getsize(big) / 1e6:.0f} MB): {up:.2f} s, RSS {rss_kb(proc.pid) / 1024:.0f} MB")
-    w = Watch(proc.pid, sdir)
+    w = Watch(proc.pid, sdir, work)
     time.sleep(3)
     t = time.time()
     print(f"idle: {w.lat(t - 3, t)}")
@@ -194,7 +218,7 @@ def run(binary, big, work):
         print(f"periodic --state save: about {s1 - s0:.2f} s; peak RSS {w.peak_mb(s0, s1 + 0.2):.0f} MB; {w.lat(s0, s1)}")
     else:
         print("periodic --state save: not seen")
-    w.stop = True
+    w.close()
     t0 = time.time()
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=600)
@@ -234,4 +258,7 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 1 and sys.argv[1] == "--ping":
+        pinger(int(sys.argv[2]), sys.argv[3], sys.argv[4])
+    else:
+        main()
