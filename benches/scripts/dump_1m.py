@@ -224,21 +224,21 @@ def run(binary, big, work):
     proc.wait(timeout=600)
     print(f"SIGTERM to exit (the final save): {time.time() - t0:.2f} s, exit {proc.returncode}")
 
-    t0 = time.time()
-    proc = serve(binary, ["--state", state])
-    up = wait_up(proc, t0)
-    print(f"restart from the saved file: {up:.2f} s, RSS {rss_kb(proc.pid) / 1024:.0f} MB")
-    proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    restart(binary, ["--state", state], "restart from the saved file")
     paged = os.path.join(work, "paged.json")
     if os.path.exists(paged):
-        t0 = time.time()
-        proc = serve(binary, ["--load-state", paged])
-        up = wait_up(proc, t0)
-        print(f"--load-state of the pages put together: {up:.2f} s")
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
+        restart(binary, ["--load-state", paged], "--load-state of the pages put together")
         os.remove(paged)
+
+
+def restart(binary, args, what):
+    """Starts `binary` with `args`, says how long until it answered and its RSS, kills it."""
+    t0 = time.time()
+    proc = serve(binary, args)
+    up = wait_up(proc, t0)
+    print(f"{what}: {up:.2f} s, RSS {rss_kb(proc.pid) / 1024:.0f} MB")
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
 
 
 def main():
