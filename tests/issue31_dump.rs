@@ -305,3 +305,38 @@ async fn issue31_item7_the_node_answers_while_a_dump_is_in_flight() {
     let whole = rpc_ok(&c, "devnet_dumpState", &json!([])).await;
     assert_eq!(whole["height"], height + 5);
 }
+
+/// Issue 31 item 7: a paged dump left idle past its limit is dropped (its cursor is then
+/// `DumpCursorUnknown`, and it no longer counts against the open dumps); a dump that would
+/// hold more than the byte bound with the open ones is `DumpPagesFull` and pins nothing.
+#[test]
+fn issue31_item7_an_idle_dump_expires_and_the_byte_bound_holds() {
+    use cowboy_devnet::rpc::dump_pages::{DumpLimits, DumpPages};
+    use std::sync::Arc;
+    use std::time::Duration;
+    let (mut n, _) = node(200);
+    let held = n.apply(DumpState).unwrap().heap_estimate();
+    let pages = Arc::new(DumpPages::with_limits(DumpLimits {
+        max_open: 1,
+        max_held_bytes: held * 3 / 2,
+        idle: Duration::from_millis(200),
+    }));
+    let copy = || n.dump_copy().unwrap();
+    let first = pages.open(copy(), 1024).expect("opens");
+    let next = first.next.clone().unwrap();
+    assert!(matches!(pages.open(copy(), 1024), Err(DumpError::Full(_))));
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(matches!(pages.page(&next), Err(DumpError::Cursor(_))));
+    assert_eq!(pages.open_count(), 0);
+    // One fits the byte bound; two do not.
+    let a = pages.open(copy(), 1024).expect("opens");
+    assert_eq!(a.offset, 0);
+    let two = Arc::new(DumpPages::with_limits(DumpLimits {
+        max_open: 2,
+        max_held_bytes: held * 3 / 2,
+        idle: Duration::from_secs(60),
+    }));
+    two.open(copy(), 1024).expect("opens");
+    assert!(matches!(two.open(copy(), 1024), Err(DumpError::Full(_))));
+    assert_eq!(two.open_count(), 1);
+}

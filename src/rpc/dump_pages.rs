@@ -248,10 +248,30 @@ struct Paged {
     touched: Instant,
 }
 
+/// The bounds of the paged dumps ([`DumpLimits::default`]: [`MAX_OPEN_DUMPS`],
+/// [`MAX_HELD_BYTES`], [`IDLE`]).
+#[derive(Clone, Copy, Debug)]
+pub struct DumpLimits {
+    pub max_open: usize,
+    pub max_held_bytes: u64,
+    pub idle: Duration,
+}
+
+impl Default for DumpLimits {
+    fn default() -> Self {
+        DumpLimits {
+            max_open: MAX_OPEN_DUMPS,
+            max_held_bytes: MAX_HELD_BYTES,
+            idle: IDLE,
+        }
+    }
+}
+
 /// The open paged dumps (one per server).
 #[derive(Default)]
 pub struct DumpPages {
     inner: Mutex<Open>,
+    limits: DumpLimits,
 }
 
 #[derive(Default)]
@@ -276,22 +296,32 @@ fn parse_cursor(c: &str) -> Result<(u64, u64), DumpError> {
 }
 
 impl DumpPages {
-    /// Drops the dumps idle for longer than [`IDLE`]; how many are left.
+    /// Paged dumps bounded by `limits` (the tests' shorter ones).
+    pub fn with_limits(limits: DumpLimits) -> Self {
+        DumpPages {
+            inner: Mutex::default(),
+            limits,
+        }
+    }
+
+    /// Drops the dumps idle for longer than the limit; how many are left.
     fn reap(&self) -> usize {
+        let idle = self.limits.idle;
         let mut open = lock(&self.inner);
         open.dumps.retain(|_, p| {
             // A dump whose page is being made is in use.
-            p.try_lock().map_or(true, |g| g.touched.elapsed() < IDLE)
+            p.try_lock().map_or(true, |g| g.touched.elapsed() < idle)
         });
         open.dumps.len()
     }
 
     /// Checks that one more paged dump may open (before its copy is taken).
     pub fn check_room(&self) -> Result<(), DumpError> {
-        if self.reap() >= MAX_OPEN_DUMPS {
+        let max = self.limits.max_open;
+        if self.reap() >= max {
             return Err(DumpError::Full(format!(
-                "{MAX_OPEN_DUMPS} paged dumps are open (the most at once): read them to their last page, or wait {} s for an idle one to expire",
-                IDLE.as_secs()
+                "{max} paged dumps are open (the most at once): read them to their last page, or wait {} s for an idle one to expire",
+                self.limits.idle.as_secs()
             )));
         }
         Ok(())
@@ -309,9 +339,10 @@ impl DumpPages {
                 .values()
                 .map(|p| p.try_lock().map_or(0, |g| g.held))
                 .sum();
-            if open.dumps.len() >= MAX_OPEN_DUMPS || others + held > MAX_HELD_BYTES {
+            let (max_open, max_held) = (self.limits.max_open, self.limits.max_held_bytes);
+            if open.dumps.len() >= max_open || others + held > max_held {
                 return Err(DumpError::Full(format!(
-                    "the open paged dumps would hold about {} bytes with this one ({held}), more than {MAX_HELD_BYTES}: read the open ones to their last page first",
+                    "the open paged dumps would hold about {} bytes with this one ({held}), more than {max_held}: read the open ones to their last page first",
                     others + held
                 )));
             }
@@ -334,13 +365,14 @@ impl DumpPages {
         self.page(&cursor(id, 0))
     }
 
-    /// Drops dump `id` once it has been idle for [`IDLE`] (a thread that wakes every
-    /// [`IDLE`]), so an abandoned dump lets its copy go without another call.
+    /// Drops dump `id` once it has been idle for the limit (a thread that wakes as often),
+    /// so an abandoned dump lets its copy go without another call.
     fn expire_later(self: &Arc<Self>, id: u64) {
         let weak: Weak<Self> = Arc::downgrade(self);
+        let idle = self.limits.idle;
         std::thread::spawn(move || {
             loop {
-                std::thread::sleep(IDLE);
+                std::thread::sleep(idle);
                 let Some(pages) = weak.upgrade() else { return };
                 pages.reap();
                 if !lock(&pages.inner).dumps.contains_key(&id) {
@@ -358,7 +390,7 @@ impl DumpPages {
         let paged = lock(&self.inner).dumps.get(&id).cloned().ok_or_else(|| {
             DumpError::Cursor(format!(
                 "no open paged dump {id}: unknown, read to its end, or idle for over {} s",
-                IDLE.as_secs()
+                self.limits.idle.as_secs()
             ))
         })?;
         let mut p = lock(&paged);
