@@ -356,7 +356,8 @@ async fn final_saves(a: &ServeArgs, node: &NodeHandle) -> u8 {
 /// or saved over by `--state`).
 pub(crate) async fn record(node: &NodeHandle, p: &Path) -> Result<()> {
     use cowboy_devnet::scenario::export;
-    let mut out = node.query(|c| export::export(c, None)).await??;
+    // Issue 31 item 7: on an immutable copy, off the node's thread.
+    let mut out = node.frozen(|c| export::export(c, None)).await??;
     let p = p.to_path_buf();
     tokio::task::spawn_blocking(move || -> Result<()> {
         let file = export::base_file_for(&p);
@@ -375,11 +376,14 @@ pub(crate) async fn record(node: &NodeHandle, p: &Path) -> Result<()> {
 /// Saves the state to `p` (atomically, see [`state_file::write`]); returns the height saved.
 /// A block open with transactions is sealed first (issue 30, Spec note 141: a save never
 /// fails because a block is open).
+///
+/// Issue 31 item 7: the node's thread only takes a copy of the state; the dump and its text
+/// are made on a blocking thread and written into the file as they are made.
 pub(crate) async fn save(node: &NodeHandle, p: &Path) -> Result<u64> {
-    let dump = node.request(SaveState).await?;
-    let height = dump.height;
+    let copy = node.request(SaveState).await?;
+    let height = copy.height();
     let p = p.to_path_buf();
-    tokio::task::spawn_blocking(move || state_file::write(&p, &dump))
+    tokio::task::spawn_blocking(move || state_file::write(&p, &copy.dump()))
         .await
         .context("the save task failed")??;
     Ok(height)

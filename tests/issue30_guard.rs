@@ -580,7 +580,7 @@ fn issue30_saves_under_load_lose_nothing_across_sigterm() {
         last_height = head["height"].as_u64().unwrap();
         assert_eq!(head["state_save"]["failures"], 0, "round {round}: {head}");
         assert_eq!(sigterm(&mut s.child), Some(0), "round {round}: exit code");
-        let err: Vec<String> = s.err.try_iter().collect();
+        let err: Vec<String> = s.err.iter().collect();
         assert!(
             err.iter().any(|l| l.starts_with("state saved to")),
             "round {round}: {err:?}"
@@ -614,7 +614,7 @@ fn issue30_exposure_is_said_and_a_taken_port_is_an_error() {
     let mut s = spawn_serve(&["--allow-origin", "*", "--host", "0.0.0.0"]);
     std::thread::sleep(Duration::from_millis(300));
     sigterm(&mut s.child);
-    let err: Vec<String> = s.err.try_iter().collect();
+    let err: Vec<String> = s.err.iter().collect();
     let all = err.join("\n");
     assert!(all.contains("--allow-origin '*'"), "{all}");
     assert!(all.contains("exposes the devnet"), "{all}");
@@ -730,7 +730,7 @@ fn issue30_a_failed_save_is_on_stderr_and_in_devnet_head() {
         "{save}"
     );
     assert_eq!(sigterm(&mut s.child), Some(3), "the final save failed");
-    let err: Vec<String> = s.err.try_iter().collect();
+    let err: Vec<String> = s.err.iter().collect();
     assert!(
         err.iter()
             .any(|l| l.starts_with("error: the state could not be saved")),

@@ -54,12 +54,7 @@ impl Chain {
     /// already changed the state, which is neither the sealed head's nor a block's, so there
     /// is no committed state to dump until the block is sealed (`mine`).
     pub fn dump(&self) -> Result<ChainDump, BlockOpen> {
-        if let Some(o) = &self.open {
-            return Err(BlockOpen {
-                height: o.height,
-                txs: o.receipts.len(),
-            });
-        }
+        self.check_dumpable()?;
         Ok(ChainDump {
             format_version: DUMP_FORMAT_VERSION,
             genesis: self.genesis.clone(),
@@ -81,6 +76,18 @@ impl Chain {
             fixture_player: None,
             draft: (!self.engine.draft().is_pristine()).then(|| self.engine.draft().clone()),
         })
+    }
+
+    /// Whether [`dump`](Self::dump) would answer: [`BlockOpen`] while a block is open. Cheap:
+    /// the node checks it before it takes a copy to dump on another thread (issue 31 item 7).
+    pub fn check_dumpable(&self) -> Result<(), BlockOpen> {
+        match &self.open {
+            Some(o) => Err(BlockOpen {
+                height: o.height,
+                txs: o.receipts.len(),
+            }),
+            None => Ok(()),
+        }
     }
 
     /// Rebuilds a chain from a dump and checks that its state root matches the dumped head.
@@ -218,12 +225,53 @@ struct EnvelopeIn {
 
 /// A state file's text: `{"format": "cowboy-devnet-state", "version": 1, "chain": <dump>}`.
 pub fn state_text(dump: &ChainDump) -> String {
-    serde_json::to_string(&EnvelopeOut {
+    serde_json::to_string(&envelope(dump)).expect("a chain dump serializes")
+}
+
+fn envelope(dump: &ChainDump) -> EnvelopeOut<'_> {
+    EnvelopeOut {
         format: STATE_FORMAT,
         version: STATE_VERSION,
         chain: dump,
-    })
-    .expect("a chain dump serializes")
+    }
+}
+
+/// [`state_text`] written into `w` as it is made (issue 31 item 7: a save of a 1M-timer state
+/// never holds its whole text): the same bytes.
+pub fn write_state_text(w: impl std::io::Write, dump: &ChainDump) -> std::io::Result<()> {
+    serde_json::to_writer(w, &envelope(dump)).map_err(std::io::Error::from)
+}
+
+/// A bare dump's text (what `devnet_dumpState` answers) written into `w` as it is made: the
+/// bytes of `serde_json::to_string(dump)`.
+pub fn write_dump_text(w: impl std::io::Write, dump: &ChainDump) -> std::io::Result<()> {
+    serde_json::to_writer(w, dump).map_err(std::io::Error::from)
+}
+
+impl ChainDump {
+    /// About what the dump holds on the heap, in bytes: its timers (each the struct, its
+    /// payload and fee caps), accounts and actors (their scripts and storage are counted by
+    /// their serialised size's order, 64 bytes an entry beside them). An estimate: a paged dump
+    /// (`devnet_dumpState`, Spec note 196) bounds the copies it holds by it.
+    pub fn heap_estimate(&self) -> u64 {
+        let timer = std::mem::size_of::<engine::timer::Timer>() as u64;
+        let timers: u64 = self
+            .queue
+            .timers
+            .iter()
+            .map(|t| timer + t.payload.len() as u64 + t.fee_caps.as_ref().map_or(0, |_| 64))
+            .sum();
+        let ids: u64 = self
+            .queue
+            .ring
+            .iter()
+            .chain(self.queue.epochs.iter())
+            .map(|(_, ids)| ids.len() as u64 * 32)
+            .sum();
+        let entry = 64 + std::mem::size_of::<Account>() as u64;
+        let actors = self.actors.len() as u64 * (64 + std::mem::size_of::<Actor>() as u64);
+        timers + ids + self.accounts.len() as u64 * entry + actors
+    }
 }
 
 /// Parses the text of a state file or a bare chain dump (what `run --dump` and

@@ -128,6 +128,21 @@ pub const CODES: &[Code] = &[
         hint: "the server listens off loopback and serves reads only: restart it with --allow-remote-writes",
     },
     Code {
+        reason: "DumpTooLarge",
+        code: -32087,
+        hint: "the whole dump does not fit one response: ask for it in pages, devnet_dumpState [{\"page_bytes\": 16777216}] (issue 31)",
+    },
+    Code {
+        reason: "DumpPagesFull",
+        code: -32088,
+        hint: "as many paged dumps are open as the server holds: read them to their last page, or wait a minute for an idle one to expire",
+    },
+    Code {
+        reason: "DumpCursorUnknown",
+        code: -32089,
+        hint: "the cursor names no open paged dump (unknown, read to its end, or idle past a minute) or a page other than the next: start again with page_bytes",
+    },
+    Code {
         reason: "NodeStopped",
         code: -32098,
         hint: "the node is shutting down or its thread ended; restart it",

@@ -263,6 +263,7 @@ struct Snap {
 mod checkpoint_budget;
 mod drop;
 mod fates;
+mod frozen;
 mod labels;
 mod past;
 mod past_cache;
@@ -270,6 +271,7 @@ mod reads;
 mod retained;
 mod snapshots;
 pub use checkpoint_budget::{CheckpointBytes, DEFAULT_CHECKPOINT_BUDGET};
+pub use frozen::{DumpCopy, Frozen};
 pub use past_cache::DEFAULT_PAST_CACHE;
 pub(crate) use past_cache::PastLease;
 pub use retained::RetainedPart;

@@ -1,7 +1,7 @@
 //! One struct per change to the node, each with its typed reply ([`Request`]). A request that
 //! returns `Err` changed nothing.
 
-use super::core::{MAX_MINE_PER_COMMAND, MiningMode, NodeCore, NodeEvent, Request};
+use super::core::{DumpCopy, MAX_MINE_PER_COMMAND, MiningMode, NodeCore, NodeEvent, Request};
 use super::error::NodeError;
 use super::read;
 use super::registration::{self, Scheduled};
@@ -249,19 +249,35 @@ impl Request for DumpState {
 /// The state for a save (`serve --state`, issue 30, Spec note 141): as [`DumpState`], but a
 /// block open with transactions is sealed first (as `devnet_mine 1` would), so that a save
 /// never fails because a block is open and the open block's transactions are in it.
+///
+/// Issue 31 item 7: the reply is the copy to dump ([`DumpCopy::dump`]), taken on the node's
+/// thread; the dump and its text are made on another thread.
 #[derive(Clone, Copy, Debug)]
 pub struct SaveState;
 
 impl Request for SaveState {
-    type Reply = Box<ChainDump>;
-    fn apply(self, node: &mut NodeCore) -> Result<Box<ChainDump>, NodeError> {
-        match node.dump() {
+    type Reply = Box<DumpCopy>;
+    fn apply(self, node: &mut NodeCore) -> Result<Box<DumpCopy>, NodeError> {
+        match node.dump_copy() {
             Err(NodeError::BlockOpen(_)) => {
                 Mine { blocks: 1 }.apply(node)?;
-                Ok(Box::new(node.dump()?))
+                Ok(Box::new(node.dump_copy()?))
             }
             r => r.map(Box::new),
         }
+    }
+}
+
+/// The state to dump on another thread (`devnet_dumpState`, issue 31 item 7): refused as
+/// [`DumpState`] is (a block open with transactions is `BlockOpen`); the copy is taken on the
+/// node's thread, [`DumpCopy::dump`] gives the same dump [`DumpState`] would have.
+#[derive(Clone, Copy, Debug)]
+pub struct DumpStateCopy;
+
+impl Request for DumpStateCopy {
+    type Reply = Box<DumpCopy>;
+    fn apply(self, node: &mut NodeCore) -> Result<Box<DumpCopy>, NodeError> {
+        node.dump_copy().map(Box::new)
     }
 }
 

@@ -235,6 +235,31 @@ impl NodeHandle {
         }
     }
 
+    /// Runs `f` on an immutable copy of the node taken after the work queued before it
+    /// ([`NodeCore::freeze`]), on a past-read thread (issue 31 item 7: an export or a
+    /// recording does not hold the node's thread); on the node's thread itself when the shell
+    /// has no past-read threads.
+    pub async fn frozen<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&NodeCore) -> T + Send + 'static,
+    ) -> Result<T, NodeError> {
+        let Some(queue) = self.past.clone() else {
+            return self.query(f).await;
+        };
+        let (tx, rx) = oneshot::channel();
+        self.submit(Box::new(move |core| {
+            let copy = core.freeze();
+            Box::new(move || {
+                let task: PastTask = Box::new(move || {
+                    let _ = tx.send(f(&copy.build()));
+                });
+                // The past-read threads end only with the handles: one is alive here.
+                let _ = queue.send(task);
+            })
+        }))?;
+        rx.await.map_err(|_| NodeError::NodeStopped)
+    }
+
     /// Starts a read as of sealed block `h`: the node's thread answers the head itself (and
     /// refusals), or leases a past state's slot (with the seed to fill it when it is new); the
     /// replay and the read run on a past-read thread.

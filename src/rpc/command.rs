@@ -13,7 +13,6 @@ use super::error::node_error;
 use super::json::{mining_json, to_json};
 use super::register::reg;
 use super::schema::MethodSchema;
-use super::schema_types::StateDump;
 use super::types::{Amount, Args, BlockTimeMs, Obj, invalid_param};
 use super::wire::{
     DeleteSnapshotParams, DropTransactionParams, DumpStateParams, HaltParams, LoadStateParams,
@@ -137,7 +136,10 @@ pub fn entries() -> Vec<Entry> {
         entry::<DeleteSnapshot>(),
         entry::<RevertTo>(),
         entry::<Reset>(),
-        entry::<DumpState>(),
+        Entry {
+            register: super::dump_state::register,
+            ..entry::<DumpState>()
+        },
         entry::<LoadState>(),
         entry::<Halt>(),
         entry::<DropTransaction>(),
@@ -295,12 +297,14 @@ impl RpcRequest for Snapshot {
     }
 }
 
-/// `[]`; the state as a dump.
+/// `[page?]`; the state as a dump, or a page of its text (served by
+/// [`super::dump_state::register`], off the node's thread: issue 31 item 7). The command itself
+/// (what a front end sends) is the whole dump.
 impl RpcRequest for DumpState {
     const METHOD: &'static str = "devnet_dumpState";
-    const PARAMS: &'static [&'static str] = &[];
+    const PARAMS: &'static [&'static str] = &["page"];
     type Params = DumpStateParams;
-    type Result = StateDump;
+    type Result = super::wire::DumpStateResult;
     fn params(&self) -> Vec<Value> {
         Vec::new()
     }

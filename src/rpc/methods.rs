@@ -159,8 +159,9 @@ fn register_export(m: &mut RpcModule<NodeHandle>, opts: &Arc<ApiOptions>) {
                     return Err(export_refused(super::files::ExportRefused::NoExportDir));
                 }
             }
+            // Issue 31 item 7: on an immutable copy, off the node's thread.
             let mut out = node
-                .query(move |c| crate::scenario::export::export(c, from))
+                .frozen(move |c| crate::scenario::export::export(c, from))
                 .await
                 .map_err(node_error)?
                 .map_err(node_error)?;

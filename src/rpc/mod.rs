@@ -9,6 +9,8 @@ mod command_timer;
 mod compliance;
 pub mod draft;
 mod dry_run;
+pub mod dump_pages;
+pub mod dump_state;
 pub mod error;
 pub mod files;
 mod find;

@@ -191,12 +191,13 @@ pub fn check_writable(path: &Path) -> Result<(), StateFileError> {
     Ok(())
 }
 
+/// Issue 31 item 7: the text is written into the file as it is made (a 1M-timer state is never
+/// held whole as text); the bytes are [`crate::chain::dump::state_text`]'s.
 pub fn write(path: &Path, dump: &ChainDump) -> Result<(), StateFileError> {
     let err = |source| StateFileError::Write {
         path: path.into(),
         source,
     };
-    let text = crate::chain::dump::state_text(dump);
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -209,8 +210,10 @@ pub fn write(path: &Path, dump: &ChainDump) -> Result<(), StateFileError> {
     tmp_name.push(format!(".tmp-{}", std::process::id()));
     let tmp = dir.join(tmp_name);
     let result = (|| {
-        let mut f = File::create(&tmp)?;
-        f.write_all(text.as_bytes())?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 20, File::create(&tmp)?);
+        crate::chain::dump::write_state_text(&mut w, dump)?;
+        w.flush()?;
+        let f = w.into_inner().map_err(|e| e.into_error())?;
         f.sync_all()?;
         drop(f);
         fs::rename(&tmp, path)?;

@@ -71,9 +71,30 @@ pub struct RevertToParams {
 #[derive(JsonSchema)]
 pub struct ResetParams {}
 
-/// The whole state as a versioned dump (what `run --dump` writes).
+/// The whole state as a versioned dump (what `run --dump` writes), or with `page` its text a
+/// page at a time (issue 31 item 7, Spec note 196). The dump is made off the node's thread.
 #[derive(JsonSchema)]
-pub struct DumpStateParams {}
+pub struct DumpStateParams {
+    /// absent: the whole dump (DumpTooLarge past 255 MiB of text); {"page_bytes"?: n} (1 KiB to 64 MiB, default 16 MiB) starts a paged dump and answers its first page; {"cursor": c} answers the page a cursor names
+    pub page: Option<DumpPageParams>,
+}
+
+/// `devnet_dumpState`'s `page` param: one of the two fields.
+#[derive(JsonSchema)]
+pub struct DumpPageParams {
+    /// bytes of text per page (starts a paged dump)
+    pub page_bytes: Option<u64>,
+    /// the `next` cursor of the page before (goes on with a paged dump)
+    pub cursor: Option<String>,
+}
+
+/// What `devnet_dumpState` answers: the whole dump, or (with `page`) a page of its text.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+pub enum DumpStateResult {
+    Whole(StateDump),
+    Page(super::dump_pages::DumpPage),
+}
 
 /// Replace the state with a dump.
 #[derive(JsonSchema)]
