@@ -13,6 +13,7 @@
 //!   chain's state the views make.
 
 pub mod at;
+mod bucket_page;
 mod codes;
 mod command;
 mod command_reply;
@@ -46,6 +47,7 @@ pub use self::core::{
     MiningMode, NodeConfig, NodeCore, NodeEvent, Request, RetainedPart, dev_account,
 };
 pub use at::{At, BlockTag};
+pub use bucket_page::{BucketEntry, BucketPage, BucketPageQuery, MAX_BUCKET_PAGE};
 pub use codes::{CODES, Code, code_of};
 pub use command::Command;
 pub use command_reply::{

@@ -64,6 +64,7 @@ pub const READ_ONLY: &[&str] = &[
     "scheduler_lane",
     "scheduler_tiers",
     "timer_bucket",
+    "timer_bucketPage",
     "timer_estimate",
     "timer_estimateDraft",
     "timer_get",

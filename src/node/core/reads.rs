@@ -238,7 +238,7 @@ impl NodeCore {
 
     /// Views of `ids` (in that order; unknown ids left out), their events gathered in one
     /// pass over the history.
-    fn timer_views(&self, ids: Vec<TimerId>) -> Vec<TimerView> {
+    pub(crate) fn timer_views(&self, ids: Vec<TimerId>) -> Vec<TimerView> {
         let wanted: std::collections::BTreeSet<TimerId> = ids.iter().copied().collect();
         let mut events: BTreeMap<TimerId, Vec<EventView>> = BTreeMap::new();
         let blocks: Box<dyn Iterator<Item = &Block>> = if self.keep_history {
