@@ -17,7 +17,7 @@ use crate::engine::eob::{FeeQuote, max_cost};
 use crate::engine::scheduler::kind::Weights;
 use crate::engine::{Address, DeferReason, TimerEvent, TimerId, TimerStatus};
 use crate::node::{
-    self, ActorsQuery, BucketQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, DraftQuery,
+    self, ActorsQuery, BucketPage, BucketPageQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, DraftQuery,
     DraftView, EventFilter, EventView, EventsQuery, HeadQuery, HeadView, LaneQuery, LaneView,
     MAX_LANE_BLOCKS, NamesQuery, SharesQuery, SharesView, SnapshotInfo, SnapshotsQuery, TiersQuery,
     TiersView, TimerQuery, TimerView,
@@ -32,8 +32,8 @@ pub struct ViewQueries {
     pub config: ConfigQuery,
     pub tiers: TiersQuery,
     pub buckets: BucketsQuery,
-    /// The selected bucket's timers.
-    pub bucket: Option<BucketQuery>,
+    /// The page of the selected bucket's timers (issue 31).
+    pub bucket: Option<BucketPageQuery>,
     pub lane: LaneQuery,
     pub shares: SharesQuery,
     pub names: NamesQuery,
@@ -54,7 +54,12 @@ impl ViewQuery {
             buckets: BucketsQuery {
                 count: self.buckets,
             },
-            bucket: self.selected_bucket.map(|height| BucketQuery { height }),
+            bucket: self.selected_bucket.map(|height| BucketPageQuery {
+                height,
+                offset: self.bucket_offset,
+                limit: self.bucket_limit.clamp(1, node::MAX_BUCKET_PAGE),
+                timer: self.bucket_timer,
+            }),
             lane: LaneQuery {
                 last: (self.lane_blocks as u64).clamp(1, MAX_LANE_BLOCKS),
             },
@@ -100,8 +105,8 @@ pub struct QueryReplies {
     pub config: ConfigView,
     pub tiers: TiersView,
     pub buckets: Vec<BucketView>,
-    /// The selected bucket's timers (empty when none is selected).
-    pub bucket: Vec<TimerView>,
+    /// The page of the selected bucket (empty when none is selected).
+    pub bucket: BucketPage,
     pub lane: LaneView,
     pub shares: SharesView,
     pub names: BTreeMap<Address, String>,
@@ -205,6 +210,10 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         status: Some(status_of(r, info)),
         buckets,
         bucket_timers: selected_bucket_timers(r, q),
+        bucket_offset: r.bucket.offset,
+        bucket_total: r.bucket.total,
+        bucket_found: q.bucket_timer.zip(r.bucket.timer_position),
+        bucket_ranked: r.bucket.ranked,
         bucket_at: q.selected_bucket,
         tiers: tiers(&r.tiers, &r.head, &r.config),
         lane,
@@ -257,35 +266,21 @@ fn status_of(r: &QueryReplies, info: &SourceInfo) -> Status {
     }
 }
 
-/// The selected bucket in execution order: FIFO's queue order, or eip1559's auction.
+/// The page of the selected bucket read, in execution order as the node gave it (FIFO's queue
+/// order, or the eip1559 auction's, ranked by the node: issue 31).
 fn selected_bucket_timers(r: &QueryReplies, q: &ViewQuery) -> Vec<TimerRow> {
-    let Some(h) = q.selected_bucket else {
+    if q.selected_bucket.is_none() {
         return Vec::new();
-    };
-    let mut bucket_timers: Vec<TimerRow> = r
-        .bucket
-        .iter()
-        .map(|t| timer_row(t, &r.head, &r.config.timer))
-        .collect();
-    let eip_at = |h: u64| r.lane.activation_height.is_some_and(|a| h >= a);
-    if eip_at(h.max(r.head.pending_height)) {
-        let weights = r
-            .shares
-            .actors
-            .iter()
-            .map(|s| (s.actor, s.weight_bps))
-            .collect();
-        rank_bucket(
-            &mut bucket_timers,
-            &AuctionInputs {
-                lane_basefee: r.lane.next_lane_basefee,
-                p50_tip: r.lane.p50_tip,
-                tiers: r.config.tier_multipliers.clone(),
-                weights,
-            },
-        );
     }
-    bucket_timers
+    r.bucket
+        .timers
+        .iter()
+        .map(|e| TimerRow {
+            effective_priority: e.effective_priority,
+            rank: e.rank,
+            ..timer_row(&e.timer, &r.head, &r.config.timer)
+        })
+        .collect()
 }
 
 /// The deferrals' reasons over the lane rows shown (the blocks after `lane_from`).
@@ -619,65 +614,6 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
         | TimerEvent::SchedulerConfigUpdated { .. }
         | TimerEvent::TimerBid { .. }
         | TimerEvent::WeightUpdated { .. } => String::new(),
-    }
-}
-
-/// The auction's inputs now: what a bucket's timers are ranked at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuctionInputs {
-    /// The lane basefee of the next block, nanos per cycle.
-    pub lane_basefee: u128,
-    /// The last block's p50 tip, nanos per cycle (the default GBA's tip, §7.1).
-    pub p50_tip: u128,
-    pub tiers: crate::engine::TierMultipliers,
-    /// W(actor) in basis points, for the actors in the window (others: 2.00).
-    pub weights: BTreeMap<Address, u32>,
-}
-
-/// Orders a bucket's timers as eip1559 would run them (CIP-1 v3 §3 steps 6–7): effective
-/// priority descending, then `timer_id`, then `schedule_block` (contract decision 5), and
-/// fills in `effective_priority` and `rank`.
-///
-/// Spec note (CIP-1 v3 §3 step 6, dashboard): as `timer_estimate` does, a parameter the
-/// schedule left out is priced by the default GBA (§7.1: `max_fee = 2 × lane basefee`,
-/// tip = p50 × the tier's multiplier); a custom GBA runs only at fire time, so the order shown
-/// for an actor with one is the default GBA's. A timer whose `max_fee_per_cycle` is below the
-/// lane basefee has no effective priority and is listed last (it would wait `below_basefee`).
-pub fn rank_bucket(rows: &mut [TimerRow], a: &AuctionInputs) {
-    use crate::engine::scheduler::policy::priority_per_cycle;
-    use crate::engine::scheduler::{Candidate, W_MAX_BPS, effective_priority};
-    for r in rows.iter_mut() {
-        let max_fee = r
-            .max_fee_per_cycle
-            .unwrap_or(a.lane_basefee.saturating_mul(2));
-        let tip = r
-            .max_priority_fee_per_cycle
-            .or(r.priority_tier.map(|t| a.tiers.apply(t, a.p50_tip)))
-            .unwrap_or(a.p50_tip);
-        r.effective_priority = priority_per_cycle(max_fee, tip, a.lane_basefee).map(|p| {
-            effective_priority(&Candidate {
-                timer_id: r.id,
-                schedule_block: r.schedule_block,
-                budget: r.gas_limit,
-                priority_per_cycle: p,
-                weight_bps: a.weights.get(&r.actor).copied().unwrap_or(W_MAX_BPS),
-            })
-        });
-    }
-    rows.sort_by_key(|r| {
-        (
-            r.effective_priority.is_none(),
-            std::cmp::Reverse(r.effective_priority),
-            r.id,
-            r.schedule_block,
-        )
-    });
-    let mut n = 0;
-    for r in rows.iter_mut() {
-        r.rank = r.effective_priority.map(|_| {
-            n += 1;
-            n
-        });
     }
 }
 

@@ -9,13 +9,13 @@ pub(super) fn on_action(app: &mut App, action: KeyAction) -> Option<Vec<Effect>>
     match action {
         KeyAction::Up | KeyAction::Down => Some(move_cursor(app, action == KeyAction::Down)),
         KeyAction::Right => {
-            if !app.in_bucket && !app.data.bucket_timers.is_empty() {
+            if !app.in_bucket && app.data.bucket_len() > 0 {
                 enter(app);
             }
             Some(vec![])
         }
         KeyAction::Select if !app.in_bucket => {
-            if !app.data.bucket_timers.is_empty() {
+            if app.data.bucket_len() > 0 {
                 enter(app);
             }
             Some(vec![])
@@ -40,10 +40,15 @@ fn move_cursor(app: &mut App, down: bool) -> Vec<Effect> {
         // The first move selects the row under the cursor.
         let mut i = app.timer_sel;
         if app.timer_pin.is_some() {
-            step(&mut i, app.data.bucket_timers.len(), down);
+            step(&mut i, app.data.bucket_len(), down);
         }
         app.select_timer_row(i);
-        return vec![];
+        // Issue 31: the next page is asked before the cursor leaves the one read.
+        return if app.page_runs_out() {
+            vec![Effect::Refresh]
+        } else {
+            vec![]
+        };
     }
     let before = app.bucket_sel;
     step(&mut app.bucket_sel, app.data.buckets.len(), down);
