@@ -42,8 +42,7 @@ fn devnet(kind: SchedulerKind, spread: u64) -> LocalDevnet {
     }
     .with_scheduler(Some(kind), None)
     .expect("scheduler");
-    let (mut c, genesis) =
-        common::fleet::fleet_chain(genesis, ACTORS, common::fleet::FLEET_RICH);
+    let (mut c, genesis) = common::fleet::fleet_chain(genesis, ACTORS, common::fleet::FLEET_RICH);
     c.seal_block();
     let mut node = common::fleet::node_from(&c, genesis);
     let bucket = (0..BUCKET).map(|k| Timer {
@@ -104,7 +103,12 @@ fn group(c: &mut Criterion, name: &str, kind: SchedulerKind, spread: u64) {
 fn bench(c: &mut Criterion) {
     group(c, "bucket_page_fifo_100k", SchedulerKind::Fifo, 0);
     group(c, "bucket_page_eip1559_100k", SchedulerKind::Eip1559, 0);
-    group(c, "bucket_page_fifo_1m_pending", SchedulerKind::Fifo, 900_000);
+    group(
+        c,
+        "bucket_page_fifo_1m_pending",
+        SchedulerKind::Fifo,
+        900_000,
+    );
 }
 
 criterion_group!(benches, bench);

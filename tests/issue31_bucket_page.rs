@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::keys::{key, press, screen_at};
+use common::keys::{code, key, press, screen_at};
 use cowboy_devnet::chain::{Event, Genesis};
 use cowboy_devnet::engine::{
     Address, FeeCaps, PriorityTier, SchedulerKind, Timer, TimerConfig, TimerEvent, TimerId,
@@ -18,6 +18,7 @@ use cowboy_devnet::tui::app::App;
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
 use cowboy_devnet::tui::refresh;
+use crossterm::event::KeyCode;
 use jsonrpsee::http_client::HttpClientBuilder;
 use serde_json::json;
 
@@ -232,7 +233,11 @@ async fn issue31_bad_page_params_are_refused_and_change_nothing() {
     assert_eq!(ok["timers"].as_array().unwrap().len(), 5);
     assert_eq!(ok["timers"][0]["position"], 30);
     let all = common::served::rpc_ok(&c, "timer_bucketPage", &json!([4])).await;
-    assert_eq!(all["timers"].as_array().unwrap().len(), 36, "default limit 100");
+    assert_eq!(
+        all["timers"].as_array().unwrap().len(),
+        36,
+        "default limit 100"
+    );
     for (params, field) in [
         (json!([4, 0, 0]), "limit"),
         (json!([4, 0, 1001]), "limit"),
@@ -242,10 +247,12 @@ async fn issue31_bad_page_params_are_refused_and_change_nothing() {
         (json!([4, 0, 10, "0x12"]), "timer_id"),
         (json!([]), "height"),
     ] {
-        let (code, message, _) =
-            common::served::rpc_err(&c, "timer_bucketPage", &params).await;
+        let (code, message, _) = common::served::rpc_err(&c, "timer_bucketPage", &params).await;
         assert_eq!(code, -32602, "{params}: {message}");
-        assert!(message.contains(&format!("`{field}`")), "{params}: {message}");
+        assert!(
+            message.contains(&format!("`{field}`")),
+            "{params}: {message}"
+        );
     }
     assert_eq!(common::served::fingerprint(&c).await, before);
 }
@@ -269,7 +276,8 @@ fn dashboard(n: u64) -> (LocalDevnet, App) {
 /// Issue 31, the dashboard asks for what it shows: with a bucket of 3,000 carried timers the
 /// dashboard holds a page (never the bucket), `j` past the page's end asks the next one, and at
 /// 80x24 and 120x34 the rows on screen are the bucket's rows above the cursor, the cursor's
-/// row last; after a block (four fire) the selection follows its timer to its new place.
+/// row last; after a block (four fire) the selection follows its timer to its new place, and
+/// `PgDn` moves 20 rows at a time.
 #[test]
 fn issue31_the_dashboard_shows_the_right_rows_of_a_big_bucket() {
     let (mut src, mut app) = dashboard(3_000);
@@ -294,9 +302,16 @@ fn issue31_the_dashboard_shows_the_right_rows_of_a_big_bucket() {
         let s = screen_at(&app, w, h);
         for pos in 400 - rows + 1..=400 {
             assert!(s.contains(&whole[pos].short()), "{w}x{h} row {pos}:\n{s}");
-            assert!(s.contains(&format!("{}", pos + 1)), "{w}x{h} #{}:\n{s}", pos + 1);
+            assert!(
+                s.contains(&format!("{}", pos + 1)),
+                "{w}x{h} #{}:\n{s}",
+                pos + 1
+            );
         }
-        assert!(!s.contains(&whole[401].short()), "{w}x{h}: below the cursor\n{s}");
+        assert!(
+            !s.contains(&whole[401].short()),
+            "{w}x{h}: below the cursor\n{s}"
+        );
         assert!(!s.contains(&whole[0].short()), "{w}x{h}: the top\n{s}");
     }
     // `k` back up past the page's top asks the page above.
@@ -309,4 +324,10 @@ fn issue31_the_dashboard_shows_the_right_rows_of_a_big_bucket() {
     assert_eq!(app.timer_sel, 96);
     assert_eq!(app.data.bucket_total, 2_992);
     assert!(screen_at(&app, 80, 24).contains(&whole[100].short()));
+    // `PgDn` five times: 100 rows further, past the page read (positions moved up four).
+    press(&mut src, &mut app, &vec![code(KeyCode::PageDown); 5]);
+    assert_eq!(app.timer_sel, 196);
+    assert_eq!(app.selected_timer().map(|t| t.0), Some(whole[200]));
+    let s = screen_at(&app, 120, 34);
+    assert!(s.contains(&whole[200].short()) && s.contains("197"), "{s}");
 }

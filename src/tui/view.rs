@@ -17,10 +17,10 @@ use crate::engine::eob::{FeeQuote, max_cost};
 use crate::engine::scheduler::kind::Weights;
 use crate::engine::{Address, DeferReason, TimerEvent, TimerId, TimerStatus};
 use crate::node::{
-    self, ActorsQuery, BucketPage, BucketPageQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, DraftQuery,
-    DraftView, EventFilter, EventView, EventsQuery, HeadQuery, HeadView, LaneQuery, LaneView,
-    MAX_LANE_BLOCKS, NamesQuery, SharesQuery, SharesView, SnapshotInfo, SnapshotsQuery, TiersQuery,
-    TiersView, TimerQuery, TimerView,
+    self, ActorsQuery, BucketPage, BucketPageQuery, BucketView, BucketsQuery, ConfigQuery,
+    ConfigView, DraftQuery, DraftView, EventFilter, EventView, EventsQuery, HeadQuery, HeadView,
+    LaneQuery, LaneView, MAX_LANE_BLOCKS, NamesQuery, SharesQuery, SharesView, SnapshotInfo,
+    SnapshotsQuery, TiersQuery, TiersView, TimerQuery, TimerView,
 };
 use std::collections::BTreeMap;
 
