@@ -12,9 +12,8 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::engine::{Address, FeeCaps, SchedulerKind, Timer, TimerConfig};
-use cowboy_devnet::node::{BucketQuery, Mine};
+use cowboy_devnet::engine::{Address, FeeCaps, SchedulerKind, Timer};
+use cowboy_devnet::node::BucketQuery;
 use cowboy_devnet::tui::data::ViewQuery;
 use cowboy_devnet::tui::local::LocalDevnet;
 use cowboy_devnet::tui::model::DashboardSource;
@@ -32,19 +31,6 @@ fn actor(i: u64) -> Address {
 /// `BUCKET` timers due at 3 behind a lane of four, mined to 3 (all but four carried to 4), and
 /// `spread` more over the heights after it.
 fn devnet(kind: SchedulerKind, spread: u64) -> LocalDevnet {
-    let genesis = Genesis {
-        timer: TimerConfig {
-            lane_timer_cycles: 4 * GAS,
-            max_cycles_per_fire: GAS,
-            ..common::fleet::uncapped()
-        },
-        ..Genesis::default()
-    }
-    .with_scheduler(Some(kind), None)
-    .expect("scheduler");
-    let (mut c, genesis) = common::fleet::fleet_chain(genesis, ACTORS, common::fleet::FLEET_RICH);
-    c.seal_block();
-    let mut node = common::fleet::node_from(&c, genesis);
     let bucket = (0..BUCKET).map(|k| Timer {
         schedule_block: 1,
         gas_limit_per_fire: GAS,
@@ -58,12 +44,7 @@ fn devnet(kind: SchedulerKind, spread: u64) -> LocalDevnet {
         ..common::fleet::bulk_timer(k, actor(k), 3)
     });
     let rest = common::fleet::spread_timers(BUCKET, spread, 10, 400_000, actor);
-    node.test_hook_insert_timers(bucket.chain(rest))
-        .expect("fresh ids");
-    node.apply(Mine {
-        blocks: 3 - node.height(),
-    })
-    .expect("mine");
+    let node = common::fleet::carried_bucket_node(kind, ACTORS, bucket.chain(rest));
     LocalDevnet::new(node, Default::default())
 }
 

@@ -6,9 +6,9 @@
 mod common;
 
 use common::keys::{code, key, press, screen_at};
-use cowboy_devnet::chain::{Event, Genesis};
+use cowboy_devnet::chain::Event;
 use cowboy_devnet::engine::{
-    Address, FeeCaps, PriorityTier, SchedulerKind, Timer, TimerConfig, TimerEvent, TimerId,
+    Address, FeeCaps, PriorityTier, SchedulerKind, Timer, TimerEvent, TimerId,
 };
 use cowboy_devnet::node::{
     BucketPage, BucketPageQuery, BucketQuery, EventFilter, EventsQuery, MAX_BUCKET_PAGE, Mine,
@@ -24,7 +24,6 @@ use serde_json::json;
 
 const GAS: u64 = 10_000;
 const ACTORS: u64 = 7;
-const RICH: u128 = common::fleet::FLEET_RICH;
 
 fn actor(i: u64) -> Address {
     common::fleet::fleet_actor(ACTORS, i)
@@ -34,31 +33,16 @@ fn actor(i: u64) -> Address {
 /// cycles), mined to 3 so all but four are carried to 4. Under eip1559 the timers bid: caps
 /// with a spread of tips, a tier, the default GBA, or a max fee below the lane basefee.
 fn carried_bucket(n: u64, scheduler: SchedulerKind) -> NodeCore {
-    let genesis = Genesis {
-        timer: TimerConfig {
-            lane_timer_cycles: 4 * GAS,
-            max_cycles_per_fire: GAS,
-            ..common::fleet::uncapped()
-        },
-        ..Genesis::default()
-    }
-    .with_scheduler(Some(scheduler), None)
-    .expect("scheduler");
-    let (mut c, genesis) = common::fleet::fleet_chain(genesis, ACTORS, RICH);
-    c.seal_block();
-    let mut node = common::fleet::node_from(&c, genesis);
-    node.test_hook_insert_timers((0..n).map(|k| Timer {
-        schedule_block: 1,
-        gas_limit_per_fire: GAS,
-        fee_caps: fees(k),
-        ..common::fleet::bulk_timer(k, actor(k), 3)
-    }))
-    .expect("fresh ids");
-    node.apply(Mine {
-        blocks: 3 - node.height(),
-    })
-    .expect("mine");
-    node
+    common::fleet::carried_bucket_node(
+        scheduler,
+        ACTORS,
+        (0..n).map(|k| Timer {
+            schedule_block: 1,
+            gas_limit_per_fire: GAS,
+            fee_caps: fees(k),
+            ..common::fleet::bulk_timer(k, actor(k), 3)
+        }),
+    )
 }
 
 fn fees(k: u64) -> Option<Box<FeeCaps>> {

@@ -4,6 +4,7 @@ carried timers (default 100,000), for a dashboard attached to it (`cowboy-devnet
 
     python3 benches/scripts/dashboard_bucket.py load BIN PORT [BUCKET] [SCHEDULER] [BLOCK_TIME]
     python3 benches/scripts/dashboard_bucket.py cpu PID [SECONDS]
+    python3 benches/scripts/dashboard_bucket.py keys TMUX_SESSION KEY [PRESSES]
 
 `load` starts `BIN serve --no-mining --port PORT --scheduler SCHEDULER` in the background,
 deploys 100 actors (endowed so that none runs dry), schedules BUCKET timers (default gas, a few
@@ -11,7 +12,10 @@ fit the lane per block) all due at one height a little after the loading ends, t
 block, mines up to that height (the lane fires a few, the rest are carried to the next
 bucket), switches to interval mining at BLOCK_TIME seconds (default 1) and prints the server's
 pid; the server keeps running (stop it with `kill PID`). `cpu` prints a process's CPU use over
-SECONDS (default 30) from /proc/PID/stat, and its RSS.
+SECONDS (default 30) from /proc/PID/stat, and its RSS. `keys` presses KEY (a tmux key name:
+`Tab`, `j`, `NPage`, `[`) PRESSES times (default 12) in a dashboard running in TMUX_SESSION and
+times each answer: from the press to the first change of the pane (polled every 5 ms; 10 s at
+most; mining paused meanwhile is best, so that only the key changes the screen).
 
 Not run by `cargo test` (it takes minutes; a release build is needed).
 """
@@ -92,11 +96,32 @@ def cpu(pid, seconds):
           f"RSS {rss():.0f} MB, load {os.getloadavg()[0]:.2f}", flush=True)
 
 
+def keys(session, key, presses):
+    def screen():
+        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+                              capture_output=True, text=True).stdout
+
+    times = []
+    for _ in range(presses):
+        before = screen()
+        t0 = time.time()
+        subprocess.run(["tmux", "send-keys", "-t", session, key])
+        while screen() == before and time.time() - t0 < 10:
+            time.sleep(0.005)
+        times.append(1000 * (time.time() - t0))
+        time.sleep(0.3)
+    times.sort()
+    print(f"{key}: {presses} presses, ms: median {times[len(times) // 2]:.0f}, "
+          f"max {times[-1]:.0f}, all {[round(t) for t in times]}", flush=True)
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "load":
         load(sys.argv[2], int(sys.argv[3]),
              int(sys.argv[4]) if len(sys.argv) > 4 else 100_000,
              sys.argv[5] if len(sys.argv) > 5 else "fifo",
              float(sys.argv[6]) if len(sys.argv) > 6 else 1.0)
+    elif sys.argv[1] == "keys":
+        keys(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 12)
     else:
         cpu(int(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 30)
