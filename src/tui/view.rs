@@ -4,8 +4,9 @@
 //! query values whether the source runs them in-process ([`crate::tui::local`]) or sends them
 //! as batched JSON-RPC ([`crate::tui::remote`]), answered by the same reply types. A source
 //! hands back the replies ([`QueryReplies`], [`LifeReplies`], event records) and nothing else;
-//! every view field (ring occupancy, fits-the-lane, auction rank, the fee columns, the lane
-//! rows, the deferral counts, the labels, the feed's text) is computed here, from the replies,
+//! every view field (ring occupancy, fits-the-lane, the fee columns, the lane rows, the
+//! deferral counts, the labels, the feed's text) is computed here (a bucket's auction rank is
+//! the node's, issue 31: the page it answers is in the order the block runs), from the replies,
 //! by [`assemble`], [`timer_life`] and [`event_rows`]. A new pane is written once.
 
 use super::data::{
