@@ -4,7 +4,7 @@ carried timers (default 100,000), for a dashboard attached to it (`cowboy-devnet
 
     python3 benches/scripts/dashboard_bucket.py load BIN PORT [BUCKET] [SCHEDULER] [BLOCK_TIME]
     python3 benches/scripts/dashboard_bucket.py cpu PID [SECONDS]
-    python3 benches/scripts/dashboard_bucket.py keys TMUX_SESSION KEY [PRESSES]
+    python3 benches/scripts/dashboard_bucket.py keys TMUX_SESSION KEY [PRESSES] [QUIET_S]
 
 `load` starts `BIN serve --no-mining --port PORT --scheduler SCHEDULER` in the background,
 deploys 100 actors (endowed so that none runs dry), schedules BUCKET timers (default gas, a few
@@ -14,8 +14,10 @@ bucket), switches to interval mining at BLOCK_TIME seconds (default 1) and print
 pid; the server keeps running (stop it with `kill PID`). `cpu` prints a process's CPU use over
 SECONDS (default 30) from /proc/PID/stat, and its RSS. `keys` presses KEY (a tmux key name:
 `Tab`, `j`, `NPage`, `[`) PRESSES times (default 12) in a dashboard running in TMUX_SESSION and
-times each answer: from the press to the first change of the pane (polled every 5 ms; 10 s at
-most; mining paused meanwhile is best, so that only the key changes the screen).
+times each answer: from the press to the pane's last change before it stays the same for
+QUIET_S seconds (default 0.5; polled every 5 ms, colours included; 30 s at most): the key's own
+drawing and the refresh it asked for (pause the mining meanwhile, so that only the key
+changes the screen); with QUIET_S 0, to the pane's first change.
 
 Not run by `cargo test` (it takes minutes; a release build is needed).
 """
@@ -96,20 +98,30 @@ def cpu(pid, seconds):
           f"RSS {rss():.0f} MB, load {os.getloadavg()[0]:.2f}", flush=True)
 
 
-def keys(session, key, presses):
+def keys(session, key, presses, quiet):
     def screen():
-        return subprocess.run(["tmux", "capture-pane", "-p", "-t", session],
+        return subprocess.run(["tmux", "capture-pane", "-e", "-p", "-t", session],
                               capture_output=True, text=True).stdout
 
     times = []
     for _ in range(presses):
-        before = screen()
+        last = screen()
         t0 = time.time()
+        changed = t0
         subprocess.run(["tmux", "send-keys", "-t", session, key])
-        while screen() == before and time.time() - t0 < 10:
+        # Settled: no change for `quiet` seconds (the key's refresh answered and was drawn);
+        # with `quiet` 0, the first change.
+        while time.time() - t0 < 30:
+            now = screen()
+            if now != last:
+                last, changed = now, time.time()
+                if quiet == 0:
+                    break
+            elif changed > t0 and time.time() - changed >= quiet:
+                break
             time.sleep(0.005)
-        times.append(1000 * (time.time() - t0))
-        time.sleep(0.3)
+        times.append(1000 * (changed - t0))
+        time.sleep(0.2)
     times.sort()
     print(f"{key}: {presses} presses, ms: median {times[len(times) // 2]:.0f}, "
           f"max {times[-1]:.0f}, all {[round(t) for t in times]}", flush=True)
@@ -122,6 +134,7 @@ if __name__ == "__main__":
              sys.argv[5] if len(sys.argv) > 5 else "fifo",
              float(sys.argv[6]) if len(sys.argv) > 6 else 1.0)
     elif sys.argv[1] == "keys":
-        keys(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 12)
+        keys(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 12,
+             float(sys.argv[5]) if len(sys.argv) > 5 else 0.5)
     else:
         cpu(int(sys.argv[2]), float(sys.argv[3]) if len(sys.argv) > 3 else 30)

@@ -56,6 +56,9 @@ pub struct BucketEntry {
     )]
     #[schemars(with = "Option<String>")]
     pub effective_priority: Option<u128>,
+    /// As `timer_get` shows it, without its `events` and `deferrals` (empty: a page costs its
+    /// rows, never a pass over the history's events; `carried` and `last_defer` are the
+    /// timer's own).
     pub timer: TimerView,
 }
 
@@ -129,7 +132,7 @@ impl Query for BucketPageQuery {
             .take(self.limit as usize)
             .map(|(pos, (i, eff))| (pos as u64, *i, *eff))
             .collect();
-        let views = node.timer_views(rows.iter().map(|(_, i, _)| timers[*i].timer_id).collect());
+        let views = node.pending_views(rows.iter().map(|(_, i, _)| timers[*i].timer_id).collect());
         let entries = rows
             .iter()
             .zip(views)
