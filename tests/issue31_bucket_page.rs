@@ -190,6 +190,26 @@ fn issue31_the_page_of_a_given_timer() {
     }
 }
 
+/// Issue 31, the pinned timer's page after a block: the bucket asked came due and its timers
+/// were carried (CIP-5 §6.5), so the page is of the next block's bucket, where the timer is;
+/// without a timer, or with one that left, the drained bucket answers no rows.
+#[test]
+fn issue31_the_page_of_a_carried_timer_is_the_next_bucket() {
+    let mut node = carried_bucket(150, SchedulerKind::Fifo);
+    let id = page(&node, 0, 100, None).timers[60].timer.timer_id;
+    node.apply(Mine { blocks: 1 }).expect("mine");
+    let p = page(&node, 50, 20, Some(id));
+    assert_eq!((p.height, p.total, p.timer_position), (5, 142, Some(56)));
+    assert!(p.timers.iter().any(|e| e.timer.timer_id == id));
+    let drained = page(&node, 0, 20, None);
+    assert_eq!((drained.height, drained.total), (4, 0));
+    let gone = page(&node, 0, 20, Some(common::fleet::bulk_id(1_000_000)));
+    assert_eq!(
+        (gone.height, gone.total, gone.timer_position),
+        (5, 142, None)
+    );
+}
+
 /// Issue 31: the page size is capped (in process `InvalidInput`; over JSON-RPC `-32602` naming
 /// the param), and a refused call changes nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

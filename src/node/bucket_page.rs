@@ -24,7 +24,9 @@ pub const MAX_BUCKET_PAGE: u64 = 1_000;
 /// `timer_bucketPage`: rows `offset..offset + limit` of the bucket at `height` in execution
 /// order. With `timer`: when that timer is in the bucket but not in those rows, the page is
 /// the `limit` rows around it instead (starting `limit / 2` rows before it, at 0 near the top),
-/// and its position is answered either way.
+/// and its position is answered either way. When `height` came due (below the next block's)
+/// and the timer is not in it, the bucket of the next block is read instead, where a carried
+/// timer waits (CIP-5 §6.5): the reply's `height` says which bucket was read.
 ///
 /// Spec note (issue 31, paging): an `offset` at or past the bucket's end is no error, it
 /// answers no rows with the total (the bucket can drain between two pages, as a slice past
@@ -95,6 +97,26 @@ impl Query for BucketPageQuery {
     type Reply = BucketPage;
     fn run(&self, node: &NodeCore) -> Result<BucketPage, NodeError> {
         self.check()?;
+        let next = node.chain().pending_height();
+        let here = |id| {
+            read::bucket(node.chain(), self.height)
+                .iter()
+                .any(|t| t.timer_id == id)
+        };
+        match self.timer {
+            Some(id) if self.height < next && !here(id) => BucketPageQuery {
+                height: next,
+                ..*self
+            }
+            .page(node),
+            _ => self.page(node),
+        }
+    }
+}
+
+impl BucketPageQuery {
+    /// The page of the bucket at `height`.
+    fn page(&self, node: &NodeCore) -> Result<BucketPage, NodeError> {
         let chain = node.chain();
         let timers = read::bucket(chain, self.height);
         let next = chain.pending_height();
@@ -151,5 +173,47 @@ impl Query for BucketPageQuery {
             timer_position,
             timers: entries,
         })
+    }
+}
+
+/// `scheduler_deferrals`: how many `TimerDeferred` events the kept blocks of sealed heights
+/// `from_height..=to_height` hold, by reason (issue 31: the dashboard's lane pane counts them
+/// by reason; reading the events themselves moved a first deferral per carried timer of a
+/// backlog over the wire on every refresh). Heights the node no longer keeps count nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeferralsQuery {
+    pub from_height: u64,
+    pub to_height: u64,
+}
+
+/// One reason's count (`lane`, `outbid`, `over_cap`, `below_basefee`, `gc_budget`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReasonCount {
+    pub reason: String,
+    pub count: u64,
+}
+
+impl Query for DeferralsQuery {
+    type Reply = Vec<ReasonCount>;
+    fn run(&self, node: &NodeCore) -> Result<Vec<ReasonCount>, NodeError> {
+        use crate::chain::Event;
+        use crate::engine::TimerEvent;
+        let mut counts: Vec<ReasonCount> = Vec::new();
+        let blocks = node
+            .kept_blocks(self.from_height)
+            .take_while(|b| b.header.height <= self.to_height);
+        for r in blocks.flat_map(|b| b.events.iter()) {
+            if let Event::Timer(TimerEvent::TimerDeferred { reason, .. }) = &r.event {
+                let reason = reason.as_str();
+                match counts.iter_mut().find(|c| c.reason == reason) {
+                    Some(c) => c.count += 1,
+                    None => counts.push(ReasonCount {
+                        reason: reason.to_string(),
+                        count: 1,
+                    }),
+                }
+            }
+        }
+        Ok(counts)
     }
 }

@@ -47,7 +47,9 @@ pub use self::core::{
     MiningMode, NodeConfig, NodeCore, NodeEvent, Request, RetainedPart, dev_account,
 };
 pub use at::{At, BlockTag};
-pub use bucket_page::{BucketEntry, BucketPage, BucketPageQuery, MAX_BUCKET_PAGE};
+pub use bucket_page::{
+    BucketEntry, BucketPage, BucketPageQuery, DeferralsQuery, MAX_BUCKET_PAGE, ReasonCount,
+};
 pub use codes::{CODES, Code, code_of};
 pub use command::Command;
 pub use command_reply::{

@@ -12,6 +12,7 @@
 //! | [`BucketsQuery`] | `scheduler_buckets` | `Vec<`[`BucketView`]`>` |
 //! | [`BucketQuery`] | `timer_bucket` | `Vec<`[`TimerView`]`>` |
 //! | [`BucketPageQuery`](super::BucketPageQuery) | `timer_bucketPage` | [`BucketPage`](super::BucketPage) |
+//! | [`DeferralsQuery`](super::DeferralsQuery) | `scheduler_deferrals` | `Vec<`[`ReasonCount`](super::ReasonCount)`>` |
 //! | [`TimerQuery`] | `timer_get` | `Option<`[`TimerView`]`>` |
 //! | [`TimersQuery`] | `timer_list` | `Vec<`[`TimerView`]`>` |
 //! | [`EventsQuery`] | `devnet_getEvents` | `Vec<`[`EventView`]`>` |

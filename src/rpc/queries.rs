@@ -8,8 +8,8 @@ pub use super::command::RpcRequest;
 pub use super::draft::{draft_method, draft_params};
 use crate::node::{
     AccountsQuery, ActorsQuery, BucketPageQuery, BucketQuery, BucketsQuery, ConfigQuery,
-    DraftQuery, EventsQuery, FairnessQuery, HeadQuery, LaneQuery, NamesQuery, Query, SharesQuery,
-    SnapshotsQuery, TiersQuery, TimerQuery, TimersQuery,
+    DeferralsQuery, DraftQuery, EventsQuery, FairnessQuery, HeadQuery, LaneQuery, NamesQuery,
+    Query, SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery, TimersQuery,
 };
 use serde_json::{Value, json};
 
@@ -66,6 +66,13 @@ impl RpcQuery for BucketPageQuery {
             json!(self.limit),
             json!(self.timer),
         ]
+    }
+}
+
+impl RpcQuery for DeferralsQuery {
+    const METHOD: &'static str = "scheduler_deferrals";
+    fn params(&self) -> Vec<Value> {
+        vec![json!(self.from_height), json!(self.to_height)]
     }
 }
 

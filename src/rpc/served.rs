@@ -16,8 +16,9 @@ use super::types::{Args, invalid_param};
 use super::wire_read::*;
 use crate::node::{
     AccountsQuery, ActorsQuery, At, BucketPageQuery, BucketQuery, BucketsQuery, ConfigQuery,
-    DEFAULT_LANE_BLOCKS, DraftQuery, FairnessQuery, LaneQuery, MAX_BUCKET_PAGE, MAX_LANE_BLOCKS,
-    NamesQuery, NodeError, NodeHandle, SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery,
+    DEFAULT_LANE_BLOCKS, DeferralsQuery, DraftQuery, FairnessQuery, LaneQuery, MAX_BUCKET_PAGE,
+    MAX_LANE_BLOCKS, NamesQuery, NodeError, NodeHandle, SharesQuery, SnapshotsQuery, TiersQuery,
+    TimerQuery,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
@@ -99,6 +100,7 @@ pub fn entries() -> Vec<Entry> {
         entry::<TimerQuery>(),
         entry::<BucketQuery>(),
         entry::<BucketPageQuery>(),
+        entry::<DeferralsQuery>(),
         entry::<ConfigQuery>(),
         entry::<TiersQuery>(),
         entry::<FairnessQuery>(),
@@ -191,6 +193,18 @@ impl ServedQuery for BucketPageQuery {
             )
         })?;
         Ok(q)
+    }
+}
+
+/// `[from_height, to_height]` (issue 31).
+impl ServedQuery for DeferralsQuery {
+    const PARAMS: &'static [&'static str] = &["from_height", "to_height"];
+    type Params = DeferralsParams;
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(DeferralsQuery {
+            from_height: a.req(0, "from_height")?,
+            to_height: a.req(1, "to_height")?,
+        })
     }
 }
 

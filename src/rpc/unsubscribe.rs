@@ -59,6 +59,7 @@ pub const READ_ONLY: &[&str] = &[
     "scheduler_actors",
     "scheduler_buckets",
     "scheduler_config",
+    "scheduler_deferrals",
     "scheduler_draft",
     "scheduler_fairness",
     "scheduler_lane",

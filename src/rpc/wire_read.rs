@@ -50,6 +50,16 @@ pub struct BucketPageParams {
     pub timer_id: Option<TimerId>,
 }
 
+/// How many TimerDeferred events the kept blocks of sealed heights from_height..=to_height
+/// hold, by reason: [{reason, count}] (issue 31; heights no longer kept count nothing).
+#[derive(JsonSchema)]
+pub struct DeferralsParams {
+    /// the first height
+    pub from_height: u64,
+    /// the last height
+    pub to_height: u64,
+}
+
 /// The TimerConfig, the queue sizes, the CIP-1 v3 governable parameters and the named
 /// variants in force.
 #[derive(JsonSchema)]

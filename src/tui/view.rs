@@ -19,8 +19,8 @@ use crate::engine::scheduler::kind::Weights;
 use crate::engine::{Address, DeferReason, TimerEvent, TimerId, TimerStatus};
 use crate::node::{
     self, ActorsQuery, BucketPage, BucketPageQuery, BucketView, BucketsQuery, ConfigQuery,
-    ConfigView, DraftQuery, DraftView, EventFilter, EventView, EventsQuery, HeadQuery, HeadView,
-    LaneQuery, LaneView, MAX_LANE_BLOCKS, NamesQuery, SharesQuery, SharesView, SnapshotInfo,
+    ConfigView, DeferralsQuery, DraftQuery, DraftView, HeadQuery, HeadView, LaneQuery, LaneView,
+    MAX_LANE_BLOCKS, NamesQuery, ReasonCount, SharesQuery, SharesView, SnapshotInfo,
     SnapshotsQuery, TiersQuery, TiersView, TimerQuery, TimerView,
 };
 use std::collections::BTreeMap;
@@ -79,17 +79,16 @@ impl ViewQuery {
 /// heights the node keeps (Spec note 73: the lane window can reach further back than a short
 /// `--history`). `None` when that window is empty (no lane history yet): no query is sent, as
 /// the node refuses a window with `from_height` above `to_height` (Spec note 171).
-pub fn deferred_query(lane: &LaneView, head: &HeadView) -> Option<EventsQuery> {
+///
+/// Issue 31: the node counts them by reason ([`DeferralsQuery`]); the events themselves are a
+/// first deferral per carried timer of a backlog, too many to move on every refresh.
+pub fn deferred_query(lane: &LaneView, head: &HeadView) -> Option<DeferralsQuery> {
     let lane_from = lane.blocks.first()?.height + 1;
     let from = lane_from.max(head.first_kept);
     // A past view's (issue 24) head: nothing after it.
-    (from <= head.height).then(|| {
-        EventsQuery(EventFilter {
-            from_height: Some(from),
-            to_height: Some(head.height),
-            kinds: Some(vec!["TimerDeferred".into()]),
-            ..EventFilter::default()
-        })
+    (from <= head.height).then_some(DeferralsQuery {
+        from_height: from,
+        to_height: head.height,
     })
 }
 
@@ -114,7 +113,7 @@ pub struct QueryReplies {
     pub actors: Vec<Address>,
     pub snapshots: Vec<SnapshotInfo>,
     /// The reply to [`deferred_query`].
-    pub deferred: Vec<EventView>,
+    pub deferred: Vec<ReasonCount>,
     /// The reply to [`draft_query`] (`None` under fifo / eip1559).
     pub draft: Option<DraftView>,
     /// The live head when the view is of a past height (`None`: `head` is it).
@@ -203,7 +202,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         let skip = r.lane.blocks.len().saturating_sub(q.lane_blocks);
         r.lane.blocks[skip..].iter().map(lane_row).collect()
     };
-    let defer_reasons = lane_defer_reasons(r, lane.first().map_or(u64::MAX, |l| l.height));
+    let defer_reasons = lane_defer_reasons(r);
     let eip = r.shares.scheduler.facts().weights == Weights::Window;
     let mut actors = r.actors.clone();
     actors.sort_by_key(|a| (label(&names, a), *a));
@@ -215,7 +214,9 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         bucket_total: r.bucket.total,
         bucket_found: q.bucket_timer.zip(r.bucket.timer_position),
         bucket_ranked: r.bucket.ranked,
-        bucket_at: q.selected_bucket,
+        // The bucket the page is of: the next block's when the asked one came due and the
+        // selected timer was carried there (issue 31).
+        bucket_at: q.selected_bucket.map(|_| r.bucket.height),
         tiers: tiers(&r.tiers, &r.head, &r.config),
         lane,
         fairness: fairness_rows(r),
@@ -284,14 +285,16 @@ fn selected_bucket_timers(r: &QueryReplies, q: &ViewQuery) -> Vec<TimerRow> {
         .collect()
 }
 
-/// The deferrals' reasons over the lane rows shown (the blocks after `lane_from`).
-fn lane_defer_reasons(r: &QueryReplies, lane_from: u64) -> Vec<(String, u64)> {
-    count_reasons(r.deferred.iter().filter_map(|e| match &e.event {
-        Event::Timer(TimerEvent::TimerDeferred { reason, .. }) if e.height > lane_from => {
-            Some(defer_reason(reason))
+/// The deferrals' reasons over the lane rows shown (counted by the node, issue 31).
+fn lane_defer_reasons(r: &QueryReplies) -> Vec<(String, u64)> {
+    let mut out = count_reasons([]);
+    for c in &r.deferred {
+        match out.iter_mut().find(|(n, _)| *n == c.reason) {
+            Some(e) => e.1 += c.count,
+            None => out.push((c.reason.clone(), c.count)),
         }
-        _ => None,
-    }))
+    }
+    out
 }
 
 /// The fairness table: fires, deferrals, pending and the weight per actor.
