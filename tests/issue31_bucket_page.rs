@@ -11,8 +11,8 @@ use cowboy_devnet::engine::{
     Address, FeeCaps, PriorityTier, SchedulerKind, Timer, TimerEvent, TimerId,
 };
 use cowboy_devnet::node::{
-    BucketPage, BucketPageQuery, BucketQuery, EventFilter, EventsQuery, MAX_BUCKET_PAGE, Mine,
-    NodeCore, spawn,
+    BucketPage, BucketPageQuery, BucketQuery, DeferralsQuery, EventFilter, EventsQuery,
+    MAX_BUCKET_PAGE, Mine, NodeCore, ReasonCount, spawn,
 };
 use cowboy_devnet::tui::app::App;
 use cowboy_devnet::tui::keys::KeyMap;
@@ -208,6 +208,47 @@ fn issue31_the_page_of_a_carried_timer_is_the_next_bucket() {
         (gone.height, gone.total, gone.timer_position),
         (5, 142, None)
     );
+}
+
+/// Issue 31, the deferrals' counts (`scheduler_deferrals`): the node counts a window's
+/// `TimerDeferred` events by reason, the same counts as the events it answers, and the
+/// dashboard's lane pane shows them.
+#[test]
+fn issue31_deferrals_are_counted_by_the_node() {
+    let node = carried_bucket(150, SchedulerKind::Fifo);
+    let events = node
+        .ask(&EventsQuery(EventFilter {
+            from_height: Some(1),
+            to_height: Some(3),
+            kinds: Some(vec!["TimerDeferred".into()]),
+            ..EventFilter::default()
+        }))
+        .unwrap();
+    assert_eq!(events.len(), 146, "a first deferral per carried timer");
+    let counts = node
+        .ask(&DeferralsQuery {
+            from_height: 1,
+            to_height: 3,
+        })
+        .unwrap();
+    assert_eq!(
+        counts,
+        vec![ReasonCount {
+            reason: "lane".into(),
+            count: 146
+        }]
+    );
+    let none = node
+        .ask(&DeferralsQuery {
+            from_height: 4,
+            to_height: 9,
+        })
+        .unwrap();
+    assert!(none.is_empty());
+    let mut src = LocalDevnet::new(node, Default::default());
+    let mut app = App::new(KeyMap::default());
+    refresh(&mut src, &mut app);
+    assert_eq!(app.data.defer_reasons[0], ("lane".to_string(), 146));
 }
 
 /// Issue 31: the page size is capped (in process `InvalidInput`; over JSON-RPC `-32602` naming
