@@ -13,6 +13,7 @@
 //!   chain's state the views make.
 
 pub mod at;
+mod bucket_page;
 mod codes;
 mod command;
 mod command_reply;
@@ -47,6 +48,9 @@ pub use self::core::{
     RetainedPart, dev_account,
 };
 pub use at::{At, BlockTag};
+pub use bucket_page::{
+    BucketEntry, BucketPage, BucketPageQuery, DeferralsQuery, MAX_BUCKET_PAGE, ReasonCount,
+};
 pub use codes::{CODES, Code, code_of};
 pub use command::Command;
 pub use command_reply::{

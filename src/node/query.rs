@@ -11,6 +11,8 @@
 //! | [`TiersQuery`] | `scheduler_tiers` | [`TiersView`] |
 //! | [`BucketsQuery`] | `scheduler_buckets` | `Vec<`[`BucketView`]`>` |
 //! | [`BucketQuery`] | `timer_bucket` | `Vec<`[`TimerView`]`>` |
+//! | [`BucketPageQuery`](super::BucketPageQuery) | `timer_bucketPage` | [`BucketPage`](super::BucketPage) |
+//! | [`DeferralsQuery`](super::DeferralsQuery) | `scheduler_deferrals` | `Vec<`[`ReasonCount`](super::ReasonCount)`>` |
 //! | [`TimerQuery`] | `timer_get` | `Option<`[`TimerView`]`>` |
 //! | [`TimersQuery`] | `timer_list` | `Vec<`[`TimerView`]`>` |
 //! | [`EventsQuery`] | `devnet_getEvents` | `Vec<`[`EventView`]`>` |

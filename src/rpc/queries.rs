@@ -7,9 +7,9 @@
 pub use super::command::RpcRequest;
 pub use super::draft::{draft_method, draft_params};
 use crate::node::{
-    AccountsQuery, ActorsQuery, BucketQuery, BucketsQuery, ConfigQuery, DraftQuery, EventsQuery,
-    FairnessQuery, HeadQuery, LaneQuery, NamesQuery, Query, SharesQuery, SnapshotsQuery,
-    TiersQuery, TimerQuery, TimersQuery,
+    AccountsQuery, ActorsQuery, BucketPageQuery, BucketQuery, BucketsQuery, ConfigQuery,
+    DeferralsQuery, DraftQuery, EventsQuery, FairnessQuery, HeadQuery, LaneQuery, NamesQuery,
+    Query, SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery, TimersQuery,
 };
 use serde_json::{Value, json};
 
@@ -54,6 +54,25 @@ impl RpcQuery for BucketQuery {
     const METHOD: &'static str = "timer_bucket";
     fn params(&self) -> Vec<Value> {
         vec![json!(self.height)]
+    }
+}
+
+impl RpcQuery for BucketPageQuery {
+    const METHOD: &'static str = "timer_bucketPage";
+    fn params(&self) -> Vec<Value> {
+        vec![
+            json!(self.height),
+            json!(self.offset),
+            json!(self.limit),
+            json!(self.timer),
+        ]
+    }
+}
+
+impl RpcQuery for DeferralsQuery {
+    const METHOD: &'static str = "scheduler_deferrals";
+    fn params(&self) -> Vec<Value> {
+        vec![json!(self.from_height), json!(self.to_height)]
     }
 }
 

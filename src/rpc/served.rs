@@ -15,13 +15,17 @@ use super::schema::MethodSchema;
 use super::types::{Args, invalid_param};
 use super::wire_read::*;
 use crate::node::{
-    AccountsQuery, ActorsQuery, At, BucketQuery, BucketsQuery, ConfigQuery, DEFAULT_LANE_BLOCKS,
-    DraftQuery, FairnessQuery, LaneQuery, MAX_LANE_BLOCKS, NamesQuery, NodeError, NodeHandle,
-    SharesQuery, SnapshotsQuery, TiersQuery, TimerQuery,
+    AccountsQuery, ActorsQuery, At, BucketPageQuery, BucketQuery, BucketsQuery, ConfigQuery,
+    DEFAULT_LANE_BLOCKS, DeferralsQuery, DraftQuery, FairnessQuery, LaneQuery, MAX_BUCKET_PAGE,
+    MAX_LANE_BLOCKS, NamesQuery, NodeError, NodeHandle, SharesQuery, SnapshotsQuery, TiersQuery,
+    TimerQuery,
 };
 use jsonrpsee::RpcModule;
 use jsonrpsee::types::ErrorObjectOwned;
 use schemars::{JsonSchema, SchemaGenerator};
+
+/// The rows `timer_bucketPage` answers without `limit`.
+pub const DEFAULT_BUCKET_PAGE: u64 = 100;
 
 /// A read served as its method.
 pub trait ServedQuery: RpcQuery<Reply: JsonSchema> + Sized + Sync {
@@ -95,6 +99,8 @@ pub fn entries() -> Vec<Entry> {
         entry::<ActorsQuery>(),
         entry::<TimerQuery>(),
         entry::<BucketQuery>(),
+        entry::<BucketPageQuery>(),
+        entry::<DeferralsQuery>(),
         entry::<ConfigQuery>(),
         entry::<TiersQuery>(),
         entry::<FairnessQuery>(),
@@ -164,6 +170,40 @@ impl ServedQuery for BucketQuery {
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         Ok(BucketQuery {
             height: a.req(0, "height")?,
+        })
+    }
+}
+
+/// `[height, offset?, limit?, timer_id?]` (issue 31): `limit` in 1..=[`MAX_BUCKET_PAGE`],
+/// [`DEFAULT_BUCKET_PAGE`] by default.
+impl ServedQuery for BucketPageQuery {
+    const PARAMS: &'static [&'static str] = &["height", "offset", "limit", "timer_id"];
+    type Params = BucketPageParams;
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        let q = BucketPageQuery {
+            height: a.req(0, "height")?,
+            offset: a.opt(1, "offset")?.unwrap_or(0),
+            limit: a.opt(2, "limit")?.unwrap_or(DEFAULT_BUCKET_PAGE),
+            timer: a.opt(3, "timer_id")?,
+        };
+        q.check().map_err(|_| {
+            invalid_param(
+                "limit",
+                format!("must be in 1..={MAX_BUCKET_PAGE}, got {}", q.limit),
+            )
+        })?;
+        Ok(q)
+    }
+}
+
+/// `[from_height, to_height]` (issue 31).
+impl ServedQuery for DeferralsQuery {
+    const PARAMS: &'static [&'static str] = &["from_height", "to_height"];
+    type Params = DeferralsParams;
+    fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
+        Ok(DeferralsQuery {
+            from_height: a.req(0, "from_height")?,
+            to_height: a.req(1, "to_height")?,
         })
     }
 }

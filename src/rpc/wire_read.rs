@@ -35,6 +35,31 @@ pub struct BucketParams {
     pub height: u64,
 }
 
+/// One page of the timers due at a height, in execution order (the queue's, or the eip1559
+/// auction's from the activation height): the rows offset..offset+limit, the bucket's total,
+/// and with timer_id the page holding that timer (issue 31).
+#[derive(JsonSchema)]
+pub struct BucketPageParams {
+    /// the height
+    pub height: u64,
+    /// the first row's position in the bucket (default 0; past the end: no rows)
+    pub offset: Option<u64>,
+    /// rows at most (default 100, 1..=1000)
+    pub limit: Option<u64>,
+    /// a timer whose page to answer when it is not in the rows asked
+    pub timer_id: Option<TimerId>,
+}
+
+/// How many TimerDeferred events the kept blocks of sealed heights from_height..=to_height
+/// hold, by reason: [{reason, count}] (issue 31; heights no longer kept count nothing).
+#[derive(JsonSchema)]
+pub struct DeferralsParams {
+    /// the first height
+    pub from_height: u64,
+    /// the last height
+    pub to_height: u64,
+}
+
 /// The TimerConfig, the queue sizes, the CIP-1 v3 governable parameters and the named
 /// variants in force.
 #[derive(JsonSchema)]

@@ -154,6 +154,13 @@ fn keep_selections(app: &mut App) {
         .and_then(|h| app.data.buckets.iter().position(|b| b.height == h))
     {
         Some(i) => app.bucket_sel = i,
+        // Issue 31: the page read is of the pinned bucket (the next block's, where the selected
+        // timer was carried) and holds timers, but the list of buckets, read a moment before
+        // it (attached, the reads are not one snapshot), does not show it yet: the selection
+        // stays, the next refresh lists it.
+        None if app.bucket_pin.is_some()
+            && app.bucket_pin == app.data.bucket_at
+            && app.data.bucket_total > 0 => {}
         None => {
             // The user's bucket left (drained, or its last timer cancelled): the cursor
             // stays at its place in the list, inside no bucket.

@@ -73,9 +73,9 @@ fn bucket_click(app: &mut App, inner: Rect, at: Position) -> Vec<Effect> {
     let Some(line) = (at.y - inner.y).checked_sub(2) else {
         return vec![];
     };
-    let off = scroll_offset(app.timer_sel, app.data.bucket_timers.len(), h);
+    let off = scroll_offset(app.timer_sel, app.data.bucket_len(), h);
     let i = off + line as usize;
-    if i < app.data.bucket_timers.len() {
+    if i < app.data.bucket_len() {
         app.in_bucket = true;
         app.bucket_pin = app.data.buckets.get(app.bucket_sel).map(|b| b.height);
         app.select_timer_row(i);

@@ -255,6 +255,12 @@ pub struct ViewQuery {
     pub buckets: usize,
     /// The bucket whose timers to list.
     pub selected_bucket: Option<u64>,
+    /// The rows of that bucket to read (issue 31: the rows on screen and a margin, never the
+    /// whole bucket): positions `bucket_offset..bucket_offset + bucket_limit`.
+    pub bucket_offset: u64,
+    pub bucket_limit: u64,
+    /// The selected timer: the node answers the page that holds it, wherever it moved.
+    pub bucket_timer: Option<TimerId>,
     /// Recent blocks of lane history.
     pub lane_blocks: usize,
     /// The fairness window, in blocks.
@@ -268,6 +274,9 @@ impl Default for ViewQuery {
         ViewQuery {
             buckets: 32,
             selected_bucket: None,
+            bucket_offset: 0,
+            bucket_limit: PAGE_ABOVE + PAGE_BELOW,
+            bucket_timer: None,
             lane_blocks: 128,
             fairness_window: 1_000,
             at: None,
@@ -280,8 +289,18 @@ impl Default for ViewQuery {
 pub struct DashboardData {
     pub status: Option<Status>,
     pub buckets: Vec<BucketSummary>,
-    /// The selected bucket's timers, in execution order.
+    /// The page of the selected bucket's timers read (issue 31), in execution order: the rows
+    /// at positions `bucket_offset..bucket_offset + bucket_timers.len()` of `bucket_total`.
+    /// Look rows up by position with [`DashboardData::bucket_row`].
     pub bucket_timers: Vec<TimerRow>,
+    /// The position of `bucket_timers[0]` in the bucket.
+    pub bucket_offset: u64,
+    /// Timers in the whole selected bucket.
+    pub bucket_total: u64,
+    /// The query's `bucket_timer` and where it is in the bucket (`None`: not in it).
+    pub bucket_found: Option<(TimerId, u64)>,
+    /// Whether the bucket is in the auction's order (eip1559 at its height).
+    pub bucket_ranked: bool,
     /// The height `bucket_timers` were read at (the query's selected bucket).
     pub bucket_at: Option<u64>,
     pub tiers: Tiers,
@@ -310,6 +329,12 @@ pub struct DashboardData {
     pub draft: Option<crate::node::DraftView>,
 }
 
+/// Rows of the selected bucket read above the selected one (issue 31): the timer list shows
+/// the selection at its bottom row once scrolled, so a pane up to this tall is filled.
+pub const PAGE_ABOVE: u64 = 100;
+/// Rows read below the selected one: `j` moves within them before the next page is asked.
+pub const PAGE_BELOW: u64 = 28;
+
 /// The deferral reasons in the order the lane pane lists them (contract decision 6).
 pub const DEFER_REASONS: [&str; 5] = ["lane", "outbid", "over_cap", "below_basefee", "gc_budget"];
 
@@ -326,6 +351,27 @@ pub fn count_reasons<'a>(reasons: impl IntoIterator<Item = &'a str>) -> Vec<(Str
 }
 
 impl DashboardData {
+    /// The selected bucket's row at `position` (in the whole bucket), when the page read
+    /// holds it.
+    pub fn bucket_row(&self, position: usize) -> Option<&TimerRow> {
+        position
+            .checked_sub(self.bucket_offset as usize)
+            .and_then(|i| self.bucket_timers.get(i))
+    }
+
+    /// The selected bucket's timers, all of them (not only the page read).
+    pub fn bucket_len(&self) -> usize {
+        self.bucket_total as usize
+    }
+
+    /// The position in the bucket of a timer of the page read.
+    pub fn bucket_position(&self, id: &TimerId) -> Option<usize> {
+        self.bucket_timers
+            .iter()
+            .position(|t| t.id == *id)
+            .map(|i| i + self.bucket_offset as usize)
+    }
+
     /// A short human label: the name when known, else the address's first bytes.
     pub fn label(&self, a: &Address) -> String {
         self.names

@@ -9,20 +9,33 @@ use super::state::App;
 
 /// After fresh data: keeps the pinned timer selected where it is now. Returns true when the
 /// timer was not in the bucket read and the next block's bucket should be read (one more
-/// refresh); the pin is dropped only when it is not found there either (it fired, expired or
+/// refresh), or when it moved near the edge of the page read (issue 31: the page around it); the pin is dropped only when it is not found there either (it fired, expired or
 /// was cancelled).
 pub(crate) fn follow_timer(app: &mut App) -> bool {
     let Some(pin) = app.timer_pin else {
         app.timer_seek = false;
+        if app.timer_want && app.in_bucket {
+            // Issue 31: the cursor went past the page read; the new page holds its row.
+            app.timer_sel = app.timer_sel.min(app.data.bucket_len().saturating_sub(1));
+            app.select_timer_row(app.timer_sel);
+        }
         return false;
     };
-    if let Some(i) = app.data.bucket_timers.iter().position(|t| t.id == pin) {
+    // Issue 31: the page read holds the timer, or the node said where it is in the bucket.
+    let found = app.data.bucket_position(&pin).or_else(|| {
+        app.data
+            .bucket_found
+            .filter(|(id, _)| *id == pin)
+            .map(|(_, p)| p as usize)
+    });
+    if let Some(i) = found {
         app.timer_sel = i;
         app.timer_seek = false;
         if app.data.bucket_at.is_some() {
             app.bucket_pin = app.data.bucket_at;
         }
-        return false;
+        // Issue 31: it moved near the edge of the page read; ask the page around it.
+        return app.page_runs_out();
     }
     // Not in the bucket read. A carried timer is due at the next block: the bucket read came
     // due (its height is at or below the head), so look there once.
@@ -41,8 +54,6 @@ pub(crate) fn follow_timer(app: &mut App) -> bool {
     }
     app.timer_seek = false;
     app.timer_pin = None;
-    app.timer_sel = app
-        .timer_sel
-        .min(app.data.bucket_timers.len().saturating_sub(1));
+    app.timer_sel = app.timer_sel.min(app.data.bucket_len().saturating_sub(1));
     false
 }

@@ -23,6 +23,10 @@ pub enum KeyAction {
     FocusPrev,
     Up,
     Down,
+    /// A page of a bucket's timers up or down (issue 31: a bucket of 100,000 is read a page
+    /// at a time).
+    PageUp,
+    PageDown,
     Left,
     Right,
     Select,
@@ -81,6 +85,8 @@ impl KeyAction {
             KeyAction::FocusPrev => "focus_prev",
             KeyAction::Up => "up",
             KeyAction::Down => "down",
+            KeyAction::PageUp => "page_up",
+            KeyAction::PageDown => "page_down",
             KeyAction::Left => "left",
             KeyAction::Right => "right",
             KeyAction::Select => "select",
@@ -329,6 +335,18 @@ const DEFAULTS: &[(KeyAction, &[&str], &str, Option<&str>)] = &[
     ),
     (KeyAction::Up, &["up", "k"], "move up", None),
     (KeyAction::Down, &["down", "j"], "move down", None),
+    (
+        KeyAction::PageUp,
+        &["pageup"],
+        "a bucket's timers: 20 rows up",
+        None,
+    ),
+    (
+        KeyAction::PageDown,
+        &["pagedown"],
+        "a bucket's timers: 20 rows down",
+        None,
+    ),
     (KeyAction::Left, &["left", "h"], "back (bucket list)", None),
     (
         KeyAction::Right,

@@ -288,7 +288,7 @@ fn view_on(
         buckets: core.ask(&v.buckets)?,
         bucket: match &v.bucket {
             Some(b) => core.ask(b)?,
-            None => Vec::new(),
+            None => Default::default(),
         },
         shares: core.ask(&v.shares)?,
         names: core.ask(&v.names)?,

@@ -451,8 +451,8 @@ impl RemoteDevnet {
         let actors = a.take::<crate::node::ActorsQuery>()?;
         let snapshots = a.take::<crate::node::SnapshotsQuery>()?;
         let bucket = match &v.bucket {
-            Some(_) => a.take::<crate::node::BucketQuery>()?,
-            None => Vec::new(),
+            Some(_) => a.take::<crate::node::BucketPageQuery>()?,
+            None => Default::default(),
         };
         let tip = match v.at {
             Some(_) => Some(a.take::<HeadQuery>()?),

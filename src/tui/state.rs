@@ -151,6 +151,9 @@ pub struct App {
     pub timer_pin: Option<TimerId>,
     /// The pinned timer was not in its bucket: the next block's bucket is being read for it.
     pub timer_seek: bool,
+    /// The cursor moved to a row of the bucket the page read does not hold (issue 31): its
+    /// timer is pinned when the next page brings it.
+    pub timer_want: bool,
     /// Mouse capture (`m`, `--no-mouse`): off, the terminal selects text (issue 34).
     pub mouse: bool,
     /// The focused pane maximised (`z`), and how far it is scrolled sideways.
@@ -316,6 +319,7 @@ impl App {
             quit: false,
             timer_pin: None,
             timer_seek: false,
+            timer_want: false,
             mouse: true,
             zoom: false,
             hscroll: 0,
@@ -349,6 +353,11 @@ impl App {
             selected_bucket: self
                 .bucket_pin
                 .or_else(|| self.data.buckets.get(self.bucket_sel).map(|b| b.height)),
+            // Issue 31: the rows around the cursor (a position in the whole bucket), and the
+            // page of the selected timer wherever it moved.
+            bucket_offset: (self.timer_sel as u64).saturating_sub(super::data::PAGE_ABOVE),
+            bucket_limit: super::data::PAGE_ABOVE + super::data::PAGE_BELOW,
+            bucket_timer: self.timer_pin,
             at: self.view_at,
             lane_blocks: super::chart_window::blocks(self.lane_window) as usize,
             ..ViewQuery::default()
@@ -478,10 +487,22 @@ impl App {
         });
     }
 
-    /// Selects row `i` of the open bucket and pins its timer.
+    /// Selects row `i` (a position in the whole bucket) of the open bucket and pins its
+    /// timer; a row the page read does not hold is pinned when the next page brings it.
     pub(crate) fn select_timer_row(&mut self, i: usize) {
         self.timer_sel = i;
-        self.timer_pin = self.data.bucket_timers.get(i).map(|t| t.id);
+        self.timer_pin = self.data.bucket_row(i).map(|t| t.id);
+        self.timer_want = self.timer_pin.is_none() && i < self.data.bucket_len();
+    }
+
+    /// Whether the cursor is near the edge of the page read (or off it), so the next page
+    /// should be asked (issue 31): fewer than half the rows above it or a few below it.
+    pub(crate) fn page_runs_out(&self) -> bool {
+        use super::data::{PAGE_ABOVE, PAGE_BELOW};
+        let (sel, first) = (self.timer_sel as u64, self.data.bucket_offset);
+        let end = first + self.data.bucket_timers.len() as u64;
+        let total = self.data.bucket_total;
+        (sel < first + PAGE_ABOVE / 2 && first > 0) || (sel + PAGE_BELOW / 4 >= end && end < total)
     }
 
     /// A timer as commands and confirmations name it: its label (a fixture's, when it has

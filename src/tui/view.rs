@@ -4,8 +4,9 @@
 //! query values whether the source runs them in-process ([`crate::tui::local`]) or sends them
 //! as batched JSON-RPC ([`crate::tui::remote`]), answered by the same reply types. A source
 //! hands back the replies ([`QueryReplies`], [`LifeReplies`], event records) and nothing else;
-//! every view field (ring occupancy, fits-the-lane, auction rank, the fee columns, the lane
-//! rows, the deferral counts, the labels, the feed's text) is computed here, from the replies,
+//! every view field (ring occupancy, fits-the-lane, the fee columns, the lane rows, the
+//! deferral counts, the labels, the feed's text) is computed here (a bucket's auction rank is
+//! the node's, issue 31: the page it answers is in the order the block runs), from the replies,
 //! by [`assemble`], [`timer_life`] and [`event_rows`]. A new pane is written once.
 
 use super::data::{
@@ -17,10 +18,10 @@ use crate::engine::eob::{FeeQuote, max_cost};
 use crate::engine::scheduler::kind::Weights;
 use crate::engine::{Address, DeferReason, TimerEvent, TimerId, TimerStatus};
 use crate::node::{
-    self, ActorsQuery, BucketQuery, BucketView, BucketsQuery, ConfigQuery, ConfigView, DraftQuery,
-    DraftView, EventFilter, EventView, EventsQuery, HeadQuery, HeadView, LaneQuery, LaneView,
-    MAX_LANE_BLOCKS, NamesQuery, SharesQuery, SharesView, SnapshotInfo, SnapshotsQuery, TiersQuery,
-    TiersView, TimerQuery, TimerView,
+    self, ActorsQuery, BucketPage, BucketPageQuery, BucketView, BucketsQuery, ConfigQuery,
+    ConfigView, DeferralsQuery, DraftQuery, DraftView, HeadQuery, HeadView, LaneQuery, LaneView,
+    MAX_LANE_BLOCKS, NamesQuery, ReasonCount, SharesQuery, SharesView, SnapshotInfo,
+    SnapshotsQuery, TiersQuery, TiersView, TimerQuery, TimerView,
 };
 use std::collections::BTreeMap;
 
@@ -32,8 +33,8 @@ pub struct ViewQueries {
     pub config: ConfigQuery,
     pub tiers: TiersQuery,
     pub buckets: BucketsQuery,
-    /// The selected bucket's timers.
-    pub bucket: Option<BucketQuery>,
+    /// The page of the selected bucket's timers (issue 31).
+    pub bucket: Option<BucketPageQuery>,
     pub lane: LaneQuery,
     pub shares: SharesQuery,
     pub names: NamesQuery,
@@ -54,7 +55,12 @@ impl ViewQuery {
             buckets: BucketsQuery {
                 count: self.buckets,
             },
-            bucket: self.selected_bucket.map(|height| BucketQuery { height }),
+            bucket: self.selected_bucket.map(|height| BucketPageQuery {
+                height,
+                offset: self.bucket_offset,
+                limit: self.bucket_limit.clamp(1, node::MAX_BUCKET_PAGE),
+                timer: self.bucket_timer,
+            }),
             lane: LaneQuery {
                 last: (self.lane_blocks as u64).clamp(1, MAX_LANE_BLOCKS),
             },
@@ -73,17 +79,16 @@ impl ViewQuery {
 /// heights the node keeps (Spec note 73: the lane window can reach further back than a short
 /// `--history`). `None` when that window is empty (no lane history yet): no query is sent, as
 /// the node refuses a window with `from_height` above `to_height` (Spec note 171).
-pub fn deferred_query(lane: &LaneView, head: &HeadView) -> Option<EventsQuery> {
+///
+/// Issue 31: the node counts them by reason ([`DeferralsQuery`]); the events themselves are a
+/// first deferral per carried timer of a backlog, too many to move on every refresh.
+pub fn deferred_query(lane: &LaneView, head: &HeadView) -> Option<DeferralsQuery> {
     let lane_from = lane.blocks.first()?.height + 1;
     let from = lane_from.max(head.first_kept);
     // A past view's (issue 24) head: nothing after it.
-    (from <= head.height).then(|| {
-        EventsQuery(EventFilter {
-            from_height: Some(from),
-            to_height: Some(head.height),
-            kinds: Some(vec!["TimerDeferred".into()]),
-            ..EventFilter::default()
-        })
+    (from <= head.height).then_some(DeferralsQuery {
+        from_height: from,
+        to_height: head.height,
     })
 }
 
@@ -100,15 +105,15 @@ pub struct QueryReplies {
     pub config: ConfigView,
     pub tiers: TiersView,
     pub buckets: Vec<BucketView>,
-    /// The selected bucket's timers (empty when none is selected).
-    pub bucket: Vec<TimerView>,
+    /// The page of the selected bucket (empty when none is selected).
+    pub bucket: BucketPage,
     pub lane: LaneView,
     pub shares: SharesView,
     pub names: BTreeMap<Address, String>,
     pub actors: Vec<Address>,
     pub snapshots: Vec<SnapshotInfo>,
     /// The reply to [`deferred_query`].
-    pub deferred: Vec<EventView>,
+    pub deferred: Vec<ReasonCount>,
     /// The reply to [`draft_query`] (`None` under fifo / eip1559).
     pub draft: Option<DraftView>,
     /// The live head when the view is of a past height (`None`: `head` is it).
@@ -197,7 +202,7 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         let skip = r.lane.blocks.len().saturating_sub(q.lane_blocks);
         r.lane.blocks[skip..].iter().map(lane_row).collect()
     };
-    let defer_reasons = lane_defer_reasons(r, lane.first().map_or(u64::MAX, |l| l.height));
+    let defer_reasons = lane_defer_reasons(r);
     let eip = r.shares.scheduler.facts().weights == Weights::Window;
     let mut actors = r.actors.clone();
     actors.sort_by_key(|a| (label(&names, a), *a));
@@ -205,7 +210,13 @@ pub fn assemble(r: &QueryReplies, q: &ViewQuery, info: &SourceInfo) -> Dashboard
         status: Some(status_of(r, info)),
         buckets,
         bucket_timers: selected_bucket_timers(r, q),
-        bucket_at: q.selected_bucket,
+        bucket_offset: r.bucket.offset,
+        bucket_total: r.bucket.total,
+        bucket_found: q.bucket_timer.zip(r.bucket.timer_position),
+        bucket_ranked: r.bucket.ranked,
+        // The bucket the page is of: the next block's when the asked one came due and the
+        // selected timer was carried there (issue 31).
+        bucket_at: q.selected_bucket.map(|_| r.bucket.height),
         tiers: tiers(&r.tiers, &r.head, &r.config),
         lane,
         fairness: fairness_rows(r),
@@ -257,45 +268,33 @@ fn status_of(r: &QueryReplies, info: &SourceInfo) -> Status {
     }
 }
 
-/// The selected bucket in execution order: FIFO's queue order, or eip1559's auction.
+/// The page of the selected bucket read, in execution order as the node gave it (FIFO's queue
+/// order, or the eip1559 auction's, ranked by the node: issue 31).
 fn selected_bucket_timers(r: &QueryReplies, q: &ViewQuery) -> Vec<TimerRow> {
-    let Some(h) = q.selected_bucket else {
+    if q.selected_bucket.is_none() {
         return Vec::new();
-    };
-    let mut bucket_timers: Vec<TimerRow> = r
-        .bucket
-        .iter()
-        .map(|t| timer_row(t, &r.head, &r.config.timer))
-        .collect();
-    let eip_at = |h: u64| r.lane.activation_height.is_some_and(|a| h >= a);
-    if eip_at(h.max(r.head.pending_height)) {
-        let weights = r
-            .shares
-            .actors
-            .iter()
-            .map(|s| (s.actor, s.weight_bps))
-            .collect();
-        rank_bucket(
-            &mut bucket_timers,
-            &AuctionInputs {
-                lane_basefee: r.lane.next_lane_basefee,
-                p50_tip: r.lane.p50_tip,
-                tiers: r.config.tier_multipliers.clone(),
-                weights,
-            },
-        );
     }
-    bucket_timers
+    r.bucket
+        .timers
+        .iter()
+        .map(|e| TimerRow {
+            effective_priority: e.effective_priority,
+            rank: e.rank,
+            ..timer_row(&e.timer, &r.head, &r.config.timer)
+        })
+        .collect()
 }
 
-/// The deferrals' reasons over the lane rows shown (the blocks after `lane_from`).
-fn lane_defer_reasons(r: &QueryReplies, lane_from: u64) -> Vec<(String, u64)> {
-    count_reasons(r.deferred.iter().filter_map(|e| match &e.event {
-        Event::Timer(TimerEvent::TimerDeferred { reason, .. }) if e.height > lane_from => {
-            Some(defer_reason(reason))
+/// The deferrals' reasons over the lane rows shown (counted by the node, issue 31).
+fn lane_defer_reasons(r: &QueryReplies) -> Vec<(String, u64)> {
+    let mut out = count_reasons([]);
+    for c in &r.deferred {
+        match out.iter_mut().find(|(n, _)| *n == c.reason) {
+            Some(e) => e.1 += c.count,
+            None => out.push((c.reason.clone(), c.count)),
         }
-        _ => None,
-    }))
+    }
+    out
 }
 
 /// The fairness table: fires, deferrals, pending and the weight per actor.
@@ -619,65 +618,6 @@ fn timer_reason(names: &BTreeMap<Address, String>, t: &TimerEvent) -> String {
         | TimerEvent::SchedulerConfigUpdated { .. }
         | TimerEvent::TimerBid { .. }
         | TimerEvent::WeightUpdated { .. } => String::new(),
-    }
-}
-
-/// The auction's inputs now: what a bucket's timers are ranked at.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AuctionInputs {
-    /// The lane basefee of the next block, nanos per cycle.
-    pub lane_basefee: u128,
-    /// The last block's p50 tip, nanos per cycle (the default GBA's tip, §7.1).
-    pub p50_tip: u128,
-    pub tiers: crate::engine::TierMultipliers,
-    /// W(actor) in basis points, for the actors in the window (others: 2.00).
-    pub weights: BTreeMap<Address, u32>,
-}
-
-/// Orders a bucket's timers as eip1559 would run them (CIP-1 v3 §3 steps 6–7): effective
-/// priority descending, then `timer_id`, then `schedule_block` (contract decision 5), and
-/// fills in `effective_priority` and `rank`.
-///
-/// Spec note (CIP-1 v3 §3 step 6, dashboard): as `timer_estimate` does, a parameter the
-/// schedule left out is priced by the default GBA (§7.1: `max_fee = 2 × lane basefee`,
-/// tip = p50 × the tier's multiplier); a custom GBA runs only at fire time, so the order shown
-/// for an actor with one is the default GBA's. A timer whose `max_fee_per_cycle` is below the
-/// lane basefee has no effective priority and is listed last (it would wait `below_basefee`).
-pub fn rank_bucket(rows: &mut [TimerRow], a: &AuctionInputs) {
-    use crate::engine::scheduler::policy::priority_per_cycle;
-    use crate::engine::scheduler::{Candidate, W_MAX_BPS, effective_priority};
-    for r in rows.iter_mut() {
-        let max_fee = r
-            .max_fee_per_cycle
-            .unwrap_or(a.lane_basefee.saturating_mul(2));
-        let tip = r
-            .max_priority_fee_per_cycle
-            .or(r.priority_tier.map(|t| a.tiers.apply(t, a.p50_tip)))
-            .unwrap_or(a.p50_tip);
-        r.effective_priority = priority_per_cycle(max_fee, tip, a.lane_basefee).map(|p| {
-            effective_priority(&Candidate {
-                timer_id: r.id,
-                schedule_block: r.schedule_block,
-                budget: r.gas_limit,
-                priority_per_cycle: p,
-                weight_bps: a.weights.get(&r.actor).copied().unwrap_or(W_MAX_BPS),
-            })
-        });
-    }
-    rows.sort_by_key(|r| {
-        (
-            r.effective_priority.is_none(),
-            std::cmp::Reverse(r.effective_priority),
-            r.id,
-            r.schedule_block,
-        )
-    });
-    let mut n = 0;
-    for r in rows.iter_mut() {
-        r.rank = r.effective_priority.map(|_| {
-            n += 1;
-            n
-        });
     }
 }
 

@@ -142,3 +142,33 @@ pub fn node_from(chain: &Chain, genesis: Genesis) -> NodeCore {
     while node.poll_event().is_some() {}
     node
 }
+
+/// Issue 31's carried bucket: a manual-mining node under `scheduler` with `actors` fleet actors,
+/// a lane of four fires of 10,000 cycles, and `timers` (each 10,000 cycles a fire) all due at
+/// height 3, mined to 3: all but four are carried to the bucket at 4.
+pub fn carried_bucket_node(
+    scheduler: cowboy_devnet::engine::SchedulerKind,
+    actors: u64,
+    timers: impl IntoIterator<Item = Timer>,
+) -> NodeCore {
+    const GAS: u64 = 10_000;
+    let genesis = Genesis {
+        timer: TimerConfig {
+            lane_timer_cycles: 4 * GAS,
+            max_cycles_per_fire: GAS,
+            ..uncapped()
+        },
+        ..Genesis::default()
+    }
+    .with_scheduler(Some(scheduler), None)
+    .expect("scheduler");
+    let (mut c, genesis) = fleet_chain(genesis, actors, FLEET_RICH);
+    c.seal_block();
+    let mut node = node_from(&c, genesis);
+    node.test_hook_insert_timers(timers).expect("fresh ids");
+    node.apply(cowboy_devnet::node::Mine {
+        blocks: 3 - node.height(),
+    })
+    .expect("mine");
+    node
+}

@@ -22,5 +22,5 @@ pub use lane::{
     LaneParams, PRICE_SCALE, charge_ceil, charge_floor, next_lane_basefee,
     next_lane_basefee_proportional, next_lane_basefee_with, p50_tip, p50_tip_with,
 };
-pub use select::{Candidate, Selection, effective_priority, select, select_naive};
+pub use select::{Candidate, Selection, auction_order, effective_priority, select, select_naive};
 pub use variants::{CATALOG, VariantInfo, Variants};

@@ -139,6 +139,14 @@ pub fn select(cands: &[Candidate], lane_left: u64, per_fire_cap: u64) -> Selecti
     Selection { selected, deferred }
 }
 
+/// The candidates' indices in the §3 step 7 order ([`select`]'s sort, without the fill): what
+/// a bucket's preview lists (issue 31, "the dashboard asks for what it shows").
+pub fn auction_order(cands: &[Candidate]) -> Vec<usize> {
+    let mut keys: Vec<Key> = cands.iter().enumerate().map(|(i, c)| key(i, c)).collect();
+    keys.sort_unstable_by(order);
+    keys.into_iter().map(|k| k.idx).collect()
+}
+
 /// The naive baseline: compute every effective priority, sort all candidates, fill.
 pub fn select_naive(cands: &[Candidate], lane_left: u64, per_fire_cap: u64) -> Selection {
     let mut keys: Vec<Key> = cands

@@ -236,6 +236,17 @@ impl NodeCore {
         views
     }
 
+    /// Views of the pending timers `ids` (in that order; others left out) without their events
+    /// or deferral counts (issue 31: a bucket's page costs its rows, not a pass over the
+    /// history's events).
+    pub(crate) fn pending_views(&self, ids: Vec<TimerId>) -> Vec<TimerView> {
+        ids.into_iter()
+            .filter(|id| self.chain.timer(id).is_some())
+            .filter_map(|id| read::timer_view(&self.chain, &id, Vec::new()))
+            .map(|v| self.labelled(v))
+            .collect()
+    }
+
     /// Views of `ids` (in that order; unknown ids left out), their events gathered in one
     /// pass over the history.
     fn timer_views(&self, ids: Vec<TimerId>) -> Vec<TimerView> {

@@ -8,14 +8,17 @@ use crate::tui::state::{App, Effect};
 pub(super) fn on_action(app: &mut App, action: KeyAction) -> Option<Vec<Effect>> {
     match action {
         KeyAction::Up | KeyAction::Down => Some(move_cursor(app, action == KeyAction::Down)),
+        KeyAction::PageUp | KeyAction::PageDown if app.in_bucket => {
+            Some(move_rows(app, PAGE_KEY_ROWS, action == KeyAction::PageDown))
+        }
         KeyAction::Right => {
-            if !app.in_bucket && !app.data.bucket_timers.is_empty() {
+            if !app.in_bucket && app.data.bucket_len() > 0 {
                 enter(app);
             }
             Some(vec![])
         }
         KeyAction::Select if !app.in_bucket => {
-            if !app.data.bucket_timers.is_empty() {
+            if app.data.bucket_len() > 0 {
                 enter(app);
             }
             Some(vec![])
@@ -35,15 +38,33 @@ fn enter(app: &mut App) {
     app.select_timer_row(0);
 }
 
+/// Rows `PgUp`/`PgDn` move in a bucket's timers.
+const PAGE_KEY_ROWS: usize = 20;
+
+/// The cursor `rows` rows up or down a bucket's timers (positions in the whole bucket).
+fn move_rows(app: &mut App, rows: usize, down: bool) -> Vec<Effect> {
+    // The first move selects the row under the cursor.
+    let mut i = app.timer_sel;
+    if app.timer_pin.is_some() || app.timer_want {
+        let last = app.data.bucket_len().saturating_sub(1);
+        i = if down {
+            i.saturating_add(rows).min(last)
+        } else {
+            i.saturating_sub(rows)
+        };
+    }
+    app.select_timer_row(i);
+    // Issue 31: the next page is asked before the cursor leaves the one read.
+    if app.page_runs_out() {
+        vec![Effect::Refresh]
+    } else {
+        vec![]
+    }
+}
+
 fn move_cursor(app: &mut App, down: bool) -> Vec<Effect> {
     if app.in_bucket {
-        // The first move selects the row under the cursor.
-        let mut i = app.timer_sel;
-        if app.timer_pin.is_some() {
-            step(&mut i, app.data.bucket_timers.len(), down);
-        }
-        app.select_timer_row(i);
-        return vec![];
+        return move_rows(app, 1, down);
     }
     let before = app.bucket_sel;
     step(&mut app.bucket_sel, app.data.buckets.len(), down);

@@ -25,7 +25,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
         Layout::horizontal([Constraint::Length(28), Constraint::Min(20)]).areas(inner);
     bucket_list(frame, left, app, theme, draft.is_some());
     let [title, list] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(right);
-    let ranked = app.data.bucket_timers.iter().any(|t| t.rank.is_some());
+    let ranked = app.data.bucket_ranked;
     frame.render_widget(
         Paragraph::new(Line::styled(
             bucket_heading(app, ranked),
@@ -155,15 +155,12 @@ fn columns_shown(width: u16) -> usize {
 /// The selected bucket's timers in execution order.
 fn timer_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, ranked: bool) {
     let focused = app.focus == Pane::Buckets;
-    let timers = &app.data.bucket_timers;
     let h = area.height.saturating_sub(1) as usize;
-    let off = scroll_offset(app.timer_sel, timers.len(), h);
+    // Issue 31: positions in the whole bucket; the page read holds the rows on screen.
+    let off = scroll_offset(app.timer_sel, app.data.bucket_len(), h);
     let shown = columns_shown(area.width);
-    let rows: Vec<Row> = timers
-        .iter()
-        .enumerate()
-        .skip(off)
-        .take(h)
+    let rows: Vec<Row> = (off..off + h)
+        .filter_map(|i| app.data.bucket_row(i).map(|t| (i, t)))
         .map(|(i, t)| {
             let style = if focused && app.in_bucket && app.timer_pin == Some(t.id) {
                 theme.get("selection")

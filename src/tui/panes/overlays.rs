@@ -180,7 +180,7 @@ fn priority_text(app: &App, t: &TimerRow) -> String {
             (Some(p), Some(k)) => format!(
                 "effective {} per cycle (× W) · rank {k} of {} in bucket #{}",
                 fmt_nanos(p / 10_000),
-                app.data.bucket_timers.len(),
+                app.data.bucket_len(),
                 b.height
             ),
             _ => "max fee below the lane basefee: waits (below_basefee)".into(),

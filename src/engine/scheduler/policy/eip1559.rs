@@ -318,18 +318,7 @@ impl<'a> Auction<'a> {
 
     /// The key [`select`] orders equal effective priorities by, ascending.
     fn tie_key(&self, t: &Timer) -> TimerId {
-        match self.variants().tie_break {
-            TieBreak::Id => t.timer_id,
-            // Variant `tie_break = schedule_order`: the schedule block and the insertion
-            // sequence (then the id's first bytes, never deciding).
-            TieBreak::ScheduleOrder => {
-                let mut k = [0u8; 32];
-                k[..8].copy_from_slice(&t.schedule_block.to_be_bytes());
-                k[8..16].copy_from_slice(&t.seq.to_be_bytes());
-                k[16..].copy_from_slice(&t.timer_id.0[..16]);
-                TimerId(k)
-            }
-        }
+        tie_key(self.variants(), t)
     }
 
     /// Fires the selected timers in selection order and carries the others with their reason
@@ -415,5 +404,22 @@ impl<'a> Auction<'a> {
                 required: p.max_cost,
                 available,
             });
+    }
+}
+
+/// The key [`select`] orders equal effective priorities by, ascending, under the variant
+/// `tie_break` in force (the block's auction and the bucket's preview, [`super::preview`]).
+pub(super) fn tie_key(v: &Variants, t: &Timer) -> TimerId {
+    match v.tie_break {
+        TieBreak::Id => t.timer_id,
+        // Variant `tie_break = schedule_order`: the schedule block and the insertion
+        // sequence (then the id's first bytes, never deciding).
+        TieBreak::ScheduleOrder => {
+            let mut k = [0u8; 32];
+            k[..8].copy_from_slice(&t.schedule_block.to_be_bytes());
+            k[8..16].copy_from_slice(&t.seq.to_be_bytes());
+            k[16..].copy_from_slice(&t.timer_id.0[..16]);
+            TimerId(k)
+        }
     }
 }

@@ -15,7 +15,10 @@ mod auction_carry;
 mod cip1v1;
 mod draft;
 mod eip1559;
+mod preview;
 mod registry;
+
+pub use preview::{Ranked, rank_preview};
 
 pub use registry::{COMPARE_DEFAULT, Entry, REGISTRY};
 

@@ -1,0 +1,219 @@
+//! One page of a bucket in execution order (issue 31, "the dashboard asks for what it shows"):
+//! a reader of a bucket of 100,000 carried timers asks for the rows it shows, with the
+//! bucket's total, and finds the page that holds a given timer, instead of reading the bucket
+//! whole ([`super::BucketQuery`], kept as it was). `timer_bucketPage` over JSON-RPC.
+//!
+//! The order is the one the block would run: the queue's (FIFO) order, or, at or after the
+//! CIP-1 v3 activation height, the `eip1559` auction's, ranked by the engine
+//! ([`rank_preview`]: the block's pricing, W and sort). Only the page's timers are turned into
+//! views, so a page costs the bucket's ids (and under the auction its ranking), never a view of
+//! every timer.
+
+use super::core::NodeCore;
+use super::error::NodeError;
+use super::query::Query;
+use super::read;
+use super::views::TimerView;
+use crate::engine::TimerId;
+use crate::engine::scheduler::policy::rank_preview;
+use serde::{Deserialize, Serialize};
+
+/// The most rows one page holds (`limit`).
+pub const MAX_BUCKET_PAGE: u64 = 1_000;
+
+/// `timer_bucketPage`: rows `offset..offset + limit` of the bucket at `height` in execution
+/// order. With `timer`: when that timer is in the bucket but not in those rows, the page is
+/// the `limit` rows around it instead (starting `limit / 2` rows before it, at 0 near the top),
+/// and its position is answered either way. When `height` came due (below the next block's)
+/// and the timer is not in it, the bucket of the next block is read instead, where a carried
+/// timer waits (CIP-5 §6.5): the reply's `height` says which bucket was read.
+///
+/// Spec note (issue 31, paging): an `offset` at or past the bucket's end is no error, it
+/// answers no rows with the total (the bucket can drain between two pages, as a slice past
+/// its end is empty); a `limit` of 0 or above [`MAX_BUCKET_PAGE`] is refused `InvalidInput`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BucketPageQuery {
+    pub height: u64,
+    pub offset: u64,
+    pub limit: u64,
+    /// The timer whose page to answer (the dashboard's selected one).
+    pub timer: Option<TimerId>,
+}
+
+/// One row of a page: a timer with its place in the bucket.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BucketEntry {
+    /// Its place in the bucket's execution order, from 0.
+    pub position: u64,
+    /// Under the auction: its rank (1 runs first); `None` under fifo, or when its max fee is
+    /// below the lane basefee (it would wait `below_basefee`, listed last).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<u64>,
+    /// Under the auction: `priority per cycle × W` (nanos × bps) at the next block's lane
+    /// basefee.
+    #[serde(
+        default,
+        with = "crate::engine::types::opt_u128_str",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(with = "Option<String>")]
+    pub effective_priority: Option<u128>,
+    /// As `timer_get` shows it, without its `events` and `deferrals` (empty: a page costs its
+    /// rows, never a pass over the history's events; `carried` and `last_defer` are the
+    /// timer's own).
+    pub timer: TimerView,
+}
+
+/// `timer_bucketPage`'s answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct BucketPage {
+    pub height: u64,
+    /// Timers in the whole bucket.
+    pub total: u64,
+    /// The position of the page's first row (the asked one, or the one around `timer`).
+    pub offset: u64,
+    /// Whether the order is the auction's (eip1559 at that height) rather than the queue's.
+    pub ranked: bool,
+    /// Where the asked `timer` is in the bucket; `None` when it is not in it (or none asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timer_position: Option<u64>,
+    pub timers: Vec<BucketEntry>,
+}
+
+impl BucketPageQuery {
+    /// `InvalidInput` for a `limit` outside `1..=MAX_BUCKET_PAGE`.
+    pub fn check(&self) -> Result<(), NodeError> {
+        if self.limit == 0 || self.limit > MAX_BUCKET_PAGE {
+            return Err(NodeError::InvalidInput(format!(
+                "limit must be in 1..={MAX_BUCKET_PAGE}, got {}",
+                self.limit
+            )));
+        }
+        Ok(())
+    }
+}
+
+impl Query for BucketPageQuery {
+    type Reply = BucketPage;
+    fn run(&self, node: &NodeCore) -> Result<BucketPage, NodeError> {
+        self.check()?;
+        let next = node.chain().pending_height();
+        let here = |id| {
+            read::bucket(node.chain(), self.height)
+                .iter()
+                .any(|t| t.timer_id == id)
+        };
+        match self.timer {
+            Some(id) if self.height < next && !here(id) => BucketPageQuery {
+                height: next,
+                ..*self
+            }
+            .page(node),
+            _ => self.page(node),
+        }
+    }
+}
+
+impl BucketPageQuery {
+    /// The page of the bucket at `height`.
+    fn page(&self, node: &NodeCore) -> Result<BucketPage, NodeError> {
+        let chain = node.chain();
+        let timers = read::bucket(chain, self.height);
+        let next = chain.pending_height();
+        let ranked = chain
+            .activation_height()
+            .is_some_and(|a| self.height.max(next) >= a);
+        // (index into `timers`, effective priority) in execution order.
+        let order: Vec<(usize, Option<u128>)> = if ranked {
+            let (cfg, _) = node.config();
+            let cip1 = chain.engine().cip1();
+            rank_preview(&timers, cip1, &cfg, chain.lane_basefee())
+                .into_iter()
+                .map(|r| (r.idx, r.effective_priority))
+                .collect()
+        } else {
+            (0..timers.len()).map(|i| (i, None)).collect()
+        };
+        let total = order.len() as u64;
+        let timer_position = self.timer.and_then(|id| {
+            order
+                .iter()
+                .position(|(i, _)| timers[*i].timer_id == id)
+                .map(|p| p as u64)
+        });
+        let offset = match timer_position {
+            Some(p) if !(self.offset..self.offset.saturating_add(self.limit)).contains(&p) => {
+                p.saturating_sub(self.limit / 2)
+            }
+            _ => self.offset,
+        };
+        let rows: Vec<(u64, usize, Option<u128>)> = order
+            .iter()
+            .enumerate()
+            .skip(usize::try_from(offset).unwrap_or(usize::MAX))
+            .take(self.limit as usize)
+            .map(|(pos, (i, eff))| (pos as u64, *i, *eff))
+            .collect();
+        let views = node.pending_views(rows.iter().map(|(_, i, _)| timers[*i].timer_id).collect());
+        let entries = rows
+            .iter()
+            .zip(views)
+            .map(|((position, _, eff), timer)| BucketEntry {
+                position: *position,
+                rank: eff.map(|_| position + 1),
+                effective_priority: *eff,
+                timer,
+            })
+            .collect();
+        Ok(BucketPage {
+            height: self.height,
+            total,
+            offset,
+            ranked,
+            timer_position,
+            timers: entries,
+        })
+    }
+}
+
+/// `scheduler_deferrals`: how many `TimerDeferred` events the kept blocks of sealed heights
+/// `from_height..=to_height` hold, by reason (issue 31: the dashboard's lane pane counts them
+/// by reason; reading the events themselves moved a first deferral per carried timer of a
+/// backlog over the wire on every refresh). Heights the node no longer keeps count nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeferralsQuery {
+    pub from_height: u64,
+    pub to_height: u64,
+}
+
+/// One reason's count (`lane`, `outbid`, `over_cap`, `below_basefee`, `gc_budget`, ...).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReasonCount {
+    pub reason: String,
+    pub count: u64,
+}
+
+impl Query for DeferralsQuery {
+    type Reply = Vec<ReasonCount>;
+    fn run(&self, node: &NodeCore) -> Result<Vec<ReasonCount>, NodeError> {
+        use crate::chain::Event;
+        use crate::engine::TimerEvent;
+        let mut counts: Vec<ReasonCount> = Vec::new();
+        let blocks = node
+            .kept_blocks(self.from_height)
+            .take_while(|b| b.header.height <= self.to_height);
+        for r in blocks.flat_map(|b| b.events.iter()) {
+            if let Event::Timer(TimerEvent::TimerDeferred { reason, .. }) = &r.event {
+                let reason = reason.as_str();
+                match counts.iter_mut().find(|c| c.reason == reason) {
+                    Some(c) => c.count += 1,
+                    None => counts.push(ReasonCount {
+                        reason: reason.to_string(),
+                        count: 1,
+                    }),
+                }
+            }
+        }
+        Ok(counts)
+    }
+}
