@@ -1377,3 +1377,28 @@ fn cip1_v3_6_the_feed_and_a_timers_life_read_a_clamped_tip_in_base_units() {
         "priority 3 clamped to 0.5 per cycle (max fee − lane basefee)"
     );
 }
+
+/// Issue 31 (a 100,000-timer backlog at height 10,000 and more, seen at 80x24): the list of
+/// heights never cuts a height or a header. Where its usual columns do not fit beside the
+/// bucket's timers, each column is as wide as its values and the rightmost are left out
+/// (`fits` first: the over-lane colour still marks such a bucket).
+#[test]
+fn issue31_the_bucket_list_never_cuts_a_height_at_80_columns() {
+    let mut src = demo_at(27);
+    let mut app = app_on(&mut src);
+    for (i, b) in app.data.buckets.iter_mut().enumerate() {
+        b.height = 10_053 + i as u64;
+        b.count = 99_928;
+    }
+    // The buckets pane at 80 columns is 42 wide.
+    let narrow = draw_pane(panes::buckets::render, &app, 42, 8);
+    assert!(narrow.contains("#10053 "), "{narrow}");
+    assert!(narrow.contains("99928"), "{narrow}");
+    assert!(narrow.contains("height timers"), "{narrow}");
+    assert!(!narrow.contains("fits"), "{narrow}");
+    assert!(narrow.contains(" bucket #"), "{narrow}");
+    // With room, the usual columns.
+    let wide = draw_pane(panes::buckets::render, &app, 70, 8);
+    assert!(wide.contains("height   timers gas    fits"), "{wide}");
+    assert!(wide.contains("#10053   99928"), "{wide}");
+}

@@ -2,6 +2,7 @@
 
 use super::frame::{pane_block, scroll_offset, short_amount};
 use crate::tui::data::{TimerRow, fmt_nanos};
+use crate::tui::model::BucketSummary;
 use crate::tui::state::{App, Pane};
 use crate::tui::theme::Theme;
 use ratatui::Frame;
@@ -21,9 +22,11 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let block = pane_block(title, Pane::Buckets, app, theme);
     let inner = block.inner(area);
     frame.render_widget(block, area);
+    let cols = list_columns(app, draft.is_some(), inner.width.saturating_sub(RIGHT_MIN));
+    let left_w = cols.iter().map(|c| c.1 + 1).sum::<u16>();
     let [left, right] =
-        Layout::horizontal([Constraint::Length(28), Constraint::Min(20)]).areas(inner);
-    bucket_list(frame, left, app, theme, draft.is_some());
+        Layout::horizontal([Constraint::Length(left_w), Constraint::Min(RIGHT_MIN)]).areas(inner);
+    bucket_list(frame, left, app, theme, &cols);
     let [title, list] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(right);
     let ranked = app.data.bucket_ranked;
     frame.render_widget(
@@ -37,7 +40,47 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
 }
 
 /// The coming heights: timers, summed gas, and whether they fit the lane (not under a draft).
-fn bucket_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, draft: bool) {
+/// The width the selected bucket's timers keep beside the list of heights.
+const RIGHT_MIN: u16 = 20;
+
+/// One column of the list of heights: its header and width.
+type Column = (&'static str, u16);
+
+/// The list's columns that fit `room` (its right border included): `height`, `timers`, `gas`
+/// and `fits` (none under a draft) at their usual widths when all fit; else each as wide as
+/// its header and the longest value, dropped from the right while they do not fit (the
+/// over-lane colour still marks a bucket that does not fit). A height is never cut: at 80
+/// columns with five-digit heights it was (`#1005` for #10053).
+fn list_columns(app: &App, draft: bool, room: u16) -> Vec<Column> {
+    let fits = if draft { "" } else { "fits" };
+    let usual: Vec<Column> = vec![("height", 8), ("timers", 6), ("gas", 6), (fits, 4)];
+    if usual.iter().map(|c| c.1 + 1).sum::<u16>() <= room {
+        return usual;
+    }
+    let longest = |f: &dyn Fn(&BucketSummary) -> usize| {
+        app.data.buckets.iter().map(f).max().unwrap_or(0) as u16
+    };
+    let widths = [
+        longest(&|b| b.height.to_string().len() + 1),
+        longest(&|b| b.count.to_string().len()),
+        longest(&|b| short_amount(b.gas.into()).len()),
+        3,
+    ];
+    let mut out = Vec::new();
+    let mut used = 0;
+    for (i, (name, _)) in usual.into_iter().enumerate() {
+        let w = widths[i].max(name.len() as u16);
+        if i > 0 && (name.is_empty() || used + w + 1 > room) {
+            break;
+        }
+        used += w + 1;
+        out.push((name, w));
+    }
+    out
+}
+
+fn bucket_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, cols: &[Column]) {
+    let draft = app.data.draft.is_some();
     let focused = app.focus == Pane::Buckets;
     let h = area.height.saturating_sub(1) as usize;
     let off = scroll_offset(app.bucket_sel, app.data.buckets.len(), h);
@@ -64,42 +107,28 @@ fn bucket_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, draft: b
                     style.patch(theme.get("header"))
                 };
             }
-            Row::new(vec![
+            let cells = [
                 format!("#{}", b.height),
                 b.count.to_string(),
                 short_amount(b.gas.into()),
-                match (draft, b.fits_lane) {
-                    (true, _) => String::new(),
-                    (false, true) => "yes".into(),
-                    (false, false) => "NO".into(),
+                if draft {
+                    String::new()
+                } else if b.fits_lane {
+                    "yes".into()
+                } else {
+                    "NO".into()
                 },
-            ])
-            .style(style)
+            ];
+            Row::new(cells.into_iter().take(cols.len())).style(style)
         })
         .collect();
-    let t = Table::new(
-        rows,
-        [
-            Constraint::Length(8),
-            Constraint::Length(6),
-            Constraint::Length(6),
-            Constraint::Length(4),
-        ],
-    )
-    .header(
-        Row::new(vec![
-            "height",
-            "timers",
-            "gas",
-            if draft { "" } else { "fits" },
-        ])
-        .style(theme.get("header")),
-    )
-    .block(
-        Block::default()
-            .borders(Borders::RIGHT)
-            .border_style(theme.get("border")),
-    );
+    let t = Table::new(rows, cols.iter().map(|c| Constraint::Length(c.1)))
+        .header(Row::new(cols.iter().map(|c| c.0)).style(theme.get("header")))
+        .block(
+            Block::default()
+                .borders(Borders::RIGHT)
+                .border_style(theme.get("border")),
+        );
     frame.render_widget(t, area);
 }
 
