@@ -633,3 +633,32 @@ fn issue34_item6_another_chain_drops_the_old_story_and_watch() {
     assert!(s.contains("another chain answers"), "{s}");
     assert!(!s.contains("a step"), "{s}");
 }
+
+/// Issue 31 (Spec note 164 as amended): the selected timer fires, the bucket's others are
+/// carried. At 30 the lane takes the first three of the demo's five crowd timers; the first,
+/// selected at 29, fires, and the cursor stays inside bucket 31 (the two carried) at its row
+/// instead of leaving the bucket: with a standing backlog the first row fires every block.
+#[test]
+fn issue31_the_cursor_stays_in_the_carried_bucket_when_its_timer_fires() {
+    let mut src = demo_at(29);
+    let mut app = app_on(&mut src);
+    let i = app
+        .data
+        .buckets
+        .iter()
+        .position(|b| b.height == 30)
+        .expect("bucket 30");
+    app.bucket_sel = i;
+    refresh(&mut src, &mut app);
+    press(&mut src, &mut app, &[key('l')]);
+    let (first, _) = app.selected_timer().expect("the first timer selected");
+    press(&mut src, &mut app, &[key(' ')]);
+    assert_eq!(app.height(), 30);
+    let life = src.timer_life(&first).unwrap();
+    assert_ne!(life.status, "pending", "it left at 30: {life:?}");
+    assert!(app.in_bucket, "still inside a bucket");
+    assert_eq!(app.data.buckets[app.bucket_sel].height, 31);
+    let (now, _) = app.selected_timer().expect("a carried timer selected");
+    assert_ne!(now, first);
+    assert_eq!(app.timer_sel, 0, "at its row");
+}

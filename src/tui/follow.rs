@@ -3,7 +3,9 @@
 //! A timer deferred (`lane`, `outbid`, `over_cap`, ...) is carried to the next block's bucket
 //! (CIP-5 §6.5): the bucket it was selected in drains, and the timer shows up at the next
 //! height. The selection goes with it: the pinned bucket becomes the one the timer is in now,
-//! so the row stays selected and `Enter` opens it while blocks pass (Spec note 164).
+//! so the row stays selected and `Enter` opens it while blocks pass (Spec note 164). When the
+//! timer left (it fired, expired, was cancelled) and the others were carried, the cursor stays
+//! inside the next block's bucket at its row.
 
 use super::state::App;
 
@@ -47,13 +49,26 @@ pub(crate) fn follow_timer(app: &mut App) -> bool {
         app.in_bucket = true;
         return true;
     }
-    if app.timer_seek {
-        // Not carried either: the cursor stays at its place in the list, inside no bucket.
-        app.bucket_pin = None;
-        app.in_bucket = false;
-    }
+    let seeking = app.timer_seek;
     app.timer_seek = false;
     app.timer_pin = None;
     app.timer_sel = app.timer_sel.min(app.data.bucket_len().saturating_sub(1));
+    // The bucket the cursor was in came due (the timer was sought there, or the read is
+    // already of the next block's bucket).
+    let left_due = seeking || (app.in_bucket && app.bucket_pin.is_some_and(|b| b < next));
+    if left_due {
+        if app.data.bucket_len() > 0 && app.data.bucket_at == Some(next) {
+            // Not carried (it fired, expired or was cancelled), but the bucket's others were:
+            // the cursor stays inside the next block's bucket, at its row (Spec note 164, as
+            // amended for issue 31: with a standing backlog the row the cursor is on is the
+            // one that fires next, so leaving the bucket would leave it every block).
+            app.bucket_pin = Some(next);
+            app.select_timer_row(app.timer_sel);
+            return app.page_runs_out() || app.timer_want;
+        }
+        // Nothing carried either: the cursor stays at its place in the list, inside no bucket.
+        app.bucket_pin = None;
+        app.in_bucket = false;
+    }
     false
 }
