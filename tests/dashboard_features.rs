@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::keys::{code, fixture_at, key, press, screen_at};
+use common::keys::{code, fixture_at, key, press, screen_at, select_bucket};
 use cowboy_devnet::tui::app::{App, Overlay};
 use cowboy_devnet::tui::keys::KeyMap;
 use cowboy_devnet::tui::local::LocalDevnet;
@@ -141,14 +141,7 @@ fn issue34_maximise_a_pane_and_scroll_it() {
 fn issue34_raw_view_of_a_timer_and_an_event() {
     let mut src = fixture_at("demo", 29);
     let mut app = app_on(&mut src);
-    let i = app
-        .data
-        .buckets
-        .iter()
-        .position(|b| b.height == 30)
-        .unwrap();
-    app.bucket_sel = i;
-    refresh(&mut src, &mut app);
+    select_bucket(&mut src, &mut app, 30);
     press(&mut src, &mut app, &[key('l'), key('v')]);
     let Overlay::Life(l) = &app.overlay else {
         panic!("{:?}", app.overlay)
@@ -208,14 +201,7 @@ fn issue34_several_watched_timers_pinned() {
     let mut app = app_on(&mut src);
     app.watch = None;
     app.watch_life = None;
-    let i = app
-        .data
-        .buckets
-        .iter()
-        .position(|b| b.height == 30)
-        .unwrap();
-    app.bucket_sel = i;
-    refresh(&mut src, &mut app);
+    select_bucket(&mut src, &mut app, 30);
     press(
         &mut src,
         &mut app,

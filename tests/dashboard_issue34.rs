@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::keys::{code, key, press, screen_at, typed};
+use common::keys::{code, key, press, screen_at, select_bucket, typed};
 use cowboy_devnet::node::NodeEvent;
 use cowboy_devnet::tui::app::{Action, App, Overlay, update};
 use cowboy_devnet::tui::keys::KeyMap;
@@ -356,14 +356,7 @@ fn issue34_item13_revert_to_an_unknown_snapshot_is_refused_first() {
 fn issue34_item7_the_selection_follows_a_carried_timer() {
     let mut src = demo_at(29);
     let mut app = app_on(&mut src);
-    let i = app
-        .data
-        .buckets
-        .iter()
-        .position(|b| b.height == 30)
-        .expect("bucket 30");
-    app.bucket_sel = i;
-    refresh(&mut src, &mut app);
+    select_bucket(&mut src, &mut app, 30);
     press(&mut src, &mut app, &[key('l')]);
     let last = app.data.bucket_timers.len() - 1;
     press(&mut src, &mut app, &vec![key('j'); last]);
@@ -398,13 +391,7 @@ fn issue34_item7_the_selection_follows_a_carried_timer() {
 fn issue34_item8_deferral_counts_are_labelled() {
     let mut src = demo_at(30);
     let mut app = app_on(&mut src);
-    app.bucket_sel = app
-        .data
-        .buckets
-        .iter()
-        .position(|b| b.height == 31)
-        .expect("bucket 31");
-    refresh(&mut src, &mut app);
+    select_bucket(&mut src, &mut app, 31);
     press(&mut src, &mut app, &[key('l')]);
     for (w, h) in [(120, 34), (200, 60)] {
         let s = screen_at(&app, w, h);
@@ -642,14 +629,7 @@ fn issue34_item6_another_chain_drops_the_old_story_and_watch() {
 fn issue31_the_cursor_stays_in_the_carried_bucket_when_its_timer_fires() {
     let mut src = demo_at(29);
     let mut app = app_on(&mut src);
-    let i = app
-        .data
-        .buckets
-        .iter()
-        .position(|b| b.height == 30)
-        .expect("bucket 30");
-    app.bucket_sel = i;
-    refresh(&mut src, &mut app);
+    select_bucket(&mut src, &mut app, 30);
     press(&mut src, &mut app, &[key('l')]);
     let (first, _) = app.selected_timer().expect("the first timer selected");
     press(&mut src, &mut app, &[key(' ')]);

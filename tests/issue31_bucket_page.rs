@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::keys::{code, key, press, screen_at};
+use common::keys::{code, key, press, screen_at, select_bucket};
 use cowboy_devnet::chain::Event;
 use cowboy_devnet::engine::{
     Address, FeeCaps, PriorityTier, SchedulerKind, Timer, TimerEvent, TimerId,
@@ -307,14 +307,7 @@ fn dashboard(n: u64) -> (LocalDevnet, App) {
     let mut src = LocalDevnet::new(node, Default::default());
     let mut app = App::new(KeyMap::default());
     refresh(&mut src, &mut app);
-    let i = app
-        .data
-        .buckets
-        .iter()
-        .position(|b| b.height == 4)
-        .expect("bucket 4");
-    app.bucket_sel = i;
-    refresh(&mut src, &mut app);
+    select_bucket(&mut src, &mut app, 4);
     (src, app)
 }
 

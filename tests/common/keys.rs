@@ -35,6 +35,18 @@ pub fn press<S: DashboardSource + ?Sized>(src: &mut S, app: &mut App, keys: &[Ke
     }
 }
 
+/// Selects the coming bucket at `height` in the list of heights (it must be listed) and reads
+/// its timers (a refresh).
+pub fn select_bucket<S: DashboardSource + ?Sized>(src: &mut S, app: &mut App, height: u64) {
+    app.bucket_sel = app
+        .data
+        .buckets
+        .iter()
+        .position(|b| b.height == height)
+        .unwrap_or_else(|| panic!("bucket {height} is not listed"));
+    cowboy_devnet::tui::refresh(src, app);
+}
+
 /// `app` drawn at `w`x`h` in the default theme, as text.
 pub fn screen_at(app: &App, w: u16, h: u16) -> String {
     let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
