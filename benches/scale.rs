@@ -41,10 +41,8 @@ mod counting_alloc;
 use common::fleet;
 use cowboy_devnet::engine::{Address, ScheduleArgs};
 use cowboy_devnet::node::{
-    DeleteSnapshot, DumpState, LoadState, Mine, MiningMode, NodeConfig, NodeCore, RetainedPart,
-    ScheduleTimer, Snapshot,
+    DeleteSnapshot, DumpState, LoadState, Mine, NodeCore, RetainedPart, ScheduleTimer, Snapshot,
 };
-use cowboy_devnet::vm::DevnetRuntime;
 use std::io::{BufReader, BufWriter};
 use std::time::{Duration, Instant};
 
@@ -90,14 +88,6 @@ struct Row {
     restart: Duration,
 }
 
-/// A manual-mining node like `fleet::node_from`, but with the `serve` history defaults.
-fn node_config(genesis: cowboy_devnet::chain::Genesis) -> NodeConfig {
-    let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
-    cfg.mining = MiningMode::Manual;
-    cfg.dev_accounts = 0;
-    cfg
-}
-
 /// The node of `n` pending timers and the heap it holds.
 fn built(n: u64) -> ((NodeCore, cowboy_devnet::chain::Genesis), isize) {
     let (built, heap) = counting_alloc::measure(|| {
@@ -107,11 +97,7 @@ fn built(n: u64) -> ((NodeCore, cowboy_devnet::chain::Genesis), isize) {
         c.test_hook_insert_timers(fleet::spread_timers(0, n, 1_000_000, 200_000, owner))
             .expect("fresh ids");
         c.seal_block();
-        let mut node = NodeCore::new(node_config(genesis.clone())).expect("node");
-        node.apply(LoadState(Box::new(c.dump().expect("sealed"))))
-            .expect("load");
-        while node.poll_event().is_some() {}
-        (node, genesis)
+        (fleet::node_from(&c, genesis.clone()), genesis)
     });
     (built, heap.retained)
 }
@@ -215,7 +201,7 @@ fn dump_and_restart(mut node: NodeCore, genesis: cowboy_devnet::chain::Genesis, 
     let t = Instant::now();
     let file = std::fs::File::open(&path).expect("the dump file");
     let dump = serde_json::from_reader(BufReader::new(file)).expect("parse the dump");
-    let mut fresh = NodeCore::new(node_config(genesis)).expect("node");
+    let mut fresh = fleet::bare_node(genesis);
     fresh.apply(LoadState(Box::new(dump))).expect("load");
     row.restart = t.elapsed();
     assert_eq!(fresh.chain().state_root(), root, "a restart keeps the root");

@@ -130,13 +130,19 @@ pub fn manual_node(genesis: Genesis) -> NodeCore {
     NodeCore::new(cfg).expect("genesis")
 }
 
-/// A manual-mining node without dev accounts on `genesis`, loaded with `chain`'s dump (the
-/// chain must be sealed), its load events drained.
-pub fn node_from(chain: &Chain, genesis: Genesis) -> NodeCore {
+/// A manual-mining node without dev accounts on `genesis` (the other settings the defaults,
+/// `serve`'s), before anything is loaded into it.
+pub fn bare_node(genesis: Genesis) -> NodeCore {
     let mut cfg = NodeConfig::new(genesis, DevnetRuntime::shared());
     cfg.mining = MiningMode::Manual;
     cfg.dev_accounts = 0;
-    let mut node = NodeCore::new(cfg).expect("node");
+    NodeCore::new(cfg).expect("node")
+}
+
+/// A [`bare_node`] on `genesis`, loaded with `chain`'s dump (the chain must be sealed), its
+/// load events drained.
+pub fn node_from(chain: &Chain, genesis: Genesis) -> NodeCore {
+    let mut node = bare_node(genesis);
     node.apply(LoadState(Box::new(chain.dump().expect("sealed"))))
         .expect("load");
     while node.poll_event().is_some() {}
