@@ -11,8 +11,9 @@ use super::state::App;
 
 /// After fresh data: keeps the pinned timer selected where it is now. Returns true when the
 /// timer was not in the bucket read and the next block's bucket should be read (one more
-/// refresh), or when it moved near the edge of the page read (issue 31: the page around it); the pin is dropped only when it is not found there either (it fired, expired or
-/// was cancelled).
+/// refresh), or when it moved near the edge of the page read (issue 31: the page around it).
+/// The pin is dropped only when it is not found there either (it fired, expired or was
+/// cancelled); the cursor then stays in the next block's bucket if the others were carried.
 pub(crate) fn follow_timer(app: &mut App) -> bool {
     let Some(pin) = app.timer_pin else {
         app.timer_seek = false;

@@ -26,7 +26,7 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     let left_w = cols.iter().map(|c| c.1 + 1).sum::<u16>();
     let [left, right] =
         Layout::horizontal([Constraint::Length(left_w), Constraint::Min(RIGHT_MIN)]).areas(inner);
-    bucket_list(frame, left, app, theme, &cols);
+    bucket_list(frame, left, app, theme, &cols, draft.is_some());
     let [title, list] = Layout::vertical([Constraint::Length(1), Constraint::Min(1)]).areas(right);
     let ranked = app.data.bucket_ranked;
     frame.render_widget(
@@ -39,7 +39,6 @@ pub fn render(frame: &mut Frame, area: Rect, app: &App, theme: &Theme) {
     timer_list(frame, list, app, theme, ranked);
 }
 
-/// The coming heights: timers, summed gas, and whether they fit the lane (not under a draft).
 /// The width the selected bucket's timers keep beside the list of heights.
 const RIGHT_MIN: u16 = 20;
 
@@ -79,8 +78,16 @@ fn list_columns(app: &App, draft: bool, room: u16) -> Vec<Column> {
     out
 }
 
-fn bucket_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, cols: &[Column]) {
-    let draft = app.data.draft.is_some();
+/// The coming heights, in `cols`: timers, summed gas, and whether they fit the lane (not under
+/// a draft).
+fn bucket_list(
+    frame: &mut Frame,
+    area: Rect,
+    app: &App,
+    theme: &Theme,
+    cols: &[Column],
+    draft: bool,
+) {
     let focused = app.focus == Pane::Buckets;
     let h = area.height.saturating_sub(1) as usize;
     let off = scroll_offset(app.bucket_sel, app.data.buckets.len(), h);
@@ -111,12 +118,10 @@ fn bucket_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, cols: &[
                 format!("#{}", b.height),
                 b.count.to_string(),
                 short_amount(b.gas.into()),
-                if draft {
-                    String::new()
-                } else if b.fits_lane {
-                    "yes".into()
-                } else {
-                    "NO".into()
+                match (draft, b.fits_lane) {
+                    (true, _) => String::new(),
+                    (false, true) => "yes".into(),
+                    (false, false) => "NO".into(),
                 },
             ];
             Row::new(cells.into_iter().take(cols.len())).style(style)
