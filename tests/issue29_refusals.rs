@@ -93,6 +93,29 @@ async fn refusals_under(kind: SchedulerKind) {
         // Issue 32: no pending transaction of that hash (automine: nothing is pending).
         ("devnet_dropTransaction", json!([ghost])),
         ("devnet_exportFixture", json!([null, "../escape.toml"])),
+        // Issue 29: a raw transaction the chain would not include (a nonce not the next, a
+        // governance instruction from a non-deployer, a misspelt field, an act-as schedule
+        // into the past, a sender who cannot pay the fee).
+        (
+            "devnet_sendTransaction",
+            json!([{"from": alice, "nonce": 99, "kind": {"type": "transfer", "to": gov, "amount": "1"}}]),
+        ),
+        (
+            "devnet_sendTransaction",
+            json!([{"from": alice, "kind": {"type": "system", "op": "cancel_timer", "timer_id": timer}}]),
+        ),
+        (
+            "devnet_sendTransaction",
+            json!([{"from": alice, "nonc": 1, "kind": {"type": "transfer", "to": gov, "amount": "1"}}]),
+        ),
+        (
+            "devnet_sendTransaction",
+            json!([{"from": alice, "kind": {"type": "act_as", "actor": actor, "op": {"call": "schedule_timer", "height": 1}}}]),
+        ),
+        (
+            "devnet_sendTransaction",
+            json!([{"from": nobody, "kind": {"type": "transfer", "to": gov, "amount": "0"}}]),
+        ),
         ("devnet_halt", json!([2_000_000])),
         ("devnet_loadState", json!([{"not": "a dump"}])),
         ("devnet_mine", json!([0])),

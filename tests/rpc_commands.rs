@@ -104,6 +104,10 @@ fn issue29_every_command_decodes_back_to_itself() {
     round_trip(cowboy_devnet::node::DropTransaction {
         hash: cowboy_devnet::engine::H256([9; 32]),
     });
+    // Issue 29: a raw transaction, every kind.
+    for tx in common::every_tx_kind(addr(2), addr(3), addr(4)) {
+        round_trip(cowboy_devnet::node::SendTx(tx));
+    }
     round_trip(DeployActor {
         from: Some(addr(2)),
         code: ActorCode::rhai("pinger", "fn handle_timer(p) {}"),

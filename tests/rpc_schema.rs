@@ -294,6 +294,10 @@ fn issue29_the_params_a_client_sends_validate_against_rpc_discover() {
     let doc = openrpc::document();
     let id = TimerId([7; 32]);
     validates(&doc, Mine { blocks: 3 });
+    let (a, b, c) = (Address([2; 20]), Address([3; 20]), Address([4; 20]));
+    for tx in common::every_tx_kind(a, b, c) {
+        validates(&doc, cowboy_devnet::node::SendTx(tx));
+    }
     validates(
         &doc,
         SetMining(MiningMode::Interval {

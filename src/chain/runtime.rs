@@ -25,7 +25,9 @@ pub mod cost {
 }
 
 /// The language an actor is written in.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Lang {
     /// No code: a no-op `handle_timer`, nothing else.
@@ -38,7 +40,8 @@ pub enum Lang {
 }
 
 /// An actor's code as deployed. `name` is where it came from (a file path), for error messages.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ActorCode {
     pub lang: Lang,
     #[serde(default)]

@@ -57,8 +57,9 @@ impl BasefeeConfig {
 }
 
 /// The timer-management system instructions (CIP-5 §5.4, §6.4; CIP-1 v3 §12).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "op", rename_all = "snake_case")]
+#[serde(deny_unknown_fields)]
 pub enum SystemInstruction {
     /// `SYS_CANCEL_TIMER` (48).
     CancelTimer { timer_id: TimerId },
@@ -83,7 +84,8 @@ pub enum SystemInstruction {
 /// keys or prefixes of the actor (a watch's); `every` and `first` are an interval's (`first`:
 /// its first due height, by default by the `interval_first` variant). `bid` in whole units
 /// (stored Q32.96).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct DraftTimerArgs {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub keys: Vec<String>,
@@ -104,6 +106,7 @@ pub struct DraftTimerArgs {
         with = "crate::engine::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub bid: Option<u128>,
     /// English §6.2 / zh §7.2: the idempotent set's `client_nonce` (Spec note 122).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -148,12 +151,14 @@ impl SystemInstruction {
 }
 
 /// What a transaction does.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
+#[serde(deny_unknown_fields)]
 pub enum TxKind {
     Transfer {
         to: Address,
         #[serde(with = "u128_str")]
+        #[schemars(with = "String")]
         amount: u128,
     },
     /// Deploys an actor at `address` (or one derived from sender and nonce), moves `endowment`
@@ -163,6 +168,7 @@ pub enum TxKind {
         address: Option<Address>,
         code: ActorCode,
         #[serde(default, with = "u128_str")]
+        #[schemars(with = "String")]
         endowment: u128,
     },
     /// Calls a handler of an actor.
@@ -184,8 +190,9 @@ pub enum TxKind {
 }
 
 /// A timer host call made through [`TxKind::ActAs`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "call", rename_all = "snake_case")]
+#[serde(deny_unknown_fields)]
 pub enum TimerOp {
     ScheduleTimer(crate::engine::ScheduleArgs),
     CancelTimer {
@@ -208,7 +215,8 @@ pub enum TimerOp {
 }
 
 /// A transaction. `nonce: None` takes the sender's next nonce (a devnet convenience).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct Transaction {
     pub from: Address,
     #[serde(default)]

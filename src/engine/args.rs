@@ -15,7 +15,8 @@ use serde::{Deserialize, Serialize};
 /// migration"). `priority_tier` (§7.3) sets the tip as a multiple of the fire-time p50 tip and
 /// excludes an explicit `max_priority_fee_per_cycle`. `bid` is the withdrawn legacy argument
 /// (§6, §13.2): accepted and ignored during the deprecation window, then `TimerArgDeprecated`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct ScheduleArgs {
     pub height: u64,
     #[serde(default)]
@@ -31,12 +32,14 @@ pub struct ScheduleArgs {
         with = "super::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub max_fee_per_cycle: Option<u128>,
     #[serde(
         default,
         with = "super::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub max_priority_fee_per_cycle: Option<u128>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_tier: Option<PriorityTier>,
@@ -45,6 +48,7 @@ pub struct ScheduleArgs {
         with = "super::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub bid: Option<u128>,
     /// CIP-5 drafts (English §6.2, zh §7.2): the idempotent set's `client_nonce`; refused by
     /// name under the other schedulers.

@@ -57,8 +57,8 @@ pub enum Command {
     Halt(Halt),
     #[serde(rename = "devnet_dropTransaction")]
     DropTransaction(DropTransaction),
-    /// A transaction as given (a fixture's transaction steps). Not served over JSON-RPC: the
-    /// API sends transactions through the typed commands below.
+    /// A transaction as the chain takes it (a fixture's `tx` step; any transaction kind,
+    /// where the typed commands below each build one kind).
     #[serde(rename = "devnet_sendTransaction")]
     SendTx(SendTx),
     #[serde(rename = "actor_deploy")]

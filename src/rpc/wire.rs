@@ -114,6 +114,19 @@ pub struct DropTransactionParams {
     pub hash: crate::engine::H256,
 }
 
+/// Send a transaction as the chain takes it (a fixture's `tx` step; devnet impersonation: any
+/// `from`, no signature): a transfer, a deploy, a call, a governance instruction or a timer
+/// host call made as an actor (`act_as`, sent by its deployer). Result: its receipt, which
+/// says whether it reverted (an included transaction pays its fee either way). Refused
+/// unsent, changing nothing, when the chain would not include it: a nonce other than the
+/// sender's next, a sender who cannot pay the fee, a cycle limit over the block's, a host
+/// call or instruction the chain's checks refuse (the same checks as the typed methods).
+#[derive(JsonSchema)]
+pub struct SendTransactionParams {
+    /// {from, nonce?, cycle_limit?, kind: {type: "transfer"|"deploy"|"call"|"system"|"act_as", ...}}; unknown fields are refused by name
+    pub transaction: crate::chain::Transaction,
+}
+
 /// An outage (CIP-5 §8): the next block comes `blocks` heights later.
 #[derive(JsonSchema)]
 pub struct HaltParams {

@@ -360,3 +360,52 @@ pub fn queue_timer(n: u64, height: u64) -> cowboy_devnet::engine::Timer {
 pub fn queue_id(n: u64) -> TimerId {
     TimerId(cowboy_devnet::engine::types::keccak(&n.to_be_bytes()))
 }
+
+/// One transaction of each kind a `devnet_sendTransaction` takes (issue 29): a transfer with
+/// an explicit nonce and cycle limit, a deploy, a call, a governance instruction and an act-as
+/// schedule, `from` sending all but the governance one (`gov`'s). `actor` is the deployed
+/// actor the call and the schedule name.
+pub fn every_tx_kind(from: Address, gov: Address, actor: Address) -> Vec<Transaction> {
+    let mut transfer = Transaction::new(
+        from,
+        TxKind::Transfer {
+            to: gov,
+            amount: 1_234,
+        },
+    );
+    transfer.cycle_limit = Some(50_000);
+    let deploy = TxKind::Deploy {
+        address: None,
+        code: ActorCode::rhai("pinger", "fn ping(p) { emit(\"pong\", p); }"),
+        endowment: 10_000,
+    };
+    let call = TxKind::Call {
+        actor,
+        handler: "ping".into(),
+        payload: b"hi".to_vec(),
+    };
+    let schedule = ScheduleArgs {
+        height: 30,
+        payload: b"tick".to_vec(),
+        ..ScheduleArgs::default()
+    };
+    vec![
+        transfer,
+        Transaction::new(from, deploy),
+        Transaction::new(from, call),
+        Transaction::new(
+            gov,
+            TxKind::System(SystemInstruction::ExtendTimer {
+                timer_id: TimerId([0x42; 32]),
+                new_expires_at: 500,
+            }),
+        ),
+        Transaction::new(
+            from,
+            TxKind::ActAs {
+                actor,
+                op: TimerOp::ScheduleTimer(schedule),
+            },
+        ),
+    ]
+}
