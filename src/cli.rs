@@ -299,6 +299,11 @@ pub struct ServeArgs {
     /// old height replays further. Raise it for fast past reads under a large backlog.
     #[arg(long, value_name = "MIB", default_value_t = (cowboy_devnet::node::DEFAULT_CHECKPOINT_BUDGET >> 20) as u64, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     pub checkpoint_budget: u64,
+    /// What the past states kept for reads at a past height (a `block` param, the dashboard's
+    /// past view) may hold in all, in MiB (issue 31, Spec note 198): past it the least
+    /// recently read are dropped, and a read of their height replays again.
+    #[arg(long, value_name = "MIB", default_value_t = (cowboy_devnet::node::DEFAULT_PAST_BUDGET >> 20) as u64, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub past_budget: u64,
     /// Trace every handler run (issue 32): the host calls, storage writes, printed lines and
     /// end of each call, deploy and fire of the retained history (`devnet_traceTransaction`,
     /// `devnet_traceFire`, `devnet_traceBlock`). Without it a trace is rebuilt on demand by

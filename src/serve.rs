@@ -105,6 +105,7 @@ pub(crate) fn start_node(a: &ServeArgs) -> Result<NodeHandle> {
     cfg.history = a.history as usize;
     cfg.keep_blocks = Some(a.history as usize);
     cfg.checkpoint_budget = usize::try_from(a.checkpoint_budget << 20).unwrap_or(usize::MAX);
+    cfg.past_budget = usize::try_from(a.past_budget << 20).unwrap_or(usize::MAX);
     cfg.dev_accounts = a.accounts as usize;
     cfg.dev_balance = a.balance;
     cfg.names = names;

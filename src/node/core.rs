@@ -55,6 +55,8 @@ pub struct NodeConfig {
     pub names: BTreeMap<Address, String>,
     /// What the history's checkpoints may hold alone, in bytes (Spec note 194).
     pub checkpoint_budget: usize,
+    /// What the past states kept for reads may hold alone, in bytes (Spec note 198).
+    pub past_budget: usize,
 }
 
 /// Heights of history a live node keeps by default (`serve --history`, Spec note 73).
@@ -90,6 +92,7 @@ impl NodeConfig {
             history: DEFAULT_HISTORY,
             names: BTreeMap::new(),
             checkpoint_budget: DEFAULT_CHECKPOINT_BUDGET,
+            past_budget: DEFAULT_PAST_BUDGET,
         }
     }
 
@@ -272,8 +275,8 @@ mod retained;
 mod snapshots;
 pub use checkpoint_budget::{CheckpointBytes, DEFAULT_CHECKPOINT_BUDGET};
 pub use frozen::{DumpCopy, Frozen};
-pub use past_cache::DEFAULT_PAST_CACHE;
 pub(crate) use past_cache::PastLease;
+pub use past_cache::{DEFAULT_PAST_BUDGET, DEFAULT_PAST_CACHE};
 pub use retained::RetainedPart;
 
 /// The live devnet, without threads or clocks.
@@ -409,7 +412,7 @@ impl NodeCore {
             session: SessionLog::default(),
             recording: true,
             checkpoints,
-            past: past_cache::PastCache::new(DEFAULT_PAST_CACHE),
+            past: past_cache::PastCache::new(DEFAULT_PAST_CACHE, cfg.past_budget),
             traces: Default::default(),
         })
     }

@@ -43,8 +43,8 @@ pub mod views;
 
 pub use self::core::{
     BlockHook, CheckpointBytes, DEFAULT_CHECKPOINT_BUDGET, DEFAULT_DEV_ACCOUNTS,
-    DEFAULT_DEV_BALANCE, DEFAULT_HISTORY, DEFAULT_MAX_SNAPSHOTS, DumpCopy, Frozen,
-    MAX_MINE_PER_COMMAND, MineStep, MiningMode, NodeConfig, NodeCore, NodeEvent, Request,
+    DEFAULT_DEV_BALANCE, DEFAULT_HISTORY, DEFAULT_MAX_SNAPSHOTS, DEFAULT_PAST_BUDGET, DumpCopy,
+    Frozen, MAX_MINE_PER_COMMAND, MineStep, MiningMode, NodeConfig, NodeCore, NodeEvent, Request,
     RetainedPart, dev_account,
 };
 pub use at::{At, BlockTag};

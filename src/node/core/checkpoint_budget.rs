@@ -38,12 +38,14 @@ impl CheckpointBytes {
 }
 
 /// The bytes each of `cps` holds alone: what it copied whole, and the shared allocations
-/// (pages, chunks) that neither `live` nor another checkpoint holds.
-fn held_alone(live: &Chain, cps: &[&Chain]) -> Vec<usize> {
-    const LIVE: usize = usize::MAX;
+/// (pages, chunks) that none of `others` (the live chain, ...) and no other of `cps` holds.
+pub(super) fn held_alone(others: &[&Chain], cps: &[&Chain]) -> Vec<usize> {
+    const OTHER: usize = usize::MAX;
     // (address, holder, bytes) of every shared allocation of every chain.
     let mut all: Vec<(usize, usize, usize)> = Vec::new();
-    live.visit_shared(&mut |p, b| all.push((p, LIVE, b)));
+    for o in others {
+        o.visit_shared(&mut |p, b| all.push((p, OTHER, b)));
+    }
     for (i, c) in cps.iter().enumerate() {
         c.visit_shared(&mut |p, b| all.push((p, i, b)));
     }
@@ -51,7 +53,7 @@ fn held_alone(live: &Chain, cps: &[&Chain]) -> Vec<usize> {
     let mut held: Vec<usize> = cps.iter().map(|c| c.clone_bytes()).collect();
     for group in all.chunk_by(|a, b| a.0 == b.0) {
         let holder = group[0].1;
-        if holder != LIVE && group.iter().all(|g| g.1 == holder) {
+        if holder != OTHER && group.iter().all(|g| g.1 == holder) {
             held[holder] += group[0].2;
         }
     }
@@ -73,7 +75,7 @@ impl NodeCore {
         let chains: Vec<&Chain> = self.checkpoints.iter().map(|c| c.chain()).collect();
         CheckpointBytes {
             heights: self.checkpoints.iter().map(|c| c.height()).collect(),
-            held: held_alone(&self.chain, &chains),
+            held: held_alone(&[&self.chain], &chains),
             budget: self.checkpoint_budget,
         }
     }

@@ -18,17 +18,33 @@
 //! under the slot's lock; reads of the same height that arrive meanwhile wait on that lock
 //! rather than replaying again. The node's thread never waits on a slot: what a read takes
 //! from the live node ([`Follow`]) is taken there and applied under the lock by the reader.
+//!
+//! Issue 31 (Spec note 198): the kept states are bounded by the bytes they hold alone, not by
+//! a count. Each is a clone of a checkpoint's chain replayed forward: it shares the pages the
+//! replay did not write with the checkpoint (and the live chain), so a few MB each under a
+//! light load, but a clone copies the queue's indexes whole (about 50 B per pending timer).
+//! When a new height is asked, the node estimates what each kept state holds alone (as for the
+//! checkpoints, `checkpoint_budget.rs`: what dropping it would free) and drops the least
+//! recently used until they fit [`DEFAULT_PAST_BUDGET`] (`serve --past-budget`). A state in
+//! use (being built or read) is neither counted nor dropped at that moment; the newest slot is
+//! not built yet, so it counts from the next new height on. A count cap,
+//! [`DEFAULT_PAST_CACHE`], bounds the slots whatever their size.
 
 use super::NodeCore;
+use super::checkpoint_budget::held_alone;
 use super::past::PastSeed;
+use crate::chain::Chain;
 use crate::engine::Address;
 use crate::node::{MiningMode, NodeError};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-/// Past states a node keeps by default: the viewed height, and a few around it as `[` `]`
-/// step. Each is a copy of the chain as of its height (as a checkpoint is).
-pub const DEFAULT_PAST_CACHE: usize = 4;
+/// Past states a node keeps at most, whatever they hold (the budget below is what bounds them
+/// by bytes). Each is a copy of the chain as of its height (as a checkpoint is).
+pub const DEFAULT_PAST_CACHE: usize = 64;
+
+/// What the kept past states may hold alone, in all, by default: 64 MiB (Spec note 198).
+pub const DEFAULT_PAST_BUDGET: usize = 64 << 20;
 
 /// A kept past state: empty until its first reader has built it.
 pub(crate) type Slot = Arc<Mutex<Option<NodeCore>>>;
@@ -38,6 +54,7 @@ pub(crate) type Slot = Arc<Mutex<Option<NodeCore>>>;
 pub(crate) struct PastCache {
     entries: Mutex<VecDeque<(u64, Slot)>>,
     capacity: usize,
+    budget: usize,
 }
 
 /// What a past node takes from the live one as it is when read (cheap to take: the names are
@@ -80,10 +97,11 @@ impl PastLease {
 }
 
 impl PastCache {
-    pub(crate) fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize, budget: usize) -> Self {
         PastCache {
             entries: Mutex::new(VecDeque::new()),
             capacity,
+            budget,
         }
     }
 
@@ -151,6 +169,9 @@ impl NodeCore {
         }
         self.check_past(height)?;
         let (slot, new) = self.past.slot(height);
+        if new {
+            self.fit_past_states();
+        }
         // A slot left empty and unlocked is one whose build failed: this read builds again.
         let failed = || slot.try_lock().is_ok_and(|g| g.is_none());
         let seed = match new || failed() {
@@ -160,10 +181,73 @@ impl NodeCore {
         Ok(Some(PastLease { slot, seed, follow }))
     }
 
-    /// Sets how many past states the node keeps (0: none, every past read replays; the tests
-    /// compare both), dropping the kept ones.
+    /// Sets how many past states the node keeps at most (0: none, every past read replays;
+    /// the tests compare both), dropping the kept ones.
     pub fn set_past_cache(&mut self, capacity: usize) {
-        self.past = PastCache::new(capacity);
+        self.past = PastCache::new(capacity, self.past.budget);
+    }
+
+    /// Sets what the kept past states may hold alone, in bytes (Spec note 198), dropping the
+    /// kept ones.
+    pub fn set_past_budget(&mut self, budget: usize) {
+        self.past = PastCache::new(self.past.capacity, budget);
+    }
+
+    /// The heights of the kept past states that are built and not in use, with what each
+    /// holds alone (Spec note 198), least recently used first.
+    pub fn past_state_bytes(&self) -> Vec<(u64, usize)> {
+        let entries = self.past.entries();
+        let guards: Vec<_> = entries
+            .iter()
+            .filter_map(|(h, s)| Some((*h, s.try_lock().ok().filter(|g| g.is_some())?)))
+            .collect();
+        let held = self.held_by(guards.iter().map(|(_, g)| g.as_ref().expect("built")));
+        guards.iter().map(|(h, _)| *h).zip(held).collect()
+    }
+
+    /// What each of `states` holds alone: not shared with the live chain, a checkpoint or
+    /// another of them.
+    fn held_by<'a>(&self, states: impl Iterator<Item = &'a NodeCore>) -> Vec<usize> {
+        let states: Vec<&Chain> = states.map(|n| n.chain()).collect();
+        if states.is_empty() {
+            return Vec::new();
+        }
+        let mut others: Vec<&Chain> = vec![&self.chain];
+        others.extend(self.checkpoints.iter().map(|c| c.chain()));
+        held_alone(&others, &states)
+    }
+
+    /// Drops the least recently used kept states, built and not in use, while those hold
+    /// more than the budget (Spec note 198). Called when a new height's slot was made (the
+    /// newest, not built yet, stays).
+    fn fit_past_states(&self) {
+        let mut entries = self.past.entries();
+        if entries.len() < 2 {
+            return;
+        }
+        let newest = entries.len() - 1;
+        let drop: Vec<usize> = {
+            let guards: Vec<_> = entries
+                .iter()
+                .take(newest)
+                .enumerate()
+                .filter_map(|(i, (_, s))| Some((i, s.try_lock().ok().filter(|g| g.is_some())?)))
+                .collect();
+            let held = self.held_by(guards.iter().map(|(_, g)| g.as_ref().expect("built")));
+            let mut total: usize = held.iter().sum();
+            let mut drop = Vec::new();
+            for ((i, _), bytes) in guards.iter().zip(&held) {
+                if total <= self.past.budget {
+                    break;
+                }
+                total -= bytes;
+                drop.push(*i);
+            }
+            drop
+        };
+        for i in drop.into_iter().rev() {
+            entries.remove(i);
+        }
     }
 
     /// How many past states are kept now.
