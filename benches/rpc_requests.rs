@@ -17,7 +17,9 @@
 //!   least 0.8x the other) and `devnet_blockNumber`'s p99 inside the past mix (target < 5 ms).
 //!
 //! Run: `cargo bench --bench rpc_requests` (filters: `bare_constant`, `devnet_blockNumber`,
-//! `timer_schedule`; the report runs every time).
+//! `timer_schedule`; the report runs every time). `COWBOY_PAST_READERS=0` puts past reads on
+//! the node's thread, `COWBOY_PAST_CACHE=4` keeps the last four past states (as before Spec
+//! note 198) instead of a budget of bytes.
 
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::node::{
@@ -72,7 +74,16 @@ fn setup() -> Setup {
             .unwrap_or(PAST_READ_THREADS),
         ..ShellConfig::default()
     };
-    let node = spawn_with(NodeCore::new(cfg).unwrap(), shell);
+    let mut core = NodeCore::new(cfg).unwrap();
+    // `COWBOY_PAST_CACHE=4`: the last four past states kept, as before Spec note 198 (the
+    // default keeps them by bytes, `--past-budget`).
+    if let Some(n) = std::env::var("COWBOY_PAST_CACHE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        core.set_past_cache(n);
+    }
+    let node = spawn_with(core, shell);
     let (bare, devnet, actors) = rt.block_on(async {
         let mut m = RpcModule::new(());
         m.register_method("devnet_blockNumber", |_, _, _| 0u64)

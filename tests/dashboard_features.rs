@@ -229,3 +229,20 @@ fn issue34_several_watched_timers_pinned() {
     press(&mut src, &mut app, &[key(' ')]);
     assert!(app.pinned[0].1.as_ref().is_some_and(|l| l.id == first));
 }
+
+/// Issue 34 (the dashboard at 80x24): a timer's label wider than the bucket's id column is cut
+/// with `…`, so `settle-42` never reads as another label `settle-4`.
+#[test]
+fn issue34_a_label_cut_in_the_bucket_list_ends_in_an_ellipsis() {
+    let mut src = fixture_at("demo", 7);
+    let mut app = app_on(&mut src);
+    select_bucket(&mut src, &mut app, 8);
+    // The label the demo's story gives the timer (a live dashboard learns it from the story).
+    let id = app.data.bucket_row(0).expect("the bucket's timer").id;
+    app.labels.insert(id, "settle-42".into());
+    let s = screen_at(&app, 80, 24);
+    assert!(s.contains("settle-…"), "{s}");
+    assert!(!s.contains("settle-4 "), "{s}");
+    // Wide enough, the whole label.
+    assert!(screen_at(&app, 200, 50).contains("settle-42"));
+}

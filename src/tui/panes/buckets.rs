@@ -203,7 +203,8 @@ fn timer_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, ranked: b
             } else {
                 theme.get("text")
             };
-            Row::new(timer_cells(app, t, i, ranked).into_iter().take(shown)).style(style)
+            let cells = timer_cells(app, t, i, ranked).into_iter().zip(COLS);
+            Row::new(cells.take(shown).map(|(c, (_, w))| clipped(c, w))).style(style)
         })
         .collect();
     let widths: Vec<Constraint> = COLS
@@ -214,6 +215,18 @@ fn timer_list(frame: &mut Frame, area: Rect, app: &App, theme: &Theme, ranked: b
     let t = Table::new(rows, widths)
         .header(Row::new(COLS.iter().take(shown).map(|(n, _)| *n)).style(theme.get("header")));
     frame.render_widget(t, area);
+}
+
+/// `cell` cut to `width` characters, its last one `…` when something was cut (a label
+/// `settle-42` in an 8-wide id column reads `settle-…`, not a different label `settle-4`).
+fn clipped(cell: String, width: u16) -> String {
+    let width = usize::from(width);
+    if cell.chars().count() <= width {
+        return cell;
+    }
+    let mut cut: String = cell.chars().take(width.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
 }
 
 /// One timer's cells, in the order of [`COLS`]; `i` is its place in the bucket.
