@@ -255,6 +255,18 @@ impl SessionLog {
     }
 
     /// The log cut back to `pos` (a position of this log) and then `extra` appended.
+    /// [`Self::links_after`], or `None` when `pos` is not a link of this log (a state built
+    /// on a log since trimmed or rewritten).
+    pub(crate) fn links_after_found(&self, pos: Option<&Arc<Link>>) -> Option<Vec<Arc<Link>>> {
+        let v = self.links_after(pos);
+        let found = match (pos, v.first()) {
+            (None, _) => true,
+            (Some(p), Some(first)) => first.prev.as_ref().is_some_and(|q| Arc::ptr_eq(q, p)),
+            (Some(p), None) => self.tail.as_ref().is_some_and(|t| Arc::ptr_eq(t, p)),
+        };
+        found.then_some(v)
+    }
+
     pub(crate) fn cut(&self, pos: Option<Arc<Link>>, count: usize, extra: Option<Entry>) -> Self {
         let mut s = SessionLog {
             base: self.base.clone(),

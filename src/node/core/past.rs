@@ -4,6 +4,7 @@
 //! however many quiet heights lie between them, Spec note 151).
 
 use super::NodeCore;
+use super::past_cache::Slot;
 use crate::chain::{Chain, Genesis};
 use crate::node::NodeError;
 use crate::node::session::{self, Entry, Link, SessionLog};
@@ -225,6 +226,7 @@ impl NodeCore {
             links: self.session.links_after(cp.pos.as_ref()),
             log: self.session.clone(),
             cp,
+            nearer: None,
         }
     }
 
@@ -331,25 +333,45 @@ struct Replay {
     links: Vec<Arc<Link>>,
     /// The live log, to cut at the height replayed to.
     log: SessionLog,
+    /// A kept past state between the checkpoint and the height (Spec note 198): replayed
+    /// from instead of the checkpoint when it is built by the time the replay runs.
+    nearer: Option<Slot>,
 }
+
+/// Where a replay starts: a chain, the log's position and count as of it, the links after.
+type Start = (Chain, Option<Arc<Link>>, usize, Vec<Arc<Link>>);
 
 impl Replay {
     /// The chain as of the height, and the session log as it stood then.
     fn run(self) -> Result<(Chain, SessionLog), NodeError> {
+        let near = self.nearer.as_ref().and_then(|s| kept_start(s, &self.log));
         let Replay {
             height,
             cp,
             links,
             log,
+            ..
         } = self;
-        let mut chain = Chain::clone(&cp.chain);
+        let (mut chain, pos0, count0, links) =
+            near.unwrap_or_else(|| (Chain::clone(&cp.chain), cp.pos.clone(), cp.count, links));
         let done = session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
         let pos = match done.applied {
-            0 => cp.pos.clone(),
+            0 => pos0,
             n => Some(links[n - 1].clone()),
         };
-        Ok((chain, log.cut(pos, cp.count + done.applied, done.partial)))
+        Ok((chain, log.cut(pos, count0 + done.applied, done.partial)))
     }
+}
+
+/// A replay's start at a kept past state (Spec note 198): its chain and where its log stood,
+/// when it is built (waiting while another reader builds it: a lower height, so no reader
+/// waits on one that waits on it) and its log's position is in `log`.
+fn kept_start(slot: &Slot, log: &SessionLog) -> Option<Start> {
+    let guard = slot.lock().unwrap_or_else(|e| e.into_inner());
+    let node = guard.as_ref()?;
+    let (pos, count) = node.session().position();
+    let links = log.links_after_found(pos.as_ref())?;
+    Some((node.chain().clone(), pos, count, links))
 }
 
 /// A past node to build ([`NodeCore::past_seed`]): the replay and what the node takes from
@@ -372,6 +394,16 @@ pub(crate) struct PastSeed {
 }
 
 impl PastSeed {
+    /// Replays from `kept`, a kept past state at `height`, when it lies between the
+    /// checkpoint and the seed's height (Spec note 198: fewer blocks to replay).
+    pub(crate) fn nearer(mut self, kept: Option<(u64, Slot)>) -> Self {
+        let r = &mut self.replay;
+        r.nearer = kept
+            .filter(|(h, _)| *h > r.cp.height && *h < r.height)
+            .map(|(_, s)| s);
+        self
+    }
+
     /// The node as of the seed's height: the checkpoint's chain replayed (the expensive part).
     pub(crate) fn build(self) -> Result<NodeCore, NodeError> {
         let (chain, session) = self.replay.run()?;

@@ -117,6 +117,15 @@ impl PastCache {
         self.entries().len()
     }
 
+    /// The kept state of the highest height below `height`, if any (built or not).
+    fn nearest_below(&self, height: u64) -> Option<(u64, Slot)> {
+        self.entries()
+            .iter()
+            .filter(|(h, _)| *h < height)
+            .max_by_key(|(h, _)| *h)
+            .map(|(h, s)| (*h, s.clone()))
+    }
+
     /// The slot of `height` (moved to most recently used), and whether it was just made.
     fn slot(&self, height: u64) -> (Slot, bool) {
         let mut entries = self.entries();
@@ -175,7 +184,10 @@ impl NodeCore {
         // A slot left empty and unlocked is one whose build failed: this read builds again.
         let failed = || slot.try_lock().is_ok_and(|g| g.is_none());
         let seed = match new || failed() {
-            true => Some(Box::new(self.past_seed(height)?)),
+            true => Some(Box::new(
+                self.past_seed(height)?
+                    .nearer(self.past.nearest_below(height)),
+            )),
             false => None,
         };
         Ok(Some(PastLease { slot, seed, follow }))
