@@ -50,7 +50,7 @@ pub use drive::{EVENTS_PER_REFRESH, apply_effects, apply_refresh, handle_key, re
 use keys::KeyMap;
 use model::DashboardSource;
 use std::io;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use term::{TermEvent, TerminalGuard};
 use theme::Theme;
 
@@ -61,8 +61,13 @@ pub struct RunOptions {
     pub keys: KeyMap,
     /// Longest wait between frames.
     pub frame: Duration,
-    /// Longest wait between two data refreshes when nothing happens.
+    /// Longest wait between two data refreshes when nothing happens and the source sends no
+    /// live updates (an attached dashboard whose subscription is down).
     pub refresh: Duration,
+    /// The same while the source sends live updates (Spec note 199): blocks and the story
+    /// refresh as they come, so this only catches what sends no news (a balance set by
+    /// another client under manual mining).
+    pub refresh_live: Duration,
     /// The process runs the devnet it shows (the default command): `q` asks before quitting.
     pub owns_devnet: bool,
     /// Mouse capture at start (`--no-mouse`: off; `m` toggles it).
@@ -76,6 +81,7 @@ impl Default for RunOptions {
             keys: KeyMap::default(),
             frame: Duration::from_millis(100),
             refresh: Duration::from_millis(500),
+            refresh_live: Duration::from_secs(2),
             owns_devnet: false,
             mouse: true,
         }
@@ -98,7 +104,6 @@ pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> 
     let mut mouse_on = opts.mouse;
     let mut client = worker::Client::spawn(source, opts.frame.min(Duration::from_millis(100)));
     client.refresh(&app);
-    let mut last_refresh = Instant::now();
     while !app.quit {
         if let Some(what) = term::panicked() {
             return Err(io::Error::other(format!(
@@ -136,11 +141,11 @@ pub fn run<S: DashboardSource + Send + 'static>(source: S, opts: RunOptions) -> 
             mouse_on = app.mouse;
         }
         client.pump(&mut app);
-        let now = Instant::now();
-        if !client.refreshing() && now.duration_since(last_refresh) >= opts.refresh {
-            client.refresh(&app);
-            last_refresh = now;
-        }
+        let idle = match app.link {
+            None => opts.refresh_live,
+            Some(_) => opts.refresh,
+        };
+        client.tick(&app, idle);
     }
     Ok(())
 }

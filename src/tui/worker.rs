@@ -153,12 +153,20 @@ pub fn run_job<S: DashboardSource + ?Sized>(source: &mut S, job: Job) -> Reply {
     }
 }
 
+/// A block's news refreshes at most this often (issue 31, Spec note 199): a busy chain's
+/// blocks are shown as they come, one refresh at a time, not one refresh per block.
+pub const NEWS_GAP: Duration = Duration::from_millis(250);
+
 /// The UI's end of the worker.
 pub struct Client {
     jobs: Sender<Job>,
     replies: Receiver<Reply>,
     refresh_in_flight: bool,
     refresh_wanted: bool,
+    /// News came that no refresh sent since has covered ([`NEWS_GAP`]).
+    news: bool,
+    /// When the last refresh was sent.
+    last_sent: Option<Instant>,
     /// The worker is gone (it panicked): nothing more will come.
     pub gone: bool,
 }
@@ -172,6 +180,8 @@ impl Client {
             replies,
             refresh_in_flight: false,
             refresh_wanted: false,
+            news: false,
+            last_sent: None,
             gone: false,
         }
     }
@@ -190,10 +200,25 @@ impl Client {
         }
         self.refresh_in_flight = true;
         self.refresh_wanted = false;
+        self.news = false;
+        self.last_sent = Some(Instant::now());
         self.send(Job::Refresh {
             query: app.query(),
             events_from: app.events_from,
         });
+    }
+
+    /// Refreshes when one is due (Spec note 199) and none is in flight: news waiting for
+    /// [`NEWS_GAP`] since the last refresh, or nothing sent for `idle` (the safety net for what
+    /// sends no news: a balance set by another client without a block).
+    pub fn tick(&mut self, app: &App, idle: Duration) {
+        if self.refresh_in_flight {
+            return;
+        }
+        let since = self.last_sent.map_or(Duration::MAX, |t| t.elapsed());
+        if (self.news && since >= NEWS_GAP) || since >= idle {
+            self.refresh(app);
+        }
     }
 
     /// Whether a refresh was asked for and has not come back.
@@ -281,7 +306,10 @@ impl Client {
                 let effects = update(app, Action::DryRan(r));
                 self.dispatch(app, effects);
             }
-            Reply::News => self.refresh(app),
+            Reply::News => {
+                self.news = true;
+                self.tick(app, Duration::MAX);
+            }
             Reply::Story(s) => {
                 let effects = update(app, Action::Story(s));
                 self.dispatch(app, effects);
@@ -302,7 +330,10 @@ impl Client {
                     self.apply(app, r);
                     any = true;
                 }
-                Err(TryRecvError::Empty) => return any,
+                Err(TryRecvError::Empty) => {
+                    self.tick(app, Duration::MAX);
+                    return any;
+                }
                 Err(TryRecvError::Disconnected) => {
                     self.gone = true;
                     return any;
@@ -319,7 +350,10 @@ impl Client {
                 self.apply(app, r);
                 true
             }
-            Err(RecvTimeoutError::Timeout) => false,
+            Err(RecvTimeoutError::Timeout) => {
+                self.tick(app, Duration::MAX);
+                false
+            }
             Err(RecvTimeoutError::Disconnected) => {
                 self.gone = true;
                 false
