@@ -70,6 +70,7 @@ fn page(node: &NodeCore, offset: u64, limit: u64, timer: Option<TimerId>) -> Buc
         offset,
         limit,
         timer,
+        follow_due: false,
     })
     .expect("page")
 }
@@ -263,6 +264,7 @@ async fn issue31_bad_page_params_are_refused_and_change_nothing() {
                 offset: 0,
                 limit,
                 timer: None,
+                follow_due: false,
             })
             .unwrap_err();
         assert!(e.to_string().starts_with("InvalidInput"), "{e}");
@@ -368,4 +370,33 @@ fn issue31_the_dashboard_shows_the_right_rows_of_a_big_bucket() {
     assert_eq!(app.selected_timer().map(|t| t.0), Some(whole[200]));
     let s = screen_at(&app, 120, 34);
     assert!(s.contains(&whole[200].short()) && s.contains("197"), "{s}");
+}
+
+/// Spec note 199: a bucket that came due is empty (its timers were carried to the next
+/// block's); asked with `follow_due`, the page is the next block's bucket, and the reply says
+/// which.
+#[test]
+fn issue31_a_bucket_that_came_due_follows_to_the_next_block_when_asked() {
+    let mut node = carried_bucket(300, SchedulerKind::Fifo);
+    node.apply(cowboy_devnet::node::Mine { blocks: 1 }).unwrap();
+    let ask = |follow_due| {
+        node.ask(&BucketPageQuery {
+            height: 4,
+            offset: 0,
+            limit: 10,
+            timer: None,
+            follow_due,
+        })
+        .unwrap()
+    };
+    let literal = ask(false);
+    assert_eq!(
+        (literal.height, literal.total),
+        (4, 0),
+        "#4 came due and drained"
+    );
+    let followed = ask(true);
+    assert_eq!(followed.height, 5);
+    assert_eq!(followed.total, 300 - 8, "four fired at #3 and four at #4");
+    assert_eq!(followed.timers.len(), 10);
 }

@@ -26,7 +26,11 @@ pub const MAX_BUCKET_PAGE: u64 = 1_000;
 /// the `limit` rows around it instead (starting `limit / 2` rows before it, at 0 near the top),
 /// and its position is answered either way. When `height` came due (below the next block's)
 /// and the timer is not in it, the bucket of the next block is read instead, where a carried
-/// timer waits (CIP-5 §6.5): the reply's `height` says which bucket was read.
+/// timer waits (CIP-5 §6.5): the reply's `height` says which bucket was read. With
+/// `follow_due`, a bucket that came due is read as the next block's whatever the timer (Spec
+/// note 199: the dashboard's cursor on a standing backlog's bucket, which moves to the next
+/// height every block; a refresh asked right after a block named the bucket that just
+/// drained).
 ///
 /// Spec note (issue 31, paging): an `offset` at or past the bucket's end is no error, it
 /// answers no rows with the total (the bucket can drain between two pages, as a slice past
@@ -38,6 +42,8 @@ pub struct BucketPageQuery {
     pub limit: u64,
     /// The timer whose page to answer (the dashboard's selected one).
     pub timer: Option<TimerId>,
+    /// A bucket that came due answers the next block's (where its timers were carried).
+    pub follow_due: bool,
 }
 
 /// One row of a page: a timer with its place in the bucket.
@@ -103,14 +109,15 @@ impl Query for BucketPageQuery {
                 .iter()
                 .any(|t| t.timer_id == id)
         };
-        match self.timer {
-            Some(id) if self.height < next && !here(id) => BucketPageQuery {
+        let due = self.height < next;
+        if due && (self.follow_due || self.timer.is_some_and(|id| !here(id))) {
+            return BucketPageQuery {
                 height: next,
                 ..*self
             }
-            .page(node),
-            _ => self.page(node),
+            .page(node);
         }
+        self.page(node)
     }
 }
 

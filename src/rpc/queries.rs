@@ -65,6 +65,7 @@ impl RpcQuery for BucketPageQuery {
             json!(self.offset),
             json!(self.limit),
             json!(self.timer),
+            json!(self.follow_due),
         ]
     }
 }

@@ -174,10 +174,11 @@ impl ServedQuery for BucketQuery {
     }
 }
 
-/// `[height, offset?, limit?, timer_id?]` (issue 31): `limit` in 1..=[`MAX_BUCKET_PAGE`],
+/// `[height, offset?, limit?, timer_id?, follow_due?]` (issue 31): `limit` in 1..=[`MAX_BUCKET_PAGE`],
 /// [`DEFAULT_BUCKET_PAGE`] by default.
 impl ServedQuery for BucketPageQuery {
-    const PARAMS: &'static [&'static str] = &["height", "offset", "limit", "timer_id"];
+    const PARAMS: &'static [&'static str] =
+        &["height", "offset", "limit", "timer_id", "follow_due"];
     type Params = BucketPageParams;
     fn decode(a: &Args) -> Result<Self, ErrorObjectOwned> {
         let q = BucketPageQuery {
@@ -185,6 +186,7 @@ impl ServedQuery for BucketPageQuery {
             offset: a.opt(1, "offset")?.unwrap_or(0),
             limit: a.opt(2, "limit")?.unwrap_or(DEFAULT_BUCKET_PAGE),
             timer: a.opt(3, "timer_id")?,
+            follow_due: a.opt(4, "follow_due")?.unwrap_or(false),
         };
         q.check().map_err(|_| {
             invalid_param(

@@ -48,6 +48,9 @@ pub struct BucketPageParams {
     pub limit: Option<u64>,
     /// a timer whose page to answer when it is not in the rows asked
     pub timer_id: Option<TimerId>,
+    /// true: a height that came due (below the next block's) reads the next block's bucket,
+    /// where its timers were carried (default false)
+    pub follow_due: Option<bool>,
 }
 
 /// How many TimerDeferred events the kept blocks of sealed heights from_height..=to_height

@@ -60,6 +60,8 @@ impl ViewQuery {
                 offset: self.bucket_offset,
                 limit: self.bucket_limit.clamp(1, node::MAX_BUCKET_PAGE),
                 timer: self.bucket_timer,
+                // Spec note 199: the cursor's bucket may have come due since it was read.
+                follow_due: true,
             }),
             lane: LaneQuery {
                 last: (self.lane_blocks as u64).clamp(1, MAX_LANE_BLOCKS),
