@@ -10,6 +10,7 @@ use super::events::Deferral;
 use super::events::{DeferReason, TimerEvent};
 use super::gba::{GbaBid, GbaContext};
 use super::queue::{CalendarQueue, CarriedSummary, DueTimer};
+use super::scheduler::FairnessSlot;
 use super::scheduler::lane::{PRICE_SCALE, charge_ceil, charge_floor};
 use super::timer::Timer;
 use super::types::Address;
@@ -64,6 +65,10 @@ pub struct Fire {
     pub cycle_basefee: u128,
     pub cell_basefee: u128,
     pub cells_limit: u64,
+    /// The owner's CIP-1 v3 fairness slot, when the plan looked the owner up in the window
+    /// for W(actor) (under `eip1559`): handed back with the block's fires so the window's
+    /// update needs no second lookup (issue 31). Not part of any state.
+    pub fairness_slot: Option<FairnessSlot>,
 }
 
 /// Counters for one end of block.
@@ -241,6 +246,7 @@ impl Fire {
             cycle_basefee: quote.cycle_basefee,
             cell_basefee: quote.cell_basefee,
             cells_limit: cfg.max_cells_per_fire,
+            fairness_slot: None,
         }
     }
 }

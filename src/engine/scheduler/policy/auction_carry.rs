@@ -37,6 +37,7 @@ use super::eip1559::{Auction, Priced, Round, plan_walk};
 use crate::engine::eob::{Backlog, EobPlan, Ledger, defer, note_deferral};
 use crate::engine::events::DeferReason;
 use crate::engine::queue::{AuctionVisit, CalendarQueue, Member, VisitQuery};
+use crate::engine::scheduler::FairnessSlot;
 use crate::engine::scheduler::pricing::priority_per_cycle;
 use crate::engine::scheduler::select::{Candidate, effective_priority};
 use crate::engine::scheduler::variants::{OverCap, TieBreak};
@@ -48,8 +49,8 @@ use std::collections::BinaryHeap;
 enum Pick {
     /// A candidate classified one by one (an index into the round's candidates).
     Cand(usize),
-    /// A plain carried timer, with its budget.
-    Plain(Member, u64),
+    /// A plain carried timer, with its budget and its owner's fairness slot.
+    Plain(Member, u64, Option<FairnessSlot>),
 }
 
 /// The fill's outcome.
@@ -129,13 +130,16 @@ fn fill(
     order.sort_by(|&a, &b| {
         first(key(a), key(b)).then_with(|| cands[a].schedule_block.cmp(&cands[b].schedule_block))
     });
-    let mut heap: BinaryHeap<(u128, Reverse<Member>, Address)> = BinaryHeap::new();
+    // The member is unique in the heap, so the address and the slot after it never decide.
+    type Entry = (u128, Reverse<Member>, Address, Option<FairnessSlot>);
+    let mut heap: BinaryHeap<Entry> = BinaryHeap::new();
     let mut actors = Vec::new();
     for a in queue.auction_actors() {
-        let eff = p.saturating_mul(auction.weight_bps(&a) as u128);
+        let (w, slot) = auction.weight_and_slot(&a);
+        let eff = p.saturating_mul(w as u128);
         actors.push((a, eff));
         if let Some(m) = queue.auction_next(&a, None, visit) {
-            heap.push((eff, Reverse(m), a));
+            heap.push((eff, Reverse(m), a, slot));
         }
     }
     let min_budget = order
@@ -158,7 +162,7 @@ fn fill(
             (None, None) => break,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(&i), Some((eff, Reverse(m), _))) => first(key(i), (*eff, &m.id)).is_lt(),
+            (Some(&i), Some((eff, Reverse(m), _, _))) => first(key(i), (*eff, &m.id)).is_lt(),
         };
         if take_cand {
             let i = next.next().expect("peeked");
@@ -169,15 +173,15 @@ fn fill(
             }
             continue;
         }
-        let (eff, Reverse(m), a) = heap.pop().expect("peeked");
+        let (eff, Reverse(m), a, slot) = heap.pop().expect("peeked");
         let budget = auction.budget_of_gas(queue.auction_member(m).gas_limit_per_fire);
         if budget <= room {
             room -= budget;
-            f.picks.push(Pick::Plain(m, budget));
+            f.picks.push(Pick::Plain(m, budget, slot));
             f.top.get_or_insert(eff);
         }
         if let Some(n) = queue.auction_next(&a, Some(m), visit) {
-            heap.push((eff, Reverse(n), a));
+            heap.push((eff, Reverse(n), a, slot));
         }
     }
     f
@@ -201,11 +205,12 @@ fn settle(
     for pick in fill.picks {
         let priced = match pick {
             Pick::Cand(i) => slots[i].take().expect("selected once"),
-            Pick::Plain(m, budget) => Priced {
+            Pick::Plain(m, budget, slot) => Priced {
                 due: queue.auction_take(m),
                 budget,
                 priority: p,
                 max_cost: auction.plain_cost(queue.auction_member(m).gas_limit_per_fire, p),
+                slot,
             },
         };
         auction.fire(&mut r, queue, ledger, priced);
