@@ -17,10 +17,11 @@
 //! [`FairnessSlot`] with the fire and hands it back in [`Fairness::record_block`] (a [`Tally`]),
 //! so the update reads and writes one compact record per actor, indexed by slot, instead of a
 //! second lookup in the index of all actors. A slot is assigned when an actor first enters the
-//! window (the lowest freed one first, in the order the rows are recorded: ascending address)
-//! and freed when it leaves; a slot given back is checked against its record's address and
-//! taken only while that actor is in the window, otherwise the actor is looked up as before,
-//! so a stale or wrong slot costs a lookup and never changes a count.
+//! window (the last one freed first, else the next new one, in the order the rows are
+//! recorded: ascending address) and freed when it leaves; a slot given back is checked against
+//! its record's address and taken only while that actor is in the window, otherwise the actor
+//! is looked up as before, so a stale or wrong slot costs a lookup and never changes a count
+//! (Spec note 198).
 //!
 //! Nothing depends on hash-map order: the index is only looked up, never iterated for a
 //! result; rows, dumps and the state encoding name actors by address, in ascending order or in
