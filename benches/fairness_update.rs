@@ -26,8 +26,8 @@
 //!   recorded and of the block leaving the window in an index of all N actors and add to its
 //!   total. It shows how much of the N-dependence is the cache, not the algorithm.
 //!
-//! Run: `cargo bench --bench fairness_update`. Target: `record_block` at 100,000 actors within
-//! 1.2x of 1,000.
+//! Run: `cargo bench --bench fairness_update`. Target (issue 31): the engine's update,
+//! `record_block_slots`, at 100,000 actors within 1.2x of 1,000.
 
 use cowboy_devnet::engine::Address;
 use cowboy_devnet::engine::scheduler::variants::FairnessMedian;
