@@ -398,19 +398,19 @@ impl Fairness {
     /// The update of both `record_block`s. The block is added before the oldest ones leave
     /// (the same totals either way), so the slots the caller found before the block still
     /// name their actors while they are read.
-    fn record<F: BlockCount, D: BlockCount>(
+    fn record<F: BlockCount>(
         &mut self,
         height: u64,
         fires: &BTreeMap<Address, F>,
-        deferrals: &BTreeMap<Address, D>,
+        deferrals: &BTreeMap<Address, u32>,
     ) {
         let rows = merge_rows(fires, deferrals);
         if rows.is_empty() {
             self.roll(height);
             return;
         }
-        // Slots first, then the totals they name, then the updates: each pass is a tight loop
-        // of independent loads, so the memory misses overlap.
+        // Slots first (a tight loop of independent loads, so the misses of a lookup overlap),
+        // then the updates.
         let rows: Vec<(u32, u32, u32)> = rows
             .into_iter()
             .map(|(a, hint, f, d)| (self.slot(a, hint), f, d))
@@ -591,13 +591,13 @@ impl Fairness {
 
 /// A block's rows `(actor, slot given, fires, deferrals)`, ascending by actor, no all-zero row:
 /// the merge of the two maps.
-fn merge_rows<F: BlockCount, D: BlockCount>(
+fn merge_rows<F: BlockCount>(
     fires: &BTreeMap<Address, F>,
-    deferrals: &BTreeMap<Address, D>,
+    deferrals: &BTreeMap<Address, u32>,
 ) -> Vec<(Address, Option<FairnessSlot>, u32, u32)> {
     let mut rows = Vec::with_capacity(fires.len().max(deferrals.len()));
     let mut fi = fires.iter().filter(|(_, n)| n.count() > 0).peekable();
-    let mut di = deferrals.iter().filter(|(_, n)| n.count() > 0).peekable();
+    let mut di = deferrals.iter().filter(|(_, n)| **n > 0).peekable();
     loop {
         let take_fire = match (fi.peek(), di.peek()) {
             (None, None) => break,
@@ -616,12 +616,12 @@ fn merge_rows<F: BlockCount, D: BlockCount>(
             }
             Some(false) => {
                 let (a, d) = di.next().expect("peeked");
-                (*a, d.slot(), 0, d.count())
+                (*a, None, 0, *d)
             }
             None => {
                 let (a, f) = fi.next().expect("peeked");
                 let (_, d) = di.next().expect("peeked");
-                (*a, f.slot().or(d.slot()), f.count(), d.count())
+                (*a, f.slot(), f.count(), *d)
             }
         };
         rows.push(row);
