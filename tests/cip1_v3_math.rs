@@ -401,8 +401,8 @@ fn hint_strategy() -> impl Strategy<Value = (u8, u32)> {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
 
-    /// Issue 31 (the fairness update by dense slot) and CIP-1 v3 §8: fires handed over with the
-    /// actor's slot (found before the block, as the `eip1559` plan finds it with W), with a
+    /// Issue 31 (the fairness update by dense slot) and CIP-1 v3 §8: fires and deferrals handed
+    /// over with the actor's slot (found before the block, as the `eip1559` plan finds it with W), with a
     /// wrong slot, or with none, give the same window as counts by address and as the naive
     /// model: the same W in [1, 2] for every actor, the same median (both rules), the same
     /// rows and the same committed state.
@@ -427,23 +427,26 @@ proptest! {
             let defs = counts(&defs);
             // A wrong slot: one seen before, now another actor's, free, or still this one's.
             let wrong = |n: u32| (!seen.is_empty()).then(|| seen[n as usize % seen.len()]);
-            let tallies: BTreeMap<Address, Tally> = fires
-                .iter()
-                .zip(hints.iter().cycle())
-                .map(|((a, &count), &(how, n))| {
-                    let slot = match how {
-                        0 => by_slot.slot_of(a),
-                        1 => wrong(n),
-                        _ => None,
-                    };
-                    (*a, Tally { count, slot })
-                })
-                .collect();
+            let tally = |m: &BTreeMap<Address, u32>, skip: usize| -> BTreeMap<Address, Tally> {
+                m.iter()
+                    .zip(hints.iter().cycle().skip(skip))
+                    .map(|((a, &count), &(how, n))| {
+                        let slot = match how {
+                            0 => by_slot.slot_of(a),
+                            1 => wrong(n),
+                            _ => None,
+                        };
+                        (*a, Tally { count, slot })
+                    })
+                    .collect()
+            };
+            let tallies = tally(&fires, 0);
+            let def_tallies = tally(&defs, 3);
             if gap % 2 == 0 {
                 by_slot.skip_to(h - 1);
                 by_addr.skip_to(h - 1);
             }
-            by_slot.record_block_tallied(h, &tallies, &defs);
+            by_slot.record_block_tallied(h, &tallies, &def_tallies);
             by_addr.record_block(h, &fires, &defs);
             kept.push((h, fires, defs));
             seen.extend((0..12).filter_map(|a| by_slot.slot_of(&addr(a))));

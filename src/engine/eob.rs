@@ -10,8 +10,8 @@ use super::events::Deferral;
 use super::events::{DeferReason, TimerEvent};
 use super::gba::{GbaBid, GbaContext};
 use super::queue::{CalendarQueue, CarriedSummary, DueTimer};
-use super::scheduler::FairnessSlot;
 use super::scheduler::lane::{PRICE_SCALE, charge_ceil, charge_floor};
+use super::scheduler::{FairnessSlot, Tally};
 use super::timer::Timer;
 use super::types::Address;
 use serde::{Deserialize, Serialize};
@@ -190,8 +190,9 @@ pub struct EobPlan {
     pub deferrals: Vec<Deferral>,
     /// Deferrals per actor counted for the CIP-1 outcome beside [`deferrals`](Self::deferrals)
     /// (the `eip1559` auction over the carry queue gives its counts per actor instead of a
-    /// list, issue 31); the execution lane's reasons only (not `gc_budget`).
-    pub deferrals_by_actor: std::collections::BTreeMap<Address, u32>,
+    /// list, issue 31); the execution lane's reasons only (not `gc_budget`). Each with the
+    /// actor's fairness slot found with its W, for the window's update.
+    pub deferrals_by_actor: std::collections::BTreeMap<Address, Tally>,
 }
 
 impl EobPlan {

@@ -454,8 +454,9 @@ pub struct BlockOutcome {
     /// Fires per actor (§3 step 10), each with the actor's fairness slot when the plan found
     /// it (`Fire::fairness_slot`).
     pub fires: BTreeMap<Address, super::fairness::Tally>,
-    /// Execution-lane deferrals per actor (not the GC lane's).
-    pub deferrals: BTreeMap<Address, u32>,
+    /// Execution-lane deferrals per actor (not the GC lane's), with the actor's fairness slot
+    /// when the plan found it (the `eip1559` auction's carried actors).
+    pub deferrals: BTreeMap<Address, super::fairness::Tally>,
     /// Lane cycles reserved (Spec note 45: what the basefee follows by default).
     pub reserved: u64,
     /// Lane cycles the fired handlers consumed (what the basefee follows under the
@@ -470,7 +471,7 @@ impl BlockOutcome {
     pub fn count_deferrals(&mut self, deferrals: &[Deferral]) {
         for d in deferrals {
             if d.reason != DeferReason::GcBudget {
-                *self.deferrals.entry(d.actor).or_insert(0) += 1;
+                self.deferrals.entry(d.actor).or_default().count += 1;
             }
         }
     }
@@ -479,7 +480,9 @@ impl BlockOutcome {
     pub fn count_plan_deferrals(&mut self, plan: &crate::engine::eob::EobPlan) {
         self.count_deferrals(&plan.deferrals);
         for (a, n) in &plan.deferrals_by_actor {
-            *self.deferrals.entry(*a).or_insert(0) += n;
+            let tally = self.deferrals.entry(*a).or_default();
+            tally.count += n.count;
+            tally.slot = tally.slot.or(n.slot);
         }
     }
 }

@@ -381,16 +381,16 @@ impl Fairness {
         self.record(height, fires, deferrals);
     }
 
-    /// [`record_block`](Self::record_block) with each fire's count carrying the actor's
+    /// [`record_block`](Self::record_block) with each count carrying the actor's
     /// [`FairnessSlot`] when the caller found it in this window ([`Tally`]; issue 31): the
     /// actor's record is then reached by slot, without a lookup in the index of all actors. A
     /// slot that no longer names the actor in the window is ignored and the actor looked up
-    /// (module docs), so the result never depends on the slots given. Deferrals are looked up.
+    /// (module docs), so the result never depends on the slots given.
     pub fn record_block_tallied(
         &mut self,
         height: u64,
         fires: &BTreeMap<Address, Tally>,
-        deferrals: &BTreeMap<Address, u32>,
+        deferrals: &BTreeMap<Address, Tally>,
     ) {
         self.record(height, fires, deferrals);
     }
@@ -398,11 +398,11 @@ impl Fairness {
     /// The update of both `record_block`s. The block is added before the oldest ones leave
     /// (the same totals either way), so the slots the caller found before the block still
     /// name their actors while they are read.
-    fn record<F: BlockCount>(
+    fn record<F: BlockCount, D: BlockCount>(
         &mut self,
         height: u64,
         fires: &BTreeMap<Address, F>,
-        deferrals: &BTreeMap<Address, u32>,
+        deferrals: &BTreeMap<Address, D>,
     ) {
         let rows = merge_rows(fires, deferrals);
         if rows.is_empty() {
@@ -591,13 +591,13 @@ impl Fairness {
 
 /// A block's rows `(actor, slot given, fires, deferrals)`, ascending by actor, no all-zero row:
 /// the merge of the two maps.
-fn merge_rows<F: BlockCount>(
+fn merge_rows<F: BlockCount, D: BlockCount>(
     fires: &BTreeMap<Address, F>,
-    deferrals: &BTreeMap<Address, u32>,
+    deferrals: &BTreeMap<Address, D>,
 ) -> Vec<(Address, Option<FairnessSlot>, u32, u32)> {
     let mut rows = Vec::with_capacity(fires.len().max(deferrals.len()));
     let mut fi = fires.iter().filter(|(_, n)| n.count() > 0).peekable();
-    let mut di = deferrals.iter().filter(|(_, n)| **n > 0).peekable();
+    let mut di = deferrals.iter().filter(|(_, n)| n.count() > 0).peekable();
     loop {
         let take_fire = match (fi.peek(), di.peek()) {
             (None, None) => break,
@@ -616,12 +616,12 @@ fn merge_rows<F: BlockCount>(
             }
             Some(false) => {
                 let (a, d) = di.next().expect("peeked");
-                (*a, None, 0, *d)
+                (*a, d.slot(), 0, d.count())
             }
             None => {
                 let (a, f) = fi.next().expect("peeked");
                 let (_, d) = di.next().expect("peeked");
-                (*a, f.slot(), f.count(), *d)
+                (*a, f.slot().or(d.slot()), f.count(), d.count())
             }
         };
         rows.push(row);

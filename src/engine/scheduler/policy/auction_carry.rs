@@ -37,10 +37,10 @@ use super::eip1559::{Auction, Priced, Round, plan_walk};
 use crate::engine::eob::{Backlog, EobPlan, Ledger, defer, note_deferral};
 use crate::engine::events::DeferReason;
 use crate::engine::queue::{AuctionVisit, CalendarQueue, Member, VisitQuery};
-use crate::engine::scheduler::FairnessSlot;
 use crate::engine::scheduler::pricing::priority_per_cycle;
 use crate::engine::scheduler::select::{Candidate, effective_priority};
 use crate::engine::scheduler::variants::{OverCap, TieBreak};
+use crate::engine::scheduler::{FairnessSlot, Tally};
 use crate::engine::types::{Address, TimerId};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -58,8 +58,10 @@ struct Fill {
     picks: Vec<Pick>,
     /// The highest selected effective priority.
     top: Option<u128>,
-    /// Each actor with carried timers and its plain effective priority.
+    /// Each actor with carried timers (ascending) and its plain effective priority.
     actors: Vec<(Address, u128)>,
+    /// Each actor with carried timers (ascending) and its fairness slot, found with its W.
+    slots: Vec<(Address, Option<FairnessSlot>)>,
     /// The plain timers' priority per cycle.
     p: u128,
     /// The first of the round's candidates that is one of the height's own timers.
@@ -134,10 +136,12 @@ fn fill(
     type Entry = (u128, Reverse<Member>, Address, Option<FairnessSlot>);
     let mut heap: BinaryHeap<Entry> = BinaryHeap::new();
     let mut actors = Vec::new();
+    let mut slots = Vec::new();
     for a in queue.auction_actors() {
         let (w, slot) = auction.weight_and_slot(&a);
         let eff = p.saturating_mul(w as u128);
         actors.push((a, eff));
+        slots.push((a, slot));
         if let Some(m) = queue.auction_next(&a, None, visit) {
             heap.push((eff, Reverse(m), a, slot));
         }
@@ -152,6 +156,7 @@ fn fill(
         picks: Vec::new(),
         top: None,
         actors,
+        slots,
         p,
         from_own: 0,
     };
@@ -246,16 +251,31 @@ fn settle(
     for d in own_back {
         queue.carry_push_back(d);
     }
-    summarise(queue, r)
+    summarise(queue, r, &fill.slots)
 }
 
-/// The block's backlog summary and per-actor deferrals, from the carry queue's counts.
-fn summarise(queue: &CalendarQueue, r: Round) -> EobPlan {
+/// The block's backlog summary and per-actor deferrals, from the carry queue's counts, each
+/// with the actor's fairness slot from `slots` (the carried actors, ascending).
+fn summarise(
+    queue: &CalendarQueue,
+    r: Round,
+    slots: &[(Address, Option<FairnessSlot>)],
+) -> EobPlan {
     let mut out = r.out;
     let s = queue.auction_summary();
     out.stats.deferred = s.count;
     out.stats.backlog = Backlog::of_carried(s, out.stats.backlog.reason_changes);
     out.deferrals.clear();
-    out.deferrals_by_actor = queue.auction_deferrals_by_actor();
+    // Both ascending by actor: one merge walk.
+    let mut known = slots.iter().peekable();
+    out.deferrals_by_actor = queue
+        .auction_deferrals_by_actor()
+        .into_iter()
+        .map(|(a, count)| {
+            while known.next_if(|(k, _)| *k < a).is_some() {}
+            let slot = known.peek().filter(|(k, _)| *k == a).and_then(|(_, s)| *s);
+            (a, Tally { count, slot })
+        })
+        .collect();
     out
 }
