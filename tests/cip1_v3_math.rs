@@ -393,6 +393,43 @@ proptest! {
     }
 }
 
+/// Issue 31 (the fairness update by dense slot), Spec note 198: a slot kept from before its
+/// actor left the window, now another actor's, is not taken for it: both are counted as by
+/// address.
+#[test]
+fn issue31_a_stale_slot_names_no_other_actor() {
+    use cowboy_devnet::engine::scheduler::Tally;
+    let mut f = Fairness::new(2);
+    f.record_block(1, &counts(&[(1, 2)]), &BTreeMap::new());
+    let stale = f.slot_of(&addr(1));
+    assert!(stale.is_some());
+    // Actor 1 leaves the window at height 3; actor 2 enters next and takes the freed slot.
+    f.skip_to(3);
+    f.record_block(4, &counts(&[(2, 5)]), &BTreeMap::new());
+    assert_eq!(f.slot_of(&addr(1)), None);
+    assert_eq!(f.slot_of(&addr(2)), stale);
+    // Actor 1 fires again, handed over with its old slot (now actor 2's).
+    let fires: BTreeMap<Address, Tally> = [(
+        addr(1),
+        Tally {
+            count: 1,
+            slot: stale,
+        },
+    )]
+    .into();
+    f.record_block_tallied(5, &fires, &BTreeMap::new());
+    assert_eq!(f.recent_fires(&addr(1)), 1);
+    assert_eq!(f.recent_fires(&addr(2)), 5);
+    assert_eq!(f.actor_count(), 2);
+    let mut g = Fairness::new(2);
+    g.record_block(1, &counts(&[(1, 2)]), &BTreeMap::new());
+    g.record_block(4, &counts(&[(2, 5)]), &BTreeMap::new());
+    g.record_block(5, &counts(&[(1, 1)]), &BTreeMap::new());
+    assert_eq!(f, g);
+    assert_eq!(f.rows(), g.rows());
+    assert_eq!(f.median(), g.median());
+}
+
 /// How a generated fire names its actor's slot: as the plan found it, a wrong slot, or none.
 fn hint_strategy() -> impl Strategy<Value = (u8, u32)> {
     (0u8..3, 0u32..16)

@@ -13,8 +13,8 @@
 //! per fire count) from which the median is read by a walk over the counts up to it.
 //!
 //! Dense slots (issue 31): a caller that already looked an actor up (the `eip1559` plan reads
-//! W(actor) for every due timer, [`Fairness::weight_and_slot_by`]) keeps the actor's
-//! [`FairnessSlot`] with the fire and hands it back in [`Fairness::record_block`] (a [`Tally`]),
+//! W(actor) for every due timer and carried actor, [`Fairness::weight_and_slot_by`]) keeps the
+//! actor's [`FairnessSlot`] with the fire or the deferral count and hands it back in [`Fairness::record_block`] (a [`Tally`]),
 //! so the update reads and writes one compact record per actor, indexed by slot, instead of a
 //! second lookup in the index of all actors. A slot is assigned when an actor first enters the
 //! window (the last one freed first, else the next new one, in the order the rows are
@@ -85,7 +85,8 @@ impl BlockCount for u32 {
 }
 
 /// A count with the actor's [`FairnessSlot`] as the caller found it (the engine's per-block
-/// fires: the slot found with W(actor) when the block was planned), for
+/// fires and the auction's deferral counts: the slot found with W(actor) when the block was
+/// planned), for
 /// [`Fairness::record_block_tallied`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tally {
