@@ -8,19 +8,30 @@
 //! other block. The window is filled (1,000 blocks) before the clock starts; each measured
 //! iteration records the next block, so one block also leaves the window.
 //!
-//! * `record_block/N`: the engine's update (per-block lists in a ring, per-actor totals, a
-//!   histogram of counts for the median).
+//! * `record_block/N`: the update given counts by address (per-block lists in a ring,
+//!   per-actor records by slot, a histogram of counts for the median): every actor of the block
+//!   is looked up in the index of all actors.
+//! * `record_block_slots/N` (issue 31): the engine's update as the `eip1559` plan feeds it: each
+//!   fire carries its actor's dense fairness slot, found when the plan read W(actor)
+//!   (`Fairness::weight_and_slot_by`, here before the clock starts: the plan reads W whether or
+//!   not it keeps the slot), and so does each deferral (the auction's carried actors).
+//! * `weight_lookups/N`: for scale, what the plan's W reads of the same actors cost (the
+//!   lookups the slots reuse; not part of the update).
+//! * `slot_floor/N`: the least work the update implies once actors are named by slot: add each
+//!   actor's fires of the block recorded and subtract those of the block leaving, in a dense
+//!   array indexed by the same slots.
 //! * `naive/N`: the same ring and totals, with the median recomputed each block by collecting
 //!   and sorting every known actor's count.
 //! * `lookup_floor/N`: the least memory work a block implies: look up each actor of the block
 //!   recorded and of the block leaving the window in an index of all N actors and add to its
 //!   total. It shows how much of the N-dependence is the cache, not the algorithm.
 //!
-//! Run: `cargo bench --bench fairness_update`. Target: `record_block` at 100,000 actors within
-//! 1.2x of 1,000.
+//! Run: `cargo bench --bench fairness_update`. Target (issue 31): the engine's update,
+//! `record_block_slots`, at 100,000 actors within 1.2x of 1,000.
 
 use cowboy_devnet::engine::Address;
-use cowboy_devnet::engine::scheduler::Fairness;
+use cowboy_devnet::engine::scheduler::variants::FairnessMedian;
+use cowboy_devnet::engine::scheduler::{Fairness, Tally};
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use std::collections::{BTreeMap, VecDeque};
 
@@ -137,7 +148,61 @@ fn bench(c: &mut Criterion) {
                 }
             })
         });
+        // The blocks as the engine hands them over: counts with the slots the plan found.
+        let tally = |m: &Counts| -> BTreeMap<Address, Tally> {
+            m.iter()
+                .map(|(a, c)| {
+                    let slot = f.slot_of(a);
+                    assert!(slot.is_some());
+                    (*a, Tally { count: *c, slot })
+                })
+                .collect()
+        };
+        let hinted: Vec<BTreeMap<Address, Tally>> = bl.iter().map(|(fi, _)| tally(fi)).collect();
+        let hinted_defs: Vec<BTreeMap<Address, Tally>> =
+            bl.iter().map(|(_, de)| tally(de)).collect();
+        let slots: Vec<Vec<(u32, u32)>> = hinted
+            .iter()
+            .map(|fi| {
+                fi.values()
+                    .map(|t| (t.slot.expect("known").index(), t.count))
+                    .collect()
+            })
+            .collect();
+        let top = slots.iter().flatten().map(|s| s.0).max().unwrap_or(0);
+        let mut dense = vec![u64::MAX / 2; top as usize + 1];
         let mut h = WINDOW;
+        g.bench_with_input(BenchmarkId::new("slot_floor", n), &n, |b, _| {
+            b.iter(|| {
+                h += 1;
+                for &(s, c) in &slots[(h % PERIOD) as usize] {
+                    dense[s as usize] += c as u64;
+                }
+                for &(s, c) in &slots[((h - WINDOW) % PERIOD) as usize] {
+                    dense[s as usize] -= c as u64;
+                }
+            })
+        });
+        let mut h = WINDOW;
+        g.bench_with_input(BenchmarkId::new("weight_lookups", n), &n, |b, _| {
+            b.iter(|| {
+                h += 1;
+                let mut sum = 0u64;
+                for a in bl[(h % PERIOD) as usize].0.keys() {
+                    sum += f.weight_and_slot_by(a, FairnessMedian::Lower).0 as u64;
+                }
+                sum
+            })
+        });
+        // Both updates go on from the height the other left (heights must not decrease).
+        let mut h = WINDOW;
+        g.bench_with_input(BenchmarkId::new("record_block_slots", n), &n, |b, _| {
+            b.iter(|| {
+                h += 1;
+                let i = (h % PERIOD) as usize;
+                f.record_block_tallied(h, &hinted[i], &hinted_defs[i]);
+            })
+        });
         g.bench_with_input(BenchmarkId::new("record_block", n), &n, |b, _| {
             b.iter(|| {
                 h += 1;
@@ -145,6 +210,14 @@ fn bench(c: &mut Criterion) {
                 f.record_block(h, fi, de);
             })
         });
+        // The same window recorded afresh gives the same median and W.
+        let mut fresh = Fairness::new(WINDOW);
+        for hh in h + 1 - WINDOW..=h {
+            let (fi, de) = &bl[(hh % PERIOD) as usize];
+            fresh.record_block(hh, fi, de);
+        }
+        assert_eq!(f.median(), fresh.median());
+        assert_eq!(f.rows(), fresh.rows());
         let mut h = WINDOW;
         g.bench_with_input(BenchmarkId::new("naive", n), &n, |b, _| {
             b.iter(|| {

@@ -393,6 +393,133 @@ proptest! {
     }
 }
 
+/// Issue 31 (the fairness update by dense slot), Spec note 200: a slot kept from before its
+/// actor left the window, now another actor's, is not taken for it: both are counted as by
+/// address.
+#[test]
+fn issue31_a_stale_slot_names_no_other_actor() {
+    use cowboy_devnet::engine::scheduler::Tally;
+    let mut f = Fairness::new(2);
+    f.record_block(1, &counts(&[(1, 2)]), &BTreeMap::new());
+    let stale = f.slot_of(&addr(1));
+    assert!(stale.is_some());
+    // Actor 1 leaves the window at height 3; actor 2 enters next and takes the freed slot.
+    f.skip_to(3);
+    f.record_block(4, &counts(&[(2, 5)]), &BTreeMap::new());
+    assert_eq!(f.slot_of(&addr(1)), None);
+    assert_eq!(f.slot_of(&addr(2)), stale);
+    // Actor 1 fires again, handed over with its old slot (now actor 2's).
+    let fires: BTreeMap<Address, Tally> = [(
+        addr(1),
+        Tally {
+            count: 1,
+            slot: stale,
+        },
+    )]
+    .into();
+    f.record_block_tallied(5, &fires, &BTreeMap::new());
+    assert_eq!(f.recent_fires(&addr(1)), 1);
+    assert_eq!(f.recent_fires(&addr(2)), 5);
+    assert_eq!(f.actor_count(), 2);
+    let mut g = Fairness::new(2);
+    g.record_block(1, &counts(&[(1, 2)]), &BTreeMap::new());
+    g.record_block(4, &counts(&[(2, 5)]), &BTreeMap::new());
+    g.record_block(5, &counts(&[(1, 1)]), &BTreeMap::new());
+    assert_eq!(f, g);
+    assert_eq!(f.rows(), g.rows());
+    assert_eq!(f.median(), g.median());
+}
+
+/// How a generated fire names its actor's slot: as the plan found it, a wrong slot, or none.
+fn hint_strategy() -> impl Strategy<Value = (u8, u32)> {
+    (0u8..3, 0u32..16)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+
+    /// Issue 31 (the fairness update by dense slot) and CIP-1 v3 §8: fires and deferrals handed
+    /// over with the actor's slot (found before the block, as the `eip1559` plan finds it with W), with a
+    /// wrong slot, or with none, give the same window as counts by address and as the naive
+    /// model: the same W in [1, 2] for every actor, the same median (both rules), the same
+    /// rows and the same committed state.
+    #[test]
+    fn issue31_fires_named_by_slot_keep_w_and_the_median_of_the_model(
+        window in 1u64..12,
+        steps in proptest::collection::vec(
+            (block_strategy(), proptest::collection::vec(hint_strategy(), 6)),
+            1..40,
+        ),
+    ) {
+        use cowboy_devnet::engine::scheduler::Tally;
+        use cowboy_devnet::engine::scheduler::variants::FairnessMedian;
+        let mut by_slot = Fairness::new(window);
+        let mut by_addr = Fairness::new(window);
+        let mut kept = Vec::new();
+        let mut seen = Vec::new();
+        let mut h = 0;
+        for ((gap, fires, defs), hints) in steps {
+            h += gap;
+            let fires = counts(&fires);
+            let defs = counts(&defs);
+            // A wrong slot: one seen before, now another actor's, free, or still this one's.
+            let wrong = |n: u32| (!seen.is_empty()).then(|| seen[n as usize % seen.len()]);
+            let tally = |m: &BTreeMap<Address, u32>, skip: usize| -> BTreeMap<Address, Tally> {
+                m.iter()
+                    .zip(hints.iter().cycle().skip(skip))
+                    .map(|((a, &count), &(how, n))| {
+                        let slot = match how {
+                            0 => by_slot.slot_of(a),
+                            1 => wrong(n),
+                            _ => None,
+                        };
+                        (*a, Tally { count, slot })
+                    })
+                    .collect()
+            };
+            let tallies = tally(&fires, 0);
+            let def_tallies = tally(&defs, 3);
+            if gap % 2 == 0 {
+                by_slot.skip_to(h - 1);
+                by_addr.skip_to(h - 1);
+            }
+            by_slot.record_block_tallied(h, &tallies, &def_tallies);
+            by_addr.record_block(h, &fires, &defs);
+            kept.push((h, fires, defs));
+            seen.extend((0..12).filter_map(|a| by_slot.slot_of(&addr(a))));
+            let (tot, median) = model(&kept, h, window);
+            prop_assert_eq!(by_slot.median(), median);
+            prop_assert_eq!(&by_slot, &by_addr);
+            prop_assert_eq!(by_slot.rows(), by_addr.rows());
+            prop_assert_eq!(
+                by_slot.median_by(FairnessMedian::Mean),
+                by_addr.median_by(FairnessMedian::Mean)
+            );
+            prop_assert_eq!(by_slot.actor_count(), tot.len());
+            for a in 0..12 {
+                let a = addr(a);
+                let w = by_slot.weight_bps(&a);
+                prop_assert!((W_ONE_BPS..=W_MAX_BPS).contains(&w));
+                prop_assert_eq!(w, by_addr.weight_bps(&a));
+                let t = tot.get(&a).copied().unwrap_or((0, 0));
+                prop_assert_eq!(by_slot.recent_fires(&a), t.0);
+                prop_assert_eq!(by_slot.recent_deferrals(&a), t.1);
+                prop_assert_eq!(
+                    by_slot.weight_and_slot_by(&a, FairnessMedian::Lower),
+                    (w, by_slot.slot_of(&a))
+                );
+            }
+        }
+        // What is stored is the same, and loads back to the same window.
+        prop_assert_eq!(
+            serde_json::to_string(&by_slot).unwrap(),
+            serde_json::to_string(&by_addr).unwrap()
+        );
+        let back: Fairness = serde_json::from_str(&serde_json::to_string(&by_slot).unwrap()).unwrap();
+        prop_assert_eq!(back.rows(), by_slot.rows());
+    }
+}
+
 // ---------------------------------------------------------------- §3 steps 6–7, §10: select
 
 fn tid(n: u64) -> TimerId {

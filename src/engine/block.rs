@@ -223,11 +223,13 @@ impl EndOfBlock {
         self.stats.lane_used += cycles;
         self.outcome.cycles = self.outcome.cycles.saturating_add(cycles);
         self.outcome.tips.push(fire.tip_per_cycle);
-        *self
+        let tally = self
             .outcome
             .fires
             .entry(fire.timer.actor_address)
-            .or_insert(0) += 1;
+            .or_default();
+        tally.count += 1;
+        tally.slot = tally.slot.or(fire.fairness_slot);
         self.lane.tips += s.tip;
         self.lane.burned += s.burned;
         self.lane.lane_burned += s.lane_burned;

@@ -11,6 +11,7 @@ use super::events::{DeferReason, TimerEvent};
 use super::gba::{GbaBid, GbaContext};
 use super::queue::{CalendarQueue, CarriedSummary, DueTimer};
 use super::scheduler::lane::{PRICE_SCALE, charge_ceil, charge_floor};
+use super::scheduler::{FairnessSlot, Tally};
 use super::timer::Timer;
 use super::types::Address;
 use serde::{Deserialize, Serialize};
@@ -64,6 +65,10 @@ pub struct Fire {
     pub cycle_basefee: u128,
     pub cell_basefee: u128,
     pub cells_limit: u64,
+    /// The owner's CIP-1 v3 fairness slot, when the plan looked the owner up in the window
+    /// for W(actor) (under `eip1559`): handed back with the block's fires so the window's
+    /// update needs no second lookup (issue 31). Not part of any state.
+    pub fairness_slot: Option<FairnessSlot>,
 }
 
 /// Counters for one end of block.
@@ -185,8 +190,9 @@ pub struct EobPlan {
     pub deferrals: Vec<Deferral>,
     /// Deferrals per actor counted for the CIP-1 outcome beside [`deferrals`](Self::deferrals)
     /// (the `eip1559` auction over the carry queue gives its counts per actor instead of a
-    /// list, issue 31); the execution lane's reasons only (not `gc_budget`).
-    pub deferrals_by_actor: std::collections::BTreeMap<Address, u32>,
+    /// list, issue 31); the execution lane's reasons only (not `gc_budget`). Each with the
+    /// actor's fairness slot found with its W, for the window's update.
+    pub deferrals_by_actor: std::collections::BTreeMap<Address, Tally>,
 }
 
 impl EobPlan {
@@ -241,6 +247,7 @@ impl Fire {
             cycle_basefee: quote.cycle_basefee,
             cell_basefee: quote.cell_basefee,
             cells_limit: cfg.max_cells_per_fire,
+            fairness_slot: None,
         }
     }
 }

@@ -211,6 +211,17 @@ impl Cip1State {
             .weight_bps_by(actor, self.config.variants.fairness_median)
     }
 
+    /// [`weight_bps`](Self::weight_bps) and the actor's fairness slot, from one lookup: the
+    /// plan keeps the slot with the actor's fire, and the window's update after the block
+    /// reaches the actor's record by it ([`BlockOutcome::fires`], issue 31).
+    pub fn weight_and_slot(
+        &self,
+        actor: &crate::engine::types::Address,
+    ) -> (u32, Option<super::fairness::FairnessSlot>) {
+        self.fairness
+            .weight_and_slot_by(actor, self.config.variants.fairness_median)
+    }
+
     /// The §8 network median under the variant in force (Spec note 155).
     pub fn fairness_median(&self) -> u64 {
         self.fairness
@@ -440,10 +451,12 @@ impl LaneStats {
 pub struct BlockOutcome {
     /// The tip per cycle (nanos) of every timer that fired.
     pub tips: Vec<u128>,
-    /// Fires per actor (§3 step 10).
-    pub fires: BTreeMap<Address, u32>,
-    /// Execution-lane deferrals per actor (not the GC lane's).
-    pub deferrals: BTreeMap<Address, u32>,
+    /// Fires per actor (§3 step 10), each with the actor's fairness slot when the plan found
+    /// it (`Fire::fairness_slot`).
+    pub fires: BTreeMap<Address, super::fairness::Tally>,
+    /// Execution-lane deferrals per actor (not the GC lane's), with the actor's fairness slot
+    /// when the plan found it (the `eip1559` auction's carried actors).
+    pub deferrals: BTreeMap<Address, super::fairness::Tally>,
     /// Lane cycles reserved (Spec note 45: what the basefee follows by default).
     pub reserved: u64,
     /// Lane cycles the fired handlers consumed (what the basefee follows under the
@@ -458,7 +471,7 @@ impl BlockOutcome {
     pub fn count_deferrals(&mut self, deferrals: &[Deferral]) {
         for d in deferrals {
             if d.reason != DeferReason::GcBudget {
-                *self.deferrals.entry(d.actor).or_insert(0) += 1;
+                self.deferrals.entry(d.actor).or_default().count += 1;
             }
         }
     }
@@ -467,7 +480,9 @@ impl BlockOutcome {
     pub fn count_plan_deferrals(&mut self, plan: &crate::engine::eob::EobPlan) {
         self.count_deferrals(&plan.deferrals);
         for (a, n) in &plan.deferrals_by_actor {
-            *self.deferrals.entry(*a).or_insert(0) += n;
+            let tally = self.deferrals.entry(*a).or_default();
+            tally.count += n.count;
+            tally.slot = tally.slot.or(n.slot);
         }
     }
 }
@@ -503,7 +518,7 @@ impl Cip1State {
                 self.fairness.skip_to(height);
             } else {
                 self.fairness
-                    .record_block(height, &outcome.fires, &outcome.deferrals);
+                    .record_block_tallied(height, &outcome.fires, &outcome.deferrals);
             }
             let basefee = self.lane_basefee.unwrap_or(0);
             let used = match v.utilisation {

@@ -12,6 +12,17 @@
 //! needs no lookup), an address → slot index, and a histogram of the totals (number of actors
 //! per fire count) from which the median is read by a walk over the counts up to it.
 //!
+//! Dense slots (issue 31): a caller that already looked an actor up (the `eip1559` plan reads
+//! W(actor) for every due timer and carried actor, [`Fairness::weight_and_slot_by`]) keeps the
+//! actor's [`FairnessSlot`] with the fire or the deferral count and hands it back in [`Fairness::record_block`] (a [`Tally`]),
+//! so the update reads and writes one compact record per actor, indexed by slot, instead of a
+//! second lookup in the index of all actors. A slot is assigned when an actor first enters the
+//! window (the last one freed first, else the next new one, in the order the rows are
+//! recorded: ascending address) and freed when it leaves; a slot given back is checked against
+//! its record's address and taken only while that actor is in the window, otherwise the actor
+//! is looked up as before, so a stale or wrong slot costs a lookup and never changes a count
+//! (Spec note 200).
+//!
 //! Nothing depends on hash-map order: the index is only looked up, never iterated for a
 //! result; rows, dumps and the state encoding name actors by address, in ascending order or in
 //! the order of the ring. Slot numbers are internal and never leave this type.
@@ -43,11 +54,76 @@ struct Block {
     rows: Vec<(u32, u32, u32)>,
 }
 
-/// An actor's totals over the window.
-#[derive(Clone, Copy, Debug, Default)]
+/// An actor's place in the fairness window: an index into its compact per-actor records,
+/// valid while the actor stays in the window (see the module docs). Never serialised, never in
+/// the state root; slots are rebuilt when a window is loaded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct FairnessSlot(u32);
+
+impl FairnessSlot {
+    /// The slot's number: a small integer, below the most actors the window has held at once.
+    pub fn index(self) -> u32 {
+        self.0
+    }
+}
+
+/// One actor's count in a block as the update takes it: a bare `u32`, or a [`Tally`] carrying
+/// the actor's slot.
+trait BlockCount {
+    /// The count (fires or deferrals); 0 is no row.
+    fn count(&self) -> u32;
+    /// The actor's slot, if the caller looked it up in this window.
+    fn slot(&self) -> Option<FairnessSlot> {
+        None
+    }
+}
+
+impl BlockCount for u32 {
+    fn count(&self) -> u32 {
+        *self
+    }
+}
+
+/// A count with the actor's [`FairnessSlot`] as the caller found it (the engine's per-block
+/// fires and the auction's deferral counts: the slot found with W(actor) when the block was
+/// planned), for
+/// [`Fairness::record_block_tallied`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tally {
+    pub count: u32,
+    pub slot: Option<FairnessSlot>,
+}
+
+impl BlockCount for Tally {
+    fn count(&self) -> u32 {
+        self.count
+    }
+    fn slot(&self) -> Option<FairnessSlot> {
+        self.slot
+    }
+}
+
+/// An actor's record, per slot: its address and totals over the window (both zero: a free
+/// slot). One record per actor so the check of a given slot and the update share a line.
+#[derive(Clone, Copy, Debug)]
 struct Totals {
+    addr: Address,
     fires: u64,
     deferrals: u64,
+}
+
+impl Totals {
+    fn free(addr: Address) -> Self {
+        Totals {
+            addr,
+            fires: 0,
+            deferrals: 0,
+        }
+    }
+
+    fn live(&self) -> bool {
+        self.fires != 0 || self.deferrals != 0
+    }
 }
 
 /// What is stored (dumps, snapshots): the window length and the blocks in it. The totals, the
@@ -121,9 +197,8 @@ pub struct Fairness {
     blocks: VecDeque<Block>,
     /// Slot of every actor with a fire or a deferral in the window (looked up only).
     index: hashbrown::HashMap<Address, u32>,
-    /// Totals and address per slot; free slots are listed in `free`.
+    /// Address and totals per slot; free slots are listed in `free`.
     totals: Vec<Totals>,
-    addrs: Vec<Address>,
     free: Vec<u32>,
     hist: Histogram,
     /// Actors with at least one fire in the window (the histogram's total).
@@ -143,7 +218,7 @@ impl PartialEq for Fairness {
                 a.height == b.height
                     && a.rows.len() == b.rows.len()
                     && a.rows.iter().zip(&b.rows).all(|(x, y)| {
-                        self.addrs[x.0 as usize] == other.addrs[y.0 as usize]
+                        self.totals[x.0 as usize].addr == other.totals[y.0 as usize].addr
                             && (x.1, x.2) == (y.1, y.2)
                     })
             })
@@ -174,7 +249,7 @@ impl From<FairnessState> for Fairness {
             let rows: Vec<(u32, u32, u32)> = b
                 .rows
                 .into_iter()
-                .map(|(a, fires, defs)| (f.slot(a), fires, defs))
+                .map(|(a, fires, defs)| (f.slot(a, None), fires, defs))
                 .collect();
             f.apply(&rows, true);
             f.blocks.push_back(Block {
@@ -204,7 +279,6 @@ impl Fairness {
             blocks: VecDeque::new(),
             index: hashbrown::HashMap::new(),
             totals: Vec::new(),
-            addrs: Vec::new(),
             free: Vec::new(),
             hist: Histogram::default(),
             firing: 0,
@@ -230,7 +304,28 @@ impl Fairness {
     fn get(&self, actor: &Address) -> Totals {
         self.index
             .get(actor)
-            .map_or_else(Totals::default, |&s| self.totals[s as usize])
+            .map_or_else(|| Totals::free(*actor), |&s| self.totals[s as usize])
+    }
+
+    /// `actor`'s slot while it is in the window.
+    pub fn slot_of(&self, actor: &Address) -> Option<FairnessSlot> {
+        self.index.get(actor).map(|&s| FairnessSlot(s))
+    }
+
+    /// [`weight_bps_by`](Self::weight_bps_by) and `actor`'s slot from one lookup: what a
+    /// caller keeps to hand the slot back with the actor's counts ([`Tally`]).
+    pub fn weight_and_slot_by(
+        &self,
+        actor: &Address,
+        rule: FairnessMedian,
+    ) -> (u32, Option<FairnessSlot>) {
+        match self.index.get(actor) {
+            Some(&s) => (
+                weight_bps(self.totals[s as usize].fires, self.median_by(rule)),
+                Some(FairnessSlot(s)),
+            ),
+            None => (weight_bps(0, self.median_by(rule)), None),
+        }
     }
 
     /// Fires of `actor` in the window.
@@ -276,57 +371,54 @@ impl Fairness {
     /// that starvation shows in `rows`, and does not count toward the median).
     ///
     /// Heights must not decrease. The cost follows the actors in this block and in the blocks
-    /// leaving the window.
+    /// leaving the window; each actor of the block is looked up by address
+    /// ([`record_block_tallied`](Self::record_block_tallied) takes their slots instead).
     pub fn record_block(
         &mut self,
         height: u64,
         fires: &BTreeMap<Address, u32>,
         deferrals: &BTreeMap<Address, u32>,
     ) {
-        self.roll(height);
-        let mut rows = Vec::with_capacity(fires.len().max(deferrals.len()));
-        let mut fi = fires.iter().filter(|(_, n)| **n > 0).peekable();
-        let mut di = deferrals.iter().filter(|(_, n)| **n > 0).peekable();
-        loop {
-            let (a, f, d) = match (fi.peek(), di.peek()) {
-                (None, None) => break,
-                (Some(&(a, &f)), None) => {
-                    fi.next();
-                    (*a, f, 0)
-                }
-                (None, Some(&(a, &d))) => {
-                    di.next();
-                    (*a, 0, d)
-                }
-                (Some(&(fa, &f)), Some(&(da, &d))) => match fa.cmp(da) {
-                    std::cmp::Ordering::Less => {
-                        fi.next();
-                        (*fa, f, 0)
-                    }
-                    std::cmp::Ordering::Greater => {
-                        di.next();
-                        (*da, 0, d)
-                    }
-                    std::cmp::Ordering::Equal => {
-                        fi.next();
-                        di.next();
-                        (*fa, f, d)
-                    }
-                },
-            };
-            rows.push((a, f, d));
-        }
+        self.record(height, fires, deferrals);
+    }
+
+    /// [`record_block`](Self::record_block) with each count carrying the actor's
+    /// [`FairnessSlot`] when the caller found it in this window ([`Tally`]; issue 31): the
+    /// actor's record is then reached by slot, without a lookup in the index of all actors. A
+    /// slot that no longer names the actor in the window is ignored and the actor looked up
+    /// (module docs), so the result never depends on the slots given.
+    pub fn record_block_tallied(
+        &mut self,
+        height: u64,
+        fires: &BTreeMap<Address, Tally>,
+        deferrals: &BTreeMap<Address, Tally>,
+    ) {
+        self.record(height, fires, deferrals);
+    }
+
+    /// The update of both `record_block`s. The block is added before the oldest ones leave
+    /// (the same totals either way), so the slots the caller found before the block still
+    /// name their actors while they are read.
+    fn record<F: BlockCount, D: BlockCount>(
+        &mut self,
+        height: u64,
+        fires: &BTreeMap<Address, F>,
+        deferrals: &BTreeMap<Address, D>,
+    ) {
+        let rows = merge_rows(fires, deferrals);
         if rows.is_empty() {
+            self.roll(height);
             return;
         }
-        // Slots first, then the totals they name, then the updates: each pass is a tight loop
-        // of independent loads, so the memory misses of a large map overlap.
+        // Slots first (a tight loop of independent loads, so the misses of a lookup overlap),
+        // then the updates.
         let rows: Vec<(u32, u32, u32)> = rows
             .into_iter()
-            .map(|(a, f, d)| (self.slot(a), f, d))
+            .map(|(a, hint, f, d)| (self.slot(a, hint), f, d))
             .collect();
         self.apply(&rows, true);
         self.blocks.push_back(Block { height, rows });
+        self.drop_old(height);
         (self.median, self.median_mean) = self.compute_median();
     }
 
@@ -388,15 +480,22 @@ impl Fairness {
             rows: b
                 .rows
                 .iter()
-                .map(|&(s, f, d)| (self.addrs[s as usize], f, d))
+                .map(|&(s, f, d)| (self.totals[s as usize].addr, f, d))
                 .collect(),
         }
     }
 
-    /// Drops the blocks at or below `height − window`.
+    /// Drops the blocks at or below `height − window` and brings the median up to date.
     fn roll(&mut self, height: u64) {
+        if self.drop_old(height) {
+            (self.median, self.median_mean) = self.compute_median();
+        }
+    }
+
+    /// Drops the blocks at or below `height − window`; whether any left.
+    fn drop_old(&mut self, height: u64) -> bool {
         let Some(cutoff) = height.checked_sub(self.window) else {
-            return;
+            return false;
         };
         let mut changed = false;
         while self.blocks.front().is_some_and(|b| b.height <= cutoff) {
@@ -404,50 +503,58 @@ impl Fairness {
             self.apply(&b.rows, false);
             changed = true;
         }
-        if changed {
-            (self.median, self.median_mean) = self.compute_median();
-        }
+        changed
     }
 
     /// Adds (`add`) or removes a block's rows to or from the totals and the histogram.
     fn apply(&mut self, rows: &[(u32, u32, u32)], add: bool) {
-        let olds: Vec<Totals> = rows.iter().map(|r| self.totals[r.0 as usize]).collect();
-        for (&(s, f, d), old) in rows.iter().zip(olds) {
+        for &(s, f, d) in rows {
+            let old = self.totals[s as usize];
             let t = if add {
                 Totals {
                     fires: old.fires + f as u64,
                     deferrals: old.deferrals + d as u64,
+                    ..old
                 }
             } else {
                 Totals {
                     fires: old.fires - f as u64,
                     deferrals: old.deferrals - d as u64,
+                    ..old
                 }
             };
             self.totals[s as usize] = t;
             if t.fires != old.fires {
                 self.move_count(old.fires, t.fires);
             }
-            if !add && t.fires == 0 && t.deferrals == 0 {
-                self.index.remove(&self.addrs[s as usize]);
+            if !add && !t.live() {
+                self.index.remove(&t.addr);
                 self.free.push(s);
             }
         }
     }
 
-    /// `a`'s slot, created (with zero totals) if `a` is not in the window.
-    fn slot(&mut self, a: Address) -> u32 {
+    /// `a`'s slot: `hint` when it names `a` in the window (no lookup), else looked up, or
+    /// created (with zero totals) if `a` is not in the window.
+    fn slot(&mut self, a: Address, hint: Option<FairnessSlot>) -> u32 {
+        if let Some(FairnessSlot(s)) = hint
+            && self
+                .totals
+                .get(s as usize)
+                .is_some_and(|t| t.addr == a && t.live())
+        {
+            return s;
+        }
         match self.index.entry(a) {
             hashbrown::hash_map::Entry::Occupied(e) => *e.get(),
             hashbrown::hash_map::Entry::Vacant(e) => {
                 let s = match self.free.pop() {
                     Some(s) => {
-                        self.addrs[s as usize] = a;
+                        self.totals[s as usize] = Totals::free(a);
                         s
                     }
                     None => {
-                        self.totals.push(Totals::default());
-                        self.addrs.push(a);
+                        self.totals.push(Totals::free(a));
                         (self.totals.len() - 1) as u32
                     }
                 };
@@ -483,6 +590,46 @@ impl Fairness {
     }
 }
 
+/// A block's rows `(actor, slot given, fires, deferrals)`, ascending by actor, no all-zero row:
+/// the merge of the two maps.
+fn merge_rows<F: BlockCount, D: BlockCount>(
+    fires: &BTreeMap<Address, F>,
+    deferrals: &BTreeMap<Address, D>,
+) -> Vec<(Address, Option<FairnessSlot>, u32, u32)> {
+    let mut rows = Vec::with_capacity(fires.len().max(deferrals.len()));
+    let mut fi = fires.iter().filter(|(_, n)| n.count() > 0).peekable();
+    let mut di = deferrals.iter().filter(|(_, n)| n.count() > 0).peekable();
+    loop {
+        let take_fire = match (fi.peek(), di.peek()) {
+            (None, None) => break,
+            (Some(_), None) => Some(true),
+            (None, Some(_)) => Some(false),
+            (Some((fa, _)), Some((da, _))) => match fa.cmp(da) {
+                std::cmp::Ordering::Less => Some(true),
+                std::cmp::Ordering::Greater => Some(false),
+                std::cmp::Ordering::Equal => None,
+            },
+        };
+        let row = match take_fire {
+            Some(true) => {
+                let (a, f) = fi.next().expect("peeked");
+                (*a, f.slot(), f.count(), 0)
+            }
+            Some(false) => {
+                let (a, d) = di.next().expect("peeked");
+                (*a, d.slot(), 0, d.count())
+            }
+            None => {
+                let (a, f) = fi.next().expect("peeked");
+                let (_, d) = di.next().expect("peeked");
+                (*a, f.slot().or(d.slot()), f.count(), d.count())
+            }
+        };
+        rows.push(row);
+    }
+    rows
+}
+
 /// `clip(2 − recent / max(1, median), 1, 2)` in basis points, the ratio floored (§8).
 fn weight_bps(recent: u64, median: u64) -> u32 {
     let m = median.max(1) as u128;
@@ -505,7 +652,7 @@ impl HashEncode for Fairness {
             e.u64(b.height);
             e.length(b.rows.len());
             for &(s, f, d) in &b.rows {
-                e.raw(&self.addrs[s as usize].0);
+                e.raw(&self.totals[s as usize].addr.0);
                 e.u32(f);
                 e.u32(d);
             }

@@ -16,7 +16,7 @@ pub mod select;
 pub mod v1;
 pub mod variants;
 
-pub use fairness::{Fairness, FairnessRow, W_MAX_BPS, W_ONE_BPS};
+pub use fairness::{Fairness, FairnessRow, FairnessSlot, Tally, W_MAX_BPS, W_ONE_BPS};
 pub use kind::SchedulerKind;
 pub use lane::{
     LaneParams, PRICE_SCALE, charge_ceil, charge_floor, next_lane_basefee,

@@ -40,6 +40,7 @@ use crate::engine::queue::{AuctionVisit, CalendarQueue, Member, VisitQuery};
 use crate::engine::scheduler::pricing::priority_per_cycle;
 use crate::engine::scheduler::select::{Candidate, effective_priority};
 use crate::engine::scheduler::variants::{OverCap, TieBreak};
+use crate::engine::scheduler::{FairnessSlot, Tally};
 use crate::engine::types::{Address, TimerId};
 use std::cmp::{Ordering, Reverse};
 use std::collections::BinaryHeap;
@@ -48,8 +49,8 @@ use std::collections::BinaryHeap;
 enum Pick {
     /// A candidate classified one by one (an index into the round's candidates).
     Cand(usize),
-    /// A plain carried timer, with its budget.
-    Plain(Member, u64),
+    /// A plain carried timer, with its budget and its owner's fairness slot.
+    Plain(Member, u64, Option<FairnessSlot>),
 }
 
 /// The fill's outcome.
@@ -57,8 +58,10 @@ struct Fill {
     picks: Vec<Pick>,
     /// The highest selected effective priority.
     top: Option<u128>,
-    /// Each actor with carried timers and its plain effective priority.
+    /// Each actor with carried timers (ascending) and its plain effective priority.
     actors: Vec<(Address, u128)>,
+    /// Each actor with carried timers (ascending) and its fairness slot, found with its W.
+    slots: Vec<(Address, Option<FairnessSlot>)>,
     /// The plain timers' priority per cycle.
     p: u128,
     /// The first of the round's candidates that is one of the height's own timers.
@@ -129,13 +132,18 @@ fn fill(
     order.sort_by(|&a, &b| {
         first(key(a), key(b)).then_with(|| cands[a].schedule_block.cmp(&cands[b].schedule_block))
     });
-    let mut heap: BinaryHeap<(u128, Reverse<Member>, Address)> = BinaryHeap::new();
+    // The member is unique in the heap, so the address and the slot after it never decide.
+    type Entry = (u128, Reverse<Member>, Address, Option<FairnessSlot>);
+    let mut heap: BinaryHeap<Entry> = BinaryHeap::new();
     let mut actors = Vec::new();
+    let mut slots = Vec::new();
     for a in queue.auction_actors() {
-        let eff = p.saturating_mul(auction.weight_bps(&a) as u128);
+        let (w, slot) = auction.weight_and_slot(&a);
+        let eff = p.saturating_mul(w as u128);
         actors.push((a, eff));
+        slots.push((a, slot));
         if let Some(m) = queue.auction_next(&a, None, visit) {
-            heap.push((eff, Reverse(m), a));
+            heap.push((eff, Reverse(m), a, slot));
         }
     }
     let min_budget = order
@@ -148,6 +156,7 @@ fn fill(
         picks: Vec::new(),
         top: None,
         actors,
+        slots,
         p,
         from_own: 0,
     };
@@ -158,7 +167,7 @@ fn fill(
             (None, None) => break,
             (Some(_), None) => true,
             (None, Some(_)) => false,
-            (Some(&i), Some((eff, Reverse(m), _))) => first(key(i), (*eff, &m.id)).is_lt(),
+            (Some(&i), Some((eff, Reverse(m), _, _))) => first(key(i), (*eff, &m.id)).is_lt(),
         };
         if take_cand {
             let i = next.next().expect("peeked");
@@ -169,15 +178,15 @@ fn fill(
             }
             continue;
         }
-        let (eff, Reverse(m), a) = heap.pop().expect("peeked");
+        let (eff, Reverse(m), a, slot) = heap.pop().expect("peeked");
         let budget = auction.budget_of_gas(queue.auction_member(m).gas_limit_per_fire);
         if budget <= room {
             room -= budget;
-            f.picks.push(Pick::Plain(m, budget));
+            f.picks.push(Pick::Plain(m, budget, slot));
             f.top.get_or_insert(eff);
         }
         if let Some(n) = queue.auction_next(&a, Some(m), visit) {
-            heap.push((eff, Reverse(n), a));
+            heap.push((eff, Reverse(n), a, slot));
         }
     }
     f
@@ -201,11 +210,12 @@ fn settle(
     for pick in fill.picks {
         let priced = match pick {
             Pick::Cand(i) => slots[i].take().expect("selected once"),
-            Pick::Plain(m, budget) => Priced {
+            Pick::Plain(m, budget, slot) => Priced {
                 due: queue.auction_take(m),
                 budget,
                 priority: p,
                 max_cost: auction.plain_cost(queue.auction_member(m).gas_limit_per_fire, p),
+                slot,
             },
         };
         auction.fire(&mut r, queue, ledger, priced);
@@ -241,16 +251,31 @@ fn settle(
     for d in own_back {
         queue.carry_push_back(d);
     }
-    summarise(queue, r)
+    summarise(queue, r, &fill.slots)
 }
 
-/// The block's backlog summary and per-actor deferrals, from the carry queue's counts.
-fn summarise(queue: &CalendarQueue, r: Round) -> EobPlan {
+/// The block's backlog summary and per-actor deferrals, from the carry queue's counts, each
+/// with the actor's fairness slot from `slots` (the carried actors, ascending).
+fn summarise(
+    queue: &CalendarQueue,
+    r: Round,
+    slots: &[(Address, Option<FairnessSlot>)],
+) -> EobPlan {
     let mut out = r.out;
     let s = queue.auction_summary();
     out.stats.deferred = s.count;
     out.stats.backlog = Backlog::of_carried(s, out.stats.backlog.reason_changes);
     out.deferrals.clear();
-    out.deferrals_by_actor = queue.auction_deferrals_by_actor();
+    // Both ascending by actor: one merge walk.
+    let mut known = slots.iter().peekable();
+    out.deferrals_by_actor = queue
+        .auction_deferrals_by_actor()
+        .into_iter()
+        .map(|(a, count)| {
+            while known.next_if(|(k, _)| *k < a).is_some() {}
+            let slot = known.peek().filter(|(k, _)| *k == a).and_then(|(_, s)| *s);
+            (a, Tally { count, slot })
+        })
+        .collect();
     out
 }

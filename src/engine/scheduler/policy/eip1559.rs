@@ -10,6 +10,7 @@ use crate::engine::error::ErrorKind;
 use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::gba::{GbaBid, GbaContext};
 use crate::engine::queue::{CalendarQueue, DueTimer};
+use crate::engine::scheduler::FairnessSlot;
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
 use crate::engine::scheduler::select::{Candidate, Selection, select};
 use crate::engine::scheduler::variants::{
@@ -24,6 +25,8 @@ pub(super) struct Priced {
     pub(super) budget: u64,
     pub(super) priority: u128,
     pub(super) max_cost: u128,
+    /// The owner's fairness slot, found with its W (handed on with the fire).
+    pub(super) slot: Option<FairnessSlot>,
 }
 
 /// CIP-1 v3 §3 steps 4–9 for the block at `env.height` (step 10, the fairness counters, and
@@ -161,9 +164,13 @@ impl<'a> Auction<'a> {
         self.env.cfg.lane_timer_cycles
     }
 
-    /// W(actor) as the window stood before this block (§8).
-    pub(super) fn weight_bps(&self, a: &crate::engine::types::Address) -> u32 {
-        self.env.cip1.weight_bps(a)
+    /// W(actor) as the window stood before this block (§8), and the actor's fairness slot
+    /// (kept with its fires for the window's update, issue 31).
+    pub(super) fn weight_and_slot(
+        &self,
+        a: &crate::engine::types::Address,
+    ) -> (u32, Option<FairnessSlot>) {
+        self.env.cip1.weight_and_slot(a)
     }
 
     /// Variant `over_cap = own_budget`: no per-fire cap in the auction (budgets stay bounded
@@ -238,18 +245,20 @@ impl<'a> Auction<'a> {
             r.carried.push(d);
             return;
         };
+        let (weight_bps, slot) = self.weight_and_slot(&t.actor_address);
         r.cands.push(Candidate {
             timer_id: self.tie_key(t),
             schedule_block: t.schedule_block,
             budget,
             priority_per_cycle: priority,
-            weight_bps: self.env.cip1.weight_bps(&t.actor_address),
+            weight_bps,
         });
         r.priced.push(Priced {
             due: d,
             budget,
             priority,
             max_cost,
+            slot,
         });
     }
 
@@ -375,6 +384,9 @@ impl<'a> Auction<'a> {
         };
         let (cfg, quote) = (self.env.cfg, self.env.quote);
         fire(&mut r.out, queue, ledger, p.due, price, quote, cfg);
+        if let Some(f) = r.out.fires.last_mut() {
+            f.fairness_slot = p.slot;
+        }
     }
 
     /// A selected timer whose fee payer can no longer pay: removed under the GC lane, or
