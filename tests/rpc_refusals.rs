@@ -111,6 +111,32 @@ async fn every_state_changing_method_refused_changes_nothing() {
             Some("TransactionNotFound"),
         ),
         ("devnet_dropTransaction", json!(["0x42"]), None),
+        // Issue 29: a raw transaction the chain would not include.
+        (
+            "devnet_sendTransaction",
+            json!([{"from": dev1, "nonce": 999, "kind": {"type": "transfer", "to": dev2, "amount": "1"}}]),
+            Some("NonceMismatch"),
+        ),
+        (
+            "devnet_sendTransaction",
+            json!([{"from": nobody, "kind": {"type": "transfer", "to": dev2, "amount": "0"}}]),
+            Some("InsufficientFunds"),
+        ),
+        (
+            "devnet_sendTransaction",
+            json!([{"from": dev1, "kind": {"type": "system", "op": "cancel_timer", "timer_id": timer}}]),
+            Some("Unauthorized"),
+        ),
+        (
+            "devnet_sendTransaction",
+            json!([{"from": dev1, "kind": {"type": "act_as", "actor": actor, "op": {"call": "schedule_timer", "height": 1}}}]),
+            Some("InvalidInput"),
+        ),
+        (
+            "devnet_sendTransaction",
+            json!([{"from": dev1, "kind": {"type": "transfer", "to": dev2, "amount": "1", "memo": "x"}}]),
+            None,
+        ),
         (
             "actor_deploy",
             json!([{"from": dev1, "balance": huge}]),
