@@ -824,3 +824,29 @@ fn issue34_attach_charts_window_and_a_gone_timers_payload() {
         "the head keeps no payload of a gone timer"
     );
 }
+
+/// A refresh the node refuses (here a past view of a height it never had) is said in the
+/// status bar, naming the query, and the panes keep the last answer; the next good refresh
+/// clears it (issue 31: a dashboard newer than its server froze without a word).
+#[test]
+fn issue31_a_refused_refresh_is_said_and_the_last_answer_stays() {
+    let serve = Serve::start(0);
+    let mut src = RemoteDevnet::new(&serve.url()).unwrap();
+    let good = src.dashboard(&ViewQuery::default());
+    assert!(good.status.is_some());
+    assert_eq!(src.link(), None);
+    let bad = ViewQuery {
+        at: Some(1_000_000_000),
+        ..ViewQuery::default()
+    };
+    let kept = src.dashboard(&bad);
+    assert_eq!(kept.status, good.status, "the last answer stays");
+    let link = src.link().expect("the failure is said");
+    assert!(link.starts_with("a refresh failed"), "{link}");
+    assert!(
+        link.contains("devnet_head: InvalidInput: height 1000000000 is past the head"),
+        "the query and the node's words: {link}"
+    );
+    src.dashboard(&ViewQuery::default());
+    assert_eq!(src.link(), None, "cleared by the next refresh");
+}

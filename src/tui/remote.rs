@@ -89,7 +89,11 @@ struct Answers(std::vec::IntoIter<Result<Value, String>>);
 impl Answers {
     /// The next answer as `Q`'s reply.
     fn take<Q: RpcQuery>(&mut self) -> Result<Q::Reply, String> {
-        let v = self.0.next().ok_or("the batch answered fewer calls")??;
+        let v = self
+            .0
+            .next()
+            .ok_or("the batch answered fewer calls")?
+            .map_err(|e| format!("{}: {e}", Q::METHOD))?;
         serde_json::from_value(v).map_err(|e| format!("{}: {e}", Q::METHOD))
     }
 }
@@ -107,6 +111,9 @@ pub struct RemoteDevnet {
     next_try: Instant,
     http_error: Option<String>,
     ws_error: Option<String>,
+    /// Why the last refresh failed while the node answered (a query it refused, a reply
+    /// that did not decode): said in the status bar, the panes keep the last answer.
+    refresh_error: Option<String>,
     /// Heights up to this one are read with `devnet_getEvents`; above it the subscription
     /// delivers. `None`: no subscription.
     floor: Option<u64>,
@@ -324,6 +331,7 @@ impl RemoteDevnet {
             subscription: None,
             next_try: Instant::now(),
             http_error: None,
+            refresh_error: None,
             ws_error: None,
             story: Vec::new(),
             floor: None,
@@ -373,7 +381,10 @@ impl RemoteDevnet {
             }
             let r = self.rt.block_on(self.queries.batch_request::<Value>(b));
             let r = self.note_http(r).map_err(|e| e.to_string())?;
-            out.extend(r.into_iter().map(|x| x.map_err(|e| e.to_string())));
+            out.extend(
+                r.into_iter()
+                    .map(|x| x.map_err(|e| format!("{} ({})", e.message(), e.code()))),
+            );
         }
         Ok(Answers(out.into_iter()))
     }
@@ -606,12 +617,17 @@ impl DashboardSource for RemoteDevnet {
     fn replies(&mut self, q: &ViewQuery) -> Option<QueryReplies> {
         match self.fetch(q) {
             Ok(r) => {
+                self.refresh_error = None;
                 self.names = r.names.clone();
                 self.last = Some(r.clone());
                 Some(r)
             }
-            // Unreachable: the last replies stay, and the status bar says why.
-            Err(_) => self.last.clone(),
+            // Unreachable, or a query refused: the last replies stay, and the status bar
+            // says why.
+            Err(e) => {
+                self.refresh_error = Some(e);
+                self.last.clone()
+            }
         }
     }
 
@@ -710,7 +726,10 @@ impl DashboardSource for RemoteDevnet {
             (None, Some(e)) if self.subscription.is_none() => {
                 Some(format!("no live updates, retrying ({}: {e})", self.ws_url))
             }
-            _ => None,
+            _ => self
+                .refresh_error
+                .as_ref()
+                .map(|e| format!("a refresh failed, showing the last answer ({e})")),
         }
     }
 
