@@ -19,6 +19,13 @@ impl Chain {
         self.engine.set_full_auction_walk(on);
     }
 
+    /// Bench hook (issue 31, where the queue's bytes are): lets go of a part of the queue
+    /// (the chain is not meant to run on after it).
+    #[doc(hidden)]
+    pub fn test_hook_drop_queue_part(&mut self, part: crate::engine::queue::QueuePart) {
+        self.engine.test_hook_queue_mut().test_hook_drop_part(part);
+    }
+
     /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.
     pub fn seal_block(&mut self) -> &Block {
         match self.seal_next() {

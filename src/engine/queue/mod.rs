@@ -35,6 +35,7 @@ mod carry;
 mod commit;
 mod dump;
 mod maintain;
+mod parts;
 mod slab;
 mod update;
 mod views;
@@ -42,6 +43,7 @@ mod views;
 pub use auction::{AuctionVisit, Member, VisitQuery};
 pub use carry::CarriedSummary;
 pub use dump::QueueDump;
+pub use parts::QueuePart;
 use slab::{BUSY_BUCKET, NO_PAGE, Slab};
 
 use super::config::QueueConfig;
