@@ -146,7 +146,11 @@ fn breakdown(label: &str, mut n: NodeCore) {
         );
     }
     let ((), heap) = counting_alloc::measure(|| drop(n));
-    println!("    {:<14} {:>9.1} MB", "rest of live chain", mb(-heap.retained));
+    println!(
+        "    {:<14} {:>9.1} MB",
+        "rest of live chain",
+        mb(-heap.retained)
+    );
 }
 
 fn main() {

@@ -110,6 +110,7 @@ fn run(
     gc_removals: u64,
     lane: u64,
     restore_at: usize,
+    clone_every: usize,
 ) -> Result<(), TestCaseError> {
     let cfg = cfg(gc_removals, lane);
     let start = 10;
@@ -180,6 +181,11 @@ fn run(
             fast.queue = CalendarQueue::restore(fast.queue.dump()).expect("restores");
             fast.queue.commit();
         }
+        if clone_every > 0 && b % clone_every == clone_every - 1 {
+            // A clone (a checkpoint, a snapshot) plays on in the original's place: it rebuilds
+            // the carry queue's indexes rather than copying them (issue 31, brief "carry").
+            fast.queue = fast.queue.clone();
+        }
     }
     prop_assert_eq!(fast.queue.dump(), walk.queue.dump());
     Ok(())
@@ -196,7 +202,20 @@ proptest! {
         lane in prop_oneof![Just(8_000u64), Just(30_000u64)],
         restore_at in 0usize..40,
     ) {
-        run(blocks, gc_removals, lane, restore_at)?;
+        run(blocks, gc_removals, lane, restore_at, 0)?;
+    }
+
+    /// Issue 31 (brief "carry"): a clone of the queue does not copy the carry queue's indexes
+    /// (it rebuilds them the first time a block reads them); a clone put in the fast side's
+    /// place every few blocks still decides what the walk decides, block after block.
+    #[test]
+    fn issue31_a_clone_rebuilds_its_carry_indexes_and_decides_as_the_walk_decides(
+        blocks in moves(),
+        gc_removals in 1u64..6,
+        lane in prop_oneof![Just(8_000u64), Just(30_000u64)],
+        clone_every in 1usize..5,
+    ) {
+        run(blocks, gc_removals, lane, usize::MAX, clone_every)?;
     }
 }
 
@@ -220,5 +239,16 @@ fn cip5_6_5_a_deep_backlog_is_decided_as_the_walk_decides() {
         }
         blocks.push(moves);
     }
-    run(blocks, 3, 30_000, 30).expect("same decisions");
+    run(blocks, 3, 30_000, 30, 0).expect("same decisions");
+    let mut again = Vec::new();
+    for b in 0..60u64 {
+        again.push(
+            (0..30u64)
+                .map(|i| Move::Schedule(i % 3, 5_000 + (i * 733) % 5_000, 5 + (i * b) % 50, i))
+                .collect(),
+        );
+    }
+    // Issue 31 (brief "carry"): the same backlog with the fast side replaced by its clone
+    // every seventh block.
+    run(again, 3, 30_000, usize::MAX, 7).expect("same decisions after clones");
 }

@@ -62,7 +62,11 @@ impl CalendarQueue {
             QueuePart::AuctionIndexes => self.carry.auction = Default::default(),
             QueuePart::FeeCaps => {
                 for i in 0..self.slots.len() {
-                    if self.slots[i].timer.as_ref().is_some_and(|t| t.fee_caps.is_some()) {
+                    if self.slots[i]
+                        .timer
+                        .as_ref()
+                        .is_some_and(|t| t.fee_caps.is_some())
+                    {
                         self.slots[i].timer.as_mut().expect("live").fee_caps = None;
                     }
                 }
