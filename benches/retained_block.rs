@@ -121,29 +121,22 @@ fn breakdown(label: &str, mut n: NodeCore) {
         mb(cps.total() as isize)
     );
     println!("  {label}: bytes each part alone held (dropped in this order)");
+    let mut dropped = |name: String, f: &mut dyn FnMut(&mut NodeCore)| {
+        let ((), heap) = counting_alloc::measure(|| f(&mut n));
+        println!("    {name:<14} {:>9.1} MB", mb(-heap.retained));
+    };
     for part in RetainedPart::ALL {
-        let ((), heap) = counting_alloc::measure(|| n.test_hook_drop_part(part));
-        println!(
-            "    {:<14} {:>9.1} MB",
-            format!("{part:?}"),
-            mb(-heap.retained)
-        );
+        dropped(format!("{part:?}"), &mut |n| n.test_hook_drop_part(part));
     }
     for part in QueuePart::ALL {
-        let ((), heap) = counting_alloc::measure(|| n.test_hook_drop_queue_part(part));
-        println!(
-            "    {:<14} {:>9.1} MB",
-            format!("queue {part:?}"),
-            mb(-heap.retained)
-        );
+        dropped(format!("queue {part:?}"), &mut |n| {
+            n.test_hook_drop_queue_part(part)
+        });
     }
     for field in ["engine", "accounts", "actors", "commit", "recent"] {
-        let ((), heap) = counting_alloc::measure(|| n.test_hook_drop_chain_field(field));
-        println!(
-            "    {:<14} {:>9.1} MB",
-            format!("chain {field}"),
-            mb(-heap.retained)
-        );
+        dropped(format!("chain {field}"), &mut |n| {
+            n.test_hook_drop_chain_field(field)
+        });
     }
     let ((), heap) = counting_alloc::measure(|| drop(n));
     println!(

@@ -223,11 +223,14 @@ proptest! {
 /// timers that expire while carried: the two plans agree block after block.
 #[test]
 fn cip5_6_5_a_deep_backlog_is_decided_as_the_walk_decides() {
+    let schedules = |b: u64| -> Vec<Move> {
+        (0..30u64)
+            .map(|i| Move::Schedule(i % 3, 5_000 + (i * 733) % 5_000, 5 + (i * b) % 50, i))
+            .collect()
+    };
     let mut blocks = Vec::new();
     for b in 0..60u64 {
-        let mut moves: Vec<Move> = (0..30u64)
-            .map(|i| Move::Schedule(i % 3, 5_000 + (i * 733) % 5_000, 5 + (i * b) % 50, i))
-            .collect();
+        let mut moves = schedules(b);
         if b % 7 == 3 {
             moves.push(Move::Drain(b % PAYERS));
         }
@@ -240,14 +243,7 @@ fn cip5_6_5_a_deep_backlog_is_decided_as_the_walk_decides() {
         blocks.push(moves);
     }
     run(blocks, 3, 30_000, 30, 0).expect("same decisions");
-    let mut again = Vec::new();
-    for b in 0..60u64 {
-        again.push(
-            (0..30u64)
-                .map(|i| Move::Schedule(i % 3, 5_000 + (i * 733) % 5_000, 5 + (i * b) % 50, i))
-                .collect(),
-        );
-    }
+    let again = (0..60u64).map(schedules).collect();
     // Issue 31 (brief "carry"): the same backlog with the fast side replaced by its clone
     // every seventh block.
     run(again, 3, 30_000, usize::MAX, 7).expect("same decisions after clones");

@@ -1,6 +1,6 @@
 //! Where the queue's bytes are (issue 31, brief "carry"): a bench drops one part of the queue
 //! at a time under a counting allocator and reads what that part alone held
-//! (`benches/carry_bytes.rs`). Not part of the queue's behaviour: the queue is not meant to
+//! (`benches/backlog.rs`, its carried-timer report). Not part of the queue's behaviour: the queue is not meant to
 //! run on after a part is dropped.
 
 use super::CalendarQueue;
