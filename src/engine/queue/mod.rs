@@ -35,6 +35,7 @@ mod carry;
 mod commit;
 mod dump;
 mod maintain;
+mod overflow;
 mod parts;
 mod slab;
 mod update;
@@ -203,7 +204,8 @@ pub struct CalendarQueue {
     ring: Vec<VecDeque<Handle>>,
     epochs: Vec<VecDeque<Handle>>,
     epoch_live: Vec<usize>,
-    overflow: BTreeMap<(u64, u64), u32>,
+    /// The overflow tier by `(height, seq)` (see [`overflow`]).
+    overflow: overflow::OverflowSet,
     overflow_per_epoch: BTreeMap<u64, usize>,
     next_height: u64,
     ring_horizon: u64,
@@ -301,7 +303,7 @@ impl CalendarQueue {
             index: HashTable::new(),
             ring,
             epochs,
-            overflow: BTreeMap::new(),
+            overflow: Default::default(),
             overflow_per_epoch: BTreeMap::new(),
             next_height: start_height,
             ring_horizon: 0,
