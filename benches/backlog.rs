@@ -14,14 +14,25 @@
 //!   events, stats) and its event count, per scheduler and backlog, after the backlog formed.
 //!   Target: independent of the backlog.
 //!
-//! Run: `cargo bench --bench backlog` (the report runs every time).
+//! * A report (printed) of what a carried timer costs in the live chain (issue 31, brief
+//!   "carry"): per scheduler, the chain's heap per timer with 100,000 timers due 1,000 heights
+//!   ahead (pending, the baseline) and with them carried behind the lane, what a clone of the
+//!   chain (a checkpoint, a snapshot) holds alone per timer, and the queue's heap by part
+//!   (each dropped in turn, `QueuePart::ALL`), from a counting allocator.
+//!
+//! Run: `cargo bench --bench backlog` (the reports run every time; `cargo bench --bench
+//! backlog carry` runs the carried-timer report alone).
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
+use cowboy_devnet::engine::queue::QueuePart;
 use cowboy_devnet::engine::{Address, SchedulerKind, Timer, TimerConfig, TimerId};
 use cowboy_devnet::vm::DevnetRuntime;
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group, criterion_main};
 use std::time::{Duration, Instant};
+
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 /// Timers the lane takes per block.
 const FIRES: usize = 100;
@@ -63,6 +74,12 @@ struct Congested {
 
 impl Congested {
     fn new(scheduler: SchedulerKind, backlog: usize, walk: bool) -> Self {
+        Self::due_ahead(scheduler, backlog, walk, 0)
+    }
+
+    /// [`new`](Self::new) with the `backlog` timers due `ahead` heights after the first
+    /// block (pending, not carried, when `ahead` is above 2).
+    fn due_ahead(scheduler: SchedulerKind, backlog: usize, walk: bool, ahead: u64) -> Self {
         let funder = Address::from_label("bench-funder");
         let genesis = Genesis {
             timer: TimerConfig {
@@ -96,7 +113,13 @@ impl Congested {
         }
         chain.seal_block();
         let mut s = Congested { chain, next_id: 0 };
-        s.insert(backlog + FIRES);
+        if ahead > 0 {
+            let h = s.chain.pending_height() + ahead;
+            let timers: Vec<Timer> = (0..backlog).map(|i| timer(i as u64, h)).collect();
+            s.next_id = backlog as u64;
+            s.chain.test_hook_insert_timers(timers).expect("fresh ids");
+        }
+        s.insert(if ahead > 0 { FIRES } else { backlog + FIRES });
         s.chain.seal_block();
         // Two more blocks so the measured ones see a settled backlog.
         s.seal_one();
@@ -185,5 +208,40 @@ fn report_retained(_c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench_seal, report_retained);
+/// What a carried timer costs in the live chain and in a clone (see the module docs).
+fn report_carry_bytes(_c: &mut Criterion) {
+    if !std::env::args()
+        .skip(1)
+        .all(|a| a.starts_with('-') || "carry".contains(a.as_str()))
+    {
+        return;
+    }
+    const N: usize = 100_000;
+    let per = |bytes: isize| bytes as f64 / N as f64;
+    println!("backlog/carry: {N} timers, lane {FIRES} fires a block; heap bytes per timer");
+    for scheduler in [SchedulerKind::Fifo, SchedulerKind::Eip1559] {
+        let (_, none) = counting_alloc::measure(|| Congested::new(scheduler, 0, false));
+        for ahead in [1_000, 0] {
+            let (mut s, heap) =
+                counting_alloc::measure(|| Congested::due_ahead(scheduler, N, false, ahead));
+            let (copy, cloned) = counting_alloc::measure(|| s.chain.clone());
+            drop(copy);
+            println!(
+                "  {:<8} {:<8}: chain {:>6.1} B, a clone holds {:>5.1} B",
+                scheduler.as_str(),
+                if ahead > 0 { "pending" } else { "carried" },
+                per(heap.retained - none.retained),
+                per(cloned.retained)
+            );
+            let mut parts = String::new();
+            for part in QueuePart::ALL {
+                let ((), h) = counting_alloc::measure(|| s.chain.test_hook_drop_queue_part(part));
+                parts.push_str(&format!(" {part:?} {:.1},", per(-h.retained)));
+            }
+            println!("    queue by part:{}", parts.trim_end_matches(','));
+        }
+    }
+}
+
+criterion_group!(benches, bench_seal, report_retained, report_carry_bytes);
 criterion_main!(benches);

@@ -532,3 +532,39 @@ fn cip1_2_1_busy_heights_keep_fifo_through_cancel_carry_restore_and_jump() {
             .all(|n| !q.contains(&id(n)))
     );
 }
+
+/// CIP-1 v3 §2.3 with issue 31 (brief "carry"): a clone does not copy the overflow set (it
+/// rebuilds it from its timers the first time a migration reads it). A queue replaced by its
+/// clone every few blocks reads the same overflow heights, migrates, fires and commits what the
+/// original does, block after block, through inserts and cancels in every tier.
+#[test]
+fn cip1_2_3_a_clone_rebuilds_the_overflow_set_and_goes_on_as_the_original() {
+    let mut a = CalendarQueue::new(small(), 1);
+    let mut b = a.clone();
+    let mut n = 0;
+    for h in 1..=60u64 {
+        for k in 0..3u64 {
+            n += 1;
+            let height = h + 5 + (n * 7 + k * 11) % 40;
+            a.insert(timer(n, height)).unwrap();
+            b.insert(timer(n, height)).unwrap();
+        }
+        if h % 5 == 0 {
+            a.remove(&id(n - 4));
+            b.remove(&id(n - 4));
+        }
+        if h % 3 == 0 {
+            b = b.clone();
+        }
+        for ahead in [h + 1, h + 20, h + 39] {
+            let ids = |q: &CalendarQueue| -> Vec<TimerId> {
+                q.height_timers(ahead).iter().map(|t| t.timer_id).collect()
+            };
+            assert_eq!(ids(&a), ids(&b), "timers of #{ahead} read at #{h}");
+        }
+        assert_eq!(block(&mut a, h), block(&mut b, h), "fires of #{h}");
+        assert_eq!(a.counts(), b.counts(), "tiers after #{h}");
+        assert_eq!(a.commit(), b.commit(), "roots after #{h}");
+    }
+    assert_eq!(a.dump(), b.dump());
+}

@@ -110,6 +110,7 @@ fn run(
     gc_removals: u64,
     lane: u64,
     restore_at: usize,
+    clone_every: usize,
 ) -> Result<(), TestCaseError> {
     let cfg = cfg(gc_removals, lane);
     let start = 10;
@@ -180,6 +181,11 @@ fn run(
             fast.queue = CalendarQueue::restore(fast.queue.dump()).expect("restores");
             fast.queue.commit();
         }
+        if clone_every > 0 && b % clone_every == clone_every - 1 {
+            // A clone (a checkpoint, a snapshot) plays on in the original's place: it rebuilds
+            // the carry queue's indexes rather than copying them (issue 31, brief "carry").
+            fast.queue = fast.queue.clone();
+        }
     }
     prop_assert_eq!(fast.queue.dump(), walk.queue.dump());
     Ok(())
@@ -189,14 +195,18 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     /// CIP-5 §5.1, §5.4, §6.5, §8 (issue 20): the carry queue's plan is the walk's plan.
+    /// Issue 31 (brief "carry"): with `clone_every` above 0, the fast side is replaced by its
+    /// clone every few blocks (a clone rebuilds the carry queue's indexes the first time a
+    /// block reads them, rather than copying them) and still decides what the walk decides.
     #[test]
     fn cip5_6_5_the_carry_queue_decides_what_the_walk_decides(
         blocks in moves(),
         gc_removals in 1u64..6,
         lane in prop_oneof![Just(8_000u64), Just(30_000u64)],
         restore_at in 0usize..40,
+        clone_every in 0usize..5,
     ) {
-        run(blocks, gc_removals, lane, restore_at)?;
+        run(blocks, gc_removals, lane, restore_at, clone_every)?;
     }
 }
 
@@ -204,11 +214,14 @@ proptest! {
 /// timers that expire while carried: the two plans agree block after block.
 #[test]
 fn cip5_6_5_a_deep_backlog_is_decided_as_the_walk_decides() {
+    let schedules = |b: u64| -> Vec<Move> {
+        (0..30u64)
+            .map(|i| Move::Schedule(i % 3, 5_000 + (i * 733) % 5_000, 5 + (i * b) % 50, i))
+            .collect()
+    };
     let mut blocks = Vec::new();
     for b in 0..60u64 {
-        let mut moves: Vec<Move> = (0..30u64)
-            .map(|i| Move::Schedule(i % 3, 5_000 + (i * 733) % 5_000, 5 + (i * b) % 50, i))
-            .collect();
+        let mut moves = schedules(b);
         if b % 7 == 3 {
             moves.push(Move::Drain(b % PAYERS));
         }
@@ -220,5 +233,9 @@ fn cip5_6_5_a_deep_backlog_is_decided_as_the_walk_decides() {
         }
         blocks.push(moves);
     }
-    run(blocks, 3, 30_000, 30).expect("same decisions");
+    run(blocks, 3, 30_000, 30, 0).expect("same decisions");
+    let again = (0..60u64).map(schedules).collect();
+    // Issue 31 (brief "carry"): the same backlog with the fast side replaced by its clone
+    // every seventh block.
+    run(again, 3, 30_000, usize::MAX, 7).expect("same decisions after clones");
 }

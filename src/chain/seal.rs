@@ -19,6 +19,42 @@ impl Chain {
         self.engine.set_full_auction_walk(on);
     }
 
+    /// Bench hook (issue 31, where the queue's bytes are): lets go of a part of the queue
+    /// (the chain is not meant to run on after it).
+    #[doc(hidden)]
+    pub fn test_hook_drop_queue_part(&mut self, part: crate::engine::queue::QueuePart) {
+        self.engine.test_hook_queue_mut().test_hook_drop_part(part);
+    }
+
+    /// Bench hook (issue 31, where the live chain's bytes are): lets go of one of the chain's
+    /// parts by name (`engine`, `accounts`, `actors`, `commit`, `recent`); the chain is not
+    /// meant to run on after it.
+    #[doc(hidden)]
+    pub fn test_hook_drop_field(&mut self, name: &str) {
+        match name {
+            "engine" => {
+                self.engine = crate::engine::Engine::new(
+                    self.genesis.queue.clone(),
+                    self.engine.genesis_scheduler(),
+                    1,
+                )
+            }
+            "accounts" => self.accounts = Default::default(),
+            "actors" => self.actors = Default::default(),
+            "commit" => self.commit = Default::default(),
+            "recent" => {
+                self.blocks = Default::default();
+                self.quiet = Default::default();
+                self.quiet_head = None;
+                self.root_tpl = None;
+                self.cancelled_fires = Default::default();
+                self.traces = Vec::new();
+                self.open = None;
+            }
+            _ => {}
+        }
+    }
+
     /// Runs the end of block (CIP-5 §5.1 steps 2–5) and seals the block.
     pub fn seal_block(&mut self) -> &Block {
         match self.seal_next() {

@@ -300,6 +300,12 @@ impl Engine {
         &self.queue
     }
 
+    /// Bench hook (issue 31, where the queue's bytes are): the queue, to drop its parts.
+    #[doc(hidden)]
+    pub fn test_hook_queue_mut(&mut self) -> &mut CalendarQueue {
+        &mut self.queue
+    }
+
     /// The scheduler of the next block to plan.
     pub fn scheduler(&self) -> SchedulerKind {
         self.scheduler_at(self.queue.next_height())

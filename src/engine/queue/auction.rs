@@ -8,9 +8,9 @@
 //! same budget; its effective priority differs only by W(actor), so within an actor the
 //! auction orders plain timers by id. The indexes (all kept as members join and leave):
 //!
-//! * by height: the oldest carried height (the block's backlog summary);
-//! * by `gas_limit_per_fire`: the smallest budget (when the lane can take no more) and the
-//!   budgets over the per-fire cap;
+//! * members per height: the oldest carried height (the block's backlog summary);
+//! * members per `gas_limit_per_fire`: the smallest budget (when the lane can take no more);
+//!   the budgets over the per-fire cap are found per fee payer in the carry queue's own index;
 //! * per actor, by id: the plain timers in auction order (W(actor) is one number per actor);
 //! * per actor and last reason: the timers whose reason changes in the block, and the
 //!   deferrals per actor of the fairness window (§3 step 10);
@@ -45,11 +45,16 @@ const LANE: u8 = 0;
 const GC_BUDGET: u8 = 1;
 const OUTBID: u8 = 2;
 
-/// The indexes (see the module docs); members are the carry queue's.
-#[derive(Clone, Debug, Default)]
+/// The indexes (see the module docs); members are the carry queue's. Kept only once `on`
+/// (the first block of the auction builds them, [`CalendarQueue::ensure_auction_index`]), so a
+/// chain that never runs the auction never pays for them (issue 31, brief "carry").
+#[derive(Debug, Default)]
 pub(super) struct AuctionIndex {
-    by_height: BTreeSet<(u64, u64, u32)>,
-    by_gas: BTreeSet<(u64, u32)>,
+    on: bool,
+    /// Members per scheduled height.
+    by_height: BTreeMap<u64, u32>,
+    /// Members per `gas_limit_per_fire`.
+    by_gas: BTreeMap<u64, u32>,
     by_actor: BTreeMap<Address, BTreeSet<(TimerId, u32)>>,
     by_actor_reason: BTreeMap<(Address, u8), BTreeSet<u32>>,
     priced: BTreeSet<u32>,
@@ -60,26 +65,20 @@ fn has_fees(t: &Timer) -> bool {
 }
 
 impl AuctionIndex {
-    /// Rough heap bytes a clone copies (issue 31, checkpoints bounded by bytes): B-trees hold
-    /// about 1.5 times their keys' bytes.
-    pub(super) fn clone_bytes(&self) -> usize {
-        let btree = |n: usize, key: usize| n * key * 3 / 2;
-        let per_actor: usize = self.by_actor.values().map(|s| btree(s.len(), 40)).sum();
-        let per_reason: usize = self
-            .by_actor_reason
-            .values()
-            .map(|s| btree(s.len(), 4))
-            .sum();
-        btree(self.by_height.len(), 24)
-            + btree(self.by_gas.len(), 16)
-            + per_actor
-            + per_reason
-            + btree(self.priced.len(), 4)
+    pub(super) fn is_on(&self) -> bool {
+        self.on
+    }
+
+    pub(super) fn turn_on(&mut self) {
+        self.on = true;
     }
 
     pub(super) fn add(&mut self, slot: u32, t: &Timer) {
-        self.by_height.insert((t.height, t.seq, slot));
-        self.by_gas.insert((t.gas_limit_per_fire, slot));
+        if !self.on {
+            return;
+        }
+        *self.by_height.entry(t.height).or_insert(0) += 1;
+        *self.by_gas.entry(t.gas_limit_per_fire).or_insert(0) += 1;
         let a = t.actor_address;
         self.by_actor
             .entry(a)
@@ -95,8 +94,11 @@ impl AuctionIndex {
     }
 
     pub(super) fn forget(&mut self, slot: u32, t: &Timer) {
-        self.by_height.remove(&(t.height, t.seq, slot));
-        self.by_gas.remove(&(t.gas_limit_per_fire, slot));
+        if !self.on {
+            return;
+        }
+        uncount(&mut self.by_height, t.height);
+        uncount(&mut self.by_gas, t.gas_limit_per_fire);
         let a = t.actor_address;
         if let Some(set) = self.by_actor.get_mut(&a) {
             set.remove(&(t.timer_id, slot));
@@ -124,6 +126,9 @@ impl AuctionIndex {
         before: Option<DeferReason>,
         now: Option<DeferReason>,
     ) {
+        if !self.on {
+            return;
+        }
         self.unfile(a, code(before), slot);
         self.by_actor_reason
             .entry((a, code(now)))
@@ -133,12 +138,26 @@ impl AuctionIndex {
 
     /// The lowest scheduled height among the members (0 if none).
     pub(super) fn oldest_height(&self) -> u64 {
-        self.by_height.first().map_or(0, |e| e.0)
+        debug_assert!(self.on, "auction index read before it was built");
+        self.by_height.first_key_value().map_or(0, |e| *e.0)
     }
 
-    pub(super) fn gas_changed(&mut self, slot: u32, t: &Timer, old: u64) {
-        self.by_gas.remove(&(old, slot));
-        self.by_gas.insert((t.gas_limit_per_fire, slot));
+    pub(super) fn gas_changed(&mut self, t: &Timer, old: u64) {
+        if !self.on {
+            return;
+        }
+        uncount(&mut self.by_gas, old);
+        *self.by_gas.entry(t.gas_limit_per_fire).or_insert(0) += 1;
+    }
+}
+
+/// One member fewer under `key` in a count map.
+fn uncount(map: &mut BTreeMap<u64, u32>, key: u64) {
+    if let Some(c) = map.get_mut(&key) {
+        *c -= 1;
+        if *c == 0 {
+            map.remove(&key);
+        }
     }
 }
 
@@ -175,15 +194,17 @@ impl CalendarQueue {
     /// largest budget first), budgets over the per-fire cap, last reasons other than `lane`
     /// and `outbid`, fee parameters of their own, and every member of an actor with a custom
     /// GBA. The cost follows the payers and actors with members and the timers found.
-    pub fn auction_visit(&self, q: VisitQuery<'_>) -> AuctionVisit {
+    pub fn auction_visit(&mut self, q: VisitQuery<'_>) -> AuctionVisit {
+        self.ensure_carry_indexes();
+        self.ensure_auction_index();
         let a = &self.carry.auction;
         let mut slots: BTreeSet<u32> = a.priced.clone();
-        for &(_, _, _, slot) in self.carry_by_expiry(q.height) {
-            slots.insert(slot);
-        }
+        slots.extend(self.carry_by_expiry(q.height));
         self.carry_unfunded(q.balance, q.cost, &mut slots);
         if let Some(g) = q.over_cap_above {
-            slots.extend(a.by_gas.range((g.saturating_add(1), 0)..).map(|e| e.1));
+            for set in self.carry.idx.by_payer.values() {
+                slots.extend(set.range((g.saturating_add(1), 0)..).map(|e| e.1));
+            }
         }
         for ((_, c), set) in &a.by_actor_reason {
             if *c != LANE && *c != OUTBID {
@@ -243,7 +264,11 @@ impl CalendarQueue {
 
     /// The smallest `gas_limit_per_fire` among the carried timers.
     pub fn auction_min_gas(&self) -> Option<u64> {
-        self.carry.auction.by_gas.first().map(|e| e.0)
+        debug_assert!(
+            self.carry.auction.on,
+            "auction index read before it was built"
+        );
+        self.carry.auction.by_gas.first_key_value().map(|e| *e.0)
     }
 
     /// The members of `actor` that `visit` does not price and whose last reason is `lane` or

@@ -24,7 +24,13 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 /// The carry queue and its indexes (see the module docs). Members are the timers whose
 /// `Meta::carried` is set; the queue itself may hold stale handles of members that left.
-#[derive(Clone, Debug, Default)]
+///
+/// Issue 31 (brief "carry"): the indexes are derived from the members, so a clone (a history
+/// checkpoint, a snapshot, a past read's replay) does not copy them: it gets them *stale*, and
+/// rebuilds them from its carry queue the first time a block asks ([`CalendarQueue::
+/// ensure_carry_indexes`]); the auction's are built only once an auction block asks for them
+/// (a `fifo` chain never does). What the indexes answer is the same either way.
+#[derive(Debug, Default)]
 pub(super) struct Carry {
     pub(super) queue: VecDeque<CarryHandle>,
     /// Handles pushed at the back and at the front so far: a member's position in the queue
@@ -34,16 +40,73 @@ pub(super) struct Carry {
     fronts: u64,
     /// Members (live carried timers).
     pub(super) live: usize,
-    /// `(expires_at, height, seq, slot)` of every member.
-    by_expiry: BTreeSet<(u64, u64, u64, u32)>,
-    /// Per fee payer, `(gas_limit_per_fire, height, seq, slot)` of its members.
-    by_payer: BTreeMap<Address, BTreeSet<(u64, u64, u64, u32)>>,
-    /// `(height, seq, slot)` of the members whose last reason is not `lane`.
-    not_lane: BTreeSet<(u64, u64, u32)>,
     /// Members per last reason, in [`reason_index`] order.
     reasons: [u64; 8],
+    pub(super) idx: CarryIndexes,
     /// The `eip1559` auction's indexes of the members (issue 31).
     pub(super) auction: AuctionIndex,
+}
+
+impl Clone for Carry {
+    /// The queue and the counts; the indexes are left to be rebuilt (see [`Carry`]).
+    fn clone(&self) -> Self {
+        Carry {
+            queue: self.queue.clone(),
+            backs: self.backs,
+            fronts: self.fronts,
+            live: self.live,
+            reasons: self.reasons,
+            idx: CarryIndexes {
+                stale: true,
+                ..Default::default()
+            },
+            auction: AuctionIndex::default(),
+        }
+    }
+}
+
+/// The carry queue's own indexes. Keys are compact (issue 31): a member's slot names it, and
+/// its `(height, seq)` is read from the slab where an order needs it.
+#[derive(Debug, Default)]
+pub(super) struct CarryIndexes {
+    /// Not kept up to date (a clone's): rebuilt before it is read.
+    stale: bool,
+    /// `(expires_at, slot)` of every member.
+    by_expiry: BTreeSet<(u64, u32)>,
+    /// Per fee payer, `(gas_limit_per_fire, slot)` of its members.
+    pub(super) by_payer: BTreeMap<Address, BTreeSet<(u64, u32)>>,
+    /// The members whose last reason is not `lane`.
+    not_lane: BTreeSet<u32>,
+}
+
+impl CarryIndexes {
+    fn add(&mut self, slot: u32, t: &Timer) {
+        if self.stale {
+            return;
+        }
+        self.by_expiry.insert((t.expires_at, slot));
+        self.by_payer
+            .entry(t.fee_payer)
+            .or_default()
+            .insert((t.gas_limit_per_fire, slot));
+        if last_reason(t) != Some(DeferReason::Lane) {
+            self.not_lane.insert(slot);
+        }
+    }
+
+    fn forget(&mut self, slot: u32, t: &Timer) {
+        if self.stale {
+            return;
+        }
+        self.by_expiry.remove(&(t.expires_at, slot));
+        if let Some(set) = self.by_payer.get_mut(&t.fee_payer) {
+            set.remove(&(t.gas_limit_per_fire, slot));
+            if set.is_empty() {
+                self.by_payer.remove(&t.fee_payer);
+            }
+        }
+        self.not_lane.remove(&slot);
+    }
 }
 
 /// A carry-queue handle: live while the slot's generation and carry position match.
@@ -84,52 +147,62 @@ pub struct CarriedSummary {
 
 impl Carry {
     /// Rough heap bytes a clone copies (issue 31, checkpoints bounded by bytes): the carry
-    /// queue, its indexes and the auction's (B-trees hold about 1.5 times their keys' bytes).
+    /// queue's handles (a clone rebuilds the indexes rather than copy them, see [`Carry`]).
     pub(super) fn clone_bytes(&self) -> usize {
-        let btree = |n: usize, key: usize| n * key * 3 / 2;
-        let per_payer: usize = self.by_payer.values().map(|s| btree(s.len(), 32)).sum();
         self.queue.len() * std::mem::size_of::<CarryHandle>()
-            + btree(self.by_expiry.len(), 32)
-            + per_payer
-            + btree(self.not_lane.len(), 24)
-            + self.auction.clone_bytes()
     }
 
     fn add(&mut self, slot: u32, t: &Timer) {
         self.live += 1;
-        self.by_expiry.insert((t.expires_at, t.height, t.seq, slot));
-        self.by_payer.entry(t.fee_payer).or_default().insert((
-            t.gas_limit_per_fire,
-            t.height,
-            t.seq,
-            slot,
-        ));
-        let r = last_reason(t);
-        self.reasons[reason_index(r)] += 1;
-        if r != Some(DeferReason::Lane) {
-            self.not_lane.insert((t.height, t.seq, slot));
-        }
+        self.reasons[reason_index(last_reason(t))] += 1;
+        self.idx.add(slot, t);
         self.auction.add(slot, t);
     }
 
     fn forget(&mut self, slot: u32, t: &Timer) {
         self.live -= 1;
-        self.by_expiry
-            .remove(&(t.expires_at, t.height, t.seq, slot));
-        if let Some(set) = self.by_payer.get_mut(&t.fee_payer) {
-            set.remove(&(t.gas_limit_per_fire, t.height, t.seq, slot));
-            if set.is_empty() {
-                self.by_payer.remove(&t.fee_payer);
-            }
-        }
-        let r = last_reason(t);
-        self.reasons[reason_index(r)] -= 1;
-        self.not_lane.remove(&(t.height, t.seq, slot));
+        self.reasons[reason_index(last_reason(t))] -= 1;
+        self.idx.forget(slot, t);
         self.auction.forget(slot, t);
     }
 }
 
 impl CalendarQueue {
+    /// Rebuilds the carry queue's indexes if they are stale (a clone's, see [`Carry`]), from
+    /// the members' live handles: every member has one between blocks.
+    pub(super) fn ensure_carry_indexes(&mut self) {
+        if !self.carry.idx.stale {
+            return;
+        }
+        let mut idx = CarryIndexes::default();
+        let mut n = 0;
+        for c in &self.carry.queue {
+            if self.carry_live(c) {
+                let t = self.slots[c.h.slot as usize].timer.as_ref().expect("live");
+                idx.add(c.h.slot, t);
+                n += 1;
+            }
+        }
+        debug_assert_eq!(n, self.carry.live, "a member without a live handle");
+        self.carry.idx = idx;
+    }
+
+    /// Builds the auction's indexes of the members if they are not kept yet (see [`Carry`]).
+    pub(super) fn ensure_auction_index(&mut self) {
+        if self.carry.auction.is_on() {
+            return;
+        }
+        let mut a = AuctionIndex::default();
+        a.turn_on();
+        for c in &self.carry.queue {
+            if self.carry_live(c) {
+                let t = self.slots[c.h.slot as usize].timer.as_ref().expect("live");
+                a.add(c.h.slot, t);
+            }
+        }
+        self.carry.auction = a;
+    }
+
     /// Makes the timer in `slot` a member of the carry queue (if it is not one yet) and puts
     /// its handle at the back.
     pub(super) fn enlist(&mut self, slot: u32) {
@@ -216,10 +289,11 @@ impl CalendarQueue {
             return;
         }
         let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
-        self.carry.by_expiry.remove(&(old, t.height, t.seq, slot));
-        self.carry
-            .by_expiry
-            .insert((t.expires_at, t.height, t.seq, slot));
+        let idx = &mut self.carry.idx;
+        if !idx.stale {
+            idx.by_expiry.remove(&(old, slot));
+            idx.by_expiry.insert((t.expires_at, slot));
+        }
     }
 
     /// Re-indexes a member whose `gas_limit_per_fire` changes from `old` (a draft timer's
@@ -229,11 +303,14 @@ impl CalendarQueue {
             return;
         }
         let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
-        if let Some(set) = self.carry.by_payer.get_mut(&t.fee_payer) {
-            set.remove(&(old, t.height, t.seq, slot));
-            set.insert((t.gas_limit_per_fire, t.height, t.seq, slot));
+        let idx = &mut self.carry.idx;
+        if !idx.stale
+            && let Some(set) = idx.by_payer.get_mut(&t.fee_payer)
+        {
+            set.remove(&(old, slot));
+            set.insert((t.gas_limit_per_fire, slot));
         }
-        self.carry.auction.gas_changed(slot, t, old);
+        self.carry.auction.gas_changed(t, old);
     }
 
     /// Re-indexes a due timer whose last reason changed from `before` (it is now its record's
@@ -245,13 +322,15 @@ impl CalendarQueue {
         }
         let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
         let now = last_reason(t);
-        let key = (t.height, t.seq, slot);
         self.carry.reasons[reason_index(before)] -= 1;
         self.carry.reasons[reason_index(now)] += 1;
-        if now == Some(DeferReason::Lane) {
-            self.carry.not_lane.remove(&key);
-        } else {
-            self.carry.not_lane.insert(key);
+        let idx = &mut self.carry.idx;
+        if !idx.stale {
+            if now == Some(DeferReason::Lane) {
+                idx.not_lane.remove(&slot);
+            } else {
+                idx.not_lane.insert(slot);
+            }
         }
         let actor = t.actor_address;
         self.carry.auction.reason_changed(slot, actor, before, now);
@@ -306,42 +385,44 @@ impl CalendarQueue {
     /// `lane`, in firing order. The cost follows the fee payers with members and the timers
     /// found, not the members.
     pub fn carried_changes(
-        &self,
+        &mut self,
         height: u64,
         after: (u64, u64),
         balance: &mut dyn FnMut(&Address) -> u128,
         cost: &dyn Fn(u64) -> u128,
     ) -> Vec<DueTimer> {
+        self.ensure_carry_indexes();
         let mut found: BTreeSet<(u64, u64, u32)> = BTreeSet::new();
-        let mut add = |h: u64, s: u64, slot: u32| {
-            if (h, s) > after {
-                found.insert((h, s, slot));
+        let slots = &self.slots;
+        let mut add = |slot: u32| {
+            let t = slots[slot as usize].timer.as_ref().expect("a live member");
+            if (t.height, t.seq) > after {
+                found.insert((t.height, t.seq, slot));
             }
         };
-        for &(_, h, s, slot) in self.carry.by_expiry.range(..(height, 0, 0, 0)) {
-            add(h, s, slot);
+        let idx = &self.carry.idx;
+        for &(_, slot) in idx.by_expiry.range(..(height, 0)) {
+            add(slot);
         }
-        for (payer, set) in &self.carry.by_payer {
+        for (payer, set) in &idx.by_payer {
             let available = balance(payer);
-            for &(gas, h, s, slot) in set.iter().rev() {
+            for &(gas, slot) in set.iter().rev() {
                 if cost(gas) <= available {
                     break;
                 }
-                add(h, s, slot);
+                add(slot);
             }
         }
-        for &(h, s, slot) in &self.carry.not_lane {
-            add(h, s, slot);
+        for &slot in &idx.not_lane {
+            add(slot);
         }
         found.into_iter().map(|(_, _, s)| DueTimer(s)).collect()
     }
 
     /// The members expired at `height` (`expires_at < height`), by `expires_at`.
-    pub(super) fn carry_by_expiry(
-        &self,
-        height: u64,
-    ) -> impl Iterator<Item = &(u64, u64, u64, u32)> {
-        self.carry.by_expiry.range(..(height, 0, 0, 0))
+    pub(super) fn carry_by_expiry(&self, height: u64) -> impl Iterator<Item = u32> + '_ {
+        debug_assert!(!self.carry.idx.stale, "carry indexes read before a rebuild");
+        self.carry.idx.by_expiry.range(..(height, 0)).map(|e| e.1)
     }
 
     /// Adds to `slots` the members whose fee payer holds less than `cost(gas_limit)`: per
@@ -352,9 +433,10 @@ impl CalendarQueue {
         cost: &dyn Fn(u64) -> u128,
         slots: &mut BTreeSet<u32>,
     ) {
-        for (payer, set) in &self.carry.by_payer {
+        debug_assert!(!self.carry.idx.stale, "carry indexes read before a rebuild");
+        for (payer, set) in &self.carry.idx.by_payer {
             let available = balance(payer);
-            for &(gas, _, _, slot) in set.iter().rev() {
+            for &(gas, slot) in set.iter().rev() {
                 if cost(gas) <= available {
                     break;
                 }

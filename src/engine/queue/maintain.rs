@@ -61,15 +61,17 @@ impl CalendarQueue {
                 .copied()
                 .unwrap_or(0);
             let quota = remaining.div_ceil(blocks_left);
+            if quota > 0 {
+                self.ensure_overflow();
+            }
             let lo = (target_epoch * eb, 0);
-            let keys: Vec<(u64, u64)> = self
-                .overflow
-                .range(lo..)
-                .take(quota)
-                .map(|(k, _)| *k)
-                .collect();
-            for k in keys {
-                let slot = self.overflow.remove(&k).expect("present");
+            let entries = if quota > 0 {
+                self.overflow.take_from(lo, quota)
+            } else {
+                Vec::new()
+            };
+            for (k, slot) in entries {
+                self.overflow.remove(&k);
                 let t = self.slots[slot as usize].timer.as_ref().expect("live");
                 let pos = self.epoch_pos(t.height);
                 let c = self

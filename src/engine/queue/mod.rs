@@ -35,6 +35,8 @@ mod carry;
 mod commit;
 mod dump;
 mod maintain;
+mod overflow;
+mod parts;
 mod slab;
 mod update;
 mod views;
@@ -42,6 +44,7 @@ mod views;
 pub use auction::{AuctionVisit, Member, VisitQuery};
 pub use carry::CarriedSummary;
 pub use dump::QueueDump;
+pub use parts::QueuePart;
 use slab::{BUSY_BUCKET, NO_PAGE, Slab};
 
 use super::config::QueueConfig;
@@ -201,7 +204,8 @@ pub struct CalendarQueue {
     ring: Vec<VecDeque<Handle>>,
     epochs: Vec<VecDeque<Handle>>,
     epoch_live: Vec<usize>,
-    overflow: BTreeMap<(u64, u64), u32>,
+    /// The overflow tier by `(height, seq)` (see [`overflow`]).
+    overflow: overflow::OverflowSet,
     overflow_per_epoch: BTreeMap<u64, usize>,
     next_height: u64,
     ring_horizon: u64,
@@ -299,7 +303,7 @@ impl CalendarQueue {
             index: HashTable::new(),
             ring,
             epochs,
-            overflow: BTreeMap::new(),
+            overflow: Default::default(),
             overflow_per_epoch: BTreeMap::new(),
             next_height: start_height,
             ring_horizon: 0,

@@ -53,9 +53,9 @@ impl CalendarQueue {
         }
         // The overflow set, and epoch-tier timers not yet migrated out of it.
         v.extend(
-            self.overflow
-                .range((height, 0)..=(height, u64::MAX))
-                .filter_map(|(_, &s)| self.slots[s as usize].timer.as_ref()),
+            self.overflow_at(height)
+                .into_iter()
+                .filter_map(|s| self.slots[s as usize].timer.as_ref()),
         );
         v.sort_by_key(|t| t.seq);
         v

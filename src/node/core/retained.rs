@@ -70,4 +70,17 @@ impl NodeCore {
             }
         }
     }
+
+    /// Bench hook: lets go of a part of the live chain's timer queue (after the parts above:
+    /// what is left of the live chain by the queue's parts, `benches/retained_block.rs`).
+    #[doc(hidden)]
+    pub fn test_hook_drop_queue_part(&mut self, part: crate::engine::queue::QueuePart) {
+        self.chain.test_hook_drop_queue_part(part);
+    }
+
+    /// Bench hook: lets go of a part of the live chain by name (`Chain::test_hook_drop_field`).
+    #[doc(hidden)]
+    pub fn test_hook_drop_chain_field(&mut self, name: &str) {
+        self.chain.test_hook_drop_field(name);
+    }
 }
