@@ -209,24 +209,37 @@ impl NodeCore {
     /// holds alone (Spec note 198), least recently used first.
     pub fn past_state_bytes(&self) -> Vec<(u64, usize)> {
         let entries = self.past.entries();
-        let guards: Vec<_> = entries
-            .iter()
-            .filter_map(|(h, s)| Some((*h, s.try_lock().ok().filter(|g| g.is_some())?)))
-            .collect();
-        let held = self.held_by(guards.iter().map(|(_, g)| g.as_ref().expect("built")));
-        guards.iter().map(|(h, _)| *h).zip(held).collect()
+        self.idle_held(&entries, entries.len())
+            .into_iter()
+            .map(|(_, h, bytes)| (h, bytes))
+            .collect()
     }
 
-    /// What each of `states` holds alone: not shared with the live chain, a checkpoint or
-    /// another of them.
-    fn held_by<'a>(&self, states: impl Iterator<Item = &'a NodeCore>) -> Vec<usize> {
-        let states: Vec<&Chain> = states.map(|n| n.chain()).collect();
-        if states.is_empty() {
+    /// Of the first `upto` of `entries`, those built and not in use (a slot locked by a reader
+    /// is skipped: the node's thread never waits on one): their index, height and what each
+    /// holds alone, not shared with the live chain, a checkpoint or another of them.
+    fn idle_held(&self, entries: &VecDeque<(u64, Slot)>, upto: usize) -> Vec<(usize, u64, usize)> {
+        let guards: Vec<_> = entries
+            .iter()
+            .take(upto)
+            .enumerate()
+            .filter_map(|(i, (h, s))| Some((i, *h, s.try_lock().ok().filter(|g| g.is_some())?)))
+            .collect();
+        if guards.is_empty() {
             return Vec::new();
         }
+        let states: Vec<&Chain> = guards
+            .iter()
+            .map(|(_, _, g)| g.as_ref().expect("built").chain())
+            .collect();
         let mut others: Vec<&Chain> = vec![&self.chain];
         others.extend(self.checkpoints.iter().map(|c| c.chain()));
-        held_alone(&others, &states)
+        let held = held_alone(&others, &states);
+        guards
+            .iter()
+            .zip(held)
+            .map(|((i, h, _), b)| (*i, *h, b))
+            .collect()
     }
 
     /// Drops the least recently used kept states, built and not in use, while those hold
@@ -237,26 +250,16 @@ impl NodeCore {
         if entries.len() < 2 {
             return;
         }
-        let newest = entries.len() - 1;
-        let drop: Vec<usize> = {
-            let guards: Vec<_> = entries
-                .iter()
-                .take(newest)
-                .enumerate()
-                .filter_map(|(i, (_, s))| Some((i, s.try_lock().ok().filter(|g| g.is_some())?)))
-                .collect();
-            let held = self.held_by(guards.iter().map(|(_, g)| g.as_ref().expect("built")));
-            let mut total: usize = held.iter().sum();
-            let mut drop = Vec::new();
-            for ((i, _), bytes) in guards.iter().zip(&held) {
-                if total <= self.past.budget {
-                    break;
-                }
-                total -= bytes;
-                drop.push(*i);
+        let idle = self.idle_held(&entries, entries.len() - 1);
+        let mut total: usize = idle.iter().map(|(_, _, b)| b).sum();
+        let mut drop = Vec::new();
+        for (i, _, bytes) in idle {
+            if total <= self.past.budget {
+                break;
             }
-            drop
-        };
+            total -= bytes;
+            drop.push(i);
+        }
         for i in drop.into_iter().rev() {
             entries.remove(i);
         }
