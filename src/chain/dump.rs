@@ -6,7 +6,7 @@
 use super::*;
 
 /// A whole chain state, serializable (`cowboy-devnet dump` / `load`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ChainDump {
     pub format_version: u32,
     pub genesis: Genesis,
@@ -19,8 +19,10 @@ pub struct ChainDump {
     pub accounts: BTreeMap<Address, Account>,
     pub actors: BTreeMap<Address, Actor>,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub supply: u128,
     #[serde(with = "crate::engine::types::u128_str")]
+    #[schemars(with = "String")]
     pub burned: u128,
     pub scheduler: SchedulerKind,
     pub queue: engine::queue::QueueDump,

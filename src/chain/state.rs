@@ -7,19 +7,21 @@ use crate::engine::types::{keccak_parts, u128_str};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Account {
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub balance: u128,
     /// Transactions sent (accounts) or timers scheduled (actors); feeds timer ids (CIP-5 §3.3).
     pub nonce: u64,
 }
 
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Actor {
     pub code: ActorCode,
     pub deployer: Address,
     #[serde(with = "storage_hex")]
+    #[schemars(with = "BTreeMap<String, String>")]
     pub storage: BTreeMap<Vec<u8>, Vec<u8>>,
 }
 

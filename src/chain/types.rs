@@ -8,14 +8,16 @@ use crate::engine::{
 use serde::{Deserialize, Serialize};
 
 /// CIP-3 basefees (not in our specs): a governed config with devnet defaults.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct BasefeeConfig {
     /// Price of one cycle, in base units (default 1).
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub cycle_basefee: u128,
     /// Price of one cell (one byte written), in base units (default 1).
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub cell_basefee: u128,
     /// Cycles every transaction pays before it does anything (default 1,000).
     pub tx_base_cycles: u64,
@@ -552,7 +554,7 @@ pub fn body_hash(receipts: &[Receipt], events: &[EventRecord]) -> H256 {
 }
 
 /// A sealed block's header.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BlockHeader {
     pub height: u64,
     /// The hash of the block before it; for a block with an empty body and no skipped

@@ -196,19 +196,21 @@ impl FeeArgs {
 /// The state root commits the fee parameters through the timer's leaf (only when one is set,
 /// so a CIP-5 timer's leaf is unchanged) and the carry record (first deferral height, last
 /// reason) through the same leaf once the timer has been deferred (Spec note 71).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FeeCaps {
     #[serde(
         default,
         with = "super::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub max_fee_per_cycle: Option<u128>,
     #[serde(
         default,
         with = "super::types::opt_u128_str",
         skip_serializing_if = "Option::is_none"
     )]
+    #[schemars(with = "Option<String>")]
     pub max_priority_fee_per_cycle: Option<u128>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority_tier: Option<PriorityTier>,

@@ -697,7 +697,7 @@ impl TimerEvent {
 
 /// A due timer carried to the next block (CIP-5 §6.5, §8), waiting for that block's height
 /// to be recorded as a `TimerDeferred` event.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Deferral {
     pub timer_id: TimerId,
     pub actor: Address,

@@ -18,7 +18,7 @@ pub use super::args::FeeCaps;
 /// of the payload ([`Timer::handler`]).
 ///
 /// Size: 136 bytes inline, payload bytes apart (see the memory benchmark, ≤ 256 B per timer).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Timer {
     pub timer_id: TimerId,
     pub actor_address: Address,
@@ -31,6 +31,7 @@ pub struct Timer {
     pub gas_limit_per_fire: u64,
     pub expires_at: u64,
     #[serde(with = "payload_b64")]
+    #[schemars(with = "String")]
     pub payload: Box<[u8]>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fee_caps: Option<Box<FeeCaps>>,

@@ -76,15 +76,3 @@ fn names<'a>(all: impl Iterator<Item = &'a str>, what: &str) -> Schema {
     let all: Vec<&str> = all.collect();
     json_schema!({"type": "string", "enum": all, "description": what})
 }
-
-/// A versioned state dump, as `devnet_dumpState` answers and `devnet_loadState` takes it
-/// (`chain::dump` checks it whole; its fields are not derived here).
-pub struct StateDump;
-
-named_schema! {
-    StateDump => "StateDump", json_schema!({
-        "type": "object",
-        "required": ["format_version"],
-        "description": "a versioned state dump; while a fixture plays, `fixture_player` holds its position (a load goes on from there)",
-    });
-}

@@ -7,8 +7,8 @@
 //!
 //! [`RpcRequest::params`]: super::command::RpcRequest::params
 
-use super::schema_types::StateDump;
 use super::types::{Amount, Bytes};
+use crate::chain::ChainDump;
 use crate::engine::{Address, PriorityTier, TimerId};
 use crate::node::MiningMode;
 use schemars::JsonSchema;
@@ -92,15 +92,36 @@ pub struct DumpPageParams {
 #[derive(JsonSchema)]
 #[serde(untagged)]
 pub enum DumpStateResult {
-    Whole(StateDump),
+    Whole(Box<ChainDump>),
     Page(super::dump_pages::DumpPage),
 }
 
 /// Replace the state with a dump.
 #[derive(JsonSchema)]
 pub struct LoadStateParams {
-    /// a dump from devnet_dumpState or `run --dump`
-    pub state: StateDump,
+    /// a dump from devnet_dumpState or `run --dump`, or a state file's text (`serve --state`)
+    pub state: StateParam,
+}
+
+/// A state as `devnet_loadState` takes it (`chain::dump::parse_state`): a bare chain dump, or a
+/// state file's envelope around one. Both schemas are the chain's own types (issue 29: derived,
+/// not written), so a field the dump gains is in `rpc.discover` without an edit here.
+#[derive(JsonSchema)]
+#[serde(untagged)]
+pub enum StateParam {
+    Dump(Box<ChainDump>),
+    File(StateFileEnvelope),
+}
+
+/// `{"format": "cowboy-devnet-state", "version": 1, "chain": <dump>}`.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StateFileEnvelope {
+    #[schemars(extend("const" = crate::chain::dump::STATE_FORMAT))]
+    pub format: String,
+    #[schemars(extend("const" = crate::chain::dump::STATE_VERSION))]
+    pub version: u32,
+    pub chain: Box<ChainDump>,
 }
 
 /// Drop a pending transaction (issue 32; anvil's anvil_dropTransaction): the open block is

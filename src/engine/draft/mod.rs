@@ -33,7 +33,7 @@ pub const BID_ONE: u128 = 1 << 96;
 pub use crate::engine::config::DraftParams;
 
 /// A draft timer's trigger (English §5.1, zh §6.1).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum DraftKind {
     /// Fires once at `due_height` (the calendar queue holds it).
@@ -41,6 +41,7 @@ pub enum DraftKind {
     /// Fires when a key of its target starting with one of `keys` is written (hex in JSON).
     Watch {
         #[serde(with = "hex_keys")]
+        #[schemars(with = "Vec<String>")]
         keys: Vec<Vec<u8>>,
     },
     /// Fires at its due height, then every `every` blocks (zh §11).
@@ -88,12 +89,13 @@ mod hex_keys {
 }
 
 /// The drafts' per-timer metadata beside the CIP-5 timer body.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DraftMeta {
     #[serde(flatten)]
     pub kind: DraftKind,
     /// `bid_fp`, Q32.96 (a whole unit is [`BID_ONE`]).
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub bid_fp: u128,
     /// `fifo_rank` (zh §6.1): registration order under the draft policies.
     pub fifo_rank: u64,
@@ -167,17 +169,20 @@ pub struct DraftReg {
 }
 
 /// The drafts' state (see the module docs).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DraftState {
     pub params: DraftParams,
     /// Per timer registered under a draft policy and still live.
     #[serde(with = "pairs")]
+    #[schemars(with = "Vec<(TimerId, DraftMeta)>")]
     pub meta: BTreeMap<TimerId, DraftMeta>,
     /// The watches' bodies; `height` is the registration height + 1 (unused for matching).
     #[serde(with = "pairs")]
+    #[schemars(with = "Vec<(TimerId, Timer)>")]
     pub watches: BTreeMap<TimerId, Timer>,
     /// Watches hit and not yet delivered.
     #[serde(with = "pairs")]
+    #[schemars(with = "Vec<(TimerId, Hit)>")]
     pub hits: BTreeMap<TimerId, Hit>,
     /// The Globalbox, head first (only `cip5-draft` fills it).
     pub globalbox: Vec<GlobalFire>,
@@ -189,6 +194,7 @@ pub struct DraftState {
     pub last_skipped: u64,
     /// English §6.2 / zh §7.2: `(owner, target, client_nonce)` → timer (see [`nonce`]).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty", with = "pairs")]
+    #[schemars(with = "Vec<(NonceKey, NonceEntry)>")]
     pub nonces: BTreeMap<NonceKey, NonceEntry>,
     /// The live timers' keys (derived from `nonces`).
     #[serde(skip)]

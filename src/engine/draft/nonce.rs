@@ -44,7 +44,7 @@ pub struct NonceKey {
 }
 
 /// What a key is bound to.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct NonceEntry {
     pub timer_id: TimerId,
     /// The kind registered: a repeat must name the same kind, keys or interval.
@@ -58,7 +58,7 @@ pub struct NonceEntry {
 }
 
 /// A new registration's binding (in [`super::DraftReg`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, schemars::JsonSchema)]
 pub struct NonceBind {
     pub key: NonceKey,
     /// The timer's `expires_at`.

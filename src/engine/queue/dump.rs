@@ -11,7 +11,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 
 /// The queue in a serializable form: the timers and the order of every bucket, so that a
 /// restored queue is identical (same tiers, same FIFO order, same roots).
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct QueueDump {
     pub config: QueueConfig,
     pub next_height: u64,

@@ -64,7 +64,7 @@ impl TierMultipliers {
 // ---- configuration -----------------------------------------------------------------------------
 
 /// The CIP-1 v3 parameters (`[cip1]` in a fixture, `Genesis::cip1`), governance-tunable.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct Cip1Config {
     /// §5: target 50 %, step ±12.5 %, floor (Spec note 45).
@@ -174,7 +174,7 @@ impl HashEncode for Cip1Config {
 
 /// The CIP-1 v3 state of the engine (dumped, and in the state root once the chain has any
 /// CIP-1 setting: see `Engine::cip1_root_part`).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Cip1State {
     pub config: Cip1Config,
@@ -183,9 +183,11 @@ pub struct Cip1State {
     /// The lane basefee in force for the next block, nanos per cycle (§5); `None` before
     /// activation, when it equals the cycle basefee (§13.2 table).
     #[serde(with = "crate::engine::types::opt_u128_str")]
+    #[schemars(with = "Option<String>")]
     pub lane_basefee: Option<u128>,
     /// The last block's p50 fired-timer tip, nanos per cycle (§7.1; 0 on a cold start).
     #[serde(with = "u128_str")]
+    #[schemars(with = "String")]
     pub p50_tip: u128,
     /// Cycles the last block used, transactions and timers (§7.2 `last_block_cycle_usage`),
     /// tracked once an activation height is set.

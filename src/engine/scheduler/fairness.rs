@@ -41,7 +41,7 @@ pub const W_MAX_BPS: u32 = 2 * BPS;
 pub const FAIRNESS_WINDOW_BLOCKS: u64 = 1_000;
 
 /// One block's fires and deferrals per actor, as stored: actors ascending, no all-zero row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 struct BlockCounts {
     height: u64,
     rows: Vec<(Address, u32, u32)>,
@@ -128,7 +128,7 @@ impl Totals {
 
 /// What is stored (dumps, snapshots): the window length and the blocks in it. The totals, the
 /// index, the histogram and the median are rebuilt from them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 struct FairnessState {
     window_blocks: u64,
     blocks: Vec<BlockCounts>,
@@ -189,7 +189,7 @@ impl Histogram {
 }
 
 /// The §8 window state.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(from = "FairnessState", into = "FairnessState")]
 pub struct Fairness {
     window: u64,

@@ -17,7 +17,7 @@ pub const BPS: u32 = 10_000;
 
 /// The lane's EIP-1559 parameters (CIP-1 v3 §5). A field left out (a fixture's `[cip1.lane]`,
 /// docs/FIXTURES.md) keeps its default.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct LaneParams {
     /// Target utilisation of the lane, in basis points of its capacity (§5: 50 %).

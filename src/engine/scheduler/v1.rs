@@ -31,7 +31,7 @@ const ONE: u64 = 10_000;
 const PART: u64 = 5_000;
 
 /// The CIP-1 v1 parameters (`[cip1_v1]`), all basis points of 1 but the lateness cap.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct V1Config {
     /// λ of the EMA (§3 b: "e.g., 0.2").
@@ -100,7 +100,7 @@ impl HashEncode for V1Config {
 }
 
 /// The weights between blocks: only actors away from `weight_init`, ascending.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct V1State {
     /// Whether CIP-1 v1 plans the blocks (genesis `scheduler = "cip1-v1"`).

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 macro_rules! variant_enum {
     ($(#[$m:meta])* $name:ident { $($(#[$vm:meta])* $v:ident => $s:literal),+ $(,)? }) => {
         $(#[$m])*
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, schemars::JsonSchema)]
         pub enum $name {
             #[default]
             $($(#[$vm])* #[serde(rename = $s)] $v),+
@@ -226,7 +226,9 @@ variant_enum! {
 }
 
 /// The named variants in force (CIP-1 config, `[variants]`, `--variant NAME=VALUE`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct Variants {
     pub basefee_step: BasefeeStep,

@@ -1,0 +1,158 @@
+//! Issue 29, "OpenRPC derived from the types": the chain dump that `devnet_dumpState` answers
+//! and `devnet_loadState` takes is described in `rpc.discover` from the chain's own types
+//! (`ChainDump` and everything in it: accounts, actors, the queue's timers, the CIP-1 v3 and
+//! CIP-5 draft states), not as an object with one required field. Every shipped fixture's
+//! final state under each of the five schedulers validates against both schemas, bare and in
+//! a state file's envelope, and a dump with a field of the wrong shape does not.
+
+use cowboy_devnet::chain::dump::state_text;
+use cowboy_devnet::engine::SchedulerKind;
+use cowboy_devnet::rpc::openrpc;
+use cowboy_devnet::scenario::runner::disk_loader;
+use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario};
+use cowboy_devnet::vm::DevnetRuntime;
+use jsonschema::Validator;
+use serde_json::{Value, json};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn method<'a>(doc: &'a Value, name: &str) -> &'a Value {
+    doc["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["name"] == name)
+        .unwrap_or_else(|| panic!("{name} is in rpc.discover"))
+}
+
+/// A validator of `schema` with the document's components in reach of its `$ref`s.
+fn validator(doc: &Value, schema: &Value) -> Validator {
+    let root = json!({"components": doc["components"], "allOf": [schema]});
+    jsonschema::draft7::new(&root).expect("the schema compiles")
+}
+
+/// The final state of `path` played under `scheduler`, as `devnet_dumpState` answers it (none
+/// where the fixture does not play under it: a drafts' fixture under fifo).
+fn dump_of(path: &Path, scheduler: SchedulerKind) -> Option<Value> {
+    let lf = LoadedFixture::read(path).expect("fixture parses");
+    let mut s =
+        Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader).expect("fixture checks");
+    s.play_under(scheduler);
+    let (_, node) = s
+        .run_devnet(
+            DevnetRuntime::shared(),
+            RunOptions::default(),
+            &mut |_, _| {},
+        )
+        .ok()?;
+    let dump = node.chain().dump().expect("no open block after a run");
+    Some(serde_json::to_value(&dump).unwrap())
+}
+
+fn fixtures() -> Vec<PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir("fixtures")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+#[test]
+fn issue29_the_dump_schema_names_every_field_of_the_dump() {
+    let doc = openrpc::document();
+    let dump = &doc["components"]["schemas"]["ChainDump"];
+    let props: BTreeSet<&str> = dump["properties"]
+        .as_object()
+        .expect("ChainDump is described field by field")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    for field in [
+        "format_version",
+        "genesis",
+        "head",
+        "accounts",
+        "actors",
+        "scheduler",
+        "queue",
+        "cip1",
+        "draft",
+        "supply",
+        "burned",
+    ] {
+        assert!(
+            props.contains(field),
+            "ChainDump lists `{field}`: {props:?}"
+        );
+    }
+    // The scheduler is the registry's list, not a free string.
+    let scheduler = doc["components"]["schemas"]["Scheduler"]["enum"]
+        .as_array()
+        .expect("Scheduler is an enum");
+    assert_eq!(scheduler.len(), SchedulerKind::ALL.len());
+    // Both methods refer to it (`devnet_loadState` through `StateParam`: a bare dump or a
+    // state file's envelope).
+    assert_eq!(
+        method(&doc, "devnet_loadState")["params"][0]["schema"]["$ref"],
+        "#/components/schemas/StateParam"
+    );
+    let load = doc["components"]["schemas"]["StateParam"].to_string();
+    let dumped = doc["components"]["schemas"]["DumpStateResult"].to_string();
+    assert!(
+        load.contains("ChainDump"),
+        "devnet_loadState's state: {load}"
+    );
+    assert!(
+        dumped.contains("ChainDump"),
+        "devnet_dumpState's result: {dumped}"
+    );
+}
+
+#[test]
+fn issue29_every_fixtures_final_state_validates_against_the_dump_schemas() {
+    let doc = openrpc::document();
+    let load = validator(
+        &doc,
+        &method(&doc, "devnet_loadState")["params"][0]["schema"],
+    );
+    let dumped = validator(&doc, &method(&doc, "devnet_dumpState")["result"]["schema"]);
+    let mut kinds = BTreeSet::new();
+    let mut seen = (false, false);
+    for path in fixtures() {
+        for scheduler in SchedulerKind::ALL {
+            let Some(v) = dump_of(&path, scheduler) else {
+                continue;
+            };
+            let name = format!("{} under {}", path.display(), scheduler.as_str());
+            for (what, val) in [("devnet_loadState", &load), ("devnet_dumpState", &dumped)] {
+                if let Err(e) = val.validate(&v) {
+                    panic!("{name}: the dump does not validate as {what}'s: {e}");
+                }
+            }
+            // A state file's text is a `state` too.
+            let dump = serde_json::from_value(v.clone()).unwrap();
+            let file: Value = serde_json::from_str(&state_text(&dump)).unwrap();
+            if let Err(e) = load.validate(&file) {
+                panic!("{name}: the state file does not validate: {e}");
+            }
+            seen.0 |= v.get("cip1").is_some();
+            seen.1 |= v.get("draft").is_some();
+            kinds.insert(scheduler.as_str());
+            // A field of the wrong shape is refused: a scheduler no registry lists, an amount
+            // written as a number.
+            let mut bad = v.clone();
+            bad["scheduler"] = json!("round-robin");
+            assert!(load.validate(&bad).is_err(), "{name}: unknown scheduler");
+            let mut bad = v.clone();
+            bad["supply"] = json!(1);
+            assert!(load.validate(&bad).is_err(), "{name}: supply as a number");
+        }
+    }
+    assert_eq!(kinds.len(), SchedulerKind::ALL.len(), "every scheduler");
+    assert!(
+        seen.0 && seen.1,
+        "dumps with the CIP-1 v3 and the drafts' state"
+    );
+}
