@@ -156,3 +156,41 @@ fn issue29_every_fixtures_final_state_validates_against_the_dump_schemas() {
         "dumps with the CIP-1 v3 and the drafts' state"
     );
 }
+
+/// The estimates' `error` (`timer_estimate`, `timer_estimateDraft`) is described from its
+/// written type: `{code, reason, message}` with `reason` one of the named errors.
+#[test]
+fn issue29_an_estimates_error_is_described_by_its_type() {
+    use cowboy_devnet::engine::{ErrorKind, Failure};
+    use cowboy_devnet::node::Estimate;
+    let doc = openrpc::document();
+    let result = validator(&doc, &method(&doc, "timer_estimate")["result"]["schema"]);
+    let estimate = |error| Estimate {
+        max_cost: 10_000,
+        timer_id: None,
+        fire_height: None,
+        error,
+        auction: None,
+        funding: None,
+    };
+    let refused = serde_json::to_value(estimate(Some(Failure::new(
+        ErrorKind::TimerCapExceeded,
+        "the actor holds 4 timers",
+    ))))
+    .unwrap();
+    assert_eq!(refused["error"]["reason"], "TimerCapExceeded");
+    if let Err(e) = result.validate(&refused) {
+        panic!("a refused estimate does not validate: {e}\n{refused}");
+    }
+    let fine = serde_json::to_value(estimate(None)).unwrap();
+    assert!(result.validate(&fine).is_ok(), "{fine}");
+    let mut bad = refused.clone();
+    bad["error"]["reason"] = json!("Nope");
+    assert!(result.validate(&bad).is_err(), "an unnamed reason passes");
+    let mut bad = refused;
+    bad["error"].as_object_mut().unwrap().remove("code");
+    assert!(
+        result.validate(&bad).is_err(),
+        "an error without its code passes"
+    );
+}

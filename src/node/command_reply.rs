@@ -157,37 +157,39 @@ pub struct ActivationReply {
 /// An estimate's `error` written as the refused call would answer it: `{code, reason,
 /// message}` (`message` is the failure's text, `Kind: ...`), read back into the failure.
 pub mod api_failure {
-    use crate::engine::Failure;
+    use crate::engine::{ErrorKind, Failure};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    #[derive(Serialize, Deserialize)]
-    struct Written {
+    /// The written form (its schema is the estimates' `error` in `rpc.discover`).
+    #[derive(Serialize, Deserialize, schemars::JsonSchema)]
+    pub struct ApiFailure {
+        /// The JSON-RPC error code the refused call answers.
         code: i32,
-        reason: String,
+        /// The named error.
+        reason: ErrorKind,
+        /// The failure's text, `Reason: ...`.
         message: String,
     }
 
     pub fn serialize<S: Serializer>(f: &Option<Failure>, s: S) -> Result<S::Ok, S::Error> {
         f.as_ref()
-            .map(|f| Written {
+            .map(|f| ApiFailure {
                 code: super::super::codes::code_of(f.kind.as_str()),
-                reason: f.kind.as_str().to_string(),
+                reason: f.kind,
                 message: f.to_string(),
             })
             .serialize(s)
     }
 
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Failure>, D::Error> {
-        let Some(w) = Option::<Written>::deserialize(d)? else {
+        let Some(w) = Option::<ApiFailure>::deserialize(d)? else {
             return Ok(None);
         };
-        let kind = serde_json::from_value(serde_json::Value::String(w.reason.clone()))
-            .map_err(serde::de::Error::custom)?;
         let message = w
             .message
             .strip_prefix(w.reason.as_str())
             .and_then(|m| m.strip_prefix(": "))
             .unwrap_or(&w.message);
-        Ok(Some(Failure::new(kind, message)))
+        Ok(Some(Failure::new(w.reason, message)))
     }
 }

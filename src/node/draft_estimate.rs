@@ -43,7 +43,7 @@ pub struct DraftEstimate {
     pub timer_id: Option<TimerId>,
     /// Why the registration would be refused (written as `timer_estimate`'s `error`).
     #[serde(with = "super::command_reply::api_failure")]
-    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    #[schemars(with = "Option<super::command_reply::api_failure::ApiFailure>")]
     pub error: Option<Failure>,
     /// `max_cost` of one fire under the current basefees.
     #[serde(with = "crate::engine::types::u128_str")]

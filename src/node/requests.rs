@@ -507,7 +507,7 @@ pub struct Estimate {
     /// Why `ScheduleTimer` would refuse it, written as the refused call would answer it:
     /// `{code, reason, message}` ([`super::command_reply::api_failure`]).
     #[serde(with = "super::command_reply::api_failure")]
-    #[schemars(with = "Option<serde_json::Map<String, serde_json::Value>>")]
+    #[schemars(with = "Option<super::command_reply::api_failure::ApiFailure>")]
     pub error: Option<Failure>,
     /// Where the timer would stand in the CIP-1 v3 auction of its height now (the lane
     /// basefee, its priority and W, its rank among the timers due there and whether it would
