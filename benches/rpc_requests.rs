@@ -15,6 +15,9 @@
 //!   `scheduler_tiers` at the head too (`mix_head`, the baseline) or at one of 16 past heights
 //!   spread over the chain so far (`mix_past20`): throughput of both (target: the past mix at
 //!   least 0.8x the other) and `devnet_blockNumber`'s p99 inside the past mix (target < 5 ms).
+//!   A third mix (`mix_trace20`) makes its fifth request `devnet_traceBlock` of one of the 16
+//!   past heights instead: a block's traces rebuilt by a replay from its checkpoint, finished
+//!   on a past-read thread (`COWBOY_PAST_READERS=0`: on the node's thread, as before).
 //!
 //! Run: `cargo bench --bench rpc_requests` (filters: `bare_constant`, `devnet_blockNumber`,
 //! `timer_schedule`; the report runs every time). `COWBOY_PAST_READERS=0` puts past reads on
@@ -134,10 +137,13 @@ enum Call {
     Schedule,
     /// The read mix; `true`: its fifth request reads a past height.
     Mix(bool),
+    /// The read mix, its fifth request a past block's traces.
+    MixTrace,
 }
 
 /// One request of the read mix, the `k`-th of its client; whether it was `devnet_blockNumber`.
-async fn mix_one(c: &HttpClient, k: u64, past: bool, head: u64) -> bool {
+/// `trace`: the past reads are `devnet_traceBlock`.
+async fn mix_one(c: &HttpClient, k: u64, past: bool, trace: bool, head: u64) -> bool {
     match k % 5 {
         0 | 1 => {
             let _: Value = c
@@ -151,7 +157,12 @@ async fn mix_one(c: &HttpClient, k: u64, past: bool, head: u64) -> bool {
             let at = (1 + (k / 5 % 16) * head / 16)
                 .min(head.saturating_sub(1))
                 .max(1);
-            let _: Value = c.request("scheduler_tiers", rpc_params![at]).await.unwrap();
+            let method = if trace {
+                "devnet_traceBlock"
+            } else {
+                "scheduler_tiers"
+            };
+            let _: Value = c.request(method, rpc_params![at]).await.unwrap();
             false
         }
         _ => {
@@ -189,9 +200,13 @@ async fn load(
             for k in 0..per {
                 let t = Instant::now();
                 match call {
-                    Call::Mix(past) => {
+                    Call::Mix(_) | Call::MixTrace => {
+                        let (past, trace) = match call {
+                            Call::Mix(past) => (past, false),
+                            _ => (true, true),
+                        };
                         // Only `devnet_blockNumber`'s latencies are kept for the mix.
-                        if !mix_one(&c, k + i as u64, past, start_head).await {
+                        if !mix_one(&c, k + i as u64, past, trace, start_head).await {
                             continue;
                         }
                     }
@@ -298,16 +313,16 @@ fn bench(c: &mut Criterion) {
     let bn = run(&s.devnet, Call::BlockNumber, &[]);
     let sch = run(&s.devnet, Call::Schedule, &s.actors);
     // The mixes: throughput of every request (the latencies kept are blockNumber's, 2 of 5).
-    let mix = |past: bool| {
+    let mix = |call: Call| {
         let t = Instant::now();
-        let mut lat =
-            s.rt.block_on(load(&s.devnet, Call::Mix(past), 5_000, &[], &heights));
+        let mut lat = s.rt.block_on(load(&s.devnet, call, 5_000, &[], &heights));
         let secs = t.elapsed().as_secs_f64();
         lat.sort();
         (5_000.0 / secs, pct(&lat, 0.5), pct(&lat, 0.99))
     };
-    let mix_head = mix(false);
-    let mix_past = mix(true);
+    let mix_head = mix(Call::Mix(false));
+    let mix_past = mix(Call::Mix(true));
+    let mix_trace = mix(Call::MixTrace);
     stop.store(true, Ordering::Relaxed);
     let (blocks, worst) = s.rt.block_on(intervals).unwrap();
     println!("rpc_requests report ({CLIENTS} clients, HTTP keep-alive, node mining every 100 ms):");
@@ -317,6 +332,7 @@ fn bench(c: &mut Criterion) {
         ("timer_schedule", sch),
         ("mix_head", mix_head),
         ("mix_past20", mix_past),
+        ("mix_trace20", mix_trace),
     ] {
         println!("  {name:<20} {rps:>10.0} req/s  p50 {p50:>9.2?}  p99 {p99:>9.2?}");
     }
@@ -328,6 +344,11 @@ fn bench(c: &mut Criterion) {
         "  mix_past20 / mix_head: {:.2}x (target >= 0.8x); devnet_blockNumber p99 in mix_past20 {:.2?} (target < 5 ms)",
         mix_past.0 / mix_head.0,
         mix_past.2
+    );
+    println!(
+        "  mix_trace20 / mix_head: {:.2}x; devnet_blockNumber p99 in mix_trace20 {:.2?}",
+        mix_trace.0 / mix_head.0,
+        mix_trace.2
     );
     println!(
         "  blocks sealed during the report: {blocks}, longest interval {worst:.2?} (target < 200 ms)"

@@ -528,3 +528,64 @@ fn issue32_a_custom_gba_call_is_traced_as_its_timers_bid() {
     }
     assert!(bids > 0, "no bid traced");
 }
+
+/// Issue 31 item 7 (past reads off the node's thread): a trace that is not kept is rebuilt by
+/// a replay the node's thread only prepares (shared pointers); the replay finishes on another
+/// thread and gives the kept trace. Kept traces, empty blocks and refusals answer at once.
+/// Served, `ask` gives the same answers as the node itself.
+#[test]
+fn issue31_a_replayed_trace_is_finished_off_the_nodes_thread() {
+    use cowboy_devnet::node::Answer;
+    let on = play(true);
+    let off = play(false);
+    let mut replayed = 0;
+    for h in 1..=off.node.height() {
+        let q = TraceQuery::Block(h);
+        let Answer::Done(kept) = q.answer(&on.node) else {
+            panic!("#{h}: a kept trace is answered on the node's thread");
+        };
+        let rebuilt = match q.answer(&off.node) {
+            Answer::Off(work) => {
+                replayed += 1;
+                std::thread::spawn(work).join().expect("no panic")
+            }
+            Answer::Done(r) => r,
+        };
+        assert_eq!(kept.unwrap(), rebuilt.unwrap(), "block #{h}");
+    }
+    assert!(
+        replayed >= 2,
+        "the blocks with runs were replayed: {replayed}"
+    );
+    // A refusal needs no replay.
+    let bad = TraceQuery::Block(off.node.height() + 5).answer(&off.node);
+    assert!(matches!(bad, Answer::Done(Err(_))), "a block past the head");
+    let fire = TraceQuery::Fire {
+        timer_id: off.timer,
+        height: None,
+    };
+    let tx = TraceQuery::Tx(off.ping.receipt.tx_hash);
+    let (want_fire, want_tx) = (ask(&on.node, fire.clone()), ask(&on.node, tx.clone()));
+    let served = cowboy_devnet::node::spawn(off.node);
+    assert_eq!(
+        served.ask_blocking(fire).unwrap(),
+        want_fire,
+        "the fire, served"
+    );
+    assert_eq!(
+        served.ask_blocking(tx).unwrap(),
+        want_tx,
+        "the call, served"
+    );
+    let err = served
+        .ask_blocking(TraceQuery::Fire {
+            timer_id: off.timer,
+            height: Some(1),
+        })
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("did not fire in block #1"),
+        "{err}"
+    );
+    served.shutdown();
+}

@@ -50,6 +50,41 @@ pub trait Query: Send + 'static {
     fn run_past(&self, node: &NodeCore) -> Result<Self::Reply, NodeError> {
         self.run(node)
     }
+    /// The read as the node's thread leaves it: answered, or (a replay) work over shared
+    /// pointers that the shell finishes on a past-read thread (issue 31 item 7). Most reads
+    /// answer at once; [`run`](Self::run) must answer what this one finishes to.
+    fn answer(&self, node: &NodeCore) -> Answer<Self::Reply> {
+        Answer::Done(self.run(node))
+    }
+}
+
+/// A read's answer as the node's thread leaves it ([`Query::answer`]).
+pub enum Answer<T> {
+    /// Answered on the node's thread.
+    Done(Result<T, NodeError>),
+    /// To finish anywhere: it holds no borrow of the node.
+    Off(Box<dyn FnOnce() -> Result<T, NodeError> + Send>),
+}
+
+impl<T: 'static> Answer<T> {
+    /// The answer, finished on this thread.
+    pub fn finish(self) -> Result<T, NodeError> {
+        match self {
+            Answer::Done(r) => r,
+            Answer::Off(f) => f(),
+        }
+    }
+
+    /// The answer passed through `f` where it is finished.
+    pub fn and_then<U>(
+        self,
+        f: impl FnOnce(T) -> Result<U, NodeError> + Send + 'static,
+    ) -> Answer<U> {
+        match self {
+            Answer::Done(r) => Answer::Done(r.and_then(f)),
+            Answer::Off(g) => Answer::Off(Box::new(move || g().and_then(f))),
+        }
+    }
 }
 
 /// The head and the node's counters.

@@ -113,6 +113,9 @@ fn spawn_past_readers(threads: usize) -> mpsc::Sender<PastTask> {
     tx
 }
 
+/// Where a read's answer arrives.
+type Receiver<T> = oneshot::Receiver<Result<T, NodeError>>;
+
 /// A read pinned to a height, as the node's thread left it.
 enum Pinned<Q: super::Query> {
     /// Answered there (the head, or refused).
@@ -213,26 +216,49 @@ impl NodeHandle {
     }
 
     /// Runs a read request: on the node's thread, or (pinned to a past height) on a past-read
-    /// thread, the node's thread only taking what the replay starts from.
+    /// thread, the node's thread only taking what the replay starts from; a read whose answer
+    /// is a replay ([`Query::answer`]: a trace rebuilt) is finished on a past-read thread too.
     pub async fn ask<Q: super::Query>(&self, q: Q) -> Result<Q::Reply, NodeError> {
-        match q.past_height().filter(|_| self.past.is_some()) {
-            None => self.query(move |core| q.run(core)).await?,
-            Some(h) => {
-                let rx = self.past_read(h, q)?;
-                rx.await.map_err(|_| NodeError::NodeStopped)?
-            }
-        }
+        let rx = match q.past_height().filter(|_| self.past.is_some()) {
+            None => self.answered(q)?,
+            Some(h) => self.past_read(h, q)?,
+        };
+        rx.await.map_err(|_| NodeError::NodeStopped)?
     }
 
     /// [`ask`](Self::ask), blocking the calling thread (not for async tasks).
     pub fn ask_blocking<Q: super::Query>(&self, q: Q) -> Result<Q::Reply, NodeError> {
-        match q.past_height().filter(|_| self.past.is_some()) {
-            None => self.query_blocking(move |core| q.run(core))?,
-            Some(h) => {
-                let rx = self.past_read(h, q)?;
-                rx.blocking_recv().map_err(|_| NodeError::NodeStopped)?
-            }
-        }
+        let rx = match q.past_height().filter(|_| self.past.is_some()) {
+            None => self.answered(q)?,
+            Some(h) => self.past_read(h, q)?,
+        };
+        rx.blocking_recv().map_err(|_| NodeError::NodeStopped)?
+    }
+
+    /// Starts a read on the node's thread ([`Query::answer`]); what it leaves to finish runs
+    /// on a past-read thread (on the node's thread when the shell has none).
+    fn answered<Q: super::Query>(&self, q: Q) -> Result<Receiver<Q::Reply>, NodeError> {
+        let (tx, rx) = oneshot::channel();
+        let queue = self.past.clone();
+        self.submit(Box::new(move |core| {
+            let answer = match queue {
+                Some(_) => q.answer(core),
+                None => super::Answer::Done(q.run(core)),
+            };
+            Box::new(move || match (answer, queue) {
+                (super::Answer::Off(f), Some(queue)) => {
+                    let task: PastTask = Box::new(move || {
+                        let _ = tx.send(f());
+                    });
+                    // The past-read threads end only with the handles: one is alive here.
+                    let _ = queue.send(task);
+                }
+                (answer, _) => {
+                    let _ = tx.send(answer.finish());
+                }
+            })
+        }))?;
+        Ok(rx)
     }
 
     /// Runs `f` on an immutable copy of the node taken after the work queued before it
@@ -263,11 +289,7 @@ impl NodeHandle {
     /// Starts a read as of sealed block `h`: the node's thread answers the head itself (and
     /// refusals), or leases a past state's slot (with the seed to fill it when it is new); the
     /// replay and the read run on a past-read thread.
-    fn past_read<Q: super::Query>(
-        &self,
-        h: u64,
-        q: Q,
-    ) -> Result<oneshot::Receiver<Result<Q::Reply, NodeError>>, NodeError> {
+    fn past_read<Q: super::Query>(&self, h: u64, q: Q) -> Result<Receiver<Q::Reply>, NodeError> {
         let (tx, rx) = oneshot::channel();
         let queue = self.past.clone().expect("past reads have threads");
         self.submit(Box::new(move |core| {

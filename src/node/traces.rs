@@ -12,7 +12,7 @@
 
 use super::core::NodeCore;
 use super::error::NodeError;
-use super::query::Query;
+use super::query::{Answer, Query};
 use crate::chain::trace::{Trace, TraceOf};
 use crate::engine::{H256, TimerId};
 use std::collections::BTreeMap;
@@ -66,8 +66,13 @@ pub enum TraceQuery {
 impl Query for TraceQuery {
     type Reply = Vec<Trace>;
     fn run(&self, node: &NodeCore) -> Result<Vec<Trace>, NodeError> {
+        self.answer(node).finish()
+    }
+    /// A trace kept (`--trace`) is answered on the node's thread; one rebuilt by replay is
+    /// replayed on a past-read thread (issue 31 item 7).
+    fn answer(&self, node: &NodeCore) -> Answer<Vec<Trace>> {
         match self {
-            TraceQuery::Block(h) => node.block_traces(*h).map(|t| t.to_vec()),
+            TraceQuery::Block(h) => node.block_traces_answer(*h).and_then(|t| Ok(t.to_vec())),
             TraceQuery::Tx(hash) => node.tx_trace(hash),
             TraceQuery::Fire { timer_id, height } => node.fire_trace(timer_id, *height),
         }
@@ -84,6 +89,9 @@ pub struct FireTrace {
 impl Query for FireTrace {
     type Reply = Vec<Trace>;
     fn run(&self, node: &NodeCore) -> Result<Vec<Trace>, NodeError> {
+        self.answer(node).finish()
+    }
+    fn answer(&self, node: &NodeCore) -> Answer<Vec<Trace>> {
         node.fire_trace(&self.timer_id, self.height)
     }
 }
@@ -104,33 +112,45 @@ impl NodeCore {
 
     /// The traces of sealed block `height`: kept, or rebuilt by replay.
     pub fn block_traces(&self, height: u64) -> Result<Arc<Vec<Trace>>, NodeError> {
+        self.block_traces_answer(height).finish()
+    }
+
+    /// [`block_traces`](Self::block_traces), the replay (when the traces are not kept) left
+    /// to finish off the node's thread.
+    fn block_traces_answer(&self, height: u64) -> Answer<Arc<Vec<Trace>>> {
         if height == 0 || height > self.height() {
-            return Err(NodeError::InvalidInput(format!(
+            return Answer::Done(Err(NodeError::InvalidInput(format!(
                 "no sealed block #{height} to trace (the head is #{})",
                 self.height()
-            )));
+            ))));
         }
-        let block = self.block(height).ok_or(NodeError::HistoryPruned {
-            first_kept: self.first_kept(),
-            keep: self.history_len,
-        })?;
+        let Some(block) = self.block(height) else {
+            return Answer::Done(Err(NodeError::HistoryPruned {
+                first_kept: self.first_kept(),
+                keep: self.history_len,
+            }));
+        };
         if let Some(t) = self.traces.kept(height, &block.header.hash) {
-            return Ok(t);
+            return Answer::Done(Ok(t));
         }
         if block.receipts.is_empty() && block.events.is_empty() {
-            return Ok(Arc::new(Vec::new()));
+            return Answer::Done(Ok(Arc::new(Vec::new())));
         }
-        self.replay_traces(height, &block.header.hash).map(Arc::new)
+        match self.trace_replay(height, &block.header.hash) {
+            Ok(replay) => Answer::Off(Box::new(move || replay.run().map(Arc::new))),
+            Err(e) => Answer::Done(Err(e)),
+        }
     }
 
     /// The trace of a transaction's run: pending (traced as it was applied, `--trace` only) or
     /// in a kept block.
-    fn tx_trace(&self, hash: &H256) -> Result<Vec<Trace>, NodeError> {
-        let is = |t: &Trace| matches!(&t.of, TraceOf::Tx { tx_hash, .. } if tx_hash == hash);
-        let Some(rec) = self.tx_by_hash(hash) else {
+    fn tx_trace(&self, hash: &H256) -> Answer<Vec<Trace>> {
+        let hash = *hash;
+        let is = move |t: &Trace| matches!(&t.of, TraceOf::Tx { tx_hash, .. } if *tx_hash == hash);
+        let Some(rec) = self.tx_by_hash(&hash) else {
             let head = self.height();
-            let msg = super::pool::not_found_message(hash, self.first_kept(), head);
-            return Err(NodeError::InvalidInput(msg));
+            let msg = super::pool::not_found_message(&hash, self.first_kept(), head);
+            return Answer::Done(Err(NodeError::InvalidInput(msg)));
         };
         if rec.state == super::pool::TxState::Pending {
             let t: Vec<Trace> = self
@@ -141,43 +161,51 @@ impl NodeCore {
                 .cloned()
                 .collect();
             if t.is_empty() {
-                return Err(NodeError::InvalidInput(format!(
+                return Answer::Done(Err(NodeError::InvalidInput(format!(
                     "transaction {hash} is in the open block #{}: it is traced when the node traces (--trace), or once its block is sealed",
                     rec.height
-                )));
+                ))));
             }
-            return Ok(t);
+            return Answer::Done(Ok(t));
         }
-        let all = self.block_traces(rec.height)?;
-        Ok(all.iter().filter(|t| is(t)).cloned().collect())
+        self.block_traces_answer(rec.height)
+            .and_then(move |all| Ok(all.iter().filter(|t| is(t)).cloned().collect()))
     }
 
     /// The trace of a timer's fire at `height` (default: the height it left the node at).
-    fn fire_trace(&self, id: &TimerId, height: Option<u64>) -> Result<Vec<Trace>, NodeError> {
+    fn fire_trace(&self, id: &TimerId, height: Option<u64>) -> Answer<Vec<Trace>> {
+        let id = *id;
         let height = match height {
             Some(h) => h,
-            None => self.fired_at(id).ok_or_else(|| {
-                let how = match self.timer(id) {
-                    None => "is not known to the node".to_string(),
-                    Some(t) => format!(
-                        "has no fire the node knows of (status: {})",
-                        t.status.as_str()
-                    ),
-                };
-                NodeError::InvalidInput(format!(
-                    "timer {id} {how}: give the fire's height if it fired before the kept history"
-                ))
-            })?,
+            None => match self.fired_at(&id) {
+                Some(h) => h,
+                None => {
+                    let how = match self.timer(&id) {
+                        None => "is not known to the node".to_string(),
+                        Some(t) => format!(
+                            "has no fire the node knows of (status: {})",
+                            t.status.as_str()
+                        ),
+                    };
+                    return Answer::Done(Err(NodeError::InvalidInput(format!(
+                        "timer {id} {how}: give the fire's height if it fired before the kept history"
+                    ))));
+                }
+            },
         };
-        let all = self.block_traces(height)?;
-        // The fire and, under an auction, the custom GBA call that priced it (issue 32).
-        let is = |t: &&Trace| t.of.timer() == Some(id);
-        let fire: Vec<Trace> = all.iter().filter(is).cloned().collect();
-        if !fire.iter().any(|t| matches!(t.of, TraceOf::Fire { .. })) {
-            return Err(NodeError::InvalidInput(format!(
-                "timer {id} did not fire in block #{height}"
-            )));
-        }
-        Ok(fire)
+        self.block_traces_answer(height).and_then(move |all| {
+            // The fire and, under an auction, the custom GBA call that priced it (issue 32).
+            let fire: Vec<Trace> = all
+                .iter()
+                .filter(|t| t.of.timer() == Some(&id))
+                .cloned()
+                .collect();
+            if !fire.iter().any(|t| matches!(t.of, TraceOf::Fire { .. })) {
+                return Err(NodeError::InvalidInput(format!(
+                    "timer {id} did not fire in block #{height}"
+                )));
+            }
+            Ok(fire)
+        })
     }
 }

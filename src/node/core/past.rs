@@ -287,13 +287,15 @@ impl NodeCore {
         Ok(())
     }
 
-    /// Issue 32 (Spec note 163): the traces of sealed block `height`, rebuilt by replaying it
-    /// from the nearest checkpoint with tracing on; the replayed block must be `hash`.
-    pub(crate) fn replay_traces(
+    /// Issue 32 (Spec note 163): what rebuilds the traces of sealed block `height` by
+    /// replaying it from the nearest checkpoint with tracing on ([`TraceReplay::run`]); the
+    /// replayed block must be `hash`. Taking it is cheap (shared pointers): the replay itself
+    /// runs on any thread (issue 31 item 7, a past read off the node's thread).
+    pub(crate) fn trace_replay(
         &self,
         height: u64,
         hash: &crate::engine::H256,
-    ) -> Result<Vec<crate::chain::trace::Trace>, NodeError> {
+    ) -> Result<TraceReplay, NodeError> {
         self.check_past(height)?;
         // The last checkpoint before the block: one at its height already ran it.
         let i = self.checkpoints.partition_point(|c| c.height < height);
@@ -303,8 +305,33 @@ impl NodeCore {
                 keep: self.history_len,
             });
         };
+        Ok(TraceReplay {
+            height,
+            hash: *hash,
+            links: self.session.links_after(cp.pos.as_ref()),
+            cp: cp.clone(),
+        })
+    }
+}
+
+/// A block's traces to rebuild by replay ([`NodeCore::trace_replay`]).
+pub(crate) struct TraceReplay {
+    height: u64,
+    hash: crate::engine::H256,
+    cp: Arc<Checkpoint>,
+    links: Vec<Arc<Link>>,
+}
+
+impl TraceReplay {
+    /// Replays the checkpoint's chain up to the block, traced for the block alone.
+    pub(crate) fn run(self) -> Result<Vec<crate::chain::trace::Trace>, NodeError> {
+        let TraceReplay {
+            height,
+            hash,
+            cp,
+            links,
+        } = self;
         let mut chain = Chain::clone(&cp.chain);
-        let links = self.session.links_after(cp.pos.as_ref());
         // Untraced up to the block before, traced for the block alone: the blocks between the
         // checkpoint and it keep no traces only to be dropped (issue 32 item 1).
         let before = session::replay(&mut chain, &links, height - 1)
@@ -313,7 +340,7 @@ impl NodeCore {
         chain.set_tracing(true);
         session::replay(&mut chain, &links[before..], height).map_err(NodeError::InvalidInput)?;
         let replayed = chain.block(height).map(|b| b.header.hash);
-        if replayed.as_ref() != Some(hash) {
+        if replayed.as_ref() != Some(&hash) {
             return Err(NodeError::InvalidInput(format!(
                 "the replay of block #{height} diverged (block {} against {hash}): its traces cannot be rebuilt",
                 replayed.map_or("missing".to_string(), |h| h.to_string())
