@@ -238,13 +238,19 @@ impl NodeHandle {
     /// Starts a read on the node's thread ([`Query::answer`]); what it leaves to finish runs
     /// on a past-read thread (on the node's thread when the shell has none).
     fn answered<Q: super::Query>(&self, q: Q) -> Result<Receiver<Q::Reply>, NodeError> {
+        self.answer_with(move |core| q.answer(core))
+    }
+
+    /// Runs `f` on the node's thread; what its [`Answer`](super::Answer) leaves to finish
+    /// (a replay) runs on a past-read thread, on the node's thread when the shell has none.
+    fn answer_with<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&NodeCore) -> super::Answer<T> + Send + 'static,
+    ) -> Result<Receiver<T>, NodeError> {
         let (tx, rx) = oneshot::channel();
         let queue = self.past.clone();
         self.submit(Box::new(move |core| {
-            let answer = match queue {
-                Some(_) => q.answer(core),
-                None => super::Answer::Done(q.run(core)),
-            };
+            let answer = f(core);
             Box::new(move || match (answer, queue) {
                 (super::Answer::Off(f), Some(queue)) => {
                     let task: PastTask = Box::new(move || {
@@ -259,6 +265,16 @@ impl NodeHandle {
             })
         }))?;
         Ok(rx)
+    }
+
+    /// [`answer_with`](Self::answer_with), blocking the calling thread (not for async tasks):
+    /// the local dashboard's view of a past height is built this way (issue 31 item 7).
+    pub fn answer_blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&NodeCore) -> super::Answer<T> + Send + 'static,
+    ) -> Result<T, NodeError> {
+        let rx = self.answer_with(f)?;
+        rx.blocking_recv().map_err(|_| NodeError::NodeStopped)?
     }
 
     /// Runs `f` on an immutable copy of the node taken after the work queued before it

@@ -21,6 +21,7 @@ use super::outcome::{Answer, CommandOutcome};
 use super::reply::AfterReads;
 use crate::chain::{Chain, EventRecord};
 use crate::engine::{Address, Failure, TimerId};
+use crate::node::Answer as NodeAnswer;
 use crate::node::{
     EventFilter, EventsQuery, NamesQuery, NodeCore, NodeError, NodeEvent, NodeHandle, Request,
     SetMining,
@@ -42,6 +43,15 @@ pub trait NodeAccess {
         &self,
         f: impl FnOnce(&NodeCore) -> T + Send + 'static,
     ) -> Result<T, NodeError>;
+    /// Runs a read whose answer may leave work to finish (a past state's replay): where the
+    /// node runs on a thread of its own, that work runs on a past-read thread, not the node's
+    /// (issue 31 item 7); here, on the node's.
+    fn read_answer<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&NodeCore) -> NodeAnswer<T> + Send + 'static,
+    ) -> Result<T, NodeError> {
+        self.read(move |core| f(core).finish())?
+    }
     /// Applies a request.
     fn apply<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError>;
     /// Lets time pass; true when something new happened (a block, an event).
@@ -121,6 +131,12 @@ impl NodeAccess for LiveNode {
         f: impl FnOnce(&NodeCore) -> T + Send + 'static,
     ) -> Result<T, NodeError> {
         self.handle.query_blocking(f)
+    }
+    fn read_answer<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&NodeCore) -> NodeAnswer<T> + Send + 'static,
+    ) -> Result<T, NodeError> {
+        self.handle.answer_blocking(f)
     }
     fn apply<R: Request>(&mut self, r: R) -> Result<R::Reply, NodeError> {
         self.handle.request_blocking(r)
@@ -259,20 +275,35 @@ impl<N: NodeAccess> AfterReads for Reads<'_, N> {
 
 /// Runs a refresh's queries on the node, in one read.
 /// A view of a past height (issue 24) runs them on the state as of that block (rebuilt once,
-/// then kept by the node while the view stays there: `NodeCore::with_at`).
-fn run_view(live: &NodeCore, q: &ViewQuery) -> Result<QueryReplies, NodeError> {
+/// then kept by the node while the view stays there: `NodeCore::past_lease`); its replay and
+/// its queries are left to finish off the node's thread (issue 31 item 7), the snapshots and
+/// the tip read on it first.
+fn run_view(live: &NodeCore, q: ViewQuery) -> NodeAnswer<QueryReplies> {
     let v = q.queries();
-    match v.at {
-        Some(h) => live.with_at(h, |past| view_on(past, live, &v))?,
-        None => view_on(live, live, &v),
+    let lease = match v.at.map(|h| live.past_lease(h)).transpose() {
+        Err(e) => return NodeAnswer::Done(Err(e)),
+        Ok(lease) => lease.flatten(),
+    };
+    let snapshots = match live.ask(&v.snapshots) {
+        Err(e) => return NodeAnswer::Done(Err(e)),
+        Ok(s) => s,
+    };
+    let tip = v.at.map(|_| live.head());
+    match lease {
+        // The head itself (or no past height): answered here.
+        None => NodeAnswer::Done(view_on(live, &v, snapshots, tip)),
+        Some(lease) => NodeAnswer::Off(Box::new(move || {
+            lease.read(|past| view_on(past, &v, snapshots, tip))?
+        })),
     }
 }
 
-/// The view's queries on `core` (the viewed state), the snapshots and the tip on `live`.
+/// The view's queries on `core` (the viewed state), with the live node's snapshots and tip.
 fn view_on(
     core: &NodeCore,
-    live: &NodeCore,
     v: &crate::tui::view::ViewQueries,
+    snapshots: Vec<crate::node::SnapshotInfo>,
+    tip: Option<crate::node::HeadView>,
 ) -> Result<QueryReplies, NodeError> {
     let lane = core.ask(&v.lane)?;
     let head = core.ask(&v.head)?;
@@ -293,8 +324,8 @@ fn view_on(
         shares: core.ask(&v.shares)?,
         names: core.ask(&v.names)?,
         actors: core.ask(&v.actors)?,
-        snapshots: live.ask(&v.snapshots)?,
-        tip: v.at.map(|_| live.head()),
+        snapshots,
+        tip,
         lane,
     })
 }
@@ -318,7 +349,7 @@ fn node_error(e: NodeError) -> CommandError {
 impl<N: NodeAccess> DashboardSource for LocalDevnet<N> {
     fn replies(&mut self, q: &ViewQuery) -> Option<QueryReplies> {
         let q = q.clone();
-        let r = self.node.read(move |core| run_view(core, &q)).ok()?.ok()?;
+        let r = self.node.read_answer(move |core| run_view(core, q)).ok()?;
         self.node_names = r.names.clone();
         Some(r)
     }
