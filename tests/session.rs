@@ -118,6 +118,49 @@ fn issue24_export_of_a_session_replays_to_the_same_hash_and_root_at_every_height
     assert!(text.contains("status = \"cancelled\""), "{text}");
 }
 
+/// Issue 29 ("export writes commands"): a transaction no named step says (here one with an
+/// explicit nonce, and one with a cycle limit) is exported as the node's own
+/// `devnet_sendTransaction` command step, and the fixture replays to the same roots.
+#[test]
+fn issue29_an_export_writes_unnamed_transactions_as_commands() {
+    let mut n = node(10_000);
+    deploy(&mut n, "ticker");
+    n.apply(Mine { blocks: 2 }).unwrap();
+    let stranger = Address::from_label("stranger");
+    let from = dev_account(2);
+    let nonce = n.chain().nonce(&from);
+    let mut tx = Transaction::new(
+        from,
+        TxKind::Transfer {
+            to: stranger,
+            amount: 7,
+        },
+    );
+    tx.nonce = Some(nonce);
+    n.apply(SendTx(tx)).unwrap();
+    let mut tx = Transaction::new(
+        dev_account(3),
+        TxKind::Transfer {
+            to: stranger,
+            amount: 9,
+        },
+    );
+    tx.cycle_limit = Some(40_000);
+    n.apply(SendTx(tx)).unwrap();
+    n.apply(Mine { blocks: 3 }).unwrap();
+    let text = replay_matches(&n);
+    assert_eq!(
+        text.matches("action = \"command\"").count(),
+        2,
+        "two command steps: {text}"
+    );
+    assert!(
+        text.contains("method = \"devnet_sendTransaction\""),
+        "{text}"
+    );
+    assert!(!text.contains("action = \"tx\""), "no JSON tx step: {text}");
+}
+
 #[test]
 fn issue24_a_long_jump_is_one_entry_and_the_log_follows_the_commands() {
     let mut n = node(10_000);

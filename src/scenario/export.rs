@@ -9,9 +9,11 @@
 //! - A deploy that succeeded, first in its block (after other such deploys), is an
 //!   `[[actors]]` entry with its script inline (`source`); every other transaction is the
 //!   named step that sends the very same transaction (`schedule`, `cancel`, `extend`, `call`,
-//!   `transfer`, `gov_cancel`, `gov_extend`, `gov_config` with every field), or a `tx` step
-//!   with the transaction as JSON where no named step says it (an explicit nonce or cycle
-//!   limit, a payload that is not text, a deploy that is not first in its block or reverted).
+//!   `transfer`, `gov_cancel`, `gov_extend`, `gov_config` with every field), or, where no named
+//!   step says it (an explicit nonce or cycle limit, a payload that is not text, a deploy that
+//!   is not first in its block or reverted), the `command` step of the node's own
+//!   `devnet_sendTransaction` with the transaction's fields (issue 29: export writes commands;
+//!   a `tx` step with the transaction as JSON when TOML cannot hold it).
 //!   A reverted transaction's step has `expect_error` (it was in its block, it failed the
 //!   same way).
 //! - Addresses come out by name where the node has one (dev accounts, names given at deploy,
@@ -490,10 +492,13 @@ impl Exporter {
         timers: &[TimerId],
         error: Option<ErrorKind>,
     ) -> Table {
-        let mut t = self.named_step(at, tx, timers).unwrap_or_else(|| {
-            let json = serde_json::to_string(tx).expect("a transaction serializes");
-            step(at, "tx", [("tx", Value::String(json))])
-        });
+        let mut t = self
+            .named_step(at, tx, timers)
+            .or_else(|| send_transaction_step(at, tx))
+            .unwrap_or_else(|| {
+                let json = serde_json::to_string(tx).expect("a transaction serializes");
+                step(at, "tx", [("tx", Value::String(json))])
+            });
         if let Some(k) = error {
             t.insert("expect_error".into(), Value::String(k.as_str().into()));
         }
@@ -702,6 +707,40 @@ impl Exporter {
             expectations,
         }
     }
+}
+
+/// Issue 29 ("export writes commands"): a transaction no named step says, as the `command`
+/// step of the node's own `devnet_sendTransaction` with the transaction's fields as a TOML
+/// table; `None` when TOML cannot hold it as the command reads it (an integer above
+/// `i64::MAX`), which is then a `tx` step with the transaction as JSON.
+fn send_transaction_step(at: u64, tx: &Transaction) -> Option<Table> {
+    let params = toml_of(&serde_json::to_value(tx).ok()?)?;
+    let mut command = Table::new();
+    command.insert(
+        "method".into(),
+        Value::String("devnet_sendTransaction".into()),
+    );
+    command.insert("params".into(), params);
+    Some(step(at, "command", [("command", Value::Table(command))]))
+}
+
+/// `v` as TOML, its `null`s left out (an absent field reads as `None`); `None` for a number
+/// TOML has no integer for.
+fn toml_of(v: &serde_json::Value) -> Option<Value> {
+    use serde_json::Value as J;
+    Some(match v {
+        J::Null => return None,
+        J::Bool(b) => Value::Boolean(*b),
+        J::Number(n) => Value::Integer(n.as_i64()?),
+        J::String(s) => Value::String(s.clone()),
+        J::Array(items) => Value::Array(items.iter().map(toml_of).collect::<Option<_>>()?),
+        J::Object(m) => Value::Table(
+            m.iter()
+                .filter(|(_, x)| !x.is_null())
+                .map(|(k, x)| Some((k.clone(), toml_of(x)?)))
+                .collect::<Option<_>>()?,
+        ),
+    })
 }
 
 /// A step table: `at`, `action` and the fields given.
