@@ -13,14 +13,6 @@ mod hunt;
 mod serve;
 mod sweep;
 
-/// The binary's allocator (issue 31, Spec note 201): under glibc's malloc a long-running
-/// `serve` held about 90 MB of RSS above its live heap (per-thread arenas of the RPC workers
-/// and the past-read threads, and fragmentation the arenas do not give back); mimalloc frees
-/// pages it no longer uses back to the system. The library, its tests and benches keep the
-/// system allocator (the benches that count bytes install their own).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use clap::Parser;
 use cli::{Cli, Cmd, EXIT_FIXTURE, EXIT_OK, EXIT_USAGE, RunArgs};
 use commands::Out;
