@@ -14,8 +14,8 @@
 //! Run: `cargo bench --bench retained_block` (a report, no criterion; takes about a minute).
 //! Settings by environment: `SCHED`, `TIMERS`, `MORE`, `HISTORY`.
 
-use cowboy_devnet::chain::{EventRecord, Genesis, Receipt};
 use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{EventRecord, Genesis, Receipt};
 use cowboy_devnet::engine::queue::QueuePart;
 use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind};
 use cowboy_devnet::node::{

@@ -73,7 +73,10 @@ fn kept_blocks_hold_no_growth_room_spec_note_202() {
             .count();
     }
     // The scene is the one the note is about: loaded blocks and a carried backlog.
-    assert!(receipts >= (LOADED_BLOCKS * PER_BLOCK) as usize, "{receipts}");
+    assert!(
+        receipts >= (LOADED_BLOCKS * PER_BLOCK) as usize,
+        "{receipts}"
+    );
     assert!(events > receipts, "{events}");
     assert!(deferred > 0, "no timer was carried");
 }
