@@ -4,10 +4,11 @@
 //! block still answers what it hashed when it was sealed (its body hash), and a past read
 //! replays the same blocks.
 
-use cowboy_devnet::chain::runtime::ActorCode;
+mod common;
+
 use cowboy_devnet::chain::{Genesis, body_hash};
-use cowboy_devnet::engine::{Address, EventKind, ScheduleArgs};
-use cowboy_devnet::node::{DeployActor, Mine, MiningMode, NodeConfig, NodeCore, ScheduleTimer};
+use cowboy_devnet::engine::{EventKind, ScheduleArgs};
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, ScheduleTimer};
 use cowboy_devnet::vm::DevnetRuntime;
 
 const ACTORS: usize = 5;
@@ -19,22 +20,8 @@ const LOADED_BLOCKS: u64 = 30;
 /// heights (a backlog: the lane fires a few a block, the rest are carried with a first
 /// deferral), then 40 blocks more.
 fn served() -> NodeCore {
-    let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
-    cfg.mining = MiningMode::Manual;
-    let mut n = NodeCore::new(cfg).expect("genesis");
-    let actors: Vec<Address> = (0..ACTORS)
-        .map(|_| {
-            let d = DeployActor {
-                from: None,
-                code: ActorCode::none(),
-                address: None,
-                endowment: 10u128.pow(21),
-                name: None,
-            };
-            n.apply(d).expect("deploy").address
-        })
-        .collect();
-    n.apply(Mine { blocks: 1 }).expect("mine");
+    let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    let (mut n, actors) = common::node_with_actors(cfg, ACTORS);
     let due = n.height() + LOADED_BLOCKS + 3;
     for i in 0..LOADED_BLOCKS * PER_BLOCK {
         let args = ScheduleArgs {

@@ -7,15 +7,13 @@
 //! Measured with a counting allocator (`benches/support/counting_alloc.rs`, installed as this
 //! test binary's allocator): the bytes freed by dropping every checkpoint but the newest.
 
+mod common;
 #[path = "../benches/support/counting_alloc.rs"]
 mod counting_alloc;
 
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::engine::{Address, ScheduleArgs};
-use cowboy_devnet::node::{
-    DeployActor, Mine, MiningMode, NodeConfig, NodeCore, RetainedPart, ScheduleTimer,
-};
+use cowboy_devnet::engine::ScheduleArgs;
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, RetainedPart, ScheduleTimer};
 use cowboy_devnet::vm::DevnetRuntime;
 
 const ACTORS: usize = 10;
@@ -28,22 +26,8 @@ const LOADED_BLOCKS: u64 = 2 * 256 + 40;
 /// that grows while the queue's pages are written all over, and two checkpoints placed beside the genesis one.
 fn carried_backlog(payload_len: usize) -> NodeCore {
     let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
-    cfg.mining = MiningMode::Manual;
     cfg.checkpoint_budget = usize::MAX;
-    let mut n = NodeCore::new(cfg).expect("genesis");
-    let actors: Vec<Address> = (0..ACTORS)
-        .map(|_| {
-            let d = DeployActor {
-                from: None,
-                code: ActorCode::none(),
-                address: None,
-                endowment: 10u128.pow(21),
-                name: None,
-            };
-            n.apply(d).expect("deploy").address
-        })
-        .collect();
-    n.apply(Mine { blocks: 1 }).expect("mine");
+    let (mut n, actors) = common::node_with_actors(cfg, ACTORS);
     for i in 0..LOADED_BLOCKS * PER_BLOCK {
         let args = ScheduleArgs {
             height: n.height() + 2 + i % 5,
