@@ -14,8 +14,8 @@
 //! Run: `cargo bench --bench retained_block` (a report, no criterion; takes about a minute).
 //! Settings by environment: `SCHED`, `TIMERS`, `MORE`, `HISTORY`.
 
-use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
+use cowboy_devnet::chain::{EventRecord, Genesis, Receipt};
 use cowboy_devnet::engine::queue::QueuePart;
 use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind};
 use cowboy_devnet::node::{
@@ -112,7 +112,37 @@ fn past_reads(n: &NodeCore) {
     }
 }
 
+/// What the history's blocks hold: receipts and events by count, their `Vec` room, and the
+/// inline size of each (issue 31: where the history's bytes are).
+fn block_stats(n: &NodeCore) {
+    let (mut blocks, mut receipts, mut receipt_room, mut events, mut event_room) = (0, 0, 0, 0, 0);
+    let (mut timer_ids, mut timer_id_room) = (0, 0);
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for h in n.first_kept()..=n.height() {
+        let Some(b) = n.block(h) else { continue };
+        blocks += 1;
+        receipts += b.receipts.len();
+        receipt_room += b.receipts.capacity();
+        events += b.events.len();
+        event_room += b.events.capacity();
+        for r in &b.receipts {
+            timer_ids += r.timers.len();
+            timer_id_room += r.timers.capacity();
+        }
+        for e in &b.events {
+            *kinds.entry(format!("{:?}", e.event.kind())).or_default() += 1;
+        }
+    }
+    println!(
+        "  history: {blocks} blocks; {receipts} receipts (room {receipt_room}, {} B each), {events} events (room {event_room}, {} B each), {timer_ids} receipt timer ids (room {timer_id_room})",
+        std::mem::size_of::<Receipt>(),
+        std::mem::size_of::<EventRecord>()
+    );
+    println!("  history's events by kind: {kinds:?}");
+}
+
 fn breakdown(label: &str, mut n: NodeCore) {
+    block_stats(&n);
     let cps = n.checkpoint_bytes();
     println!(
         "  {label}: {} checkpoints (heights {:?}), estimated to hold {:.1} MB alone",

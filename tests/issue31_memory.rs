@@ -3,10 +3,11 @@
 //! the older ones are thinned (the newest stay dense), and a past read across a thinned span
 //! answers what a node that kept every checkpoint answers (it replays further).
 
+mod common;
+
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::engine::{Address, ScheduleArgs};
-use cowboy_devnet::node::{DeployActor, Mine, MiningMode, NodeConfig, NodeCore, ScheduleTimer};
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, ScheduleTimer};
 use cowboy_devnet::vm::DevnetRuntime;
 
 const ACTORS: usize = 8;
@@ -16,23 +17,8 @@ const BLOCKS: u64 = 5 * 256 + 20;
 /// A manual-mining node whose checkpoints may hold `budget` bytes, with its actors.
 fn devnet(budget: usize) -> (NodeCore, Vec<Address>) {
     let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
-    cfg.mining = MiningMode::Manual;
     cfg.checkpoint_budget = budget;
-    let mut n = NodeCore::new(cfg).expect("genesis");
-    let actors = (0..ACTORS)
-        .map(|_| {
-            let d = DeployActor {
-                from: None,
-                code: ActorCode::none(),
-                address: None,
-                endowment: 10u128.pow(21),
-                name: None,
-            };
-            n.apply(d).expect("deploy").address
-        })
-        .collect();
-    n.apply(Mine { blocks: 1 }).expect("mine");
-    (n, actors)
+    common::node_with_actors(cfg, ACTORS)
 }
 
 /// Each block schedules two timers: one far ahead (a growing backlog written all over the

@@ -471,7 +471,13 @@ impl Chain {
     }
 
     pub(super) fn seal(&mut self, eob: EobStats, lane: LaneStats) -> &Block {
-        let open = self.open.take().expect("open");
+        let mut open = self.open.take().expect("open");
+        // Issue 31 (Spec note 202): a sealed block is kept for the whole history window, so
+        // it keeps no growth slack (a block of 10 receipts and 10 events held room for 16 of
+        // each; the block of a backlog's first deferrals, tens of thousands of events, up to
+        // twice what it needs).
+        open.receipts.shrink_to_fit();
+        open.events.shrink_to_fit();
         let state_root = self.commit_root();
         let body_hash = if self.deferred_roots {
             // Deferred (`Chain::defer_roots`): the body is not hashed either; an empty body

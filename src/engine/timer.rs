@@ -151,6 +151,16 @@ pub fn handler_payload(handler: &str, inner: &[u8]) -> Vec<u8> {
 }
 
 impl Timer {
+    /// Heap bytes the timer owns apart from its inline fields: its payload and its boxed fee
+    /// caps (issue 31: a slab page copied on write copies these too, Spec note 203).
+    pub fn heap_bytes(&self) -> usize {
+        self.payload.len()
+            + self
+                .fee_caps
+                .as_ref()
+                .map_or(0, |_| std::mem::size_of::<FeeCaps>())
+    }
+
     /// The handler this timer invokes (CIP-5 §4.2): named by the `_handler` convention, else
     /// `handle_timer`. Scheduling validated the name, so this never fails.
     pub fn handler(&self) -> Handler {

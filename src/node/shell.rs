@@ -133,6 +133,7 @@ fn run(
     let start = Instant::now();
     let now_ms = || start.elapsed().as_millis() as u64;
     let mut reply: Option<Reply> = None;
+    let mut newest_checkpoint = core.newest_checkpoint();
     loop {
         let msg = match core.next_deadline() {
             None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
@@ -159,8 +160,32 @@ fn run(
         if let Some(r) = reply.take() {
             r();
         }
+        if core.newest_checkpoint() != newest_checkpoint {
+            newest_checkpoint = core.newest_checkpoint();
+            trim_heap();
+        }
     }
 }
+
+/// Hands the heap's free pages back to the system (issue 31, Spec note 201): called on the
+/// node's thread after a checkpoint was placed (every 256 blocks with a body), which is when
+/// the checkpoint budget lets older ones go. glibc's `free` gives back only the top of its
+/// heap; `malloc_trim` releases the free pages inside it too.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn trim_heap() {
+    unsafe extern "C" {
+        fn malloc_trim(pad: usize) -> std::ffi::c_int;
+    }
+    // SAFETY: glibc's `malloc_trim` takes no pointer and may be called at any time from any
+    // thread (it takes the arenas' locks); Rust's system allocator is glibc's malloc here.
+    #[allow(unsafe_code)]
+    unsafe {
+        malloc_trim(0);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn trim_heap() {}
 
 impl NodeHandle {
     fn submit(&self, job: Job) -> Result<(), NodeError> {

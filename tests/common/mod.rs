@@ -56,6 +56,31 @@ pub fn node_deploy(n: &mut cowboy_devnet::node::NodeCore, code: ActorCode, name:
     .address
 }
 
+/// A node of `cfg` under manual mining with `count` actors of no code, each endowed with
+/// 10^21 (plenty for a long backlog), deployed in one mined block (issue 31's serve scenes).
+pub fn node_with_actors(
+    mut cfg: cowboy_devnet::node::NodeConfig,
+    count: usize,
+) -> (cowboy_devnet::node::NodeCore, Vec<Address>) {
+    use cowboy_devnet::node::{DeployActor, Mine, MiningMode, NodeCore};
+    cfg.mining = MiningMode::Manual;
+    let mut n = NodeCore::new(cfg).expect("genesis");
+    let actors = (0..count)
+        .map(|_| {
+            let d = DeployActor {
+                from: None,
+                code: ActorCode::none(),
+                address: None,
+                endowment: 10u128.pow(21),
+                name: None,
+            };
+            n.apply(d).expect("deploy").address
+        })
+        .collect();
+    n.apply(Mine { blocks: 1 }).expect("mine");
+    (n, actors)
+}
+
 /// Plenty for any number of transactions (each reserves up to 7,000,000 at default basefees).
 pub const RICH: u128 = 1_000_000_000_000;
 

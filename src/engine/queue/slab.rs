@@ -84,12 +84,20 @@ impl Slab {
     }
 
     /// Issue 31 (checkpoints bounded by bytes): each page's address and heap bytes (the pages
-    /// are what a clone shares until written).
+    /// are what a clone shares until written). A page's bytes are its slots and what their
+    /// timers own (payloads, boxed fee caps): a write copies the page with them, so a
+    /// checkpoint whose pages the live chain wrote holds those alone too (Spec note 203; they
+    /// were left out, and the estimate undercounted the checkpoints by a third).
     pub(super) fn visit_pages(&self, f: &mut dyn FnMut(usize, usize)) {
         for p in &self.pages {
+            let owned: usize = p
+                .iter()
+                .filter_map(|s| s.timer.as_ref())
+                .map(|t| t.heap_bytes())
+                .sum();
             f(
                 Arc::as_ptr(p) as *const u8 as usize,
-                std::mem::size_of_val::<[Slot]>(p),
+                std::mem::size_of_val::<[Slot]>(p) + owned,
             );
         }
     }

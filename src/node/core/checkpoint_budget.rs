@@ -80,6 +80,12 @@ impl NodeCore {
         }
     }
 
+    /// The newest checkpoint's height: it changes when one is placed, and with it what the
+    /// budget let go (the shell hands freed memory back then, Spec note 201).
+    pub fn newest_checkpoint(&self) -> Option<u64> {
+        self.checkpoints.back().map(|c| c.height())
+    }
+
     /// Drops every other older checkpoint while they hold more than the budget (Spec note
     /// 194). Called when a checkpoint is placed.
     pub(super) fn fit_checkpoints(&mut self) {
