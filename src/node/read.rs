@@ -215,18 +215,14 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
         }
         (f.window_blocks(), cip1.fairness_median())
     } else {
+        // Each block's events counted per actor once and kept with it (issue 31): a refresh
+        // merges at most `window` small tallies, not every event of the window.
         let from = chain.height().saturating_sub(window);
         for b in chain.blocks().rev().take_while(|b| b.header.height > from) {
-            for r in &b.events {
-                match &r.event {
-                    Event::Timer(TimerEvent::TimerFired { actor, .. }) => {
-                        per.entry(*actor).or_insert_with(|| row(*actor)).fires += 1
-                    }
-                    Event::Timer(TimerEvent::TimerDeferred { actor, .. }) => {
-                        per.entry(*actor).or_insert_with(|| row(*actor)).deferrals += 1
-                    }
-                    _ => {}
-                }
+            for t in &b.tally().actors {
+                let r = per.entry(t.actor).or_insert_with(|| row(t.actor));
+                r.fires += t.fires;
+                r.deferrals += t.deferrals;
             }
         }
         let mut fires: Vec<u64> = per.values().map(|r| r.fires).filter(|n| *n > 0).collect();
