@@ -10,6 +10,9 @@
 //!   counts, weights: the same query over an empty window).
 //! * `shares/count_once_backlog_block`: the one-off count of the backlog's block, what the
 //!   first refresh after its seal pays once.
+//! * `carried_bucket/iter_count` against `carried_bucket/collect_len` (the baseline, what the
+//!   tiers and coming-buckets queries did): the size of the bucket of 99,004 carried timers,
+//!   which every refresh reads (`CalendarQueue::bucket_iter` counts without collecting).
 //!
 //! Run: `cargo bench --bench shares`.
 
@@ -96,6 +99,19 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("count_once_backlog_block", |b| {
         b.iter(|| black_box(count_block_events(&backlog_block.events)))
+    });
+    g.finish();
+
+    let q = node.chain().engine().queue();
+    let due = q.next_height();
+    assert_eq!(q.bucket_iter(due).count(), q.bucket(due).len());
+    let mut g = c.benchmark_group("carried_bucket");
+    g.sample_size(30);
+    g.bench_function("iter_count", |b| {
+        b.iter(|| black_box(q.bucket_iter(black_box(due)).count()))
+    });
+    g.bench_function("collect_len", |b| {
+        b.iter(|| black_box(q.bucket(black_box(due)).len()))
     });
     g.finish();
 }

@@ -123,7 +123,7 @@ pub(super) fn tiers(chain: &Chain) -> TiersView {
     let q = &chain.engine().queue();
     let h = q.horizons();
     let ring = (h.next_height..h.ring_horizon)
-        .map(|height| (height, q.bucket(height).len()))
+        .map(|height| (height, q.bucket_iter(height).count()))
         .filter(|(_, n)| *n > 0)
         .collect();
     let overflow_epochs = q.overflow_epochs();
@@ -154,12 +154,15 @@ pub(super) fn coming_buckets(chain: &Chain, count: usize) -> Vec<BucketView> {
         if out.len() >= count {
             break;
         }
-        let b = q.bucket(h);
-        if !b.is_empty() || h == start {
+        // One walk for the count and the budget, nothing collected (issue 31).
+        let (timers, budget) = q
+            .bucket_iter(h)
+            .fold((0u64, 0), |(n, b), t| (n + 1, b + fire_budget(t, cfg)));
+        if timers > 0 || h == start {
             out.push(BucketView {
                 height: h,
-                timers: b.len() as u64,
-                budget: b.iter().map(|t| fire_budget(t, cfg)).sum(),
+                timers,
+                budget,
             });
         }
     }
