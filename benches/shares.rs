@@ -19,8 +19,9 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use cowboy_devnet::chain::{Event, count_block_events};
-use cowboy_devnet::engine::{Address, SchedulerKind, TimerEvent};
+use common::history::rescan_shares;
+use cowboy_devnet::chain::count_block_events;
+use cowboy_devnet::engine::{Address, SchedulerKind};
 use cowboy_devnet::node::{Mine, NodeCore, SharesQuery};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::collections::BTreeMap;
@@ -43,27 +44,6 @@ fn devnet() -> NodeCore {
     node
 }
 
-/// The query's counts as it made them before: every event of the window's blocks.
-fn rescan(node: &NodeCore, window: u64) -> BTreeMap<Address, (u64, u64)> {
-    let chain = node.chain();
-    let from = chain.height().saturating_sub(window);
-    let mut per: BTreeMap<Address, (u64, u64)> = BTreeMap::new();
-    for b in chain.blocks().rev().take_while(|b| b.header.height > from) {
-        for r in &b.events {
-            match &r.event {
-                Event::Timer(TimerEvent::TimerFired { actor, .. }) => {
-                    per.entry(*actor).or_default().0 += 1
-                }
-                Event::Timer(TimerEvent::TimerDeferred { actor, .. }) => {
-                    per.entry(*actor).or_default().1 += 1
-                }
-                _ => {}
-            }
-        }
-    }
-    per
-}
-
 fn bench(c: &mut Criterion) {
     let node = devnet();
     let got = node.ask(&SharesQuery { window: WINDOW }).expect("shares");
@@ -72,7 +52,11 @@ fn bench(c: &mut Criterion) {
         .iter()
         .map(|r| (r.actor, (r.fires, r.deferrals)))
         .collect();
-    assert_eq!(counted, rescan(&node, WINDOW), "the same counts");
+    assert_eq!(
+        counted,
+        rescan_shares(node.chain(), WINDOW),
+        "the same counts"
+    );
     let deferrals: u64 = got.actors.iter().map(|r| r.deferrals).sum();
     assert_eq!(
         deferrals,
@@ -92,7 +76,7 @@ fn bench(c: &mut Criterion) {
     });
     g.bench_function("naive_rescan", |b| {
         b.iter(|| {
-            let counts = rescan(&node, WINDOW);
+            let counts = rescan_shares(node.chain(), WINDOW);
             let rest = node.ask(&SharesQuery { window: 0 }).expect("shares");
             black_box((counts, rest))
         })

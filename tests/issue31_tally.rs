@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::history::rescan_shares as rescan;
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{Chain, Event, Genesis};
 use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind, TimerEvent};
@@ -16,27 +17,6 @@ use cowboy_devnet::node::{
 };
 use proptest::prelude::*;
 use std::collections::BTreeMap;
-
-/// The rescan the tallies replace: every `TimerFired` and `TimerDeferred` of the blocks above
-/// `height - window`, per actor.
-fn rescan(chain: &Chain, window: u64) -> BTreeMap<Address, (u64, u64)> {
-    let from = chain.height().saturating_sub(window);
-    let mut per: BTreeMap<Address, (u64, u64)> = BTreeMap::new();
-    for b in chain.blocks().filter(|b| b.header.height > from) {
-        for r in &b.events {
-            match &r.event {
-                Event::Timer(TimerEvent::TimerFired { actor, .. }) => {
-                    per.entry(*actor).or_default().0 += 1
-                }
-                Event::Timer(TimerEvent::TimerDeferred { actor, .. }) => {
-                    per.entry(*actor).or_default().1 += 1
-                }
-                _ => {}
-            }
-        }
-    }
-    per
-}
 
 /// The rescan `scheduler_deferrals` made: the `TimerDeferred` events of the blocks
 /// `from..=to` by reason, in the order each reason first occurs.
