@@ -515,6 +515,7 @@ impl Chain {
             migrated: open.migrated,
             pending: self.engine.pending() as u64,
             lane,
+            tally: Default::default(),
         }));
         if self.blocks.len() > self.keep_blocks {
             self.drop_oldest_block();

@@ -303,6 +303,7 @@ impl Chain {
             migrated: 0,
             pending: r.pending,
             lane: r.lane.clone(),
+            tally: Default::default(),
         })
     }
 

@@ -7,6 +7,9 @@ use crate::engine::{
 };
 use serde::{Deserialize, Serialize};
 
+mod tally;
+pub use tally::{ActorTally, BlockTally, TallyCell, count_block_events};
+
 /// CIP-3 basefees (not in our specs): a governed config with devnet defaults.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
@@ -591,4 +594,15 @@ pub struct Block {
     /// state and the events).
     #[serde(default)]
     pub lane: crate::engine::LaneStats,
+    /// Its timer events counted per actor once (issue 31), see [`Block::tally`].
+    #[serde(skip)]
+    pub tally: TallyCell,
+}
+
+impl Block {
+    /// This block's timer events counted ([`count_block_events`]): fires and deferrals per
+    /// actor, deferrals per reason; counted on the first call and kept with the block.
+    pub fn tally(&self) -> &BlockTally {
+        self.tally.get_or_count(&self.events)
+    }
 }

@@ -200,22 +200,22 @@ pub struct ReasonCount {
 impl Query for DeferralsQuery {
     type Reply = Vec<ReasonCount>;
     fn run(&self, node: &NodeCore) -> Result<Vec<ReasonCount>, NodeError> {
-        use crate::chain::Event;
-        use crate::engine::TimerEvent;
         let mut counts: Vec<ReasonCount> = Vec::new();
         let blocks = node
             .kept_blocks(self.from_height)
             .take_while(|b| b.header.height <= self.to_height);
-        for r in blocks.flat_map(|b| b.events.iter()) {
-            if let Event::Timer(TimerEvent::TimerDeferred { reason, .. }) = &r.event {
-                let reason = reason.as_str();
-                match counts.iter_mut().find(|c| c.reason == reason) {
-                    Some(c) => c.count += 1,
-                    None => counts.push(ReasonCount {
-                        reason: reason.to_string(),
-                        count: 1,
-                    }),
-                }
+        // Each block's deferrals counted by reason once and kept with it (Spec note 204): in
+        // block order, each block's reasons in the order they first occur in it, so the
+        // reasons come out in the order they first occur in the window, as a walk of the
+        // events lists them.
+        for (reason, n) in blocks.flat_map(|b| b.tally().reasons.iter()) {
+            let reason = reason.as_str();
+            match counts.iter_mut().find(|c| c.reason == reason) {
+                Some(c) => c.count += n,
+                None => counts.push(ReasonCount {
+                    reason: reason.to_string(),
+                    count: *n,
+                }),
             }
         }
         Ok(counts)

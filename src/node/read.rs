@@ -123,7 +123,7 @@ pub(super) fn tiers(chain: &Chain) -> TiersView {
     let q = &chain.engine().queue();
     let h = q.horizons();
     let ring = (h.next_height..h.ring_horizon)
-        .map(|height| (height, q.bucket(height).len()))
+        .map(|height| (height, q.bucket_iter(height).count()))
         .filter(|(_, n)| *n > 0)
         .collect();
     let overflow_epochs = q.overflow_epochs();
@@ -154,12 +154,15 @@ pub(super) fn coming_buckets(chain: &Chain, count: usize) -> Vec<BucketView> {
         if out.len() >= count {
             break;
         }
-        let b = q.bucket(h);
-        if !b.is_empty() || h == start {
+        // One walk for the count and the budget, nothing collected (issue 31).
+        let (timers, budget) = q
+            .bucket_iter(h)
+            .fold((0u64, 0), |(n, b), t| (n + 1, b + fire_budget(t, cfg)));
+        if timers > 0 || h == start {
             out.push(BucketView {
                 height: h,
-                timers: b.len() as u64,
-                budget: b.iter().map(|t| fire_budget(t, cfg)).sum(),
+                timers,
+                budget,
             });
         }
     }
@@ -215,18 +218,14 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
         }
         (f.window_blocks(), cip1.fairness_median())
     } else {
+        // Each block's events counted per actor once and kept with it (issue 31): a refresh
+        // merges at most `window` small tallies, not every event of the window.
         let from = chain.height().saturating_sub(window);
         for b in chain.blocks().rev().take_while(|b| b.header.height > from) {
-            for r in &b.events {
-                match &r.event {
-                    Event::Timer(TimerEvent::TimerFired { actor, .. }) => {
-                        per.entry(*actor).or_insert_with(|| row(*actor)).fires += 1
-                    }
-                    Event::Timer(TimerEvent::TimerDeferred { actor, .. }) => {
-                        per.entry(*actor).or_insert_with(|| row(*actor)).deferrals += 1
-                    }
-                    _ => {}
-                }
+            for t in &b.tally().actors {
+                let r = per.entry(t.actor).or_insert_with(|| row(t.actor));
+                r.fires += t.fires;
+                r.deferrals += t.deferrals;
             }
         }
         let mut fires: Vec<u64> = per.values().map(|r| r.fires).filter(|n| *n > 0).collect();

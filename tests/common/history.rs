@@ -37,3 +37,31 @@ pub fn busy_block(d: &mut NodeCore) {
     assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
     d.apply(Mine { blocks: 1 }).unwrap();
 }
+
+/// The fairness pane's counts as a rescan of the events makes them (issue 31, Spec note 204):
+/// every `TimerFired` and `TimerDeferred` of `chain`'s kept blocks above `height - window`,
+/// per actor, as `(fires, deferrals)`. The model the per-block tallies answer like, and the
+/// naive baseline they are measured beside.
+pub fn rescan_shares(
+    chain: &cowboy_devnet::chain::Chain,
+    window: u64,
+) -> std::collections::BTreeMap<cowboy_devnet::engine::Address, (u64, u64)> {
+    use cowboy_devnet::chain::Event;
+    use cowboy_devnet::engine::TimerEvent;
+    let from = chain.height().saturating_sub(window);
+    let mut per = std::collections::BTreeMap::new();
+    for b in chain.blocks().rev().take_while(|b| b.header.height > from) {
+        for r in &b.events {
+            match &r.event {
+                Event::Timer(TimerEvent::TimerFired { actor, .. }) => {
+                    per.entry(*actor).or_insert((0, 0)).0 += 1
+                }
+                Event::Timer(TimerEvent::TimerDeferred { actor, .. }) => {
+                    per.entry(*actor).or_insert((0, 0)).1 += 1
+                }
+                _ => {}
+            }
+        }
+    }
+    per
+}

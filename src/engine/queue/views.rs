@@ -9,18 +9,26 @@ impl CalendarQueue {
     /// The live timers of one height's ring bucket, in firing order (empty for heights outside
     /// the ring).
     pub fn bucket(&self, height: u64) -> Vec<&Timer> {
-        if height < self.next_height || height >= self.ring_horizon {
-            return Vec::new();
-        }
-        let carried = (height == self.next_height)
+        self.bucket_iter(height).collect()
+    }
+
+    /// [`bucket`](Self::bucket) without collecting it: a count or a sum over a bucket of
+    /// carried timers allocates nothing (issue 31: the dashboard's tiers and coming buckets
+    /// read the carried bucket's size and budget on every refresh).
+    pub fn bucket_iter(&self, height: u64) -> impl Iterator<Item = &Timer> + '_ {
+        let in_ring = height >= self.next_height && height < self.ring_horizon;
+        let carried = (in_ring && height == self.next_height)
             .then(|| self.carried_handles())
             .into_iter()
             .flatten();
+        let ring = in_ring
+            .then(|| self.ring[self.ring_pos(height)].iter())
+            .into_iter()
+            .flatten();
         carried
-            .chain(self.ring[self.ring_pos(height)].iter())
+            .chain(ring)
             .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
             .filter_map(|h| self.slots[h.slot as usize].timer.as_ref())
-            .collect()
     }
 
     /// The live timers scheduled for `height` itself (carried timers of earlier heights
