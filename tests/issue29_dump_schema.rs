@@ -5,31 +5,18 @@
 //! final state under each of the five schedulers validates against both schemas, bare and in
 //! a state file's envelope, and a dump with a field of the wrong shape does not.
 
+mod common;
+
+use common::schema::{method, shipped_fixtures, validator};
 use cowboy_devnet::chain::dump::state_text;
 use cowboy_devnet::engine::SchedulerKind;
 use cowboy_devnet::rpc::openrpc;
 use cowboy_devnet::scenario::runner::disk_loader;
 use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario};
 use cowboy_devnet::vm::DevnetRuntime;
-use jsonschema::Validator;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-
-fn method<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["methods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name)
-        .unwrap_or_else(|| panic!("{name} is in rpc.discover"))
-}
-
-/// A validator of `schema` with the document's components in reach of its `$ref`s.
-fn validator(doc: &Value, schema: &Value) -> Validator {
-    let root = json!({"components": doc["components"], "allOf": [schema]});
-    jsonschema::draft7::new(&root).expect("the schema compiles")
-}
+use std::path::Path;
 
 /// The final state of `path` played under `scheduler`, as `devnet_dumpState` answers it (none
 /// where the fixture does not play under it: a drafts' fixture under fifo).
@@ -47,16 +34,6 @@ fn dump_of(path: &Path, scheduler: SchedulerKind) -> Option<Value> {
         .ok()?;
     let dump = node.chain().dump().expect("no open block after a run");
     Some(serde_json::to_value(&dump).unwrap())
-}
-
-fn fixtures() -> Vec<PathBuf> {
-    let mut paths: Vec<_> = std::fs::read_dir("fixtures")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    paths.sort();
-    paths
 }
 
 #[test]
@@ -120,7 +97,7 @@ fn issue29_every_fixtures_final_state_validates_against_the_dump_schemas() {
     let dumped = validator(&doc, &method(&doc, "devnet_dumpState")["result"]["schema"]);
     let mut kinds = BTreeSet::new();
     let mut seen = (false, false);
-    for path in fixtures() {
+    for path in shipped_fixtures() {
         for scheduler in SchedulerKind::ALL {
             let Some(v) = dump_of(&path, scheduler) else {
                 continue;

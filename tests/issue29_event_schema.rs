@@ -4,6 +4,8 @@
 //! every event the shipped fixtures record under each of the five schedulers (15 kinds) and one
 //! of each kind they do not record, built from the Rust types, validates against it.
 
+mod common;
+
 use cowboy_devnet::chain::{Event, EventRecord, Phase};
 use cowboy_devnet::engine::config::DraftParams;
 use cowboy_devnet::engine::scheduler::policy::Cip1Config;
@@ -74,18 +76,9 @@ fn events_of(path: &Path, scheduler: SchedulerKind) -> Vec<Value> {
 #[test]
 fn issue29_every_shipped_fixtures_events_validate_against_the_event_schema() {
     let doc = openrpc::document();
-    let root = json!({
-        "components": doc["components"],
-        "allOf": [{"$ref": "#/components/schemas/Event"}],
-    });
-    let validator = jsonschema::draft7::new(&root).expect("the Event schema compiles");
+    let validator = common::schema::validator(&doc, &json!({"$ref": "#/components/schemas/Event"}));
     let mut seen: BTreeMap<String, usize> = BTreeMap::new();
-    let mut paths: Vec<_> = std::fs::read_dir("fixtures")
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
-        .collect();
-    paths.sort();
+    let paths = common::schema::shipped_fixtures();
     let runs = paths
         .iter()
         .flat_map(|p| SchedulerKind::ALL.iter().map(move |k| (p, *k)));

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::schema::method;
+
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{DraftTimerArgs, Genesis};
 use cowboy_devnet::engine::{Address, PriorityTier, ScheduleArgs, SchedulerKind, TimerId};
@@ -42,15 +44,6 @@ const UNDESCRIBED_RESULTS: &[(&str, &str)] = &[
         "a subscription id jsonrpsee chooses",
     ),
 ];
-
-fn method<'a>(doc: &'a Value, name: &str) -> &'a Value {
-    doc["methods"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|m| m["name"] == name)
-        .unwrap_or_else(|| panic!("{name} is not in rpc.discover"))
-}
 
 /// The schema a `$ref` names, or the schema itself.
 fn resolved<'a>(doc: &'a Value, s: &'a Value) -> &'a Value {

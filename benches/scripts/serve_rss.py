@@ -16,8 +16,11 @@ Not run by `cargo test` (it takes minutes; a release build is needed). Usage:
         [SCHEDULERS] [PORT]
 
 SCHEDULERS is comma-separated (default `fifo,eip1559`); the ports are PORT, PORT+1, ...
+`SERVE_ARGS` in the environment adds flags to each `serve` (e.g. `SERVE_ARGS="--checkpoint-budget
+32"`).
 """
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -45,7 +48,8 @@ class Devnet:
         self.name = scheduler
         self.url = f"http://127.0.0.1:{port}"
         self.server = subprocess.Popen(
-            [BIN, "serve", "--no-mining", "--port", str(port), "--scheduler", scheduler],
+            [BIN, "serve", "--no-mining", "--port", str(port), "--scheduler", scheduler]
+            + os.environ.get("SERVE_ARGS", "").split(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )

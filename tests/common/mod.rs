@@ -12,6 +12,7 @@ pub mod fleet;
 pub mod history;
 pub mod keys;
 pub mod replay;
+pub mod schema;
 pub mod served;
 
 use cowboy_devnet::chain::runtime::ActorCode;
