@@ -160,7 +160,8 @@ pub mod api_failure {
     use crate::engine::{ErrorKind, Failure};
     use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    /// The written form (its schema is the estimates' `error` in `rpc.discover`).
+    // The written form; its schema is the estimates' `error` in `rpc.discover`.
+    /// Why the call would be refused, as the refused call answers it.
     #[derive(Serialize, Deserialize, schemars::JsonSchema)]
     pub struct ApiFailure {
         /// The JSON-RPC error code the refused call answers.

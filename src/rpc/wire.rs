@@ -103,9 +103,10 @@ pub struct LoadStateParams {
     pub state: StateParam,
 }
 
-/// A state as `devnet_loadState` takes it (`chain::dump::parse_state`): a bare chain dump, or a
-/// state file's envelope around one. Both schemas are the chain's own types (issue 29: derived,
-/// not written), so a field the dump gains is in `rpc.discover` without an edit here.
+// Read by `chain::dump::parse_state`. Both schemas are the chain's own types (issue 29:
+// derived, not written), so a field the dump gains is in `rpc.discover` without an edit here.
+/// A state: a bare chain dump (what `devnet_dumpState` answers and `run --dump` writes), or a
+/// state file's envelope around one (what `serve --state` writes).
 #[derive(JsonSchema)]
 #[serde(untagged)]
 pub enum StateParam {
