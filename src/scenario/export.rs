@@ -711,10 +711,10 @@ impl Exporter {
 
 /// Issue 29 ("export writes commands"): a transaction no named step says, as the `command`
 /// step of the node's own `devnet_sendTransaction` with the transaction's fields as a TOML
-/// table; `None` when TOML cannot hold it as the command reads it (an integer above
+/// table (its absent options left out); `None` when TOML cannot hold it (an integer above
 /// `i64::MAX`), which is then a `tx` step with the transaction as JSON.
 fn send_transaction_step(at: u64, tx: &Transaction) -> Option<Table> {
-    let params = toml_of(&serde_json::to_value(tx).ok()?)?;
+    let params = Value::try_from(tx).ok()?;
     let mut command = Table::new();
     command.insert(
         "method".into(),
@@ -722,25 +722,6 @@ fn send_transaction_step(at: u64, tx: &Transaction) -> Option<Table> {
     );
     command.insert("params".into(), params);
     Some(step(at, "command", [("command", Value::Table(command))]))
-}
-
-/// `v` as TOML, its `null`s left out (an absent field reads as `None`); `None` for a number
-/// TOML has no integer for.
-fn toml_of(v: &serde_json::Value) -> Option<Value> {
-    use serde_json::Value as J;
-    Some(match v {
-        J::Null => return None,
-        J::Bool(b) => Value::Boolean(*b),
-        J::Number(n) => Value::Integer(n.as_i64()?),
-        J::String(s) => Value::String(s.clone()),
-        J::Array(items) => Value::Array(items.iter().map(toml_of).collect::<Option<_>>()?),
-        J::Object(m) => Value::Table(
-            m.iter()
-                .filter(|(_, x)| !x.is_null())
-                .map(|(k, x)| Some((k.clone(), toml_of(x)?)))
-                .collect::<Option<_>>()?,
-        ),
-    })
 }
 
 /// A step table: `at`, `action` and the fields given.
