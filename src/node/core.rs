@@ -275,7 +275,6 @@ mod retained;
 mod snapshots;
 pub use checkpoint_budget::{CheckpointBytes, DEFAULT_CHECKPOINT_BUDGET};
 pub use frozen::{DumpCopy, Frozen};
-pub(crate) use past_cache::PastLease;
 pub use past_cache::{DEFAULT_PAST_BUDGET, DEFAULT_PAST_CACHE};
 pub use retained::RetainedPart;
 

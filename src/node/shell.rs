@@ -4,7 +4,7 @@
 //! how many, the node never waits for it); the head is published on a watch channel, so that
 //! reading it never waits behind a seal.
 
-use super::core::{NodeCore, NodeEvent, PastLease, Request};
+use super::core::{NodeCore, NodeEvent, Request};
 use super::error::NodeError;
 use super::views::HeadView;
 use std::sync::Arc;
@@ -115,14 +115,6 @@ fn spawn_past_readers(threads: usize) -> mpsc::Sender<PastTask> {
 
 /// Where a read's answer arrives.
 type Receiver<T> = oneshot::Receiver<Result<T, NodeError>>;
-
-/// A read pinned to a height, as the node's thread left it.
-enum Pinned<Q: super::Query> {
-    /// Answered there (the head, or refused).
-    Done(Result<Q::Reply, NodeError>),
-    /// To answer on a past-read thread.
-    Work(PastLease, Q),
-}
 
 fn run(
     mut core: NodeCore,
@@ -331,28 +323,13 @@ impl NodeHandle {
     /// refusals), or leases a past state's slot (with the seed to fill it when it is new); the
     /// replay and the read run on a past-read thread.
     fn past_read<Q: super::Query>(&self, h: u64, q: Q) -> Result<Receiver<Q::Reply>, NodeError> {
-        let (tx, rx) = oneshot::channel();
-        let queue = self.past.clone().expect("past reads have threads");
-        self.submit(Box::new(move |core| {
-            let pinned = match core.past_lease(h) {
-                Ok(None) => Pinned::Done(q.run(core)),
-                Ok(Some(lease)) => Pinned::Work(lease, q),
-                Err(e) => Pinned::Done(Err(e)),
-            };
-            Box::new(move || match pinned {
-                Pinned::Done(r) => {
-                    let _ = tx.send(r);
-                }
-                Pinned::Work(lease, q) => {
-                    let task: PastTask = Box::new(move || {
-                        let _ = tx.send(lease.read(|past| q.run_past(past)).and_then(|r| r));
-                    });
-                    // The past-read threads end only with the handles: one is alive here.
-                    let _ = queue.send(task);
-                }
-            })
-        }))?;
-        Ok(rx)
+        self.answer_with(move |core| match core.past_lease(h) {
+            Ok(None) => super::Answer::Done(q.run(core)),
+            Ok(Some(lease)) => super::Answer::Off(Box::new(move || {
+                lease.read(|past| q.run_past(past)).and_then(|r| r)
+            })),
+            Err(e) => super::Answer::Done(Err(e)),
+        })
     }
 
     /// The head as of the last request or block: never waits (a seal in progress shows the
