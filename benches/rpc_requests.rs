@@ -22,7 +22,8 @@
 //! Run: `cargo bench --bench rpc_requests` (filters: `bare_constant`, `devnet_blockNumber`,
 //! `timer_schedule`; the report runs every time). `COWBOY_PAST_READERS=0` puts past reads on
 //! the node's thread, `COWBOY_PAST_CACHE=4` keeps the last four past states (as before Spec
-//! note 198) instead of a budget of bytes.
+//! note 198) instead of a budget of bytes, `COWBOY_TRACE_CACHE=0` keeps no rebuilt trace (each
+//! `devnet_traceBlock` of a block not traced replays it, as before Spec note 205).
 
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::node::{
@@ -85,6 +86,10 @@ fn setup() -> Setup {
         .and_then(|v| v.parse().ok())
     {
         core.set_past_cache(n);
+    }
+    // `COWBOY_TRACE_CACHE=0`: no rebuilt trace kept, each ask replays (as before Spec note 205).
+    if std::env::var("COWBOY_TRACE_CACHE").is_ok_and(|v| v == "0") {
+        core.set_rebuilt_traces_budget(0);
     }
     let node = spawn_with(core, shell);
     let (bare, devnet, actors) = rt.block_on(async {

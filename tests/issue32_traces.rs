@@ -589,3 +589,104 @@ fn issue31_a_replayed_trace_is_finished_off_the_nodes_thread() {
     );
     served.shutdown();
 }
+
+/// Runs a trace query to its end: off the node's thread when it answers `Off`. Whether it
+/// replayed.
+fn finish(q: &TraceQuery, node: &NodeCore) -> (Vec<Trace>, bool) {
+    use cowboy_devnet::node::Answer;
+    match q.answer(node) {
+        Answer::Off(work) => (
+            std::thread::spawn(work).join().expect("no panic").unwrap(),
+            true,
+        ),
+        Answer::Done(r) => (r.unwrap(), false),
+    }
+}
+
+/// Issue 31 item 7, issue 32 (Spec note 205): a block's traces rebuilt by replay are kept, so
+/// asking them again answers on the node's thread without a replay, the same traces as the
+/// kept (`--trace`) ones; a fire and a transaction of that block are answered from them too.
+/// With the budget at 0 every ask replays, and answers the same.
+#[test]
+fn issue31_a_rebuilt_trace_is_kept_and_answers_again_without_a_replay() {
+    let on = play(true);
+    let mut off = play(false);
+    let busy: Vec<u64> = (1..=off.node.height())
+        .filter(|h| !ask(&on.node, TraceQuery::Block(*h)).is_empty())
+        .collect();
+    assert!(busy.len() >= 2, "blocks with runs: {busy:?}");
+    for &h in &busy {
+        let q = TraceQuery::Block(h);
+        let want = ask(&on.node, q.clone());
+        assert_eq!(
+            finish(&q, &off.node),
+            (want.clone(), true),
+            "#{h}: first ask"
+        );
+        assert_eq!(finish(&q, &off.node), (want, false), "#{h}: asked again");
+    }
+    let (blocks, bytes) = off.node.rebuilt_traces_held();
+    assert_eq!(blocks, busy.len(), "one entry per block rebuilt");
+    assert!(bytes > 0, "their size is estimated");
+    let tx = TraceQuery::Tx(off.ping.receipt.tx_hash);
+    assert_eq!(finish(&tx, &off.node), (ask(&on.node, tx.clone()), false));
+    off.node.set_rebuilt_traces_budget(0);
+    for &h in &busy {
+        let q = TraceQuery::Block(h);
+        let want = ask(&on.node, q.clone());
+        assert_eq!(
+            finish(&q, &off.node),
+            (want.clone(), true),
+            "#{h}: budget 0"
+        );
+        assert_eq!(finish(&q, &off.node), (want, true), "#{h}: budget 0, again");
+    }
+    assert_eq!(
+        off.node.rebuilt_traces_held().1,
+        0,
+        "nothing held at budget 0"
+    );
+}
+
+/// Spec note 205: a rebuilt trace is kept for its block's hash, so after `devnet_revertTo` and
+/// another block at the same height, the new block's traces are answered, not the old ones.
+#[test]
+fn issue31_a_kept_rebuilt_trace_never_answers_for_a_replaced_block() {
+    use cowboy_devnet::node::RevertTo;
+    let mut off = play(false);
+    // Deployed in #1; `ping` and `broken` sealed in #2.
+    let h = 2;
+    let old = finish(&TraceQuery::Block(h), &off.node).0;
+    assert!(old.iter().any(|t| t.entry == "broken"), "{old:?}");
+    off.node.apply(RevertTo { height: h - 1 }).unwrap();
+    let from = off.node.accounts()[0].address;
+    off.node
+        .apply(CallActor {
+            from,
+            actor: off.actor,
+            handler: "ping".into(),
+            payload: vec![9, 9, 9],
+        })
+        .unwrap();
+    off.node.apply(Mine { blocks: 1 }).unwrap();
+    let (new, replayed) = finish(&TraceQuery::Block(h), &off.node);
+    assert!(
+        replayed,
+        "the new block is replayed, not answered from the old entry"
+    );
+    assert_ne!(new, old);
+    assert!(new.iter().all(|t| t.entry != "broken"), "{new:?}");
+}
+
+/// Spec note 205 (Spec note 198's nearer start): a block's trace replayed from a kept past
+/// state just below it (read before) is the kept trace, as from its checkpoint.
+#[test]
+fn issue31_a_trace_replayed_from_a_kept_past_state_is_the_same() {
+    let on = play(true);
+    let off = play(false);
+    for h in 2..=off.node.height() {
+        off.node.with_at(h - 1, |_| ()).expect("a past state kept");
+        let q = TraceQuery::Block(h);
+        assert_eq!(finish(&q, &off.node).0, ask(&on.node, q), "#{h}");
+    }
+}

@@ -36,6 +36,7 @@ pub mod scheduler;
 pub mod session;
 mod shell;
 pub mod text;
+mod trace_cache;
 pub mod trace_text;
 pub mod traces;
 pub mod txs;

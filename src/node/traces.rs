@@ -13,6 +13,7 @@
 use super::core::NodeCore;
 use super::error::NodeError;
 use super::query::{Answer, Query};
+use super::trace_cache::{Lookup, RebuiltTraces, approx_bytes};
 use crate::chain::trace::{Trace, TraceOf};
 use crate::engine::{H256, TimerId};
 use std::collections::BTreeMap;
@@ -24,6 +25,9 @@ pub struct TraceStore {
     /// Trace every handler run (`--trace`).
     pub on: bool,
     blocks: BTreeMap<u64, (H256, Arc<Vec<Trace>>)>,
+    /// The traces rebuilt by replay, kept (`trace_cache.rs`, Spec note 205); shared with the
+    /// past-read threads that fill it.
+    rebuilt: Arc<RebuiltTraces>,
 }
 
 impl TraceStore {
@@ -40,6 +44,7 @@ impl TraceStore {
         {
             self.blocks.pop_first();
         }
+        self.rebuilt.prune_below(first_kept);
     }
 
     /// The traces kept for `height` if they are of the block `hash`.
@@ -136,10 +141,48 @@ impl NodeCore {
         if block.receipts.is_empty() && block.events.is_empty() {
             return Answer::Done(Ok(Arc::new(Vec::new())));
         }
-        match self.trace_replay(height, &block.header.hash) {
-            Ok(replay) => Answer::Off(Box::new(move || replay.run().map(Arc::new))),
-            Err(e) => Answer::Done(Err(e)),
-        }
+        let hash = block.header.hash;
+        let (slot, replay) = match self.traces.rebuilt.lookup(height, &hash) {
+            Lookup::Built(t) => return Answer::Done(Ok(t)),
+            Lookup::Wait { slot, replay } => (slot, replay),
+        };
+        let replay = match replay {
+            true => match self.trace_replay(height, &hash) {
+                Ok(r) => Some(r),
+                Err(e) => return Answer::Done(Err(e)),
+            },
+            false => None,
+        };
+        let cache = self.traces.rebuilt.clone();
+        // On a past-read thread: the first ask replays under the slot's lock, the others wait.
+        Answer::Off(Box::new(move || {
+            let mut built = slot.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(t) = built.as_ref() {
+                return Ok(t.clone());
+            }
+            let Some(replay) = replay else {
+                return Err(NodeError::InvalidInput(format!(
+                    "the traces of block #{height} could not be rebuilt (see the first ask's error)"
+                )));
+            };
+            let t = Arc::new(replay.run()?);
+            *built = Some(t.clone());
+            drop(built);
+            cache.built(&hash, approx_bytes(&t));
+            Ok(t)
+        }))
+    }
+
+    /// The blocks whose traces rebuilt by replay are kept, and an estimate of what they hold
+    /// (Spec note 205).
+    pub fn rebuilt_traces_held(&self) -> (usize, usize) {
+        self.traces.rebuilt.held()
+    }
+
+    /// Sets what the traces rebuilt by replay may hold (Spec note 205; 0: none is kept, each
+    /// ask replays, as before), dropping the kept ones.
+    pub fn set_rebuilt_traces_budget(&mut self, bytes: usize) {
+        self.traces.rebuilt = Arc::new(RebuiltTraces::with_budget(bytes));
     }
 
     /// The trace of a transaction's run: pending (traced as it was applied, `--trace` only) or

@@ -305,11 +305,19 @@ impl NodeCore {
                 keep: self.history_len,
             });
         };
+        // A kept past state between the checkpoint and the block is nearer (Spec note 198).
+        let nearer = self
+            .past
+            .nearest_below(height)
+            .filter(|(h, _)| *h > cp.height)
+            .map(|(_, s)| s);
         Ok(TraceReplay {
             height,
             hash: *hash,
             links: self.session.links_after(cp.pos.as_ref()),
             cp: cp.clone(),
+            nearer,
+            log: self.session.clone(),
         })
     }
 }
@@ -320,18 +328,29 @@ pub(crate) struct TraceReplay {
     hash: crate::engine::H256,
     cp: Arc<Checkpoint>,
     links: Vec<Arc<Link>>,
+    /// A kept past state below the block, replayed from instead of the checkpoint when it is
+    /// built by the time the replay runs.
+    nearer: Option<Slot>,
+    /// The live log, to find the kept state's place in.
+    log: SessionLog,
 }
 
 impl TraceReplay {
-    /// Replays the checkpoint's chain up to the block, traced for the block alone.
+    /// Replays the checkpoint's chain (or a nearer kept past state's) up to the block, traced
+    /// for the block alone.
     pub(crate) fn run(self) -> Result<Vec<crate::chain::trace::Trace>, NodeError> {
+        let near = self.nearer.as_ref().and_then(|s| kept_start(s, &self.log));
         let TraceReplay {
             height,
             hash,
             cp,
             links,
+            ..
         } = self;
-        let mut chain = Chain::clone(&cp.chain);
+        let (mut chain, links) = match near {
+            Some((chain, _, _, links)) => (chain, links),
+            None => (Chain::clone(&cp.chain), links),
+        };
         // Untraced up to the block before, traced for the block alone: the blocks between the
         // checkpoint and it keep no traces only to be dropped (issue 32 item 1).
         let before = session::replay(&mut chain, &links, height - 1)

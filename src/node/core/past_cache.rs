@@ -118,7 +118,7 @@ impl PastCache {
     }
 
     /// The kept state of the highest height below `height`, if any (built or not).
-    fn nearest_below(&self, height: u64) -> Option<(u64, Slot)> {
+    pub(super) fn nearest_below(&self, height: u64) -> Option<(u64, Slot)> {
         self.entries()
             .iter()
             .filter(|(h, _)| *h < height)
