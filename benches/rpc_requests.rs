@@ -17,7 +17,9 @@
 //!   least 0.8x the other) and `devnet_blockNumber`'s p99 inside the past mix (target < 5 ms).
 //!   A third mix (`mix_trace20`) makes its fifth request `devnet_traceBlock` of one of the 16
 //!   past heights instead: a block's traces rebuilt by a replay from its checkpoint, finished
-//!   on a past-read thread (`COWBOY_PAST_READERS=0`: on the node's thread, as before).
+//!   on a past-read thread (`COWBOY_PAST_READERS=0`: on the node's thread, as before). The
+//!   past and trace mixes run a second time (`again`: the 16 heights' past states and rebuilt
+//!   traces kept by then), and the past reads' own latencies are printed apart.
 //!
 //! Run: `cargo bench --bench rpc_requests` (filters: `bare_constant`, `devnet_blockNumber`,
 //! `timer_schedule`; the report runs every time). `COWBOY_PAST_READERS=0` puts past reads on
@@ -146,16 +148,30 @@ enum Call {
     MixTrace,
 }
 
-/// One request of the read mix, the `k`-th of its client; whether it was `devnet_blockNumber`.
+/// When not 0, the head a mix spreads its past heights under (else the head when it starts).
+static MIX_HEAD: AtomicU64 = AtomicU64::new(0);
+/// The head the last load's mix spread its past heights under.
+static LAST_HEAD: AtomicU64 = AtomicU64::new(0);
+
+/// What a request of the read mix was.
+#[derive(PartialEq)]
+enum Sent {
+    BlockNumber,
+    Head,
+    /// The fifth request reading a past height.
+    Past,
+}
+
+/// One request of the read mix, the `k`-th of its client; what it was.
 /// `trace`: the past reads are `devnet_traceBlock`.
-async fn mix_one(c: &HttpClient, k: u64, past: bool, trace: bool, head: u64) -> bool {
+async fn mix_one(c: &HttpClient, k: u64, past: bool, trace: bool, head: u64) -> Sent {
     match k % 5 {
         0 | 1 => {
             let _: Value = c
                 .request("devnet_blockNumber", rpc_params![])
                 .await
                 .unwrap();
-            true
+            Sent::BlockNumber
         }
         4 if past => {
             // One of 16 heights spread over the chain sealed before the mix started.
@@ -168,40 +184,47 @@ async fn mix_one(c: &HttpClient, k: u64, past: bool, trace: bool, head: u64) -> 
                 "scheduler_tiers"
             };
             let _: Value = c.request(method, rpc_params![at]).await.unwrap();
-            false
+            Sent::Past
         }
         _ => {
             let _: Value = c.request("scheduler_tiers", rpc_params![]).await.unwrap();
-            false
+            Sent::Head
         }
     }
 }
 
 /// `total` requests spread over 32 clients (each its own keep-alive connection); their
-/// latencies.
+/// latencies (in a mix: `devnet_blockNumber`'s), and in a mix the past reads'.
 async fn load(
     r: &Running,
     call: Call,
     total: u64,
     actors: &[String],
     heights: &Arc<AtomicU64>,
-) -> Vec<Duration> {
+) -> (Vec<Duration>, Vec<Duration>) {
     let per = total.div_ceil(CLIENTS as u64);
     let mut tasks = Vec::new();
-    let start_head = {
-        let c = client(r);
-        let h: Value = c
-            .request("devnet_blockNumber", rpc_params![])
-            .await
-            .unwrap();
-        h.as_u64().unwrap_or(0)
+    // The head the mix's past heights are spread under: the head now, or `MIX_HEAD` when set
+    // (a mix run again on the same heights).
+    let start_head = match MIX_HEAD.load(Ordering::Relaxed) {
+        0 => {
+            let c = client(r);
+            let h: Value = c
+                .request("devnet_blockNumber", rpc_params![])
+                .await
+                .unwrap();
+            h.as_u64().unwrap_or(0)
+        }
+        h => h,
     };
+    LAST_HEAD.store(start_head, Ordering::Relaxed);
     for i in 0..CLIENTS {
         let c = client(r);
         let actor = actors.get(i).cloned().unwrap_or_default();
         let heights = heights.clone();
         tasks.push(tokio::spawn(async move {
             let mut lat = Vec::with_capacity(per as usize);
+            let mut past_lat = Vec::new();
             for k in 0..per {
                 let t = Instant::now();
                 match call {
@@ -210,9 +233,14 @@ async fn load(
                             Call::Mix(past) => (past, false),
                             _ => (true, true),
                         };
-                        // Only `devnet_blockNumber`'s latencies are kept for the mix.
-                        if !mix_one(&c, k + i as u64, past, trace, start_head).await {
-                            continue;
+                        // `devnet_blockNumber`'s latencies and the past reads' are kept.
+                        match mix_one(&c, k + i as u64, past, trace, start_head).await {
+                            Sent::BlockNumber => {}
+                            Sent::Past => {
+                                past_lat.push(t.elapsed());
+                                continue;
+                            }
+                            Sent::Head => continue,
                         }
                     }
                     Call::BlockNumber => {
@@ -235,14 +263,16 @@ async fn load(
                 }
                 lat.push(t.elapsed());
             }
-            lat
+            (lat, past_lat)
         }));
     }
-    let mut all = Vec::new();
+    let (mut all, mut past) = (Vec::new(), Vec::new());
     for t in tasks {
-        all.extend(t.await.unwrap());
+        let (l, p) = t.await.unwrap();
+        all.extend(l);
+        past.extend(p);
     }
-    all
+    (all, past)
 }
 
 fn pct(sorted: &[Duration], p: f64) -> Duration {
@@ -309,7 +339,7 @@ fn bench(c: &mut Criterion) {
     let n = 20_000;
     let run = |r: &Running, call: Call, actors: &[String]| {
         let t = Instant::now();
-        let mut lat = s.rt.block_on(load(r, call, n, actors, &heights));
+        let (mut lat, _) = s.rt.block_on(load(r, call, n, actors, &heights));
         let secs = t.elapsed().as_secs_f64();
         lat.sort();
         (lat.len() as f64 / secs, pct(&lat, 0.5), pct(&lat, 0.99))
@@ -317,17 +347,47 @@ fn bench(c: &mut Criterion) {
     let bare = run(&s.bare, Call::BlockNumber, &[]);
     let bn = run(&s.devnet, Call::BlockNumber, &[]);
     let sch = run(&s.devnet, Call::Schedule, &s.actors);
-    // The mixes: throughput of every request (the latencies kept are blockNumber's, 2 of 5).
-    let mix = |call: Call| {
+    // The mixes: throughput of every request (the latencies kept are blockNumber's, 2 of 5,
+    // and the past reads', 1 of 5, printed apart).
+    let mut past_lines = Vec::new();
+    let mut mix = |name: &str, call: Call| {
         let t = Instant::now();
-        let mut lat = s.rt.block_on(load(&s.devnet, call, 5_000, &[], &heights));
+        let (mut lat, mut past) = s.rt.block_on(load(&s.devnet, call, 5_000, &[], &heights));
         let secs = t.elapsed().as_secs_f64();
         lat.sort();
+        past.sort();
+        if !past.is_empty() {
+            let (kept, held) = s
+                .node
+                .query_blocking(|c| {
+                    let b = c.past_state_bytes();
+                    (
+                        c.past_states_kept(),
+                        b.iter().map(|(_, b)| b).sum::<usize>(),
+                    )
+                })
+                .unwrap();
+            past_lines.push(format!(
+                "  {name:<20} past reads p50 {:>9.2?}  p99 {:>9.2?}  max {:>9.2?}; past states kept after: {kept} ({:.1} MB held alone)",
+                pct(&past, 0.5),
+                pct(&past, 0.99),
+                past[past.len() - 1],
+                held as f64 / 1e6
+            ));
+        }
         (5_000.0 / secs, pct(&lat, 0.5), pct(&lat, 0.99))
     };
-    let mix_head = mix(Call::Mix(false));
-    let mix_past = mix(Call::Mix(true));
-    let mix_trace = mix(Call::MixTrace);
+    let mix_head = mix("mix_head", Call::Mix(false));
+    let mix_past = mix("mix_past20", Call::Mix(true));
+    let past_head = LAST_HEAD.load(Ordering::Relaxed);
+    let mix_trace = mix("mix_trace20", Call::MixTrace);
+    let trace_head = LAST_HEAD.load(Ordering::Relaxed);
+    // The same two again on the same 16 heights: their past states and rebuilt traces are
+    // kept by now (warm).
+    MIX_HEAD.store(past_head, Ordering::Relaxed);
+    let again_past = mix("mix_past20 again", Call::Mix(true));
+    MIX_HEAD.store(trace_head, Ordering::Relaxed);
+    let again_trace = mix("mix_trace20 again", Call::MixTrace);
     stop.store(true, Ordering::Relaxed);
     let (blocks, worst) = s.rt.block_on(intervals).unwrap();
     println!("rpc_requests report ({CLIENTS} clients, HTTP keep-alive, node mining every 100 ms):");
@@ -338,8 +398,13 @@ fn bench(c: &mut Criterion) {
         ("mix_head", mix_head),
         ("mix_past20", mix_past),
         ("mix_trace20", mix_trace),
+        ("mix_past20 again", again_past),
+        ("mix_trace20 again", again_trace),
     ] {
         println!("  {name:<20} {rps:>10.0} req/s  p50 {p50:>9.2?}  p99 {p99:>9.2?}");
+    }
+    for l in past_lines {
+        println!("{l}");
     }
     println!(
         "  devnet_blockNumber / bare: {:.2}x (target >= 0.8x); p99 target < 5 ms",
@@ -354,6 +419,11 @@ fn bench(c: &mut Criterion) {
         "  mix_trace20 / mix_head: {:.2}x; devnet_blockNumber p99 in mix_trace20 {:.2?}",
         mix_trace.0 / mix_head.0,
         mix_trace.2
+    );
+    println!(
+        "  again (warm): mix_past20 / mix_head {:.2}x, mix_trace20 / mix_head {:.2}x",
+        again_past.0 / mix_head.0,
+        again_trace.0 / mix_head.0
     );
     println!(
         "  blocks sealed during the report: {blocks}, longest interval {worst:.2?} (target < 200 ms)"

@@ -79,5 +79,5 @@ pub use shell::{
     DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, PAST_READ_THREADS, ShellConfig, spawn,
     spawn_with,
 };
-pub use traces::{FireTrace, TraceQuery};
+pub use traces::{BlockTraces, FireTrace, TraceQuery};
 pub use views::*;

@@ -84,6 +84,21 @@ impl Query for TraceQuery {
     }
 }
 
+/// A sealed block's traces as the node holds them, kept or rebuilt (shared, not copied): what
+/// `devnet_traceBlock` writes. [`TraceQuery::Block`] answers the same traces as a copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockTraces(pub u64);
+
+impl Query for BlockTraces {
+    type Reply = Arc<Vec<Trace>>;
+    fn run(&self, node: &NodeCore) -> Result<Arc<Vec<Trace>>, NodeError> {
+        self.answer(node).finish()
+    }
+    fn answer(&self, node: &NodeCore) -> Answer<Arc<Vec<Trace>>> {
+        node.block_traces_answer(self.0)
+    }
+}
+
 /// A timer's fire's trace (`devnet_traceFire`): at `height`, or its last fire.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FireTrace {

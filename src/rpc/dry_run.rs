@@ -89,7 +89,7 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
         v["events"] = to_json(&out.events);
         v["diff"] = to_json(&out.diff);
         if let Some(t) = out.trace {
-            v["trace"] = super::traces::written(t, compact);
+            v["trace"] = super::traces::written(&t, compact);
         }
         if let Some(r) = out.registration {
             v["registration"] = to_json(&r);
