@@ -615,32 +615,27 @@ fn issue31_a_rebuilt_trace_is_kept_and_answers_again_without_a_replay() {
         .filter(|h| !ask(&on.node, TraceQuery::Block(*h)).is_empty())
         .collect();
     assert!(busy.len() >= 2, "blocks with runs: {busy:?}");
-    for &h in &busy {
-        let q = TraceQuery::Block(h);
-        let want = ask(&on.node, q.clone());
-        assert_eq!(
-            finish(&q, &off.node),
-            (want.clone(), true),
-            "#{h}: first ask"
-        );
-        assert_eq!(finish(&q, &off.node), (want, false), "#{h}: asked again");
-    }
+    // Each busy block asked twice: whether each ask replayed.
+    let twice = |node: &NodeCore, replays: (bool, bool)| {
+        for &h in &busy {
+            let q = TraceQuery::Block(h);
+            let want = ask(&on.node, q.clone());
+            assert_eq!(
+                finish(&q, node),
+                (want.clone(), replays.0),
+                "#{h}: first ask"
+            );
+            assert_eq!(finish(&q, node), (want, replays.1), "#{h}: asked again");
+        }
+    };
+    twice(&off.node, (true, false));
     let (blocks, bytes) = off.node.rebuilt_traces_held();
     assert_eq!(blocks, busy.len(), "one entry per block rebuilt");
     assert!(bytes > 0, "their size is estimated");
     let tx = TraceQuery::Tx(off.ping.receipt.tx_hash);
     assert_eq!(finish(&tx, &off.node), (ask(&on.node, tx.clone()), false));
     off.node.set_rebuilt_traces_budget(0);
-    for &h in &busy {
-        let q = TraceQuery::Block(h);
-        let want = ask(&on.node, q.clone());
-        assert_eq!(
-            finish(&q, &off.node),
-            (want.clone(), true),
-            "#{h}: budget 0"
-        );
-        assert_eq!(finish(&q, &off.node), (want, true), "#{h}: budget 0, again");
-    }
+    twice(&off.node, (true, true));
     assert_eq!(
         off.node.rebuilt_traces_held().1,
         0,
