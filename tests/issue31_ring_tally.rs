@@ -77,10 +77,9 @@ fn queue_agrees(n: &NodeCore, salt: u64) -> Result<(), String> {
             .pending()
             .into_iter()
             .find(|t| !walk.iter().any(|w| w.timer_id == t.timer_id))
+            && let Some(p) = q.bucket_position(h, &other.timer_id)
         {
-            if let Some(p) = q.bucket_position(h, &other.timer_id) {
-                return Err(format!("#{h}: {} (not in it) at {p}", other.timer_id));
-            }
+            return Err(format!("#{h}: {} (not in it) at {p}", other.timer_id));
         }
     }
     Ok(())
