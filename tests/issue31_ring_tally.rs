@@ -10,12 +10,13 @@
 
 mod common;
 
+use common::session::{Travel, deploy, travel};
+
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind, Timer, TimerId};
 use cowboy_devnet::node::{
-    BucketPageQuery, BucketsQuery, CancelTimer, DeployActor, DumpState, ExtendTimer, LoadState,
-    Mine, NodeCore, NodeError, Revert, RevertTo, ScheduleTimer, Snapshot, TiersQuery,
+    BucketPageQuery, BucketsQuery, CancelTimer, ExtendTimer, Mine, NodeCore, NodeError,
+    ScheduleTimer, TiersQuery,
 };
 use proptest::prelude::*;
 
@@ -182,10 +183,7 @@ enum Op {
     /// The `i`th pending timer's expiry moved on.
     Extend(usize),
     Mine(u64),
-    Snapshot,
-    Revert(usize),
-    RevertTo(u64),
-    DumpLoad,
+    Travel(Travel),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -195,24 +193,8 @@ fn op() -> impl Strategy<Value = Op> {
         2 => any::<usize>().prop_map(Op::Cancel),
         1 => any::<usize>().prop_map(Op::Extend),
         5 => (1..6u64).prop_map(Op::Mine),
-        1 => Just(Op::Snapshot),
-        1 => (0..4usize).prop_map(Op::Revert),
-        1 => (0..6u64).prop_map(Op::RevertTo),
-        1 => Just(Op::DumpLoad),
+        4 => travel().prop_map(Op::Travel),
     ]
-}
-
-fn deploy(n: &mut NodeCore, i: usize) -> Address {
-    let from = n.dev_accounts()[1 + i % 3];
-    n.apply(DeployActor {
-        from: Some(from),
-        code: ActorCode::rhai("t", "fn handle_timer(p) {}"),
-        address: None,
-        endowment: 1_000_000_000_000_000,
-        name: None,
-    })
-    .expect("deploy")
-    .address
 }
 
 /// The `i`th pending timer (modulo), if any.
@@ -270,22 +252,7 @@ fn apply(
         Op::Mine(k) => {
             n.apply(Mine { blocks: *k }).map_err(|e| e.to_string())?;
         }
-        Op::Snapshot => snaps.push(n.apply(Snapshot).map_err(|e| e.to_string())?),
-        Op::Revert(i) if !snaps.is_empty() => {
-            let _ = n.apply(Revert {
-                id: snaps[i % snaps.len()],
-            });
-        }
-        Op::Revert(_) => {}
-        Op::RevertTo(back) => {
-            let height = n.chain().height().saturating_sub(*back);
-            let _ = n.apply(RevertTo { height });
-        }
-        Op::DumpLoad => {
-            if let Ok(dump) = n.apply(DumpState) {
-                n.apply(LoadState(dump)).map_err(|e| e.to_string())?;
-            }
-        }
+        Op::Travel(t) => t.apply(n, snaps)?,
     }
     Ok(())
 }
@@ -350,17 +317,17 @@ fn issue31_kept_tallies_follow_a_carried_backlog_through_reverts_and_loads() {
         (sched(0, 2, 16), 0),
         (sched(1, 2, 16), 1),
         (sched(2, 9, 8), 2),
-        (Op::Snapshot, 0),
+        (Op::Travel(Travel::Snapshot), 0),
         (Op::Mine(3), 2),
         (Op::Cancel(3), 5),
         (Op::Extend(1), 6),
-        (Op::RevertTo(2), 3),
+        (Op::Travel(Travel::RevertTo(2)), 3),
         (sched(2, 1, 16), 4),
         (Op::Mine(4), 1),
         (Op::Cancel(0), 7),
-        (Op::Revert(0), 2),
+        (Op::Travel(Travel::Revert(0)), 2),
         (Op::Mine(3), 4),
-        (Op::DumpLoad, 3),
+        (Op::Travel(Travel::DumpLoad), 3),
         (Op::Mine(2), 5),
         (Op::Mine(9), 9),
     ];
