@@ -10,13 +10,12 @@
 
 mod common;
 
-use common::session::{Travel, deploy, travel};
+use common::session::{Travel, deploy, schedule_many, travel};
 
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind, Timer, TimerId};
+use cowboy_devnet::engine::{Address, SchedulerKind, Timer, TimerId};
 use cowboy_devnet::node::{
-    BucketPageQuery, BucketsQuery, CancelTimer, ExtendTimer, Mine, NodeCore, NodeError,
-    ScheduleTimer, TiersQuery,
+    BucketPageQuery, BucketsQuery, CancelTimer, ExtendTimer, Mine, NodeCore, NodeError, TiersQuery,
 };
 use proptest::prelude::*;
 
@@ -217,18 +216,7 @@ fn apply(
             gas,
         } => {
             let height = n.chain().pending_height() + ahead;
-            for _ in 0..*count {
-                // A refused schedule (the actor holds its most) changes nothing.
-                let _ = n.apply(ScheduleTimer {
-                    actor: actors[*actor],
-                    args: ScheduleArgs {
-                        height,
-                        gas_limit: Some(*gas),
-                        ..ScheduleArgs::default()
-                    },
-                    ..Default::default()
-                });
-            }
+            schedule_many(n, actors[*actor], height, *count, *gas);
         }
         Op::Cancel(i) => {
             if let Some(t) = nth_pending(n, *i) {

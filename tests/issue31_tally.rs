@@ -8,12 +8,11 @@
 mod common;
 
 use common::history::rescan_shares as rescan;
-use common::session::{Travel, deploy, travel};
+use common::session::{Travel, deploy, schedule_many, travel};
 use cowboy_devnet::chain::{Chain, Event, Genesis};
-use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind, TimerEvent};
+use cowboy_devnet::engine::{Address, SchedulerKind, TimerEvent};
 use cowboy_devnet::node::{
-    DeferralsQuery, Mine, NodeCore, NodeError, ReasonCount, Reset, ScheduleTimer, SharesQuery,
-    SharesView,
+    DeferralsQuery, Mine, NodeCore, NodeError, ReasonCount, Reset, SharesQuery, SharesView,
 };
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -180,18 +179,7 @@ fn play(ops: &[(Op, u64)], kind: SchedulerKind) -> Result<u64, String> {
                 count,
             } => {
                 let height = n.chain().height() + ahead;
-                for _ in 0..*count {
-                    // Refused when the actor holds its most: that changes nothing.
-                    let _ = n.apply(ScheduleTimer {
-                        actor: actors[*actor],
-                        args: ScheduleArgs {
-                            height,
-                            gas_limit: Some(500_000),
-                            ..ScheduleArgs::default()
-                        },
-                        ..Default::default()
-                    });
-                }
+                schedule_many(&mut n, actors[*actor], height, *count, 500_000);
             }
             Op::Mine(k) => {
                 n.apply(Mine { blocks: *k }).map_err(|e| e.to_string())?;

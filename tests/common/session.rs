@@ -4,9 +4,9 @@
 //! schedule from.
 
 use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::engine::Address;
+use cowboy_devnet::engine::{Address, ScheduleArgs};
 use cowboy_devnet::node::{
-    DeployActor, DumpState, LoadState, NodeCore, Revert, RevertTo, Snapshot,
+    DeployActor, DumpState, LoadState, NodeCore, Revert, RevertTo, ScheduleTimer, Snapshot,
 };
 use proptest::prelude::*;
 
@@ -69,5 +69,21 @@ impl Travel {
             }
         }
         Ok(())
+    }
+}
+
+/// `count` timers of `actor` due at `height`, each with `gas`; a refused one (the actor holds
+/// its most) changes nothing.
+pub fn schedule_many(n: &mut NodeCore, actor: Address, height: u64, count: u64, gas: u64) {
+    for _ in 0..count {
+        let _ = n.apply(ScheduleTimer {
+            actor,
+            args: ScheduleArgs {
+                height,
+                gas_limit: Some(gas),
+                ..ScheduleArgs::default()
+            },
+            ..Default::default()
+        });
     }
 }
