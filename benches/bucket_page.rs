@@ -7,13 +7,21 @@
 //! Under fifo and eip1559 (where the node ranks the bucket for each page), and with 1M pending
 //! (900,000 more timers spread over 400,000 heights beside the bucket).
 //!
+//! Issue 31, second session of 2026-11-28 (Spec notes 206, 207): each group also measures
+//! `walk_refresh`, the walk baseline: the same paged refresh plus the walks of the carried
+//! bucket it made before the queue kept a count and gas sum per ring bucket (the tiers' count
+//! of every ring height, the coming bucket's count and budget, the page's rows and the selected
+//! timer's position found by a walk), and a group with the selected bucket at 1M carried
+//! timers (`bucket_page_fifo_1m_carried`, the walk baseline only: the whole bucket read is
+//! seconds an iteration there).
+//!
 //! Run: `cargo bench --bench bucket_page`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use cowboy_devnet::engine::{Address, FeeCaps, SchedulerKind, Timer};
-use cowboy_devnet::node::BucketQuery;
+use cowboy_devnet::engine::{Address, FeeCaps, SchedulerKind, Timer, TimerId};
+use cowboy_devnet::node::{BucketQuery, NodeCore};
 use cowboy_devnet::tui::data::ViewQuery;
 use cowboy_devnet::tui::local::LocalDevnet;
 use cowboy_devnet::tui::model::DashboardSource;
@@ -21,6 +29,7 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
 const BUCKET: u64 = 100_000;
+const MILLION: u64 = 1_000_000;
 const GAS: u64 = 10_000;
 const ACTORS: u64 = 1_000;
 
@@ -28,10 +37,10 @@ fn actor(i: u64) -> Address {
     common::fleet::fleet_actor(ACTORS, i)
 }
 
-/// `BUCKET` timers due at 3 behind a lane of four, mined to 3 (all but four carried to 4), and
+/// `size` timers due at 3 behind a lane of four, mined to 3 (all but four carried to 4), and
 /// `spread` more over the heights after it.
-fn devnet(kind: SchedulerKind, spread: u64) -> LocalDevnet {
-    let bucket = (0..BUCKET).map(|k| Timer {
+fn devnet(kind: SchedulerKind, size: u64, spread: u64) -> LocalDevnet {
+    let bucket = (0..size).map(|k| Timer {
         schedule_block: 1,
         gas_limit_per_fire: GAS,
         fee_caps: (k % 2 == 1).then(|| {
@@ -43,29 +52,69 @@ fn devnet(kind: SchedulerKind, spread: u64) -> LocalDevnet {
         }),
         ..common::fleet::bulk_timer(k, actor(k), 3)
     });
-    let rest = common::fleet::spread_timers(BUCKET, spread, 10, 400_000, actor);
+    let rest = common::fleet::spread_timers(size, spread, 10, 400_000, actor);
     let node = common::fleet::carried_bucket_node(kind, ACTORS, bucket.chain(rest));
     LocalDevnet::new(node, Default::default())
 }
 
-fn paged() -> ViewQuery {
+/// The dashboard's page from the middle of a bucket of `size`, with its middle timer selected.
+fn paged(size: u64, timer: Option<TimerId>) -> ViewQuery {
     ViewQuery {
         selected_bucket: Some(4),
-        bucket_offset: BUCKET / 2,
+        bucket_offset: size / 2,
+        bucket_timer: timer,
         ..ViewQuery::default()
     }
 }
 
-fn group(c: &mut Criterion, name: &str, kind: SchedulerKind, spread: u64) {
-    let mut src = devnet(kind, spread);
-    let d = src.dashboard(&paged());
-    assert_eq!(d.bucket_total, BUCKET - 4);
+/// What a refresh walked before the queue kept its bucket tallies (issue 31): every ring
+/// height's count (the tiers), the coming bucket's count and budget, the bucket's ids up to the
+/// selected timer's position, and the page's rows.
+fn walks(node: &NodeCore, q: &ViewQuery) -> (usize, u64, Option<usize>, usize) {
+    let queue = node.chain().engine().queue();
+    let hz = queue.horizons();
+    let cap = node.chain().timer_config().max_cycles_per_fire;
+    let ring: usize = (hz.next_height..hz.ring_horizon)
+        .map(|h| queue.bucket_iter(h).count())
+        .sum();
+    let budget: u64 = queue
+        .bucket_iter(4)
+        .map(|t| t.gas_limit_per_fire.min(cap))
+        .sum();
+    let whole = queue.bucket(4);
+    let at = q
+        .bucket_timer
+        .and_then(|id| whole.iter().position(|t| t.timer_id == id));
+    let rows = whole
+        .iter()
+        .skip(q.bucket_offset as usize)
+        .take(q.bucket_limit as usize)
+        .count();
+    (ring, budget, at, rows)
+}
+
+fn group(c: &mut Criterion, name: &str, kind: SchedulerKind, size: u64, spread: u64) {
+    let mut src = devnet(kind, size, spread);
+    let middle = src.devnet().chain().engine().queue().bucket(4)[(size / 2) as usize].timer_id;
+    let query = paged(size, Some(middle));
+    let d = src.dashboard(&query);
+    assert_eq!(d.bucket_total, size - 4);
     assert_eq!(d.bucket_timers.len(), 128);
     let mut g = c.benchmark_group(name);
     g.sample_size(20);
     g.bench_function("refresh_paged", |b| {
-        b.iter(|| black_box(src.dashboard(&paged())))
+        b.iter(|| black_box(src.dashboard(&query)))
     });
+    g.bench_function("walk_refresh", |b| {
+        b.iter(|| {
+            let d = src.dashboard(&query);
+            black_box((d, walks(src.devnet(), &query)))
+        })
+    });
+    if size > BUCKET {
+        g.finish();
+        return;
+    }
     g.bench_function("naive_refresh_whole_bucket", |b| {
         let rest = ViewQuery {
             selected_bucket: None,
@@ -74,7 +123,7 @@ fn group(c: &mut Criterion, name: &str, kind: SchedulerKind, spread: u64) {
         b.iter(|| {
             let d = src.dashboard(&rest);
             let whole = src.devnet().ask(&BucketQuery { height: 4 }).unwrap();
-            assert_eq!(whole.len() as u64, BUCKET - 4);
+            assert_eq!(whole.len() as u64, size - 4);
             black_box((d, whole))
         })
     });
@@ -82,13 +131,34 @@ fn group(c: &mut Criterion, name: &str, kind: SchedulerKind, spread: u64) {
 }
 
 fn bench(c: &mut Criterion) {
-    group(c, "bucket_page_fifo_100k", SchedulerKind::Fifo, 0);
-    group(c, "bucket_page_eip1559_100k", SchedulerKind::Eip1559, 0);
+    group(c, "bucket_page_fifo_100k", SchedulerKind::Fifo, BUCKET, 0);
+    group(
+        c,
+        "bucket_page_eip1559_100k",
+        SchedulerKind::Eip1559,
+        BUCKET,
+        0,
+    );
     group(
         c,
         "bucket_page_fifo_1m_pending",
         SchedulerKind::Fifo,
+        BUCKET,
         900_000,
+    );
+    group(
+        c,
+        "bucket_page_fifo_1m_carried",
+        SchedulerKind::Fifo,
+        MILLION,
+        0,
+    );
+    group(
+        c,
+        "bucket_page_eip1559_1m_carried",
+        SchedulerKind::Eip1559,
+        MILLION,
+        0,
     );
 }
 

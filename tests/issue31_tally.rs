@@ -8,12 +8,11 @@
 mod common;
 
 use common::history::rescan_shares as rescan;
-use cowboy_devnet::chain::runtime::ActorCode;
+use common::session::{Travel, deploy, schedule_many, travel};
 use cowboy_devnet::chain::{Chain, Event, Genesis};
-use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind, TimerEvent};
+use cowboy_devnet::engine::{Address, SchedulerKind, TimerEvent};
 use cowboy_devnet::node::{
-    DeferralsQuery, DeployActor, DumpState, LoadState, Mine, NodeCore, NodeError, ReasonCount,
-    Reset, Revert, RevertTo, ScheduleTimer, SharesQuery, SharesView, Snapshot,
+    DeferralsQuery, Mine, NodeCore, NodeError, ReasonCount, Reset, SharesQuery, SharesView,
 };
 use proptest::prelude::*;
 use std::collections::BTreeMap;
@@ -146,14 +145,9 @@ enum Op {
         count: u64,
     },
     Mine(u64),
-    Snapshot,
-    /// Back to the snapshot numbered `i` modulo those taken.
-    Revert(usize),
-    /// Back `back` heights.
-    RevertTo(u64),
     Reset,
-    /// A dump loaded back (its blocks' tallies counted anew).
-    DumpLoad,
+    /// A snapshot, a revert, or a dump loaded back (its blocks' tallies counted anew).
+    Travel(Travel),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -161,25 +155,9 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (0..3usize, 1..5u64, 1..17u64)
             .prop_map(|(actor, ahead, count)| Op::Schedule { actor, ahead, count }),
         6 => (1..6u64).prop_map(Op::Mine),
-        1 => Just(Op::Snapshot),
-        1 => (0..4usize).prop_map(Op::Revert),
-        1 => (0..6u64).prop_map(Op::RevertTo),
         1 => Just(Op::Reset),
-        1 => Just(Op::DumpLoad),
+        4 => travel().prop_map(Op::Travel),
     ]
-}
-
-fn deploy(n: &mut NodeCore, i: usize) -> Address {
-    let from = n.dev_accounts()[1 + i % 3];
-    n.apply(DeployActor {
-        from: Some(from),
-        code: ActorCode::rhai("t", "fn handle_timer(p) {}"),
-        address: None,
-        endowment: 1_000_000_000_000_000,
-        name: None,
-    })
-    .expect("deploy")
-    .address
 }
 
 /// Plays `ops` on a manual node, checking after each; the deferrals seen (so a run that
@@ -201,45 +179,17 @@ fn play(ops: &[(Op, u64)], kind: SchedulerKind) -> Result<u64, String> {
                 count,
             } => {
                 let height = n.chain().height() + ahead;
-                for _ in 0..*count {
-                    // Refused when the actor holds its most: that changes nothing.
-                    let _ = n.apply(ScheduleTimer {
-                        actor: actors[*actor],
-                        args: ScheduleArgs {
-                            height,
-                            gas_limit: Some(500_000),
-                            ..ScheduleArgs::default()
-                        },
-                        ..Default::default()
-                    });
-                }
+                schedule_many(&mut n, actors[*actor], height, *count, 500_000);
             }
             Op::Mine(k) => {
                 n.apply(Mine { blocks: *k }).map_err(|e| e.to_string())?;
             }
-            Op::Snapshot => snaps.push(n.apply(Snapshot).map_err(|e| e.to_string())?),
-            // A refused revert (a snapshot gone with a reset, a height not kept) changes
-            // nothing; the check after it still runs.
-            Op::Revert(i) if !snaps.is_empty() => {
-                let _ = n.apply(Revert {
-                    id: snaps[i % snaps.len()],
-                });
-            }
-            Op::Revert(_) => {}
-            Op::RevertTo(back) => {
-                let height = n.chain().height().saturating_sub(*back);
-                let _ = n.apply(RevertTo { height });
-            }
+            // A refused move changes nothing; the check after it still runs.
+            Op::Travel(t) => t.apply(&mut n, &mut snaps)?,
             Op::Reset => {
                 n.apply(Reset).map_err(|e| e.to_string())?;
                 // The actors are gone with the chain they were deployed on.
                 actors = (0..3).map(|i| deploy(&mut n, i)).collect();
-            }
-            // Refused while a block is open with transactions (a reset's deployments).
-            Op::DumpLoad => {
-                if let Ok(dump) = n.apply(DumpState) {
-                    n.apply(LoadState(dump)).map_err(|e| e.to_string())?;
-                }
             }
         }
         seen += check(&n, *past).map_err(|e| format!("after {op:?}: {e}"))?;
@@ -285,9 +235,9 @@ fn issue31_tallies_follow_reverts_and_loads_of_a_carrying_session() {
             },
             1,
         ),
-        (Op::Snapshot, 0),
+        (Op::Travel(Travel::Snapshot), 0),
         (Op::Mine(3), 2),
-        (Op::RevertTo(2), 3),
+        (Op::Travel(Travel::RevertTo(2)), 3),
         (
             Op::Schedule {
                 actor: 2,
@@ -297,9 +247,9 @@ fn issue31_tallies_follow_reverts_and_loads_of_a_carrying_session() {
             0,
         ),
         (Op::Mine(4), 1),
-        (Op::Revert(0), 2),
+        (Op::Travel(Travel::Revert(0)), 2),
         (Op::Mine(5), 4),
-        (Op::DumpLoad, 3),
+        (Op::Travel(Travel::DumpLoad), 3),
         (Op::Mine(2), 5),
         (Op::Reset, 0),
         (

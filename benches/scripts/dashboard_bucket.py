@@ -2,14 +2,15 @@
 """Issue 31, "the dashboard asks for what it shows": a served devnet with one bucket of BUCKET
 carried timers (default 100,000), for a dashboard attached to it (`cowboy-devnet --attach`).
 
-    python3 benches/scripts/dashboard_bucket.py load BIN PORT [BUCKET] [SCHEDULER] [BLOCK_TIME]
+    python3 benches/scripts/dashboard_bucket.py load BIN PORT [BUCKET] [SCHEDULER] [BLOCK_TIME] [PER_BLOCK]
     python3 benches/scripts/dashboard_bucket.py cpu PID [SECONDS]
     python3 benches/scripts/dashboard_bucket.py keys TMUX_SESSION KEY [PRESSES] [QUIET_S]
 
 `load` starts `BIN serve --no-mining --port PORT --scheduler SCHEDULER` in the background,
-deploys 100 actors (endowed so that none runs dry), schedules BUCKET timers (default gas, a few
-fit the lane per block) all due at one height a little after the loading ends, ten per mined
-block, mines up to that height (the lane fires a few, the rest are carried to the next
+deploys 100 actors (BUCKET / 1,000 for more than 100,000 timers; endowed so that none runs dry), schedules BUCKET timers (default gas, a few
+fit the lane per block) all due at one height a little after the loading ends, PER_BLOCK per
+mined block (default 10; 1,000 for a million: batches of 100 requests in one HTTP body each,
+then a `devnet_mine` per block), mines up to that height (the lane fires a few, the rest are carried to the next
 bucket), switches to interval mining at BLOCK_TIME seconds (default 1) and prints the server's
 pid; the server keeps running (stop it with `kill PID`). `cpu` prints a process's CPU use over
 SECONDS (default 30) from /proc/PID/stat, and its RSS. `keys` presses KEY (a tmux key name:
@@ -45,7 +46,7 @@ def rpc(url, method, params):
     return v["result"]
 
 
-def load(bin_, port, bucket, scheduler, block_time):
+def load(bin_, port, bucket, scheduler, block_time, per_block=10):
     url = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
         [bin_, "serve", "--no-mining", "--port", str(port), "--scheduler", scheduler],
@@ -56,17 +57,28 @@ def load(bin_, port, bucket, scheduler, block_time):
             break
         except Exception:
             time.sleep(0.1)
-    actors = [rpc(url, "actor_deploy", [{"balance": str(10**21)}]) for _ in range(ACTORS)]
+    # An actor holds at most 1,024 live timers (the default `max_timers_per_actor`).
+    n_actors = max(ACTORS, bucket // 1000)
+    if n_actors > ACTORS:
+        # Each actor endowed as with 100: the deploying account is given what that takes.
+        dev = rpc(url, "devnet_accounts", [])[0]["address"]
+        rpc(url, "devnet_setBalance", [dev, str(10**21 * (n_actors + 10))])
+    actors = [rpc(url, "actor_deploy", [{"balance": str(10**21)}]) for _ in range(n_actors)]
     rpc(url, "devnet_mine", [])
-    due = rpc(url, "devnet_blockNumber", []) + bucket // 10 + 20
+    due = rpc(url, "devnet_blockNumber", []) + bucket // per_block + 20
     t0 = time.time()
     refused = 0
-    for i in range(0, bucket, 10):
+    for i in range(0, bucket, per_block):
         reqs = [{"jsonrpc": "2.0", "id": k, "method": "timer_schedule",
-                 "params": [{"actor": actors[(i + k) % ACTORS], "height": due}]}
-                for k in range(min(10, bucket - i))]
-        reqs.append({"jsonrpc": "2.0", "id": 99, "method": "devnet_mine", "params": []})
-        refused += sum(1 for o in call(url, reqs) if "error" in o)
+                 "params": [{"actor": actors[(i + k) % n_actors], "height": due}]}
+                for k in range(min(per_block, bucket - i))]
+        reqs.append({"jsonrpc": "2.0", "id": "mine", "method": "devnet_mine", "params": []})
+        # The server takes at most 100 requests in one batch.
+        for j in range(0, len(reqs), 100):
+            answers = call(url, reqs[j:j + 100])
+            if isinstance(answers, dict):
+                raise RuntimeError(f"batch refused: {answers.get('error')}")
+            refused += sum(1 for o in answers if "error" in o)
     h = rpc(url, "devnet_blockNumber", [])
     rpc(url, "devnet_mine", [due - h])
     buckets = rpc(url, "scheduler_buckets", [2])
@@ -132,7 +144,8 @@ if __name__ == "__main__":
         load(sys.argv[2], int(sys.argv[3]),
              int(sys.argv[4]) if len(sys.argv) > 4 else 100_000,
              sys.argv[5] if len(sys.argv) > 5 else "fifo",
-             float(sys.argv[6]) if len(sys.argv) > 6 else 1.0)
+             float(sys.argv[6]) if len(sys.argv) > 6 else 1.0,
+             int(sys.argv[7]) if len(sys.argv) > 7 else 10)
     elif sys.argv[1] == "keys":
         keys(sys.argv[2], sys.argv[3], int(sys.argv[4]) if len(sys.argv) > 4 else 12,
              float(sys.argv[5]) if len(sys.argv) > 5 else 0.5)

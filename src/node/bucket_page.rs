@@ -122,11 +122,14 @@ impl BucketPageQuery {
     /// The page of the bucket at `height`.
     fn page(&self, node: &NodeCore) -> Result<BucketPage, NodeError> {
         let chain = node.chain();
-        let timers = read::bucket(chain, self.height);
         let next = chain.pending_height();
         let ranked = chain
             .activation_height()
             .is_some_and(|a| self.height.max(next) >= a);
+        if !ranked && let Some(page) = self.queue_page(node) {
+            return Ok(page);
+        }
+        let timers = read::bucket(chain, self.height);
         // (index into `timers`, effective priority) in execution order.
         let order: Vec<(usize, Option<u128>)> = if ranked {
             let (cfg, _) = node.config();
@@ -176,6 +179,51 @@ impl BucketPageQuery {
             ranked,
             timer_position,
             timers: entries,
+        })
+    }
+}
+
+impl BucketPageQuery {
+    /// A ring bucket's page in the queue's (FIFO) order, read off the queue (issue 31, Spec
+    /// note 207): its total from the queue's tallies, the asked timer's position by a search
+    /// of the list it sits in, and the rows by their index, so the cost is the page's rows
+    /// rather than the bucket (the walk stays where a list holds stale handles). `None` for a
+    /// height outside the ring, which reads its timers from the other tiers as before.
+    fn queue_page(&self, node: &NodeCore) -> Option<BucketPage> {
+        let q = node.chain().engine().queue();
+        let hz = q.horizons();
+        if self.height < hz.next_height || self.height >= hz.ring_horizon {
+            return None;
+        }
+        let total = q.bucket_len(self.height);
+        let timer_position = self
+            .timer
+            .and_then(|id| q.bucket_position(self.height, &id));
+        let offset = match timer_position {
+            Some(p) if !(self.offset..self.offset.saturating_add(self.limit)).contains(&p) => {
+                p.saturating_sub(self.limit / 2)
+            }
+            _ => self.offset,
+        };
+        let rows = q.bucket_rows(self.height, offset, self.limit);
+        let views = node.pending_views(rows.iter().map(|t| t.timer_id).collect());
+        let timers = views
+            .into_iter()
+            .enumerate()
+            .map(|(i, timer)| BucketEntry {
+                position: offset + i as u64,
+                rank: None,
+                effective_priority: None,
+                timer,
+            })
+            .collect();
+        Some(BucketPage {
+            height: self.height,
+            total,
+            offset,
+            ranked: false,
+            timer_position,
+            timers,
         })
     }
 }

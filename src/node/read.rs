@@ -7,7 +7,6 @@ use super::views::{
 };
 use super::{EventView, MiningMode};
 use crate::chain::{Chain, Event, EventRecord};
-use crate::engine::eob::fire_budget;
 use crate::engine::scheduler::kind::Weights;
 use crate::engine::scheduler::{W_MAX_BPS, W_ONE_BPS};
 use crate::engine::{
@@ -122,8 +121,9 @@ pub(super) fn bucket(chain: &Chain, height: u64) -> Vec<&Timer> {
 pub(super) fn tiers(chain: &Chain) -> TiersView {
     let q = &chain.engine().queue();
     let h = q.horizons();
+    // Counted by the queue as timers come and go (issue 31): the heights shown, not a walk.
     let ring = (h.next_height..h.ring_horizon)
-        .map(|height| (height, q.bucket_iter(height).count()))
+        .map(|height| (height, q.bucket_len(height) as usize))
         .filter(|(_, n)| *n > 0)
         .collect();
     let overflow_epochs = q.overflow_epochs();
@@ -154,10 +154,8 @@ pub(super) fn coming_buckets(chain: &Chain, count: usize) -> Vec<BucketView> {
         if out.len() >= count {
             break;
         }
-        // One walk for the count and the budget, nothing collected (issue 31).
-        let (timers, budget) = q
-            .bucket_iter(h)
-            .fold((0u64, 0), |(n, b), t| (n + 1, b + fire_budget(t, cfg)));
+        // The queue's tallies (issue 31, Spec note 206): no walk of a carried bucket.
+        let (timers, budget) = q.bucket_budget(h, cfg.max_cycles_per_fire);
         if timers > 0 || h == start {
             out.push(BucketView {
                 height: h,

@@ -14,6 +14,7 @@ pub mod keys;
 pub mod replay;
 pub mod schema;
 pub mod served;
+pub mod session;
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{

@@ -16,7 +16,8 @@
 //! or the state files (see [`super::CalendarQueue::dump`]).
 
 use super::auction::AuctionIndex;
-use super::{CalendarQueue, DueTimer, Handle};
+use super::tally::BucketTally;
+use super::{CalendarQueue, DueTimer, Handle, Place};
 use crate::engine::events::DeferReason;
 use crate::engine::timer::Timer;
 use crate::engine::types::Address;
@@ -42,6 +43,8 @@ pub(super) struct Carry {
     pub(super) live: usize,
     /// Members per last reason, in [`reason_index`] order.
     reasons: [u64; 8],
+    /// Members and their gas limits (issue 31, see [`super::tally`]).
+    pub(super) tally: BucketTally,
     pub(super) idx: CarryIndexes,
     /// The `eip1559` auction's indexes of the members (issue 31).
     pub(super) auction: AuctionIndex,
@@ -56,6 +59,7 @@ impl Clone for Carry {
             fronts: self.fronts,
             live: self.live,
             reasons: self.reasons,
+            tally: self.tally,
             idx: CarryIndexes {
                 stale: true,
                 ..Default::default()
@@ -154,6 +158,7 @@ impl Carry {
 
     fn add(&mut self, slot: u32, t: &Timer) {
         self.live += 1;
+        self.tally.add(t.gas_limit_per_fire);
         self.reasons[reason_index(last_reason(t))] += 1;
         self.idx.add(slot, t);
         self.auction.add(slot, t);
@@ -161,6 +166,7 @@ impl Carry {
 
     fn forget(&mut self, slot: u32, t: &Timer) {
         self.live -= 1;
+        self.tally.remove(t.gas_limit_per_fire);
         self.reasons[reason_index(last_reason(t))] -= 1;
         self.idx.forget(slot, t);
         self.auction.forget(slot, t);
@@ -215,8 +221,8 @@ impl CalendarQueue {
 
     /// Makes the timer in `slot` a member (if it is not one yet).
     fn join_carry(&mut self, slot: u32) {
-        if !self.slots[slot as usize].meta.carried {
-            self.slots[slot as usize].meta.carried = true;
+        if !self.slots[slot as usize].meta.carried() {
+            self.slots[slot as usize].meta.place = Place::Carried;
             let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
             self.carry.add(slot, t);
         }
@@ -264,7 +270,7 @@ impl CalendarQueue {
         let s = &self.slots[c.h.slot as usize];
         s.meta.generation == c.h.generation
             && s.timer.is_some()
-            && s.meta.carried
+            && s.meta.carried()
             && s.meta.carry_pos == c.pos
     }
 
@@ -277,15 +283,15 @@ impl CalendarQueue {
     /// to go stale or be re-pushed by the caller).
     pub(super) fn delist(&mut self, slot: u32, t: &Timer) {
         let meta = &mut self.slots[slot as usize].meta;
-        if meta.carried {
-            meta.carried = false;
+        if meta.carried() {
+            meta.place = Place::Due;
             self.carry.forget(slot, t);
         }
     }
 
     /// Re-indexes a member whose `expires_at` changes from `old` (an extension).
     pub(super) fn carried_expiry_changed(&mut self, slot: u32, old: u64) {
-        if !self.slots[slot as usize].meta.carried {
+        if !self.slots[slot as usize].meta.carried() {
             return;
         }
         let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
@@ -299,10 +305,12 @@ impl CalendarQueue {
     /// Re-indexes a member whose `gas_limit_per_fire` changes from `old` (a draft timer's
     /// idempotent repeat, English §6.2).
     pub(super) fn carried_gas_changed(&mut self, slot: u32, old: u64) {
-        if !self.slots[slot as usize].meta.carried {
+        if !self.slots[slot as usize].meta.carried() {
+            self.tally_regas(slot, old);
             return;
         }
         let t = self.slots[slot as usize].timer.as_ref().expect("live slot");
+        self.carry.tally.regas(old, t.gas_limit_per_fire);
         let idx = &mut self.carry.idx;
         if !idx.stale
             && let Some(set) = idx.by_payer.get_mut(&t.fee_payer)
@@ -317,7 +325,7 @@ impl CalendarQueue {
     /// `last_defer`). Nothing to do for a timer that is not a member yet.
     pub fn carried_reason_changed(&mut self, due: &DueTimer, before: Option<DeferReason>) {
         let slot = due.0;
-        if !self.slots[slot as usize].meta.carried {
+        if !self.slots[slot as usize].meta.carried() {
             return;
         }
         let t = self.slots[slot as usize].timer.as_ref().expect("live slot");

@@ -225,6 +225,7 @@ impl CalendarQueue {
                 slot,
                 generation: 0,
             });
+            self.tally_listed(pos, slot);
             self.counts.ring += 1;
         }
         Ok(())

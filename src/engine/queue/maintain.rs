@@ -39,6 +39,7 @@ impl CalendarQueue {
                 self.slots[h.slot as usize].meta.tier = Tier::Ring;
                 let rpos = self.ring_pos(height);
                 self.ring_bucket(rpos).push_back(h);
+                self.tally_listed(rpos, h.slot);
                 self.epoch_live[pos] -= 1;
                 self.counts.epoch -= 1;
                 self.counts.ring += 1;
@@ -165,6 +166,10 @@ impl CalendarQueue {
             b.clear();
         }
         self.epoch_live.iter_mut().for_each(|c| *c = 0);
+        debug_assert!(self.ring_tally.iter().all(|t| t.count == 0));
+        self.ring_tally
+            .iter_mut()
+            .for_each(|t| *t = Default::default());
         self.next_height = height;
         self.reset_horizons(height);
         for t in timers {

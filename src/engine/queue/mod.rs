@@ -38,6 +38,7 @@ mod maintain;
 mod overflow;
 mod parts;
 mod slab;
+mod tally;
 mod update;
 mod views;
 
@@ -92,8 +93,8 @@ struct Meta {
     committed: Side,
     /// A `Change::Dirty` for this slot is waiting for the next `commit`.
     dirty: bool,
-    /// A member of the carry queue (see [`carry`]).
-    carried: bool,
+    /// Which list holds the timer's live handle (see [`Place`]).
+    place: Place,
     /// A member's place in the carry queue: only its handle with this position is live (a
     /// member moved to the front leaves a stale handle behind, see [`carry`]).
     carry_pos: u64,
@@ -105,9 +106,28 @@ impl Meta {
         tier: Tier::Ring,
         committed: Side::None,
         dirty: false,
-        carried: false,
+        place: Place::Listed,
         carry_pos: 0,
     };
+}
+
+/// Which list holds a live timer's handle (issue 31: the bucket tallies follow it, see
+/// [`tally`]). One byte, in the place of the former `carried` flag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Place {
+    /// Its tier's list: a ring bucket (its height's, or the next height's for a timer of an
+    /// earlier height, see [`CalendarQueue::listed_pos`]), an epoch bucket or the overflow set.
+    Listed,
+    /// A member of the carry queue (see [`carry`]).
+    Carried,
+    /// Taken by [`CalendarQueue::take_due`] and not yet concluded or carried: in no list.
+    Due,
+}
+
+impl Meta {
+    fn carried(&self) -> bool {
+        self.place == Place::Carried
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -196,6 +216,8 @@ pub struct CalendarQueue {
     free_pages: Vec<u32>,
     /// Per ring bucket, the page its timers' records are drawn from once it is busy.
     ring_page: Vec<u32>,
+    /// Per ring bucket, its live timers and their gas limits (see [`tally`]; not state).
+    ring_tally: Vec<tally::BucketTally>,
     /// Slots of removed timers whose id-index entries are still to be deleted, with their id
     /// hashes (see [`flush_retired`](Self::flush_retired)). Such a slot is empty and not yet
     /// free, so its stale index entry can never match a lookup.
@@ -295,6 +317,7 @@ impl CalendarQueue {
         let mut q = CalendarQueue {
             epoch_live: vec![0; cfg.epoch_slots as usize],
             ring_page: vec![NO_PAGE; cfg.ring_size() as usize],
+            ring_tally: vec![Default::default(); cfg.ring_size() as usize],
             cfg,
             slots: Slab::default(),
             free: Vec::new(),
@@ -459,11 +482,13 @@ impl CalendarQueue {
         };
         let generation = self.slots[slot as usize].meta.generation;
         self.slots[slot as usize].meta.tier = tier;
+        self.slots[slot as usize].meta.place = Place::Listed;
         let h = Handle { slot, generation };
         match tier {
             Tier::Ring => {
                 let pos = ring_pos.expect("a ring timer has a ring position");
                 self.ring_bucket(pos).push_back(h);
+                self.ring_tally[pos].add(timer.gas_limit_per_fire);
                 self.counts.ring += 1;
             }
             Tier::Epoch => {
@@ -506,6 +531,7 @@ impl CalendarQueue {
     #[inline]
     fn unstore(&mut self, slot: u32) -> Timer {
         let timer = self.slots[slot as usize].timer.take().expect("live slot");
+        self.untally(slot, &timer);
         self.delist(slot, &timer);
         let meta = &mut self.slots[slot as usize].meta;
         meta.generation = meta.generation.wrapping_add(1);
@@ -645,6 +671,7 @@ impl CalendarQueue {
         );
         let pos = self.ring_pos(height);
         let mut bucket = std::mem::take(&mut self.ring[pos]);
+        self.ring_tally[pos] = Default::default();
         // The carried timers first (see `carry`): the carry queue is emptied into the bucket;
         // they stay members until concluded or carried on.
         if !self.carry.queue.is_empty() {
@@ -670,6 +697,10 @@ impl CalendarQueue {
             let h = bucket[i];
             let s = &self.slots[h.slot as usize];
             if s.meta.generation == h.generation && s.timer.is_some() {
+                // Read first: a carried member is not written (its page may be shared).
+                if !s.meta.carried() {
+                    self.slots[h.slot as usize].meta.place = Place::Due;
+                }
                 due.push(DueTimer(h.slot));
             }
         }
@@ -759,6 +790,7 @@ impl CalendarQueue {
                 slot: s,
                 generation,
             });
+            self.tally_listed(pos, s);
         }
     }
 }

@@ -120,6 +120,7 @@ impl CalendarQueue {
             + self.free.capacity() * 4
             + self.free_pages.capacity() * 4
             + self.ring_page.capacity() * 4
+            + self.ring_tally.capacity() * size_of::<super::tally::BucketTally>()
             + self.retired.capacity() * size_of::<(u64, u32)>()
     }
 
@@ -154,6 +155,7 @@ impl CalendarQueue {
             + self.timers_commit.clone_bytes()
             + self.overflow_commit.clone_bytes()
             + (self.free.len() + self.free_pages.len() + self.ring_page.len()) * 4
+            + self.ring_tally.len() * size_of::<super::tally::BucketTally>()
             + self.retired.len() * size_of::<(u64, u32)>()
             + self.carry.clone_bytes()
     }
