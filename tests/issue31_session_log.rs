@@ -20,6 +20,9 @@ use cowboy_devnet::vm::DevnetRuntime;
 #[path = "../benches/support/counting_alloc.rs"]
 mod counting_alloc;
 
+/// The tests of this file one at a time: the counting allocator counts every thread.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 fn addr(b: u8) -> Address {
     Address([b; 20])
 }
@@ -78,7 +81,14 @@ fn every_kind() -> Vec<TxKind> {
             new_expires_at: 88,
         }),
         TxKind::System(SystemInstruction::UpdateSchedulerConfig {
-            config: SchedulerParams::default(),
+            config: SchedulerParams {
+                tier_economy_bps: 8_000,
+                tier_standard_bps: 10_000,
+                tier_fast_bps: 15_000,
+                tier_urgent_bps: 25_000,
+                fairness_window_blocks: 1_000,
+                max_cycles_per_fire_auction: 250_000,
+            },
             draft: Some(Default::default()),
         }),
         TxKind::ActAs {
@@ -109,6 +119,7 @@ fn every_kind() -> Vec<TxKind> {
 
 #[test]
 fn every_entry_reads_back_as_pushed_spec_note_205() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let mut pushed = Vec::new();
     for (i, kind) in every_kind().into_iter().enumerate() {
         let i = i as u64;
@@ -159,6 +170,7 @@ fn every_entry_reads_back_as_pushed_spec_note_205() {
 
 #[test]
 fn a_backlog_schedule_costs_the_log_under_200_bytes_spec_note_205() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let entry = |i: u64| Entry::Tx {
         height: 100 + i / 10,
         tx: Box::new(Transaction::new(
@@ -196,6 +208,7 @@ fn a_backlog_schedule_costs_the_log_under_200_bytes_spec_note_205() {
 /// that carry them) each past height answers the head it answered live.
 #[test]
 fn past_reads_replay_the_compact_log_to_the_same_heads_spec_note_205() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
     let (mut n, actors) = common::node_with_actors(cfg, 3);
     let mut live = Vec::new();
