@@ -125,8 +125,8 @@ fn every_entry_reads_back_as_pushed_spec_note_205() {
         let i = i as u64;
         let tx = Transaction {
             from: addr(1),
-            nonce: (i % 2 == 0).then_some(i),
-            cycle_limit: (i % 3 == 0).then_some(1_000 + i),
+            nonce: i.is_multiple_of(2).then_some(i),
+            cycle_limit: i.is_multiple_of(3).then_some(1_000 + i),
             kind,
         };
         pushed.push(Entry::Tx {
@@ -134,7 +134,9 @@ fn every_entry_reads_back_as_pushed_spec_note_205() {
             tx: Box::new(tx),
             timers: (0..i % 3).map(|k| TimerId([k as u8; 32])).collect(),
             created: (i % 2 == 1).then(|| addr(i as u8)),
-            error: (i % 4 == 0).then_some(ErrorKind::ALL[i as usize % ErrorKind::ALL.len()]),
+            error: i
+                .is_multiple_of(4)
+                .then_some(ErrorKind::ALL[i as usize % ErrorKind::ALL.len()]),
         });
         pushed.push(Entry::Sealed { to: 10 + i });
     }
