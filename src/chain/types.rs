@@ -62,7 +62,17 @@ impl BasefeeConfig {
 }
 
 /// The timer-management system instructions (CIP-5 §5.4, §6.4; CIP-1 v3 §12).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(tag = "op", rename_all = "snake_case")]
 #[serde(deny_unknown_fields)]
 pub enum SystemInstruction {
@@ -89,7 +99,18 @@ pub enum SystemInstruction {
 /// keys or prefixes of the actor (a watch's); `every` and `first` are an interval's (`first`:
 /// its first due height, by default by the `interval_first` variant). `bid` in whole units
 /// (stored Q32.96).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct DraftTimerArgs {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -156,7 +177,17 @@ impl SystemInstruction {
 }
 
 /// What a transaction does.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[serde(deny_unknown_fields)]
 pub enum TxKind {
@@ -195,7 +226,17 @@ pub enum TxKind {
 }
 
 /// A timer host call made through [`TxKind::ActAs`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(tag = "call", rename_all = "snake_case")]
 #[serde(deny_unknown_fields)]
 pub enum TimerOp {
@@ -220,7 +261,17 @@ pub enum TimerOp {
 }
 
 /// A transaction. `nonce: None` takes the sender's next nonce (a devnet convenience).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct Transaction {
     pub from: Address,

@@ -15,7 +15,18 @@ use serde::{Deserialize, Serialize};
 /// migration"). `priority_tier` (§7.3) sets the tip as a multiple of the fire-time p50 tip and
 /// excludes an explicit `max_priority_fee_per_cycle`. `bid` is the withdrawn legacy argument
 /// (§6, §13.2): accepted and ignored during the deprecation window, then `TimerArgDeprecated`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct ScheduleArgs {
     pub height: u64,
@@ -89,6 +100,8 @@ impl HashEncode for ScheduleArgs {
 /// CIP-1 v3 §7.3 `PriorityTier`: a multiplier on the p50 tip (`priority_tier` in
 /// `schedule_timer`). Serde: `economy`, `standard`, `fast`, `urgent`.
 #[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
     Clone,
     Copy,
     Debug,

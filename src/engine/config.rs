@@ -41,7 +41,17 @@ pub const GC_CYCLES_PER_REMOVAL: u64 = 5_000;
 ///
 /// `lane_timer_cycles` is `LANE_TIMER_CYCLES` (CIP-5 §6.5); CIP-1 v3 §9 makes it
 /// "governance-tunable via TimerConfig", so it lives here with its 2,000,000 default.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct TimerConfig {
     pub max_ttl_blocks: u64,
@@ -168,7 +178,17 @@ impl HashEncode for TimerConfig {
 /// (`system:cip1:…`) but no instruction; the devnet adds a fourth system instruction beside
 /// CIP-5's 48/49/50, opcode 51, with the same `system_deployers` gate. The fields are flat (one
 /// name per value) so that a partial update names each.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(deny_unknown_fields)]
 pub struct SchedulerParams {
     /// §7.3 multipliers in basis points of 1 (8,000 / 10,000 / 15,000 / 25,000 by default).
@@ -247,7 +267,18 @@ impl HashEncode for SchedulerParams {
 
 /// The CIP-5 drafts' governance-tunable parameters (English §12, zh §13), `[cip5_draft]` in a
 /// fixture. The drafts give no figures: these defaults are the devnet's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(default, deny_unknown_fields)]
 pub struct DraftParams {
     /// `MAX_FIRES_PER_BLOCK`: fires materialized per block at most.

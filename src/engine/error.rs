@@ -10,7 +10,19 @@ use std::str::FromStr;
 ///
 /// Each kind has a fixed one-byte tag (its discriminant), which is what a block's body hash
 /// commits to: tags are never reused or renumbered, new kinds take the next number.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+)]
+#[borsh(use_discriminant = true)]
 #[repr(u8)]
 pub enum ErrorKind {
     /// A malformed argument or input.

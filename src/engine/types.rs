@@ -33,7 +33,18 @@ fn parse_fixed<const N: usize>(s: &str, what: &str) -> Result<[u8; N], ParseHexE
 }
 
 /// A 20-byte account or actor address.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+)]
 pub struct Address(pub [u8; 20]);
 
 impl Address {
@@ -88,7 +99,18 @@ impl FromStr for Address {
 /// CIP-5 §3.1 types `timer_id` as `Vec<u8>` of at most 256 bytes; every id this chain derives is
 /// 32 bytes (a keccak digest), so the id is stored fixed-size. Host calls that take an id accept
 /// up to 256 bytes and answer `TimerNotFound` for any id that is not a live 32-byte id.
-#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+#[derive(
+    borsh::BorshSerialize,
+    borsh::BorshDeserialize,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+)]
 pub struct TimerId(pub [u8; 32]);
 
 impl TimerId {

@@ -66,8 +66,95 @@ pub enum Base {
 
 #[derive(Debug)]
 pub(crate) struct Link {
-    pub(crate) entry: Entry,
+    stored: Stored,
     pub(crate) prev: Option<Arc<Link>>,
+}
+
+impl Link {
+    fn new(stored: Stored, prev: Option<Arc<Link>>) -> Self {
+        Link { stored, prev }
+    }
+
+    /// The entry (a transaction's decoded from its compact form).
+    pub(crate) fn entry(&self) -> Entry {
+        self.stored.entry()
+    }
+
+    /// Whether the entry is a seal ([`Entry::Sealed`]).
+    pub(crate) fn is_seal(&self) -> bool {
+        matches!(self.stored, Stored::Sealed(_))
+    }
+
+    /// Whether the entry closes the open block: a seal or an outage.
+    pub(crate) fn ends_block(&self) -> bool {
+        self.is_seal()
+            || matches!(&self.stored, Stored::Other(e) if matches!(**e, Entry::Halt { .. }))
+    }
+
+    /// Whether the entry is a name or a label (not chain state, kept by a trim).
+    fn is_name(&self) -> bool {
+        matches!(&self.stored, Stored::Other(e) if matches!(**e, Entry::Named { .. } | Entry::Labelled { .. }))
+    }
+}
+
+/// An entry as the log holds it (issue 31, a serve under 300 MB; Spec note 208). A transaction
+/// entry is its fields encoded with borsh in one boxed slice (a backlog's `timer_schedule`:
+/// about 100 bytes, against about 480 as an [`Entry::Tx`] with its boxed [`Transaction`]
+/// and its timer list), decoded when the log is read (a replay, an export); a seal is its
+/// height; anything else is the entry, boxed (rare: balances, outages, names), so a link stays
+/// three words.
+#[derive(Clone, Debug)]
+enum Stored {
+    Tx(Box<[u8]>),
+    Sealed(u64),
+    Other(Box<Entry>),
+}
+
+/// An [`Entry::Tx`]'s fields, in the order [`Stored::Tx`] encodes them.
+type TxFields = (
+    u64,
+    Transaction,
+    Vec<TimerId>,
+    Option<Address>,
+    Option<ErrorKind>,
+);
+
+impl Stored {
+    fn new(e: Entry) -> Self {
+        match e {
+            Entry::Tx {
+                height,
+                tx,
+                timers,
+                created,
+                error,
+            } => {
+                let bytes = borsh::to_vec(&(height, &*tx, &timers, &created, &error))
+                    .expect("encoding into memory does not fail");
+                Stored::Tx(bytes.into_boxed_slice())
+            }
+            Entry::Sealed { to } => Stored::Sealed(to),
+            e => Stored::Other(Box::new(e)),
+        }
+    }
+
+    fn entry(&self) -> Entry {
+        match self {
+            Stored::Tx(bytes) => {
+                let (height, tx, timers, created, error): TxFields =
+                    borsh::from_slice(bytes).expect("the log decodes what it encoded");
+                Entry::Tx {
+                    height,
+                    tx: Box::new(tx),
+                    timers,
+                    created,
+                    error,
+                }
+            }
+            Stored::Sealed(to) => Entry::Sealed { to: *to },
+            Stored::Other(e) => Entry::clone(e),
+        }
+    }
 }
 
 /// The log: a persistent list of entries (cloning it is O(1)).
@@ -178,46 +265,41 @@ impl SessionLog {
         };
         let count = count.min(links.len());
         for l in &links[..count] {
-            if matches!(l.entry, Entry::Named { .. } | Entry::Labelled { .. }) {
-                out.push_link(l.entry.clone());
+            if l.is_name() {
+                out.push_link(l.stored.clone());
             }
         }
         let kept = out.len;
         for l in &links[count..] {
-            out.push_link(l.entry.clone());
+            out.push_link(l.stored.clone());
         }
         (out, kept)
     }
 
     /// Appends `e` as a link of its own (no merging of seals: a copied log keeps its links).
-    fn push_link(&mut self, e: Entry) {
+    fn push_link(&mut self, e: Stored) {
         let prev = self.tail.take();
-        self.tail = Some(Arc::new(Link { entry: e, prev }));
+        self.tail = Some(Arc::new(Link::new(e, prev)));
         self.len += 1;
     }
 
     /// Appends `e`; a seal right after a seal extends it.
     pub fn push(&mut self, e: Entry) {
         if let (Entry::Sealed { to }, Some(t)) = (&e, &self.tail)
-            && matches!(t.entry, Entry::Sealed { .. })
+            && t.is_seal()
         {
             let prev = t.prev.clone();
-            self.tail = Some(Arc::new(Link {
-                entry: Entry::Sealed { to: *to },
-                prev,
-            }));
+            self.tail = Some(Arc::new(Link::new(Stored::Sealed(*to), prev)));
             return;
         }
-        let prev = self.tail.take();
-        self.tail = Some(Arc::new(Link { entry: e, prev }));
-        self.len += 1;
+        self.push_link(Stored::new(e));
     }
 
     /// The entries, oldest first.
     pub fn entries(&self) -> Vec<Entry> {
         self.links_after(None)
             .into_iter()
-            .map(|l| l.entry.clone())
+            .map(|l| l.entry())
             .collect()
     }
 
@@ -234,7 +316,7 @@ impl SessionLog {
     /// the checkpoint's chain seals nothing it has not.
     pub(crate) fn position(&self) -> (Option<Arc<Link>>, usize) {
         match &self.tail {
-            Some(t) if matches!(t.entry, Entry::Sealed { .. }) => (t.prev.clone(), self.len - 1),
+            Some(t) if t.is_seal() => (t.prev.clone(), self.len - 1),
             t => (t.clone(), self.len),
         }
     }
@@ -303,13 +385,13 @@ pub(crate) fn replay(
         partial: None,
     };
     for l in links {
-        match &l.entry {
+        match l.entry() {
             Entry::Tx { height, tx, .. } => {
-                if *height > until {
+                if height > until {
                     break;
                 }
                 chain
-                    .apply_tx(Transaction::clone(tx))
+                    .apply_tx(*tx)
                     .map_err(|e| format!("replay diverged at height {height}: {e}"))?;
             }
             Entry::SetBalance {
@@ -317,31 +399,31 @@ pub(crate) fn replay(
                 address,
                 balance,
             } => {
-                if *at > until {
+                if at > until {
                     break;
                 }
                 chain
-                    .try_set_balance(address, *balance)
+                    .try_set_balance(&address, balance)
                     .map_err(|e| format!("replay diverged at height {at}: {e}"))?;
             }
             Entry::Halt { after, blocks } => {
-                if *after >= until {
+                if after >= until {
                     break;
                 }
-                chain.halt(*blocks);
+                chain.halt(blocks);
             }
             Entry::Activation { at, from, height } => {
-                if *at > until {
+                if at > until {
                     break;
                 }
                 chain
-                    .set_activation_height_from(from, *height)
+                    .set_activation_height_from(&from, height)
                     .map_err(|e| format!("replay diverged at height {at}: {e}"))?;
             }
             Entry::Sealed { to } => {
-                let stop = (*to).min(until);
+                let stop = to.min(until);
                 seal_until(chain, stop);
-                if *to > until {
+                if to > until {
                     if chain.height() > 0 {
                         out.partial = Some(Entry::Sealed { to: chain.height() });
                     }

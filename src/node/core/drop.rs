@@ -59,10 +59,10 @@ impl NodeCore {
         let (mut at, _) = self.session.position();
         let mut out = Vec::new();
         while let Some(l) = at {
-            if matches!(l.entry, Entry::Sealed { .. } | Entry::Halt { .. }) {
+            if l.ends_block() {
                 break;
             }
-            out.push(l.entry.clone());
+            out.push(l.entry());
             at = l.prev.clone();
         }
         out.reverse();
