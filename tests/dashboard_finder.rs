@@ -183,3 +183,26 @@ fn issue32_finder_keeps_the_selection_on_screen() {
     assert!(screen.contains(&last), "the last row is shown:\n{screen}");
     assert!(!screen.contains(&first), "the list scrolled:\n{screen}");
 }
+
+/// Issue 32 (Spec note 173): the finder's title offers "? syntax": `?` typed alone shows the
+/// query syntax in place of the list (no query sent), and a query nothing matches says so
+/// and points there.
+#[test]
+fn issue32_finder_question_mark_shows_the_syntax_and_no_match_says_so() {
+    let (mut src, mut app) = demo_at(32);
+    press(&mut src, &mut app, &[key(':'), key('?')]);
+    let screen = screen_at(&app, 120, 34);
+    assert!(screen.contains("the query syntax"), "{screen}");
+    assert!(
+        screen.contains("status:fired"),
+        "the syntax lines: {screen}"
+    );
+    clear(&mut src, &mut app);
+    press(&mut src, &mut app, &typed("nosuchlabel"));
+    let screen = screen_at(&app, 120, 34);
+    assert!(
+        screen.contains("no timer matched `nosuchlabel`"),
+        "{screen}"
+    );
+    assert!(statuses(&app).is_empty());
+}

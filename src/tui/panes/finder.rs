@@ -143,6 +143,7 @@ pub fn finder_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         f.restart();
     }
     if (edited || paged)
+        && f.text != "?"
         && let Some(q) = f.query(&app.data.names)
     {
         out.push(Effect::Find(q));
@@ -194,6 +195,16 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, f: &Finder, theme: &Theme)
         ])),
         input,
     );
+    // `?` alone (the title's "? syntax") shows the query syntax in place of the list.
+    if f.text == "?" {
+        let info_line = Line::styled(
+            "the query syntax (Bksp, then type a query)",
+            theme.get("dim"),
+        );
+        frame.render_widget(Paragraph::new(info_line), info);
+        frame.render_widget(Paragraph::new(help_lines(app, theme)), list);
+        return;
+    }
     let shown = rows(app, f);
     let info_line = match (&f.error, &f.page) {
         (Some(e), _) => Line::styled(e.clone(), theme.get("error")),
@@ -226,8 +237,9 @@ fn summary(f: &Finder, shown: usize, p: &TimerPage) -> String {
         (false, true) => "",
     };
     let (first, last) = (f.before + 1, f.before + p.timers.len());
-    let rows = match p.timers.len() {
-        0 => "none".to_string(),
+    let rows = match (p.timers.len(), p.matched) {
+        (0, 0) => return format!("no timer matched `{}` (? alone: the query syntax)", f.text),
+        (0, _) => "none".to_string(),
         _ => format!("{first}-{last}"),
     };
     format!("{rows} of {} matched · {shown} shown{more}", p.matched)

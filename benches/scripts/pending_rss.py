@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Issue 31, "a pending timer costs <= 400 B of RSS in the live node at the default history
+(measured at 1M)": a `serve` (default flags but `--no-mining`) given N pending timers through
+`timer_schedule`, with the blocks that loaded them then passed out of the history window, so
+that what is left is what the pending timers cost, not the loading's own history.
+
+    python3 benches/scripts/pending_rss.py BIN PORT [N]
+
+Deploys N/1,000 actors (an actor holds at most 1,024 timers; each endowed) and one more for
+the blocks after the jump, mines, reads RSS
+(`before`); schedules N timers (1,000 a block, batches of 100 requests) due far beyond every
+height the run reaches (spread over 200,000 heights from head + 50,000); reads RSS (`loaded`);
+twice jumps 10,001 quiet heights (`devnet_mine`) and mines 300 blocks with one `timer_schedule`
+each (a block with a body: the node places a checkpoint every 256 and trims the heap after it,
+Spec note 201), so that the loading blocks, then the checkpoint the window's first heights
+replayed from and the session log before it, leave the 10,000-height window; reads RSS
+(`after the window`). Prints each with the bytes per pending timer beyond `before`.
+
+Not run by `cargo test` (minutes at 1M; a release build is needed).
+"""
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+
+
+def call(url, body):
+    req = urllib.request.Request(url, json.dumps(body).encode(),
+                                 {"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=900) as r:
+        return json.loads(r.read())
+
+
+def rpc(url, method, params):
+    v = call(url, {"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+    if "error" in v:
+        raise RuntimeError(f"{method}: {v['error']}")
+    return v["result"]
+
+
+def rss_mb(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def main(bin_, port, n):
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen([bin_, "serve", "--no-mining", "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        for _ in range(200):
+            try:
+                rpc(url, "devnet_blockNumber", [])
+                break
+            except Exception:
+                time.sleep(0.1)
+        n_actors = max(1, n // 1000)
+        dev = rpc(url, "devnet_accounts", [])[0]["address"]
+        rpc(url, "devnet_setBalance", [dev, str(10**21 * (n_actors + 10))])
+        actors = [rpc(url, "actor_deploy", [{"balance": str(10**21)}]) for _ in range(n_actors)]
+        # The actor whose timers make the 300 blocks with a body after the jump.
+        ticker = rpc(url, "actor_deploy", [{"balance": str(10**21)}])
+        rpc(url, "devnet_mine", [])
+        before = rss_mb(server.pid)
+        first = rpc(url, "devnet_blockNumber", []) + 50_000
+        t0 = time.time()
+        refused = 0
+        for i in range(0, n, 1000):
+            reqs = [{"jsonrpc": "2.0", "id": k, "method": "timer_schedule",
+                     "params": [{"actor": actors[(i + k) % n_actors],
+                                 "height": first + (i + k) % 200_000}]}
+                    for k in range(min(1000, n - i))]
+            reqs.append({"jsonrpc": "2.0", "id": "mine", "method": "devnet_mine", "params": []})
+            for j in range(0, len(reqs), 100):
+                answers = call(url, reqs[j:j + 100])
+                if isinstance(answers, dict):
+                    raise RuntimeError(f"batch refused: {answers.get('error')}")
+                refused += sum(1 for o in answers if "error" in o)
+        pending = n - refused
+        loaded = rss_mb(server.pid)
+        print(f"{pending} timers pending ({refused} refused) in {time.time() - t0:.0f} s",
+              flush=True)
+        # `loaded` counts the loaded timers only; `after the window` the 600 more too.
+        # Twice: the loading blocks leave the window, then so does the checkpoint the
+        # window's first heights replayed from (and the session log before it).
+        for _ in range(2):
+            rpc(url, "devnet_mine", [10_001])
+            for _ in range(300):
+                rpc(url, "timer_schedule", [{"actor": ticker, "height": first}])
+                rpc(url, "devnet_mine", [])
+        pending += 600
+        after = rss_mb(server.pid)
+        for name, mb in [("before (actors deployed)", before), ("loaded", loaded),
+                         ("after the window", after)]:
+            per = (mb - before) * 1024 * 1024 / pending
+            print(f"  {name:<26} RSS {mb:8.1f} MB  {per:7.0f} B per pending timer",
+                  flush=True)
+    finally:
+        server.kill()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]) if len(sys.argv) > 3 else 1_000_000)
