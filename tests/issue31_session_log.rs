@@ -240,3 +240,35 @@ fn past_reads_replay_the_compact_log_to_the_same_heads_spec_note_208() {
         assert_eq!(past.head().hash, head.hash, "#{}", head.height);
     }
 }
+
+/// Issue 31 (a long-running node is bounded, at 1M timers): a log of many entries is let go
+/// without a drop per link nested in the next. The node's thread aborted with a stack
+/// overflow when a trim let go of the log of a 1M-timer load; here 200,000 entries are
+/// dropped on a thread with a 256 KiB stack, first while a copy still shares them (the drop
+/// stops at the first shared link), then the copy.
+#[test]
+fn a_long_log_is_dropped_without_overflowing_the_stack() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let worker = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(|| {
+            let mut log = SessionLog::new(Base::Genesis);
+            for i in 0..200_000u32 {
+                log.push(Entry::Named {
+                    address: addr((i % 251) as u8),
+                    name: String::new(),
+                });
+            }
+            let copy = log.clone();
+            assert_eq!(copy.len(), 200_000);
+            drop(log);
+            assert_eq!(
+                copy.entries().len(),
+                200_000,
+                "the copy still holds them all"
+            );
+            drop(copy);
+        })
+        .expect("a thread");
+    worker.join().expect("no stack overflow");
+}

@@ -19,6 +19,7 @@ replayed from and the session log before it, leave the 10,000-height window; rea
 Not run by `cargo test` (minutes at 1M; a release build is needed).
 """
 import json
+import os
 import subprocess
 import sys
 import time
@@ -49,9 +50,11 @@ def rss_mb(pid):
 
 def main(bin_, port, n):
     url = f"http://127.0.0.1:{port}"
+    # `SERVER_LOG=FILE`: the server's output there.
+    log = open(os.environ["SERVER_LOG"], "w") if "SERVER_LOG" in os.environ else None
+    out = log or subprocess.DEVNULL
     server = subprocess.Popen([bin_, "serve", "--no-mining", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              start_new_session=True)
+                              stdout=out, stderr=out, start_new_session=True)
     try:
         for _ in range(200):
             try:
@@ -101,6 +104,9 @@ def main(bin_, port, n):
             print(f"  {name:<26} RSS {mb:8.1f} MB  {per:7.0f} B per pending timer",
                   flush=True)
     finally:
+        code = server.poll()
+        if code is not None:
+            print(f"the server had stopped: exit {code}", flush=True)
         server.kill()
 
 

@@ -70,6 +70,23 @@ pub(crate) struct Link {
     pub(crate) prev: Option<Arc<Link>>,
 }
 
+/// A log is a chain of links, each holding the one before: dropped by the compiler's glue, a
+/// log of a million entries would drop each link inside the drop of the next and overflow the
+/// thread's stack (seen: the node's thread aborted when a trim let go of the first million
+/// entries of a 1M-timer load). The links this one alone holds are let go one after the other
+/// instead; the first one still shared (another log or a checkpoint's position) ends it.
+impl Drop for Link {
+    fn drop(&mut self) {
+        let mut prev = self.prev.take();
+        while let Some(link) = prev {
+            prev = match Arc::try_unwrap(link) {
+                Ok(mut alone) => alone.prev.take(),
+                Err(_) => None,
+            };
+        }
+    }
+}
+
 impl Link {
     fn new(stored: Stored, prev: Option<Arc<Link>>) -> Self {
         Link { stored, prev }
