@@ -18,26 +18,14 @@ replayed from and the session log before it, leave the 10,000-height window; rea
 
 Not run by `cargo test` (minutes at 1M; a release build is needed).
 """
-import json
 import os
 import subprocess
 import sys
 import time
-import urllib.request
 
-
-def call(url, body):
-    req = urllib.request.Request(url, json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=900) as r:
-        return json.loads(r.read())
-
-
-def rpc(url, method, params):
-    v = call(url, {"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
-    if "error" in v:
-        raise RuntimeError(f"{method}: {v['error']}")
-    return v["result"]
+# The JSON-RPC helpers of the dashboard scene beside this script.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from dashboard_bucket import call, rpc  # noqa: E402
 
 
 def rss_mb(pid):
