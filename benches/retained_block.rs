@@ -13,6 +13,13 @@
 //!
 //! Run: `cargo bench --bench retained_block` (a report, no criterion; takes about a minute).
 //! Settings by environment: `SCHED`, `TIMERS`, `MORE`, `HISTORY`.
+//!
+//! `SCENE=pending` builds instead the scene of `benches/scripts/pending_rss.py` (issue 31, "a
+//! pending timer costs ≤ 400 B of RSS in the live node at the default history, measured at
+//! 1M"): TIMERS/1,000 actors, TIMERS timers 1,000 a block due far beyond the run, then twice
+//! 10,001 quiet heights and 300 blocks of one schedule each (the loading, then the checkpoint
+//! it replayed from and the log before it, out of the window); printed: the heap per pending
+//! timer beyond the node with its actors, and the breakdown.
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{EventRecord, Genesis, Receipt};
@@ -20,7 +27,7 @@ use cowboy_devnet::engine::queue::QueuePart;
 use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind};
 use cowboy_devnet::node::{
     DEFAULT_CHECKPOINT_BUDGET, DeployActor, Mine, MiningMode, NodeConfig, NodeCore, RetainedPart,
-    ScheduleTimer,
+    ScheduleTimer, SetBalance,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 use std::time::Instant;
@@ -43,7 +50,12 @@ fn mb(b: isize) -> f64 {
 }
 
 /// A `serve --no-mining --scheduler SCHED` node with 100 endowed actors.
-fn node(scheduler: SchedulerKind, history: usize, budget: usize) -> (NodeCore, Vec<Address>) {
+fn node(
+    scheduler: SchedulerKind,
+    history: usize,
+    budget: usize,
+    actors: usize,
+) -> (NodeCore, Vec<Address>) {
     let genesis = Genesis::default()
         .with_scheduler(Some(scheduler), None)
         .expect("scheduler");
@@ -53,7 +65,14 @@ fn node(scheduler: SchedulerKind, history: usize, budget: usize) -> (NodeCore, V
     cfg.keep_blocks = Some(history);
     cfg.checkpoint_budget = budget;
     let mut n = NodeCore::new(cfg).expect("genesis");
-    let actors = (0..ACTORS)
+    // The deployer holds what the endowments take (1,000 actors at 1M timers).
+    let deployer = n.accounts()[0].address;
+    n.apply(SetBalance {
+        address: deployer,
+        balance: 10u128.pow(21) * (actors as u128 + 10),
+    })
+    .expect("a balance");
+    let actors = (0..actors)
         .map(|_| {
             n.apply(DeployActor {
                 from: None,
@@ -191,6 +210,9 @@ fn main() {
         0 => usize::MAX,
         b => b as usize,
     };
+    if std::env::var("SCENE").is_ok_and(|s| s == "pending") {
+        return pending_scene(scheduler, history, budget, timers);
+    }
     println!(
         "retained_block: {sched}, {timers} timers loaded ten a block, then {more} blocks, --history {history}, checkpoint budget {}",
         if budget == usize::MAX {
@@ -202,7 +224,7 @@ fn main() {
     for extra in [0, more] {
         let t = Instant::now();
         let (mut n, loaded) = counting_alloc::measure(|| {
-            let (mut n, actors) = node(scheduler, history, budget);
+            let (mut n, actors) = node(scheduler, history, budget, ACTORS);
             load(&mut n, &actors, timers);
             n
         });
@@ -234,4 +256,69 @@ fn main() {
         past_reads(&n);
         breakdown(&format!("after {extra} more blocks (#{})", n.height()), n);
     }
+}
+
+/// `SCENE=pending`: the heap a pending timer costs a live node once the blocks that scheduled
+/// it left the window (`benches/scripts/pending_rss.py` in process), and where it is.
+fn pending_scene(scheduler: SchedulerKind, history: usize, budget: usize, timers: u64) {
+    let n_actors = (timers / 1_000).max(1) as usize + 1;
+    let ((mut n, actors), base) =
+        counting_alloc::measure(|| node(scheduler, history, budget, n_actors));
+    let (ticker, actors) = actors.split_last().expect("actors");
+    let first = n.height() + 50_000;
+    let t = Instant::now();
+    let ((), loaded) = counting_alloc::measure(|| {
+        for i in 0..timers {
+            let args = ScheduleArgs {
+                height: first + i % 200_000,
+                ..Default::default()
+            };
+            n.apply(ScheduleTimer {
+                actor: actors[i as usize % actors.len()],
+                args,
+                ..Default::default()
+            })
+            .expect("schedule");
+            if i % 1_000 == 999 {
+                n.apply(Mine { blocks: 1 }).expect("mine");
+                drain(&mut n);
+            }
+        }
+        n.apply(Mine { blocks: 1 }).expect("mine");
+        drain(&mut n);
+    });
+    let ((), passed) = counting_alloc::measure(|| {
+        for _ in 0..2 {
+            n.apply(Mine { blocks: 10_001 }).expect("a jump");
+            for _ in 0..300 {
+                let args = ScheduleArgs {
+                    height: first,
+                    ..Default::default()
+                };
+                n.apply(ScheduleTimer {
+                    actor: *ticker,
+                    args,
+                    ..Default::default()
+                })
+                .expect("schedule");
+                n.apply(Mine { blocks: 1 }).expect("mine");
+                drain(&mut n);
+            }
+        }
+    });
+    let pending = n.head().pending_timers;
+    let per = |b: isize| b as f64 / pending as f64;
+    println!(
+        "retained_block, SCENE=pending: {pending} pending under {scheduler:?} (loaded in {:.0} s); node with its {n_actors} actors {:.1} MB",
+        t.elapsed().as_secs_f64(),
+        mb(base.retained)
+    );
+    println!(
+        "  loaded: heap +{:.1} MB ({:.0} B per pending timer); after the window: +{:.1} MB ({:.0} B per pending timer)",
+        mb(loaded.retained),
+        per(loaded.retained),
+        mb(loaded.retained + passed.retained),
+        per(loaded.retained + passed.retained)
+    );
+    breakdown(&format!("after the window (#{})", n.height()), n);
 }
