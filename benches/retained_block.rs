@@ -320,5 +320,16 @@ fn pending_scene(scheduler: SchedulerKind, history: usize, budget: usize, timers
         mb(loaded.retained + passed.retained),
         per(loaded.retained + passed.retained)
     );
+    let stored: Vec<(u64, usize)> = n
+        .chain()
+        .blocks()
+        .map(|b| (b.header.height, b.receipts.len() + b.events.len()))
+        .collect();
+    println!(
+        "  the live chain stores {} blocks (the oldest #{}), {} receipts and events in them",
+        stored.len(),
+        stored.first().map_or(0, |b| b.0),
+        stored.iter().map(|b| b.1).sum::<usize>()
+    );
     breakdown(&format!("after the window (#{})", n.height()), n);
 }
