@@ -197,6 +197,9 @@ fn issue32_finder_question_mark_shows_the_syntax_and_no_match_says_so() {
         screen.contains("status:fired"),
         "the syntax lines: {screen}"
     );
+    // At 80x24 the lines wrap rather than being cut at the edge (the last line's end).
+    let narrow = screen_at(&app, 80, 24);
+    assert!(narrow.contains("follows"), "{narrow}");
     clear(&mut src, &mut app);
     press(&mut src, &mut app, &typed("nosuchlabel"));
     let screen = screen_at(&app, 120, 34);

@@ -24,7 +24,7 @@ use crossterm::event::{KeyCode, KeyEvent};
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, TableState};
+use ratatui::widgets::{Block, Clear, Paragraph, Row, Table, TableState, Wrap};
 
 pub use crate::tui::finder_query::{Finder, FinderQuery, parse};
 
@@ -202,7 +202,8 @@ pub fn draw(frame: &mut Frame, area: Rect, app: &App, f: &Finder, theme: &Theme)
             theme.get("dim"),
         );
         frame.render_widget(Paragraph::new(info_line), info);
-        frame.render_widget(Paragraph::new(help_lines(app, theme)), list);
+        let syntax = Paragraph::new(help_lines(app, theme)).wrap(Wrap { trim: false });
+        frame.render_widget(syntax, list);
         return;
     }
     let shown = rows(app, f);
