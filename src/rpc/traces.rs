@@ -5,7 +5,7 @@
 
 use super::error::node_error;
 use super::json::to_json;
-use super::register::reg_raw;
+use super::register::reg;
 use super::types::{Args, Obj};
 use crate::chain::trace::Trace;
 use crate::engine::{H256, TimerId};
@@ -76,19 +76,19 @@ impl super::queries::RpcQuery for crate::node::FireTrace {
 
 /// Registers the methods of this file.
 pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
-    reg_raw(m, METHODS[0], |p, node| async move {
+    reg(m, METHODS[0], |p, node| async move {
         let a = Args::new(&p, &["hash", "options"])?;
         let hash: H256 = a.req(0, "hash")?;
         answer(&node, TraceQuery::Tx(hash), opts(&a, 1)?).await
     });
-    reg_raw(m, METHODS[1], |p, node| async move {
+    reg(m, METHODS[1], |p, node| async move {
         let a = Args::new(&p, &["timer_id", "height", "options"])?;
         let timer_id: TimerId = a.req(0, "timer_id")?;
         let height: Option<u64> = a.opt(1, "height")?;
         let q = TraceQuery::Fire { timer_id, height };
         answer(&node, q, opts(&a, 2)?).await
     });
-    reg_raw(m, METHODS[2], |p, node| async move {
+    reg(m, METHODS[2], |p, node| async move {
         let a = Args::new(&p, &["height", "options"])?;
         let height: u64 = a.req(0, "height")?;
         let compact = opts(&a, 1)?;
