@@ -220,7 +220,12 @@ impl NodeCore {
     /// checkpoint at or before it and the session log's links after the checkpoint, shared.
     fn replay_from(&self, height: u64) -> Replay {
         let i = self.checkpoints.partition_point(|c| c.height <= height);
-        let cp = self.checkpoints[i - 1].clone();
+        self.replay_from_checkpoint(i - 1, height)
+    }
+
+    /// A replay to `height` from the checkpoint at index `i` (at or below it).
+    fn replay_from_checkpoint(&self, i: usize, height: u64) -> Replay {
+        let cp = self.checkpoints[i].clone();
         Replay {
             height,
             links: self.session.links_after(cp.pos.as_ref()),
@@ -299,58 +304,38 @@ impl NodeCore {
         self.check_past(height)?;
         // The last checkpoint before the block: one at its height already ran it.
         let i = self.checkpoints.partition_point(|c| c.height < height);
-        let Some(cp) = i.checked_sub(1).map(|j| &self.checkpoints[j]) else {
+        let Some(i) = i.checked_sub(1) else {
             return Err(NodeError::HistoryPruned {
                 first_kept: self.first_kept(),
                 keep: self.history_len,
             });
         };
-        // A kept past state between the checkpoint and the block is nearer (Spec note 198).
-        let nearer = self
-            .past
-            .nearest_below(height)
-            .filter(|(h, _)| *h > cp.height)
-            .map(|(_, s)| s);
+        // From a kept past state below the block when one is nearer (Spec note 198).
+        let replay = self
+            .replay_from_checkpoint(i, height)
+            .nearer(self.past.nearest_below(height));
         Ok(TraceReplay {
-            height,
             hash: *hash,
-            links: self.session.links_after(cp.pos.as_ref()),
-            cp: cp.clone(),
-            nearer,
-            log: self.session.clone(),
+            replay,
         })
     }
 }
 
 /// A block's traces to rebuild by replay ([`NodeCore::trace_replay`]).
 pub(crate) struct TraceReplay {
-    height: u64,
     hash: crate::engine::H256,
-    cp: Arc<Checkpoint>,
-    links: Vec<Arc<Link>>,
-    /// A kept past state below the block, replayed from instead of the checkpoint when it is
-    /// built by the time the replay runs.
-    nearer: Option<Slot>,
-    /// The live log, to find the kept state's place in.
-    log: SessionLog,
+    /// The replay to the block (its height), from a checkpoint before it or a nearer kept
+    /// past state.
+    replay: Replay,
 }
 
 impl TraceReplay {
     /// Replays the checkpoint's chain (or a nearer kept past state's) up to the block, traced
     /// for the block alone.
     pub(crate) fn run(self) -> Result<Vec<crate::chain::trace::Trace>, NodeError> {
-        let near = self.nearer.as_ref().and_then(|s| kept_start(s, &self.log));
-        let TraceReplay {
-            height,
-            hash,
-            cp,
-            links,
-            ..
-        } = self;
-        let (mut chain, links) = match near {
-            Some((chain, _, _, links)) => (chain, links),
-            None => (Chain::clone(&cp.chain), links),
-        };
+        let TraceReplay { hash, mut replay } = self;
+        let height = replay.height;
+        let (mut chain, _, _, links) = replay.start();
         // Untraced up to the block before, traced for the block alone: the blocks between the
         // checkpoint and it keep no traces only to be dropped (issue 32 item 1).
         let before = session::replay(&mut chain, &links, height - 1)
@@ -388,18 +373,30 @@ struct Replay {
 type Start = (Chain, Option<Arc<Link>>, usize, Vec<Arc<Link>>);
 
 impl Replay {
+    /// Replays from `kept`, a kept past state at its height, when it lies between the
+    /// checkpoint and the height replayed to (Spec note 198: fewer blocks to replay).
+    fn nearer(mut self, kept: Option<(u64, Slot)>) -> Self {
+        self.nearer = kept
+            .filter(|(h, _)| *h > self.cp.height && *h < self.height)
+            .map(|(_, s)| s);
+        self
+    }
+
+    /// Where the replay starts: the nearer kept state when it is built by now, else the
+    /// checkpoint (its links taken).
+    fn start(&mut self) -> Start {
+        let links = std::mem::take(&mut self.links);
+        let cp = &self.cp;
+        self.nearer
+            .as_ref()
+            .and_then(|s| kept_start(s, &self.log))
+            .unwrap_or_else(|| (Chain::clone(&cp.chain), cp.pos.clone(), cp.count, links))
+    }
+
     /// The chain as of the height, and the session log as it stood then.
-    fn run(self) -> Result<(Chain, SessionLog), NodeError> {
-        let near = self.nearer.as_ref().and_then(|s| kept_start(s, &self.log));
-        let Replay {
-            height,
-            cp,
-            links,
-            log,
-            ..
-        } = self;
-        let (mut chain, pos0, count0, links) =
-            near.unwrap_or_else(|| (Chain::clone(&cp.chain), cp.pos.clone(), cp.count, links));
+    fn run(mut self) -> Result<(Chain, SessionLog), NodeError> {
+        let (mut chain, pos0, count0, links) = self.start();
+        let (height, log) = (self.height, self.log);
         let done = session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
         let pos = match done.applied {
             0 => pos0,
@@ -443,10 +440,7 @@ impl PastSeed {
     /// Replays from `kept`, a kept past state at `height`, when it lies between the
     /// checkpoint and the seed's height (Spec note 198: fewer blocks to replay).
     pub(crate) fn nearer(mut self, kept: Option<(u64, Slot)>) -> Self {
-        let r = &mut self.replay;
-        r.nearer = kept
-            .filter(|(h, _)| *h > r.cp.height && *h < r.height)
-            .map(|(_, s)| s);
+        self.replay = self.replay.nearer(kept);
         self
     }
 
