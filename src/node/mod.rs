@@ -35,6 +35,7 @@ pub mod requests;
 pub mod scheduler;
 pub mod session;
 mod shell;
+mod slot;
 pub mod text;
 mod trace_cache;
 pub mod trace_text;

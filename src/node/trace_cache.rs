@@ -29,7 +29,7 @@ pub const REBUILT_TRACES_BUDGET: usize = 16 << 20;
 pub const REBUILT_TRACES_MAX: usize = 64;
 
 /// One block's rebuilt traces: empty until its first reader has replayed it.
-pub(crate) type TraceSlot = Arc<Mutex<Option<Arc<Vec<Trace>>>>>;
+pub(crate) type TraceSlot = super::slot::Slot<Arc<Vec<Trace>>>;
 
 #[derive(Debug)]
 struct Entry {

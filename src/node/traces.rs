@@ -13,6 +13,7 @@
 use super::core::NodeCore;
 use super::error::NodeError;
 use super::query::{Answer, Query};
+use super::slot::filled;
 use super::trace_cache::{Lookup, RebuiltTraces, approx_bytes};
 use crate::chain::trace::{Trace, TraceOf};
 use crate::engine::{H256, TimerId};
@@ -171,19 +172,19 @@ impl NodeCore {
         let cache = self.traces.rebuilt.clone();
         // On a past-read thread: the first ask replays under the slot's lock, the others wait.
         Answer::Off(Box::new(move || {
-            let mut built = slot.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(t) = built.as_ref() {
-                return Ok(t.clone());
-            }
-            let Some(replay) = replay else {
-                return Err(NodeError::InvalidInput(format!(
+            // Seeded: this ask may replay (the entry's size is noted again if another did).
+            let seeded = replay.is_some();
+            let build = replay.map(|r| move || r.run().map(Arc::new));
+            let t = filled(&slot, build, || {
+                format!(
                     "the traces of block #{height} could not be rebuilt (see the first ask's error)"
-                )));
-            };
-            let t = Arc::new(replay.run()?);
-            *built = Some(t.clone());
-            drop(built);
-            cache.built(&hash, approx_bytes(&t));
+                )
+            })?
+            .clone()
+            .expect("built");
+            if seeded {
+                cache.built(&hash, approx_bytes(&t));
+            }
             Ok(t)
         }))
     }

@@ -35,6 +35,7 @@ use super::checkpoint_budget::held_alone;
 use super::past::PastSeed;
 use crate::chain::Chain;
 use crate::engine::Address;
+use crate::node::slot::{failed, filled};
 use crate::node::{MiningMode, NodeError};
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -47,7 +48,7 @@ pub const DEFAULT_PAST_CACHE: usize = 64;
 pub const DEFAULT_PAST_BUDGET: usize = 64 << 20;
 
 /// A kept past state: empty until its first reader has built it.
-pub(crate) type Slot = Arc<Mutex<Option<NodeCore>>>;
+pub(crate) type Slot = crate::node::slot::Slot<NodeCore>;
 
 /// The kept past states, most recently used last.
 #[derive(Default)]
@@ -81,15 +82,9 @@ impl PastLease {
     /// first.
     pub(crate) fn read<T>(self, f: impl FnOnce(&NodeCore) -> T) -> Result<T, NodeError> {
         let PastLease { slot, seed, follow } = self;
-        let mut guard = slot.lock().unwrap_or_else(|e| e.into_inner());
-        if guard.is_none() {
-            let Some(seed) = seed else {
-                return Err(NodeError::InvalidInput(
-                    "the past state could not be rebuilt (see the first read's error)".into(),
-                ));
-            };
-            *guard = Some(seed.build()?);
-        }
+        let mut guard = filled(&slot, seed.map(|s| move || s.build()), || {
+            "the past state could not be rebuilt (see the first read's error)".into()
+        })?;
         let node = guard.as_mut().expect("built");
         node.follow(follow);
         Ok(f(node))
@@ -182,8 +177,7 @@ impl NodeCore {
             self.fit_past_states();
         }
         // A slot left empty and unlocked is one whose build failed: this read builds again.
-        let failed = || slot.try_lock().is_ok_and(|g| g.is_none());
-        let seed = match new || failed() {
+        let seed = match new || failed(&slot) {
             true => Some(Box::new(
                 self.past_seed(height)?
                     .nearer(self.past.nearest_below(height)),
