@@ -99,18 +99,31 @@ fn drain(n: &mut NodeCore) {
 /// Schedules `timers` timers ten a block, as the script does.
 fn load(n: &mut NodeCore, actors: &[Address], timers: u64) {
     let first = n.height() + timers / PER_BLOCK + 20;
+    schedule_many(n, actors, timers, PER_BLOCK, first, 200);
+}
+
+/// Schedules `timers` timers `per_block` a block (mined after each `per_block`), due over
+/// `spread` heights from `first`, the actors in turn.
+fn schedule_many(
+    n: &mut NodeCore,
+    actors: &[Address],
+    timers: u64,
+    per_block: u64,
+    first: u64,
+    spread: u64,
+) {
     for i in 0..timers {
         let args = ScheduleArgs {
-            height: first + i % 200,
+            height: first + i % spread,
             ..Default::default()
         };
         n.apply(ScheduleTimer {
-            actor: actors[i as usize % ACTORS],
+            actor: actors[i as usize % actors.len()],
             args,
             ..Default::default()
         })
         .expect("schedule");
-        if i % PER_BLOCK == PER_BLOCK - 1 {
+        if i % per_block == per_block - 1 {
             n.apply(Mine { blocks: 1 }).expect("mine");
             drain(n);
         }
@@ -268,42 +281,15 @@ fn pending_scene(scheduler: SchedulerKind, history: usize, budget: usize, timers
     let first = n.height() + 50_000;
     let t = Instant::now();
     let ((), loaded) = counting_alloc::measure(|| {
-        for i in 0..timers {
-            let args = ScheduleArgs {
-                height: first + i % 200_000,
-                ..Default::default()
-            };
-            n.apply(ScheduleTimer {
-                actor: actors[i as usize % actors.len()],
-                args,
-                ..Default::default()
-            })
-            .expect("schedule");
-            if i % 1_000 == 999 {
-                n.apply(Mine { blocks: 1 }).expect("mine");
-                drain(&mut n);
-            }
-        }
+        schedule_many(&mut n, actors, timers, 1_000, first, 200_000);
         n.apply(Mine { blocks: 1 }).expect("mine");
         drain(&mut n);
     });
     let ((), passed) = counting_alloc::measure(|| {
         for _ in 0..2 {
             n.apply(Mine { blocks: 10_001 }).expect("a jump");
-            for _ in 0..300 {
-                let args = ScheduleArgs {
-                    height: first,
-                    ..Default::default()
-                };
-                n.apply(ScheduleTimer {
-                    actor: *ticker,
-                    args,
-                    ..Default::default()
-                })
-                .expect("schedule");
-                n.apply(Mine { blocks: 1 }).expect("mine");
-                drain(&mut n);
-            }
+            // 300 blocks of one schedule each.
+            schedule_many(&mut n, std::slice::from_ref(ticker), 300, 1, first, 1);
         }
     });
     let pending = n.head().pending_timers;
