@@ -158,11 +158,6 @@ enum Call {
     MixTrace,
 }
 
-/// When not 0, the head a mix spreads its past heights under (else the head when it starts).
-static MIX_HEAD: AtomicU64 = AtomicU64::new(0);
-/// The head the last load's mix spread its past heights under.
-static LAST_HEAD: AtomicU64 = AtomicU64::new(0);
-
 /// What a request of the read mix was.
 #[derive(PartialEq)]
 enum Sent {
@@ -204,30 +199,18 @@ async fn mix_one(c: &HttpClient, k: u64, past: bool, trace: bool, head: u64) -> 
 }
 
 /// `total` requests spread over 32 clients (each its own keep-alive connection); their
-/// latencies (in a mix: `devnet_blockNumber`'s), and in a mix the past reads'.
+/// latencies (in a mix: `devnet_blockNumber`'s), and in a mix the past reads'. A mix spreads
+/// its past heights under `head`.
 async fn load(
     r: &Running,
     call: Call,
+    head: u64,
     total: u64,
     actors: &[String],
     heights: &Arc<AtomicU64>,
 ) -> (Vec<Duration>, Vec<Duration>) {
     let per = total.div_ceil(CLIENTS as u64);
     let mut tasks = Vec::new();
-    // The head the mix's past heights are spread under: the head now, or `MIX_HEAD` when set
-    // (a mix run again on the same heights).
-    let start_head = match MIX_HEAD.load(Ordering::Relaxed) {
-        0 => {
-            let c = client(r);
-            let h: Value = c
-                .request("devnet_blockNumber", rpc_params![])
-                .await
-                .unwrap();
-            h.as_u64().unwrap_or(0)
-        }
-        h => h,
-    };
-    LAST_HEAD.store(start_head, Ordering::Relaxed);
     for i in 0..CLIENTS {
         let c = client(r);
         let actor = actors.get(i).cloned().unwrap_or_default();
@@ -244,7 +227,7 @@ async fn load(
                             _ => (true, true),
                         };
                         // `devnet_blockNumber`'s latencies and the past reads' are kept.
-                        match mix_one(&c, k + i as u64, past, trace, start_head).await {
+                        match mix_one(&c, k + i as u64, past, trace, head).await {
                             Sent::BlockNumber => {}
                             Sent::Past => {
                                 past_lat.push(t.elapsed());
@@ -298,21 +281,21 @@ fn bench(c: &mut Criterion) {
     g.bench_function("bare_constant", |b| {
         b.iter_custom(|n| {
             let t = Instant::now();
-            s.rt.block_on(load(&s.bare, Call::BlockNumber, n, &[], &heights));
+            s.rt.block_on(load(&s.bare, Call::BlockNumber, 0, n, &[], &heights));
             t.elapsed()
         })
     });
     g.bench_function("devnet_blockNumber", |b| {
         b.iter_custom(|n| {
             let t = Instant::now();
-            s.rt.block_on(load(&s.devnet, Call::BlockNumber, n, &[], &heights));
+            s.rt.block_on(load(&s.devnet, Call::BlockNumber, 0, n, &[], &heights));
             t.elapsed()
         })
     });
     g.bench_function("timer_schedule", |b| {
         b.iter_custom(|n| {
             let t = Instant::now();
-            s.rt.block_on(load(&s.devnet, Call::Schedule, n, &s.actors, &heights));
+            s.rt.block_on(load(&s.devnet, Call::Schedule, 0, n, &s.actors, &heights));
             t.elapsed()
         })
     });
@@ -349,7 +332,7 @@ fn bench(c: &mut Criterion) {
     let n = 20_000;
     let run = |r: &Running, call: Call, actors: &[String]| {
         let t = Instant::now();
-        let (mut lat, _) = s.rt.block_on(load(r, call, n, actors, &heights));
+        let (mut lat, _) = s.rt.block_on(load(r, call, 0, n, actors, &heights));
         let secs = t.elapsed().as_secs_f64();
         lat.sort();
         (lat.len() as f64 / secs, pct(&lat, 0.5), pct(&lat, 0.99))
@@ -360,9 +343,13 @@ fn bench(c: &mut Criterion) {
     // The mixes: throughput of every request (the latencies kept are blockNumber's, 2 of 5,
     // and the past reads', 1 of 5, printed apart).
     let mut past_lines = Vec::new();
-    let mut mix = |name: &str, call: Call| {
+    // A mix's past heights spread under `head` (a mix run again on the same heights), or the
+    // head as it starts; returned with its figures.
+    let mut mix = |name: &str, call: Call, head: Option<u64>| {
+        let head = head.unwrap_or_else(|| s.node.head().height);
         let t = Instant::now();
-        let (mut lat, mut past) = s.rt.block_on(load(&s.devnet, call, 5_000, &[], &heights));
+        let (mut lat, mut past) =
+            s.rt.block_on(load(&s.devnet, call, head, 5_000, &[], &heights));
         let secs = t.elapsed().as_secs_f64();
         lat.sort();
         past.sort();
@@ -385,19 +372,15 @@ fn bench(c: &mut Criterion) {
                 held as f64 / 1e6
             ));
         }
-        (5_000.0 / secs, pct(&lat, 0.5), pct(&lat, 0.99))
+        ((5_000.0 / secs, pct(&lat, 0.5), pct(&lat, 0.99)), head)
     };
-    let mix_head = mix("mix_head", Call::Mix(false));
-    let mix_past = mix("mix_past20", Call::Mix(true));
-    let past_head = LAST_HEAD.load(Ordering::Relaxed);
-    let mix_trace = mix("mix_trace20", Call::MixTrace);
-    let trace_head = LAST_HEAD.load(Ordering::Relaxed);
+    let (mix_head, _) = mix("mix_head", Call::Mix(false), None);
+    let (mix_past, past_head) = mix("mix_past20", Call::Mix(true), None);
+    let (mix_trace, trace_head) = mix("mix_trace20", Call::MixTrace, None);
     // The same two again on the same 16 heights: their past states and rebuilt traces are
     // kept by now (warm).
-    MIX_HEAD.store(past_head, Ordering::Relaxed);
-    let again_past = mix("mix_past20 again", Call::Mix(true));
-    MIX_HEAD.store(trace_head, Ordering::Relaxed);
-    let again_trace = mix("mix_trace20 again", Call::MixTrace);
+    let (again_past, _) = mix("mix_past20 again", Call::Mix(true), Some(past_head));
+    let (again_trace, _) = mix("mix_trace20 again", Call::MixTrace, Some(trace_head));
     stop.store(true, Ordering::Relaxed);
     let (blocks, worst) = s.rt.block_on(intervals).unwrap();
     println!("rpc_requests report ({CLIENTS} clients, HTTP keep-alive, node mining every 100 ms):");
