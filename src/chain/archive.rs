@@ -20,6 +20,7 @@
 
 use super::quiet::{QuietRun, RootTemplate, quiet_header};
 use super::{Account, Actor, Address, Block, BlockHeader, Chain, H256};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 /// Entries per shared chunk.
@@ -224,6 +225,60 @@ impl Chain {
             }
         }
         self.archive.push_header(&b.header);
+    }
+}
+
+impl Chain {
+    /// Drops (and archives, with the archive on) the stored blocks and quiet runs wholly below
+    /// `height`, in height order (issue 31, Spec note 209): a live node's history keeps heights,
+    /// not blocks, so after a jump the chain would otherwise hold blocks no read may reach (the
+    /// history answers `HistoryPruned` below its first kept height) until as many newer blocks
+    /// pushed them out.
+    pub fn drop_blocks_below(&mut self, height: u64) {
+        loop {
+            let block = self.blocks.front().map(|b| b.header.height);
+            let run = self.quiet.front().map(|r| (r.first, r.last));
+            match (block, run) {
+                (Some(b), Some((first, _))) if b < height && b < first => self.drop_oldest_block(),
+                (_, Some((_, last))) if last < height => {
+                    let r = self.quiet.pop_front().expect("checked");
+                    self.archive.push_quiet(&r);
+                }
+                (Some(b), _) if b < height => self.drop_oldest_block(),
+                _ => return,
+            }
+        }
+    }
+
+    /// Takes the stored blocks out of the chain (a checkpoint keeps them beside it, trimmed
+    /// as the history moves on: Spec note 209).
+    pub fn take_stored_blocks(&mut self) -> VecDeque<Arc<Block>> {
+        std::mem::take(&mut self.blocks)
+    }
+
+    /// Gives a chain taken from a checkpoint its stored blocks back, and the live chain's
+    /// archive of the headers it dropped when that archive ends at or below `upto`, the
+    /// height the replay reaches, and goes further than the chain's own (Spec note 209): the
+    /// headers of the blocks the checkpoint let go with the history. Headers at or below
+    /// `upto` are the same in both timelines (a replay is deterministic), and a later drop of
+    /// a header the archive holds already is ignored.
+    pub fn restore_stored_blocks(
+        &mut self,
+        blocks: VecDeque<Arc<Block>>,
+        archive: &HeaderArchive,
+        upto: u64,
+    ) {
+        self.blocks = blocks;
+        let theirs = archive.last_height();
+        if archive.is_on()
+            && theirs.is_some_and(|t| t <= upto)
+            && self
+                .archive
+                .last_height()
+                .is_none_or(|ours| Some(ours) <= theirs)
+        {
+            self.archive = archive.clone();
+        }
     }
 }
 

@@ -704,14 +704,6 @@ impl NodeCore {
             .expect("a block was just sealed");
         self.pending_txs = 0;
         let first_kept = self.first_kept();
-        self.pruned_to = first_kept;
-        while self
-            .history
-            .front()
-            .is_some_and(|f| f.header.height < first_kept)
-        {
-            self.history.pop_front();
-        }
         let traced = self.chain.take_traces();
         let (height, hash) = (b.header.height, b.header.hash);
         self.traces.sealed(traced, height, hash, first_kept);

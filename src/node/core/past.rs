@@ -21,15 +21,51 @@ pub const CHECKPOINT_EVERY: u64 = 256;
 pub const TRIM_AT_LEAST: usize = 1024;
 
 /// The chain as of sealed block `height`, and where the session log stood then.
+#[derive(Clone)]
 pub(crate) struct Checkpoint {
     height: u64,
-    /// Shared, so a checkpoint moved onto a trimmed log (Spec note 149) copies no chain.
+    /// Shared, so a checkpoint moved onto a trimmed log (Spec note 149) copies no chain. Its
+    /// stored blocks are taken out, into `blocks`.
     chain: Arc<Chain>,
+    /// The chain's stored blocks as of `height`, those below the history's first kept height
+    /// dropped as it moves on (Spec note 209): no read reaches them, and the live node lets
+    /// them go, so a checkpoint kept them alone (the oldest one held most of a window of
+    /// blocks, or a backlog's loading blocks after a jump).
+    blocks: VecDeque<Arc<crate::chain::Block>>,
     pos: Option<Arc<Link>>,
     count: usize,
 }
 
 impl Checkpoint {
+    /// A checkpoint of `chain` (its stored blocks kept beside it), with the session log at
+    /// `pos` after `count` entries.
+    fn of(chain: &Chain, pos: Option<Arc<Link>>, count: usize) -> Self {
+        let mut chain = chain.clone();
+        let blocks = chain.take_stored_blocks();
+        Checkpoint {
+            height: chain.height(),
+            chain: Arc::new(chain),
+            blocks,
+            pos,
+            count,
+        }
+    }
+
+    /// The chain to replay from: the checkpoint's, its blocks given back, with `archive` (the
+    /// live chain's dropped headers) when it covers more and ends by `upto` (Spec note 209).
+    fn chain_for(&self, archive: &crate::chain::HeaderArchive, upto: u64) -> Chain {
+        let mut chain = Chain::clone(&self.chain);
+        chain.restore_stored_blocks(self.blocks.clone(), archive, upto);
+        chain
+    }
+
+    /// Whether it holds a stored block below `height`.
+    fn holds_below(&self, height: u64) -> bool {
+        self.blocks
+            .front()
+            .is_some_and(|b| b.header.height < height)
+    }
+
     pub(super) fn height(&self) -> u64 {
         self.height
     }
@@ -50,20 +86,31 @@ impl std::fmt::Debug for Checkpoint {
 /// The checkpoints of a node starting at `chain` (none for a headless node, which keeps no
 /// history).
 pub(super) fn start(chain: &Chain, keep_history: bool) -> VecDeque<Arc<Checkpoint>> {
-    start_shared(keep_history.then(|| Arc::new(chain.clone())))
+    let mut v = VecDeque::new();
+    if keep_history {
+        v.push_back(Arc::new(Checkpoint::of(chain, None, 0)));
+    }
+    v
 }
 
 /// The checkpoints of a node starting at `chain`, a copy shared with whoever else holds it (a
-/// loaded session's log): `None` for a headless node.
+/// loaded session's log; a copy of its own if it holds stored blocks, which a checkpoint keeps
+/// beside its chain): `None` for a headless node.
 pub(super) fn start_shared(chain: Option<Arc<Chain>>) -> VecDeque<Arc<Checkpoint>> {
     let mut v = VecDeque::new();
     if let Some(chain) = chain {
-        v.push_back(Arc::new(Checkpoint {
-            height: chain.height(),
-            chain,
-            pos: None,
-            count: 0,
-        }));
+        let stores = chain.blocks().next().is_some();
+        let cp = match stores {
+            true => Checkpoint::of(&chain, None, 0),
+            false => Checkpoint {
+                height: chain.height(),
+                chain,
+                blocks: VecDeque::new(),
+                pos: None,
+                count: 0,
+            },
+        };
+        v.push_back(Arc::new(cp));
     }
     v
 }
@@ -103,6 +150,7 @@ impl NodeCore {
     /// blocks with a body (those older than the retained history are dropped, but for the one
     /// the oldest retained height replays from).
     pub(super) fn sealed(&mut self) {
+        self.prune_history();
         if !self.recording {
             return;
         }
@@ -120,20 +168,48 @@ impl NodeCore {
         if self.work_since_checkpoint >= CHECKPOINT_EVERY {
             self.work_since_checkpoint = 0;
             let (pos, count) = self.session.position();
-            self.checkpoints.push_back(Arc::new(Checkpoint {
-                height: to,
-                chain: Arc::new(self.chain.clone()),
-                pos,
-                count,
-            }));
+            let cp = Checkpoint::of(&self.chain, pos, count);
+            self.checkpoints.push_back(Arc::new(cp));
             self.fit_checkpoints();
         }
         let first_kept = self.first_kept();
         while self.checkpoints.len() > 1 && self.checkpoints[1].height <= first_kept {
             self.checkpoints.pop_front();
         }
+        self.trim_checkpoint_blocks(first_kept);
         self.prune_past_states();
         self.trim_session();
+    }
+
+    /// Lets go of the heights the history no longer keeps: its blocks, and (Spec note 209) the
+    /// chain's, which no read reaches once the history let them go. After every seal or jump.
+    fn prune_history(&mut self) {
+        let first_kept = self.first_kept();
+        self.pruned_to = first_kept;
+        while self
+            .history
+            .front()
+            .is_some_and(|f| f.header.height < first_kept)
+        {
+            self.history.pop_front();
+        }
+        if self.keep_history {
+            self.chain.drop_blocks_below(first_kept);
+        }
+    }
+
+    /// Drops the checkpoints' stored blocks below `first_kept` (Spec note 209): a block leaves
+    /// each checkpoint once (a look at each checkpoint's oldest block per seal besides).
+    fn trim_checkpoint_blocks(&mut self, first_kept: u64) {
+        for cp in self.checkpoints.iter_mut() {
+            if !cp.holds_below(first_kept) {
+                continue;
+            }
+            let cp = Arc::make_mut(cp);
+            while cp.holds_below(first_kept) {
+                cp.blocks.pop_front();
+            }
+        }
     }
 
     /// Trims the session log with the history (issue 31 item 2, Spec note 149): the entries
@@ -158,10 +234,9 @@ impl NodeCore {
             .map(|c| {
                 let count = c.count - before + kept;
                 Arc::new(Checkpoint {
-                    height: c.height,
-                    chain: c.chain.clone(),
                     pos: count.checked_sub(1).map(|i| links[i].clone()),
                     count,
+                    ..Checkpoint::clone(c)
                 })
             })
             .collect();
@@ -230,6 +305,7 @@ impl NodeCore {
             height,
             links: self.session.links_after(cp.pos.as_ref()),
             log: self.session.clone(),
+            archive: self.chain.header_archive().clone(),
             cp,
             nearer: None,
         }
@@ -364,6 +440,9 @@ struct Replay {
     links: Vec<Arc<Link>>,
     /// The live log, to cut at the height replayed to.
     log: SessionLog,
+    /// The live chain's archive of dropped headers, shared: given to the chain replayed from
+    /// the checkpoint, whose blocks below the history were let go (Spec note 209).
+    archive: crate::chain::HeaderArchive,
     /// A kept past state between the checkpoint and the height (Spec note 198): replayed
     /// from instead of the checkpoint when it is built by the time the replay runs.
     nearer: Option<Slot>,
@@ -390,7 +469,10 @@ impl Replay {
         self.nearer
             .as_ref()
             .and_then(|s| kept_start(s, &self.log))
-            .unwrap_or_else(|| (Chain::clone(&cp.chain), cp.pos.clone(), cp.count, links))
+            .unwrap_or_else(|| {
+                let chain = cp.chain_for(&self.archive, self.height);
+                (chain, cp.pos.clone(), cp.count, links)
+            })
     }
 
     /// The chain as of the height, and the session log as it stood then.
