@@ -8,6 +8,7 @@
 //! runs on a thread of its own ([`worker`]), so the UI never waits on it. [`keys`] holds the one
 //! key table, [`theme`] the themes, [`term`] the terminal guard, and [`run`] the event loop.
 
+pub mod api_check;
 pub mod app;
 pub mod chart_window;
 pub mod click;

@@ -114,6 +114,10 @@ pub struct RemoteDevnet {
     /// Why the last refresh failed while the node answered (a query it refused, a reply
     /// that did not decode): said in the status bar, the panes keep the last answer.
     refresh_error: Option<String>,
+    /// Whether this connection's API was compared with this build's (`api_check.rs`), and
+    /// what differs, as the status bar says it.
+    api_checked: bool,
+    api_differs: Option<String>,
     /// Heights up to this one are read with `devnet_getEvents`; above it the subscription
     /// delivers. `None`: no subscription.
     floor: Option<u64>,
@@ -332,6 +336,8 @@ impl RemoteDevnet {
             next_try: Instant::now(),
             http_error: None,
             refresh_error: None,
+            api_checked: false,
+            api_differs: None,
             ws_error: None,
             story: Vec::new(),
             floor: None,
@@ -423,11 +429,25 @@ impl RemoteDevnet {
             Ok(task) => {
                 self.subscription = Some(task);
                 self.ws_error = None;
+                // A new connection may be to another server (restarted, another build).
+                self.api_checked = false;
                 // History up to here is read over HTTP.
                 self.resync = true;
             }
             Err(e) => self.ws_error = Some(e.to_string()),
         }
+    }
+
+    /// Compares the server's API with this build's (`rpc.discover` against the document
+    /// this build serves); on a failed query it is tried again on the next refresh.
+    fn check_api(&mut self) {
+        let Ok(theirs) = self.query("rpc.discover", Vec::new()) else {
+            return;
+        };
+        let ours = crate::rpc::openrpc::document();
+        let differs = super::api_check::differences(&ours, &theirs);
+        self.api_differs = super::api_check::status_line(&self.url, &differs);
+        self.api_checked = true;
     }
 
     /// One refresh's queries in two batches: the view's queries, then the lane window's
@@ -615,6 +635,9 @@ impl RemoteDevnet {
 
 impl DashboardSource for RemoteDevnet {
     fn replies(&mut self, q: &ViewQuery) -> Option<QueryReplies> {
+        if !self.api_checked {
+            self.check_api();
+        }
         match self.fetch(q) {
             Ok(r) => {
                 self.refresh_error = None;
@@ -726,10 +749,16 @@ impl DashboardSource for RemoteDevnet {
             (None, Some(e)) if self.subscription.is_none() => {
                 Some(format!("no live updates, retrying ({}: {e})", self.ws_url))
             }
-            _ => self
-                .refresh_error
-                .as_ref()
-                .map(|e| format!("a refresh failed, showing the last answer ({e})")),
+            _ => {
+                let failed = self
+                    .refresh_error
+                    .as_ref()
+                    .map(|e| format!("a refresh failed, showing the last answer ({e})"));
+                match (failed, &self.api_differs) {
+                    (Some(f), Some(d)) => Some(format!("{f}; {d}")),
+                    (f, d) => f.or_else(|| d.clone()),
+                }
+            }
         }
     }
 
