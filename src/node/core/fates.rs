@@ -24,7 +24,7 @@ const _: () = assert!(std::mem::size_of::<TimerFate>() == 120);
 /// What the node keeps of one timer for as long as it runs (bounded: 120 bytes, its `u128`
 /// fee aligned to 8 bytes rather than 16, plus its index slot: Spec note 210).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(packed(8))]
+#[repr(C, packed(8))]
 pub struct TimerFate {
     pub timer_id: TimerId,
     pub actor: Address,
