@@ -36,6 +36,7 @@ pub mod scheduler;
 pub mod session;
 mod shell;
 mod slot;
+mod story_note;
 pub mod text;
 mod trace_cache;
 pub mod trace_text;
@@ -80,5 +81,6 @@ pub use shell::{
     DEFAULT_EVENT_CAPACITY, NODE_STACK_BYTES, NodeHandle, PAST_READ_THREADS, ShellConfig, spawn,
     spawn_with,
 };
+pub use story_note::{ExpectationNote, StepNote, StoryLabel, StoryNote};
 pub use traces::{BlockTraces, FireTrace, TraceQuery};
 pub use views::*;

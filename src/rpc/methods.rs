@@ -255,26 +255,8 @@ fn register_subscriptions(m: &mut RpcModule<NodeHandle>) {
                 pending.reject(e).await;
                 return Ok(());
             }
-            forward(pending, &node, false, |ev| match ev {
-                NodeEvent::FixtureStep {
-                    height,
-                    line,
-                    text,
-                    ok,
-                    label,
-                } => Some(json!({"step": {
-                    "height": height, "line": line, "text": text, "ok": ok,
-                    "label": label.as_ref().map(|(name, id)| json!({"name": name, "timer_id": id})),
-                }})),
-                NodeEvent::Expectation {
-                    line,
-                    description,
-                    passed,
-                    detail,
-                } => Some(json!({"expectation": {
-                    "line": line, "description": description, "passed": passed, "detail": detail,
-                }})),
-                _ => None,
+            forward(pending, &node, false, |ev| {
+                crate::node::StoryNote::of(ev).map(|n| serde_json::to_value(n).expect("a note"))
             })
             .await
         },

@@ -44,7 +44,7 @@ use toml::{Table, Value};
 pub const BASE_FILE: &str = "session.base.json";
 
 /// What [`export`] wrote.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Exported {
     /// The fixture (TOML).
     pub fixture: String,

@@ -195,27 +195,8 @@ fn u64_at(v: &Value, k: &str) -> u64 {
 /// A `devnet_subscribeStory` notification as the story line's item (the in-process node's
 /// [`crate::tui::story::from_node_event`] for the same node notification).
 fn story_item(v: &Value) -> Option<StoryItem> {
-    if let Some(s) = v.get("step") {
-        let label = s.get("label").and_then(|l| {
-            let name = l.get("name")?.as_str()?.to_string();
-            let id = serde_json::from_value(l.get("timer_id")?.clone()).ok()?;
-            Some((name, id))
-        });
-        return crate::tui::story::from_node_event(&crate::node::NodeEvent::FixtureStep {
-            height: s.get("height")?.as_u64()?,
-            line: s.get("line")?.as_u64()? as usize,
-            text: s.get("text")?.as_str()?.to_string(),
-            ok: s.get("ok")?.as_bool()?,
-            label,
-        });
-    }
-    let e = v.get("expectation")?;
-    crate::tui::story::from_node_event(&crate::node::NodeEvent::Expectation {
-        line: e.get("line")?.as_u64()? as usize,
-        description: e.get("description")?.as_str()?.to_string(),
-        passed: e.get("passed")?.as_bool()?,
-        detail: e.get("detail")?.as_str()?.to_string(),
-    })
+    let note: crate::node::StoryNote = serde_json::from_value(v.clone()).ok()?;
+    crate::tui::story::from_node_event(&note.into_event())
 }
 
 fn params(values: Vec<Value>) -> ArrayParams {
@@ -781,18 +762,12 @@ impl RemoteDevnet {
     /// server's directory may be another machine's).
     fn export(&mut self) -> Result<Answer, CommandError> {
         let v = self.command("devnet_exportFixture", Vec::new())?;
-        let (text, blocks) = (v["fixture"].as_str().unwrap_or(""), v["blocks"].as_u64());
-        let blocks = blocks.unwrap_or(0);
-        // A fixture with a base: the base dump came in the reply (Spec note 131).
-        let base = match v.get("base").filter(|b| !b.is_null()) {
-            None => None,
-            Some(b) => Some(
-                serde_json::from_value::<crate::chain::ChainDump>(b.clone()).map_err(|e| {
-                    CommandError::new("InvalidInput", format!("the base dump: {e}"))
-                })?,
-            ),
-        };
-        let path = crate::tui::past::write_session(text, base.as_ref(), blocks)?;
+        // The reply decodes into the type the server wrote it from; with a base, the base
+        // dump came in it (Spec note 131).
+        let x: crate::scenario::export::Exported = serde_json::from_value(v)
+            .map_err(|e| CommandError::new("InvalidInput", format!("the export's reply: {e}")))?;
+        let (text, base, blocks) = (x.fixture.as_str(), x.base.as_deref(), x.blocks);
+        let path = crate::tui::past::write_session(text, base, blocks)?;
         Ok(Answer::Exported(path, blocks))
     }
 }
