@@ -565,6 +565,7 @@ impl Chain {
         }
         let chain_root = self.commit.root(&self.accounts, &self.actors);
         let (timers_root, overflow_root) = self.engine.commit();
+        let [cip1_part, draft_part] = self.engine.policy_root_parts();
         let q = self.engine.queue();
         let h = q.horizons();
         let mut deployers = Vec::new();
@@ -590,8 +591,8 @@ impl Chain {
                 &self.burned.to_be_bytes(),
                 // (The digest of deferrals waiting for their events ended this list while they
                 // waited in the state; none wait since Spec note 71.)
-                &self.engine.cip1_root_part(),
-                &self.engine.draft_root_part(),
+                &cip1_part,
+                &draft_part,
             ],
             (h.ring_horizon, h.epoch_horizon),
         ))

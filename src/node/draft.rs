@@ -119,7 +119,7 @@ impl Query for DraftQuery {
     type Reply = DraftView;
     fn run(&self, node: &NodeCore) -> Result<DraftView, NodeError> {
         let chain = node.chain();
-        let d = chain.engine().draft();
+        let d = chain.engine().policies().draft_state();
         let watches = d
             .watches
             .iter()

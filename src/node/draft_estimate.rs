@@ -117,7 +117,7 @@ impl EstimateDraftTimer {
         }
         let (id, _) = super::registration::named_timer(&receipt, bound);
         est.timer_id = Some(id);
-        let d = trial.engine().draft();
+        let d = trial.engine().policies().draft_state();
         let Some(timer) = trial.engine().get(&id).cloned() else {
             return Ok(est);
         };
@@ -179,7 +179,7 @@ type Competitor = (u128, u64, Address, u64);
 /// The competitors at `h` as the chain stands now (without the registration): the
 /// Globalbox, the watches' undelivered hits, the timers due at `h`.
 fn competitors(chain: &Chain, h: u64) -> BTreeMap<TimerId, Competitor> {
-    let now = chain.engine().draft();
+    let now = chain.engine().policies().draft_state();
     let mut cands: BTreeMap<TimerId, Competitor> = BTreeMap::new();
     for g in &now.globalbox {
         let rank = now.meta.get(&g.timer_id).map_or(0, |m| m.fifo_rank);
@@ -224,7 +224,7 @@ fn rank_against(
     cands: &BTreeMap<TimerId, Competitor>,
     ours: &Ours,
 ) {
-    let p = chain.engine().draft().params;
+    let p = chain.engine().policies().draft_params();
     let h = ours.height;
     let w = (p.w_age, p.w_bid, if zh { p.w_fifo } else { 0 });
     // zh §9.1's FIFO term: how many of the block's candidates registered after each one
