@@ -215,22 +215,23 @@ impl Engine {
         self.policies.end_block(height, lane_capacity, outcome)
     }
 
-    /// Governance's new CIP-1 v3 parameters (`SYS_UPDATE_SCHEDULER_CONFIG`, issue 21 §3),
-    /// validated, to take effect once the open block ends. A second update in the same block
-    /// replaces the first.
-    pub fn stage_scheduler_params(&mut self, p: SchedulerParams) -> Result<(), TimerError> {
-        self.policies.stage_scheduler_params(p)
+    /// Governance's update of the policies' parameters (`SYS_UPDATE_SCHEDULER_CONFIG`),
+    /// staged for the end of the open block (see [`PolicyState::stage_update`]).
+    pub fn stage_params(
+        &mut self,
+        config: &SchedulerParams,
+        draft: Option<draft::DraftParams>,
+    ) -> Result<(), TimerError> {
+        self.policies.stage_update(self.scheduler, config, draft)
     }
 
-    /// Governance's new CIP-5 draft parameters (English §12, zh §13), validated, in force from
-    /// the next block (Spec note 126). Refused by name unless a draft plans the blocks.
-    pub fn stage_draft_params(&mut self, p: draft::DraftParams) -> Result<(), TimerError> {
-        self.policies.stage_draft_params(self.scheduler, p)
-    }
-
-    /// What [`stage_draft_params`](Self::stage_draft_params) refuses, without staging.
-    pub fn check_draft_params(&self, p: &draft::DraftParams) -> Result<(), TimerError> {
-        PolicyState::check_draft_params(self.scheduler, p)
+    /// What [`stage_params`](Self::stage_params) refuses, without staging.
+    pub fn check_params(
+        &self,
+        config: &SchedulerParams,
+        draft: Option<&draft::DraftParams>,
+    ) -> Result<(), TimerError> {
+        PolicyState::check_update(self.scheduler, config, draft)
     }
 
     /// The CIP-5 draft parameters in force after the open block.

@@ -275,11 +275,46 @@ impl PolicyState {
 
     // ---- governance's staged parameters ------------------------------------------------------
 
+    /// Governance's update of the policies' parameters (`SYS_UPDATE_SCHEDULER_CONFIG`: the
+    /// CIP-1 v3 set, and the drafts' when given), staged to take effect once the open block
+    /// ends: its plan runs under the parameters it started with (Spec note 126). An update
+    /// naming only draft fields restates the CIP-1 v3 ones and leaves them unstaged.
+    /// [`check_update`](Self::check_update) is what it refuses.
+    pub fn stage_update(
+        &mut self,
+        genesis: SchedulerKind,
+        config: &SchedulerParams,
+        draft: Option<DraftParams>,
+    ) -> Result<(), TimerError> {
+        if let Some(d) = draft {
+            self.stage_draft_params(genesis, d)?;
+        }
+        if draft.is_none() || *config != self.next_scheduler_params() {
+            self.stage_scheduler_params(config.clone())?;
+        }
+        Ok(())
+    }
+
+    /// What [`stage_update`](Self::stage_update) refuses, without staging: a CIP-1 v3 set
+    /// that does not validate, draft parameters that do not, or any under a scheduler that is
+    /// not a draft.
+    pub fn check_update(
+        genesis: SchedulerKind,
+        config: &SchedulerParams,
+        draft: Option<&DraftParams>,
+    ) -> Result<(), TimerError> {
+        config.validate()?;
+        match draft {
+            Some(d) => Self::check_draft_params(genesis, d),
+            None => Ok(()),
+        }
+    }
+
     /// Governance's new CIP-1 v3 parameters (`SYS_UPDATE_SCHEDULER_CONFIG`, issue 21 §3),
     /// validated, to take effect once the open block ends (see
     /// [`Cip1State::apply_pending_params`]). A second update in the same block replaces the
     /// first.
-    pub fn stage_scheduler_params(&mut self, p: SchedulerParams) -> Result<(), TimerError> {
+    fn stage_scheduler_params(&mut self, p: SchedulerParams) -> Result<(), TimerError> {
         p.validate()?;
         self.cip1.pending_params = Some(p);
         Ok(())
@@ -287,7 +322,7 @@ impl PolicyState {
 
     /// Governance's new CIP-5 draft parameters (English §12, zh §13), validated, in force from
     /// the next block (Spec note 126). Refused by name unless a draft plans the blocks.
-    pub fn stage_draft_params(
+    fn stage_draft_params(
         &mut self,
         genesis: SchedulerKind,
         p: DraftParams,
@@ -297,7 +332,7 @@ impl PolicyState {
     }
 
     /// What [`stage_draft_params`](Self::stage_draft_params) refuses, without staging.
-    pub fn check_draft_params(genesis: SchedulerKind, p: &DraftParams) -> Result<(), TimerError> {
+    fn check_draft_params(genesis: SchedulerKind, p: &DraftParams) -> Result<(), TimerError> {
         if !genesis.descriptor().governance.contains(&GovSection::Draft) {
             return Err(TimerError::InvalidInput(format!(
                 "the CIP-5 draft parameters ({}) need a draft scheduler ({}), not {genesis}",
