@@ -22,7 +22,7 @@ mod state;
 pub use preview::{Ranked, rank_preview};
 
 pub use registry::{COMPARE_DEFAULT, Entry, REGISTRY};
-pub use state::{EstimateAsk, PolicyDump, PolicyGenesis, PolicyState};
+pub use state::{DraftCompetitor, EstimateAsk, PolicyDump, PolicyGenesis, PolicyState};
 
 pub use super::cip1::{BlockOutcome, Cip1Config, Cip1State, LaneStats, TierMultipliers};
 pub use super::pricing::{

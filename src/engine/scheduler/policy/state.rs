@@ -31,6 +31,7 @@ use crate::engine::scheduler::variants::{DeferredPlace, IntervalAfterFailure, Va
 use crate::engine::timer::Timer;
 use crate::engine::types::{Address, TimerId};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// The state of the policies of one chain (see the module docs and Spec note 209).
 #[derive(Clone, Debug, Default)]
@@ -51,6 +52,10 @@ pub struct PolicyDump {
     /// The drafts' part; absent when pristine.
     pub draft: Option<DraftState>,
 }
+
+/// A competitor of a draft fire at a height: its bid, its anchor height, its target, its FIFO
+/// rank ([`PolicyState::draft_competitors`]).
+pub type DraftCompetitor = (u128, u64, Address, u64);
 
 /// A timer to estimate ([`PolicyState::estimate`]): its owner, due height, budget (`None`:
 /// the policy's default) and fee arguments.
@@ -537,6 +542,44 @@ impl PolicyState {
     pub fn ema_weights(&self) -> (Vec<(Address, u32)>, u32) {
         let w = self.cip1.v1.weights.iter().map(|(a, w)| (*a, *w));
         (w.collect(), self.cip1.v1_config().weight_init_bps)
+    }
+
+    /// A draft timer's kind and bid (`bid_fp`, Q32.96), if the drafts registered it.
+    pub fn draft_timer(&self, id: &TimerId) -> Option<(&DraftKind, u128)> {
+        self.draft.meta.get(id).map(|m| (&m.kind, m.bid_fp))
+    }
+
+    /// The fires known now that would be the drafts' candidates at `h` (Spec note 129): the
+    /// Globalbox, the watches' undelivered hits, and `due` (the timers due at `h`) unless
+    /// expired by then; each with its bid, anchor height, target and FIFO rank (a timer the
+    /// drafts did not register: bid 0, ranked last).
+    pub fn draft_competitors(&self, due: &[&Timer], h: u64) -> BTreeMap<TimerId, DraftCompetitor> {
+        let now = &self.draft;
+        let mut cands: BTreeMap<TimerId, DraftCompetitor> = BTreeMap::new();
+        for g in &now.globalbox {
+            let rank = now.meta.get(&g.timer_id).map_or(0, |m| m.fifo_rank);
+            cands.insert(g.timer_id, (g.bid_fp, g.anchor, g.target, rank));
+        }
+        for (hid, hit) in &now.hits {
+            if let (Some(w), Some(m)) = (now.watches.get(hid), now.meta.get(hid)) {
+                cands
+                    .entry(*hid)
+                    .or_insert((m.bid_fp, hit.height, w.actor_address, m.fifo_rank));
+            }
+        }
+        for t in due {
+            if h > t.expires_at {
+                continue;
+            }
+            let (bid, rank) = now
+                .meta
+                .get(&t.timer_id)
+                .map_or((0, u64::MAX), |m| (m.bid_fp, m.fifo_rank));
+            cands
+                .entry(t.timer_id)
+                .or_insert((bid, t.height, t.actor_address, rank));
+        }
+        cands
     }
 
     /// The CIP-1 family's state, read-only (the auction's estimate and the views that show it
