@@ -588,7 +588,13 @@ impl PolicyState {
         &self.cip1
     }
 
-    /// The drafts' state, read-only (the drafts' pane and their estimate show it whole).
+    /// The drafts' state as their query and pane show it, under `scheduler` (the one planning
+    /// next).
+    pub fn draft_view(&self, scheduler: SchedulerKind) -> crate::engine::draft::DraftView {
+        self.draft.view(scheduler)
+    }
+
+    /// The drafts' state, read-only (white-box tests).
     pub fn draft_state(&self) -> &DraftState {
         &self.draft
     }
