@@ -170,7 +170,7 @@ fn english_12_timer_estimate_answers_the_schedules_refusal() {
     })
     .expect("governance");
     n.apply(Mine { blocks: 1 }).unwrap();
-    let params = n.chain().engine().policies().draft_state().params;
+    let params = n.chain().engine().policies().draft_params();
     assert_eq!(
         (params.min_gas_limit_per_timer, params.max_payload_size),
         (1_000, 4)
