@@ -6,30 +6,19 @@
 //! same next blocks (state roots and block hashes, the interval's next fires included) as the
 //! chain it was dumped from.
 
+mod common;
+
+use common::schema::played_under;
 use cowboy_devnet::chain::{Chain, ChainDump};
 use cowboy_devnet::engine::SchedulerKind;
-use cowboy_devnet::scenario::runner::disk_loader;
-use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario};
 use cowboy_devnet::vm::DevnetRuntime;
 use std::path::Path;
 
-/// The chain of `fixture` played to its end under `scheduler`; `None` where the fixture does
-/// not play under it (a drafts' fixture under fifo).
+/// The chain of the shipped `fixture` played to its end under `scheduler` (`None`: it does
+/// not play under it, or played no block).
 fn played(fixture: &str, scheduler: SchedulerKind) -> Option<Chain> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("fixtures/{fixture}.toml"));
-    let lf = LoadedFixture::read(&path).expect("fixture parses");
-    let mut s =
-        Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader).expect("fixture checks");
-    s.play_under(scheduler);
-    let (_, node) = s
-        .run_devnet(
-            DevnetRuntime::shared(),
-            RunOptions::default(),
-            &mut |_, _| {},
-        )
-        .ok()?;
-    let chain = node.chain().clone();
-    (chain.height() > 0).then_some(chain)
+    played_under(&path, scheduler).filter(|c| c.height() > 0)
 }
 
 /// The chain's dump as its JSON says it (a dump is compared by what it writes: the drafts'
