@@ -4,11 +4,11 @@
 mod archive;
 mod block;
 mod check;
-mod draft;
 pub mod dump;
 pub mod exec;
 mod gba;
 mod genesis;
+mod new_timer;
 mod quiet;
 pub mod runtime;
 mod seal;

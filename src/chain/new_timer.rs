@@ -1,5 +1,5 @@
-//! The chain's side of a new timer's policy checks. (Which fired timers stop re-arming at the
-//! end of the block is the engine's: `engine::block`.)
+//! The chain's side of a new timer's policy checks (this file was `chain/draft.rs`). (Which
+//! fired timers stop re-arming at the end of the block is the engine's: `engine::block`.)
 
 use crate::engine::{Timer, TimerError};
 
