@@ -223,7 +223,7 @@ fn cip1_v1_3_weights_move_by_the_score_rise_while_waiting_and_decay_to_one() {
     let b = c.seal_block().clone();
     let w = weights(&b);
     let v1 = |c: &Chain, a: Address| {
-        let cip1 = c.engine().cip1();
+        let cip1 = c.engine().policies().lane_state();
         cip1.v1.weight_bps(&a, &cip1.v1_config())
     };
     // b: S = tip 0 + outcome 5,000 + lateness 0 + consumption 5,000 = 10,000: w stays 1.0.
@@ -238,16 +238,17 @@ fn cip1_v1_3_weights_move_by_the_score_rise_while_waiting_and_decay_to_one() {
     assert_eq!((old, new), (10_000, 10_100));
     // b's timer expires after h + 2; then both are inactive and decay back to 1.0.
     let mut n = 0;
-    while !c.engine().cip1().v1.weights.is_empty() {
+    while !c.engine().policies().lane_state().v1.weights.is_empty() {
         c.seal_block();
         n += 1;
         assert!(n < 200, "the weights decay to 1.0 and leave the map");
     }
     assert_eq!(
         c.engine()
-            .cip1()
+            .policies()
+            .lane_state()
             .v1
-            .weight_bps(&actor_a(), &c.engine().cip1().v1_config()),
+            .weight_bps(&actor_a(), &c.engine().policies().lane_state().v1_config()),
         10_000
     );
 }
@@ -275,7 +276,7 @@ weight_max_bps = 30000
             &mut |_, _| {},
         )
         .expect("runs");
-    let cip1 = node.chain().engine().cip1();
+    let cip1 = node.chain().engine().policies().lane_state();
     assert_eq!(node.chain().scheduler_at(2), SchedulerKind::Cip1V1);
     assert_eq!(
         (cip1.v1_config().lambda_bps, cip1.v1_config().weight_max_bps),

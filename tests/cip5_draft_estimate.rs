@@ -66,7 +66,7 @@ fn zh_11_interval_estimate_matches_the_mined_fires() {
     let mut fired = Vec::new();
     while n.height() < first + 6 {
         n.apply(Mine { blocks: 1 }).unwrap();
-        let d = n.chain().engine().draft();
+        let d = n.chain().engine().policies().draft_state();
         fired.extend(
             d.mailbox
                 .iter()
@@ -127,7 +127,7 @@ fn english_8_watch_estimate_matches_the_globalbox() {
         Some(h),
         "the write is in the watch's first block"
     );
-    let d = n.chain().engine().draft();
+    let d = n.chain().engine().policies().draft_state();
     let queued: Vec<_> = d.globalbox.iter().map(|g| (g.timer_id, g.score)).collect();
     assert_eq!(
         queued,
@@ -170,7 +170,7 @@ fn english_12_timer_estimate_answers_the_schedules_refusal() {
     })
     .expect("governance");
     n.apply(Mine { blocks: 1 }).unwrap();
-    let params = n.chain().engine().draft().params;
+    let params = n.chain().engine().policies().draft_params();
     assert_eq!(
         (params.min_gas_limit_per_timer, params.max_payload_size),
         (1_000, 4)

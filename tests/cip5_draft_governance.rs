@@ -75,8 +75,11 @@ fn english_12_governance_sets_the_quotas_from_the_next_block() {
             schedule(&mut c, a, args(h + 1));
         }
         seal_until(&mut c, h);
-        let cip1 = (c.engine().cip1_root_part(), c.cip1_config().clone());
-        let mut d = c.engine().draft().params;
+        let cip1 = (
+            c.engine().policy_root_parts()[0].clone(),
+            c.cip1_config().clone(),
+        );
+        let mut d = c.engine().policies().draft_params();
         d.max_fires_per_block = 1;
         assert!(set_draft(&mut c, gov(), d).success);
         assert_eq!(c.engine().next_draft_params(), d);
@@ -90,14 +93,17 @@ fn english_12_governance_sets_the_quotas_from_the_next_block() {
         assert!(timer_events(&b).iter().any(|e| matches!(e,
             TimerEvent::SchedulerConfigUpdated { draft: Some(p), .. } if *p == d)));
         assert_eq!(
-            c.engine().draft().params,
+            c.engine().policies().draft_params(),
             d,
             "{kind}: in force once h is sealed"
         );
         let b = c.seal_block().clone();
         assert_eq!(fired(&b).len(), 1, "{kind}: h + 1 under the new quota");
         assert_eq!(
-            (c.engine().cip1_root_part(), c.cip1_config().clone()),
+            (
+                c.engine().policy_root_parts()[0].clone(),
+                c.cip1_config().clone()
+            ),
             cip1,
             "{kind}: the CIP-1 v3 state is untouched"
         );
@@ -105,7 +111,7 @@ fn english_12_governance_sets_the_quotas_from_the_next_block() {
         let dump = c.dump().expect("no open block");
         let loaded = Chain::load(dump, c.runtime().clone()).expect("loads");
         assert_eq!(loaded.state_root(), c.state_root());
-        assert_eq!(loaded.engine().draft().params, d);
+        assert_eq!(loaded.engine().policies().draft_params(), d);
     }
 }
 
@@ -116,7 +122,7 @@ fn english_12_governance_sets_the_quotas_from_the_next_block() {
 fn english_12_refused_values_change_nothing() {
     let mut c = draft_chain(SchedulerKind::Cip5Draft, |_| {});
     c.seal_block();
-    let before = c.engine().draft().params;
+    let before = c.engine().policies().draft_params();
     let mut zero = before;
     zero.max_fires_per_block = 0;
     assert_eq!(
@@ -142,7 +148,7 @@ fn english_12_refused_values_change_nothing() {
             .iter()
             .any(|e| e.kind() == EventKind::SchedulerConfigUpdated)
     );
-    assert_eq!(c.engine().draft().params, before);
+    assert_eq!(c.engine().policies().draft_params(), before);
 
     let mut fifo = draft_chain(SchedulerKind::Fifo, |_| {});
     fifo.seal_block();
@@ -151,7 +157,7 @@ fn english_12_refused_values_change_nothing() {
     assert_eq!(err_kind(&r), ErrorKind::InvalidInput, "{:?}", r.error);
     fifo.seal_block();
     assert!(
-        fifo.engine().draft().is_pristine(),
+        fifo.engine().policies().draft_state().is_pristine(),
         "no draft state under fifo"
     );
     assert_ne!(root, fifo.state_root(), "(a block was sealed)");
@@ -228,9 +234,9 @@ fn english_14_an_idle_watch_expires_at_its_ttl() {
         let b = c.seal_block().clone();
         assert_eq!(b.header.height, exp + 1);
         assert_eq!(expired(&b), vec![w], "{kind}");
-        assert!(c.engine().draft().watch(&w).is_none());
-        assert!(c.engine().draft().watch(&keep).is_some());
-        assert_eq!(c.engine().draft().watches_of(&actor_a()), 1);
+        assert!(c.engine().policies().watch(&w).is_none());
+        assert!(c.engine().policies().watch(&keep).is_some());
+        assert_eq!(c.engine().policies().watches_of(&actor_a()), 1);
         // The loaded copy jumps quiet heights: the jump stops at the sweep.
         while loaded.height() < exp + 1 {
             if loaded.jump_quiet(100) == 0 {
@@ -239,7 +245,7 @@ fn english_14_an_idle_watch_expires_at_its_ttl() {
         }
         assert_eq!(loaded.height(), exp + 1);
         assert_eq!(loaded.state_root(), c.state_root(), "{kind}");
-        assert!(loaded.engine().draft().watch(&w).is_none());
+        assert!(loaded.engine().policies().watch(&w).is_none());
     }
 }
 
@@ -281,10 +287,10 @@ fn cip5_6_3_extend_timer_on_a_watch() {
     );
     assert!(r.success, "{:?}", r.error);
     c.seal_block();
-    assert_eq!(c.engine().draft().watch(&w).unwrap().expires_at, exp + 5);
-    assert_eq!(c.engine().draft().watch(&g).unwrap().expires_at, exp + 2);
+    assert_eq!(c.engine().policies().watch(&w).unwrap().expires_at, exp + 5);
+    assert_eq!(c.engine().policies().watch(&g).unwrap().expires_at, exp + 2);
     seal_until(&mut c, exp + 1);
-    assert!(c.engine().draft().watch(&w).is_some());
+    assert!(c.engine().policies().watch(&w).is_some());
     let mut swept = Vec::new();
     while c.height() < exp + 6 {
         let b = c.seal_block().clone();
@@ -360,11 +366,11 @@ fn english_12_node_update_and_the_export_replays() {
     })
     .expect("update");
     n.apply(Mine { blocks: 6 }).unwrap();
-    let d = n.chain().engine().draft().params;
+    let d = n.chain().engine().policies().draft_params();
     assert_eq!((d.w_age, d.max_timers_per_target), (3, 9));
     assert_eq!(n.chain().cip1_config().fairness_window_blocks, 7);
     assert!(
-        n.chain().engine().draft().watch(&reg.timer_id).is_none(),
+        n.chain().engine().policies().watch(&reg.timer_id).is_none(),
         "expired"
     );
 
@@ -408,7 +414,7 @@ count = 1
         )
         .expect("runs");
     assert!(report.passed(), "{report:?}");
-    let d = node.chain().engine().draft().params;
+    let d = node.chain().engine().policies().draft_params();
     assert_eq!(
         (d.max_fires_per_block, d.w_fifo, d.min_gas_limit_per_timer),
         (3, 2, 10)

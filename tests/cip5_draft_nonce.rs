@@ -38,7 +38,7 @@ fn live_for(c: &Chain, actor: Address, nonce: u64) -> Vec<TimerId> {
         target: actor,
         client_nonce: nonce,
     };
-    let d = c.engine().draft();
+    let d = c.engine().policies().draft_state();
     d.nonce_entry(&key, c.pending_height())
         .filter(|e| !e.left)
         .map(|e| e.timer_id)
@@ -93,7 +93,7 @@ fn english_6_2_a_repeat_returns_the_same_timer_and_leaves_one() {
         let t = c.engine().get(&id).expect("live");
         assert_eq!((&*t.payload, t.gas_limit_per_fire), (&b"new"[..], 60_000));
         assert_eq!(
-            c.engine().draft().meta[&id].bid_fp,
+            c.engine().policies().draft_state().meta[&id].bid_fp,
             4u128 << 96,
             "{kind}: the new bid"
         );
@@ -102,7 +102,7 @@ fn english_6_2_a_repeat_returns_the_same_timer_and_leaves_one() {
         let w2 = act_as(&mut c, alice(), actor_a(), watch_op(&["k"], 8));
         assert!(w.success && w2.success);
         assert_eq!(live_for(&c, actor_a(), 8), w.timers);
-        assert_eq!(c.engine().draft().watches.len(), 1);
+        assert_eq!(c.engine().policies().draft_state().watches.len(), 1);
         // Another actor's nonce 7 is another key.
         let b = try_schedule(&mut c, actor_b(), at_nonce(9, 7));
         assert!(b.success && b.timers[0] != id);
@@ -171,7 +171,7 @@ fn english_6_2_a_mismatch_is_invalid_input() {
         }),
     );
     assert!(iv.success);
-    let root = c.engine().draft().root_part();
+    let root = c.engine().policies().draft_state().root_part();
     let bad = [
         try_schedule(&mut c, actor_a(), at_nonce(10, 3)),
         act_as(&mut c, alice(), actor_a(), watch_op(&["k"], 3)),
@@ -218,7 +218,7 @@ fn english_6_2_a_mismatch_is_invalid_input() {
         assert!(m.contains("client_nonce") || m.contains("gas_limit"), "{m}");
     }
     assert_eq!(
-        c.engine().draft().root_part(),
+        c.engine().policies().draft_state().root_part(),
         root,
         "the drafts' state unchanged"
     );
@@ -250,7 +250,8 @@ fn english_6_2_a_queued_fire_keeps_its_position_zh_resorts() {
         if kind == SchedulerKind::Cip5Draft {
             let gb: Vec<TimerId> = c
                 .engine()
-                .draft()
+                .policies()
+                .draft_state()
                 .globalbox
                 .iter()
                 .map(|g| g.timer_id)
@@ -275,7 +276,8 @@ fn english_6_2_a_queued_fire_keeps_its_position_zh_resorts() {
                 assert_eq!(at6, vec![ids[1]], "the queued order is frozen");
                 let gb: Vec<TimerId> = c
                     .engine()
-                    .draft()
+                    .policies()
+                    .draft_state()
                     .globalbox
                     .iter()
                     .map(|g| g.timer_id)
@@ -291,7 +293,7 @@ fn english_6_2_a_queued_fire_keeps_its_position_zh_resorts() {
             6
         };
         assert!(fired_at(&c, late).contains(&ids[2]), "{kind}");
-        let mb = &c.engine().draft().mailbox;
+        let mb = &c.engine().policies().draft_state().mailbox;
         if kind == SchedulerKind::Cip5Draft {
             assert_eq!(
                 mb[0].bid_fp,
@@ -320,7 +322,7 @@ fn zh_7_2_an_update_raises_fifo_rank_unless_keep() {
         });
         let a = schedule(&mut c, actor_a(), at_nonce(6, 1));
         let b = schedule(&mut c, actor_b(), at_nonce(6, 1));
-        let rank = c.engine().draft().meta[&a].fifo_rank;
+        let rank = c.engine().policies().draft_state().meta[&a].fifo_rank;
         c.seal_block();
         let r = try_schedule(
             &mut c,
@@ -331,7 +333,7 @@ fn zh_7_2_an_update_raises_fifo_rank_unless_keep() {
             },
         );
         assert!(r.success, "{:?}", r.error);
-        let raised = c.engine().draft().meta[&a].fifo_rank;
+        let raised = c.engine().policies().draft_state().meta[&a].fifo_rank;
         c.seal_block();
         let ev: Vec<bool> = updates(&c, c.height())
             .iter()
@@ -352,7 +354,15 @@ fn zh_7_2_an_update_raises_fifo_rank_unless_keep() {
             assert_eq!(raised, rank, "kept");
             assert_eq!(first, vec![a], "the older fires first");
         } else {
-            assert!(raised > c.engine().draft().meta.get(&b).map_or(0, |m| m.fifo_rank));
+            assert!(
+                raised
+                    > c.engine()
+                        .policies()
+                        .draft_state()
+                        .meta
+                        .get(&b)
+                        .map_or(0, |m| m.fifo_rank)
+            );
             assert_eq!(
                 first,
                 vec![b],
@@ -409,7 +419,7 @@ proptest! {
                     }
                     _ => { c.seal_block(); }
                 }
-                let d = c.engine().draft();
+                let d = c.engine().policies().draft_state();
                 let mut per_key = std::collections::BTreeMap::new();
                 for (k, e) in &d.nonces {
                     if !e.left {

@@ -149,7 +149,7 @@ fn play(c: &Case) -> Played {
                 }
             }
         }
-        let q = chain.engine().draft().params;
+        let q = chain.engine().policies().draft_params();
         let block = chain.seal_block().clone();
         let mut per: BTreeMap<Address, u32> = BTreeMap::new();
         let mut fired = 0;

@@ -95,7 +95,10 @@ fn write(c: &mut Chain, on: Address, key: &str) {
 /// Seals the next block; returns its fired timers and its Mailbox.
 fn mine(c: &mut Chain) -> (Vec<TimerId>, Vec<MailboxEntry>) {
     let b: Block = c.seal_block().clone();
-    (fired(&b), c.engine().draft().mailbox.clone())
+    (
+        fired(&b),
+        c.engine().policies().draft_state().mailbox.clone(),
+    )
 }
 
 fn mine_to(c: &mut Chain, h: u64) -> Vec<(u64, TimerId)> {
@@ -306,7 +309,7 @@ fn unsupported_timer_types_are_refused() {
     );
     assert_eq!(err_kind(&r), ErrorKind::InvalidInput);
     assert!(
-        c.engine().draft().is_pristine(),
+        c.engine().policies().draft_state().is_pristine(),
         "a refusal changes nothing"
     );
 }
@@ -332,7 +335,8 @@ fn globalbox_frozen_order_and_quota_skips() {
     );
     let gb: Vec<TimerId> = c
         .engine()
-        .draft()
+        .policies()
+        .draft_state()
         .globalbox
         .iter()
         .map(|g| g.timer_id)

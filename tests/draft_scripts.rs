@@ -85,7 +85,7 @@ fn english_6_1_set_state_watch_from_a_script_fires_on_a_write() {
             let r = call(&mut c, a, handler);
             assert!(r.success, "{kind} {handler}: {:?}", r.error);
             assert_eq!(r.timers.len(), 1, "the receipt names the watch");
-            let w = &c.engine().draft().watches;
+            let w = &c.engine().policies().draft_state().watches;
             assert!(w.contains_key(&r.timers[0]), "registered as a watch");
             c.seal_block();
             assert_eq!(fires(&c, a), 0, "no write yet");
@@ -129,7 +129,7 @@ fn drafts_host_calls_are_refused_by_name_under_fifo_and_eip1559() {
             let e = error_text(&r);
             assert!(e.contains("cip5-draft"), "{kind} {handler}: {e}");
         }
-        assert!(c.engine().draft().watches.is_empty());
+        assert!(c.engine().policies().draft_state().watches.is_empty());
     }
 }
 
@@ -151,5 +151,5 @@ fn english_6_1_a_target_other_than_the_caller_is_invalid() {
         "{}",
         error_text(&r)
     );
-    assert!(c.engine().draft().watches.is_empty());
+    assert!(c.engine().policies().draft_state().watches.is_empty());
 }

@@ -7,13 +7,10 @@
 
 mod common;
 
-use common::schema::{method, shipped_fixtures, validator};
+use common::schema::{method, played_under, shipped_fixtures, validator};
 use cowboy_devnet::chain::dump::state_text;
 use cowboy_devnet::engine::SchedulerKind;
 use cowboy_devnet::rpc::openrpc;
-use cowboy_devnet::scenario::runner::disk_loader;
-use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario};
-use cowboy_devnet::vm::DevnetRuntime;
 use serde_json::{Value, json};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -21,18 +18,8 @@ use std::path::Path;
 /// The final state of `path` played under `scheduler`, as `devnet_dumpState` answers it (none
 /// where the fixture does not play under it: a drafts' fixture under fifo).
 fn dump_of(path: &Path, scheduler: SchedulerKind) -> Option<Value> {
-    let lf = LoadedFixture::read(path).expect("fixture parses");
-    let mut s =
-        Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader).expect("fixture checks");
-    s.play_under(scheduler);
-    let (_, node) = s
-        .run_devnet(
-            DevnetRuntime::shared(),
-            RunOptions::default(),
-            &mut |_, _| {},
-        )
-        .ok()?;
-    let dump = node.chain().dump().expect("no open block after a run");
+    let chain = played_under(path, scheduler)?;
+    let dump = chain.dump().expect("no open block after a run");
     Some(serde_json::to_value(&dump).unwrap())
 }
 

@@ -385,15 +385,9 @@ impl Chain {
             }
             SystemInstruction::UpdateSchedulerConfig { config, draft } => {
                 // Waits for the end of this block: its plan runs under the parameters it
-                // started with (`Engine::stage_scheduler_params`, Spec note 126). Both sets
-                // are checked before either is staged; an update naming only draft fields
-                // restates the CIP-1 v3 ones and leaves them unstaged.
-                if let Some(d) = draft {
-                    self.engine.stage_draft_params(*d)?;
-                }
-                if draft.is_none() || *config != self.engine.next_scheduler_params() {
-                    self.engine.stage_scheduler_params(config.clone())?;
-                }
+                // started with (`Engine::stage_params`, Spec note 126). Both sets are
+                // checked before either is staged (`check_system`).
+                self.engine.stage_params(config, *draft)?;
                 self.push_event(
                     Phase::Tx,
                     Event::Timer(TimerEvent::SchedulerConfigUpdated {
@@ -433,11 +427,7 @@ impl Chain {
                 .map(|_| ()),
             SystemInstruction::UpdateTimerConfig { config } => config.validate(),
             SystemInstruction::UpdateSchedulerConfig { config, draft } => {
-                config.validate()?;
-                match draft {
-                    Some(d) => self.engine.check_draft_params(d),
-                    None => Ok(()),
-                }
+                self.engine.check_params(config, draft.as_ref())
             }
         }
     }
@@ -565,6 +555,7 @@ impl Chain {
         }
         let chain_root = self.commit.root(&self.accounts, &self.actors);
         let (timers_root, overflow_root) = self.engine.commit();
+        let [cip1_part, draft_part] = self.engine.policy_root_parts();
         let q = self.engine.queue();
         let h = q.horizons();
         let mut deployers = Vec::new();
@@ -590,8 +581,8 @@ impl Chain {
                 &self.burned.to_be_bytes(),
                 // (The digest of deferrals waiting for their events ended this list while they
                 // waited in the state; none wait since Spec note 71.)
-                &self.engine.cip1_root_part(),
-                &self.engine.draft_root_part(),
+                &cip1_part,
+                &draft_part,
             ],
             (h.ring_horizon, h.epoch_horizon),
         ))

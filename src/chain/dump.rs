@@ -36,7 +36,7 @@ pub struct ChainDump {
     /// The CIP-1 v3 state (activation, lane basefee, p50 tip, fairness window); absent in
     /// dumps from before CIP-1 v3, which load with the genesis settings.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cip1: Option<Cip1State>,
+    pub cip1: Option<engine::Cip1State>,
     /// Where the fixture a live node plays stood (its next step, what it recorded), so that
     /// after a load it goes on from there (issue 20, Spec note 43: the player is part of the
     /// state as it is of snapshots). Opaque to the chain: the node writes and reads it; not
@@ -57,6 +57,7 @@ impl Chain {
     /// is no committed state to dump until the block is sealed (`mine`).
     pub fn dump(&self) -> Result<ChainDump, BlockOpen> {
         self.check_dumpable()?;
+        let policies = self.engine.dump_policies();
         Ok(ChainDump {
             format_version: DUMP_FORMAT_VERSION,
             genesis: self.genesis.clone(),
@@ -74,9 +75,9 @@ impl Chain {
             queue: self.engine.dump(),
             halted: self.skip_next,
             state_root: (self.root != self.head.state_root).then_some(self.root),
-            cip1: Some(self.engine.cip1().clone()),
+            cip1: policies.cip1,
             fixture_player: None,
-            draft: (!self.engine.draft().is_pristine()).then(|| self.engine.draft().clone()),
+            draft: policies.draft,
         })
     }
 
@@ -121,13 +122,12 @@ impl Chain {
         chain.height = d.height;
         chain.skip_next = d.halted;
         chain.engine = engine;
-        chain.engine.set_cip1(d.cip1.unwrap_or_else(|| {
-            Cip1State::new(d.genesis.cip1.clone(), effective_activation(&d.genesis))
-        }));
-        chain.engine.set_draft(
-            d.draft
-                .unwrap_or_else(|| engine::draft::DraftState::new(d.genesis.cip5_draft)),
-        );
+        let policies = engine::PolicyDump {
+            cip1: d.cip1,
+            draft: d.draft,
+        };
+        let policies = PolicyState::restore(&policy_genesis(&d.genesis), policies);
+        chain.engine.set_policies(policies);
         chain.commit = StateCommit::default();
         chain.commit.mark_all(&chain.accounts, &chain.actors);
         let root = chain.commit_root();

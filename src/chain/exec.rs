@@ -6,7 +6,6 @@ use super::Chain;
 use super::runtime::{Host, VmError, cost};
 use super::state::Actor;
 use super::types::{ChainEvent, Event};
-use crate::engine::scheduler::policy::ScheduleEnv;
 use crate::engine::{
     self, Address, ScheduleArgs, ScheduleCtx, Timer, TimerConfig, TimerError, TimerEvent, TimerId,
 };
@@ -253,7 +252,7 @@ impl<'a> ExecCtx<'a> {
     /// with this execution's schedules and cancellations.
     fn live_timers_of_actor(&self) -> u32 {
         let e = &self.chain.engine;
-        let base = e.queue().actor_count(&self.actor) + e.draft().watches_of(&self.actor);
+        let base = e.queue().actor_count(&self.actor) + e.policies().watches_of(&self.actor);
         let cancelled = self
             .overlay
             .cancelled
@@ -286,7 +285,7 @@ impl ExecCtx<'_> {
         &mut self,
         a: &super::types::DraftTimerArgs,
     ) -> Result<TimerId, VmError> {
-        let params = self.chain.engine.draft().params;
+        let params = self.chain.engine.policies().draft_params();
         if a.keys.is_empty() || a.keys.len() > params.max_watch_keys as usize {
             return self.timer_err(TimerError::InvalidInput(format!(
                 "a state watch names 1..={} keys or prefixes, got {}",
@@ -340,7 +339,7 @@ impl ExecCtx<'_> {
                 "set_interval: every_blocks must be at least 1".into(),
             ));
         }
-        let variants = self.chain.engine.cip1().config.variants;
+        let variants = self.chain.engine.policies().variants();
         let first = a.first.unwrap_or(match variants.interval_first {
             engine::scheduler::variants::IntervalFirst::Every => self.height.saturating_add(every),
             engine::scheduler::variants::IntervalFirst::NextBlock => self.height + 1,
@@ -511,12 +510,7 @@ impl Host for ExecCtx<'_> {
         // eip1559), the CIP-5 §4.2 checks, then its fee checks (CIP-1 v3 §6).
         let engine = &self.chain.engine;
         let policy = engine.policy_at(self.height);
-        let env = ScheduleEnv {
-            height: self.height,
-            cfg: self.cfg,
-            cip1: engine.cip1(),
-            lane_basefee: self.chain.lane_basefee(),
-        };
+        let env = engine.schedule_env(self.height, self.cfg, self.chain.lane_basefee());
         let mut args = args;
         if let Err(e) = policy.prepare_schedule(&env, &mut args) {
             return self.timer_err(e);
@@ -595,7 +589,7 @@ impl Host for ExecCtx<'_> {
         // handler extends it like any live timer (Spec note 127). So does a firing interval's
         // handler, its timer waiting to re-arm at its next due height, unless the handler
         // cancelled it (Spec note 138).
-        let draft = self.chain.engine.draft();
+        let draft = self.chain.engine.policies();
         let own_rearm = self
             .firing
             .filter(|f| f.timer_id == id && !self.overlay.firing_cancelled)

@@ -89,6 +89,16 @@ pub(super) fn effective_activation(g: &Genesis) -> Option<u64> {
     }
 }
 
+/// What the genesis sets for the policies (their state at genesis and a dump's absent parts).
+pub(super) fn policy_genesis(g: &Genesis) -> crate::engine::PolicyGenesis<'_> {
+    crate::engine::PolicyGenesis {
+        scheduler: g.scheduler,
+        cip1: &g.cip1,
+        activation_height: effective_activation(g),
+        draft: g.cip5_draft,
+    }
+}
+
 /// The default governance account of a devnet (`Address::from_label("governance")`).
 pub fn default_governor() -> Address {
     Address::from_label("governance")

@@ -4,11 +4,11 @@
 mod archive;
 mod block;
 mod check;
-mod draft;
 pub mod dump;
 pub mod exec;
 mod gba;
 mod genesis;
+mod new_timer;
 mod quiet;
 pub mod runtime;
 mod seal;
@@ -19,14 +19,14 @@ pub mod types;
 use crate::engine::scheduler::Fairness;
 use crate::engine::types::{keccak, keccak_parts};
 use crate::engine::{
-    self, Address, AuctionEstimate, Cip1Config, Cip1State, EobStats, ErrorKind, Failure, FeeArgs,
-    FeeQuote, GbaBid, GbaContext, H256, LaneStats, Ledger, RestoreError, SchedulerKind,
+    self, Address, AuctionEstimate, Cip1Config, EobStats, ErrorKind, Failure, FeeArgs, FeeQuote,
+    GbaBid, GbaContext, H256, LaneStats, Ledger, PolicyState, RestoreError, SchedulerKind,
     TimerConfig, TimerError, TimerEvent, TimerId,
 };
 pub use archive::HeaderArchive;
 pub use dump::ChainDump;
 use exec::{Meter, Overlay};
-use genesis::effective_activation;
+use genesis::policy_genesis;
 pub use genesis::{Genesis, GenesisAccount, default_governor};
 pub use quiet::Sealed;
 use quiet::{QuietRun, RootTemplate};
@@ -324,14 +324,8 @@ impl Chain {
             traces: Vec::new(),
             genesis,
         };
-        chain.engine.set_cip1(Cip1State::for_genesis(
-            chain.genesis.cip1.clone(),
-            chain.genesis.scheduler,
-            effective_activation(&chain.genesis),
-        ));
-        chain
-            .engine
-            .set_draft(engine::draft::DraftState::new(chain.genesis.cip5_draft));
+        let policies = PolicyState::for_genesis(&policy_genesis(&chain.genesis));
+        chain.engine.set_policies(policies);
         for acc in chain.genesis.accounts.clone() {
             chain
                 .try_set_balance(&acc.address, acc.balance)
@@ -582,12 +576,12 @@ impl Chain {
 
     /// The first height planned by eip1559, `None`: never.
     pub fn activation_height(&self) -> Option<u64> {
-        self.engine.cip1().activation_height
+        self.engine.policies().activation_height()
     }
 
     /// The CIP-1 v3 parameters in force.
     pub fn cip1_config(&self) -> &Cip1Config {
-        &self.engine.cip1().config
+        self.engine.policies().cip1_config()
     }
 
     /// The lane basefee in force for the next block, nanos per cycle (CIP-1 v3 §5; before
@@ -598,12 +592,12 @@ impl Chain {
 
     /// The last block's p50 fired-timer tip, nanos per cycle (§7.1).
     pub fn p50_tip(&self) -> u128 {
-        self.engine.cip1().p50_tip
+        self.engine.policies().p50_tip()
     }
 
     /// The §8 fairness window.
     pub fn fairness(&self) -> &Fairness {
-        &self.engine.cip1().fairness
+        self.engine.policies().fairness()
     }
 
     /// Sets the activation height (governance, CIP-1 v3 §13.2): only above the current height
@@ -650,30 +644,14 @@ impl Chain {
         gas_limit: Option<u64>,
         fees: FeeArgs,
     ) -> AuctionEstimate {
-        let cip1 = self.engine.cip1();
-        let budget = gas_limit.unwrap_or(if cip1.scheduler_at(height).facts().auction_cap {
-            cip1.config
-                .max_cycles_per_fire_auction
-                .min(self.timer_config.max_cycles_per_fire)
-        } else {
-            self.timer_config.max_cycles_per_fire
-        });
-        let est = engine::scheduler::policy::estimate(
-            cip1,
-            self.engine.queue(),
-            &self.timer_config,
-            self.lane_basefee(),
-            &engine::scheduler::policy::EstimateTimer {
-                actor: *actor,
-                height,
-                budget,
-                fees,
-            },
-        );
-        AuctionEstimate {
-            scheduler: self.engine.scheduler_at(height),
-            ..est
-        }
+        let ask = engine::scheduler::policy::EstimateAsk {
+            actor: *actor,
+            height,
+            gas_limit,
+            fees,
+        };
+        self.engine
+            .estimate(&self.timer_config, self.lane_basefee(), &ask)
     }
 
     /// The quote the next fire would pay under, from the current config.

@@ -42,7 +42,6 @@
 //! Quiet heights are not listed by [`Chain::blocks`], which lists the stored bodies.
 
 use super::*;
-use crate::engine::scheduler::kind::FireBound;
 use sha3::{Digest, Keccak256};
 use std::sync::OnceLock;
 
@@ -219,11 +218,7 @@ impl Chain {
             scheduler,
             basefee: self.engine.lane_basefee(self.fee_quote().cycle_basefee),
             capacity,
-            fire_quota: if scheduler.facts().bound == FireBound::FireQuota {
-                self.engine.draft().params.max_fires_per_block.into()
-            } else {
-                0
-            },
+            fire_quota: self.engine.policies().fire_quota(scheduler),
             ..Default::default()
         };
         self.quiet_head = None;

@@ -20,13 +20,11 @@
 use super::Engine;
 use super::SchedulerKind;
 use super::config::TimerConfig;
-use super::draft::DraftKind;
 use super::eob::{EobPlan, EobStats, FeeQuote, Fire, Ledger, Settlement};
 use super::error::Failure;
 use super::events::TimerEvent;
-use super::scheduler::kind::FireBound;
 use super::scheduler::policy::{BlockOutcome, LaneStats};
-use super::scheduler::variants::{IntervalAfterFailure, Utilisation};
+use super::scheduler::variants::Utilisation;
 use super::types::TimerId;
 use std::collections::BTreeSet;
 
@@ -102,7 +100,7 @@ impl Engine {
         // The CIP-1 v3 state update once the block ran (`end_block`); a quiet candidate runs it
         // first, and is sealed quiet only if it changed nothing.
         let mut ended = false;
-        if o.quiet_so_far && quiet_plan(&plan) && !self.draft.changed_by_plan() {
+        if o.quiet_so_far && quiet_plan(&plan) && !self.policies.changed_by_plan() {
             outcome.cycles = o.tx_cycles;
             let (_, changed) = self.end_block(o.height, o.cfg.lane_timer_cycles, &mut outcome);
             if !changed {
@@ -136,11 +134,7 @@ impl Engine {
             scheduler,
             basefee,
             capacity: cfg.lane_timer_cycles,
-            fire_quota: if scheduler.facts().bound == FireBound::FireQuota {
-                self.draft.params.max_fires_per_block.into()
-            } else {
-                0
-            },
+            fire_quota: self.policies.fire_quota(scheduler),
             reserved: plan.stats.lane_reserved,
             gc_cycles: plan.stats.gc_cycles,
             selected: plan.stats.fired,
@@ -152,22 +146,6 @@ impl Engine {
                 + plan.stats.backlog.budget,
             ..Default::default()
         }
-    }
-
-    /// A draft's fire that cancelled its own timer stops it (watch or interval); a failed fire
-    /// stops an interval only under `interval_after_failure = stop`.
-    ///
-    /// Spec note (open point 19, zh §11 "或在失败场景按策略决定是否滚动"): by default an
-    /// interval rolls forward after a failed fire, which was charged like any other.
-    fn stops_timer(&self, id: &TimerId, cancelled: bool) -> bool {
-        let stop_failed = self.cip1.config.variants.interval_after_failure
-            == IntervalAfterFailure::Stop
-            && self
-                .draft
-                .meta
-                .get(id)
-                .is_some_and(|m| matches!(m.kind, DraftKind::Interval { .. }));
-        cancelled || stop_failed
     }
 }
 
@@ -209,7 +187,9 @@ impl EndOfBlock {
         let id = fire.timer.timer_id;
         if self.scheduler.facts().drafts
             && (ran.cancelled_while_running || failed)
-            && engine.stops_timer(&id, ran.cancelled_while_running)
+            && engine
+                .policies
+                .stops_timer(&id, ran.cancelled_while_running)
         {
             self.stops.insert(id);
         }
@@ -248,7 +228,7 @@ impl EndOfBlock {
             self.lane.p50_tip = p50;
         }
         self.lane.used = self.stats.lane_used;
-        let reading = engine.cip1().config.variants.utilisation;
+        let reading = engine.policies.variants().utilisation;
         self.lane.utilised_consumed = by_consumed(&self.lane, reading);
         (self.stats, self.lane)
     }

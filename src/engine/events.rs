@@ -710,7 +710,7 @@ pub struct Deferral {
 
 impl Deferral {
     /// Bytes the state root commits for a pending deferral (the carried count is committed
-    /// apart, with the CIP-1 v3 state: see `Engine::cip1_root_part`).
+    /// apart, with the CIP-1 v3 state: see `PolicyState::root_parts`).
     pub fn encode(&self) -> Vec<u8> {
         let mut v = Vec::with_capacity(32 + 20 + 8 + 1);
         v.extend_from_slice(&self.timer_id.0);

@@ -37,7 +37,8 @@ pub use gba::{GbaBid, GbaContext};
 pub use queue::{CalendarQueue, Tier, TierCounts};
 pub use scheduler::kind::SchedulerKind;
 pub use scheduler::policy::{
-    AuctionEstimate, Cip1Config, Cip1State, LaneStats, Policy, TierMultipliers,
+    AuctionEstimate, Cip1Config, Cip1State, LaneStats, Policy, PolicyDump, PolicyGenesis,
+    PolicyState, TierMultipliers,
 };
 pub use scheduler::variants::Variants;
 pub use timer::{Handler, Timer};
@@ -45,24 +46,24 @@ pub use types::{Address, H256, TimerId};
 
 use config::{MAX_PAYLOAD_BYTES, MAX_TIMER_ID_BYTES};
 
-/// The timer engine's state: the calendar queue and the scheduler in force.
+/// The timer engine's state: the calendar queue, the scheduler the chain was created with, and
+/// the policies' state.
 ///
 /// The chain drives it through a small facade, one call per step of a block: open the block
 /// ([`open_block`](Self::open_block)), schedule, cancel and extend timers as transactions
 /// commit, plan the end of block ([`plan_end_of_block`](Self::plan_end_of_block)), settle
 /// each fire ([`settle`](Self::settle)) and commit ([`commit`](Self::commit)). Front ends read
-/// it through [`queue`](Self::queue) (buckets, tiers, counts, timers) and never change it.
+/// it through [`queue`](Self::queue) (buckets, tiers, counts, timers) and
+/// [`policies`](Self::policies) (the policies' typed questions) and never change it.
 #[derive(Clone, Debug)]
 pub struct Engine {
     queue: CalendarQueue,
     scheduler: SchedulerKind,
-    /// CIP-1 v3's configuration and state: the activation height, the lane basefee, the p50
-    /// tip, the fairness window (see [`Cip1State`]).
-    cip1: Cip1State,
     /// The roots of the timer set and of the overflow tier at the last [`commit`](Self::commit).
     roots: ([u8; 32], [u8; 32]),
-    /// The CIP-5 drafts' state (watches, Globalbox, Mailbox); pristine under other policies.
-    draft: draft::DraftState,
+    /// The policies' state, owned by the policy modules (issue 29; see [`PolicyState`]): every
+    /// step that reads or moves it goes through it or through the [`Policy`] in force.
+    policies: PolicyState,
 }
 
 impl Engine {
@@ -70,9 +71,8 @@ impl Engine {
         Engine {
             queue: CalendarQueue::new(queue_cfg, start_height),
             scheduler,
-            cip1: Cip1State::default(),
             roots: Default::default(),
-            draft: draft::DraftState::default(),
+            policies: PolicyState::default(),
         }
     }
 
@@ -81,68 +81,61 @@ impl Engine {
         Ok(Engine {
             queue: CalendarQueue::restore(dump)?,
             scheduler,
-            cip1: Cip1State::default(),
             roots: Default::default(),
-            draft: draft::DraftState::default(),
+            policies: PolicyState::default(),
         })
     }
 
-    /// Replaces the CIP-1 v3 state (at genesis and on a load).
-    pub fn set_cip1(&mut self, state: Cip1State) {
-        self.cip1 = state;
+    /// Replaces the policies' state (at genesis and on a load: see
+    /// [`PolicyState::for_genesis`], [`PolicyState::restore`]).
+    pub fn set_policies(&mut self, state: PolicyState) {
+        self.policies = state;
     }
 
-    /// The CIP-1 v3 configuration and state, read-only.
-    pub fn cip1(&self) -> &Cip1State {
-        &self.cip1
+    /// The policies' state, read-only: the typed questions (variants, parameters, the lane,
+    /// the fairness window, the drafts' watches and nonces).
+    pub fn policies(&self) -> &PolicyState {
+        &self.policies
+    }
+
+    /// The policies' state as a dump writes it.
+    pub fn dump_policies(&self) -> PolicyDump {
+        self.policies.dump()
+    }
+
+    /// The policies' parts of the state root, in the order the root lists them (see
+    /// [`PolicyState::root_parts`]).
+    pub fn policy_root_parts(&self) -> [Vec<u8>; 2] {
+        self.policies.root_parts()
     }
 
     /// The scheduler that plans the block at `height` (Spec note 49); a CIP-5 draft chosen at
     /// genesis plans every block.
     pub fn scheduler_at(&self, height: u64) -> SchedulerKind {
-        if self.scheduler.facts().drafts {
-            return self.scheduler;
-        }
-        self.cip1.scheduler_at(height)
-    }
-
-    /// The CIP-5 drafts' state, read-only.
-    pub fn draft(&self) -> &draft::DraftState {
-        &self.draft
-    }
-
-    /// Replaces the CIP-5 drafts' state (at genesis, with its parameters, and on a load).
-    pub fn set_draft(&mut self, mut state: draft::DraftState) {
-        state.reindex();
-        self.draft = state;
+        self.policies.scheduler_at(self.scheduler, height)
     }
 
     /// Records a storage key written by the open block's transaction phase (the drafts'
     /// `ModifiedKeySet(h)`, English §7.1); kept only under a draft policy.
     pub fn note_written(&mut self, actor: Address, key: &[u8]) {
-        if self.scheduler.needs().draft_state {
-            self.draft.note_written(actor, key.to_vec());
-        }
+        self.policies.note_written(self.scheduler, actor, key);
     }
 
     /// Sets the open block's parent state root (the drafts' `deliver_id` input).
     pub fn set_parent_root(&mut self, root: [u8; 32]) {
-        self.draft.set_parent_root(root);
+        self.policies.set_parent_root(root);
     }
 
     /// Registers a timer scheduled under a draft policy (its kind, bid and, for a watch, its
     /// body).
     pub fn register_draft(&mut self, reg: draft::DraftReg) {
-        self.draft.register(reg);
+        self.policies.register(reg);
     }
 
     /// A draft timer's idempotent repeat (English §6.2, Spec note 123): its new payload, gas
     /// limit and bid for its future fires (a fire already queued keeps its place).
     pub fn update_draft(&mut self, u: draft::DraftUpdate) {
-        if self.draft.apply_update(&u) {
-            self.queue
-                .update_body(&u.timer_id, u.payload.clone(), u.gas_limit);
-        }
+        self.policies.update(&mut self.queue, u);
     }
 
     /// The policy's step once the block's fires ran, before the after-block state update
@@ -151,12 +144,7 @@ impl Engine {
     /// (the drafts' stop rules).
     pub fn after_fires(&mut self, height: u64, stopped: &std::collections::BTreeSet<TimerId>) {
         let policy = self.policy_at(height);
-        policy.after_fires(&mut self.queue, &mut self.draft, stopped);
-    }
-
-    /// The drafts' part of the state root: empty while nothing was registered under them.
-    pub fn draft_root_part(&self) -> Vec<u8> {
-        self.draft.root_part()
+        policy.after_fires(&mut self.queue, &mut self.policies, stopped);
     }
 
     /// The policy that plans the block at `height`.
@@ -164,62 +152,59 @@ impl Engine {
         scheduler::policy::policy(self.scheduler_at(height))
     }
 
+    /// What a schedule-time hook of the policy in force at `height` sees (`lane_basefee`: the
+    /// lane basefee in force for the block, nanos per cycle).
+    pub fn schedule_env<'a>(
+        &'a self,
+        height: u64,
+        cfg: &'a TimerConfig,
+        lane_basefee: u128,
+    ) -> scheduler::policy::ScheduleEnv<'a> {
+        scheduler::policy::ScheduleEnv {
+            height,
+            cfg,
+            state: &self.policies,
+            lane_basefee,
+        }
+    }
+
+    /// Where a timer would stand in the auction now (see [`PolicyState::estimate`]), named
+    /// by the scheduler that orders that height's block (issue 29: the registry's key, not the
+    /// CIP-1 v3 state's before/after activation view, which called every non-auction scheduler
+    /// `fifo`).
+    pub fn estimate(
+        &self,
+        cfg: &TimerConfig,
+        lane_basefee: u128,
+        ask: &scheduler::policy::EstimateAsk,
+    ) -> AuctionEstimate {
+        let est = self.policies.estimate(&self.queue, cfg, lane_basefee, ask);
+        AuctionEstimate {
+            scheduler: self.scheduler_at(ask.height),
+            ..est
+        }
+    }
+
     /// Sets the activation height (governance, CIP-1 v3 §13.2; Spec note 49): only to a
     /// height above `current`, and only before activation.
     pub fn set_activation_height(&mut self, current: u64, height: u64) -> Result<(), TimerError> {
-        if self.cip1.v1.active {
-            return Err(TimerError::InvalidInput(format!(
-                "this chain runs {} from genesis: there is no {} activation",
-                self.cip1.scheduler_at(current),
-                SchedulerKind::after_activation()
-            )));
-        }
-        // Issue 30: a draft chain never switches (its plan is the draft's at every height), so
-        // an activation height would be accepted and do nothing: refused by name.
-        if self.scheduler.facts().drafts {
-            return Err(TimerError::InvalidInput(format!(
-                "this chain runs {} from genesis: there is no {} activation",
-                self.scheduler,
-                SchedulerKind::after_activation()
-            )));
-        }
-        if self.cip1.lane_basefee.is_some() {
-            return Err(TimerError::InvalidInput(format!(
-                "the {} scheduler is already active (since height {})",
-                SchedulerKind::after_activation(),
-                self.cip1.activation_height.unwrap_or_default()
-            )));
-        }
-        if height <= current {
-            return Err(TimerError::InvalidInput(format!(
-                "activation height {height} is not above the current height {current}"
-            )));
-        }
-        self.cip1.activation_height = Some(height);
-        Ok(())
+        self.policies
+            .set_activation_height(self.scheduler, current, height)
     }
 
-    /// CIP-1 v3 §13.2: at the activation block (the first at or after the activation height)
-    /// the lane basefee starts at the cycle basefee (Spec note 44: × `PRICE_SCALE`) and
-    /// the fairness window starts empty (every actor W = 2; timers already scheduled keep their
-    /// buckets). Returns whether this block activates.
+    /// CIP-1 v3 §13.2: at the activation block the lane starts (see
+    /// [`PolicyState::activate_if_due`]). Returns whether this block activates.
     pub fn activate_if_due(&mut self, height: u64, cycle_basefee: u128) -> bool {
-        if self.cip1.lane_basefee.is_some() || !self.scheduler_at(height).facts().lane_basefee {
-            return false;
-        }
-        self.cip1.lane_basefee = Some(cycle_basefee.saturating_mul(scheduler::lane::PRICE_SCALE));
-        self.cip1.fairness =
-            scheduler::fairness::Fairness::new(self.cip1.config.fairness_window_blocks);
-        self.cip1.p50_tip = 0;
-        true
+        let scheduler = self.scheduler_at(height);
+        self.policies.activate_if_due(scheduler, cycle_basefee)
     }
 
     /// The lane basefee in force for the next block (nanos per cycle).
     pub fn lane_basefee(&self, cycle_basefee: u128) -> u128 {
-        self.cip1.lane_basefee(cycle_basefee)
+        self.policies.lane_basefee(cycle_basefee)
     }
 
-    /// The CIP-1 v3 state update after block `height` ran (see [`Cip1State::end_block`]):
+    /// The after-block state update of block `height` (see [`PolicyState::end_block`]):
     /// returns the block's p50 tip and whether anything changed.
     pub fn end_block(
         &mut self,
@@ -227,65 +212,37 @@ impl Engine {
         lane_capacity: u64,
         outcome: &mut scheduler::policy::BlockOutcome,
     ) -> (u128, bool) {
-        let (p50, changed) = self.cip1.end_block(height, lane_capacity, outcome);
-        let governed = self.cip1.apply_pending_params(height);
-        let drafted = self.draft.apply_pending_params();
-        (p50, changed || governed || drafted)
+        self.policies.end_block(height, lane_capacity, outcome)
     }
 
-    /// Governance's new CIP-1 v3 parameters (`SYS_UPDATE_SCHEDULER_CONFIG`, issue 21 §3),
-    /// validated, to take effect once the open block ends (see
-    /// [`Cip1State::apply_pending_params`]). A second update in the same block replaces the
-    /// first.
-    pub fn stage_scheduler_params(&mut self, p: SchedulerParams) -> Result<(), TimerError> {
-        p.validate()?;
-        self.cip1.pending_params = Some(p);
-        Ok(())
+    /// Governance's update of the policies' parameters (`SYS_UPDATE_SCHEDULER_CONFIG`),
+    /// staged for the end of the open block (see [`PolicyState::stage_update`]).
+    pub fn stage_params(
+        &mut self,
+        config: &SchedulerParams,
+        draft: Option<draft::DraftParams>,
+    ) -> Result<(), TimerError> {
+        self.policies.stage_update(self.scheduler, config, draft)
     }
 
-    /// Governance's new CIP-5 draft parameters (English §12, zh §13), validated, in force from
-    /// the next block (Spec note 126). Refused by name unless a draft plans the blocks.
-    pub fn stage_draft_params(&mut self, p: draft::DraftParams) -> Result<(), TimerError> {
-        self.check_draft_params(&p)?;
-        self.draft.stage_params(p)
-    }
-
-    /// What [`stage_draft_params`](Self::stage_draft_params) refuses, without staging.
-    pub fn check_draft_params(&self, p: &draft::DraftParams) -> Result<(), TimerError> {
-        let takes = self.scheduler.descriptor().governance;
-        if !takes.contains(&scheduler::kind::GovSection::Draft) {
-            return Err(TimerError::InvalidInput(format!(
-                "the CIP-5 draft parameters ({}) need a draft scheduler ({}), not {}",
-                draft::DraftParams::FIELDS.join(", "),
-                SchedulerKind::draft_names(),
-                self.scheduler
-            )));
-        }
-        p.validate()
+    /// What [`stage_params`](Self::stage_params) refuses, without staging.
+    pub fn check_params(
+        &self,
+        config: &SchedulerParams,
+        draft: Option<&draft::DraftParams>,
+    ) -> Result<(), TimerError> {
+        PolicyState::check_update(self.scheduler, config, draft)
     }
 
     /// The CIP-5 draft parameters in force after the open block.
     pub fn next_draft_params(&self) -> draft::DraftParams {
-        self.draft.next_params()
+        self.policies.next_draft_params()
     }
 
     /// The CIP-1 v3 parameters in force after the open block: governance's waiting ones, else
     /// the config's.
     pub fn next_scheduler_params(&self) -> SchedulerParams {
-        self.cip1
-            .pending_params
-            .clone()
-            .unwrap_or_else(|| self.cip1.config.scheduler_params())
-    }
-
-    /// The CIP-1 v3 part of the state root: empty while the chain has no CIP-1 setting (so a
-    /// CIP-5 chain's root is unchanged), else a digest of the CIP-1 state. The carry records
-    /// are committed through the timers' leaves (Spec note 71).
-    pub fn cip1_root_part(&self) -> Vec<u8> {
-        if !self.cip1.committed() {
-            return Vec::new();
-        }
-        self.cip1.root_bytes()
+        self.policies.next_scheduler_params()
     }
 
     // ---- reads ---------------------------------------------------------------------------
@@ -318,7 +275,7 @@ impl Engine {
 
     /// A live timer (a state watch of the drafts included).
     pub fn get(&self, id: &TimerId) -> Option<&Timer> {
-        self.queue.get(id).or_else(|| self.draft.watch(id))
+        self.queue.get(id).or_else(|| self.policies.watch(id))
     }
 
     /// Timers pending.
@@ -351,21 +308,17 @@ impl Engine {
     /// nothing to do: nothing due, no deferral, no epoch maintenance (see
     /// [`CalendarQueue::quiet_heights`]).
     pub fn quiet_heights(&self, limit: u64) -> u64 {
-        if self.draft.busy() {
+        let limit = self.policies.quiet_limit(self.queue.next_height(), limit);
+        if limit == 0 {
             return 0;
         }
-        // A watch's TTL sweep runs at the block after its `expires_at` (Spec note 127).
-        let limit = match self.draft.next_watch_expiry() {
-            Some(e) => limit.min(e.saturating_add(1).saturating_sub(self.queue.next_height())),
-            None => limit,
-        };
         self.queue.quiet_heights(limit)
     }
 
     /// Idle heights from `first` on, at most `max`, over which the CIP-1 v3 state stands still
     /// (see [`Cip1State::rest_heights`]); `None` if the block at `first` would move it.
     pub fn cip1_rest_heights(&self, first: u64, lane_capacity: u64, max: u64) -> Option<u64> {
-        self.cip1.rest_heights(first, lane_capacity, max)
+        self.policies.rest_heights(first, lane_capacity, max)
     }
 
     /// Moves past `n` heights counted by [`quiet_heights`](Self::quiet_heights), as `n` empty
@@ -384,7 +337,7 @@ impl Engine {
     /// watch hit and queued Globalbox fire go with it.
     pub fn cancel(&mut self, id: &TimerId) -> Option<Timer> {
         let t = self.queue.remove(id);
-        let w = self.draft.forget(id);
+        let w = self.policies.forget(id);
         t.or(w)
     }
 
@@ -394,8 +347,7 @@ impl Engine {
     pub fn extend(&mut self, id: &TimerId, expires_at: u64) -> Option<u64> {
         self.queue
             .set_expires_at(id, expires_at)
-            .or_else(|| self.draft.set_watch_expiry(id, expires_at))
-            .or_else(|| self.draft.set_rearm_expiry(id, expires_at))
+            .or_else(|| self.policies.set_expiry(id, expires_at))
     }
 
     /// Classifies the timers due at `height` and pre-charges the fires, by the policy in force
@@ -408,19 +360,11 @@ impl Engine {
         quote: &FeeQuote,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
-        self.queue.set_carry_back(
-            self.cip1.config.variants.deferred_place == scheduler::variants::DeferredPlace::Back,
-        );
-        let env = scheduler::policy::PlanEnv {
-            height,
-            cfg,
-            quote,
-            cip1: &self.cip1,
-            lane_basefee: self.cip1.lane_basefee(quote.cycle_basefee),
-        };
+        self.queue.set_carry_back(self.policies.carry_back());
+        let at = scheduler::policy::PlanAt { height, cfg, quote };
         let policy = self.policy_at(height);
-        let mut plan = policy.plan_draft(&mut self.queue, &mut self.draft, &env, ledger);
-        let events = policy.after_plan(&mut self.cip1, &plan, cfg.lane_timer_cycles);
+        let mut plan = policy.plan_with_state(&mut self.queue, &mut self.policies, &at, ledger);
+        let events = policy.after_plan(&mut self.policies, &plan, cfg.lane_timer_cycles);
         plan.events.extend(events);
         plan
     }

@@ -133,8 +133,8 @@ impl BucketPageQuery {
         // (index into `timers`, effective priority) in execution order.
         let order: Vec<(usize, Option<u128>)> = if ranked {
             let (cfg, _) = node.config();
-            let cip1 = chain.engine().cip1();
-            rank_preview(&timers, cip1, &cfg, chain.lane_basefee())
+            let policies = chain.engine().policies();
+            rank_preview(&timers, policies, &cfg, chain.lane_basefee())
                 .into_iter()
                 .map(|r| (r.idx, r.effective_priority))
                 .collect()

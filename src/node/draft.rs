@@ -8,9 +8,8 @@ use super::query::Query;
 use super::registration::{Scheduled, named_timer, nonce_bound};
 use super::requests::act_as_sender;
 use crate::chain::{DraftTimerArgs, TimerOp, Transaction, TxKind};
-use crate::engine::draft::{DraftParams, GlobalFire, Hit, MailboxEntry, NonceView};
-use crate::engine::{Address, SchedulerKind, TimerId};
-use serde::{Deserialize, Serialize};
+use crate::engine::Address;
+pub use crate::engine::draft::{DraftView, WatchView};
 
 /// `actor` registers a state watch (`watch`) or an interval timer (`interval`), in a
 /// transaction from `from` (default: its deployer).
@@ -76,41 +75,6 @@ impl DraftTimer {
     }
 }
 
-/// A state watch as the drafts' query shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct WatchView {
-    pub timer_id: TimerId,
-    pub target: Address,
-    /// Its keys or prefixes (UTF-8, lossy).
-    pub keys: Vec<String>,
-    pub fire_seq: u32,
-    /// Its undelivered hit, if any.
-    pub hit: Option<Hit>,
-    /// The `client_nonce` it was registered with (English §6.2).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub client_nonce: Option<u64>,
-}
-
-/// The CIP-5 drafts' state (`scheduler_draft`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
-#[schemars(rename = "SchedulerDraft")]
-pub struct DraftView {
-    pub scheduler: SchedulerKind,
-    pub params: DraftParams,
-    /// The Globalbox (cip5-draft), head first: its frozen order.
-    pub globalbox: Vec<GlobalFire>,
-    /// The last block's Mailbox, in execution (`deliver_seq`) order.
-    pub mailbox: Vec<MailboxEntry>,
-    /// Candidates left by the quotas in the last block.
-    pub quota_skips: u64,
-    pub watches: Vec<WatchView>,
-    pub next_deliver_seq: u64,
-    /// The idempotent set's bindings (English §6.2): `(owner, target, client_nonce)` → timer,
-    /// live or retired (kept until `until`).
-    #[serde(default)]
-    pub client_nonces: Vec<NonceView>,
-}
-
 /// The drafts' state now.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DraftQuery;
@@ -118,39 +82,7 @@ pub struct DraftQuery;
 impl Query for DraftQuery {
     type Reply = DraftView;
     fn run(&self, node: &NodeCore) -> Result<DraftView, NodeError> {
-        let chain = node.chain();
-        let d = chain.engine().draft();
-        let watches = d
-            .watches
-            .iter()
-            .map(|(id, t)| {
-                let m = d.meta.get(id);
-                let keys = match m.map(|m| &m.kind) {
-                    Some(crate::engine::draft::DraftKind::Watch { keys }) => keys
-                        .iter()
-                        .map(|k| String::from_utf8_lossy(k).into_owned())
-                        .collect(),
-                    _ => Vec::new(),
-                };
-                WatchView {
-                    timer_id: *id,
-                    target: t.actor_address,
-                    keys,
-                    fire_seq: m.map_or(0, |m| m.fire_seq),
-                    hit: d.hits.get(id).cloned(),
-                    client_nonce: d.client_nonce_of(id),
-                }
-            })
-            .collect();
-        Ok(DraftView {
-            scheduler: chain.engine().scheduler(),
-            params: d.params,
-            globalbox: d.globalbox.clone(),
-            mailbox: d.mailbox.clone(),
-            quota_skips: d.last_skipped,
-            watches,
-            next_deliver_seq: d.next_deliver_seq,
-            client_nonces: d.nonce_views(),
-        })
+        let engine = node.chain().engine();
+        Ok(engine.policies().draft_view(engine.scheduler()))
     }
 }

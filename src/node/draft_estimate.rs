@@ -23,6 +23,7 @@ use crate::chain::{Chain, TimerOp, Transaction, TxKind};
 use crate::engine::draft::DraftKind;
 use crate::engine::draft::deliver::score;
 use crate::engine::eob::{fire_budget, max_cost};
+use crate::engine::scheduler::policy::DraftCompetitor;
 use crate::engine::{Address, Failure, Timer, TimerId};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -117,15 +118,14 @@ impl EstimateDraftTimer {
         }
         let (id, _) = super::registration::named_timer(&receipt, bound);
         est.timer_id = Some(id);
-        let d = trial.engine().draft();
         let Some(timer) = trial.engine().get(&id).cloned() else {
             return Ok(est);
         };
-        let Some(meta) = d.meta.get(&id) else {
+        let Some((kind, bid_fp)) = trial.engine().policies().draft_timer(&id) else {
             return Ok(est);
         };
         fund(&mut est, &trial, &timer);
-        let h = first_block(&mut est, &trial, &timer, &meta.kind);
+        let h = first_block(&mut est, &trial, &timer, kind);
         est.first_block = Some(h);
         let facts = chain.engine().scheduler_at(h).facts();
         let zh = facts.drafts && !facts.globalbox;
@@ -133,7 +133,7 @@ impl EstimateDraftTimer {
         let ours = Ours {
             id,
             target: timer.actor_address,
-            bid_fp: meta.bid_fp,
+            bid_fp,
             height: h,
         };
         rank_against(&mut est, chain, zh, &cands, &ours);
@@ -174,37 +174,13 @@ fn first_block(est: &mut DraftEstimate, trial: &Chain, timer: &Timer, kind: &Dra
 }
 
 /// A competitor at `H`: its bid, its anchor height, its target, its FIFO rank.
-type Competitor = (u128, u64, Address, u64);
+type Competitor = DraftCompetitor;
 
 /// The competitors at `h` as the chain stands now (without the registration): the
 /// Globalbox, the watches' undelivered hits, the timers due at `h`.
 fn competitors(chain: &Chain, h: u64) -> BTreeMap<TimerId, Competitor> {
-    let now = chain.engine().draft();
-    let mut cands: BTreeMap<TimerId, Competitor> = BTreeMap::new();
-    for g in &now.globalbox {
-        let rank = now.meta.get(&g.timer_id).map_or(0, |m| m.fifo_rank);
-        cands.insert(g.timer_id, (g.bid_fp, g.anchor, g.target, rank));
-    }
-    for (hid, hit) in &now.hits {
-        if let (Some(w), Some(m)) = (now.watches.get(hid), now.meta.get(hid)) {
-            cands
-                .entry(*hid)
-                .or_insert((m.bid_fp, hit.height, w.actor_address, m.fifo_rank));
-        }
-    }
-    for t in read::bucket(chain, h) {
-        if h > t.expires_at {
-            continue;
-        }
-        let (bid, rank) = now
-            .meta
-            .get(&t.timer_id)
-            .map_or((0, u64::MAX), |m| (m.bid_fp, m.fifo_rank));
-        cands
-            .entry(t.timer_id)
-            .or_insert((bid, t.height, t.actor_address, rank));
-    }
-    cands
+    let due = read::bucket(chain, h);
+    chain.engine().policies().draft_competitors(&due, h)
 }
 
 /// The registered timer's fire, as it enters `H`.
@@ -224,7 +200,7 @@ fn rank_against(
     cands: &BTreeMap<TimerId, Competitor>,
     ours: &Ours,
 ) {
-    let p = chain.engine().draft().params;
+    let p = chain.engine().policies().draft_params();
     let h = ours.height;
     let w = (p.w_age, p.w_bid, if zh { p.w_fifo } else { 0 });
     // zh §9.1's FIFO term: how many of the block's candidates registered after each one

@@ -8,7 +8,6 @@ use super::views::{
 use super::{EventView, MiningMode};
 use crate::chain::{Chain, Event, EventRecord};
 use crate::engine::scheduler::kind::Weights;
-use crate::engine::scheduler::{W_MAX_BPS, W_ONE_BPS};
 use crate::engine::{
     Address, DeferReason, H256, QueueConfig, Timer, TimerConfig, TimerEvent, TimerId,
 };
@@ -92,7 +91,7 @@ pub(super) fn actor_deployer(chain: &Chain, who: &Address) -> Option<Address> {
 /// Live timers `actor` holds.
 pub(super) fn actor_timers(chain: &Chain, actor: &Address) -> u32 {
     let e = chain.engine();
-    e.queue().actor_count(actor) + e.draft().watches_of(actor)
+    e.queue().actor_count(actor) + e.policies().watches_of(actor)
 }
 
 pub(super) fn live_timer<'c>(chain: &'c Chain, id: &TimerId) -> Option<&'c Timer> {
@@ -183,17 +182,8 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
     let scheduler = chain.scheduler_at(chain.pending_height());
     let mut per: BTreeMap<Address, ShareView> = BTreeMap::new();
     // Under cip1-v1 the weight is CIP-1 v1's EMA weight (issue 21 §1), not the §8 W.
-    let cip1 = chain.engine().cip1();
-    let v1cfg = cip1.v1_config();
-    let weights = scheduler.facts().weights;
-    let v1 = weights == Weights::Ema;
-    let weight = |a: &Address| {
-        if v1 {
-            cip1.v1.weight_bps(a, &v1cfg)
-        } else {
-            cip1.weight_bps(a)
-        }
-    };
+    let policies = chain.engine().policies();
+    let weight = |a: &Address| policies.weight_bps_under(scheduler, a);
     let row = |a: Address| ShareView {
         actor: a,
         fires: 0,
@@ -201,8 +191,9 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
         pending: 0,
         weight_bps: weight(&a),
     };
+    let weights = scheduler.facts().weights;
     let (window_blocks, median) = if weights == Weights::Window {
-        for r in cip1.fairness_rows() {
+        for r in policies.fairness_rows() {
             per.insert(
                 r.actor,
                 ShareView {
@@ -214,7 +205,7 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
                 },
             );
         }
-        (f.window_blocks(), cip1.fairness_median())
+        (f.window_blocks(), policies.fairness_median())
     } else {
         // Each block's events counted per actor once and kept with it (issue 31): a refresh
         // merges at most `window` small tallies, not every event of the window.
@@ -238,16 +229,12 @@ pub(super) fn shares(chain: &Chain, window: u64) -> SharesView {
     for (a, c) in queue.actor_counts() {
         per.entry(a).or_insert_with(|| row(a)).pending = u64::from(c);
     }
-    if v1 {
-        for a in cip1.v1.weights.keys() {
-            per.entry(*a).or_insert_with(|| row(*a));
+    if weights == Weights::Ema {
+        for (a, _) in policies.ema_weights().0 {
+            per.entry(a).or_insert_with(|| row(a));
         }
     }
-    let weight_range_bps = match weights {
-        Weights::Window => Some([W_ONE_BPS, W_MAX_BPS]),
-        Weights::Ema => Some([v1cfg.weight_min_bps, v1cfg.weight_max_bps]),
-        Weights::None => None,
-    };
+    let weight_range_bps = policies.weight_range_bps(scheduler);
     SharesView {
         scheduler,
         window_blocks,
@@ -308,7 +295,7 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
             priority_tier: t.fee_caps.as_ref().and_then(|c| c.priority_tier),
             carried: t.carried_by(chain.engine().queue().next_height()),
             last_defer: t.fee_caps.as_ref().and_then(|c| c.last_defer),
-            client_nonce: chain.engine().draft().client_nonce_for(id),
+            client_nonce: chain.engine().policies().client_nonce_for(id),
             events,
             exit_height: None,
             fee_paid: None,
@@ -335,7 +322,7 @@ pub(super) fn timer_view(chain: &Chain, id: &TimerId, events: Vec<EventView>) ->
                     gas_limit_per_fire: *gas_limit_per_fire,
                     handler: handler.clone(),
                     payload_len: *payload_len,
-                    client_nonce: chain.engine().draft().client_nonce_for(id),
+                    client_nonce: chain.engine().policies().client_nonce_for(id),
                     ..TimerView::gone(*timer_id, *actor, *fee_payer, *height, r.height, status)
                 })
             }

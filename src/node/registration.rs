@@ -35,7 +35,7 @@ pub(super) fn nonce_bound(
     let chain = node.chain();
     chain
         .engine()
-        .draft()
+        .policies()
         .nonce_entry(&key, chain.pending_height())
         .map(|e| e.timer_id)
 }

@@ -10,7 +10,6 @@ use super::views::BlockView;
 use crate::chain::runtime::ActorCode;
 use crate::chain::{ChainDump, Receipt, Transaction, TxError, TxKind};
 use crate::engine::eob::{lane_max_cost, max_cost};
-use crate::engine::scheduler::policy::ScheduleEnv;
 use crate::engine::{
     self, Address, AuctionEstimate, ErrorKind, Failure, FeeArgs, ScheduleArgs, ScheduleCtx,
     TimerConfig, TimerId,
@@ -615,12 +614,9 @@ fn estimate(node: &NodeCore, tx: &Transaction, full: bool) -> Estimate {
         est.error = Some(Failure::from_error(e.kind(), &e));
         return est;
     }
-    let env = ScheduleEnv {
-        height: current,
-        cfg,
-        cip1: chain.engine().cip1(),
-        lane_basefee: chain.lane_basefee(),
-    };
+    let env = chain
+        .engine()
+        .schedule_env(current, cfg, chain.lane_basefee());
     let mut args = args.clone();
     let checked = policy
         .prepare_schedule(&env, &mut args)

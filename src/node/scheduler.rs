@@ -166,12 +166,10 @@ impl NodeCore {
             })
             .collect();
         let scheduler = chain.scheduler_at(chain.pending_height());
-        let per_fire = chain.timer_config().max_cycles_per_fire;
-        let max_gas_per_fire = if scheduler.facts().auction_cap {
-            per_fire.min(chain.engine().cip1().config.max_cycles_per_fire_auction)
-        } else {
-            per_fire
-        };
+        let max_gas_per_fire = chain
+            .engine()
+            .policies()
+            .max_gas_per_fire(scheduler, chain.timer_config());
         Ok(LaneView {
             scheduler,
             max_gas_per_fire,
@@ -188,23 +186,22 @@ impl NodeCore {
         let names = self.names();
         let chain = self.chain();
         let scheduler = chain.scheduler_at(chain.pending_height());
-        let cip1 = chain.engine().cip1();
+        let policies = chain.engine().policies();
         if scheduler.facts().weights == Weights::Ema {
+            let (weights, init) = policies.ema_weights();
             return FairnessView {
                 scheduler,
-                weight_init_bps: Some(cip1.v1_config().weight_init_bps),
+                weight_init_bps: Some(init),
                 window_blocks: 0,
                 median: 0,
-                actors: cip1
-                    .v1
-                    .weights
-                    .iter()
+                actors: weights
+                    .into_iter()
                     .map(|(a, w)| FairnessActorView {
-                        name: names.get(a).cloned(),
-                        actor: *a,
+                        name: names.get(&a).cloned(),
+                        actor: a,
                         recent_fires: 0,
                         recent_deferrals: 0,
-                        weight_bps: *w,
+                        weight_bps: w,
                     })
                     .collect(),
             };
@@ -213,8 +210,8 @@ impl NodeCore {
             scheduler,
             weight_init_bps: None,
             window_blocks: f.window_blocks(),
-            median: cip1.fairness_median(),
-            actors: cip1
+            median: policies.fairness_median(),
+            actors: policies
                 .fairness_rows()
                 .into_iter()
                 .map(|r: FairnessRow| FairnessActorView {

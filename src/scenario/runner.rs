@@ -706,5 +706,5 @@ impl Scenario {
 /// (FIFO keeps no fairness window).
 pub fn weight_bps(chain: &Chain, actor: &Address) -> Option<u32> {
     (chain.scheduler_at(chain.height().max(1)).facts().weights == Weights::Window)
-        .then(|| chain.engine().cip1().weight_bps(actor))
+        .then(|| chain.engine().policies().weight_bps(actor))
 }

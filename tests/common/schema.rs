@@ -1,7 +1,12 @@
 //! `rpc.discover`'s document as the schema tests read it, and the shipped fixtures they play.
 
+use cowboy_devnet::chain::Chain;
+use cowboy_devnet::engine::SchedulerKind;
+use cowboy_devnet::scenario::runner::disk_loader;
+use cowboy_devnet::scenario::{LoadedFixture, RunOptions, Scenario};
+use cowboy_devnet::vm::DevnetRuntime;
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The method `name` of the OpenRPC document `doc`.
 pub fn method<'a>(doc: &'a Value, name: &str) -> &'a Value {
@@ -28,4 +33,21 @@ pub fn shipped_fixtures() -> Vec<PathBuf> {
         .collect();
     paths.sort();
     paths
+}
+
+/// The chain of the fixture at `path` played to its end under `scheduler`; `None` where the
+/// fixture does not play under it (a drafts' fixture under fifo).
+pub fn played_under(path: &Path, scheduler: SchedulerKind) -> Option<Chain> {
+    let lf = LoadedFixture::read(path).expect("fixture parses");
+    let mut s =
+        Scenario::prepare(&lf, &DevnetRuntime::new(), &disk_loader).expect("fixture checks");
+    s.play_under(scheduler);
+    let (_, node) = s
+        .run_devnet(
+            DevnetRuntime::shared(),
+            RunOptions::default(),
+            &mut |_, _| {},
+        )
+        .ok()?;
+    Some(node.chain().clone())
 }

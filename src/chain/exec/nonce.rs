@@ -96,7 +96,7 @@ impl ExecCtx<'_> {
             }
             return Ok(Some(id));
         }
-        let d = self.chain.engine.draft();
+        let d = self.chain.engine.policies();
         let Some(e) = d.nonce_entry(&key, self.height) else {
             return Ok(None);
         };
@@ -119,7 +119,7 @@ impl ExecCtx<'_> {
             return Ok(Some(id));
         };
         let raise = scheduler.facts().intervals
-            && self.chain.engine.cip1().config.variants.update_fifo_rank == UpdateFifoRank::Raise;
+            && self.chain.engine.policies().variants().update_fifo_rank == UpdateFifoRank::Raise;
         let u = self.checked_update(n, id, &Have::of(bound, &body), args, kind, raise)?;
         self.overlay.draft_updates.push(u);
         Ok(Some(id))

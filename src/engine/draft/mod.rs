@@ -18,8 +18,10 @@ pub mod deliver;
 mod expiry;
 mod govern;
 mod nonce;
+mod view;
 
 pub use nonce::{DraftUpdate, NonceBind, NonceEntry, NonceKey, NonceView};
+pub use view::{DraftView, WatchView};
 
 use super::error::TimerError;
 use super::timer::Timer;

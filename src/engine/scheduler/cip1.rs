@@ -173,7 +173,7 @@ impl HashEncode for Cip1Config {
 // ---- state -------------------------------------------------------------------------------------
 
 /// The CIP-1 v3 state of the engine (dumped, and in the state root once the chain has any
-/// CIP-1 setting: see `Engine::cip1_root_part`).
+/// CIP-1 setting: see `PolicyState::root_parts`).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default)]
 pub struct Cip1State {

@@ -111,7 +111,7 @@ pub enum GovSection {
 /// What a scheduler needs from the node and the chain beyond the calendar queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Needs {
-    /// The drafts' persistent state (`DraftState`): the chain plans through `plan_draft` and
+    /// The drafts' persistent state (`DraftState`): the engine plans through `plan_with_state` and
     /// ends the block with `after_fires`.
     pub draft_state: bool,
     /// The CIP-1 state's per-block update (`Cip1State`'s lane, tips, weights).

@@ -162,7 +162,7 @@ impl NodeCore {
             return fate.filter(|f| f.status.is_some()).map(|f| {
                 self.labelled(fate_view(
                     f,
-                    self.chain.engine().draft().client_nonce_for(id),
+                    self.chain.engine().policies().client_nonce_for(id),
                 ))
             });
         };

@@ -1,11 +1,11 @@
 //! The CIP-5 early drafts as policies: `cip5-draft` (the English Globalbox, §5.3, §8) and
 //! `cip5-draft-zh` (the Chinese draft: candidates re-sorted every block, `W_fifo`, round-robin
-//! quota pruning, §9). Both plan through [`Policy::plan_draft`] over the persistent
+//! quota pruning, §9). Both plan through [`Policy::plan_with_state`] over the persistent
 //! [`DraftState`] (see [`crate::engine::draft::deliver`]).
 
-use super::{Entry, PlanEnv, Policy, ScheduleEnv, ScheduleFees};
+use super::{Entry, PlanAt, PlanEnv, Policy, PolicyState, ScheduleEnv, ScheduleFees};
 use crate::engine::args::ScheduleArgs;
-use crate::engine::draft::DraftState;
+use crate::engine::config::DraftParams;
 use crate::engine::draft::deliver::{self, DraftEnv, Flavor};
 use crate::engine::eob::{EobPlan, Ledger};
 use crate::engine::error::TimerError;
@@ -13,6 +13,7 @@ use crate::engine::queue::CalendarQueue;
 use crate::engine::scheduler::kind::{
     Activation, Descriptor, Facts, FireBound, GovSection, Needs, SchedulerKind, Weights,
 };
+use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
 use std::collections::BTreeSet;
 
@@ -108,8 +109,13 @@ impl Policy for Draft {
         super::fees_as_given(args)
     }
 
+    /// The drafts' §12 limits on a new timer ([`check_limits`], Spec note 128).
+    fn check_timer(&self, state: &PolicyState, t: &Timer, live: u32) -> Result<(), TimerError> {
+        check_limits(&state.draft.params, t, live)
+    }
+
     /// Without the draft state (never called by the engine, which plans drafts through
-    /// [`Policy::plan_draft`]): CIP-5's FIFO plan.
+    /// [`Policy::plan_with_state`]): CIP-5's FIFO plan.
     fn plan(
         &self,
         queue: &mut CalendarQueue,
@@ -119,13 +125,14 @@ impl Policy for Draft {
         super::Fifo.plan(queue, env, ledger)
     }
 
-    fn plan_draft(
+    fn plan_with_state(
         &self,
         queue: &mut CalendarQueue,
-        draft: &mut DraftState,
-        env: &PlanEnv<'_>,
+        state: &mut PolicyState,
+        at: &PlanAt<'_>,
         ledger: &mut dyn Ledger,
     ) -> EobPlan {
+        let (env, draft) = state.plan_env(at.height, at.cfg, at.quote);
         let denv = DraftEnv {
             height: env.height,
             cfg: env.cfg,
@@ -145,9 +152,10 @@ impl Policy for Draft {
     fn after_fires(
         &self,
         queue: &mut CalendarQueue,
-        draft: &mut DraftState,
+        state: &mut PolicyState,
         stopped: &BTreeSet<TimerId>,
     ) {
+        let draft = &mut state.draft;
         for id in stopped {
             if draft.watch(id).is_some() {
                 draft.forget(id);
@@ -164,4 +172,37 @@ impl Policy for Draft {
             }
         }
     }
+}
+
+/// The drafts' §12 robustness and abuse limits on a new draft timer of any kind, beside CIP-5
+/// §4.2's (which already bound `gas_limit` by `max_cycles_per_fire`, the payload by 1 MiB and
+/// the owner's timers by `max_timers_per_actor`, `MAX_TIMERS_PER_OWNER`): `gas_limit` at least
+/// `MIN_GAS_LIMIT_PER_TIMER` and the payload at most `MAX_PAYLOAD_SIZE` (`InvalidInput`), and
+/// the target's live timers, watches included, below `MAX_TIMERS_PER_TARGET`
+/// (`TimerCapExceeded`). `live` counts the target's live timers before this one.
+///
+/// Spec note 128 (English §12, §14; zh §13): a draft timer's target is its owner (Spec note
+/// 115), so `MAX_TIMERS_PER_TARGET` and `max_timers_per_actor` count the same timers and the
+/// smaller cap binds; both count watches.
+fn check_limits(p: &DraftParams, t: &Timer, live: u32) -> Result<(), TimerError> {
+    if t.gas_limit_per_fire < p.min_gas_limit_per_timer {
+        return Err(TimerError::InvalidInput(format!(
+            "gas_limit {} is below MIN_GAS_LIMIT_PER_TIMER {}",
+            t.gas_limit_per_fire, p.min_gas_limit_per_timer
+        )));
+    }
+    if t.payload.len() as u64 > p.max_payload_size {
+        return Err(TimerError::InvalidInput(format!(
+            "payload is {} bytes, MAX_PAYLOAD_SIZE is {}",
+            t.payload.len(),
+            p.max_payload_size
+        )));
+    }
+    if live >= p.max_timers_per_target {
+        return Err(TimerError::TimerCapExceeded(format!(
+            "target {} already holds {live} live timers (MAX_TIMERS_PER_TARGET {})",
+            t.actor_address, p.max_timers_per_target
+        )));
+    }
+    Ok(())
 }

@@ -17,10 +17,12 @@ mod draft;
 mod eip1559;
 mod preview;
 mod registry;
+mod state;
 
 pub use preview::{Ranked, rank_preview};
 
 pub use registry::{COMPARE_DEFAULT, Entry, REGISTRY};
+pub use state::{DraftCompetitor, EstimateAsk, PolicyDump, PolicyGenesis, PolicyState};
 
 pub use super::cip1::{BlockOutcome, Cip1Config, Cip1State, LaneStats, TierMultipliers};
 pub use super::pricing::{
@@ -29,7 +31,6 @@ pub use super::pricing::{
 
 use crate::engine::args::{FeeCaps, ScheduleArgs};
 use crate::engine::config::TimerConfig;
-use crate::engine::draft::DraftState;
 use crate::engine::eob::{EobPlan, FeeQuote, Ledger};
 use crate::engine::error::TimerError;
 use crate::engine::events::TimerEvent;
@@ -51,7 +52,8 @@ pub struct ScheduleEnv<'a> {
     /// The height of the block whose transaction schedules.
     pub height: u64,
     pub cfg: &'a TimerConfig,
-    pub cip1: &'a Cip1State,
+    /// The policies' state (see `Engine::schedule_env`).
+    pub state: &'a PolicyState,
     /// The lane basefee in force for this block, nanos per cycle.
     pub lane_basefee: u128,
 }
@@ -103,40 +105,56 @@ pub trait Policy: Sync {
     ) -> EobPlan;
 
     /// Checks a timer the CIP-5 checks built, before it is queued (issue 21: `cip1-v1`
-    /// refuses a fee payer other than the owner). Every timer passes by default.
-    fn check_timer(&self, _timer: &Timer) -> Result<(), TimerError> {
+    /// refuses a fee payer other than the owner; the drafts' §12 limits). `live` counts the
+    /// owner's live timers before this one. Every timer passes by default.
+    fn check_timer(
+        &self,
+        _state: &PolicyState,
+        _timer: &Timer,
+        _live: u32,
+    ) -> Result<(), TimerError> {
         Ok(())
+    }
+
+    /// Plans the block with the policies' state ([`PolicyState`]: the CIP-5 drafts' queue that
+    /// persists across blocks, the block's written keys, timers that re-arm). A policy that
+    /// needs only the height's bucket and the CIP-1 state keeps the default, its
+    /// [`plan`](Self::plan).
+    fn plan_with_state(
+        &self,
+        queue: &mut CalendarQueue,
+        state: &mut PolicyState,
+        at: &PlanAt<'_>,
+        ledger: &mut dyn Ledger,
+    ) -> EobPlan {
+        let (env, _) = state.plan_env(at.height, at.cfg, at.quote);
+        self.plan(queue, &env, ledger)
     }
 
     /// Updates the policy's state once the block's plan is made (issue 21: `cip1-v1`'s
     /// weights); returns the events it records. Nothing by default.
-    fn after_plan(&self, _cip1: &mut Cip1State, _plan: &EobPlan, _lane: u64) -> Vec<TimerEvent> {
+    fn after_plan(&self, _state: &mut PolicyState, _plan: &EobPlan, _lane: u64) -> Vec<TimerEvent> {
         Vec::new()
     }
 
-    /// The step once the block's fires ran, before the after-block state update (the chain's
-    /// seal calls it once per block, through `Engine::after_fires`). `stopped`: the timers
-    /// whose fire cancelled them or failed. Nothing by default.
+    /// The step once the block's fires ran, before the after-block state update (the engine's
+    /// end of block calls it once per block, through `Engine::after_fires`). `stopped`: the
+    /// timers whose fire cancelled them or failed. Nothing by default.
     fn after_fires(
         &self,
         _queue: &mut CalendarQueue,
-        _draft: &mut DraftState,
+        _state: &mut PolicyState,
         _stopped: &BTreeSet<TimerId>,
     ) {
     }
+}
 
-    /// Plans the block with the persistent state of the CIP-5 drafts (a queue that persists
-    /// across blocks, the block's written keys, timers that re-arm). A policy that needs only
-    /// the height's bucket keeps the default, its [`plan`](Self::plan).
-    fn plan_draft(
-        &self,
-        queue: &mut CalendarQueue,
-        _draft: &mut DraftState,
-        env: &PlanEnv<'_>,
-        ledger: &mut dyn Ledger,
-    ) -> EobPlan {
-        self.plan(queue, env, ledger)
-    }
+/// The block a plan step is for.
+#[derive(Clone, Copy)]
+pub struct PlanAt<'a> {
+    pub height: u64,
+    pub cfg: &'a TimerConfig,
+    pub quote: &'a FeeQuote,
 }
 
 /// The policy of a kind (from the registry).
@@ -236,7 +254,7 @@ fn check_bid(env: &ScheduleEnv<'_>, args: &ScheduleArgs) -> Result<(), TimerErro
     if args.bid.is_none() {
         return Ok(());
     }
-    match env.cip1.bid_deprecation_end() {
+    match env.state.cip1.bid_deprecation_end() {
         Some(end) if env.height >= end => Err(TimerError::ArgDeprecated(format!(
             "`bid` was withdrawn by CIP-1 v3 (§6); its deprecation window ended at height {end}: use max_fee_per_cycle / max_priority_fee_per_cycle"
         ))),
@@ -337,6 +355,7 @@ impl Policy for Eip1559 {
     ) -> Result<(), TimerError> {
         check_bid(env, args)?;
         let cap = env
+            .state
             .cip1
             .config
             .max_cycles_per_fire_auction
@@ -431,13 +450,14 @@ impl Policy for Cip1V1 {
         cip1v1::plan(queue, env, ledger)
     }
 
-    fn check_timer(&self, timer: &Timer) -> Result<(), TimerError> {
+    fn check_timer(&self, _: &PolicyState, timer: &Timer, _: u32) -> Result<(), TimerError> {
         cip1v1::check_owner_pays(&timer.actor_address, &timer.fee_payer)
     }
 
     /// v1 §3 "Priority Weight": every due timer of the block (fired, or deferred by the
     /// execution lane) scores its owner; the weights move by the EMA.
-    fn after_plan(&self, cip1: &mut Cip1State, plan: &EobPlan, lane: u64) -> Vec<TimerEvent> {
+    fn after_plan(&self, state: &mut PolicyState, plan: &EobPlan, lane: u64) -> Vec<TimerEvent> {
+        let cip1 = &mut state.cip1;
         use super::v1::{DueOutcome, counts_as_deferred};
         let h = plan.height;
         let mut outcomes: Vec<DueOutcome> = plan

@@ -12,7 +12,7 @@
 //! `below_basefee`; under the variant `below_basefee = fire_without_tip` it competes with a
 //! priority of 0, as in the block).
 
-use super::Cip1State;
+use super::PolicyState;
 use super::eip1559::tie_key;
 use crate::engine::args::FeeArgs;
 use crate::engine::config::TimerConfig;
@@ -35,10 +35,11 @@ pub struct Ranked {
 /// then those below the basefee in queue order.
 pub fn rank_preview(
     timers: &[&Timer],
-    cip1: &Cip1State,
+    state: &PolicyState,
     cfg: &TimerConfig,
     lane_basefee: u128,
 ) -> Vec<Ranked> {
+    let cip1 = &state.cip1;
     let c = &cip1.config;
     let default = default_gba(lane_basefee, cip1.p50_tip, None, c);
     let mut cands = Vec::with_capacity(timers.len());
