@@ -128,6 +128,7 @@ impl Chain {
         };
         let policies = PolicyState::restore(&policy_genesis(&d.genesis), policies);
         chain.engine.set_policies(policies);
+        chain.engine.check_restored()?;
         chain.commit = StateCommit::default();
         chain.commit.mark_all(&chain.accounts, &chain.actors);
         let root = chain.commit_root();

@@ -275,7 +275,9 @@ pub enum RestoreError {
         height: u64,
         bucket: u64,
     },
-    #[error("ring bucket {bucket} is out of (height, seq) order at {timer}")]
+    #[error(
+        "ring bucket {bucket} is out of order at {timer} (its own timers in seq order, the carried ones in one run ahead of or behind them)"
+    )]
     RingOutOfOrder { bucket: u64, timer: TimerId },
     #[error("timer {timer} of height {height} does not belong in epoch slot {slot}")]
     WrongEpochSlot {

@@ -86,6 +86,12 @@ impl Engine {
         })
     }
 
+    /// After a load: the restored queue's carried timers are where the policies' placement
+    /// puts them (Spec note 212).
+    pub fn check_restored(&self) -> Result<(), RestoreError> {
+        self.queue.check_carried_place(self.policies.carry_back())
+    }
+
     /// Replaces the policies' state (at genesis and on a load: see
     /// [`PolicyState::for_genesis`], [`PolicyState::restore`]).
     pub fn set_policies(&mut self, state: PolicyState) {

@@ -101,8 +101,9 @@ impl CalendarQueue {
         let slot_of = q.place_timers(d.timers, &tier_of, d.next_seq)?;
         // Bucket placement and order are not covered by the state root (they follow from each
         // timer's height and seq), so a dump must agree with them: a ring bucket holds its own
-        // height's timers (the next height's also the carried ones), in (height, seq) order; an
-        // epoch bucket holds its epoch's timers, in seq order per height.
+        // height's timers in seq order (the next height's also the carried ones, in one run
+        // ahead of or behind them, in firing order: Spec note 212); an epoch bucket holds its
+        // epoch's timers, in seq order per height.
         for (h, ids) in d.ring {
             q.fill_ring_bucket(h, ids, &slot_of, d.next_height)?;
         }
@@ -193,8 +194,11 @@ impl CalendarQueue {
         (t.height, t.seq)
     }
 
-    /// The ring bucket of height `h`, checked: its own height's timers (the next height's also
-    /// the carried ones), in (height, seq) order.
+    /// The ring bucket of height `h`, checked: its own height's timers in seq order; the next
+    /// height's bucket also the carried timers, in one run ahead of its own (where the dump
+    /// puts the carry queue) or behind them (where `deferred_place = back` and the CIP-5
+    /// drafts carry them, Spec note 212), in the order they are listed: their firing order,
+    /// which their heights and seqs do not give once a carried timer is carried again.
     fn fill_ring_bucket(
         &mut self,
         h: u64,
@@ -203,7 +207,9 @@ impl CalendarQueue {
         next_height: u64,
     ) -> Result<(), RestoreError> {
         let pos = self.ring_pos(h);
-        let mut last: Option<(u64, u64)> = None;
+        let mut last: Option<u64> = None;
+        // How many runs of own and of carried timers the list has had so far, and the last's.
+        let (mut runs, mut carried_run) = (0, None);
         for id in ids {
             let slot = *slot_of.get(&id).ok_or(RestoreError::RingUnknownTimer(id))?;
             let key = self.restored_key(slot);
@@ -214,19 +220,50 @@ impl CalendarQueue {
                     bucket: h,
                 });
             }
-            if last.is_some_and(|l| l >= key) {
+            let carried = key.0 < h;
+            if carried_run != Some(carried) {
+                (runs, carried_run) = (runs + 1, Some(carried));
+            }
+            let own_out_of_order = !carried && last.is_some_and(|l| l >= key.1);
+            if runs > 2 || own_out_of_order {
                 return Err(RestoreError::RingOutOfOrder {
                     bucket: h,
                     timer: id,
                 });
             }
-            last = Some(key);
+            if !carried {
+                last = Some(key.1);
+            }
             self.ring[pos].push_back(Handle {
                 slot,
                 generation: 0,
             });
             self.tally_listed(pos, slot);
             self.counts.ring += 1;
+        }
+        Ok(())
+    }
+
+    /// After a restore, under the default placement (carried timers ahead of the next
+    /// height's own, `carry_back` false): the first carried timer listed behind one of the
+    /// next height's own timers, which only `deferred_place = back` puts there (Spec note 212).
+    pub fn check_carried_place(&self, carry_back: bool) -> Result<(), RestoreError> {
+        if carry_back {
+            return Ok(());
+        }
+        let h = self.next_height;
+        let mut own = false;
+        for handle in &self.ring[self.ring_pos(h)] {
+            let t = self.slots[handle.slot as usize].timer.as_ref();
+            let Some(t) = t else { continue };
+            if t.height == h {
+                own = true;
+            } else if own {
+                return Err(RestoreError::RingOutOfOrder {
+                    bucket: h,
+                    timer: t.timer_id,
+                });
+            }
         }
         Ok(())
     }
