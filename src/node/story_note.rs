@@ -80,25 +80,6 @@ impl StoryNote {
             _ => return None,
         })
     }
-
-    /// The node notification this note was written from.
-    pub fn into_event(self) -> NodeEvent {
-        match self {
-            StoryNote::Step(s) => NodeEvent::FixtureStep {
-                height: s.height,
-                line: s.line,
-                text: s.text,
-                ok: s.ok,
-                label: s.label.map(|l| (l.name, l.timer_id)),
-            },
-            StoryNote::Expectation(e) => NodeEvent::Expectation {
-                line: e.line,
-                description: e.description,
-                passed: e.passed,
-                detail: e.detail,
-            },
-        }
-    }
 }
 
 #[cfg(test)]
@@ -123,7 +104,7 @@ mod tests {
                 "label": {"name": "ping", "timer_id": id}}})
         );
         let back: StoryNote = serde_json::from_value(v).unwrap();
-        assert_eq!(format!("{:?}", back.into_event()), format!("{step:?}"));
+        assert_eq!(Some(back), StoryNote::of(&step));
         let e = NodeEvent::Expectation {
             line: 4,
             description: "fires".into(),

@@ -192,11 +192,11 @@ fn u64_at(v: &Value, k: &str) -> u64 {
     v[k].as_u64().unwrap_or(0)
 }
 
-/// A `devnet_subscribeStory` notification as the story line's item (the in-process node's
-/// [`crate::tui::story::from_node_event`] for the same node notification).
+/// A `devnet_subscribeStory` notification as the story line's item (what the in-process
+/// node's notification gives through the same [`crate::tui::story::from_note`]).
 fn story_item(v: &Value) -> Option<StoryItem> {
     let note: crate::node::StoryNote = serde_json::from_value(v.clone()).ok()?;
-    crate::tui::story::from_node_event(&note.into_event())
+    Some(crate::tui::story::from_note(note))
 }
 
 fn params(values: Vec<Value>) -> ArrayParams {

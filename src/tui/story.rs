@@ -6,7 +6,7 @@
 //! (an in-process node from its notifications; an attached dashboard from `devnet_subscribeStory`).
 
 use crate::engine::TimerId;
-use crate::node::NodeEvent;
+use crate::node::{NodeEvent, StoryNote};
 
 /// One line of the story.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,45 +53,40 @@ pub fn failures(story: &[StoryItem]) -> Option<String> {
 
 /// The story item a node notification is, if any.
 pub fn from_node_event(ev: &NodeEvent) -> Option<StoryItem> {
-    match ev {
-        NodeEvent::FixtureStep {
-            height,
-            line,
-            text,
-            ok,
-            label,
-        } => Some(StoryItem {
-            height: Some(*height),
-            text: text.clone(),
-            ok: *ok,
-            label: label.clone(),
+    StoryNote::of(ev).map(from_note)
+}
+
+/// The story item of a story note (a node notification, or `devnet_subscribeStory`'s).
+pub fn from_note(note: StoryNote) -> StoryItem {
+    match note {
+        StoryNote::Step(s) => StoryItem {
+            height: Some(s.height),
+            text: s.text,
+            ok: s.ok,
+            label: s.label.map(|l| (l.name, l.timer_id)),
             // The player reports its end as a step of line 0 (fixture lines count from 1).
-            kind: if *line == 0 {
+            kind: if s.line == 0 {
                 StoryKind::End
             } else {
                 StoryKind::Step
             },
-        }),
-        NodeEvent::Expectation {
-            line,
-            description,
-            passed,
-            detail,
-        } => Some(StoryItem {
+        },
+        StoryNote::Expectation(e) => StoryItem {
             height: None,
             text: format!(
-                "expectation {} line {line}: {description}{}",
-                if *passed { "ok" } else { "FAIL" },
-                if detail.is_empty() {
+                "expectation {} line {}: {}{}",
+                if e.passed { "ok" } else { "FAIL" },
+                e.line,
+                e.description,
+                if e.detail.is_empty() {
                     String::new()
                 } else {
-                    format!(" ({detail})")
+                    format!(" ({})", e.detail)
                 }
             ),
-            ok: *passed,
+            ok: e.passed,
             label: None,
             kind: StoryKind::Expectation,
-        }),
-        _ => None,
+        },
     }
 }
