@@ -11,20 +11,16 @@
 use crate::chain::{Block, Event};
 use crate::engine::{Address, TimerEvent, TimerId};
 use crate::node::views::TimerStatus;
-use hashbrown::{DefaultHashBuilder, HashTable};
+use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use std::hash::BuildHasher;
 use std::sync::Arc;
 
 /// Records per chunk.
 const CHUNK: usize = 1024;
 
-// Spec note 210: a record is 120 bytes (checked when the crate compiles).
-const _: () = assert!(std::mem::size_of::<TimerFate>() == 120);
-
-/// What the node keeps of one timer for as long as it runs (bounded: 120 bytes, its `u128`
-/// fee aligned to 8 bytes rather than 16, plus its index slot: Spec note 210).
+/// What the node knows of one timer for as long as it runs: its compact record read out
+/// ([`Record`], the addresses looked up).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(C, packed(8))]
 pub struct TimerFate {
     pub timer_id: TimerId,
     pub actor: Address,
@@ -41,10 +37,50 @@ pub struct TimerFate {
     pub status: Option<TimerStatus>,
 }
 
+// Spec note 210: a record is 88 bytes (checked when the crate compiles).
+const _: () = assert!(std::mem::size_of::<Record>() == 88);
+
+/// What the node keeps of one timer (bounded: 88 bytes, its two addresses as positions in the
+/// [`AddressBook`] and its `u128` fee aligned to 8 bytes, plus its index slot: Spec note 210).
+#[derive(Clone, Copy)]
+#[repr(C, packed(8))]
+struct Record {
+    timer_id: TimerId,
+    actor: u32,
+    fee_payer: u32,
+    height: u64,
+    schedule_block: u64,
+    exit_height: u64,
+    fee_paid: u128,
+    status: Option<TimerStatus>,
+}
+
+/// Every actor and fee payer a record names, once (Spec note 210): a record names them by
+/// position. Shared on clone (a snapshot), copied when a new address comes after it.
+#[derive(Clone, Default)]
+struct AddressBook {
+    list: Vec<Address>,
+    index: HashMap<Address, u32>,
+}
+
+impl AddressBook {
+    fn position(book: &mut Arc<AddressBook>, a: Address) -> u32 {
+        if let Some(&i) = book.index.get(&a) {
+            return i;
+        }
+        let b = Arc::make_mut(book);
+        let i = b.list.len() as u32;
+        b.list.push(a);
+        b.index.insert(a, i);
+        i
+    }
+}
+
 /// The records, in scheduling order, and their index.
 #[derive(Clone, Default)]
 pub(crate) struct Fates {
-    chunks: Vec<Arc<Vec<TimerFate>>>,
+    chunks: Vec<Arc<Vec<Record>>>,
+    book: Arc<AddressBook>,
     len: usize,
     /// Each record's position, found by its timer id's hash and checked against the record
     /// (Spec note 210): 4 bytes and a control byte a slot, where a map keyed by the id kept a
@@ -54,7 +90,7 @@ pub(crate) struct Fates {
 }
 
 /// The record at position `i`.
-fn at(chunks: &[Arc<Vec<TimerFate>>], i: u32) -> &TimerFate {
+fn at(chunks: &[Arc<Vec<Record>>], i: u32) -> &Record {
     let i = i as usize;
     &chunks[i / CHUNK][i % CHUNK]
 }
@@ -70,6 +106,7 @@ impl Fates {
     pub(crate) fn shared(&self) -> Fates {
         Fates {
             chunks: self.chunks.clone(),
+            book: self.book.clone(),
             len: self.len,
             index: HashTable::new(),
             hasher: self.hasher.clone(),
@@ -88,33 +125,54 @@ impl Fates {
     /// These records as of sealed block `height` (`devnet_revertTo`): the timers scheduled
     /// after it are dropped, the ones that left after it are pending again; reindexed.
     pub(crate) fn back_to(self, height: u64) -> Fates {
-        let mut out = Fates::default();
-        for f in self.iter() {
-            if f.schedule_block > height {
+        let mut out = Fates {
+            book: self.book.clone(),
+            ..Fates::default()
+        };
+        for r in self.chunks.iter().flat_map(|c| c.iter()) {
+            if r.schedule_block > height {
                 continue;
             }
-            let mut f = *f;
-            if f.exit_height > height {
-                f.status = None;
-                f.exit_height = 0;
-                f.fee_paid = 0;
+            let mut r = *r;
+            if r.exit_height > height {
+                r.status = None;
+                r.exit_height = 0;
+                r.fee_paid = 0;
             }
-            out.push(f);
+            out.push(r);
         }
         out
     }
 
-    pub(crate) fn iter(&self) -> impl Iterator<Item = &TimerFate> {
-        self.chunks.iter().flat_map(|c| c.iter())
+    /// The records, read out, in scheduling order.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = TimerFate> + '_ {
+        self.chunks
+            .iter()
+            .flat_map(|c| c.iter())
+            .map(|r| self.read(r))
     }
 
-    /// The record of `id`, if the node saw it scheduled.
-    pub(crate) fn get(&self, id: &TimerId) -> Option<&TimerFate> {
+    /// The record of `id`, read out, if the node saw it scheduled.
+    pub(crate) fn get(&self, id: &TimerId) -> Option<TimerFate> {
         let i = self.position(id)?;
-        Some(at(&self.chunks, i))
+        Some(self.read(at(&self.chunks, i)))
     }
 
-    fn get_mut(&mut self, id: &TimerId) -> Option<&mut TimerFate> {
+    fn read(&self, r: &Record) -> TimerFate {
+        let r = *r;
+        TimerFate {
+            timer_id: r.timer_id,
+            actor: self.book.list[r.actor as usize],
+            fee_payer: self.book.list[r.fee_payer as usize],
+            height: r.height,
+            schedule_block: r.schedule_block,
+            exit_height: r.exit_height,
+            fee_paid: r.fee_paid,
+            status: r.status,
+        }
+    }
+
+    fn get_mut(&mut self, id: &TimerId) -> Option<&mut Record> {
         let i = self.position(id)? as usize;
         Arc::make_mut(self.chunks.get_mut(i / CHUNK)?).get_mut(i % CHUNK)
     }
@@ -140,7 +198,7 @@ impl Fates {
         index.insert_unique(hash, i, |&j| hasher.hash_one(at(chunks, j).timer_id));
     }
 
-    fn push(&mut self, f: TimerFate) {
+    fn push(&mut self, f: Record) {
         if self.len.is_multiple_of(CHUNK) {
             self.chunks.push(Arc::new(Vec::with_capacity(CHUNK)));
         }
@@ -170,16 +228,17 @@ impl Fates {
                         f.height = *at;
                         continue;
                     }
-                    self.push(TimerFate {
+                    let record = Record {
                         timer_id: *timer_id,
-                        actor: *actor,
-                        fee_payer: *fee_payer,
+                        actor: AddressBook::position(&mut self.book, *actor),
+                        fee_payer: AddressBook::position(&mut self.book, *fee_payer),
                         height: *at,
                         schedule_block: height,
                         exit_height: 0,
                         fee_paid: 0,
                         status: None,
-                    });
+                    };
+                    self.push(record);
                 }
                 TimerEvent::TimerFired { timer_id, cost, .. } => {
                     self.left(timer_id, height, TimerStatus::Fired, *cost)

@@ -161,7 +161,7 @@ impl NodeCore {
             // Its events left the history: its compact record answers (Spec note 150).
             return fate.filter(|f| f.status.is_some()).map(|f| {
                 self.labelled(fate_view(
-                    f,
+                    &f,
                     self.chain.engine().policies().client_nonce_for(id),
                 ))
             });
