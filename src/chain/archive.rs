@@ -211,6 +211,29 @@ impl Chain {
         self.archive.header(height)
     }
 
+    /// Drops the stored blocks below `height` but the newest, archiving their headers (and the
+    /// quiet runs below them) when the archive is on: a live node's window is its last
+    /// `--history` heights, and a block below it answers its header only, so its body need
+    /// not be held (issue 31, "cost follows what happens", Spec note 209). Without this the
+    /// chain held its last `--history` stored blocks whatever their heights: after a
+    /// 1,000,000-height jump over 10,000 fires, the 10,000 blocks of the last ~500,000
+    /// heights, ~200 of them in the window.
+    pub fn drop_blocks_below(&mut self, height: u64) {
+        let mut dropped = false;
+        while self.blocks.len() > 1
+            && self
+                .blocks
+                .front()
+                .is_some_and(|b| b.header.height < height)
+        {
+            self.drop_oldest_block();
+            dropped = true;
+        }
+        if dropped {
+            self.prune_quiet();
+        }
+    }
+
     /// Drops the oldest stored block, archiving its header; with the archive on, the quiet
     /// runs below it leave with it (archived first), so the archive stays in height order.
     pub(super) fn drop_oldest_block(&mut self) {

@@ -134,6 +134,10 @@ pub struct QuietRun {
     /// The lane statistics every height of the run shares (CIP-1 v3 §5: nothing selected or
     /// deferred, the basefee unchanged).
     lane: LaneStats,
+    /// Timers epoch maintenance migrated between tiers at the run's first height (Spec note
+    /// 210: a block where only that happened is kept as a run's first height); 0 at the
+    /// others, which are quiet.
+    migrated: u64,
 }
 
 pub(super) fn empty_body_hash() -> H256 {
@@ -228,19 +232,20 @@ impl Chain {
         };
         self.quiet_head = None;
         self.engine.skip_quiet(n);
-        self.push_quiet(first, first + n - 1, lane);
+        self.push_run(first, first + n - 1, lane, 0);
         n
     }
 
     /// Seals the open block as a quiet height (the caller checked it is one).
     pub(super) fn seal_quiet(&mut self, lane: LaneStats) {
         let open = self.open.take().expect("open");
-        self.push_quiet(open.height, open.height, lane);
+        self.push_run(open.height, open.height, lane, 0);
     }
 
-    /// Records the quiet heights `first..=last` (the queue already drained them) and makes the
+    /// Records the heights `first..=last` (the queue already drained them), quiet but for
+    /// `migrated` timers moved by epoch maintenance at `first` (Spec note 210), and makes the
     /// last the head: its root and hash are the only ones computed.
-    fn push_quiet(&mut self, first: u64, last: u64, lane: LaneStats) {
+    pub(super) fn push_run(&mut self, first: u64, last: u64, lane: LaneStats, migrated: u64) {
         let q = self.engine.queue();
         let h = q.horizons();
         let reusable = self
@@ -259,14 +264,15 @@ impl Chain {
         let anchor = self.anchor();
         let header = quiet_header(last, anchor, root, self.proposer);
         let pending = self.engine.pending() as u64;
-        let extends = self.quiet.back().is_some_and(|r| {
-            r.last + 1 == first
-                && r.anchor == anchor
-                && Arc::ptr_eq(&r.tpl, &tpl)
-                && r.proposer == self.proposer
-                && r.pending == pending
-                && r.lane == lane
-        });
+        let extends = migrated == 0
+            && self.quiet.back().is_some_and(|r| {
+                r.last + 1 == first
+                    && r.anchor == anchor
+                    && Arc::ptr_eq(&r.tpl, &tpl)
+                    && r.proposer == self.proposer
+                    && r.pending == pending
+                    && r.lane == lane
+            });
         if extends {
             Arc::make_mut(self.quiet.back_mut().expect("checked")).last = last;
         } else {
@@ -278,6 +284,7 @@ impl Chain {
                 pending,
                 anchor,
                 lane,
+                migrated,
             }));
         }
         self.height = last;
@@ -300,7 +307,7 @@ impl Chain {
             receipts: Vec::new(),
             events: Vec::new(),
             eob: EobStats::default(),
-            migrated: 0,
+            migrated: if height == r.first { r.migrated } else { 0 },
             pending: r.pending,
             lane: r.lane.clone(),
             tally: Default::default(),
