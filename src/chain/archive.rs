@@ -219,7 +219,6 @@ impl Chain {
     /// 1,000,000-height jump over 10,000 fires, the 10,000 blocks of the last ~500,000
     /// heights, ~200 of them in the window.
     pub fn drop_blocks_below(&mut self, height: u64) {
-        let mut dropped = false;
         while self.blocks.len() > 1
             && self
                 .blocks
@@ -227,10 +226,20 @@ impl Chain {
                 .is_some_and(|b| b.header.height < height)
         {
             self.drop_oldest_block();
-            dropped = true;
         }
-        if dropped {
-            self.prune_quiet();
+        if !self.archive.is_on() {
+            return;
+        }
+        // The quiet runs wholly below `height` and below every stored block (so the archive
+        // stays in height order); a run reaching into the window stays whole.
+        let oldest = self.blocks.front().map(|b| b.header.height);
+        while self
+            .quiet
+            .front()
+            .is_some_and(|r| r.last < height && oldest.is_none_or(|f| r.last < f))
+        {
+            let r = self.quiet.pop_front().expect("checked");
+            self.archive.push_quiet(&r);
         }
     }
 

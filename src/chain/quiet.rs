@@ -286,6 +286,7 @@ impl Chain {
                 lane,
                 migrated,
             }));
+            self.bound_runs();
         }
         self.height = last;
         self.root = root;
@@ -330,6 +331,17 @@ impl Chain {
             if r.first > first {
                 self.archive_blocks_below(r.first);
             }
+            self.archive.push_quiet(&r);
+        }
+    }
+
+    /// Keeps at most `keep_blocks` quiet runs, as the stored blocks are kept (a run per
+    /// migration-only height, Spec note 210): the oldest go to the header archive, after the
+    /// stored blocks below them.
+    fn bound_runs(&mut self) {
+        while self.quiet.len() > self.keep_blocks {
+            let r = self.quiet.pop_front().expect("more than one");
+            self.archive_blocks_below(r.first);
             self.archive.push_quiet(&r);
         }
     }

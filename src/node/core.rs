@@ -712,10 +712,6 @@ impl NodeCore {
         {
             self.history.pop_front();
         }
-        if self.keep_history {
-            // The chain holds no body the window does not answer (Spec note 209).
-            self.chain.drop_blocks_below(first_kept);
-        }
         let traced = self.chain.take_traces();
         let (height, hash) = (b.header.height, b.header.hash);
         self.traces.sealed(traced, height, hash, first_kept);

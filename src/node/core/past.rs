@@ -103,6 +103,11 @@ impl NodeCore {
     /// blocks with a body (those older than the retained history are dropped, but for the one
     /// the oldest retained height replays from).
     pub(super) fn sealed(&mut self) {
+        if self.keep_history {
+            // The chain holds no body or run the window does not answer (Spec note 209).
+            let first_kept = self.first_kept();
+            self.chain.drop_blocks_below(first_kept);
+        }
         if !self.recording {
             return;
         }
