@@ -116,13 +116,15 @@ fn bench(c: &mut Criterion) {
          retained as the request left it, +{:.1} MB once its node events are drained (what \
          the shell does after each request: {:.1} MB of them), +{:.1} MB at peak (counting \
          allocator); {fires} timers fired; {} blocks with a body held by the chain (first \
-         kept height {}); target <= 30 MB",
+         kept height {}), {} header archive entries, {} quiet runs; target <= 30 MB",
         mb(heap.retained),
         mb(heap.retained + drained.retained),
         mb(-drained.retained),
         mb(heap.peak),
         n.chain().blocks().count(),
         n.first_kept(),
+        n.chain().header_archive().len(),
+        n.chain().quiet_runs(),
     );
     assert_eq!(fires, 10_000, "every timer fires");
     // Where the retained bytes are: each part dropped in turn, after one block and after the

@@ -39,7 +39,15 @@
 //! floor and the window has emptied (at most `fairness_window_blocks` heights after the last
 //! fire or deferral), then quietly again.
 //!
-//! Quiet heights are not listed by [`Chain::blocks`], which lists the stored bodies.
+//! **Migration-only heights** (Spec note 210): a block where nothing happened but epoch
+//! maintenance moving timers between tiers is not quiet (its root differs from the height
+//! before), but it needs no stored body either: it is sealed with a full root commit and kept
+//! as the first height of a run of its own ([`Chain::push_run`]), with its migration count and
+//! lane statistics; the quiet heights after it join that run, and [`Chain::block`] rebuilds
+//! it equal to the stored block it replaced.
+//!
+//! Quiet and migration-only heights are not listed by [`Chain::blocks`], which lists the
+//! stored bodies.
 
 use super::*;
 use crate::engine::scheduler::kind::FireBound;
@@ -52,7 +60,8 @@ pub enum Sealed {
     /// A block with a stored body.
     Block,
     /// A quiet height (see the module docs): no stored body, its root folded from the last
-    /// committed template.
+    /// committed template; or a migration-only height, its root committed, kept as the
+    /// first height of a quiet run (Spec note 210).
     Quiet,
 }
 
