@@ -26,17 +26,9 @@ import time
 
 # The JSON-RPC helpers of the dashboard scene beside this script.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard_bucket import call, rpc  # noqa: E402
+from dashboard_bucket import call, rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
 
 SPAN_JUMP = 999_900
-
-
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
 
 
 def scene(bin_, port, n, jump):
@@ -46,12 +38,7 @@ def scene(bin_, port, n, jump):
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               start_new_session=True)
     try:
-        for _ in range(200):
-            try:
-                rpc(url, "devnet_blockNumber", [])
-                break
-            except Exception:
-                time.sleep(0.1)
+        wait_ready(url)
         n_actors = n // 1000 + 1
         dev = rpc(url, "devnet_accounts", [])[0]["address"]
         rpc(url, "devnet_setBalance", [dev, str(10**21 * (n_actors + 10))])
@@ -59,22 +46,12 @@ def scene(bin_, port, n, jump):
         rpc(url, "devnet_mine", [])
         first = rpc(url, "devnet_blockNumber", []) + 50
         span = SPAN_JUMP if jump else n
-        ids = []
-        for i in range(0, n, 1000):
-            reqs = [{"jsonrpc": "2.0", "id": k, "method": "timer_schedule",
-                     "params": [{"actor": actors[(i + k) % n_actors],
-                                 "height": first + (i + k) * span // n}]}
-                    for k in range(min(1000, n - i))]
-            reqs.append({"jsonrpc": "2.0", "id": "mine", "method": "devnet_mine", "params": []})
-            for j in range(0, len(reqs), 100):
-                answers = call(url, reqs[j:j + 100])
-                if isinstance(answers, dict):
-                    raise RuntimeError(f"batch refused: {answers.get('error')}")
-                for o in answers:
-                    if "error" in o:
-                        raise RuntimeError(f"refused: {o['error']}")
-                    if o["id"] != "mine":
-                        ids.append(o["result"])
+        answers = schedule_blocks(url, n, lambda i: {"actor": actors[i % n_actors],
+                                                      "height": first + i * span // n})
+        for o in answers:
+            if "error" in o:
+                raise RuntimeError(f"refused: {o['error']}")
+        ids = [o["result"] for o in answers]
         head = rpc(url, "devnet_blockNumber", [])
         loaded = rss_mb(server.pid)
         t0 = time.time()
