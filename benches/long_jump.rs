@@ -10,7 +10,10 @@
 //! * `full_bodies_100k_1k_timers`: every height sealed with a stored body and a full commit
 //!   (`Chain::test_hook_no_quiet`), over 100,000 heights with 1,000 timers (the same density);
 //! * a report (printed) of the heap the 1,000,000-height jump leaves allocated and its peak,
-//!   from a counting global allocator.
+//!   from a counting global allocator (as the request left it, and once the node's events are
+//!   drained as the shell drains them), and where it is: each part the node retains dropped
+//!   in turn (`RetainedPart::ALL`, then the live chain's fields), after one block and after
+//!   the jump.
 //!
 //! Run: `cargo bench --bench long_jump -- --warm-up-time 1 --measurement-time 5`.
 
@@ -19,7 +22,7 @@ mod common;
 
 use cowboy_devnet::chain::{Chain, Genesis};
 use cowboy_devnet::engine::EventKind;
-use cowboy_devnet::node::{Mine, NodeCore, NodeEvent};
+use cowboy_devnet::node::{Mine, NodeCore, NodeEvent, RetainedPart};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 
@@ -102,21 +105,50 @@ fn bench(c: &mut Criterion) {
     g.finish();
 
     // Memory of the jump, and a check that every timer fired at its own height.
-    let mut n = common::fleet::node_from(&big, big_genesis);
+    let mut n = common::fleet::node_from(&big, big_genesis.clone());
     let ((), heap) = counting_alloc::measure(|| {
         n.apply(Mine { blocks: 1_000_000 }).expect("mine");
     });
-    let fires = fired(&mut n);
+    let (fires, drained) = counting_alloc::measure(|| fired(&mut n));
     let mb = |b: isize| b as f64 / 1e6;
     println!(
         "long_jump/memory: Mine {{ blocks: 1_000_000 }} with 10,000 timers: heap +{:.1} MB \
-         retained, +{:.1} MB at peak (counting allocator); {fires} timers fired; {} blocks \
-         with a body stored; target < 50 MB",
+         retained as the request left it, +{:.1} MB once its node events are drained (what \
+         the shell does after each request: {:.1} MB of them), +{:.1} MB at peak (counting \
+         allocator); {fires} timers fired; {} blocks with a body held by the chain (first \
+         kept height {}), {} header archive entries, {} quiet runs; target <= 30 MB",
         mb(heap.retained),
+        mb(heap.retained + drained.retained),
+        mb(-drained.retained),
         mb(heap.peak),
-        n.chain().blocks().count()
+        n.chain().blocks().count(),
+        n.first_kept(),
+        n.chain().header_archive().len(),
+        n.chain().quiet_runs(),
     );
     assert_eq!(fires, 10_000, "every timer fires");
+    // Where the retained bytes are: each part dropped in turn, after one block and after the
+    // jump (the difference is what the jump left).
+    for blocks in [1, 1_000_000] {
+        let mut m = common::fleet::node_from(&big, big_genesis.clone());
+        m.apply(Mine { blocks }).expect("mine");
+        while m.poll_event().is_some() {}
+        let mut parts = Vec::new();
+        for part in RetainedPart::ALL {
+            let ((), h) = counting_alloc::measure(|| m.test_hook_drop_part(part));
+            parts.push(format!("{part:?} {:.1}", mb(-h.retained)));
+        }
+        for field in ["engine", "accounts", "actors", "commit", "recent"] {
+            let ((), h) = counting_alloc::measure(|| m.test_hook_drop_chain_field(field));
+            parts.push(format!("chain {field} {:.1}", mb(-h.retained)));
+        }
+        let ((), h) = counting_alloc::measure(|| drop(m));
+        parts.push(format!("rest {:.1}", mb(-h.retained)));
+        println!(
+            "long_jump/memory: after Mine {{ blocks: {blocks} }}, MB each part alone held: {}",
+            parts.join(", ")
+        );
+    }
     // The baseline reaches the same head, root and hash.
     let mut stepped = big.clone();
     for _ in 0..1_000_000 {

@@ -14,6 +14,7 @@ Not run by `cargo test` (it takes minutes). Usage:
     python3 benches/scripts/checkpoint_rss.py target/release/cowboy-devnet [PENDING] [BLOCKS] [PORT]
 """
 import json
+import os
 import subprocess
 import sys
 import time
@@ -49,11 +50,10 @@ def batch(reqs):
 
 
 def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from dashboard_bucket import rss_mb as rss  # noqa: E402
+
+    return rss(pid)
 
 
 def one(extra):

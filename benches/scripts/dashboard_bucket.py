@@ -46,17 +46,48 @@ def rpc(url, method, params):
     return v["result"]
 
 
+def wait_ready(url):
+    """Waits (up to 20 s) until the server at `url` answers."""
+    for _ in range(200):
+        try:
+            rpc(url, "devnet_blockNumber", [])
+            return
+        except Exception:
+            time.sleep(0.1)
+
+
+def rss_mb(pid):
+    """The process's resident set (`/proc/PID/status` VmRSS), in MB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def schedule_blocks(url, n, timer):
+    """Schedules `n` timers through `timer_schedule`, 1,000 a block (each block's requests and
+    its `devnet_mine` sent in batches of 100); `timer(i)` is the i-th timer's params. Returns
+    the answers to the schedules, in order."""
+    out = []
+    for i in range(0, n, 1000):
+        reqs = [{"jsonrpc": "2.0", "id": k, "method": "timer_schedule", "params": [timer(i + k)]}
+                for k in range(min(1000, n - i))]
+        reqs.append({"jsonrpc": "2.0", "id": "mine", "method": "devnet_mine", "params": []})
+        for j in range(0, len(reqs), 100):
+            answers = call(url, reqs[j:j + 100])
+            if isinstance(answers, dict):
+                raise RuntimeError(f"batch refused: {answers.get('error')}")
+            out.extend(o for o in answers if o["id"] != "mine")
+    return out
+
+
 def load(bin_, port, bucket, scheduler, block_time, per_block=10):
     url = f"http://127.0.0.1:{port}"
     server = subprocess.Popen(
         [bin_, "serve", "--no-mining", "--port", str(port), "--scheduler", scheduler],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    for _ in range(200):
-        try:
-            rpc(url, "devnet_blockNumber", [])
-            break
-        except Exception:
-            time.sleep(0.1)
+    wait_ready(url)
     # An actor holds at most 1,024 live timers (the default `max_timers_per_actor`).
     n_actors = max(ACTORS, bucket // 1000)
     if n_actors > ACTORS:

@@ -25,15 +25,7 @@ import time
 
 # The JSON-RPC helpers of the dashboard scene beside this script.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard_bucket import call, rpc  # noqa: E402
-
-
-def rss_mb(pid):
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
+from dashboard_bucket import rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
 
 
 def main(bin_, port, n):
@@ -44,12 +36,7 @@ def main(bin_, port, n):
     server = subprocess.Popen([bin_, "serve", "--no-mining", "--port", str(port)],
                               stdout=out, stderr=out, start_new_session=True)
     try:
-        for _ in range(200):
-            try:
-                rpc(url, "devnet_blockNumber", [])
-                break
-            except Exception:
-                time.sleep(0.1)
+        wait_ready(url)
         n_actors = max(1, n // 1000)
         dev = rpc(url, "devnet_accounts", [])[0]["address"]
         rpc(url, "devnet_setBalance", [dev, str(10**21 * (n_actors + 10))])
@@ -60,18 +47,9 @@ def main(bin_, port, n):
         before = rss_mb(server.pid)
         first = rpc(url, "devnet_blockNumber", []) + 50_000
         t0 = time.time()
-        refused = 0
-        for i in range(0, n, 1000):
-            reqs = [{"jsonrpc": "2.0", "id": k, "method": "timer_schedule",
-                     "params": [{"actor": actors[(i + k) % n_actors],
-                                 "height": first + (i + k) % 200_000}]}
-                    for k in range(min(1000, n - i))]
-            reqs.append({"jsonrpc": "2.0", "id": "mine", "method": "devnet_mine", "params": []})
-            for j in range(0, len(reqs), 100):
-                answers = call(url, reqs[j:j + 100])
-                if isinstance(answers, dict):
-                    raise RuntimeError(f"batch refused: {answers.get('error')}")
-                refused += sum(1 for o in answers if "error" in o)
+        answers = schedule_blocks(url, n, lambda i: {"actor": actors[i % n_actors],
+                                                      "height": first + i % 200_000})
+        refused = sum(1 for o in answers if "error" in o)
         pending = n - refused
         loaded = rss_mb(server.pid)
         print(f"{pending} timers pending ({refused} refused) in {time.time() - t0:.0f} s",

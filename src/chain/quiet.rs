@@ -39,7 +39,15 @@
 //! floor and the window has emptied (at most `fairness_window_blocks` heights after the last
 //! fire or deferral), then quietly again.
 //!
-//! Quiet heights are not listed by [`Chain::blocks`], which lists the stored bodies.
+//! **Migration-only heights** (Spec note 214): a block where nothing happened but epoch
+//! maintenance moving timers between tiers is not quiet (its root differs from the height
+//! before), but it needs no stored body either: it is sealed with a full root commit and kept
+//! as the first height of a run of its own ([`Chain::push_run`]), with its migration count and
+//! lane statistics; the quiet heights after it join that run, and [`Chain::block`] rebuilds
+//! it equal to the stored block it replaced.
+//!
+//! Quiet and migration-only heights are not listed by [`Chain::blocks`], which lists the
+//! stored bodies.
 
 use super::*;
 use sha3::{Digest, Keccak256};
@@ -51,7 +59,8 @@ pub enum Sealed {
     /// A block with a stored body.
     Block,
     /// A quiet height (see the module docs): no stored body, its root folded from the last
-    /// committed template.
+    /// committed template; or a migration-only height, its root committed, kept as the
+    /// first height of a quiet run (Spec note 214).
     Quiet,
 }
 
@@ -133,6 +142,10 @@ pub struct QuietRun {
     /// The lane statistics every height of the run shares (CIP-1 v3 §5: nothing selected or
     /// deferred, the basefee unchanged).
     lane: LaneStats,
+    /// Timers epoch maintenance migrated between tiers at the run's first height (Spec note
+    /// 210: a block where only that happened is kept as a run's first height); 0 at the
+    /// others, which are quiet.
+    migrated: u64,
 }
 
 pub(super) fn empty_body_hash() -> H256 {
@@ -223,19 +236,20 @@ impl Chain {
         };
         self.quiet_head = None;
         self.engine.skip_quiet(n);
-        self.push_quiet(first, first + n - 1, lane);
+        self.push_run(first, first + n - 1, lane, 0);
         n
     }
 
     /// Seals the open block as a quiet height (the caller checked it is one).
     pub(super) fn seal_quiet(&mut self, lane: LaneStats) {
         let open = self.open.take().expect("open");
-        self.push_quiet(open.height, open.height, lane);
+        self.push_run(open.height, open.height, lane, 0);
     }
 
-    /// Records the quiet heights `first..=last` (the queue already drained them) and makes the
+    /// Records the heights `first..=last` (the queue already drained them), quiet but for
+    /// `migrated` timers moved by epoch maintenance at `first` (Spec note 214), and makes the
     /// last the head: its root and hash are the only ones computed.
-    fn push_quiet(&mut self, first: u64, last: u64, lane: LaneStats) {
+    pub(super) fn push_run(&mut self, first: u64, last: u64, lane: LaneStats, migrated: u64) {
         let q = self.engine.queue();
         let h = q.horizons();
         let reusable = self
@@ -254,14 +268,15 @@ impl Chain {
         let anchor = self.anchor();
         let header = quiet_header(last, anchor, root, self.proposer);
         let pending = self.engine.pending() as u64;
-        let extends = self.quiet.back().is_some_and(|r| {
-            r.last + 1 == first
-                && r.anchor == anchor
-                && Arc::ptr_eq(&r.tpl, &tpl)
-                && r.proposer == self.proposer
-                && r.pending == pending
-                && r.lane == lane
-        });
+        let extends = migrated == 0
+            && self.quiet.back().is_some_and(|r| {
+                r.last + 1 == first
+                    && r.anchor == anchor
+                    && Arc::ptr_eq(&r.tpl, &tpl)
+                    && r.proposer == self.proposer
+                    && r.pending == pending
+                    && r.lane == lane
+            });
         if extends {
             Arc::make_mut(self.quiet.back_mut().expect("checked")).last = last;
         } else {
@@ -273,7 +288,9 @@ impl Chain {
                 pending,
                 anchor,
                 lane,
+                migrated,
             }));
+            self.bound_runs();
         }
         self.height = last;
         self.root = root;
@@ -295,7 +312,7 @@ impl Chain {
             receipts: Vec::new(),
             events: Vec::new(),
             eob: EobStats::default(),
-            migrated: 0,
+            migrated: if height == r.first { r.migrated } else { 0 },
             pending: r.pending,
             lane: r.lane.clone(),
             tally: Default::default(),
@@ -318,6 +335,17 @@ impl Chain {
             if r.first > first {
                 self.archive_blocks_below(r.first);
             }
+            self.archive.push_quiet(&r);
+        }
+    }
+
+    /// Keeps at most `keep_blocks` quiet runs, as the stored blocks are kept (a run per
+    /// migration-only height, Spec note 214): the oldest go to the header archive, after the
+    /// stored blocks below them.
+    fn bound_runs(&mut self) {
+        while self.quiet.len() > self.keep_blocks {
+            let r = self.quiet.pop_front().expect("more than one");
+            self.archive_blocks_below(r.first);
             self.archive.push_quiet(&r);
         }
     }

@@ -103,8 +103,32 @@ impl Chain {
         self.cancelled_fires.clear();
         let tx_cycles = self.open.as_ref().expect("open").tx_cycles;
         let (stats, lane) = eob.close(&mut self.engine, tx_cycles);
+        if self.header_only(&stats) {
+            self.commit_root();
+            let open = self.open.take().expect("open");
+            self.push_run(open.height, open.height, lane, open.migrated);
+            return Sealed::Quiet;
+        }
         self.seal(stats, lane);
         Sealed::Block
+    }
+
+    /// Is the open block, its end run with `stats`, one that needs no stored body (issue 31,
+    /// "cost follows what happens", Spec note 214)? Nothing happened in it but what its header
+    /// and a quiet run hold: no transaction, no event, no skipped height, end-of-block
+    /// counters all zero; only epoch maintenance may have moved timers between tiers (its
+    /// root then differs from the height before). Such a block is kept as the first height of
+    /// a [`QuietRun`](super::quiet::QuietRun) with its own root template, its migration count
+    /// and lane statistics, and [`Chain::block`] rebuilds it whole, equal to the block a stored
+    /// body would have answered (the header too: an empty body names its anchor).
+    fn header_only(&self, stats: &crate::engine::EobStats) -> bool {
+        let o = self.open.as_ref().expect("open");
+        !self.no_quiet
+            && !self.deferred_roots
+            && o.receipts.is_empty()
+            && o.events.is_empty()
+            && o.skipped == 0
+            && *stats == crate::engine::EobStats::default()
     }
 
     /// The engine's plan and quiet test for the open block, against the chain's balances.

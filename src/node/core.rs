@@ -62,6 +62,9 @@ pub struct NodeConfig {
 /// Heights of history a live node keeps by default (`serve --history`, Spec note 73).
 pub const DEFAULT_HISTORY: usize = 10_000;
 
+/// The room the node's event queue keeps once drained (see [`NodeCore::poll_event`]).
+const EVENT_ROOM_KEPT: usize = 1024;
+
 /// Snapshots a node keeps by default.
 pub const DEFAULT_MAX_SNAPSHOTS: usize = 64;
 /// Dev accounts a node funds by default.
@@ -489,7 +492,14 @@ impl NodeCore {
 
     /// The next thing that happened, oldest first.
     pub fn poll_event(&mut self) -> Option<NodeEvent> {
-        self.events.pop_front()
+        let e = self.events.pop_front();
+        // Issue 31 (cost follows what happens): a long jump queues an event per fire (10,000
+        // over a 1M-height jump); once they are drained the queue lets go of their room
+        // instead of holding it for good (9 MB after that jump).
+        if e.is_none() && self.events.capacity() > EVENT_ROOM_KEPT {
+            self.events.shrink_to(EVENT_ROOM_KEPT);
+        }
+        e
     }
 
     // ---- queries -------------------------------------------------------------------------
