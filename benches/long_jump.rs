@@ -35,16 +35,7 @@ const ACTORS: u64 = 16;
 
 /// A chain at height 1 with `timers` timers spread evenly over the next `span` heights.
 fn chain(timers: u64, span: u64) -> (Chain, Genesis) {
-    let (mut c, genesis) = common::fleet::fleet_chain(
-        common::fleet::uncapped_genesis(),
-        ACTORS,
-        common::fleet::FLEET_RICH,
-    );
-    c.seal_block();
-    let owner = |i| common::fleet::fleet_actor(ACTORS, i);
-    c.test_hook_insert_timers(common::fleet::spread_timers(0, timers, 2, span, owner))
-        .expect("fresh ids");
-    (c, genesis)
+    common::fleet::spread_chain(ACTORS, timers, span)
 }
 
 fn fired(node: &mut NodeCore) -> usize {

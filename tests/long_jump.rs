@@ -2,7 +2,7 @@
 //! without a stored body or Merkle work, and must give the chain one-by-one sealing gives:
 //! the same timers fired at the same heights, the same state root and hash at every height.
 
-use cowboy_devnet::chain::{Block, BlockHeader, Chain, Genesis, body_hash};
+use cowboy_devnet::chain::{BlockHeader, Chain, Genesis, body_hash};
 use cowboy_devnet::engine::types::keccak_parts;
 use cowboy_devnet::engine::{Address, EventKind, QueueConfig, Timer, TimerConfig, TimerStatus};
 use cowboy_devnet::node::{EventFilter, Mine, NodeCore};
@@ -53,15 +53,6 @@ fn chain(heights: &[u64]) -> (Chain, Genesis) {
     (c, genesis)
 }
 
-fn assert_same_block(a: &Block, b: &Block, what: &str) {
-    let h = a.header.height;
-    assert_eq!(a.header, b.header, "{what}: header at height {h}");
-    assert_eq!(a.events, b.events, "{what}: events at height {h}");
-    assert_eq!(a.receipts, b.receipts, "{what}: receipts at height {h}");
-    assert_eq!(a.eob, b.eob, "{what}: end of block at height {h}");
-    assert_eq!(a.pending, b.pending, "{what}: pending at height {h}");
-}
-
 /// Mines `blocks` heights three ways and compares every height: the reference (every height
 /// sealed with a body and a full commit), one `Mine` per height, and one `Mine` for all.
 fn check_schedule(heights: &[u64], blocks: u64) -> usize {
@@ -89,8 +80,8 @@ fn check_schedule(heights: &[u64], blocks: u64) -> usize {
         let r = reference.block(h).expect("reference block");
         let o = one_by_one.chain().block(h).expect("one-by-one block");
         let j = jump.chain().block(h).expect("jumped block");
-        assert_same_block(&r, &o, "one Mine per height");
-        assert_same_block(&r, &j, "one Mine for the jump");
+        common::fleet::assert_same_block(&r, &o, "one Mine per height");
+        common::fleet::assert_same_block(&r, &j, "one Mine for the jump");
         fired += r
             .events
             .iter()

@@ -4,7 +4,7 @@
 //! from a chain's dump.
 
 use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount};
+use cowboy_devnet::chain::{Block, Chain, Genesis, GenesisAccount};
 use cowboy_devnet::engine::{Address, Timer, TimerConfig, TimerId};
 use cowboy_devnet::node::{LoadState, MiningMode, NodeConfig, NodeCore};
 use cowboy_devnet::vm::DevnetRuntime;
@@ -82,6 +82,30 @@ pub fn spread_timers(
     owner: impl Fn(u64) -> Address,
 ) -> impl Iterator<Item = Timer> {
     (0..count).map(move |i| bulk_timer(first + i, owner(i), from + i * span / count.max(1)))
+}
+
+/// A sealed fleet chain at height 1 (`actors` no-code actors, uncapped, rich) with `timers`
+/// bulk timers spread evenly over the next `span` heights: the long jumps' scene
+/// (`benches/long_jump.rs`, `tests/issue31_jump_cost.rs`).
+pub fn spread_chain(actors: u64, timers: u64, span: u64) -> (Chain, Genesis) {
+    let (mut c, genesis) = fleet_chain(uncapped_genesis(), actors, FLEET_RICH);
+    c.seal_block();
+    let owner = |i| fleet_actor(actors, i);
+    c.test_hook_insert_timers(spread_timers(0, timers, 2, span, owner))
+        .expect("fresh ids");
+    (c, genesis)
+}
+
+/// Every field a block read answers is the same in `a` and `b` (`what` names the comparison).
+pub fn assert_same_block(a: &Block, b: &Block, what: &str) {
+    let h = a.header.height;
+    assert_eq!(a.header, b.header, "{what}: header at height {h}");
+    assert_eq!(a.receipts, b.receipts, "{what}: receipts at height {h}");
+    assert_eq!(a.events, b.events, "{what}: events at height {h}");
+    assert_eq!(a.eob, b.eob, "{what}: end of block at height {h}");
+    assert_eq!(a.migrated, b.migrated, "{what}: migrated at height {h}");
+    assert_eq!(a.pending, b.pending, "{what}: pending at height {h}");
+    assert_eq!(a.lane, b.lane, "{what}: lane at height {h}");
 }
 
 /// The default timer config with no per-actor cap (a fleet actor holds any number of timers).
