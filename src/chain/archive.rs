@@ -249,18 +249,18 @@ impl Chain {
     /// history answers `HistoryPruned` below its first kept height) until as many newer blocks
     /// pushed them out.
     pub fn drop_blocks_below(&mut self, height: u64) {
-        loop {
-            let block = self.blocks.front().map(|b| b.header.height);
-            let run = self.quiet.front().map(|r| (r.first, r.last));
-            match (block, run) {
-                (Some(b), Some((first, _))) if b < height && b < first => self.drop_oldest_block(),
-                (_, Some((_, last))) if last < height => {
-                    let r = self.quiet.pop_front().expect("checked");
-                    self.archive.push_quiet(&r);
-                }
-                (Some(b), _) if b < height => self.drop_oldest_block(),
-                _ => return,
-            }
+        // Each dropped block takes the quiet runs below it to the archive first; the runs left
+        // below `height` then lie above every dropped block.
+        while self
+            .blocks
+            .front()
+            .is_some_and(|b| b.header.height < height)
+        {
+            self.drop_oldest_block();
+        }
+        while self.quiet.front().is_some_and(|r| r.last < height) {
+            let r = self.quiet.pop_front().expect("checked");
+            self.archive.push_quiet(&r);
         }
     }
 

@@ -195,7 +195,7 @@ fn u64_at(v: &Value, k: &str) -> u64 {
 /// A `devnet_subscribeStory` notification as the story line's item (what the in-process
 /// node's notification gives through the same [`crate::tui::story::from_note`]).
 fn story_item(v: &Value) -> Option<StoryItem> {
-    let note: crate::node::StoryNote = serde_json::from_value(v.clone()).ok()?;
+    let note = <crate::node::StoryNote as serde::Deserialize>::deserialize(v).ok()?;
     Some(crate::tui::story::from_note(note))
 }
 

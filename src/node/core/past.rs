@@ -51,6 +51,22 @@ impl Checkpoint {
         }
     }
 
+    /// A checkpoint at a session's start (the log before its first entry) sharing `chain`
+    /// with whoever else holds it, or of a copy of it when it holds stored blocks (which a
+    /// checkpoint keeps beside its chain).
+    fn shared(chain: Arc<Chain>) -> Self {
+        if chain.blocks().next().is_some() {
+            return Checkpoint::of(&chain, None, 0);
+        }
+        Checkpoint {
+            height: chain.height(),
+            chain,
+            blocks: VecDeque::new(),
+            pos: None,
+            count: 0,
+        }
+    }
+
     /// The chain to replay from: the checkpoint's, its blocks given back, with `archive` (the
     /// live chain's dropped headers) when it covers more and ends by `upto` (Spec note 209).
     fn chain_for(&self, archive: &crate::chain::HeaderArchive, upto: u64) -> Chain {
@@ -99,18 +115,7 @@ pub(super) fn start(chain: &Chain, keep_history: bool) -> VecDeque<Arc<Checkpoin
 pub(super) fn start_shared(chain: Option<Arc<Chain>>) -> VecDeque<Arc<Checkpoint>> {
     let mut v = VecDeque::new();
     if let Some(chain) = chain {
-        let stores = chain.blocks().next().is_some();
-        let cp = match stores {
-            true => Checkpoint::of(&chain, None, 0),
-            false => Checkpoint {
-                height: chain.height(),
-                chain,
-                blocks: VecDeque::new(),
-                pos: None,
-                count: 0,
-            },
-        };
-        v.push_back(Arc::new(cp));
+        v.push_back(Arc::new(Checkpoint::shared(chain)));
     }
     v
 }
