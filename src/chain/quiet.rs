@@ -219,7 +219,7 @@ impl Chain {
         let capacity = self.timer_config().lane_timer_cycles;
         // CIP-1 v3: the lane's state must stand still over the heights jumped (see the module
         // docs), and the jump stops below the activation block, which starts the lane.
-        let Some(max) = self.engine.cip1_rest_heights(first, capacity, max) else {
+        let Some(max) = self.engine.rest_heights(first, capacity, max) else {
             return 0;
         };
         let n = self.engine.quiet_heights(max);

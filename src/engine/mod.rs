@@ -218,7 +218,11 @@ impl Engine {
         lane_capacity: u64,
         outcome: &mut scheduler::policy::BlockOutcome,
     ) -> (u128, bool) {
-        self.policies.end_block(height, lane_capacity, outcome)
+        let at = scheduler::policy::AfterBlockAt {
+            height,
+            lane_capacity,
+        };
+        self.policies.end_block(self.scheduler, at, outcome)
     }
 
     /// Governance's update of the policies' parameters (`SYS_UPDATE_SCHEDULER_CONFIG`),
@@ -322,9 +326,10 @@ impl Engine {
     }
 
     /// Idle heights from `first` on, at most `max`, over which the CIP-1 v3 state stands still
-    /// (see [`Cip1State::rest_heights`]); `None` if the block at `first` would move it.
-    pub fn cip1_rest_heights(&self, first: u64, lane_capacity: u64, max: u64) -> Option<u64> {
-        self.policies.rest_heights(first, lane_capacity, max)
+    /// (see [`PolicyState::rest_heights`]); `None` if the block at `first` would move it.
+    pub fn rest_heights(&self, first: u64, lane_capacity: u64, max: u64) -> Option<u64> {
+        self.policies
+            .rest_heights(self.scheduler, first, lane_capacity, max)
     }
 
     /// Moves past `n` heights counted by [`quiet_heights`](Self::quiet_heights), as `n` empty

@@ -1,12 +1,13 @@
 //! CIP-1 v3's configuration and state as the engine keeps them: the tier multipliers (§7.3),
 //! the parameters ([`Cip1Config`]), the state between blocks ([`Cip1State`]: activation, lane
-//! basefee, p50 tip, fairness window) and its update after each block ([`BlockOutcome`],
-//! [`Cip1State::end_block`]), and one block's lane statistics ([`LaneStats`]).
+//! basefee, p50 tip, fairness window), what a block did for its update after the block
+//! ([`BlockOutcome`]; the update itself is each policy's `Policy::after_block`), and one
+//! block's lane statistics ([`LaneStats`]).
 
 use super::fairness::Fairness;
-use super::lane::{LaneParams, PRICE_SCALE, next_lane_basefee_with, p50_tip_with};
+use super::lane::{LaneParams, PRICE_SCALE};
 use super::v1::{V1Config, V1State};
-use super::variants::{Utilisation, Variants};
+use super::variants::Variants;
 use crate::engine::args::PriorityTier;
 use crate::engine::config::SchedulerParams;
 use crate::engine::error::TimerError;
@@ -278,41 +279,6 @@ impl Cip1State {
         }
     }
 
-    /// How many idle heights from `first` on, at most `max`, leave this state as it is (the
-    /// long jump over quiet heights, `Chain::jump_quiet`): `None` when an idle block at `first`
-    /// would change it (it is the activation block, or the lane basefee is above its floor, the
-    /// last p50 tip or the last block's cycles are not 0, or the fairness window is not empty);
-    /// else `max`, cut below the activation height, whose block starts the lane.
-    pub fn rest_heights(&self, first: u64, lane_capacity: u64, max: u64) -> Option<u64> {
-        if self.activation_height.is_some() && self.last_block_cycles != 0 {
-            return None;
-        }
-        match self.scheduler_at(first) {
-            // CIP-1 v1: an idle block moves the weights (decay), the p50 and the cycle usage.
-            SchedulerKind::Cip1V1 => {
-                (self.v1.weights.is_empty() && self.p50_tip == 0 && self.last_block_cycles == 0)
-                    .then_some(max)
-            }
-            SchedulerKind::Eip1559 => {
-                let basefee = self.lane_basefee?;
-                let still = self.p50_tip == 0
-                    && self.fairness.is_idle()
-                    && next_lane_basefee_with(
-                        self.config.variants.basefee_step,
-                        basefee,
-                        0,
-                        lane_capacity,
-                        &self.config.lane,
-                    ) == basefee;
-                still.then_some(max)
-            }
-            _ => Some(match self.activation_height {
-                Some(a) if a > first => max.min(a - first),
-                _ => max,
-            }),
-        }
-    }
-
     /// The lane basefee in force for the next block, nanos per cycle: before activation the
     /// cycle basefee (§13.2 "equal to global cycle basefee").
     pub fn lane_basefee(&self, cycle_basefee: u128) -> u128 {
@@ -486,66 +452,6 @@ impl BlockOutcome {
             tally.count += n.count;
             tally.slot = tally.slot.or(n.slot);
         }
-    }
-}
-
-impl Cip1State {
-    /// The state update after block `height` ran (§3 steps 5 and 10, §7.1): the p50 tip, the
-    /// fairness window, the next lane basefee and the cycle usage. Returns the block's p50 and
-    /// whether anything changed (a height that changes nothing may be sealed quiet).
-    pub fn end_block(
-        &mut self,
-        height: u64,
-        lane_capacity: u64,
-        outcome: &mut BlockOutcome,
-    ) -> (u128, bool) {
-        let before = (self.lane_basefee, self.p50_tip, self.last_block_cycles);
-        let mut p50 = 0;
-        if self.activation_height.is_some() || self.v1.active {
-            self.last_block_cycles = outcome.cycles;
-        }
-        if self.v1.active {
-            // CIP-1 v1: the default GBA bids the last block's p50 tip (the weights were
-            // updated with the plan, `Engine::plan_end_of_block`).
-            p50 = p50_tip_with(self.config.variants.p50_even, &mut outcome.tips);
-            self.p50_tip = p50;
-        }
-        if self.scheduler_at(height) == SchedulerKind::Eip1559 {
-            let v = self.config.variants;
-            p50 = p50_tip_with(v.p50_even, &mut outcome.tips);
-            self.p50_tip = p50;
-            let idle = outcome.fires.is_empty() && outcome.deferrals.is_empty();
-            let was_idle = self.fairness.is_idle();
-            if idle {
-                self.fairness.skip_to(height);
-            } else {
-                self.fairness
-                    .record_block_tallied(height, &outcome.fires, &outcome.deferrals);
-            }
-            let basefee = self.lane_basefee.unwrap_or(0);
-            let used = match v.utilisation {
-                Utilisation::Reserved => outcome.reserved,
-                Utilisation::Consumed => outcome.consumed,
-            };
-            self.lane_basefee = Some(next_lane_basefee_with(
-                v.basefee_step,
-                basefee,
-                used,
-                lane_capacity,
-                &self.config.lane,
-            ));
-            // An empty window stays empty over an idle block; anything else may have changed
-            // (Spec note, quiet heights: under eip1559 a height is quiet only with the window
-            // empty and the lane basefee at its floor, so that nothing moves).
-            let fair_changed = !(idle && was_idle);
-            let changed =
-                fair_changed || before != (self.lane_basefee, self.p50_tip, self.last_block_cycles);
-            return (p50, changed);
-        }
-        (
-            p50,
-            before != (self.lane_basefee, self.p50_tip, self.last_block_cycles),
-        )
     }
 }
 

@@ -24,7 +24,7 @@
 //!   basefee (`max_fee < cycle basefee` → deferred `below_basefee`); the v3 context fields
 //!   (`basefee_lane_timer`, the p50) are 0 in the GBA context.
 
-use super::{PlanEnv, ScheduleEnv, check_bid};
+use super::{AfterBlock, BlockOutcome, Cip1State, PlanEnv, ScheduleEnv, check_bid};
 use crate::engine::args::{FeeArgs, ScheduleArgs};
 use crate::engine::eob::{
     EobPlan, Ledger, Price, Removal, defer, fire, fire_budget, lane_max_cost, remove_under_gc,
@@ -33,7 +33,7 @@ use crate::engine::error::TimerError;
 use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::gba::{GbaBid, GbaContext};
 use crate::engine::queue::{CalendarQueue, DueTimer};
-use crate::engine::scheduler::lane::PRICE_SCALE;
+use crate::engine::scheduler::lane::{PRICE_SCALE, p50_tip_with};
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
 use crate::engine::scheduler::v1::V1Config;
 use crate::engine::timer::Timer;
@@ -302,4 +302,17 @@ fn fill(bids: &[Bid], lane: u64) -> Vec<bool> {
         }
     }
     chosen
+}
+
+/// v1 §3 after the block: the p50 tip the default GBA bids next (see `Policy::after_block`).
+pub(super) fn after_block(cip1: &mut Cip1State, outcome: &mut BlockOutcome) -> AfterBlock {
+    let p50 = p50_tip_with(cip1.config.variants.p50_even, &mut outcome.tips);
+    cip1.p50_tip = p50;
+    AfterBlock { p50, moved: false }
+}
+
+/// An idle block moves the weights (decay), the p50 and the cycle usage: none while all three
+/// are at rest.
+pub(super) fn rest_heights(cip1: &Cip1State, max: u64) -> Option<u64> {
+    (cip1.v1.weights.is_empty() && cip1.p50_tip == 0 && cip1.last_block_cycles == 0).then_some(max)
 }

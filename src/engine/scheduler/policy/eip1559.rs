@@ -1,6 +1,6 @@
 //! The `eip1559` policy's plan step: CIP-1 v3 §3 steps 4–9 for one block.
 
-use super::PlanEnv;
+use super::{AfterBlock, AfterBlockAt, BlockOutcome, Cip1State, PlanEnv};
 use crate::engine::args::FeeArgs;
 use crate::engine::config::GC_CYCLES_PER_REMOVAL;
 use crate::engine::eob::{
@@ -11,10 +11,11 @@ use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::gba::{GbaBid, GbaContext};
 use crate::engine::queue::{CalendarQueue, DueTimer};
 use crate::engine::scheduler::FairnessSlot;
+use crate::engine::scheduler::lane::{next_lane_basefee_with, p50_tip_with};
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
 use crate::engine::scheduler::select::{Candidate, Selection, select};
 use crate::engine::scheduler::variants::{
-    BelowBasefee, LaneBasefeeInMaxCost, OverCap, TieBreak, Variants,
+    BelowBasefee, LaneBasefeeInMaxCost, OverCap, TieBreak, Utilisation, Variants,
 };
 use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
@@ -434,4 +435,58 @@ pub(super) fn tie_key(v: &Variants, t: &Timer) -> TimerId {
             TimerId(k)
         }
     }
+}
+
+/// §3 steps 5 and 10 and §7.1 after the block: the p50 tip, the fairness window and the next
+/// lane basefee (see `Policy::after_block`). `moved`: the §8 window may have changed (an
+/// empty window stays empty over an idle block; Spec note, quiet heights: under eip1559 a
+/// height is quiet only with the window empty and the lane basefee at its floor).
+pub(super) fn after_block(
+    cip1: &mut Cip1State,
+    at: AfterBlockAt,
+    outcome: &mut BlockOutcome,
+) -> AfterBlock {
+    let v = cip1.config.variants;
+    let p50 = p50_tip_with(v.p50_even, &mut outcome.tips);
+    cip1.p50_tip = p50;
+    let idle = outcome.fires.is_empty() && outcome.deferrals.is_empty();
+    let was_idle = cip1.fairness.is_idle();
+    if idle {
+        cip1.fairness.skip_to(at.height);
+    } else {
+        cip1.fairness
+            .record_block_tallied(at.height, &outcome.fires, &outcome.deferrals);
+    }
+    let basefee = cip1.lane_basefee.unwrap_or(0);
+    let used = match v.utilisation {
+        Utilisation::Reserved => outcome.reserved,
+        Utilisation::Consumed => outcome.consumed,
+    };
+    cip1.lane_basefee = Some(next_lane_basefee_with(
+        v.basefee_step,
+        basefee,
+        used,
+        at.lane_capacity,
+        &cip1.config.lane,
+    ));
+    AfterBlock {
+        p50,
+        moved: !(idle && was_idle),
+    }
+}
+
+/// An idle block leaves the lane at rest when the p50 tip is 0, the window empty and the
+/// basefee at the floor the next block's update would keep.
+pub(super) fn rest_heights(cip1: &Cip1State, lane_capacity: u64, max: u64) -> Option<u64> {
+    let basefee = cip1.lane_basefee?;
+    let still = cip1.p50_tip == 0
+        && cip1.fairness.is_idle()
+        && next_lane_basefee_with(
+            cip1.config.variants.basefee_step,
+            basefee,
+            0,
+            lane_capacity,
+            &cip1.config.lane,
+        ) == basefee;
+    still.then_some(max)
 }

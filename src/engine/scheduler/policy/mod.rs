@@ -137,6 +137,43 @@ pub trait Policy: Sync {
         Vec::new()
     }
 
+    /// The after-block state update of the block at `at.height`, once its fires ran (or
+    /// before them, for a quiet candidate: `Engine::begin_end_of_block`), run by
+    /// [`PolicyState::end_block`] with the policy of that height. The cycle usage (§7.2
+    /// `last_block_cycle_usage`) is recorded first, for every policy, once an activation height
+    /// is set. Returns the block's p50 tip (§7.1; 0 where the policy has none) and whether the
+    /// policy moved state that the lane basefee, p50 tip and cycle usage do not show (the §8
+    /// window). Nothing more by default (`fifo` and the CIP-5 drafts).
+    ///
+    /// Spec note 215: this is the one after-block step of CIP-1 v3 and v1; it was a branch on
+    /// the scheduler inside `Cip1State::end_block`.
+    fn after_block(
+        &self,
+        _cip1: &mut Cip1State,
+        _at: AfterBlockAt,
+        _outcome: &mut BlockOutcome,
+    ) -> AfterBlock {
+        AfterBlock::default()
+    }
+
+    /// How many idle heights from `first` on, at most `max`, leave the policy's CIP-1 state
+    /// as it is (the long jump over quiet heights, `Chain::jump_quiet`); `None` when an idle
+    /// block at `first` would move it. [`PolicyState::rest_heights`] asks the policy of
+    /// `first`, after the check every policy shares (a cycle usage to reset). By default
+    /// `max`, cut below the activation height, whose block starts the lane.
+    fn rest_heights(
+        &self,
+        cip1: &Cip1State,
+        first: u64,
+        _lane_capacity: u64,
+        max: u64,
+    ) -> Option<u64> {
+        Some(match cip1.activation_height {
+            Some(a) if a > first => max.min(a - first),
+            _ => max,
+        })
+    }
+
     /// The step once the block's fires ran, before the after-block state update (the engine's
     /// end of block calls it once per block, through `Engine::after_fires`). `stopped`: the
     /// timers whose fire cancelled them or failed. Nothing by default.
@@ -147,6 +184,23 @@ pub trait Policy: Sync {
         _stopped: &BTreeSet<TimerId>,
     ) {
     }
+}
+
+/// The block an after-block step is for.
+#[derive(Clone, Copy, Debug)]
+pub struct AfterBlockAt {
+    pub height: u64,
+    /// The lane's capacity in cycles (`LANE_TIMER_CYCLES`), what the lane basefee follows.
+    pub lane_capacity: u64,
+}
+
+/// What an after-block step reports (see [`Policy::after_block`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AfterBlock {
+    /// The block's p50 fired-timer tip, nanos per cycle (§7.1).
+    pub p50: u128,
+    /// The policy moved state beyond the lane basefee, the p50 tip and the cycle usage.
+    pub moved: bool,
 }
 
 /// The block a plan step is for.
@@ -415,6 +469,19 @@ impl Policy for Eip1559 {
     ) -> EobPlan {
         auction_carry::plan(queue, env, ledger)
     }
+
+    fn after_block(
+        &self,
+        cip1: &mut Cip1State,
+        at: AfterBlockAt,
+        outcome: &mut BlockOutcome,
+    ) -> AfterBlock {
+        eip1559::after_block(cip1, at, outcome)
+    }
+
+    fn rest_heights(&self, cip1: &Cip1State, _: u64, lane_capacity: u64, max: u64) -> Option<u64> {
+        eip1559::rest_heights(cip1, lane_capacity, max)
+    }
 }
 
 /// CIP-1 v1's GBA-priced first-price auction with per-actor EMA weights (see `cip1v1.rs`).
@@ -481,5 +548,20 @@ impl Policy for Cip1V1 {
         );
         let cfg = cip1.v1_config();
         cip1.v1.update(&outcomes, lane, &cfg)
+    }
+
+    /// v1 §3: the default GBA bids the last block's p50 tip (the weights moved with the plan,
+    /// [`after_plan`](Policy::after_plan)).
+    fn after_block(
+        &self,
+        cip1: &mut Cip1State,
+        _: AfterBlockAt,
+        outcome: &mut BlockOutcome,
+    ) -> AfterBlock {
+        cip1v1::after_block(cip1, outcome)
+    }
+
+    fn rest_heights(&self, cip1: &Cip1State, _: u64, _: u64, max: u64) -> Option<u64> {
+        cip1v1::rest_heights(cip1, max)
     }
 }

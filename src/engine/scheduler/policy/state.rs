@@ -16,7 +16,9 @@
 //! root (two parts, in that order) write them apart. Keeping both keeps every state file,
 //! fixture, root and hash byte-identical.
 
-use super::{AuctionEstimate, BlockOutcome, Cip1Config, Cip1State, EstimateTimer, PlanEnv};
+use super::{
+    AfterBlockAt, AuctionEstimate, BlockOutcome, Cip1Config, Cip1State, EstimateTimer, PlanEnv,
+};
 use crate::engine::args::FeeArgs;
 use crate::engine::config::{SchedulerParams, TimerConfig};
 use crate::engine::draft::{
@@ -207,19 +209,29 @@ impl PolicyState {
         cancelled || stop_failed
     }
 
-    /// The after-block state update of block `height` (see [`Cip1State::end_block`]), then
-    /// governance's waiting parameters: returns the block's p50 tip and whether anything
-    /// changed.
+    /// The after-block state update of block `height`: the cycle usage (§7.2, once an
+    /// activation height is set), the step of the policy planning that height
+    /// ([`Policy::after_block`](super::Policy::after_block)), then governance's waiting
+    /// parameters. Returns the block's p50 tip and whether anything changed (a height that
+    /// changes nothing may be sealed quiet).
     pub fn end_block(
         &mut self,
-        height: u64,
-        lane_capacity: u64,
+        genesis: SchedulerKind,
+        at: AfterBlockAt,
         outcome: &mut BlockOutcome,
     ) -> (u128, bool) {
-        let (p50, changed) = self.cip1.end_block(height, lane_capacity, outcome);
-        let governed = self.cip1.apply_pending_params(height);
+        let policy = self.scheduler_at(genesis, at.height).policy();
+        let cip1 = &mut self.cip1;
+        let before = (cip1.lane_basefee, cip1.p50_tip, cip1.last_block_cycles);
+        if cip1.activation_height.is_some() || cip1.v1.active {
+            cip1.last_block_cycles = outcome.cycles;
+        }
+        let after = policy.after_block(cip1, at, outcome);
+        let changed =
+            after.moved || before != (cip1.lane_basefee, cip1.p50_tip, cip1.last_block_cycles);
+        let governed = self.cip1.apply_pending_params(at.height);
         let drafted = self.draft.apply_pending_params();
-        (p50, changed || governed || drafted)
+        (after.p50, changed || governed || drafted)
     }
 
     /// Sets the activation height (governance, CIP-1 v3 §13.2; Spec note 49): only to a
@@ -415,10 +427,22 @@ impl PolicyState {
         }
     }
 
-    /// Idle heights from `first` on, at most `max`, over which the CIP-1 v3 state stands still
-    /// (see [`Cip1State::rest_heights`]); `None` if the block at `first` would move it.
-    pub fn rest_heights(&self, first: u64, lane_capacity: u64, max: u64) -> Option<u64> {
-        self.cip1.rest_heights(first, lane_capacity, max)
+    /// Idle heights from `first` on, at most `max`, over which the CIP-1 state stands still:
+    /// `None` while the last block's cycle usage is to be reset, else what the policy of
+    /// `first` says ([`Policy::rest_heights`](super::Policy::rest_heights)).
+    pub fn rest_heights(
+        &self,
+        genesis: SchedulerKind,
+        first: u64,
+        lane_capacity: u64,
+        max: u64,
+    ) -> Option<u64> {
+        let cip1 = &self.cip1;
+        if cip1.activation_height.is_some() && cip1.last_block_cycles != 0 {
+            return None;
+        }
+        let policy = self.scheduler_at(genesis, first).policy();
+        policy.rest_heights(cip1, first, lane_capacity, max)
     }
 
     // ---- the estimate --------------------------------------------------------------------------
