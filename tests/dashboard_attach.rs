@@ -850,3 +850,61 @@ fn issue31_a_refused_refresh_is_said_and_the_last_answer_stays() {
     src.dashboard(&ViewQuery::default());
     assert_eq!(src.link(), None, "cleared by the next refresh");
 }
+
+/// Issue 30's reorg notification reaches an attached dashboard typed (issue 29: the dashboard
+/// reads the server's messages through the server's own types, `rpc::notice::Notice`): a revert
+/// while attached keeps the subscriptions open (the events stream's reorg message used to fail
+/// to parse as an event and close them), and the feed goes on with the new chain's events,
+/// each once.
+#[test]
+fn issue29_attached_feed_stays_subscribed_through_a_revert() {
+    let serve = Serve::start(0);
+    let mut src = RemoteDevnet::new(&serve.url()).unwrap();
+    until(&mut src, "the subscriptions open", |s| s.subscribed());
+    src.execute(UiCommand::Mine(1)).unwrap();
+    let actor = src.dashboard(&ViewQuery::default()).actors[0];
+    let Ok(CommandOutcome::SnapshotTaken(id)) = src.execute(UiCommand::Snapshot) else {
+        panic!("a snapshot")
+    };
+    let at = head(&mut src);
+    let schedule = |src: &mut RemoteDevnet, height: u64| {
+        let Ok(CommandOutcome::Scheduled { timer_id, .. }) =
+            src.execute(UiCommand::ScheduleTimer(ScheduleRequest {
+                actor,
+                height,
+                ..Default::default()
+            }))
+        else {
+            panic!("scheduled")
+        };
+        timer_id
+    };
+    let old = schedule(&mut src, at + 2);
+    src.execute(UiCommand::Mine(3)).unwrap();
+    until(&mut src, "the first timer's fire delivered", |s| {
+        s.events(0, 5_000)
+            .iter()
+            .any(|e| e.kind == "TimerFired" && e.timer == Some(old))
+    });
+    src.execute(UiCommand::Revert(id)).unwrap();
+    let new = schedule(&mut src, at + 3);
+    src.execute(UiCommand::Mine(4)).unwrap();
+    until(&mut src, "the new chain's fire delivered", |s| {
+        s.events(0, 5_000)
+            .iter()
+            .any(|e| e.kind == "TimerFired" && e.timer == Some(new))
+    });
+    src.tick(Instant::now());
+    assert!(src.subscribed(), "{:?}", src.link());
+    assert_eq!(src.link(), None);
+    let feed = src.events(0, 5_000);
+    assert!(
+        !feed.iter().any(|e| e.timer == Some(old)),
+        "the reverted chain's events are gone from the feed: {feed:#?}"
+    );
+    let fired = feed
+        .iter()
+        .filter(|e| e.kind == "TimerFired" && e.timer == Some(new))
+        .count();
+    assert_eq!(fired, 1, "{feed:#?}");
+}

@@ -154,7 +154,7 @@ impl BlockAnswer {
 pub type EventView = EventRecord;
 
 /// A short account of a sealed block, for notifications.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BlockSummary {
     pub height: u64,
     pub hash: H256,

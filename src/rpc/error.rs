@@ -6,21 +6,42 @@
 
 use crate::node::NodeError;
 use jsonrpsee::types::ErrorObjectOwned;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 pub use crate::node::{CODES, Code, code_of};
 
-/// A domain rejection: its code, the message, `data.reason` and a hint.
-pub fn domain(reason: &str, message: impl Into<String>) -> ErrorObjectOwned {
-    domain_with(reason, message, serde_json::Map::new())
+/// A domain error's `data`: what the server writes and a client reads back (the attached
+/// dashboard, `tui/remote.rs`). Its fields are in the order the JSON has always listed them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorData {
+    /// `HistoryPruned`: the oldest height the node keeps (Spec note 73).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_kept: Option<u64>,
+    /// What to do about it (docs/API.md "Errors"); empty when the table has none.
+    #[serde(default)]
+    pub hint: String,
+    /// `HistoryPruned`: how many blocks the node keeps (`serve --history`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep: Option<u64>,
+    /// The spec's error name (`TimerNotFound`, `InvalidInput`, ...).
+    pub reason: String,
 }
 
-/// [`domain`], with more members in `data` beside `reason` and `hint`.
-pub fn domain_with(
-    reason: &str,
-    message: impl Into<String>,
-    extra: serde_json::Map<String, serde_json::Value>,
-) -> ErrorObjectOwned {
+impl ErrorData {
+    /// The `data` of a JSON-RPC error, if it is a domain error's.
+    pub fn of(e: &ErrorObjectOwned) -> Option<ErrorData> {
+        serde_json::from_str(e.data()?.get()).ok()
+    }
+}
+
+/// A domain rejection: its code, the message, `data.reason` and a hint.
+pub fn domain(reason: &str, message: impl Into<String>) -> ErrorObjectOwned {
+    domain_with(reason, message, ErrorData::default())
+}
+
+/// [`domain`], with `data`'s other members as `data` says (its `reason` and `hint` are set
+/// here).
+fn domain_with(reason: &str, message: impl Into<String>, data: ErrorData) -> ErrorObjectOwned {
     let message = message.into();
     // The node's messages lead with the error name already (`InvalidInput: ...`).
     let message = if message.starts_with(reason) {
@@ -32,16 +53,12 @@ pub fn domain_with(
         .iter()
         .find(|c| c.reason == reason)
         .map_or("", |c| c.hint);
-    ErrorObjectOwned::owned(
-        code_of(reason),
-        message,
-        Some({
-            let mut data = extra;
-            data.insert("reason".into(), json!(reason));
-            data.insert("hint".into(), json!(hint));
-            data
-        }),
-    )
+    let data = ErrorData {
+        reason: reason.to_string(),
+        hint: hint.to_string(),
+        ..data
+    };
+    ErrorObjectOwned::owned(code_of(reason), message, Some(data))
 }
 
 /// A node rejection as a JSON-RPC error (its code, `data.reason`).
@@ -49,12 +66,12 @@ pub fn domain_with(
 /// `HistoryPruned` also carries `data.first_kept` and `data.keep` (Spec note 73), so a client
 /// can ask again from the oldest kept height without reading the message.
 pub fn node_error(e: NodeError) -> ErrorObjectOwned {
-    let mut extra = serde_json::Map::new();
+    let mut data = ErrorData::default();
     if let NodeError::HistoryPruned { first_kept, keep } = &e {
-        extra.insert("first_kept".into(), json!(first_kept));
-        extra.insert("keep".into(), json!(keep));
+        data.first_kept = Some(*first_kept);
+        data.keep = Some(*keep as u64);
     }
-    domain_with(e.reason(), e.to_string(), extra)
+    domain_with(e.reason(), e.to_string(), data)
 }
 
 #[cfg(test)]

@@ -297,7 +297,7 @@ async fn forward(
                         None => continue,
                     }
                 }
-                Err(RecvError::Lagged(n)) => json!({ "lagged": n }),
+                Err(RecvError::Lagged(n)) => super::notice::Notice::lagged(n),
                 Err(RecvError::Closed) => return Ok(()),
             },
         };

@@ -17,6 +17,7 @@ mod find;
 pub mod guard;
 pub mod json;
 pub mod methods;
+pub mod notice;
 pub mod openrpc;
 mod pool;
 pub mod queries;

@@ -1,7 +1,8 @@
 //! Reorg notifications for the chain's subscriptions (issue 30, Spec note 146).
 
+use super::notice::{BlockRef, Notice, Reorg};
 use crate::node::{NodeEvent, NodeHandle};
-use serde_json::{Value, json};
+use serde_json::Value;
 use std::collections::VecDeque;
 
 /// Blocks a chain subscription remembers to find a reorg's common ancestor among.
@@ -99,11 +100,18 @@ async fn reorg_json(
         seen.retain(|(x, _)| *x < h);
         seen.push_back((h, hash));
     }
-    let block = |(h, hash): (u64, crate::engine::H256)| json!({"height": h, "hash": hash});
-    Some(json!({"reorg": {
-        "reason": reason,
-        "new_head": {"height": new_head.0, "hash": new_head.1},
-        "common_ancestor": ancestor.map(block),
-        "old_head": old.map(block),
-    }}))
+    let block = |(height, hash): (u64, crate::engine::H256)| BlockRef {
+        height,
+        hash: Some(hash),
+    };
+    let reorg = Reorg {
+        reason: reason.to_string(),
+        new_head: BlockRef {
+            height: new_head.0,
+            hash: new_head.1,
+        },
+        common_ancestor: ancestor.map(block),
+        old_head: old.map(block),
+    };
+    serde_json::to_value(Notice::<()>::Reorg { reorg }).ok()
 }

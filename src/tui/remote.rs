@@ -27,6 +27,9 @@ use super::outcome::{Answer, CommandOutcome};
 use crate::chain::EventRecord;
 use crate::engine::{Address, TimerId};
 use crate::node::{At, EventFilter, EventsQuery, HeadQuery, TimerQuery};
+use crate::node::{BlockSummary, StoryNote};
+use crate::rpc::error::ErrorData;
+use crate::rpc::notice::Notice;
 use crate::rpc::queries::RpcQuery;
 use crate::tui::story::StoryItem;
 use crate::tui::view::{
@@ -69,6 +72,8 @@ enum Note {
     Story(StoryItem),
     /// The node dropped notifications for this subscriber.
     Lagged,
+    /// The chain was replaced under the subscriptions (a revert, a reset, a load: issue 30).
+    Reorg,
     Closed(String),
 }
 
@@ -168,10 +173,8 @@ fn transport(e: &ClientError) -> bool {
 fn command_error(e: &ClientError, url: &str) -> CommandError {
     match e {
         ClientError::Call(obj) => {
-            let reason = obj
-                .data()
-                .and_then(|d| serde_json::from_str::<Value>(d.get()).ok())
-                .and_then(|d| d["reason"].as_str().map(str::to_string))
+            let reason = ErrorData::of(obj)
+                .map(|d| d.reason)
                 .unwrap_or_else(|| match obj.code() {
                     -32601 => "Unsupported".into(),
                     -32602 => "InvalidInput".into(),
@@ -188,15 +191,14 @@ fn command_error(e: &ClientError, url: &str) -> CommandError {
     }
 }
 
-fn u64_at(v: &Value, k: &str) -> u64 {
-    v[k].as_u64().unwrap_or(0)
-}
-
-/// A `devnet_subscribeStory` notification as the story line's item (what the in-process
-/// node's notification gives through the same [`crate::tui::story::from_note`]).
-fn story_item(v: &Value) -> Option<StoryItem> {
-    let note = <crate::node::StoryNote as serde::Deserialize>::deserialize(v).ok()?;
-    Some(crate::tui::story::from_note(note))
+/// A chain subscription's message as the loop's note: an item by `item`, a lost stretch or a
+/// replaced chain as a resync (the feed reads the history again from the node).
+fn chain_note<T>(n: Notice<T>, item: impl FnOnce(T) -> Note) -> Note {
+    match n {
+        Notice::Item(t) => item(t),
+        Notice::Lagged { .. } => Note::Lagged,
+        Notice::Reorg { .. } => Note::Reorg,
+    }
 }
 
 fn params(values: Vec<Value>) -> ArrayParams {
@@ -219,21 +221,21 @@ async fn subscribe(
         .build(&ws_url)
         .await?;
     let mut blocks = client
-        .subscribe::<Value, _>(
+        .subscribe::<Notice<BlockSummary>, _>(
             "devnet_subscribeBlocks",
             ArrayParams::new(),
             "devnet_unsubscribeBlocks",
         )
         .await?;
     let mut events = client
-        .subscribe::<Value, _>(
+        .subscribe::<Notice<EventRecord>, _>(
             "devnet_subscribeEvents",
             ArrayParams::new(),
             "devnet_unsubscribeEvents",
         )
         .await?;
     let mut story = client
-        .subscribe::<Value, _>(
+        .subscribe::<Notice<StoryNote>, _>(
             "devnet_subscribeStory",
             ArrayParams::new(),
             "devnet_unsubscribeStory",
@@ -242,34 +244,23 @@ async fn subscribe(
     Ok(tokio::spawn(async move {
         // The connection lives as long as the task: dropping the client closes it.
         let _client = client;
-        let lagged = |v: &Value| v.get("lagged").and_then(Value::as_u64);
         loop {
             let note = tokio::select! {
                 b = blocks.next() => match b {
-                    Some(Ok(v)) => match lagged(&v) {
-                        Some(_) => Note::Lagged,
-                        None => Note::Block { height: u64_at(&v, "height"), events: u64_at(&v, "events") },
-                    },
+                    Some(Ok(n)) => chain_note(n, |b| Note::Block { height: b.height, events: b.events }),
                     Some(Err(e)) => Note::Closed(format!("a block notification did not parse: {e}")),
                     None => Note::Closed("the server closed the WebSocket".into()),
                 },
                 e = events.next() => match e {
-                    Some(Ok(v)) => match lagged(&v) {
-                        Some(_) => Note::Lagged,
-                        None => match serde_json::from_value::<EventRecord>(v) {
-                            Ok(r) => Note::Event(Box::new(r)),
-                            Err(e) => Note::Closed(format!("an event did not parse: {e}")),
-                        },
-                    },
+                    Some(Ok(n)) => chain_note(n, |r| Note::Event(Box::new(r))),
                     Some(Err(e)) => Note::Closed(format!("an event did not parse: {e}")),
                     None => Note::Closed("the server closed the WebSocket".into()),
                 },
                 s = story.next() => match s {
-                    // A lost story line is only lost: the chain's history is not.
-                    Some(Ok(v)) => match story_item(&v) {
-                        Some(item) => Note::Story(item),
-                        None => continue,
-                    },
+                    Some(Ok(Notice::Item(n))) => Note::Story(crate::tui::story::from_note(n)),
+                    // A lost story line is only lost (the chain's history is not); a story
+                    // has no reorg.
+                    Some(Ok(_)) => continue,
                     Some(Err(e)) => Note::Closed(format!("a story line did not parse: {e}")),
                     None => Note::Closed("the server closed the WebSocket".into()),
                 },
@@ -517,10 +508,7 @@ impl RemoteDevnet {
         let v = match self.query(EventsQuery::METHOD, q.params()) {
             // Spec note 73: the node no longer keeps `from`; go on from its oldest kept height.
             Err(ClientError::Call(e)) if e.code() == PRUNED => {
-                let first_kept = e
-                    .data()
-                    .and_then(|d| serde_json::from_str::<Value>(d.get()).ok())
-                    .and_then(|d| d["first_kept"].as_u64());
+                let first_kept = ErrorData::of(&e).and_then(|d| d.first_kept);
                 match first_kept {
                     Some(kept) if kept > from && kept <= to => return self.backfill(kept, to),
                     _ => return Err(ClientError::Call(e)),
@@ -596,6 +584,13 @@ impl RemoteDevnet {
                 Note::Lagged => {
                     // What was lost is read again from the history: nothing is dropped.
                     news = true;
+                    self.resync = true;
+                }
+                Note::Reorg => {
+                    // What was delivered may be of the old chain: read the new one's history.
+                    news = true;
+                    self.live.clear();
+                    self.expected.clear();
                     self.resync = true;
                 }
                 Note::Closed(why) => {
