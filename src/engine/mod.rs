@@ -184,11 +184,8 @@ impl Engine {
         lane_basefee: u128,
         ask: &scheduler::policy::EstimateAsk,
     ) -> AuctionEstimate {
-        let est = self.policies.estimate(&self.queue, cfg, lane_basefee, ask);
-        AuctionEstimate {
-            scheduler: self.scheduler_at(ask.height),
-            ..est
-        }
+        self.policies
+            .estimate(self.scheduler, &self.queue, cfg, lane_basefee, ask)
     }
 
     /// Sets the activation height (governance, CIP-1 v3 §13.2; Spec note 49): only to a

@@ -103,8 +103,16 @@ pub struct EstimateTimer {
     pub fees: FeeArgs,
 }
 
-/// Estimates the timer `timer` among the timers now due at its height, at the current lane
-/// basefee, p50 tip and W.
+/// The fee arguments of `timer` as the block would price them: its stated parameters, the
+/// default GBA for what it leaves out (CIP-1 v3 §3 step 6, §7.1).
+pub fn estimate_fees(cip1: &Cip1State, lane_basefee: u128, timer: &EstimateTimer) -> (u128, u128) {
+    let default = default_gba(lane_basefee, cip1.p50_tip, None, &cip1.config);
+    resolve(timer.fees, None, default, &cip1.config, cip1.p50_tip)
+}
+
+/// Estimates the timer `timer` in the CIP-1 v3 auction among the timers now due at its height,
+/// at the current lane basefee, p50 tip and W (`eip1559`'s and `cip1-v1`'s
+/// `Policy::estimate`).
 ///
 /// Spec note (CIP-1 v3 §3 steps 6–7, estimate only): the other due timers are priced with
 /// their stated parameters and the default GBA for what they leave out; custom GBAs are not
@@ -120,27 +128,13 @@ pub fn estimate(
         actor,
         height,
         budget,
-        fees,
+        ..
     } = *timer;
     let kind = cip1.scheduler_at(height);
     let default = default_gba(lane_basefee, cip1.p50_tip, None, &cip1.config);
-    let (max_fee, max_prio) = resolve(fees, None, default, &cip1.config, cip1.p50_tip);
+    let (max_fee, max_prio) = estimate_fees(cip1, lane_basefee, timer);
     let due = queue.bucket(height);
     let due_at_height = due.len() as u64;
-    if kind == SchedulerKind::Fifo {
-        let before: u64 = due.iter().map(|t| fire_budget(t, cfg)).sum();
-        return AuctionEstimate {
-            scheduler: kind,
-            lane_basefee,
-            max_fee_per_cycle: max_fee,
-            priority_per_cycle: 0,
-            weight_bps: 0,
-            effective_priority: 0,
-            due_at_height,
-            rank: due_at_height + 1,
-            would_be_selected: before.saturating_add(budget) <= cfg.lane_timer_cycles,
-        };
-    }
     let priority = priority_per_cycle(max_fee, max_prio, lane_basefee);
     let weight_bps = cip1.weight_bps(&actor);
     let mut cands: Vec<Candidate> = due

@@ -26,12 +26,12 @@ pub use state::{DraftCompetitor, EstimateAsk, PolicyDump, PolicyGenesis, PolicyS
 
 pub use super::cip1::{BlockOutcome, Cip1Config, Cip1State, LaneStats, TierMultipliers};
 pub use super::pricing::{
-    AuctionEstimate, EstimateTimer, default_gba, estimate, priority_per_cycle,
+    AuctionEstimate, EstimateTimer, default_gba, estimate, estimate_fees, priority_per_cycle,
 };
 
 use crate::engine::args::{FeeCaps, ScheduleArgs};
 use crate::engine::config::TimerConfig;
-use crate::engine::eob::{EobPlan, FeeQuote, Ledger};
+use crate::engine::eob::{EobPlan, FeeQuote, Ledger, fire_budget};
 use crate::engine::error::TimerError;
 use crate::engine::events::TimerEvent;
 use crate::engine::fifo;
@@ -172,6 +172,34 @@ pub trait Policy: Sync {
             Some(a) if a > first => max.min(a - first),
             _ => max,
         })
+    }
+
+    /// Where a timer due at `timer.height` would stand among the timers due there now
+    /// (`timer_estimate`, the dashboard's schedule form), asked of the policy planning that
+    /// height. By default the queue's order (CIP-5 §5.1 FIFO): behind every timer due there,
+    /// selected if the lane still has room for its budget after theirs.
+    fn estimate(
+        &self,
+        cip1: &Cip1State,
+        queue: &CalendarQueue,
+        cfg: &TimerConfig,
+        lane_basefee: u128,
+        timer: &EstimateTimer,
+    ) -> AuctionEstimate {
+        let due = queue.bucket(timer.height);
+        let before: u64 = due.iter().map(|t| fire_budget(t, cfg)).sum();
+        let due_at_height = due.len() as u64;
+        AuctionEstimate {
+            scheduler: self.kind(),
+            lane_basefee,
+            max_fee_per_cycle: estimate_fees(cip1, lane_basefee, timer).0,
+            priority_per_cycle: 0,
+            weight_bps: 0,
+            effective_priority: 0,
+            due_at_height,
+            rank: due_at_height + 1,
+            would_be_selected: before.saturating_add(timer.budget) <= cfg.lane_timer_cycles,
+        }
     }
 
     /// The step once the block's fires ran, before the after-block state update (the engine's
@@ -482,6 +510,17 @@ impl Policy for Eip1559 {
     fn rest_heights(&self, cip1: &Cip1State, _: u64, lane_capacity: u64, max: u64) -> Option<u64> {
         eip1559::rest_heights(cip1, lane_capacity, max)
     }
+
+    fn estimate(
+        &self,
+        cip1: &Cip1State,
+        queue: &CalendarQueue,
+        cfg: &TimerConfig,
+        lane_basefee: u128,
+        timer: &EstimateTimer,
+    ) -> AuctionEstimate {
+        estimate(cip1, queue, cfg, lane_basefee, timer)
+    }
 }
 
 /// CIP-1 v1's GBA-priced first-price auction with per-actor EMA weights (see `cip1v1.rs`).
@@ -563,5 +602,18 @@ impl Policy for Cip1V1 {
 
     fn rest_heights(&self, cip1: &Cip1State, _: u64, _: u64, max: u64) -> Option<u64> {
         cip1v1::rest_heights(cip1, max)
+    }
+
+    /// Spec note (issue 29): priced as the CIP-1 v3 auction prices (the default GBA, W); v1's
+    /// own order (tip, then the EMA weight) and per-actor slices are not estimated.
+    fn estimate(
+        &self,
+        cip1: &Cip1State,
+        queue: &CalendarQueue,
+        cfg: &TimerConfig,
+        lane_basefee: u128,
+        timer: &EstimateTimer,
+    ) -> AuctionEstimate {
+        estimate(cip1, queue, cfg, lane_basefee, timer)
     }
 }

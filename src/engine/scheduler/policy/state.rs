@@ -447,27 +447,31 @@ impl PolicyState {
 
     // ---- the estimate --------------------------------------------------------------------------
 
-    /// Where a timer would stand in the auction now (see [`super::estimate`]): its budget the
-    /// one asked, else the policy's default (the auction cap under a scheduler that has one,
-    /// CIP-1 v3 §10; `max_cycles_per_fire` otherwise).
+    /// Where a timer would stand now, as the policy planning its height estimates it
+    /// ([`Policy::estimate`](super::Policy::estimate)): its budget the one asked, else the
+    /// policy's default (the auction cap under a scheduler that has one, CIP-1 v3 §10;
+    /// `max_cycles_per_fire` otherwise).
     pub fn estimate(
         &self,
+        genesis: SchedulerKind,
         queue: &CalendarQueue,
         cfg: &TimerConfig,
         lane_basefee: u128,
         ask: &EstimateAsk,
     ) -> AuctionEstimate {
         let cip1 = &self.cip1;
+        let kind = self.scheduler_at(genesis, ask.height);
         let budget = ask
             .gas_limit
-            .unwrap_or_else(|| self.max_gas_per_fire(cip1.scheduler_at(ask.height), cfg));
+            .unwrap_or_else(|| self.max_gas_per_fire(kind, cfg));
         let timer = EstimateTimer {
             actor: ask.actor,
             height: ask.height,
             budget,
             fees: ask.fees,
         };
-        super::estimate(cip1, queue, cfg, lane_basefee, &timer)
+        kind.policy()
+            .estimate(cip1, queue, cfg, lane_basefee, &timer)
     }
 
     /// A fire's largest budget under `scheduler` (its default `gas_limit`): the auction cap
