@@ -11,7 +11,7 @@
 
 use super::runtime::{Host, VmError, cost};
 use super::state::{Account, Actor};
-use crate::engine::{Address, ScheduleArgs, TimerId};
+use crate::engine::Address;
 use std::collections::BTreeMap;
 
 pub(super) struct GbaHost<'a> {
@@ -49,6 +49,7 @@ impl<'a> GbaHost<'a> {
 }
 
 impl Host for GbaHost<'_> {
+    crate::chain::runtime::refuse_state_changes!();
     fn charge_cycles(&mut self, n: u64) -> Result<(), VmError> {
         let next = self.used.saturating_add(n);
         self.used = next.min(self.limit);
@@ -83,44 +84,9 @@ impl Host for GbaHost<'_> {
         self.charge_cycles(cost::STORAGE_READ_CYCLES)?;
         Ok(self.actor.storage.get(key).cloned())
     }
-    fn storage_set(&mut self, _: &[u8], _: &[u8]) -> Result<(), VmError> {
-        self.refuse("storage_set")
-    }
-    fn storage_remove(&mut self, _: &[u8]) -> Result<(), VmError> {
-        self.refuse("storage_remove")
-    }
     fn balance(&mut self, who: &Address) -> Result<u128, VmError> {
         self.charge_cycles(cost::BALANCE_CYCLES)?;
         Ok(self.accounts.get(who).map_or(0, |a| a.balance))
-    }
-    fn transfer(&mut self, _: &Address, _: u128) -> Result<(), VmError> {
-        self.refuse("transfer")
-    }
-    fn emit(&mut self, _: &str, _: &[u8]) -> Result<(), VmError> {
-        self.refuse("emit")
-    }
-    fn schedule_timer(&mut self, _: ScheduleArgs) -> Result<TimerId, VmError> {
-        self.refuse("schedule_timer")
-    }
-    fn extend_timer(&mut self, _: &[u8], _: u64) -> Result<(), VmError> {
-        self.refuse("extend_timer")
-    }
-    fn cancel_timer(&mut self, _: &[u8]) -> Result<(), VmError> {
-        self.refuse("cancel_timer")
-    }
-    fn set_state_watch(
-        &mut self,
-        _: &Address,
-        _: &crate::chain::DraftTimerArgs,
-    ) -> Result<TimerId, VmError> {
-        self.refuse("set_state_watch")
-    }
-    fn set_interval(
-        &mut self,
-        _: &Address,
-        _: &crate::chain::DraftTimerArgs,
-    ) -> Result<TimerId, VmError> {
-        self.refuse("set_interval")
     }
     fn revert(&mut self, reason: &str) -> VmError {
         VmError::Revert(reason.to_string())

@@ -158,6 +158,66 @@ impl From<TimerError> for VmError {
     }
 }
 
+/// The state-changing [`Host`] calls of a read-only host, each refused through the host's own
+/// `fn refuse<T>(&self, what: &str) -> Result<T, VmError>` (a custom GBA's host,
+/// `chain::gba`, and the read-only calls' `vm::rhai::ReadOnlyHost`): written once, so a call
+/// added to [`Host`] is refused by both or fails to compile in both.
+macro_rules! refuse_state_changes {
+    () => {
+        fn storage_set(
+            &mut self,
+            _: &[u8],
+            _: &[u8],
+        ) -> Result<(), $crate::chain::runtime::VmError> {
+            self.refuse("storage_set")
+        }
+        fn storage_remove(&mut self, _: &[u8]) -> Result<(), $crate::chain::runtime::VmError> {
+            self.refuse("storage_remove")
+        }
+        fn transfer(
+            &mut self,
+            _: &$crate::engine::Address,
+            _: u128,
+        ) -> Result<(), $crate::chain::runtime::VmError> {
+            self.refuse("transfer")
+        }
+        fn emit(&mut self, _: &str, _: &[u8]) -> Result<(), $crate::chain::runtime::VmError> {
+            self.refuse("emit")
+        }
+        fn schedule_timer(
+            &mut self,
+            _: $crate::engine::ScheduleArgs,
+        ) -> Result<$crate::engine::TimerId, $crate::chain::runtime::VmError> {
+            self.refuse("schedule_timer")
+        }
+        fn extend_timer(
+            &mut self,
+            _: &[u8],
+            _: u64,
+        ) -> Result<(), $crate::chain::runtime::VmError> {
+            self.refuse("extend_timer")
+        }
+        fn cancel_timer(&mut self, _: &[u8]) -> Result<(), $crate::chain::runtime::VmError> {
+            self.refuse("cancel_timer")
+        }
+        fn set_state_watch(
+            &mut self,
+            _: &$crate::engine::Address,
+            _: &$crate::chain::DraftTimerArgs,
+        ) -> Result<$crate::engine::TimerId, $crate::chain::runtime::VmError> {
+            self.refuse("set_state_watch")
+        }
+        fn set_interval(
+            &mut self,
+            _: &$crate::engine::Address,
+            _: &$crate::chain::DraftTimerArgs,
+        ) -> Result<$crate::engine::TimerId, $crate::chain::runtime::VmError> {
+            self.refuse("set_interval")
+        }
+    };
+}
+pub(crate) use refuse_state_changes;
+
 /// What actor code can ask of the chain: the `pvm_host` API of CIP-5 §4.1 and Appendix B.
 ///
 /// Every call charges its cycles (and cells) before acting. Any `Err` returned here is *fatal*:

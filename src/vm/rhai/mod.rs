@@ -179,7 +179,7 @@
 
 use crate::chain::runtime::{ActorCode, Host, VmError};
 use crate::engine::timer::handler_payload;
-use crate::engine::{Address, ScheduleArgs, TimerId};
+use crate::engine::{Address, ScheduleArgs};
 use ::rhai::module_resolvers::DummyModuleResolver;
 use ::rhai::{
     AST, Blob, CallFnOptions, Dynamic, Engine, EvalAltResult, EvalContext, FnAccess, INT, Map,

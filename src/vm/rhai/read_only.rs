@@ -21,6 +21,7 @@ impl<'a> ReadOnlyHost<'a> {
 }
 
 impl Host for ReadOnlyHost<'_> {
+    crate::chain::runtime::refuse_state_changes!();
     fn charge_cycles(&mut self, n: u64) -> Result<(), VmError> {
         self.inner.charge_cycles(n)
     }
@@ -45,43 +46,8 @@ impl Host for ReadOnlyHost<'_> {
     fn storage_get(&mut self, key: &[u8]) -> Result<Option<Vec<u8>>, VmError> {
         self.inner.storage_get(key)
     }
-    fn storage_set(&mut self, _: &[u8], _: &[u8]) -> Result<(), VmError> {
-        self.refuse("storage_set")
-    }
-    fn storage_remove(&mut self, _: &[u8]) -> Result<(), VmError> {
-        self.refuse("storage_remove")
-    }
     fn balance(&mut self, who: &Address) -> Result<u128, VmError> {
         self.inner.balance(who)
-    }
-    fn transfer(&mut self, _: &Address, _: u128) -> Result<(), VmError> {
-        self.refuse("transfer")
-    }
-    fn emit(&mut self, _: &str, _: &[u8]) -> Result<(), VmError> {
-        self.refuse("emit")
-    }
-    fn schedule_timer(&mut self, _: ScheduleArgs) -> Result<TimerId, VmError> {
-        self.refuse("schedule_timer")
-    }
-    fn extend_timer(&mut self, _: &[u8], _: u64) -> Result<(), VmError> {
-        self.refuse("extend_timer")
-    }
-    fn cancel_timer(&mut self, _: &[u8]) -> Result<(), VmError> {
-        self.refuse("cancel_timer")
-    }
-    fn set_state_watch(
-        &mut self,
-        _: &Address,
-        _: &crate::chain::DraftTimerArgs,
-    ) -> Result<TimerId, VmError> {
-        self.refuse("set_state_watch")
-    }
-    fn set_interval(
-        &mut self,
-        _: &Address,
-        _: &crate::chain::DraftTimerArgs,
-    ) -> Result<TimerId, VmError> {
-        self.refuse("set_interval")
     }
     fn revert(&mut self, reason: &str) -> VmError {
         self.inner.revert(reason)

@@ -1,4 +1,5 @@
 use super::*;
+use crate::engine::TimerId;
 use std::cell::Cell;
 
 thread_local! {
