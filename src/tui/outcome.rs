@@ -4,6 +4,7 @@
 use super::command::UiCommand;
 use super::data::{CommandError, MiningMode, fmt_nanos, fmt_w};
 use super::draft_request::DraftEstimateView;
+use crate::engine::scheduler::kind::Weights;
 use crate::engine::{AuctionEstimate, TimerId};
 
 /// `timer_estimate`'s answer.
@@ -45,14 +46,32 @@ pub fn auction_line(a: &AuctionEstimate, funded: bool) -> String {
     if !a.scheduler.facts().tips {
         return format!("{}: #{} in its bucket, {sel}", a.scheduler, a.rank);
     }
+    // CIP-1 v1 orders by the tip, its EMA weight breaking ties, against the cycle basefee (no
+    // lane basefee); CIP-1 v3 by the priority × W against the lane basefee.
+    let facts = a.scheduler.facts();
+    let basefee = if facts.lane_basefee {
+        "lane basefee"
+    } else {
+        "basefee"
+    };
+    let standing = match facts.weights {
+        Weights::Ema => format!(
+            "tip {} · weight {}",
+            fmt_nanos(a.priority_per_cycle),
+            fmt_w(a.weight_bps)
+        ),
+        _ => format!(
+            "priority {} × W {}",
+            fmt_nanos(a.priority_per_cycle),
+            fmt_w(a.weight_bps)
+        ),
+    };
     format!(
-        "{}: rank {} of {} due, {sel} · lane basefee {} · priority {} × W {}",
+        "{}: rank {} of {} due, {sel} · {basefee} {} · {standing}",
         a.scheduler,
         a.rank,
         a.due_at_height + 1,
         fmt_nanos(a.lane_basefee),
-        fmt_nanos(a.priority_per_cycle),
-        fmt_w(a.weight_bps)
     )
 }
 

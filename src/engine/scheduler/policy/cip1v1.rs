@@ -24,8 +24,12 @@
 //!   basefee (`max_fee < cycle basefee` → deferred `below_basefee`); the v3 context fields
 //!   (`basefee_lane_timer`, the p50) are 0 in the GBA context.
 
-use super::{AfterBlock, BlockOutcome, Cip1State, PlanEnv, ScheduleEnv, check_bid};
+use super::{
+    AfterBlock, AuctionEstimate, BlockOutcome, Cip1State, EstimateTimer, PlanEnv, ScheduleEnv,
+    check_bid,
+};
 use crate::engine::args::{FeeArgs, ScheduleArgs};
+use crate::engine::config::TimerConfig;
 use crate::engine::eob::{
     EobPlan, Ledger, Price, Removal, defer, fire, fire_budget, lane_max_cost, remove_under_gc,
 };
@@ -33,6 +37,7 @@ use crate::engine::error::TimerError;
 use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::gba::{GbaBid, GbaContext};
 use crate::engine::queue::{CalendarQueue, DueTimer};
+use crate::engine::scheduler::kind::SchedulerKind;
 use crate::engine::scheduler::lane::{PRICE_SCALE, p50_tip_with};
 use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve};
 use crate::engine::scheduler::v1::V1Config;
@@ -276,6 +281,25 @@ impl<'a> V1Block<'a> {
 /// (unused slices and rounding) goes to the others in order. A bid is selected only if its
 /// budget fits. Returns, per bid, whether it is selected.
 fn fill(bids: &[Bid], lane: u64) -> Vec<bool> {
+    let asks: Vec<Ask> = bids
+        .iter()
+        .map(|b| Ask {
+            actor: b.actor,
+            weight: b.weight,
+            budget: b.budget,
+        })
+        .collect();
+    fill_asks(&asks, lane)
+}
+
+/// What [`fill`] needs of a bid (the estimate asks it of bids it does not make).
+struct Ask {
+    actor: Address,
+    weight: u32,
+    budget: u64,
+}
+
+fn fill_asks(bids: &[Ask], lane: u64) -> Vec<bool> {
     let mut weights: BTreeMap<Address, u64> = BTreeMap::new();
     for b in bids {
         weights.insert(b.actor, b.weight as u64);
@@ -302,6 +326,83 @@ fn fill(bids: &[Bid], lane: u64) -> Vec<bool> {
         }
     }
     chosen
+}
+
+/// v1's estimate (`Policy::estimate`, issue 29: each policy estimates by its own rules): the
+/// timers due at `timer.height` now bid as the block would bid them (their stated parameters,
+/// the default GBA for the rest: a custom GBA runs only at fire time), against the cycle
+/// basefee (v1 has no lane basefee); the new timer is ranked by v1's order (tip, then its
+/// owner's EMA weight; ties go to the timers already queued) and selected if the per-actor
+/// slices and the room left take it. A timer that would be deferred `below_basefee` is left
+/// out, as the block leaves it; the owners' balances are not asked (`timer_estimate.funding`
+/// does that). `effective_priority` is the tip: v1 orders by the tip, the weight only breaks
+/// ties (Spec note 216).
+pub(super) fn estimate(
+    cip1: &Cip1State,
+    queue: &CalendarQueue,
+    cfg: &TimerConfig,
+    quote_basefee: u128,
+    timer: &EstimateTimer,
+) -> AuctionEstimate {
+    let v1cfg = cip1.v1_config();
+    let default = default_gba(quote_basefee, cip1.p50_tip, None, &cip1.config);
+    let tip_of = |fees: FeeArgs| {
+        let (max_fee, max_prio) = resolve(fees, None, default, &cip1.config, cip1.p50_tip);
+        (
+            max_fee,
+            priority_per_cycle(max_fee, max_prio, quote_basefee),
+        )
+    };
+    let due = queue.bucket(timer.height);
+    // (tip, weight, id, ask) of every due timer that bids, and the new one with the largest id.
+    let mut bids: Vec<(u128, u32, [u8; 32], Ask)> = due
+        .iter()
+        .filter_map(|t| {
+            let tip = tip_of(FeeArgs::of(t.fee_caps.as_deref())).1?;
+            let weight = cip1.v1.weight_bps(&t.actor_address, &v1cfg);
+            let ask = Ask {
+                actor: t.actor_address,
+                weight,
+                budget: fire_budget(t, cfg),
+            };
+            Some((tip, weight, t.timer_id.0, ask))
+        })
+        .collect();
+    let (max_fee, tip) = tip_of(timer.fees);
+    let weight = cip1.v1.weight_bps(&timer.actor, &v1cfg);
+    let mine = [0xFF; 32];
+    let ahead = |&(t, w, id, _): &(u128, u32, [u8; 32], Ask)| {
+        (t, w) > (tip.unwrap_or(0), weight) || ((t, w) == (tip.unwrap_or(0), weight) && id < mine)
+    };
+    let rank = 1 + bids.iter().filter(|b| ahead(b)).count() as u64;
+    let would_be_selected = tip.is_some() && {
+        let me = Ask {
+            actor: timer.actor,
+            weight,
+            budget: timer.budget,
+        };
+        bids.push((tip.unwrap_or(0), weight, mine, me));
+        // v1's order: the tip desc, the owner's weight desc, the id asc (the new timer last
+        // among equals).
+        bids.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(&b.2)));
+        let at = bids
+            .iter()
+            .rposition(|b| b.2 == mine)
+            .expect("the new timer is listed");
+        let asks: Vec<Ask> = bids.into_iter().map(|b| b.3).collect();
+        fill_asks(&asks, cfg.lane_timer_cycles)[at]
+    };
+    AuctionEstimate {
+        scheduler: SchedulerKind::Cip1V1,
+        lane_basefee: quote_basefee,
+        max_fee_per_cycle: max_fee,
+        priority_per_cycle: tip.unwrap_or(0),
+        weight_bps: weight,
+        effective_priority: tip.unwrap_or(0),
+        due_at_height: due.len() as u64,
+        rank,
+        would_be_selected,
+    }
 }
 
 /// v1 §3 after the block: the p50 tip the default GBA bids next (see `Policy::after_block`).

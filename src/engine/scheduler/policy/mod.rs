@@ -604,8 +604,7 @@ impl Policy for Cip1V1 {
         cip1v1::rest_heights(cip1, max)
     }
 
-    /// Spec note (issue 29): priced as the CIP-1 v3 auction prices (the default GBA, W); v1's
-    /// own order (tip, then the EMA weight) and per-actor slices are not estimated.
+    /// v1's own order and per-actor slices (Spec note 216).
     fn estimate(
         &self,
         cip1: &Cip1State,
@@ -614,6 +613,6 @@ impl Policy for Cip1V1 {
         lane_basefee: u128,
         timer: &EstimateTimer,
     ) -> AuctionEstimate {
-        estimate(cip1, queue, cfg, lane_basefee, timer)
+        cip1v1::estimate(cip1, queue, cfg, lane_basefee, timer)
     }
 }
