@@ -195,8 +195,15 @@ impl<'q> RankedBucket<'q> {
                         .map(|x| (x.t, Some(x.eff))),
                 ),
                 Segment::Level {
-                    eff, priced, runs, ..
-                } => self.level_rows(*eff, priced.clone(), runs.clone(), skip, want, &mut out),
+                    eff,
+                    priced,
+                    runs,
+                    len,
+                } => {
+                    let (start, below) = self.jump(priced, runs, skip, *len);
+                    let level = (*eff, priced.clone(), runs.clone(), start);
+                    self.level_rows(level, skip - below, want, &mut out)
+                }
                 Segment::Below => out.extend(
                     self.below
                         .iter()
@@ -218,19 +225,58 @@ impl<'q> RankedBucket<'q> {
         }
     }
 
-    /// Rows `skip..skip + want` of one level: its plain runs and priced timers merged by id.
+    /// Where to start merging a level (`len` rows) to reach its row `skip`: an id and how
+    /// many of the level's rows are below it. Timer ids are hashes, spread evenly, so the id
+    /// a little below the `skip`-th's share of the id space has, with a margin of a few
+    /// standard deviations, fewer than `skip` rows below it; those are counted (a scan of the
+    /// runs, no heap) and only the rest is merged. A guess past the row (ids not spread)
+    /// starts at the level's start: the cost changes, never the rows.
+    fn jump(
+        &self,
+        priced: &Range<usize>,
+        runs: &Range<usize>,
+        skip: u64,
+        len: u64,
+    ) -> (TimerId, u64) {
+        let zero = TimerId([0; 32]);
+        let margin = 4 * len.isqrt() + 64;
+        if skip <= margin {
+            return (zero, 0);
+        }
+        let hi = (u128::MAX / len as u128).saturating_mul((skip - margin) as u128);
+        let mut x = [0u8; 32];
+        x[..16].copy_from_slice(&hi.to_be_bytes());
+        let x = TimerId(x);
+        let plain: usize = self.runs[runs.clone()]
+            .iter()
+            .map(|r| {
+                self.plain_run(&r.actor, zero)
+                    .take_while(|m| m.id < x)
+                    .count()
+            })
+            .sum();
+        let priced = self.priced[priced.clone()].partition_point(|p| p.t.timer_id < x);
+        let below = (plain + priced) as u64;
+        if below > skip {
+            return (zero, 0);
+        }
+        (x, below)
+    }
+
+    /// Rows `skip..skip + want` of one level (its effective priority, priced timers, runs and
+    /// the id to start from): its plain runs and priced timers merged by id.
     fn level_rows(
         &self,
-        eff: u128,
-        priced: Range<usize>,
-        runs: Range<usize>,
+        (eff, priced, runs, start): (u128, Range<usize>, Range<usize>, TimerId),
         skip: u64,
         want: usize,
         out: &mut Vec<(&'q Timer, Option<u128>)>,
     ) {
         // Each source's next timer: a plain member (`Ok`) or a priced index (`Err`).
         type Next = Result<Member, usize>;
-        let start = TimerId([0; 32]);
+        let first =
+            priced.start + self.priced[priced.clone()].partition_point(|p| p.t.timer_id < start);
+        let priced = first..priced.end;
         let mut sources: Vec<Box<dyn Iterator<Item = (TimerId, Next)> + '_>> = self.runs[runs]
             .iter()
             .map(|r| {
