@@ -15,14 +15,16 @@
 //! and merges only inside the level that holds its first row.
 //!
 //! Spec note 215 (what a deep page costs): building costs the priced timers (priced and
-//! sorted) and the actors with carried timers; a page at offset `k` then costs, inside the
-//! level that holds it, `k' · log(actors of the level)` heap steps, where `k'` is the offset
-//! from the level's start (every actor of the same W shares one level, so a page deep in a
-//! bucket of equal weights pays its offset), plus its rows; the position of a timer costs the
-//! timers of its level ahead of it. The whole ranking is kept where this does not apply (the
-//! page answers `None`): `tie_break = schedule_order`, a default GBA priced below the basefee
-//! (the plain timers wait, listed in bucket order among the others), a bucket other than the
-//! next block's, or before a block of the auction built the carry queue's indexes.
+//! sorted) and the actors with carried timers; a page at offset `k'` inside a level counts the
+//! level's rows below an id guessed from the ids' spread (a scan of the runs, about `k'`
+//! cheap steps: timer ids are hashes) and merges the rest, a few standard deviations of the
+//! level's size, through a heap of its actors (`log(actors)` a row), plus its rows; ids that
+//! are not spread cost `k' · log(actors)`, never other rows. The position of a timer costs the
+//! timers of its level ahead of it (the same scan). The whole ranking is kept where this does
+//! not apply (the page answers `None`): `tie_break = schedule_order`, a default GBA priced
+//! below the basefee (the plain timers wait, listed in bucket order among the others), a
+//! bucket other than the next block's, or before a block of the auction built the carry
+//! queue's indexes.
 
 use super::PolicyState;
 use crate::engine::args::FeeArgs;
