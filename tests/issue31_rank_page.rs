@@ -8,10 +8,11 @@
 
 mod common;
 
-use common::fleet::{FLEET_RICH, bulk_timer, fleet_actor, fleet_chain, node_from, uncapped};
-use cowboy_devnet::chain::Genesis;
+use common::fleet::{
+    FLEET_RICH, bulk_timer, carried_bucket_genesis, fleet_actor, fleet_chain, node_from,
+};
 use cowboy_devnet::engine::scheduler::policy::{RankedBucket, rank_preview};
-use cowboy_devnet::engine::{FeeCaps, PriorityTier, SchedulerKind, Timer, TimerConfig, TimerId};
+use cowboy_devnet::engine::{FeeCaps, PriorityTier, SchedulerKind, Timer, TimerId};
 use cowboy_devnet::node::{BucketPageQuery, Mine, NodeCore};
 use proptest::prelude::*;
 
@@ -48,20 +49,8 @@ fn node(
     more: u64,
     own: usize,
 ) -> NodeCore {
-    let genesis = Genesis {
-        timer: TimerConfig {
-            lane_timer_cycles: 4 * GAS,
-            max_cycles_per_fire: GAS,
-            ..uncapped()
-        },
-        ..Genesis::default()
-    }
-    .with_scheduler(
-        Some(scheduler),
-        (scheduler == SchedulerKind::Fifo).then_some(2),
-    )
-    .and_then(|g| g.with_variants(variants))
-    .expect("genesis");
+    let activation = (scheduler == SchedulerKind::Fifo).then_some(2);
+    let genesis = carried_bucket_genesis(scheduler, activation, variants);
     let (mut c, genesis) = fleet_chain(genesis, actors, FLEET_RICH);
     c.seal_block();
     let mut node = node_from(&c, genesis);
