@@ -6,8 +6,9 @@
 //! The order is the one the block would run: the queue's (FIFO) order, or, at or after the
 //! CIP-1 v3 activation height, the `eip1559` auction's, ranked by the engine
 //! ([`rank_preview`]: the block's pricing, W and sort). Only the page's timers are turned into
-//! views, so a page costs the bucket's ids (and under the auction its ranking), never a view of
-//! every timer.
+//! views. The carried bucket's page under the auction is read at the cost of its rows and the
+//! timers priced one by one ([`RankedBucket`], Spec note 215), with [`rank_preview`] kept
+//! where that does not apply.
 
 use super::core::NodeCore;
 use super::error::NodeError;
