@@ -15,11 +15,19 @@
 //! timers (`bucket_page_fifo_1m_carried`, the walk baseline only: the whole bucket read is
 //! seconds an iteration there).
 //!
+//! Issue 31, fourth session of 2026-11-28 (Spec note 217): under eip1559 a page of the carried
+//! bucket is read at the page's cost (`RankedBucket`); each eip1559 group also measures
+//! `naive_refresh_whole_rank`, the refresh as it ran before: the refresh without the bucket plus
+//! the page cut from the whole bucket ranked by `rank_preview` (the oracle), and the 1M groups
+//! are `bucket_page_eip1559_1m_carried` (every other timer fee-capped: half the bucket priced
+//! one by one) and `bucket_page_eip1559_1m_mostly_plain` (one timer in 100 fee-capped).
+//!
 //! Run: `cargo bench --bench bucket_page`.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
 
+use cowboy_devnet::engine::scheduler::policy::rank_preview;
 use cowboy_devnet::engine::{Address, FeeCaps, SchedulerKind, Timer, TimerId};
 use cowboy_devnet::node::{BucketQuery, NodeCore};
 use cowboy_devnet::tui::data::ViewQuery;
@@ -38,12 +46,12 @@ fn actor(i: u64) -> Address {
 }
 
 /// `size` timers due at 3 behind a lane of four, mined to 3 (all but four carried to 4), and
-/// `spread` more over the heights after it.
-fn devnet(kind: SchedulerKind, size: u64, spread: u64) -> LocalDevnet {
+/// `spread` more over the heights after it; one timer in `capped` has fee caps of its own.
+fn devnet(kind: SchedulerKind, size: u64, spread: u64, capped: u64) -> LocalDevnet {
     let bucket = (0..size).map(|k| Timer {
         schedule_block: 1,
         gas_limit_per_fire: GAS,
-        fee_caps: (k % 2 == 1).then(|| {
+        fee_caps: (k % capped == 1).then(|| {
             Box::new(FeeCaps {
                 max_fee_per_cycle: Some(50_000_000_000),
                 max_priority_fee_per_cycle: Some((k as u128 * 7_919) % 3_000_000_000),
@@ -93,8 +101,47 @@ fn walks(node: &NodeCore, q: &ViewQuery) -> (usize, u64, Option<usize>, usize) {
     (ring, budget, at, rows)
 }
 
-fn group(c: &mut Criterion, name: &str, kind: SchedulerKind, size: u64, spread: u64) {
-    let mut src = devnet(kind, size, spread);
+/// The page the dashboard asked before (Spec note 217's baseline): the whole bucket ranked by
+/// `rank_preview`, the selected timer's position found in it and the rows cut.
+fn whole_rank(node: &NodeCore, q: &ViewQuery) -> (Option<usize>, Vec<TimerId>) {
+    let chain = node.chain();
+    let timers = chain.engine().queue().bucket(4);
+    let (cfg, _) = node.config();
+    let order = rank_preview(
+        &timers,
+        chain.engine().policies(),
+        &cfg,
+        chain.lane_basefee(),
+    );
+    let at = q
+        .bucket_timer
+        .and_then(|id| order.iter().position(|r| timers[r.idx].timer_id == id));
+    let rows = order
+        .iter()
+        .skip(q.bucket_offset as usize)
+        .take(q.bucket_limit as usize)
+        .map(|r| timers[r.idx].timer_id)
+        .collect();
+    (at, rows)
+}
+
+struct Scene {
+    name: &'static str,
+    kind: SchedulerKind,
+    size: u64,
+    spread: u64,
+    capped: u64,
+}
+
+fn group(c: &mut Criterion, s: Scene) {
+    let Scene {
+        name,
+        kind,
+        size,
+        spread,
+        capped,
+    } = s;
+    let mut src = devnet(kind, size, spread, capped);
     let middle = src.devnet().chain().engine().queue().bucket(4)[(size / 2) as usize].timer_id;
     let query = paged(size, Some(middle));
     let d = src.dashboard(&query);
@@ -111,6 +158,19 @@ fn group(c: &mut Criterion, name: &str, kind: SchedulerKind, size: u64, spread: 
             black_box((d, walks(src.devnet(), &query)))
         })
     });
+    if kind == SchedulerKind::Eip1559 {
+        let rest = ViewQuery {
+            selected_bucket: None,
+            ..ViewQuery::default()
+        };
+        let (at, rows) = whole_rank(src.devnet(), &query);
+        let d = src.dashboard(&query);
+        assert_eq!(d.bucket_timers.len(), rows.len().min(128));
+        assert!(at.is_some());
+        g.bench_function("naive_refresh_whole_rank", |b| {
+            b.iter(|| black_box((src.dashboard(&rest), whole_rank(src.devnet(), &query))))
+        });
+    }
     if size > BUCKET {
         g.finish();
         return;
@@ -131,35 +191,34 @@ fn group(c: &mut Criterion, name: &str, kind: SchedulerKind, size: u64, spread: 
 }
 
 fn bench(c: &mut Criterion) {
-    group(c, "bucket_page_fifo_100k", SchedulerKind::Fifo, BUCKET, 0);
-    group(
-        c,
-        "bucket_page_eip1559_100k",
-        SchedulerKind::Eip1559,
-        BUCKET,
-        0,
-    );
-    group(
-        c,
-        "bucket_page_fifo_1m_pending",
-        SchedulerKind::Fifo,
-        BUCKET,
-        900_000,
-    );
-    group(
-        c,
-        "bucket_page_fifo_1m_carried",
-        SchedulerKind::Fifo,
-        MILLION,
-        0,
-    );
-    group(
-        c,
-        "bucket_page_eip1559_1m_carried",
-        SchedulerKind::Eip1559,
-        MILLION,
-        0,
-    );
+    use SchedulerKind::{Eip1559, Fifo};
+    let scenes = [
+        ("bucket_page_fifo_100k", Fifo, BUCKET, 0, 2),
+        ("bucket_page_eip1559_100k", Eip1559, BUCKET, 0, 2),
+        ("bucket_page_fifo_1m_pending", Fifo, BUCKET, 900_000, 2),
+        ("bucket_page_fifo_1m_carried", Fifo, MILLION, 0, 2),
+        ("bucket_page_eip1559_1m_carried", Eip1559, MILLION, 0, 2),
+        (
+            "bucket_page_eip1559_1m_mostly_plain",
+            Eip1559,
+            MILLION,
+            0,
+            100,
+        ),
+    ];
+    let only = std::env::var("BUCKET_PAGE_ONLY").unwrap_or_default();
+    for (name, kind, size, spread, capped) in scenes {
+        if name.contains(only.as_str()) {
+            let scene = Scene {
+                name,
+                kind,
+                size,
+                spread,
+                capped,
+            };
+            group(c, scene);
+        }
+    }
 }
 
 criterion_group!(benches, bench);

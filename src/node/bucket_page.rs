@@ -6,8 +6,9 @@
 //! The order is the one the block would run: the queue's (FIFO) order, or, at or after the
 //! CIP-1 v3 activation height, the `eip1559` auction's, ranked by the engine
 //! ([`rank_preview`]: the block's pricing, W and sort). Only the page's timers are turned into
-//! views, so a page costs the bucket's ids (and under the auction its ranking), never a view of
-//! every timer.
+//! views. The carried bucket's page under the auction is read at the cost of its rows and the
+//! timers priced one by one ([`RankedBucket`], Spec note 217), with [`rank_preview`] kept
+//! where that does not apply.
 
 use super::core::NodeCore;
 use super::error::NodeError;
@@ -15,7 +16,7 @@ use super::query::Query;
 use super::read;
 use super::views::TimerView;
 use crate::engine::TimerId;
-use crate::engine::scheduler::policy::rank_preview;
+use crate::engine::scheduler::policy::{RankedBucket, rank_preview};
 use serde::{Deserialize, Serialize};
 
 /// The most rows one page holds (`limit`).
@@ -129,6 +130,9 @@ impl BucketPageQuery {
         if !ranked && let Some(page) = self.queue_page(node) {
             return Ok(page);
         }
+        if ranked && let Some(page) = self.ranked_page(node) {
+            return Ok(page);
+        }
         let timers = read::bucket(chain, self.height);
         // (index into `timers`, effective priority) in execution order.
         let order: Vec<(usize, Option<u128>)> = if ranked {
@@ -148,12 +152,7 @@ impl BucketPageQuery {
                 .position(|(i, _)| timers[*i].timer_id == id)
                 .map(|p| p as u64)
         });
-        let offset = match timer_position {
-            Some(p) if !(self.offset..self.offset.saturating_add(self.limit)).contains(&p) => {
-                p.saturating_sub(self.limit / 2)
-            }
-            _ => self.offset,
-        };
+        let offset = self.around(timer_position);
         let rows: Vec<(u64, usize, Option<u128>)> = order
             .iter()
             .enumerate()
@@ -184,6 +183,57 @@ impl BucketPageQuery {
 }
 
 impl BucketPageQuery {
+    /// The page's first row: the asked offset, or `limit / 2` rows before the asked timer's
+    /// `position` when it is not in the asked rows.
+    fn around(&self, position: Option<u64>) -> u64 {
+        match position {
+            Some(p) if !(self.offset..self.offset.saturating_add(self.limit)).contains(&p) => {
+                p.saturating_sub(self.limit / 2)
+            }
+            _ => self.offset,
+        }
+    }
+
+    /// The carried bucket's page in the auction's order at a cost that follows the page
+    /// ([`RankedBucket`], Spec note 217): the same rows as [`rank_preview`]'s cut. `None`
+    /// where the whole ranking is kept (see [`RankedBucket::new`]).
+    fn ranked_page(&self, node: &NodeCore) -> Option<BucketPage> {
+        let chain = node.chain();
+        let q = chain.engine().queue();
+        let ranked = RankedBucket::new(
+            q,
+            chain.engine().policies(),
+            self.height,
+            chain.lane_basefee(),
+        )?;
+        let timer_position = self.timer.and_then(|id| ranked.position(&id));
+        let offset = self.around(timer_position);
+        let rows = ranked.rows(offset, self.limit as usize);
+        let views = node.pending_views(rows.iter().map(|(t, _)| t.timer_id).collect());
+        let timers = rows
+            .iter()
+            .zip(views)
+            .enumerate()
+            .map(|(i, ((_, eff), timer))| {
+                let position = offset + i as u64;
+                BucketEntry {
+                    position,
+                    rank: eff.map(|_| position + 1),
+                    effective_priority: *eff,
+                    timer,
+                }
+            })
+            .collect();
+        Some(BucketPage {
+            height: self.height,
+            total: ranked.total(),
+            offset,
+            ranked: true,
+            timer_position,
+            timers,
+        })
+    }
+
     /// A ring bucket's page in the queue's (FIFO) order, read off the queue (issue 31, Spec
     /// note 207): its total from the queue's tallies, the asked timer's position by a search
     /// of the list it sits in, and the rows by their index, so the cost is the page's rows
@@ -199,12 +249,7 @@ impl BucketPageQuery {
         let timer_position = self
             .timer
             .and_then(|id| q.bucket_position(self.height, &id));
-        let offset = match timer_position {
-            Some(p) if !(self.offset..self.offset.saturating_add(self.limit)).contains(&p) => {
-                p.saturating_sub(self.limit / 2)
-            }
-            _ => self.offset,
-        };
+        let offset = self.around(timer_position);
         let rows = q.bucket_rows(self.height, offset, self.limit);
         let views = node.pending_views(rows.iter().map(|t| t.timer_id).collect());
         let timers = views

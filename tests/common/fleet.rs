@@ -173,6 +173,27 @@ pub fn node_from(chain: &Chain, genesis: Genesis) -> NodeCore {
     node
 }
 
+/// The genesis of issue 31's carried bucket: a lane of four fires of 10,000 cycles (the
+/// per-fire cap), under `scheduler` from `activation` with `variants`.
+pub fn carried_bucket_genesis(
+    scheduler: cowboy_devnet::engine::SchedulerKind,
+    activation: Option<u64>,
+    variants: &[&str],
+) -> Genesis {
+    const GAS: u64 = 10_000;
+    Genesis {
+        timer: TimerConfig {
+            lane_timer_cycles: 4 * GAS,
+            max_cycles_per_fire: GAS,
+            ..uncapped()
+        },
+        ..Genesis::default()
+    }
+    .with_scheduler(Some(scheduler), activation)
+    .and_then(|g| g.with_variants(variants))
+    .expect("scheduler")
+}
+
 /// Issue 31's carried bucket: a manual-mining node under `scheduler` with `actors` fleet actors,
 /// a lane of four fires of 10,000 cycles, and `timers` (each 10,000 cycles a fire) all due at
 /// height 3, mined to 3: all but four are carried to the bucket at 4.
@@ -181,17 +202,7 @@ pub fn carried_bucket_node(
     actors: u64,
     timers: impl IntoIterator<Item = Timer>,
 ) -> NodeCore {
-    const GAS: u64 = 10_000;
-    let genesis = Genesis {
-        timer: TimerConfig {
-            lane_timer_cycles: 4 * GAS,
-            max_cycles_per_fire: GAS,
-            ..uncapped()
-        },
-        ..Genesis::default()
-    }
-    .with_scheduler(Some(scheduler), None)
-    .expect("scheduler");
+    let genesis = carried_bucket_genesis(scheduler, None, &[]);
     let (mut c, genesis) = fleet_chain(genesis, actors, FLEET_RICH);
     c.seal_block();
     let mut node = node_from(&c, genesis);

@@ -168,6 +168,14 @@ pub struct Member {
     slot: u32,
 }
 
+impl Member {
+    /// Where the member is kept: a number below [`CalendarQueue::auction_slot_bound`], one per
+    /// live timer (a bit set of members needs no map).
+    pub fn index(self) -> usize {
+        self.slot as usize
+    }
+}
+
 /// The carried timers a block of the auction prices one by one ([`CalendarQueue::auction_visit`]).
 #[derive(Debug, Default)]
 pub struct AuctionVisit {
@@ -305,5 +313,65 @@ impl CalendarQueue {
             }
         }
         out
+    }
+
+    /// Issue 31, the auction's page of the carried bucket (Spec note 217): the members with
+    /// fee parameters of their own, in the carry queue's order (the bucket's), with their
+    /// timers; `None` while the indexes are not built (no block of the auction ran them yet).
+    pub fn auction_priced(&self) -> Option<Vec<(Member, &Timer)>> {
+        let a = &self.carry.auction;
+        if !a.is_on() {
+            return None;
+        }
+        let mut order: Vec<(u64, u32)> = a
+            .priced
+            .iter()
+            .map(|&s| (self.carry_pos_of(s), s))
+            .collect();
+        order.sort_unstable();
+        Some(
+            order
+                .into_iter()
+                .map(|(_, slot)| {
+                    let t = self.slots[slot as usize]
+                        .timer
+                        .as_ref()
+                        .expect("live member");
+                    (
+                        Member {
+                            id: t.timer_id,
+                            slot,
+                        },
+                        t,
+                    )
+                })
+                .collect(),
+        )
+    }
+
+    /// Each actor with carried timers (ascending) and how many it has (fee parameters or
+    /// not): counted by the index, never walked.
+    pub fn auction_runs(&self) -> impl Iterator<Item = (Address, usize)> + '_ {
+        self.carry
+            .auction
+            .by_actor
+            .iter()
+            .map(|(a, s)| (*a, s.len()))
+    }
+
+    /// The carried timers of `actor` in id order, from `from` on.
+    pub fn auction_run(&self, actor: &Address, from: TimerId) -> impl Iterator<Item = Member> + '_ {
+        self.carry
+            .auction
+            .by_actor
+            .get(actor)
+            .into_iter()
+            .flat_map(move |s| s.range((from, 0)..))
+            .map(|&(id, slot)| Member { id, slot })
+    }
+
+    /// One above the largest [`Member::index`].
+    pub fn auction_slot_bound(&self) -> usize {
+        self.slots.len()
     }
 }

@@ -31,6 +31,19 @@ impl CalendarQueue {
             .filter_map(|h| self.slots[h.slot as usize].timer.as_ref())
     }
 
+    /// The ring's own timers of `height` (no carried timer), in the order
+    /// [`bucket_iter`](Self::bucket_iter) lists them after the carried ones; nothing outside
+    /// the ring.
+    pub fn ring_timers(&self, height: u64) -> impl Iterator<Item = &Timer> + '_ {
+        let in_ring = height >= self.next_height && height < self.ring_horizon;
+        in_ring
+            .then(|| self.ring[self.ring_pos(height)].iter())
+            .into_iter()
+            .flatten()
+            .filter(|h| self.slots[h.slot as usize].meta.generation == h.generation)
+            .filter_map(|h| self.slots[h.slot as usize].timer.as_ref())
+    }
+
     /// The live timers scheduled for `height` itself (carried timers of earlier heights
     /// excluded), in insertion order, from whichever tier holds them. The cost follows the
     /// timers of `height` (a ring height, an overflow height) or of its epoch (an epoch-queue

@@ -16,10 +16,12 @@ mod cip1v1;
 mod draft;
 mod eip1559;
 mod preview;
+mod preview_page;
 mod registry;
 mod state;
 
 pub use preview::{Ranked, rank_preview};
+pub use preview_page::RankedBucket;
 
 pub use registry::{COMPARE_DEFAULT, Entry, REGISTRY};
 pub use state::{DraftCompetitor, EstimateAsk, PolicyDump, PolicyGenesis, PolicyState};
