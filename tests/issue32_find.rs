@@ -344,3 +344,49 @@ async fn issue32_the_event_subscription_takes_the_same_filter() {
     );
     assert_eq!(first["timer_id"], json!(id));
 }
+
+/// Issue 31 (what a feed asks on attaching): a page with `newest` is the newest `limit`
+/// matching events, oldest first, with no cursor; `newest` beside a `cursor` is `-32602`
+/// naming `page.newest`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_the_newest_page_is_the_last_events_oldest_first() {
+    let (_s, c) = start(10_000).await;
+    let actor = call(
+        &c,
+        "actor_deploy",
+        json!([{"balance": "1000000000000000000000"}]),
+    )
+    .await;
+    let h = height(&c).await;
+    for i in 0..4 {
+        schedule(&c, &actor, h + 3 + i, None).await;
+    }
+    call(&c, "devnet_mine", json!([8])).await;
+    let every = call(&c, "devnet_getEvents", json!([])).await;
+    let every = every.as_array().unwrap().clone();
+    let last3 = every[every.len() - 3..].to_vec();
+    let page = call(
+        &c,
+        "devnet_getEvents",
+        json!([{}, {"newest": true, "limit": 3}]),
+    )
+    .await;
+    assert_eq!(page["events"], json!(last3));
+    assert_eq!(page["next_cursor"], Value::Null);
+    let fired = call(&c, "devnet_getEvents", json!([{"kinds": ["TimerFired"]}])).await;
+    let fired = fired.as_array().unwrap();
+    let page = call(
+        &c,
+        "devnet_getEvents",
+        json!([{"kinds": ["TimerFired"]}, {"newest": true, "limit": 2}]),
+    )
+    .await;
+    assert_eq!(page["events"], json!(fired[fired.len() - 2..]));
+    let (code, _, field) = call_err(
+        &c,
+        "devnet_getEvents",
+        json!([{}, {"newest": true, "cursor": "1:0"}]),
+    )
+    .await;
+    assert_eq!((code, field.as_deref()), (-32602, Some("page.newest")));
+}

@@ -403,6 +403,7 @@ fn issue29_the_params_a_client_sends_validate_against_rpc_discover() {
             index: 2,
         }),
         limit: 50,
+        newest: false,
     };
     sent_validates(&doc, EventsPageQuery::METHOD, &events.params());
     let timers = TimersPageQuery {

@@ -79,12 +79,16 @@ pub struct EventsPage {
 }
 
 /// The events `filter` matches, from `cursor` on (or from the filter's `from_height`), at most
-/// `limit` (1..=[`MAX_PAGE`]).
+/// `limit` (1..=[`MAX_PAGE`]); with `newest`, the newest `limit` of them (oldest first, no
+/// cursor), read from the top of the history down, so that its cost follows `limit` and not
+/// the events below (issue 31: a feed attaching to a node whose window holds a block of a
+/// million first deferrals).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EventsPageQuery {
     pub filter: EventFilter,
     pub cursor: Option<EventCursor>,
     pub limit: usize,
+    pub newest: bool,
 }
 
 impl Query for EventsPageQuery {
@@ -99,6 +103,9 @@ impl Query for EventsPageQuery {
         });
         if start.height > 0 {
             node.check_kept(start.height)?;
+        }
+        if self.newest {
+            return Ok(self.newest_page(node, from, limit));
         }
         let mut events = Vec::new();
         let mut next_cursor = None;
@@ -129,6 +136,26 @@ impl Query for EventsPageQuery {
             next_cursor,
             limit,
         })
+    }
+}
+
+impl EventsPageQuery {
+    /// The newest `limit` events the filter matches at `from` or above, oldest first.
+    fn newest_page(&self, node: &NodeCore, from: u64, limit: usize) -> EventsPage {
+        let mut events: Vec<EventView> = node
+            .kept_blocks_rev(from)
+            .filter(|b| self.filter.to_height.is_none_or(|t| b.header.height <= t))
+            .flat_map(|b| b.events.iter().rev())
+            .filter(|r| self.filter.matches(r))
+            .take(limit)
+            .cloned()
+            .collect();
+        events.reverse();
+        EventsPage {
+            events,
+            next_cursor: None,
+            limit,
+        }
     }
 }
 

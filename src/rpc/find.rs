@@ -19,7 +19,11 @@ use serde_json::{Value, json};
 impl RpcQuery for EventsPageQuery {
     const METHOD: &'static str = EventsQuery::METHOD;
     fn params(&self) -> Vec<Value> {
-        vec![json!(self.filter), page_json(self.cursor, self.limit)]
+        let mut page = page_json(self.cursor, self.limit);
+        if self.newest {
+            page["newest"] = json!(true);
+        }
+        vec![json!(self.filter), page]
     }
 }
 
@@ -175,12 +179,21 @@ pub(super) fn register(m: &mut RpcModule<NodeHandle>) {
             let ev = node.ask(EventsQuery(filter)).await.map_err(node_error)?;
             return Ok(to_json(&ev));
         }
-        let (cursor, limit) = decode_page(a.obj(1, "page", false)?)?;
+        let mut page = a.obj(1, "page", false)?;
+        let newest = page.opt::<bool>("newest")?.unwrap_or(false);
+        let (cursor, limit) = decode_page(page)?;
         no_limit_beside_page(filter.limit)?;
+        if newest && cursor.is_some() {
+            return Err(invalid_param(
+                "page.newest",
+                "the newest events have no cursor: give `newest` or `cursor`, not both",
+            ));
+        }
         let q = EventsPageQuery {
             filter,
             cursor: event_cursor(cursor)?,
             limit,
+            newest,
         };
         let page = node.ask(q).await.map_err(node_error)?;
         Ok(to_json(&page))

@@ -10,13 +10,26 @@ use std::borrow::Cow;
 /// Events of sealed blocks, oldest first (from_height above to_height is refused). With
 /// `page` ({cursor?, limit? 1..=1000, default 100}; issue 32, Spec note 171) the reply is a
 /// page: {events, next_cursor ("HEIGHT:INDEX", or null when no kept event after it matches),
-/// limit}; without it, every matching event as an array.
+/// limit}, or with `newest` the newest `limit` events; without it, every matching event as an
+/// array.
 #[derive(JsonSchema)]
 pub struct EventsParams {
     /// which events
     pub filter: Option<EventFilter>,
-    /// a page at a time, from a cursor
-    pub page: Option<PageFields>,
+    /// a page at a time, from a cursor, or the newest
+    pub page: Option<EventPageFields>,
+}
+
+/// A page of events: its start and size, or (`newest`) the newest `limit` matching events,
+/// still oldest first, without a cursor (issue 31: what a feed shows on attaching).
+#[derive(JsonSchema)]
+#[schemars(rename = "EventPage", deny_unknown_fields)]
+pub struct EventPageFields {
+    pub cursor: Option<PageCursor>,
+    /// 1..=1000, default 100
+    pub limit: Option<u64>,
+    /// the newest `limit` matching events (not with `cursor`); `next_cursor` is then null
+    pub newest: Option<bool>,
 }
 
 /// Timers, filtered: pending (firing order) then gone. With `page` (issue 32, Spec note 172)

@@ -32,6 +32,21 @@ impl NodeCore {
         }
     }
 
+    /// [`kept_blocks`](Self::kept_blocks) from the newest down to `from`.
+    pub(crate) fn kept_blocks_rev(&self, from: u64) -> Box<dyn Iterator<Item = &Block> + '_> {
+        if self.keep_history {
+            let start = self.history.partition_point(|b| b.header.height < from);
+            Box::new(self.history.range(start..).rev().map(|b| &**b))
+        } else {
+            Box::new(
+                self.chain
+                    .blocks()
+                    .rev()
+                    .take_while(move |b| b.header.height >= from),
+            )
+        }
+    }
+
     /// Every timer the node knows, in the order they were scheduled (Spec note 172): the
     /// compact records (pending and gone, Spec note 150), then the pending timers the open
     /// block scheduled (or, for a headless node, which keeps no records, every pending one).
