@@ -8,7 +8,7 @@
 mod common;
 
 use common::*;
-use cowboy_devnet::chain::{Block, Chain, Event, Genesis};
+use cowboy_devnet::chain::{Block, Chain, Event};
 use cowboy_devnet::engine::scheduler::PRICE_SCALE;
 use cowboy_devnet::engine::{
     Address, DeferReason, ErrorKind, ScheduleArgs, SchedulerKind, TimerEvent, TimerId,
@@ -21,17 +21,6 @@ use std::collections::BTreeMap;
 const S: u128 = PRICE_SCALE;
 const GAS: u64 = 250_000;
 const LANE: u64 = 2_000_000;
-
-fn v1_chain() -> Chain {
-    let mut c = chain_with_actors(Genesis {
-        scheduler: SchedulerKind::Cip1V1,
-        ..genesis()
-    });
-    for a in [actor_a(), actor_b()] {
-        c.set_balance(&a, RICH);
-    }
-    c
-}
 
 /// A timer at `height` with budget `GAS` bidding `tip` (max fee 10 S: far above the basefee).
 fn bid(height: u64, tip: u128) -> ScheduleArgs {

@@ -8,23 +8,11 @@
 mod common;
 
 use common::*;
-use cowboy_devnet::chain::{Chain, Genesis};
 use cowboy_devnet::engine::scheduler::PRICE_SCALE;
 use cowboy_devnet::engine::{Address, FeeArgs, ScheduleArgs, SchedulerKind};
 use proptest::prelude::*;
 
 const S: u128 = PRICE_SCALE;
-
-fn v1_chain() -> Chain {
-    let mut c = chain_with_actors(Genesis {
-        scheduler: SchedulerKind::Cip1V1,
-        ..genesis()
-    });
-    for a in [actor_a(), actor_b()] {
-        c.set_balance(&a, RICH);
-    }
-    c
-}
 
 fn owner(b: bool) -> Address {
     if b { actor_b() } else { actor_a() }

@@ -87,11 +87,10 @@ async fn all_pages(
     panic!("the cursor never reached the end");
 }
 
-/// Issue 32 item "events": the pages of `devnet_getEvents` put together are every event the
-/// filter matches, in order, the last page's `next_cursor` null; a filtered page too.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn issue32_events_pages_with_a_cursor_give_every_matching_event_once() {
-    let (_s, c) = start(10_000).await;
+/// A served node where one actor scheduled `n` timers that fired (`n + 4` heights mined),
+/// and every event it kept.
+async fn fired_timers(n: u64) -> (common::served::Served, HttpClient, Vec<Value>) {
+    let (s, c) = start(10_000).await;
     let actor = call(
         &c,
         "actor_deploy",
@@ -99,12 +98,19 @@ async fn issue32_events_pages_with_a_cursor_give_every_matching_event_once() {
     )
     .await;
     let h = height(&c).await;
-    for i in 0..3 {
+    for i in 0..n {
         schedule(&c, &actor, h + 3 + i, None).await;
     }
-    call(&c, "devnet_mine", json!([6])).await;
+    call(&c, "devnet_mine", json!([n + 4])).await;
     let every = call(&c, "devnet_getEvents", json!([])).await;
-    let every = every.as_array().unwrap().clone();
+    (s, c, every.as_array().unwrap().clone())
+}
+
+/// Issue 32 item "events": the pages of `devnet_getEvents` put together are every event the
+/// filter matches, in order, the last page's `next_cursor` null; a filtered page too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue32_events_pages_with_a_cursor_give_every_matching_event_once() {
+    let (_s, c, every) = fired_timers(3).await;
     assert!(every.len() >= 7, "deploy, 3 scheduled, 3 fired: {every:?}");
     let (paged, pages) = all_pages(&c, "devnet_getEvents", json!([{}]), 1, "events").await;
     assert_eq!(paged, every, "the pages together are the events, in order");
@@ -350,20 +356,7 @@ async fn issue32_the_event_subscription_takes_the_same_filter() {
 /// naming `page.newest`.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn issue31_the_newest_page_is_the_last_events_oldest_first() {
-    let (_s, c) = start(10_000).await;
-    let actor = call(
-        &c,
-        "actor_deploy",
-        json!([{"balance": "1000000000000000000000"}]),
-    )
-    .await;
-    let h = height(&c).await;
-    for i in 0..4 {
-        schedule(&c, &actor, h + 3 + i, None).await;
-    }
-    call(&c, "devnet_mine", json!([8])).await;
-    let every = call(&c, "devnet_getEvents", json!([])).await;
-    let every = every.as_array().unwrap().clone();
+    let (_s, c, every) = fired_timers(4).await;
     let last3 = every[every.len() - 3..].to_vec();
     let page = call(
         &c,

@@ -157,6 +157,19 @@ pub fn deploy_native(chain: &mut Chain, from: Address, address: Address, json: &
     deploy(chain, from, address, ActorCode::native(json))
 }
 
+/// [`chain_with_actors`] under `--scheduler cip1-v1`, both actors funded with [`RICH`]
+/// (CIP-1 v1: the owner pays its fires).
+pub fn v1_chain() -> Chain {
+    let mut c = chain_with_actors(Genesis {
+        scheduler: cowboy_devnet::engine::SchedulerKind::Cip1V1,
+        ..genesis()
+    });
+    for a in [actor_a(), actor_b()] {
+        c.set_balance(&a, RICH);
+    }
+    c
+}
+
 /// The standard fixture: alice deploys code-less `actor_a` and `actor_b`, block 1 is sealed.
 pub fn chain_with_actors(genesis: Genesis) -> Chain {
     let mut c = chain_with(genesis);
