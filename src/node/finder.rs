@@ -143,7 +143,8 @@ impl EventsPageQuery {
     /// The newest `limit` events the filter matches at `from` or above, oldest first.
     fn newest_page(&self, node: &NodeCore, from: u64, limit: usize) -> EventsPage {
         let mut events: Vec<EventView> = node
-            .kept_blocks_rev(from)
+            .kept_blocks(from)
+            .rev()
             .filter(|b| self.filter.to_height.is_none_or(|t| b.header.height <= t))
             .flat_map(|b| b.events.iter().rev())
             .filter(|r| self.filter.matches(r))

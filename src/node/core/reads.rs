@@ -23,27 +23,15 @@ impl NodeCore {
 
     /// The sealed blocks the node's event reads cover, oldest first, from height `from` on:
     /// the history; without one (a headless node) the chain's recent blocks.
-    pub(crate) fn kept_blocks(&self, from: u64) -> Box<dyn Iterator<Item = &Block> + '_> {
+    pub(crate) fn kept_blocks(
+        &self,
+        from: u64,
+    ) -> Box<dyn DoubleEndedIterator<Item = &Block> + '_> {
         if self.keep_history {
             let start = self.history.partition_point(|b| b.header.height < from);
             Box::new(self.history.range(start..).map(|b| &**b))
         } else {
             Box::new(self.chain.blocks().filter(move |b| b.header.height >= from))
-        }
-    }
-
-    /// [`kept_blocks`](Self::kept_blocks) from the newest down to `from`.
-    pub(crate) fn kept_blocks_rev(&self, from: u64) -> Box<dyn Iterator<Item = &Block> + '_> {
-        if self.keep_history {
-            let start = self.history.partition_point(|b| b.header.height < from);
-            Box::new(self.history.range(start..).rev().map(|b| &**b))
-        } else {
-            Box::new(
-                self.chain
-                    .blocks()
-                    .rev()
-                    .take_while(move |b| b.header.height >= from),
-            )
         }
     }
 

@@ -103,7 +103,11 @@ pub(super) fn plan(
             .then(b.weight.cmp(&a.weight))
             .then(a.id.cmp(&b.id))
     });
-    let chosen = fill(&bids, env.cfg.lane_timer_cycles);
+    let chosen = fill(&bids, env.cfg.lane_timer_cycles, |b| Ask {
+        actor: b.actor,
+        weight: b.weight,
+        budget: b.budget,
+    });
     for (b, selected) in bids.into_iter().zip(chosen) {
         if selected {
             block.fire(&mut r, queue, ledger, b);
@@ -276,32 +280,23 @@ impl<'a> V1Block<'a> {
     }
 }
 
-/// v1 §3 d (ii): the lane in per-actor slices, `lane × w / Σw` over the actors that bid
-/// (floored); first each bid in order takes room from its owner's slice, then the room left
-/// (unused slices and rounding) goes to the others in order. A bid is selected only if its
-/// budget fits. Returns, per bid, whether it is selected.
-fn fill(bids: &[Bid], lane: u64) -> Vec<bool> {
-    let asks: Vec<Ask> = bids
-        .iter()
-        .map(|b| Ask {
-            actor: b.actor,
-            weight: b.weight,
-            budget: b.budget,
-        })
-        .collect();
-    fill_asks(&asks, lane)
-}
-
-/// What [`fill`] needs of a bid (the estimate asks it of bids it does not make).
+/// What [`fill`] needs of a bid: its owner, the owner's weight and its budget.
+#[derive(Clone, Copy)]
 struct Ask {
     actor: Address,
     weight: u32,
     budget: u64,
 }
 
-fn fill_asks(bids: &[Ask], lane: u64) -> Vec<bool> {
+/// v1 §3 d (ii): the lane in per-actor slices, `lane × w / Σw` over the actors that bid
+/// (floored); first each bid in order takes room from its owner's slice, then the room left
+/// (unused slices and rounding) goes to the others in order. A bid is selected only if its
+/// budget fits. Returns, per bid, whether it is selected. `ask` reads a bid (the plan's
+/// [`Bid`]s, or the estimate's).
+fn fill<T>(bids: &[T], lane: u64, ask: impl Fn(&T) -> Ask) -> Vec<bool> {
+    let asks = || bids.iter().map(&ask);
     let mut weights: BTreeMap<Address, u64> = BTreeMap::new();
-    for b in bids {
+    for b in asks() {
         weights.insert(b.actor, b.weight as u64);
     }
     let total: u128 = weights.values().map(|&w| w as u128).sum();
@@ -311,7 +306,7 @@ fn fill_asks(bids: &[Ask], lane: u64) -> Vec<bool> {
         .collect();
     let mut room = lane;
     let mut chosen = vec![false; bids.len()];
-    for (i, b) in bids.iter().enumerate() {
+    for (i, b) in asks().enumerate() {
         let slice = slices.get_mut(&b.actor).expect("every bidder has a slice");
         if b.budget <= *slice && b.budget <= room {
             *slice -= b.budget;
@@ -319,7 +314,7 @@ fn fill_asks(bids: &[Ask], lane: u64) -> Vec<bool> {
             chosen[i] = true;
         }
     }
-    for (i, b) in bids.iter().enumerate() {
+    for (i, b) in asks().enumerate() {
         if !chosen[i] && b.budget <= room {
             room -= b.budget;
             chosen[i] = true;
@@ -389,8 +384,7 @@ pub(super) fn estimate(
             .iter()
             .rposition(|b| b.2 == mine)
             .expect("the new timer is listed");
-        let asks: Vec<Ask> = bids.into_iter().map(|b| b.3).collect();
-        fill_asks(&asks, cfg.lane_timer_cycles)[at]
+        fill(&bids, cfg.lane_timer_cycles, |b| b.3)[at]
     };
     AuctionEstimate {
         scheduler: SchedulerKind::Cip1V1,
