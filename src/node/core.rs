@@ -305,8 +305,9 @@ pub struct NodeCore {
     pub(super) fates: fates::Fates,
     /// The labels fixtures gave timers (issue 32, Spec note 186): not part of the state.
     pub(super) labels: labels::Labels,
-    /// Blocks with a body sealed since the last checkpoint (Spec note 151).
-    pub(super) work_since_checkpoint: u64,
+    /// The work sealed since the last checkpoint, and where the next one goes (Spec notes
+    /// 151, 218).
+    pub(super) pace: past::Pace,
     snapshots: BTreeMap<u64, Snap>,
     next_snapshot: u64,
     max_snapshots: usize,
@@ -327,7 +328,7 @@ pub struct NodeCore {
     /// Everything applied to the chain (issue 24, `session.rs`).
     session: SessionLog,
     recording: bool,
-    /// States every [`past::CHECKPOINT_EVERY`] busy blocks of the retained history (`past.rs`).
+    /// States of the retained history placed by the work sealed ([`past::Pace`], `past.rs`).
     checkpoints: VecDeque<Arc<past::Checkpoint>>,
     /// The last past states read (`past_cache.rs`).
     past: past_cache::PastCache,
@@ -398,7 +399,7 @@ impl NodeCore {
             pruned_to: 0,
             fates: Default::default(),
             labels: Default::default(),
-            work_since_checkpoint: 0,
+            pace: past::Pace::default(),
             snapshots: BTreeMap::new(),
             next_snapshot: 1,
             max_snapshots: cfg.max_snapshots,

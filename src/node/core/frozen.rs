@@ -87,7 +87,7 @@ impl NodeCore {
             pruned_to: self.pruned_to,
             fates: self.fates.shared(),
             labels: Default::default(),
-            work_since_checkpoint: self.work_since_checkpoint,
+            pace: self.pace,
             snapshots: Default::default(),
             next_snapshot: self.next_snapshot,
             max_snapshots: self.max_snapshots,

@@ -17,6 +17,63 @@ use std::sync::Arc;
 /// (the quiet heights between them are jumped).
 pub const CHECKPOINT_EVERY: u64 = 256;
 
+/// The work (transactions and events sealed) a checkpoint waits for at least (Spec note 218):
+/// a past read replays about this much at most from the nearest checkpoint, when the chain is
+/// small enough that copying it costs less.
+pub const CHECKPOINT_WORK: u64 = 4096;
+
+/// What a unit of work replayed is taken to cost, in bytes a checkpoint copies (Spec note
+/// 218): a checkpoint of a chain whose copy is `B` bytes waits for `B / BYTES_PER_WORK` units,
+/// so the node never spends more on copies than a fraction of the work they bound (a
+/// `timer_schedule` call, two units, replays in microseconds; copying 2 KiB of indexes is
+/// well under one).
+pub const BYTES_PER_WORK: u64 = 1024;
+
+/// Where the next checkpoint is placed (Spec notes 151, 218): after [`CHECKPOINT_EVERY`]
+/// blocks with a body, or sooner once the transactions and events sealed since the last one
+/// reach [`CHECKPOINT_WORK`] and what the last one copied (`Chain::clone_bytes`) over
+/// [`BYTES_PER_WORK`]. Only sealed work counts: a jump over quiet heights adds nothing. A
+/// past read so replays at most 256 busy blocks and, in a busy stretch, a bounded amount of
+/// work, while the copies stay a fraction of the work they save.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pace {
+    busy: u64,
+    work: u64,
+    work_at: u64,
+}
+
+impl Default for Pace {
+    fn default() -> Self {
+        Pace {
+            busy: 0,
+            work: 0,
+            work_at: CHECKPOINT_WORK,
+        }
+    }
+}
+
+impl Pace {
+    /// Counts a sealed height (`work`: its transactions and events, 0 for a quiet one);
+    /// whether a checkpoint is due now.
+    fn sealed(&mut self, work: u64) -> bool {
+        if work > 0 {
+            self.busy += 1;
+            self.work += work;
+        }
+        self.busy >= CHECKPOINT_EVERY || self.work >= self.work_at
+    }
+
+    /// A checkpoint was placed that copied about `copied` bytes: the next waits for as much
+    /// work as that copy is worth.
+    fn placed(&mut self, copied: usize) {
+        *self = Pace {
+            busy: 0,
+            work: 0,
+            work_at: CHECKPOINT_WORK.max(copied as u64 / BYTES_PER_WORK),
+        };
+    }
+}
+
 /// The fewest entries a trim of the session log drops (Spec note 149).
 pub const TRIM_AT_LEAST: usize = 1024;
 
@@ -91,6 +148,14 @@ impl Checkpoint {
     }
 }
 
+impl NodeCore {
+    /// The checkpoints' chains, shared (a fit of the kept past states runs off the node's
+    /// thread with them, `past_cache.rs`).
+    pub(super) fn checkpoint_chains(&self) -> Vec<Arc<Chain>> {
+        self.checkpoints.iter().map(|c| c.chain.clone()).collect()
+    }
+}
+
 impl std::fmt::Debug for Checkpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Checkpoint")
@@ -151,8 +216,7 @@ impl NodeCore {
         }
     }
 
-    /// Records the seals up to the head, and keeps a checkpoint every [`CHECKPOINT_EVERY`]
-    /// blocks with a body (those older than the retained history are dropped, but for the one
+    /// Records the seals up to the head, and keeps a checkpoint as [`Pace`] says (those older than the retained history are dropped, but for the one
     /// the oldest retained height replays from).
     pub(super) fn sealed(&mut self) {
         self.prune_history();
@@ -165,15 +229,16 @@ impl NodeCore {
             return;
         }
         // A block with a body is stored by the chain; a quiet height (or a jump) is not.
-        if self.chain.blocks().next_back().is_some_and(|b| {
-            b.header.height == to && !(b.receipts.is_empty() && b.events.is_empty())
-        }) {
-            self.work_since_checkpoint += 1;
-        }
-        if self.work_since_checkpoint >= CHECKPOINT_EVERY {
-            self.work_since_checkpoint = 0;
+        let work = self
+            .chain
+            .blocks()
+            .next_back()
+            .filter(|b| b.header.height == to)
+            .map_or(0, |b| (b.receipts.len() + b.events.len()) as u64);
+        if self.pace.sealed(work) {
             let (pos, count) = self.session.position();
             let cp = Checkpoint::of(&self.chain, pos, count);
+            self.pace.placed(self.chain.clone_bytes());
             self.checkpoints.push_back(Arc::new(cp));
             self.fit_checkpoints();
         }
@@ -308,7 +373,6 @@ impl NodeCore {
         let cp = self.checkpoints[i].clone();
         Replay {
             height,
-            links: self.session.links_after(cp.pos.as_ref()),
             log: self.session.clone(),
             archive: self.chain.header_archive().clone(),
             cp,
@@ -442,8 +506,8 @@ impl TraceReplay {
 struct Replay {
     height: u64,
     cp: Arc<Checkpoint>,
-    links: Vec<Arc<Link>>,
-    /// The live log, to cut at the height replayed to.
+    /// The live log as the replay was taken (persistent: the links after the checkpoint are
+    /// walked where the replay runs, not on the node's thread), cut at the height replayed to.
     log: SessionLog,
     /// The live chain's archive of dropped headers, shared: given to the chain replayed from
     /// the checkpoint, whose blocks below the history were let go (Spec note 209).
@@ -467,15 +531,15 @@ impl Replay {
     }
 
     /// Where the replay starts: the nearer kept state when it is built by now, else the
-    /// checkpoint (its links taken).
+    /// checkpoint (the log's links after it walked here).
     fn start(&mut self) -> Start {
-        let links = std::mem::take(&mut self.links);
         let cp = &self.cp;
         self.nearer
             .as_ref()
             .and_then(|s| kept_start(s, &self.log))
             .unwrap_or_else(|| {
                 let chain = cp.chain_for(&self.archive, self.height);
+                let links = self.log.links_after(cp.pos.as_ref());
                 (chain, cp.pos.clone(), cp.count, links)
             })
     }
@@ -546,7 +610,7 @@ impl PastSeed {
             history: self.history,
             history_len: self.history_len,
             pruned_to: self.pruned_to,
-            work_since_checkpoint: 0,
+            pace: Pace::default(),
             fates: Default::default(),
             // A past read knows no labels (Spec note 186).
             labels: Default::default(),

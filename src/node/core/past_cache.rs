@@ -23,11 +23,11 @@
 //! a count. Each is a clone of a checkpoint's chain replayed forward: it shares the pages the
 //! replay did not write with the checkpoint (and the live chain), so a few MB each under a
 //! light load, but a clone copies the queue's indexes whole (about 50 B per pending timer).
-//! When a new height is asked, the node estimates what each kept state holds alone (as for the
-//! checkpoints, `checkpoint_budget.rs`: what dropping it would free) and drops the least
-//! recently used until they fit [`DEFAULT_PAST_BUDGET`] (`serve --past-budget`). A state in
-//! use (being built or read) is neither counted nor dropped at that moment; the newest slot is
-//! not built yet, so it counts from the next new height on. A count cap,
+//! Once a new height is read, the reader estimates what each kept state holds alone (as for
+//! the checkpoints, `checkpoint_budget.rs`: what dropping it would free; on the past-read
+//! thread since Spec note 218, [`Fit`]) and drops the least recently used until they fit
+//! [`DEFAULT_PAST_BUDGET`] (`serve --past-budget`). A state in use (being built or read) is
+//! neither counted nor dropped at that moment, nor is the most recently used. A count cap,
 //! [`DEFAULT_PAST_CACHE`], bounds the slots whatever their size.
 
 use super::NodeCore;
@@ -53,7 +53,9 @@ pub(crate) type Slot = crate::node::slot::Slot<NodeCore>;
 /// The kept past states, most recently used last.
 #[derive(Default)]
 pub(crate) struct PastCache {
-    entries: Mutex<VecDeque<(u64, Slot)>>,
+    /// Shared with the leases of new heights, which fit the kept states to the budget off
+    /// the node's thread ([`Fit`]).
+    entries: Entries,
     capacity: usize,
     budget: usize,
 }
@@ -68,40 +70,128 @@ pub(crate) struct Follow {
     names: Arc<BTreeMap<Address, String>>,
 }
 
+/// The kept past states, most recently used last.
+type Entries = Arc<Mutex<VecDeque<(u64, Slot)>>>;
+
 /// A past state to read ([`NodeCore::past_lease`]): its slot, built first from `seed` when
 /// it is empty.
 pub(crate) struct PastLease {
     slot: Slot,
     seed: Option<Box<PastSeed>>,
     follow: Follow,
+    /// For a new height: the kept states fitted to the budget once it is read.
+    fit: Option<Fit>,
+}
+
+/// Fits the kept past states to their budget (Spec note 198) where the read of a new height
+/// runs, not on the node's thread (Spec note 218): what each holds alone is found by a walk
+/// over the pages of every kept state and checkpoint, which took the node's thread 4-14 ms per
+/// new height with 16 kept. The live chain is not in the walk: a page a state shares with it
+/// alone (its checkpoint since dropped) counts as the state's, so the estimate errs high and
+/// the budget holds.
+struct Fit {
+    entries: Entries,
+    budget: usize,
+    checkpoints: Vec<Arc<Chain>>,
+}
+
+impl Fit {
+    /// Drops the least recently used kept states, built and not in use, while those hold
+    /// more than the budget; the most recently used stays.
+    /// The entries are copied out (shared slots) and walked unlocked, so the node's thread,
+    /// which takes their lock for every past read, never waits for the walk.
+    fn run(self) {
+        let entries = lock(&self.entries).clone();
+        if entries.len() < 2 {
+            return;
+        }
+        let others: Vec<&Chain> = self.checkpoints.iter().map(|c| &**c).collect();
+        let idle = idle_held(&entries, entries.len() - 1, &others);
+        let mut total: usize = idle.iter().map(|(_, _, b)| b).sum();
+        let mut drop = Vec::new();
+        for (i, _, bytes) in idle {
+            if total <= self.budget {
+                break;
+            }
+            total -= bytes;
+            drop.push(entries[i].1.clone());
+        }
+        if !drop.is_empty() {
+            lock(&self.entries).retain(|(_, s)| !drop.iter().any(|d| Arc::ptr_eq(d, s)));
+        }
+    }
+}
+
+fn lock(entries: &Entries) -> MutexGuard<'_, VecDeque<(u64, Slot)>> {
+    entries.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Of the first `upto` of `entries`, those built and not in use (a slot locked by a reader
+/// is skipped: never waits on one): their index, height and what each holds alone, not shared
+/// with `others` (the live chain, the checkpoints) or another of them.
+fn idle_held(
+    entries: &VecDeque<(u64, Slot)>,
+    upto: usize,
+    others: &[&Chain],
+) -> Vec<(usize, u64, usize)> {
+    let guards: Vec<_> = entries
+        .iter()
+        .take(upto)
+        .enumerate()
+        .filter_map(|(i, (h, s))| Some((i, *h, s.try_lock().ok().filter(|g| g.is_some())?)))
+        .collect();
+    if guards.is_empty() {
+        return Vec::new();
+    }
+    let states: Vec<&Chain> = guards
+        .iter()
+        .map(|(_, _, g)| g.as_ref().expect("built").chain())
+        .collect();
+    let held = held_alone(others, &states);
+    guards
+        .iter()
+        .zip(held)
+        .map(|((i, h, _), b)| (*i, *h, b))
+        .collect()
 }
 
 impl PastLease {
     /// Runs `f` on the past node (on any thread): builds the slot if this lease holds its
     /// seed, else waits for the reader building it; brings it up to date with the live node
-    /// first.
+    /// first. A lease of a new height then fits the kept states to their budget.
     pub(crate) fn read<T>(self, f: impl FnOnce(&NodeCore) -> T) -> Result<T, NodeError> {
-        let PastLease { slot, seed, follow } = self;
-        let mut guard = filled(&slot, seed.map(|s| move || s.build()), || {
-            "the past state could not be rebuilt (see the first read's error)".into()
-        })?;
-        let node = guard.as_mut().expect("built");
-        node.follow(follow);
-        Ok(f(node))
+        let PastLease {
+            slot,
+            seed,
+            follow,
+            fit,
+        } = self;
+        let read = {
+            let mut guard = filled(&slot, seed.map(|s| move || s.build()), || {
+                "the past state could not be rebuilt (see the first read's error)".into()
+            })?;
+            let node = guard.as_mut().expect("built");
+            node.follow(follow);
+            f(node)
+        };
+        if let Some(fit) = fit {
+            fit.run();
+        }
+        Ok(read)
     }
 }
 
 impl PastCache {
     pub(crate) fn new(capacity: usize, budget: usize) -> Self {
         PastCache {
-            entries: Mutex::new(VecDeque::new()),
+            entries: Arc::new(Mutex::new(VecDeque::new())),
             capacity,
             budget,
         }
     }
 
     fn entries(&self) -> MutexGuard<'_, VecDeque<(u64, Slot)>> {
-        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+        lock(&self.entries)
     }
 
     pub(crate) fn clear(&mut self) {
@@ -169,13 +259,20 @@ impl NodeCore {
         if height >= self.height() || self.past.capacity == 0 {
             let seed = Some(Box::new(self.past_seed(height)?));
             let slot = Slot::default();
-            return Ok(Some(PastLease { slot, seed, follow }));
+            return Ok(Some(PastLease {
+                slot,
+                seed,
+                follow,
+                fit: None,
+            }));
         }
         self.check_past(height)?;
         let (slot, new) = self.past.slot(height);
-        if new {
-            self.fit_past_states();
-        }
+        let fit = new.then(|| Fit {
+            entries: self.past.entries.clone(),
+            budget: self.past.budget,
+            checkpoints: self.checkpoint_chains(),
+        });
         // A slot left empty and unlocked is one whose build failed: this read builds again.
         let seed = match new || failed(&slot) {
             true => Some(Box::new(
@@ -184,7 +281,12 @@ impl NodeCore {
             )),
             false => None,
         };
-        Ok(Some(PastLease { slot, seed, follow }))
+        Ok(Some(PastLease {
+            slot,
+            seed,
+            follow,
+            fit,
+        }))
     }
 
     /// Sets how many past states the node keeps at most (0: none, every past read replays;
@@ -203,60 +305,12 @@ impl NodeCore {
     /// holds alone (Spec note 198), least recently used first.
     pub fn past_state_bytes(&self) -> Vec<(u64, usize)> {
         let entries = self.past.entries();
-        self.idle_held(&entries, entries.len())
+        let mut others: Vec<&Chain> = vec![&self.chain];
+        others.extend(self.checkpoints.iter().map(|c| c.chain()));
+        idle_held(&entries, entries.len(), &others)
             .into_iter()
             .map(|(_, h, bytes)| (h, bytes))
             .collect()
-    }
-
-    /// Of the first `upto` of `entries`, those built and not in use (a slot locked by a reader
-    /// is skipped: the node's thread never waits on one): their index, height and what each
-    /// holds alone, not shared with the live chain, a checkpoint or another of them.
-    fn idle_held(&self, entries: &VecDeque<(u64, Slot)>, upto: usize) -> Vec<(usize, u64, usize)> {
-        let guards: Vec<_> = entries
-            .iter()
-            .take(upto)
-            .enumerate()
-            .filter_map(|(i, (h, s))| Some((i, *h, s.try_lock().ok().filter(|g| g.is_some())?)))
-            .collect();
-        if guards.is_empty() {
-            return Vec::new();
-        }
-        let states: Vec<&Chain> = guards
-            .iter()
-            .map(|(_, _, g)| g.as_ref().expect("built").chain())
-            .collect();
-        let mut others: Vec<&Chain> = vec![&self.chain];
-        others.extend(self.checkpoints.iter().map(|c| c.chain()));
-        let held = held_alone(&others, &states);
-        guards
-            .iter()
-            .zip(held)
-            .map(|((i, h, _), b)| (*i, *h, b))
-            .collect()
-    }
-
-    /// Drops the least recently used kept states, built and not in use, while those hold
-    /// more than the budget (Spec note 198). Called when a new height's slot was made (the
-    /// newest, not built yet, stays).
-    fn fit_past_states(&self) {
-        let mut entries = self.past.entries();
-        if entries.len() < 2 {
-            return;
-        }
-        let idle = self.idle_held(&entries, entries.len() - 1);
-        let mut total: usize = idle.iter().map(|(_, _, b)| b).sum();
-        let mut drop = Vec::new();
-        for (i, _, bytes) in idle {
-            if total <= self.past.budget {
-                break;
-            }
-            total -= bytes;
-            drop.push(i);
-        }
-        for i in drop.into_iter().rev() {
-            entries.remove(i);
-        }
     }
 
     /// How many past states are kept now.
