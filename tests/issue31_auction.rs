@@ -222,11 +222,7 @@ proptest! {
     fn issue31_auction_over_the_carry_queue_decides_what_the_full_walk_decides(
         blocks in moves()
     ) {
-        let fast = play(&blocks, false);
-        let walk = play(&blocks, true);
-        for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
-            prop_assert_eq!(f, w, "block {} differs", i);
-        }
+        same_blocks(&play(&blocks, false), &play(&blocks, true))?;
     }
 
     /// Issue 31 (brief "carry"): a chain replaced by its clone every few blocks (the clone's
@@ -236,21 +232,41 @@ proptest! {
         blocks in moves(),
         clone_every in 1usize..4,
     ) {
-        let fast = play_cloning(&blocks, false, clone_every);
-        let walk = play(&blocks, true);
-        for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
-            prop_assert_eq!(f, w, "block {} differs", i);
-        }
+        same_blocks(&play_cloning(&blocks, false, clone_every), &play(&blocks, true))?;
+    }
+
+    /// Issue 31 (fifth session, Spec note 218): CIP-1 v1's auction over the carry queue plays
+    /// the blocks its walk plays: the same blocks (fires and their order, events, counts, the
+    /// weights' updates), state roots and carry-queue order; also on a chain replaced by its
+    /// clone every few blocks.
+    #[test]
+    fn issue31_v1_auction_over_the_carry_queue_decides_what_its_walk_decides(
+        blocks in moves(),
+        clone_every in 0usize..4,
+    ) {
+        let fast = play_under(SchedulerKind::Cip1V1, &blocks, false, clone_every);
+        same_blocks(&fast, &play_under(SchedulerKind::Cip1V1, &blocks, true, 0))?;
     }
 }
 
-/// A standing backlog behind a full lane (the bench's shape, small): every block fires the
-/// lane's worth, the backlog stays carried, and both paths agree block by block.
-#[test]
-fn issue31_standing_backlog_same_blocks_and_roots() {
+/// Each block of `fast` equals the same block of `walk`.
+fn same_blocks<T: PartialEq + std::fmt::Debug>(
+    fast: &[T],
+    walk: &[T],
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(fast.len(), walk.len());
+    for (i, (f, w)) in fast.iter().zip(walk).enumerate() {
+        prop_assert_eq!(f, w, "block {} differs", i);
+    }
+    Ok(())
+}
+
+/// The bench's shape, small: 60 timers of the plain actors at once (`gas(i)` each), then four
+/// a block for 20 blocks, so a backlog stands behind the full lane.
+fn standing_backlog(gas: impl Fn(u64) -> u64) -> Vec<Vec<Move>> {
     let mut blocks = vec![
         (0..60)
-            .map(|i| Move::Schedule(0, GAS, 200, i % PLAIN, i % PLAIN, Fees::None))
+            .map(|i| Move::Schedule(0, gas(i), 200, i % PLAIN, i % PLAIN, Fees::None))
             .collect::<Vec<_>>(),
     ];
     for b in 0..20u64 {
@@ -260,6 +276,14 @@ fn issue31_standing_backlog_same_blocks_and_roots() {
                 .collect(),
         );
     }
+    blocks
+}
+
+/// A standing backlog behind a full lane (the bench's shape, small): every block fires the
+/// lane's worth, the backlog stays carried, and both paths agree block by block.
+#[test]
+fn issue31_standing_backlog_same_blocks_and_roots() {
+    let blocks = standing_backlog(|_| GAS);
     let fast = play(&blocks, false);
     let walk = play(&blocks, true);
     // Issue 31 (brief "carry"): and a chain replaced by its clone every third block.
@@ -327,48 +351,16 @@ fn issue31_a_dump_mid_backlog_loads_and_plays_on_the_same() {
     );
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
-
-    /// Issue 31 (fifth session, Spec note 218): CIP-1 v1's auction over the carry queue plays
-    /// the blocks its walk plays: the same blocks (fires and their order, events, counts, the
-    /// weights' updates), state roots and carry-queue order; also on a chain replaced by its
-    /// clone every few blocks.
-    #[test]
-    fn issue31_v1_auction_over_the_carry_queue_decides_what_its_walk_decides(
-        blocks in moves(),
-        clone_every in 0usize..4,
-    ) {
-        let fast = play_under(SchedulerKind::Cip1V1, &blocks, false, clone_every);
-        let walk = play_under(SchedulerKind::Cip1V1, &blocks, true, 0);
-        for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
-            prop_assert_eq!(f, w, "block {} differs", i);
-        }
-    }
-}
-
 /// Issue 31 (fifth session): a standing backlog behind a full lane under `cip1-v1` (the
 /// bench's shape, small): both paths agree block by block, and the backlog stands.
 #[test]
 fn issue31_v1_standing_backlog_same_blocks_roots_and_order() {
-    let mut blocks = vec![
-        (0..60)
-            .map(|i| Move::Schedule(0, GAS - i * 10, 200, i % PLAIN, 0, Fees::None))
-            .collect::<Vec<_>>(),
-    ];
-    for b in 0..20u64 {
-        blocks.push(
-            (0..4)
-                .map(|i| Move::Schedule(0, GAS, 200, (b + i) % ACTORS, 0, Fees::None))
-                .collect(),
-        );
-    }
+    // Budgets that differ, so the slices' passes skip and take.
+    let blocks = standing_backlog(|i| GAS - i * 10);
     let fast = play_under(SchedulerKind::Cip1V1, &blocks, false, 0);
     let walk = play_under(SchedulerKind::Cip1V1, &blocks, true, 0);
     assert_eq!(play_under(SchedulerKind::Cip1V1, &blocks, false, 3), walk);
-    for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
-        assert_eq!(f, w, "block {i} differs");
-    }
+    assert_eq!(fast, walk, "the blocks, roots and carry order differ");
     let last = &fast.last().expect("blocks").0;
     assert!(
         last["eob"]["backlog"]["count"].as_u64().expect("count") > 40,

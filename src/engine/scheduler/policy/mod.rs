@@ -597,7 +597,13 @@ impl Policy for Cip1V1 {
                 let count = t.count as u64;
                 let heights = plan.deferred_heights.get(a).copied().unwrap_or(0);
                 let late = (count as u128 * h as u128).saturating_sub(heights);
-                (*a, Deferred { count, late: u64::try_from(late).unwrap_or(u64::MAX) })
+                (
+                    *a,
+                    Deferred {
+                        count,
+                        late: u64::try_from(late).unwrap_or(u64::MAX),
+                    },
+                )
             })
             .collect();
         let cfg = cip1.v1_config();
