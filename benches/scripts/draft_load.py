@@ -26,7 +26,6 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else "target/release/cowboy-devnet"
 BACKLOG = int(sys.argv[2]) if len(sys.argv) > 2 else 100_000
 SCHEDULERS = (sys.argv[3] if len(sys.argv) > 3 else "fifo,cip5-draft").split(",")
 PORT = int(sys.argv[4]) if len(sys.argv) > 4 else 18861
-ACTORS = 100
 serve_rss.BIN = BIN
 
 
@@ -40,15 +39,8 @@ def cpu_s(pid):
 def run(scheduler):
     d = Devnet(scheduler, PORT)
     try:
-        for _ in range(200):
-            try:
-                d.rpc("devnet_blockNumber", [])
-                break
-            except Exception:
-                time.sleep(0.1)
-        actors = [d.rpc("actor_deploy", [{"balance": str(10**21)}]) for _ in range(ACTORS)]
-        d.rpc("devnet_mine", [])
-        first = d.rpc("devnet_blockNumber", []) + BACKLOG // 10 + 20
+        actors, h = d.deploy_actors()
+        first = h + BACKLOG // 10 + 20
         tenth = max(10, BACKLOG // 10)
         print(f"[{scheduler}] {'scheduled':>9} {'wall s':>7} {'ms/batch':>8} {'cpu s':>6} "
               f"{'RSS MB':>7}", flush=True)
@@ -57,7 +49,7 @@ def run(scheduler):
         for start in range(0, BACKLOG, tenth):
             t0, c0 = time.time(), cpu_s(d.server.pid)
             for i in range(start, min(BACKLOG, start + tenth), 10):
-                reqs = [("timer_schedule", [{"actor": actors[j % ACTORS], "height": first + j % 200}])
+                reqs = [("timer_schedule", [{"actor": actors[j % len(actors)], "height": first + j % 200}])
                         for j in range(i, min(BACKLOG, i + 10))]
                 refused += len(d.batch(reqs + [("devnet_mine", [])]))
             wall = time.time() - t0
