@@ -2,7 +2,9 @@
 //! each due timer with the six-field v1 context; due timers are ordered by effective tip (ties:
 //! the owner's weight, then timer id); the lane (`TIMER_PROCESSING_BUDGET_CYCLES`) is shared in
 //! per-actor slices by weight and then filled in that order; the owner pays its bid (first
-//! price); an owner who cannot pay is deferred `underfunded`; every loser is carried.
+//! price); an owner who cannot pay is deferred `underfunded`; every loser is carried (in its
+//! bucket place, Spec note 218). Over a standing backlog the block runs over the carry queue's
+//! indexes (`cip1v1_carry.rs`, issue 31) and decides what [`plan_walk`] decides.
 //!
 //! Spec notes (conflicts with the canonical pair, CIP-5 + CIP-1 v3), each a choice:
 //! - **Timers before transactions** (v1 §3 delivers timers first): the devnet keeps the chain's
