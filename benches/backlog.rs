@@ -229,7 +229,11 @@ fn report_carry_bytes(_c: &mut Criterion) {
     const N: usize = 100_000;
     let per = |bytes: isize| bytes as f64 / N as f64;
     println!("backlog/carry: {N} timers, lane {FIRES} fires a block; heap bytes per timer");
-    for scheduler in [SchedulerKind::Fifo, SchedulerKind::Eip1559] {
+    for scheduler in [
+        SchedulerKind::Fifo,
+        SchedulerKind::Eip1559,
+        SchedulerKind::Cip1V1,
+    ] {
         let (_, none) = counting_alloc::measure(|| Congested::new(scheduler, 0, false));
         for ahead in [1_000, 0] {
             let (mut s, heap) =

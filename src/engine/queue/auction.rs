@@ -1,6 +1,7 @@
-//! The `eip1559` auction's indexes of the carried timers (issue 31, Spec note 188): what lets a
-//! block of the auction find, without walking the backlog, the carried timers it must price
-//! one by one, and take the others in auction order from the top.
+//! The `eip1559` auction's indexes of the carried timers (issue 31, Spec note 188; also
+//! `cip1-v1`'s, Spec note 218): what lets a block of the auction find, without walking the
+//! backlog, the carried timers it must price one by one, and take the others in auction order
+//! from the top.
 //!
 //! A carried timer is *plain* when it has no fee parameter of its own: priced by the default
 //! GBA (when its actor has no custom one), every plain timer of a block has the same
@@ -13,7 +14,8 @@
 //!   the budgets over the per-fire cap are found per fee payer in the carry queue's own index;
 //! * per actor, by id: the plain timers in auction order (W(actor) is one number per actor);
 //! * per actor and last reason: the timers whose reason changes in the block, and the
-//!   deferrals per actor of the fairness window (§3 step 10);
+//!   deferrals per actor of the fairness window (§3 step 10); with the sum of their scheduled
+//!   heights (the lateness of CIP-1 v1's EMA score);
 //! * the timers with fee parameters of their own (priced one by one every block).
 
 use super::{CalendarQueue, DueTimer};
@@ -223,9 +225,10 @@ pub struct VisitQuery<'a> {
 impl CalendarQueue {
     /// The members a block of the auction must price one by one: expired ones, the ones whose
     /// fee payer holds less than a plain timer's `max_cost` of their budget (per payer, the
-    /// largest budget first), budgets over the per-fire cap, last reasons other than `lane`
-    /// and `outbid`, fee parameters of their own, and every member of an actor with a custom
-    /// GBA. The cost follows the payers and actors with members and the timers found.
+    /// largest budget first), budgets over the per-fire cap, last reasons other than the
+    /// query's plain ones (`lane` and `outbid` under `eip1559`, `budget` under `cip1-v1`), fee
+    /// parameters of their own, and every member of an actor with a custom GBA. The cost
+    /// follows the payers and actors with members and the timers found.
     pub fn auction_visit(&mut self, q: VisitQuery<'_>) -> AuctionVisit {
         self.ensure_carry_indexes();
         self.ensure_auction_index();
