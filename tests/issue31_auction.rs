@@ -261,6 +261,15 @@ fn same_blocks<T: PartialEq + std::fmt::Debug>(
     Ok(())
 }
 
+/// The block (as JSON) leaves more than 40 timers carried.
+fn assert_backlog_stands(block: &serde_json::Value) {
+    assert!(
+        block["eob"]["backlog"]["count"].as_u64().expect("count") > 40,
+        "a backlog stands: {}",
+        block["eob"]
+    );
+}
+
 /// The bench's shape, small: 60 timers of the plain actors at once (`gas(i)` each), then four
 /// a block for 20 blocks, so a backlog stands behind the full lane.
 fn standing_backlog(gas: impl Fn(u64) -> u64) -> Vec<Vec<Move>> {
@@ -292,12 +301,7 @@ fn issue31_standing_backlog_same_blocks_and_roots() {
     for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
         assert_eq!(f, w, "block {i} differs");
     }
-    let last = &fast.last().expect("blocks").0;
-    assert!(
-        last["eob"]["backlog"]["count"].as_u64().expect("count") > 40,
-        "a backlog stands: {}",
-        last["eob"]
-    );
+    assert_backlog_stands(&fast.last().expect("blocks").0);
 }
 
 /// Issue 30 ("nothing lost") over issue 31's auction: the incremental auction carries timers in
@@ -361,12 +365,7 @@ fn issue31_v1_standing_backlog_same_blocks_roots_and_order() {
     let walk = play_under(SchedulerKind::Cip1V1, &blocks, true, 0);
     assert_eq!(play_under(SchedulerKind::Cip1V1, &blocks, false, 3), walk);
     assert_eq!(fast, walk, "the blocks, roots and carry order differ");
-    let last = &fast.last().expect("blocks").0;
-    assert!(
-        last["eob"]["backlog"]["count"].as_u64().expect("count") > 40,
-        "a backlog stands: {}",
-        last["eob"]
-    );
+    assert_backlog_stands(&fast.last().expect("blocks").0);
     assert!(
         fast.iter().any(|(b, _, _)| b["events"]
             .as_array()
