@@ -6,7 +6,7 @@
 //! (fires in the same order, deferrals and reasons, events, counts, backlog summary, lane
 //! figures) and the same state root.
 //!
-//! The same for `cip1-v1` (issue 31, fifth session, Spec note 218): its auction over the carry
+//! The same for `cip1-v1` (issue 31, fifth session, Spec note 219): its auction over the carry
 //! queue against its walk (every due timer bid, every bid sorted, the slices filled over all
 //! of them), and the carry queue's order after every block (the bucket of the next height).
 
@@ -235,7 +235,7 @@ proptest! {
         same_blocks(&play_cloning(&blocks, false, clone_every), &play(&blocks, true))?;
     }
 
-    /// Issue 31 (fifth session, Spec note 218): CIP-1 v1's auction over the carry queue plays
+    /// Issue 31 (fifth session, Spec note 219): CIP-1 v1's auction over the carry queue plays
     /// the blocks its walk plays: the same blocks (fires and their order, events, counts, the
     /// weights' updates), state roots and carry-queue order; also on a chain replaced by its
     /// clone every few blocks.

@@ -1,5 +1,5 @@
 //! The `eip1559` auction's indexes of the carried timers (issue 31, Spec note 188; also
-//! `cip1-v1`'s, Spec note 218): what lets a block of the auction find, without walking the
+//! `cip1-v1`'s, Spec note 219): what lets a block of the auction find, without walking the
 //! backlog, the carried timers it must price one by one, and take the others in auction order
 //! from the top.
 //!

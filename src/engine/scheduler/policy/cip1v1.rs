@@ -3,7 +3,7 @@
 //! the owner's weight, then timer id); the lane (`TIMER_PROCESSING_BUDGET_CYCLES`) is shared in
 //! per-actor slices by weight and then filled in that order; the owner pays its bid (first
 //! price); an owner who cannot pay is deferred `underfunded`; every loser is carried (in its
-//! bucket place, Spec note 218). Over a standing backlog the block runs over the carry queue's
+//! bucket place, Spec note 219). Over a standing backlog the block runs over the carry queue's
 //! indexes (`cip1v1_carry.rs`, issue 31) and decides what [`plan_walk`] decides.
 //!
 //! Spec notes (conflicts with the canonical pair, CIP-5 + CIP-1 v3), each a choice:
@@ -107,7 +107,7 @@ pub(super) fn plan(
 /// The walk of every due timer: each bids, every bid is sorted, the lane's slices are filled
 /// over all of them.
 ///
-/// Spec note 218 (issue 31, fifth session): a bid that loses is carried in its place in the
+/// Spec note 219 (issue 31, fifth session): a bid that loses is carried in its place in the
 /// block's bucket (the carried timers ahead of the height's own, each in its order), behind
 /// the timers deferred while bidding (expired under the GC budget, below the basefee, owner
 /// short) and those whose owner ran short at fire time, as the `eip1559` auction carries

@@ -1,5 +1,5 @@
 //! The `cip1-v1` auction over a standing backlog at a cost that follows the block's work
-//! (issue 31, fifth session; Spec note 218).
+//! (issue 31, fifth session; Spec note 219).
 //!
 //! The block decides exactly what the walk of every due timer ([`super::cip1v1::plan_walk`])
 //! decides: who fires and in which order, what each pays, which timers leave under the GC lane
@@ -26,7 +26,7 @@
 //! 3. The selected bids fire in v1's order, as in the walk (an owner that ran short is
 //!    deferred `underfunded`); a candidate not selected is deferred `budget`; a plain timer not
 //!    selected keeps its record (its last reason is `budget` already) and is not touched.
-//! 4. The carried order the walk leaves (Spec note 218: its deferrals while bidding first, then
+//! 4. The carried order the walk leaves (Spec note 219: its deferrals while bidding first, then
 //!    those whose owner ran short at fire time, then the losers in bucket order) is kept by
 //!    moving the first two groups to the front of the carry queue and appending the height's
 //!    own losers; the others stay where they are.
@@ -34,7 +34,7 @@
 //! The backlog summary, the per-actor deferrals and the lateness of the carried timers (the
 //! EMA's score) come from the carry queue's counts and per-actor sums of heights.
 //!
-//! Spec note 218: the plain timers' owner is their fee payer (v1 §4.1, `check_owner_pays`), so
+//! Spec note 219: the plain timers' owner is their fee payer (v1 §4.1, `check_owner_pays`), so
 //! the carry queue's index of fee payers finds the owners short of a plain `max_cost`.
 
 use super::cip1v1::{Bid, Round, V1Block, bid_order};
