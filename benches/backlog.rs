@@ -10,6 +10,10 @@
 //!   (every carried timer priced, every candidate sorted: `test_hook_full_auction_walk`), the
 //!   baseline of issue 31 in the same run. Target (issue 31): `eip1559/100000` within 2x of
 //!   `eip1559/0`.
+//! * `backlog/seal/cip1-v1/N` and `backlog/seal/cip1-v1-walk/N`: the same under CIP-1 v1, and
+//!   planned by its naive walk (every due timer bid, every bid sorted, the lane's slices
+//!   filled over all of them: `test_hook_full_auction_walk`), the baseline in the same run.
+//!   Target (issue 31, fifth session): `cip1-v1/100000` within 2x of `cip1-v1/0`.
 //! * A report (printed) of the bytes a block retains (its serialized body: header, receipts,
 //!   events, stats) and its event count, per scheduler and backlog, after the backlog formed.
 //!   Target: independent of the backlog.
@@ -154,6 +158,8 @@ fn bench_seal(c: &mut Criterion) {
         (SchedulerKind::Fifo, ""),
         (SchedulerKind::Eip1559, ""),
         (SchedulerKind::Eip1559, "-walk"),
+        (SchedulerKind::Cip1V1, ""),
+        (SchedulerKind::Cip1V1, "-walk"),
     ];
     for (scheduler, walk) in runs {
         let name = format!("backlog/seal/{}{walk}", scheduler.as_str());
@@ -183,7 +189,11 @@ fn report_retained(_c: &mut Criterion) {
         return;
     }
     println!("backlog/retained: bytes and events per block (5 blocks after the backlog formed)");
-    for scheduler in [SchedulerKind::Fifo, SchedulerKind::Eip1559] {
+    for scheduler in [
+        SchedulerKind::Fifo,
+        SchedulerKind::Eip1559,
+        SchedulerKind::Cip1V1,
+    ] {
         for backlog in BACKLOGS {
             let mut s = Congested::new(scheduler, backlog, false);
             let (mut bytes, mut events, mut fired, mut flips) = (0usize, 0usize, 0u64, 0u64);
@@ -219,7 +229,11 @@ fn report_carry_bytes(_c: &mut Criterion) {
     const N: usize = 100_000;
     let per = |bytes: isize| bytes as f64 / N as f64;
     println!("backlog/carry: {N} timers, lane {FIRES} fires a block; heap bytes per timer");
-    for scheduler in [SchedulerKind::Fifo, SchedulerKind::Eip1559] {
+    for scheduler in [
+        SchedulerKind::Fifo,
+        SchedulerKind::Eip1559,
+        SchedulerKind::Cip1V1,
+    ] {
         let (_, none) = counting_alloc::measure(|| Congested::new(scheduler, 0, false));
         for ahead in [1_000, 0] {
             let (mut s, heap) =

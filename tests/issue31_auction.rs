@@ -5,6 +5,10 @@
 //! moves; one plans with the walk (`test_hook_full_auction_walk`). Every block: the same block
 //! (fires in the same order, deferrals and reasons, events, counts, backlog summary, lane
 //! figures) and the same state root.
+//!
+//! The same for `cip1-v1` (issue 31, fifth session, Spec note 219): its auction over the carry
+//! queue against its walk (every due timer bid, every bid sorted, the slices filled over all
+//! of them), and the carry queue's order after every block (the bucket of the next height).
 
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{Chain, Genesis, GenesisAccount, Transaction, TxKind};
@@ -61,7 +65,7 @@ fn moves() -> impl Strategy<Value = Vec<Vec<Move>>> {
     prop::collection::vec(prop::collection::vec(one, 0..30), 4..22)
 }
 
-fn chain(full_walk: bool) -> Chain {
+fn chain(scheduler: SchedulerKind, full_walk: bool) -> Chain {
     let funder = Address::from_label("issue31-funder");
     let genesis = Genesis {
         timer: TimerConfig {
@@ -77,7 +81,7 @@ fn chain(full_walk: bool) -> Chain {
         }],
         ..Genesis::default()
     }
-    .with_scheduler(Some(SchedulerKind::Eip1559), None)
+    .with_scheduler(Some(scheduler), None)
     .expect("scheduler");
     let mut c = Chain::new(genesis, DevnetRuntime::shared()).expect("genesis");
     c.test_hook_full_auction_walk(full_walk);
@@ -99,6 +103,16 @@ fn chain(full_walk: bool) -> Chain {
 }
 
 fn timer(n: u64, height: u64, m: (u64, u64, u64, u64, &Fees)) -> Timer {
+    timer_under(SchedulerKind::Eip1559, n, height, m)
+}
+
+/// [`timer`] for `scheduler`: under `cip1-v1` the owner pays (v1 §4.1).
+fn timer_under(
+    scheduler: SchedulerKind,
+    n: u64,
+    height: u64,
+    m: (u64, u64, u64, u64, &Fees),
+) -> Timer {
     let (gas, ttl, owner, payer, fees) = m;
     let mut id = [0u8; 32];
     id[..8].copy_from_slice(&n.wrapping_mul(0x9e37_79b9_7f4a_7c15).to_le_bytes());
@@ -115,7 +129,11 @@ fn timer(n: u64, height: u64, m: (u64, u64, u64, u64, &Fees)) -> Timer {
         timer_id: TimerId(id),
         actor_address: actor(owner),
         // Payers beyond the actors are the actors again: most timers pay for themselves.
-        fee_payer: actor(if payer < ACTORS { payer } else { owner }),
+        fee_payer: actor(if payer < ACTORS && scheduler != SchedulerKind::Cip1V1 {
+            payer
+        } else {
+            owner
+        }),
         height,
         seq: 0,
         schedule_block: height.saturating_sub(1),
@@ -145,15 +163,16 @@ fn play(blocks: &[Vec<Move>], full_walk: bool) -> Vec<(serde_json::Value, String
     play_cloning(blocks, full_walk, 0)
 }
 
-/// [`play`], the chain replaced by its clone (a checkpoint, a snapshot) after every
-/// `clone_every`-th block (0: never): a clone rebuilds the carry queue's and the auction's
-/// indexes rather than copying them (issue 31, brief "carry").
-fn play_cloning(
+/// Plays the blocks under `scheduler`, the chain replaced by its clone every `clone_every`-th
+/// block (0: never); returns each block (as JSON), the state root after it and the next
+/// height's bucket (the carried timers first, in the carry queue's order).
+fn play_under(
+    scheduler: SchedulerKind,
     blocks: &[Vec<Move>],
     full_walk: bool,
     clone_every: usize,
-) -> Vec<(serde_json::Value, String)> {
-    let mut c = chain(full_walk);
+) -> Vec<(serde_json::Value, String, Vec<TimerId>)> {
+    let mut c = chain(scheduler, full_walk);
     let mut n = 0u64;
     let mut out = Vec::new();
     for (i, moves) in blocks.iter().enumerate() {
@@ -165,7 +184,8 @@ fn play_cloning(
         for m in moves {
             match m {
                 Move::Schedule(dh, gas, ttl, owner, payer, fees) => {
-                    timers.push(timer(n, h + dh, (*gas, *ttl, *owner, *payer, fees)));
+                    let what = (*gas, *ttl, *owner, *payer, fees);
+                    timers.push(timer_under(scheduler, n, h + dh, what));
                     n += 1;
                 }
                 Move::Balance(a, b) => c.set_balance(&actor(*a), *b),
@@ -174,9 +194,25 @@ fn play_cloning(
         c.test_hook_insert_timers(timers).expect("fresh ids");
         let b = c.seal_block();
         let json = serde_json::to_value(b).expect("serializes");
-        out.push((json, format!("{:?}", c.state_root())));
+        let next = c.engine().queue().bucket(c.pending_height());
+        let order = next.iter().map(|t| t.timer_id).collect();
+        out.push((json, format!("{:?}", c.state_root()), order));
     }
     out
+}
+
+/// [`play`], the chain replaced by its clone (a checkpoint, a snapshot) after every
+/// `clone_every`-th block (0: never): a clone rebuilds the carry queue's and the auction's
+/// indexes rather than copying them (issue 31, brief "carry").
+fn play_cloning(
+    blocks: &[Vec<Move>],
+    full_walk: bool,
+    clone_every: usize,
+) -> Vec<(serde_json::Value, String)> {
+    play_under(SchedulerKind::Eip1559, blocks, full_walk, clone_every)
+        .into_iter()
+        .map(|(b, root, _)| (b, root))
+        .collect()
 }
 
 proptest! {
@@ -186,11 +222,7 @@ proptest! {
     fn issue31_auction_over_the_carry_queue_decides_what_the_full_walk_decides(
         blocks in moves()
     ) {
-        let fast = play(&blocks, false);
-        let walk = play(&blocks, true);
-        for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
-            prop_assert_eq!(f, w, "block {} differs", i);
-        }
+        same_blocks(&play(&blocks, false), &play(&blocks, true))?;
     }
 
     /// Issue 31 (brief "carry"): a chain replaced by its clone every few blocks (the clone's
@@ -200,21 +232,50 @@ proptest! {
         blocks in moves(),
         clone_every in 1usize..4,
     ) {
-        let fast = play_cloning(&blocks, false, clone_every);
-        let walk = play(&blocks, true);
-        for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
-            prop_assert_eq!(f, w, "block {} differs", i);
-        }
+        same_blocks(&play_cloning(&blocks, false, clone_every), &play(&blocks, true))?;
+    }
+
+    /// Issue 31 (fifth session, Spec note 219): CIP-1 v1's auction over the carry queue plays
+    /// the blocks its walk plays: the same blocks (fires and their order, events, counts, the
+    /// weights' updates), state roots and carry-queue order; also on a chain replaced by its
+    /// clone every few blocks.
+    #[test]
+    fn issue31_v1_auction_over_the_carry_queue_decides_what_its_walk_decides(
+        blocks in moves(),
+        clone_every in 0usize..4,
+    ) {
+        let fast = play_under(SchedulerKind::Cip1V1, &blocks, false, clone_every);
+        same_blocks(&fast, &play_under(SchedulerKind::Cip1V1, &blocks, true, 0))?;
     }
 }
 
-/// A standing backlog behind a full lane (the bench's shape, small): every block fires the
-/// lane's worth, the backlog stays carried, and both paths agree block by block.
-#[test]
-fn issue31_standing_backlog_same_blocks_and_roots() {
+/// Each block of `fast` equals the same block of `walk`.
+fn same_blocks<T: PartialEq + std::fmt::Debug>(
+    fast: &[T],
+    walk: &[T],
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(fast.len(), walk.len());
+    for (i, (f, w)) in fast.iter().zip(walk).enumerate() {
+        prop_assert_eq!(f, w, "block {} differs", i);
+    }
+    Ok(())
+}
+
+/// The block (as JSON) leaves more than 40 timers carried.
+fn assert_backlog_stands(block: &serde_json::Value) {
+    assert!(
+        block["eob"]["backlog"]["count"].as_u64().expect("count") > 40,
+        "a backlog stands: {}",
+        block["eob"]
+    );
+}
+
+/// The bench's shape, small: 60 timers of the plain actors at once (`gas(i)` each), then four
+/// a block for 20 blocks, so a backlog stands behind the full lane.
+fn standing_backlog(gas: impl Fn(u64) -> u64) -> Vec<Vec<Move>> {
     let mut blocks = vec![
         (0..60)
-            .map(|i| Move::Schedule(0, GAS, 200, i % PLAIN, i % PLAIN, Fees::None))
+            .map(|i| Move::Schedule(0, gas(i), 200, i % PLAIN, i % PLAIN, Fees::None))
             .collect::<Vec<_>>(),
     ];
     for b in 0..20u64 {
@@ -224,6 +285,14 @@ fn issue31_standing_backlog_same_blocks_and_roots() {
                 .collect(),
         );
     }
+    blocks
+}
+
+/// A standing backlog behind a full lane (the bench's shape, small): every block fires the
+/// lane's worth, the backlog stays carried, and both paths agree block by block.
+#[test]
+fn issue31_standing_backlog_same_blocks_and_roots() {
+    let blocks = standing_backlog(|_| GAS);
     let fast = play(&blocks, false);
     let walk = play(&blocks, true);
     // Issue 31 (brief "carry"): and a chain replaced by its clone every third block.
@@ -232,12 +301,7 @@ fn issue31_standing_backlog_same_blocks_and_roots() {
     for (i, (f, w)) in fast.iter().zip(&walk).enumerate() {
         assert_eq!(f, w, "block {i} differs");
     }
-    let last = &fast.last().expect("blocks").0;
-    assert!(
-        last["eob"]["backlog"]["count"].as_u64().expect("count") > 40,
-        "a backlog stands: {}",
-        last["eob"]
-    );
+    assert_backlog_stands(&fast.last().expect("blocks").0);
 }
 
 /// Issue 30 ("nothing lost") over issue 31's auction: the incremental auction carries timers in
@@ -262,7 +326,7 @@ fn issue31_a_dump_mid_backlog_loads_and_plays_on_the_same() {
             format!("{:?}", c.state_root()),
         )
     }
-    let mut c = chain(false);
+    let mut c = chain(SchedulerKind::Eip1559, false);
     let mut n = 0u64;
     step(&mut c, &mut n, 0, 60);
     for b in 1..8 {
@@ -288,5 +352,24 @@ fn issue31_a_dump_mid_backlog_loads_and_plays_on_the_same() {
         last["eob"]["backlog"]["count"].as_u64().expect("count") > 40,
         "a backlog still stands: {}",
         last["eob"]
+    );
+}
+
+/// Issue 31 (fifth session): a standing backlog behind a full lane under `cip1-v1` (the
+/// bench's shape, small): both paths agree block by block, and the backlog stands.
+#[test]
+fn issue31_v1_standing_backlog_same_blocks_roots_and_order() {
+    // Budgets that differ, so the slices' passes skip and take.
+    let blocks = standing_backlog(|i| GAS - i * 10);
+    let fast = play_under(SchedulerKind::Cip1V1, &blocks, false, 0);
+    let walk = play_under(SchedulerKind::Cip1V1, &blocks, true, 0);
+    assert_eq!(play_under(SchedulerKind::Cip1V1, &blocks, false, 3), walk);
+    assert_eq!(fast, walk, "the blocks, roots and carry order differ");
+    assert_backlog_stands(&fast.last().expect("blocks").0);
+    assert!(
+        fast.iter().any(|(b, _, _)| b["events"]
+            .as_array()
+            .is_some_and(|e| e.iter().any(|e| e.to_string().contains("WeightUpdated")))),
+        "the weights move"
     );
 }

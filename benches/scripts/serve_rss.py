@@ -84,19 +84,24 @@ class Devnet:
         self.server.terminate()
         self.server.wait(timeout=30)
 
+    def deploy_actors(self):
+        """Waits for the server, deploys ACTORS endowed actors and mines them; returns them
+        and the height after."""
+        for _ in range(200):
+            try:
+                self.rpc("devnet_blockNumber", [])
+                break
+            except Exception:
+                time.sleep(0.1)
+        actors = [self.rpc("actor_deploy", [{"balance": str(10**21)}]) for _ in range(ACTORS)]
+        self.rpc("devnet_mine", [])
+        return actors, self.rpc("devnet_blockNumber", [])
+
 
 def run(scheduler, port, results):
     d = Devnet(scheduler, port)
     try:
-        for _ in range(200):
-            try:
-                d.rpc("devnet_blockNumber", [])
-                break
-            except Exception:
-                time.sleep(0.1)
-        actors = [d.rpc("actor_deploy", [{"balance": str(10**21)}]) for _ in range(ACTORS)]
-        d.rpc("devnet_mine", [])
-        h = d.rpc("devnet_blockNumber", [])
+        actors, h = d.deploy_actors()
         # Due over 200 heights starting a little after the loading ends (about BACKLOG / 10
         # blocks), so the whole backlog is pending when the interval mining starts.
         first = h + BACKLOG // 10 + 20

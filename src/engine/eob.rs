@@ -193,6 +193,9 @@ pub struct EobPlan {
     /// list, issue 31); the execution lane's reasons only (not `gc_budget`). Each with the
     /// actor's fairness slot found with its W, for the window's update.
     pub deferrals_by_actor: std::collections::BTreeMap<Address, Tally>,
+    /// Per actor of [`deferrals_by_actor`](Self::deferrals_by_actor), the sum of those
+    /// deferred timers' scheduled heights (CIP-1 v1's lateness part of the score, issue 31).
+    pub deferred_heights: std::collections::BTreeMap<Address, u128>,
 }
 
 impl EobPlan {

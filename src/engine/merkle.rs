@@ -109,13 +109,43 @@ fn hash_leaves<'a>(leaves: impl ExactSizeIterator<Item = &'a [u8; 32]>) -> [u8; 
 /// Leaves a bucket holds before [`TimerCommitment`] keeps its running hash.
 const SPONGE_MIN: usize = 32;
 
+/// Leaves between two of a running hash's kept states ([`Sponge::marks`]).
+const SPONGE_STEP: usize = 128;
+
 /// The running keccak of a bucket, `"bucket" ‖ leaves[..len]` absorbed, not finalized: a bucket
 /// that only grows at its end (a new timer has the largest `seq` yet) is rehashed by absorbing
 /// its new leaves, not all of them.
+///
+/// Issue 31 (fifth session): it also keeps its state every [`SPONGE_STEP`] leaves, so a change
+/// inside the bucket (a removal: a timer that fires from the middle of a crowded bucket, as an
+/// auction's fires do) absorbs again from the last kept state before the change, not from the
+/// first leaf. The hash is the same.
 #[derive(Clone)]
 struct Sponge {
     len: usize,
     hasher: Keccak256,
+    /// `marks[k]`: the running hash after `(k + 1) × SPONGE_STEP` leaves.
+    marks: Vec<Keccak256>,
+}
+
+/// Forgets what bucket `b`'s running hash absorbed from leaf `pos` on (the first leaf a change
+/// moved or removed): back to its last kept state at or before `pos`, or dropped.
+fn rewind(sponges: &mut CowVec<Option<Box<Sponge>>>, b: usize, pos: usize) {
+    let Some(sp) = sponges[b].as_ref() else {
+        return;
+    };
+    if pos >= sp.len {
+        return;
+    }
+    let keep = pos / SPONGE_STEP;
+    if keep == 0 {
+        sponges[b] = None;
+        return;
+    }
+    let sp = sponges[b].as_mut().expect("checked");
+    sp.marks.truncate(keep);
+    sp.hasher = sp.marks[keep - 1].clone();
+    sp.len = keep * SPONGE_STEP;
 }
 
 impl std::fmt::Debug for Sponge {
@@ -145,10 +175,17 @@ fn hash_timer_bucket(
     let sp = sponges[b].get_or_insert_with(|| {
         let mut hasher = Keccak256::new();
         hasher.update(b"bucket");
-        Box::new(Sponge { len: 0, hasher })
+        Box::new(Sponge {
+            len: 0,
+            hasher,
+            marks: Vec::new(),
+        })
     });
-    for (_, leaf) in &bucket[sp.len..] {
+    for (i, (_, leaf)) in bucket.iter().enumerate().skip(sp.len) {
         sp.hasher.update(leaf);
+        if (i + 1) % SPONGE_STEP == 0 {
+            sp.marks.push(sp.hasher.clone());
+        }
     }
     sp.len = bucket.len();
     sp.hasher.clone().finalize().into()
@@ -269,9 +306,14 @@ impl TimerCommitment {
         let entry = std::mem::size_of::<(u64, [u8; 32])>();
         self.tree.nodes.visit_chunks(|_| 0, f);
         self.buckets.visit_chunks(|b| b.capacity() * entry, f);
-        let sponge = std::mem::size_of::<Sponge>();
-        self.sponges
-            .visit_chunks(|s| s.as_ref().map_or(0, |_| sponge), f);
+        let (sponge, mark) = (
+            std::mem::size_of::<Sponge>(),
+            std::mem::size_of::<Keccak256>(),
+        );
+        self.sponges.visit_chunks(
+            |s| s.as_ref().map_or(0, |s| sponge + s.marks.capacity() * mark),
+            f,
+        );
     }
 
     /// Heap bytes a clone copies (the chunk tables, the dirty lists, the pending changes).
@@ -334,12 +376,18 @@ impl TimerCommitment {
             let b = group[0].0 as usize;
             let bucket = &mut self.buckets[b];
             let mut gone = group.iter().map(|r| r.1).peekable();
+            let (mut at, mut first) = (0, usize::MAX);
             bucket.retain(|(seq, _)| {
                 while gone.next_if(|g| g < seq).is_some() {}
-                gone.next_if_eq(seq).is_none()
+                let removed = gone.next_if_eq(seq).is_some();
+                if removed {
+                    first = first.min(at);
+                }
+                at += 1;
+                !removed
             });
             debug_assert!(gone.peek().is_none(), "removed a timer never inserted");
-            self.sponges[b] = None;
+            rewind(&mut self.sponges, b, first);
             self.tree.mark(b);
         }
         self.pending_remove = recycle(removes);
@@ -352,9 +400,10 @@ impl TimerCommitment {
             if bucket.last().is_none_or(|l| l.0 < group[0].1) {
                 bucket.extend(new);
             } else {
+                let first = bucket.partition_point(|l| l.0 < group[0].1);
                 let old = std::mem::take(bucket);
                 *bucket = merge_by_seq(old, new);
-                self.sponges[b] = None;
+                rewind(&mut self.sponges, b, first);
             }
             self.tree.mark(b);
         }
@@ -535,6 +584,38 @@ mod tests {
             part.insert(7, seq, leaf(seq));
         }
         assert_eq!(part.root(), roots[149]);
+    }
+
+    #[test]
+    fn removals_inside_a_crowded_bucket_rehash_from_a_kept_state_to_the_same_root() {
+        // Issue 31 (fifth session): timers leave from inside crowded buckets (an auction's
+        // fires) and come back before their end; after every step the root is the root of the
+        // same set committed at once.
+        let leaf = |s: u64| keccak(&s.to_be_bytes());
+        let mut c = TimerCommitment::new(2);
+        let mut live: std::collections::BTreeSet<u64> = (0..2_500u64).collect();
+        for &seq in &live {
+            c.insert(3, seq, leaf(seq));
+        }
+        c.root();
+        let mut z = 7u64;
+        for step in 0..40 {
+            for _ in 0..(1 + step % 4) {
+                z = mix64(z);
+                let seq = z % 2_500;
+                if live.remove(&seq) {
+                    c.remove(3, seq);
+                } else {
+                    live.insert(seq);
+                    c.insert(3, seq, leaf(seq));
+                }
+            }
+            let mut fresh = TimerCommitment::new(2);
+            for &seq in &live {
+                fresh.insert(3, seq, leaf(seq));
+            }
+            assert_eq!(c.root(), fresh.root(), "step {step}");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The `eip1559` auction's indexes of the carried timers (issue 31, Spec note 188): what lets a
-//! block of the auction find, without walking the backlog, the carried timers it must price
-//! one by one, and take the others in auction order from the top.
+//! The `eip1559` auction's indexes of the carried timers (issue 31, Spec note 188; also
+//! `cip1-v1`'s, Spec note 219): what lets a block of the auction find, without walking the
+//! backlog, the carried timers it must price one by one, and take the others in auction order
+//! from the top.
 //!
 //! A carried timer is *plain* when it has no fee parameter of its own: priced by the default
 //! GBA (when its actor has no custom one), every plain timer of a block has the same
@@ -13,7 +14,8 @@
 //!   the budgets over the per-fire cap are found per fee payer in the carry queue's own index;
 //! * per actor, by id: the plain timers in auction order (W(actor) is one number per actor);
 //! * per actor and last reason: the timers whose reason changes in the block, and the
-//!   deferrals per actor of the fairness window (§3 step 10);
+//!   deferrals per actor of the fairness window (§3 step 10); with the sum of their scheduled
+//!   heights (the lateness of CIP-1 v1's EMA score);
 //! * the timers with fee parameters of their own (priced one by one every block).
 
 use super::{CalendarQueue, DueTimer};
@@ -57,6 +59,9 @@ pub(super) struct AuctionIndex {
     by_gas: BTreeMap<u64, u32>,
     by_actor: BTreeMap<Address, BTreeSet<(TimerId, u32)>>,
     by_actor_reason: BTreeMap<(Address, u8), BTreeSet<u32>>,
+    /// Per actor and last reason, the sum of the members' scheduled heights (CIP-1 v1's
+    /// lateness of the carried timers, issue 31).
+    heights: BTreeMap<(Address, u8), u128>,
     priced: BTreeSet<u32>,
 }
 
@@ -88,6 +93,7 @@ impl AuctionIndex {
             .entry((a, code(last_reason(t))))
             .or_default()
             .insert(slot);
+        self.file_height(a, code(last_reason(t)), t.height);
         if has_fees(t) {
             self.priced.insert(slot);
         }
@@ -107,7 +113,21 @@ impl AuctionIndex {
             }
         }
         self.unfile(a, code(last_reason(t)), slot);
+        self.unfile_height(a, code(last_reason(t)), t.height);
         self.priced.remove(&slot);
+    }
+
+    fn file_height(&mut self, a: Address, c: u8, height: u64) {
+        *self.heights.entry((a, c)).or_insert(0) += height as u128;
+    }
+
+    fn unfile_height(&mut self, a: Address, c: u8, height: u64) {
+        if let Some(sum) = self.heights.get_mut(&(a, c)) {
+            *sum -= height as u128;
+            if !self.by_actor_reason.contains_key(&(a, c)) {
+                self.heights.remove(&(a, c));
+            }
+        }
     }
 
     fn unfile(&mut self, a: Address, c: u8, slot: u32) {
@@ -122,18 +142,21 @@ impl AuctionIndex {
     pub(super) fn reason_changed(
         &mut self,
         slot: u32,
-        a: Address,
+        t: &Timer,
         before: Option<DeferReason>,
         now: Option<DeferReason>,
     ) {
         if !self.on {
             return;
         }
+        let a = t.actor_address;
         self.unfile(a, code(before), slot);
+        self.unfile_height(a, code(before), t.height);
         self.by_actor_reason
             .entry((a, code(now)))
             .or_default()
             .insert(slot);
+        self.file_height(a, code(now), t.height);
     }
 
     /// The lowest scheduled height among the members (0 if none).
@@ -194,14 +217,18 @@ pub struct VisitQuery<'a> {
     pub cost: &'a dyn Fn(u64) -> u128,
     /// Whether the actor has a custom GBA (its plain timers are priced one by one).
     pub has_gba: &'a dyn Fn(&Address) -> bool,
+    /// The last reasons a plain timer the block does not price keeps (`lane` and `outbid`
+    /// under `eip1559`, `budget` under `cip1-v1`); a member with any other is priced.
+    pub plain_reasons: &'a [DeferReason],
 }
 
 impl CalendarQueue {
     /// The members a block of the auction must price one by one: expired ones, the ones whose
     /// fee payer holds less than a plain timer's `max_cost` of their budget (per payer, the
-    /// largest budget first), budgets over the per-fire cap, last reasons other than `lane`
-    /// and `outbid`, fee parameters of their own, and every member of an actor with a custom
-    /// GBA. The cost follows the payers and actors with members and the timers found.
+    /// largest budget first), budgets over the per-fire cap, last reasons other than the
+    /// query's plain ones (`lane` and `outbid` under `eip1559`, `budget` under `cip1-v1`), fee
+    /// parameters of their own, and every member of an actor with a custom GBA. The cost
+    /// follows the payers and actors with members and the timers found.
     pub fn auction_visit(&mut self, q: VisitQuery<'_>) -> AuctionVisit {
         self.ensure_carry_indexes();
         self.ensure_auction_index();
@@ -215,7 +242,7 @@ impl CalendarQueue {
             }
         }
         for ((_, c), set) in &a.by_actor_reason {
-            if *c != LANE && *c != OUTBID {
+            if !q.plain_reasons.iter().any(|r| code(Some(*r)) == *c) {
                 slots.extend(set.iter().copied());
             }
         }
@@ -313,6 +340,21 @@ impl CalendarQueue {
             }
         }
         out
+    }
+
+    /// The members per actor whose last reason is not `gc_budget` (as
+    /// [`auction_deferrals_by_actor`](Self::auction_deferrals_by_actor)), and the sum of
+    /// their scheduled heights (CIP-1 v1's lateness, issue 31).
+    pub fn auction_deferred_heights_by_actor(
+        &self,
+    ) -> (BTreeMap<Address, u32>, BTreeMap<Address, u128>) {
+        let mut heights: BTreeMap<Address, u128> = BTreeMap::new();
+        for ((a, c), sum) in &self.carry.auction.heights {
+            if *c != GC_BUDGET {
+                *heights.entry(*a).or_insert(0) += *sum;
+            }
+        }
+        (self.auction_deferrals_by_actor(), heights)
     }
 
     /// Issue 31, the auction's page of the carried bucket (Spec note 217): the members with

@@ -340,8 +340,7 @@ impl CalendarQueue {
                 idx.not_lane.insert(slot);
             }
         }
-        let actor = t.actor_address;
-        self.carry.auction.reason_changed(slot, actor, before, now);
+        self.carry.auction.reason_changed(slot, t, before, now);
     }
 
     /// Whether carried timers go to the carry queue (the default placement, Spec note 4) rather

@@ -118,6 +118,14 @@ pub struct DueOutcome {
     pub fired: Option<(u128, u64)>,
 }
 
+/// An actor's deferred timers of a block counted, not listed (issue 31: the carried timers
+/// under the auction over the carry queue): how many, and the sum of their lateness.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Deferred {
+    pub count: u64,
+    pub late: u64,
+}
+
 #[derive(Default)]
 struct Tally {
     due: u64,
@@ -142,7 +150,13 @@ impl V1State {
     }
 
     /// The score S of each actor with due timers (see the module text), ascending by actor.
-    pub fn scores(outcomes: &[DueOutcome], lane: u64, cfg: &V1Config) -> BTreeMap<Address, u32> {
+    /// `carried` adds, per actor, deferred timers counted rather than listed (issue 31).
+    pub fn scores(
+        outcomes: &[DueOutcome],
+        carried: &BTreeMap<Address, Deferred>,
+        lane: u64,
+        cfg: &V1Config,
+    ) -> BTreeMap<Address, u32> {
         let mut by: BTreeMap<Address, Tally> = BTreeMap::new();
         let (mut all_tips, mut all_fired) = (0u128, 0u128);
         for o in outcomes {
@@ -159,6 +173,12 @@ impl V1State {
                 }
                 None => t.deferred += 1,
             }
+        }
+        for (a, d) in carried {
+            let t = by.entry(*a).or_default();
+            t.due += d.count;
+            t.deferred += d.count;
+            t.late = t.late.saturating_add(d.late);
         }
         let cap = cfg.lateness_cap_blocks;
         by.into_iter()
@@ -192,15 +212,19 @@ impl V1State {
     pub fn update(
         &mut self,
         outcomes: &[DueOutcome],
+        carried: &BTreeMap<Address, Deferred>,
         lane: u64,
         cfg: &V1Config,
     ) -> Vec<TimerEvent> {
-        let scores = Self::scores(outcomes, lane, cfg);
+        let scores = Self::scores(outcomes, carried, lane, cfg);
         let starved: BTreeMap<Address, bool> = {
             let mut m: BTreeMap<Address, bool> = BTreeMap::new();
             for o in outcomes {
                 let s = m.entry(o.actor).or_insert(true);
                 *s &= o.fired.is_none();
+            }
+            for a in carried.keys() {
+                m.entry(*a).or_insert(true);
             }
             m
         };

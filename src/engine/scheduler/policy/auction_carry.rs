@@ -93,6 +93,7 @@ pub(super) fn plan(
             balance: &|a| l.balance(a),
             cost: &|gas| auction.plain_cost(gas, p),
             has_gba: &|a| l.has_gba(a),
+            plain_reasons: &[DeferReason::Lane, DeferReason::Outbid],
         })
     };
     let mut r = Round::new(env.height, env.cfg.gc_cycles_per_block);

@@ -2,7 +2,9 @@
 //! each due timer with the six-field v1 context; due timers are ordered by effective tip (ties:
 //! the owner's weight, then timer id); the lane (`TIMER_PROCESSING_BUDGET_CYCLES`) is shared in
 //! per-actor slices by weight and then filled in that order; the owner pays its bid (first
-//! price); an owner who cannot pay is deferred `underfunded`; every loser is carried.
+//! price); an owner who cannot pay is deferred `underfunded`; every loser is carried (in its
+//! bucket place, Spec note 219). Over a standing backlog the block runs over the carry queue's
+//! indexes (`cip1v1_carry.rs`, issue 31) and decides what [`plan_walk`] decides.
 //!
 //! Spec notes (conflicts with the canonical pair, CIP-5 + CIP-1 v3), each a choice:
 //! - **Timers before transactions** (v1 §3 delivers timers first): the devnet keeps the chain's
@@ -43,6 +45,7 @@ use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve
 use crate::engine::scheduler::v1::V1Config;
 use crate::engine::timer::Timer;
 use crate::engine::types::Address;
+use std::cmp::Ordering;
 use std::collections::BTreeMap;
 
 pub(super) fn prepare_schedule(
@@ -64,65 +67,93 @@ pub(super) fn check_owner_pays(actor: &Address, fee_payer: &Address) -> Result<(
 }
 
 /// A due timer that bid and can pay.
-struct Bid {
-    due: DueTimer,
+pub(super) struct Bid {
+    pub(super) due: DueTimer,
     /// A carried timer's bid, recorded only if it fires (Spec note 159).
-    event: Option<TimerEvent>,
-    actor: Address,
-    id: [u8; 32],
-    budget: u64,
-    tip: u128,
-    weight: u32,
-    max_cost: u128,
+    pub(super) event: Option<TimerEvent>,
+    pub(super) actor: Address,
+    pub(super) id: [u8; 32],
+    pub(super) budget: u64,
+    pub(super) tip: u128,
+    pub(super) weight: u32,
+    pub(super) max_cost: u128,
+    /// Its place among the block's bids in bucket order (where a bid that loses is carried).
+    pub(super) order: usize,
 }
 
-/// v1 §3 "Deliver Timers" and "Execute Prioritized Timers" for the block at `env.height`.
+/// v1's order of two bids: effective tip desc, then the owner's weight desc, then timer id
+/// asc (`Less` when `a` comes first).
+pub(super) fn bid_order(a: (u128, u32, &[u8; 32]), b: (u128, u32, &[u8; 32])) -> Ordering {
+    b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then_with(|| a.2.cmp(b.2))
+}
+
+/// v1 §3 "Deliver Timers" and "Execute Prioritized Timers" for the block at `env.height`:
+/// over the carry queue ([`super::cip1v1_carry`], issue 31) unless the placement variant
+/// (`deferred_place = back`), the bench and test hook, or a default GBA that bids below the
+/// basefee asks for the walk of every due timer ([`plan_walk`]); both decide the same.
 pub(super) fn plan(
     queue: &mut CalendarQueue,
     env: &PlanEnv<'_>,
     ledger: &mut dyn Ledger,
 ) -> EobPlan {
     let block = V1Block::new(env);
+    let fast = queue.carries_in_front() && !queue.full_walk();
+    match block.plain_tip().filter(|_| fast) {
+        Some(p) => super::cip1v1_carry::plan(queue, &block, ledger, p),
+        None => plan_walk(queue, &block, ledger),
+    }
+}
+
+/// The walk of every due timer: each bids, every bid is sorted, the lane's slices are filled
+/// over all of them.
+///
+/// Spec note 219 (issue 31, fifth session): a bid that loses is carried in its place in the
+/// block's bucket (the carried timers ahead of the height's own, each in its order), behind
+/// the timers deferred while bidding (expired under the GC budget, below the basefee, owner
+/// short) and those whose owner ran short at fire time, as the `eip1559` auction carries
+/// (Spec note 188); until then the losers were carried in the auction's order, so the carry
+/// queue was re-sorted by the block's tips and weights every block, a cost that follows the
+/// backlog.
+pub(super) fn plan_walk(
+    queue: &mut CalendarQueue,
+    block: &V1Block<'_>,
+    ledger: &mut dyn Ledger,
+) -> EobPlan {
+    let env = block.env;
     let due = queue.take_due(env.height);
-    let mut r = Round {
-        out: EobPlan::new(env.height),
-        carried: Vec::new(),
-        gc_left: env.cfg.gc_cycles_per_block,
-    };
+    let mut r = Round::new(env);
     r.out.stats.due = due.len() as u64;
     let mut bids: Vec<Bid> = Vec::new();
     for d in due {
-        if let Some(bid) = block.bid(&mut r, queue, ledger, d) {
+        if let Some(mut bid) = block.bid(&mut r, queue, ledger, d) {
+            bid.order = bids.len();
             bids.push(bid);
         }
     }
-    // Effective tip desc, then the owner's weight desc, then timer id asc.
-    bids.sort_by(|a, b| {
-        b.tip
-            .cmp(&a.tip)
-            .then(b.weight.cmp(&a.weight))
-            .then(a.id.cmp(&b.id))
-    });
+    bids.sort_by(|a, b| bid_order((a.tip, a.weight, &a.id), (b.tip, b.weight, &b.id)));
     let chosen = fill(&bids, env.cfg.lane_timer_cycles, |b| Ask {
         actor: b.actor,
         weight: b.weight,
         budget: b.budget,
     });
+    let mut losers = Vec::new();
     for (b, selected) in bids.into_iter().zip(chosen) {
         if selected {
             block.fire(&mut r, queue, ledger, b);
         } else {
             defer(&mut r.out, queue, &b.due, DeferReason::Budget);
-            r.carried.push(b.due);
+            losers.push((b.order, b.due));
         }
     }
+    losers.sort_unstable_by_key(|l| l.0);
+    r.carried.extend(losers.into_iter().map(|l| l.1));
     queue.carry(r.carried);
     r.out
 }
 
 /// What every due timer of the block is priced against.
-struct V1Block<'a> {
-    env: &'a PlanEnv<'a>,
+pub(super) struct V1Block<'a> {
+    pub(super) env: &'a PlanEnv<'a>,
     v1cfg: V1Config,
     /// The cycle basefee, in the lane's price scale (v1 has no lane basefee).
     basefee: u128,
@@ -131,10 +162,20 @@ struct V1Block<'a> {
 }
 
 /// The block's plan as far as it is decided: the plan, the timers carried, the GC budget left.
-struct Round {
-    out: EobPlan,
-    carried: Vec<DueTimer>,
+pub(super) struct Round {
+    pub(super) out: EobPlan,
+    pub(super) carried: Vec<DueTimer>,
     gc_left: u64,
+}
+
+impl Round {
+    pub(super) fn new(env: &PlanEnv<'_>) -> Self {
+        Round {
+            out: EobPlan::new(env.height),
+            carried: Vec::new(),
+            gc_left: env.cfg.gc_cycles_per_block,
+        }
+    }
 }
 
 impl<'a> V1Block<'a> {
@@ -149,9 +190,60 @@ impl<'a> V1Block<'a> {
         }
     }
 
+    /// The effective tip of every *plain* timer (no fee parameter of its own, an owner
+    /// without a custom GBA): the default GBA's bid against the basefee; `None` when it bids
+    /// below it.
+    pub(super) fn plain_tip(&self) -> Option<u128> {
+        let cip1 = self.env.cip1;
+        let (max_fee, max_prio) = resolve(
+            FeeArgs::default(),
+            None,
+            self.default,
+            &cip1.config,
+            cip1.p50_tip,
+        );
+        priority_per_cycle(max_fee, max_prio, self.basefee)
+    }
+
+    /// The default GBA's `max_fee_per_cycle` (a plain timer's bid).
+    pub(super) fn plain_max_fee(&self) -> u128 {
+        let cip1 = self.env.cip1;
+        resolve(
+            FeeArgs::default(),
+            None,
+            self.default,
+            &cip1.config,
+            cip1.p50_tip,
+        )
+        .0
+    }
+
+    /// A plain timer's budget for its `gas_limit_per_fire`.
+    pub(super) fn budget_of_gas(&self, gas: u64) -> u64 {
+        gas.min(self.env.cfg.max_cycles_per_fire)
+    }
+
+    /// A plain timer's `max_cost` for its `gas_limit_per_fire`, at the plain tip `p`
+    /// (nondecreasing in the gas).
+    pub(super) fn plain_cost(&self, gas: u64, p: u128) -> u128 {
+        let cfg = self.env.cfg;
+        lane_max_cost(
+            self.budget_of_gas(gas),
+            cfg.max_cells_per_fire,
+            self.env.quote,
+            0,
+            p,
+        )
+    }
+
+    /// The owner's EMA weight.
+    pub(super) fn weight(&self, actor: &Address) -> u32 {
+        self.env.cip1.v1.weight_bps(actor, &self.v1cfg)
+    }
+
     /// One due timer: expired (removed under the GC lane), deferred (below the basefee, or
     /// its owner cannot pay), or a bid of the block.
-    fn bid(
+    pub(super) fn bid(
         &self,
         r: &mut Round,
         queue: &mut CalendarQueue,
@@ -214,6 +306,7 @@ impl<'a> V1Block<'a> {
                     budget,
                     tip,
                     max_cost,
+                    order: 0,
                 });
             }
             (None, _) | (_, None) => DeferReason::BelowBasefee,
@@ -260,7 +353,13 @@ impl<'a> V1Block<'a> {
 
     /// A selected bid: the owner pays its bid and the timer fires, or it is deferred
     /// `underfunded` when the owner's earlier fires in this block took what it needs.
-    fn fire(&self, r: &mut Round, queue: &mut CalendarQueue, ledger: &mut dyn Ledger, b: Bid) {
+    pub(super) fn fire(
+        &self,
+        r: &mut Round,
+        queue: &mut CalendarQueue,
+        ledger: &mut dyn Ledger,
+        b: Bid,
+    ) {
         let (cfg, quote) = (self.env.cfg, self.env.quote);
         if ledger.balance(&b.actor) < b.max_cost {
             defer(&mut r.out, queue, &b.due, DeferReason::Underfunded);

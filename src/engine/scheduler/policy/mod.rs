@@ -13,6 +13,7 @@
 
 mod auction_carry;
 mod cip1v1;
+mod cip1v1_carry;
 mod draft;
 mod eip1559;
 mod preview;
@@ -566,7 +567,7 @@ impl Policy for Cip1V1 {
     /// execution lane) scores its owner; the weights move by the EMA.
     fn after_plan(&self, state: &mut PolicyState, plan: &EobPlan, lane: u64) -> Vec<TimerEvent> {
         let cip1 = &mut state.cip1;
-        use super::v1::{DueOutcome, counts_as_deferred};
+        use super::v1::{Deferred, DueOutcome, counts_as_deferred};
         let h = plan.height;
         let mut outcomes: Vec<DueOutcome> = plan
             .fires
@@ -587,8 +588,26 @@ impl Policy for Cip1V1 {
                     fired: None,
                 }),
         );
+        // The carried timers the plan counted per actor (issue 31): their lateness from the
+        // sum of their heights.
+        let carried: std::collections::BTreeMap<crate::engine::types::Address, Deferred> = plan
+            .deferrals_by_actor
+            .iter()
+            .map(|(a, t)| {
+                let count = t.count as u64;
+                let heights = plan.deferred_heights.get(a).copied().unwrap_or(0);
+                let late = (count as u128 * h as u128).saturating_sub(heights);
+                (
+                    *a,
+                    Deferred {
+                        count,
+                        late: u64::try_from(late).unwrap_or(u64::MAX),
+                    },
+                )
+            })
+            .collect();
         let cfg = cip1.v1_config();
-        cip1.v1.update(&outcomes, lane, &cfg)
+        cip1.v1.update(&outcomes, &carried, lane, &cfg)
     }
 
     /// v1 §3: the default GBA bids the last block's p50 tip (the weights moved with the plan,
