@@ -86,6 +86,32 @@ impl BucketStore {
         }
     }
 
+    /// Keeps the entries of bucket `b` for which `keep` is true, in order, in place.
+    pub fn retain(&mut self, b: usize, mut keep: impl FnMut(&Entry) -> bool) {
+        let g = Arc::make_mut(&mut self.groups[b >> GROUP_BITS]);
+        let i = b & (GROUP - 1);
+        let range = g.range(i);
+        let mut w = range.start;
+        for r in range.clone() {
+            if keep(&g.entries[r]) {
+                g.entries[w] = g.entries[r];
+                w += 1;
+            }
+        }
+        let gone = range.end - w;
+        if gone == 0 {
+            return;
+        }
+        g.entries.drain(w..range.end);
+        for e in &mut g.ends[i..] {
+            *e -= gone as u32;
+        }
+        if g.entries.capacity() > 2 * g.entries.len() + 64 {
+            let keep = g.entries.len() + g.entries.len() / 8;
+            g.entries.shrink_to(keep);
+        }
+    }
+
     /// Replaces bucket `b`'s entries with `entries`.
     pub fn set(&mut self, b: usize, entries: &[Entry]) {
         self.replace_from(b, 0, entries);
@@ -153,6 +179,9 @@ mod tests {
         let kept: Vec<Entry> = s.get(1).iter().copied().filter(|x| x.0 > 20).collect();
         s.set(1, &kept);
         assert_eq!(s.get(1), &kept[..]);
+        s.retain(1, |x| x.0 % 2 == 0);
+        let even: Vec<Entry> = kept.iter().copied().filter(|x| x.0 % 2 == 0).collect();
+        assert_eq!(s.get(1), &even[..]);
         assert_eq!(s.get(0).len(), 17);
         assert_eq!(s.get(2).len(), 16);
         s.set(0, &[]);

@@ -250,6 +250,8 @@ pub struct TimerCommitment {
     sponges: CowVec<Option<Box<Sponge>>>,
     pending_remove: Vec<(u32, u64)>,
     pending_insert: Vec<(u32, u64, [u8; 32])>,
+    /// A bucket's new entries while they are merged (kept for the next block; not state).
+    scratch: Vec<(u64, [u8; 32])>,
     len: usize,
 }
 
@@ -295,6 +297,7 @@ impl TimerCommitment {
             tree,
             pending_remove: Vec::new(),
             pending_insert: Vec::new(),
+            scratch: Vec::new(),
             len: 0,
         }
     }
@@ -331,17 +334,15 @@ impl TimerCommitment {
     fn apply(&mut self) {
         let mut removes = std::mem::take(&mut self.pending_remove);
         removes.sort_unstable();
-        let mut scratch: Vec<(u64, [u8; 32])> = Vec::new();
+        let mut scratch = std::mem::take(&mut self.scratch);
         for group in removes.chunk_by(|a, b| a.0 == b.0) {
             let b = group[0].0 as usize;
             let mut gone = group.iter().map(|r| r.1).peekable();
-            scratch.clear();
-            scratch.extend(self.buckets.get(b).iter().copied().filter(|(seq, _)| {
+            self.buckets.retain(b, |(seq, _)| {
                 while gone.next_if(|g| g < seq).is_some() {}
                 gone.next_if_eq(seq).is_none()
-            }));
+            });
             debug_assert!(gone.peek().is_none(), "removed a timer never inserted");
-            self.buckets.set(b, &scratch);
             self.sponges[b] = None;
             self.tree.mark(b);
         }
@@ -364,6 +365,7 @@ impl TimerCommitment {
             self.tree.mark(b);
         }
         self.pending_insert = recycle(inserts);
+        self.scratch = recycle(scratch);
     }
 
     /// The root, applying and rehashing only what changed since the previous call.
