@@ -74,7 +74,16 @@ impl BucketStore {
                 g.entries.reserve_exact(grow.max(g.entries.len() / 8));
             }
         }
-        g.entries.splice(start..end, tail.iter().copied());
+        let len = g.entries.len();
+        if tail.len() > old {
+            // Open a gap of the difference at `end`, then write the new tail over the old.
+            let grow = tail.len() - old;
+            g.entries.resize(len + grow, (0, [0; 32]));
+            g.entries.copy_within(end..len, end + grow);
+        } else if tail.len() < old {
+            g.entries.drain(start + tail.len()..end);
+        }
+        g.entries[start..start + tail.len()].copy_from_slice(tail);
         let delta = tail.len() as i64 - old as i64;
         for e in &mut g.ends[i..] {
             *e = (*e as i64 + delta) as u32;
