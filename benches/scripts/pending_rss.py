@@ -16,6 +16,9 @@ Spec note 201), so that the loading blocks, then the checkpoint the window's fir
 replayed from and the session log before it, leave the 10,000-height window; reads RSS
 (`after the window`). Prints each with the bytes per pending timer beyond `before`.
 
+`HOLD=SECONDS`: the server is kept that long after the figures (its pid printed), to be asked
+through gdb (`call malloc_stats()`), as in BENCHMARKS.md "where a pending timer's RSS goes".
+
 Not run by `cargo test` (minutes at 1M; a release build is needed).
 """
 import os
@@ -69,6 +72,10 @@ def main(bin_, port, n):
             per = (mb - before) * 1024 * 1024 / pending
             print(f"  {name:<26} RSS {mb:8.1f} MB  {per:7.0f} B per pending timer",
                   flush=True)
+        hold = int(os.environ.get("HOLD", "0"))
+        if hold:
+            print(f"  held for {hold} s: pid {server.pid}", flush=True)
+            time.sleep(hold)
     finally:
         code = server.poll()
         if code is not None:

@@ -13,6 +13,7 @@
 //!   schedules, thousands of timers of one height rehashes a handful of buckets instead of one
 //!   per timer.
 
+use super::buckets::BucketStore;
 use super::cow::CowVec;
 use super::types::keccak_parts;
 use sha3::{Digest, Keccak256};
@@ -279,12 +280,15 @@ impl SetCommitment {
 #[derive(Clone, Debug)]
 pub struct TimerCommitment {
     tree: BucketTree,
-    buckets: CowVec<Vec<(u64, [u8; 32])>>,
+    /// Each bucket's `(seq, leaf)`, a group of buckets to an allocation (see [`BucketStore`]).
+    buckets: BucketStore,
     /// Per bucket, its running hash while the bucket only grew at its end (see [`Sponge`]);
     /// dropped when a removal or an insertion before its end changes what was absorbed.
     sponges: CowVec<Option<Box<Sponge>>>,
     pending_remove: Vec<(u32, u64)>,
     pending_insert: Vec<(u32, u64, [u8; 32])>,
+    /// A bucket's new entries while they are merged (kept for the next block; not state).
+    scratch: Vec<(u64, [u8; 32])>,
     len: usize,
 }
 
@@ -303,9 +307,8 @@ impl TimerCommitment {
     /// (the tree's nodes, the buckets with their leaves, the sponges), each as its address and
     /// heap bytes ([`CowVec::visit_chunks`]).
     pub fn visit_shared(&self, f: &mut dyn FnMut(usize, usize)) {
-        let entry = std::mem::size_of::<(u64, [u8; 32])>();
         self.tree.nodes.visit_chunks(|_| 0, f);
-        self.buckets.visit_chunks(|b| b.capacity() * entry, f);
+        self.buckets.visit_groups(f);
         let (sponge, mark) = (
             std::mem::size_of::<Sponge>(),
             std::mem::size_of::<Keccak256>(),
@@ -331,11 +334,12 @@ impl TimerCommitment {
     pub fn new(bits: u32) -> Self {
         let tree = BucketTree::new(bits);
         TimerCommitment {
-            buckets: CowVec::from_elem(Vec::new(), tree.buckets()),
+            buckets: BucketStore::new(tree.buckets().max(super::buckets::GROUP)),
             sponges: CowVec::from_elem(None, tree.buckets()),
             tree,
             pending_remove: Vec::new(),
             pending_insert: Vec::new(),
+            scratch: Vec::new(),
             len: 0,
         }
     }
@@ -372,12 +376,12 @@ impl TimerCommitment {
     fn apply(&mut self) {
         let mut removes = std::mem::take(&mut self.pending_remove);
         removes.sort_unstable();
+        let mut scratch = std::mem::take(&mut self.scratch);
         for group in removes.chunk_by(|a, b| a.0 == b.0) {
             let b = group[0].0 as usize;
-            let bucket = &mut self.buckets[b];
             let mut gone = group.iter().map(|r| r.1).peekable();
             let (mut at, mut first) = (0, usize::MAX);
-            bucket.retain(|(seq, _)| {
+            self.buckets.retain(b, |(seq, _)| {
                 while gone.next_if(|g| g < seq).is_some() {}
                 let removed = gone.next_if_eq(seq).is_some();
                 if removed {
@@ -395,19 +399,22 @@ impl TimerCommitment {
         inserts.sort_unstable_by_key(|i| (i.0, i.1));
         for group in inserts.chunk_by(|a, b| a.0 == b.0) {
             let b = group[0].0 as usize;
-            let bucket = &mut self.buckets[b];
+            let bucket = self.buckets.get(b);
             let new = group.iter().map(|i| (i.1, i.2));
+            scratch.clear();
             if bucket.last().is_none_or(|l| l.0 < group[0].1) {
-                bucket.extend(new);
+                scratch.extend(new);
+                self.buckets.append(b, &scratch);
             } else {
                 let first = bucket.partition_point(|l| l.0 < group[0].1);
-                let old = std::mem::take(bucket);
-                *bucket = merge_by_seq(old, new);
+                merge_by_seq(bucket, new, &mut scratch);
+                self.buckets.set(b, &scratch);
                 rewind(&mut self.sponges, b, first);
             }
             self.tree.mark(b);
         }
         self.pending_insert = recycle(inserts);
+        self.scratch = recycle(scratch);
     }
 
     /// The root, applying and rehashing only what changed since the previous call.
@@ -415,19 +422,13 @@ impl TimerCommitment {
         self.apply();
         let (buckets, sponges) = (&self.buckets, &mut self.sponges);
         self.tree
-            .root(|b| hash_timer_bucket(&buckets[b], sponges, b))
+            .root(|b| hash_timer_bucket(buckets.get(b), sponges, b))
     }
 
     /// Heap bytes held (for the memory report).
     pub fn approx_bytes(&self) -> usize {
-        let entry = std::mem::size_of::<(u64, [u8; 32])>();
         self.tree.approx_bytes()
             + self.buckets.approx_bytes()
-            + self
-                .buckets
-                .iter()
-                .map(|b| b.capacity() * entry)
-                .sum::<usize>()
             + self.sponges.approx_bytes()
             + self.sponges.iter().flatten().count() * std::mem::size_of::<Sponge>()
             + self.pending_remove.capacity() * 16
@@ -435,21 +436,20 @@ impl TimerCommitment {
     }
 }
 
-/// Two seq-sorted runs merged into one.
+/// Two seq-sorted runs merged into `out`.
 fn merge_by_seq(
-    old: Vec<(u64, [u8; 32])>,
+    old: &[(u64, [u8; 32])],
     new: impl Iterator<Item = (u64, [u8; 32])>,
-) -> Vec<(u64, [u8; 32])> {
-    let mut out = Vec::with_capacity(old.len() + new.size_hint().0);
+    out: &mut Vec<(u64, [u8; 32])>,
+) {
     let mut new = new.peekable();
-    for e in old {
+    for &e in old {
         while let Some(n) = new.next_if(|n| n.0 < e.0) {
             out.push(n);
         }
         out.push(e);
     }
     out.extend(new);
-    out
 }
 
 /// Keeps an emptied change buffer's capacity for the next block, up to 64 Ki entries, so a

@@ -13,6 +13,7 @@
 
 pub mod args;
 pub mod block;
+pub mod buckets;
 pub mod config;
 pub mod cow;
 pub mod draft;

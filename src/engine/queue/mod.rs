@@ -3,8 +3,8 @@
 //! * Tier 1, the ring buffer: one FIFO bucket per height for the current epoch and the next.
 //! * Tier 2, the epoch queue: one FIFO bucket per epoch for the following `epoch_slots − 1`
 //!   epochs.
-//! * Tier 3, the overflow sorted set: a `(height, seq)`-ordered tree for everything later, with
-//!   its own Merkle root.
+//! * Tier 3, the overflow sorted set: `(height, seq)`-ordered (sorted chunks, see [`overflow`])
+//!   for everything later, with its own Merkle root.
 //!
 //! Timers live once, in a slab; buckets hold 8-byte generation-checked handles, so cancel and
 //! extend find a timer through the id index without scanning, and a cancelled timer's handle is

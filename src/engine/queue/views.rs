@@ -121,7 +121,7 @@ impl CalendarQueue {
             .chain(self.epochs.iter())
             .map(|b| b.capacity() * size_of::<Handle>())
             .sum();
-        let overflow = self.overflow.len() * (size_of::<(u64, u64)>() + size_of::<u32>() + 8);
+        let overflow = self.overflow.heap_bytes();
         let commit = self.timers_commit.approx_bytes()
             + self.overflow_commit.approx_bytes()
             + self.changes.capacity() * size_of::<Change>();
