@@ -6,28 +6,16 @@
 //! from the nearest checkpoint, a jump over quiet heights places none, and every answer is the
 //! one the node gave as the head.
 
-use cowboy_devnet::chain::{Transaction, TxKind};
-use cowboy_devnet::engine::Address;
-use cowboy_devnet::node::{Mine, NodeCore, SendTx};
+use cowboy_devnet::node::{Mine, NodeCore};
 use std::collections::BTreeMap;
 
 mod common;
 
-use common::history::{alice, busy_block, devnet};
+use common::history::{busy_block, devnet, transfers_block};
 
 /// One block holding `n` transfers; the state root it sealed.
 fn heavy_block(d: &mut NodeCore, n: usize) -> [u8; 32] {
-    for _ in 0..n {
-        let tx = Transaction::new(
-            alice(),
-            TxKind::Transfer {
-                to: Address::from_label("bob"),
-                amount: 1,
-            },
-        );
-        assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
-    }
-    d.apply(Mine { blocks: 1 }).unwrap();
+    transfers_block(d, n);
     d.chain().state_root().0
 }
 

@@ -27,14 +27,21 @@ pub fn devnet(history: usize) -> NodeCore {
 
 /// One block with a transfer in it (a block the history keeps).
 pub fn busy_block(d: &mut NodeCore) {
-    let tx = Transaction::new(
-        alice(),
-        TxKind::Transfer {
-            to: Address::from_label("bob"),
-            amount: 1,
-        },
-    );
-    assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
+    transfers_block(d, 1);
+}
+
+/// One block with `n` transfers from `alice` in it.
+pub fn transfers_block(d: &mut NodeCore, n: usize) {
+    for _ in 0..n {
+        let tx = Transaction::new(
+            alice(),
+            TxKind::Transfer {
+                to: Address::from_label("bob"),
+                amount: 1,
+            },
+        );
+        assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
+    }
     d.apply(Mine { blocks: 1 }).unwrap();
 }
 
