@@ -283,7 +283,8 @@ pub struct TimerCommitment {
     /// Each bucket's `(seq, leaf)`, a group of buckets to an allocation (see [`BucketStore`]).
     buckets: BucketStore,
     /// Per bucket, its running hash while the bucket only grew at its end (see [`Sponge`]);
-    /// dropped when a removal or an insertion before its end changes what was absorbed.
+    /// rewound to its last kept state before a removal or an insertion before its end (or
+    /// dropped when none is before it).
     sponges: CowVec<Option<Box<Sponge>>>,
     pending_remove: Vec<(u32, u64)>,
     pending_insert: Vec<(u32, u64, [u8; 32])>,
@@ -430,7 +431,15 @@ impl TimerCommitment {
         self.tree.approx_bytes()
             + self.buckets.approx_bytes()
             + self.sponges.approx_bytes()
-            + self.sponges.iter().flatten().count() * std::mem::size_of::<Sponge>()
+            + self
+                .sponges
+                .iter()
+                .flatten()
+                .map(|s| {
+                    std::mem::size_of::<Sponge>()
+                        + s.marks.capacity() * std::mem::size_of::<Keccak256>()
+                })
+                .sum::<usize>()
             + self.pending_remove.capacity() * 16
             + self.pending_insert.capacity() * 48
     }

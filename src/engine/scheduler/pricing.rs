@@ -111,8 +111,8 @@ pub fn estimate_fees(cip1: &Cip1State, lane_basefee: u128, timer: &EstimateTimer
 }
 
 /// Estimates the timer `timer` in the CIP-1 v3 auction among the timers now due at its height,
-/// at the current lane basefee, p50 tip and W (`eip1559`'s and `cip1-v1`'s
-/// `Policy::estimate`).
+/// at the current lane basefee, p50 tip and W (`eip1559`'s `Policy::estimate`; `cip1-v1`
+/// estimates by its own rules, `cip1v1::estimate`, Spec note 216).
 ///
 /// Spec note (CIP-1 v3 §3 steps 6–7, estimate only): the other due timers are priced with
 /// their stated parameters and the default GBA for what they leave out; custom GBAs are not
