@@ -200,7 +200,7 @@ impl BucketPageQuery {
     fn ranked_page(&self, node: &NodeCore) -> Option<BucketPage> {
         let chain = node.chain();
         let q = chain.engine().queue();
-        let ranked = RankedBucket::new(
+        let mut ranked = RankedBucket::new(
             q,
             chain.engine().policies(),
             self.height,

@@ -358,34 +358,27 @@ impl CalendarQueue {
     }
 
     /// Issue 31, the auction's page of the carried bucket (Spec note 217): the members with
-    /// fee parameters of their own, in the carry queue's order (the bucket's), with their
-    /// timers; `None` while the indexes are not built (no block of the auction ran them yet).
-    pub fn auction_priced(&self) -> Option<Vec<(Member, &Timer)>> {
+    /// fee parameters of their own with their timers and their places in the carry queue's
+    /// order (the bucket's), in no order (the page sorts only what it shows); `None` while
+    /// the indexes are not built (no block of the auction ran them yet).
+    pub fn auction_priced(&self) -> Option<Vec<(u64, Member, &Timer)>> {
         let a = &self.carry.auction;
         if !a.is_on() {
             return None;
         }
-        let mut order: Vec<(u64, u32)> = a
-            .priced
-            .iter()
-            .map(|&s| (self.carry_pos_of(s), s))
-            .collect();
-        order.sort_unstable();
         Some(
-            order
-                .into_iter()
-                .map(|(_, slot)| {
+            a.priced
+                .iter()
+                .map(|&slot| {
                     let t = self.slots[slot as usize]
                         .timer
                         .as_ref()
                         .expect("live member");
-                    (
-                        Member {
-                            id: t.timer_id,
-                            slot,
-                        },
-                        t,
-                    )
+                    let m = Member {
+                        id: t.timer_id,
+                        slot,
+                    };
+                    (self.carry_pos_of(slot), m, t)
                 })
                 .collect(),
         )

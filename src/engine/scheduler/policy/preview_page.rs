@@ -7,7 +7,9 @@
 //! custom GBA), so one priority per cycle `p` and an effective priority `p × W(actor)`: within
 //! an actor they come in id order, which the carry queue's per-actor index keeps. The others
 //! (fee parameters of their own, and the height's own timers, not yet in the carry queue) are
-//! priced one by one and sorted, as `rank_preview` does. The order is then a sequence of
+//! priced one by one, as `rank_preview` does, and placed in the order's stretches between the
+//! plain levels by a counting pass; a page sorts only the rows it reads (a selection, then
+//! those rows; a level's own priced timers by id). The order is then a sequence of
 //! segments by effective priority: the priced timers above the next plain level, then one
 //! *level* (the plain timers of every actor with that effective priority and the priced timers
 //! with the same one, merged by id through a heap), and so on, then the timers below the lane
@@ -15,7 +17,8 @@
 //! and merges only inside the level that holds its first row.
 //!
 //! Spec note 217 (what a deep page costs): building costs the priced timers (priced and
-//! sorted) and the actors with carried timers; a page at offset `k'` inside a level counts the
+//! placed, no sort) and the actors with carried timers; a page in a stretch of priced timers
+//! costs a selection over the stretch and a sort of its rows; a page at offset `k'` inside a level counts the
 //! level's rows below an id guessed from the ids' spread (a scan of the runs, about `k'`
 //! cheap steps: timer ids are hashes) and merges the rest, a few standard deviations of the
 //! level's size, through a heap of its actors (`log(actors)` a row), plus its rows; ids that
@@ -33,6 +36,7 @@ use crate::engine::scheduler::pricing::{default_gba, priority_per_cycle, resolve
 use crate::engine::scheduler::variants::{BelowBasefee, TieBreak};
 use crate::engine::timer::Timer;
 use crate::engine::types::{Address, TimerId};
+use hashbrown::HashMap;
 use std::cmp::{Ordering, Reverse};
 use std::collections::binary_heap::{BinaryHeap, PeekMut};
 use std::ops::Range;
@@ -53,6 +57,7 @@ struct Run {
 }
 
 /// A stretch of the order (see the module docs).
+#[derive(Clone)]
 enum Segment {
     /// Priced timers only (indexes into the sorted priced ones).
     Priced(Range<usize>),
@@ -113,37 +118,51 @@ impl<'q> RankedBucket<'q> {
         let p = price(FeeArgs::of(None))?;
         let carried = queue.auction_priced()?;
         let mut special = vec![0u64; queue.auction_slot_bound().div_ceil(64)];
-        let mut priced_of: Vec<Address> = Vec::with_capacity(carried.len());
-        for (m, t) in &carried {
+        // Per actor: W(actor) (asked once) and its carried timers priced one by one.
+        let mut actors: HashMap<Address, (u32, usize)> = HashMap::new();
+        let mut weight = |a: &Address, carried: usize| {
+            let e = actors.entry(*a).or_insert_with(|| (cip1.weight_bps(a), 0));
+            e.1 += carried;
+            u128::from(e.0)
+        };
+        let mut priced = Vec::with_capacity(carried.len());
+        let mut below_carried = Vec::new();
+        for (pos, m, t) in carried {
             special[m.index() / 64] |= 1 << (m.index() % 64);
-            priced_of.push(t.actor_address);
-        }
-        priced_of.sort_unstable();
-        let mut priced = Vec::new();
-        let mut below = Vec::new();
-        let own = queue.ring_timers(height);
-        for t in carried.into_iter().map(|(_, t)| t).chain(own) {
+            let w = weight(&t.actor_address, 1);
             match price(FeeArgs::of(t.fee_caps.as_deref())) {
                 Some(q) => priced.push(Priced {
-                    eff: q.saturating_mul(cip1.weight_bps(&t.actor_address) as u128),
+                    eff: q.saturating_mul(w),
+                    t,
+                }),
+                None => below_carried.push((pos, t)),
+            }
+        }
+        // The timers below the lane basefee in bucket order: the carried ones by their
+        // place in the carry queue, then the height's own.
+        below_carried.sort_unstable_by_key(|(pos, _)| *pos);
+        let mut below: Vec<&Timer> = below_carried.into_iter().map(|(_, t)| t).collect();
+        for t in queue.ring_timers(height) {
+            let w = weight(&t.actor_address, 0);
+            match price(FeeArgs::of(t.fee_caps.as_deref())) {
+                Some(q) => priced.push(Priced {
+                    eff: q.saturating_mul(w),
                     t,
                 }),
                 None => below.push(t),
             }
         }
-        priced.sort_unstable_by(order);
         let mut runs: Vec<Run> = queue
             .auction_runs()
             .filter_map(|(actor, n)| {
-                let lo = priced_of.partition_point(|a| *a < actor);
-                let hi = priced_of.partition_point(|a| *a <= actor);
-                let plain = (n - (hi - lo)) as u64;
+                let priced_n = actors.get(&actor).map_or(0, |e| e.1);
+                let plain = (n - priced_n) as u64;
                 let eff = p.saturating_mul(cip1.weight_bps(&actor) as u128);
                 (plain > 0).then_some(Run { eff, actor, plain })
             })
             .collect();
         runs.sort_unstable_by(|a, b| b.eff.cmp(&a.eff).then_with(|| a.actor.cmp(&b.actor)));
-        let segments = segments(&priced, &runs);
+        let (priced, segments) = layout(priced, &runs);
         let plain: u64 = runs.iter().map(|r| r.plain).sum();
         let total = priced.len() as u64 + plain + below.len() as u64;
         Some(RankedBucket {
@@ -174,37 +193,36 @@ impl<'q> RankedBucket<'q> {
     }
 
     /// The rows at positions `offset..offset + limit` with their effective priorities (`None`:
-    /// below the lane basefee).
-    pub fn rows(&self, offset: u64, limit: usize) -> Vec<(&'q Timer, Option<u128>)> {
+    /// below the lane basefee). Sorts only the priced timers the page reads (see [`layout`]).
+    pub fn rows(&mut self, offset: u64, limit: usize) -> Vec<(&'q Timer, Option<u128>)> {
         let mut out = Vec::with_capacity(limit.min(4_096));
         let mut skip = offset;
-        for seg in &self.segments {
+        for i in 0..self.segments.len() {
             if out.len() >= limit {
                 break;
             }
-            let len = self.len_of(seg);
+            let seg = self.segments[i].clone();
+            let len = self.len_of(&seg);
             if skip >= len {
                 skip -= len;
                 continue;
             }
             let want = limit - out.len();
             match seg {
-                Segment::Priced(r) => out.extend(
-                    self.priced[r.clone()]
-                        .iter()
-                        .skip(skip as usize)
-                        .take(want)
-                        .map(|x| (x.t, Some(x.eff))),
-                ),
+                Segment::Priced(r) => {
+                    let rows = sorted_window(&mut self.priced[r], skip as usize, want);
+                    out.extend(rows.iter().map(|x| (x.t, Some(x.eff))));
+                }
                 Segment::Level {
                     eff,
                     priced,
                     runs,
                     len,
                 } => {
-                    let (start, below) = self.jump(priced, runs, skip, *len);
-                    let level = (*eff, priced.clone(), runs.clone(), start);
-                    self.level_rows(level, skip - below, want, &mut out)
+                    // One effective priority: the order is the ids'.
+                    self.priced[priced.clone()].sort_unstable_by(order);
+                    let (start, below) = self.jump(&priced, &runs, skip, len);
+                    self.level_rows((eff, priced, runs, start), skip - below, want, &mut out)
                 }
                 Segment::Below => out.extend(
                     self.below
@@ -324,11 +342,17 @@ impl<'q> RankedBucket<'q> {
         }
     }
 
-    /// The position of `id` in the order, when it is in the bucket.
+    /// The position of `id` in the order, when it is in the bucket: the priced timers ordered
+    /// before it are counted (one pass, no sort).
     pub fn position(&self, id: &TimerId) -> Option<u64> {
-        if let Some(k) = self.priced.iter().position(|x| x.t.timer_id == *id) {
-            let x = &self.priced[k];
-            return Some(k as u64 + self.plain_before(x.eff, id));
+        let ahead = |key: &Priced<'_>| {
+            self.priced
+                .iter()
+                .filter(|x| order(x, key) == Ordering::Less)
+                .count() as u64
+        };
+        if let Some(x) = self.priced.iter().find(|x| x.t.timer_id == *id) {
+            return Some(ahead(x) + self.plain_before(x.eff, id));
         }
         if let Some(k) = self.below.iter().position(|t| t.timer_id == *id) {
             return Some(self.total - self.below.len() as u64 + k as u64);
@@ -338,11 +362,7 @@ impl<'q> RankedBucket<'q> {
         self.plain_run(&run.actor, *id)
             .next()
             .filter(|m| m.id == *id)?;
-        let key = Priced { eff: run.eff, t };
-        let ahead = self
-            .priced
-            .partition_point(|x| order(x, &key) == Ordering::Less);
-        Some(ahead as u64 + self.plain_before(run.eff, id))
+        Some(ahead(&Priced { eff: run.eff, t }) + self.plain_before(run.eff, id))
     }
 
     /// The plain timers ahead of a timer with effective priority `eff` and id `id`.
@@ -364,31 +384,83 @@ impl<'q> RankedBucket<'q> {
     }
 }
 
-/// The segments of the order from the sorted priced timers and the runs (effective priority
-/// descending).
-fn segments(priced: &[Priced<'_>], runs: &[Run]) -> Vec<Segment> {
-    let mut out = Vec::new();
-    let (mut i, mut j) = (0, 0);
-    while j < runs.len() {
-        let eff = runs[j].eff;
-        let j2 = j + runs[j..].iter().take_while(|r| r.eff == eff).count();
-        let i1 = i + priced[i..].iter().take_while(|x| x.eff > eff).count();
-        let i2 = i1 + priced[i1..].iter().take_while(|x| x.eff == eff).count();
-        if i1 > i {
-            out.push(Segment::Priced(i..i1));
-        }
-        let plain: u64 = runs[j..j2].iter().map(|r| r.plain).sum();
-        out.push(Segment::Level {
-            eff,
-            priced: i1..i2,
-            runs: j..j2,
-            len: plain + (i2 - i1) as u64,
-        });
-        (i, j) = (i2, j2);
+/// The rows `skip..skip + want` of a stretch of priced timers in the order: a selection
+/// puts them in place and only they are sorted (the stretch is otherwise left unsorted).
+fn sorted_window<'a, 'q>(
+    stretch: &'a mut [Priced<'q>],
+    skip: usize,
+    want: usize,
+) -> &'a [Priced<'q>] {
+    if skip > 0 {
+        stretch.select_nth_unstable_by(skip, order);
     }
-    if i < priced.len() {
-        out.push(Segment::Priced(i..priced.len()));
+    let tail = &mut stretch[skip..];
+    let want = want.min(tail.len());
+    if want < tail.len() {
+        tail.select_nth_unstable_by(want, order);
+    }
+    tail[..want].sort_unstable_by(order);
+    &tail[..want]
+}
+
+/// The priced timers laid out in the order's segments, and the segments (effective priority
+/// descending): for each level of the runs, the priced timers above it (and below the level
+/// before), then the level (its runs and the priced timers of its effective priority), and
+/// last the priced timers below every level. Each stretch is placed by a counting pass, not
+/// sorted: a page sorts what it reads ([`RankedBucket::rows`]).
+fn layout<'q>(priced: Vec<Priced<'q>>, runs: &[Run]) -> (Vec<Priced<'q>>, Vec<Segment>) {
+    // The levels: runs[levels[g]..levels[g + 1]] share one effective priority.
+    let mut levels = vec![0];
+    for j in 1..runs.len() {
+        if runs[j].eff != runs[j - 1].eff {
+            levels.push(j);
+        }
+    }
+    if runs.is_empty() {
+        levels.clear();
+    }
+    levels.push(runs.len());
+    let n_levels = levels.len() - 1;
+    let effs: Vec<u128> = levels[..n_levels].iter().map(|&j| runs[j].eff).collect();
+    // Stretch 2g: above level g; 2g + 1: level g's own; 2 * n_levels: below every level.
+    let stretch = |x: &Priced<'_>| {
+        let g = effs.partition_point(|e| *e > x.eff);
+        2 * g + usize::from(g < n_levels && effs[g] == x.eff)
+    };
+    let mut starts = vec![0usize; 2 * n_levels + 2];
+    let keys: Vec<usize> = priced.iter().map(stretch).collect();
+    for &k in &keys {
+        starts[k + 1] += 1;
+    }
+    for k in 1..starts.len() {
+        starts[k] += starts[k - 1];
+    }
+    let mut laid = priced.clone();
+    let mut next = starts.clone();
+    for (x, &k) in priced.iter().zip(&keys) {
+        laid[next[k]] = *x;
+        next[k] += 1;
+    }
+    let mut out = Vec::new();
+    for g in 0..n_levels {
+        let above = starts[2 * g]..starts[2 * g + 1];
+        if !above.is_empty() {
+            out.push(Segment::Priced(above));
+        }
+        let own = starts[2 * g + 1]..starts[2 * g + 2];
+        let level = levels[g]..levels[g + 1];
+        let plain: u64 = runs[level.clone()].iter().map(|r| r.plain).sum();
+        out.push(Segment::Level {
+            eff: effs[g],
+            len: plain + own.len() as u64,
+            priced: own,
+            runs: level,
+        });
+    }
+    let tail = starts[2 * n_levels]..starts[2 * n_levels + 1];
+    if !tail.is_empty() {
+        out.push(Segment::Priced(tail));
     }
     out.push(Segment::Below);
-    out
+    (laid, out)
 }
