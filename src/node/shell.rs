@@ -116,6 +116,12 @@ fn spawn_past_readers(threads: usize) -> mpsc::Sender<PastTask> {
 /// Where a read's answer arrives.
 type Receiver<T> = oneshot::Receiver<Result<T, NodeError>>;
 
+/// How many queued requests the node's thread answers between two blocks when interval
+/// mining is behind (a block took longer than the block time, so the next is already due):
+/// requests are neither starved by the mining nor able to stop it (issue 31, "the live node
+/// keeps answering"; Spec note 34).
+const SERVED_PER_LATE_BLOCK: usize = 64;
+
 fn run(
     mut core: NodeCore,
     rx: mpsc::Receiver<Msg>,
@@ -126,24 +132,33 @@ fn run(
     let now_ms = || start.elapsed().as_millis() as u64;
     let mut reply: Option<Reply> = None;
     let mut newest_checkpoint = core.newest_checkpoint();
+    // Requests answered since the last block while a block was already due.
+    let mut served_behind = 0;
     loop {
-        let msg = match core.next_deadline() {
+        let due = core.next_deadline();
+        let behind = due.is_some_and(|d| d <= now_ms());
+        let msg = match due {
             None => rx.recv().map_err(|_| mpsc::RecvTimeoutError::Disconnected),
-            Some(due) => {
-                let now = now_ms();
-                if due <= now {
-                    Err(mpsc::RecvTimeoutError::Timeout)
-                } else {
-                    rx.recv_timeout(Duration::from_millis(due - now))
-                }
-            }
+            // A block is due (the last took longer than the block time): what is already
+            // queued is still answered, up to `SERVED_PER_LATE_BLOCK` between two blocks.
+            Some(_) if behind => rx.try_recv().map_err(|e| match e {
+                mpsc::TryRecvError::Empty => mpsc::RecvTimeoutError::Timeout,
+                mpsc::TryRecvError::Disconnected => mpsc::RecvTimeoutError::Disconnected,
+            }),
+            Some(due) => rx.recv_timeout(Duration::from_millis(due.saturating_sub(now_ms()))),
         };
+        let served = matches!(msg, Ok(Msg::Job(_)));
         match msg {
             Ok(Msg::Job(job)) => reply = Some(job(&mut core)),
             Ok(Msg::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
-        core.tick(now_ms());
+        if behind && served && served_behind < SERVED_PER_LATE_BLOCK {
+            served_behind += 1;
+        } else {
+            served_behind = 0;
+            core.tick(now_ms());
+        }
         while let Some(e) = core.poll_event() {
             // No subscriber: nothing to tell.
             let _ = events.send(Arc::new(e));
