@@ -5,7 +5,6 @@
 //! mining goes on between them. Before, the thread sealed block after block without reading
 //! its queue until the blocks got quick again (here: until the backlog was gone).
 
-#[allow(dead_code)]
 mod common;
 
 use common::fleet::{node_from, spread_chain};
