@@ -6,14 +6,12 @@
 //! the checkpoint above stands on an entry a replay does not stop at (a name).
 
 use cowboy_devnet::chain::runtime::ActorCode;
-use cowboy_devnet::chain::{Transaction, TxKind};
-use cowboy_devnet::engine::Address;
-use cowboy_devnet::node::{DeployActor, Mine, NodeCore, SendTx};
+use cowboy_devnet::node::{DeployActor, Mine, NodeCore};
 use std::collections::BTreeMap;
 
 mod common;
 
-use common::history::{alice, busy_block, devnet, transfers_block};
+use common::history::{alice, busy_block, devnet, transfers, transfers_block};
 
 /// Seals one block of `n` transfers; records the root it sealed at its height.
 fn block(d: &mut NodeCore, n: usize, roots: &mut BTreeMap<u64, [u8; 32]>) {
@@ -90,19 +88,5 @@ fn issue31_a_past_read_walks_the_log_up_to_the_next_checkpoint_not_up_to_the_hea
     }
     for h in 1..d.height() {
         assert_eq!(d.chain_at(h).unwrap().height(), h);
-    }
-}
-
-/// Sends `n` transfers from `alice` into the open block (not sealed).
-fn transfers(d: &mut NodeCore, n: usize) {
-    for _ in 0..n {
-        let tx = Transaction::new(
-            alice(),
-            TxKind::Transfer {
-                to: Address::from_label("bob"),
-                amount: 1,
-            },
-        );
-        assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
     }
 }
