@@ -27,7 +27,8 @@
 //! note 198) instead of a budget of bytes, `COWBOY_TRACE_CACHE=0` keeps no rebuilt trace (each
 //! `devnet_traceBlock` of a block not traced replays it, as before Spec note 205),
 //! `COWBOY_CHECKPOINT_BUDGET=64` sets the checkpoints' budget in MiB (default 32, Spec note
-//! 208).
+//! 208), `COWBOY_CHECKPOINT_WORK=1` places a checkpoint after every block with a body (the
+//! floor of a cold past read, Spec note 220; with `COWBOY_CHECKPOINT_BUDGET=4096`).
 
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::node::{
@@ -98,6 +99,16 @@ fn setup() -> Setup {
         .and_then(|v| v.parse().ok())
     {
         core.set_past_cache(n);
+    }
+    // `COWBOY_CHECKPOINT_WORK=1`: a checkpoint after every block with a body (Spec note 220):
+    // the floor of a cold past read, a checkpoint at or just below (quiet heights between)
+    // every height read, so a new height costs the copy, the fit and the answer. Run it with
+    // `COWBOY_CHECKPOINT_BUDGET=4096` so the budget thins none of them.
+    if let Some(units) = std::env::var("COWBOY_CHECKPOINT_WORK")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        core.set_checkpoint_work(units);
     }
     // `COWBOY_TRACE_CACHE=0`: no rebuilt trace kept, each ask replays (as before Spec note 205).
     if std::env::var("COWBOY_TRACE_CACHE").is_ok_and(|v| v == "0") {

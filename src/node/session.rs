@@ -108,6 +108,27 @@ impl Link {
             || matches!(&self.stored, Stored::Other(e) if matches!(**e, Entry::Halt { .. }))
     }
 
+    /// Whether a replay to sealed block `height` stops at or before this entry (Spec note
+    /// 220): a transaction, a balance set or an activation in a block above `height`, an
+    /// outage asked for once the head reached it, or a seal past it. A walk of the log back
+    /// from such a link holds every entry a replay to `height` applies (a name, a label: no).
+    pub(crate) fn stops_replay_to(&self, height: u64) -> bool {
+        match &self.stored {
+            // The block's height is the encoding's first field (borsh: a little-endian u64).
+            Stored::Tx(bytes) => bytes
+                .get(..8)
+                .and_then(|b| <[u8; 8]>::try_from(b).ok())
+                .is_some_and(|b| u64::from_le_bytes(b) > height),
+            Stored::Sealed(to) => *to > height,
+            Stored::Other(e) => match **e {
+                Entry::SetBalance { at, .. } | Entry::Activation { at, .. } => at > height,
+                Entry::Halt { after, .. } => after >= height,
+                Entry::Tx { .. } | Entry::Sealed { .. } => false,
+                Entry::Named { .. } | Entry::Labelled { .. } => false,
+            },
+        }
+    }
+
     /// Whether the entry is a name or a label (not chain state, kept by a trim).
     fn is_name(&self) -> bool {
         matches!(&self.stored, Stored::Other(e) if matches!(**e, Entry::Named { .. } | Entry::Labelled { .. }))
@@ -340,8 +361,20 @@ impl SessionLog {
 
     /// The links after `pos` (a position of this log, `None`: its start), oldest first.
     pub(crate) fn links_after(&self, pos: Option<&Arc<Link>>) -> Vec<Arc<Link>> {
+        self.links_between(pos, None)
+    }
+
+    /// The links after `pos` up to `upto` (a link of this log after `pos`, or `None`: its
+    /// tail), oldest first: a walk back from `upto`, so it costs the links between the two,
+    /// not those after `upto` (Spec note 220: a past read walks back from the checkpoint
+    /// above its height, not from the head).
+    pub(crate) fn links_between(
+        &self,
+        pos: Option<&Arc<Link>>,
+        upto: Option<&Arc<Link>>,
+    ) -> Vec<Arc<Link>> {
         let mut v = Vec::new();
-        let mut cur = self.tail.clone();
+        let mut cur = upto.or(self.tail.as_ref()).cloned();
         while let Some(l) = cur {
             if pos.is_some_and(|p| Arc::ptr_eq(p, &l)) {
                 break;
@@ -353,19 +386,24 @@ impl SessionLog {
         v
     }
 
-    /// The log cut back to `pos` (a position of this log) and then `extra` appended.
-    /// [`Self::links_after`], or `None` when `pos` is not a link of this log (a state built
-    /// on a log since trimmed or rewritten).
-    pub(crate) fn links_after_found(&self, pos: Option<&Arc<Link>>) -> Option<Vec<Arc<Link>>> {
-        let v = self.links_after(pos);
+    /// [`Self::links_between`], or `None` when `pos` is not a link of this log before `upto`
+    /// (a state built on a log since trimmed or rewritten).
+    pub(crate) fn links_between_found(
+        &self,
+        pos: Option<&Arc<Link>>,
+        upto: Option<&Arc<Link>>,
+    ) -> Option<Vec<Arc<Link>>> {
+        let v = self.links_between(pos, upto);
+        let end = upto.or(self.tail.as_ref());
         let found = match (pos, v.first()) {
             (None, _) => true,
             (Some(p), Some(first)) => first.prev.as_ref().is_some_and(|q| Arc::ptr_eq(q, p)),
-            (Some(p), None) => self.tail.as_ref().is_some_and(|t| Arc::ptr_eq(t, p)),
+            (Some(p), None) => end.is_some_and(|t| Arc::ptr_eq(t, p)),
         };
         found.then_some(v)
     }
 
+    /// The log cut back to `pos` (a position of this log) and then `extra` appended.
     pub(crate) fn cut(&self, pos: Option<Arc<Link>>, count: usize, extra: Option<Entry>) -> Self {
         let mut s = SessionLog {
             base: self.base.clone(),

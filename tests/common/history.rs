@@ -32,6 +32,12 @@ pub fn busy_block(d: &mut NodeCore) {
 
 /// One block with `n` transfers from `alice` in it.
 pub fn transfers_block(d: &mut NodeCore, n: usize) {
+    transfers(d, n);
+    d.apply(Mine { blocks: 1 }).unwrap();
+}
+
+/// `n` transfers from `alice` into the open block (not sealed).
+pub fn transfers(d: &mut NodeCore, n: usize) {
     for _ in 0..n {
         let tx = Transaction::new(
             alice(),
@@ -42,7 +48,6 @@ pub fn transfers_block(d: &mut NodeCore, n: usize) {
         );
         assert!(d.apply(SendTx(tx)).unwrap().receipt.success);
     }
-    d.apply(Mine { blocks: 1 }).unwrap();
 }
 
 /// The fairness pane's counts as a rescan of the events makes them (issue 31, Spec note 204):

@@ -40,6 +40,9 @@ pub(crate) struct Pace {
     busy: u64,
     work: u64,
     work_at: u64,
+    /// The work every checkpoint waits for, whatever the copy costs: set by
+    /// [`NodeCore::set_checkpoint_work`] (a bench's floor), `None` by default.
+    fixed: Option<u64>,
 }
 
 impl Default for Pace {
@@ -48,6 +51,7 @@ impl Default for Pace {
             busy: 0,
             work: 0,
             work_at: CHECKPOINT_WORK,
+            fixed: None,
         }
     }
 }
@@ -69,8 +73,23 @@ impl Pace {
         *self = Pace {
             busy: 0,
             work: 0,
-            work_at: CHECKPOINT_WORK.max(copied as u64 / BYTES_PER_WORK),
+            work_at: self
+                .fixed
+                .unwrap_or(CHECKPOINT_WORK.max(copied as u64 / BYTES_PER_WORK)),
+            fixed: self.fixed,
         };
+    }
+}
+
+impl NodeCore {
+    /// Places a checkpoint once `units` of work (transactions and events sealed) were sealed
+    /// since the last one, whatever the chain's copy costs (1: after every block with a body).
+    /// For the `rpc_requests` bench's floor (Spec note 220: what a past read costs when a
+    /// checkpoint stands at or just below every height read), not a setting of the node.
+    pub fn set_checkpoint_work(&mut self, units: u64) {
+        let units = units.max(1);
+        self.pace.fixed = Some(units);
+        self.pace.work_at = units;
     }
 }
 
@@ -371,13 +390,32 @@ impl NodeCore {
     /// A replay to `height` from the checkpoint at index `i` (at or below it).
     fn replay_from_checkpoint(&self, i: usize, height: u64) -> Replay {
         let cp = self.checkpoints[i].clone();
+        // The nearest checkpoint above whose log position a replay to `height` stops at
+        // (Spec note 220): the walk of the log starts there, not at its tail.
+        let upto = self
+            .checkpoints
+            .iter()
+            .skip(i + 1)
+            .filter_map(|c| c.pos.as_ref())
+            .find(|p| p.stops_replay_to(height))
+            .cloned();
         Replay {
             height,
             log: self.session.clone(),
             archive: self.chain.header_archive().clone(),
             cp,
+            upto,
             nearer: None,
         }
+    }
+
+    /// How many links of the session log a replay to sealed block `height` walks (Spec note
+    /// 220): those between the checkpoint it starts from and the nearest checkpoint above
+    /// that it stops before (the log's tail when none), not those up to the head.
+    pub fn past_read_walk(&self, height: u64) -> Result<usize, NodeError> {
+        self.check_past(height)?;
+        let mut r = self.replay_from(height);
+        Ok(r.start().3.len())
     }
 
     /// The chain as of sealed block `height` (within the retained history), a checkpoint's
@@ -509,6 +547,10 @@ struct Replay {
     /// The live log as the replay was taken (persistent: the links after the checkpoint are
     /// walked where the replay runs, not on the node's thread), cut at the height replayed to.
     log: SessionLog,
+    /// The link of `log` the walk back starts from (`None`: its tail): a later checkpoint's
+    /// position that the replay stops at or before (Spec note 220), so the walk costs the
+    /// links up to the height's next checkpoint, not all those up to the head.
+    upto: Option<Arc<Link>>,
     /// The live chain's archive of dropped headers, shared: given to the chain replayed from
     /// the checkpoint, whose blocks below the history were let go (Spec note 209).
     archive: crate::chain::HeaderArchive,
@@ -534,12 +576,13 @@ impl Replay {
     /// checkpoint (the log's links after it walked here).
     fn start(&mut self) -> Start {
         let cp = &self.cp;
+        let upto = self.upto.as_ref();
         self.nearer
             .as_ref()
-            .and_then(|s| kept_start(s, &self.log))
+            .and_then(|s| kept_start(s, &self.log, upto))
             .unwrap_or_else(|| {
                 let chain = cp.chain_for(&self.archive, self.height);
-                let links = self.log.links_after(cp.pos.as_ref());
+                let links = self.log.links_between(cp.pos.as_ref(), upto);
                 (chain, cp.pos.clone(), cp.count, links)
             })
     }
@@ -560,11 +603,11 @@ impl Replay {
 /// A replay's start at a kept past state (Spec note 198): its chain and where its log stood,
 /// when it is built (waiting while another reader builds it: a lower height, so no reader
 /// waits on one that waits on it) and its log's position is in `log`.
-fn kept_start(slot: &Slot, log: &SessionLog) -> Option<Start> {
+fn kept_start(slot: &Slot, log: &SessionLog, upto: Option<&Arc<Link>>) -> Option<Start> {
     let guard = slot.lock().unwrap_or_else(|e| e.into_inner());
     let node = guard.as_ref()?;
     let (pos, count) = node.session().position();
-    let links = log.links_after_found(pos.as_ref())?;
+    let links = log.links_between_found(pos.as_ref(), upto)?;
     Some((node.chain().clone(), pos, count, links))
 }
 
