@@ -164,7 +164,7 @@ impl Carry {
         self.auction.add(slot, t);
     }
 
-    fn forget(&mut self, slot: u32, t: &Timer) {
+    pub(super) fn forget(&mut self, slot: u32, t: &Timer) {
         self.live -= 1;
         self.tally.remove(t.gas_limit_per_fire);
         self.reasons[reason_index(last_reason(t))] -= 1;

@@ -480,69 +480,88 @@ impl CalendarQueue {
             Some(pos) if self.ring[pos].len() >= BUSY_BUCKET => self.alloc_for_height(pos),
             _ => self.alloc_pooled(),
         };
-        let generation = self.slots[slot as usize].meta.generation;
-        self.slots[slot as usize].meta.tier = tier;
-        self.slots[slot as usize].meta.place = Place::Listed;
+        let (hash, height, seq, gas) = (
+            id_hash(&timer.timer_id),
+            timer.height,
+            timer.seq,
+            timer.gas_limit_per_fire,
+        );
+        // The record is reached once (see `Slab`'s `IndexMut`): its bookkeeping, then the timer.
+        let s = &mut self.slots[slot as usize];
+        s.meta.tier = tier;
+        s.meta.place = Place::Listed;
+        let generation = s.meta.generation;
+        let newly_dirty = !s.meta.dirty;
+        s.meta.dirty = true;
+        s.timer = Some(timer);
+        if newly_dirty {
+            self.changes.push(Change::Dirty { slot, generation });
+        }
         let h = Handle { slot, generation };
         match tier {
             Tier::Ring => {
                 let pos = ring_pos.expect("a ring timer has a ring position");
                 self.ring_bucket(pos).push_back(h);
-                self.ring_tally[pos].add(timer.gas_limit_per_fire);
+                self.ring_tally[pos].add(gas);
                 self.counts.ring += 1;
             }
             Tier::Epoch => {
-                let pos = self.epoch_pos(timer.height);
+                let pos = self.epoch_pos(height);
                 self.epochs[pos].push_back(h);
                 self.epoch_live[pos] += 1;
                 self.counts.epoch += 1;
             }
             Tier::Overflow => {
-                self.overflow.insert((timer.height, timer.seq), slot);
+                self.overflow.insert((height, seq), slot);
                 *self
                     .overflow_per_epoch
-                    .entry(timer.height / self.cfg.epoch_blocks)
+                    .entry(height / self.cfg.epoch_blocks)
                     .or_insert(0) += 1;
                 self.counts.overflow += 1;
             }
         }
-        self.mark_dirty(slot);
         if self.index.len() == self.index.capacity() {
             // The index is about to grow, and growing rehashes every entry from its slot: delete
             // the stale entries first (their slots are empty).
             self.flush_retired();
         }
         let slots = &self.slots;
-        self.index
-            .insert_unique(id_hash(&timer.timer_id), slot, |&s| {
-                id_hash(
-                    &slots[s as usize]
-                        .timer
-                        .as_ref()
-                        .expect("indexed slot is live")
-                        .timer_id,
-                )
-            });
-        self.slots[slot as usize].timer = Some(timer);
+        self.index.insert_unique(hash, slot, |&s| {
+            id_hash(
+                &slots[s as usize]
+                    .timer
+                    .as_ref()
+                    .expect("indexed slot is live")
+                    .timer_id,
+            )
+        });
         slot
     }
 
     /// Takes the timer out of its slot and every index (its bucket handle goes stale).
     #[inline]
     fn unstore(&mut self, slot: u32) -> Timer {
-        let timer = self.slots[slot as usize].timer.take().expect("live slot");
-        self.untally(slot, &timer);
-        self.delist(slot, &timer);
-        let meta = &mut self.slots[slot as usize].meta;
-        meta.generation = meta.generation.wrapping_add(1);
-        meta.dirty = false;
+        // The record is reached once (see `Slab`'s `IndexMut`): the timer taken out and its
+        // bookkeeping reset; the lists and tallies follow from the bookkeeping as it was.
+        let s = &mut self.slots[slot as usize];
+        let timer = s.timer.take().expect("live slot");
+        let meta = s.meta;
+        s.meta.generation = meta.generation.wrapping_add(1);
+        s.meta.dirty = false;
+        s.meta.committed = Side::None;
+        if meta.carried() {
+            s.meta.place = Place::Due;
+        }
+        self.untally(&meta, &timer);
+        if meta.carried() {
+            self.carry.forget(slot, &timer);
+        }
         if meta.committed != Side::None {
             self.changes.push(Change::Gone {
                 height: timer.height,
                 seq: timer.seq,
                 side: meta.committed,
             });
-            meta.committed = Side::None;
         }
         match meta.tier {
             Tier::Ring => self.counts.ring -= 1,
@@ -697,7 +716,8 @@ impl CalendarQueue {
             let h = bucket[i];
             let s = &self.slots[h.slot as usize];
             if s.meta.generation == h.generation && s.timer.is_some() {
-                // Read first: a carried member is not written (its page may be shared).
+                // Read first: a carried member is not written (its page may be shared), nor
+                // is a stale handle's record.
                 if !s.meta.carried() {
                     self.slots[h.slot as usize].meta.place = Place::Due;
                 }

@@ -123,24 +123,39 @@ impl std::ops::Index<usize> for Slab {
 }
 
 impl std::ops::IndexMut<usize> for Slab {
-    #[inline]
+    /// The owned page's record in place (inlined: a relaxed load and a branch), else the
+    /// page made this slab's own first ([`Slab::own_page`], out of line).
+    ///
+    /// Issue 31, sixth session: this was one out-of-line call per write, and the queue wrote a
+    /// record up to five times per insert and four per removal, each paying the call and the
+    /// flag's load again; the hot paths now reach a record once per step (`store`, `unstore`,
+    /// `take_due`) and this fast path is inlined into them.
+    #[inline(always)]
     fn index_mut(&mut self, slot: usize) -> &mut Slot {
         let p = slot >> PAGE_BITS;
-        if self.owned[p].load(Ordering::Relaxed) {
-            // SAFETY: `owned[p]` is set only once this slab holds page `p` alone (a page it
-            // created, or one `Arc::make_mut` just made unique), and a clone, the only place a
-            // page's `Arc` is cloned, clears it on both sides before the page is shared. No
-            // `Weak` is ever made. So the page's strong count is 1 and no other reference to
-            // its slots exists; `&mut self` keeps it so (a clone needs `&self`) for the
-            // lifetime of the returned reference. This is what `Arc::get_mut` returns after
-            // its (atomic) uniqueness check.
-            #[allow(unsafe_code)]
-            let page = unsafe { &mut *(Arc::as_ptr(&self.pages[p]) as *mut [Slot]) };
-            return &mut page[slot & (PAGE - 1)];
+        if !self.owned[p].load(Ordering::Relaxed) {
+            self.own_page(p);
         }
-        let page = Arc::make_mut(&mut self.pages[p]);
-        self.owned[p].store(true, Ordering::Relaxed);
+        // SAFETY: `owned[p]` is set only once this slab holds page `p` alone (a page it
+        // created, or one `Arc::make_mut` just made unique in `own_page`), and a clone, the
+        // only place a page's `Arc` is cloned, clears it on both sides before the page is
+        // shared. No `Weak` is ever made. So the page's strong count is 1 and no other
+        // reference to its slots exists; `&mut self` keeps it so (a clone needs `&self`) for
+        // the lifetime of the returned reference. This is what `Arc::get_mut` returns after
+        // its (atomic) uniqueness check.
+        #[allow(unsafe_code)]
+        let page = unsafe { &mut *(Arc::as_ptr(&self.pages[p]) as *mut [Slot]) };
         &mut page[slot & (PAGE - 1)]
+    }
+}
+
+impl Slab {
+    /// Makes page `p` this slab's own (copied if another holder shares it) and marks it owned.
+    #[cold]
+    #[inline(never)]
+    fn own_page(&mut self, p: usize) {
+        Arc::make_mut(&mut self.pages[p]);
+        self.owned[p].store(true, Ordering::Relaxed);
     }
 }
 

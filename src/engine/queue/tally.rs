@@ -13,7 +13,7 @@
 //! bound is within the cap (always, unless governance lowered the cap below a pending timer's
 //! gas limit) the sum is the budget; otherwise the bucket is walked, as before.
 
-use super::{CalendarQueue, Handle, Place, Tier};
+use super::{CalendarQueue, Handle, Meta, Place, Tier};
 use crate::engine::timer::Timer;
 use crate::engine::types::TimerId;
 
@@ -77,10 +77,9 @@ impl CalendarQueue {
         self.ring_tally[pos].add(gas);
     }
 
-    /// Uncounts a timer leaving the queue (called before its place is changed).
+    /// Uncounts a timer leaving the queue, `meta` its bookkeeping as it was before.
     #[inline]
-    pub(super) fn untally(&mut self, slot: u32, t: &Timer) {
-        let meta = self.slots[slot as usize].meta;
+    pub(super) fn untally(&mut self, meta: &Meta, t: &Timer) {
         if meta.tier == Tier::Ring && meta.place == Place::Listed {
             let pos = self.listed_pos(t);
             self.ring_tally[pos].remove(t.gas_limit_per_fire);
