@@ -109,6 +109,16 @@ impl Meta {
         place: Place::Listed,
         carry_pos: 0,
     };
+
+    /// Marks the record in `slot` dirty: the `Change::Dirty` the next `commit` needs, unless
+    /// one is already waiting.
+    #[inline]
+    fn mark_dirty(&mut self, slot: u32) -> Option<Change> {
+        (!std::mem::replace(&mut self.dirty, true)).then_some(Change::Dirty {
+            slot,
+            generation: self.generation,
+        })
+    }
 }
 
 /// Which list holds a live timer's handle (issue 31: the bucket tallies follow it, see
@@ -491,12 +501,9 @@ impl CalendarQueue {
         s.meta.tier = tier;
         s.meta.place = Place::Listed;
         let generation = s.meta.generation;
-        let newly_dirty = !s.meta.dirty;
-        s.meta.dirty = true;
+        let dirty = s.meta.mark_dirty(slot);
         s.timer = Some(timer);
-        if newly_dirty {
-            self.changes.push(Change::Dirty { slot, generation });
-        }
+        self.changes.extend(dirty);
         let h = Handle { slot, generation };
         match tier {
             Tier::Ring => {
@@ -656,14 +663,8 @@ impl CalendarQueue {
     /// Queues the timer in `slot` for (re)commitment at the next `commit`.
     #[inline]
     fn mark_dirty(&mut self, slot: u32) {
-        let meta = &mut self.slots[slot as usize].meta;
-        if !meta.dirty {
-            meta.dirty = true;
-            self.changes.push(Change::Dirty {
-                slot,
-                generation: meta.generation,
-            });
-        }
+        let dirty = self.slots[slot as usize].meta.mark_dirty(slot);
+        self.changes.extend(dirty);
     }
 
     /// Sets a timer's `expires_at` (extend). Returns the previous value.
