@@ -114,11 +114,7 @@ impl Link {
     /// from such a link holds every entry a replay to `height` applies (a name, a label: no).
     pub(crate) fn stops_replay_to(&self, height: u64) -> bool {
         match &self.stored {
-            // The block's height is the encoding's first field (borsh: a little-endian u64).
-            Stored::Tx(bytes) => bytes
-                .get(..8)
-                .and_then(|b| <[u8; 8]>::try_from(b).ok())
-                .is_some_and(|b| u64::from_le_bytes(b) > height),
+            Stored::Tx(_) => self.stored.tx_height().is_some_and(|h| h > height),
             Stored::Sealed(to) => *to > height,
             Stored::Other(e) => match **e {
                 Entry::SetBalance { at, .. } | Entry::Activation { at, .. } => at > height,
@@ -173,6 +169,14 @@ impl Stored {
             }
             Entry::Sealed { to } => Stored::Sealed(to),
             e => Stored::Other(Box::new(e)),
+        }
+    }
+
+    /// A transaction's block height, decoded alone: the first of its [`TxFields`].
+    fn tx_height(&self) -> Option<u64> {
+        match self {
+            Stored::Tx(bytes) => borsh::BorshDeserialize::deserialize(&mut &bytes[..]).ok(),
+            _ => None,
         }
     }
 
