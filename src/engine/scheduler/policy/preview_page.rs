@@ -59,7 +59,7 @@ struct Run {
 /// A stretch of the order (see the module docs).
 #[derive(Clone)]
 enum Segment {
-    /// Priced timers only (indexes into the sorted priced ones).
+    /// Priced timers only (a stretch of `priced`, sorted only where a page reads it).
     Priced(Range<usize>),
     /// Every timer of one effective priority: priced ones and the plain runs, merged by id.
     Level {
@@ -120,9 +120,9 @@ impl<'q> RankedBucket<'q> {
         let mut special = vec![0u64; queue.auction_slot_bound().div_ceil(64)];
         // Per actor: W(actor) (asked once) and its carried timers priced one by one.
         let mut actors: HashMap<Address, (u32, usize)> = HashMap::new();
-        let mut weight = |a: &Address, carried: usize| {
+        let mut weight = |a: &Address, counted: usize| {
             let e = actors.entry(*a).or_insert_with(|| (cip1.weight_bps(a), 0));
-            e.1 += carried;
+            e.1 += counted;
             u128::from(e.0)
         };
         let mut priced = Vec::with_capacity(carried.len());
@@ -155,9 +155,12 @@ impl<'q> RankedBucket<'q> {
         let mut runs: Vec<Run> = queue
             .auction_runs()
             .filter_map(|(actor, n)| {
-                let priced_n = actors.get(&actor).map_or(0, |e| e.1);
+                let (w, priced_n) = actors
+                    .get(&actor)
+                    .copied()
+                    .unwrap_or_else(|| (cip1.weight_bps(&actor), 0));
                 let plain = (n - priced_n) as u64;
-                let eff = p.saturating_mul(cip1.weight_bps(&actor) as u128);
+                let eff = p.saturating_mul(u128::from(w));
                 (plain > 0).then_some(Run { eff, actor, plain })
             })
             .collect();
@@ -410,15 +413,9 @@ fn sorted_window<'a, 'q>(
 /// sorted: a page sorts what it reads ([`RankedBucket::rows`]).
 fn layout<'q>(priced: Vec<Priced<'q>>, runs: &[Run]) -> (Vec<Priced<'q>>, Vec<Segment>) {
     // The levels: runs[levels[g]..levels[g + 1]] share one effective priority.
-    let mut levels = vec![0];
-    for j in 1..runs.len() {
-        if runs[j].eff != runs[j - 1].eff {
-            levels.push(j);
-        }
-    }
-    if runs.is_empty() {
-        levels.clear();
-    }
+    let mut levels: Vec<usize> = (0..runs.len())
+        .filter(|&j| j == 0 || runs[j].eff != runs[j - 1].eff)
+        .collect();
     levels.push(runs.len());
     let n_levels = levels.len() - 1;
     let effs: Vec<u128> = levels[..n_levels].iter().map(|&j| runs[j].eff).collect();
