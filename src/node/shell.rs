@@ -153,7 +153,8 @@ fn run(
             Ok(Msg::Shutdown) | Err(mpsc::RecvTimeoutError::Disconnected) => break,
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
-        if behind && served && served_behind < SERVED_PER_LATE_BLOCK {
+        // The block waits while fewer than `SERVED_PER_LATE_BLOCK` were answered since the last.
+        if behind && served && served_behind + 1 < SERVED_PER_LATE_BLOCK {
             served_behind += 1;
         } else {
             served_behind = 0;
