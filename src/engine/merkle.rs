@@ -149,6 +149,13 @@ fn rewind(sponges: &mut CowVec<Option<Box<Sponge>>>, b: usize, pos: usize) {
     sp.len = keep * SPONGE_STEP;
 }
 
+impl Sponge {
+    /// Heap bytes a kept running hash holds: its box and its kept states.
+    fn heap_bytes(&self) -> usize {
+        std::mem::size_of::<Sponge>() + self.marks.capacity() * std::mem::size_of::<Keccak256>()
+    }
+}
+
 impl std::fmt::Debug for Sponge {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Sponge").field("len", &self.len).finish()
@@ -310,14 +317,8 @@ impl TimerCommitment {
     pub fn visit_shared(&self, f: &mut dyn FnMut(usize, usize)) {
         self.tree.nodes.visit_chunks(|_| 0, f);
         self.buckets.visit_groups(f);
-        let (sponge, mark) = (
-            std::mem::size_of::<Sponge>(),
-            std::mem::size_of::<Keccak256>(),
-        );
-        self.sponges.visit_chunks(
-            |s| s.as_ref().map_or(0, |s| sponge + s.marks.capacity() * mark),
-            f,
-        );
+        self.sponges
+            .visit_chunks(|s| s.as_ref().map_or(0, |s| s.heap_bytes()), f);
     }
 
     /// Heap bytes a clone copies (the chunk tables, the dirty lists, the pending changes).
@@ -435,10 +436,7 @@ impl TimerCommitment {
                 .sponges
                 .iter()
                 .flatten()
-                .map(|s| {
-                    std::mem::size_of::<Sponge>()
-                        + s.marks.capacity() * std::mem::size_of::<Keccak256>()
-                })
+                .map(|s| s.heap_bytes())
                 .sum::<usize>()
             + self.pending_remove.capacity() * 16
             + self.pending_insert.capacity() * 48
