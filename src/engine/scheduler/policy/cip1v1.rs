@@ -194,19 +194,17 @@ impl<'a> V1Block<'a> {
     /// without a custom GBA): the default GBA's bid against the basefee; `None` when it bids
     /// below it.
     pub(super) fn plain_tip(&self) -> Option<u128> {
-        let cip1 = self.env.cip1;
-        let (max_fee, max_prio) = resolve(
-            FeeArgs::default(),
-            None,
-            self.default,
-            &cip1.config,
-            cip1.p50_tip,
-        );
+        let (max_fee, max_prio) = self.plain_bid();
         priority_per_cycle(max_fee, max_prio, self.basefee)
     }
 
     /// The default GBA's `max_fee_per_cycle` (a plain timer's bid).
     pub(super) fn plain_max_fee(&self) -> u128 {
+        self.plain_bid().0
+    }
+
+    /// A plain timer's `(max_fee_per_cycle, max_priority_fee_per_cycle)`: the default GBA's.
+    fn plain_bid(&self) -> (u128, u128) {
         let cip1 = self.env.cip1;
         resolve(
             FeeArgs::default(),
@@ -215,7 +213,6 @@ impl<'a> V1Block<'a> {
             &cip1.config,
             cip1.p50_tip,
         )
-        .0
     }
 
     /// A plain timer's budget for its `gas_limit_per_fire`.
