@@ -14,6 +14,11 @@
 //!   planned by its naive walk (every due timer bid, every bid sorted, the lane's slices
 //!   filled over all of them: `test_hook_full_auction_walk`), the baseline in the same run.
 //!   Target (issue 31, fifth session): `cip1-v1/100000` within 2x of `cip1-v1/0`.
+//! * `backlog/seal/cip5-draft/N` and `backlog/seal/cip5-draft-zh/N`: the same under the CIP-5
+//!   drafts, whose quotas (16 fires a block by default) bound the block instead of a lane: each
+//!   block inserts 16 timers, and the other N stay carried (in the Globalbox under
+//!   `cip5-draft`, re-sorted every block under `cip5-draft-zh`). A draft block walks every
+//!   due timer (English §8.3, zh §9): this measures what that walk costs per carried timer.
 //! * A report (printed) of the bytes a block retains (its serialized body: header, receipts,
 //!   events, stats) and its event count, per scheduler and backlog, after the backlog formed.
 //!   Target: independent of the backlog.
@@ -40,6 +45,8 @@ mod counting_alloc;
 
 /// Timers the lane takes per block.
 const FIRES: usize = 100;
+/// Timers a draft block fires (`max_fires_per_block`'s default, English §8.3).
+const DRAFT_FIRES: usize = 16;
 const GAS: u64 = 10_000;
 const ACTORS: usize = 100;
 const RICH: u128 = 1_000_000_000_000_000_000_000_000_000_000;
@@ -74,6 +81,8 @@ fn timer(n: u64, height: u64) -> Timer {
 struct Congested {
     chain: Chain,
     next_id: u64,
+    /// Timers a block fires (the lane's `FIRES`, or the drafts' quota).
+    fires: usize,
 }
 
 impl Congested {
@@ -116,14 +125,22 @@ impl Congested {
                 .expect("deploy");
         }
         chain.seal_block();
-        let mut s = Congested { chain, next_id: 0 };
+        let fires = match scheduler {
+            SchedulerKind::Cip5Draft | SchedulerKind::Cip5DraftZh => DRAFT_FIRES,
+            _ => FIRES,
+        };
+        let mut s = Congested {
+            chain,
+            next_id: 0,
+            fires,
+        };
         if ahead > 0 {
             let h = s.chain.pending_height() + ahead;
             let timers: Vec<Timer> = (0..backlog).map(|i| timer(i as u64, h)).collect();
             s.next_id = backlog as u64;
             s.chain.test_hook_insert_timers(timers).expect("fresh ids");
         }
-        s.insert(if ahead > 0 { FIRES } else { backlog + FIRES });
+        s.insert(if ahead > 0 { fires } else { backlog + fires });
         s.chain.seal_block();
         // Two more blocks so the measured ones see a settled backlog.
         s.seal_one();
@@ -140,9 +157,9 @@ impl Congested {
             .expect("fresh ids");
     }
 
-    /// Inserts this block's `FIRES` timers, then times its seal.
+    /// Inserts this block's `fires` timers, then times its seal.
     fn seal_one(&mut self) -> Duration {
-        self.insert(FIRES);
+        self.insert(self.fires);
         let start = Instant::now();
         self.chain.seal_block();
         start.elapsed()
@@ -160,6 +177,8 @@ fn bench_seal(c: &mut Criterion) {
         (SchedulerKind::Eip1559, "-walk"),
         (SchedulerKind::Cip1V1, ""),
         (SchedulerKind::Cip1V1, "-walk"),
+        (SchedulerKind::Cip5Draft, ""),
+        (SchedulerKind::Cip5DraftZh, ""),
     ];
     for (scheduler, walk) in runs {
         let name = format!("backlog/seal/{}{walk}", scheduler.as_str());

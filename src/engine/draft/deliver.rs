@@ -36,6 +36,7 @@ use crate::engine::events::{DeferReason, TimerEvent};
 use crate::engine::queue::{CalendarQueue, DueTimer};
 use crate::engine::scheduler::variants::{DraftExecOrder, DraftPruning, Variants, WatchAfterFire};
 use crate::engine::types::{Address, TimerId, keccak_parts};
+use hashbrown::{HashMap, HashSet};
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -242,32 +243,44 @@ fn watch_candidates(st: &DraftState, h: u64, cands: &mut Vec<Cand>) {
 }
 
 /// Scores the candidates (age, bid and, under `Resort`, FIFO rank among this block's
-/// candidates: how many registered after it) and sorts them in the total order.
+/// candidates: how many registered after it) and, under `Resort`, sorts them in the total
+/// order. Under `Globalbox` the FIFO weight is 0, so a score does not depend on the other
+/// candidates and only the ones entering the Globalbox are sorted ([`Materializer::globalbox`]:
+/// the queued ones keep their places, issue 31, the drafts' per-block walk).
 fn rank(flavor: Flavor, st: &DraftState, h: u64, cands: &mut [Cand]) {
+    let p = st.params;
+    if flavor == Flavor::Globalbox {
+        for c in cands.iter_mut() {
+            c.score = score(
+                (p.w_age, p.w_bid, 0),
+                h.saturating_sub(c.anchor),
+                c.bid_fp,
+                0,
+            );
+        }
+        return;
+    }
     let mut by_rank: Vec<usize> = (0..cands.len()).collect();
     by_rank.sort_by_key(|&i| (cands[i].rank, cands[i].id));
     let n = cands.len() as u64;
-    let p = st.params;
-    let w_fifo = if flavor == Flavor::Resort {
-        p.w_fifo
-    } else {
-        0
-    };
     for (pos, &i) in by_rank.iter().enumerate() {
         let c = &mut cands[i];
         c.score = score(
-            (p.w_age, p.w_bid, w_fifo),
+            (p.w_age, p.w_bid, p.w_fifo),
             h.saturating_sub(c.anchor),
             c.bid_fp,
             n - 1 - pos as u64,
         );
     }
-    cands.sort_by(|a, b| {
-        order(
-            (a.score, a.anchor, &a.target, &a.id),
-            (b.score, b.anchor, &b.target, &b.id),
-        )
-    });
+    cands.sort_by(cand_order);
+}
+
+/// The total order of two scored candidates.
+fn cand_order(a: &Cand, b: &Cand) -> Ordering {
+    order(
+        (a.score, a.anchor, &a.target, &a.id),
+        (b.score, b.anchor, &b.target, &b.id),
+    )
 }
 
 /// Adds this block's watch hits to `st.hits` (a watch registered in this block is not hit; a
@@ -357,12 +370,16 @@ impl Materializer<'_, '_> {
             self.st.last_skipped = left.len() as u64;
             return left;
         }
+        // Each target's candidates, the targets in the order of their best candidate.
         let mut groups: Vec<(Address, VecDeque<Cand>)> = Vec::new();
+        let mut group_of: BTreeMap<Address, usize> = BTreeMap::new();
         for c in cands {
-            match groups.iter_mut().find(|g| g.0 == c.target) {
-                Some(g) => g.1.push_back(c),
-                None => groups.push((c.target, VecDeque::from([c]))),
+            let next = groups.len();
+            let g = *group_of.entry(c.target).or_insert(next);
+            if g == next {
+                groups.push((c.target, VecDeque::new()));
             }
+            groups[g].1.push_back(c);
         }
         for _round in 0..p.max_fires_per_target {
             for g in groups.iter_mut() {
@@ -386,63 +403,70 @@ impl Materializer<'_, '_> {
     /// fires keep their order; then fires are consumed from the head under the quotas, a fire
     /// over its target's quota staying queued. A queued fire whose timer left (cancelled,
     /// expired) is dropped when reached.
+    ///
+    /// Issue 31 (the drafts' per-block walk): the Globalbox is rebuilt once a block (a merge of
+    /// the new fires, then one pass that consumes its head), not shifted once per inserted or
+    /// consumed fire; the candidates are found by a hash of their ids, and the ones left are
+    /// returned in id order, as the ordered map before did.
     fn globalbox(&mut self, cands: Vec<Cand>) -> Vec<Cand> {
         let h = self.env.height;
         let p = self.st.params;
-        let queued: BTreeSet<TimerId> = self.st.globalbox.iter().map(|g| g.timer_id).collect();
-        let mut by_id: BTreeMap<TimerId, Cand> = BTreeMap::new();
+        let queued: HashSet<TimerId> = self.st.globalbox.iter().map(|g| g.timer_id).collect();
+        let mut by_id: HashMap<TimerId, Cand> = HashMap::with_capacity(cands.len());
+        let mut new: Vec<GlobalFire> = Vec::new();
         for c in cands {
             if !queued.contains(&c.id) {
-                let w = (p.w_age, p.w_bid, 0);
-                let at = self.st.globalbox.partition_point(|e| {
-                    let cur = score(w, h.saturating_sub(e.anchor), e.bid_fp, 0);
-                    order(
-                        (cur, e.anchor, &e.target, &e.timer_id),
-                        (c.score, c.anchor, &c.target, &c.id),
-                    ) != Ordering::Greater
-                });
                 let kind = self
                     .st
                     .meta
                     .get(&c.id)
                     .map_or("height", |m| m.kind.as_str());
-                self.st.globalbox.insert(
-                    at,
-                    GlobalFire {
-                        timer_id: c.id,
-                        target: c.target,
-                        anchor: c.anchor,
-                        bid_fp: c.bid_fp,
-                        score: c.score,
-                        enqueued_at: h,
-                        kind: kind.to_string(),
-                    },
-                );
+                new.push(GlobalFire {
+                    timer_id: c.id,
+                    target: c.target,
+                    anchor: c.anchor,
+                    bid_fp: c.bid_fp,
+                    score: c.score,
+                    enqueued_at: h,
+                    kind: kind.to_string(),
+                });
             }
             by_id.insert(c.id, c);
         }
+        drop(queued);
+        let queued = std::mem::take(&mut self.st.globalbox);
+        let mut queue = insert_sorted(queued, new, (p.w_age, p.w_bid), h);
         let mut fired = 0u32;
         let mut per: BTreeMap<Address, u32> = BTreeMap::new();
-        let mut i = 0;
-        while i < self.st.globalbox.len() && fired < p.max_fires_per_block {
-            let (id, target) = (self.st.globalbox[i].timer_id, self.st.globalbox[i].target);
+        let mut kept: Vec<GlobalFire> = Vec::with_capacity(queue.len());
+        let mut rest = queue.drain(..);
+        for e in rest.by_ref() {
+            let (id, target) = (e.timer_id, e.target);
             let Some(c) = by_id.remove(&id) else {
-                self.st.globalbox.remove(i);
                 continue;
             };
             if per.get(&target).copied().unwrap_or(0) >= p.max_fires_per_target {
                 by_id.insert(id, c);
-                i += 1;
+                kept.push(e);
                 continue;
             }
-            self.st.globalbox.remove(i);
             if self.materialize(c) {
                 fired += 1;
                 *per.entry(target).or_default() += 1;
+                if fired >= p.max_fires_per_block {
+                    break;
+                }
             }
         }
+        kept.extend(rest);
+        drop(queue);
+        // Materializing queues nothing in the Globalbox (it was out of the state meanwhile).
+        debug_assert!(self.st.globalbox.is_empty());
+        self.st.globalbox = kept;
         self.st.last_skipped = by_id.len() as u64;
-        by_id.into_values().collect()
+        let mut left: Vec<Cand> = by_id.into_values().collect();
+        left.sort_unstable_by_key(|c| c.id);
+        left
     }
 
     /// Materializes one candidate: checks and pre-charges its fee payer, derives its
@@ -557,5 +581,121 @@ impl Materializer<'_, '_> {
         let fire = Fire::new(timer, price, quote, cfg);
         self.fires.push((entry, fire));
         true
+    }
+}
+
+/// A Globalbox fire's place in the total order at height `h` (its score now, then due height,
+/// target, id): ascending is the order's (the highest score first).
+type BoxKey = (std::cmp::Reverse<u128>, u64, Address, TimerId);
+
+fn box_key(w: (u64, u64), h: u64, e: &GlobalFire) -> BoxKey {
+    let cur = score((w.0, w.1, 0), h.saturating_sub(e.anchor), e.bid_fp, 0);
+    (std::cmp::Reverse(cur), e.anchor, e.target, e.timer_id)
+}
+
+/// The Globalbox with `new` inserted (English §8.3), as inserting each new fire in its sorted
+/// order before the first fire that ranks below it leaves it. A new fire's score was taken at
+/// this height, so one key orders both. The queued fires' order under this block's scores is
+/// kept from one block to the next (every age grows by one), so the two sorted lists are
+/// merged in one pass; where it is not (a score saturated at `u128::MAX`), the fires are
+/// inserted one by one, as before.
+fn insert_sorted(
+    queued: Vec<GlobalFire>,
+    mut new: Vec<GlobalFire>,
+    w: (u64, u64),
+    h: u64,
+) -> Vec<GlobalFire> {
+    if new.is_empty() {
+        return queued;
+    }
+    new.sort_by_cached_key(|g| box_key(w, h, g));
+    let sorted = queued
+        .windows(2)
+        .all(|p| box_key(w, h, &p[0]) < box_key(w, h, &p[1]));
+    if !sorted {
+        let mut queued = queued;
+        for g in new {
+            let k = box_key(w, h, &g);
+            let at = queued.partition_point(|e| box_key(w, h, e) <= k);
+            queued.insert(at, g);
+        }
+        return queued;
+    }
+    let mut out = Vec::with_capacity(queued.len() + new.len());
+    let mut new = new.into_iter().peekable();
+    for e in queued {
+        let k = box_key(w, h, &e);
+        while let Some(g) = new.next_if(|g| box_key(w, h, g) <= k) {
+            out.push(g);
+        }
+        out.push(e);
+    }
+    out.extend(new);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn fire(i: u8, anchor: u64, bid: u128, target: u8) -> GlobalFire {
+        GlobalFire {
+            timer_id: TimerId([i; 32]),
+            target: Address([target; 20]),
+            anchor,
+            bid_fp: bid,
+            score: 0,
+            enqueued_at: 0,
+            kind: "height".into(),
+        }
+    }
+
+    /// English §8.3's insertion as first written: each new fire, in the total order, before
+    /// the first queued fire that ranks below it.
+    fn one_by_one(
+        mut queued: Vec<GlobalFire>,
+        mut new: Vec<GlobalFire>,
+        w: (u64, u64),
+        h: u64,
+    ) -> Vec<GlobalFire> {
+        new.sort_by_key(|g| box_key(w, h, g));
+        for g in new {
+            let k = box_key(w, h, &g);
+            let at = queued.partition_point(|e| box_key(w, h, e) <= k);
+            queued.insert(at, g);
+        }
+        queued
+    }
+
+    proptest! {
+        /// The merge leaves the Globalbox as the one-by-one insertion does, whether the
+        /// queued fires are in order (the usual case) or not (scores saturated at `u128::MAX`
+        /// by a large `W_age`).
+        #[test]
+        fn merge_is_the_one_by_one_insertion(
+            fires in proptest::collection::vec((0u64..6, 0u128..4, 0u8..3), 0..24),
+            split in 0usize..24,
+            sort_queued in any::<bool>(),
+            w_age in prop_oneof![Just(1u64), Just(u64::MAX)],
+            h in 0u64..8,
+        ) {
+            let w = (w_age, 1);
+            let all: Vec<GlobalFire> = fires
+                .iter()
+                .enumerate()
+                .map(|(i, &(a, b, t))| fire(i as u8, a, b << 96, t))
+                .collect();
+            let split = split.min(all.len());
+            let (mut queued, new) = (all[..split].to_vec(), all[split..].to_vec());
+            if sort_queued {
+                queued.sort_by_key(|g| box_key(w, h, g));
+            }
+            let ids = |v: &[GlobalFire]| v.iter().map(|g| g.timer_id).collect::<Vec<_>>();
+            prop_assert_eq!(
+                ids(&insert_sorted(queued.clone(), new.clone(), w, h)),
+                ids(&one_by_one(queued, new, w, h))
+            );
+        }
     }
 }
