@@ -22,12 +22,22 @@
 //! buffers stay bounded as they do on the chain, which commits every block.
 //!
 //! Run: `cargo bench --bench calendar_queue`.
+//!
+//! **Counting mode** (issue 31: instructions, which valgrind counts repeatably on a loaded
+//! machine where timings do not settle): with `CALENDAR_QUEUE_COUNT=<workload>:<N>` set (a
+//! workload's name as in the benchmark ids, e.g. `calendar_queue:100000`), the binary builds that
+//! one workload in steady state at `N` pending, runs whole blocks of the same operation loop
+//! (`CALENDAR_QUEUE_OPS`, default 200,000 operations, rounded up to whole blocks, at least 8) and
+//! exits without running criterion. Each block's operations run inside `counted_block` (not
+//! inlined) and the commitment outside it, so `valgrind --tool=callgrind --collect-atstart=no
+//! --toggle-collect='*counted_block*'` counts exactly the timed operations; the mode prints the
+//! operation count and the native time per operation for context.
+//! `benches/scripts/calendar_queue_instructions.sh` builds the binary and runs it so.
 
 use cowboy_devnet::engine::{Address, CalendarQueue, QueueConfig, Timer, TimerId};
 use criterion::measurement::WallTime;
 use criterion::{
     BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
-    criterion_main,
 };
 use hierarchical_hash_wheel_timer::wheels::quad_wheel::QuadWheelWithOverflow;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -445,5 +455,80 @@ fn bench_one<W: Workload>(
     });
 }
 
+/// The timed operations of one block (ends at the block's advance): not inlined, so callgrind's
+/// `--toggle-collect='*counted_block*'` counts exactly them. Returns the operations run.
+#[inline(never)]
+fn counted_block<W: Workload>(d: &mut Driver<W>) -> u64 {
+    let mut ops = 1;
+    while !d.op() {
+        ops += 1;
+    }
+    ops
+}
+
+/// The counting mode (see the header): one workload at `n` pending, `ops` operations or more in
+/// whole blocks, the commitment outside the counted function.
+fn count<W: Workload>(name: &str, n: u64, ops: u64, make: impl Fn() -> W) {
+    let mut d = Driver::prefill(make(), n);
+    let blocks = ops.div_ceil(d.k).max(8);
+    let (mut done, mut spent) = (0, Duration::ZERO);
+    for _ in 0..blocks {
+        let start = Instant::now();
+        done += counted_block(&mut d);
+        spent += start.elapsed();
+        if d.w.needs_housekeeping() {
+            d.w.housekeeping();
+        }
+    }
+    println!(
+        "[calendar_queue count] {name} n={n} pending={} per_block={} blocks={blocks} ops={done} ns_per_op={:.1}",
+        d.w.len(),
+        d.k,
+        spent.as_nanos() as f64 / done as f64
+    );
+}
+
+/// Runs the counting mode if `CALENDAR_QUEUE_COUNT` names a workload; false if unset.
+fn count_mode() -> bool {
+    let Ok(spec) = std::env::var("CALENDAR_QUEUE_COUNT") else {
+        return false;
+    };
+    let (name, n) = spec
+        .split_once(':')
+        .and_then(|(w, n)| Some((w.to_string(), n.parse::<u64>().ok()?)))
+        .expect("CALENDAR_QUEUE_COUNT=<workload>:<pending>, e.g. calendar_queue:100000");
+    let ops = std::env::var("CALENDAR_QUEUE_OPS")
+        .ok()
+        .map(|o| {
+            o.parse()
+                .expect("CALENDAR_QUEUE_OPS: a number of operations")
+        })
+        .unwrap_or(200_000);
+    match name.as_str() {
+        "calendar_queue" => count(&name, n, ops, || Ours::new(n)),
+        "btreemap" => count(&name, n, ops, || Btree {
+            map: BTreeMap::new(),
+            h: 1,
+            len: 0,
+        }),
+        "btreemap_with_id_index" => count(&name, n, ops, || BtreeIndexed {
+            map: BTreeMap::new(),
+            index: HashMap::new(),
+            h: 1,
+        }),
+        "id_index_floor" => count(&name, n, ops, IdIndexFloor::new),
+        "records_floor" => count(&name, n, ops, RecordsFloor::new),
+        other => panic!("CALENDAR_QUEUE_COUNT: unknown workload {other}"),
+    }
+    true
+}
+
 criterion_group!(benches, bench_calendar_queue);
-criterion_main!(benches);
+
+fn main() {
+    if count_mode() {
+        return;
+    }
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
