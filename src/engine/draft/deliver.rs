@@ -98,12 +98,12 @@ pub fn deliver_id(h: u64, parent_root: &[u8; 32], id: &TimerId, fire_seq: u32) -
     ])
 }
 
-/// The total order's keys after the score (higher score first).
-fn order(a: (u128, u64, &Address, &TimerId), b: (u128, u64, &Address, &TimerId)) -> Ordering {
-    b.0.cmp(&a.0)
-        .then(a.1.cmp(&b.1))
-        .then(a.2.cmp(b.2))
-        .then(a.3.cmp(b.3))
+/// A fire's place in the total order (English §8.2, zh §9.2): ascending is the order's
+/// (the highest score first, then due height, target, timer id).
+type OrderKey<'a> = (std::cmp::Reverse<u128>, u64, &'a Address, &'a TimerId);
+
+fn order_key<'a>(score: u128, anchor: u64, target: &'a Address, id: &'a TimerId) -> OrderKey<'a> {
+    (std::cmp::Reverse(score), anchor, target, id)
 }
 
 /// Plans the end of block `env.height` under a draft policy.
@@ -277,10 +277,8 @@ fn rank(flavor: Flavor, st: &DraftState, h: u64, cands: &mut [Cand]) {
 
 /// The total order of two scored candidates.
 fn cand_order(a: &Cand, b: &Cand) -> Ordering {
-    order(
-        (a.score, a.anchor, &a.target, &a.id),
-        (b.score, b.anchor, &b.target, &b.id),
-    )
+    order_key(a.score, a.anchor, &a.target, &a.id)
+        .cmp(&order_key(b.score, b.anchor, &b.target, &b.id))
 }
 
 /// Adds this block's watch hits to `st.hits` (a watch registered in this block is not hit; a
@@ -434,8 +432,8 @@ impl Materializer<'_, '_> {
             by_id.insert(c.id, c);
         }
         drop(queued);
-        let queued = std::mem::take(&mut self.st.globalbox);
-        let mut queue = insert_sorted(queued, new, (p.w_age, p.w_bid), h);
+        let boxed = std::mem::take(&mut self.st.globalbox);
+        let mut queue = insert_sorted(boxed, new, (p.w_age, p.w_bid), h);
         let mut fired = 0u32;
         let mut per: BTreeMap<Address, u32> = BTreeMap::new();
         let mut kept: Vec<GlobalFire> = Vec::with_capacity(queue.len());
@@ -584,13 +582,25 @@ impl Materializer<'_, '_> {
     }
 }
 
-/// A Globalbox fire's place in the total order at height `h` (its score now, then due height,
-/// target, id): ascending is the order's (the highest score first).
-type BoxKey = (std::cmp::Reverse<u128>, u64, Address, TimerId);
-
-fn box_key(w: (u64, u64), h: u64, e: &GlobalFire) -> BoxKey {
+/// A Globalbox fire's place in the total order at height `h` (its score now).
+fn box_key(w: (u64, u64), h: u64, e: &GlobalFire) -> OrderKey<'_> {
     let cur = score((w.0, w.1, 0), h.saturating_sub(e.anchor), e.bid_fp, 0);
-    (std::cmp::Reverse(cur), e.anchor, e.target, e.timer_id)
+    order_key(cur, e.anchor, &e.target, &e.timer_id)
+}
+
+/// Inserts the fires of `new`, in their order, each before the first fire of `queued` that
+/// ranks below it (English §8.3 as first written).
+fn insert_one_by_one(
+    mut queued: Vec<GlobalFire>,
+    new: Vec<GlobalFire>,
+    w: (u64, u64),
+    h: u64,
+) -> Vec<GlobalFire> {
+    for g in new {
+        let at = queued.partition_point(|e| box_key(w, h, e) <= box_key(w, h, &g));
+        queued.insert(at, g);
+    }
+    queued
 }
 
 /// The Globalbox with `new` inserted (English §8.3), as inserting each new fire in its sorted
@@ -608,18 +618,12 @@ fn insert_sorted(
     if new.is_empty() {
         return queued;
     }
-    new.sort_by_cached_key(|g| box_key(w, h, g));
+    new.sort_by(|a, b| box_key(w, h, a).cmp(&box_key(w, h, b)));
     let sorted = queued
         .windows(2)
         .all(|p| box_key(w, h, &p[0]) < box_key(w, h, &p[1]));
     if !sorted {
-        let mut queued = queued;
-        for g in new {
-            let k = box_key(w, h, &g);
-            let at = queued.partition_point(|e| box_key(w, h, e) <= k);
-            queued.insert(at, g);
-        }
-        return queued;
+        return insert_one_by_one(queued, new, w, h);
     }
     let mut out = Vec::with_capacity(queued.len() + new.len());
     let mut new = new.into_iter().peekable();
@@ -651,21 +655,16 @@ mod tests {
         }
     }
 
-    /// English §8.3's insertion as first written: each new fire, in the total order, before
-    /// the first queued fire that ranks below it.
+    /// English §8.3's insertion as first written: the new fires in the total order, each
+    /// inserted before the first queued fire that ranks below it.
     fn one_by_one(
-        mut queued: Vec<GlobalFire>,
+        queued: Vec<GlobalFire>,
         mut new: Vec<GlobalFire>,
         w: (u64, u64),
         h: u64,
     ) -> Vec<GlobalFire> {
-        new.sort_by_key(|g| box_key(w, h, g));
-        for g in new {
-            let k = box_key(w, h, &g);
-            let at = queued.partition_point(|e| box_key(w, h, e) <= k);
-            queued.insert(at, g);
-        }
-        queued
+        new.sort_by(|a, b| box_key(w, h, a).cmp(&box_key(w, h, b)));
+        insert_one_by_one(queued, new, w, h)
     }
 
     proptest! {
@@ -689,7 +688,7 @@ mod tests {
             let split = split.min(all.len());
             let (mut queued, new) = (all[..split].to_vec(), all[split..].to_vec());
             if sort_queued {
-                queued.sort_by_key(|g| box_key(w, h, g));
+                queued.sort_by(|a, b| box_key(w, h, a).cmp(&box_key(w, h, b)));
             }
             let ids = |v: &[GlobalFire]| v.iter().map(|g| g.timer_id).collect::<Vec<_>>();
             prop_assert_eq!(
