@@ -235,8 +235,9 @@ impl NodeCore {
         }
     }
 
-    /// Records the seals up to the head, and keeps a checkpoint as [`Pace`] says (those older than the retained history are dropped, but for the one
-    /// the oldest retained height replays from).
+    /// Records the seals up to the head, and keeps a checkpoint as [`Pace`] says (those older
+    /// than the retained history are dropped, but for the one below the oldest retained
+    /// height, which its state and its traces replay from: Spec note 221).
     pub(super) fn sealed(&mut self) {
         self.prune_history();
         if !self.recording {
@@ -261,8 +262,10 @@ impl NodeCore {
             self.checkpoints.push_back(Arc::new(cp));
             self.fit_checkpoints();
         }
+        // The oldest checkpoint stays strictly below the first kept height: that height's
+        // traces replay from a checkpoint below it (Spec note 221).
         let first_kept = self.first_kept();
-        while self.checkpoints.len() > 1 && self.checkpoints[1].height <= first_kept {
+        while self.checkpoints.len() > 1 && self.checkpoints[1].height < first_kept {
             self.checkpoints.pop_front();
         }
         self.trim_checkpoint_blocks(first_kept);
