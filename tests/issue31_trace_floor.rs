@@ -5,12 +5,14 @@
 //! chain whose first block is busy, used to drop the one below it and leave that block's
 //! traces `HistoryPruned`).
 
+mod common;
+
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::trace::Trace;
 use cowboy_devnet::engine::Address;
 use cowboy_devnet::node::{
-    Answer, CallActor, DeployActor, Mine, MiningMode, NodeConfig, NodeCore, Query, TraceQuery,
+    Answer, CallActor, Mine, MiningMode, NodeConfig, NodeCore, Query, TraceQuery,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -39,16 +41,7 @@ fn node(history: usize, work: Option<u64>, trace: bool) -> NodeCore {
 /// Deploys the actor in #1 (a busy first block) and seals `blocks` more, each with one call.
 fn play(node: &mut NodeCore, blocks: u64) -> Address {
     let from = node.accounts()[0].address;
-    let actor = node
-        .apply(DeployActor {
-            from: Some(from),
-            code: ActorCode::rhai("tracee", SCRIPT),
-            address: None,
-            endowment: 10_000_000_000,
-            name: Some("tracee".into()),
-        })
-        .expect("deploys")
-        .address;
+    let actor = common::node_deploy(node, ActorCode::rhai("tracee", SCRIPT), "tracee");
     node.apply(Mine { blocks: 1 }).unwrap();
     for i in 0..blocks {
         node.apply(CallActor {
