@@ -643,7 +643,11 @@ impl PastSeed {
 
     /// The node as of the seed's height: the checkpoint's chain replayed (the expensive part).
     pub(crate) fn build(self) -> Result<NodeCore, NodeError> {
+        let from = self.replay.cp.chain.clone();
         let (chain, session) = self.replay.run()?;
+        // What the kept state holds beyond its checkpoint, found once (Spec note 222).
+        let bound = super::past_cache::PastBound::of(&from, &chain);
+        drop(from);
         Ok(NodeCore {
             chain,
             genesis: self.genesis,
@@ -675,7 +679,7 @@ impl PastSeed {
             session,
             recording: false,
             checkpoints: VecDeque::new(),
-            past: Default::default(),
+            past: super::past_cache::PastCache::of_kept(bound),
             traces: Default::default(),
         })
     }

@@ -38,6 +38,7 @@ use crate::engine::Address;
 use crate::node::slot::{failed, filled};
 use crate::node::{MiningMode, NodeError};
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// Past states a node keeps at most, whatever they hold (the budget below is what bounds them
@@ -58,6 +59,30 @@ pub(crate) struct PastCache {
     entries: Entries,
     capacity: usize,
     budget: usize,
+    /// How many new heights were leased: a [`Fit`] that is not the latest is skipped.
+    fits: Arc<AtomicU64>,
+    /// In a kept past state itself (its own cache is unused): what it may hold alone.
+    bound: Option<PastBound>,
+}
+
+/// At most what a kept past state holds alone while the checkpoint it was replayed from is
+/// kept (Spec note 222): what it copied whole and the shared pages the checkpoint does not
+/// hold, found once when it is built. The pages it shares with the checkpoint are not its
+/// own while the checkpoint stays, and the state does not change once built.
+pub(crate) struct PastBound {
+    /// The checkpoint's chain (not kept alive by this: only compared).
+    from: std::sync::Weak<Chain>,
+    bytes: usize,
+}
+
+impl PastBound {
+    /// The bound of `state`, replayed from the checkpoint chain `from`.
+    pub(super) fn of(from: &Arc<Chain>, state: &Chain) -> PastBound {
+        PastBound {
+            from: Arc::downgrade(from),
+            bytes: held_alone(&[&**from], &[state])[0],
+        }
+    }
 }
 
 /// What a past node takes from the live one as it is when read (cheap to take: the names are
@@ -89,10 +114,22 @@ pub(crate) struct PastLease {
 /// new height with 16 kept. The live chain is not in the walk: a page a state shares with it
 /// alone (its checkpoint since dropped) counts as the state's, so the estimate errs high and
 /// the budget holds.
+///
+/// Only the latest new height's fit runs (Spec note 222): the walk covers every kept state,
+/// so an earlier one that runs after a newer height was leased would do the same work the
+/// newer one's fit does when its read ends. A burst of cold reads (16 new heights at once in
+/// the `rpc_requests` mix) so walks the kept states about once, not once a height: the walk
+/// was two thirds of the past-read threads' time there (perf, BENCHMARKS.md).
+///
+/// Nor does the walk run when the kept states' bounds ([`PastBound`]) add up to the budget
+/// or less: the walk's total is at most theirs (Spec note 222).
 struct Fit {
     entries: Entries,
     budget: usize,
     checkpoints: Vec<Arc<Chain>>,
+    /// This fit's place among the new heights leased, and the latest place.
+    nth: u64,
+    latest: Arc<AtomicU64>,
 }
 
 impl Fit {
@@ -101,8 +138,11 @@ impl Fit {
     /// The entries are copied out (shared slots) and walked unlocked, so the node's thread,
     /// which takes their lock for every past read, never waits for the walk.
     fn run(self) {
+        if self.latest.load(Ordering::Acquire) != self.nth {
+            return;
+        }
         let entries = lock(&self.entries).clone();
-        if entries.len() < 2 {
+        if entries.len() < 2 || self.within_bounds(&entries) {
             return;
         }
         let others: Vec<&Chain> = self.checkpoints.iter().map(|c| &**c).collect();
@@ -119,6 +159,32 @@ impl Fit {
         if !drop.is_empty() {
             lock(&self.entries).retain(|(_, s)| !drop.iter().any(|d| Arc::ptr_eq(d, s)));
         }
+    }
+}
+
+impl Fit {
+    /// Whether the states the walk would count (built, not in use, but the most recently
+    /// used) hold the budget or less by their bounds: each replayed from a checkpoint still
+    /// kept (else its bound says nothing and the walk runs).
+    fn within_bounds(&self, entries: &VecDeque<(u64, Slot)>) -> bool {
+        let mut total = 0usize;
+        for (_, slot) in entries.iter().take(entries.len() - 1) {
+            let Ok(guard) = slot.try_lock() else {
+                continue;
+            };
+            let Some(state) = guard.as_ref() else {
+                continue;
+            };
+            let Some(bound) = state.past.bound.as_ref().filter(|b| {
+                self.checkpoints
+                    .iter()
+                    .any(|c| std::ptr::eq(Arc::as_ptr(c), b.from.as_ptr()))
+            }) else {
+                return false;
+            };
+            total = total.saturating_add(bound.bytes);
+        }
+        total <= self.budget
     }
 }
 
@@ -158,7 +224,8 @@ fn idle_held(
 impl PastLease {
     /// Runs `f` on the past node (on any thread): builds the slot if this lease holds its
     /// seed, else waits for the reader building it; brings it up to date with the live node
-    /// first. A lease of a new height then fits the kept states to their budget.
+    /// first. A lease of a new height then fits the kept states to their budget (unless a
+    /// newer height was leased since: its fit will, Spec note 222).
     pub(crate) fn read<T>(self, f: impl FnOnce(&NodeCore) -> T) -> Result<T, NodeError> {
         let PastLease {
             slot,
@@ -166,18 +233,19 @@ impl PastLease {
             follow,
             fit,
         } = self;
-        let read = {
-            let mut guard = filled(&slot, seed.map(|s| move || s.build()), || {
-                "the past state could not be rebuilt (see the first read's error)".into()
-            })?;
+        let read = filled(&slot, seed.map(|s| move || s.build()), || {
+            "the past state could not be rebuilt (see the first read's error)".into()
+        })
+        .map(|mut guard| {
             let node = guard.as_mut().expect("built");
             node.follow(follow);
             f(node)
-        };
+        });
+        // Run when the read failed too: the fits it made earlier ones skip are its own.
         if let Some(fit) = fit {
             fit.run();
         }
-        Ok(read)
+        read
     }
 }
 
@@ -187,6 +255,16 @@ impl PastCache {
             entries: Arc::new(Mutex::new(VecDeque::new())),
             capacity,
             budget,
+            fits: Arc::default(),
+            bound: None,
+        }
+    }
+
+    /// The cache of a kept past state (none of its own), with the state's bound.
+    pub(super) fn of_kept(bound: PastBound) -> Self {
+        PastCache {
+            bound: Some(bound),
+            ..PastCache::default()
         }
     }
 
@@ -272,6 +350,8 @@ impl NodeCore {
             entries: self.past.entries.clone(),
             budget: self.past.budget,
             checkpoints: self.checkpoint_chains(),
+            nth: self.past.fits.fetch_add(1, Ordering::AcqRel) + 1,
+            latest: self.past.fits.clone(),
         });
         // A slot left empty and unlocked is one whose build failed: this read builds again.
         let seed = match new || failed(&slot) {
