@@ -9,7 +9,9 @@ mod common;
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::engine::{Address, ScheduleArgs};
-use cowboy_devnet::node::{DEFAULT_PAST_BUDGET, DeployActor, NodeCore, ScheduleTimer, SetBalance};
+use cowboy_devnet::node::{
+    At, DEFAULT_PAST_BUDGET, DeployActor, HeadQuery, NodeCore, ScheduleTimer, SetBalance,
+};
 
 /// A node whose 120 busy blocks each schedule a timer and change a balance, automine.
 fn busy_node() -> (NodeCore, Address) {
@@ -99,4 +101,113 @@ fn issue31_a_small_past_budget_drops_the_least_recently_read() {
             .collect::<Vec<_>>(),
         vec![30]
     );
+}
+
+/// Spec note 222: a kept state's bound, found once when it is built, is at least what it
+/// holds alone (so a fit that finds the bounds within the budget may skip its walk), and it
+/// counts something of its own.
+#[test]
+fn issue31_a_kept_states_bound_covers_what_it_holds_alone() {
+    let (n, from) = busy_node();
+    for h in (0..12).map(|i| 10 + i * 9) {
+        read(&n, h, &from);
+    }
+    let held = n.past_state_bytes();
+    let bounds = n.past_state_bounds();
+    assert_eq!(held.len(), 12);
+    assert_eq!(
+        held.iter().map(|(h, _)| h).collect::<Vec<_>>(),
+        bounds.iter().map(|(h, _)| h).collect::<Vec<_>>()
+    );
+    for ((h, alone), (_, bound)) in held.iter().zip(&bounds) {
+        assert!(alone <= bound, "#{h}: holds {alone} alone, bound {bound}");
+        assert!(*bound > 0, "#{h}");
+    }
+}
+
+/// Spec note 222: the bounds only let a fit skip its walk; a budget at what the states' own
+/// bounds add up to keeps them all, and a budget one byte under what they hold alone still
+/// drops one (the walk runs), the answers the same either way.
+#[test]
+fn issue31_the_bounds_skip_the_walk_but_not_the_budget() {
+    let heights: Vec<u64> = (0..12).map(|i| 10 + i * 9).collect();
+    let (n, from) = busy_node();
+    let (fresh, _) = busy_node();
+    let mut want = Vec::new();
+    for &h in &heights {
+        want.push(read(&fresh, h, &from));
+        read(&n, h, &from);
+    }
+    // The most recently read is never counted against the budget.
+    let idle = |v: Vec<(u64, usize)>| -> usize { v[..v.len() - 1].iter().map(|(_, b)| b).sum() };
+    let bounds = idle(n.past_state_bounds());
+    let held = idle(n.past_state_bytes());
+    assert!(held <= bounds);
+
+    let (mut at_bounds, _) = busy_node();
+    at_bounds.set_past_budget(bounds);
+    let (mut under, _) = busy_node();
+    under.set_past_budget(held - 1);
+    for (&h, want) in heights.iter().zip(&want) {
+        assert_eq!(&read(&at_bounds, h, &from), want, "#{h}");
+        assert_eq!(&read(&under, h, &from), want, "#{h}");
+    }
+    assert_eq!(at_bounds.past_states_kept(), heights.len());
+    assert!(under.past_states_kept() < heights.len());
+    let kept = under.past_state_bytes();
+    assert!(idle(kept) < held);
+}
+
+/// Spec note 222: reads of new heights on several threads at once skip the fits a newer one
+/// will do, yet once they are all answered the kept states fit the budget (the last fit to
+/// begin saw every state its read had left), and each answer is a fresh node's.
+#[test]
+fn issue31_concurrent_new_heights_still_fit_the_budget() {
+    let (sizer, from) = busy_node();
+    for h in [20, 50, 80] {
+        read(&sizer, h, &from);
+    }
+    let largest = sizer
+        .past_state_bounds()
+        .iter()
+        .map(|(_, b)| *b)
+        .max()
+        .unwrap();
+    let budget = 3 * largest;
+    let (mut n, _) = busy_node();
+    n.set_past_budget(budget);
+    let (fresh, _) = busy_node();
+    let head_at = |h: u64| {
+        let v = fresh.with_at(h, |p| p.ask(&HeadQuery)).unwrap().unwrap();
+        (v.height, v.hash)
+    };
+    let want: Vec<_> = (0..32u64).map(|k| head_at(5 + k * 3)).collect();
+    let live = cowboy_devnet::node::spawn(n);
+    let readers: Vec<_> = (0..4u64)
+        .map(|r| {
+            let node = live.clone();
+            std::thread::spawn(move || {
+                (0..8u64)
+                    .map(|k| {
+                        let h = 5 + (k * 4 + r) * 3;
+                        let v = node.ask_blocking(At::new(HeadQuery, Some(h))).unwrap();
+                        (h, (v.height, v.hash))
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    for r in readers {
+        for (h, got) in r.join().expect("reader") {
+            assert_eq!(got, want[((h - 5) / 3) as usize], "#{h}");
+        }
+    }
+    let held = live.query_blocking(|c| c.past_state_bytes()).unwrap();
+    let idle: usize = held[..held.len() - 1].iter().map(|(_, b)| b).sum();
+    assert!(
+        idle <= budget,
+        "{idle} held over a budget of {budget}: {held:?}"
+    );
+    assert!(held.len() < 32);
+    live.shutdown();
 }

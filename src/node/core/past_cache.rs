@@ -59,10 +59,18 @@ pub(crate) struct PastCache {
     entries: Entries,
     capacity: usize,
     budget: usize,
-    /// How many new heights were leased: a [`Fit`] that is not the latest is skipped.
-    fits: Arc<AtomicU64>,
+    /// The new heights leased and the fits begun: a [`Fit`] is skipped while a newer one
+    /// has yet to begin (Spec note 222).
+    fits: Arc<FitCount>,
     /// In a kept past state itself (its own cache is unused): what it may hold alone.
     bound: Option<PastBound>,
+}
+
+/// How many new heights were leased (each with its [`Fit`]), and the newest fit begun.
+#[derive(Default)]
+struct FitCount {
+    leased: AtomicU64,
+    begun: AtomicU64,
 }
 
 /// At most what a kept past state holds alone while the checkpoint it was replayed from is
@@ -115,11 +123,13 @@ pub(crate) struct PastLease {
 /// alone (its checkpoint since dropped) counts as the state's, so the estimate errs high and
 /// the budget holds.
 ///
-/// Only the latest new height's fit runs (Spec note 222): the walk covers every kept state,
-/// so an earlier one that runs after a newer height was leased would do the same work the
-/// newer one's fit does when its read ends. A burst of cold reads (16 new heights at once in
-/// the `rpc_requests` mix) so walks the kept states about once, not once a height: the walk
-/// was two thirds of the past-read threads' time there (perf, BENCHMARKS.md).
+/// A fit is skipped while the fit of a newer height has yet to begin (Spec note 222): that
+/// one walks every kept state, this one's included (its read has ended, its slot is free),
+/// so this walk would be done again. A burst of cold reads (16 new heights at once in the
+/// `rpc_requests` mix) so walks the kept states about once, not once a height: the walk was
+/// two thirds of the past-read threads' time there (perf, BENCHMARKS.md). Once the newer fit
+/// has begun it may have passed over this state (in use then), so this one runs. A lease
+/// dropped unread runs its fit where it is dropped.
 ///
 /// Nor does the walk run when the kept states' bounds ([`PastBound`]) add up to the budget
 /// or less: the walk's total is at most theirs (Spec note 222).
@@ -127,9 +137,17 @@ struct Fit {
     entries: Entries,
     budget: usize,
     checkpoints: Vec<Arc<Chain>>,
-    /// This fit's place among the new heights leased, and the latest place.
+    /// This fit's place among the new heights leased, and the count.
     nth: u64,
-    latest: Arc<AtomicU64>,
+    count: Arc<FitCount>,
+    /// Whether it ran (or was skipped) already.
+    done: bool,
+}
+
+impl Drop for Fit {
+    fn drop(&mut self) {
+        self.run();
+    }
 }
 
 impl Fit {
@@ -137,10 +155,16 @@ impl Fit {
     /// more than the budget; the most recently used stays.
     /// The entries are copied out (shared slots) and walked unlocked, so the node's thread,
     /// which takes their lock for every past read, never waits for the walk.
-    fn run(self) {
-        if self.latest.load(Ordering::Acquire) != self.nth {
+    fn run(&mut self) {
+        if std::mem::replace(&mut self.done, true) {
             return;
         }
+        // The read's slot is free by now: a newer fit that has not begun will see it.
+        let leased = self.count.leased.load(Ordering::SeqCst);
+        if leased > self.nth && self.count.begun.load(Ordering::SeqCst) < leased {
+            return;
+        }
+        self.count.begun.fetch_max(self.nth, Ordering::SeqCst);
         let entries = lock(&self.entries).clone();
         if entries.len() < 2 || self.within_bounds(&entries) {
             return;
@@ -242,7 +266,7 @@ impl PastLease {
             f(node)
         });
         // Run when the read failed too: the fits it made earlier ones skip are its own.
-        if let Some(fit) = fit {
+        if let Some(mut fit) = fit {
             fit.run();
         }
         read
@@ -346,13 +370,6 @@ impl NodeCore {
         }
         self.check_past(height)?;
         let (slot, new) = self.past.slot(height);
-        let fit = new.then(|| Fit {
-            entries: self.past.entries.clone(),
-            budget: self.past.budget,
-            checkpoints: self.checkpoint_chains(),
-            nth: self.past.fits.fetch_add(1, Ordering::AcqRel) + 1,
-            latest: self.past.fits.clone(),
-        });
         // A slot left empty and unlocked is one whose build failed: this read builds again.
         let seed = match new || failed(&slot) {
             true => Some(Box::new(
@@ -361,6 +378,14 @@ impl NodeCore {
             )),
             false => None,
         };
+        let fit = new.then(|| Fit {
+            entries: self.past.entries.clone(),
+            budget: self.past.budget,
+            checkpoints: self.checkpoint_chains(),
+            nth: self.past.fits.leased.fetch_add(1, Ordering::SeqCst) + 1,
+            count: self.past.fits.clone(),
+            done: false,
+        });
         Ok(Some(PastLease {
             slot,
             seed,
@@ -390,6 +415,20 @@ impl NodeCore {
         idle_held(&entries, entries.len(), &others)
             .into_iter()
             .map(|(_, h, bytes)| (h, bytes))
+            .collect()
+    }
+
+    /// The heights of the kept past states that are built and not in use, with the bound
+    /// each was given when built (Spec note 222), least recently used first: at least what
+    /// it holds alone while the checkpoint it was replayed from is kept.
+    pub fn past_state_bounds(&self) -> Vec<(u64, usize)> {
+        let entries = self.past.entries();
+        entries
+            .iter()
+            .filter_map(|(h, s)| {
+                let guard = s.try_lock().ok()?;
+                Some((*h, guard.as_ref()?.past.bound.as_ref()?.bytes))
+            })
             .collect()
     }
 
