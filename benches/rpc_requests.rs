@@ -27,8 +27,9 @@
 //! note 198) instead of a budget of bytes, `COWBOY_TRACE_CACHE=0` keeps no rebuilt trace (each
 //! `devnet_traceBlock` of a block not traced replays it, as before Spec note 205),
 //! `COWBOY_CHECKPOINT_BUDGET=64` sets the checkpoints' budget in MiB (default 32, Spec note
-//! 208), `COWBOY_CHECKPOINT_WORK=1` places a checkpoint after every block with a body (the
-//! floor of a cold past read, Spec note 220; with `COWBOY_CHECKPOINT_BUDGET=4096`).
+//! 208), `COWBOY_CHECKPOINT_WORK=1` places a checkpoint after every block with a body (Spec
+//! note 220, with `COWBOY_CHECKPOINT_BUDGET=4096`: each past read's replay is short, but the
+//! node's thread walks every checkpoint at each placement, so it is slower, not a floor).
 
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::node::{
@@ -101,8 +102,9 @@ fn setup() -> Setup {
         core.set_past_cache(n);
     }
     // `COWBOY_CHECKPOINT_WORK=1`: a checkpoint after every block with a body (Spec note 220):
-    // the floor of a cold past read, a checkpoint at or just below (quiet heights between)
-    // every height read, so a new height costs the copy, the fit and the answer. Run it with
+    // a checkpoint at or just below (quiet heights between) every height read, so a new
+    // height's replay is short. Not a floor: the checkpoints' budget walks them all at each
+    // placement on the node's thread (BENCHMARKS.md, ninth session). Run it with
     // `COWBOY_CHECKPOINT_BUDGET=4096` so the budget thins none of them.
     if let Some(units) = std::env::var("COWBOY_CHECKPOINT_WORK")
         .ok()
