@@ -62,6 +62,27 @@ pub(super) fn held_alone(others: &[&Chain], cps: &[&Chain]) -> Vec<usize> {
     held
 }
 
+/// The addresses of `chain`'s shared allocations (pages, chunks), sorted.
+pub(super) fn shared_pages(chain: &Chain) -> Box<[usize]> {
+    let mut pages = Vec::new();
+    chain.visit_shared(&mut |p, _| pages.push(p));
+    pages.sort_unstable();
+    pages.into_boxed_slice()
+}
+
+/// At least what `chain` holds beyond the shared allocations `pages` (sorted, another
+/// chain's): what it copied whole and each of its shared allocations not among them (one it
+/// reaches twice is counted twice: the figure errs high, Spec note 222).
+pub(super) fn held_beyond(pages: &[usize], chain: &Chain) -> usize {
+    let mut held = chain.clone_bytes();
+    chain.visit_shared(&mut |p, b| {
+        if pages.binary_search(&p).is_err() {
+            held += b;
+        }
+    });
+    held
+}
+
 /// Which checkpoints a thinning keeps: the oldest and the newest, the newer half, and every
 /// other one of the older half.
 fn thinned(len: usize) -> Vec<bool> {

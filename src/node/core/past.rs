@@ -110,6 +110,9 @@ pub(crate) struct Checkpoint {
     blocks: VecDeque<Arc<crate::chain::Block>>,
     pos: Option<Arc<Link>>,
     count: usize,
+    /// The addresses of the chain's shared allocations, sorted: found the first time a past
+    /// state replayed from it is given its bound (Spec note 222), then kept with it.
+    pages: std::sync::OnceLock<Box<[usize]>>,
 }
 
 impl Checkpoint {
@@ -124,6 +127,7 @@ impl Checkpoint {
             blocks,
             pos,
             count,
+            pages: Default::default(),
         }
     }
 
@@ -140,6 +144,7 @@ impl Checkpoint {
             blocks: VecDeque::new(),
             pos: None,
             count: 0,
+            pages: Default::default(),
         }
     }
 
@@ -164,6 +169,12 @@ impl Checkpoint {
 
     pub(super) fn chain(&self) -> &Chain {
         &self.chain
+    }
+
+    /// The sorted addresses of the chain's shared allocations (found once).
+    fn pages(&self) -> &[usize] {
+        self.pages
+            .get_or_init(|| super::checkpoint_budget::shared_pages(&self.chain))
     }
 }
 
@@ -643,11 +654,11 @@ impl PastSeed {
 
     /// The node as of the seed's height: the checkpoint's chain replayed (the expensive part).
     pub(crate) fn build(self) -> Result<NodeCore, NodeError> {
-        let from = self.replay.cp.chain.clone();
+        let cp = self.replay.cp.clone();
         let (chain, session) = self.replay.run()?;
         // What the kept state holds beyond its checkpoint, found once (Spec note 222).
-        let bound = super::past_cache::PastBound::of(&from, &chain);
-        drop(from);
+        let bound = super::past_cache::PastBound::of(&cp.chain, cp.pages(), &chain);
+        drop(cp);
         Ok(NodeCore {
             chain,
             genesis: self.genesis,

@@ -31,7 +31,7 @@
 //! [`DEFAULT_PAST_CACHE`], bounds the slots whatever their size.
 
 use super::NodeCore;
-use super::checkpoint_budget::held_alone;
+use super::checkpoint_budget::{held_alone, held_beyond};
 use super::past::PastSeed;
 use crate::chain::Chain;
 use crate::engine::Address;
@@ -84,11 +84,12 @@ pub(crate) struct PastBound {
 }
 
 impl PastBound {
-    /// The bound of `state`, replayed from the checkpoint chain `from`.
-    pub(super) fn of(from: &Arc<Chain>, state: &Chain) -> PastBound {
+    /// The bound of `state`, replayed from the checkpoint chain `from` whose shared
+    /// allocations are `pages` (sorted).
+    pub(super) fn of(from: &Arc<Chain>, pages: &[usize], state: &Chain) -> PastBound {
         PastBound {
             from: Arc::downgrade(from),
-            bytes: held_alone(&[&**from], &[state])[0],
+            bytes: held_beyond(pages, state),
         }
     }
 }
