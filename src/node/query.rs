@@ -315,6 +315,19 @@ impl Query for AccountsQuery {
     }
 }
 
+/// An address's balance (`devnet_getBalance`): with [`At`](crate::node::At) a past one, read
+/// on a past-read thread like every other block-tagged read (issue 31, "past reads off the
+/// node's thread"; it was replayed on the node's thread, holding its blocks back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BalanceQuery(pub Address);
+
+impl Query for BalanceQuery {
+    type Reply = u128;
+    fn run(&self, node: &NodeCore) -> Result<u128, NodeError> {
+        Ok(node.balance(&self.0))
+    }
+}
+
 /// The names that label addresses: the dev accounts', a fixture's address book, the names
 /// actors were deployed with.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -100,6 +100,7 @@ fn spawn_past_readers(threads: usize) -> mpsc::Sender<PastTask> {
             .name(format!("cowboy-past-{i}"))
             .stack_size(NODE_STACK_BYTES)
             .spawn(move || {
+                yield_to_the_node();
                 loop {
                     let task = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     match task {
@@ -112,6 +113,35 @@ fn spawn_past_readers(threads: usize) -> mpsc::Sender<PastTask> {
     }
     tx
 }
+
+/// Lowers the calling past-read thread's scheduling priority by 10 nice steps (to at most
+/// 19), so that a stream of cold past reads (each a replay of up to a few hundred busy
+/// blocks) does not take the CPU from the node's thread and its block interval: on a 2-core
+/// machine with a 100,000-timer backlog, past reads at random heights cut the node's 10
+/// blocks a second to 1-3 (BENCHMARKS.md, ninth session). The reads still get what the node
+/// leaves idle.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn yield_to_the_node() {
+    use std::ffi::{c_int, c_uint};
+    unsafe extern "C" {
+        fn gettid() -> c_int;
+        fn getpriority(which: c_int, who: c_uint) -> c_int;
+        fn setpriority(which: c_int, who: c_uint, prio: c_int) -> c_int;
+    }
+    const PRIO_PROCESS: c_int = 0;
+    // SAFETY: all three take and return plain integers; on Linux `PRIO_PROCESS` with a thread
+    // id names that one thread (threads are tasks), and raising a nice value needs no
+    // privilege. A failure leaves the thread at the node's priority, as before.
+    #[allow(unsafe_code)]
+    unsafe {
+        let tid = gettid() as c_uint;
+        let nice = getpriority(PRIO_PROCESS, tid);
+        setpriority(PRIO_PROCESS, tid, (nice + 10).min(19));
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn yield_to_the_node() {}
 
 /// Where a read's answer arrives.
 type Receiver<T> = oneshot::Receiver<Result<T, NodeError>>;

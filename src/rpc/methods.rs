@@ -125,12 +125,8 @@ fn register_chain(m: &mut RpcModule<NodeHandle>, opts: &Arc<ApiOptions>) {
         let who: Address = a.req(0, "address")?;
         let at = a.block(1)?;
         let b = node
-            .query(move |c| match at {
-                None => Ok(c.balance(&who)),
-                Some(h) => c.with_at(h, |p| p.balance(&who)),
-            })
+            .ask(At::new(crate::node::BalanceQuery(who), at))
             .await
-            .map_err(node_error)?
             .map_err(node_error)?;
         Ok(to_json(&Amount(b)))
     });
