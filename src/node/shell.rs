@@ -116,10 +116,11 @@ fn spawn_past_readers(threads: usize) -> mpsc::Sender<PastTask> {
 
 /// Lowers the calling past-read thread's scheduling priority by 10 nice steps (to at most
 /// 19), so that a stream of cold past reads (each a replay of up to a few hundred busy
-/// blocks) does not take the CPU from the node's thread and its block interval: on a 2-core
-/// machine with a 100,000-timer backlog, past reads at random heights cut the node's 10
-/// blocks a second to 1-3 (BENCHMARKS.md, ninth session). The reads still get what the node
-/// leaves idle.
+/// blocks) yields the CPU to the node's thread and its block interval; the reads still get
+/// what the node leaves idle. A precaution, not measured alone: the node's 10 blocks a second
+/// cut to 1.5-3.8 under such reads at a 100,000-timer backlog was `devnet_getBalance`
+/// replaying on the node's thread itself (BENCHMARKS.md, ninth session), and nicing without
+/// that fix changed nothing there.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn yield_to_the_node() {
     use std::ffi::{c_int, c_uint};

@@ -141,10 +141,10 @@ struct Fit {
     /// This fit's place among the new heights leased, and the count.
     nth: u64,
     count: Arc<FitCount>,
-    /// Whether it ran (or was skipped) already.
-    done: bool,
 }
 
+/// A fit runs when its lease is done with it: after the read, or where a lease is dropped
+/// unread.
 impl Drop for Fit {
     fn drop(&mut self) {
         self.run();
@@ -156,10 +156,7 @@ impl Fit {
     /// more than the budget; the most recently used stays.
     /// The entries are copied out (shared slots) and walked unlocked, so the node's thread,
     /// which takes their lock for every past read, never waits for the walk.
-    fn run(&mut self) {
-        if std::mem::replace(&mut self.done, true) {
-            return;
-        }
+    fn run(&self) {
         // The read's slot is free by now: a newer fit that has not begun will see it.
         let leased = self.count.leased.load(Ordering::SeqCst);
         if leased > self.nth && self.count.begun.load(Ordering::SeqCst) < leased {
@@ -185,9 +182,7 @@ impl Fit {
             lock(&self.entries).retain(|(_, s)| !drop.iter().any(|d| Arc::ptr_eq(d, s)));
         }
     }
-}
 
-impl Fit {
     /// Whether the states the walk would count (built, not in use, but the most recently
     /// used) hold the budget or less by their bounds: each replayed from a checkpoint still
     /// kept (else its bound says nothing and the walk runs).
@@ -249,8 +244,8 @@ fn idle_held(
 impl PastLease {
     /// Runs `f` on the past node (on any thread): builds the slot if this lease holds its
     /// seed, else waits for the reader building it; brings it up to date with the live node
-    /// first. A lease of a new height then fits the kept states to their budget (unless a
-    /// newer height was leased since: its fit will, Spec note 222).
+    /// first. A lease of a new height then fits the kept states to their budget (unless the
+    /// fit of a newer height has yet to begin: it will, Spec note 222).
     pub(crate) fn read<T>(self, f: impl FnOnce(&NodeCore) -> T) -> Result<T, NodeError> {
         let PastLease {
             slot,
@@ -266,10 +261,9 @@ impl PastLease {
             node.follow(follow);
             f(node)
         });
-        // Run when the read failed too: the fits it made earlier ones skip are its own.
-        if let Some(mut fit) = fit {
-            fit.run();
-        }
+        // The fit runs as it is dropped, when the read failed too: the fits it made earlier
+        // ones skip are its own.
+        drop(fit);
         read
     }
 }
@@ -385,7 +379,6 @@ impl NodeCore {
             checkpoints: self.checkpoint_chains(),
             nth: self.past.fits.leased.fetch_add(1, Ordering::SeqCst) + 1,
             count: self.past.fits.clone(),
-            done: false,
         });
         Ok(Some(PastLease {
             slot,
