@@ -226,6 +226,9 @@ fn main() {
     if std::env::var("SCENE").is_ok_and(|s| s == "pending") {
         return pending_scene(scheduler, history, budget, timers);
     }
+    if std::env::var("SCENE").is_ok_and(|s| s == "past") {
+        return past_scene(scheduler, history, budget, timers, more);
+    }
     println!(
         "retained_block: {sched}, {timers} timers loaded ten a block, then {more} blocks, --history {history}, checkpoint budget {}",
         if budget == usize::MAX {
@@ -318,4 +321,84 @@ fn pending_scene(scheduler: SchedulerKind, history: usize, budget: usize, timers
         stored.iter().map(|b| b.1).sum::<usize>()
     );
     breakdown(&format!("after the window (#{})", n.height()), n);
+}
+
+/// `SCENE=past`: the `serve_rss.py` scene read at READS (default 48) past heights spread over
+/// the window, as `benches/scripts/past_read_hammer.py` reads it (issue 31: with past reads a
+/// server with a 100,000-timer backlog held 530-800 MB against the 64 MiB past-state budget).
+/// Printed per read: the heap it left held, and the new state's bound (Spec note 222) and its
+/// stored blocks that the live history does not share; at the end, what the kept states are
+/// estimated to hold alone (the fit's walk), their bounds, and what dropping them freed.
+fn past_scene(scheduler: SchedulerKind, history: usize, budget: usize, timers: u64, more: u64) {
+    let reads = setting("READS", 48);
+    let (mut n, actors) = node(scheduler, history, budget, ACTORS);
+    load(&mut n, &actors, timers);
+    for _ in 0..more {
+        n.apply(Mine { blocks: 1 }).expect("mine");
+        drain(&mut n);
+    }
+    let (first, head) = (n.first_queryable(), n.height());
+    println!(
+        "retained_block, SCENE=past: {sched:?}, {timers} timers, #{head} ({} pending), reads of {reads} heights in #{first}..#{head}",
+        n.head().pending_timers,
+        sched = scheduler
+    );
+    let (copy, cloned) = counting_alloc::measure(|| n.chain().clone());
+    println!(
+        "  a clone of the live chain: {:.1} MB held, estimated (clone_bytes) {:.1} MB",
+        mb(cloned.retained),
+        mb(copy.clone_bytes() as isize)
+    );
+    drop(copy);
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut held = 0isize;
+    for i in 0..reads {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let h = first + (seed >> 33) % (head - first);
+        let t = Instant::now();
+        let (alone, heap) = counting_alloc::measure(|| {
+            n.with_at(h, |p| {
+                let mut alone = (0usize, 0usize);
+                for b in p.chain().blocks() {
+                    let shared = n
+                        .block(b.header.height)
+                        .is_some_and(|l| std::ptr::eq(&*l, b));
+                    if !shared {
+                        alone.0 += 1;
+                        alone.1 += b.events.capacity() * std::mem::size_of::<EventRecord>()
+                            + b.receipts.capacity() * std::mem::size_of::<Receipt>();
+                    }
+                }
+                alone
+            })
+            .expect("a retained height")
+        });
+        held += heap.retained;
+        let bound = n
+            .past_state_bounds()
+            .into_iter()
+            .find(|(kh, _)| *kh == h)
+            .map_or(0, |(_, b)| b);
+        println!(
+            "  read {i:>2} of #{h}: {:>6.1} ms, heap {:+7.1} MB (peak {:+7.1}), bound {:6.1} MB, {} stored blocks not the history's ({:.1} MB inline), kept {}",
+            t.elapsed().as_secs_f64() * 1e3,
+            mb(heap.retained),
+            mb(heap.peak),
+            mb(bound as isize),
+            alone.0,
+            mb(alone.1 as isize),
+            n.past_states_kept()
+        );
+    }
+    let walk: usize = n.past_state_bytes().iter().map(|(_, b)| b).sum();
+    let bounds: usize = n.past_state_bounds().iter().map(|(_, b)| b).sum();
+    let ((), freed) = counting_alloc::measure(|| n.test_hook_drop_part(RetainedPart::PastStates));
+    println!(
+        "  after {reads} reads: heap +{:.1} MB; {} states kept, estimated alone {:.1} MB (walk), bounds {:.1} MB; dropping them freed {:.1} MB",
+        mb(held),
+        n.past_states_kept(),
+        mb(walk as isize),
+        mb(bounds as isize),
+        mb(-freed.retained)
+    );
 }

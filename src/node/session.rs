@@ -439,6 +439,16 @@ pub(crate) fn replay(
     links: &[Arc<Link>],
     until: u64,
 ) -> Result<Replayed, String> {
+    replay_with(chain, links, until, &mut |_| {})
+}
+
+/// [`replay`], calling `after_seal` on the chain after each seal entry applied.
+pub(crate) fn replay_with(
+    chain: &mut Chain,
+    links: &[Arc<Link>],
+    until: u64,
+    after_seal: &mut dyn FnMut(&mut Chain),
+) -> Result<Replayed, String> {
     let mut out = Replayed {
         applied: 0,
         partial: None,
@@ -482,6 +492,7 @@ pub(crate) fn replay(
             Entry::Sealed { to } => {
                 let stop = to.min(until);
                 seal_until(chain, stop);
+                after_seal(chain);
                 if to > until {
                     if chain.height() > 0 {
                         out.partial = Some(Entry::Sealed { to: chain.height() });

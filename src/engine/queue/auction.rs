@@ -74,6 +74,36 @@ impl AuctionIndex {
         self.on
     }
 
+    /// Rough heap bytes (none while off: a clone's until its first auction).
+    pub(super) fn bytes(&self) -> usize {
+        use super::views::btree_bytes;
+        use std::mem::size_of;
+        if !self.on {
+            return 0;
+        }
+        let sets = |n: usize, entry: usize, sets: usize, key: usize| {
+            btree_bytes(sets, key + size_of::<BTreeSet<u32>>()) + btree_bytes(n, entry)
+        };
+        let by_actor: usize = self.by_actor.values().map(BTreeSet::len).sum();
+        let by_reason: usize = self.by_actor_reason.values().map(BTreeSet::len).sum();
+        btree_bytes(self.by_height.len(), size_of::<(u64, u32)>())
+            + btree_bytes(self.by_gas.len(), size_of::<(u64, u32)>())
+            + sets(
+                by_actor,
+                size_of::<(TimerId, u32)>(),
+                self.by_actor.len(),
+                size_of::<Address>(),
+            )
+            + sets(
+                by_reason,
+                size_of::<u32>(),
+                self.by_actor_reason.len(),
+                size_of::<(Address, u8)>(),
+            )
+            + btree_bytes(self.heights.len(), size_of::<((Address, u8), u128)>())
+            + btree_bytes(self.priced.len(), size_of::<u32>())
+    }
+
     pub(super) fn turn_on(&mut self) {
         self.on = true;
     }

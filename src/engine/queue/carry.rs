@@ -84,6 +84,27 @@ pub(super) struct CarryIndexes {
 }
 
 impl CarryIndexes {
+    /// Rough heap bytes (none while stale).
+    fn bytes(&self) -> usize {
+        use super::views::btree_bytes;
+        use std::mem::size_of;
+        if self.stale {
+            return 0;
+        }
+        let payers: usize = self
+            .by_payer
+            .values()
+            .map(|s| btree_bytes(s.len(), size_of::<(u64, u32)>()))
+            .sum();
+        btree_bytes(self.by_expiry.len(), size_of::<(u64, u32)>())
+            + btree_bytes(
+                self.by_payer.len(),
+                size_of::<(Address, BTreeSet<(u64, u32)>)>(),
+            )
+            + payers
+            + btree_bytes(self.not_lane.len(), size_of::<u32>())
+    }
+
     fn add(&mut self, slot: u32, t: &Timer) {
         if self.stale {
             return;
@@ -154,6 +175,11 @@ impl Carry {
     /// queue's handles (a clone rebuilds the indexes rather than copy them, see [`Carry`]).
     pub(super) fn clone_bytes(&self) -> usize {
         self.queue.len() * std::mem::size_of::<CarryHandle>()
+    }
+
+    /// Rough heap bytes of the indexes, when built (a clone's are not until first use).
+    pub(super) fn index_bytes(&self) -> usize {
+        self.idx.bytes() + self.auction.bytes()
     }
 
     fn add(&mut self, slot: u32, t: &Timer) {

@@ -602,10 +602,19 @@ impl Replay {
     }
 
     /// The chain as of the height, and the session log as it stood then.
-    fn run(mut self) -> Result<(Chain, SessionLog), NodeError> {
+    fn run(self) -> Result<(Chain, SessionLog), NodeError> {
+        self.run_with(&mut |_| {})
+    }
+
+    /// [`run`](Self::run), calling `after_seal` on the chain after each seal replayed.
+    fn run_with(
+        mut self,
+        after_seal: &mut dyn FnMut(&mut Chain),
+    ) -> Result<(Chain, SessionLog), NodeError> {
         let (mut chain, pos0, count0, links) = self.start();
         let (height, log) = (self.height, self.log);
-        let done = session::replay(&mut chain, &links, height).map_err(NodeError::InvalidInput)?;
+        let done = session::replay_with(&mut chain, &links, height, after_seal)
+            .map_err(NodeError::InvalidInput)?;
         let pos = match done.applied {
             0 => pos0,
             n => Some(links[n - 1].clone()),
@@ -655,7 +664,15 @@ impl PastSeed {
     /// The node as of the seed's height: the checkpoint's chain replayed (the expensive part).
     pub(crate) fn build(self) -> Result<NodeCore, NodeError> {
         let cp = self.replay.cp.clone();
-        let (chain, session) = self.replay.run()?;
+        // The blocks it seals again are the live history's (Spec note 223): as each seal is
+        // replayed, those below the window go, as the live chain's went, and the rest are
+        // swapped for the history's own (so the replay does not hold them all at its end).
+        let (history, pruned_to) = (&self.history, self.pruned_to);
+        let mut shared = 0;
+        let (chain, session) = self.replay.run_with(&mut |c| {
+            c.drop_blocks_below(pruned_to);
+            shared = c.share_stored_blocks(shared, history);
+        })?;
         // What the kept state holds beyond its checkpoint, found once (Spec note 222).
         let bound = super::past_cache::PastBound::of(&cp.chain, cp.pages(), &chain);
         drop(cp);

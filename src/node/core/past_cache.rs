@@ -31,7 +31,7 @@
 //! [`DEFAULT_PAST_CACHE`], bounds the slots whatever their size.
 
 use super::NodeCore;
-use super::checkpoint_budget::{held_alone, held_beyond};
+use super::checkpoint_budget::{held_beyond, held_by_last};
 use super::past::PastSeed;
 use crate::chain::Chain;
 use crate::engine::Address;
@@ -213,8 +213,9 @@ fn lock(entries: &Entries) -> MutexGuard<'_, VecDeque<(u64, Slot)>> {
 }
 
 /// Of the first `upto` of `entries`, those built and not in use (a slot locked by a reader
-/// is skipped: never waits on one): their index, height and what each holds alone, not shared
-/// with `others` (the live chain, the checkpoints) or another of them.
+/// is skipped: never waits on one): their index, height and what each holds that `others`
+/// (the live chain, the checkpoints) do not and no more recently used one of them does
+/// (Spec note 223: what dropping them in order, least recently used first, frees).
 fn idle_held(
     entries: &VecDeque<(u64, Slot)>,
     upto: usize,
@@ -233,7 +234,7 @@ fn idle_held(
         .iter()
         .map(|(_, _, g)| g.as_ref().expect("built").chain())
         .collect();
-    let held = held_alone(others, &states);
+    let held = held_by_last(others, &states);
     guards
         .iter()
         .zip(held)
@@ -401,7 +402,8 @@ impl NodeCore {
     }
 
     /// The heights of the kept past states that are built and not in use, with what each
-    /// holds alone (Spec note 198), least recently used first.
+    /// holds alone (Spec note 198; what it shares with more recently used ones only counted
+    /// with the most recently used of them, Spec note 223), least recently used first.
     pub fn past_state_bytes(&self) -> Vec<(u64, usize)> {
         let entries = self.past.entries();
         let mut others: Vec<&Chain> = vec![&self.chain];
@@ -436,10 +438,25 @@ impl NodeCore {
         self.past.clear();
     }
 
-    /// Drops the kept states the retained history no longer reaches (after a seal).
+    /// Drops the kept states the retained history no longer reaches (after a seal), and lets
+    /// the others' blocks below the window go with the live node's (Spec note 223: a kept
+    /// state would otherwise hold alone each block the history let go since it was built; one
+    /// in use is trimmed on its next read).
     pub(super) fn prune_past_states(&mut self) {
         let first = self.first_queryable();
-        self.past.entries().retain(|(h, _)| *h >= first);
+        let mut entries = self.past.entries();
+        entries.retain(|(h, _)| *h >= first);
+        let (pruned_to, front) = (
+            self.pruned_to,
+            self.history.front().map(|b| b.header.height),
+        );
+        for (_, slot) in entries.iter() {
+            if let Ok(mut guard) = slot.try_lock()
+                && let Some(node) = guard.as_mut()
+            {
+                node.let_go_below(pruned_to, front);
+            }
+        }
     }
 
     /// A kept past node brought up to what it takes from the live one as it is now.
@@ -448,7 +465,15 @@ impl NodeCore {
         // What the live node pruned since this state was built (a fresh build takes it too).
         self.pruned_to = live.pruned_to;
         self.names = live.names;
-        match live.first {
+        self.let_go_below(live.pruned_to, live.first);
+    }
+
+    /// A kept past node lets go of what the live one let go: its history's blocks below the
+    /// live history's first (`None`: it holds none) and (Spec note 223) its chain's below
+    /// `pruned_to`, as the live chain's went.
+    fn let_go_below(&mut self, pruned_to: u64, first: Option<u64>) {
+        self.chain.drop_blocks_below(pruned_to);
+        match first {
             Some(first) => {
                 while self
                     .history
