@@ -226,6 +226,25 @@ fn trim_heap() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn trim_heap() {}
 
+/// [`trim_heap`] after a past read that built its state (a replay, whose copied pages and
+/// blocks the fit may just have let go with older states), at most once a second whatever
+/// the threads (issue 31: a stream of cold past reads at a 100,000-timer backlog held the
+/// freed heap between the node's trims). On the past-read thread, not the node's.
+fn trim_heap_now_and_then() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static START: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+    static NEXT_MS: AtomicU64 = AtomicU64::new(0);
+    let now = START.get_or_init(Instant::now).elapsed().as_millis() as u64;
+    let next = NEXT_MS.load(Ordering::Relaxed);
+    if now >= next
+        && NEXT_MS
+            .compare_exchange(next, now + 1000, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+    {
+        trim_heap();
+    }
+}
+
 impl NodeHandle {
     fn submit(&self, job: Job) -> Result<(), NodeError> {
         self.tx
@@ -373,7 +392,12 @@ impl NodeHandle {
         self.answer_with(move |core| match core.past_lease(h) {
             Ok(None) => super::Answer::Done(q.run(core)),
             Ok(Some(lease)) => super::Answer::Off(Box::new(move || {
-                lease.read(|past| q.run_past(past)).and_then(|r| r)
+                let builds = lease.builds();
+                let read = lease.read(|past| q.run_past(past)).and_then(|r| r);
+                if builds {
+                    trim_heap_now_and_then();
+                }
+                read
             })),
             Err(e) => super::Answer::Done(Err(e)),
         })

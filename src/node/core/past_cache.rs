@@ -243,6 +243,11 @@ fn idle_held(
 }
 
 impl PastLease {
+    /// Whether this read builds its past state (a replay), not one kept or being built.
+    pub(crate) fn builds(&self) -> bool {
+        self.seed.is_some()
+    }
+
     /// Runs `f` on the past node (on any thread): builds the slot if this lease holds its
     /// seed, else waits for the reader building it; brings it up to date with the live node
     /// first. A lease of a new height then fits the kept states to their budget (unless the
