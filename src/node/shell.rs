@@ -208,7 +208,8 @@ fn run(
 
 /// Hands the heap's free pages back to the system (issue 31, Spec note 201): called on the
 /// node's thread after a checkpoint was placed (every 256 blocks with a body), which is when
-/// the checkpoint budget lets older ones go. glibc's `free` gives back only the top of its
+/// the checkpoint budget lets older ones go, and on a past-read thread after a read that
+/// built its state ([`trim_heap_now_and_then`]). glibc's `free` gives back only the top of its
 /// heap; `malloc_trim` releases the free pages inside it too.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn trim_heap() {
