@@ -390,13 +390,14 @@ fn past_scene(scheduler: SchedulerKind, history: usize, budget: usize, timers: u
             n.past_states_kept()
         );
     }
+    let kept = n.past_states_kept();
     let walk: usize = n.past_state_bytes().iter().map(|(_, b)| b).sum();
     let bounds: usize = n.past_state_bounds().iter().map(|(_, b)| b).sum();
     let ((), freed) = counting_alloc::measure(|| n.test_hook_drop_part(RetainedPart::PastStates));
     println!(
         "  after {reads} reads: heap +{:.1} MB; {} states kept, estimated alone {:.1} MB (walk), bounds {:.1} MB; dropping them freed {:.1} MB",
         mb(held),
-        n.past_states_kept(),
+        kept,
         mb(walk as isize),
         mb(bounds as isize),
         mb(-freed.retained)

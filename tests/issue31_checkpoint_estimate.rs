@@ -12,40 +12,16 @@ mod common;
 mod counting_alloc;
 
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::engine::ScheduleArgs;
-use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, RetainedPart, ScheduleTimer};
+use cowboy_devnet::node::{NodeConfig, NodeCore, RetainedPart};
 use cowboy_devnet::vm::DevnetRuntime;
 
-const ACTORS: usize = 10;
-const PER_BLOCK: u64 = 5;
-/// Blocks that schedule: a checkpoint is placed every 256 busy blocks (Spec note 151).
-const LOADED_BLOCKS: u64 = 2 * 256 + 40;
-
-/// A fifo node with every checkpoint kept: five timers of `payload_len` bytes scheduled a block, each due a few
-/// blocks later, so that the lane fires a few a block and carries the rest (each carried timer with its boxed carry record): a backlog
-/// that grows while the queue's pages are written all over, and two checkpoints placed beside the genesis one.
+/// A fifo node with every checkpoint kept, carrying a backlog of timers of `payload_len`
+/// bytes (each carried timer with its boxed carry record), two checkpoints placed beside the
+/// genesis one ([`common::carried_backlog`]).
 fn carried_backlog(payload_len: usize) -> NodeCore {
     let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
     cfg.checkpoint_budget = usize::MAX;
-    let (mut n, actors) = common::node_with_actors(cfg, ACTORS);
-    for i in 0..LOADED_BLOCKS * PER_BLOCK {
-        let args = ScheduleArgs {
-            height: n.height() + 2 + i % 5,
-            payload: vec![b'x'; payload_len],
-            ..Default::default()
-        };
-        n.apply(ScheduleTimer {
-            actor: actors[i as usize % ACTORS],
-            args,
-            ..Default::default()
-        })
-        .expect("schedule");
-        if i % PER_BLOCK == PER_BLOCK - 1 {
-            n.apply(Mine { blocks: 1 }).expect("mine");
-            while n.poll_event().is_some() {}
-        }
-    }
-    n
+    common::carried_backlog(cfg, payload_len)
 }
 
 /// What the checkpoints but the newest are estimated to hold alone, and what dropping them

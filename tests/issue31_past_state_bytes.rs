@@ -15,40 +15,16 @@ mod common;
 mod counting_alloc;
 
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::engine::ScheduleArgs;
-use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, RetainedPart, ScheduleTimer};
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, RetainedPart};
 use cowboy_devnet::vm::DevnetRuntime;
 
-const ACTORS: usize = 10;
-const PER_BLOCK: u64 = 5;
-/// Busy blocks: a checkpoint is placed every 256 of them at most (Spec note 151).
-const LOADED_BLOCKS: u64 = 2 * 256 + 40;
-
-/// A fifo node whose lane fires a few timers a block and carries the rest: five timers
-/// scheduled a block, each due a few blocks later (a backlog, with its carry indexes).
+/// A fifo node of a `history`-height window whose lane fires a few timers a block and
+/// carries the rest, with its carry indexes ([`common::carried_backlog`]).
 fn carried_backlog(history: usize) -> NodeCore {
     let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
     cfg.history = history;
     cfg.keep_blocks = Some(history);
-    let (mut n, actors) = common::node_with_actors(cfg, ACTORS);
-    for i in 0..LOADED_BLOCKS * PER_BLOCK {
-        let args = ScheduleArgs {
-            height: n.height() + 2 + i % 5,
-            ..Default::default()
-        };
-        n.apply(ScheduleTimer {
-            actor: actors[i as usize % ACTORS],
-            args,
-            ..Default::default()
-        })
-        .expect("schedule");
-        if i % PER_BLOCK == PER_BLOCK - 1 {
-            n.apply(Mine { blocks: 1 }).expect("mine");
-            while n.poll_event().is_some() {}
-        }
-    }
-    assert!(n.head().pending_timers > 0, "the backlog was carried");
-    n
+    common::carried_backlog(cfg, 0)
 }
 
 /// The heights a past read at `h` finds stored in its chain, and how many of those blocks

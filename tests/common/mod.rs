@@ -83,6 +83,41 @@ pub fn node_with_actors(
     (n, actors)
 }
 
+/// A node of `cfg` whose lane fires a few timers a block and carries the rest (issue 31's
+/// carried-backlog scene): 10 actors, five timers of `payload_len` bytes scheduled a block,
+/// each due a few blocks later, over 552 busy blocks (two checkpoints' worth at 256 busy
+/// blocks each, Spec note 151, and 40 more): a backlog that grows while the queue's pages are
+/// written all over. The node's notifications are drained after each block.
+pub fn carried_backlog(
+    cfg: cowboy_devnet::node::NodeConfig,
+    payload_len: usize,
+) -> cowboy_devnet::node::NodeCore {
+    use cowboy_devnet::node::{Mine, ScheduleTimer};
+    const ACTORS: usize = 10;
+    const PER_BLOCK: u64 = 5;
+    const LOADED_BLOCKS: u64 = 2 * 256 + 40;
+    let (mut n, actors) = node_with_actors(cfg, ACTORS);
+    for i in 0..LOADED_BLOCKS * PER_BLOCK {
+        let args = ScheduleArgs {
+            height: n.height() + 2 + i % 5,
+            payload: vec![b'x'; payload_len],
+            ..Default::default()
+        };
+        n.apply(ScheduleTimer {
+            actor: actors[i as usize % ACTORS],
+            args,
+            ..Default::default()
+        })
+        .expect("schedule");
+        if i % PER_BLOCK == PER_BLOCK - 1 {
+            n.apply(Mine { blocks: 1 }).expect("mine");
+            while n.poll_event().is_some() {}
+        }
+    }
+    assert!(n.head().pending_timers > 0, "the backlog was carried");
+    n
+}
+
 /// Plenty for any number of transactions (each reserves up to 7,000,000 at default basefees).
 pub const RICH: u128 = 1_000_000_000_000;
 
