@@ -527,6 +527,18 @@ impl Chain {
         self.commit_root()
     }
 
+    /// Issue 31: note the timers that leave for good from now on (`on`), for the node's
+    /// compact records (Spec note 224); read after each seal with
+    /// [`last_departures`](Self::last_departures). A copy of the chain starts without.
+    pub fn note_departures(&mut self, on: bool) {
+        self.engine.note_departures(on);
+    }
+
+    /// The timers that left for good in the block sealed last (when noted).
+    pub fn last_departures(&self) -> &[engine::Departure] {
+        self.engine.queue().last_departures()
+    }
+
     /// Issue 32: trace every handler run from now on (`on`), or stop. Traces change nothing:
     /// the same blocks, roots and receipts either way (`chain::trace`).
     pub fn set_tracing(&mut self, on: bool) {

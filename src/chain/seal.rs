@@ -109,6 +109,7 @@ impl Chain {
             self.push_run(open.height, open.height, lane, open.migrated);
             return Sealed::Quiet;
         }
+        self.engine.rotate_departures();
         self.seal(stats, lane);
         Sealed::Block
     }

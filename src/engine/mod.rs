@@ -35,7 +35,7 @@ pub use error::{ErrorKind, Failure, RestoreError, TimerError};
 pub use events::Deferral;
 pub use events::{DeferReason, EventKind, TimerEvent, TimerStatus};
 pub use gba::{GbaBid, GbaContext};
-pub use queue::{CalendarQueue, Tier, TierCounts};
+pub use queue::{CalendarQueue, Departure, Tier, TierCounts};
 pub use scheduler::kind::SchedulerKind;
 pub use scheduler::policy::{
     AuctionEstimate, Cip1Config, Cip1State, LaneStats, Policy, PolicyDump, PolicyGenesis,
@@ -263,6 +263,17 @@ impl Engine {
 
     pub fn queue(&self) -> &CalendarQueue {
         &self.queue
+    }
+
+    /// Notes the timers that leave the queue for good, for the node's records (Spec note
+    /// 224, [`CalendarQueue::note_departures`]). Not state.
+    pub fn note_departures(&mut self, on: bool) {
+        self.queue.note_departures(on);
+    }
+
+    /// Closes the sealed block's departure notes ([`CalendarQueue::rotate_departures`]).
+    pub fn rotate_departures(&mut self) {
+        self.queue.rotate_departures();
     }
 
     /// Bench hook (issue 31, where the queue's bytes are): the queue, to drop its parts.

@@ -384,6 +384,7 @@ impl NodeCore {
         }
         let mut chain = new_chain(&genesis, &cfg.runtime, cfg.keep_blocks)?;
         chain.set_archive_headers(cfg.keep_history);
+        chain.note_departures(cfg.keep_history);
         let checkpoints = past::start(&chain, cfg.keep_history);
         Ok(NodeCore {
             chain,
@@ -723,7 +724,9 @@ impl NodeCore {
         } else {
             if self.keep_history {
                 self.history.push_back(b.clone());
-                self.fates.record(&b);
+                let q = self.chain.engine().queue();
+                self.fates
+                    .record(&b, q.last_departures(), |id| q.contains(id), q.next_seq());
             }
             self.events
                 .push_back(NodeEvent::BlockSealed(BlockSummary::of(&b, self.quiet)));
@@ -784,6 +787,7 @@ impl NodeCore {
         }
         self.chain.set_tracing(self.traces.on);
         self.chain.set_archive_headers(self.keep_history);
+        self.chain.note_departures(self.keep_history);
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();
@@ -832,6 +836,7 @@ impl NodeCore {
         self.chain = chain;
         self.chain.set_tracing(self.traces.on);
         self.chain.set_archive_headers(self.keep_history);
+        self.chain.note_departures(self.keep_history);
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();

@@ -5,7 +5,8 @@
 //! most a page at a time, with the cursor to continue from. [`TimersPageQuery`] is
 //! `timer_list` with a `page`, and what the dashboard's timer finder asks: every timer the node
 //! knows (pending in any tier, and the ones that left, from the compact record the node keeps
-//! of each, Spec note 150), filtered by id prefix, actor, handler, status and height window.
+//! of each that left, Spec notes 150, 224), filtered by id prefix, actor, handler, status and
+//! height window.
 
 use super::core::NodeCore;
 use super::error::NodeError;

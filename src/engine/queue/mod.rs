@@ -33,6 +33,7 @@
 mod auction;
 mod carry;
 mod commit;
+mod departed;
 mod dump;
 mod maintain;
 mod overflow;
@@ -44,6 +45,7 @@ mod views;
 
 pub use auction::{AuctionVisit, Member, VisitQuery};
 pub use carry::CarriedSummary;
+pub use departed::Departure;
 pub use dump::QueueDump;
 pub use parts::QueuePart;
 use slab::{BUSY_BUCKET, NO_PAGE, Slab};
@@ -261,6 +263,8 @@ pub struct CalendarQueue {
     full_walk: bool,
     /// The timers carried from earlier heights, in firing order (see [`carry`]).
     carry: carry::Carry,
+    /// The timers that left for good, noted for the node (see [`departed`]; not state).
+    departed: departed::Departures,
 }
 
 /// Spare ring-bucket buffers kept at most, and the largest kept (in handles).
@@ -351,6 +355,7 @@ impl CalendarQueue {
             carry_back: false,
             full_walk: false,
             carry: carry::Carry::default(),
+            departed: Default::default(),
         };
         q.reset_horizons(start_height);
         q
@@ -632,6 +637,7 @@ impl CalendarQueue {
     #[inline]
     fn retire(&mut self, slot: u32) -> Timer {
         let timer = self.unstore(slot);
+        self.departed.note(&timer);
         let actor = &timer.actor_address;
         if let Ok(mut e) = self
             .per_actor

@@ -41,6 +41,7 @@ impl NodeCore {
         self.drop_past_states();
         self.chain = chain;
         self.chain.set_tracing(self.traces.on);
+        self.chain.note_departures(self.keep_history);
         self.session = session;
         self.pending_txs = 0;
         self.fates = std::mem::take(&mut self.fates).back_to(head);

@@ -1,15 +1,22 @@
 //! A timer's fate outlives the window (issue 31 item 3, Spec note 150): a compact record per
-//! timer the node ever saw scheduled (who, for which height, from which block) and, once it
-//! left, how (its final status), at which height and what it paid in all. `timer_get` answers
-//! from it when the timer's events have left the retained history, and says so.
+//! timer that left (who, for which height, from which block), how (its final status), at
+//! which height and what it paid in all. `timer_get` answers from it when the timer's events
+//! have left the retained history, and says so.
 //!
-//! The records are kept in the order the timers were scheduled, in fixed chunks shared on
-//! clone: a snapshot copies a list of chunk pointers, and a write after it copies the one
+//! Spec note 224: a timer pending in the calendar queue has no record: the queue holds all a
+//! record would (its actor, fee payer, height, scheduling block and order), so the record is
+//! written as it leaves, from what the queue noted of it ([`Departure`]). A timer that never
+//! sits in the queue (a draft's state watch, or one scheduled and gone within one block) gets
+//! its record when scheduled, as before; so does an interval at its first fire, which keeps
+//! its record (and the fees it paid) across its re-arms.
+//!
+//! The records are kept in the order they were written, each with its place in the scheduling
+//! order ([`Fates::ordered`]), in fixed chunks shared on clone: a snapshot copies a list of chunk pointers, and a write after it copies the one
 //! chunk it touches. An index maps a timer id to its record; it is rebuilt (not kept in
 //! snapshots) when the node goes back (a snapshot revert, `devnet_revertTo`).
 
 use crate::chain::{Block, Event};
-use crate::engine::{Address, TimerEvent, TimerId};
+use crate::engine::{Address, Departure, TimerEvent, TimerId};
 use crate::node::views::TimerStatus;
 use hashbrown::{DefaultHashBuilder, HashMap, HashTable};
 use std::hash::BuildHasher;
@@ -37,11 +44,12 @@ pub struct TimerFate {
     pub status: Option<TimerStatus>,
 }
 
-// Spec note 210: a record is 88 bytes (checked when the crate compiles).
-const _: () = assert!(std::mem::size_of::<Record>() == 88);
+// Spec notes 210, 224: a record is 96 bytes (checked when the crate compiles).
+const _: () = assert!(std::mem::size_of::<Record>() == 96);
 
-/// What the node keeps of one timer (bounded: 88 bytes, its two addresses as positions in the
-/// [`AddressBook`] and its `u128` fee aligned to 8 bytes, plus its index slot: Spec note 210).
+/// What the node keeps of one timer that left (bounded: 96 bytes, its two addresses as
+/// positions in the [`AddressBook`] and its `u128` fee aligned to 8 bytes, plus its index slot:
+/// Spec notes 210, 224).
 #[derive(Clone, Copy)]
 #[repr(C, packed(8))]
 struct Record {
@@ -51,8 +59,23 @@ struct Record {
     height: u64,
     schedule_block: u64,
     exit_height: u64,
+    /// Its place in the scheduling order: the queue's insertion sequence number, or for a
+    /// timer that never sat in the queue the number the queue's next timer was to get when
+    /// its record was written ([`Fates::ordered`]).
+    order: u64,
     fee_paid: u128,
     status: Option<TimerStatus>,
+    /// `order` is a queue sequence number (1), or the next one when written (0): the second
+    /// sorts before the queue timer that got that number.
+    queued: u8,
+}
+
+/// Where a record or a pending timer sits in the scheduling order ([`Fates::ordered`]).
+pub(crate) type OrderKey = (u64, u8, u32);
+
+/// A pending queue timer's place in that order (after every record written at its number).
+pub(crate) fn pending_key(seq: u64) -> OrderKey {
+    (seq, 1, u32::MAX)
 }
 
 /// Every actor and fee payer a record names, once (Spec note 210): a record names them by
@@ -144,12 +167,21 @@ impl Fates {
         out
     }
 
-    /// The records, read out, in scheduling order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = TimerFate> + '_ {
+    /// The records, read out, each with its place in the scheduling order (Spec note 224):
+    /// sorted by it, with the pending queue timers' [`pending_key`]s, they list every timer
+    /// the node saw in the order it was scheduled, and a position in that list stays put as
+    /// the chain goes on (a timer that leaves keeps its place). Written order, not sorted.
+    pub(crate) fn ordered(&self) -> impl Iterator<Item = (OrderKey, TimerFate)> + '_ {
         self.chunks
             .iter()
             .flat_map(|c| c.iter())
-            .map(|r| self.read(r))
+            .enumerate()
+            .map(|(i, r)| ((r.order, r.queued, i as u32), self.read(r)))
+    }
+
+    /// How many records are kept.
+    pub(crate) fn len(&self) -> usize {
+        self.len
     }
 
     /// The record of `id`, read out, if the node saw it scheduled.
@@ -207,13 +239,23 @@ impl Fates {
         self.len += 1;
     }
 
-    /// Takes in what sealed block `b` did to timers: the ones it scheduled, the fees its fires
-    /// paid, the ones that left.
-    pub(crate) fn record(&mut self, b: &Block) {
+    /// Takes in what sealed block `b` did to timers: the timers that left (their records
+    /// written from `departed`, what the queue noted of them as they left, Spec note 224), the
+    /// fees their fires paid, the re-armed intervals, and the timers scheduled that the queue
+    /// does not hold now (`queued`); `next_seq` is the queue's next sequence number.
+    pub(crate) fn record(
+        &mut self,
+        b: &Block,
+        departed: &[Departure],
+        queued: impl Fn(&TimerId) -> bool,
+        next_seq: u64,
+    ) {
         let height = b.header.height;
+        let departed: HashMap<TimerId, &Departure> =
+            departed.iter().map(|d| (d.timer_id, d)).collect();
         for r in &b.events {
             let Event::Timer(e) = &r.event else { continue };
-            match e {
+            let (id, status, fee) = match e {
                 TimerEvent::TimerScheduled {
                     timer_id,
                     actor,
@@ -226,38 +268,69 @@ impl Fates {
                         f.status = None;
                         f.exit_height = 0;
                         f.height = *at;
-                        continue;
+                    } else if let Some(d) = departed.get(timer_id) {
+                        // Scheduled and gone within the block: its record as it left.
+                        let r = self.record_of(d);
+                        self.push(r);
+                    } else if !queued(timer_id) {
+                        // Not in the queue (a state watch): its record now, from the event.
+                        let record = Record {
+                            timer_id: *timer_id,
+                            actor: AddressBook::position(&mut self.book, *actor),
+                            fee_payer: AddressBook::position(&mut self.book, *fee_payer),
+                            height: *at,
+                            schedule_block: height,
+                            exit_height: 0,
+                            order: next_seq,
+                            fee_paid: 0,
+                            status: None,
+                            queued: 0,
+                        };
+                        self.push(record);
                     }
-                    let record = Record {
-                        timer_id: *timer_id,
-                        actor: AddressBook::position(&mut self.book, *actor),
-                        fee_payer: AddressBook::position(&mut self.book, *fee_payer),
-                        height: *at,
-                        schedule_block: height,
-                        exit_height: 0,
-                        fee_paid: 0,
-                        status: None,
-                    };
-                    self.push(record);
+                    continue;
                 }
                 TimerEvent::TimerFired { timer_id, cost, .. } => {
-                    self.left(timer_id, height, TimerStatus::Fired, *cost)
+                    (timer_id, TimerStatus::Fired, *cost)
                 }
-                TimerEvent::TimerExpired { timer_id, .. } => {
-                    self.left(timer_id, height, TimerStatus::Expired, 0)
-                }
+                TimerEvent::TimerExpired { timer_id, .. } => (timer_id, TimerStatus::Expired, 0),
                 TimerEvent::TimerCancelledInsufficientFunds { timer_id, .. } => {
-                    self.left(timer_id, height, TimerStatus::Unfunded, 0)
+                    (timer_id, TimerStatus::Unfunded, 0)
                 }
                 TimerEvent::TimerCancelled { timer_id, .. } => {
-                    self.left(timer_id, height, TimerStatus::Cancelled, 0)
+                    (timer_id, TimerStatus::Cancelled, 0)
                 }
                 TimerEvent::TimerCancelledByGovernance {
                     timer_id,
                     existed: true,
-                } => self.left(timer_id, height, TimerStatus::CancelledByGovernance, 0),
-                _ => {}
+                } => (timer_id, TimerStatus::CancelledByGovernance, 0),
+                _ => continue,
+            };
+            // A timer the queue did not note (none: a watch has its record since it was
+            // scheduled) stays unknown, as one the node never saw.
+            if self.position(id).is_none()
+                && let Some(d) = departed.get(id)
+            {
+                let r = self.record_of(d);
+                self.push(r);
             }
+            self.left(id, height, status, fee);
+        }
+    }
+
+    /// A departed timer's record, pending.
+    fn record_of(&mut self, d: &Departure) -> Record {
+        Record {
+            timer_id: d.timer_id,
+            actor: AddressBook::position(&mut self.book, d.actor),
+            fee_payer: AddressBook::position(&mut self.book, d.fee_payer),
+            height: d.height,
+            schedule_block: d.schedule_block,
+            exit_height: 0,
+            order: d.seq,
+            fee_paid: 0,
+            status: None,
+            queued: 1,
         }
     }
 

@@ -478,6 +478,7 @@ impl NodeCore {
         self.drop_past_states();
         self.chain = chain;
         self.chain.set_tracing(self.traces.on);
+        self.chain.note_departures(self.keep_history);
         self.session = session;
         self.history.retain(|b| b.header.height <= height);
         self.checkpoints.retain(|c| c.height <= height);
@@ -612,6 +613,9 @@ impl Replay {
         after_seal: &mut dyn FnMut(&mut Chain),
     ) -> Result<(Chain, SessionLog), NodeError> {
         let (mut chain, pos0, count0, links) = self.start();
+        // A replayed state keeps no departure notes (Spec note 224): only the live chain's
+        // are read, and a kept state would hold its last block's.
+        chain.note_departures(false);
         let (height, log) = (self.height, self.log);
         let done = session::replay_with(&mut chain, &links, height, after_seal)
             .map_err(NodeError::InvalidInput)?;

@@ -1,6 +1,6 @@
 //! The node's reads of events and timers over its history (moved out of `core.rs`).
 
-use super::NodeCore;
+use super::{NodeCore, fates};
 use crate::chain::Block;
 use crate::engine::TimerId;
 use crate::node::read;
@@ -36,8 +36,9 @@ impl NodeCore {
     }
 
     /// Every timer the node knows, in the order they were scheduled (Spec note 172): the
-    /// compact records (pending and gone, Spec note 150), then the pending timers the open
-    /// block scheduled (or, for a headless node, which keeps no records, every pending one).
+    /// compact records of the timers that left (Spec note 150) merged with the pending ones
+    /// by their places in that order (the queue's sequence numbers, Spec note 224), the open
+    /// block's last (or, for a headless node, which keeps no records, every pending one).
     /// `handlers`: fill each entry's handler (a filter names one); without, none is read (a
     /// pending timer's is parsed from its payload: most of the walk, issue 32 item 2d).
     pub(crate) fn timer_entries(&self, handlers: bool) -> Vec<TimerEntry> {
@@ -48,24 +49,30 @@ impl NodeCore {
             let t = self.chain.timer(id).filter(|_| handlers)?;
             Some(t.handler().name().to_string())
         };
-        let mut out: Vec<TimerEntry> = self
+        // The records and the pending queue timers, in scheduling order (Spec note 224).
+        let mut keyed: Vec<(fates::OrderKey, TimerEntry)> = self
             .fates
-            .iter()
-            .map(|f| TimerEntry {
-                id: f.timer_id,
-                actor: f.actor,
-                height: f.height,
-                status: f.status.unwrap_or(TimerStatus::Pending),
-                handler: f.status.map_or_else(|| handler_of(&f.timer_id), |_| None),
+            .ordered()
+            .map(|(k, f)| {
+                let e = TimerEntry {
+                    id: f.timer_id,
+                    actor: f.actor,
+                    height: f.height,
+                    status: f.status.unwrap_or(TimerStatus::Pending),
+                    handler: f.status.map_or_else(|| handler_of(&f.timer_id), |_| None),
+                };
+                (k, e)
             })
             .collect();
-        out.extend(
+        let has_records = self.fates.len() > 0;
+        keyed.extend(
             read::pending_timers(&self.chain)
                 .into_iter()
-                .filter(|t| self.fates.get(&t.timer_id).is_none())
-                .map(|t| pending_entry(t, handlers)),
+                .filter(|t| !has_records || self.fates.get(&t.timer_id).is_none())
+                .map(|t| (fates::pending_key(t.seq), pending_entry(t, handlers))),
         );
-        out
+        keyed.sort_unstable_by_key(|(k, _)| *k);
+        keyed.into_iter().map(|(_, e)| e).collect()
     }
 
     /// [`timer_entries`](Self::timer_entries) of a headless node, which keeps no compact
@@ -169,12 +176,18 @@ impl NodeCore {
                 ))
             });
         };
-        if let Some(f) = fate {
-            v.history_pruned = self.keep_history && f.schedule_block < self.first_kept();
-            if f.status == Some(v.status) {
-                v.exit_height = Some(f.exit_height);
-                v.fee_paid = Some(f.fee_paid);
-            }
+        // A pending queue timer has no record (Spec note 224): the queue knows its block.
+        let scheduled_in = fate
+            .map(|f| f.schedule_block)
+            .or_else(|| self.chain.timer(id).map(|t| t.schedule_block));
+        if let Some(block) = scheduled_in {
+            v.history_pruned = self.keep_history && block < self.first_kept();
+        }
+        if let Some(f) = fate
+            && f.status == Some(v.status)
+        {
+            v.exit_height = Some(f.exit_height);
+            v.fee_paid = Some(f.fee_paid);
         }
         Some(self.labelled(v))
     }

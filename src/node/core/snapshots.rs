@@ -41,6 +41,7 @@ impl NodeCore {
         self.past.clear();
         self.chain = s.chain.clone();
         self.chain.set_tracing(self.traces.on);
+        self.chain.note_departures(self.keep_history);
         self.history = s.history.clone();
         self.names = s.names.clone();
         self.session = s.session.clone();
