@@ -17,8 +17,9 @@ use cowboy_devnet::chain::runtime::ActorCode;
 use cowboy_devnet::chain::{DraftTimerArgs, Genesis};
 use cowboy_devnet::engine::{Address, ScheduleArgs, SchedulerKind, TimerId};
 use cowboy_devnet::node::{
-    CancelTimer, DeployActor, DraftTimer, Mine, NodeConfig, NodeCore, RetainedPart, ScheduleTimer,
-    TimerFilter, TimerQuery, TimerStatus, TimerView, TimersPageQuery,
+    CancelTimer, DeployActor, DraftTimer, DropTransaction, DumpState, LoadState, Mine, NodeConfig,
+    NodeCore, RetainedPart, Revert, ScheduleTimer, Snapshot, TimerFilter, TimerQuery, TimerStatus,
+    TimerView, TimersPageQuery,
 };
 use cowboy_devnet::vm::DevnetRuntime;
 
@@ -273,4 +274,105 @@ fn issue31_spec224_a_pending_timer_keeps_no_compact_record() {
         freed < left * 128 + 64 * 1024,
         "{freed} B of records for {left} timers that left"
     );
+}
+
+/// `actor` schedules a timer `after` heights on (in the open block: the node mines by hand).
+fn schedule_at(
+    n: &mut NodeCore,
+    actor: Address,
+    after: u64,
+) -> (TimerId, cowboy_devnet::engine::H256) {
+    let s = n
+        .apply(ScheduleTimer {
+            actor,
+            args: ScheduleArgs {
+                height: n.chain().pending_height() + after,
+                ..Default::default()
+            },
+            ..Default::default()
+        })
+        .expect("schedule");
+    (s.timer_id, s.tx_hash)
+}
+
+/// Moves a 40-height window past everything so far (a block with a body at the end).
+fn pass_window(n: &mut NodeCore, actor: Address) {
+    n.apply(Mine { blocks: 100 }).expect("mine");
+    schedule_at(n, actor, 1_000);
+    n.apply(Mine { blocks: 1 }).expect("mine");
+}
+
+/// The timer's fate once its events left the window: its status and exit height.
+fn old_fate(n: &NodeCore, id: TimerId) -> (TimerStatus, Option<u64>) {
+    let v = n
+        .ask(&TimerQuery { id })
+        .unwrap()
+        .unwrap_or_else(|| panic!("{id} unknown after the window"));
+    assert!(v.history_pruned, "{id}: its events left the window");
+    (v.status, v.exit_height)
+}
+
+/// A timer pending in a loaded state has no record (nor had it before: the records start
+/// again at a load, and its `TimerScheduled` is not in the new history); as it leaves, the
+/// queue's note gives it one. Before Spec note 224 `timer_get` answered `null` for it as soon
+/// as it fired.
+#[test]
+fn issue31_spec224_a_timer_pending_in_a_loaded_state_answers_its_fate_after_the_window() {
+    let (mut a, actors) = node(SchedulerKind::Fifo, 40);
+    let (id, _) = schedule_at(&mut a, actors[0], 3);
+    a.apply(Mine { blocks: 1 }).expect("mine");
+    let dump = a.apply(DumpState).expect("dump");
+    let (mut b, _) = node(SchedulerKind::Fifo, 40);
+    b.apply(LoadState(dump)).expect("load");
+    b.apply(Mine { blocks: 5 }).expect("mine");
+    let fresh = b.ask(&TimerQuery { id }).unwrap().expect("known");
+    assert_eq!(fresh.status, TimerStatus::Fired);
+    pass_window(&mut b, actors[1]);
+    assert_eq!(old_fate(&b, id), (TimerStatus::Fired, fresh.exit_height));
+}
+
+/// The queue's notes of an open block go with a snapshot taken while it is open, and with
+/// the open block a dropped transaction leaves (its other transactions applied again).
+#[test]
+fn issue31_spec224_a_cancel_in_an_open_block_is_recorded_after_a_snapshot_or_a_drop() {
+    let (mut n, actors) = node(SchedulerKind::Fifo, 40);
+    let (first, _) = schedule_at(&mut n, actors[0], 20);
+    let (second, _) = schedule_at(&mut n, actors[0], 20);
+    n.apply(Mine { blocks: 1 }).expect("mine");
+    // Cancelled in the open block, a snapshot taken, a block mined, and back to the snapshot:
+    // the open block's cancel is sealed by the next block.
+    n.apply(CancelTimer {
+        actor: actors[0],
+        timer_id: first,
+        from: None,
+    })
+    .expect("cancel");
+    let snap = n.apply(Snapshot).expect("snapshot");
+    n.apply(Mine { blocks: 1 }).expect("mine");
+    n.apply(Revert { id: snap }).expect("revert");
+    n.apply(Mine { blocks: 1 }).expect("mine");
+    let exit_first = n
+        .ask(&TimerQuery { id: first })
+        .unwrap()
+        .unwrap()
+        .exit_height;
+    // Cancelled in the open block beside another transaction, which is dropped: the cancel
+    // is applied again to the block the drop rebuilt.
+    n.apply(CancelTimer {
+        actor: actors[0],
+        timer_id: second,
+        from: None,
+    })
+    .expect("cancel");
+    let (_, other) = schedule_at(&mut n, actors[1], 5);
+    n.apply(DropTransaction { hash: other }).expect("drop");
+    n.apply(Mine { blocks: 1 }).expect("mine");
+    let exit_second = n
+        .ask(&TimerQuery { id: second })
+        .unwrap()
+        .unwrap()
+        .exit_height;
+    pass_window(&mut n, actors[1]);
+    assert_eq!(old_fate(&n, first), (TimerStatus::Cancelled, exit_first));
+    assert_eq!(old_fate(&n, second), (TimerStatus::Cancelled, exit_second));
 }
