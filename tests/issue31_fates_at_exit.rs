@@ -267,8 +267,8 @@ fn issue31_spec224_a_pending_timer_keeps_no_compact_record() {
     let ((), heap) = counting_alloc::measure(|| n.test_hook_drop_part(RetainedPart::Fates));
     let freed = -heap.retained;
     println!("{pending} pending: the compact records held {freed} B");
-    // 2,760 timers were scheduled; a record is 96 B and an index slot. Before, every one of
-    // them, pending or not, had its record (over 88 B each).
+    // 2,760 timers were scheduled; a record is 88 B and an index slot. Before, every one of
+    // them, pending or not, had its record.
     let left = 2_760 - pending;
     assert!(
         freed < left * 128 + 64 * 1024,

@@ -44,12 +44,12 @@ pub struct TimerFate {
     pub status: Option<TimerStatus>,
 }
 
-// Spec notes 210, 224: a record is 96 bytes (checked when the crate compiles).
-const _: () = assert!(std::mem::size_of::<Record>() == 96);
+// Spec notes 210, 224: a record is 88 bytes (checked when the crate compiles).
+const _: () = assert!(std::mem::size_of::<Record>() == 88);
 
-/// What the node keeps of one timer that left (bounded: 96 bytes, its two addresses as
-/// positions in the [`AddressBook`] and its `u128` fee aligned to 8 bytes, plus its index slot:
-/// Spec notes 210, 224).
+/// What the node keeps of one timer that left (bounded: 88 bytes, its two addresses as
+/// positions in the [`AddressBook`], its `u128` fee aligned to 8 bytes, its status and its
+/// place in the scheduling order in one word, plus its index slot: Spec notes 210, 224).
 #[derive(Clone, Copy)]
 #[repr(C, packed(8))]
 struct Record {
@@ -59,15 +59,53 @@ struct Record {
     height: u64,
     schedule_block: u64,
     exit_height: u64,
-    /// Its place in the scheduling order: the queue's insertion sequence number, or for a
-    /// timer that never sat in the queue the number the queue's next timer was to get when
-    /// its record was written ([`Fates::ordered`]).
-    order: u64,
+    /// Its place in the scheduling order and its status ([`Place`]).
+    place: Place,
     fee_paid: u128,
-    status: Option<TimerStatus>,
-    /// `order` is a queue sequence number (1), or the next one when written (0): the second
-    /// sorts before the queue timer that got that number.
-    queued: u8,
+}
+
+/// A record's place in the scheduling order and its status, in one word: bits 0-55 the
+/// queue's insertion sequence number, or for a timer that never sat in the queue the number
+/// the queue's next timer was to get when its record was written ([`Fates::ordered`]); bit 56
+/// set for the first (the second sorts before the queue timer that got that number); bits
+/// 57-63 its status (0 while pending, else one more than its index in `TimerStatus::ALL`).
+/// A sequence number past 2^56 (never reached: one a timer scheduled) is kept at 2^56 - 1.
+#[derive(Clone, Copy)]
+struct Place(u64);
+
+impl Place {
+    const ORDER: u64 = (1 << 56) - 1;
+    const QUEUED: u64 = 1 << 56;
+    const STATUS_SHIFT: u32 = 57;
+
+    fn new(order: u64, queued: bool) -> Place {
+        Place(order.min(Self::ORDER) | if queued { Self::QUEUED } else { 0 })
+    }
+
+    fn key(self, position: u32) -> OrderKey {
+        (
+            self.0 & Self::ORDER,
+            u8::from(self.0 & Self::QUEUED != 0),
+            position,
+        )
+    }
+
+    fn status(self) -> Option<TimerStatus> {
+        match self.0 >> Self::STATUS_SHIFT {
+            0 => None,
+            n => TimerStatus::ALL.get(n as usize - 1).copied(),
+        }
+    }
+
+    fn with_status(self, s: Option<TimerStatus>) -> Place {
+        let code = s.map_or(0, |s| {
+            1 + TimerStatus::ALL
+                .iter()
+                .position(|a| *a == s)
+                .expect("a status") as u64
+        });
+        Place((self.0 & (Self::QUEUED | Self::ORDER)) | code << Self::STATUS_SHIFT)
+    }
 }
 
 /// Where a record or a pending timer sits in the scheduling order ([`Fates::ordered`]).
@@ -158,7 +196,7 @@ impl Fates {
             }
             let mut r = *r;
             if r.exit_height > height {
-                r.status = None;
+                r.place = r.place.with_status(None);
                 r.exit_height = 0;
                 r.fee_paid = 0;
             }
@@ -176,7 +214,7 @@ impl Fates {
             .iter()
             .flat_map(|c| c.iter())
             .enumerate()
-            .map(|(i, r)| ((r.order, r.queued, i as u32), self.read(r)))
+            .map(|(i, r)| ({ r.place }.key(i as u32), self.read(r)))
     }
 
     /// How many records are kept.
@@ -200,7 +238,7 @@ impl Fates {
             schedule_block: r.schedule_block,
             exit_height: r.exit_height,
             fee_paid: r.fee_paid,
-            status: r.status,
+            status: r.place.status(),
         }
     }
 
@@ -265,7 +303,7 @@ impl Fates {
                 } => {
                     // A re-armed interval or a re-registered draft timer keeps its record.
                     if let Some(f) = self.get_mut(timer_id) {
-                        f.status = None;
+                        f.place = f.place.with_status(None);
                         f.exit_height = 0;
                         f.height = *at;
                     } else if let Some(d) = departed.get(timer_id) {
@@ -281,10 +319,8 @@ impl Fates {
                             height: *at,
                             schedule_block: height,
                             exit_height: 0,
-                            order: next_seq,
+                            place: Place::new(next_seq, false),
                             fee_paid: 0,
-                            status: None,
-                            queued: 0,
                         };
                         self.push(record);
                     }
@@ -327,18 +363,41 @@ impl Fates {
             height: d.height,
             schedule_block: d.schedule_block,
             exit_height: 0,
-            order: d.seq,
+            place: Place::new(d.seq, true),
             fee_paid: 0,
-            status: None,
-            queued: 1,
         }
     }
 
     fn left(&mut self, id: &TimerId, height: u64, status: TimerStatus, fee: u128) {
         if let Some(f) = self.get_mut(id) {
-            f.status = Some(status);
+            f.place = f.place.with_status(Some(status));
             f.exit_height = height;
             f.fee_paid = f.fee_paid.saturating_add(fee);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Spec note 224: a record's place keeps its order, its flag and its status apart.
+    #[test]
+    fn a_place_keeps_order_flag_and_status_apart() {
+        for order in [0, 1, 12_345, Place::ORDER, u64::MAX] {
+            for queued in [false, true] {
+                let p = Place::new(order, queued);
+                let mut statuses = vec![None];
+                statuses.extend(TimerStatus::ALL.iter().copied().map(Some));
+                for s in statuses {
+                    let q = p.with_status(s).with_status(s);
+                    assert_eq!(q.status(), s);
+                    assert_eq!(q.key(7), (order.min(Place::ORDER), u8::from(queued), 7));
+                }
+            }
+        }
+        // A record written when scheduled sorts before the queue timer of its number.
+        assert!(Place::new(5, false).key(9) < Place::new(5, true).key(0));
+        assert!(Place::new(5, true).key(0) < pending_key(6));
     }
 }
