@@ -12,8 +12,9 @@
 //!
 //! The records are kept in the order they were written, each with its place in the scheduling
 //! order ([`Fates::ordered`]), in fixed chunks shared on clone: a snapshot copies a list of
-//! chunk pointers, and a write after it copies the one chunk it touches. An index maps a timer id to its record; it is rebuilt (not kept in
-//! snapshots) when the node goes back (a snapshot revert, `devnet_revertTo`).
+//! chunk pointers, and a write after it copies the one chunk it touches. An index maps a timer
+//! id to its record; it is rebuilt (not kept in snapshots) when the node goes back (a snapshot
+//! revert, `devnet_revertTo`).
 
 use crate::chain::{Block, Event};
 use crate::engine::{Address, Departure, TimerEvent, TimerId};
