@@ -529,7 +529,8 @@ impl Chain {
 
     /// Issue 31: note the timers that leave for good from now on (`on`), for the node's
     /// compact records (Spec note 224); read after each seal with
-    /// [`last_departures`](Self::last_departures). A copy of the chain starts without.
+    /// [`last_departures`](Self::last_departures). A copy of the chain keeps the setting and
+    /// the open block's notes, not the last block's.
     pub fn note_departures(&mut self, on: bool) {
         self.engine.note_departures(on);
     }
