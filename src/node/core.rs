@@ -709,6 +709,14 @@ impl NodeCore {
         self.after_seal_block()
     }
 
+    /// What the live chain is set to and a chain that replaces it (a revert, a reset, a load,
+    /// a drop's rebuild) takes: its tracing, and its departure notes for the compact records
+    /// (Spec note 224), neither of which a replayed or loaded chain has.
+    pub(super) fn set_live_chain_notes(&mut self) {
+        self.chain.set_tracing(self.traces.on);
+        self.chain.note_departures(self.keep_history);
+    }
+
     fn after_seal_block(&mut self) -> Arc<Block> {
         let b = self
             .chain
@@ -785,9 +793,8 @@ impl NodeCore {
                 self.session = SessionLog::default();
             }
         }
-        self.chain.set_tracing(self.traces.on);
+        self.set_live_chain_notes();
         self.chain.set_archive_headers(self.keep_history);
-        self.chain.note_departures(self.keep_history);
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();
@@ -834,9 +841,8 @@ impl NodeCore {
         }
         self.drop_past_states();
         self.chain = chain;
-        self.chain.set_tracing(self.traces.on);
+        self.set_live_chain_notes();
         self.chain.set_archive_headers(self.keep_history);
-        self.chain.note_departures(self.keep_history);
         self.history.clear();
         self.pruned_to = 0;
         self.fates = Default::default();

@@ -82,11 +82,6 @@ impl CalendarQueue {
         }
     }
 
-    /// Whether departures are being noted.
-    pub fn notes_departures(&self) -> bool {
-        self.departed.on
-    }
-
     /// The block being sealed closes its notes: they become the last block's, and the next
     /// block starts with none. Bounded by one block's exits.
     pub fn rotate_departures(&mut self) {

@@ -40,8 +40,7 @@ impl NodeCore {
         // From here nothing is refused: what does not apply any more is what is dropped.
         self.drop_past_states();
         self.chain = chain;
-        self.chain.set_tracing(self.traces.on);
-        self.chain.note_departures(self.keep_history);
+        self.set_live_chain_notes();
         self.session = session;
         self.pending_txs = 0;
         self.fates = std::mem::take(&mut self.fates).back_to(head);

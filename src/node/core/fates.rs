@@ -218,9 +218,9 @@ impl Fates {
             .map(|(i, r)| ({ r.place }.key(i as u32), self.read(r)))
     }
 
-    /// How many records are kept.
-    pub(crate) fn len(&self) -> usize {
-        self.len
+    /// Whether no record is kept.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
     }
 
     /// The record of `id`, read out, if the node saw it scheduled.

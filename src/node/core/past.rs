@@ -477,8 +477,7 @@ impl NodeCore {
         let (chain, session) = self.replay_to(height)?;
         self.drop_past_states();
         self.chain = chain;
-        self.chain.set_tracing(self.traces.on);
-        self.chain.note_departures(self.keep_history);
+        self.set_live_chain_notes();
         self.session = session;
         self.history.retain(|b| b.header.height <= height);
         self.checkpoints.retain(|c| c.height <= height);

@@ -64,7 +64,7 @@ impl NodeCore {
                 (k, e)
             })
             .collect();
-        let has_records = self.fates.len() > 0;
+        let has_records = !self.fates.is_empty();
         keyed.extend(
             read::pending_timers(&self.chain)
                 .into_iter()

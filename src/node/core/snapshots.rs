@@ -40,8 +40,6 @@ impl NodeCore {
             .ok_or(NodeError::UnknownSnapshot(id))?;
         self.past.clear();
         self.chain = s.chain.clone();
-        self.chain.set_tracing(self.traces.on);
-        self.chain.note_departures(self.keep_history);
         self.history = s.history.clone();
         self.names = s.names.clone();
         self.session = s.session.clone();
@@ -51,6 +49,7 @@ impl NodeCore {
         if let Some(h) = &s.hook {
             self.hook = Some(h.restore());
         }
+        self.set_live_chain_notes();
         self.pending_txs = 0;
         self.quiet = 0;
         let height = self.height();
