@@ -225,6 +225,13 @@ fn issue31_spec224_every_timer_that_left_answers_its_fate_from_its_record() {
     }
 }
 
+/// The timers `listed`, each of which it names once.
+fn each_once(listed: &[TimerId], kind: SchedulerKind) -> std::collections::BTreeSet<&TimerId> {
+    let set: std::collections::BTreeSet<_> = listed.iter().collect();
+    assert_eq!(set.len(), listed.len(), "{kind:?}: a timer listed twice");
+    set
+}
+
 #[test]
 fn issue31_spec224_timer_list_keeps_scheduling_order_and_its_cursor_while_timers_leave() {
     for kind in KINDS {
@@ -232,11 +239,7 @@ fn issue31_spec224_timer_list_keeps_scheduling_order_and_its_cursor_while_timers
         let listed = list_all(&mut n, 1000, 0);
         // Every timer once. In scheduling order where the scene's timers are the queue's (the
         // drafts' watches take the place of the queue's next timer, Spec note 224).
-        let mut sorted = listed.clone();
-        sorted.sort();
-        sorted.dedup();
-        assert_eq!(sorted.len(), listed.len(), "{kind:?}: a timer listed twice");
-        let known: std::collections::BTreeSet<_> = listed.iter().collect();
+        let known = each_once(&listed, kind);
         assert!(ids.iter().all(|id| known.contains(id)), "{kind:?}");
         if !kind.facts().drafts {
             let scene_order: Vec<_> = listed.iter().filter(|id| ids.contains(id)).collect();
@@ -246,11 +249,7 @@ fn issue31_spec224_timer_list_keeps_scheduling_order_and_its_cursor_while_timers
         // every timer listed at the start is met exactly once.
         let (mut m, _) = scene(kind, 40);
         let paged = list_all(&mut m, 7, 1);
-        let mut seen = paged.clone();
-        seen.sort();
-        seen.dedup();
-        assert_eq!(seen.len(), paged.len(), "{kind:?}: a page repeated a timer");
-        let met: std::collections::BTreeSet<_> = paged.iter().collect();
+        let met = each_once(&paged, kind);
         for id in &listed {
             assert!(met.contains(id), "{kind:?}: {id} skipped");
         }
