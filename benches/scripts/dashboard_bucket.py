@@ -65,6 +65,15 @@ def rss_mb(pid):
     return 0.0
 
 
+def deploy_actors(url, n, fund=True):
+    """Deploys `n` actors endowed with 10^21 each and returns their addresses; with `fund`,
+    the deploying dev account is first given what that takes (and a margin for fees)."""
+    if fund:
+        dev = rpc(url, "devnet_accounts", [])[0]["address"]
+        rpc(url, "devnet_setBalance", [dev, str(10**21 * (n + 10))])
+    return [rpc(url, "actor_deploy", [{"balance": str(10**21)}]) for _ in range(n)]
+
+
 def schedule_blocks(url, n, timer):
     """Schedules `n` timers through `timer_schedule`, 1,000 a block (each block's requests and
     its `devnet_mine` sent in batches of 100); `timer(i)` is the i-th timer's params. Returns
@@ -90,11 +99,8 @@ def load(bin_, port, bucket, scheduler, block_time, per_block=10):
     wait_ready(url)
     # An actor holds at most 1,024 live timers (the default `max_timers_per_actor`).
     n_actors = max(ACTORS, bucket // 1000)
-    if n_actors > ACTORS:
-        # Each actor endowed as with 100: the deploying account is given what that takes.
-        dev = rpc(url, "devnet_accounts", [])[0]["address"]
-        rpc(url, "devnet_setBalance", [dev, str(10**21 * (n_actors + 10))])
-    actors = [rpc(url, "actor_deploy", [{"balance": str(10**21)}]) for _ in range(n_actors)]
+    # Each actor endowed as with 100: beyond those, the deploying account is given what it takes.
+    actors = deploy_actors(url, n_actors, fund=n_actors > ACTORS)
     rpc(url, "devnet_mine", [])
     due = rpc(url, "devnet_blockNumber", []) + bucket // per_block + 20
     t0 = time.time()

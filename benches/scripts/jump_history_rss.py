@@ -26,7 +26,8 @@ import time
 
 # The JSON-RPC helpers of the dashboard scene beside this script.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard_bucket import call, rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
+from dashboard_bucket import (  # noqa: E402
+    call, deploy_actors, rpc, rss_mb, schedule_blocks, wait_ready)
 
 SPAN_JUMP = 999_900
 
@@ -40,9 +41,7 @@ def scene(bin_, port, n, jump):
     try:
         wait_ready(url)
         n_actors = n // 1000 + 1
-        dev = rpc(url, "devnet_accounts", [])[0]["address"]
-        rpc(url, "devnet_setBalance", [dev, str(10**21 * (n_actors + 10))])
-        actors = [rpc(url, "actor_deploy", [{"balance": str(10**21)}]) for _ in range(n_actors)]
+        actors = deploy_actors(url, n_actors)
         rpc(url, "devnet_mine", [])
         first = rpc(url, "devnet_blockNumber", []) + 50
         span = SPAN_JUMP if jump else n

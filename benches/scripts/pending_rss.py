@@ -28,7 +28,7 @@ import time
 
 # The JSON-RPC helpers of the dashboard scene beside this script.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard_bucket import rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
+from dashboard_bucket import deploy_actors, rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
 
 
 def main(bin_, port, n):
@@ -41,9 +41,7 @@ def main(bin_, port, n):
     try:
         wait_ready(url)
         n_actors = max(1, n // 1000)
-        dev = rpc(url, "devnet_accounts", [])[0]["address"]
-        rpc(url, "devnet_setBalance", [dev, str(10**21 * (n_actors + 10))])
-        actors = [rpc(url, "actor_deploy", [{"balance": str(10**21)}]) for _ in range(n_actors)]
+        actors = deploy_actors(url, n_actors)
         # The actor whose timers make the 300 blocks with a body after the jump.
         ticker = rpc(url, "actor_deploy", [{"balance": str(10**21)}])
         rpc(url, "devnet_mine", [])

@@ -18,7 +18,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard_bucket import rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
+from dashboard_bucket import deploy_actors, rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
 
 
 def timed(url, params, times=9):
@@ -38,9 +38,7 @@ def main(bin_, port, n):
     try:
         wait_ready(url)
         n_actors = max(1, n // 1000)
-        dev = rpc(url, "devnet_accounts", [])[0]["address"]
-        rpc(url, "devnet_setBalance", [dev, str(10**21 * (n_actors + 10))])
-        actors = [rpc(url, "actor_deploy", [{"balance": str(10**21)}]) for _ in range(n_actors)]
+        actors = deploy_actors(url, n_actors)
         rpc(url, "devnet_mine", [])
         first = rpc(url, "devnet_blockNumber", []) + 50_000
         schedule_blocks(url, n, lambda i: {"actor": actors[i % n_actors],
