@@ -296,7 +296,10 @@ pub struct ServeArgs {
     pub history: u64,
     /// What the history's checkpoints (the states past reads replay from) may hold in all, in
     /// MiB (issue 31, Spec note 194): past it the older ones are thinned, so a past read of an
-    /// old height replays further. Raise it for fast past reads under a large backlog.
+    /// old height replays further, and one that alone holds more than this goes, the oldest
+    /// too (Spec note 225: state reads below the next answer `StateNotKept`, the blocks stay).
+    /// Raise it for fast past reads, and past states back to the history's start, under a
+    /// large backlog.
     #[arg(long, value_name = "MIB", default_value_t = (cowboy_devnet::node::DEFAULT_CHECKPOINT_BUDGET >> 20) as u64, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     pub checkpoint_budget: u64,
     /// What the past states kept for reads at a past height (a `block` param, the dashboard's

@@ -118,6 +118,11 @@ pub const CODES: &[Code] = &[
         hint: "the node holds no transaction of this hash: unknown, or older than the kept history (serve --history N)",
     },
     Code {
+        reason: "StateNotKept",
+        code: -32071,
+        hint: "the block is kept but not a state to rebuild it from (serve --checkpoint-budget MIB let it go): read from data.first_kept on, or raise the budget",
+    },
+    Code {
         reason: "ExportRefused",
         code: -32085,
         hint: "files go under the server's --export-dir, named by file name only (no path, no `..`, never over a file)",

@@ -47,6 +47,18 @@ pub enum NodeError {
         "HistoryPruned: blocks before #{first_kept} are pruned; this node keeps the last {keep} (--history)"
     )]
     HistoryPruned { first_kept: u64, keep: usize },
+    /// Spec note 225: a state read (a `block` param, a revert, a rebuilt trace) of a height
+    /// whose block the history keeps but whose state it no longer can rebuild: the
+    /// checkpoint it replayed from went with the checkpoints' budget. `first`: the oldest
+    /// height such a read answers.
+    #[error(
+        "StateNotKept: the state at #{height} is no longer kept (its block is): past states start at #{first}; raise serve --checkpoint-budget (now {budget_mib} MiB) to keep older ones"
+    )]
+    StateNotKept {
+        height: u64,
+        first: u64,
+        budget_mib: usize,
+    },
     /// The node's thread is gone (shut down or panicked).
     #[error("NodeStopped: the node is not running")]
     NodeStopped,
@@ -67,7 +79,11 @@ impl NodeError {
             NodeError::TimerNotFound(_) => ErrorKind::TimerNotFound,
             NodeError::UnknownActor(_) => ErrorKind::UnknownActor,
             NodeError::NodeStopped => ErrorKind::NodeStopped,
-            NodeError::HistoryPruned { .. } => ErrorKind::HistoryPruned,
+            // Its reason is `StateNotKept` ([`reason`](Self::reason)); its kind the nearest
+            // the engine has.
+            NodeError::HistoryPruned { .. } | NodeError::StateNotKept { .. } => {
+                ErrorKind::HistoryPruned
+            }
         }
     }
 
@@ -76,6 +92,7 @@ impl NodeError {
     pub fn reason(&self) -> &'static str {
         match self {
             NodeError::NotPending { .. } => super::pool::TX_NOT_FOUND,
+            NodeError::StateNotKept { .. } => STATE_NOT_KEPT,
             e => e.kind().as_str(),
         }
     }
@@ -100,6 +117,9 @@ impl NodeError {
         }
     }
 }
+
+/// The reason of [`NodeError::StateNotKept`] (no engine kind of its own).
+pub const STATE_NOT_KEPT: &str = "StateNotKept";
 
 /// A `NotPending` error's text.
 fn not_pending(hash: &crate::engine::H256, sealed: &Option<u64>) -> String {

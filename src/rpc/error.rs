@@ -14,7 +14,8 @@ pub use crate::node::{CODES, Code, code_of};
 /// dashboard, `tui/remote.rs`). Its fields are in the order the JSON has always listed them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ErrorData {
-    /// `HistoryPruned`: the oldest height the node keeps (Spec note 73).
+    /// `HistoryPruned`: the oldest height the node keeps (Spec note 73); `StateNotKept`: the
+    /// oldest height whose state it can rebuild (Spec note 225).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_kept: Option<u64>,
     /// What to do about it (docs/API.md "Errors"); empty when the table has none.
@@ -64,12 +65,18 @@ fn domain_with(reason: &str, message: impl Into<String>, data: ErrorData) -> Err
 /// A node rejection as a JSON-RPC error (its code, `data.reason`).
 ///
 /// `HistoryPruned` also carries `data.first_kept` and `data.keep` (Spec note 73), so a client
-/// can ask again from the oldest kept height without reading the message.
+/// can ask again from the oldest kept height without reading the message; `StateNotKept`
+/// carries `data.first_kept` too (Spec note 225).
 pub fn node_error(e: NodeError) -> ErrorObjectOwned {
     let mut data = ErrorData::default();
-    if let NodeError::HistoryPruned { first_kept, keep } = &e {
-        data.first_kept = Some(*first_kept);
-        data.keep = Some(*keep as u64);
+    match &e {
+        NodeError::HistoryPruned { first_kept, keep } => {
+            data.first_kept = Some(*first_kept);
+            data.keep = Some(*keep as u64);
+        }
+        // Spec note 225: the oldest height a state read answers, as `first_kept` is for blocks.
+        NodeError::StateNotKept { first, .. } => data.first_kept = Some(*first),
+        _ => {}
     }
     domain_with(e.reason(), e.to_string(), data)
 }

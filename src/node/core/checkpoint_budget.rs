@@ -16,6 +16,12 @@
 //! The newest stay dense; a past read of an old height replays further (up to the gap to the
 //! checkpoint before it). Answers do not change: a replay from any checkpoint reaches the
 //! same state (the session log is deterministic).
+//!
+//! A checkpoint but the newest that alone holds more than the whole budget goes first, the
+//! oldest too (Spec note 225): a chain that rewrote most of its timers since (tier migrations
+//! under a million pending, a backlog's churn) would otherwise keep a second chain's worth for
+//! the window's first heights. Past states then start at the next checkpoint: a state read
+//! below it answers `StateNotKept` naming that height (its block is still kept).
 
 use super::NodeCore;
 use crate::chain::Chain;
@@ -125,12 +131,25 @@ impl NodeCore {
     }
 
     /// Drops every other older checkpoint while they hold more than the budget (Spec note
-    /// 194). Called when a checkpoint is placed.
+    /// 194), and first any but the newest that alone holds more than it (Spec note 225).
+    /// Called when a checkpoint is placed.
     pub(super) fn fit_checkpoints(&mut self) {
-        while self.checkpoints.len() > 2 {
+        while self.checkpoints.len() > 1 {
             let bytes = self.checkpoint_bytes();
             if bytes.total() <= self.checkpoint_budget {
                 return;
+            }
+            // Spec note 225: a checkpoint but the newest that alone holds more than the whole
+            // budget goes, the oldest too (past states then start at the next one).
+            let newest = self.checkpoints.len() - 1;
+            let mut i = 0;
+            let before = self.checkpoints.len();
+            self.checkpoints.retain(|_| {
+                i += 1;
+                i - 1 == newest || bytes.held[i - 1] <= self.checkpoint_budget
+            });
+            if self.checkpoints.len() < before {
+                continue;
             }
             let keep = thinned(self.checkpoints.len());
             let mut i = 0;

@@ -365,6 +365,14 @@ impl NodeCore {
             )));
         }
         let first = self.first_queryable();
+        // Its block kept, its checkpoint gone (Spec note 225): not a height before the
+        // session's base (a loaded state's), whose state this node never had.
+        let kept = self.recording
+            && !self.checkpoints.is_empty()
+            && height >= self.first_kept().max(self.session.base_height());
+        if kept && height < first {
+            return Err(self.state_not_kept(height, first));
+        }
         if height < first || !self.recording {
             return Err(NodeError::HistoryPruned {
                 first_kept: first.min(head),
@@ -372,6 +380,16 @@ impl NodeCore {
             });
         }
         Ok(())
+    }
+
+    /// Spec note 225: the state at `height` (its block kept) cannot be rebuilt: no checkpoint
+    /// at or below it is kept; `first` is the oldest height a state read answers.
+    fn state_not_kept(&self, height: u64, first: u64) -> NodeError {
+        NodeError::StateNotKept {
+            height,
+            first,
+            budget_mib: self.checkpoint_budget >> 20,
+        }
     }
 
     /// The chain as of sealed block `height`, and the session log as it stood then.
@@ -501,11 +519,10 @@ impl NodeCore {
         self.check_past(height)?;
         // The last checkpoint before the block: one at its height already ran it.
         let i = self.checkpoints.partition_point(|c| c.height < height);
+        // None below the block (it is the oldest checkpoint's): the next block's traces are
+        // the oldest that replay.
         let Some(i) = i.checked_sub(1) else {
-            return Err(NodeError::HistoryPruned {
-                first_kept: self.first_kept(),
-                keep: self.history_len,
-            });
+            return Err(self.state_not_kept(height, height + 1));
         };
         // From a kept past state below the block when one is nearer (Spec note 198).
         let replay = self

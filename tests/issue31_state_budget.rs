@@ -1,0 +1,171 @@
+//! Issue 31, "a pending timer costs ≤ 400 B of RSS in the live node at the default history"
+//! and "memory follows the work, never the size of a backlog" (Spec note 225, amending note
+//! 194): a checkpoint but the newest that alone holds more than the checkpoints' whole budget
+//! is let go, the oldest too. A chain that rewrote its pending timers since its oldest
+//! checkpoint (the tier migrations of a far backlog) no longer keeps a second chain's worth
+//! for the window's first heights: past states start at the next checkpoint, and a state read
+//! below it answers `StateNotKept` (-32071) naming that height, while the block is still kept.
+//! Outcomes do not change, and every state still read answers what a node that kept all its
+//! checkpoints answers.
+
+mod common;
+
+use common::served::{port0, rpc_err, rpc_ok, serve_node};
+use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::engine::{Address, ScheduleArgs};
+use cowboy_devnet::node::{
+    Mine, NodeConfig, NodeCore, NodeError, RevertTo, ScheduleTimer, SendTx, spawn,
+};
+use cowboy_devnet::vm::DevnetRuntime;
+use serde_json::json;
+
+const ACTORS: usize = 8;
+const TIMERS: u64 = 4_000;
+/// Heights of history kept: the loading leaves it during the jump.
+const HISTORY: usize = 600;
+
+/// The scene: `TIMERS` timers scheduled in 8 blocks, due 30,000 to 34,000 heights on (far in
+/// the queue's tiers); a jump of 20,000 quiet heights that migrates them between tiers; then
+/// busy blocks (one transfer each) until a checkpoint is placed after the jump, and 40 more.
+fn run(budget: usize) -> NodeCore {
+    let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
+    cfg.history = HISTORY;
+    cfg.keep_blocks = Some(HISTORY);
+    cfg.checkpoint_budget = budget;
+    let (mut n, actors) = common::node_with_actors(cfg, ACTORS);
+    let due = n.height() + 30_000;
+    for i in 0..TIMERS {
+        let args = ScheduleArgs {
+            height: due + i,
+            ..Default::default()
+        };
+        let actor = actors[i as usize % ACTORS];
+        n.apply(ScheduleTimer {
+            actor,
+            args,
+            ..Default::default()
+        })
+        .expect("schedule");
+        if i % (TIMERS / 8) == TIMERS / 8 - 1 {
+            n.apply(Mine { blocks: 1 }).expect("mine");
+        }
+    }
+    n.apply(Mine { blocks: 20_000 }).expect("a jump");
+    let jumped = n.height();
+    while n.newest_checkpoint().is_none_or(|h| h <= jumped) {
+        busy_block(&mut n, actors[0]);
+    }
+    for _ in 0..40 {
+        busy_block(&mut n, actors[0]);
+    }
+    n
+}
+
+fn busy_block(n: &mut NodeCore, from: Address) {
+    let tx = cowboy_devnet::chain::Transaction::new(
+        from,
+        cowboy_devnet::chain::TxKind::Transfer {
+            to: Address::from_label("bob"),
+            amount: 1,
+        },
+    );
+    n.apply(SendTx(tx)).expect("transfer");
+    n.apply(Mine { blocks: 1 }).expect("mine");
+}
+
+#[test]
+fn issue31_spec225_a_checkpoint_over_the_budget_alone_goes_and_past_states_start_after_it() {
+    let whole = run(usize::MAX);
+    let all = whole.checkpoint_bytes();
+    // Without a budget the oldest checkpoint (the loading's, below the window) stays for the
+    // window's first heights, and holds most of what the checkpoints hold.
+    assert_eq!(all.heights.len(), 2, "{all:?}");
+    assert!(all.heights[0] < whole.first_kept(), "{all:?}");
+    assert!(all.held[0] > 4 * all.held[1], "{all:?}");
+    // A budget between what the newest and the oldest hold alone.
+    let budget = (all.held[0] + all.held[1]) / 2;
+    let thin = run(budget);
+    let kept = thin.checkpoint_bytes();
+    assert_eq!(
+        kept.heights,
+        vec![all.heights[1]],
+        "{kept:?} against {all:?}"
+    );
+    assert!(kept.total() <= budget);
+    // The same chain.
+    assert_eq!(thin.chain().head().hash, whole.chain().head().hash);
+    assert_eq!(thin.first_kept(), whole.first_kept());
+
+    // Past states start at the checkpoint kept; below it, down to the history's first height,
+    // a state read answers `StateNotKept` naming it.
+    let (first_kept, first) = (thin.first_kept(), thin.first_queryable());
+    assert_eq!(first, all.heights[1]);
+    assert_eq!(whole.first_queryable(), first_kept);
+    for h in [first_kept, first - 1] {
+        match thin.chain_at(h) {
+            Err(NodeError::StateNotKept {
+                height, first: f, ..
+            }) => assert_eq!((height, f), (h, first)),
+            other => panic!("#{h}: {:?}", other.map(|c| c.height())),
+        }
+        assert!(whole.chain_at(h).is_ok(), "#{h}");
+    }
+    // Below the history: `HistoryPruned`, as before.
+    assert!(matches!(
+        thin.chain_at(first_kept - 1),
+        Err(NodeError::HistoryPruned { .. })
+    ));
+    // From the checkpoint kept on, the same states as the node that kept both.
+    let head = thin.height();
+    for h in [first, first + 1, head - 1, head] {
+        let (a, b) = (thin.chain_at(h).unwrap(), whole.chain_at(h).unwrap());
+        assert_eq!(a.head().hash, b.head().hash, "#{h}");
+        assert_eq!(a.state_root(), b.state_root(), "#{h}");
+    }
+}
+
+/// The same over JSON-RPC: `StateNotKept` is a named error with its code, its hint and the
+/// oldest height a state read answers as `data.first_kept`; the block is still there, a
+/// revert to it changes nothing, and a rebuilt trace needs a checkpoint strictly below.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn issue31_spec225_state_not_kept_over_rpc_changes_nothing() {
+    let whole = run(usize::MAX).checkpoint_bytes();
+    let n = run((whole.held[0] + whole.held[1]) / 2);
+    let (first_kept, first, head) = (n.first_kept(), n.first_queryable(), n.height());
+    let root = n.chain().state_root();
+    let s = serve_node(spawn(n), &port0()).await;
+    let c = jsonrpsee::http_client::HttpClientBuilder::default()
+        .build(format!("http://{}", s.addr))
+        .unwrap();
+    let (code, message, data) = rpc_err(&c, "scheduler_tiers", &json!([first_kept])).await;
+    assert_eq!(code, -32071, "{message}");
+    assert_eq!(data["reason"], json!("StateNotKept"), "{data}");
+    assert_eq!(data["first_kept"], json!(first), "{data}");
+    assert!(message.contains(&format!("#{first}")), "{message}");
+    assert!(message.contains("--checkpoint-budget"), "{message}");
+    assert!(!data["hint"].as_str().unwrap().is_empty(), "{data}");
+    // The block is kept.
+    let b = rpc_ok(&c, "devnet_getBlock", &json!([first_kept])).await;
+    assert_eq!(b["header"]["height"], json!(first_kept), "{b}");
+    assert!(b["receipts"].is_array(), "{b}");
+    // A state read from the first height kept answers.
+    rpc_ok(&c, "scheduler_tiers", &json!([first])).await;
+    // The checkpoint's own block has none strictly below to rebuild its traces from.
+    let (code, _, data) = rpc_err(&c, "devnet_traceBlock", &json!([first])).await;
+    assert_eq!(code, -32071);
+    assert_eq!(data["first_kept"], json!(first + 1), "{data}");
+    rpc_ok(&c, "devnet_traceBlock", &json!([first + 1])).await;
+    // A revert below changes nothing.
+    let (code, _, _) = rpc_err(&c, "devnet_revertTo", &json!([first - 1])).await;
+    assert_eq!(code, -32071);
+    let h = rpc_ok(&c, "devnet_blockNumber", &json!([])).await;
+    assert_eq!(h, json!(head));
+    let now = s.node.query(|n| n.chain().state_root()).await;
+    assert_eq!(now.ok(), Some(root));
+    // A revert to the first height kept works.
+    s.node
+        .request(RevertTo { height: first })
+        .await
+        .expect("revert to the checkpoint");
+    assert_eq!(s.node.query(|n| n.height()).await.ok(), Some(first));
+}
