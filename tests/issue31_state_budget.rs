@@ -169,3 +169,32 @@ async fn issue31_spec225_state_not_kept_over_rpc_changes_nothing() {
         .expect("revert to the checkpoint");
     assert_eq!(s.node.query(|n| n.height()).await.ok(), Some(first));
 }
+
+/// The dashboard's past view (`{` ten blocks back) stops at the oldest height whose state the
+/// node reads (`first_state` in the head view) and says why, rather than failing every pane.
+#[test]
+fn issue31_spec225_the_dashboards_past_view_stops_at_the_first_state_kept() {
+    use common::keys::{key, press, screen_at};
+    use cowboy_devnet::tui::app::App;
+    use cowboy_devnet::tui::keys::KeyMap;
+    use cowboy_devnet::tui::local::LocalDevnet;
+
+    let whole = run(usize::MAX).checkpoint_bytes();
+    let n = run((whole.held[0] + whole.held[1]) / 2);
+    let (first_kept, first) = (n.first_kept(), n.first_queryable());
+    assert!(first > first_kept + 50);
+    assert_eq!(n.head().first_state, first);
+    assert_eq!(n.head().first_kept, first_kept);
+    let mut src = LocalDevnet::new(n, Default::default());
+    let mut app = App::new(KeyMap::default());
+    cowboy_devnet::tui::refresh(&mut src, &mut app);
+    for _ in 0..10 {
+        press(&mut src, &mut app, &[key('{')]);
+    }
+    assert_eq!(app.view_at, Some(first));
+    let t = app.toast.clone().expect("a toast");
+    assert!(t.error && t.text.contains("StateNotKept"), "{t:?}");
+    assert!(t.text.contains(&format!("#{first}")), "{t:?}");
+    let screen = screen_at(&app, 120, 34);
+    assert!(screen.contains(&format!("viewing #{first}")), "{screen}");
+}

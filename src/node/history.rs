@@ -15,6 +15,7 @@ impl NodeCore {
             self.mining,
             self.pending_txs,
             self.first_kept(),
+            self.first_state(),
         )
     }
 

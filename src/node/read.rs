@@ -19,6 +19,7 @@ pub(super) fn head(
     mining: MiningMode,
     pending_txs: u64,
     first_kept: u64,
+    first_state: u64,
 ) -> HeadView {
     let quote = chain.fee_quote();
     HeadView {
@@ -33,6 +34,7 @@ pub(super) fn head(
         mining,
         scheduler: chain.engine().scheduler(),
         first_kept,
+        first_state,
         chain_id: chain_id(chain),
     }
 }

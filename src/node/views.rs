@@ -37,6 +37,11 @@ pub struct HeadView {
     /// --history N`); older heights answer `HistoryPruned`. 1 while nothing was pruned.
     #[serde(default)]
     pub first_kept: u64,
+    /// The oldest height a state read (a `block` param, a revert) answers (Spec note 225):
+    /// `first_kept` unless the checkpoints' budget let the checkpoint it replayed from go;
+    /// older heights whose block is kept answer `StateNotKept`.
+    #[serde(default)]
+    pub first_state: u64,
     /// Which chain this is: Keccak-256 of its genesis settings (issue 34 item 6, Spec note
     /// 176). Not consensus data: a dashboard that reattaches compares it to tell a restarted
     /// server on another fixture from the chain it showed.

@@ -63,6 +63,9 @@ pub struct Status {
     pub tip: u64,
     /// The oldest height the node keeps (Spec note 73).
     pub first_kept: u64,
+    /// The oldest height whose state the node can read (Spec note 225): the past view stops
+    /// there.
+    pub first_state: u64,
     /// `max_ttl_blocks` in force: the latest `expires_at` an extension can set is the block's
     /// height plus this (CIP-5 §5.4; issue 34, item 4).
     pub max_ttl_blocks: u64,

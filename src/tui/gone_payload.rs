@@ -14,9 +14,10 @@ use crate::engine::TimerId;
 pub const NOT_KEPT: &str = "payload not kept (left before the retained window)";
 
 /// The sealed height to read a gone timer's payload at (the block before it left), or why
-/// there is none: left before the oldest block the node keeps (`first_kept`), or scheduled
-/// and gone in one block (never pending at a sealed height).
-pub fn read_height(life: &TimerLife, first_kept: u64) -> Result<u64, String> {
+/// there is none: left before the oldest block the node keeps (`first_kept`) or the oldest
+/// state it can read (`first_state`, Spec note 225), or scheduled and gone in one block
+/// (never pending at a sealed height).
+pub fn read_height(life: &TimerLife, first_kept: u64, first_state: u64) -> Result<u64, String> {
     let left = life.left_at.ok_or_else(|| NOT_KEPT.to_string())?;
     let before = left.saturating_sub(1);
     let scheduled = life.record.as_ref().map_or(0, |r| r.schedule_block);
@@ -28,6 +29,11 @@ pub fn read_height(life: &TimerLife, first_kept: u64) -> Result<u64, String> {
     if before < first_kept.max(1) {
         return Err(NOT_KEPT.to_string());
     }
+    if before < first_state {
+        return Err(format!(
+            "payload not kept (the state at #{before} is no longer kept, its block is: states from #{first_state}, serve --checkpoint-budget)"
+        ));
+    }
     Ok(before)
 }
 
@@ -38,8 +44,12 @@ pub(crate) fn want(app: &App, life: &mut TimerLife) -> Vec<Effect> {
     {
         return vec![];
     }
-    let first_kept = app.data.status.as_ref().map_or(0, |s| s.first_kept);
-    match read_height(life, first_kept) {
+    let (first_kept, first_state) = app
+        .data
+        .status
+        .as_ref()
+        .map_or((0, 0), |s| (s.first_kept, s.first_state));
+    match read_height(life, first_kept, first_state) {
         Ok(h) => {
             life.payload_note = Some(format!("reading the payload as of #{h}…"));
             vec![Effect::LoadPayload(life.id, h)]

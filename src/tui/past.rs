@@ -113,6 +113,8 @@ pub(crate) fn history_key(app: &mut App, action: KeyAction) -> Vec<Effect> {
         return vec![];
     };
     let (tip, first_kept) = (s.tip, s.first_kept);
+    // The oldest height whose state the node reads (Spec note 225): the view stops there.
+    let first_state = s.first_state.max(first_kept);
     if app.view_at.is_none() {
         // Into the past from the head: `b` comes back here (issue 34).
         super::extras::mark(app);
@@ -131,10 +133,19 @@ pub(crate) fn history_key(app: &mut App, action: KeyAction) -> Vec<Effect> {
         );
     } else if to < first_kept {
         // Spec note 73: what the node keeps.
-        app.view_at = Some(first_kept.min(tip));
+        app.view_at = Some(first_state.min(tip));
         app.toast(
             format!(
                 "HistoryPruned: #{to} is older than the kept history; the node keeps #{first_kept}..#{tip} (serve --history)"
+            ),
+            true,
+        );
+    } else if to < first_state {
+        // Spec note 225: the block is kept, its state no longer.
+        app.view_at = Some(first_state.min(tip));
+        app.toast(
+            format!(
+                "StateNotKept: the state at #{to} is no longer kept (its block is); states are kept from #{first_state} (serve --checkpoint-budget)"
             ),
             true,
         );

@@ -255,6 +255,7 @@ fn status_of(r: &QueryReplies, info: &SourceInfo) -> Status {
         gc_cycles: cfg.gc_cycles_per_block,
         tip: r.tip.as_ref().unwrap_or(head).height,
         first_kept: r.tip.as_ref().unwrap_or(head).first_kept,
+        first_state: r.tip.as_ref().unwrap_or(head).first_state,
         max_ttl_blocks: r.config.timer.max_ttl_blocks,
         gas_cap: r.lane.max_gas_per_fire,
         chain_id: r.tip.as_ref().unwrap_or(head).chain_id,

@@ -356,6 +356,16 @@ impl NodeCore {
         self.first_kept().max(cp)
     }
 
+    /// The oldest height a state read answers, as the head view says it (Spec note 225):
+    /// [`first_queryable`](Self::first_queryable), or the history's first for a node that
+    /// keeps no checkpoint (a headless one, whose past reads all answer `HistoryPruned`).
+    pub fn first_state(&self) -> u64 {
+        if self.checkpoints.is_empty() {
+            return self.first_kept();
+        }
+        self.first_queryable()
+    }
+
     /// Whether `height` is a sealed height of the retained history a past read answers.
     pub(super) fn check_past(&self, height: u64) -> Result<(), NodeError> {
         let head = self.height();
