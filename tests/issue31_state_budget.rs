@@ -110,10 +110,10 @@ fn issue31_spec225_a_checkpoint_over_the_budget_alone_goes_and_past_states_start
         }
         assert!(whole.chain_at(h).is_ok(), "#{h}");
     }
-    // Below the history: `HistoryPruned`, as before.
+    // Below the history: `HistoryPruned`, naming where the blocks start (not the states).
     assert!(matches!(
         thin.chain_at(first_kept - 1),
-        Err(NodeError::HistoryPruned { .. })
+        Err(NodeError::HistoryPruned { first_kept: f, .. }) if f == first_kept
     ));
     // From the checkpoint kept on, the same states as the node that kept both.
     let head = thin.height();
@@ -144,6 +144,10 @@ async fn issue31_spec225_state_not_kept_over_rpc_changes_nothing() {
     assert!(message.contains(&format!("#{first}")), "{message}");
     assert!(message.contains("--checkpoint-budget"), "{message}");
     assert!(!data["hint"].as_str().unwrap().is_empty(), "{data}");
+    // Below the history the blocks are gone: `HistoryPruned` names where they start.
+    let (code, message, data) = rpc_err(&c, "scheduler_tiers", &json!([first_kept - 1])).await;
+    assert_eq!(code, -32069, "{message}");
+    assert_eq!(data["first_kept"], json!(first_kept), "{data}");
     // The block is kept.
     let b = rpc_ok(&c, "devnet_getBlock", &json!([first_kept])).await;
     assert_eq!(b["header"]["height"], json!(first_kept), "{b}");

@@ -375,17 +375,23 @@ impl NodeCore {
             )));
         }
         let first = self.first_queryable();
-        // Its block kept, its checkpoint gone (Spec note 225): not a height before the
-        // session's base (a loaded state's), whose state this node never had.
-        let kept = self.recording
-            && !self.checkpoints.is_empty()
-            && height >= self.first_kept().max(self.session.base_height());
+        // The oldest block this node's history holds: not one before the session's base (a
+        // loaded state's), whose state this node never had.
+        let blocks_from = self.first_kept().max(self.session.base_height());
+        // Its block kept, its checkpoint gone (Spec note 225).
+        let kept = self.recording && !self.checkpoints.is_empty() && height >= blocks_from;
         if kept && height < first {
             return Err(self.state_not_kept(height, first));
         }
         if height < first || !self.recording {
+            // Where the blocks start when the block is gone (a read from there on may still
+            // answer `StateNotKept`, Spec note 225), else the first state's.
+            let from = match height < blocks_from {
+                true => blocks_from,
+                false => first,
+            };
             return Err(NodeError::HistoryPruned {
-                first_kept: first.min(head),
+                first_kept: from.min(head),
                 keep: self.history_len,
             });
         }
