@@ -145,7 +145,7 @@ pub(crate) fn history_key(app: &mut App, action: KeyAction) -> Vec<Effect> {
         app.view_at = Some(first_state.min(tip));
         app.toast(
             format!(
-                "StateNotKept: the state at #{to} is no longer kept (its block is); states are kept from #{first_state} (serve --checkpoint-budget)"
+                "StateNotKept: states kept from #{first_state} (#{to}: its block only; serve --checkpoint-budget)"
             ),
             true,
         );
