@@ -140,18 +140,16 @@ impl NodeCore {
                 return;
             }
             // Spec note 225: a checkpoint but the newest that alone holds more than the whole
-            // budget goes, the oldest too (past states then start at the next one).
+            // budget goes first, the oldest too (past states then start at the next one);
+            // when none does, the thinning.
             let newest = self.checkpoints.len() - 1;
-            let mut i = 0;
-            let before = self.checkpoints.len();
-            self.checkpoints.retain(|_| {
-                i += 1;
-                i - 1 == newest || bytes.held[i - 1] <= self.checkpoint_budget
-            });
-            if self.checkpoints.len() < before {
-                continue;
-            }
-            let keep = thinned(self.checkpoints.len());
+            let under: Vec<bool> = (bytes.held.iter().enumerate())
+                .map(|(i, b)| i == newest || *b <= self.checkpoint_budget)
+                .collect();
+            let keep = match under.iter().all(|k| *k) {
+                true => thinned(self.checkpoints.len()),
+                false => under,
+            };
             let mut i = 0;
             self.checkpoints.retain(|_| {
                 i += 1;
