@@ -28,9 +28,14 @@ const HISTORY: usize = 600;
 /// the queue's tiers); a jump of 20,000 quiet heights that migrates them between tiers; then
 /// busy blocks (one transfer each) until a checkpoint is placed after the jump, and 40 more.
 fn run(budget: usize) -> NodeCore {
+    run_keeping(budget, HISTORY)
+}
+
+/// [`run`] keeping `history` heights.
+fn run_keeping(budget: usize, history: usize) -> NodeCore {
     let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
-    cfg.history = HISTORY;
-    cfg.keep_blocks = Some(HISTORY);
+    cfg.history = history;
+    cfg.keep_blocks = Some(history);
     cfg.checkpoint_budget = budget;
     let (mut n, actors) = common::node_with_actors(cfg, ACTORS);
     let due = n.height() + 30_000;
@@ -118,6 +123,37 @@ fn issue31_spec225_a_checkpoint_over_the_budget_alone_goes_and_past_states_start
     // From the checkpoint kept on, the same states as the node that kept both.
     let head = thin.height();
     for h in [first, first + 1, head - 1, head] {
+        let (a, b) = (thin.chain_at(h).unwrap(), whole.chain_at(h).unwrap());
+        assert_eq!(a.head().hash, b.head().hash, "#{h}");
+        assert_eq!(a.state_root(), b.state_root(), "#{h}");
+    }
+}
+
+/// A checkpoint in the middle that alone holds more than the budget goes too (a history long
+/// enough to keep the genesis checkpoint): the states after it replay from the one before,
+/// every height still answers, and the answers are the same.
+#[test]
+fn issue31_spec225_a_middle_checkpoint_over_the_budget_goes_and_every_state_still_answers() {
+    let whole = run_keeping(usize::MAX, 100_000);
+    let all = whole.checkpoint_bytes();
+    assert_eq!(all.heights.len(), 3, "{all:?}");
+    assert!(all.held[1] > 4 * all.held[0].max(all.held[2]), "{all:?}");
+    let budget = all.held[1] / 2;
+    let thin = run_keeping(budget, 100_000);
+    let kept = thin.checkpoint_bytes();
+    assert_eq!(
+        kept.heights,
+        vec![all.heights[0], all.heights[2]],
+        "{kept:?}"
+    );
+    assert_eq!(thin.first_queryable(), whole.first_queryable());
+    assert_eq!(thin.head().first_state, thin.head().first_kept);
+    for h in [
+        all.heights[1],
+        all.heights[1] + 1,
+        all.heights[2] - 1,
+        thin.height(),
+    ] {
         let (a, b) = (thin.chain_at(h).unwrap(), whole.chain_at(h).unwrap());
         assert_eq!(a.head().hash, b.head().hash, "#{h}");
         assert_eq!(a.state_root(), b.state_root(), "#{h}");
