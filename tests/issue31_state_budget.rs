@@ -25,14 +25,32 @@ const TIMERS: u64 = 4_000;
 const HISTORY: usize = 600;
 
 /// The scene: `TIMERS` timers scheduled in 8 blocks, due 30,000 to 34,000 heights on (far in
-/// the queue's tiers); a jump of 20,000 quiet heights that migrates them between tiers; then
-/// busy blocks (one transfer each) until a checkpoint is placed after the jump, and 40 more.
+/// the queue's tiers); 20,000 quiet heights, 200 a request (no jump long enough to be checked
+/// on its own, see the last test), that migrate them between tiers; then busy blocks (one
+/// transfer each) until a checkpoint is placed after them, and 40 more.
 fn run(budget: usize) -> NodeCore {
     run_keeping(budget, HISTORY)
 }
 
 /// [`run`] keeping `history` heights.
 fn run_keeping(budget: usize, history: usize) -> NodeCore {
+    let (mut n, actors) = loaded(budget, history);
+    for _ in 0..100 {
+        n.apply(Mine { blocks: 200 }).expect("quiet heights");
+    }
+    let jumped = n.height();
+    while n.newest_checkpoint().is_none_or(|h| h <= jumped) {
+        busy_block(&mut n, actors[0]);
+    }
+    for _ in 0..40 {
+        busy_block(&mut n, actors[0]);
+    }
+    n
+}
+
+/// A node keeping `history` heights, its checkpoints' budget `budget`, with `TIMERS` timers
+/// scheduled in 8 blocks due 30,000 to 34,000 heights on; its actors.
+fn loaded(budget: usize, history: usize) -> (NodeCore, Vec<Address>) {
     let mut cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
     cfg.history = history;
     cfg.keep_blocks = Some(history);
@@ -55,15 +73,7 @@ fn run_keeping(budget: usize, history: usize) -> NodeCore {
             n.apply(Mine { blocks: 1 }).expect("mine");
         }
     }
-    n.apply(Mine { blocks: 20_000 }).expect("a jump");
-    let jumped = n.height();
-    while n.newest_checkpoint().is_none_or(|h| h <= jumped) {
-        busy_block(&mut n, actors[0]);
-    }
-    for _ in 0..40 {
-        busy_block(&mut n, actors[0]);
-    }
-    n
+    (n, actors)
 }
 
 fn busy_block(n: &mut NodeCore, from: Address) {
@@ -237,4 +247,42 @@ fn issue31_spec225_the_dashboards_past_view_stops_at_the_first_state_kept() {
     assert!(t.text.contains(&format!("#{first}")), "{t:?}");
     let screen = screen_at(&app, 120, 34);
     assert!(screen.contains(&format!("viewing #{first}")), "{screen}");
+}
+
+/// A long jump (one request of 20,000 heights) over the tier migrations leaves the newest
+/// checkpoint, the loading's, holding more than the budget alone: a checkpoint is placed at
+/// the jump's head and the old one goes, as a busy block's placement would have done (a node
+/// idle after the jump would otherwise keep it). The states before the jump answer
+/// `StateNotKept`; the head's is the same.
+#[test]
+fn issue31_spec225_a_long_jump_replaces_a_newest_checkpoint_over_the_budget() {
+    let jump = |budget: usize| {
+        let (mut n, _) = loaded(budget, HISTORY);
+        let before = n.height();
+        n.apply(Mine { blocks: 20_000 }).expect("a jump");
+        (n, before)
+    };
+    let (whole, before) = jump(usize::MAX);
+    let all = whole.checkpoint_bytes();
+    assert_eq!(all.heights.len(), 1, "{all:?}");
+    assert!(all.heights[0] < before, "{all:?}");
+    let budget = all.held[0] / 2;
+    let (thin, _) = jump(budget);
+    let kept = thin.checkpoint_bytes();
+    let head = thin.height();
+    assert_eq!(kept.heights, vec![head], "{kept:?} against {all:?}");
+    assert!(kept.total() <= budget, "{kept:?}");
+    assert_eq!(thin.chain().head().hash, whole.chain().head().hash);
+    assert_eq!(thin.head().first_state, head);
+    let h = thin.first_kept();
+    assert!(
+        matches!(thin.chain_at(h), Err(NodeError::StateNotKept { first, .. }) if first == head)
+    );
+    let (a, b) = (thin.chain_at(head).unwrap(), whole.chain_at(head).unwrap());
+    assert_eq!(a.state_root(), b.state_root());
+    // A jump shorter than a checkpoint's span is not checked: 200 heights leave it as it is.
+    let (mut short, _) = loaded(budget, HISTORY);
+    let cps = short.checkpoint_bytes().heights;
+    short.apply(Mine { blocks: 200 }).expect("a short jump");
+    assert_eq!(short.checkpoint_bytes().heights, cps);
 }

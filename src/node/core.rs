@@ -670,7 +670,7 @@ impl NodeCore {
         blocks: u64,
         f: &mut dyn FnMut(MineStep<'_>, &Chain) -> ControlFlow<()>,
     ) -> u64 {
-        let mut sealed = 0;
+        let (mut sealed, mut quiet) = (0, 0);
         while sealed < blocks {
             let first = self.chain.pending_height();
             let left = blocks - sealed;
@@ -686,6 +686,7 @@ impl NodeCore {
                 self.pending_txs = 0;
                 self.quiet += jumped;
                 sealed += jumped;
+                quiet += jumped;
                 let last = first + (jumped - 1);
                 f(MineStep::Quiet { first, last }, &self.chain)
             } else {
@@ -699,6 +700,7 @@ impl NodeCore {
                 break;
             }
         }
+        self.after_jump(quiet);
         self.report_quiet();
         sealed
     }

@@ -267,12 +267,42 @@ impl NodeCore {
             .filter(|b| b.header.height == to)
             .map_or(0, |b| (b.receipts.len() + b.events.len()) as u64);
         if self.pace.sealed(work) {
-            let (pos, count) = self.session.position();
-            let cp = Checkpoint::of(&self.chain, pos, count);
-            self.pace.placed(self.chain.clone_bytes());
-            self.checkpoints.push_back(Arc::new(cp));
-            self.fit_checkpoints();
+            self.place_checkpoint();
         }
+        self.settle_checkpoints();
+    }
+
+    /// A checkpoint at the head, then the checkpoints fitted to their budget.
+    fn place_checkpoint(&mut self) {
+        let (pos, count) = self.session.position();
+        let cp = Checkpoint::of(&self.chain, pos, count);
+        self.pace.placed(self.chain.clone_bytes());
+        self.checkpoints.push_back(Arc::new(cp));
+        self.fit_checkpoints();
+    }
+
+    /// After a request that jumped `heights` quiet heights in all (Spec note 225): when they
+    /// are at least [`CHECKPOINT_EVERY`] and the newest checkpoint, below the head, alone holds
+    /// more than the whole budget (the tier migrations of the jump rewrote what it shared with
+    /// the live chain), one is placed at the head and the fit lets the old one go, as a busy
+    /// block's placement would have; a node idle after the jump would otherwise keep it. Asked
+    /// once a request: the walk costs one request, not one a height or a jump step.
+    pub(super) fn after_jump(&mut self, heights: u64) {
+        if heights < CHECKPOINT_EVERY || !self.recording || !self.keep_history {
+            return;
+        }
+        let head = self.chain.height();
+        let over = self.checkpoints.back().is_some_and(|c| c.height < head)
+            && (self.checkpoint_bytes().held.last()).is_some_and(|b| *b > self.checkpoint_budget);
+        if over {
+            self.place_checkpoint();
+            self.settle_checkpoints();
+        }
+    }
+
+    /// What follows a seal or a placement: the checkpoints below the history, their blocks,
+    /// the kept past states and the session log let go.
+    fn settle_checkpoints(&mut self) {
         // The oldest checkpoint stays strictly below the first kept height: that height's
         // traces replay from a checkpoint below it (Spec note 221).
         let first_kept = self.first_kept();
