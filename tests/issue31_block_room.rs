@@ -7,8 +7,8 @@
 mod common;
 
 use cowboy_devnet::chain::{Genesis, body_hash};
-use cowboy_devnet::engine::{EventKind, ScheduleArgs};
-use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, ScheduleTimer};
+use cowboy_devnet::engine::EventKind;
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore};
 use cowboy_devnet::vm::DevnetRuntime;
 
 const ACTORS: usize = 5;
@@ -23,22 +23,8 @@ fn served() -> NodeCore {
     let cfg = NodeConfig::new(Genesis::default(), DevnetRuntime::shared());
     let (mut n, actors) = common::node_with_actors(cfg, ACTORS);
     let due = n.height() + LOADED_BLOCKS + 3;
-    for i in 0..LOADED_BLOCKS * PER_BLOCK {
-        let args = ScheduleArgs {
-            height: due + i % 3,
-            ..Default::default()
-        };
-        let actor = actors[i as usize % ACTORS];
-        n.apply(ScheduleTimer {
-            actor,
-            args,
-            ..Default::default()
-        })
-        .expect("schedule");
-        if i % PER_BLOCK == PER_BLOCK - 1 {
-            n.apply(Mine { blocks: 1 }).expect("mine");
-        }
-    }
+    let count = LOADED_BLOCKS * PER_BLOCK;
+    common::schedule_in_blocks(&mut n, &actors, count, PER_BLOCK, |i| due + i % 3);
     n.apply(Mine { blocks: 40 }).expect("mine");
     n
 }

@@ -12,10 +12,8 @@ mod common;
 
 use common::served::{port0, rpc_err, rpc_ok, serve_node};
 use cowboy_devnet::chain::Genesis;
-use cowboy_devnet::engine::{Address, ScheduleArgs};
-use cowboy_devnet::node::{
-    Mine, NodeConfig, NodeCore, NodeError, RevertTo, ScheduleTimer, SendTx, spawn,
-};
+use cowboy_devnet::engine::Address;
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, NodeError, RevertTo, SendTx, spawn};
 use cowboy_devnet::vm::DevnetRuntime;
 use serde_json::json;
 
@@ -57,22 +55,7 @@ fn loaded(budget: usize, history: usize) -> (NodeCore, Vec<Address>) {
     cfg.checkpoint_budget = budget;
     let (mut n, actors) = common::node_with_actors(cfg, ACTORS);
     let due = n.height() + 30_000;
-    for i in 0..TIMERS {
-        let args = ScheduleArgs {
-            height: due + i,
-            ..Default::default()
-        };
-        let actor = actors[i as usize % ACTORS];
-        n.apply(ScheduleTimer {
-            actor,
-            args,
-            ..Default::default()
-        })
-        .expect("schedule");
-        if i % (TIMERS / 8) == TIMERS / 8 - 1 {
-            n.apply(Mine { blocks: 1 }).expect("mine");
-        }
-    }
+    common::schedule_in_blocks(&mut n, &actors, TIMERS, TIMERS / 8, |i| due + i);
     (n, actors)
 }
 

@@ -131,24 +131,19 @@ pub(crate) fn history_key(app: &mut App, action: KeyAction) -> Vec<Effect> {
             format!("#{first_kept} is the oldest block to view: genesis (#0) comes before it, nothing is pruned"),
             false,
         );
-    } else if to < first_kept {
-        // Spec note 73: what the node keeps.
-        app.view_at = Some(first_state.min(tip));
-        app.toast(
-            format!(
+    } else if to < first_state {
+        // The view stops at the first state the node reads, saying why: the block is gone
+        // (Spec note 73: what the node keeps), or kept without its state (Spec note 225).
+        let why = match to < first_kept {
+            true => format!(
                 "HistoryPruned: #{to} is older than the kept history; the node keeps #{first_kept}..#{tip} (serve --history)"
             ),
-            true,
-        );
-    } else if to < first_state {
-        // Spec note 225: the block is kept, its state no longer.
-        app.view_at = Some(first_state.min(tip));
-        app.toast(
-            format!(
+            false => format!(
                 "StateNotKept: states kept from #{first_state} (#{to}: its block only; serve --checkpoint-budget)"
             ),
-            true,
-        );
+        };
+        app.view_at = Some(first_state.min(tip));
+        app.toast(why, true);
     } else {
         app.view_at = Some(to);
     }

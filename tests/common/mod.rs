@@ -83,6 +83,34 @@ pub fn node_with_actors(
     (n, actors)
 }
 
+/// Schedules `count` timers on `n` (default arguments), the `i`-th by `actors[i % len]` due
+/// at `height(i)`, mining a block after every `per_block` of them (issue 31's loading scenes).
+pub fn schedule_in_blocks(
+    n: &mut cowboy_devnet::node::NodeCore,
+    actors: &[Address],
+    count: u64,
+    per_block: u64,
+    height: impl Fn(u64) -> u64,
+) {
+    use cowboy_devnet::node::{Mine, ScheduleTimer};
+    for i in 0..count {
+        let args = ScheduleArgs {
+            height: height(i),
+            ..Default::default()
+        };
+        let actor = actors[i as usize % actors.len()];
+        n.apply(ScheduleTimer {
+            actor,
+            args,
+            ..Default::default()
+        })
+        .expect("schedule");
+        if i % per_block == per_block - 1 {
+            n.apply(Mine { blocks: 1 }).expect("mine");
+        }
+    }
+}
+
 /// A node of `cfg` whose lane fires a few timers a block and carries the rest (issue 31's
 /// carried-backlog scene): 10 actors, five timers of `payload_len` bytes scheduled a block,
 /// each due a few blocks later, over 552 busy blocks (two checkpoints' worth at 256 busy
