@@ -397,12 +397,19 @@ fn bench(c: &mut Criterion) {
     // kept by now (warm).
     let (again_past, _) = mix("mix_past20 again", Call::Mix(true), Some(past_head));
     let (again_trace, _) = mix("mix_trace20 again", Call::MixTrace, Some(trace_head));
-    // Where the past reads replayed from (Spec note 218: checkpoints placed by work).
+    // Where the past reads replayed from (Spec note 218: checkpoints placed by work), and
+    // what each holds alone against the budget (Spec notes 194, 226: how the budget thinned).
     let (cps, head) = s
         .node
-        .query_blocking(|c| (c.checkpoint_bytes().heights, c.height()))
+        .query_blocking(|c| (c.checkpoint_bytes(), c.height()))
         .unwrap();
-    past_lines.push(format!("  checkpoints at {cps:?} (head #{head})"));
+    let mb = |b: usize| format!("{:.1}", b as f64 / 1e6);
+    past_lines.push(format!(
+        "  checkpoints at {:?} (head #{head}), holding alone {:?} MB (budget {} MB)",
+        cps.heights,
+        cps.held.iter().map(|b| mb(*b)).collect::<Vec<_>>(),
+        mb(cps.budget),
+    ));
     stop.store(true, Ordering::Relaxed);
     let (blocks, worst) = s.rt.block_on(intervals).unwrap();
     println!("rpc_requests report ({CLIENTS} clients, HTTP keep-alive, node mining every 100 ms):");

@@ -4,8 +4,8 @@ devnets, to run beside `serve_rss.py` (which loads a backlog and samples RSS and
 
 For SECONDS, asks each PORT in turn for `devnet_getBalance [ADDR, h]` at a random sealed height
 `h` in the last 3,000 (a cold past read nearly every time: a replay from the checkpoint below
-`h`), 20 ms apart, and every 500 reads prints their p50 / p99 latency and any errors by message.
-What to watch is in `serve_rss.py`'s samples beside it: the node should keep its blocks per 30 s
+`h`), 20 ms apart, and every 50 reads of a port prints their p50 / p99 / max latency and that
+port's errors by message (two builds side by side are told apart). What to watch is in `serve_rss.py`'s samples beside it: the node should keep its blocks per 30 s
 (BENCHMARKS.md, "past reads against a 100,000-timer backlog").
 
 Usage (a release build; the second starts once the backlog is loaded, about 40 s):
@@ -34,7 +34,10 @@ def rpc(port, method, params):
 
 def main():
     start = time.time()
-    n, errs, lat = 0, {}, []
+    # Per port (two builds side by side are told apart): reads, errors by message, latencies.
+    n = {p: 0 for p in PORTS}
+    errs = {p: {} for p in PORTS}
+    lat = {p: [] for p in PORTS}
     while time.time() - start < SECONDS:
         for port in PORTS:
             try:
@@ -44,21 +47,23 @@ def main():
                 at = random.randint(max(1, head - SPAN), head - 1)
                 t = time.time()
                 r = rpc(port, "devnet_getBalance", [ADDR, at])
-                lat.append(time.time() - t)
-                n += 1
+                lat[port].append(time.time() - t)
+                n[port] += 1
                 if "error" in r:
                     key = r["error"]["message"][:40]
-                    errs[key] = errs.get(key, 0) + 1
+                    errs[port][key] = errs[port].get(key, 0) + 1
             except Exception as e:  # a timeout or a refused connection: counted, not fatal
                 key = str(e)[:40]
-                errs[key] = errs.get(key, 0) + 1
-            if lat and n % 500 == 0:
-                s = sorted(lat)
-                print(f"{time.time() - start:.0f}s {n} reads p50 {s[len(s) // 2] * 1000:.1f} ms "
-                      f"p99 {s[int(len(s) * .99)] * 1000:.1f} ms errors {errs}", flush=True)
-                lat = []
+                errs[port][key] = errs[port].get(key, 0) + 1
+            if len(lat[port]) == 50:
+                s = sorted(lat[port])
+                print(f"{time.time() - start:.0f}s port {port}: {n[port]} reads, last 50 p50 "
+                      f"{s[len(s) // 2] * 1000:.1f} ms p99 {s[int(len(s) * .99)] * 1000:.1f} ms "
+                      f"max {s[-1] * 1000:.1f} ms errors {errs[port]}", flush=True)
+                lat[port] = []
         time.sleep(0.02)
-    print(f"done: {n} reads in {SECONDS} s, errors {errs}")
+    for port in PORTS:
+        print(f"done: port {port}: {n[port]} reads in {SECONDS} s, errors {errs[port]}")
 
 
 if __name__ == "__main__":

@@ -10,12 +10,14 @@
 //! So the node estimates what each checkpoint holds alone (what dropping it would free): the
 //! bytes it copied whole ([`Chain::clone_bytes`]) and the shared allocations no other
 //! checkpoint and not the live chain holds ([`Chain::visit_shared`]). When their total exceeds
-//! the budget (`NodeConfig::checkpoint_budget`, default [`DEFAULT_CHECKPOINT_BUDGET`]), every
-//! other checkpoint of the older half is dropped (the oldest, which the window's first height
-//! replays from, and the newest stay), again until the total fits or only those two are left.
-//! The newest stay dense; a past read of an old height replays further (up to the gap to the
-//! checkpoint before it). Answers do not change: a replay from any checkpoint reaches the
-//! same state (the session log is deterministic).
+//! the budget (`NodeConfig::checkpoint_budget`, default [`DEFAULT_CHECKPOINT_BUDGET`]),
+//! checkpoints are dropped until what they held alone covers the excess, each time the one
+//! whose going leaves the shortest replay between its neighbours (Spec note 226; the oldest,
+//! which the window's first height replays from, and the newest stay), again until the total
+//! fits or only those two are left. So the kept checkpoints stay spread over the session
+//! log's work, and a past read replays at most about the window's work over their number.
+//! Answers do not change: a replay from any checkpoint reaches the same state (the session
+//! log is deterministic).
 //!
 //! A checkpoint but the newest that alone holds more than the whole budget goes first, the
 //! oldest too (Spec note 225): a chain that rewrote most of its timers since (tier migrations
@@ -104,13 +106,49 @@ pub(super) fn held_beyond(pages: &[usize], chain: &Chain) -> usize {
     held
 }
 
-/// Which checkpoints a thinning keeps: the oldest and the newest, the newer half, and every
-/// other one of the older half.
-fn thinned(len: usize) -> Vec<bool> {
-    let older = len / 2;
-    (0..len)
-        .map(|i| i == 0 || i >= older || i == len - 1 || i % 2 == 0)
-        .collect()
+/// Which checkpoints a thinning keeps (Spec note 226), given each one's place in the session
+/// log (`counts`, ascending) and what it holds alone: the oldest and the newest, and of the
+/// others, dropped one by one until what the dropped ones held covers `excess`, each time the
+/// one whose neighbours (among those kept) are closest in the log, the older on a tie. A
+/// past read then replays at most about the log's length over the number kept, wherever it
+/// falls; note 194 dropped every other one of the older half, so a long busy stretch thinned
+/// to its oldest checkpoint and a dense end, and its middle replayed from the oldest.
+fn spread(counts: &[usize], held: &[usize], excess: usize) -> Vec<bool> {
+    use std::collections::BTreeSet;
+    let n = counts.len();
+    let mut keep = vec![true; n];
+    if n < 3 {
+        return keep;
+    }
+    // The kept neighbours of each, and the interior ones by the replay their going leaves.
+    let mut prev: Vec<usize> = (0..n).map(|i| i.saturating_sub(1)).collect();
+    let mut next: Vec<usize> = (0..n).map(|i| (i + 1).min(n - 1)).collect();
+    let gap = |p: usize, q: usize| counts[q] - counts[p];
+    let mut by_gap: BTreeSet<(usize, usize)> =
+        (1..n - 1).map(|i| (gap(prev[i], next[i]), i)).collect();
+    let mut freed = 0;
+    while freed < excess {
+        let Some((_, i)) = by_gap.pop_first() else {
+            break;
+        };
+        keep[i] = false;
+        freed += held[i];
+        let (p, q) = (prev[i], next[i]);
+        // The neighbours' own gaps widen: re-keyed.
+        for (j, before) in [(p, gap(prev[p], i)), (q, gap(i, next[q]))] {
+            if j != 0 && j != n - 1 {
+                by_gap.remove(&(before, j));
+            }
+        }
+        next[p] = q;
+        prev[q] = p;
+        for j in [p, q] {
+            if j != 0 && j != n - 1 {
+                by_gap.insert((gap(prev[j], next[j]), j));
+            }
+        }
+    }
+    keep
 }
 
 impl NodeCore {
@@ -130,8 +168,9 @@ impl NodeCore {
         self.checkpoints.back().map(|c| c.height())
     }
 
-    /// Drops every other older checkpoint while they hold more than the budget (Spec note
-    /// 194), and first any but the newest that alone holds more than it (Spec note 225).
+    /// Drops checkpoints while they hold more than the budget (Spec note 194), spread over
+    /// the session log's work (Spec note 226), and first any but the newest that alone holds
+    /// more than it (Spec note 225).
     /// Called when a checkpoint is placed.
     pub(super) fn fit_checkpoints(&mut self) {
         while self.checkpoints.len() > 1 {
@@ -147,7 +186,10 @@ impl NodeCore {
                 .map(|(i, b)| i == newest || *b <= self.checkpoint_budget)
                 .collect();
             let keep = match under.iter().all(|k| *k) {
-                true => thinned(self.checkpoints.len()),
+                true => {
+                    let counts: Vec<usize> = self.checkpoints.iter().map(|c| c.count()).collect();
+                    spread(&counts, &bytes.held, bytes.total() - self.checkpoint_budget)
+                }
                 false => under,
             };
             let mut i = 0;
@@ -164,16 +206,33 @@ impl NodeCore {
 
 #[cfg(test)]
 mod tests {
-    use super::thinned;
+    use super::spread;
 
+    /// Spec note 226: the thinning keeps both ends and drops, first, the checkpoint whose
+    /// neighbours are closest in the session log; it stops once the excess is covered.
     #[test]
-    fn a_thinning_keeps_the_ends_and_the_newer_half() {
-        assert_eq!(thinned(3), vec![true, true, true]);
-        let k = thinned(10);
+    fn a_thinning_spreads_the_kept_checkpoints_over_the_log() {
+        assert_eq!(spread(&[0, 5], &[9, 9], 100), vec![true, true]);
+        // A dense end (counts 90..=99) and a sparse start: the dense end thins first.
+        let counts = [0, 30, 60, 90, 92, 94, 96, 98, 99];
+        let keep = spread(&counts, &[1; 9], 4);
+        assert_eq!(keep.iter().filter(|k| !**k).count(), 4);
+        assert!(keep[0] && keep[8] && keep[1] && keep[2] && keep[3]);
+        // Dropping everything it may leaves the two ends.
         assert_eq!(
-            k,
-            vec![true, false, true, false, true, true, true, true, true, true]
+            spread(&counts, &[1; 9], 1_000),
+            [true, false, false, false, false, false, false, false, true]
         );
-        assert!(thinned(4).iter().filter(|k| !**k).count() == 1);
+        // Evenly spaced: the older of a tie goes first, and the kept stay spread.
+        let even: Vec<usize> = (0..9).map(|i| i * 10).collect();
+        let keep = spread(&even, &[1; 9], 4);
+        let kept: Vec<usize> = (0..9).filter(|i| keep[*i]).map(|i| even[i]).collect();
+        assert_eq!(kept, vec![0, 20, 40, 60, 80]);
+        // What the dropped ones held alone decides how many go.
+        let keep = spread(&even, &[1, 30, 1, 1, 1, 1, 1, 1, 1], 30);
+        assert_eq!(
+            keep,
+            [true, false, true, true, true, true, true, true, true]
+        );
     }
 }

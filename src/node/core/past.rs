@@ -167,6 +167,12 @@ impl Checkpoint {
         self.height
     }
 
+    /// The session log's entries up to it: a replay from it to a later one walks the
+    /// difference (Spec note 226). Kept consistent across a trim (note 149).
+    pub(super) fn count(&self) -> usize {
+        self.count
+    }
+
     pub(super) fn chain(&self) -> &Chain {
         &self.chain
     }
