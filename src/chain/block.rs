@@ -12,6 +12,7 @@ impl Chain {
             let height = self.height + 1 + self.skip_next;
             // After an outage (CIP-5 §8) the skipped heights' timers become due now.
             let migrated = self.engine.open_block(height);
+            self.migrated_total += migrated;
             self.engine.set_parent_root(self.root.0);
             let quote = self.fee_quote();
             // CIP-1 v3 §13.2: the first block at or after the activation height is planned by

@@ -166,6 +166,9 @@ pub struct Chain {
     keep_blocks: usize,
     open: Option<OpenBlock>,
     skip_next: u64,
+    /// Timers epoch maintenance migrated between the queue's tiers since this chain was made
+    /// (or loaded): not state, a count the node paces its checkpoints' check by (Spec note 227).
+    migrated_total: u64,
     cancelled_fires: BTreeSet<TimerId>,
     commit: StateCommit,
     runtime: Arc<dyn ActorRuntime>,
@@ -311,6 +314,7 @@ impl Chain {
             keep_blocks: DEFAULT_KEEP_BLOCKS,
             open: None,
             skip_next: 0,
+            migrated_total: 0,
             cancelled_fires: BTreeSet::new(),
             commit: StateCommit::default(),
             runtime,
@@ -525,6 +529,13 @@ impl Chain {
         self.deferred_roots = false;
         self.root_tpl = None;
         self.commit_root()
+    }
+
+    /// Timers epoch maintenance migrated between the queue's tiers since this chain was made
+    /// or loaded (a copy carries the count on): the node checks its newest checkpoint's bytes
+    /// after enough of them (Spec note 227).
+    pub fn migrated_total(&self) -> u64 {
+        self.migrated_total
     }
 
     /// Issue 31: note the timers that leave for good from now on (`on`), for the node's

@@ -29,6 +29,11 @@ pub const CHECKPOINT_WORK: u64 = 4096;
 /// well under one).
 pub const BYTES_PER_WORK: u64 = 1024;
 
+/// The fewest timers migrated between the queue's tiers after which the newest checkpoint's
+/// bytes are checked (Spec note 227): with an eighth of the pending timers, the check's walk
+/// (which follows the queue's size) costs a bounded share of the migrations it follows.
+pub const MIGRATED_CHECK: u64 = 1024;
+
 /// Where the next checkpoint is placed (Spec notes 151, 218): after [`CHECKPOINT_EVERY`]
 /// blocks with a body, or sooner once the transactions and events sealed since the last one
 /// reach [`CHECKPOINT_WORK`] and what the last one copied (`Chain::clone_bytes`) over
@@ -40,6 +45,9 @@ pub(crate) struct Pace {
     busy: u64,
     work: u64,
     work_at: u64,
+    /// The chain's [`Chain::migrated_total`] at the last placement or check of the newest
+    /// checkpoint's bytes (Spec note 227).
+    migrated_at: u64,
     /// The work every checkpoint waits for, whatever the copy costs: set by
     /// [`NodeCore::set_checkpoint_work`] (a bench's floor), `None` by default.
     fixed: Option<u64>,
@@ -51,6 +59,7 @@ impl Default for Pace {
             busy: 0,
             work: 0,
             work_at: CHECKPOINT_WORK,
+            migrated_at: 0,
             fixed: None,
         }
     }
@@ -67,17 +76,27 @@ impl Pace {
         self.busy >= CHECKPOINT_EVERY || self.work >= self.work_at
     }
 
-    /// A checkpoint was placed that copied about `copied` bytes: the next waits for as much
-    /// work as that copy is worth.
-    fn placed(&mut self, copied: usize) {
+    /// A checkpoint was placed that copied about `copied` bytes, `migrated` timers migrated
+    /// so far: the next waits for as much work as that copy is worth.
+    fn placed(&mut self, copied: usize, migrated: u64) {
         *self = Pace {
             busy: 0,
             work: 0,
             work_at: self
                 .fixed
                 .unwrap_or(CHECKPOINT_WORK.max(copied as u64 / BYTES_PER_WORK)),
+            migrated_at: migrated,
             fixed: self.fixed,
         };
+    }
+
+    /// Whether the newest checkpoint's bytes are due a check (Spec note 227): the timers
+    /// migrated since the last placement or check, out of `migrated` so far, reach
+    /// [`MIGRATED_CHECK`] and an eighth of the `pending` timers. A chain that replaced the
+    /// live one (a revert, a load) may count fewer: the count starts again from it.
+    fn migrations_due(&mut self, migrated: u64, pending: u64) -> bool {
+        self.migrated_at = self.migrated_at.min(migrated);
+        migrated - self.migrated_at >= MIGRATED_CHECK.max(pending / 8)
     }
 }
 
@@ -272,8 +291,12 @@ impl NodeCore {
             .next_back()
             .filter(|b| b.header.height == to)
             .map_or(0, |b| (b.receipts.len() + b.events.len()) as u64);
+        let migrated = self.chain.migrated_total();
+        let pending = self.chain.engine().queue().len() as u64;
         if self.pace.sealed(work) {
             self.place_checkpoint();
+        } else if self.pace.migrations_due(migrated, pending) {
+            self.check_newest();
         }
         self.settle_checkpoints();
     }
@@ -282,27 +305,42 @@ impl NodeCore {
     fn place_checkpoint(&mut self) {
         let (pos, count) = self.session.position();
         let cp = Checkpoint::of(&self.chain, pos, count);
-        self.pace.placed(self.chain.clone_bytes());
+        let migrated = self.chain.migrated_total();
+        self.pace.placed(self.chain.clone_bytes(), migrated);
         self.checkpoints.push_back(Arc::new(cp));
         self.fit_checkpoints();
     }
 
     /// After a request that jumped `heights` quiet heights in all (Spec note 225): when they
-    /// are at least [`CHECKPOINT_EVERY`] and the newest checkpoint, below the head, alone holds
-    /// more than the whole budget (the tier migrations of the jump rewrote what it shared with
-    /// the live chain), one is placed at the head and the fit lets the old one go, as a busy
-    /// block's placement would have; a node idle after the jump would otherwise keep it. Asked
-    /// once a request: the walk costs one request, not one a height or a jump step.
+    /// are at least [`CHECKPOINT_EVERY`], the newest checkpoint's check ([`Self::check_newest`]):
+    /// one over the budget (the writes after it, a busy stretch's end or the jump's tier
+    /// migrations, rewrote what it shared with the live chain) is replaced by one at the head;
+    /// a node idle after the jump would otherwise keep it. Asked once a request: the walk
+    /// costs one request, not one a height or a jump step.
     pub(super) fn after_jump(&mut self, heights: u64) {
         if heights < CHECKPOINT_EVERY || !self.recording || !self.keep_history {
             return;
         }
+        self.check_newest();
+        self.settle_checkpoints();
+    }
+
+    /// After the timers migrated between the queue's tiers since the last placement or check
+    /// reached [`Pace::migrations_due`]'s share (Spec note 227; note 225 checks after a
+    /// request that jumped 256 quiet heights): when the newest checkpoint, below the head,
+    /// alone holds more than the whole budget (the migrations rewrote what it shared with the
+    /// live chain), one is placed at the head and the fit lets the old one go, as a busy
+    /// block's placement would have. A node that seals one height at a time (interval mining
+    /// with nothing else happening) across a far backlog's migrations would otherwise keep it
+    /// until its next placement. The walk follows the migrations, not the heights passed: a
+    /// node with nothing to migrate never checks.
+    fn check_newest(&mut self) {
+        self.pace.migrated_at = self.chain.migrated_total();
         let head = self.chain.height();
         let over = self.checkpoints.back().is_some_and(|c| c.height < head)
             && (self.checkpoint_bytes().held.last()).is_some_and(|b| *b > self.checkpoint_budget);
         if over {
             self.place_checkpoint();
-            self.settle_checkpoints();
         }
     }
 
