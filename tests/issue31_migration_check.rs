@@ -9,9 +9,8 @@
 
 mod common;
 
-use cowboy_devnet::chain::{Genesis, Transaction, TxKind};
-use cowboy_devnet::engine::Address;
-use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, SendTx};
+use cowboy_devnet::chain::Genesis;
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore};
 use cowboy_devnet::vm::DevnetRuntime;
 
 const ACTORS: usize = 8;
@@ -32,7 +31,7 @@ fn loaded(budget: usize) -> (NodeCore, u64) {
     common::schedule_in_blocks(&mut n, &actors, TIMERS, TIMERS / 8, |i| DUE + i);
     let loaded = n.height();
     while n.newest_checkpoint().is_none_or(|h| h <= loaded) {
-        busy_block(&mut n, actors[0]);
+        common::busy_block(&mut n, actors[0]);
     }
     let at = n.newest_checkpoint().unwrap();
     n.apply(Mine {
@@ -45,13 +44,6 @@ fn loaded(budget: usize) -> (NodeCore, u64) {
         TIMERS as usize
     );
     (n, at)
-}
-
-fn busy_block(n: &mut NodeCore, from: Address) {
-    let to = Address::from_label("bob");
-    let tx = Transaction::new(from, TxKind::Transfer { to, amount: 1 });
-    n.apply(SendTx(tx)).expect("transfer");
-    n.apply(Mine { blocks: 1 }).expect("mine");
 }
 
 /// One height a request until the backlog left the overflow tier (as interval mining seals).

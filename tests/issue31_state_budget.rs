@@ -13,7 +13,7 @@ mod common;
 use common::served::{port0, rpc_err, rpc_ok, serve_node};
 use cowboy_devnet::chain::Genesis;
 use cowboy_devnet::engine::Address;
-use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, NodeError, RevertTo, SendTx, spawn};
+use cowboy_devnet::node::{Mine, NodeConfig, NodeCore, NodeError, RevertTo, spawn};
 use cowboy_devnet::vm::DevnetRuntime;
 use serde_json::json;
 
@@ -38,10 +38,10 @@ fn run_keeping(budget: usize, history: usize) -> NodeCore {
     }
     let jumped = n.height();
     while n.newest_checkpoint().is_none_or(|h| h <= jumped) {
-        busy_block(&mut n, actors[0]);
+        common::busy_block(&mut n, actors[0]);
     }
     for _ in 0..40 {
-        busy_block(&mut n, actors[0]);
+        common::busy_block(&mut n, actors[0]);
     }
     n
 }
@@ -57,18 +57,6 @@ fn loaded(budget: usize, history: usize) -> (NodeCore, Vec<Address>) {
     let due = n.height() + 30_000;
     common::schedule_in_blocks(&mut n, &actors, TIMERS, TIMERS / 8, |i| due + i);
     (n, actors)
-}
-
-fn busy_block(n: &mut NodeCore, from: Address) {
-    let tx = cowboy_devnet::chain::Transaction::new(
-        from,
-        cowboy_devnet::chain::TxKind::Transfer {
-            to: Address::from_label("bob"),
-            amount: 1,
-        },
-    );
-    n.apply(SendTx(tx)).expect("transfer");
-    n.apply(Mine { blocks: 1 }).expect("mine");
 }
 
 #[test]

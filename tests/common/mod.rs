@@ -111,6 +111,17 @@ pub fn schedule_in_blocks(
     }
 }
 
+/// One block with a body: a transfer of 1 from `from`, then the block sealed (the issue-31
+/// scenes' busy blocks, which count toward a checkpoint's placement, Spec note 151).
+pub fn busy_block(n: &mut cowboy_devnet::node::NodeCore, from: Address) {
+    use cowboy_devnet::chain::{Transaction, TxKind};
+    use cowboy_devnet::node::{Mine, SendTx};
+    let to = Address::from_label("bob");
+    let tx = Transaction::new(from, TxKind::Transfer { to, amount: 1 });
+    n.apply(SendTx(tx)).expect("transfer");
+    n.apply(Mine { blocks: 1 }).expect("mine");
+}
+
 /// A node of `cfg` whose lane fires a few timers a block and carries the rest (issue 31's
 /// carried-backlog scene): 10 actors, five timers of `payload_len` bytes scheduled a block,
 /// each due a few blocks later, over 552 busy blocks (two checkpoints' worth at 256 busy
