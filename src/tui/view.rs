@@ -241,6 +241,8 @@ fn status_of(r: &QueryReplies, info: &SourceInfo) -> Status {
     let next_kind = r.lane.scheduler;
     let activation_height = r.lane.activation_height;
     let cip1 = activation_height.is_some() || next_kind.facts().lane_basefee;
+    // The live head (`head` is the viewed height when the view is of a past one).
+    let tip = r.tip.as_ref().unwrap_or(head);
     Status {
         height: head.height,
         mining: mining_from_node(head.mining),
@@ -253,12 +255,12 @@ fn status_of(r: &QueryReplies, info: &SourceInfo) -> Status {
         rpc_address: info.rpc_address.clone(),
         lane_cycles: cfg.lane_timer_cycles,
         gc_cycles: cfg.gc_cycles_per_block,
-        tip: r.tip.as_ref().unwrap_or(head).height,
-        first_kept: r.tip.as_ref().unwrap_or(head).first_kept,
-        first_state: r.tip.as_ref().unwrap_or(head).first_state,
+        tip: tip.height,
+        first_kept: tip.first_kept,
+        first_state: tip.first_state,
         max_ttl_blocks: r.config.timer.max_ttl_blocks,
         gas_cap: r.lane.max_gas_per_fire,
-        chain_id: r.tip.as_ref().unwrap_or(head).chain_id,
+        chain_id: tip.chain_id,
         variants: {
             let d = crate::engine::Variants::default().values();
             d.iter()

@@ -291,11 +291,12 @@ impl NodeCore {
             .next_back()
             .filter(|b| b.header.height == to)
             .map_or(0, |b| (b.receipts.len() + b.events.len()) as u64);
-        let migrated = self.chain.migrated_total();
-        let pending = self.chain.engine().queue().len() as u64;
         if self.pace.sealed(work) {
             self.place_checkpoint();
-        } else if self.pace.migrations_due(migrated, pending) {
+        } else if self.pace.migrations_due(
+            self.chain.migrated_total(),
+            self.chain.engine().queue().len() as u64,
+        ) {
             self.check_newest();
         }
         self.settle_checkpoints();
@@ -305,8 +306,8 @@ impl NodeCore {
     fn place_checkpoint(&mut self) {
         let (pos, count) = self.session.position();
         let cp = Checkpoint::of(&self.chain, pos, count);
-        let migrated = self.chain.migrated_total();
-        self.pace.placed(self.chain.clone_bytes(), migrated);
+        self.pace
+            .placed(self.chain.clone_bytes(), self.chain.migrated_total());
         self.checkpoints.push_back(Arc::new(cp));
         self.fit_checkpoints();
     }
