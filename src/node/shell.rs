@@ -299,6 +299,17 @@ impl NodeHandle {
         rx.blocking_recv().map_err(|_| NodeError::NodeStopped)
     }
 
+    /// Bench and test hook: [`query_blocking`](Self::query_blocking) with the node mutable
+    /// (a bench's hooks on [`NodeCore`], such as `test_hook_drop_part`).
+    #[doc(hidden)]
+    pub fn test_hook_blocking<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut NodeCore) -> T + Send + 'static,
+    ) -> Result<T, NodeError> {
+        let rx = self.run(f)?;
+        rx.blocking_recv().map_err(|_| NodeError::NodeStopped)
+    }
+
     /// Runs a read request: on the node's thread, or (pinned to a past height) on a past-read
     /// thread, the node's thread only taking what the replay starts from; a read whose answer
     /// is a replay ([`Query::answer`]: a trace rebuilt) is finished on a past-read thread too.
