@@ -16,6 +16,11 @@ Spec note 201), so that the loading blocks, then the checkpoint the window's fir
 replayed from and the session log before it, leave the 10,000-height window; reads RSS
 (`after the window`). Prints each with the bytes per pending timer beyond `before`.
 
+`MINE=step`: the quiet heights are mined one at a time (`devnet_mine` without a count, sent
+in batches of 100), as a node under interval mining seals them, not jumped: the far backlog's
+tier migrations then happen one sealed height at a time, where the node checks its newest
+checkpoint after enough of them (Spec note 227), not after a jump (Spec note 225).
+
 `HOLD=SECONDS`: the server is kept that long after the figures (its pid printed), to be asked
 through gdb (`call malloc_stats()`), as in BENCHMARKS.md "where a pending timer's RSS goes".
 
@@ -28,7 +33,20 @@ import time
 
 # The JSON-RPC helpers of the dashboard scene beside this script.
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard_bucket import deploy_actors, rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
+from dashboard_bucket import call, deploy_actors, rpc, rss_mb, schedule_blocks, wait_ready  # noqa: E402
+
+
+def pass_quiet(url, heights):
+    """Passes `heights` quiet heights: one jump, or (`MINE=step`) one height a request."""
+    if os.environ.get("MINE") != "step":
+        rpc(url, "devnet_mine", [heights])
+        return
+    for start in range(0, heights, 100):
+        batch = [{"jsonrpc": "2.0", "id": i, "method": "devnet_mine", "params": []}
+                 for i in range(min(100, heights - start))]
+        answers = call(url, batch)
+        if not isinstance(answers, list) or any("error" in a for a in answers):
+            raise RuntimeError(f"batch refused: {answers}")
 
 
 def main(bin_, port, n):
@@ -59,7 +77,10 @@ def main(bin_, port, n):
         # Twice: the loading blocks leave the window, then so does the checkpoint the
         # window's first heights replayed from (and the session log before it).
         for _ in range(2):
-            rpc(url, "devnet_mine", [10_001])
+            t = time.time()
+            pass_quiet(url, 10_001)
+            print(f"  10,001 quiet heights passed in {time.time() - t:.0f} s, RSS "
+                  f"{rss_mb(server.pid):.1f} MB", flush=True)
             for _ in range(300):
                 rpc(url, "timer_schedule", [{"actor": ticker, "height": first}])
                 rpc(url, "devnet_mine", [])
