@@ -469,32 +469,19 @@ impl Chain {
         // twice what it needs).
         open.receipts.shrink_to_fit();
         open.events.shrink_to_fit();
-        let state_root = self.commit_root();
-        let body_hash = if self.deferred_roots {
-            // Deferred (`Chain::defer_roots`): the body is not hashed either; an empty body
-            // keeps its hash, so a quiet block still names its anchor.
-            deferred_body_hash(&open.receipts, &open.events)
-        } else {
-            body_hash(&open.receipts, &open.events)
-        };
-        // An empty body names its anchor (see `chain::quiet`).
-        let parent_hash = self.parent_of(&body_hash, open.skipped);
-        let hash = H256(keccak_parts(&[
-            &open.height.to_be_bytes(),
-            &parent_hash.0,
-            &state_root.0,
-            &body_hash.0,
-            &self.proposer.0,
-            &open.skipped.to_be_bytes(),
-        ]));
-        let header = BlockHeader {
-            height: open.height,
-            parent_hash,
-            state_root,
-            body_hash,
-            proposer: self.proposer,
-            skipped: open.skipped,
-            hash,
+        let header = match self.known_seal(open.height, open.skipped) {
+            Some(known) => known,
+            None => {
+                let state_root = self.commit_root();
+                let body_hash = if self.deferred_roots {
+                    // Deferred (`Chain::defer_roots`): the body is not hashed either; an empty
+                    // body keeps its hash, so a quiet block still names its anchor.
+                    deferred_body_hash(&open.receipts, &open.events)
+                } else {
+                    body_hash(&open.receipts, &open.events)
+                };
+                self.make_header(open.height, open.skipped, state_root, body_hash)
+            }
         };
         self.height = open.height;
         self.head = header.clone();
@@ -513,6 +500,52 @@ impl Chain {
             self.prune_quiet();
         }
         self.blocks.back().expect("just pushed")
+    }
+
+    /// The header of the block at `height` after `skipped` heights with this state root and
+    /// body hash.
+    fn make_header(
+        &self,
+        height: u64,
+        skipped: u64,
+        state_root: H256,
+        body_hash: H256,
+    ) -> BlockHeader {
+        // An empty body names its anchor (see `chain::quiet`).
+        let parent_hash = self.parent_of(&body_hash, skipped);
+        let hash = H256(keccak_parts(&[
+            &height.to_be_bytes(),
+            &parent_hash.0,
+            &state_root.0,
+            &body_hash.0,
+            &self.proposer.0,
+            &skipped.to_be_bytes(),
+        ]));
+        BlockHeader {
+            height,
+            parent_hash,
+            state_root,
+            body_hash,
+            proposer: self.proposer,
+            skipped,
+            hash,
+        }
+    }
+
+    /// A replay's seal against the live history (Spec note 228, [`Chain::replay_known`]):
+    /// the known block's header, when the header made from its state root and body hash on
+    /// this chain's head is that block's; the state root is then left uncommitted (its
+    /// changes wait for the next commit) and the template of the last commit dropped, since
+    /// the state moved on from it.
+    fn known_seal(&mut self, height: u64, skipped: u64) -> Option<BlockHeader> {
+        let known = self.known_header(height, skipped)?;
+        let header = self.make_header(height, skipped, known.state_root, known.body_hash);
+        if header != *known {
+            return None;
+        }
+        self.root = header.state_root;
+        self.root_tpl = None;
+        Some(header)
     }
 
     /// Applies `txs` and seals a block. Rejected transactions are returned beside the block.

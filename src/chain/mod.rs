@@ -189,6 +189,10 @@ pub struct Chain {
     /// Issue 33 (a hunt's runs): the state root is committed once, at
     /// [`settle_roots`](Chain::settle_roots), not per block (see [`Chain::defer_roots`]).
     deferred_roots: bool,
+    /// Issue 31 (Spec note 228): the blocks a replay seals again, as the live chain sealed
+    /// them (oldest first), whose headers it takes instead of committing the state root (see
+    /// [`Chain::replay_known`]). Not state; `None` but while a past state is built.
+    known: Option<Arc<VecDeque<Arc<Block>>>>,
     /// The traces recorded and not yet taken ([`Chain::take_traces`]).
     traces: Vec<trace::Trace>,
 }
@@ -325,6 +329,7 @@ impl Chain {
             no_quiet: false,
             tracing: false,
             deferred_roots: false,
+            known: None,
             traces: Vec::new(),
             genesis,
         };
@@ -521,6 +526,30 @@ impl Chain {
     /// read the root, so they are unchanged; block hashes are not the chain's.
     pub fn defer_roots(&mut self) {
         self.deferred_roots = true;
+    }
+
+    /// Issue 31 (Spec note 228, a cold past read's build): from now on (`Some`) until `None`,
+    /// a block sealed at the height of one of `blocks` (the live history's, oldest first)
+    /// with the same skipped heights takes that block's state root and body hash instead of
+    /// committing the state root and hashing its body, when the header it then makes is that
+    /// block's (the same parent, proposer and hash); any other block is sealed as before.
+    /// The commitments are history-independent (`engine::merkle`), so the changes wait in
+    /// their buffers and the next commit (a quiet run's template, a balance set, a seal not
+    /// known, a read of the root that commits) reaches the root per-block commits would have.
+    /// The seals replayed against the live history were 53 % of a past state's build (the
+    /// queue's commit, keccak), BENCHMARKS.md "the cold past-read mix's floor".
+    pub fn replay_known(&mut self, blocks: Option<Arc<VecDeque<Arc<Block>>>>) {
+        self.known = blocks;
+    }
+
+    /// The header [`replay_known`](Self::replay_known) gives the open block at `height`
+    /// with `skipped` heights before it, if any.
+    pub(super) fn known_header(&self, height: u64, skipped: u64) -> Option<&BlockHeader> {
+        let known = self.known.as_ref()?;
+        let i = known
+            .binary_search_by_key(&height, |b| b.header.height)
+            .ok()?;
+        Some(&known[i].header).filter(|h| h.skipped == skipped && h.proposer == self.proposer)
     }
 
     /// Ends [`defer_roots`](Self::defer_roots): commits every change since and returns the

@@ -529,6 +529,7 @@ impl NodeCore {
             cp,
             upto,
             nearer: None,
+            known: None,
         }
     }
 
@@ -615,10 +616,19 @@ impl NodeCore {
         let Some(i) = i.checked_sub(1) else {
             return Err(self.state_not_kept(height, height + 1));
         };
-        // From a kept past state below the block when one is nearer (Spec note 198).
+        // From a kept past state below the block when one is nearer (Spec note 198); the
+        // blocks before it sealed with the history's headers (Spec note 228), the block
+        // itself committed, so its hash checks the whole replay.
+        let before: VecDeque<_> = self
+            .history
+            .iter()
+            .take_while(|b| b.header.height < height)
+            .cloned()
+            .collect();
         let replay = self
             .replay_from_checkpoint(i, height)
-            .nearer(self.past.nearest_below(height));
+            .nearer(self.past.nearest_below(height))
+            .knowing(before);
         Ok(TraceReplay {
             hash: *hash,
             replay,
@@ -643,9 +653,11 @@ impl TraceReplay {
         let (mut chain, _, _, links) = replay.start();
         // Untraced up to the block before, traced for the block alone: the blocks between the
         // checkpoint and it keep no traces only to be dropped (issue 32 item 1).
+        chain.replay_known(replay.known.take());
         let before = session::replay(&mut chain, &links, height - 1)
             .map_err(NodeError::InvalidInput)?
             .applied;
+        chain.replay_known(None);
         chain.set_tracing(true);
         session::replay(&mut chain, &links[before..], height).map_err(NodeError::InvalidInput)?;
         let replayed = chain.block(height).map(|b| b.header.hash);
@@ -679,6 +691,9 @@ struct Replay {
     /// A kept past state between the checkpoint and the height (Spec note 198): replayed
     /// from instead of the checkpoint when it is built by the time the replay runs.
     nearer: Option<Slot>,
+    /// The live history's blocks, whose headers the replay takes instead of committing the
+    /// state root at each of their seals (Spec note 228); `None`: every seal commits.
+    known: Option<Arc<VecDeque<Arc<crate::chain::Block>>>>,
 }
 
 /// Where a replay starts: a chain, the log's position and count as of it, the links after.
@@ -691,6 +706,13 @@ impl Replay {
         self.nearer = kept
             .filter(|(h, _)| *h > self.cp.height && *h < self.height)
             .map(|(_, s)| s);
+        self
+    }
+
+    /// Seals the blocks of `history` (the live chain's, oldest first) with their headers
+    /// instead of committing the state root (Spec note 228).
+    fn knowing(mut self, history: VecDeque<Arc<crate::chain::Block>>) -> Self {
+        self.known = Some(Arc::new(history));
         self
     }
 
@@ -723,9 +745,11 @@ impl Replay {
         // A replayed state keeps no departure notes (Spec note 224): only the live chain's
         // are read, and a kept state would hold its last block's.
         chain.note_departures(false);
+        chain.replay_known(self.known.take());
         let (height, log) = (self.height, self.log);
-        let done = session::replay_with(&mut chain, &links, height, after_seal)
-            .map_err(NodeError::InvalidInput)?;
+        let done = session::replay_with(&mut chain, &links, height, after_seal);
+        chain.replay_known(None);
+        let done = done.map_err(NodeError::InvalidInput)?;
         let pos = match done.applied {
             0 => pos0,
             n => Some(links[n - 1].clone()),
@@ -780,7 +804,9 @@ impl PastSeed {
         // swapped for the history's own (so the replay does not hold them all at its end).
         let (history, pruned_to) = (&self.history, self.pruned_to);
         let mut shared = 0;
-        let (chain, session) = self.replay.run_with(&mut |c| {
+        // Its seals take the history's headers instead of committing the state root (Spec
+        // note 228): a past read's state is read, not sealed on.
+        let (chain, session) = self.replay.knowing(history.clone()).run_with(&mut |c| {
             c.drop_blocks_below(pruned_to);
             shared = c.share_stored_blocks(shared, history);
         })?;
