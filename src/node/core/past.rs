@@ -556,12 +556,7 @@ impl NodeCore {
     /// reads off the node's thread).
     pub(crate) fn past_seed(&self, height: u64) -> Result<PastSeed, NodeError> {
         self.check_past(height)?;
-        let history = self
-            .history
-            .iter()
-            .take_while(|b| b.header.height <= height)
-            .cloned()
-            .collect();
+        let history = self.history_below(height + 1);
         Ok(PastSeed {
             replay: self.replay_from(height),
             history,
@@ -578,6 +573,15 @@ impl NodeCore {
             names: self.names.clone(),
             initial_names: self.initial_names.clone(),
         })
+    }
+
+    /// The live history's blocks below height `end`, oldest first (shared pointers).
+    fn history_below(&self, end: u64) -> VecDeque<Arc<crate::chain::Block>> {
+        self.history
+            .iter()
+            .take_while(|b| b.header.height < end)
+            .cloned()
+            .collect()
     }
 
     /// `devnet_revertTo`: back to sealed block `height` of the retained history, without a
@@ -619,16 +623,10 @@ impl NodeCore {
         // From a kept past state below the block when one is nearer (Spec note 198); the
         // blocks before it sealed with the history's headers (Spec note 228), the block
         // itself committed, so its hash checks the whole replay.
-        let before: VecDeque<_> = self
-            .history
-            .iter()
-            .take_while(|b| b.header.height < height)
-            .cloned()
-            .collect();
         let replay = self
             .replay_from_checkpoint(i, height)
             .nearer(self.past.nearest_below(height))
-            .knowing(before);
+            .knowing(self.history_below(height));
         Ok(TraceReplay {
             hash: *hash,
             replay,
