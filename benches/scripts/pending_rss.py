@@ -21,6 +21,9 @@ in batches of 100), as a node under interval mining seals them, not jumped: the 
 tier migrations then happen one sealed height at a time, where the node checks its newest
 checkpoint after enough of them (Spec note 227), not after a jump (Spec note 225).
 
+`PASSES=N`: N passes of 10,001 quiet heights and 300 blocks (2 by default; with `MINE=step` at
+a million, 3 cross enough epoch ends for the migrated timers to reach note 227's threshold).
+
 `HOLD=SECONDS`: the server is kept that long after the figures (its pid printed), to be asked
 through gdb (`call malloc_stats()`), as in BENCHMARKS.md "where a pending timer's RSS goes".
 
@@ -73,10 +76,11 @@ def main(bin_, port, n):
         loaded = rss_mb(server.pid)
         print(f"{pending} timers pending ({refused} refused) in {time.time() - t0:.0f} s",
               flush=True)
-        # `loaded` counts the loaded timers only; `after the window` the 600 more too.
-        # Twice: the loading blocks leave the window, then so does the checkpoint the
+        # `loaded` counts the loaded timers only; `after the window` the 300 a pass more too.
+        # Twice by default: the loading blocks leave the window, then so does the checkpoint the
         # window's first heights replayed from (and the session log before it).
-        for _ in range(2):
+        passes = int(os.environ.get("PASSES", "2"))
+        for _ in range(passes):
             t = time.time()
             pass_quiet(url, 10_001)
             print(f"  10,001 quiet heights passed in {time.time() - t:.0f} s, RSS "
@@ -84,7 +88,7 @@ def main(bin_, port, n):
             for _ in range(300):
                 rpc(url, "timer_schedule", [{"actor": ticker, "height": first}])
                 rpc(url, "devnet_mine", [])
-        pending += 600
+        pending += 300 * passes
         after = rss_mb(server.pid)
         for name, mb in [("before (actors deployed)", before), ("loaded", loaded),
                          ("after the window", after)]:
