@@ -513,23 +513,14 @@ impl Chain {
     ) -> BlockHeader {
         // An empty body names its anchor (see `chain::quiet`).
         let parent_hash = self.parent_of(&body_hash, skipped);
-        let hash = H256(keccak_parts(&[
-            &height.to_be_bytes(),
-            &parent_hash.0,
-            &state_root.0,
-            &body_hash.0,
-            &self.proposer.0,
-            &skipped.to_be_bytes(),
-        ]));
-        BlockHeader {
+        BlockHeader::sealed(
             height,
             parent_hash,
             state_root,
             body_hash,
-            proposer: self.proposer,
+            self.proposer,
             skipped,
-            hash,
-        }
+        )
     }
 
     /// A replay's seal against the live history (Spec note 228, [`Chain::replay_known`]):

@@ -166,14 +166,7 @@ fn check_head(d: &ChainDump) -> Result<(), LoadError> {
             h.height, h.skipped
         )));
     }
-    let expected = H256(keccak_parts(&[
-        &h.height.to_be_bytes(),
-        &h.parent_hash.0,
-        &h.state_root.0,
-        &h.body_hash.0,
-        &h.proposer.0,
-        &h.skipped.to_be_bytes(),
-    ]));
+    let expected = h.fields_hash();
     if h.height == 0 {
         // The genesis head (`Chain::new`): no parent, its hash that of its state root.
         if h.parent_hash != H256::default() {

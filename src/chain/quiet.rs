@@ -160,24 +160,14 @@ pub(super) fn quiet_header(
     state_root: H256,
     proposer: Address,
 ) -> BlockHeader {
-    let body_hash = empty_body_hash();
-    let hash = H256(keccak_parts(&[
-        &height.to_be_bytes(),
-        &parent_hash.0,
-        &state_root.0,
-        &body_hash.0,
-        &proposer.0,
-        &0u64.to_be_bytes(),
-    ]));
-    BlockHeader {
+    BlockHeader::sealed(
         height,
         parent_hash,
         state_root,
-        body_hash,
+        empty_body_hash(),
         proposer,
-        skipped: 0,
-        hash,
-    }
+        0,
+    )
 }
 
 impl Chain {

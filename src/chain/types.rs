@@ -629,6 +629,43 @@ pub struct BlockHeader {
     pub hash: H256,
 }
 
+impl BlockHeader {
+    /// The header of these fields, its hash theirs ([`BlockHeader::hash`]).
+    pub fn sealed(
+        height: u64,
+        parent_hash: H256,
+        state_root: H256,
+        body_hash: H256,
+        proposer: Address,
+        skipped: u64,
+    ) -> Self {
+        let mut h = BlockHeader {
+            height,
+            parent_hash,
+            state_root,
+            body_hash,
+            proposer,
+            skipped,
+            hash: H256::default(),
+        };
+        h.hash = h.fields_hash();
+        h
+    }
+
+    /// The hash of the header's other fields: what [`BlockHeader::hash`] is for a sealed
+    /// block (the genesis head's is its own, `Chain::new`).
+    pub fn fields_hash(&self) -> H256 {
+        H256(crate::engine::types::keccak_parts(&[
+            &self.height.to_be_bytes(),
+            &self.parent_hash.0,
+            &self.state_root.0,
+            &self.body_hash.0,
+            &self.proposer.0,
+            &self.skipped.to_be_bytes(),
+        ]))
+    }
+}
+
 /// A sealed block with its receipts, events and end-of-block counters.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Block {
