@@ -524,12 +524,17 @@ impl Chain {
     }
 
     /// A replay's seal against the live history (Spec note 228, [`Chain::replay_known`]):
-    /// the known block's header, when the header made from its state root and body hash on
-    /// this chain's head is that block's; the state root is then left uncommitted (its
-    /// changes wait for the next commit) and the template of the last commit dropped, since
-    /// the state moved on from it.
+    /// the known block at `height`'s header, when the header made from its state root and
+    /// body hash on this chain's head is that block's (the same skipped heights, proposer,
+    /// parent and hash); the state root is then left uncommitted (its changes wait for the
+    /// next commit) and the template of the last commit dropped, since the state moved on
+    /// from it.
     fn known_seal(&mut self, height: u64, skipped: u64) -> Option<BlockHeader> {
-        let known = self.known_header(height, skipped)?;
+        let known = self.known.as_ref()?;
+        let i = known
+            .binary_search_by_key(&height, |b| b.header.height)
+            .ok()?;
+        let known = &known[i].header;
         let header = self.make_header(height, skipped, known.state_root, known.body_hash);
         if header != *known {
             return None;

@@ -542,16 +542,6 @@ impl Chain {
         self.known = blocks;
     }
 
-    /// The header [`replay_known`](Self::replay_known) gives the open block at `height`
-    /// with `skipped` heights before it, if any.
-    pub(super) fn known_header(&self, height: u64, skipped: u64) -> Option<&BlockHeader> {
-        let known = self.known.as_ref()?;
-        let i = known
-            .binary_search_by_key(&height, |b| b.header.height)
-            .ok()?;
-        Some(&known[i].header).filter(|h| h.skipped == skipped && h.proposer == self.proposer)
-    }
-
     /// Ends [`defer_roots`](Self::defer_roots): commits every change since and returns the
     /// state root (also [`state_root`](Self::state_root) from now on).
     pub fn settle_roots(&mut self) -> H256 {
